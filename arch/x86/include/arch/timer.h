@@ -1,0 +1,34 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
+/*
+ * Time on x86: the TSC as clock, the local APIC timer as the periodic
+ * scheduler tick, both calibrated against the PIT at boot.
+ */
+#ifndef ARCH_TIMER_H
+#define ARCH_TIMER_H
+
+#include <stdint.h>
+
+/*
+ * arch_cycles_per_second - the cycle counter's rate, measured at boot.
+ * Return value: counts per second, 0 before calibration.
+ * Caller's context: any.
+ */
+uint64_t arch_cycles_per_second(void);
+
+/*
+ * arch_timer_start - start the calling CPU's periodic tick.
+ * Arguments: hz, interrupts per second; each calls clock_timer_interrupt()
+ *   (kernel/sched/clock.c) in interrupt context.
+ * Return value: none.
+ * Caller's context: each CPU once, after calibration, interrupts masked.
+ */
+void arch_timer_start(unsigned hz);
+
+/*
+ * arch_udelay - busy-wait for at least us microseconds.
+ * Caller's context: any once calibrated; spins with interrupts as they
+ *   are. Meant for device and start-up delays, not for waiting on events.
+ */
+void arch_udelay(uint64_t us);
+
+#endif

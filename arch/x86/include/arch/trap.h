@@ -1,0 +1,68 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
+/*
+ * The register state saved on entry to an exception or interrupt
+ * (arch/x86/trap_entry.S), and what portable code may ask of it.
+ */
+#ifndef ARCH_TRAP_H
+#define ARCH_TRAP_H
+
+#include <stdint.h>
+#include <stdbool.h>
+
+struct trap_frame {
+	uint64_t r15, r14, r13, r12, r11, r10, r9, r8;
+	uint64_t rbp, rdi, rsi, rdx, rcx, rbx, rax;
+	uint64_t vector, error;
+	/* pushed by the CPU */
+	uint64_t rip, cs, rflags, rsp, ss;
+};
+
+static inline uintptr_t trap_frame_pc(const struct trap_frame *f)
+{
+	return f->rip;
+}
+
+static inline void trap_frame_set_pc(struct trap_frame *f, uintptr_t pc)
+{
+	f->rip = pc;
+}
+
+/* The frame pointer of the interrupted code, where its backtrace starts. */
+static inline uintptr_t trap_frame_fp(const struct trap_frame *f)
+{
+	return f->rbp;
+}
+
+static inline uintptr_t trap_frame_sp(const struct trap_frame *f)
+{
+	return f->rsp;
+}
+
+static inline bool trap_frame_irqs_were_enabled(const struct trap_frame *f)
+{
+	return (f->rflags & (1u << 9)) != 0;
+}
+
+/* Print the registers of f, a few per line, each line starting with prefix. */
+void arch_trap_print_regs(const struct trap_frame *f);
+
+/*
+ * arch_frame_unwind - step one frame up a frame-pointer chain.
+ * Arguments: fp, a frame pointer the caller has checked lies within a
+ *   known stack; *ret receives the return address stored in that frame.
+ * Return value: the caller's frame pointer.
+ */
+static inline uintptr_t arch_frame_unwind(uintptr_t fp, uintptr_t *ret)
+{
+	const uintptr_t *frame = (const uintptr_t *)fp;
+	*ret = frame[1];
+	return frame[0];
+}
+
+/* Size of a frame record (saved fp + return address) on the stack. */
+#define ARCH_FRAME_RECORD_SIZE 16
+
+/* Frame pointer of the calling function. */
+#define arch_current_fp() ((uintptr_t)__builtin_frame_address(0))
+
+#endif

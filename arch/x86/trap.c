@@ -1,0 +1,203 @@
+// SPDX-License-Identifier: BSD-2-Clause
+/*
+ * From trap_common into the kernel: exceptions go to the fault path,
+ * interrupts to their handler, then the local APIC is acknowledged and
+ * the scheduler may preempt.
+ *
+ * handlers[] is written only while attaching (irq_lock) and read by the
+ * interrupt path without a lock: an entry is complete before the vector
+ * can fire, since the device is enabled after attaching.
+ */
+#include <scion/cpu.h>
+#include <scion/fault.h>
+#include <scion/printk.h>
+#include <scion/sched.h>
+#include <scion/xcall.h>
+#include <scion/clock.h>
+#include <scion/format.h>
+#include <scion/errno.h>
+#include <scion/shell.h>
+#include <arch/trap.h>
+#include <arch/irq.h>
+#include <arch/x86.h>
+#include "vectors.h"
+#include "x86_internal.h"
+
+struct irq_entry {
+	irq_handler_t fn;
+	void *arg;
+	const char *name;
+	uint64_t count;
+};
+
+static struct irq_entry handlers[256];
+static struct spinlock irq_lock = SPINLOCK_INIT("irq-table");
+static uint64_t spurious_interrupts;
+
+static const char *const exception_names[32] = {
+	"divide error", "debug", "NMI", "breakpoint", "overflow", "bound range",
+	"invalid opcode", "device not available", "double fault",
+	"coprocessor segment overrun", "invalid TSS", "segment not present",
+	"stack fault", "general protection", "page fault", "reserved",
+	"x87 floating point", "alignment check", "machine check",
+	"SIMD floating point", "virtualization", "control protection",
+};
+
+int arch_irq_attach_vector(unsigned vector, irq_handler_t fn, void *arg, const char *name)
+{
+	int err = 0;
+	irqflags_t f = spin_lock_irqsave(&irq_lock);
+	if (handlers[vector].fn)
+		err = -EBUSY;
+	else
+		handlers[vector] = (struct irq_entry){ fn, arg, name, 0 };
+	spin_unlock_irqrestore(&irq_lock, f);
+	return err;
+}
+
+void arch_trap_print_regs(const struct trap_frame *f)
+{
+	printk("  rax %016llx rbx %016llx rcx %016llx rdx %016llx\n"
+	       "  rsi %016llx rdi %016llx rbp %016llx rsp %016llx\n"
+	       "  r8  %016llx r9  %016llx r10 %016llx r11 %016llx\n"
+	       "  r12 %016llx r13 %016llx r14 %016llx r15 %016llx\n"
+	       "  rip %016llx rflags %08llx cs %04llx ss %04llx cr2 %016llx\n",
+	       (unsigned long long)f->rax, (unsigned long long)f->rbx,
+	       (unsigned long long)f->rcx, (unsigned long long)f->rdx,
+	       (unsigned long long)f->rsi, (unsigned long long)f->rdi,
+	       (unsigned long long)f->rbp, (unsigned long long)f->rsp,
+	       (unsigned long long)f->r8, (unsigned long long)f->r9,
+	       (unsigned long long)f->r10, (unsigned long long)f->r11,
+	       (unsigned long long)f->r12, (unsigned long long)f->r13,
+	       (unsigned long long)f->r14, (unsigned long long)f->r15,
+	       (unsigned long long)f->rip, (unsigned long long)f->rflags,
+	       (unsigned long long)f->cs, (unsigned long long)f->ss,
+	       (unsigned long long)read_cr2());
+}
+
+#define PF_PRESENT  0x1
+#define PF_WRITE    0x2
+#define PF_USER     0x4
+#define PF_RESERVED 0x8
+#define PF_FETCH    0x10
+
+static void decode_page_fault(struct fault_info *info)
+{
+	uint64_t e = info->error_code;
+
+	info->has_address = true;
+	info->address = read_cr2();
+	snprintf(info->detail, sizeof(info->detail), "%s, %s%s%s",
+		 (e & PF_FETCH) ? "instruction fetch" : (e & PF_WRITE) ? "write" : "read",
+		 (e & PF_PRESENT) ? "protection violation" : "not present",
+		 (e & PF_RESERVED) ? ", reserved bit set" : "",
+		 (e & PF_USER) ? ", user mode" : "");
+}
+
+static void handle_nmi(struct trap_frame *f)
+{
+	if (panic_in_progress)
+		arch_halt_forever();
+	printk("NMI on cpu %u at pc 0x%llx (ignored)\n", this_cpu()->index,
+	       (unsigned long long)f->rip);
+}
+
+static void handle_exception(struct trap_frame *f)
+{
+	struct fault_info info = {
+		.what = f->vector < 32 && exception_names[f->vector] ?
+			exception_names[f->vector] : "reserved exception",
+		.vector = (unsigned)f->vector,
+		.error_code = f->error,
+	};
+
+	switch (f->vector) {
+	case VEC_NMI:
+		handle_nmi(f);
+		return;
+	case VEC_PAGE_FAULT:
+		decode_page_fault(&info);
+		break;
+	case VEC_DOUBLE_FAULT:
+		arch_trap_print_regs(f);
+		panic("double fault on cpu %u (kernel stack overflow?) at pc 0x%llx",
+		      this_cpu()->index, (unsigned long long)f->rip);
+	default:
+		break;
+	}
+	fault_handle(f, &info);
+}
+
+/* Called from trap_common with interrupts masked. */
+void trap_dispatch(struct trap_frame *f)
+{
+	struct cpu *c;
+
+	if (f->vector < VEC_FIRST_IRQ) {
+		handle_exception(f);
+		return;
+	}
+	c = this_cpu();
+	c->irq_depth++;
+	c->interrupts++;
+	struct irq_entry *h = &handlers[f->vector];
+	if (h->fn) {
+		__atomic_fetch_add(&h->count, 1, __ATOMIC_RELAXED);
+		h->fn(h->arg);
+	} else {
+		spurious_interrupts++;
+	}
+	/* The spurious vector and the masked PIC's spurious lines get no EOI. */
+	if (f->vector != VEC_SPURIOUS && (f->vector < VEC_PIC_BASE || f->vector >= VEC_PIC_BASE + 16))
+		lapic_eoi();
+	c->irq_depth--;
+	if (c->irq_depth == 0)
+		sched_irq_exit();
+}
+
+static void ipi_xcall(void *arg)
+{
+	(void)arg;
+	xcall_handle_ipi();
+}
+
+static void ipi_resched(void *arg)
+{
+	(void)arg;
+	sched_handle_resched_ipi();
+}
+
+static void timer_interrupt(void *arg)
+{
+	(void)arg;
+	clock_timer_interrupt();
+}
+
+/* Attach the kernel's own vectors. Caller: boot CPU, once. */
+void trap_init_vectors(void)
+{
+	arch_irq_attach_vector(VEC_IPI_XCALL, ipi_xcall, NULL, "ipi-xcall");
+	arch_irq_attach_vector(VEC_IPI_RESCHED, ipi_resched, NULL, "ipi-resched");
+	arch_irq_attach_vector(VEC_LAPIC_TIMER, timer_interrupt, NULL, "timer");
+}
+
+/* Print the interrupt counts (shell `irqs`). */
+void arch_irq_print_stats(void)
+{
+	for (unsigned v = VEC_FIRST_IRQ; v < 256; v++)
+		if (handlers[v].fn)
+			printk("  vector 0x%02x %-12s %llu\n", v, handlers[v].name,
+			       (unsigned long long)READ_ONCE(handlers[v].count));
+	printk("  spurious or unattached: %llu\n", (unsigned long long)READ_ONCE(spurious_interrupts));
+}
+
+static int cmd_irqs(int argc, char **argv)
+{
+	if (argc != 1) {
+		printk("%s: takes no arguments\n", argv[0]);
+		return -EINVAL;
+	}
+	arch_irq_print_stats();
+	return 0;
+}
+SHELL_COMMAND(irqs, "", "interrupt counts by vector", cmd_irqs);

@@ -1,0 +1,34 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
+/*
+ * Kernel time: the tick count (HZ per second, advanced by CPU 0's timer)
+ * and nanoseconds since boot from the cycle counter.
+ */
+#ifndef SCION_CLOCK_H
+#define SCION_CLOCK_H
+
+#include <scion/compiler.h>
+
+#define HZ 100
+
+/* Timer ticks since the tick started. Any context. */
+uint64_t clock_ticks(void);
+
+/* Nanoseconds since boot (cycle counter based). Any context. */
+uint64_t clock_ns(void);
+
+/* Sleep for at least ms milliseconds. Caller's context: thread, may sleep. */
+void thread_sleep_ms(uint64_t ms);
+
+/* Convert milliseconds to ticks, rounding up. */
+static inline uint64_t ms_to_ticks(uint64_t ms)
+{
+	return (ms * HZ + 999) / 1000;
+}
+
+/* Called by arch code on every timer interrupt of every CPU. */
+void clock_timer_interrupt(void);
+
+/* Start the tick on the calling CPU. */
+void clock_start_cpu(void);
+
+#endif

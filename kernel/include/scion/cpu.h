@@ -1,0 +1,72 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
+/*
+ * Per-CPU state. Each CPU finds its own struct cpu with this_cpu()
+ * (arch/percpu.h); fields marked "own CPU" are read and written only by
+ * that CPU with interrupts masked, the others say which lock guards them.
+ */
+#ifndef SCION_CPU_H
+#define SCION_CPU_H
+
+#include <scion/compiler.h>
+#include <scion/spinlock.h>
+#include <arch/percpu.h>
+#include <arch/smp.h>
+
+#define MAX_CPUS ARCH_MAX_CPUS
+
+struct thread;
+struct xcall_slot;
+
+struct cpu {
+	struct cpu *self;		/* must be first: arch/percpu.h */
+	unsigned index;			/* 0 .. cpu_count() - 1, set once */
+	bool online;			/* set once by the CPU itself */
+	struct thread *current;		/* own CPU, changed under sched_lock */
+	struct thread *idle;		/* set once */
+	bool need_resched;		/* sched_lock; read by own CPU */
+	unsigned irq_depth;		/* own CPU: nesting of interrupt handlers */
+	unsigned lock_depth;		/* own CPU: spinlocks held */
+	uint64_t ticks;			/* own CPU: timer ticks */
+	uint64_t idle_ticks;		/* own CPU: ticks that found the idle thread */
+	uint64_t interrupts;		/* own CPU: interrupts taken */
+	uint64_t xcalls;		/* own CPU: cross-call functions run */
+
+	struct spinlock xcall_lock;
+	struct xcall_slot *xcall_head;	/* xcall_lock: queued cross-calls */
+	struct xcall_slot *xcall_tail;	/* xcall_lock */
+
+	struct arch_cpu arch;
+};
+
+extern struct cpu cpu_table[MAX_CPUS];
+
+/* CPUs online (they are cpu_table[0 .. cpu_count() - 1]). */
+unsigned cpu_count(void);
+
+static inline struct cpu *cpu_by_index(unsigned i)
+{
+	return &cpu_table[i];
+}
+
+/* Index of the executing CPU; only stable while interrupts are masked. */
+static inline unsigned this_cpu_index(void)
+{
+	return this_cpu()->index;
+}
+
+/* True in interrupt context (an interrupt handler runs on this CPU). */
+static inline bool in_interrupt(void)
+{
+	return this_cpu()->irq_depth != 0;
+}
+
+/*
+ * cpu_online_main - what a secondary CPU runs once the arch code has set
+ * up its descriptor tables and stack; becomes the CPU's idle thread.
+ */
+__noreturn void cpu_online_main(struct cpu *c);
+
+/* Register the boot CPU (index 0) before anything else uses this_cpu(). */
+void cpu_init_boot(void);
+
+#endif

@@ -1,0 +1,32 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
+/*
+ * Kernel error numbers. Functions that can fail return 0 or a positive
+ * value on success and the negative of one of these on failure.
+ */
+#ifndef SCION_ERRNO_H
+#define SCION_ERRNO_H
+
+#define EPERM     1
+#define ENOENT    2
+#define ESRCH     3
+#define EINTR     4
+#define EIO       5
+#define E2BIG     7
+#define ENOEXEC   8
+#define EAGAIN   11
+#define ENOMEM   12
+#define EFAULT   14
+#define EBUSY    16
+#define EEXIST   17
+#define ENODEV   19
+#define EINVAL   22
+#define ENOSPC   28
+#define ERANGE   34
+#define ENOSYS   38
+#define ENOTSUP  95
+#define ETIMEDOUT 110
+
+/* A short name for an error code ("ENOMEM"), or "E?" when unknown. */
+const char *errno_name(int err);
+
+#endif

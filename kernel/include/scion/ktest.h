@@ -1,0 +1,83 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
+/*
+ * In-kernel tests. A test is a function registered in a linker table:
+ *
+ *   KTEST(sched_fairness, 1) { ... KT_ASSERT(t, cond, "fmt", ...); }
+ *
+ * The second argument is the number of CPUs the test needs. The runner
+ * (kernel/test/ktest.c) runs each selected test in a thread of its own
+ * and prints `test NAME: OK` or `test NAME: FAILED: why`.
+ */
+#ifndef SCION_KTEST_H
+#define SCION_KTEST_H
+
+#include <scion/compiler.h>
+#include <scion/format.h>
+
+struct ktest_ctx {
+	const char *name;
+	bool failed;
+	char why[160];
+};
+
+struct ktest {
+	const char *name;
+	void (*fn)(struct ktest_ctx *t);
+	unsigned min_cpus;
+	unsigned timeout_s;
+	bool manual;		/* run only when the selector names it exactly */
+};
+
+LINKER_TABLE_DECLARE(struct ktest, ktests);
+
+#define KTEST_TIMEOUT_S 60
+
+#define KTEST_DEFINE(tname, cpus, is_manual) \
+	static void ktest_##tname(struct ktest_ctx *t); \
+	static const struct ktest ktest_entry_##tname LINKER_TABLE_ENTRY(ktests) = { \
+		.name = #tname, .fn = ktest_##tname, .min_cpus = (cpus), \
+		.timeout_s = KTEST_TIMEOUT_S, .manual = (is_manual), \
+	}; \
+	static void ktest_##tname(struct ktest_ctx *t)
+
+#define KTEST(tname, cpus) KTEST_DEFINE(tname, cpus, false)
+
+/*
+ * A test that does not return normally (it panics the kernel, on
+ * purpose): run only when named exactly, e.g. test=crash_fault_with_lock.
+ */
+#define KTEST_MANUAL(tname, cpus) KTEST_DEFINE(tname, cpus, true)
+
+/* Record the first failure of the running test. */
+void ktest_fail(struct ktest_ctx *t, const char *file, int line, const char *fmt, ...)
+	__printf(4, 5);
+
+/* Check cond; on failure record why and return from the test. */
+#define KT_ASSERT(t, cond, ...) do { \
+	if (!(cond)) { \
+		ktest_fail((t), __FILE__, __LINE__, __VA_ARGS__); \
+		return; \
+	} \
+} while (0)
+
+/* Check cond; on failure record why and go on. */
+#define KT_EXPECT(t, cond, ...) do { \
+	if (!(cond)) \
+		ktest_fail((t), __FILE__, __LINE__, __VA_ARGS__); \
+} while (0)
+
+/*
+ * ktest_run - run the tests whose names match the selector (a pattern
+ * list, see glob_list_match), print one line per test and the summary.
+ * Return value: the number of failures.
+ * Caller's context: thread, may sleep.
+ */
+int ktest_run(const char *selector);
+
+/* Whether the boot option test= asked for a test run. */
+bool ktest_boot_requested(void);
+
+/* Run the tests test= selected and end the QEMU run with their verdict. */
+__noreturn void ktest_boot_run(void);
+
+#endif

@@ -1,0 +1,31 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
+/*
+ * Kernel messages: printk writes to the console and to an in-memory log;
+ * panic stops every CPU with a report.
+ */
+#ifndef SCION_PRINTK_H
+#define SCION_PRINTK_H
+
+#include <stdarg.h>
+#include <scion/compiler.h>
+
+/* Format and print one message. Any context. Messages over 512 bytes are cut. */
+void printk(const char *fmt, ...) __printf(1, 2);
+void vprintk(const char *fmt, va_list ap);
+
+/*
+ * panic - report an unrecoverable kernel error with a backtrace of the
+ * caller, stop every CPU, then halt or (boot option panic=exit) make
+ * QEMU exit with the panic status. Any context.
+ */
+__noreturn void panic(const char *fmt, ...) __printf(1, 2);
+
+/* True once a panic has begun (other CPUs then stop). */
+extern volatile bool panic_in_progress;
+
+#define BUG_ON(cond) do { \
+	if (unlikely(cond)) \
+		panic("BUG_ON(%s) at %s:%d", #cond, __FILE__, __LINE__); \
+} while (0)
+
+#endif

@@ -1,0 +1,100 @@
+// SPDX-License-Identifier: BSD-2-Clause
+/*
+ * text_poke (see scion/textpoke.h).
+ *
+ * The kernel's text is mapped read-only everywhere, the direct map
+ * included, and CR0.WP makes that binding on the kernel itself. A poke
+ * maps the physical page(s) at TEXT_ALIAS_BASE for the moment of the
+ * write, with interrupts masked so the thread cannot move to another CPU
+ * between mapping and unmapping (the unmap's TLB flush is local; no
+ * other CPU ever touches the alias).
+ *
+ * Steps:
+ *   1. check the range lies in kernel text; take poke_mutex;
+ *   2. mask interrupts, map the alias page(s) writable;
+ *   3. write: one 8-byte store when the change fits one aligned word,
+ *      otherwise byte by byte;
+ *   4. unmap the alias (flushing it from this CPU's TLB), unmask;
+ *   5. cross-call every CPU to execute a serializing instruction, so
+ *      none keeps running instructions it fetched before the write;
+ *   6. release poke_mutex.
+ */
+#include <scion/textpoke.h>
+#include <scion/mutex.h>
+#include <scion/xcall.h>
+#include <scion/string.h>
+#include <scion/printk.h>
+#include <scion/errno.h>
+#include <arch/mmu.h>
+#include <arch/cpu.h>
+
+extern char __text_start[], __text_end[];
+
+static struct mutex poke_mutex = MUTEX_INIT(poke_mutex, "text-poke");
+static uint64_t pokes;	/* poke_mutex */
+
+bool kernel_text_contains(uintptr_t addr, size_t len)
+{
+	return addr >= (uintptr_t)__text_start && addr + len >= addr &&
+	       addr + len <= (uintptr_t)__text_end;
+}
+
+uint64_t text_poke_count(void)
+{
+	return READ_ONCE(pokes);
+}
+
+static void serialize(void *arg)
+{
+	(void)arg;
+	arch_sync_core();
+}
+
+static int map_alias(uintptr_t page, unsigned npages)
+{
+	for (unsigned i = 0; i < npages; i++) {
+		uint64_t pa = arch_translate(page + i * PAGE_SIZE, NULL);
+		if (pa == UINT64_MAX)
+			return -EINVAL;
+		int err = arch_map_page(TEXT_ALIAS_BASE + i * PAGE_SIZE, pa, MAP_WRITE);
+		if (err) {
+			while (i--)
+				arch_unmap_page(TEXT_ALIAS_BASE + i * PAGE_SIZE);
+			return err;
+		}
+	}
+	return 0;
+}
+
+int text_poke(void *addr, const void *bytes, size_t len)
+{
+	uintptr_t a = (uintptr_t)addr;
+
+	if (len == 0 || len > TEXT_POKE_MAX || !kernel_text_contains(a, len))
+		return -EINVAL;
+	uintptr_t page = ALIGN_DOWN(a, PAGE_SIZE);
+	unsigned npages = ALIGN_DOWN(a + len - 1, PAGE_SIZE) == page ? 1 : 2;
+	char *alias = (char *)(TEXT_ALIAS_BASE + (a - page));
+
+	mutex_lock(&poke_mutex);
+	irqflags_t f = arch_irq_save();
+	int err = map_alias(page, npages);
+	if (!err) {
+		uintptr_t word = ALIGN_DOWN(a, 8);
+		if (a + len <= word + 8) {
+			uint64_t v = *(const volatile uint64_t *)word;
+			memcpy((char *)&v + (a - word), bytes, len);
+			*(volatile uint64_t *)(alias - (a - word)) = v;
+		} else {
+			memcpy(alias, bytes, len);
+		}
+		for (unsigned i = 0; i < npages; i++)
+			arch_unmap_page(TEXT_ALIAS_BASE + i * PAGE_SIZE);
+		pokes++;
+	}
+	arch_irq_restore(f);
+	if (!err)
+		xcall_all(serialize, NULL);
+	mutex_unlock(&poke_mutex);
+	return err;
+}

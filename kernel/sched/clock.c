@@ -1,0 +1,61 @@
+// SPDX-License-Identifier: BSD-2-Clause
+/*
+ * Kernel time. CPU 0's timer advances the tick count; every CPU's timer
+ * drives its scheduler tick. Nanoseconds come from the cycle counter,
+ * counted from the first instruction of the kernel.
+ */
+#include <scion/clock.h>
+#include <scion/sched.h>
+#include <scion/boot.h>
+#include <scion/shell.h>
+#include <scion/printk.h>
+#include <scion/errno.h>
+#include <arch/cpu.h>
+#include <arch/timer.h>
+
+static uint64_t ticks;	/* written by CPU 0 only */
+
+uint64_t clock_ticks(void)
+{
+	return __atomic_load_n(&ticks, __ATOMIC_RELAXED);
+}
+
+uint64_t clock_ns(void)
+{
+	uint64_t hz = arch_cycles_per_second();
+	if (!hz)
+		return 0;
+	uint64_t c = arch_cycles() - boot_info.entry_cycles;
+	return c / hz * 1000000000ull + c % hz * 1000000000ull / hz;
+}
+
+void thread_sleep_ms(uint64_t ms)
+{
+	thread_sleep_ticks(ms_to_ticks(ms));
+}
+
+void clock_timer_interrupt(void)
+{
+	if (this_cpu_index() == 0)
+		__atomic_store_n(&ticks, ticks + 1, __ATOMIC_RELAXED);
+	sched_tick();
+}
+
+void clock_start_cpu(void)
+{
+	arch_timer_start(HZ);
+}
+
+static int cmd_uptime(int argc, char **argv)
+{
+	(void)argv;
+	if (argc != 1) {
+		printk("uptime: takes no arguments\n");
+		return -EINVAL;
+	}
+	uint64_t ns = clock_ns();
+	printk("up %llu.%03llu s, %llu ticks at %u Hz\n", (unsigned long long)(ns / 1000000000ull),
+	       (unsigned long long)(ns / 1000000 % 1000), (unsigned long long)clock_ticks(), HZ);
+	return 0;
+}
+SHELL_COMMAND(uptime, "", "time since boot", cmd_uptime);

@@ -1,0 +1,357 @@
+// SPDX-License-Identifier: BSD-2-Clause
+/*
+ * The scheduler's mechanism: switching threads, sleeping and waking,
+ * ticks and preemption, idle loops, thread exit and join.
+ *
+ * sched_lock guards thread states, the policy's run queue, each CPU's
+ * current thread and need_resched, and the deadline list. It is held
+ * across a switch: the thread switching out takes it, the thread
+ * switched in releases it (for a new thread, thread_first_run does), so
+ * no other CPU can pick a thread whose registers are still being saved.
+ *
+ * Lock order: waitq locks -> sched_lock -> threads_lock, vmap, heap.
+ */
+#include <scion/sched.h>
+#include <scion/clock.h>
+#include <scion/cpu.h>
+#include <scion/printk.h>
+#include <scion/mm.h>
+#include <scion/errno.h>
+#include <scion/format.h>
+#include <arch/cpu.h>
+#include <arch/smp.h>
+#include <arch/context.h>
+#include "sched_internal.h"
+
+struct spinlock sched_lock = SPINLOCK_INIT("sched");
+const struct sched_policy *sched_policy = &sched_policy_round_robin;
+static LIST_HEAD(deadlines);	/* sched_lock: sleepers with a deadline, earliest first */
+
+extern char bsp_boot_stack[], bsp_boot_stack_top[];
+static struct thread boot_idle_thread;
+
+static void arm_deadline(struct thread *t, uint64_t tick)
+{
+	t->wake_tick = tick;
+	t->timed_out = false;
+	list_foreach(&deadlines, it) {
+		if (list_entry(it, struct thread, timer_node)->wake_tick > tick) {
+			list_insert_between(&t->timer_node, it->prev, it);
+			return;
+		}
+	}
+	list_add_tail(&deadlines, &t->timer_node);
+}
+
+static void disarm_deadline(struct thread *t)
+{
+	if (list_linked(&t->timer_node))
+		list_remove(&t->timer_node);
+}
+
+/* Ask an idle CPU that may run t to reschedule. */
+static void kick_idle_cpu(const struct thread *t)
+{
+	struct cpu *me = this_cpu();
+	unsigned n = cpu_count();
+
+	for (unsigned i = 0; i < n; i++) {
+		struct cpu *c = cpu_by_index(i);
+		if (t->affinity >= 0 && t->affinity != (int)i)
+			continue;
+		if (c->current != c->idle || c->need_resched)
+			continue;
+		c->need_resched = true;
+		if (c != me)
+			arch_send_ipi(i, IPI_RESCHED);
+		return;
+	}
+}
+
+void sched_make_runnable(struct thread *t)
+{
+	t->state = THREAD_RUNNABLE;
+	sched_policy->enqueue(t);
+	kick_idle_cpu(t);
+}
+
+/* The switch has happened; prev is the thread switched away from. */
+static struct thread *finish_switch(struct thread *prev)
+{
+	prev->on_cpu = false;
+	if (prev->state != THREAD_DEAD)
+		return NULL;
+	struct thread *joiner = prev->joiner;
+	if (joiner && joiner->state == THREAD_SLEEPING) {
+		disarm_deadline(joiner);
+		sched_make_runnable(joiner);
+	}
+	return prev->detached ? prev : NULL;
+}
+
+/*
+ * Run another thread on this CPU, if there is one to run. The caller
+ * holds sched_lock and has set its own state (RUNNING means it stays
+ * runnable). Returns with sched_lock held, in the caller's thread once it
+ * runs again, with a dead detached thread to release (after unlocking)
+ * or NULL.
+ */
+static struct thread *switch_away(void)
+{
+	struct cpu *c = this_cpu();
+	struct thread *prev = c->current;
+
+	if (unlikely(c->lock_depth != 1))
+		panic("thread '%s' switches away holding %u spinlock(s) besides sched_lock",
+		      prev->name, c->lock_depth - 1);
+	if (prev->state == THREAD_RUNNING && !prev->is_idle) {
+		prev->state = THREAD_RUNNABLE;
+		sched_policy->enqueue(prev);
+	}
+	struct thread *next = sched_policy->pick_next(c);
+	if (!next)
+		next = c->idle;
+	c->need_resched = false;
+	if (next == prev) {
+		prev->state = THREAD_RUNNING;
+		return NULL;
+	}
+	next->state = THREAD_RUNNING;
+	next->cpu = c;
+	next->on_cpu = true;
+	next->switches_in++;
+	c->current = next;
+	prev = arch_context_switch(prev, next);
+	return finish_switch(prev);
+}
+
+/* Unlock sched_lock (keeping interrupts as they are) and release a reaped thread. */
+static void unlock_and_reap(struct thread *reap)
+{
+	spin_unlock_noirq(&sched_lock);
+	if (reap)
+		thread_free(reap);
+}
+
+/* First C code of every new thread (from thread_trampoline). */
+__noreturn void thread_first_run(struct thread *prev)
+{
+	unlock_and_reap(finish_switch(prev));
+	arch_irq_enable();
+	struct thread *t = thread_current();
+	t->entry(t->arg);
+	thread_exit(0);
+}
+
+void thread_yield(void)
+{
+	irqflags_t f = spin_lock_irqsave(&sched_lock);
+	unlock_and_reap(switch_away());
+	arch_irq_restore(f);
+}
+
+bool thread_sleep_locked(struct spinlock *cond, uint64_t deadline)
+{
+	struct thread *t = this_cpu()->current;
+
+	spin_lock_noirq(&sched_lock);
+	spin_unlock_noirq(cond);
+	t->state = THREAD_SLEEPING;
+	t->timed_out = false;
+	if (deadline)
+		arm_deadline(t, deadline);
+	struct thread *reap = switch_away();
+	disarm_deadline(t);
+	bool timed_out = t->timed_out;
+	unlock_and_reap(reap);
+	spin_lock_noirq(cond);
+	return !timed_out;
+}
+
+void thread_sleep_ticks(uint64_t ticks)
+{
+	uint64_t deadline = clock_ticks() + ticks;
+
+	irqflags_t f = spin_lock_irqsave(&sched_lock);
+	struct thread *t = this_cpu()->current;
+	while (clock_ticks() < deadline) {
+		t->state = THREAD_SLEEPING;
+		arm_deadline(t, deadline);
+		struct thread *reap = switch_away();
+		disarm_deadline(t);
+		if (reap) {
+			unlock_and_reap(reap);
+			spin_lock_noirq(&sched_lock);
+		}
+	}
+	spin_unlock_irqrestore(&sched_lock, f);
+}
+
+bool thread_wake(struct thread *t)
+{
+	bool woke = false;
+	irqflags_t f = spin_lock_irqsave(&sched_lock);
+	if (t->state == THREAD_SLEEPING) {
+		disarm_deadline(t);
+		sched_make_runnable(t);
+		woke = true;
+	}
+	spin_unlock_irqrestore(&sched_lock, f);
+	return woke;
+}
+
+void thread_exit(int code)
+{
+	arch_irq_disable();
+	spin_lock_noirq(&sched_lock);
+	struct thread *t = this_cpu()->current;
+	if (t->is_idle)
+		panic("idle thread of cpu %u tried to exit", this_cpu()->index);
+	t->exit_code = code;
+	t->state = THREAD_DEAD;
+	switch_away();
+	panic("dead thread '%s' was scheduled again", t->name);
+}
+
+int thread_join_timeout(struct thread *t, uint64_t ticks, int *code)
+{
+	uint64_t deadline = ticks ? clock_ticks() + ticks : 0;
+	irqflags_t f = spin_lock_irqsave(&sched_lock);
+	struct thread *me = this_cpu()->current;
+
+	while (!(t->state == THREAD_DEAD && !t->on_cpu)) {
+		if (deadline && clock_ticks() >= deadline) {
+			t->joiner = NULL;
+			spin_unlock_irqrestore(&sched_lock, f);
+			return -ETIMEDOUT;
+		}
+		t->joiner = me;
+		me->state = THREAD_SLEEPING;
+		if (deadline)
+			arm_deadline(me, deadline);
+		struct thread *reap = switch_away();
+		disarm_deadline(me);
+		if (reap) {
+			unlock_and_reap(reap);
+			spin_lock_noirq(&sched_lock);
+		}
+	}
+	t->joiner = NULL;
+	if (code)
+		*code = t->exit_code;
+	spin_unlock_irqrestore(&sched_lock, f);
+	thread_free(t);
+	return 0;
+}
+
+int thread_join(struct thread *t)
+{
+	int code = 0;
+	thread_join_timeout(t, 0, &code);
+	return code;
+}
+
+/* Wake sleepers whose deadline has passed. sched_lock held. */
+static void wake_expired(uint64_t now)
+{
+	while (!list_empty(&deadlines)) {
+		struct thread *t = list_entry(deadlines.next, struct thread, timer_node);
+		if (t->wake_tick > now)
+			break;
+		list_remove(&t->timer_node);
+		t->timed_out = true;
+		if (t->state == THREAD_SLEEPING)
+			sched_make_runnable(t);
+	}
+}
+
+void sched_tick(void)
+{
+	struct cpu *c = this_cpu();
+	struct thread *t = c->current;
+
+	c->ticks++;
+	spin_lock_noirq(&sched_lock);
+	if (c->index == 0)
+		wake_expired(clock_ticks());
+	if (t->is_idle) {
+		c->idle_ticks++;
+		if (sched_policy->runnable(c))
+			c->need_resched = true;
+	} else {
+		t->ticks_run++;
+		if (sched_policy->tick(t))
+			c->need_resched = true;
+	}
+	spin_unlock_noirq(&sched_lock);
+}
+
+void sched_irq_exit(void)
+{
+	struct cpu *c = this_cpu();
+
+	if (!c->need_resched || c->lock_depth || panic_in_progress)
+		return;
+	spin_lock_noirq(&sched_lock);
+	unlock_and_reap(switch_away());
+}
+
+void sched_handle_resched_ipi(void)
+{
+	/* need_resched was set by the sender; the interrupt's exit switches. */
+}
+
+void sched_idle_loop(void)
+{
+	struct cpu *c = this_cpu();
+
+	for (;;) {
+		irqflags_t f = spin_lock_irqsave(&sched_lock);
+		if (c->need_resched || sched_policy->runnable(c)) {
+			unlock_and_reap(switch_away());
+			arch_irq_restore(f);
+			continue;
+		}
+		spin_unlock_noirq(&sched_lock);
+		arch_idle();	/* enables interrupts and waits, atomically */
+	}
+}
+
+static void init_idle(struct thread *t, struct cpu *c)
+{
+	t->is_idle = true;
+	t->state = THREAD_RUNNING;
+	t->affinity = (int)c->index;
+	t->cpu = c;
+	list_init(&t->run_node);
+	list_init(&t->timer_node);
+	snprintf(t->name, sizeof(t->name), "idle/%u", c->index);
+	c->idle = t;
+	thread_register(t);
+}
+
+void sched_init(void)
+{
+	struct cpu *c = cpu_by_index(0);
+	struct thread *t = &boot_idle_thread;
+
+	t->stack_base = (uintptr_t)bsp_boot_stack;
+	t->stack_top = (uintptr_t)bsp_boot_stack_top;
+	init_idle(t, c);
+	t->on_cpu = true;
+	c->current = t;
+}
+
+struct thread *sched_create_idle(struct cpu *c)
+{
+	struct thread *t = thread_alloc();
+	if (t)
+		init_idle(t, c);
+	return t;
+}
+
+void sched_start_secondary(struct cpu *c)
+{
+	c->idle->on_cpu = true;
+	c->current = c->idle;
+}

@@ -1,0 +1,20 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
+/* Interfaces between the files of kernel/sched. */
+#ifndef KERNEL_SCHED_INTERNAL_H
+#define KERNEL_SCHED_INTERNAL_H
+
+#include <scion/thread.h>
+
+/* A zeroed thread descriptor with its stack, or NULL. No locks held. */
+struct thread *thread_alloc(void);
+
+/* Release a dead thread's stack and descriptor. No locks held. */
+void thread_free(struct thread *t);
+
+/* Add t to the list of every thread (threads_lock). */
+void thread_register(struct thread *t);
+
+/* Make t runnable and find it a CPU. sched_lock held. */
+void sched_make_runnable(struct thread *t);
+
+#endif

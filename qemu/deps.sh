@@ -1,0 +1,52 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: BSD-2-Clause
+# Install what building, running and testing Scion needs on Debian 12,
+# and say what is installed. Without root, print the command to run.
+set -euo pipefail
+
+# package:command-or-path (a glob) that proves it is there
+needs=(
+	"qemu-system-x86:qemu-system-x86_64"
+	"grub-pc-bin:/usr/lib/grub/i386-pc/multiboot2.mod"
+	"grub-common:grub-mkrescue"
+	"xorriso:xorriso"
+	"mtools:mformat"
+	"gcc:gcc"
+	"make:make"
+	"binutils:objcopy"
+	"python3:python3"
+	"git:git"
+	"gdb:gdb"
+	"clang:clang"
+	"libclang-rt-14-dev:/usr/lib/llvm-14/lib/clang/*/lib/linux/libclang_rt.fuzzer-x86_64.a"
+)
+
+missing=()
+for entry in "${needs[@]}"; do
+	pkg=${entry%%:*}
+	probe=${entry#*:}
+	if [[ $probe == /* ]]; then
+		compgen -G "$probe" >/dev/null || missing+=("$pkg")
+	else
+		command -v "$probe" >/dev/null 2>&1 || missing+=("$pkg")
+	fi
+done
+
+[[ ${#missing[@]} -eq 0 ]] && exit 0
+
+echo "scion: installing missing packages: ${missing[*]}" >&2
+if [[ $(id -u) -ne 0 ]]; then
+	echo "scion: not root; run this once, then try again:" >&2
+	echo "  sudo apt-get install -y ${missing[*]}" >&2
+	exit 1
+fi
+export DEBIAN_FRONTEND=noninteractive
+if ! apt-get install -y --no-install-recommends "${missing[@]}" >/tmp/scion-apt.log 2>&1; then
+	apt-get update >>/tmp/scion-apt.log 2>&1 || true
+	if ! apt-get install -y --no-install-recommends "${missing[@]}" >>/tmp/scion-apt.log 2>&1; then
+		echo "scion: apt-get failed; its log is /tmp/scion-apt.log" >&2
+		tail -n 20 /tmp/scion-apt.log >&2
+		exit 1
+	fi
+fi
+echo "scion: installed ${missing[*]}" >&2

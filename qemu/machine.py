@@ -1,0 +1,69 @@
+# SPDX-License-Identifier: BSD-2-Clause
+"""How Scion boots under QEMU: one place that builds the command line
+for `make run`, `make gdb`, the test harness and the benchmarks."""
+
+import re
+
+MAX_CPUS = 8
+MIN_MEM_MB = 64
+MAX_MEM_MB = 8192
+
+# isa-debug-exit: the guest writes V to port 0xf4 and QEMU exits (V << 1) | 1.
+EXIT_TESTS_PASSED = 33
+EXIT_TESTS_FAILED = 35
+EXIT_PANIC = 37
+
+
+class ConfigError(ValueError):
+    """A run option the user gave that Scion cannot boot with."""
+
+
+def parse_smp(value):
+    if not re.fullmatch(r"[0-9]+", str(value)) or not 1 <= int(value) <= MAX_CPUS:
+        raise ConfigError(f"SMP={value!r}: give a number of CPUs from 1 to {MAX_CPUS}")
+    return int(value)
+
+
+def parse_mem(value):
+    m = re.fullmatch(r"([0-9]+)([MG])", str(value))
+    if not m:
+        raise ConfigError(f"MEM={value!r}: give a size like 256M or 2G "
+                          f"({MIN_MEM_MB}M to {MAX_MEM_MB // 1024}G)")
+    mb = int(m.group(1)) * (1024 if m.group(2) == "G" else 1)
+    if not MIN_MEM_MB <= mb <= MAX_MEM_MB:
+        raise ConfigError(f"MEM={value!r}: Scion boots with {MIN_MEM_MB}M to "
+                          f"{MAX_MEM_MB // 1024}G")
+    return f"{mb}M"
+
+
+def qemu_command(smp=1, mem="256M", iso=None, kernel=None, cmdline="",
+                 single_thread_tcg=False, icount=False, gdb=False):
+    """QEMU argv booting the GRUB ISO (iso=) or the multiboot1 kernel (kernel=).
+
+    The serial console is stdin/stdout; no display, no firmware devices
+    but the exit device. single_thread_tcg interleaves vCPUs on one host
+    thread (needed for code patching: PLATFORMS.md); icount makes the TSC
+    count instructions (implies single-threaded TCG).
+    """
+    argv = ["qemu-system-x86_64", "-nodefaults", "-no-user-config", "-display", "none",
+            "-machine", "pc", "-cpu", "max",
+            "-smp", str(parse_smp(smp)), "-m", parse_mem(mem),
+            "-serial", "stdio", "-monitor", "none", "-no-reboot",
+            "-device", "isa-debug-exit,iobase=0xf4,iosize=0x04"]
+    if icount:
+        argv += ["-icount", "shift=0,sleep=off", "-accel", "tcg"]
+    elif single_thread_tcg:
+        argv += ["-accel", "tcg,thread=single"]
+    else:
+        argv += ["-accel", "tcg"]
+    if iso:
+        argv += ["-cdrom", iso, "-boot", "d"]
+    elif kernel:
+        argv += ["-kernel", kernel]
+        if cmdline:
+            argv += ["-append", cmdline]
+    else:
+        raise ConfigError("nothing to boot: give an ISO or a kernel")
+    if gdb:
+        argv += ["-s", "-S"]
+    return argv

@@ -1,0 +1,118 @@
+#!/bin/sh
+# SPDX-License-Identifier: BSD-2-Clause
+#
+# Build every libFuzzer target (tests/fuzz/fuzz_*.c) into build/fuzz/ and
+# run each for $1 seconds (default 20). Prints one line per target and
+# `N passed, M failed`; exits non-zero when a target fails to build or
+# finds a crash. Corpora are kept in build/fuzz/corpus/NAME between runs;
+# a crash leaves its input as build/fuzz/NAME-crash-* and its log as
+# build/fuzz/NAME.log.
+#
+#   tests/fuzz/run.sh [seconds]      from the top of the tree
+#   FUZZ_CC=clang-15 tests/fuzz/run.sh    another clang
+
+set -u
+cd "$(dirname "$0")/../.." || exit 2
+
+SECONDS_PER_TARGET=${1:-20}
+FUZZ_CC=${FUZZ_CC:-clang}
+OUT=build/fuzz
+CFLAGS="-std=gnu11 -g -O1 -Wall -Wextra -Werror -fno-omit-frame-pointer
+	-fsanitize=fuzzer,address,undefined -fno-sanitize-recover=undefined
+	-Itests/host/include -Ikernel/include -Ikernel -Itests/fuzz"
+
+case $SECONDS_PER_TARGET in
+''|*[!0-9]*) echo "usage: $0 [seconds]" >&2; exit 2 ;;
+esac
+if ! command -v "$FUZZ_CC" >/dev/null 2>&1; then
+	echo "fuzz: $FUZZ_CC not found (apt-get install -y clang)" >&2
+	exit 2
+fi
+
+# The kernel sources each target needs, and the longest input worth trying.
+sources() {
+	case $1 in
+	lineedit) echo kernel/shell/lineedit.c ;;
+	bootopt) echo kernel/core/bootopt.c kernel/lib/errno.c ;;
+	multiboot2) echo boot/x86_64/multiboot.c ;;
+	glob) echo kernel/lib/glob.c ;;
+	*) return 1 ;;
+	esac
+}
+
+max_len() {
+	case $1 in
+	lineedit) echo 8192 ;;
+	bootopt) echo 2048 ;;
+	multiboot2) echo 16384 ;;
+	glob) echo 1000 ;;
+	esac
+}
+
+# A few valid inputs to start from, so the fuzzer begins past the header checks.
+seed() {
+	dir=$OUT/corpus/$1
+	mkdir -p "$dir"
+	[ -n "$(ls -A "$dir")" ] && return 0
+	case $1 in
+	lineedit) printf 'ls -l\r\nab\b\033[A\033[B\033[1;5Cx\025y\003z\n' >"$dir/seed" ;;
+	bootopt) printf 'smp=4 quiet never=1 x=\001y unknown  \tsmp=z' >"$dir/seed" ;;
+	glob) printf 'a*[b-d]?\\*[!x]\000abcq*y' >"$dir/seed" ;;
+	multiboot2)
+		# Mode byte 0, then: header (total 144); cmdline "a=1"; loader "g";
+		# module 0x1000-0x2000 "m"; mmap, one 24-byte entry; ACPI old; end tag.
+		fmt='\0\220\0\0\0\0\0\0\0'
+		fmt=$fmt'\1\0\0\0\14\0\0\0a=1\0\0\0\0\0'
+		fmt=$fmt'\2\0\0\0\12\0\0\0g\0\0\0\0\0\0\0'
+		fmt=$fmt'\3\0\0\0\22\0\0\0\0\20\0\0\0\40\0\0m\0\0\0\0\0\0\0'
+		fmt=$fmt'\6\0\0\0\50\0\0\0\30\0\0\0\0\0\0\0'
+		fmt=$fmt'\0\0\20\0\0\0\0\0\0\0\20\0\0\0\0\0\1\0\0\0\0\0\0\0'
+		fmt=$fmt'\16\0\0\0\34\0\0\0RSD PTR \0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0'
+		fmt=$fmt'\0\0\0\0\10\0\0\0'
+		# shellcheck disable=SC2059
+		printf "$fmt" >"$dir/seed"
+		;;
+	esac
+}
+
+mkdir -p "$OUT"
+passed=0
+failed=0
+for src in tests/fuzz/fuzz_*.c; do
+	name=${src#tests/fuzz/fuzz_}
+	name=${name%.c}
+	bin=$OUT/fuzz_$name
+	log=$OUT/$name.log
+	if ! srcs=$(sources "$name"); then
+		echo "fuzz $name: FAILED: run.sh does not know its kernel sources"
+		failed=$((failed + 1))
+		continue
+	fi
+	# shellcheck disable=SC2086
+	if ! $FUZZ_CC $CFLAGS -o "$bin" "$src" tests/host/kernel_fakes.c $srcs >"$log" 2>&1; then
+		echo "fuzz $name: FAILED: does not build (see $log)"
+		failed=$((failed + 1))
+		continue
+	fi
+	seed "$name"
+	# tests/fuzz/NAME.dict, if present: tokens and boundary values for that input format.
+	dict=
+	[ -f "tests/fuzz/$name.dict" ] && dict=-dict=tests/fuzz/$name.dict
+	# shellcheck disable=SC2086
+	"$bin" -max_total_time="$SECONDS_PER_TARGET" -max_len="$(max_len "$name")" -timeout=10 \
+		-rss_limit_mb=2048 -print_final_stats=1 -artifact_prefix="$OUT/$name-" $dict \
+		"$OUT/corpus/$name" >"$log" 2>&1
+	rc=$?
+	runs=$(sed -n 's/^stat::number_of_executed_units: *//p' "$log")
+	cov=$(grep -o 'cov: [0-9]*' "$log" | tail -n 1)
+	if [ $rc -eq 0 ]; then
+		echo "fuzz $name: OK ($SECONDS_PER_TARGET s, ${runs:-?} runs, ${cov:-cov: ?})"
+		passed=$((passed + 1))
+	else
+		why=$(grep -a -m 1 -E 'ERROR: |invariant broken|kernel panic|runtime error' "$log")
+		echo "fuzz $name: FAILED: ${why:-exit status $rc} (see $log)"
+		failed=$((failed + 1))
+	fi
+done
+echo "$passed passed, $failed failed"
+[ $failed -eq 0 ]

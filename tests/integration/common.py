@@ -1,0 +1,57 @@
+# SPDX-License-Identifier: BSD-2-Clause
+"""Helpers shared by the integration jobs: in-kernel test runs, shell boots."""
+
+import re
+
+import machine
+
+TEST_LINE = re.compile(r"^test (\S+): (OK|FAILED: .*|SKIPPED.*)$", re.M)
+SUMMARY = re.compile(r"^(\d+) passed, (\d+) failed$", re.M)
+
+
+def run_kernel_tests(ctx, name, smp, selector, single_thread_tcg, mem="256M", timeout=400):
+    """Boot with test=selector, add one result per test, check the ending.
+    Returns the Boot (finished) for further checks."""
+    boot = ctx.boot(name, smp=smp, mem=mem, cmdline=f"test={selector} panic=exit",
+                    single_thread_tcg=single_thread_tcg, timeout=timeout)
+    boot.finish()
+    out = boot.output
+    tests = TEST_LINE.findall(out)
+    for test, verdict in tests:
+        if verdict.startswith("SKIPPED"):
+            continue
+        ctx.result(f"{name}/{test}", verdict == "OK",
+                   verdict if verdict != "OK" else "")
+    summary = SUMMARY.findall(out)
+    failures = sum(1 for _, v in tests if v.startswith("FAILED"))
+    ctx.result(f"{name}/summary", bool(summary) and int(summary[-1][1]) == failures and tests,
+               f"summary {summary[-1] if summary else 'missing'} for {len(tests)} test lines "
+               f"(log: {boot.log_path})")
+    want = machine.EXIT_TESTS_FAILED if failures else machine.EXIT_TESTS_PASSED
+    ctx.result(f"{name}/exit-status", boot.status == want,
+               f"QEMU exit status {boot.status}, expected {want} (log: {boot.log_path})")
+    ctx.result(f"{name}/no-panic", "panic:" not in out, f"panic in the run (log: {boot.log_path})")
+    return boot
+
+
+PROMPT = r"scion> "
+
+
+def shell_boot(ctx, name, **kw):
+    """Boot to the shell prompt (kernel image by default, kw as for ctx.boot)."""
+    kw.setdefault("timeout", 180)
+    boot = ctx.boot(name, **kw)
+    boot.wait_for(PROMPT)
+    return boot
+
+
+def poweroff(ctx, boot):
+    """Type poweroff, then check QEMU exited 0 and nothing panicked."""
+    try:
+        if boot.proc.poll() is None:
+            boot.command("poweroff", r"powering off")
+    finally:
+        boot.finish()
+    ctx.result("poweroff-exit-status-0", boot.status == 0,
+               f"QEMU exit status {boot.status} (log: {boot.log_path})")
+    ctx.result("no-panic", "panic:" not in boot.output, f"panic (log: {boot.log_path})")

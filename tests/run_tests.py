@@ -1,0 +1,131 @@
+#!/usr/bin/env python3
+# SPDX-License-Identifier: BSD-2-Clause
+"""`make test`: run every test and end with one line `N passed, M failed`.
+
+Groups:
+  host         the host unit tests (build/host/unit-tests), one result per test
+  integration  every job of tests/integration/test_*.py (found by name, never
+               listed here): QEMU boots matched against expected and forbidden
+               serial output; in-kernel test runs add one result per test line
+Jobs run two at a time (the machine has two cores). Serial logs go to
+build/test-logs/; a failure names its log.
+"""
+
+import argparse
+import concurrent.futures
+import glob
+import importlib.util
+import os
+import subprocess
+import sys
+import time
+import traceback
+
+ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+sys.path.insert(0, os.path.join(ROOT, "qemu"))
+import harness  # noqa: E402
+
+
+class Context:
+    """What a job gets: paths, a way to boot, and a way to report results."""
+
+    def __init__(self, build, job):
+        self.root = ROOT
+        self.build = os.path.join(ROOT, build)
+        self.kernel32 = os.path.join(self.build, "kernel32.elf")
+        self.iso = os.path.join(self.build, "scion.iso")
+        self.log_dir = os.path.join(self.build, "test-logs")
+        self.job = job
+        self.results = []
+
+    def boot(self, name, **kw):
+        kw.setdefault("kernel", self.kernel32)
+        return harness.Boot(f"{self.job}-{name}", self.log_dir, **kw)
+
+    def result(self, name, ok, detail=""):
+        self.results.append((f"{self.job}/{name}", bool(ok), detail))
+
+    def expect(self, name, boot, pattern):
+        """A result that passes when pattern is in the boot's output."""
+        import re
+        ok = re.search(pattern, boot.output) is not None
+        self.result(name, ok, "" if ok else f"'{pattern}' not in the output (log: {boot.log_path})")
+        return ok
+
+
+def host_results(build):
+    binary = os.path.join(ROOT, build, "host", "unit-tests")
+    proc = subprocess.run([binary], capture_output=True, text=True, timeout=600)
+    results = []
+    for line in proc.stdout.splitlines():
+        if line.startswith("host ") and ": " in line:
+            name, _, verdict = line[5:].partition(": ")
+            results.append((f"host/{name}", verdict == "OK", verdict))
+    if proc.returncode != 0 and all(ok for _, ok, _ in results):
+        tail = (proc.stdout + proc.stderr).strip().splitlines()[-15:]
+        results.append(("host/unit-tests-binary", False,
+                        f"exit status {proc.returncode}:\n    " + "\n    ".join(tail)))
+    return results
+
+
+def discover_jobs():
+    jobs = []
+    for path in sorted(glob.glob(os.path.join(ROOT, "tests", "integration", "test_*.py"))):
+        spec = importlib.util.spec_from_file_location(os.path.basename(path)[:-3], path)
+        module = importlib.util.module_from_spec(spec)
+        spec.loader.exec_module(module)
+        for name in sorted(dir(module)):
+            if name.startswith("job_") and callable(getattr(module, name)):
+                jobs.append((f"{module.__name__[5:]}.{name[4:]}", getattr(module, name)))
+    return jobs
+
+
+def run_job(build, name, fn):
+    ctx = Context(build, name)
+    started = time.monotonic()
+    try:
+        fn(ctx)
+    except harness.BootError as e:
+        ctx.result("boot", False, str(e))
+    except Exception:
+        ctx.result("harness", False, traceback.format_exc())
+    if not ctx.results:
+        ctx.result("ran", False, "the job reported no results")
+    return name, ctx.results, time.monotonic() - started
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--build", default="build")
+    ap.add_argument("--jobs", type=int, default=2)
+    ap.add_argument("--only", help="run only integration jobs whose name contains this")
+    ap.add_argument("--verbose", action="store_true", help="print every passing result too")
+    args = ap.parse_args()
+
+    results = []
+    if not args.only:
+        results += host_results(args.build)
+        print(f"host unit tests: {sum(ok for _, ok, _ in results)} passed, "
+              f"{sum(not ok for _, ok, _ in results)} failed", flush=True)
+    jobs = [(n, f) for n, f in discover_jobs() if not args.only or args.only in n]
+    with concurrent.futures.ThreadPoolExecutor(max_workers=args.jobs) as pool:
+        futures = [pool.submit(run_job, args.build, n, f) for n, f in jobs]
+        for fut in concurrent.futures.as_completed(futures):
+            name, job_results, seconds = fut.result()
+            failed = [r for r in job_results if not r[1]]
+            print(f"{name}: {len(job_results) - len(failed)} passed, {len(failed)} failed "
+                  f"({seconds:.1f} s)", flush=True)
+            results += job_results
+    for name, ok, detail in results:
+        if not ok:
+            print(f"FAILED {name}: {detail}")
+        elif args.verbose:
+            print(f"ok     {name}")
+    passed = sum(ok for _, ok, _ in results)
+    failed = len(results) - passed
+    print(f"{passed} passed, {failed} failed")
+    sys.exit(1 if failed else 0)
+
+
+if __name__ == "__main__":
+    main()

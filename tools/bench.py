@@ -1,0 +1,93 @@
+#!/usr/bin/env python3
+# SPDX-License-Identifier: BSD-2-Clause
+"""`make bench`: boot benchmark configurations under QEMU with
+-icount shift=0,sleep=off, where the guest's cycle counter counts guest
+instructions exactly, run the kernel's `bench` command, print a table and
+write every figure with its configuration to OUT/results.json."""
+
+import argparse
+import datetime
+import json
+import os
+import platform
+import re
+import subprocess
+import sys
+
+ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+sys.path.insert(0, os.path.join(ROOT, "qemu"))
+import harness  # noqa: E402
+
+CONFIGS = [("smp1", 1), ("smp2", 2), ("smp4", 4)]
+FIGURE = re.compile(r"^bench (\S+) (\d+) (\S+)$", re.M)
+
+
+def run_config(kernel, out_dir, name, smp):
+    boot = harness.Boot(f"bench-{name}", out_dir, kernel=kernel, smp=smp, icount=True,
+                        timeout=600)
+    try:
+        boot.wait_for(r"scion> ")
+        boot.command("bench", r"benchmarks finished: \d+", timeout=500)
+        boot.command("poweroff", r"powering off")
+    finally:
+        boot.finish()
+    version = re.search(r"Scion (\S+) booting", boot.output)
+    figures = [{"figure": f, "value": int(v),
+                "unit": "guest instructions" if u == "cycles" else u}
+               for f, v, u in FIGURE.findall(boot.output)]
+    # Under icount an idle machine's clock jumps to the next timer: boot
+    # phases that wait (timer calibration, CPU start-up) count waited
+    # nanoseconds as instructions.
+    if not figures:
+        sys.exit(f"bench: no figures from {name} (log: {boot.log_path})")
+    return {
+        "config": {"name": name, "smp": smp, "mem": "256M", "boot": "qemu -kernel (multiboot1)",
+                   "accel": "tcg, single-threaded (implied by icount)",
+                   "icount": "shift=0,sleep=off"},
+        "kernel_version": version.group(1) if version else "unknown",
+        "figures": figures,
+        "log": os.path.relpath(boot.log_path, ROOT),
+    }
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--kernel", required=True)
+    ap.add_argument("--out", required=True)
+    args = ap.parse_args()
+    os.makedirs(args.out, exist_ok=True)
+    qemu_version = subprocess.run(["qemu-system-x86_64", "--version"], capture_output=True,
+                                  text=True).stdout.splitlines()[0]
+    runs = [run_config(args.kernel, args.out, name, smp) for name, smp in CONFIGS]
+    results = {
+        "generated": datetime.datetime.now(datetime.timezone.utc).isoformat(timespec="seconds"),
+        "qemu": qemu_version,
+        "host": f"{platform.system()} {platform.machine()}",
+        "note": "under -icount shift=0 the guest TSC advances one per guest instruction: "
+                "values are guest instructions per operation, identical run to run",
+        "runs": runs,
+    }
+    path = os.path.join(args.out, "results.json")
+    with open(path, "w") as f:
+        json.dump(results, f, indent=2)
+        f.write("\n")
+
+    names = []
+    for run in runs:
+        for fig in run["figures"]:
+            if fig["figure"] not in names:
+                names.append(fig["figure"])
+    header = f"{'figure (guest instructions)':34}" + "".join(f"{r['config']['name']:>12}" for r in runs)
+    print(header)
+    print("-" * len(header))
+    for n in names:
+        row = f"{n:34}"
+        for run in runs:
+            v = [f["value"] for f in run["figures"] if f["figure"] == n]
+            row += f"{v[0] if v else '-':>12}"
+        print(row)
+    print(f"\n{qemu_version}; -icount shift=0,sleep=off; results in {path}")
+
+
+if __name__ == "__main__":
+    main()
