@@ -33,6 +33,7 @@ struct irq_entry {
 static struct irq_entry handlers[256];
 static struct spinlock irq_lock = SPINLOCK_INIT("irq-table");
 static uint64_t spurious_interrupts;
+static uint64_t unexpected_nmis;
 
 static const char *const exception_names[32] = {
 	"divide error", "debug", "NMI", "breakpoint", "overflow", "bound range",
@@ -94,12 +95,16 @@ static void decode_page_fault(struct fault_info *info)
 		 (e & PF_USER) ? ", user mode" : "");
 }
 
+/*
+ * NMIs stop CPUs during a panic. Any other NMI is only counted: it can
+ * arrive while this CPU holds the console lock, so it must not print.
+ */
 static void handle_nmi(struct trap_frame *f)
 {
+	(void)f;
 	if (panic_in_progress)
 		arch_halt_forever();
-	printk("NMI on cpu %u at pc 0x%llx (ignored)\n", this_cpu()->index,
-	       (unsigned long long)f->rip);
+	__atomic_fetch_add(&unexpected_nmis, 1, __ATOMIC_RELAXED);
 }
 
 static void handle_exception(struct trap_frame *f)
@@ -189,6 +194,7 @@ void arch_irq_print_stats(void)
 			printk("  vector 0x%02x %-12s %llu\n", v, handlers[v].name,
 			       (unsigned long long)READ_ONCE(handlers[v].count));
 	printk("  spurious or unattached: %llu\n", (unsigned long long)READ_ONCE(spurious_interrupts));
+	printk("  NMIs outside a panic: %llu\n", (unsigned long long)READ_ONCE(unexpected_nmis));
 }
 
 static int cmd_irqs(int argc, char **argv)
