@@ -37,13 +37,14 @@ def parse_mem(value):
 
 
 def qemu_command(smp=1, mem="256M", iso=None, kernel=None, cmdline="",
-                 single_thread_tcg=False, icount=False, gdb=False):
+                 single_thread_tcg=False, icount=False, gdb_port=None):
     """QEMU argv booting the GRUB ISO (iso=) or the multiboot1 kernel (kernel=).
 
     The serial console is stdin/stdout; no display, no firmware devices
     but the exit device. single_thread_tcg interleaves vCPUs on one host
     thread (needed for code patching: PLATFORMS.md); icount makes the TSC
-    count instructions (implies single-threaded TCG).
+    count instructions (implies single-threaded TCG); gdb_port starts the
+    machine halted with its gdbstub on that local port.
     """
     argv = ["qemu-system-x86_64", "-nodefaults", "-no-user-config", "-display", "none",
             "-machine", "pc", "-cpu", "max",
@@ -64,6 +65,6 @@ def qemu_command(smp=1, mem="256M", iso=None, kernel=None, cmdline="",
             argv += ["-append", cmdline]
     else:
         raise ConfigError("nothing to boot: give an ISO or a kernel")
-    if gdb:
-        argv += ["-s", "-S"]
+    if gdb_port:
+        argv += ["-gdb", f"tcp:127.0.0.1:{gdb_port}", "-S"]
     return argv

@@ -6,11 +6,30 @@ on this terminal (or on a pipe: scripts drive it that way)."""
 import argparse
 import os
 import shutil
+import socket
 import subprocess
 import sys
+import time
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import machine  # noqa: E402
+
+
+def free_port():
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+def wait_for_port(port, proc, seconds=10):
+    deadline = time.monotonic() + seconds
+    while time.monotonic() < deadline and proc.poll() is None:
+        try:
+            with socket.create_connection(("127.0.0.1", port), timeout=0.2):
+                return True
+        except OSError:
+            time.sleep(0.05)
+    return False
 
 
 def main():
@@ -19,7 +38,7 @@ def main():
     ap.add_argument("--check", action="store_true", help="only check the options")
     ap.add_argument("--smp", default="1")
     ap.add_argument("--mem", default="256M")
-    ap.add_argument("--gdb", action="store_true", help="start halted with the gdbstub on :1234")
+    ap.add_argument("--gdb", action="store_true", help="start halted with the gdbstub, attach gdb")
     ap.add_argument("--kernel-symbols", help="ELF with symbols for gdb")
     args = ap.parse_args()
     try:
@@ -27,7 +46,8 @@ def main():
         machine.parse_mem(args.mem)
         if args.check:
             return
-        argv = machine.qemu_command(smp=args.smp, mem=args.mem, iso=args.iso, gdb=args.gdb)
+        port = free_port() if args.gdb else None
+        argv = machine.qemu_command(smp=args.smp, mem=args.mem, iso=args.iso, gdb_port=port)
     except machine.ConfigError as e:
         sys.exit(f"make run: {e}")
     if not args.gdb:
@@ -38,11 +58,14 @@ def main():
     if not shutil.which("gdb"):
         sys.exit("make gdb: gdb is not installed (apt-get install gdb)")
     qemu = subprocess.Popen(argv, stdin=subprocess.DEVNULL)
-    print("scion: QEMU halted with its gdbstub on localhost:1234; serial output follows "
-          "QEMU's stdout", file=sys.stderr)
+    if not wait_for_port(port, qemu):
+        qemu.kill()
+        sys.exit("make gdb: QEMU did not open its gdbstub")
+    print(f"scion: QEMU halted with its gdbstub on 127.0.0.1:{port}; the serial console "
+          "prints here", file=sys.stderr)
     gdb = ["gdb", "-q", args.kernel_symbols,
            "-ex", "set architecture i386:x86-64",
-           "-ex", "target remote localhost:1234",
+           "-ex", f"target remote 127.0.0.1:{port}",
            "-ex", "hbreak kernel_main",
            "-ex", "echo Scion is halted before the firmware; 'continue' boots to kernel_main.\\n"]
     try:

@@ -14,6 +14,7 @@
 #include <scion/errno.h>
 #include <scion/atomic.h>
 #include <scion/mm.h>
+#include <scion/printk.h>
 
 #define FAIR_SECONDS 2
 #define MAX_BUSY (2 * MAX_CPUS + 1)
@@ -53,6 +54,8 @@ KTEST(sched_fair_share, 1)
 		max = MAX(max, shares[i].ticks);
 	}
 	uint64_t mean = total / n;
+	printk("sched_fair_share: %u threads on %u CPUs, ticks min %llu mean %llu max %llu\n", n,
+	       ncpu, (unsigned long long)min, (unsigned long long)mean, (unsigned long long)max);
 	KT_ASSERT(t, mean > 0, "busy threads were charged no ticks");
 	/* Each thread within half of the mean either way. */
 	KT_EXPECT(t, min * 2 >= mean && max <= mean * 3 / 2,
