@@ -55,15 +55,16 @@ KERNEL_LDFLAGS := -nostdlib -z max-page-size=4096 --no-warn-rwx-segments -z noex
 KERNEL_SRCS := $(sort $(wildcard kernel/*/*.c) $(wildcard $(ARCH_DIR)/*.c) \
 	$(wildcard $(BOOT_DIR)/*.c) $(wildcard tests/kernel/*.c) \
 	$(wildcard $(ARCH_DIR)/*.S) $(wildcard $(BOOT_DIR)/*.S) $(wildcard tests/kernel/*.S))
-KERNEL_OBJS := $(patsubst %,$(BUILD)/obj/%.o,$(KERNEL_SRCS)) $(BUILD)/obj/version.o
+KERNEL_OBJS := $(patsubst %,$(BUILD)/obj/%.o,$(KERNEL_SRCS)) $(BUILD)/obj/version.o \
+	$(BUILD)/obj/gen/x86_opcodes.o
 
 KERNEL := $(BUILD)/kernel.elf
 KERNEL32 := $(BUILD)/kernel32.elf
 ISO := $(BUILD)/scion.iso
 
-.PHONY: all kernel iso run run-options test bench gdb deps host-tests fuzz clean
+.PHONY: all kernel iso run run-options test bench gdb deps host-tests fuzz check-decoder clean
 .DEFAULT_GOAL := all
-all: kernel iso host-tests
+all: kernel iso host-tests $(CHECK_DECODER)
 
 kernel: $(KERNEL) $(KERNEL32)
 iso: $(ISO)
@@ -87,6 +88,15 @@ $(BUILD)/version.c: FORCE
 		cmp -s $@.$$$$.tmp $@ && rm $@.$$$$.tmp || mv $@.$$$$.tmp $@
 $(BUILD)/obj/version.o: $(BUILD)/version.c
 	$(Q)$(CC) $(KERNEL_CFLAGS) -c $< -o $@
+
+# The decoder's opcode tables, generated from the readable map.
+$(BUILD)/gen/x86_opcodes.c: $(ARCH_DIR)/opcodes.map tools/gen_x86_opcodes.py
+	@mkdir -p $(dir $@)
+	$(call say,GEN,$@)
+	$(Q)$(PYTHON) tools/gen_x86_opcodes.py $< -o $@
+$(BUILD)/obj/gen/x86_opcodes.o: $(BUILD)/gen/x86_opcodes.c $(ARCH_DIR)/x86_opcodes.h
+	@mkdir -p $(dir $@)
+	$(Q)$(CC) $(KERNEL_CFLAGS) -I$(ARCH_DIR) -c $< -o $@
 
 # Two link passes: the symbol table of the first image goes into the second.
 $(BUILD)/symtab-empty.c: tools/gen_symtab.py
@@ -144,11 +154,12 @@ gdb: run-options deps iso
 # Host unit tests: tests/host/*.c with the pure kernel sources they test.
 HOST_CC ?= gcc
 HOST_CFLAGS := -std=gnu11 -O1 -g -Wall -Wextra -Werror -fsanitize=address,undefined \
-	-fno-omit-frame-pointer -Itests/host/include -Ikernel/include -Ikernel -Itests/host
+	-fno-omit-frame-pointer -Itests/host/include -Ikernel/include -Ikernel -Itests/host \
+	-I$(ARCH_DIR)/include -I$(ARCH_DIR)
 HOST_KERNEL_SRCS := kernel/lib/glob.c kernel/lib/errno.c kernel/sym/symtab.c kernel/core/bootopt.c \
 	kernel/shell/lineedit.c kernel/mm/pmm.c kernel/mm/kmalloc.c kernel/mm/ranges.c \
-	$(BOOT_DIR)/multiboot.c
-HOST_TEST_SRCS := $(sort $(wildcard tests/host/*.c))
+	$(BOOT_DIR)/multiboot.c $(ARCH_DIR)/insn_decode.c $(BUILD)/gen/x86_opcodes.c
+HOST_TEST_SRCS := $(sort $(wildcard tests/host/*.c) $(wildcard tests/host/*.S))
 HOST_TESTS := $(BUILD)/host/unit-tests
 
 host-tests: $(HOST_TESTS)
@@ -161,10 +172,30 @@ $(HOST_TESTS): $(HOST_TEST_SRCS) $(HOST_KERNEL_SRCS) $(wildcard tests/host/inclu
 FUZZ_SECONDS ?= 20
 FUZZ_CC ?= clang
 
-fuzz:
+fuzz: $(BUILD)/gen/x86_opcodes.c
 	@FUZZ_CC='$(FUZZ_CC)' tests/fuzz/run.sh $(FUZZ_SECONDS)
 
-test: deps kernel iso host-tests
+# The decoder on the host: the objdump oracle, with Zydis as a second opinion when installed.
+DECODER_SRCS := $(ARCH_DIR)/insn_decode.c $(BUILD)/gen/x86_opcodes.c
+ZYDIS := $(wildcard /usr/include/Zydis/Zydis.h)
+SECOND_OPINION := $(if $(ZYDIS),tests/decoder/zydis_glue.c,tests/decoder/no_second_opinion.c)
+SECOND_OPINION_LIBS := $(if $(ZYDIS),-lZydis,)
+DECODER_HOST_CFLAGS := -std=gnu11 -O2 -g -Wall -Wextra -Werror -I$(ARCH_DIR)/include -I$(ARCH_DIR) \
+	-Itests/decoder
+CHECK_DECODER := $(BUILD)/host/check-decoder
+FILES ?= $(KERNEL)
+
+$(CHECK_DECODER): tests/decoder/check_decoder.c $(DECODER_SRCS) $(SECOND_OPINION) \
+		$(ARCH_DIR)/include/arch/insn.h $(ARCH_DIR)/x86_opcodes.h
+	@mkdir -p $(dir $@)
+	$(call say,HOSTCC,$@)
+	$(Q)$(HOST_CC) $(DECODER_HOST_CFLAGS) -o $@ tests/decoder/check_decoder.c $(DECODER_SRCS) \
+		$(SECOND_OPINION) $(SECOND_OPINION_LIBS)
+
+check-decoder: $(CHECK_DECODER) $(KERNEL)
+	@$(CHECK_DECODER) $(FILES)
+
+test: deps kernel iso host-tests $(CHECK_DECODER)
 	@$(PYTHON) tests/run_tests.py --build $(BUILD)
 
 bench: deps kernel

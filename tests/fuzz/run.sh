@@ -19,7 +19,7 @@ FUZZ_CC=${FUZZ_CC:-clang}
 OUT=build/fuzz
 CFLAGS="-std=gnu11 -g -O1 -Wall -Wextra -Werror -fno-omit-frame-pointer
 	-fsanitize=fuzzer,address,undefined -fno-sanitize-recover=undefined
-	-Itests/host/include -Ikernel/include -Ikernel -Itests/fuzz"
+	-Itests/host/include -Ikernel/include -Ikernel -Itests/fuzz -Iarch/x86/include -Iarch/x86"
 
 case $SECONDS_PER_TARGET in
 ''|*[!0-9]*) echo "usage: $0 [seconds]" >&2; exit 2 ;;
@@ -36,6 +36,7 @@ sources() {
 	bootopt) echo kernel/core/bootopt.c kernel/lib/errno.c ;;
 	multiboot2) echo boot/x86_64/multiboot.c ;;
 	glob) echo kernel/lib/glob.c ;;
+	insn) echo arch/x86/insn_decode.c build/gen/x86_opcodes.c ;;
 	*) return 1 ;;
 	esac
 }
@@ -46,6 +47,7 @@ max_len() {
 	bootopt) echo 2048 ;;
 	multiboot2) echo 16384 ;;
 	glob) echo 1000 ;;
+	insn) echo 20 ;;
 	esac
 }
 
@@ -58,6 +60,7 @@ seed() {
 	lineedit) printf 'ls -l\r\nab\b\033[A\033[B\033[1;5Cx\025y\003z\n' >"$dir/seed" ;;
 	bootopt) printf 'smp=4 quiet never=1 x=\001y unknown  \tsmp=z' >"$dir/seed" ;;
 	glob) printf 'a*[b-d]?\\*[!x]\000abcq*y' >"$dir/seed" ;;
+	insn) printf '\x48\x8b\x05\x10\x00\x00\x00' >"$dir/seed"; printf '\xc4\xe2\x79\x18\x04\x24' >"$dir/seed2" ;;
 	multiboot2)
 		# Mode byte 0, then: header (total 144); cmdline "a=1"; loader "g";
 		# module 0x1000-0x2000 "m"; mmap, one 24-byte entry; ACPI old; end tag.

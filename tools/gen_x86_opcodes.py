@@ -1,0 +1,285 @@
+#!/usr/bin/env python3
+# SPDX-License-Identifier: BSD-2-Clause
+"""Generate the decoder's opcode tables from arch/x86/opcodes.map.
+
+The map is the readable source of opcode knowledge (its header explains
+the notation); this turns each line into a struct x86_opcode
+(arch/x86/x86_opcodes.h), grouped by map and opcode byte so that the
+decoder finds an opcode's candidate forms by two array lookups.
+"""
+import argparse
+import re
+import sys
+
+MAPS = {"one": 0, "0f": 1, "0f38": 2, "0f3a": 3}
+SIZES = {"": "NONE", "b": "B", "w": "W", "d": "D", "q": "Q", "v": "V", "y": "Y", "z": "Z",
+         "p": "P", "s": "S", "x": "X"}
+IMM = {"Ib": "B", "Iw": "W", "Iz": "Z", "Iv": "V", "Jb": "JB", "Jz": "JZ"}
+FIXED = {  # fixed register operands: register number, size
+    "AL": (0, "B"), "CL": (1, "B"), "DX": (2, "W"), "rAX": (0, "V"), "eAX": (0, "Z"),
+}
+REGS = ["rax", "rcx", "rdx", "rbx", "rsp", "rbp", "rsi", "rdi",
+        "r8", "r9", "r10", "r11", "r12", "r13", "r14", "r15"]
+FLAGS = {"c": 0, "p": 1, "a": 2, "z": 3, "s": 4, "o": 5, "d": 6}
+CF = {"jmp": "JMP", "jcc": "JCC", "loop": "LOOP", "xbegin": "XBEGIN", "call": "CALL",
+      "jmp_ind": "JMP_INDIRECT", "call_ind": "CALL_INDIRECT", "ret": "RET",
+      "ret_far": "RET_FAR", "jmp_far": "JMP_FAR", "call_far": "CALL_FAR", "iret": "IRET",
+      "syscall": "SYSCALL", "sysret": "SYSRET", "int": "INT", "int3": "INT3", "hlt": "HLT",
+      "ud": "UD"}
+KEYWORDS = {"i64": "I64", "d64": "D64", "f64": "F64", "string": "STRING",
+            "noaccess": "NOACCESS", "modrm": "MODRM", "regonly": "REGONLY", "x": "UNKNOWN",
+            "nop90": "NOP90"}
+CONDITIONS = ["o", "no", "b", "ae", "e", "ne", "be", "a", "s", "ns", "p", "np", "l", "ge", "le", "g"]
+SPEC = re.compile(r"^([0-9a-f]{2})(?:-([0-9a-f]{2}))?(?:/([0-7]))?(?::(mem|reg|[0-9a-f]{2}))?$")
+
+
+class MapError(Exception):
+    pass
+
+
+def flag_mask(letters):
+    mask = 0
+    for ch in letters:
+        if ch not in FLAGS:
+            raise MapError(f"unknown flag letter '{ch}'")
+        mask |= 1 << FLAGS[ch]
+    return mask
+
+
+def parse_operand(tok, entry):
+    name, _, acc = tok.partition(":")
+    access = {"": 1, "r": 1, "w": 2, "rw": 3}.get(acc)
+    if access is None:
+        raise MapError(f"bad access '{acc}' in operand '{tok}'")
+    if name in IMM:
+        slot = "imm1" if entry["imm1"] == "NONE" else "imm2"
+        if entry[slot] != "NONE":
+            raise MapError("more than two immediates")
+        entry[slot] = IMM[name]
+        return
+    if name in ("Ob", "Ov"):
+        entry["imm1"] = "MOFFS"
+        entry["mem"] |= access
+        return
+    if name in FIXED:
+        reg, size = FIXED[name]
+        if access & 1:
+            entry["imp_read"] |= 1 << reg
+        if access & 2:
+            add_implicit_write(entry, 1 << reg, size)
+        return
+    if name in ("ES", "CS", "SS", "DS", "FS", "GS"):
+        return
+    kind, size = name[0], name[1:]
+    if size not in SIZES:
+        raise MapError(f"unknown operand size in '{tok}'")
+    desc = lambda k: f"X86_OPK_{k} | X86_SZ_{SIZES[size]} << 2 | {access} << 6"
+    if kind in "XY":        # string operands: memory at rsi / rdi
+        entry["mem"] |= access
+    elif kind == "Z":
+        entry["op_opc"] = desc("GPR")
+    elif kind == "G":
+        entry["op_reg"] = desc("GPR")
+        entry["modrm"] = True
+    elif kind in "SCDVP":
+        entry["op_reg"] = desc("OTHER")
+        entry["modrm"] = True
+    elif kind in "ER":
+        entry["op_rm"] = desc("GPR")
+        entry["modrm"] = True
+    elif kind == "M":
+        entry["op_rm"] = desc("MEM")
+        entry["modrm"] = True
+    elif kind in "WUHQN":
+        entry["op_rm"] = desc("OTHER")
+        entry["modrm"] = True
+    else:
+        raise MapError(f"unknown operand '{tok}'")
+
+
+def add_implicit_write(entry, bit, size):
+    """Sort an implicit write by what it does to the rest of the register:
+    8/16-bit writes keep it (so they read it too), 32/64-bit writes replace
+    it, and operand-sized writes decide at decode time."""
+    if size in ("B", "W"):
+        entry["imp_read"] |= bit
+        entry["imp_written"] |= bit
+    elif size in ("D", "Q"):
+        entry["imp_written"] |= bit
+    else:
+        entry["imp_written_v"] |= bit
+
+
+def parse_attribute(tok, entry):
+    if tok in KEYWORDS:
+        entry["attrs"].add(KEYWORDS[tok])
+        return
+    key, _, value = tok.partition("=")
+    if key == "f":
+        for part in value.split(","):
+            kind, _, letters = part.partition(":")
+            if letters == "cc":
+                entry["attrs"].add("FLAGS_CC")
+                continue
+            mask = flag_mask(letters)
+            if kind == "r":
+                entry["flags_read"] |= mask
+            elif kind == "w":
+                entry["flags_written"] |= mask
+            elif kind == "m":      # written only sometimes: also read
+                entry["flags_read"] |= mask
+                entry["flags_written"] |= mask
+            else:
+                raise MapError(f"bad flag spec '{part}'")
+    elif key == "imp":
+        for part in value.split(","):
+            m = re.fullmatch(r"(\w+):(r|w|rw)/([bwdqv])", part)
+            if not m or m.group(1) not in REGS:
+                raise MapError(f"bad implicit register '{part}'")
+            bit = 1 << REGS.index(m.group(1))
+            if "r" in m.group(2):
+                entry["imp_read"] |= bit
+            if "w" in m.group(2):
+                add_implicit_write(entry, bit, SIZES[m.group(3)])
+    elif key == "cf":
+        if value not in CF:
+            raise MapError(f"unknown control flow class '{value}'")
+        entry["cf"] = CF[value]
+    elif key == "pfx":
+        prefixes = value.split(",")
+        if any(v not in ("66", "f3", "f2", "np") for v in prefixes):
+            raise MapError(f"unknown prefix in '{value}'")
+        entry["prefixes"] = [v.upper() for v in prefixes]
+    else:
+        raise MapError(f"unknown attribute '{tok}'")
+
+
+def parse(path):
+    entries, mapname = [], None
+    for lineno, raw in enumerate(open(path), 1):
+        line = raw.split("#", 1)[0].strip()
+        if not line:
+            continue
+        try:
+            if line.startswith("["):
+                mapname = line.strip("[]")
+                if mapname not in MAPS:
+                    raise MapError(f"unknown map '{mapname}'")
+                continue
+            if mapname is None:
+                raise MapError("opcode before the first [map] line")
+            toks = line.split()
+            m = SPEC.match(toks[0])
+            if not m or len(toks) < 2:
+                raise MapError(f"bad opcode spec '{toks[0]}'")
+            lo = int(m.group(1), 16)
+            hi = int(m.group(2), 16) if m.group(2) else lo
+            for op in range(lo, hi + 1):
+                mnemonic = toks[1]
+                if mnemonic.endswith("cc") and mnemonic != "cc":    # jcc, setcc, cmovcc
+                    mnemonic = mnemonic[:-2] + CONDITIONS[op & 15]
+                entry = {"map": MAPS[mapname], "op": op, "mnemonic": mnemonic, "attrs": set(),
+                         "match": "ANY", "reg": 0, "prefix": "ANY", "imm1": "NONE",
+                         "imm2": "NONE", "cf": "NONE", "op_reg": "0", "op_rm": "0",
+                         "op_opc": "0", "mem": 0, "imp_written_v": 0, "flags_read": 0,
+                         "flags_written": 0, "imp_read": 0, "imp_written": 0, "modrm": False,
+                         "line": lineno}
+                if m.group(3) is not None:
+                    entry["match"], entry["reg"] = "REG", int(m.group(3))
+                    if m.group(4) == "mem":
+                        entry["match"] = "REG_MEM"
+                    elif m.group(4) == "reg":
+                        entry["match"] = "REG_REG"
+                elif m.group(4) == "mem":
+                    entry["match"] = "MEM"
+                elif m.group(4) == "reg":
+                    entry["match"] = "REGFORM"
+                elif m.group(4):
+                    entry["match"], entry["reg"] = "MODRM", int(m.group(4), 16)
+                for tok in toks[2:]:
+                    if "=" in tok or tok in KEYWORDS:
+                        parse_attribute(tok, entry)
+                    else:
+                        parse_operand(tok, entry)
+                if entry["match"] != "ANY" or "MODRM" in entry["attrs"]:
+                    entry["modrm"] = True
+                for prefix in entry.pop("prefixes", ["ANY"]):
+                    entries.append(dict(entry, prefix=prefix))
+        except MapError as e:
+            sys.exit(f"{path}:{lineno}: {e}")
+    return entries
+
+
+def check(entries, path):
+    by_key = {}
+    for e in entries:
+        by_key.setdefault((e["map"], e["op"]), []).append(e)
+    for (mp, op), group in by_key.items():
+        # Having a ModRM byte is a property of the opcode: one form saying so is enough.
+        if any(e["modrm"] for e in group):
+            for e in group:
+                e["modrm"] = True
+        seen = set()
+        for e in group:
+            key = (e["match"], e["reg"], e["prefix"])
+            if key in seen:
+                sys.exit(f"{path}:{e['line']}: map {mp} opcode {op:02x}: duplicate form")
+            seen.add(key)
+
+
+def render(entries):
+    mnemonics = sorted({e["mnemonic"] for e in entries})
+    order = sorted(entries, key=lambda e: (e["map"], e["op"], e["line"]))
+    index = [[0] * 257 for _ in range(4)]
+    pos = 0
+    for mp in range(4):
+        for op in range(256):
+            index[mp][op] = pos
+            while pos < len(order) and order[pos]["map"] == mp and order[pos]["op"] == op:
+                pos += 1
+        index[mp][256] = pos
+    out = ["/* Generated by tools/gen_x86_opcodes.py from arch/x86/opcodes.map: do not edit. */",
+           '#include "x86_opcodes.h"', '#include <arch/insn.h>', "",
+           "const char *const x86_mnemonics[] = {"]
+    out += [f'\t"{m}",' for m in mnemonics]
+    out += ["};", f"const unsigned x86_mnemonic_count = {len(mnemonics)};", "",
+            "const struct x86_opcode x86_opcodes[] = {"]
+    for e in order:
+        attrs = set(e["attrs"])
+        if e["modrm"]:
+            attrs.add("MODRM")
+        attr = " | ".join(f"X86_A_{a}" for a in sorted(attrs)) or "0"
+        out.append(
+            f"\t{{ /* {('one', '0f', '0f38', '0f3a')[e['map']]} {e['op']:02x}, line {e['line']} */ "
+            f".mnemonic = {mnemonics.index(e['mnemonic'])}, .attrs = {attr}, "
+            f".match = X86_MATCH_{e['match']}, .reg = 0x{e['reg']:02x}, "
+            f".prefix = X86_PFX_{e['prefix']}, .imm1 = X86_IMM_{e['imm1']}, "
+            f".imm2 = X86_IMM_{e['imm2']}, .cf = INSN_CF_{e['cf']}, .op_reg = {e['op_reg']}, "
+            f".op_rm = {e['op_rm']}, .op_opc = {e['op_opc']}, .mem = {e['mem']}, "
+            f".flags_read = 0x{e['flags_read']:02x}, "
+            f".flags_written = 0x{e['flags_written']:02x}, .imp_read = 0x{e['imp_read']:04x}, "
+            f".imp_written = 0x{e['imp_written']:04x}, "
+            f".imp_written_v = 0x{e['imp_written_v']:04x} }},")
+    out += ["};", "", "const uint16_t x86_opcode_index[4][257] = {"]
+    for mp in range(4):
+        out.append("\t{")
+        for i in range(0, 257, 16):
+            out.append("\t\t" + ", ".join(str(v) for v in index[mp][i:i + 16]) + ",")
+        out.append("\t},")
+    out.append("};")
+    return "\n".join(out) + "\n"
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("map")
+    ap.add_argument("-o", "--output", required=True)
+    args = ap.parse_args()
+    entries = parse(args.map)
+    check(entries, args.map)
+    with open(args.output, "w") as f:
+        f.write(render(entries))
+
+
+if __name__ == "__main__":
+    main()
