@@ -38,7 +38,7 @@ endif
 
 CC := $(CROSS)gcc
 LD := $(CROSS)ld
-NM := $(CROSS)nm
+READELF := $(CROSS)readelf
 OBJCOPY := $(CROSS)objcopy
 
 KERNEL_INCLUDES := -Ikernel/include -I$(ARCH_DIR)/include
@@ -64,7 +64,6 @@ ISO := $(BUILD)/scion.iso
 
 .PHONY: all kernel iso run run-options test bench gdb deps host-tests fuzz check-decoder clean
 .DEFAULT_GOAL := all
-all: kernel iso host-tests $(CHECK_DECODER)
 
 kernel: $(KERNEL) $(KERNEL32)
 iso: $(ISO)
@@ -104,7 +103,7 @@ $(BUILD)/symtab-empty.c: tools/gen_symtab.py
 	$(Q)$(PYTHON) tools/gen_symtab.py --empty -o $@
 $(BUILD)/symtab.c: $(BUILD)/kernel.stage1.elf tools/gen_symtab.py
 	$(call say,SYMTAB,$@)
-	$(Q)$(PYTHON) tools/gen_symtab.py --nm $(NM) $< -o $@
+	$(Q)$(PYTHON) tools/gen_symtab.py --readelf $(READELF) $< -o $@
 $(BUILD)/obj/symtab.o: $(BUILD)/symtab.c
 	$(Q)$(CC) $(KERNEL_CFLAGS) -c $< -o $@
 $(BUILD)/obj/symtab-empty.o: $(BUILD)/symtab-empty.c
@@ -117,7 +116,7 @@ $(BUILD)/kernel.stage1.elf: $(KERNEL_OBJS) $(BUILD)/obj/symtab-empty.o $(ARCH_DI
 $(KERNEL): $(KERNEL_OBJS) $(BUILD)/obj/symtab.o $(ARCH_DIR)/kernel.ld
 	$(call say,LD,$@)
 	$(Q)$(LD) $(KERNEL_LDFLAGS) -o $@.tmp $(KERNEL_OBJS) $(BUILD)/obj/symtab.o
-	$(Q)$(PYTHON) tools/gen_symtab.py --nm $(NM) $@.tmp -o $(BUILD)/symtab-check.c --check $(BUILD)/symtab.c
+	$(Q)$(PYTHON) tools/gen_symtab.py --readelf $(READELF) $@.tmp -o $(BUILD)/symtab-check.c --check $(BUILD)/symtab.c
 	$(Q)mv $@.tmp $@
 
 # QEMU's -kernel loads multiboot1 images only from 32-bit ELF files.
@@ -185,11 +184,14 @@ DECODER_HOST_CFLAGS := -std=gnu11 -O2 -g -Wall -Wextra -Werror -I$(ARCH_DIR)/inc
 CHECK_DECODER := $(BUILD)/host/check-decoder
 FILES ?= $(KERNEL)
 
-$(CHECK_DECODER): tests/decoder/check_decoder.c $(DECODER_SRCS) $(SECOND_OPINION) \
-		$(ARCH_DIR)/include/arch/insn.h $(ARCH_DIR)/x86_opcodes.h
+BENCH_DECODER := $(BUILD)/host/bench-decoder
+DECODER_TOOL_DEPS := $(DECODER_SRCS) $(SECOND_OPINION) tests/decoder/elf_text.c \
+	$(wildcard tests/decoder/*.h) $(ARCH_DIR)/include/arch/insn.h $(ARCH_DIR)/x86_opcodes.h
+
+$(BUILD)/host/%-decoder: tests/decoder/%_decoder.c $(DECODER_TOOL_DEPS)
 	@mkdir -p $(dir $@)
 	$(call say,HOSTCC,$@)
-	$(Q)$(HOST_CC) $(DECODER_HOST_CFLAGS) -o $@ tests/decoder/check_decoder.c $(DECODER_SRCS) \
+	$(Q)$(HOST_CC) $(DECODER_HOST_CFLAGS) -o $@ $< tests/decoder/elf_text.c $(DECODER_SRCS) \
 		$(SECOND_OPINION) $(SECOND_OPINION_LIBS)
 
 check-decoder: $(CHECK_DECODER) $(KERNEL)
@@ -198,8 +200,10 @@ check-decoder: $(CHECK_DECODER) $(KERNEL)
 test: deps kernel iso host-tests $(CHECK_DECODER)
 	@$(PYTHON) tests/run_tests.py --build $(BUILD)
 
-bench: deps kernel
-	@$(PYTHON) tools/bench.py --kernel $(KERNEL32) --out $(BUILD)/bench
+bench: deps kernel $(BENCH_DECODER)
+	@$(PYTHON) tools/bench.py --kernel $(KERNEL32) --out $(BUILD)/bench --decoder-bench $(BENCH_DECODER)
+
+all: kernel iso host-tests $(CHECK_DECODER) $(BENCH_DECODER)
 
 clean:
 	rm -rf $(BUILD)

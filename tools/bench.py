@@ -20,6 +20,8 @@ import harness  # noqa: E402
 
 CONFIGS = [("smp1", 1), ("smp2", 2), ("smp4", 4)]
 FIGURE = re.compile(r"^bench (\S+) (\d+) (\S+)$", re.M)
+DECODE_CORPUS = ["/usr/lib/x86_64-linux-gnu/libc.so.6", "/usr/bin/qemu-system-x86_64",
+                 "/usr/lib/x86_64-linux-gnu/libcrypto.so.3", "/usr/bin/gdb"]
 
 
 def run_config(kernel, out_dir, name, smp):
@@ -50,15 +52,35 @@ def run_config(kernel, out_dir, name, smp):
     }
 
 
+def host_decode(tool):
+    """Decode throughput of Scion's decoder and Zydis on the same corpus, same run."""
+    files = [f for f in DECODE_CORPUS if os.path.isfile(f)]
+    out = subprocess.run([tool] + files, capture_output=True, text=True, check=True).stdout
+    result = {"config": {"corpus": files, "build": "gcc -O2, host-native"}, "figures": []}
+    for line in out.splitlines():
+        words = line.split()
+        if words[:1] == ["decode"]:
+            result["figures"].append({"figure": f"decode.{words[1]}", "value": float(words[2]),
+                                      "unit": "instructions per second"})
+        elif words[:1] == ["ratio"]:
+            result["figures"].append({"figure": "decode.scion_over_zydis",
+                                      "value": float(words[2]), "unit": "ratio"})
+        elif words[:1] == ["corpus"]:
+            result["config"]["instructions"] = int(words[5])
+    return result
+
+
 def main():
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--kernel", required=True)
     ap.add_argument("--out", required=True)
+    ap.add_argument("--decoder-bench", help="host decode benchmark tool")
     args = ap.parse_args()
     os.makedirs(args.out, exist_ok=True)
     qemu_version = subprocess.run(["qemu-system-x86_64", "--version"], capture_output=True,
                                   text=True).stdout.splitlines()[0]
     runs = [run_config(args.kernel, args.out, name, smp) for name, smp in CONFIGS]
+    host = host_decode(args.decoder_bench) if args.decoder_bench else None
     results = {
         "generated": datetime.datetime.now(datetime.timezone.utc).isoformat(timespec="seconds"),
         "qemu": qemu_version,
@@ -66,6 +88,7 @@ def main():
         "note": "under -icount shift=0 the guest TSC advances one per guest instruction: "
                 "values are guest instructions per operation, identical run to run",
         "runs": runs,
+        "host": host,
     }
     path = os.path.join(args.out, "results.json")
     with open(path, "w") as f:
@@ -86,6 +109,11 @@ def main():
             v = [f["value"] for f in run["figures"] if f["figure"] == n]
             row += f"{v[0] if v else '-':>12}"
         print(row)
+    if host:
+        print(f"\nhost decode ({host['config'].get('instructions', '?')} instructions of "
+              f"{len(host['config']['corpus'])} files, same run):")
+        for fig in host["figures"]:
+            print(f"  {fig['figure']:32} {fig['value']:>16,.3f} {fig['unit']}")
     print(f"\n{qemu_version}; -icount shift=0,sleep=off; results in {path}")
 
 

@@ -2,10 +2,11 @@
 # SPDX-License-Identifier: BSD-2-Clause
 """Generate the kernel's runtime symbol table (kernel/include/scion/symtab.h).
 
-Reads `nm -n -S --defined-only` output of a linked kernel and writes a C
-file with every function in kernel text: sorted by address, with an index
-sorted by name. Functions without a size (assembly labels) extend to the
-next symbol. With --empty, writes an empty table for the first link pass.
+Reads the ELF symbols of a linked kernel (`readelf -sW`) and writes a C
+file with every function (STT_FUNC with a size) in kernel text: sorted by
+address, with an index sorted by name. Labels inside functions are not
+functions: assembly functions carry .type and .size like C ones. With
+--empty, writes an empty table for the first link pass.
 
 The kernel is linked twice: once with the empty table, once with the
 table generated from the first link. The table sits at the end of rodata,
@@ -13,32 +14,29 @@ so the functions do not move; `--check OTHER.c` verifies that by
 comparing the table regenerated from the final image with OTHER.c.
 """
 import argparse
-import bisect
+import re
 import subprocess
 import sys
 
-TEXT_TYPES = set("tTwW")
 SYM_INIT = 0x1
 SYM_GLOBAL = 0x2
 
 
-def read_symbols(nm, elf):
-    out = subprocess.run([nm, "-n", "-S", "--defined-only", elf], check=True,
-                         capture_output=True, text=True).stdout
+def read_symbols(readelf, elf):
+    out = subprocess.run([readelf, "-sW", elf], check=True, capture_output=True,
+                         text=True).stdout
     syms, markers = [], {}
     for line in out.splitlines():
         parts = line.split()
-        if len(parts) == 4:
-            addr, size, typ, name = parts
-        elif len(parts) == 3:
-            addr, typ, name = parts
-            size = None
-        else:
+        # Num: Value Size Type Bind Vis Ndx Name
+        if len(parts) != 8 or not parts[0].endswith(":") or parts[6] == "UND" or \
+                not re.fullmatch(r"[0-9a-f]+", parts[1]):
             continue
-        addr = int(addr, 16)
+        addr, size, typ, bind, name = int(parts[1], 16), int(parts[2], 0), parts[3], parts[4], parts[7]
         if name in ("__text_start", "__text_end", "__init_text_start", "__init_text_end"):
             markers[name] = addr
-        syms.append((addr, None if size is None else int(size, 16), typ, name))
+        if typ == "FUNC":
+            syms.append((addr, size, bind, name))
     for m in ("__text_start", "__text_end", "__init_text_start", "__init_text_end"):
         if m not in markers:
             sys.exit(f"gen_symtab: {elf} lacks the linker symbol {m}")
@@ -47,18 +45,13 @@ def read_symbols(nm, elf):
 
 def functions(syms, markers):
     lo, hi = markers["__text_start"], markers["__init_text_end"]
-    starts = sorted({a for a, _, t, _ in syms if lo <= a < hi and t in TEXT_TYPES})
     result = []
-    for addr, size, typ, name in syms:
-        if typ not in TEXT_TYPES or not (lo <= addr < hi) or name.startswith("__"):
+    for addr, size, bind, name in syms:
+        if not (lo <= addr < hi) or size == 0:
             continue
-        if not size:
-            i = bisect.bisect_right(starts, addr)
-            end = starts[i] if i < len(starts) else hi
-            if addr < markers["__text_end"] <= end:
-                end = markers["__text_end"]
-            size = end - addr
-        flags = SYM_GLOBAL if typ.isupper() else 0
+        if addr + size > hi:
+            sys.exit(f"gen_symtab: {name} runs past the end of kernel text")
+        flags = SYM_GLOBAL if bind in ("GLOBAL", "WEAK") else 0
         if markers["__init_text_start"] <= addr < markers["__init_text_end"]:
             flags |= SYM_INIT
         result.append((addr, size, flags, name))
@@ -104,14 +97,14 @@ def main():
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("elf", nargs="?")
     ap.add_argument("-o", "--output", required=True)
-    ap.add_argument("--nm", default="nm")
+    ap.add_argument("--readelf", default="readelf")
     ap.add_argument("--empty", action="store_true")
     ap.add_argument("--check", metavar="FIRST_PASS_C")
     args = ap.parse_args()
     if args.empty:
         text = render([])
     else:
-        syms, markers = read_symbols(args.nm, args.elf)
+        syms, markers = read_symbols(args.readelf, args.elf)
         text = render(functions(syms, markers))
     if args.check:
         with open(args.check) as f:

@@ -11,7 +11,7 @@ import argparse
 import re
 import sys
 
-MAPS = {"one": 0, "0f": 1, "0f38": 2, "0f3a": 3}
+MAPS = {"one": 0, "0f": 1, "0f38": 2, "0f3a": 3, "vex0f-imm8": 4}
 SIZES = {"": "NONE", "b": "B", "w": "W", "d": "D", "q": "Q", "v": "V", "y": "Y", "z": "Z",
          "p": "P", "s": "S", "x": "X"}
 IMM = {"Ib": "B", "Iw": "W", "Iz": "Z", "Iv": "V", "Jb": "JB", "Jz": "JZ"}
@@ -28,7 +28,7 @@ CF = {"jmp": "JMP", "jcc": "JCC", "loop": "LOOP", "xbegin": "XBEGIN", "call": "C
       "ud": "UD"}
 KEYWORDS = {"i64": "I64", "d64": "D64", "f64": "F64", "string": "STRING",
             "noaccess": "NOACCESS", "modrm": "MODRM", "regonly": "REGONLY", "x": "UNKNOWN",
-            "nop90": "NOP90"}
+            "nop90": "NOP90", "zeroidiom": "ZERO_IDIOM"}
 CONDITIONS = ["o", "no", "b", "ae", "e", "ne", "be", "a", "s", "ns", "p", "np", "l", "ge", "le", "g"]
 SPEC = re.compile(r"^([0-9a-f]{2})(?:-([0-9a-f]{2}))?(?:/([0-7]))?(?::(mem|reg|[0-9a-f]{2}))?$")
 
@@ -126,8 +126,8 @@ def parse_attribute(tok, entry):
                 entry["flags_read"] |= mask
             elif kind == "w":
                 entry["flags_written"] |= mask
-            elif kind == "m":      # written only sometimes: also read
-                entry["flags_read"] |= mask
+            elif kind == "m":      # written only for a nonzero count
+                entry["flags_maybe"] |= mask
                 entry["flags_written"] |= mask
             else:
                 raise MapError(f"bad flag spec '{part}'")
@@ -181,7 +181,7 @@ def parse(path):
                 entry = {"map": MAPS[mapname], "op": op, "mnemonic": mnemonic, "attrs": set(),
                          "match": "ANY", "reg": 0, "prefix": "ANY", "imm1": "NONE",
                          "imm2": "NONE", "cf": "NONE", "op_reg": "0", "op_rm": "0",
-                         "op_opc": "0", "mem": 0, "imp_written_v": 0, "flags_read": 0,
+                         "op_opc": "0", "mem": 0, "imp_written_v": 0, "flags_read": 0, "flags_maybe": 0,
                          "flags_written": 0, "imp_read": 0, "imp_written": 0, "modrm": False,
                          "line": lineno}
                 if m.group(3) is not None:
@@ -228,6 +228,11 @@ def check(entries, path):
 
 
 def render(entries):
+    vex_imm8 = [0] * 32
+    for e in entries:
+        if e["map"] == MAPS["vex0f-imm8"]:
+            vex_imm8[e["op"] // 8] |= 1 << (e["op"] % 8)
+    entries = [e for e in entries if e["map"] != MAPS["vex0f-imm8"]]
     mnemonics = sorted({e["mnemonic"] for e in entries})
     order = sorted(entries, key=lambda e: (e["map"], e["op"], e["line"]))
     index = [[0] * 257 for _ in range(4)]
@@ -256,7 +261,7 @@ def render(entries):
             f".prefix = X86_PFX_{e['prefix']}, .imm1 = X86_IMM_{e['imm1']}, "
             f".imm2 = X86_IMM_{e['imm2']}, .cf = INSN_CF_{e['cf']}, .op_reg = {e['op_reg']}, "
             f".op_rm = {e['op_rm']}, .op_opc = {e['op_opc']}, .mem = {e['mem']}, "
-            f".flags_read = 0x{e['flags_read']:02x}, "
+            f".flags_read = 0x{e['flags_read']:02x}, .flags_maybe = 0x{e['flags_maybe']:02x}, "
             f".flags_written = 0x{e['flags_written']:02x}, .imp_read = 0x{e['imp_read']:04x}, "
             f".imp_written = 0x{e['imp_written']:04x}, "
             f".imp_written_v = 0x{e['imp_written_v']:04x} }},")
@@ -267,6 +272,8 @@ def render(entries):
             out.append("\t\t" + ", ".join(str(v) for v in index[mp][i:i + 16]) + ",")
         out.append("\t},")
     out.append("};")
+    out += ["", "const uint8_t x86_vex_map1_imm8[32] = {",
+            "\t" + ", ".join(f"0x{b:02x}" for b in vex_imm8) + ",", "};"]
     return "\n".join(out) + "\n"
 
 

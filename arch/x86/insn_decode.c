@@ -17,6 +17,31 @@
 #include <arch/insn.h>
 #include "x86_opcodes.h"
 
+/* Bytes of the encoding grammar (opcodes themselves live in opcodes.map). */
+#define ESCAPE_0F        0x0f
+#define ESCAPE_0F38      0x38
+#define ESCAPE_0F3A      0x3a
+#define ESCAPE_3DNOW     0x0f
+#define LEAD_VEX3        0xc4
+#define LEAD_VEX2        0xc5
+#define LEAD_EVEX        0x62
+#define LEAD_XOP         0x8f	/* XOP when the next byte's map field is >= 8, else pop Ev */
+#define OPCODE_NOP       0x90
+#define VEX_MAP1_NO_MODRM 0x77	/* vzeroupper/vzeroall */
+#define PREFIX_LOCK      0xf0
+#define PREFIX_REPNE     0xf2
+#define PREFIX_REP       0xf3
+#define PREFIX_OPSIZE    0x66
+#define PREFIX_ADSIZE    0x67
+#define PREFIX_ES        0x26
+#define PREFIX_CS        0x2e
+#define PREFIX_SS        0x36
+#define PREFIX_DS        0x3e
+#define PREFIX_FS        0x64
+#define PREFIX_GS        0x65
+#define REX_PREFIX_MASK  0xf0	/* 0x40-0x4f */
+#define REX_PREFIX       0x40
+
 #define REX_B 0x1
 #define REX_X 0x2
 #define REX_R 0x4
@@ -76,18 +101,19 @@ static uint32_t condition_flags(unsigned cc)
 enum mandatory { M_NP, M_66, M_F3, M_F2 };
 
 struct prefix_state {
-	uint8_t last_rep;	/* 0xf2 or 0xf3, whichever came last */
+	uint8_t last_rep;	/* PREFIX_REPNE or PREFIX_REP, whichever came last */
 };
 
 static bool legacy_prefix(struct insn *in, uint8_t b, struct prefix_state *ps)
 {
 	switch (b) {
-	case 0xf0: in->prefixes |= INSN_PFX_LOCK; break;
-	case 0xf2: in->prefixes |= INSN_PFX_REPNE; ps->last_rep = b; break;
-	case 0xf3: in->prefixes |= INSN_PFX_REP; ps->last_rep = b; break;
-	case 0x66: in->prefixes |= INSN_PFX_OPSIZE; break;
-	case 0x67: in->prefixes |= INSN_PFX_ADSIZE; break;
-	case 0x26: case 0x2e: case 0x36: case 0x3e: case 0x64: case 0x65:
+	case PREFIX_LOCK: in->prefixes |= INSN_PFX_LOCK; break;
+	case PREFIX_REPNE: in->prefixes |= INSN_PFX_REPNE; ps->last_rep = b; break;
+	case PREFIX_REP: in->prefixes |= INSN_PFX_REP; ps->last_rep = b; break;
+	case PREFIX_OPSIZE: in->prefixes |= INSN_PFX_OPSIZE; break;
+	case PREFIX_ADSIZE: in->prefixes |= INSN_PFX_ADSIZE; break;
+	case PREFIX_ES: case PREFIX_CS: case PREFIX_SS: case PREFIX_DS: case PREFIX_FS:
+	case PREFIX_GS:
 		in->prefixes |= INSN_PFX_SEG;
 		in->segment = b;
 		break;
@@ -99,9 +125,9 @@ static bool legacy_prefix(struct insn *in, uint8_t b, struct prefix_state *ps)
 
 static enum mandatory mandatory_prefix(const struct insn *in, const struct prefix_state *ps)
 {
-	if (ps->last_rep == 0xf3)
+	if (ps->last_rep == PREFIX_REP)
 		return M_F3;
-	if (ps->last_rep == 0xf2)
+	if (ps->last_rep == PREFIX_REPNE)
 		return M_F2;
 	return (in->prefixes & INSN_PFX_OPSIZE) ? M_66 : M_NP;
 }
@@ -325,12 +351,31 @@ static void legacy_effects(struct insn *in, const struct x86_opcode *op)
 		in->regs_read |= op->imp_written_v;
 	in->regs_read |= (uint32_t)op->flags_read << 16;
 	in->regs_written |= (uint32_t)op->flags_written << 16;
+	/*
+	 * A shift or rotate by a count of 0 leaves the flags alone, so they
+	 * may live on through it: read them, unless an immediate count is
+	 * known not to be 0 once masked to the operand width.
+	 */
+	if (op->flags_maybe) {
+		unsigned mask = in->operand_size == 8 ? 63 : 31;
+		bool nonzero_imm = op->imm1 == X86_IMM_B && (in->imm & mask) != 0;
+		bool zero_imm = op->imm1 == X86_IMM_B && !nonzero_imm;
+		if (zero_imm)
+			in->regs_written &= ~((uint32_t)op->flags_maybe << 16);
+		else if (!nonzero_imm)
+			in->regs_read |= (uint32_t)op->flags_maybe << 16;
+	}
 	if (op->attrs & X86_A_FLAGS_CC)
 		in->regs_read |= condition_flags(in->opcode & 15);
 	if ((op->attrs & X86_A_STRING) && (in->prefixes & (INSN_PFX_REP | INSN_PFX_REPNE))) {
 		in->regs_read |= INSN_REG(INSN_RCX);
 		in->regs_written |= INSN_REG(INSN_RCX);
 	}
+	/* xor/sub of a register with itself: the result does not depend on it. */
+	if ((op->attrs & X86_A_ZERO_IDIOM) && mod == 3 && in->operand_size >= 4 &&
+	    ((in->modrm >> 3) & 7) == (in->modrm & 7) &&
+	    !!(in->rex & REX_R) == !!(in->rex & REX_B))
+		in->regs_read &= ~INSN_REG((in->modrm & 7) | ((in->rex & REX_B) ? 8 : 0));
 	if ((op->attrs & X86_A_NOP90) && !(in->rex & REX_B)) {
 		in->regs_read = in->regs_written = 0;	/* nop / pause, not xchg */
 	}
@@ -397,11 +442,10 @@ static int decode_legacy(struct insn *in, struct cursor *c, const struct prefix_
 	return INSN_OK;
 }
 
-/* VEX map 1 opcodes with an 8-bit immediate (the same in EVEX). */
+/* VEX/EVEX map 1 opcodes with an 8-bit immediate (opcodes.map, [vex0f-imm8]). */
 static bool map1_has_imm8(uint8_t opcode)
 {
-	return (opcode >= 0x70 && opcode <= 0x73) || opcode == 0xc2 ||
-	       (opcode >= 0xc4 && opcode <= 0xc6);
+	return (x86_vex_map1_imm8[opcode / 8] >> (opcode % 8)) & 1;
 }
 
 /* VEX, EVEX and XOP: prefix bytes already in in->vex; in->map set. */
@@ -410,7 +454,8 @@ static int decode_vector(struct insn *in, struct cursor *c)
 	if (!take(c, &in->opcode))
 		return c->error;
 	in->opcode_offset = (uint8_t)(c->pos - 1);
-	bool modrm = !(in->encoding != INSN_EVEX && in->map == INSN_MAP_0F && in->opcode == 0x77);
+	bool modrm = !(in->encoding != INSN_EVEX && in->map == INSN_MAP_0F &&
+		       in->opcode == VEX_MAP1_NO_MODRM);
 	if (modrm) {
 		in->has_modrm = true;
 		in->modrm_offset = (uint8_t)c->pos;
@@ -440,7 +485,7 @@ static int decode_vector(struct insn *in, struct cursor *c)
 /* c5 xx, c4 xx xx, 62 xx xx xx, 8f xx xx: fill rex, vvvv and map. */
 static int vector_prefix(struct insn *in, struct cursor *c, uint8_t lead)
 {
-	unsigned n = lead == 0xc5 ? 1 : lead == 0x62 ? 3 : 2;
+	unsigned n = lead == LEAD_VEX2 ? 1 : lead == LEAD_EVEX ? 3 : 2;
 
 	/*
 	 * A VEX/EVEX/XOP instruction with 66, f2, f3, lock or REX before it
@@ -453,7 +498,7 @@ static int vector_prefix(struct insn *in, struct cursor *c, uint8_t lead)
 		if (!take(c, &in->vex[i]))
 			return c->error;
 	uint8_t rxb = (uint8_t)(~in->vex[0] >> 5) & 7;
-	if (lead == 0xc5) {
+	if (lead == LEAD_VEX2) {
 		in->encoding = INSN_VEX2;
 		in->map = INSN_MAP_0F;
 		in->rex = (uint8_t)((~in->vex[0] & 0x80) ? REX_R : 0);
@@ -463,12 +508,12 @@ static int vector_prefix(struct insn *in, struct cursor *c, uint8_t lead)
 	in->rex = (uint8_t)(((rxb & 4) ? REX_R : 0) | ((rxb & 2) ? REX_X : 0) |
 			    ((rxb & 1) ? REX_B : 0) | ((in->vex[1] & 0x80) ? REX_W : 0));
 	in->vex_vvvv = (~in->vex[1] >> 3) & 15;
-	if (lead == 0xc4) {
+	if (lead == LEAD_VEX3) {
 		in->encoding = INSN_VEX3;
 		in->map = in->vex[0] & 0x1f;
 		if (in->map < INSN_MAP_0F || in->map > INSN_MAP_0F3A)
 			return INSN_INVALID;
-	} else if (lead == 0x62) {
+	} else if (lead == LEAD_EVEX) {
 		in->encoding = INSN_EVEX;
 		in->map = in->vex[0] & 7;
 		if (!(in->vex[1] & 0x04) || in->map == 0 || in->map == 4 || in->map == 7)
@@ -497,7 +542,7 @@ static int decode_body(struct insn *in, struct cursor *c)
 		if (legacy_prefix(in, b, &ps)) {
 			in->nprefixes++;
 			in->rex = 0;
-		} else if ((b & 0xf0) == 0x40) {
+		} else if ((b & REX_PREFIX_MASK) == REX_PREFIX) {
 			in->rex = b;
 		} else {
 			break;
@@ -508,25 +553,26 @@ static int decode_body(struct insn *in, struct cursor *c)
 	if (!take(c, &in->opcode))
 		return c->error;
 
-	if (in->opcode == 0xc4 || in->opcode == 0xc5 || in->opcode == 0x62 ||
-	    (in->opcode == 0x8f && c->pos < c->avail && (c->code[c->pos] & 0x1f) >= 8)) {
+	if (in->opcode == LEAD_VEX3 || in->opcode == LEAD_VEX2 || in->opcode == LEAD_EVEX ||
+	    (in->opcode == LEAD_XOP && c->pos < c->avail &&
+	     (c->code[c->pos] & 0x1f) >= INSN_MAP_XOP8)) {
 		int err = vector_prefix(in, c, in->opcode);
 		if (!err)
 			err = decode_vector(in, c);
 		return !err && in->invalid_why ? INSN_INVALID : err;
 	}
-	if (in->opcode != 0x0f) {
+	if (in->opcode != ESCAPE_0F) {
 		in->map = INSN_MAP_ONE;
 		return decode_legacy(in, c, &ps);
 	}
 	if (!take(c, &b))
 		return c->error;
-	if (b == 0x38 || b == 0x3a) {
-		in->map = b == 0x38 ? INSN_MAP_0F38 : INSN_MAP_0F3A;
+	if (b == ESCAPE_0F38 || b == ESCAPE_0F3A) {
+		in->map = b == ESCAPE_0F38 ? INSN_MAP_0F38 : INSN_MAP_0F3A;
 		in->opcode_offset = (uint8_t)c->pos;
 		if (!take(c, &in->opcode))
 			return c->error;
-	} else if (b == 0x0f) {
+	} else if (b == ESCAPE_3DNOW) {
 		/* 3DNow!: 0f 0f ModRM [SIB] [disp] suffix-opcode. */
 		in->encoding = INSN_3DNOW;
 		in->map = INSN_MAP_0F;
@@ -571,7 +617,7 @@ const char *insn_mnemonic(const struct insn *in)
 		return "(invalid)";
 	if (in->encoding != INSN_LEGACY)
 		return vector_names[in->encoding];
-	if (in->opcode == 0x90 && in->map == INSN_MAP_ONE && !(in->rex & REX_B))
+	if (in->opcode == OPCODE_NOP && in->map == INSN_MAP_ONE && !(in->rex & REX_B))
 		return (in->prefixes & INSN_PFX_REP) ? "pause" : "nop";
 	return in->mnemonic < x86_mnemonic_count ? x86_mnemonics[in->mnemonic] : "?";
 }

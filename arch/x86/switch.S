@@ -9,6 +9,7 @@
  */
 	.section .text
 	.globl arch_context_switch
+	.type arch_context_switch, @function
 arch_context_switch:
 	pushq %rbp
 	pushq %rbx
@@ -26,6 +27,7 @@ arch_context_switch:
 	popq %rbp
 	movq %rdi, %rax
 	ret
+	.size arch_context_switch, . - arch_context_switch
 
 /*
  * First instructions of every new thread: arch_context_switch "returns"
@@ -33,8 +35,10 @@ arch_context_switch:
  * backtrace from walking off the stack.
  */
 	.globl thread_trampoline
+	.type thread_trampoline, @function
 thread_trampoline:
 	movq %rax, %rdi
 	xorl %ebp, %ebp
 	call thread_first_run
 	ud2
+	.size thread_trampoline, . - thread_trampoline

@@ -11,6 +11,7 @@
 	.section .text
 	.balign 16
 	.globl trap_stubs
+	.type trap_stubs, @function
 trap_stubs:
 	vector = 0
 	.rept 256
@@ -23,7 +24,9 @@ trap_stubs:
 	jmp trap_common
 	vector = vector + 1
 	.endr
+	.size trap_stubs, . - trap_stubs
 
+	.type trap_common, @function
 trap_common:
 	pushq %rax
 	pushq %rbx
@@ -60,3 +63,4 @@ trap_common:
 	popq %rax
 	addq $16, %rsp
 	iretq
+	.size trap_common, . - trap_common

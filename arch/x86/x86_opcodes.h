@@ -64,6 +64,7 @@ enum x86_size {
 #define X86_A_REGONLY  0x0080
 #define X86_A_NOP90    0x0100
 #define X86_A_FLAGS_CC 0x0200	/* reads the flags of the condition in the opcode */
+#define X86_A_ZERO_IDIOM 0x0400	/* xor/sub reg, reg: does not read reg */
 
 struct x86_opcode {
 	uint16_t mnemonic;
@@ -79,6 +80,7 @@ struct x86_opcode {
 	uint8_t mem;		/* implicit memory access (X/Y/O operands): X86_ACC_* */
 	uint8_t flags_read;	/* bits of INSN_FLAG_* >> 16 */
 	uint8_t flags_written;
+	uint8_t flags_maybe;	/* written only when a shift count is not 0 */
 	uint16_t imp_read;	/* implicit general registers read (8/16-bit writes too) */
 	uint16_t imp_written;	/* implicit registers written (8/16/32/64-bit) */
 	uint16_t imp_written_v;	/* written at operand size: partial when 16-bit */
@@ -89,5 +91,7 @@ extern const struct x86_opcode x86_opcodes[];
 extern const uint16_t x86_opcode_index[4][257];
 extern const char *const x86_mnemonics[];
 extern const unsigned x86_mnemonic_count;
+/* Bit n set: VEX/EVEX map 1 opcode n carries an 8-bit immediate. */
+extern const uint8_t x86_vex_map1_imm8[32];
 
 #endif

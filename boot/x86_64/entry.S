@@ -190,6 +190,7 @@ boot_stack_top:
 	/* In the higher half from here on. */
 	.section .init.text, "ax"
 	.code64
+	.type boot64_high, @function
 boot64_high:
 	movabsq $bsp_boot_stack_top, %rsp
 	xorl %ebp, %ebp
@@ -207,6 +208,7 @@ boot64_high:
 6:	cli
 	hlt
 	jmp 6b
+	.size boot64_high, . - boot64_high
 
 	.section .bss
 	.balign 16

@@ -27,14 +27,9 @@
 #include <unistd.h>
 #include <arch/insn.h>
 #include "second_opinion.h"
+#include "elf_text.h"
 
 #define MAX_REPORTS 25
-
-struct section {
-	uint8_t *bytes;
-	uint64_t addr;
-	uint64_t size;
-};
 
 struct totals {
 	uint64_t insns, mismatches, bad, prefix_only, targets, rip_targets;
@@ -44,58 +39,6 @@ struct totals {
 	unsigned files;
 	unsigned reports;
 };
-
-static uint8_t *read_file(const char *path, size_t *size)
-{
-	FILE *f = fopen(path, "rb");
-	if (!f)
-		return NULL;
-	fseek(f, 0, SEEK_END);
-	long n = ftell(f);
-	fseek(f, 0, SEEK_SET);
-	uint8_t *buf = n > 0 ? malloc((size_t)n) : NULL;
-	if (buf && fread(buf, 1, (size_t)n, f) != (size_t)n) {
-		free(buf);
-		buf = NULL;
-	}
-	fclose(f);
-	*size = buf ? (size_t)n : 0;
-	return buf;
-}
-
-/* The .text section of an ELF64 file; its bytes stay inside *image. */
-static int elf_text(const char *path, uint8_t **image, struct section *text)
-{
-	size_t size;
-	uint8_t *buf = read_file(path, &size);
-	if (!buf)
-		return -errno;
-	const Elf64_Ehdr *eh = (const void *)buf;
-	if (size < sizeof(*eh) || memcmp(eh->e_ident, ELFMAG, SELFMAG) ||
-	    eh->e_ident[EI_CLASS] != ELFCLASS64 || eh->e_machine != EM_X86_64 ||
-	    eh->e_shoff + (uint64_t)eh->e_shnum * sizeof(Elf64_Shdr) > size ||
-	    eh->e_shstrndx >= eh->e_shnum) {
-		free(buf);
-		return -ENOEXEC;
-	}
-	const Elf64_Shdr *sh = (const void *)(buf + eh->e_shoff);
-	const Elf64_Shdr *strtab = &sh[eh->e_shstrndx];
-	for (unsigned i = 0; i < eh->e_shnum; i++) {
-		if (sh[i].sh_name >= strtab->sh_size || strtab->sh_offset + sh[i].sh_name >= size)
-			continue;
-		const char *name = (const char *)buf + strtab->sh_offset + sh[i].sh_name;
-		if (strcmp(name, ".text") || sh[i].sh_type != SHT_PROGBITS ||
-		    sh[i].sh_offset + sh[i].sh_size > size)
-			continue;
-		*image = buf;
-		text->bytes = buf + sh[i].sh_offset;
-		text->addr = sh[i].sh_addr;
-		text->size = sh[i].sh_size;
-		return 0;
-	}
-	free(buf);
-	return -ENOENT;
-}
 
 static bool is_prefix_word(const char *w, size_t n)
 {

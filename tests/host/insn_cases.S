@@ -44,6 +44,8 @@ CASE syscall_case, syscall
 CASE cpuid_case, cpuid
 CASE shl_cl, shlq %cl, %rax
 CASE shl_one, shlq $1, %rax
+CASE shl_imm4, shlq $4, %rax
+CASE rcl_imm4, rclq $4, %rax
 CASE setne_al, setne %al
 CASE cmovge_case, cmovgeq %rbx, %rax
 CASE jrcxz_case, jrcxz .+0x10
@@ -60,6 +62,8 @@ CASE r12_base, movq (%r12), %rax
 CASE r13_base, movq (%r13), %rax
 CASE index_r12, movq (%rax,%r12,2), %rbx
 CASE endbr_case, endbr64
+/* shl $0, %rax: a count of 0 leaves the flags alone (gas would drop it). */
+CASE shl_imm0, .byte 0x48, 0xc1, 0xe0, 0x00
 /* push %es: invalid in 64-bit mode. */
 CASE push_es, .byte 0x06
 /* data16 rex.W call rel32: REX.W wins over 66, so the offset is 32 bits. */

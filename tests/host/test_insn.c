@@ -16,7 +16,7 @@ CASE(adc_rbx_rax); CASE(inc_rax); CASE(jne_far); CASE(jl_near); CASE(call_rel);
 CASE(ret_plain); CASE(ret_imm); CASE(jmp_rax); CASE(jmp_rip); CASE(lea_sib);
 CASE(mov_rip_load); CASE(mov_rip_store_imm); CASE(push_rbx); CASE(pop_r12); CASE(rep_movsb);
 CASE(cmpxchg_rcx_mem); CASE(div_rcx); CASE(xor_eax_eax); CASE(movabs_imm); CASE(ud2_case);
-CASE(syscall_case); CASE(cpuid_case); CASE(shl_cl); CASE(shl_one); CASE(setne_al);
+CASE(syscall_case); CASE(cpuid_case); CASE(shl_cl); CASE(shl_one); CASE(shl_imm4); CASE(rcl_imm4); CASE(shl_imm0); CASE(setne_al);
 CASE(cmovge_case); CASE(jrcxz_case); CASE(loop_case); CASE(int3_case); CASE(hlt_case);
 CASE(mov_cr3); CASE(vaddps_case); CASE(evex_case); CASE(nop_long); CASE(pause_case);
 CASE(xchg_r8); CASE(r12_base); CASE(r13_base); CASE(index_r12); CASE(endbr_case);
@@ -78,12 +78,19 @@ HOST_TEST(insn_register_effects)
 			INSN_CF_NONE),
 		EFFECTS(div_rcx, R(RAX) | R(RDX) | R(RCX), R(RAX) | R(RDX) | INSN_STATUS_FLAGS,
 			INSN_CF_NONE),
+		/* The zeroing idiom reads nothing. */
+		EFFECTS(xor_eax_eax, 0, R(RAX) | INSN_STATUS_FLAGS, INSN_CF_NONE),
 		EFFECTS(syscall_case, 0, R(RCX) | R(R11), INSN_CF_SYSCALL),
 		EFFECTS(cpuid_case, R(RAX) | R(RCX), R(RAX) | R(RBX) | R(RCX) | R(RDX), INSN_CF_NONE),
 		/* A shift by CL may leave the flags alone (count 0): read as well. */
 		EFFECTS(shl_cl, R(RAX) | R(RCX) | INSN_STATUS_FLAGS, R(RAX) | INSN_STATUS_FLAGS,
 			INSN_CF_NONE),
 		EFFECTS(shl_one, R(RAX), R(RAX) | INSN_STATUS_FLAGS, INSN_CF_NONE),
+		/* An immediate count known not to be 0 writes the flags for sure. */
+		EFFECTS(shl_imm4, R(RAX), R(RAX) | INSN_STATUS_FLAGS, INSN_CF_NONE),
+		EFFECTS(rcl_imm4, R(RAX) | INSN_FLAG_CF, R(RAX) | INSN_FLAG_CF | INSN_FLAG_OF,
+			INSN_CF_NONE),
+		EFFECTS(shl_imm0, R(RAX), R(RAX), INSN_CF_NONE),
 		EFFECTS(setne_al, R(RAX) | INSN_FLAG_ZF, R(RAX), INSN_CF_NONE),
 		EFFECTS(cmovge_case, R(RAX) | R(RBX) | INSN_FLAG_SF | INSN_FLAG_OF, R(RAX), INSN_CF_NONE),
 		EFFECTS(jrcxz_case, R(RCX), 0, INSN_CF_LOOP),

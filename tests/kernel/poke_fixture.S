@@ -8,6 +8,7 @@
 	.section .text
 	.balign 16
 	.globl poke_target, poke_target_insn, poke_target_insn_end
+	.type poke_target, @function
 poke_target:
 poke_target_insn:
 	movl $1, %eax

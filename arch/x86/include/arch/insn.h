@@ -150,16 +150,21 @@ const char *insn_mnemonic(const struct insn *in);
 /* Name of register n (0-15) or of flag bit n (16-22). */
 const char *insn_reg_name(unsigned n);
 
-/* Whether execution can continue at the next instruction. */
-static inline bool insn_falls_through(const struct insn *in)
+/* Whether execution can continue at the next instruction after one of class cf. */
+static inline bool insn_cf_falls_through(uint8_t cf)
 {
-	switch (in->cf) {
+	switch (cf) {
 	case INSN_CF_JMP: case INSN_CF_JMP_INDIRECT: case INSN_CF_RET: case INSN_CF_RET_FAR:
 	case INSN_CF_JMP_FAR: case INSN_CF_IRET: case INSN_CF_SYSRET: case INSN_CF_UD:
 		return false;
 	default:
 		return true;
 	}
+}
+
+static inline bool insn_falls_through(const struct insn *in)
+{
+	return insn_cf_falls_through(in->cf);
 }
 
 /* Whether in->target is a branch destination (a direct branch or call). */
@@ -174,5 +179,28 @@ static inline unsigned insn_rip_disp_offset(const struct insn *in)
 {
 	return in->disp_offset;
 }
+
+/*
+ * A jump table an indirect jump dispatches through, found by a backward
+ * slice (arch/x86/jump_table.c).
+ */
+struct insn_jump_table {
+	uint64_t table;		/* address of entry 0 */
+	unsigned entry_size;	/* bytes per entry */
+	unsigned entries;	/* how many, from the bounds check */
+	bool relative;		/* entries are offsets from `base`, not addresses */
+	uint64_t base;
+};
+
+/*
+ * insn_find_jump_table - recognise `cmp $N, idx; ja default; ...;
+ * jmp *table(, idx, 8)` (the form GCC emits for -mcmodel=kernel).
+ * Arguments: jump, an indirect jmp; before[0 .. n-1], the instructions
+ *   that precede it in address order, nearest last.
+ * Return value: true with *jt filled in, false when no table is found
+ *   (the jump is then unanalysable).
+ */
+bool insn_find_jump_table(const struct insn *jump, const struct insn *before, unsigned n,
+			  struct insn_jump_table *jt);
 
 #endif

@@ -1,0 +1,105 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
+/*
+ * Structural analysis of the running kernel (KernInst's start-up
+ * analysis): for every function of the runtime symbol table, its basic
+ * blocks, control-flow edges, call sites, jump tables and the registers
+ * live at each block entry (kernel/analysis/).
+ *
+ * Calls are summarised by the ABI (arch/abi.h), not followed. Jumps to
+ * outside the function are tail calls; indirect jumps are resolved when a
+ * jump table is found and otherwise marked unanalysable (everything is
+ * then assumed live there). Register sets are arch/insn.h masks.
+ *
+ * The analysis runs once, on first use, under a mutex; its results are
+ * read-only afterwards.
+ */
+#ifndef SCION_CFG_H
+#define SCION_CFG_H
+
+#include <scion/compiler.h>
+#include <scion/symtab.h>
+
+/* How a block ends, beyond its edges. */
+#define CFG_END_RETURN       0x01	/* ret */
+#define CFG_END_TAIL_CALL    0x02	/* jumps to another function */
+#define CFG_END_UNRESOLVED   0x04	/* indirect jump with no table found */
+#define CFG_END_JUMP_TABLE   0x08	/* indirect jump through a resolved table */
+#define CFG_END_STOP         0x10	/* ud2, iret, sysret...: nothing follows */
+#define CFG_END_FALLS_OUT    0x20	/* falls past the end of the function */
+
+struct cfg_block {
+	uint64_t start, end;		/* [start, end) */
+	uint32_t ninsns;
+	uint32_t first_succ;		/* index into cfg_function.succ */
+	uint16_t nsucc;
+	uint8_t end_kind;		/* CFG_END_* */
+	uint32_t live_in;		/* registers live at entry */
+	uint32_t live_out;
+};
+
+struct cfg_call {
+	uint64_t site;			/* address of the call instruction */
+	uint64_t target;		/* 0 for an indirect call */
+};
+
+enum cfg_status {
+	CFG_OK,
+	CFG_UNDECODABLE,		/* an instruction does not decode */
+	CFG_BAD_TARGET,			/* a branch lands inside an instruction */
+	CFG_NO_MEMORY,
+};
+
+struct cfg_function {
+	const struct ksym *sym;
+	uint8_t status;			/* enum cfg_status */
+	uint64_t problem_addr;		/* where the status was decided */
+	uint32_t ninsns;
+	uint32_t nblocks;
+	struct cfg_block *blocks;	/* in address order */
+	uint32_t nsucc;
+	uint32_t *succ;			/* successor block indices */
+	uint32_t ncalls;
+	struct cfg_call *calls;
+	uint32_t njump_tables;
+	uint32_t nunresolved;
+};
+
+struct cfg_totals {
+	uint32_t functions, analysed, failed;
+	uint64_t blocks, insns, bytes, edges, calls;
+	uint32_t jump_tables, unresolved;
+	uint64_t cycles;		/* cycle counter ticks the analysis took */
+};
+
+/*
+ * cfg_analyse_kernel - analyse every function (once; later calls return
+ * at once). Return value: 0, or -ENOMEM.
+ * Caller's context: thread, may sleep.
+ */
+int cfg_analyse_kernel(void);
+
+/* Forget the results (for benchmarks that time a fresh analysis). */
+void cfg_forget(void);
+
+/* The analysed function containing addr, or NULL. Analyses first if needed. */
+const struct cfg_function *cfg_function_at(uint64_t addr);
+
+void cfg_get_totals(struct cfg_totals *t);
+
+/* Call fn for every function the analysis failed on. */
+void cfg_foreach_failure(void (*fn)(const struct cfg_function *f));
+
+/* The block of f containing addr, or NULL. */
+const struct cfg_block *cfg_block_at(const struct cfg_function *f, uint64_t addr);
+
+/*
+ * cfg_live_at - registers live before and after the instruction at addr.
+ * Return value: 0; -ENOENT when addr is in no analysed function or is
+ *   not the start of one of its instructions.
+ * Caller's context: thread (may trigger the analysis).
+ */
+int cfg_live_at(uint64_t addr, uint32_t *before, uint32_t *after);
+
+const char *cfg_status_name(enum cfg_status s);
+
+#endif
