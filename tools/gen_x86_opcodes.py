@@ -74,25 +74,17 @@ def parse_operand(tok, entry):
     if size not in SIZES:
         raise MapError(f"unknown operand size in '{tok}'")
     desc = lambda k: f"X86_OPK_{k} | X86_SZ_{SIZES[size]} << 2 | {access} << 6"
+    # operand letter -> (slot in struct x86_opcode, kind); all but Z live in ModRM
+    slots = {"Z": ("op_opc", "GPR"), "G": ("op_reg", "GPR"), "E": ("op_rm", "GPR"),
+             "R": ("op_rm", "GPR"), "M": ("op_rm", "MEM")}
+    slots.update({k: ("op_reg", "OTHER") for k in "SCDVP"})
+    slots.update({k: ("op_rm", "OTHER") for k in "WUHQN"})
     if kind in "XY":        # string operands: memory at rsi / rdi
         entry["mem"] |= access
-    elif kind == "Z":
-        entry["op_opc"] = desc("GPR")
-    elif kind == "G":
-        entry["op_reg"] = desc("GPR")
-        entry["modrm"] = True
-    elif kind in "SCDVP":
-        entry["op_reg"] = desc("OTHER")
-        entry["modrm"] = True
-    elif kind in "ER":
-        entry["op_rm"] = desc("GPR")
-        entry["modrm"] = True
-    elif kind == "M":
-        entry["op_rm"] = desc("MEM")
-        entry["modrm"] = True
-    elif kind in "WUHQN":
-        entry["op_rm"] = desc("OTHER")
-        entry["modrm"] = True
+    elif kind in slots:
+        slot, opkind = slots[kind]
+        entry[slot] = desc(opkind)
+        entry["modrm"] |= kind != "Z"
     else:
         raise MapError(f"unknown operand '{tok}'")
 
