@@ -41,12 +41,13 @@ LD := $(CROSS)ld
 READELF := $(CROSS)readelf
 OBJCOPY := $(CROSS)objcopy
 
-KERNEL_INCLUDES := -Ikernel/include -I$(ARCH_DIR)/include
+KERNEL_INCLUDES := -Ikernel/include -I$(ARCH_DIR)/include -I$(BUILD)/gen
 KERNEL_CFLAGS := -std=gnu11 -O2 -g -Wall -Wextra -Werror -ffreestanding -fno-builtin \
 	-fno-pic -fno-pie -mcmodel=kernel -mno-red-zone -mgeneral-regs-only \
 	-mno-mmx -mno-sse -mno-sse2 -fno-stack-protector -fcf-protection=none \
 	-fno-omit-frame-pointer -mno-omit-leaf-frame-pointer -fno-optimize-sibling-calls \
 	-fno-asynchronous-unwind-tables -fno-tree-loop-distribute-patterns \
+	-fno-reorder-blocks-and-partition \
 	-fno-strict-aliasing $(KERNEL_INCLUDES)
 KERNEL_ASFLAGS := -fno-pic -fno-pie -g $(KERNEL_INCLUDES) -Wa,--noexecstack
 KERNEL_LDFLAGS := -nostdlib -z max-page-size=4096 --no-warn-rwx-segments -z noexecstack \
@@ -54,9 +55,11 @@ KERNEL_LDFLAGS := -nostdlib -z max-page-size=4096 --no-warn-rwx-segments -z noex
 
 KERNEL_SRCS := $(sort $(wildcard kernel/*/*.c) $(wildcard $(ARCH_DIR)/*.c) \
 	$(wildcard $(BOOT_DIR)/*.c) $(wildcard tests/kernel/*.c) \
-	$(wildcard $(ARCH_DIR)/*.S) $(wildcard $(BOOT_DIR)/*.S) $(wildcard tests/kernel/*.S))
+	$(wildcard kernel/*/*.S) $(wildcard $(ARCH_DIR)/*.S) $(wildcard $(BOOT_DIR)/*.S) \
+	$(wildcard tests/kernel/*.S))
 KERNEL_OBJS := $(patsubst %,$(BUILD)/obj/%.o,$(KERNEL_SRCS)) $(BUILD)/obj/version.o \
-	$(BUILD)/obj/gen/x86_opcodes.o
+	$(BUILD)/obj/gen/x86_opcodes.o $(BUILD)/obj/gen/x86_encodings.o
+GENERATED_HEADERS := $(BUILD)/gen/x86_encodings.h
 
 KERNEL := $(BUILD)/kernel.elf
 KERNEL32 := $(BUILD)/kernel32.elf
@@ -68,10 +71,15 @@ ISO := $(BUILD)/scion.iso
 kernel: $(KERNEL) $(KERNEL32)
 iso: $(ISO)
 
-$(BUILD)/obj/%.c.o: %.c
+# The probe machinery and text patching must never be probed: their code
+# goes to .text.noprobe (whose bounds the probe code checks).
+NOPROBE_SRCS := $(filter kernel/probe/% kernel/poke/% $(ARCH_DIR)/probe%,$(KERNEL_SRCS))
+
+$(BUILD)/obj/%.c.o: %.c | $(GENERATED_HEADERS)
 	@mkdir -p $(dir $@)
 	$(call say,CC,$<)
 	$(Q)$(CC) $(KERNEL_CFLAGS) -MMD -MP -c $< -o $@
+	$(if $(filter $<,$(NOPROBE_SRCS)),$(Q)$(OBJCOPY) --rename-section .text=.text.noprobe $@)
 
 $(BUILD)/obj/%.S.o: %.S
 	@mkdir -p $(dir $@)
@@ -88,12 +96,14 @@ $(BUILD)/version.c: FORCE
 $(BUILD)/obj/version.o: $(BUILD)/version.c
 	$(Q)$(CC) $(KERNEL_CFLAGS) -c $< -o $@
 
-# The decoder's opcode tables, generated from the readable map.
-$(BUILD)/gen/x86_opcodes.c: $(ARCH_DIR)/opcodes.map tools/gen_x86_opcodes.py
-	@mkdir -p $(dir $@)
-	$(call say,GEN,$@)
-	$(Q)$(PYTHON) tools/gen_x86_opcodes.py $< -o $@
-$(BUILD)/obj/gen/x86_opcodes.o: $(BUILD)/gen/x86_opcodes.c $(ARCH_DIR)/x86_opcodes.h
+# The decoder's opcode tables and the patch builder's encodings, generated
+# from the readable map.
+$(BUILD)/gen/x86_opcodes.c $(BUILD)/gen/x86_encodings.c $(BUILD)/gen/x86_encodings.h &: \
+		$(ARCH_DIR)/opcodes.map tools/gen_x86_opcodes.py
+	@mkdir -p $(BUILD)/gen
+	$(call say,GEN,$(BUILD)/gen/x86_opcodes.c)
+	$(Q)$(PYTHON) tools/gen_x86_opcodes.py $< -o $(BUILD)/gen/x86_opcodes.c --encodings $(BUILD)/gen
+$(BUILD)/obj/gen/%.o: $(BUILD)/gen/%.c $(ARCH_DIR)/x86_opcodes.h $(GENERATED_HEADERS)
 	@mkdir -p $(dir $@)
 	$(Q)$(CC) $(KERNEL_CFLAGS) -I$(ARCH_DIR) -c $< -o $@
 
@@ -117,6 +127,7 @@ $(KERNEL): $(KERNEL_OBJS) $(BUILD)/obj/symtab.o $(ARCH_DIR)/kernel.ld
 	$(call say,LD,$@)
 	$(Q)$(LD) $(KERNEL_LDFLAGS) -o $@.tmp $(KERNEL_OBJS) $(BUILD)/obj/symtab.o
 	$(Q)$(PYTHON) tools/gen_symtab.py --readelf $(READELF) $@.tmp -o $(BUILD)/symtab-check.c --check $(BUILD)/symtab.c
+	$(Q)$(PYTHON) tools/text_hash.py $@.tmp
 	$(Q)mv $@.tmp $@
 
 # QEMU's -kernel loads multiboot1 images only from 32-bit ELF files.
@@ -154,15 +165,17 @@ gdb: run-options deps iso
 HOST_CC ?= gcc
 HOST_CFLAGS := -std=gnu11 -O1 -g -Wall -Wextra -Werror -fsanitize=address,undefined \
 	-fno-omit-frame-pointer -Itests/host/include -Ikernel/include -Ikernel -Itests/host \
-	-I$(ARCH_DIR)/include -I$(ARCH_DIR)
+	-I$(ARCH_DIR)/include -I$(ARCH_DIR) -I$(BUILD)/gen
 HOST_KERNEL_SRCS := kernel/lib/glob.c kernel/lib/errno.c kernel/sym/symtab.c kernel/core/bootopt.c \
 	kernel/shell/lineedit.c kernel/mm/pmm.c kernel/mm/kmalloc.c kernel/mm/ranges.c \
-	$(BOOT_DIR)/multiboot.c $(ARCH_DIR)/insn_decode.c $(BUILD)/gen/x86_opcodes.c
+	$(BOOT_DIR)/multiboot.c $(ARCH_DIR)/insn_decode.c $(BUILD)/gen/x86_opcodes.c \
+	$(ARCH_DIR)/patch_emit.c $(ARCH_DIR)/relocate.c $(ARCH_DIR)/jump_table.c \
+	$(BUILD)/gen/x86_encodings.c
 HOST_TEST_SRCS := $(sort $(wildcard tests/host/*.c) $(wildcard tests/host/*.S))
 HOST_TESTS := $(BUILD)/host/unit-tests
 
 host-tests: $(HOST_TESTS)
-$(HOST_TESTS): $(HOST_TEST_SRCS) $(HOST_KERNEL_SRCS) $(wildcard tests/host/include/arch/*.h tests/host/*.h kernel/include/scion/*.h)
+$(HOST_TESTS): $(HOST_TEST_SRCS) $(HOST_KERNEL_SRCS) $(GENERATED_HEADERS) $(wildcard tests/host/include/arch/*.h tests/host/*.h kernel/include/scion/*.h)
 	@mkdir -p $(dir $@)
 	$(call say,HOSTCC,$@)
 	$(Q)$(HOST_CC) $(HOST_CFLAGS) -o $@ $(HOST_TEST_SRCS) $(HOST_KERNEL_SRCS)

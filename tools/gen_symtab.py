@@ -20,6 +20,9 @@ import sys
 
 SYM_INIT = 0x1
 SYM_GLOBAL = 0x2
+SYM_NOPROBE = 0x4
+MARKERS = ("__text_start", "__text_end", "__init_text_start", "__init_text_end",
+           "__noprobe_start", "__noprobe_end")
 
 
 def read_symbols(readelf, elf):
@@ -33,11 +36,11 @@ def read_symbols(readelf, elf):
                 not re.fullmatch(r"[0-9a-f]+", parts[1]):
             continue
         addr, size, typ, bind, name = int(parts[1], 16), int(parts[2], 0), parts[3], parts[4], parts[7]
-        if name in ("__text_start", "__text_end", "__init_text_start", "__init_text_end"):
+        if name in MARKERS:
             markers[name] = addr
         if typ == "FUNC":
             syms.append((addr, size, bind, name))
-    for m in ("__text_start", "__text_end", "__init_text_start", "__init_text_end"):
+    for m in MARKERS:
         if m not in markers:
             sys.exit(f"gen_symtab: {elf} lacks the linker symbol {m}")
     return syms, markers
@@ -54,6 +57,8 @@ def functions(syms, markers):
         flags = SYM_GLOBAL if bind in ("GLOBAL", "WEAK") else 0
         if markers["__init_text_start"] <= addr < markers["__init_text_end"]:
             flags |= SYM_INIT
+        if markers["__noprobe_start"] <= addr < markers["__noprobe_end"]:
+            flags |= SYM_NOPROBE
         result.append((addr, size, flags, name))
     result.sort(key=lambda s: (s[0], s[3]))
     return result

@@ -5,10 +5,10 @@
  * Stub n is 16 bytes at trap_stubs + 16 * n. It pushes a zero where the
  * CPU pushes no error code, then the vector number, so every trap
  * reaches trap_common with the same frame (struct trap_frame in
- * arch/trap.h). This file is trap entry: probes must never touch it.
+ * arch/trap.h). This is trap entry: it lives in .text.noprobe.
  */
 
-	.section .text
+	.section .text.noprobe, "ax"
 	.balign 16
 	.globl trap_stubs
 	.type trap_stubs, @function

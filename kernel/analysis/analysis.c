@@ -11,6 +11,7 @@
 #include <scion/printk.h>
 #include <scion/errno.h>
 #include <arch/cpu.h>
+#include <scion/textimage.h>
 #include "analysis_internal.h"
 
 static struct mutex analysis_mutex = MUTEX_INIT(analysis_mutex, "analysis");
@@ -18,13 +19,10 @@ static struct cfg_function *functions;	/* analysis_mutex while being built */
 static bool analysed;			/* analysis_mutex */
 static struct cfg_totals totals;	/* analysis_mutex */
 
-/*
- * The text the analysis decodes. Today the live text; once probes patch
- * text, this must return the bytes the kernel booted with.
- */
+/* The text the analysis decodes: the booted image, whatever probes did since. */
 const uint8_t *analysis_text(uint64_t addr)
 {
-	return (const uint8_t *)(uintptr_t)addr;
+	return text_image_ready() ? text_image_bytes(addr) : (const uint8_t *)(uintptr_t)addr;
 }
 
 const char *cfg_status_name(enum cfg_status s)

@@ -20,6 +20,7 @@
 #include <scion/shell.h>
 #include <scion/ktest.h>
 #include <scion/version.h>
+#include <scion/textimage.h>
 #include <scion/errno.h>
 #include <arch/init.h>
 #include <arch/smp.h>
@@ -76,6 +77,8 @@ void kernel_main(void)
 	boot_phase_done("early");
 	mm_init();
 	boot_phase_done("mm");
+	if (text_image_init())
+		printk("text: probes disabled: no trustworthy copy of the booted text\n");
 	if (symtab_validate(&kernel_symtab))
 		panic("the kernel symbol table is corrupt");
 	printk("symbols: %u functions\n", kernel_symtab.count);

@@ -9,8 +9,8 @@
  * between mapping and unmapping (the unmap's TLB flush is local; no
  * other CPU ever touches the alias).
  *
- * Steps:
- *   1. check the range lies in kernel text; take poke_mutex;
+ * Steps (text_poke_batch runs 2-4 for each op, 5 once):
+ *   1. check every range lies in kernel text; take poke_mutex;
  *   2. mask interrupts, map the alias page(s) writable;
  *   3. write: one 8-byte store when the change fits one aligned word,
  *      otherwise byte by byte;
@@ -66,35 +66,61 @@ static int map_alias(uintptr_t page, unsigned npages)
 	return 0;
 }
 
-int text_poke(void *addr, const void *bytes, size_t len)
+static bool poke_valid(const struct text_poke_op *op)
 {
-	uintptr_t a = (uintptr_t)addr;
+	return op->len > 0 && op->len <= TEXT_POKE_MAX &&
+	       kernel_text_contains((uintptr_t)op->addr, op->len);
+}
 
-	if (len == 0 || len > TEXT_POKE_MAX || !kernel_text_contains(a, len))
-		return -EINVAL;
+/* Steps 2-4 for one op; caller holds poke_mutex. */
+static int poke_one(const struct text_poke_op *op)
+{
+	uintptr_t a = (uintptr_t)op->addr;
 	uintptr_t page = ALIGN_DOWN(a, PAGE_SIZE);
-	unsigned npages = ALIGN_DOWN(a + len - 1, PAGE_SIZE) == page ? 1 : 2;
+	unsigned npages = ALIGN_DOWN(a + op->len - 1, PAGE_SIZE) == page ? 1 : 2;
 	char *alias = (char *)(TEXT_ALIAS_BASE + (a - page));
 
-	mutex_lock(&poke_mutex);
 	irqflags_t f = arch_irq_save();
 	int err = map_alias(page, npages);
 	if (!err) {
 		uintptr_t word = ALIGN_DOWN(a, 8);
-		if (a + len <= word + 8) {
+		if (a + op->len <= word + 8) {
 			uint64_t v = *(const volatile uint64_t *)word;
-			memcpy((char *)&v + (a - word), bytes, len);
+			memcpy((char *)&v + (a - word), op->bytes, op->len);
 			*(volatile uint64_t *)(alias - (a - word)) = v;
 		} else {
-			memcpy(alias, bytes, len);
+			memcpy(alias, op->bytes, op->len);
 		}
 		for (unsigned i = 0; i < npages; i++)
 			arch_unmap_page(TEXT_ALIAS_BASE + i * PAGE_SIZE);
 		pokes++;
 	}
 	arch_irq_restore(f);
-	if (!err)
-		xcall_all(serialize, NULL);
+	return err;
+}
+
+void text_sync_all_cpus(void)
+{
+	xcall_all(serialize, NULL);
+}
+
+int text_poke_batch(const struct text_poke_op *ops, size_t n)
+{
+	int err = 0;
+
+	for (size_t i = 0; i < n; i++)
+		if (!poke_valid(&ops[i]))
+			return -EINVAL;
+	mutex_lock(&poke_mutex);
+	for (size_t i = 0; i < n && !err; i++)
+		err = poke_one(&ops[i]);
+	text_sync_all_cpus();
 	mutex_unlock(&poke_mutex);
 	return err;
+}
+
+int text_poke(void *addr, const void *bytes, size_t len)
+{
+	struct text_poke_op op = { addr, bytes, len };
+	return text_poke_batch(&op, 1);
 }

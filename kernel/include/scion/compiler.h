@@ -42,6 +42,14 @@
 #define __weak          __attribute__((weak))
 #endif
 
+/*
+ * Code the probe machinery runs while handling a probe hit (trap entry,
+ * the int3 path, dispatch): probes there would recurse, so they are
+ * refused. Whole directories (kernel/probe, kernel/poke) are moved into
+ * this section by the Makefile; single functions elsewhere use __noprobe.
+ */
+#define __noprobe       __section(".text.noprobe") __noinline
+
 /* Code and data used only while booting; see the linker script. */
 #define __init          __section(".init.text") __noinline
 #define __initdata      __section(".init.data")

@@ -11,6 +11,7 @@
 
 #define SYM_INIT 0x1u		/* in boot-only text (freed after boot) */
 #define SYM_GLOBAL 0x2u		/* external linkage */
+#define SYM_NOPROBE 0x4u	/* in .text.noprobe: the probe machinery's own code */
 
 struct ksym {
 	uint64_t addr;

@@ -26,6 +26,23 @@
  */
 int text_poke(void *addr, const void *bytes, size_t len);
 
+struct text_poke_op {
+	void *addr;
+	const void *bytes;
+	size_t len;
+};
+
+/*
+ * text_poke_batch - make several text changes with one round of CPU
+ * serialization: every op is written as text_poke writes it, then every
+ * CPU serializes once. Nothing is written unless every op is valid.
+ * Return value: 0, or text_poke's errors. Caller's context: as text_poke.
+ */
+int text_poke_batch(const struct text_poke_op *ops, size_t n);
+
+/* Make every CPU execute a serializing instruction (one cross-call round). */
+void text_sync_all_cpus(void);
+
 /* Number of text_poke calls that changed text (statistics). */
 uint64_t text_poke_count(void);
 

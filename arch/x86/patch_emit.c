@@ -1,0 +1,246 @@
+// SPDX-License-Identifier: BSD-2-Clause
+/*
+ * Emitting the code of patches (see arch/patch.h). Opcode bytes come from
+ * the [encode] section of opcodes.map (x86_encodings.h); this file only
+ * composes REX and ModRM bytes, displacements and immediates around them.
+ */
+#include <arch/patch.h>
+#include <arch/trap.h>
+#include "x86_encodings.h"
+
+#define REX_W 0x8
+#define REX_B 0x1
+#define SEL_KERNEL_CODE 0x08
+
+/* ModRM and SIB fields. */
+#define MODRM(mod, reg, rm)  ((uint8_t)((mod) << 6 | ((reg) & 7) << 3 | ((rm) & 7)))
+#define MOD_INDIRECT  0
+#define MOD_DISP8     1
+#define MOD_DISP32    2
+#define MOD_REGISTER  3
+#define RM_SIB        4
+#define RM_RIP        5
+#define SIB_RSP       0x24	/* base rsp, no index */
+#define SIB_ABSOLUTE  0x25	/* no base, no index: [disp32] */
+
+#define FRAME_BYTES   ((uint32_t)sizeof(struct trap_frame))
+#define FRAME_SLOT(field) ((uint32_t)offsetof(struct trap_frame, field))
+
+/* The order struct trap_frame keeps general registers in, highest address first. */
+static const uint8_t frame_push_order[] = {
+	INSN_RAX, INSN_RBX, INSN_RCX, INSN_RDX, INSN_RSI, INSN_RDI, INSN_RBP,
+	INSN_R8, INSN_R9, INSN_R10, INSN_R11, INSN_R12, INSN_R13, INSN_R14, INSN_R15,
+};
+
+static void emit(struct patch_buf *b, const uint8_t *bytes, size_t n)
+{
+	if (b->len + n > b->cap) {
+		b->overflow = true;
+		return;
+	}
+	for (size_t i = 0; i < n; i++)
+		b->code[b->len++] = bytes[i];
+}
+
+#define EMIT(b, name) emit((b), x86_enc_##name, sizeof(x86_enc_##name))
+
+static void emit_u8(struct patch_buf *b, uint8_t v)
+{
+	emit(b, &v, 1);
+}
+
+static void emit_u32(struct patch_buf *b, uint32_t v)
+{
+	uint8_t le[4] = { (uint8_t)v, (uint8_t)(v >> 8), (uint8_t)(v >> 16), (uint8_t)(v >> 24) };
+	emit(b, le, 4);
+}
+
+static void emit_u64(struct patch_buf *b, uint64_t v)
+{
+	emit_u32(b, (uint32_t)v);
+	emit_u32(b, (uint32_t)(v >> 32));
+}
+
+/* rel32 to target, from the end of this 4-byte field plus `after` more bytes. */
+static void emit_rel32(struct patch_buf *b, uint64_t target, unsigned after)
+{
+	int64_t rel = (int64_t)(target - (patch_buf_pc(b) + 4 + after));
+	if (rel != (int32_t)rel)
+		b->out_of_reach = true;
+	emit_u32(b, (uint32_t)rel);
+}
+
+/* An opcode from the table with REX.W (and REX.B when rm >= 8) before it. */
+static void emit_rex_w(struct patch_buf *b, unsigned rm)
+{
+	emit_u8(b, (uint8_t)(x86_enc_rex[0] | REX_W | (rm >= 8 ? REX_B : 0)));
+}
+
+uint8_t patch_breakpoint_byte(void)
+{
+	return x86_enc_int3[0];
+}
+
+void patch_emit_jmp(struct patch_buf *b, uint64_t target)
+{
+	EMIT(b, jmp_rel32);
+	emit_rel32(b, target, 0);
+}
+
+bool patch_jump_bytes(uint8_t out[PATCH_JUMP_LEN], uint64_t from, uint64_t to)
+{
+	struct patch_buf b;
+	patch_buf_init(&b, out, PATCH_JUMP_LEN, from);
+	patch_emit_jmp(&b, to);
+	return patch_buf_ok(&b) && b.len == PATCH_JUMP_LEN;
+}
+
+static void emit_push_reg(struct patch_buf *b, unsigned reg)
+{
+	if (reg >= 8)
+		emit_u8(b, (uint8_t)(x86_enc_rex[0] | REX_B));
+	emit_u8(b, (uint8_t)(x86_enc_push_r[0] + (reg & 7)));
+}
+
+static void emit_pop_reg(struct patch_buf *b, unsigned reg)
+{
+	if (reg >= 8)
+		emit_u8(b, (uint8_t)(x86_enc_rex[0] | REX_B));
+	emit_u8(b, (uint8_t)(x86_enc_pop_r[0] + (reg & 7)));
+}
+
+/* Push any 64-bit value without a scratch register. */
+static void emit_push_u64(struct patch_buf *b, uint64_t v)
+{
+	EMIT(b, push_imm32);
+	emit_u32(b, (uint32_t)v);
+	if ((int64_t)v != (int32_t)v) {
+		/* movl $high, 4(%rsp) */
+		emit(b, x86_enc_mov_rm_imm32, sizeof(x86_enc_mov_rm_imm32));
+		emit_u8(b, MODRM(MOD_DISP8, X86_ENC_MOV_RM_IMM32_EXT, RM_SIB));
+		emit_u8(b, SIB_RSP);
+		emit_u8(b, 4);
+		emit_u32(b, (uint32_t)(v >> 32));
+	}
+}
+
+/* lea disp(%rsp), %reg: moves rsp without touching the flags. */
+static void emit_lea_rsp(struct patch_buf *b, unsigned reg, int32_t disp)
+{
+	emit_rex_w(b, 0);
+	EMIT(b, lea);
+	emit_u8(b, MODRM(MOD_DISP32, reg, RM_SIB));
+	emit_u8(b, SIB_RSP);
+	emit_u32(b, (uint32_t)disp);
+}
+
+/* mov %src, %dst (64-bit, registers below r8). */
+static void emit_mov_reg(struct patch_buf *b, unsigned dst, unsigned src)
+{
+	emit_rex_w(b, 0);
+	EMIT(b, mov_rm_r);
+	emit_u8(b, MODRM(MOD_REGISTER, src, dst));
+}
+
+static void emit_mov_imm64(struct patch_buf *b, unsigned reg, uint64_t v)
+{
+	emit_u8(b, x86_enc_mov_r_imm64[0]);
+	emit_u8(b, (uint8_t)(x86_enc_mov_r_imm64[1] + (reg & 7)));
+	emit_u64(b, v);
+}
+
+void patch_emit_frame_call(struct patch_buf *b, uint64_t pc, uint64_t fn, uint64_t cookie)
+{
+	/* ss and rsp slots, then rflags, cs, rip, error code, vector. */
+	emit_lea_rsp(b, INSN_RSP, -16);
+	EMIT(b, pushfq);
+	EMIT(b, push_imm8);
+	emit_u8(b, SEL_KERNEL_CODE);
+	emit_push_u64(b, pc);
+	EMIT(b, push_imm8);
+	emit_u8(b, 0);
+	EMIT(b, push_imm8);
+	emit_u8(b, 0);
+	for (unsigned i = 0; i < sizeof(frame_push_order); i++)
+		emit_push_reg(b, frame_push_order[i]);
+
+	/* The rsp slot gets the stack pointer the probed code had. */
+	emit_lea_rsp(b, INSN_RAX, (int32_t)FRAME_BYTES);
+	emit_rex_w(b, 0);
+	EMIT(b, mov_rm_r);
+	emit_u8(b, MODRM(MOD_DISP32, INSN_RAX, RM_SIB));
+	emit_u8(b, SIB_RSP);
+	emit_u32(b, FRAME_SLOT(rsp));
+
+	emit_mov_reg(b, INSN_RDI, INSN_RSP);
+	emit_mov_imm64(b, INSN_RSI, cookie);
+	emit_mov_reg(b, INSN_RBX, INSN_RSP);	/* rbx is saved in the frame */
+	emit_rex_w(b, 0);			/* and $-16, %rsp */
+	emit(b, x86_enc_and_rm_imm8, sizeof(x86_enc_and_rm_imm8));
+	emit_u8(b, MODRM(MOD_REGISTER, X86_ENC_AND_RM_IMM8_EXT, INSN_RSP));
+	emit_u8(b, (uint8_t)-16);
+	EMIT(b, cld);
+	emit_mov_imm64(b, INSN_RAX, fn);
+	emit(b, x86_enc_call_rm, sizeof(x86_enc_call_rm));
+	emit_u8(b, MODRM(MOD_REGISTER, X86_ENC_CALL_RM_EXT, INSN_RAX));
+	emit_mov_reg(b, INSN_RSP, INSN_RBX);
+
+	for (unsigned i = sizeof(frame_push_order); i-- > 0;)
+		emit_pop_reg(b, frame_push_order[i]);
+	emit_lea_rsp(b, INSN_RSP, 32);		/* vector, error code, rip, cs */
+	EMIT(b, popfq);
+	emit_lea_rsp(b, INSN_RSP, 16);		/* rsp and ss slots */
+}
+
+void patch_emit_counter(struct patch_buf *b, uint64_t counter, bool flags_free)
+{
+	if (!flags_free)
+		EMIT(b, pushfq);
+	EMIT(b, lock);			/* lock incq counter(%rip) */
+	emit_rex_w(b, 0);
+	emit(b, x86_enc_inc_rm, sizeof(x86_enc_inc_rm));
+	emit_u8(b, MODRM(MOD_INDIRECT, X86_ENC_INC_RM_EXT, RM_RIP));
+	emit_rel32(b, counter, 0);
+	if (!flags_free)
+		EMIT(b, popfq);
+}
+
+uint32_t patch_accumulate_clobbers(void)
+{
+	return INSN_REG(INSN_RAX) | INSN_REG(INSN_RDX);
+}
+
+/* op %gs:slot with REX.W: the opcode bytes, then reg and an absolute disp32. */
+static void emit_gs_op(struct patch_buf *b, const uint8_t *op, size_t n, unsigned reg, uint32_t slot)
+{
+	EMIT(b, gs);
+	emit_rex_w(b, 0);
+	emit(b, op, n);
+	emit_u8(b, MODRM(MOD_INDIRECT, reg, RM_SIB));
+	emit_u8(b, SIB_ABSOLUTE);
+	emit_u32(b, slot);
+}
+
+void patch_emit_accumulate(struct patch_buf *b, const struct patch_accumulator *acc, int delta)
+{
+	EMIT(b, pushfq);
+	EMIT(b, cli);
+	EMIT(b, rdtsc);					/* rax = now */
+	emit_rex_w(b, 0);
+	emit(b, x86_enc_shl_rm_imm8, sizeof(x86_enc_shl_rm_imm8));
+	emit_u8(b, MODRM(MOD_REGISTER, X86_ENC_SHL_RM_IMM8_EXT, INSN_RDX));
+	emit_u8(b, 32);
+	emit_rex_w(b, 0);
+	EMIT(b, or_rm_r);
+	emit_u8(b, MODRM(MOD_REGISTER, INSN_RDX, INSN_RAX));
+	emit_mov_reg(b, INSN_RDX, INSN_RAX);		/* rdx = now - last */
+	emit_gs_op(b, x86_enc_sub_r_rm, sizeof(x86_enc_sub_r_rm), INSN_RDX, acc->last);
+	emit_gs_op(b, x86_enc_mov_rm_r, sizeof(x86_enc_mov_rm_r), INSN_RAX, acc->last);
+	emit_gs_op(b, x86_enc_imul_r_rm, sizeof(x86_enc_imul_r_rm), INSN_RDX, acc->inside);
+	emit_gs_op(b, x86_enc_add_rm_r, sizeof(x86_enc_add_rm_r), INSN_RDX, acc->area);
+	if (delta > 0)
+		emit_gs_op(b, x86_enc_inc_rm, sizeof(x86_enc_inc_rm), X86_ENC_INC_RM_EXT, acc->inside);
+	else
+		emit_gs_op(b, x86_enc_dec_rm, sizeof(x86_enc_dec_rm), X86_ENC_DEC_RM_EXT, acc->inside);
+	EMIT(b, popfq);
+}
