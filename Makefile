@@ -2,7 +2,7 @@
 #
 # Scion: one entry point for building, running, testing and measuring.
 #
-#   make run [SMP=n] [MEM=size] [CMDLINE="opt=value ..."]   boot the GRUB ISO in QEMU
+#   make run [SMP=n] [MEM=size] [TCG=single|multi] [CMDLINE=".."]  boot the GRUB ISO in QEMU
 #   make test                                               every test; ends "N passed, M failed"
 #   make bench                                              figures under -icount into build/bench/
 #   make gdb [SMP=n]                                        QEMU halted + gdb with symbols
@@ -17,6 +17,7 @@ ARCH ?= x86_64
 BUILD ?= build
 SMP ?= 1
 MEM ?= 256M
+TCG ?= single
 CMDLINE ?=
 PYTHON ?= python3
 V ?= 0
@@ -71,9 +72,11 @@ ISO := $(BUILD)/scion.iso
 kernel: $(KERNEL) $(KERNEL32)
 iso: $(ISO)
 
-# The probe machinery and text patching must never be probed: their code
-# goes to .text.noprobe (whose bounds the probe code checks).
-NOPROBE_SRCS := $(filter kernel/probe/% kernel/poke/% $(ARCH_DIR)/probe%,$(KERNEL_SRCS))
+# The probe machinery, the patch builder and text patching must never be
+# probed: their code goes to .text.noprobe (whose bounds the probe code
+# checks); tools/check_noprobe.py proves that what probe context runs is there.
+NOPROBE_SRCS := $(filter kernel/probe/% kernel/poke/% $(ARCH_DIR)/patch_% $(ARCH_DIR)/relocate.c,\
+		  $(KERNEL_SRCS))
 
 $(BUILD)/obj/%.c.o: %.c | $(GENERATED_HEADERS)
 	@mkdir -p $(dir $@)
@@ -153,13 +156,13 @@ deps:
 
 # Refuse bad SMP/MEM values before building anything.
 run-options:
-	@$(PYTHON) qemu/run.py --check --smp '$(SMP)' --mem '$(MEM)'
+	@$(PYTHON) qemu/run.py --check --smp '$(SMP)' --mem '$(MEM)' --tcg '$(TCG)'
 
 run: run-options deps iso
-	@$(PYTHON) qemu/run.py --iso $(ISO) --smp '$(SMP)' --mem '$(MEM)'
+	@$(PYTHON) qemu/run.py --iso $(ISO) --smp '$(SMP)' --mem '$(MEM)' --tcg '$(TCG)'
 
 gdb: run-options deps iso
-	@$(PYTHON) qemu/run.py --iso $(ISO) --smp '$(SMP)' --mem '$(MEM)' --gdb --kernel-symbols $(KERNEL)
+	@$(PYTHON) qemu/run.py --iso $(ISO) --smp '$(SMP)' --mem '$(MEM)' --tcg '$(TCG)' --gdb --kernel-symbols $(KERNEL)
 
 # Host unit tests: tests/host/*.c with the pure kernel sources they test.
 HOST_CC ?= gcc

@@ -38,16 +38,22 @@ def main():
     ap.add_argument("--check", action="store_true", help="only check the options")
     ap.add_argument("--smp", default="1")
     ap.add_argument("--mem", default="256M")
+    ap.add_argument("--tcg", default="single",
+                    help="single: vCPUs share one host thread, safe for probes (default); "
+                         "multi: one thread per vCPU, faster, but see PLATFORMS.md before patching code")
     ap.add_argument("--gdb", action="store_true", help="start halted with the gdbstub, attach gdb")
     ap.add_argument("--kernel-symbols", help="ELF with symbols for gdb")
     args = ap.parse_args()
     try:
         machine.parse_smp(args.smp)
         machine.parse_mem(args.mem)
+        if args.tcg not in ("single", "multi"):
+            raise machine.ConfigError(f"TCG={args.tcg}: use single or multi")
         if args.check:
             return
         port = free_port() if args.gdb else None
-        argv = machine.qemu_command(smp=args.smp, mem=args.mem, iso=args.iso, gdb_port=port)
+        argv = machine.qemu_command(smp=args.smp, mem=args.mem, iso=args.iso, gdb_port=port,
+                                    single_thread_tcg=args.tcg == "single")
     except machine.ConfigError as e:
         sys.exit(f"make run: {e}")
     if not args.gdb:

@@ -17,6 +17,7 @@
 #include <scion/format.h>
 #include <scion/errno.h>
 #include <scion/shell.h>
+#include <scion/probe.h>
 #include <arch/trap.h>
 #include <arch/irq.h>
 #include <arch/x86.h>
@@ -99,7 +100,7 @@ static void decode_page_fault(struct fault_info *info)
  * NMIs stop CPUs during a panic. Any other NMI is only counted: it can
  * arrive while this CPU holds the console lock, so it must not print.
  */
-static void handle_nmi(struct trap_frame *f)
+static __noprobe void handle_nmi(struct trap_frame *f)
 {
 	(void)f;
 	if (panic_in_progress)
@@ -107,7 +108,7 @@ static void handle_nmi(struct trap_frame *f)
 	__atomic_fetch_add(&unexpected_nmis, 1, __ATOMIC_RELAXED);
 }
 
-static void handle_exception(struct trap_frame *f)
+static __noprobe void handle_exception(struct trap_frame *f)
 {
 	struct fault_info info = {
 		.what = f->vector < 32 && exception_names[f->vector] ?
@@ -120,6 +121,10 @@ static void handle_exception(struct trap_frame *f)
 	case VEC_NMI:
 		handle_nmi(f);
 		return;
+	case VEC_BREAKPOINT:
+		if (probe_breakpoint(f))
+			return;
+		break;
 	case VEC_PAGE_FAULT:
 		decode_page_fault(&info);
 		break;
@@ -133,8 +138,13 @@ static void handle_exception(struct trap_frame *f)
 	fault_handle(f, &info);
 }
 
+struct trap_frame *arch_interrupted_frame(void)
+{
+	return this_cpu()->arch.irq_frame;
+}
+
 /* Called from trap_common with interrupts masked. */
-void trap_dispatch(struct trap_frame *f)
+__noprobe void trap_dispatch(struct trap_frame *f)
 {
 	struct cpu *c;
 
@@ -145,6 +155,8 @@ void trap_dispatch(struct trap_frame *f)
 	c = this_cpu();
 	c->irq_depth++;
 	c->interrupts++;
+	struct trap_frame *outer = c->arch.irq_frame;
+	c->arch.irq_frame = f;
 	struct irq_entry *h = &handlers[f->vector];
 	if (h->fn) {
 		__atomic_fetch_add(&h->count, 1, __ATOMIC_RELAXED);
@@ -155,9 +167,10 @@ void trap_dispatch(struct trap_frame *f)
 	/* The spurious vector and the masked PIC's spurious lines get no EOI. */
 	if (f->vector != VEC_SPURIOUS && (f->vector < VEC_PIC_BASE || f->vector >= VEC_PIC_BASE + 16))
 		lapic_eoi();
+	c->arch.irq_frame = outer;
 	c->irq_depth--;
 	if (c->irq_depth == 0)
-		sched_irq_exit();
+		sched_irq_exit(trap_frame_pc(f));
 }
 
 static void ipi_xcall(void *arg)

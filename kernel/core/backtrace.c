@@ -7,6 +7,7 @@
  */
 #include <scion/fault.h>
 #include <scion/printk.h>
+#include <scion/probe.h>
 #include <scion/symtab.h>
 #include <scion/thread.h>
 #include <scion/cpu.h>
@@ -21,14 +22,27 @@
  */
 static const char *format_return_address(uintptr_t ret, char *buf, size_t size)
 {
-	uint64_t off;
-	const struct ksym *s = symtab_lookup_addr(&kernel_symtab, ret - 1, &off);
+	uint64_t off, origin;
 
+	if (probe_patch_origin(ret - 1, &origin))
+		return code_format(ret - 1, buf, size);
+	const struct ksym *s = symtab_lookup_addr(&kernel_symtab, ret - 1, &off);
 	if (!s)
 		snprintf(buf, size, "?");
 	else
 		snprintf(buf, size, "%s+0x%llx", ksym_name(&kernel_symtab, s),
 			 (unsigned long long)off + 1);
+	return buf;
+}
+
+const char *code_format(uintptr_t pc, char *buf, size_t size)
+{
+	uint64_t origin;
+	char sym[80];
+
+	if (!probe_patch_origin(pc, &origin))
+		return ksym_format(pc, buf, size);
+	snprintf(buf, size, "%s (in a probe patch)", ksym_format(origin, sym, sizeof(sym)));
 	return buf;
 }
 
@@ -52,7 +66,7 @@ unsigned backtrace_print(uintptr_t pc, uintptr_t fp)
 	unsigned n = 0;
 
 	printk("  #%u 0x%016llx %s\n", n++, (unsigned long long)pc,
-	       ksym_format(pc, sym, sizeof(sym)));
+	       code_format(pc, sym, sizeof(sym)));
 	while (n < BACKTRACE_MAX_FRAMES && frame_ok(fp)) {
 		uintptr_t ret;
 		uintptr_t next = arch_frame_unwind(fp, &ret);

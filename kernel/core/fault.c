@@ -12,6 +12,7 @@
  */
 #include <scion/fault.h>
 #include <scion/printk.h>
+#include <scion/probe.h>
 #include <scion/symtab.h>
 #include <scion/thread.h>
 #include <scion/cpu.h>
@@ -42,8 +43,9 @@ static const char *why_not_killable(const struct trap_frame *frame)
 
 static void record(const struct thread *t, const struct fault_info *info, uintptr_t pc)
 {
-	uint64_t off;
-	const struct ksym *s = symtab_lookup_addr(&kernel_symtab, pc, &off);
+	uint64_t off, where = pc;
+	probe_patch_origin(pc, &where);	/* a relocated instruction faults as its original */
+	const struct ksym *s = symtab_lookup_addr(&kernel_symtab, where, &off);
 
 	irqflags_t f = spin_lock_irqsave(&fault_lock);
 	last_fault.count++;
@@ -80,12 +82,12 @@ void fault_handle(struct trap_frame *frame, const struct fault_info *info)
 	       info->detail[0] ? ": " : "", info->detail);
 	if (info->has_address)
 		printk(", address 0x%016llx", (unsigned long long)info->address);
-	printk("\n  pc 0x%016llx %s\n", (unsigned long long)pc, ksym_format(pc, sym, sizeof(sym)));
+	printk("\n  pc 0x%016llx %s\n", (unsigned long long)pc, code_format(pc, sym, sizeof(sym)));
 	arch_trap_print_regs(frame);
 	printk("backtrace:\n");
 	backtrace_print(pc, trap_frame_fp(frame));
 	if (unsafe)
-		panic("%s %s, pc %s", info->what, unsafe, ksym_format(pc, sym, sizeof(sym)));
+		panic("%s %s, pc %s", info->what, unsafe, code_format(pc, sym, sizeof(sym)));
 	record(t, info, pc);
 	printk("thread '%s' (tid %llu) killed by %s; the kernel goes on\n", t->name,
 	       (unsigned long long)t->tid, info->what);

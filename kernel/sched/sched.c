@@ -11,6 +11,7 @@
  *
  * Lock order: waitq locks -> sched_lock -> threads_lock, vmap, heap.
  */
+#include <scion/sdt.h>
 #include <scion/sched.h>
 #include <scion/clock.h>
 #include <scion/cpu.h>
@@ -92,11 +93,12 @@ static struct thread *finish_switch(struct thread *prev)
 /*
  * Run another thread on this CPU, if there is one to run. The caller
  * holds sched_lock and has set its own state (RUNNING means it stays
- * runnable). Returns with sched_lock held, in the caller's thread once it
- * runs again, with a dead detached thread to release (after unlocking)
- * or NULL.
+ * runnable); preempted_pc is where an interrupt stopped it (0 when it
+ * gives up the CPU itself). Returns with sched_lock held, in the
+ * caller's thread once it runs again, with a dead detached thread to
+ * release (after unlocking) or NULL.
  */
-static struct thread *switch_away(void)
+static struct thread *switch_to_next(uintptr_t preempted_pc)
 {
 	struct cpu *c = this_cpu();
 	struct thread *prev = c->current;
@@ -116,11 +118,13 @@ static struct thread *switch_away(void)
 		prev->state = THREAD_RUNNING;
 		return NULL;
 	}
+	WRITE_ONCE(prev->preempted_pc, preempted_pc);
 	next->state = THREAD_RUNNING;
 	next->cpu = c;
 	next->on_cpu = true;
 	next->switches_in++;
 	c->current = next;
+	SDT_PROBE2(thread__switch, prev->tid, next->tid);
 	prev = arch_context_switch(prev, next);
 	return finish_switch(prev);
 }
@@ -146,7 +150,7 @@ __noreturn void thread_first_run(struct thread *prev)
 void thread_yield(void)
 {
 	irqflags_t f = spin_lock_irqsave(&sched_lock);
-	unlock_and_reap(switch_away());
+	unlock_and_reap(switch_to_next(0));
 	arch_irq_restore(f);
 }
 
@@ -160,7 +164,7 @@ bool thread_sleep_locked(struct spinlock *cond, uint64_t deadline)
 	t->timed_out = false;
 	if (deadline)
 		arm_deadline(t, deadline);
-	struct thread *reap = switch_away();
+	struct thread *reap = switch_to_next(0);
 	disarm_deadline(t);
 	bool timed_out = t->timed_out;
 	unlock_and_reap(reap);
@@ -177,7 +181,7 @@ void thread_sleep_ticks(uint64_t ticks)
 	while (clock_ticks() < deadline) {
 		t->state = THREAD_SLEEPING;
 		arm_deadline(t, deadline);
-		struct thread *reap = switch_away();
+		struct thread *reap = switch_to_next(0);
 		disarm_deadline(t);
 		if (reap) {
 			unlock_and_reap(reap);
@@ -209,7 +213,8 @@ void thread_exit(int code)
 		panic("idle thread of cpu %u tried to exit", this_cpu()->index);
 	t->exit_code = code;
 	t->state = THREAD_DEAD;
-	switch_away();
+	SDT_PROBE2(thread__exit, t->tid, code);
+	switch_to_next(0);
 	panic("dead thread '%s' was scheduled again", t->name);
 }
 
@@ -229,7 +234,7 @@ int thread_join_timeout(struct thread *t, uint64_t ticks, int *code)
 		me->state = THREAD_SLEEPING;
 		if (deadline)
 			arm_deadline(me, deadline);
-		struct thread *reap = switch_away();
+		struct thread *reap = switch_to_next(0);
 		disarm_deadline(me);
 		if (reap) {
 			unlock_and_reap(reap);
@@ -286,14 +291,14 @@ void sched_tick(void)
 	spin_unlock_noirq(&sched_lock);
 }
 
-void sched_irq_exit(void)
+void sched_irq_exit(uintptr_t interrupted_pc)
 {
 	struct cpu *c = this_cpu();
 
 	if (!c->need_resched || c->lock_depth || panic_in_progress)
 		return;
 	spin_lock_noirq(&sched_lock);
-	unlock_and_reap(switch_away());
+	unlock_and_reap(switch_to_next(interrupted_pc));
 }
 
 void sched_handle_resched_ipi(void)
@@ -308,7 +313,7 @@ void sched_idle_loop(void)
 	for (;;) {
 		irqflags_t f = spin_lock_irqsave(&sched_lock);
 		if (c->need_resched || sched_policy->runnable(c)) {
-			unlock_and_reap(switch_away());
+			unlock_and_reap(switch_to_next(0));
 			arch_irq_restore(f);
 			continue;
 		}

@@ -6,6 +6,7 @@
  * all_threads (threads_lock) holds every thread from creation until its
  * memory is released, dead ones included, so `threads` shows them.
  */
+#include <scion/sdt.h>
 #include <scion/thread.h>
 #include <scion/sched.h>
 #include <scion/mm.h>
@@ -62,6 +63,7 @@ struct thread *thread_create(const char *name, thread_fn fn, void *arg, int cpu)
 	t->affinity = cpu;
 	arch_context_init(t, t->stack_top);
 	thread_register(t);
+	SDT_PROBE2(thread__create, t->tid, cpu);
 
 	irqflags_t f = spin_lock_irqsave(&sched_lock);
 	sched_make_runnable(t);

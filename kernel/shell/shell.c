@@ -5,6 +5,7 @@
  * the first word (commands come from the shell_cmds linker table).
  * Errors are one line each and the shell always goes on.
  */
+#include <scion/sdt.h>
 #include <scion/shell.h>
 #include <scion/console.h>
 #include <scion/printk.h>
@@ -81,6 +82,7 @@ int shell_execute(char *line)
 		printk("scion: unknown command '%s'; type 'help' for the list\n", argv[0]);
 		return -ENOENT;
 	}
+	SDT_PROBE2(shell__command, argv[0], argc);
 	return c->fn(argc, argv);
 }
 

@@ -119,6 +119,7 @@ int ktest_run(const char *selector)
 			continue;
 		}
 		int code = 0;
+		uint64_t started = clock_ticks();
 		if (thread_join_timeout(t, (uint64_t)kt->timeout_s * HZ, &code) == -ETIMEDOUT) {
 			printk("test %s: FAILED: did not finish within %u s; stopping the run\n",
 			       kt->name, kt->timeout_s);
@@ -131,7 +132,8 @@ int ktest_run(const char *selector)
 			printk("test %s: FAILED: %s\n", kt->name, run->ctx.why);
 			failed++;
 		} else {
-			printk("test %s: OK\n", kt->name);
+			printk("test %s: OK (%llu ms)\n", kt->name,
+			       (unsigned long long)((clock_ticks() - started) * 1000 / HZ));
 			passed++;
 		}
 		kfree(run);

@@ -5,7 +5,7 @@ import re
 
 import machine
 
-TEST_LINE = re.compile(r"^test (\S+): (OK|FAILED: .*|SKIPPED.*)$", re.M)
+TEST_LINE = re.compile(r"^test (\S+): (OK(?= \(\d+ ms\)$)|FAILED: .*|SKIPPED.*)", re.M)
 SUMMARY = re.compile(r"^(\d+) passed, (\d+) failed$", re.M)
 
 

@@ -1,7 +1,7 @@
 # SPDX-License-Identifier: BSD-2-Clause
 """In-kernel test runs on 1, 2 and 4 CPUs.
 
-Code-patching tests (poke_*) run under single-threaded TCG only
+Code-patching tests (poke_*, probe_*) run under single-threaded TCG only
 (PLATFORMS.md: QEMU's MTTCG keeps stale translations of code another
 vCPU rewrites). The 2-CPU run uses multi-threaded TCG for the rest, so
 locks and cross-calls race for real; the 4-CPU run interleaves vCPUs on
@@ -31,12 +31,13 @@ def job_smp1(ctx):
 
 
 def job_smp2_multithreaded(ctx):
-    boot = run_kernel_tests(ctx, "smp2-mttcg", 2, "*,!poke_*", single_thread_tcg=False)
+    boot = run_kernel_tests(ctx, "smp2-mttcg", 2, "*,!poke_*,!probe_*",
+                            single_thread_tcg=False)
     check_fault_report(ctx, "smp2-mttcg", boot)
 
 
 def job_smp2_patching(ctx):
-    run_kernel_tests(ctx, "smp2-poke", 2, "poke_*", single_thread_tcg=True)
+    run_kernel_tests(ctx, "smp2-patching", 2, "poke_*,probe_*", single_thread_tcg=True)
 
 
 def job_smp4(ctx):

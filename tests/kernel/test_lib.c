@@ -5,6 +5,7 @@
 #include <scion/string.h>
 #include <scion/errno.h>
 #include <scion/glob.h>
+#include <scion/sort.h>
 
 #define EXPECT_FORMAT(t, expected, ...) do { \
 	char buf_[96]; \
@@ -53,6 +54,9 @@ KTEST(lib_strings, 1)
 		  "strlcpy truncates and returns the source length");
 	KT_EXPECT(t, strcmp("abc", "abd") < 0 && strcmp("b", "a") > 0 && !strcmp("", ""), "strcmp");
 	KT_EXPECT(t, strncmp("abcX", "abcY", 3) == 0, "strncmp stops at n");
+	const char *hay = "probe machinery";
+	KT_EXPECT(t, strstr(hay, "mach") == hay + 6 && strstr(hay, "") == hay &&
+		     !strstr(hay, "machines") && !strstr("", "a"), "strstr");
 	char overlap[] = "0123456789";
 	memmove(overlap + 2, overlap, 5);
 	KT_EXPECT(t, !strcmp(overlap, "0101234789"), "memmove overlapping forward: %s", overlap);
@@ -60,4 +64,24 @@ KTEST(lib_strings, 1)
 		  "errno names");
 	KT_EXPECT(t, glob_list_match("sched_*,!sched_slow", "sched_fast") &&
 		     !glob_list_match("sched_*,!sched_slow", "sched_slow"), "glob lists");
+}
+
+KTEST(lib_sort_u64, 1)
+{
+	uint64_t a[200];
+	uint64_t x = 12345;
+	for (size_t i = 0; i < ARRAY_SIZE(a); i++) {
+		x = x * 6364136223846793005ull + 1442695040888963407ull;
+		a[i] = (x >> 40) % 97;	/* many duplicates */
+	}
+	sort_u64(a, ARRAY_SIZE(a));
+	for (size_t i = 1; i < ARRAY_SIZE(a); i++)
+		KT_ASSERT(t, a[i - 1] <= a[i], "out of order at %zu", i);
+	sort_u64(a, 0);
+	uint64_t s[] = { 10, 20, 30 };
+	KT_EXPECT(t, sorted_u64_any_between(s, 3, 15, 25), "20 is in (15, 25)");
+	KT_EXPECT(t, !sorted_u64_any_between(s, 3, 10, 20), "bounds are exclusive");
+	KT_EXPECT(t, !sorted_u64_any_between(s, 3, 30, 100), "nothing above 30");
+	KT_EXPECT(t, sorted_u64_any_between(s, 3, 0, 11), "10 is in (0, 11)");
+	KT_EXPECT(t, !sorted_u64_any_between(s, 0, 0, 100), "empty array");
 }

@@ -13,6 +13,7 @@
 #include <arch/smp.h>
 
 #define MAX_CPUS ARCH_MAX_CPUS
+#define PROBE_CPU_SLOTS 192	/* 64 accumulators of 3 slots */
 
 struct thread;
 struct xcall_slot;
@@ -30,6 +31,9 @@ struct cpu {
 	uint64_t idle_ticks;		/* own CPU: ticks that found the idle thread */
 	uint64_t interrupts;		/* own CPU: interrupts taken */
 	uint64_t xcalls;		/* own CPU: cross-call functions run */
+
+	int probe_nesting;		/* own CPU: probe consumers running */
+	uint64_t probe_slots[PROBE_CPU_SLOTS];	/* own CPU: accumulators (kernel/probe) */
 
 	struct spinlock xcall_lock;
 	struct xcall_slot *xcall_head;	/* xcall_lock: queued cross-calls */

@@ -49,4 +49,11 @@ void fault_last(struct fault_record *out);
  */
 unsigned backtrace_print(uintptr_t pc, uintptr_t fp);
 
+/*
+ * code_format - "name+0xoff" for a code address, or for code in a probe
+ * patch "name+0xoff (in a probe patch)" naming the text it stands for.
+ * Return value: buf.
+ */
+const char *code_format(uintptr_t pc, char *buf, size_t size);
+
 #endif

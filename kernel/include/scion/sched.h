@@ -92,8 +92,13 @@ bool thread_wake(struct thread *t);
 /* Scheduler bookkeeping for a timer tick on this CPU (interrupt context). */
 void sched_tick(void);
 
-/* The interrupt that is returning would like to preempt: switch if allowed. */
-void sched_irq_exit(void);
+/*
+ * The interrupt that is returning would like to preempt: switch if
+ * allowed. interrupted_pc is where the interrupt stopped the thread
+ * (recorded in it: the probe machinery must know where preempted threads
+ * will resume).
+ */
+void sched_irq_exit(uintptr_t interrupted_pc);
 
 /* Handle a reschedule IPI (interrupt context). */
 void sched_handle_resched_ipi(void);

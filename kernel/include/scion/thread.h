@@ -49,6 +49,8 @@ struct thread {
 	uint64_t switches_in;		/* sched_lock */
 	thread_fn entry;		/* set once */
 	void *arg;			/* set once */
+	uintptr_t preempted_pc;		/* sched_lock: where an interrupt last switched it out
+					   (0: it last switched out by itself); read unlocked */
 	uintptr_t stack_base;		/* set once; 0 for a boot stack */
 	uintptr_t stack_top;		/* set once */
 	int exit_code;			/* sched_lock, valid when DEAD */

@@ -10,6 +10,9 @@
  *   VMAP_BASE        0xffffc80000000000  thread stacks with guard pages
  *   TEXT_ALIAS_BASE  0xfffffe0000000000  temporary writable text aliases
  *   KERNEL_VIRT_BASE 0xffffffff80000000  the kernel image (phys + base)
+ *   PATCH_CODE_BASE  0xffffffffc0000000  probe patches, read-only executable
+ *   PATCH_DATA_BASE  0xffffffffc1000000  probe counters, read/write
+ * (the patch areas are within rel32 reach of the kernel and of each other)
  * The lower half is unmapped once boot is over.
  */
 #ifndef ARCH_MMU_H
@@ -28,6 +31,10 @@
 #define VMAP_BASE         0xffffc80000000000ull
 #define VMAP_LIMIT        0xffffd00000000000ull
 #define TEXT_ALIAS_BASE   0xfffffe0000000000ull
+#define PATCH_CODE_BASE   0xffffffffc0000000ull
+#define PATCH_CODE_SIZE   (16ull << 20)
+#define PATCH_DATA_BASE   0xffffffffc1000000ull
+#define PATCH_DATA_SIZE   (16ull << 20)
 
 /* Flags for arch_map_page. A mapping is always readable. */
 #define MAP_WRITE    0x1u

@@ -25,8 +25,11 @@ struct tss {
 #define IST_STACK_SIZE 8192
 
 /* Per-CPU arch state, embedded in struct cpu. Written only by its CPU after bring-up. */
+struct trap_frame;
+
 struct arch_cpu {
 	uint32_t apic_id;
+	struct trap_frame *irq_frame;	/* the frame of the interrupt being handled */
 	uint64_t gdt[GDT_ENTRIES] __attribute__((aligned(16)));
 	struct tss tss __attribute__((aligned(16)));
 	/* Stacks for double fault and NMI: they must work on a broken stack. */

@@ -38,6 +38,26 @@ static inline uintptr_t trap_frame_sp(const struct trap_frame *f)
 	return f->rsp;
 }
 
+/* Argument n (0..5) of a call, as it stands at a function's entry or an sdt site. */
+static inline uint64_t trap_frame_arg(const struct trap_frame *f, unsigned n)
+{
+	switch (n) {
+	case 0: return f->rdi;
+	case 1: return f->rsi;
+	case 2: return f->rdx;
+	case 3: return f->rcx;
+	case 4: return f->r8;
+	case 5: return f->r9;
+	default: return 0;
+	}
+}
+
+/* The value a function returns, as it stands at its ret. */
+static inline uint64_t trap_frame_retval(const struct trap_frame *f)
+{
+	return f->rax;
+}
+
 static inline bool trap_frame_irqs_were_enabled(const struct trap_frame *f)
 {
 	return (f->rflags & (1u << 9)) != 0;
@@ -61,6 +81,12 @@ static inline uintptr_t arch_frame_unwind(uintptr_t fp, uintptr_t *ret)
 
 /* Size of a frame record (saved fp + return address) on the stack. */
 #define ARCH_FRAME_RECORD_SIZE 16
+
+/*
+ * The frame of the interrupt this CPU is handling (the one a cross-call
+ * function runs in), or NULL. Caller's context: interrupt handler.
+ */
+struct trap_frame *arch_interrupted_frame(void);
 
 /* Frame pointer of the calling function. */
 #define arch_current_fp() ((uintptr_t)__builtin_frame_address(0))

@@ -1,0 +1,176 @@
+// SPDX-License-Identifier: BSD-2-Clause
+/*
+ * Running consumers: from the breakpoint handler (int3 sites, and jump
+ * sites while their jump is being written) and from the frame call in a
+ * jump patch.
+ *
+ * Consumers run with interrupts masked, so that once a round of
+ * cross-calls has completed after a consumer was detached, no CPU is
+ * still inside it and its owner may free it. A hit while this CPU is
+ * already running consumers (a handler that reaches a probed function)
+ * only counts as missed: probes never recurse.
+ */
+#include <scion/probe.h>
+#include <scion/cpu.h>
+#include <scion/thread.h>
+#include <scion/atomic.h>
+#include <scion/errno.h>
+#include <arch/cpu.h>
+#include "probe_internal.h"
+
+#define ACCUMULATORS (PROBE_CPU_SLOTS / 3)
+
+static uint64_t accumulator_used;	/* probe_mutex: bit per accumulator */
+
+void accumulator_slots(const struct probe_accumulator *acc, struct patch_accumulator *out)
+{
+	uint32_t base = (uint32_t)(offsetof(struct cpu, probe_slots) + acc->slot * sizeof(uint64_t));
+	out->last = base;
+	out->inside = base + 8;
+	out->area = base + 16;
+}
+
+int probe_accumulator_init(struct probe_accumulator *acc)
+{
+	mutex_lock(&probe_mutex);
+	int i = 0;
+	while (i < ACCUMULATORS && (accumulator_used >> i) & 1)
+		i++;
+	if (i == ACCUMULATORS) {
+		mutex_unlock(&probe_mutex);
+		return -ENOSPC;
+	}
+	accumulator_used |= 1ull << i;
+	acc->slot = (unsigned)i * 3;
+	acc->started = arch_cycles();
+	for (unsigned c = 0; c < MAX_CPUS; c++) {
+		uint64_t *s = &cpu_by_index(c)->probe_slots[acc->slot];
+		s[0] = acc->started;
+		s[1] = 0;
+		s[2] = 0;
+	}
+	mutex_unlock(&probe_mutex);
+	return 0;
+}
+
+void probe_accumulator_release(struct probe_accumulator *acc)
+{
+	mutex_lock(&probe_mutex);
+	accumulator_used &= ~(1ull << (acc->slot / 3));
+	mutex_unlock(&probe_mutex);
+}
+
+void probe_accumulator_read(const struct probe_accumulator *acc, int64_t *inside,
+			    uint64_t *area, uint64_t *elapsed)
+{
+	uint64_t now = arch_cycles();
+	int64_t in = 0;
+	uint64_t total = 0;
+
+	for (unsigned c = 0; c < cpu_count(); c++) {
+		const uint64_t *s = &cpu_by_index(c)->probe_slots[acc->slot];
+		uint64_t last = READ_ONCE(s[0]);
+		int64_t here = (int64_t)READ_ONCE(s[1]);
+		in += here;
+		total += READ_ONCE(s[2]) + (uint64_t)(here * (int64_t)(now - last));
+	}
+	*inside = in;
+	*area = total;
+	*elapsed = now - acc->started;
+}
+
+/* The accumulator step of patch_emit_accumulate, in C. Interrupts masked. */
+static void accumulate(const struct probe_accumulator *acc, int delta)
+{
+	uint64_t *s = &this_cpu()->probe_slots[acc->slot];
+	uint64_t now = arch_cycles();
+
+	s[2] += (uint64_t)((int64_t)s[1] * (int64_t)(now - s[0]));
+	s[0] = now;
+	s[1] += (uint64_t)(int64_t)delta;
+}
+
+bool consumer_inline(const struct probe_consumer *c, uint32_t live_before)
+{
+	if (c->tid || c->no_inline)
+		return false;
+	switch (c->action) {
+	case PROBE_COUNT:
+		return true;
+	case PROBE_ENTER: case PROBE_EXIT:
+		return !(live_before & patch_accumulate_clobbers());
+	default:
+		return false;
+	}
+}
+
+static void consumer_run(struct probe_consumer *c, const struct probe_hit *hit)
+{
+	if (c->tid) {
+		struct thread *t = this_cpu()->current;
+		if (!t || t->tid != c->tid)
+			return;
+	}
+	switch (c->action) {
+	case PROBE_COUNT:
+		atomic_add(c->counter, 1);
+		break;
+	case PROBE_ENTER:
+		accumulate(c->acc, 1);
+		break;
+	case PROBE_EXIT:
+		accumulate(c->acc, -1);
+		break;
+	case PROBE_HANDLER:
+		c->handler(hit, c->arg);
+		break;
+	}
+}
+
+/* Run the first n consumers of st. Interrupts masked. */
+static void run_consumers(struct site_state *st, unsigned n, struct trap_frame *frame)
+{
+	struct cpu *cpu = this_cpu();
+
+	if (cpu->probe_nesting) {
+		atomic_add(&st->missed, 1);
+		return;
+	}
+	atomic_add(&st->hits, 1);
+	cpu->probe_nesting++;
+	for (unsigned i = 0; i < n; i++) {
+		struct probe_hit hit = { st->c[i]->probe, st->addr, frame };
+		consumer_run(st->c[i], &hit);
+	}
+	cpu->probe_nesting--;
+}
+
+void probe_dispatch_frame(struct trap_frame *frame, uint64_t state)
+{
+	irqflags_t f = arch_irq_save();
+	struct site_state *st = (struct site_state *)(uintptr_t)state;
+	/* A thread preempted inside a replaced patch must not reach detached consumers. */
+	if (!__atomic_load_n(&st->retired, __ATOMIC_ACQUIRE))
+		run_consumers(st, st->ncall, frame);
+	arch_irq_restore(f);
+}
+
+bool probe_breakpoint(struct trap_frame *frame)
+{
+	uint64_t addr = trap_frame_pc(frame) - 1;
+	struct probe_site *site = site_lookup(addr);
+
+	if (!site) {
+		/* Trapped on a breakpoint that was removed while the trap was taken: retry. */
+		if (*(const volatile uint8_t *)(uintptr_t)addr != patch_breakpoint_byte()) {
+			trap_frame_set_pc(frame, addr);
+			return true;
+		}
+		return false;
+	}
+	struct site_state *st = __atomic_load_n(&site->state, __ATOMIC_ACQUIRE);
+	if (st->mechanism == SITE_INT3)
+		run_consumers(st, st->n, frame);
+	trap_frame_set_pc(frame, st->resume);
+	return true;
+}

@@ -1,0 +1,266 @@
+// SPDX-License-Identifier: BSD-2-Clause
+/*
+ * Memory for patches and their data, within rel32 reach of the kernel
+ * text (arch/mmu.h: PATCH_CODE_BASE, PATCH_DATA_BASE).
+ *
+ * Code is handed out in 64-byte units from a bitmap; its pages are mapped
+ * read-only and executable when first used, and written through their
+ * direct-map alias, always before any CPU can jump to them. A patch that
+ * is no longer reachable is retired, and freed only when no CPU's
+ * interrupted pc and no word on any thread's stack points into it: a
+ * thread preempted inside a patch resumes there.
+ *
+ * Data (counters) comes in 8-byte slots, read/write, never executable.
+ * Everything here runs under probe_mutex.
+ */
+#include <scion/mm.h>
+#include <scion/string.h>
+#include <scion/printk.h>
+#include <scion/errno.h>
+#include "probe_internal.h"
+
+#define CODE_UNIT      64
+#define CODE_UNITS     (PATCH_CODE_SIZE / CODE_UNIT)
+#define UNITS_PER_PAGE (PAGE_SIZE / CODE_UNIT)
+#define DATA_SLOTS     (PATCH_DATA_SIZE / 8)
+#define BITS           64
+
+static uint64_t code_used[CODE_UNITS / BITS];	/* probe_mutex */
+static uint64_t data_used[DATA_SLOTS / BITS];	/* probe_mutex */
+static size_t code_cursor, data_cursor;		/* probe_mutex: where the next search starts */
+
+/*
+ * Per code unit: 1 + how many units back its patch starts; 0 when free.
+ * Written under probe_mutex, read without a lock by patch_origin (a
+ * patch that code is running in is never freed, so its entries hold).
+ */
+static uint8_t unit_back[CODE_UNITS];
+static LIST_HEAD(retired);			/* probe_mutex: struct patch */
+static LIST_HEAD(retired_data);			/* probe_mutex: struct retired_slot */
+
+/* A data slot given back while retired patches might still use it. */
+struct retired_slot {
+	uint64_t *slot;
+	struct list_node node;
+};
+
+static bool bit(const uint64_t *map, size_t i)
+{
+	return (map[i / BITS] >> (i % BITS)) & 1;
+}
+
+static void set_bits(uint64_t *map, size_t first, size_t n, bool on)
+{
+	for (size_t i = first; i < first + n; i++) {
+		if (on)
+			map[i / BITS] |= 1ull << (i % BITS);
+		else
+			map[i / BITS] &= ~(1ull << (i % BITS));
+	}
+}
+
+/*
+ * First run of n clear bits in [from, total) that does not cross a
+ * multiple of `within` (a patch stays inside one page, so one direct-map
+ * alias covers it), or SIZE_MAX.
+ */
+static size_t find_run_from(const uint64_t *map, size_t from, size_t total, size_t n,
+			    size_t within)
+{
+	for (size_t i = from; i + n <= total;) {
+		if (!(i % BITS) && map[i / BITS] == ~0ull) {
+			i += BITS;	/* a full word: skip it whole */
+			continue;
+		}
+		if (i / within != (i + n - 1) / within) {
+			i = ALIGN_UP(i + 1, within);
+			continue;
+		}
+		size_t k = 0;
+		while (k < n && !bit(map, i + k))
+			k++;
+		if (k == n)
+			return i;
+		i += k + 1;
+	}
+	return SIZE_MAX;
+}
+
+/* Next fit: search on from where the last search ended, then from the start. */
+static size_t find_run(const uint64_t *map, size_t *cursor, size_t total, size_t n,
+		       size_t within)
+{
+	size_t i = find_run_from(map, *cursor, total, n, within);
+	if (i == SIZE_MAX)
+		i = find_run_from(map, 0, total, n, within);
+	if (i != SIZE_MAX)
+		*cursor = i + n;
+	return i;
+}
+
+/* Map the pages of [va, va + len) that are not mapped yet. */
+static int map_range(uint64_t va, uint64_t len, unsigned flags)
+{
+	for (uint64_t page = ALIGN_DOWN(va, PAGE_SIZE); page < va + len; page += PAGE_SIZE) {
+		if (arch_translate(page, NULL) != UINT64_MAX)
+			continue;
+		uint64_t pa = pmm_alloc(0);
+		if (pa == PHYS_NONE)
+			return -ENOMEM;
+		memset(phys_to_virt(pa), 0, PAGE_SIZE);
+		if (arch_map_page(page, pa, flags)) {
+			pmm_free(pa, 0);
+			return -ENOMEM;
+		}
+	}
+	return 0;
+}
+
+struct patch *patch_alloc(uint32_t size)
+{
+	size_t units = (size + CODE_UNIT - 1) / CODE_UNIT;
+	if (units > UNITS_PER_PAGE)
+		return NULL;
+	size_t first = find_run(code_used, &code_cursor, CODE_UNITS, units, UNITS_PER_PAGE);
+	if (first == SIZE_MAX) {
+		patch_collect();
+		first = find_run(code_used, &code_cursor, CODE_UNITS, units, UNITS_PER_PAGE);
+		if (first == SIZE_MAX)
+			return NULL;
+	}
+	struct patch *p = kzalloc(sizeof(*p));
+	if (!p)
+		return NULL;
+	p->addr = PATCH_CODE_BASE + first * CODE_UNIT;
+	p->size = (uint32_t)(units * CODE_UNIT);
+	list_init(&p->node);
+	if (map_range(p->addr, p->size, MAP_EXEC)) {
+		kfree(p);
+		return NULL;
+	}
+	set_bits(code_used, first, units, true);
+	for (size_t i = 0; i < units; i++)
+		WRITE_ONCE(unit_back[first + i], (uint8_t)(i + 1));
+	return p;
+}
+
+bool probe_patch_origin(uint64_t pc, uint64_t *origin)
+{
+	if (pc < PATCH_CODE_BASE || pc >= PATCH_CODE_BASE + PATCH_CODE_SIZE)
+		return false;
+	size_t unit = (pc - PATCH_CODE_BASE) / CODE_UNIT;
+	uint8_t back = READ_ONCE(unit_back[unit]);
+	if (!back)
+		return false;
+	uint64_t start = PATCH_CODE_BASE + (unit - (back - 1u)) * CODE_UNIT;
+	const struct patch_header *h = (const struct patch_header *)(uintptr_t)start;
+	if (h->magic != PATCH_MAGIC || h->nmap == 0 || h->nmap > PATCH_MAP_MAX)
+		return false;
+	uint32_t off = (uint32_t)(pc - start);
+	unsigned i = 0;
+	while (i + 1 < h->nmap && h->map[i + 1].code <= off)
+		i++;
+	*origin = h->site + h->map[i].orig;
+	return true;
+}
+
+uint8_t *patch_writable(const struct patch *p)
+{
+	return phys_to_virt(arch_translate(p->addr, NULL));
+}
+
+static void patch_release(struct patch *p)
+{
+	size_t first = (p->addr - PATCH_CODE_BASE) / CODE_UNIT;
+	for (size_t i = 0; i < p->size / CODE_UNIT; i++)
+		WRITE_ONCE(unit_back[first + i], 0);
+	set_bits(code_used, first, p->size / CODE_UNIT, false);
+	kfree(p->state);
+	kfree(p);
+}
+
+void patch_retire(struct patch *p)
+{
+	if (!p)
+		return;
+	if (p->state)
+		__atomic_store_n(&p->state->retired, true, __ATOMIC_RELEASE);
+	list_add_tail(&retired, &p->node);
+}
+
+/* Data slots can go once no retired patch (which might use them) is left. */
+static void release_data(void)
+{
+	if (!list_empty(&retired))
+		return;
+	list_foreach_safe(&retired_data, it, tmp) {
+		struct retired_slot *r = list_entry(it, struct retired_slot, node);
+		set_bits(data_used, ((uintptr_t)r->slot - PATCH_DATA_BASE) / 8, 1, false);
+		list_remove(&r->node);
+		kfree(r);
+	}
+}
+
+void patch_collect(void)
+{
+	unsigned n = 0;
+	list_foreach(&retired, it)
+		n++;
+	if (!n) {
+		release_data();
+		return;
+	}
+	uint64_t *starts = kmalloc(n * sizeof(uint64_t));
+	uint64_t *ends = kmalloc(n * sizeof(uint64_t));
+	bool *in_use = kzalloc(n * sizeof(bool));
+	if (!starts || !ends || !in_use)
+		goto out;
+	unsigned i = 0;
+	list_foreach(&retired, it) {
+		struct patch *p = list_entry(it, struct patch, node);
+		starts[i] = p->addr;
+		ends[i++] = p->addr + p->size;
+	}
+	code_in_use(starts, ends, n, in_use);
+	i = 0;
+	list_foreach_safe(&retired, it, tmp) {
+		struct patch *p = list_entry(it, struct patch, node);
+		if (!in_use[i++]) {
+			list_remove(&p->node);
+			patch_release(p);
+		}
+	}
+out:
+	kfree(starts);
+	kfree(ends);
+	kfree(in_use);
+	release_data();
+}
+
+uint64_t *data_alloc(void)
+{
+	size_t slot = find_run(data_used, &data_cursor, DATA_SLOTS, 1, DATA_SLOTS);
+	if (slot == SIZE_MAX)
+		return NULL;
+	uint64_t va = PATCH_DATA_BASE + slot * 8;
+	if (map_range(va, 8, MAP_WRITE))
+		return NULL;
+	set_bits(data_used, slot, 1, true);
+	uint64_t *p = (uint64_t *)(uintptr_t)va;
+	*p = 0;
+	return p;
+}
+
+void data_free(uint64_t *slot)
+{
+	struct retired_slot *r;
+
+	if (!slot)
+		return;
+	r = kzalloc(sizeof(*r));
+	if (!r)
+		return;	/* leak one slot rather than risk a live patch writing it */
+	r->slot = slot;
+	list_add_tail(&retired_data, &r->node);
+	release_data();
+}

@@ -1,0 +1,149 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
+/*
+ * Interfaces between the files of kernel/probe. Everything here runs in
+ * .text.noprobe (the Makefile moves the whole directory there).
+ *
+ * probe_mutex guards the probe list, every site's fields except those
+ * marked otherwise, and the patch heap. The breakpoint handler reads the
+ * site table and a site's published consumer list without locks: both
+ * are replaced, never changed in place, and old versions are freed only
+ * after a round of cross-calls (every CPU has left any handler since).
+ */
+#ifndef KERNEL_PROBE_INTERNAL_H
+#define KERNEL_PROBE_INTERNAL_H
+
+#include <scion/probe.h>
+#include <scion/mutex.h>
+#include <arch/patch.h>
+
+extern struct mutex probe_mutex;
+
+#define SITE_REGION_MAX 16
+
+/*
+ * What the breakpoint handler and the dispatcher need of a site, published
+ * as one pointer and never edited in place (a change publishes a new one).
+ * Each state belongs to the patch built for it and is freed with it.
+ */
+struct site_state {
+	uint64_t addr;				/* the probed instruction */
+	uint8_t mechanism;			/* enum site_mechanism */
+	uint64_t resume;			/* where a trapped CPU goes on: patch or copy */
+	uint64_t hits;				/* atomic: consumers run in C */
+	uint64_t missed;			/* atomic: nested hits, consumers skipped */
+	bool retired;				/* replaced: a CPU still in its patch runs nothing */
+	unsigned n;
+	unsigned ncall;				/* c[0 .. ncall-1] run in C, the rest inline */
+	struct probe_consumer *c[];
+};
+
+/*
+ * Every patch starts with this header, in the patch memory itself, so a
+ * fault or backtrace inside a patch can be told which kernel address the
+ * code stands for without a lock (patch_origin). map[i] covers code from
+ * its offset to the next entry's: inserted code maps to the site, each
+ * relocated instruction to where it came from.
+ */
+#define PATCH_MAGIC 0x53435054u		/* "TPCS" */
+#define PATCH_MAP_MAX (SITE_REGION_MAX + 1)
+
+struct patch_header {
+	uint32_t magic;
+	uint16_t nmap;
+	uint16_t code_offset;			/* where the code starts */
+	uint64_t site;				/* the probed address */
+	struct patch_map {
+		uint16_t code;			/* offset from the patch's start */
+		uint16_t orig;			/* offset of the original from the site */
+	} map[];
+};
+
+struct patch {
+	uint64_t addr;				/* its memory (the header is first) */
+	uint64_t entry;				/* where its code starts: jumps go here */
+	uint32_t size;				/* bytes reserved */
+	struct site_state *state;		/* what it was built for (owned) */
+	struct list_node node;			/* retired patches (probe_mutex) */
+};
+
+enum site_mechanism { SITE_INT3 = 1, SITE_JUMP = 2 };
+
+struct probe_site {
+	uint64_t addr;
+	uint8_t mechanism;			/* enum site_mechanism */
+	uint8_t length;				/* bytes patched: 1, or the detoured region */
+	uint8_t orig[SITE_REGION_MAX];		/* the original bytes of the region */
+	bool installed;				/* text is patched */
+	const char *why_not_jump;
+	uint32_t live_before;			/* registers live at addr (analysis) */
+	struct patch *patch;			/* the code (jump) or out-of-line copy */
+	struct site_state *state;		/* published: read by the handler */
+	struct probe_site *next_hash;		/* published; read by the handler */
+	struct list_node consumer_list;		/* struct site_link: every consumer here */
+	unsigned nconsumers;
+	struct list_node node;			/* all sites */
+	struct list_node work;			/* sites one batch operation works on */
+	uint8_t want;				/* batch: what the operation does to it */
+};
+
+/* A consumer attached to a site (a probe with several sites has one link per site). */
+struct site_link {
+	struct probe_consumer *consumer;
+	struct list_node node;
+};
+
+/* site.c */
+struct probe_site *site_lookup(uint64_t addr);	/* lock-free */
+struct probe_site *site_find_locked(uint64_t addr);
+/* Every address one enabling operation attaches to, sorted. */
+struct site_batch {
+	const uint64_t *sorted;
+	size_t n;
+};
+
+/*
+ * Batched: attach cs[i] at addrs[i] for all i (errors[i]: 0 or why not);
+ * returns how many succeeded. No jump probe created here swallows an
+ * address of coming (may be NULL), so later batches of the same
+ * operation are not refused for overlap.
+ */
+unsigned site_attach_batch(const uint64_t *addrs, struct probe_consumer **cs, unsigned n,
+			   int *errors, const struct site_batch *coming);
+void site_detach_batch(const uint64_t *addrs, struct probe_consumer **cs, unsigned n);
+void site_get_counts(uint32_t *sites, uint32_t *jumps, uint32_t *int3s);
+extern uint64_t probe_sync_rounds, probe_installs, probe_removals, probe_refused_jumps;
+
+/* patch_heap.c */
+struct patch *patch_alloc(uint32_t size);
+uint8_t *patch_writable(const struct patch *p);	/* a writable alias of its code */
+void patch_retire(struct patch *p);		/* free once nothing can run in it */
+void patch_collect(void);			/* free retired patches now safe */
+uint64_t *data_alloc(void);
+void data_free(uint64_t *slot);
+
+/* safety.c */
+/*
+ * Is any CPU's interrupted pc, or any word on any thread's stack, inside
+ * [start, end)? Conservative: a stale word makes it "in use".
+ */
+bool code_in_use(const uint64_t *starts, const uint64_t *ends, unsigned n, bool *in_use);
+
+/*
+ * Where a jump probe at addr would detour [addr, addr + *length): checks
+ * the analysis (leaders, calls, function end) and that every instruction
+ * relocates. Return value: 0, or -EINVAL with *why.
+ */
+int jump_region(uint64_t addr, unsigned *length, const char **why);
+
+/* dispatch.c */
+void probe_dispatch_frame(struct trap_frame *frame, uint64_t state);
+bool consumer_inline(const struct probe_consumer *c, uint32_t live_before);
+/* Per-CPU slot offsets of an accumulator, for inline code (%gs-relative). */
+void accumulator_slots(const struct probe_accumulator *acc, struct patch_accumulator *out);
+
+/* registry.c */
+/* Providers: create their probes (called once, on the registry's first use). */
+void fbt_provide(void);		/* fbt.c */
+void sdt_provide(void);		/* sdt.c */
+
+#endif

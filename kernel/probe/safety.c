@@ -1,0 +1,178 @@
+// SPDX-License-Identifier: BSD-2-Clause
+/*
+ * What may be probed, and when patched code is no longer in use.
+ *
+ * Static checks come from the symbol table and the structural analysis:
+ * an address must be an instruction boundary of an analysed function
+ * outside the probe machinery and boot-only code. A jump probe further
+ * needs its detoured region to hold no branch target after its first
+ * byte, no call but as its last instruction, to stay in its function and
+ * to relocate.
+ *
+ * The dynamic check (code_in_use) looks for execution inside a range,
+ * which it only needs for code no CPU can enter any more (the first byte
+ * of a jump region is a breakpoint, or a patch is no longer reachable):
+ * every CPU reports the pc its cross-call interrupted, and every thread
+ * the pc an interrupt last switched it out at (struct thread.preempted_pc,
+ * kept until it next switches out, so a thread that resumed inside a
+ * range and still runs there is seen too). Return addresses need no
+ * check: a call inside a jump region must be its last instruction, and
+ * code in a patch that calls out (the handler call) runs with interrupts
+ * masked and never sleeps.
+ */
+#include <scion/cfg.h>
+#include <scion/symtab.h>
+#include <scion/thread.h>
+#include <scion/xcall.h>
+#include <scion/textimage.h>
+#include <scion/errno.h>
+#include <scion/mm.h>
+#include <arch/insn.h>
+#include <arch/trap.h>
+#include "probe_internal.h"
+
+extern char __text_start[], __text_end[], __noprobe_start[], __noprobe_end[];
+
+struct ranges {
+	const uint64_t *starts, *ends;
+	unsigned n;
+	bool *in_use;
+};
+
+static void mark(struct ranges *r, uint64_t word)
+{
+	for (unsigned i = 0; i < r->n; i++)
+		if (word >= r->starts[i] && word < r->ends[i])
+			r->in_use[i] = true;
+}
+
+/* Cross-call, on every CPU: the pc it was interrupted at. */
+static void check_cpu(void *arg)
+{
+	struct trap_frame *f = arch_interrupted_frame();
+	if (f)
+		mark(arg, trap_frame_pc(f));
+}
+
+static void check_thread(struct thread *t, void *arg)
+{
+	uintptr_t pc = READ_ONCE(t->preempted_pc);
+	if (pc)
+		mark(arg, pc);
+}
+
+bool code_in_use(const uint64_t *starts, const uint64_t *ends, unsigned n, bool *in_use)
+{
+	struct ranges r = { starts, ends, n, in_use };
+	bool any = false;
+
+	xcall_all(check_cpu, &r);
+	thread_foreach(check_thread, &r);
+	for (unsigned i = 0; i < n; i++)
+		any |= in_use[i];
+	return any;
+}
+
+int probe_check_address(uint64_t addr, const char **why)
+{
+	const struct ksym *sym = symtab_lookup_addr(&kernel_symtab, addr, NULL);
+	if (sym && (sym->flags & SYM_INIT)) {
+		*why = "boot-only code";
+		return -EINVAL;
+	}
+	if (addr < (uintptr_t)__text_start || addr >= (uintptr_t)__text_end) {
+		*why = "not in kernel text";
+		return -EINVAL;
+	}
+	if (addr >= (uintptr_t)__noprobe_start && addr < (uintptr_t)__noprobe_end) {
+		*why = "the probe machinery's own code (trap entry, breakpoint handling, patching)";
+		return -EINVAL;
+	}
+	if (!text_image_ready()) {
+		*why = "no copy of the booted text to restore from";
+		return -EINVAL;
+	}
+	const struct cfg_function *f = cfg_function_at(addr);
+	if (!f) {
+		*why = "in no function of the symbol table";
+		return -EINVAL;
+	}
+	if (f->status != CFG_OK) {
+		*why = "a function the analysis could not read";
+		return -EINVAL;
+	}
+	const struct cfg_block *b = cfg_block_at(f, addr);
+	struct insn in;
+	for (uint64_t at = b->start; at <= addr; at += in.length) {
+		if (at == addr)
+			return 0;
+		insn_decode(&in, text_image_bytes(at), b->end - at, at);
+		if (in.status != INSN_OK)
+			break;
+	}
+	*why = "not an instruction boundary";
+	return -EINVAL;
+}
+
+/*
+ * Bytes after the end of the function holding addr that no function
+ * holds (alignment padding up to the next symbol), at most want: a jump
+ * over a final ret may cover them, since nothing executes or branches
+ * there.
+ */
+static unsigned padding_after(uint64_t fn_end, unsigned want)
+{
+	unsigned n = 0;
+	while (n < want && fn_end + n < (uintptr_t)__text_end &&
+	       !symtab_lookup_addr(&kernel_symtab, fn_end + n, NULL))
+		n++;
+	return n;
+}
+
+int jump_region(uint64_t addr, unsigned *length, const char **why)
+{
+	const struct cfg_function *f = cfg_function_at(addr);
+	uint64_t fn_end = f->sym->addr + f->sym->size;
+	uint8_t scratch[PATCH_RELOCATE_MAX];
+	uint64_t at = addr;
+
+	while (at < addr + PATCH_JUMP_LEN) {
+		struct insn in;
+		if (at >= fn_end) {
+			*why = "the function ends within the 5 bytes a jump needs";
+			return -EINVAL;
+		}
+		insn_decode(&in, text_image_bytes(at), fn_end - at, at);
+		if (in.status != INSN_OK) {
+			*why = "an instruction in the detoured bytes does not decode";
+			return -EINVAL;
+		}
+		const struct cfg_block *blk = cfg_block_at(f, at);
+		if (!blk || (at != addr && blk->start == at)) {
+			*why = "a branch target lies inside the 5 bytes a jump would cover";
+			return -EINVAL;
+		}
+		bool last = at + in.length >= addr + PATCH_JUMP_LEN;
+		if ((in.cf == INSN_CF_CALL || in.cf == INSN_CF_CALL_INDIRECT) && !last) {
+			*why = "a call inside the detoured bytes would return into them";
+			return -EINVAL;
+		}
+		struct patch_buf b;
+		patch_buf_init(&b, scratch, sizeof(scratch), PATCH_CODE_BASE);
+		if (patch_relocate(&b, &in, text_image_bytes(at), why))
+			return -EINVAL;
+		at += in.length;
+		/* The function's last instruction never falls through: its padding may be covered. */
+		if (at == fn_end && at < addr + PATCH_JUMP_LEN && !insn_falls_through(&in)) {
+			unsigned need = (unsigned)(addr + PATCH_JUMP_LEN - at);
+			if (padding_after(fn_end, need) == need)
+				at += need;
+		}
+	}
+	if (at - addr > SITE_REGION_MAX) {
+		*why = "the detoured instructions are too long";
+		return -EINVAL;
+	}
+	*length = (unsigned)(at - addr);
+	return 0;
+}

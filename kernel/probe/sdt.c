@@ -1,0 +1,79 @@
+// SPDX-License-Identifier: BSD-2-Clause
+/*
+ * The sdt provider: one probe per (enclosing function, name) of the sites
+ * SDT_PROBE* compiled into the kernel (scion/sdt.h), taken from the
+ * linker table table.sdt_sites. A site in code that may not be probed
+ * (boot-only, or the probe machinery) gets no probe, and says so.
+ */
+#include <scion/probe.h>
+#include <scion/sdt.h>
+#include <scion/symtab.h>
+#include <scion/mm.h>
+#include <scion/string.h>
+#include <scion/printk.h>
+#include <scion/textimage.h>
+#include <arch/insn.h>
+#include "probe_internal.h"
+
+/* thread__switch -> thread-switch */
+static void display_name(const char *in, char *out, size_t size)
+{
+	size_t n = 0;
+	while (*in && n + 1 < size) {
+		if (in[0] == '_' && in[1] == '_') {
+			out[n++] = '-';
+			in += 2;
+		} else {
+			out[n++] = *in++;
+		}
+	}
+	out[n] = '\0';
+}
+
+static bool same_probe(const struct sdt_site *a, const struct sdt_site *b)
+{
+	return symtab_lookup_addr(&kernel_symtab, a->addr, NULL) ==
+	       symtab_lookup_addr(&kernel_symtab, b->addr, NULL) && !strcmp(a->name, b->name);
+}
+
+void sdt_provide(void)
+{
+	size_t n = LINKER_TABLE_COUNT(sdt_sites);
+	uint64_t *sites = kmalloc((n ? n : 1) * sizeof(uint64_t));
+	const char *why;
+	char name[64];
+
+	if (!sites) {
+		printk("sdt: out of memory; no sdt probes\n");
+		return;
+	}
+	LINKER_TABLE_FOREACH(struct sdt_site, sdt_sites, s) {
+		const struct ksym *sym = symtab_lookup_addr(&kernel_symtab, s->addr, NULL);
+		bool first = true;
+		for (const struct sdt_site *e = __start_table_sdt_sites; e < s; e++)
+			first &= !same_probe(e, s);
+		if (!first)
+			continue;	/* already part of an earlier entry's probe */
+		if (!sym || probe_check_address(s->addr, &why)) {
+			printk("sdt: site %s at 0x%llx cannot be probed: %s\n", s->name,
+			       (unsigned long long)s->addr, sym ? why : "in no function");
+			continue;
+		}
+		struct insn in;
+		insn_decode(&in, text_image_bytes(s->addr), ARCH_SDT_SITE_LEN, s->addr);
+		if (in.length != ARCH_SDT_SITE_LEN) {
+			printk("sdt: site %s at %s is not the %u-byte no-op the macro writes; "
+			       "no probe\n", s->name, ksym_format(s->addr, name, sizeof(name)),
+			       ARCH_SDT_SITE_LEN);
+			continue;
+		}
+		uint32_t k = 0;
+		for (const struct sdt_site *e = s; e < __stop_table_sdt_sites; e++)
+			if (same_probe(e, s))
+				sites[k++] = e->addr;
+		display_name(s->name, name, sizeof(name));
+		if (!probe_create("sdt", "kernel", ksym_name(&kernel_symtab, sym), name, sites, k))
+			printk("sdt: out of memory for %s\n", name);
+	}
+	kfree(sites);
+}
