@@ -70,25 +70,59 @@ def host_decode(tool):
     return result
 
 
+def host_patch(tool):
+    """Nanoseconds per call of a host function: plain, inline counter, jump + empty handler."""
+    out = subprocess.run([tool], capture_output=True, text=True, check=True).stdout
+    result = {"config": {"build": "gcc -O2 -mno-red-zone, host-native; patches from "
+                                   "arch/x86/patch_emit.c and relocate.c",
+                         "method": "best of 5 rounds"}, "figures": []}
+    for line in out.splitlines():
+        words = line.split()
+        if words[:1] == ["patch"]:
+            result["figures"].append({"figure": f"patch.{words[1]}", "value": float(words[2]),
+                                      "unit": "ns per call"})
+        elif words[:1] == ["ratio"]:
+            result["figures"].append({"figure": f"patch.{words[1]}_over_plain",
+                                      "value": float(words[2]), "unit": "ratio"})
+        elif words[:1] == ["calls"]:
+            result["config"]["calls_per_round"] = int(words[1])
+    return result
+
+
+def derive(run):
+    """Ratios the issue asks for, from figures of the same run."""
+    values = {f["figure"]: f["value"] for f in run["figures"]}
+    single = values.get("probe.fbt_entry.enable_one_by_one_per_site")
+    batched = values.get("probe.fbt_entry.enable_batched_per_site")
+    if single and batched:
+        run["figures"].append({"figure": "probe.fbt_entry.one_by_one_over_batched",
+                               "value": round(single / batched, 3), "unit": "ratio"})
+
+
 def main():
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--kernel", required=True)
     ap.add_argument("--out", required=True)
     ap.add_argument("--decoder-bench", help="host decode benchmark tool")
+    ap.add_argument("--patch-bench", help="host patch (probe hit) benchmark tool")
     args = ap.parse_args()
     os.makedirs(args.out, exist_ok=True)
     qemu_version = subprocess.run(["qemu-system-x86_64", "--version"], capture_output=True,
                                   text=True).stdout.splitlines()[0]
     runs = [run_config(args.kernel, args.out, name, smp) for name, smp in CONFIGS]
+    for run in runs:
+        derive(run)
     host = host_decode(args.decoder_bench) if args.decoder_bench else None
+    patch = host_patch(args.patch_bench) if args.patch_bench else None
     results = {
         "generated": datetime.datetime.now(datetime.timezone.utc).isoformat(timespec="seconds"),
         "qemu": qemu_version,
-        "host": f"{platform.system()} {platform.machine()}",
+        "machine": f"{platform.system()} {platform.machine()}",
         "note": "under -icount shift=0 the guest TSC advances one per guest instruction: "
                 "values are guest instructions per operation, identical run to run",
         "runs": runs,
         "host": host,
+        "host_patch": patch,
     }
     path = os.path.join(args.out, "results.json")
     with open(path, "w") as f:
@@ -100,11 +134,11 @@ def main():
         for fig in run["figures"]:
             if fig["figure"] not in names:
                 names.append(fig["figure"])
-    header = f"{'figure (guest instructions)':34}" + "".join(f"{r['config']['name']:>12}" for r in runs)
+    header = f"{'figure (guest instructions per operation)':44}" + "".join(f"{r['config']['name']:>12}" for r in runs)
     print(header)
     print("-" * len(header))
     for n in names:
-        row = f"{n:34}"
+        row = f"{n:44}"
         for run in runs:
             v = [f["value"] for f in run["figures"] if f["figure"] == n]
             row += f"{v[0] if v else '-':>12}"
@@ -114,6 +148,11 @@ def main():
               f"{len(host['config']['corpus'])} files, same run):")
         for fig in host["figures"]:
             print(f"  {fig['figure']:32} {fig['value']:>16,.3f} {fig['unit']}")
+    if patch:
+        print(f"\nhost probe hit ({patch['config'].get('calls_per_round', '?')} calls, best of 5, "
+              f"same run):")
+        for fig in patch["figures"]:
+            print(f"  {fig['figure']:40} {fig['value']:>10,.3f} {fig['unit']}")
     print(f"\n{qemu_version}; -icount shift=0,sleep=off; results in {path}")
 
 

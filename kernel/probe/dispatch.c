@@ -21,6 +21,19 @@
 #define ACCUMULATORS (PROBE_CPU_SLOTS / 3)
 
 static uint64_t accumulator_used;	/* probe_mutex: bit per accumulator */
+static uint64_t accumulator_released;	/* probe_mutex: released, not yet reusable */
+
+/*
+ * Retired patches may still run an accumulator's inline code (a thread
+ * preempted at a patch's start resumes there), so a released
+ * accumulator's slots are reused only once no retired patch is left.
+ * Called by the patch heap then.
+ */
+void accumulators_quiet(void)
+{
+	accumulator_used &= ~accumulator_released;
+	accumulator_released = 0;
+}
 
 void accumulator_slots(const struct probe_accumulator *acc, struct patch_accumulator *out)
 {
@@ -56,7 +69,8 @@ int probe_accumulator_init(struct probe_accumulator *acc)
 void probe_accumulator_release(struct probe_accumulator *acc)
 {
 	mutex_lock(&probe_mutex);
-	accumulator_used &= ~(1ull << (acc->slot / 3));
+	accumulator_released |= 1ull << (acc->slot / 3);
+	patch_collect();
 	mutex_unlock(&probe_mutex);
 }
 

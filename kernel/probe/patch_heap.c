@@ -188,11 +188,12 @@ void patch_retire(struct patch *p)
 	list_add_tail(&retired, &p->node);
 }
 
-/* Data slots can go once no retired patch (which might use them) is left. */
+/* Data slots and accumulators can go once no retired patch (which might use them) is left. */
 static void release_data(void)
 {
 	if (!list_empty(&retired))
 		return;
+	accumulators_quiet();
 	list_foreach_safe(&retired_data, it, tmp) {
 		struct retired_slot *r = list_entry(it, struct retired_slot, node);
 		set_bits(data_used, ((uintptr_t)r->slot - PATCH_DATA_BASE) / 8, 1, false);

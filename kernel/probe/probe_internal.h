@@ -138,6 +138,8 @@ int jump_region(uint64_t addr, unsigned *length, const char **why);
 /* dispatch.c */
 void probe_dispatch_frame(struct trap_frame *frame, uint64_t state);
 bool consumer_inline(const struct probe_consumer *c, uint32_t live_before);
+/* No retired patch is left: released accumulators may be reused. */
+void accumulators_quiet(void);
 /* Per-CPU slot offsets of an accumulator, for inline code (%gs-relative). */
 void accumulator_slots(const struct probe_accumulator *acc, struct patch_accumulator *out);
 

@@ -11,9 +11,10 @@
  *
  * Invariant: a consumer is on its probe's list exactly while it is
  * attached to every site of the probe (c->probe != NULL).
- * Lock order: probe_mutex, then what site.c takes; enabling drops
- * probe_mutex around the site operations, which take it themselves, so
- * `registry_mutex` serialises enable/disable against each other.
+ * Lock order: registry_mutex (serialises lookups, enabling and disabling;
+ * the site operations take probe_mutex batch by batch beneath it), then
+ * probe_mutex (the probe table, the sites, the patch heap), then
+ * text_poke's mutex, then spinlocks.
  */
 #include <scion/probe.h>
 #include <scion/mm.h>
@@ -111,17 +112,6 @@ struct probe *probe_by_id(uint32_t id)
 	struct probe *p = id >= 1 && id <= nprobes ? by_id[id - 1] : NULL;
 	mutex_unlock(&probe_mutex);
 	return p;
-}
-
-void probe_foreach(void (*fn)(struct probe *p, void *arg), void *arg)
-{
-	mutex_lock(&registry_mutex);
-	populate();
-	mutex_lock(&probe_mutex);
-	for (uint32_t i = 0; i < nprobes; i++)
-		fn(by_id[i], arg);
-	mutex_unlock(&probe_mutex);
-	mutex_unlock(&registry_mutex);
 }
 
 /* A parsed spec: four globs, empty meaning any. */
@@ -249,7 +239,7 @@ int probe_lookup(const char *text, bool (*fn)(struct probe *p, void *arg), void 
 	}
 	uint32_t n = nprobes;
 	mutex_unlock(&probe_mutex);
-	/* Probes are never removed, and by_id only grows: read it unlocked. */
+	/* Probes are never removed: an index stays valid even if by_id grows meanwhile. */
 	if (one) {
 		matched = 1;
 		fn(one, arg);

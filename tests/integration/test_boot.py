@@ -4,6 +4,7 @@ console on a pipe; its option checking; and boot options on the command
 line (unknown or refused ones are reported, the rest still applied)."""
 
 import os
+import re
 import subprocess
 import sys
 
@@ -39,14 +40,15 @@ def job_make_run_from_a_pipe(ctx):
     ctx.result("exit-status-0", proc.returncode == 0,
                f"make run exited {proc.returncode} (log: {log})")
     ctx.result("prints-cpus", "4 CPUs online" in proc.stdout, f"no '4 CPUs online' (log: {log})")
-    rows = [l for l in proc.stdout.splitlines() if l.strip()[:1].isdigit() and "idle/" in l
-            or "shell" in l and l.strip()[:1].isdigit()]
+    table = proc.stdout.split("cpu  hw-id", 1)[-1].split("scion>", 1)[0]
+    rows = re.findall(r"^\s+\d+\s+\d+\s+\d+\s+\d+\s+\d+\s+\d+\s+\S+$", table, re.M)
     ctx.result("one-row-per-cpu", len(rows) == 4, f"{len(rows)} CPU rows (log: {log})")
 
 
 def job_make_run_refuses_bad_options(ctx):
     for args, words in ((["SMP=9"], "SMP="), (["SMP=0"], "SMP="), (["SMP=two"], "SMP="),
-                        (["MEM=lots"], "MEM="), (["MEM=16M"], "MEM="), (["MEM=64G"], "MEM=")):
+                        (["MEM=lots"], "MEM="), (["MEM=16M"], "MEM="), (["MEM=64G"], "MEM="),
+                        (["TCG=fast"], "TCG=")):
         proc = make_run(ctx, args, "", timeout=60)
         ok = (proc.returncode != 0 and f"make run: {words}" in proc.stderr
               and "Scion" not in proc.stdout and "ISO" not in proc.stdout)

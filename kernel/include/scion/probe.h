@@ -18,7 +18,8 @@
  * Probes on the same address share one site and one patch. Removing the
  * last consumer restores the original bytes; `text verify` proves it.
  *
- * Lock order: probe_mutex (sleeping) -> text_poke's mutex -> spinlocks.
+ * Lock order: the registry's mutex -> probe_mutex -> text_poke's mutex ->
+ * spinlocks (kernel/probe/registry.c); all are taken by thread context.
  */
 #ifndef SCION_PROBE_H
 #define SCION_PROBE_H
@@ -87,64 +88,102 @@ struct probe {
 };
 
 /*
- * probe_create - register a probe (touches no text). Providers call it;
- * the sites must be instruction boundaries (checked when enabled).
- * Return value: the probe, or NULL when out of memory.
- * Caller's context: thread, may sleep.
+ * probe_create - register a probe. Providers call it; it touches no text.
+ * Arguments: the four name parts (copied); sites, nsites: the addresses
+ *   of the instructions it probes (copied; checked when enabled).
+ * Return value: the probe (never freed: ids stay valid), or NULL when out
+ *   of memory.
+ * Caller's context: thread, may sleep (takes probe_mutex).
  */
 struct probe *probe_create(const char *provider, const char *module, const char *function,
 			   const char *name, const uint64_t *sites, uint32_t nsites);
 
-/* A probe's full name into buf: provider:module:function:name. */
+/* A probe's full name into buf: provider:module:function:name. Return value: buf. */
 char *probe_fullname(const struct probe *p, char *buf, size_t size);
 
 /*
- * probe_lookup - the probes matching spec, one per call of fn.
- * spec is provider:module:function:name where each part may be empty
- * (any) or a glob, or function+0xoff for one instruction (created on
- * demand in the insn provider). Return value: how many matched, or a
- * negative errno with *why for a malformed spec or a refused address.
+ * probe_lookup - find probes by name.
+ * Arguments: spec, provider:module:function:name where each part may be
+ *   empty (any) or a glob and fewer parts fill from the right (a lone word
+ *   names a function); or function+0xoff, or insn:kernel:function:0xoff,
+ *   for the instruction there (that probe is created on first use). fn is
+ *   called for each match until it returns false (it may not enable or
+ *   disable probes: the registry is locked); *why receives the reason of
+ *   a failure.
+ * Return value: the number of probes matched (fn may have stopped early),
+ *   or -EINVAL / -ENOENT / -ENOMEM with *why (malformed spec, no such
+ *   function, an address that cannot be probed).
+ * Caller's context: thread, may sleep. The first call creates the fbt and
+ *   sdt probes (and runs the structural analysis if it has not run).
  */
 int probe_lookup(const char *spec, bool (*fn)(struct probe *p, void *arg), void *arg,
 		 const char **why);
 
+/* The probe with this id, or NULL. Caller's context: thread, may sleep. */
 struct probe *probe_by_id(uint32_t id);
 
 /*
- * probe_enable - attach c to every site of p, patching text as needed.
- * Return value: 0; -EINVAL (with a message printed) for a site that
- *   cannot be probed; -EEXIST when a jump probe was required and would
- *   overlap another; -ENOMEM.
- * Caller's context: thread, no spinlocks, may sleep (takes probe_mutex).
+ * probe_enable - attach consumer c to every site of p; the first
+ * consumer at an address patches the text there (c->mechanism says
+ * which mechanism a new site may use).
+ * Arguments: p; c, set up by the caller, not enabled elsewhere; it must
+ *   stay valid until probe_disable returns.
+ * Return value: 0; -EBUSY when c is already enabled; -ENOENT for a probe
+ *   without sites; -EINVAL when a site was refused (the reason is
+ *   printed: not probeable, or an overlap with a jump probe, or a
+ *   mechanism that differs from the site's). All sites or none.
+ * Caller's context: thread, no spinlocks held, may sleep.
  */
 int probe_enable(struct probe *p, struct probe_consumer *c);
 
-/* Detach c; text is restored where no consumer is left. Caller: as probe_enable. */
+/*
+ * probe_disable - detach c from its probe's sites; text is restored where
+ * no consumer is left. When it returns, no CPU runs c any more and c may
+ * be freed. Does nothing for a consumer that is not enabled.
+ * Caller's context: thread, no spinlocks held, may sleep. Cannot fail
+ *   (waits for memory if there is none).
+ */
 void probe_disable(struct probe_consumer *c);
 
 /*
- * probe_enable_batch - enable many probes with one consumer each,
- * installing their sites in batches (up to PROBE_BATCH sites per round of
- * three CPU synchronisations) instead of one round per site.
- * Return value: the number of probes enabled.
+ * probe_enable_batch - enable probes[i] with consumers[i] for all i,
+ * installing the sites in batches of up to PROBE_BATCH per round of
+ * three CPU synchronisations (as Linux does), not one round per site. A
+ * jump probe created here never swallows another site of the same call.
+ * Return value: the number of probes enabled (each all-or-nothing, as
+ *   probe_enable). Caller's context: as probe_enable.
  */
 #define PROBE_BATCH 256
 unsigned probe_enable_batch(struct probe **probes, struct probe_consumer **consumers, unsigned n);
 
-/* Detach many consumers, batched like probe_enable_batch. Cannot fail. */
+/* Detach many consumers, batched like probe_enable_batch. Context: as probe_disable. */
 void probe_disable_batch(struct probe_consumer **consumers, unsigned n);
 
 /*
- * Disable every consumer of every probe, batched. Their owners see
- * c->probe == NULL (for `probe clear` and tests that must leave clean).
+ * probe_disable_all - disable every consumer of every probe, batched.
+ * Their owners see c->probe == NULL (`probe clear`, tests that must
+ * leave clean). Caller's context: as probe_disable.
  */
 void probe_disable_all(void);
 
-/* A counter in patch data memory (reachable from patches). NULL if exhausted. */
+/*
+ * probe_counter_alloc - a zeroed 64-bit counter in patch data memory,
+ * which inline patch code reaches RIP-relatively.
+ * Return value: the counter, or NULL when that memory is exhausted.
+ * probe_counter_free gives it back once no patch can still use it.
+ * Caller's context: thread, may sleep.
+ */
 uint64_t *probe_counter_alloc(void);
 void probe_counter_free(uint64_t *counter);
 
-/* Set up / read / release an accumulator. */
+/*
+ * Accumulators (PROBE_ENTER / PROBE_EXIT consumers): init claims one of
+ * PROBE_CPU_SLOTS / 3 and starts its clock (-ENOSPC when all are in use);
+ * read sums the CPUs' slots: threads inside now, the time-weighted area
+ * (cycles x threads) up to now, and the cycles since init; release gives
+ * it back once no patch can still use it.
+ * Caller's context: thread, may sleep (read: any).
+ */
 int probe_accumulator_init(struct probe_accumulator *acc);
 void probe_accumulator_read(const struct probe_accumulator *acc, int64_t *inside,
 			    uint64_t *area, uint64_t *elapsed);
@@ -152,21 +191,25 @@ void probe_accumulator_release(struct probe_accumulator *acc);
 
 /*
  * probe_check_address - whether an instruction probe may go at addr.
- * Return value: 0, or -EINVAL with *why (not kernel text, not an
- *   instruction boundary, the probe machinery's own code, boot-only code).
+ * Return value: 0, or -EINVAL with *why: boot-only code, not kernel text,
+ *   the probe machinery's own code (.text.noprobe), in no analysed
+ *   function, not an instruction boundary.
+ * Caller's context: thread (may run the analysis), may sleep.
  */
 int probe_check_address(uint64_t addr, const char **why);
 
-/* What the site at addr uses and why (probe info). */
+/* What the site at addr uses and why (`probe info`). */
 struct probe_site_info {
-	bool present;
-	enum probe_mechanism mechanism;	/* JUMP or INT3 */
+	bool present;			/* a site is patched there */
+	enum probe_mechanism mechanism;	/* PROBE_MECH_JUMP or PROBE_MECH_INT3 */
 	unsigned length;		/* bytes patched */
 	const char *why_not_jump;	/* NULL for a jump probe */
-	uint64_t hits, missed;
+	uint64_t hits;			/* consumer runs in C (inline code is not counted) */
+	uint64_t missed;		/* hits while this CPU ran consumers: skipped */
 	unsigned consumers;
-	uint64_t patch;			/* address of the patch / out-of-line copy */
+	uint64_t patch;			/* where its code (or out-of-line copy) starts */
 };
+/* Fill info for addr. Caller's context: thread, may sleep. */
 void probe_site_info(uint64_t addr, struct probe_site_info *info);
 
 /* Counts since boot, for `stats` and benchmarks. */
@@ -174,12 +217,18 @@ struct probe_stats {
 	uint32_t probes, sites, jump_sites, int3_sites;
 	uint64_t installs, removals, sync_rounds, refused_jumps;
 };
+/* Fill s. Caller's context: thread, may sleep. */
 void probe_get_stats(struct probe_stats *s);
 
 /*
- * Called by the arch breakpoint handler for every int3 in kernel mode.
- * Return value: true when it was a probe's (frame->rip is then set to
- * where execution goes on).
+ * probe_breakpoint - the arch breakpoint handler's hook, for every int3
+ * taken in kernel mode.
+ * Arguments: frame, the trapped registers (frame pc is after the int3).
+ * Return value: true when the int3 was a probe's, or one removed while
+ *   the trap was being taken; frame's pc is then where execution goes on.
+ *   false for any other int3 (the caller reports it as a fault).
+ * Caller's context: trap handler, interrupts masked; lock-free. Runs in
+ *   .text.noprobe with everything it calls (tools/check_noprobe.py).
  */
 bool probe_breakpoint(struct trap_frame *frame);
 
@@ -198,8 +247,5 @@ void probe_set_step_observer(void (*fn)(unsigned step, void *arg), void *arg);
  * Caller's context: any (no locks; reads the patch's own header).
  */
 bool probe_patch_origin(uint64_t pc, uint64_t *origin);
-
-/* Call fn for each probe (probe_mutex held: fn may not enable or disable). */
-void probe_foreach(void (*fn)(struct probe *p, void *arg), void *arg);
 
 #endif
