@@ -15,6 +15,7 @@
 #include <scion/probe.h>
 #include <scion/mutex.h>
 #include <arch/patch.h>
+#include <scion/textpoke.h>
 
 extern struct mutex probe_mutex;
 
@@ -83,7 +84,7 @@ struct probe_site {
 	unsigned nconsumers;
 	struct list_node node;			/* all sites */
 	struct list_node work;			/* sites one batch operation works on */
-	uint8_t want;				/* batch: what the operation does to it */
+	uint8_t want;				/* enum site_want: what the batch does to it */
 };
 
 /* A consumer attached to a site (a probe with several sites has one link per site). */
@@ -92,8 +93,18 @@ struct site_link {
 	struct list_node node;
 };
 
+/* What a commit does to a site (probe_site.want). */
+enum site_want { WANT_NONE, WANT_INSTALL, WANT_REBUILD, WANT_REMOVE };
+
+/* Per site and step of a commit: the bytes to write (kept until the batch is written). */
+struct site_bytes {
+	uint8_t head;
+	uint8_t tail[SITE_REGION_MAX];
+};
+
 /* site.c */
 struct probe_site *site_lookup(uint64_t addr);	/* lock-free */
+void site_unpublish(struct probe_site *s);
 struct probe_site *site_find_locked(uint64_t addr);
 /* Every address one enabling operation attaches to, sorted. */
 struct site_batch {
@@ -112,6 +123,20 @@ unsigned site_attach_batch(const uint64_t *addrs, struct probe_consumer **cs, un
 void site_detach_batch(const uint64_t *addrs, struct probe_consumer **cs, unsigned n);
 void site_get_counts(uint32_t *sites, uint32_t *jumps, uint32_t *int3s);
 extern uint64_t probe_sync_rounds, probe_installs, probe_removals, probe_refused_jumps;
+
+/* site_build.c */
+/* A new patch (and state) for s and its consumers. Return value: 0 or -ENOMEM. */
+int site_build(struct probe_site *s, struct patch **out);
+/* Turn s, about to be a jump site, into an int3 site with why as the reason. */
+int site_demote_to_int3(struct probe_site *s, const char *why);
+
+/* site_commit.c */
+/*
+ * Carry out the `want` of every site on work (linked by probe_site.work)
+ * with ops and bytes as room for one text write per site; frees removed
+ * sites and leaves the others with WANT_NONE, off the list.
+ */
+void site_commit(struct list_node *work, struct text_poke_op *ops, struct site_bytes *bytes);
 
 /* patch_heap.c */
 struct patch *patch_alloc(uint32_t size);
