@@ -74,7 +74,6 @@ struct probe_site {
 	uint8_t mechanism;			/* enum site_mechanism */
 	uint8_t length;				/* bytes patched: 1, or the detoured region */
 	uint8_t orig[SITE_REGION_MAX];		/* the original bytes of the region */
-	bool installed;				/* text is patched */
 	const char *why_not_jump;
 	uint32_t live_before;			/* registers live at addr (analysis) */
 	struct patch *patch;			/* the code (jump) or out-of-line copy */
@@ -105,7 +104,6 @@ struct site_bytes {
 /* site.c */
 struct probe_site *site_lookup(uint64_t addr);	/* lock-free */
 void site_unpublish(struct probe_site *s);
-struct probe_site *site_find_locked(uint64_t addr);
 /* Every address one enabling operation attaches to, sorted. */
 struct site_batch {
 	const uint64_t *sorted;

@@ -54,7 +54,7 @@ struct probe_site *site_lookup(uint64_t addr)
  */
 static struct probe_site *pending[BUCKETS];	/* probe_mutex */
 
-struct probe_site *site_find_locked(uint64_t addr)
+static struct probe_site *site_find_locked(uint64_t addr)
 {
 	struct probe_site *s = site_lookup(addr);
 	if (s)

@@ -209,7 +209,6 @@ void site_commit(struct list_node *work, struct text_poke_op *ops, struct site_b
 			patch_retire(s->patch);
 			probe_removals++;
 		} else if (s->want == WANT_INSTALL) {
-			s->installed = true;
 			probe_installs++;
 		}
 	}

@@ -139,6 +139,28 @@ static void observe_step(unsigned step, void *arg)
 }
 
 /*
+ * A commit from bytes `from` to bytes `to` at the site: after step 1 an
+ * int3 heads from's tail, after step 3 it heads to's tail, after step 4
+ * `to` is whole; count[] is the consumer's count after a call at each.
+ */
+static void check_steps(struct ktest_ctx *t, const struct step_record *r, const char *what,
+			const uint8_t *from, const uint8_t *to, const uint64_t count[3])
+{
+	uint8_t brk = patch_breakpoint_byte();
+	const unsigned steps[3] = { 1, 3, 4 };
+
+	KT_EXPECT(t, r->bytes[1][0] == brk && !memcmp(r->bytes[1] + 1, from + 1, PATCH_JUMP_LEN - 1),
+		  "%s step 1: not int3 + the old tail", what);
+	KT_EXPECT(t, r->bytes[3][0] == brk && !memcmp(r->bytes[3] + 1, to + 1, PATCH_JUMP_LEN - 1),
+		  "%s step 3: not int3 + the new tail", what);
+	KT_EXPECT(t, !memcmp(r->bytes[4], to, PATCH_JUMP_LEN), "%s step 4: not the new bytes", what);
+	for (unsigned i = 0; i < 3; i++)
+		KT_EXPECT(t, r->count[steps[i]] == count[i], "%s step %u: count %llu, expected %llu",
+			  what, steps[i], (unsigned long long)r->count[steps[i]],
+			  (unsigned long long)count[i]);
+}
+
+/*
  * The djprobe protocol's intermediate states at pf_sum_mid, installing
  * and removing: after step 1 an int3 heads the original bytes, after
  * step 3 it heads the jump's tail, after step 4 the jump is whole (and
@@ -148,7 +170,7 @@ static void observe_step(unsigned step, void *arg)
 KTEST(probe_protocol_steps, 1)
 {
 	struct probe *mid = probe_at(pf_sum_mid);
-	uint8_t orig[PATCH_JUMP_LEN], jmp[PATCH_JUMP_LEN], brk = patch_breakpoint_byte();
+	uint8_t orig[PATCH_JUMP_LEN], jmp[PATCH_JUMP_LEN];
 	struct step_record r = { .counter = probe_counter_alloc() };
 	struct probe_site_info info;
 
@@ -165,14 +187,7 @@ KTEST(probe_protocol_steps, 1)
 
 	KT_EXPECT(t, r.seen[1] && r.seen[3] && r.seen[4] && !r.seen[2], "install steps seen: %d%d%d%d",
 		  r.seen[1], r.seen[2], r.seen[3], r.seen[4]);
-	KT_EXPECT(t, r.bytes[1][0] == brk && !memcmp(r.bytes[1] + 1, orig + 1, 4),
-		  "install step 1: not int3 + original tail");
-	KT_EXPECT(t, r.bytes[3][0] == brk && !memcmp(r.bytes[3] + 1, jmp + 1, 4),
-		  "install step 3: not int3 + jump tail");
-	KT_EXPECT(t, !memcmp(r.bytes[4], jmp, PATCH_JUMP_LEN), "install step 4: not the whole jump");
-	KT_EXPECT(t, r.count[1] == 1 && r.count[3] == 2 && r.count[4] == 3,
-		  "install: counts %llu %llu %llu, expected 1 2 3", (unsigned long long)r.count[1],
-		  (unsigned long long)r.count[3], (unsigned long long)r.count[4]);
+	check_steps(t, &r, "install", orig, jmp, (const uint64_t[]){ 1, 2, 3 });
 	KT_EXPECT(t, pf_sum(5, 6) == pf_sum_expected(5, 6) && *r.counter == 4, "installed: count %llu",
 		  (unsigned long long)*r.counter);
 
@@ -181,18 +196,11 @@ KTEST(probe_protocol_steps, 1)
 	probe_disable(&c);
 	probe_set_step_observer(NULL, NULL);
 	KT_EXPECT(t, r.seen[1] && r.seen[3] && r.seen[4], "removal steps not all seen");
-	KT_EXPECT(t, r.bytes[1][0] == brk && !memcmp(r.bytes[1] + 1, jmp + 1, 4),
-		  "removal step 1: not int3 + jump tail");
-	KT_EXPECT(t, r.bytes[3][0] == brk && !memcmp(r.bytes[3] + 1, orig + 1, 4),
-		  "removal step 3: not int3 + original tail");
-	KT_EXPECT(t, !memcmp(r.bytes[4], orig, PATCH_JUMP_LEN), "removal step 4: not the original");
 	/*
 	 * While the breakpoint or the jump is there, the consumer runs once
 	 * per call; after step 4 the original bytes run and it does not.
 	 */
-	KT_EXPECT(t, r.count[1] == 5 && r.count[3] == 6 && r.count[4] == 6,
-		  "removal: counts %llu %llu %llu, expected 5 6 6", (unsigned long long)r.count[1],
-		  (unsigned long long)r.count[3], (unsigned long long)r.count[4]);
+	check_steps(t, &r, "removal", jmp, orig, (const uint64_t[]){ 5, 6, 6 });
 	KT_EXPECT(t, !r.wrong_result, "a call during the protocol computed a wrong result");
 	KT_EXPECT(t, pf_sum(5, 6) == pf_sum_expected(5, 6) && *r.counter == 6,
 		  "the disabled probe still counts");
