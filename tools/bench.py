@@ -52,41 +52,43 @@ def run_config(kernel, out_dir, name, smp):
     }
 
 
+def run_host_tool(argv, config, figures, settings):
+    """Run a host benchmark tool and collect its output lines. figures maps
+    a line's first word to (figure name from the words, unit), the value
+    being the third word; settings maps a first word to (config key, index
+    of the word holding an integer)."""
+    out = subprocess.run(argv, capture_output=True, text=True, check=True).stdout
+    result = {"config": config, "figures": []}
+    for line in out.splitlines():
+        words = line.split()
+        if words and words[0] in figures:
+            name, unit = figures[words[0]]
+            result["figures"].append({"figure": name(words), "value": float(words[2]),
+                                      "unit": unit})
+        elif words and words[0] in settings:
+            key, index = settings[words[0]]
+            config[key] = int(words[index])
+    return result
+
+
 def host_decode(tool):
     """Decode throughput of Scion's decoder and Zydis on the same corpus, same run."""
     files = [f for f in DECODE_CORPUS if os.path.isfile(f)]
-    out = subprocess.run([tool] + files, capture_output=True, text=True, check=True).stdout
-    result = {"config": {"corpus": files, "build": "gcc -O2, host-native"}, "figures": []}
-    for line in out.splitlines():
-        words = line.split()
-        if words[:1] == ["decode"]:
-            result["figures"].append({"figure": f"decode.{words[1]}", "value": float(words[2]),
-                                      "unit": "instructions per second"})
-        elif words[:1] == ["ratio"]:
-            result["figures"].append({"figure": "decode.scion_over_zydis",
-                                      "value": float(words[2]), "unit": "ratio"})
-        elif words[:1] == ["corpus"]:
-            result["config"]["instructions"] = int(words[5])
-    return result
+    return run_host_tool(
+        [tool] + files, {"corpus": files, "build": "gcc -O2, host-native"},
+        {"decode": (lambda w: f"decode.{w[1]}", "instructions per second"),
+         "ratio": (lambda w: "decode.scion_over_zydis", "ratio")},
+        {"corpus": ("instructions", 5)})
 
 
 def host_patch(tool):
     """Nanoseconds per call of a host function: plain, inline counter, jump + empty handler."""
-    out = subprocess.run([tool], capture_output=True, text=True, check=True).stdout
-    result = {"config": {"build": "gcc -O2 -mno-red-zone, host-native; patches from "
-                                   "arch/x86/patch_emit.c and relocate.c",
-                         "method": "best of 5 rounds"}, "figures": []}
-    for line in out.splitlines():
-        words = line.split()
-        if words[:1] == ["patch"]:
-            result["figures"].append({"figure": f"patch.{words[1]}", "value": float(words[2]),
-                                      "unit": "ns per call"})
-        elif words[:1] == ["ratio"]:
-            result["figures"].append({"figure": f"patch.{words[1]}_over_plain",
-                                      "value": float(words[2]), "unit": "ratio"})
-        elif words[:1] == ["calls"]:
-            result["config"]["calls_per_round"] = int(words[1])
-    return result
+    return run_host_tool(
+        [tool], {"build": "gcc -O2 -mno-red-zone, host-native; patches from "
+                          "arch/x86/patch_emit.c and relocate.c", "method": "best of 5 rounds"},
+        {"patch": (lambda w: f"patch.{w[1]}", "ns per call"),
+         "ratio": (lambda w: f"patch.{w[1]}_over_plain", "ratio")},
+        {"calls": ("calls_per_round", 1)})
 
 
 def derive(run):
