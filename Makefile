@@ -2,7 +2,8 @@
 #
 # Scion: one entry point for building, running, testing and measuring.
 #
-#   make run [SMP=n] [MEM=size] [TCG=single|multi] [CMDLINE=".."]  boot the GRUB ISO in QEMU
+#   make run [SMP=n] [MEM=size] [TCG=single|multi] [CMDLINE=".."] [GRAFTS=".."]  boot the GRUB ISO
+#                                                           (build/disk.img attached as vda)
 #   make test                                               every test; ends "N passed, M failed"
 #   make bench                                              figures under -icount into build/bench/
 #   make gdb [SMP=n]                                        QEMU halted + gdb with symbols
@@ -42,7 +43,9 @@ LD := $(CROSS)ld
 READELF := $(CROSS)readelf
 OBJCOPY := $(CROSS)objcopy
 
-KERNEL_INCLUDES := -Ikernel/include -I$(ARCH_DIR)/include -I$(BUILD)/gen
+include grafts/grafts.mk
+
+KERNEL_INCLUDES := -Ikernel/include -I$(ARCH_DIR)/include -Igrafts/include -I$(BUILD)/gen
 KERNEL_CFLAGS := -std=gnu11 -O2 -g -Wall -Wextra -Werror -ffreestanding -fno-builtin \
 	-fno-pic -fno-pie -mcmodel=kernel -mno-red-zone -mgeneral-regs-only \
 	-mno-mmx -mno-sse -mno-sse2 -fno-stack-protector -fcf-protection=none \
@@ -65,6 +68,9 @@ GENERATED_HEADERS := $(BUILD)/gen/x86_encodings.h
 KERNEL := $(BUILD)/kernel.elf
 KERNEL32 := $(BUILD)/kernel32.elf
 ISO := $(BUILD)/scion.iso
+# The test disk (virtio-blk, vda): every sector holds a pattern the kernel checks.
+DISK := $(BUILD)/disk.img
+DISK_SIZE ?= 32M
 
 .PHONY: all kernel iso run run-options test bench gdb deps host-tests fuzz check-decoder clean
 .DEFAULT_GOAL := all
@@ -143,52 +149,95 @@ $(BUILD)/iso-cmdline: FORCE
 	@mkdir -p $(dir $@)
 	@echo '$(CMDLINE)' > $@.$$$$.tmp; cmp -s $@.$$$$.tmp $@ && rm $@.$$$$.tmp || mv $@.$$$$.tmp $@
 
-$(ISO): $(KERNEL) boot/grub.cfg.in $(BUILD)/iso-cmdline
-	@rm -rf $(BUILD)/iso && mkdir -p $(BUILD)/iso/boot/grub $(BUILD)/tmp
+# GRAFTS: the grafts the ISO hands the kernel as multiboot2 modules
+# (loaded at boot, listed by `graft avail`, installed with `graft
+# install`): names of grafts/NAME.c or grafts/bad/NAME.c, paths of .graft
+# files, or all (every graft in grafts/, the default).
+GRAFTS ?= all
+graft_file = $(if $(filter %.graft,$(1)),$(1),$(if $(wildcard grafts/$(1).c),$(BUILD)/grafts/$(1).graft,$(if \
+	$(wildcard grafts/bad/$(1).c),$(BUILD)/grafts/bad/$(1).graft,$(error GRAFTS: no graft '$(1)' \
+	(give names of grafts/NAME.c or grafts/bad/NAME.c, .graft paths, or all)))))
+GRAFT_WORDS := $(patsubst all,$(patsubst grafts/%.c,%,$(GRAFT_SRCS)),$(GRAFTS))
+ISO_GRAFTS := $(foreach w,$(GRAFT_WORDS),$(call graft_file,$(w)))
+
+$(BUILD)/iso-grafts: FORCE
+	@mkdir -p $(dir $@)
+	@echo '$(ISO_GRAFTS)' > $@.$$$$.tmp; cmp -s $@.$$$$.tmp $@ && rm $@.$$$$.tmp || mv $@.$$$$.tmp $@
+
+$(ISO): $(KERNEL) boot/grub.cfg.in $(BUILD)/iso-cmdline $(BUILD)/iso-grafts $(ISO_GRAFTS)
+	@rm -rf $(BUILD)/iso && mkdir -p $(BUILD)/iso/boot/grub $(BUILD)/iso/boot/grafts $(BUILD)/tmp
 	$(call say,ISO,$@)
 	$(Q)cp $(KERNEL) $(BUILD)/iso/boot/scion.elf
-	$(Q)sed 's|@CMDLINE@|$(CMDLINE)|' boot/grub.cfg.in > $(BUILD)/iso/boot/grub/grub.cfg
+	$(Q)for g in $(ISO_GRAFTS); do cp $$g $(BUILD)/iso/boot/grafts/; \
+		printf '\tmodule2 /boot/grafts/%s %s\n' "$${g##*/}" "$${g##*/}"; done > $(BUILD)/iso-modules
+	$(Q)sed -e 's|@CMDLINE@|$(CMDLINE)|' -e '/@MODULES@/{r $(BUILD)/iso-modules' -e 'd}' \
+		boot/grub.cfg.in > $(BUILD)/iso/boot/grub/grub.cfg
 	$(Q)TMPDIR=$(abspath $(BUILD)/tmp) grub-mkrescue -o $@ $(BUILD)/iso 2> $(BUILD)/grub-mkrescue.log \
 		|| { cat $(BUILD)/grub-mkrescue.log; exit 1; }
 
 deps:
 	@qemu/deps.sh
 
+$(DISK): tools/mkdisk.py
+	$(call say,MKDISK,$@)
+	$(Q)$(PYTHON) tools/mkdisk.py $@ --size $(DISK_SIZE)
+
 # Refuse bad SMP/MEM values before building anything.
 run-options:
 	@$(PYTHON) qemu/run.py --check --smp '$(SMP)' --mem '$(MEM)' --tcg '$(TCG)'
 
-run: run-options deps iso
-	@$(PYTHON) qemu/run.py --iso $(ISO) --smp '$(SMP)' --mem '$(MEM)' --tcg '$(TCG)'
+run: run-options deps iso $(DISK)
+	@$(PYTHON) qemu/run.py --iso $(ISO) --smp '$(SMP)' --mem '$(MEM)' --tcg '$(TCG)' --disk $(DISK)
 
-gdb: run-options deps iso
-	@$(PYTHON) qemu/run.py --iso $(ISO) --smp '$(SMP)' --mem '$(MEM)' --tcg '$(TCG)' --gdb --kernel-symbols $(KERNEL)
+gdb: run-options deps iso $(DISK)
+	@$(PYTHON) qemu/run.py --iso $(ISO) --smp '$(SMP)' --mem '$(MEM)' --tcg '$(TCG)' --gdb --kernel-symbols $(KERNEL) \
+		--disk $(DISK) --disk-snapshot
 
 # Host unit tests: tests/host/*.c with the pure kernel sources they test.
 HOST_CC ?= gcc
 HOST_CFLAGS := -std=gnu11 -O1 -g -Wall -Wextra -Werror -fsanitize=address,undefined \
 	-fno-omit-frame-pointer -Itests/host/include -Ikernel/include -Ikernel -Itests/host \
-	-I$(ARCH_DIR)/include -I$(ARCH_DIR) -I$(BUILD)/gen
+	-I$(ARCH_DIR)/include -I$(ARCH_DIR) -Igrafts/include -I$(BUILD)/gen
 HOST_KERNEL_SRCS := kernel/lib/glob.c kernel/lib/errno.c kernel/sym/symtab.c kernel/core/bootopt.c \
 	kernel/shell/lineedit.c kernel/mm/pmm.c kernel/mm/kmalloc.c kernel/mm/ranges.c \
 	$(BOOT_DIR)/multiboot.c $(ARCH_DIR)/insn_decode.c $(BUILD)/gen/x86_opcodes.c \
 	$(ARCH_DIR)/patch_emit.c $(ARCH_DIR)/relocate.c $(ARCH_DIR)/jump_table.c \
-	$(BUILD)/gen/x86_encodings.c
+	$(BUILD)/gen/x86_encodings.c kernel/graft/elf_load.c kernel/graft/elf_reloc.c
+HOST_KERNEL_SRCS += kernel/dev/virtqueue.c
+HOST_KERNEL_PRIVATE_HEADERS := kernel/dev/virtio.h
 HOST_TEST_SRCS := $(sort $(wildcard tests/host/*.c) $(wildcard tests/host/*.S))
 HOST_TESTS := $(BUILD)/host/unit-tests
 
+# The graft loader's tests use a real graft, built like every graft and
+# embedded in the test binary, and the corrupted copies of it that
+# tools/mkcorrupt_grafts.py writes (read at run time from GRAFT_CORRUPT_DIR).
+GRAFT_FIXTURE := $(BUILD)/host/graft_fixture.graft
+GRAFT_CORRUPT_DIR := $(BUILD)/host/corrupt-grafts
+HOST_TEST_GEN := $(BUILD)/gen/graft_fixture.c
+$(GRAFT_FIXTURE): tests/host/fixtures/graft_fixture.c $(GRAFT_HEADERS)
+	$(graft_compile)
+$(BUILD)/gen/graft_fixture.c: $(GRAFT_FIXTURE) tools/embed_file.py
+	$(Q)$(PYTHON) tools/embed_file.py $< graft_fixture -o $@
+$(GRAFT_CORRUPT_DIR)/expected.txt: $(GRAFT_FIXTURE) tools/mkcorrupt_grafts.py
+	$(call say,CORRUPT,$(GRAFT_CORRUPT_DIR))
+	$(Q)$(PYTHON) tools/mkcorrupt_grafts.py $< $(GRAFT_CORRUPT_DIR)
+
 host-tests: $(HOST_TESTS)
-$(HOST_TESTS): $(HOST_TEST_SRCS) $(HOST_KERNEL_SRCS) $(GENERATED_HEADERS) $(wildcard tests/host/include/arch/*.h tests/host/*.h kernel/include/scion/*.h)
+$(HOST_TESTS): $(HOST_KERNEL_PRIVATE_HEADERS)
+$(HOST_TESTS): $(HOST_TEST_SRCS) $(HOST_KERNEL_SRCS) $(GENERATED_HEADERS) $(HOST_TEST_GEN) \
+		$(GRAFT_CORRUPT_DIR)/expected.txt $(wildcard tests/host/include/arch/*.h tests/host/*.h \
+		kernel/include/scion/*.h kernel/graft/*.h grafts/include/graft/*.h)
 	@mkdir -p $(dir $@)
 	$(call say,HOSTCC,$@)
-	$(Q)$(HOST_CC) $(HOST_CFLAGS) -o $@ $(HOST_TEST_SRCS) $(HOST_KERNEL_SRCS)
+	$(Q)$(HOST_CC) $(HOST_CFLAGS) -DGRAFT_CORRUPT_DIR='"$(abspath $(GRAFT_CORRUPT_DIR))"' -o $@ \
+		$(HOST_TEST_SRCS) $(HOST_KERNEL_SRCS) $(HOST_TEST_GEN)
 
 # libFuzzer targets: tests/fuzz/fuzz_*.c, FUZZ_SECONDS each (needs clang).
 FUZZ_SECONDS ?= 20
 FUZZ_CC ?= clang
 
-fuzz: $(BUILD)/gen/x86_opcodes.c
-	@FUZZ_CC='$(FUZZ_CC)' tests/fuzz/run.sh $(FUZZ_SECONDS)
+fuzz: $(BUILD)/gen/x86_opcodes.c $(GRAFT_FIXTURE)
+	@BUILD='$(BUILD)' FUZZ_CC='$(FUZZ_CC)' tests/fuzz/run.sh $(FUZZ_SECONDS)
 
 # The decoder on the host: the objdump oracle, with Zydis as a second opinion when installed.
 DECODER_SRCS := $(ARCH_DIR)/insn_decode.c $(BUILD)/gen/x86_opcodes.c
@@ -222,14 +271,14 @@ $(BENCH_PATCH): $(PATCH_HOST_SRCS) $(GENERATED_HEADERS) $(ARCH_DIR)/include/arch
 check-decoder: $(CHECK_DECODER) $(KERNEL)
 	@$(CHECK_DECODER) $(FILES)
 
-test: deps kernel iso host-tests $(CHECK_DECODER)
+test: deps kernel iso grafts host-tests $(CHECK_DECODER) $(DISK)
 	@$(PYTHON) tests/run_tests.py --build $(BUILD)
 
-bench: deps kernel $(BENCH_DECODER) $(BENCH_PATCH)
-	@$(PYTHON) tools/bench.py --kernel $(KERNEL32) --out $(BUILD)/bench --decoder-bench $(BENCH_DECODER) \
+bench: deps kernel $(BENCH_DECODER) $(BENCH_PATCH) $(DISK)
+	@$(PYTHON) tools/bench.py --kernel $(KERNEL32) --disk $(DISK) --out $(BUILD)/bench --decoder-bench $(BENCH_DECODER) \
 		--patch-bench $(BENCH_PATCH)
 
-all: kernel iso host-tests $(CHECK_DECODER) $(BENCH_DECODER) $(BENCH_PATCH)
+all: kernel iso grafts host-tests $(CHECK_DECODER) $(BENCH_DECODER) $(BENCH_PATCH) $(DISK)
 
 clean:
 	rm -rf $(BUILD)

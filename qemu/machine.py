@@ -36,15 +36,30 @@ def parse_mem(value):
     return f"{mb}M"
 
 
+def disk_arguments(disk, snapshot):
+    """-drive/-device for a raw disk image as a modern-only virtio-blk PCI
+    device (vda in Scion). snapshot=True keeps every write in a temporary
+    overlay and reads the image without QEMU's image lock, so parallel
+    boots and one writable `make run` can share the image."""
+    drive = f"file={disk.replace(',', ',,')},if=none,id=disk0,format=raw"
+    if snapshot:
+        drive += ",snapshot=on,file.locking=off"
+    return ["-drive", drive, "-device", "virtio-blk-pci,drive=disk0,disable-legacy=on"]
+
+
 def qemu_command(smp=1, mem="256M", iso=None, kernel=None, cmdline="",
-                 single_thread_tcg=False, icount=False, gdb_port=None):
+                 single_thread_tcg=False, icount=False, gdb_port=None,
+                 disk=None, disk_snapshot=False, modules=()):
     """QEMU argv booting the GRUB ISO (iso=) or the multiboot1 kernel (kernel=).
 
     The serial console is stdin/stdout; no display, no firmware devices
     but the exit device. single_thread_tcg interleaves vCPUs on one host
     thread (needed for code patching: PLATFORMS.md); icount makes the TSC
     count instructions (implies single-threaded TCG); gdb_port starts the
-    machine halted with its gdbstub on that local port.
+    machine halted with its gdbstub on that local port; disk attaches a raw
+    image as a virtio-blk disk (disk_snapshot: writes are thrown away);
+    modules (kernel boots only: the ISO carries its own) are files handed
+    to the kernel as multiboot modules, e.g. .graft files.
     """
     argv = ["qemu-system-x86_64", "-nodefaults", "-no-user-config", "-display", "none",
             "-machine", "pc", "-cpu", "max",
@@ -63,8 +78,13 @@ def qemu_command(smp=1, mem="256M", iso=None, kernel=None, cmdline="",
         argv += ["-kernel", kernel]
         if cmdline:
             argv += ["-append", cmdline]
+        if modules:
+            # QEMU splits -initrd at commas; a comma inside a name is doubled.
+            argv += ["-initrd", ",".join(m.replace(",", ",,") for m in modules)]
     else:
         raise ConfigError("nothing to boot: give an ISO or a kernel")
+    if disk:
+        argv += disk_arguments(disk, disk_snapshot)
     if gdb_port:
         argv += ["-gdb", f"tcp:127.0.0.1:{gdb_port}", "-S"]
     return argv

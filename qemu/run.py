@@ -43,6 +43,9 @@ def main():
                          "multi: one thread per vCPU, faster, but see PLATFORMS.md before patching code")
     ap.add_argument("--gdb", action="store_true", help="start halted with the gdbstub, attach gdb")
     ap.add_argument("--kernel-symbols", help="ELF with symbols for gdb")
+    ap.add_argument("--disk", help="raw disk image attached writable as virtio-blk (vda)")
+    ap.add_argument("--disk-snapshot", action="store_true",
+                    help="attach the disk as a snapshot: the guest's writes are discarded")
     args = ap.parse_args()
     try:
         machine.parse_smp(args.smp)
@@ -52,8 +55,11 @@ def main():
         if args.check:
             return
         port = free_port() if args.gdb else None
+        if args.disk and not os.path.isfile(args.disk):
+            raise machine.ConfigError(f"disk image {args.disk} does not exist")
         argv = machine.qemu_command(smp=args.smp, mem=args.mem, iso=args.iso, gdb_port=port,
-                                    single_thread_tcg=args.tcg == "single")
+                                    single_thread_tcg=args.tcg == "single", disk=args.disk,
+                                    disk_snapshot=args.disk_snapshot)
     except machine.ConfigError as e:
         sys.exit(f"make run: {e}")
     if not args.gdb:

@@ -34,12 +34,18 @@ class Context:
         self.build = os.path.join(ROOT, build)
         self.kernel32 = os.path.join(self.build, "kernel32.elf")
         self.iso = os.path.join(self.build, "scion.iso")
+        self.disk = os.path.join(self.build, "disk.img")
         self.log_dir = os.path.join(self.build, "test-logs")
         self.job = job
         self.results = []
 
     def boot(self, name, **kw):
+        """Boot the kernel (or kw's iso) with the test disk attached as a
+        snapshot (writes are discarded) when it exists; disk=None boots
+        without it."""
         kw.setdefault("kernel", self.kernel32)
+        if "disk" not in kw and os.path.isfile(self.disk):
+            kw.update(disk=self.disk, disk_snapshot=True)
         return harness.Boot(f"{self.job}-{name}", self.log_dir, **kw)
 
     def result(self, name, ok, detail=""):

@@ -24,9 +24,9 @@ DECODE_CORPUS = ["/usr/lib/x86_64-linux-gnu/libc.so.6", "/usr/bin/qemu-system-x8
                  "/usr/lib/x86_64-linux-gnu/libcrypto.so.3", "/usr/bin/gdb"]
 
 
-def run_config(kernel, out_dir, name, smp):
+def run_config(kernel, out_dir, name, smp, disk=None):
     boot = harness.Boot(f"bench-{name}", out_dir, kernel=kernel, smp=smp, icount=True,
-                        timeout=600)
+                        timeout=600, disk=disk, disk_snapshot=True)
     try:
         boot.wait_for(r"scion> ")
         boot.command("bench", r"benchmarks finished: \d+", timeout=500)
@@ -45,7 +45,8 @@ def run_config(kernel, out_dir, name, smp):
     return {
         "config": {"name": name, "smp": smp, "mem": "256M", "boot": "qemu -kernel (multiboot1)",
                    "accel": "tcg, single-threaded (implied by icount)",
-                   "icount": "shift=0,sleep=off"},
+                   "icount": "shift=0,sleep=off",
+                   "disk": "virtio-blk, raw, snapshot=on" if disk else "none"},
         "kernel_version": version.group(1) if version else "unknown",
         "figures": figures,
         "log": os.path.relpath(boot.log_path, ROOT),
@@ -104,6 +105,7 @@ def derive(run):
 def main():
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--kernel", required=True)
+    ap.add_argument("--disk", help="raw disk image for the block benchmarks (a snapshot)")
     ap.add_argument("--out", required=True)
     ap.add_argument("--decoder-bench", help="host decode benchmark tool")
     ap.add_argument("--patch-bench", help="host patch (probe hit) benchmark tool")
@@ -111,7 +113,7 @@ def main():
     os.makedirs(args.out, exist_ok=True)
     qemu_version = subprocess.run(["qemu-system-x86_64", "--version"], capture_output=True,
                                   text=True).stdout.splitlines()[0]
-    runs = [run_config(args.kernel, args.out, name, smp) for name, smp in CONFIGS]
+    runs = [run_config(args.kernel, args.out, name, smp, args.disk) for name, smp in CONFIGS]
     for run in runs:
         derive(run)
     host = host_decode(args.decoder_bench) if args.decoder_bench else None

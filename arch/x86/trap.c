@@ -18,7 +18,9 @@
 #include <scion/errno.h>
 #include <scion/shell.h>
 #include <scion/probe.h>
+#include <scion/txn.h>
 #include <arch/trap.h>
+#include <arch/txn.h>
 #include <arch/irq.h>
 #include <arch/x86.h>
 #include "vectors.h"
@@ -143,6 +145,29 @@ struct trap_frame *arch_interrupted_frame(void)
 	return this_cpu()->arch.irq_frame;
 }
 
+_Static_assert(VEC_PRIORITY_CLASS(VEC_LAPIC_TIMER) == ARCH_TPR_TIMER_ONLY + 1,
+	       "the timer must be alone in the class just above ARCH_TPR_TIMER_ONLY");
+_Static_assert(VEC_PRIORITY_CLASS(VEC_IPI_RESCHED) <= ARCH_TPR_TIMER_ONLY &&
+	       VEC_PRIORITY_CLASS(VEC_IPI_XCALL) <= ARCH_TPR_TIMER_ONLY &&
+	       VEC_PRIORITY_CLASS(VEC_DEVICE_LAST) <= ARCH_TPR_TIMER_ONLY,
+	       "timer-only mode must hold back every vector but the timer");
+
+/*
+ * A graft runs where its caller masked interrupts (txn.c): the task
+ * priority lets only the timer through, and the caller may hold any
+ * lock, so the tick only counts time and runs the graft watchdog.
+ */
+static __noprobe void timer_only_interrupt(struct trap_frame *f)
+{
+	if (f->vector == VEC_SPURIOUS)
+		return;
+	lapic_eoi();
+	if (f->vector != VEC_LAPIC_TIMER)
+		panic("vector 0x%llx arrived through the graft task priority", (unsigned long long)f->vector);
+	clock_count_tick();
+	txn_watchdog(f);
+}
+
 /* Called from trap_common with interrupts masked. */
 __noprobe void trap_dispatch(struct trap_frame *f)
 {
@@ -153,6 +178,10 @@ __noprobe void trap_dispatch(struct trap_frame *f)
 		return;
 	}
 	c = this_cpu();
+	if (unlikely(c->txn_timer_only)) {
+		timer_only_interrupt(f);
+		return;
+	}
 	c->irq_depth++;
 	c->interrupts++;
 	struct trap_frame *outer = c->arch.irq_frame;
@@ -164,8 +193,12 @@ __noprobe void trap_dispatch(struct trap_frame *f)
 	} else {
 		spurious_interrupts++;
 	}
-	/* The spurious vector and the masked PIC's spurious lines get no EOI. */
-	if (f->vector != VEC_SPURIOUS && (f->vector < VEC_PIC_BASE || f->vector >= VEC_PIC_BASE + 16))
+	/*
+	 * The spurious vector and the masked PIC's spurious lines get no
+	 * EOI; the timer had its own at the start (timer_interrupt).
+	 */
+	if (f->vector != VEC_SPURIOUS && f->vector != VEC_LAPIC_TIMER &&
+	    (f->vector < VEC_PIC_BASE || f->vector >= VEC_PIC_BASE + 16))
 		lapic_eoi();
 	c->arch.irq_frame = outer;
 	c->irq_depth--;
@@ -185,9 +218,17 @@ static void ipi_resched(void *arg)
 	sched_handle_resched_ipi();
 }
 
+/*
+ * The timer is acknowledged first: a graft that the tick itself runs
+ * (timer.tick, sched.tick) must still be reachable by the next tick's
+ * watchdog, which an in-service timer vector would hold back.
+ */
 static void timer_interrupt(void *arg)
 {
 	(void)arg;
+	lapic_eoi();
+	if (this_cpu()->txn_depth)
+		txn_watchdog(arch_interrupted_frame());
 	clock_timer_interrupt();
 }
 

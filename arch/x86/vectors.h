@@ -15,10 +15,21 @@
 
 #define VEC_PIC_BASE        0x20	/* legacy PIC, masked; only spurious */
 #define VEC_ISA_BASE        0x30	/* ISA line n through the I/O APIC */
-#define VEC_LAPIC_TIMER     0x40
-#define VEC_IPI_XCALL       0xf0
-#define VEC_IPI_RESCHED     0xf1
+/*
+ * Device vectors (MSI) come from VEC_DEVICE_FIRST .. VEC_DEVICE_LAST.
+ * The timer sits alone in the highest priority class (vector >> 4 = 15)
+ * above the IPIs (class 14): a graft that runs where its caller masked
+ * interrupts raises the task priority to ARCH_TPR_TIMER_ONLY, which lets
+ * only the timer through, so the graft watchdog can stop it
+ * (kernel/graft/txn.c).
+ */
+#define VEC_DEVICE_FIRST    0x50
+#define VEC_DEVICE_LAST     0xdf
+#define VEC_IPI_XCALL       0xe0
+#define VEC_IPI_RESCHED     0xe1
+#define VEC_LAPIC_TIMER     0xf0
 #define VEC_SPURIOUS        0xff
+#define VEC_PRIORITY_CLASS(v) ((v) >> 4)
 
 #define IST_DOUBLE_FAULT    1
 #define IST_NMI             2

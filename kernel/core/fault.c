@@ -7,8 +7,9 @@
  * is not inside an interrupt handler: then nothing it was in the middle
  * of is shared state half-changed under a lock. Everything else (idle
  * threads, interrupt handlers, code holding spinlocks, code that ran with
- * interrupts masked) panics. Later, graft transactions hook in here to
- * abort instead.
+ * interrupts masked) panics. A fault in a graft's code aborts the
+ * graft's transaction instead (txn_fault): the kernel never dies of a
+ * graft.
  */
 #include <scion/fault.h>
 #include <scion/printk.h>
@@ -19,6 +20,7 @@
 #include <scion/string.h>
 #include <scion/errno.h>
 #include <scion/spinlock.h>
+#include <scion/txn.h>
 
 static struct spinlock fault_lock = SPINLOCK_INIT("fault-record");
 static struct fault_record last_fault;	/* fault_lock */
@@ -72,9 +74,12 @@ void fault_handle(struct trap_frame *frame, const struct fault_info *info)
 	struct cpu *c = this_cpu();
 	struct thread *t = c->current;
 	uintptr_t pc = trap_frame_pc(frame);
-	const char *unsafe = why_not_killable(frame);
+	const char *unsafe;
 	char sym[96];
 
+	if (c->txn_depth && txn_fault(frame, info))
+		return;
+	unsafe = why_not_killable(frame);
 	printk("\n%s (vector %u) in kernel mode on cpu %u, thread '%s' (tid %llu)\n",
 	       info->what, info->vector, c->index, t ? t->name : "boot",
 	       t ? (unsigned long long)t->tid : 0ull);

@@ -7,7 +7,8 @@
  * Order: boot options (they may change what follows), memory, the
  * symbol table check, interrupt controllers and timers, the scheduler;
  * then the boot context becomes CPU 0's idle thread, and the init thread
- * starts the other CPUs, console input, and the shell or the tests.
+ * starts the other CPUs, finds the devices (their interrupts may go to
+ * any CPU), then console input, and the shell or the tests.
  */
 #include <scion/boot.h>
 #include <scion/bootopt.h>
@@ -22,6 +23,8 @@
 #include <scion/version.h>
 #include <scion/textimage.h>
 #include <scion/errno.h>
+#include <scion/dev.h>
+#include <scion/graft.h>
 #include <arch/init.h>
 #include <arch/smp.h>
 #include <arch/console.h>
@@ -55,7 +58,10 @@ static void init_main(void *arg)
 	boot_phase_done("smp");
 	printk("smp: %u of %u CPU%s online\n", n, arch_cpus_present(),
 	       arch_cpus_present() == 1 ? "" : "s");
+	dev_init();
+	boot_phase_done("devices");
 	arch_console_enable_input();
+	graft_init();
 	if (ktest_boot_requested())
 		ktest_boot_run();
 	if (thread_spawn("shell", shell_main, NULL, -1))

@@ -11,9 +11,9 @@ static const struct {
 	{ EINTR, "EINTR" }, { EIO, "EIO" }, { E2BIG, "E2BIG" },
 	{ ENOEXEC, "ENOEXEC" }, { EAGAIN, "EAGAIN" }, { ENOMEM, "ENOMEM" },
 	{ EFAULT, "EFAULT" }, { EBUSY, "EBUSY" }, { EEXIST, "EEXIST" },
-	{ ENODEV, "ENODEV" }, { EINVAL, "EINVAL" }, { ENOSPC, "ENOSPC" },
-	{ ERANGE, "ERANGE" }, { ENOSYS, "ENOSYS" }, { ENOTSUP, "ENOTSUP" },
-	{ ETIMEDOUT, "ETIMEDOUT" },
+	{ ENODEV, "ENODEV" }, { EINVAL, "EINVAL" }, { EFBIG, "EFBIG" },
+	{ ENOSPC, "ENOSPC" }, { ERANGE, "ERANGE" }, { ENOSYS, "ENOSYS" },
+	{ ENOTSUP, "ENOTSUP" }, { ETIMEDOUT, "ETIMEDOUT" },
 };
 
 const char *errno_name(int err)

@@ -10,6 +10,8 @@
 #include <scion/shell.h>
 #include <scion/printk.h>
 #include <scion/errno.h>
+#include <scion/graft.h>
+#include <graft/timer.h>
 #include <arch/cpu.h>
 #include <arch/timer.h>
 
@@ -34,11 +36,27 @@ void thread_sleep_ms(uint64_t ms)
 	thread_sleep_ticks(ms_to_ticks(ms));
 }
 
-void clock_timer_interrupt(void)
+void clock_count_tick(void)
 {
 	if (this_cpu_index() == 0)
 		__atomic_store_n(&ticks, ticks + 1, __ATOMIC_RELAXED);
+}
+
+static void timer_tick_nothing(unsigned cpu, uint64_t tick)
+{
+	(void)cpu;
+	(void)tick;
+}
+
+static graft_fn_timer_tick *timer_tick_event = timer_tick_nothing;
+GRAFT_POINT_EVENT(timer_tick, timer_tick_event, timer_tick_nothing, 1000,
+		  "a timer tick on a CPU (interrupt context, no locks held); default: nothing");
+
+void clock_timer_interrupt(void)
+{
+	clock_count_tick();
 	sched_tick();
+	timer_tick_event(this_cpu_index(), clock_ticks());
 }
 
 void clock_start_cpu(void)

@@ -3,7 +3,7 @@
  * The scheduler's mechanism: switching threads, sleeping and waking,
  * ticks and preemption, idle loops, thread exit and join.
  *
- * sched_lock guards thread states, the policy's run queue, each CPU's
+ * sched_lock guards thread states, the run queue, each CPU's
  * current thread and need_resched, and the deadline list. It is held
  * across a switch: the thread switching out takes it, the thread
  * switched in releases it (for a new thread, thread_first_run does), so
@@ -25,7 +25,7 @@
 #include "sched_internal.h"
 
 struct spinlock sched_lock = SPINLOCK_INIT("sched");
-const struct sched_policy *sched_policy = &sched_policy_round_robin;
+LIST_HEAD(sched_run_queue);	/* sched_lock */
 static LIST_HEAD(deadlines);	/* sched_lock: sleepers with a deadline, earliest first */
 
 extern char bsp_boot_stack[], bsp_boot_stack_top[];
@@ -69,10 +69,24 @@ static void kick_idle_cpu(const struct thread *t)
 	}
 }
 
+static void enqueue(struct thread *t)
+{
+	t->slice = SCHED_SLICE_TICKS;
+	list_add_tail(&sched_run_queue, &t->run_node);
+}
+
+bool sched_runnable_on(const struct cpu *c)
+{
+	list_foreach(&sched_run_queue, it)
+		if (sched_thread_allowed(list_entry(it, struct thread, run_node), c))
+			return true;
+	return false;
+}
+
 void sched_make_runnable(struct thread *t)
 {
 	t->state = THREAD_RUNNABLE;
-	sched_policy->enqueue(t);
+	enqueue(t);
 	kick_idle_cpu(t);
 }
 
@@ -108,10 +122,12 @@ static struct thread *switch_to_next(uintptr_t preempted_pc)
 		      prev->name, c->lock_depth - 1);
 	if (prev->state == THREAD_RUNNING && !prev->is_idle) {
 		prev->state = THREAD_RUNNABLE;
-		sched_policy->enqueue(prev);
+		enqueue(prev);
 	}
-	struct thread *next = sched_policy->pick_next(c);
-	if (!next)
+	struct thread *next = sched_policy.pick_next(c);
+	if (next)
+		list_remove(&next->run_node);
+	else
 		next = c->idle;
 	c->need_resched = false;
 	if (next == prev) {
@@ -281,11 +297,11 @@ void sched_tick(void)
 		wake_expired(clock_ticks());
 	if (t->is_idle) {
 		c->idle_ticks++;
-		if (sched_policy->runnable(c))
+		if (sched_runnable_on(c))
 			c->need_resched = true;
 	} else {
 		t->ticks_run++;
-		if (sched_policy->tick(t))
+		if (sched_policy.tick(t))
 			c->need_resched = true;
 	}
 	spin_unlock_noirq(&sched_lock);
@@ -312,7 +328,7 @@ void sched_idle_loop(void)
 
 	for (;;) {
 		irqflags_t f = spin_lock_irqsave(&sched_lock);
-		if (c->need_resched || sched_policy->runnable(c)) {
+		if (c->need_resched || sched_runnable_on(c)) {
 			unlock_and_reap(switch_to_next(0));
 			arch_irq_restore(f);
 			continue;

@@ -4,6 +4,7 @@
 #include <scion/printk.h>
 #include <scion/cpu.h>
 #include <scion/sched.h>
+#include <scion/graft.h>
 #include <scion/mm.h>
 #include <scion/boot.h>
 #include <scion/bootopt.h>
@@ -65,7 +66,9 @@ static int cmd_threads(int argc, char **argv)
 		return -EINVAL;
 	printk("  tid   name                    state     cpu  affinity ticks     switches\n");
 	thread_foreach(print_thread, NULL);
-	printk("scheduling policy: %s\n", sched_policy->name);
+	printk("scheduling policy: round robin%s\n",
+	       graft_point_grafted("sched.pick_next") || graft_point_grafted("sched.tick") ?
+	       ", with grafts at its points (`graft list`)" : "");
 	return 0;
 }
 SHELL_COMMAND(threads, "", "list the threads", cmd_threads);

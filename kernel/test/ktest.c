@@ -51,6 +51,18 @@ void ktest_fail(struct ktest_ctx *t, const char *file, int line, const char *fmt
 	va_end(ap);
 }
 
+void ktest_skip(struct ktest_ctx *t, const char *fmt, ...)
+{
+	va_list ap;
+
+	if (t->failed)
+		return;
+	t->skipped = true;
+	va_start(ap, fmt);
+	vsnprintf(t->why, sizeof(t->why), fmt, ap);
+	va_end(ap);
+}
+
 /* True when one of the comma-separated patterns of selector is exactly name. */
 static bool names_exactly(const char *selector, const char *name)
 {
@@ -131,6 +143,9 @@ int ktest_run(const char *selector)
 		if (run->ctx.failed) {
 			printk("test %s: FAILED: %s\n", kt->name, run->ctx.why);
 			failed++;
+		} else if (run->ctx.skipped) {
+			printk("test %s: SKIPPED (%s)\n", kt->name, run->ctx.why);
+			skipped++;
 		} else {
 			printk("test %s: OK (%llu ms)\n", kt->name,
 			       (unsigned long long)((clock_ticks() - started) * 1000 / HZ));

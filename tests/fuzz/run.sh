@@ -1,25 +1,29 @@
 #!/bin/sh
 # SPDX-License-Identifier: BSD-2-Clause
 #
-# Build every libFuzzer target (tests/fuzz/fuzz_*.c) into build/fuzz/ and
-# run each for $1 seconds (default 20). Prints one line per target and
-# `N passed, M failed`; exits non-zero when a target fails to build or
-# finds a crash. Corpora are kept in build/fuzz/corpus/NAME between runs;
-# a crash leaves its input as build/fuzz/NAME-crash-* and its log as
-# build/fuzz/NAME.log.
+# Build every libFuzzer target (tests/fuzz/fuzz_*.c) into $BUILD/fuzz/
+# ($BUILD is build unless set) and run each for $1 seconds (default 20).
+# Prints one line per target and `N passed, M failed`; exits non-zero
+# when a target fails to build or finds a crash. Corpora are kept in
+# $BUILD/fuzz/corpus/NAME between runs; a crash leaves its input as
+# $BUILD/fuzz/NAME-crash-* and its log as $BUILD/fuzz/NAME.log. Uses the
+# generated sources and the fixture graft `make fuzz` builds in $BUILD.
 #
 #   tests/fuzz/run.sh [seconds]      from the top of the tree
 #   FUZZ_CC=clang-15 tests/fuzz/run.sh    another clang
+#   BUILD=build-x tests/fuzz/run.sh       another build directory
 
 set -u
 cd "$(dirname "$0")/../.." || exit 2
 
 SECONDS_PER_TARGET=${1:-20}
 FUZZ_CC=${FUZZ_CC:-clang}
-OUT=build/fuzz
+BUILD=${BUILD:-build}
+OUT=$BUILD/fuzz
 CFLAGS="-std=gnu11 -g -O1 -Wall -Wextra -Werror -fno-omit-frame-pointer
 	-fsanitize=fuzzer,address,undefined -fno-sanitize-recover=undefined
-	-Itests/host/include -Ikernel/include -Ikernel -Itests/fuzz -Iarch/x86/include -Iarch/x86"
+	-Itests/host/include -Ikernel/include -Ikernel -Itests/fuzz -Iarch/x86/include -Iarch/x86
+	-Igrafts/include"
 
 case $SECONDS_PER_TARGET in
 ''|*[!0-9]*) echo "usage: $0 [seconds]" >&2; exit 2 ;;
@@ -36,7 +40,8 @@ sources() {
 	bootopt) echo kernel/core/bootopt.c kernel/lib/errno.c ;;
 	multiboot2) echo boot/x86_64/multiboot.c ;;
 	glob) echo kernel/lib/glob.c ;;
-	insn) echo arch/x86/insn_decode.c build/gen/x86_opcodes.c ;;
+	insn) echo arch/x86/insn_decode.c "$BUILD/gen/x86_opcodes.c" ;;
+	graft_elf) echo kernel/graft/elf_load.c kernel/graft/elf_reloc.c ;;
 	*) return 1 ;;
 	esac
 }
@@ -48,6 +53,7 @@ max_len() {
 	multiboot2) echo 16384 ;;
 	glob) echo 1000 ;;
 	insn) echo 20 ;;
+	graft_elf) echo 16384 ;;
 	esac
 }
 
@@ -61,6 +67,7 @@ seed() {
 	bootopt) printf 'smp=4 quiet never=1 x=\001y unknown  \tsmp=z' >"$dir/seed" ;;
 	glob) printf 'a*[b-d]?\\*[!x]\000abcq*y' >"$dir/seed" ;;
 	insn) printf '\x48\x8b\x05\x10\x00\x00\x00' >"$dir/seed"; printf '\xc4\xe2\x79\x18\x04\x24' >"$dir/seed2" ;;
+	graft_elf) cp "$BUILD/host/graft_fixture.graft" "$dir/seed" ;;
 	multiboot2)
 		# Mode byte 0, then: header (total 144); cmdline "a=1"; loader "g";
 		# module 0x1000-0x2000 "m"; mmap, one 24-byte entry; ACPI old; end tag.

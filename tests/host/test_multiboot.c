@@ -212,10 +212,10 @@ HOST_TEST(multiboot2_limits)
 		 region_is(3, qemu_map[3].base, qemu_map[3].length, qemu_map[3].type),
 	      "32-byte entries");
 
-	/* 20 modules: 16 kept, 4 counted. */
+	/* BOOT_MAX_MODULES + 4 modules: the table's worth kept, 4 counted. */
 	uint8_t module[8 + 4];
 	mb2_start(&m);
-	for (uint32_t i = 0; i < 20; i++) {
+	for (uint32_t i = 0; i < BOOT_MAX_MODULES + 4; i++) {
 		put32(module, i << 20);
 		put32(module + 4, (i << 20) + 0x1000);
 		memcpy(module + 8, "mod", 4);

@@ -25,8 +25,14 @@ def job_grub_iso_to_shell(ctx):
         poweroff(ctx, boot)
 
 
+def build_dir_arg(ctx):
+    """BUILD= for make: the build directory the tests run from."""
+    return f"BUILD={os.path.relpath(ctx.build, ctx.root)}"
+
+
 def make_run(ctx, args, stdin_text, timeout=180):
-    return subprocess.run(["make", "--no-print-directory", "run"] + args, cwd=ctx.root,
+    return subprocess.run(["make", "--no-print-directory", "run", build_dir_arg(ctx)] + args,
+                          cwd=ctx.root,
                           input=stdin_text, capture_output=True, text=True, timeout=timeout)
 
 
@@ -79,7 +85,8 @@ def job_no_tests_selected_fails(ctx):
 def job_make_gdb_reaches_kernel_main(ctx):
     """make gdb: QEMU halted with its gdbstub, gdb with symbols, a breakpoint at kernel_main."""
     gdb_input = "continue\nbt\nkill\nquit\n"
-    proc = subprocess.run(["make", "--no-print-directory", "gdb"], cwd=ctx.root, input=gdb_input,
+    proc = subprocess.run(["make", "--no-print-directory", "gdb", build_dir_arg(ctx)], cwd=ctx.root,
+                          input=gdb_input,
                           capture_output=True, text=True, timeout=180)
     log = os.path.join(ctx.log_dir, "boot.make_gdb.log")
     os.makedirs(ctx.log_dir, exist_ok=True)

@@ -30,7 +30,7 @@ struct boot_module {
 };
 
 #define BOOT_MAX_MEM_REGIONS 64
-#define BOOT_MAX_MODULES     16
+#define BOOT_MAX_MODULES     48
 #define BOOT_CMDLINE_MAX     512
 
 struct boot_info {

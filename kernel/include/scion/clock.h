@@ -28,6 +28,13 @@ static inline uint64_t ms_to_ticks(uint64_t ms)
 /* Called by arch code on every timer interrupt of every CPU. */
 void clock_timer_interrupt(void);
 
+/*
+ * Only the tick count's part of a timer interrupt, for ticks that arrive
+ * while a graft runs with only the timer unmasked (the scheduler's part
+ * would need sched_lock, which the graft's caller may hold).
+ */
+void clock_count_tick(void);
+
 /* Start the tick on the calling CPU. */
 void clock_start_cpu(void);
 

@@ -32,6 +32,9 @@ struct cpu {
 	uint64_t interrupts;		/* own CPU: interrupts taken */
 	uint64_t xcalls;		/* own CPU: cross-call functions run */
 
+	unsigned txn_depth;		/* own CPU: graft transactions open (kernel/graft/txn.c) */
+	bool txn_timer_only;		/* own CPU: a graft runs with only the timer unmasked */
+
 	int probe_nesting;		/* own CPU: probe consumers running */
 	uint64_t probe_slots[PROBE_CPU_SLOTS];	/* own CPU: accumulators (kernel/probe) */
 

@@ -20,6 +20,7 @@
 #define EEXIST   17
 #define ENODEV   19
 #define EINVAL   22
+#define EFBIG    27
 #define ENOSPC   28
 #define ERANGE   34
 #define ENOSYS   38

@@ -17,6 +17,7 @@
 struct ktest_ctx {
 	const char *name;
 	bool failed;
+	bool skipped;		/* KT_SKIP: the machine lacks what the test needs */
 	char why[160];
 };
 
@@ -58,6 +59,13 @@ void ktest_fail(struct ktest_ctx *t, const char *file, int line, const char *fmt
 		ktest_fail((t), __FILE__, __LINE__, __VA_ARGS__); \
 		return; \
 	} \
+} while (0)
+
+/* End the test as skipped (e.g. the boot has no disk), saying why. */
+void ktest_skip(struct ktest_ctx *t, const char *fmt, ...) __printf(2, 3);
+#define KT_SKIP(t, ...) do { \
+	ktest_skip((t), __VA_ARGS__); \
+	return; \
 } while (0)
 
 /* Check cond; on failure record why and go on. */

@@ -1,10 +1,9 @@
 /* SPDX-License-Identifier: BSD-2-Clause */
 /*
  * The scheduler: mechanism here and in kernel/sched/sched.c, policy behind
- * struct sched_policy so that it can be replaced (a graft will).
+ * struct sched_policy, whose methods are graft points.
  *
- * There is one run queue for all CPUs, owned by the policy and guarded by
- * sched_lock. Preemption happens only when an interrupt returns to a
+ * There is one run queue for all CPUs, guarded by sched_lock. Preemption happens only when an interrupt returns to a
  * thread that holds no spinlock, or when a thread calls schedule().
  */
 #ifndef SCION_SCHED_H
@@ -12,58 +11,26 @@
 
 #include <scion/thread.h>
 #include <scion/cpu.h>
+#include <graft/sched.h>
 
 extern struct spinlock sched_lock;
 
 /*
- * The scheduling policy's method table (the graft point for scheduling
- * policies). Every method is called with sched_lock held and interrupts
- * masked; none may sleep, allocate or take a lock other than those the
- * policy owns (lock order: sched_lock first).
+ * The scheduling policy's method table: each method is a graft point
+ * (sched.pick_next, sched.tick; their contracts are in
+ * grafts/include/graft/sched.h). The run queue is the mechanism's: one
+ * FIFO of runnable threads (sched_lock); the policy only chooses.
  */
 struct sched_policy {
-	const char *name;
-	/*
-	 * enqueue - Overview: t became runnable (created, woken, preempted
-	 *   or yielding); add it to the run queue.
-	 * Arguments: t, state THREAD_RUNNABLE, not on the queue.
-	 * Return value: none.
-	 * Caller's context: sched_lock held, interrupts masked; any CPU, in
-	 *   thread or interrupt context; may not sleep.
-	 */
-	void (*enqueue)(struct thread *t);
-	/*
-	 * pick_next - Overview: choose the thread c runs next and take it
-	 *   off the run queue.
-	 * Arguments: c, the CPU asking (the executing CPU).
-	 * Return value: a queued thread whose affinity allows c, or NULL to
-	 *   run c's idle thread.
-	 * Caller's context: sched_lock held, interrupts masked, in the
-	 *   middle of a switch; may not sleep.
-	 */
-	struct thread *(*pick_next)(struct cpu *c);
-	/*
-	 * tick - Overview: t, the thread running on the executing CPU, was
-	 *   charged one timer tick.
-	 * Arguments: t, never an idle thread.
-	 * Return value: true to preempt t at the end of the interrupt.
-	 * Caller's context: the timer interrupt, sched_lock held; may not sleep.
-	 */
-	bool (*tick)(struct thread *t);
-	/*
-	 * runnable - Overview: whether the queue holds a thread c may run;
-	 *   lets an idle CPU decide to switch without taking a thread.
-	 * Arguments: c, the executing CPU.
-	 * Return value: true when pick_next(c) would return a thread.
-	 * Caller's context: sched_lock held, interrupts masked, thread or
-	 *   timer interrupt; may not sleep.
-	 */
-	bool (*runnable)(struct cpu *c);
+	graft_fn_sched_pick_next *pick_next;	/* slot: default rr_pick_next */
+	graft_fn_sched_tick *tick;		/* slot: default rr_tick */
 };
 
-/* The policy in force. Changed only under sched_lock. */
-extern const struct sched_policy *sched_policy;
-extern const struct sched_policy sched_policy_round_robin;
+/* The policy in force; the slots change when grafts are installed. */
+extern struct sched_policy sched_policy;
+
+/* Time slice a thread gets each time it is queued, in ticks. */
+#define SCHED_SLICE_TICKS 2
 
 /* Give up the CPU; the caller stays runnable. Caller's context: thread, no spinlocks. */
 void thread_yield(void);

@@ -25,6 +25,12 @@ static inline void arch_irq_restore(irqflags_t f)
 		__asm__ __volatile__("sti" ::: "memory");
 }
 
+/* Whether flags (from arch_irq_save) had interrupts enabled. */
+static inline bool arch_irq_flags_enabled(irqflags_t f)
+{
+	return (f & RFLAGS_IF) != 0;
+}
+
 static inline void arch_irq_enable(void)
 {
 	__asm__ __volatile__("sti" ::: "memory");

@@ -12,7 +12,9 @@
  *   KERNEL_VIRT_BASE 0xffffffff80000000  the kernel image (phys + base)
  *   PATCH_CODE_BASE  0xffffffffc0000000  probe patches, read-only executable
  *   PATCH_DATA_BASE  0xffffffffc1000000  probe counters, read/write
- * (the patch areas are within rel32 reach of the kernel and of each other)
+ *   GRAFT_AREA_BASE  0xffffffffc2000000  loaded grafts: text read-only executable,
+ *                                         rodata read-only, data read/write
+ * (the patch and graft areas are within rel32 reach of the kernel and of each other)
  * The lower half is unmapped once boot is over.
  */
 #ifndef ARCH_MMU_H
@@ -35,6 +37,8 @@
 #define PATCH_CODE_SIZE   (16ull << 20)
 #define PATCH_DATA_BASE   0xffffffffc1000000ull
 #define PATCH_DATA_SIZE   (16ull << 20)
+#define GRAFT_AREA_BASE   0xffffffffc2000000ull
+#define GRAFT_AREA_SIZE   (32ull << 20)
 
 /* Flags for arch_map_page. A mapping is always readable. */
 #define MAP_WRITE    0x1u

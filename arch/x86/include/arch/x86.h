@@ -9,6 +9,7 @@
 
 #include <stdint.h>
 
+#define RFLAGS_RESERVED (1ull << 1)	/* always set */
 #define RFLAGS_IF      (1ull << 9)
 
 #define CR0_WP         (1ull << 16)

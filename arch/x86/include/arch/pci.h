@@ -1,0 +1,52 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
+/*
+ * PCI configuration space on x86: configuration mechanism #1 (an address
+ * written to I/O port 0xcf8, data through 0xcfc..0xcff), which reaches the
+ * first 256 bytes of every function's configuration space. kernel/dev/pci.c
+ * builds enumeration, BARs and capabilities on top of these accessors.
+ *
+ * Every access is one address write and one data access, done as a pair
+ * under a lock private to arch/x86/pci.c, so accesses from several CPUs
+ * never interleave.
+ */
+#ifndef ARCH_PCI_H
+#define ARCH_PCI_H
+
+#include <stdint.h>
+#include <stdbool.h>
+
+/* Bytes of configuration space each function has through this mechanism. */
+#define ARCH_PCI_CONFIG_SIZE 256
+
+/*
+ * arch_pci_present - whether the machine answers configuration mechanism #1.
+ * Return value: true when the address register holds what was written.
+ * Caller's context: boot or thread; takes the configuration lock.
+ */
+bool arch_pci_present(void);
+
+/*
+ * arch_pci_config_read32/16/8 - read configuration space.
+ * Arguments: bus (0-255), dev (0-31), fn (0-7); offset below
+ *   ARCH_PCI_CONFIG_SIZE, aligned to the access size (the low bits are
+ *   ignored otherwise).
+ * Return value: the register; all ones when no function answers.
+ * Caller's context: any; takes the configuration lock with interrupts
+ *   masked, never sleeps.
+ */
+uint32_t arch_pci_config_read32(unsigned bus, unsigned dev, unsigned fn, unsigned offset);
+uint16_t arch_pci_config_read16(unsigned bus, unsigned dev, unsigned fn, unsigned offset);
+uint8_t arch_pci_config_read8(unsigned bus, unsigned dev, unsigned fn, unsigned offset);
+
+/*
+ * arch_pci_config_write32/16/8 - write configuration space.
+ * Arguments and caller's context as for the reads.
+ */
+void arch_pci_config_write32(unsigned bus, unsigned dev, unsigned fn, unsigned offset,
+			     uint32_t value);
+void arch_pci_config_write16(unsigned bus, unsigned dev, unsigned fn, unsigned offset,
+			     uint16_t value);
+void arch_pci_config_write8(unsigned bus, unsigned dev, unsigned fn, unsigned offset,
+			    uint8_t value);
+
+#endif

@@ -1,0 +1,254 @@
+// SPDX-License-Identifier: BSD-2-Clause
+/*
+ * The block layer (scion/blkdev.h, blkdev_driver.h): the table of disks,
+ * request checks, the completion path shared by drivers, waiting, and the
+ * synchronous blkdev_read/blkdev_write built on submit + wait.
+ *
+ * disks[] grows only (disks are never removed): an entry is complete
+ * before ndisks is raised past it with release order, and a disk is
+ * skipped until its driver publishes it, so readers take no lock;
+ * registration takes disks_lock. Statistics are atomic counters.
+ * A completion stores r->complete with release order after r->status;
+ * waiters read it with acquire order under d->wq.lock, and blkdev_wake
+ * takes that lock after the store, so no wake-up is lost.
+ */
+#include <scion/blkdev.h>
+#include <scion/errno.h>
+#include <scion/format.h>
+#include <scion/string.h>
+#include <scion/printk.h>
+#include <scion/spinlock.h>
+#include <scion/clock.h>
+#include "blkdev_driver.h"
+
+/* blkdev_read/blkdev_write: how long to sleep before saying a request is late. */
+#define SYNC_PATIENCE_SECONDS 10
+#define SYNC_PATIENCE_TICKS (SYNC_PATIENCE_SECONDS * HZ)
+#define DISK_LETTERS 26
+
+static struct blkdev *disks[BLKDEV_MAX_DISKS];	/* disks_lock to add; read lock-free */
+static unsigned ndisks;				/* disks_lock; read with acquire */
+static struct spinlock disks_lock = SPINLOCK_INIT("blkdev-table");
+
+int blkdev_register(struct blkdev *d, const char *prefix)
+{
+	irqflags_t f = spin_lock_irqsave(&disks_lock);
+	unsigned same_prefix = 0;
+	size_t plen = strlen(prefix);
+	for (unsigned i = 0; i < ndisks; i++)
+		if (!strncmp(disks[i]->name, prefix, plen))
+			same_prefix++;
+	if (ndisks == BLKDEV_MAX_DISKS || same_prefix >= DISK_LETTERS ||
+	    plen + 2 > BLKDEV_NAME_MAX) {
+		spin_unlock_irqrestore(&disks_lock, f);
+		return -ENOSPC;
+	}
+	snprintf(d->name, sizeof(d->name), "%s%c", prefix, 'a' + same_prefix);
+	waitq_init(&d->wq, "blkdev-wait");
+	disks[ndisks] = d;
+	__atomic_store_n(&ndisks, ndisks + 1, __ATOMIC_RELEASE);
+	spin_unlock_irqrestore(&disks_lock, f);
+	return 0;
+}
+
+void blkdev_publish(struct blkdev *d)
+{
+	__atomic_store_n(&d->live, true, __ATOMIC_RELEASE);
+}
+
+static bool is_live(const struct blkdev *d)
+{
+	return __atomic_load_n(&d->live, __ATOMIC_ACQUIRE);
+}
+
+struct blkdev *blkdev_find(const char *name)
+{
+	unsigned n = __atomic_load_n(&ndisks, __ATOMIC_ACQUIRE);
+	for (unsigned i = 0; i < n; i++)
+		if (is_live(disks[i]) && !strcmp(disks[i]->name, name))
+			return disks[i];
+	return NULL;
+}
+
+struct blkdev *blkdev_next(const struct blkdev *prev)
+{
+	unsigned n = __atomic_load_n(&ndisks, __ATOMIC_ACQUIRE);
+	unsigned i = 0;
+
+	if (prev) {
+		while (i < n && disks[i] != prev)
+			i++;
+		i++;
+	}
+	for (; i < n; i++)
+		if (is_live(disks[i]))
+			return disks[i];
+	return NULL;
+}
+
+const char *blkdev_name(const struct blkdev *d)
+{
+	return d->name;
+}
+
+uint64_t blkdev_sectors(const struct blkdev *d)
+{
+	return d->sectors;
+}
+
+uint32_t blkdev_max_sectors(const struct blkdev *d)
+{
+	return d->max_sectors;
+}
+
+bool blkdev_read_only(const struct blkdev *d)
+{
+	return d->read_only;
+}
+
+const char *blkdev_model(const struct blkdev *d)
+{
+	return d->model;
+}
+
+static int refuse(struct blk_request *r, int err)
+{
+	r->status = err;
+	__atomic_store_n(&r->complete, true, __ATOMIC_RELEASE);
+	return err;
+}
+
+int blkdev_submit(struct blkdev *d, struct blk_request *r)
+{
+	r->dev = d;
+	r->status = 0;
+	r->completed_next = NULL;
+	__atomic_store_n(&r->complete, false, __ATOMIC_RELAXED);
+	if (r->count == 0 || r->count > d->max_sectors || !r->buf)
+		return refuse(r, -EINVAL);
+	if (r->sector >= d->sectors || r->count > d->sectors - r->sector)
+		return refuse(r, -EINVAL);
+	if (r->write && d->read_only)
+		return refuse(r, -EPERM);
+	int err = d->ops->submit(d, r);
+	if (err)
+		return refuse(r, err);
+	return 0;
+}
+
+void blkdev_complete(struct blkdev *d, struct blk_request *r)
+{
+	void (*done)(struct blk_request *) = r->done;
+	uint64_t *requests = r->write ? &d->stats.writes : &d->stats.reads;
+	uint64_t *sectors = r->write ? &d->stats.sectors_written : &d->stats.sectors_read;
+
+	if (r->status) {
+		__atomic_fetch_add(&d->stats.errors, 1, __ATOMIC_RELAXED);
+	} else {
+		__atomic_fetch_add(requests, 1, __ATOMIC_RELAXED);
+		__atomic_fetch_add(sectors, r->count, __ATOMIC_RELAXED);
+	}
+	__atomic_fetch_add(&d->completions, 1, __ATOMIC_RELEASE);
+	__atomic_store_n(&r->complete, true, __ATOMIC_RELEASE);
+	if (done)
+		done(r);
+}
+
+void blkdev_wake(struct blkdev *d)
+{
+	waitq_wake_all(&d->wq);
+}
+
+void blkdev_note_interrupt(struct blkdev *d)
+{
+	__atomic_fetch_add(&d->stats.interrupts, 1, __ATOMIC_RELAXED);
+}
+
+static bool is_complete(const struct blk_request *r)
+{
+	return __atomic_load_n(&r->complete, __ATOMIC_ACQUIRE);
+}
+
+int blkdev_wait(struct blk_request *r, uint64_t timeout_ticks)
+{
+	struct blkdev *d = r->dev;
+
+	if (!d)
+		return -EINVAL;
+	if (timeout_ticks == 0)
+		wait_event(&d->wq, is_complete(r));
+	else if (!wait_event_timeout(&d->wq, is_complete(r), timeout_ticks))
+		return -ETIMEDOUT;
+	return r->status;
+}
+
+/* Submit r, sleeping for room while the queue is full; 0 or the refusal. */
+static int submit_waiting_for_room(struct blkdev *d, struct blk_request *r)
+{
+	for (;;) {
+		uint64_t seen = __atomic_load_n(&d->completions, __ATOMIC_ACQUIRE);
+		int err = blkdev_submit(d, r);
+		if (err != -EAGAIN)
+			return err;
+		wait_event_timeout(&d->wq, __atomic_load_n(&d->completions, __ATOMIC_ACQUIRE) != seen,
+				   SYNC_PATIENCE_TICKS);
+	}
+}
+
+/* One request of a synchronous transfer: submit and sleep until it is done. */
+static int transfer_one(struct blkdev *d, struct blk_request *r)
+{
+	int err = submit_waiting_for_room(d, r);
+	if (err)
+		return err;
+	err = blkdev_wait(r, SYNC_PATIENCE_TICKS);
+	if (err == -ETIMEDOUT) {
+		/* The buffer is the device's until it answers: keep waiting. */
+		printk("%s: %s of sector %llu not done after %u s; still waiting\n", d->name,
+		       r->write ? "write" : "read", (unsigned long long)r->sector,
+		       SYNC_PATIENCE_SECONDS);
+		err = blkdev_wait(r, 0);
+	}
+	return err;
+}
+
+static int transfer(struct blkdev *d, uint64_t sector, uint32_t count, void *buf, bool write)
+{
+	if (count == 0 || !buf || sector >= d->sectors || count > d->sectors - sector)
+		return -EINVAL;
+	if (write && d->read_only)
+		return -EPERM;
+	while (count) {
+		struct blk_request r = {
+			.sector = sector, .count = MIN(count, d->max_sectors), .buf = buf,
+			.write = write,
+		};
+		int err = transfer_one(d, &r);
+		if (err)
+			return err;
+		sector += r.count;
+		count -= r.count;
+		buf = (char *)buf + (size_t)r.count * BLK_SECTOR_SIZE;
+	}
+	return 0;
+}
+
+int blkdev_read(struct blkdev *d, uint64_t sector, uint32_t count, void *buf)
+{
+	return transfer(d, sector, count, buf, false);
+}
+
+int blkdev_write(struct blkdev *d, uint64_t sector, uint32_t count, const void *buf)
+{
+	return transfer(d, sector, count, (void *)buf, true);
+}
+
+void blkdev_get_stats(const struct blkdev *d, struct blkdev_stats *s)
+{
+	s->reads = __atomic_load_n(&d->stats.reads, __ATOMIC_RELAXED);
+	s->writes = __atomic_load_n(&d->stats.writes, __ATOMIC_RELAXED);
+	s->sectors_read = __atomic_load_n(&d->stats.sectors_read, __ATOMIC_RELAXED);
+	s->sectors_written = __atomic_load_n(&d->stats.sectors_written, __ATOMIC_RELAXED);
+	s->interrupts = __atomic_load_n(&d->stats.interrupts, __ATOMIC_RELAXED);
+	s->errors = __atomic_load_n(&d->stats.errors, __ATOMIC_RELAXED);
+}

@@ -1,0 +1,134 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
+/*
+ * The parts of the ELF64 object format (System V gABI) and of the x86-64
+ * psABI that the graft loader reads: the file header, section headers,
+ * symbols and RELA relocations, with the constants it checks. Layouts
+ * are the on-disk ones; the loader copies each record out of the file
+ * with memcpy before using it, so no record needs to be aligned in the
+ * file, and it assumes a little-endian host (checked below).
+ */
+#ifndef KERNEL_GRAFT_ELF64_H
+#define KERNEL_GRAFT_ELF64_H
+
+#include <stdint.h>
+
+_Static_assert(__BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__,
+	       "the graft loader reads little-endian ELF records in place");
+
+/* e_ident */
+#define ELF_IDENT_SIZE		16
+#define ELF_IDENT_CLASS		4
+#define ELF_IDENT_DATA		5
+#define ELF_IDENT_VERSION	6
+#define ELF_CLASS_64		2
+#define ELF_DATA_LSB		1	/* two's complement, little-endian */
+#define ELF_VERSION_CURRENT	1
+
+#define ELF_TYPE_REL		1	/* relocatable object */
+#define ELF_MACHINE_X86_64	62
+
+struct elf64_header {
+	uint8_t ident[ELF_IDENT_SIZE];
+	uint16_t type;
+	uint16_t machine;
+	uint32_t version;
+	uint64_t entry;
+	uint64_t phoff;
+	uint64_t shoff;
+	uint32_t flags;
+	uint16_t ehsize;
+	uint16_t phentsize;
+	uint16_t phnum;
+	uint16_t shentsize;
+	uint16_t shnum;
+	uint16_t shstrndx;
+};
+
+/* Section types */
+#define SHT_NULL		0
+#define SHT_PROGBITS		1
+#define SHT_SYMTAB		2
+#define SHT_STRTAB		3
+#define SHT_RELA		4
+#define SHT_NOTE		7
+#define SHT_NOBITS		8
+#define SHT_REL			9
+#define SHT_GROUP		17
+#define SHT_SYMTAB_SHNDX	18
+#define SHT_X86_64_UNWIND	0x70000001u	/* .eh_frame on x86-64 */
+
+/* Section flags */
+#define SHF_WRITE		0x1u
+#define SHF_ALLOC		0x2u
+#define SHF_EXECINSTR		0x4u
+#define SHF_TLS			0x400u
+
+/* Special section indexes */
+#define SHN_UNDEF		0
+#define SHN_LORESERVE		0xff00u
+#define SHN_ABS			0xfff1u
+#define SHN_COMMON		0xfff2u
+#define SHN_XINDEX		0xffffu
+
+struct elf64_section {
+	uint32_t name;
+	uint32_t type;
+	uint64_t flags;
+	uint64_t addr;
+	uint64_t offset;
+	uint64_t size;
+	uint32_t link;
+	uint32_t info;
+	uint64_t addralign;
+	uint64_t entsize;
+};
+
+/* Symbol binding (st_info >> 4) and type (st_info & 0xf) */
+#define STB_LOCAL		0
+#define STB_GLOBAL		1
+#define STB_WEAK		2
+#define STT_NOTYPE		0
+#define STT_OBJECT		1
+#define STT_FUNC		2
+#define STT_SECTION		3
+#define STT_FILE		4
+#define STT_COMMON		5
+#define STT_TLS			6
+#define STT_GNU_IFUNC		10
+
+struct elf64_symbol {
+	uint32_t name;
+	uint8_t info;
+	uint8_t other;
+	uint16_t shndx;
+	uint64_t value;
+	uint64_t size;
+};
+
+#define ELF64_SYMBOL_BINDING(info)	((unsigned)(info) >> 4)
+#define ELF64_SYMBOL_TYPE(info)		((unsigned)(info) & 0xfu)
+
+struct elf64_rela {
+	uint64_t offset;
+	uint64_t info;
+	int64_t addend;
+};
+
+#define ELF64_RELA_SYMBOL(info)		((uint32_t)((info) >> 32))
+#define ELF64_RELA_TYPE(info)		((uint32_t)(info))
+
+/* x86-64 relocation types the loader applies (the rest are refused by name) */
+#define R_X86_64_NONE		0
+#define R_X86_64_64		1
+#define R_X86_64_PC32		2
+#define R_X86_64_PLT32		4
+#define R_X86_64_32		10
+#define R_X86_64_32S		11
+#define R_X86_64_PC64		24
+
+_Static_assert(sizeof(struct elf64_header) == 64, "ELF64 header layout");
+_Static_assert(sizeof(struct elf64_section) == 64, "ELF64 section header layout");
+_Static_assert(sizeof(struct elf64_symbol) == 24, "ELF64 symbol layout");
+_Static_assert(sizeof(struct elf64_rela) == 24, "ELF64 RELA layout");
+
+#endif

@@ -1,0 +1,269 @@
+// SPDX-License-Identifier: BSD-2-Clause
+/*
+ * Loaded grafts: linking an image into the graft area, checking its
+ * manifest against the graft point it names, the registry, and the
+ * grafts that arrive as boot modules.
+ *
+ * Loading: (1) graft_elf_load lays the sections out in freshly mapped
+ * read/write regions, applies the relocations and resolves undefined
+ * symbols against the graft_exports table only; (2) the manifest's
+ * point must exist with the same signature, its name must be new;
+ * (3) [a verifier for software fault isolation slots in here, while the
+ * text is still writable data and before anything can run it];
+ * (4) the regions get their final rights: text read+execute, rodata
+ * read-only, data read/write. Any failure frees the regions and leaves
+ * one line in err.
+ *
+ * The registry (graft_registry, a mutex) lists every loaded graft in
+ * load order. Grafts stay loaded (and their statistics kept) until the
+ * kernel stops.
+ */
+#include <scion/graft.h>
+#include <scion/txn.h>
+#include <scion/mm.h>
+#include <scion/mutex.h>
+#include <scion/boot.h>
+#include <scion/string.h>
+#include <scion/format.h>
+#include <scion/errno.h>
+#include <scion/printk.h>
+#include <scion/symtab.h>
+#include <arch/mmu.h>
+#include "graft_internal.h"
+#include "elf_load.h"
+
+static struct mutex graft_registry = MUTEX_INIT(graft_registry, "graft-registry");
+static LIST_HEAD(grafts);		/* graft_registry */
+static struct spinlock abort_lock = SPINLOCK_INIT("graft-abort-note");
+
+static struct graft_boot_module boot_grafts[BOOT_MAX_MODULES];	/* written once by graft_init */
+static unsigned nboot_grafts;
+
+struct load_ctx {
+	uintptr_t region[GRAFT_REGIONS];
+	size_t region_size[GRAFT_REGIONS];
+};
+
+static void *load_alloc(void *opaque, enum graft_region region, size_t size)
+{
+	struct load_ctx *ctx = opaque;
+	uintptr_t va = graft_mem_alloc(size);
+	if (!va)
+		return NULL;
+	ctx->region[region] = va;
+	ctx->region_size[region] = size;
+	return (void *)va;
+}
+
+static uint64_t load_resolve(void *opaque, const char *name)
+{
+	(void)opaque;
+	LINKER_TABLE_FOREACH(struct graft_export, graft_exports, e)
+		if (!strcmp(e->name, name))
+			return e->address;
+	return 0;
+}
+
+static const struct graft_load_ops load_ops = {
+	.alloc = load_alloc,
+	.resolve = load_resolve,
+};
+
+static void free_regions(struct load_ctx *ctx)
+{
+	for (unsigned r = 0; r < GRAFT_REGIONS; r++)
+		graft_mem_free(ctx->region[r], ctx->region_size[r]);
+}
+
+/* Caller holds graft_registry. */
+static struct graft *find_locked(const char *name)
+{
+	list_foreach(&grafts, it) {
+		struct graft *g = list_entry(it, struct graft, node);
+		if (!strcmp(g->name, name))
+			return g;
+	}
+	return NULL;
+}
+
+static const char *check_manifest(const struct graft_manifest *m, const struct graft_point **point,
+				  char *err, size_t errlen)
+{
+	const struct graft_point *p = graft_point_find(m->point);
+	if (!p) {
+		snprintf(err, errlen, "graft '%s' names graft point '%s', which does not exist "
+			 "(`graft points` lists them)", m->name, m->point);
+		return err;
+	}
+	if (strcmp(p->signature, m->signature)) {
+		snprintf(err, errlen, "graft '%s' has signature '%s' but %s is '%s'", m->name,
+			 m->signature, p->name, p->signature);
+		return err;
+	}
+	*point = p;
+	return NULL;
+}
+
+struct graft *graft_load(const void *image, size_t size, const char *source, char *err, size_t errlen)
+{
+	struct load_ctx ctx = { 0 };
+	struct graft_image im;
+	const struct graft_point *point = NULL;
+
+	if (graft_elf_load(image, size, &load_ops, &ctx, &im, err, errlen)) {
+		free_regions(&ctx);
+		return NULL;
+	}
+	if (check_manifest(im.manifest, &point, err, errlen)) {
+		free_regions(&ctx);
+		return NULL;
+	}
+	struct graft *g = kzalloc(sizeof(*g));
+	if (!g) {
+		snprintf(err, errlen, "out of memory for the graft's descriptor");
+		free_regions(&ctx);
+		return NULL;
+	}
+	strlcpy(g->name, im.manifest->name, sizeof(g->name));
+	strlcpy(g->source, source, sizeof(g->source));
+	g->version = im.manifest->version;
+	g->point = point;
+	g->entry = im.entry;
+	g->code_start = ctx.region[GRAFT_REGION_TEXT];
+	g->code_end = g->code_start + ctx.region_size[GRAFT_REGION_TEXT];
+	for (unsigned r = 0; r < GRAFT_REGIONS; r++) {
+		g->region[r] = ctx.region[r];
+		g->region_size[r] = ctx.region_size[r];
+	}
+
+	mutex_lock(&graft_registry);
+	if (find_locked(g->name)) {
+		mutex_unlock(&graft_registry);
+		snprintf(err, errlen, "a graft named '%s' is already loaded", g->name);
+		kfree(g);
+		free_regions(&ctx);
+		return NULL;
+	}
+	/* Step 3 (software fault isolation) will verify the text here. */
+	graft_mem_protect(ctx.region[GRAFT_REGION_TEXT], ctx.region_size[GRAFT_REGION_TEXT], MAP_EXEC);
+	graft_mem_protect(ctx.region[GRAFT_REGION_RODATA], ctx.region_size[GRAFT_REGION_RODATA], 0);
+	list_add_tail(&grafts, &g->node);
+	mutex_unlock(&graft_registry);
+	return g;
+}
+
+struct graft *graft_create_builtin(const char *name, const char *point, void *fn)
+{
+	const struct graft_point *p = graft_point_find(point);
+	uint64_t off;
+	const struct ksym *s = symtab_lookup_addr(&kernel_symtab, (uintptr_t)fn, &off);
+	if (!p || !s || off)
+		return NULL;
+	struct graft *g = kzalloc(sizeof(*g));
+	if (!g)
+		return NULL;
+	strlcpy(g->name, name, sizeof(g->name));
+	strlcpy(g->source, "built in", sizeof(g->source));
+	g->point = p;
+	g->entry = (uintptr_t)fn;
+	g->code_start = s->addr;
+	g->code_end = s->addr + s->size;
+	g->builtin = true;
+	return g;
+}
+
+void graft_destroy_builtin(struct graft *g)
+{
+	if (!g)
+		return;
+	graft_remove(g);
+	kfree(g);
+}
+
+struct graft *graft_find(const char *name)
+{
+	mutex_lock(&graft_registry);
+	struct graft *g = find_locked(name);
+	mutex_unlock(&graft_registry);
+	return g;
+}
+
+void graft_foreach(void (*fn)(struct graft *g, void *arg), void *arg)
+{
+	mutex_lock(&graft_registry);
+	list_foreach(&grafts, it)
+		fn(list_entry(it, struct graft, node), arg);
+	mutex_unlock(&graft_registry);
+}
+
+bool graft_owns_memory(const struct graft *g, uintptr_t a, size_t len)
+{
+	for (unsigned r = 0; r < GRAFT_REGIONS; r++)
+		if (g->region[r] && a >= g->region[r] && a + len <= g->region[r] + g->region_size[r] &&
+		    a + len >= a)
+			return true;
+	return false;
+}
+
+void graft_note_invocation(struct graft *g, bool committed, uint64_t cycles)
+{
+	__atomic_fetch_add(&g->invocations, 1, __ATOMIC_RELAXED);
+	__atomic_fetch_add(committed ? &g->commits : &g->aborts, 1, __ATOMIC_RELAXED);
+	__atomic_fetch_add(&g->cycles, cycles, __ATOMIC_RELAXED);
+}
+
+void graft_note_abort(struct graft *g, const char *why)
+{
+	irqflags_t f = spin_lock_irqsave(&abort_lock);
+	strlcpy(g->last_abort, why, sizeof(g->last_abort));
+	spin_unlock_irqrestore(&abort_lock, f);
+}
+
+void graft_last_abort(const struct graft *g, char *buf, size_t n)
+{
+	irqflags_t f = spin_lock_irqsave(&abort_lock);
+	strlcpy(buf, g->last_abort, n);
+	spin_unlock_irqrestore(&abort_lock, f);
+}
+
+/* The module's file name without its directories. */
+static const char *module_name(const struct boot_module *m)
+{
+	const char *name = m->cmdline;
+	for (const char *s = m->cmdline; *s && *s != ' '; s++)
+		if (*s == '/')
+			name = s + 1;
+	return name;
+}
+
+void graft_init(void)
+{
+	graft_points_init();
+	for (unsigned i = 0; i < boot_info.nmodules; i++) {
+		const struct boot_module *m = &boot_info.modules[i];
+		struct graft_boot_module *b = &boot_grafts[nboot_grafts++];
+		const char *name = module_name(m);
+		size_t n = strlen(name);
+		const char *space = strchr(name, ' ');
+		if (space)
+			n = (size_t)(space - name);
+		if (n >= sizeof(b->source))
+			n = sizeof(b->source) - 1;
+		memcpy(b->source, name, n);
+		b->source[n] = '\0';
+		b->size = m->phys_end - m->phys_start;
+		b->graft = graft_load(phys_to_virt(m->phys_start), b->size, b->source, b->error,
+				      sizeof(b->error));
+		if (b->graft)
+			printk("graft: %s: loaded '%s' for %s (version %u)\n", b->source, b->graft->name,
+			       b->graft->point->name, b->graft->version);
+		else
+			printk("graft: %s: refused: %s\n", b->source, b->error);
+	}
+}
+
+unsigned graft_boot_modules(const struct graft_boot_module **out)
+{
+	*out = boot_grafts;
+	return nboot_grafts;
+}

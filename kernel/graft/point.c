@@ -1,0 +1,191 @@
+// SPDX-License-Identifier: BSD-2-Clause
+/*
+ * The graft points: found in the graft_points linker table, installed
+ * into and removed from, and dispatched.
+ *
+ * A point's slot holds its default while nothing is installed and its
+ * dispatcher otherwise; installed[] changes under the point's lock and
+ * is read without it by dispatchers, so an invocation that read a graft
+ * just before its removal runs it once more. Grafts are never freed
+ * while the kernel runs, so such a read never sees freed memory.
+ */
+#include <scion/graft.h>
+#include <scion/txn.h>
+#include <scion/thread.h>
+#include <scion/string.h>
+#include <scion/format.h>
+#include <scion/errno.h>
+#include <scion/printk.h>
+#include <arch/timer.h>
+#include "graft_internal.h"
+
+#define BUDGET_MAX_US 10000000u
+
+const struct graft_point *graft_point_find(const char *name)
+{
+	LINKER_TABLE_FOREACH(struct graft_point, graft_points, p)
+		if (!strcmp(p->name, name))
+			return p;
+	return NULL;
+}
+
+bool graft_point_grafted(const char *name)
+{
+	const struct graft_point *p = graft_point_find(name);
+	return p && READ_ONCE(*p->slot) != p->default_fn;
+}
+
+static uint64_t us_to_cycles(uint32_t us)
+{
+	return arch_cycles_per_second() / 1000000 * us;
+}
+
+int graft_point_set_budget(const struct graft_point *p, uint32_t us)
+{
+	if (us < 1 || us > BUDGET_MAX_US)
+		return -ERANGE;
+	irqflags_t f = spin_lock_irqsave(&p->state->lock);
+	p->state->budget_us = us;
+	WRITE_ONCE(p->state->budget_cycles, us_to_cycles(us));
+	spin_unlock_irqrestore(&p->state->lock, f);
+	return 0;
+}
+
+void graft_points_init(void)
+{
+	LINKER_TABLE_FOREACH(struct graft_point, graft_points, p) {
+		if (*p->slot != p->default_fn)
+			panic("graft point %s: its slot does not start at its default", p->name);
+		graft_point_set_budget(p, p->default_budget_us);
+	}
+}
+
+uint64_t graft_call_default(const struct graft_point *p, const uint64_t a[6])
+{
+	uint64_t (*fn)(uint64_t, uint64_t, uint64_t, uint64_t, uint64_t, uint64_t) = p->default_fn;
+	return graft_point_mask_result(p, fn(a[0], a[1], a[2], a[3], a[4], a[5]));
+}
+
+static uint64_t current_tid(void)
+{
+	struct thread *t = thread_current();
+	return t ? t->tid : 0;
+}
+
+/*
+ * The dispatcher behind every grafted slot. A method runs the graft
+ * scoped to the calling thread if there is one, else the global one, in
+ * a transaction; the default runs when none applies, when that graft is
+ * already running on this CPU (a graft whose API call reaches its own
+ * point gets the default, never itself), when transactions nest too
+ * deep, and after an abort. An event runs the default, then each
+ * applicable handler in its own transaction.
+ */
+uint64_t graft_dispatch(const struct graft_point *p, const uint64_t args[6])
+{
+	struct graft_point_state *st = p->state;
+	uint64_t tid = current_tid();
+	uint64_t r;
+
+	if (p->kind == GRAFT_KIND_EVENT) {
+		graft_call_default(p, args);
+		for (unsigned i = 0; i < GRAFT_POINT_MAX_INSTALLED; i++) {
+			struct graft *g = READ_ONCE(st->installed[i]);
+			if (g && (!g->scope_tid || g->scope_tid == tid) && !txn_graft_active(g))
+				txn_run(p, g, args, &r);
+		}
+		return 0;
+	}
+	struct graft *chosen = NULL;
+	for (unsigned i = 0; i < GRAFT_POINT_MAX_INSTALLED; i++) {
+		struct graft *g = READ_ONCE(st->installed[i]);
+		if (!g)
+			continue;
+		if (g->scope_tid && g->scope_tid == tid) {
+			chosen = g;
+			break;
+		}
+		if (!g->scope_tid && !chosen)
+			chosen = g;
+	}
+	if (!chosen || txn_graft_active(chosen))
+		return graft_call_default(p, args);
+	if (txn_run(p, chosen, args, &r) == TXN_COMMITTED)
+		return r;
+	return graft_call_default(p, args);
+}
+
+static void set_slot(const struct graft_point *p)
+{
+	for (unsigned i = 0; i < GRAFT_POINT_MAX_INSTALLED; i++) {
+		if (p->state->installed[i]) {
+			WRITE_ONCE(*p->slot, p->dispatcher);
+			return;
+		}
+	}
+	WRITE_ONCE(*p->slot, p->default_fn);
+}
+
+int graft_install(struct graft *g, uint64_t tid, char *err, size_t errlen)
+{
+	const struct graft_point *p = g->point;
+	struct graft_point_state *st = p->state;
+	int free_index = -1, e = 0;
+
+	irqflags_t f = spin_lock_irqsave(&st->lock);
+	if (g->installed) {
+		snprintf(err, errlen, "'%s' is already installed at %s", g->name, p->name);
+		e = -EBUSY;
+		goto out;
+	}
+	for (unsigned i = 0; i < GRAFT_POINT_MAX_INSTALLED; i++) {
+		struct graft *h = st->installed[i];
+		if (!h) {
+			if (free_index < 0)
+				free_index = (int)i;
+			continue;
+		}
+		if (p->kind == GRAFT_KIND_METHOD && h->scope_tid == tid) {
+			if (tid)
+				snprintf(err, errlen, "%s already runs '%s' for thread %llu; remove it first",
+					 p->name, h->name, (unsigned long long)tid);
+			else
+				snprintf(err, errlen, "%s already runs '%s' for every thread; remove it first",
+					 p->name, h->name);
+			e = -EBUSY;
+			goto out;
+		}
+	}
+	if (free_index < 0) {
+		snprintf(err, errlen, "%s has %u grafts installed, the most it takes", p->name,
+			 GRAFT_POINT_MAX_INSTALLED);
+		e = -ENOSPC;
+		goto out;
+	}
+	g->scope_tid = tid;
+	g->installed = true;
+	WRITE_ONCE(st->installed[free_index], g);
+	set_slot(p);
+out:
+	spin_unlock_irqrestore(&st->lock, f);
+	return e;
+}
+
+int graft_remove(struct graft *g)
+{
+	const struct graft_point *p = g->point;
+	struct graft_point_state *st = p->state;
+	int e = -ENOENT;
+
+	irqflags_t f = spin_lock_irqsave(&st->lock);
+	for (unsigned i = 0; i < GRAFT_POINT_MAX_INSTALLED; i++) {
+		if (st->installed[i] == g) {
+			WRITE_ONCE(st->installed[i], NULL);
+			g->installed = false;
+			e = 0;
+		}
+	}
+	set_slot(p);
+	spin_unlock_irqrestore(&st->lock, f);
+	return e;
+}

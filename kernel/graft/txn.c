@@ -1,0 +1,460 @@
+// SPDX-License-Identifier: BSD-2-Clause
+/*
+ * Graft transactions: begin, commit, abort, the undo log, and the two
+ * ways an abort is forced from outside the graft (a fault in its code,
+ * the timer finding it past its budget).
+ *
+ * Everything is per CPU (txn_cpus[], touched only by its CPU with
+ * interrupts masked): a stack of open transactions, one undo log and one
+ * list of held API locks, both used as stacks. A transaction owns the
+ * records and locks above its bases. Nesting follows the stack: a graft
+ * whose API call reaches another grafted point opens an inner
+ * transaction; its commit leaves its records and locks to the enclosing
+ * one (they are undone or released with it), its abort undoes only its
+ * own. A transaction opened by an interrupt handler over a running graft
+ * is independent (different interrupt depth): its commit discards its
+ * records instead of handing them on.
+ *
+ * While a transaction is open the CPU counts one more lock held, so the
+ * thread is neither preempted nor migrated; grafts run with interrupts
+ * enabled, and when the caller had masked them, with only the timer let
+ * through (arch_irq_timer_only_enter) so that the watchdog still runs
+ * and nothing else interrupts the caller's critical section.
+ *
+ * Lock order: the API locks are taken only by grafts, spinning with
+ * their budget running; the point lock (graft_remove) is a leaf.
+ */
+#include <stdarg.h>
+#include <scion/txn.h>
+#include <scion/errno.h>
+#include <scion/graft.h>
+#include <scion/cpu.h>
+#include <scion/thread.h>
+#include <scion/printk.h>
+#include <scion/format.h>
+#include <scion/string.h>
+#include <scion/textpoke.h>
+#include <scion/probe.h>
+#include <arch/cpu.h>
+#include <arch/txn.h>
+#include <arch/mmu.h>
+#include "graft_internal.h"
+
+struct undo_record {
+	void (*undo)(uint64_t a, uint64_t b);
+	uint64_t a, b;
+};
+
+struct txn {
+	struct arch_txn_jmp jmp;	/* where an abort resumes */
+	const struct graft_point *point;
+	struct graft *graft;
+	uint64_t start, deadline;	/* cycles */
+	unsigned undo_base, lock_base;	/* first record and lock this one owns */
+	unsigned irq_depth;		/* cpu->irq_depth when it began */
+	bool hands_on;			/* commit leaves records and locks to the enclosing one */
+	bool raised_timer_only;		/* this one entered timer-only mode */
+	volatile bool aborting;		/* set by whoever forces the abort */
+	volatile bool overran;		/* budget gone while in kernel code */
+	char why[96];			/* the abort's reason */
+};
+
+struct txn_cpu {
+	struct txn stack[TXN_MAX_DEPTH];
+	unsigned depth;
+	struct undo_record undo[TXN_UNDO_MAX];
+	unsigned nundo;
+	unsigned locks[TXN_LOCKS_MAX];
+	unsigned nlocks;
+	uint64_t begun, committed, aborted, not_run;
+};
+
+static struct txn_cpu txn_cpus[MAX_CPUS];
+
+struct api_lock {
+	int owner_cpu;			/* -1 free; set by compare-and-swap */
+	struct graft *holder;		/* owner's: the graft that took it */
+	uint64_t acquisitions;		/* owner's */
+};
+
+static struct api_lock api_locks[GRAFT_LOCKS] = {
+	[0 ... GRAFT_LOCKS - 1] = { .owner_cpu = -1 },
+};
+
+static struct txn_cpu *my_txns(void)
+{
+	return &txn_cpus[this_cpu_index()];
+}
+
+static struct txn *innermost(struct txn_cpu *tc)
+{
+	return tc->depth ? &tc->stack[tc->depth - 1] : NULL;
+}
+
+/* Release the API locks above base, newest first. */
+static void release_locks(struct txn_cpu *tc, unsigned base)
+{
+	while (tc->nlocks > base) {
+		struct api_lock *l = &api_locks[tc->locks[--tc->nlocks]];
+		l->holder = NULL;
+		__atomic_store_n(&l->owner_cpu, -1, __ATOMIC_RELEASE);
+	}
+}
+
+/* Run the undo records above base, newest first. */
+static void undo_to(struct txn_cpu *tc, unsigned base)
+{
+	while (tc->nundo > base) {
+		struct undo_record *r = &tc->undo[--tc->nundo];
+		r->undo(r->a, r->b);
+	}
+}
+
+/*
+ * Finish an aborted transaction, in the caller's context with
+ * interrupts masked:
+ *   1. undo its records in reverse order (its committed inner
+ *      transactions' records included);
+ *   2. release the API locks it (and its inner ones) took;
+ *   3. remove the graft from its point, so the next call gets the
+ *      default (or another graft) without waiting for anyone;
+ *   4. log one line: graft, point, reason (with the address).
+ */
+static void finish_abort(struct txn_cpu *tc, struct txn *t)
+{
+	unsigned records = tc->nundo - t->undo_base;
+
+	undo_to(tc, t->undo_base);
+	release_locks(tc, t->lock_base);
+	graft_remove(t->graft);
+	graft_note_abort(t->graft, t->why);
+	if (!t->graft->quiet)
+		printk("graft: '%s' aborted at %s: %s; %u change%s undone, graft removed, default used\n",
+	       t->graft->name, t->point->name, t->why, records, records == 1 ? "" : "s");
+}
+
+static void finish_commit(struct txn_cpu *tc, struct txn *t)
+{
+	if (t->hands_on)
+		return;
+	tc->nundo = t->undo_base;
+	release_locks(tc, t->lock_base);
+}
+
+enum txn_outcome txn_run(const struct graft_point *p, struct graft *g, const uint64_t args[6],
+			 uint64_t *result)
+{
+	irqflags_t flags = arch_irq_save();
+	struct cpu *c = this_cpu();
+	struct txn_cpu *tc = &txn_cpus[c->index];
+
+	if (tc->depth == TXN_MAX_DEPTH) {
+		tc->not_run++;
+		arch_irq_restore(flags);
+		return TXN_NOT_RUN;
+	}
+	c->lock_depth++;	/* no preemption, no migration until the end */
+	struct txn *outer = innermost(tc);
+	struct txn *t = &tc->stack[tc->depth];
+	t->point = p;
+	t->graft = g;
+	t->irq_depth = c->irq_depth;
+	t->hands_on = outer && outer->irq_depth == c->irq_depth;
+	t->raised_timer_only = false;
+	t->aborting = false;
+	t->overran = false;
+	t->why[0] = '\0';
+	t->undo_base = tc->nundo;
+	t->lock_base = tc->nlocks;
+	t->start = arch_cycles();
+	t->deadline = t->start + READ_ONCE(p->state->budget_cycles);
+	if (t->hands_on && outer->deadline < t->deadline)
+		t->deadline = outer->deadline;
+	tc->depth++;
+	tc->begun++;
+	c->txn_depth = tc->depth;
+
+	if (!arch_irq_flags_enabled(flags) && !c->txn_timer_only) {
+		c->txn_timer_only = true;
+		t->raised_timer_only = true;
+		arch_irq_timer_only_enter();
+	} else {
+		arch_irq_enable();
+	}
+	uint64_t r = arch_txn_call(&t->jmp, g->entry, args);
+	arch_irq_disable();
+
+	r = graft_point_mask_result(p, r);
+	if (!t->aborting && p->check_result) {
+		const char *bad = p->check_result(r, args);
+		if (bad) {
+			snprintf(t->why, sizeof(t->why), "bad result 0x%llx: %s", (unsigned long long)r, bad);
+			t->aborting = true;
+		}
+	}
+	uint64_t cycles = arch_cycles() - t->start;
+	enum txn_outcome outcome = t->aborting ? TXN_ABORTED : TXN_COMMITTED;
+	if (outcome == TXN_ABORTED) {
+		tc->aborted++;
+		finish_abort(tc, t);
+	} else {
+		tc->committed++;
+		finish_commit(tc, t);
+	}
+	graft_note_invocation(g, outcome == TXN_COMMITTED, cycles);
+	if (t->raised_timer_only) {
+		arch_irq_timer_only_exit();
+		c->txn_timer_only = false;
+	}
+	tc->depth--;
+	c->txn_depth = tc->depth;
+	c->lock_depth--;
+	arch_irq_restore(flags);
+	*result = r;
+	return outcome;
+}
+
+bool txn_graft_active(const struct graft *g)
+{
+	irqflags_t f = arch_irq_save();
+	struct txn_cpu *tc = my_txns();
+	bool active = false;
+	for (unsigned i = 0; i < tc->depth; i++)
+		if (tc->stack[i].graft == g)
+			active = true;
+	arch_irq_restore(f);
+	return active;
+}
+
+struct graft *txn_current_graft(void)
+{
+	irqflags_t f = arch_irq_save();
+	struct txn *t = innermost(my_txns());
+	struct graft *g = t ? t->graft : NULL;
+	arch_irq_restore(f);
+	return g;
+}
+
+bool txn_active(void)
+{
+	return READ_ONCE(this_cpu()->txn_depth) != 0;
+}
+
+void txn_log_undo(void (*undo)(uint64_t a, uint64_t b), uint64_t a, uint64_t b)
+{
+	irqflags_t f = arch_irq_save();
+	struct txn_cpu *tc = my_txns();
+
+	if (!tc->depth) {
+		arch_irq_restore(f);
+		return;
+	}
+	if (tc->nundo == TXN_UNDO_MAX) {
+		arch_irq_restore(f);
+		txn_abort_self("undo log full (%u records on this CPU)", TXN_UNDO_MAX);
+	}
+	tc->undo[tc->nundo++] = (struct undo_record){ undo, a, b };
+	arch_irq_restore(f);
+}
+
+static void undo_store_u64(uint64_t addr, uint64_t old)
+{
+	*(uint64_t *)(uintptr_t)addr = old;
+}
+
+static void undo_store_u32(uint64_t addr, uint64_t old)
+{
+	*(uint32_t *)(uintptr_t)addr = (uint32_t)old;
+}
+
+void txn_store_u64(uint64_t *p, uint64_t v)
+{
+	txn_log_undo(undo_store_u64, (uintptr_t)p, *p);
+	*p = v;
+}
+
+void txn_store_u32(uint32_t *p, uint32_t v)
+{
+	txn_log_undo(undo_store_u32, (uintptr_t)p, *p);
+	*p = v;
+}
+
+void txn_abort_self(const char *reason, ...)
+{
+	arch_irq_disable();
+	struct txn_cpu *tc = my_txns();
+	struct txn *t = innermost(tc);
+	va_list ap;
+
+	if (!t)
+		panic("txn_abort_self outside a transaction (called from kernel code?)");
+	va_start(ap, reason);
+	vsnprintf(t->why, sizeof(t->why), reason, ap);
+	va_end(ap);
+	t->aborting = true;
+	arch_txn_unwind(&t->jmp);
+}
+
+bool txn_graft_memory_ok(const void *p, size_t len)
+{
+	uintptr_t a = (uintptr_t)p;
+	struct txn *t = innermost(my_txns());
+	struct thread *me = thread_current();
+
+	if (a + len < a)
+		return false;
+	if (t && t->graft->builtin)
+		return true;	/* kernel code posing as a graft (tests, benchmarks) */
+	if (t && graft_owns_memory(t->graft, a, len))
+		return true;
+	return me && thread_stack_contains(me, a, len);
+}
+
+/* Code of the innermost graft, or no kernel code at all (a wild jump). */
+static bool pc_is_graft_code(const struct txn *t, uintptr_t pc)
+{
+	uint64_t origin;
+
+	if (pc >= t->graft->code_start && pc < t->graft->code_end)
+		return true;
+	if (pc >= GRAFT_AREA_BASE && pc < GRAFT_AREA_BASE + GRAFT_AREA_SIZE)
+		return true;
+	return !kernel_text_contains(pc, 1) && !probe_patch_origin(pc, &origin);
+}
+
+static void describe_pc(const struct txn *t, uintptr_t pc, char *buf, size_t n)
+{
+	const struct graft *g = t->graft;
+	if (pc >= g->code_start && pc < g->code_end)
+		snprintf(buf, n, "%s+0x%llx", g->name, (unsigned long long)(pc - g->code_start));
+	else
+		snprintf(buf, n, "0x%llx", (unsigned long long)pc);
+}
+
+bool txn_fault(struct trap_frame *frame, const struct fault_info *info)
+{
+	struct txn *t = innermost(my_txns());
+	uintptr_t pc = trap_frame_pc(frame);
+	char where[64];
+
+	if (!t || !pc_is_graft_code(t, pc))
+		return false;
+	describe_pc(t, pc, where, sizeof(where));
+	if (info->has_address)
+		snprintf(t->why, sizeof(t->why), "%s (%s) at address 0x%llx, pc %s", info->what,
+			 info->detail, (unsigned long long)info->address, where);
+	else
+		snprintf(t->why, sizeof(t->why), "%s at pc %s", info->what, where);
+	t->aborting = true;
+	arch_txn_redirect(frame, &t->jmp);
+	return true;
+}
+
+void txn_watchdog(struct trap_frame *frame)
+{
+	struct txn *t = innermost(my_txns());
+	uintptr_t pc = trap_frame_pc(frame);
+	char where[64];
+
+	if (!t || t->aborting || arch_cycles() <= t->deadline)
+		return;
+	if (!pc_is_graft_code(t, pc)) {
+		t->overran = true;
+		return;
+	}
+	describe_pc(t, pc, where, sizeof(where));
+	snprintf(t->why, sizeof(t->why), "time budget of %u us exceeded, pc %s",
+		 READ_ONCE(t->point->state->budget_us), where);
+	t->aborting = true;
+	arch_txn_redirect(frame, &t->jmp);
+}
+
+int graft_lock(unsigned id)
+{
+	if (id >= GRAFT_LOCKS)
+		return -EINVAL;
+	irqflags_t f = arch_irq_save();
+	struct txn_cpu *tc = my_txns();
+	struct txn *t = innermost(tc);
+	int me = (int)this_cpu_index();
+	struct api_lock *l = &api_locks[id];
+
+	if (!t) {
+		arch_irq_restore(f);
+		return -EPERM;
+	}
+	if (__atomic_load_n(&l->owner_cpu, __ATOMIC_ACQUIRE) == me) {
+		arch_irq_restore(f);
+		return 0;
+	}
+	if (tc->nlocks == TXN_LOCKS_MAX) {
+		arch_irq_restore(f);
+		txn_abort_self("more than %u graft locks held", TXN_LOCKS_MAX);
+	}
+	arch_irq_restore(f);
+	for (;;) {
+		int expected = -1;
+		if (__atomic_compare_exchange_n(&l->owner_cpu, &expected, me, false,
+						__ATOMIC_ACQUIRE, __ATOMIC_RELAXED))
+			break;
+		if (arch_cycles() > t->deadline) {
+			struct graft *holder = READ_ONCE(l->holder);
+			txn_abort_self("time budget of %u us exceeded waiting for graft lock %u (held by '%s' on cpu %d)",
+				       READ_ONCE(t->point->state->budget_us), id,
+				       holder ? holder->name : "?", expected);
+		}
+		cpu_relax();
+	}
+	f = arch_irq_save();
+	l->holder = t->graft;
+	l->acquisitions++;
+	tc->locks[tc->nlocks++] = id;
+	arch_irq_restore(f);
+	return 0;
+}
+GRAFT_EXPORT(graft_lock);
+
+size_t txn_copy_graft_string(char *dst, size_t n, const char *src)
+{
+	size_t i = 0;
+	while (i + 1 < n && txn_graft_memory_ok(src + i, 1) && src[i]) {
+		char ch = src[i];
+		dst[i++] = ch >= ' ' && ch <= '~' ? ch : '?';
+	}
+	dst[i] = '\0';
+	return i;
+}
+
+void graft_abort(const char *reason)
+{
+	char copy[64];
+	txn_copy_graft_string(copy, sizeof(copy), reason);
+	txn_abort_self("graft_abort(\"%s\")", copy);
+}
+GRAFT_EXPORT(graft_abort);
+
+unsigned graft_nesting(void)
+{
+	return READ_ONCE(this_cpu()->txn_depth);
+}
+GRAFT_EXPORT(graft_nesting);
+
+void txn_get_stats(unsigned cpu, struct txn_cpu_stats *s)
+{
+	const struct txn_cpu *tc = &txn_cpus[cpu];
+	*s = (struct txn_cpu_stats){
+		.begun = READ_ONCE(tc->begun), .committed = READ_ONCE(tc->committed),
+		.aborted = READ_ONCE(tc->aborted), .not_run = READ_ONCE(tc->not_run),
+		.depth = READ_ONCE(tc->depth), .undo_records = READ_ONCE(tc->nundo),
+		.locks_held = READ_ONCE(tc->nlocks),
+	};
+}
+
+void txn_lock_info(unsigned id, struct txn_lock_info *out)
+{
+	const struct api_lock *l = &api_locks[id];
+	struct graft *holder = READ_ONCE(l->holder);
+	out->owner_cpu = __atomic_load_n(&l->owner_cpu, __ATOMIC_ACQUIRE);
+	strlcpy(out->holder, out->owner_cpu >= 0 && holder ? holder->name : "", sizeof(out->holder));
+	out->acquisitions = READ_ONCE(l->acquisitions);
+}

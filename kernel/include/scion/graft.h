@@ -1,0 +1,219 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
+/*
+ * Graft points and grafts (VINO) on the kernel side.
+ *
+ * A graft point is a method or an event of a kernel object, named
+ * "object.method". Callers always call through the point's slot, a
+ * function pointer: with nothing grafted it holds the default
+ * implementation, so dispatch is one indirect call. Installing a graft
+ * stores the point's dispatcher in the slot; the dispatcher runs the
+ * graft in a transaction (kernel/graft/txn.c) and falls back to the
+ * default when it aborts. Points come from a linker table:
+ *
+ *   GRAFT_POINT_METHOD(bcache_evict, bcache_policy.evict, lru_evict,
+ *                      1000, check_victim, "contract ...");
+ *
+ * Every point's type is declared once in grafts/include/graft/<object>.h
+ * (GRAFT_POINT_<id>), shared with graft sources; the macros here check
+ * that the slot and the default have exactly that type. Points take at
+ * most six integer or pointer arguments and return an integer, a
+ * pointer or nothing (one calling convention serves every dispatcher).
+ *
+ * Lock order: graft_registry mutex -> point lock (a leaf spinlock, also
+ * taken by aborts in any context).
+ */
+#ifndef SCION_GRAFT_H
+#define SCION_GRAFT_H
+
+#include <scion/compiler.h>
+#include <scion/spinlock.h>
+#include <scion/list.h>
+#include <graft/graft.h>
+
+struct graft;
+
+enum graft_point_kind {
+	GRAFT_KIND_METHOD,	/* one graft replaces the default (per scope) */
+	GRAFT_KIND_EVENT,	/* the default runs, then every handler */
+};
+
+#define GRAFT_POINT_MAX_INSTALLED 8
+
+/* The mutable half of a graft point. */
+struct graft_point_state {
+	struct spinlock lock;
+	struct graft *installed[GRAFT_POINT_MAX_INSTALLED];	/* lock to change; read lock-free */
+	uint64_t budget_cycles;		/* time budget per invocation; 0 until graft_init */
+	uint32_t budget_us;		/* lock */
+};
+
+/*
+ * check_result - Overview: decide whether a method graft's result is one
+ *   the caller can use; a refused result aborts the transaction.
+ * Arguments: result (the return value, masked to its type's width),
+ *   args (the invocation's arguments).
+ * Return value: NULL to accept, or a one-line reason.
+ * Caller's context: as the graft point's caller, inside the transaction
+ *   before it commits (its undo log still applies); may not sleep.
+ */
+typedef const char *(*graft_check_fn)(uint64_t result, const uint64_t args[6]);
+
+struct graft_point {
+	const char *name;		/* "bcache.evict" */
+	const char *signature;		/* "int (void)", as in the graft headers */
+	const char *contract;		/* one paragraph: when called, context, what it may change */
+	enum graft_point_kind kind;
+	uint8_t result_bytes;		/* 0 for void */
+	void **slot;			/* what callers call through */
+	void *default_fn;
+	void *dispatcher;
+	uint32_t default_budget_us;
+	graft_check_fn check_result;	/* methods only; NULL accepts anything */
+	struct graft_point_state *state;
+};
+
+LINKER_TABLE_DECLARE(struct graft_point, graft_points);
+
+#define GRAFT_POINT_RESULT_BYTES(id) GRAFT_POINT_RESULT_BYTES_(GRAFT_POINT_##id)
+#define GRAFT_POINT_RESULT_BYTES_(...) GRAFT_POINT_RESULT_BYTES__(__VA_ARGS__)
+#define GRAFT_POINT_RESULT_BYTES__(dotted, ret, params) \
+	((uint8_t)__builtin_choose_expr(__builtin_types_compatible_p(ret, void), 0, sizeof(ret)))
+
+/* The generic dispatcher every point's slot holds while grafted. */
+uint64_t graft_dispatch(const struct graft_point *p, const uint64_t args[6]);
+
+#define GRAFT_POINT_DEFINE_(id, kindv, slot_lvalue, default_impl, budget, check, text) \
+	_Static_assert(__builtin_types_compatible_p(__typeof__(slot_lvalue), graft_fn_##id *), \
+		       "the slot of graft point " #id " does not have its declared type"); \
+	static struct graft_point_state graft_point_state_##id = { \
+		.lock = SPINLOCK_INIT("graft-point " #id), .budget_us = (budget), \
+	}; \
+	static uint64_t graft_dispatch_##id(uint64_t, uint64_t, uint64_t, uint64_t, \
+					    uint64_t, uint64_t); \
+	const struct graft_point graft_point_##id LINKER_TABLE_ENTRY(graft_points) = { \
+		.name = GRAFT_POINT_NAME(id), .signature = GRAFT_POINT_SIGNATURE(id), \
+		.contract = (text), .kind = (kindv), \
+		.result_bytes = GRAFT_POINT_RESULT_BYTES(id), \
+		.slot = (void **)&(slot_lvalue), \
+		.default_fn = (void *)(graft_fn_##id *)(default_impl), \
+		.dispatcher = (void *)graft_dispatch_##id, \
+		.default_budget_us = (budget), .check_result = (check), \
+		.state = &graft_point_state_##id, \
+	}; \
+	static uint64_t graft_dispatch_##id(uint64_t a0, uint64_t a1, uint64_t a2, \
+					    uint64_t a3, uint64_t a4, uint64_t a5) \
+	{ \
+		const uint64_t args[6] = { a0, a1, a2, a3, a4, a5 }; \
+		return graft_dispatch(&graft_point_##id, args); \
+	}
+
+/*
+ * GRAFT_POINT_METHOD / GRAFT_POINT_EVENT - define graft point id.
+ * Arguments: slot_lvalue, the function pointer callers call through
+ *   (initialised to default_impl by its owner); default_impl; budget,
+ *   the time budget per invocation in microseconds (`graft budget`
+ *   changes it); check, a graft_check_fn or NULL (methods); text, the
+ *   contract shown by `graft points -v`.
+ */
+#define GRAFT_POINT_METHOD(id, slot_lvalue, default_impl, budget, check, text) \
+	GRAFT_POINT_DEFINE_(id, GRAFT_KIND_METHOD, slot_lvalue, default_impl, budget, check, text)
+#define GRAFT_POINT_EVENT(id, slot_lvalue, default_impl, budget, text) \
+	GRAFT_POINT_DEFINE_(id, GRAFT_KIND_EVENT, slot_lvalue, default_impl, budget, NULL, text)
+
+/* Exported graft API: GRAFT_EXPORT(fn) makes fn resolvable by grafts. */
+struct graft_export {
+	const char *name;
+	uintptr_t address;
+};
+LINKER_TABLE_DECLARE(struct graft_export, graft_exports);
+#define GRAFT_EXPORT(fn) \
+	static const struct graft_export UNIQUE(graft_export_) LINKER_TABLE_ENTRY(graft_exports) = { \
+		#fn, (uintptr_t)&(fn) \
+	}
+
+/* A loaded graft. */
+struct graft {
+	char name[GRAFT_NAME_MAX];		/* set once */
+	char source[48];			/* set once: boot module or "channel" */
+	uint32_t version;			/* set once */
+	const struct graft_point *point;	/* set once */
+	uintptr_t entry;			/* set once */
+	uintptr_t code_start, code_end;		/* set once: its text */
+	uintptr_t region[3];			/* set once: text, rodata, data (graft area) */
+	size_t region_size[3];			/* set once */
+	bool builtin;				/* set once: kernel code registered as a graft (tests) */
+	bool quiet;				/* set once: aborts are not logged (benchmarks) */
+	uint64_t scope_tid;			/* point lock: 0 = every thread */
+	bool installed;				/* point lock */
+	uint64_t invocations, commits, aborts;	/* atomic */
+	uint64_t cycles;			/* atomic: time inside the graft */
+	char last_abort[112];			/* abort_lock (txn.c) */
+	struct list_node node;			/* graft_registry mutex */
+};
+
+/*
+ * graft_point_find - the point named name, or NULL.
+ * Caller's context: any.
+ */
+const struct graft_point *graft_point_find(const char *name);
+
+/* Whether the point named name has a graft installed. */
+bool graft_point_grafted(const char *name);
+
+/*
+ * graft_load - link a graft image (an ELF relocatable object) into the
+ * graft area and register it, not installed.
+ * Arguments: image/size (copied), source (for messages and `graft
+ *   list`), err/errlen for a one-line reason on failure.
+ * Return value: the graft, or NULL with err filled.
+ * Caller's context: thread, no spinlocks; takes the registry mutex.
+ */
+struct graft *graft_load(const void *image, size_t size, const char *source,
+			 char *err, size_t errlen);
+
+/*
+ * graft_find - a loaded graft by name, or NULL. Caller's context: thread.
+ */
+struct graft *graft_find(const char *name);
+
+/*
+ * graft_install - make g run at its graft point, for every thread
+ * (tid 0) or only for thread tid.
+ * Return value: 0; -EBUSY when a method point already has a graft for
+ *   that scope, or g is installed; -ENOSPC when the point is full.
+ *   err receives one line on failure.
+ * Caller's context: thread, no spinlocks.
+ */
+int graft_install(struct graft *g, uint64_t tid, char *err, size_t errlen);
+
+/*
+ * graft_remove - stop running g; the point's slot returns to the default
+ * when nothing else is installed there. Invocations already running
+ * finish. Return value: 0 or -ENOENT when g was not installed.
+ * Caller's context: any; takes the point lock.
+ */
+int graft_remove(struct graft *g);
+
+/* Visit every loaded graft (registry mutex held; fn may not sleep). */
+void graft_foreach(void (*fn)(struct graft *g, void *arg), void *arg);
+
+/*
+ * graft_create_builtin - a graft whose code is the kernel function fn
+ * (tests and benchmarks of the transaction machinery), not registered,
+ * not installed. Return value: NULL if point does not exist or fn is not
+ * the start of a kernel function. graft_destroy_builtin removes and
+ * frees it; the caller makes sure no invocation is running.
+ */
+struct graft *graft_create_builtin(const char *name, const char *point, void *fn);
+void graft_destroy_builtin(struct graft *g);
+
+/* g's last abort reason (empty if none). Any context. */
+void graft_last_abort(const struct graft *g, char *buf, size_t n);
+
+/* Load the grafts that came as boot modules. Caller: init thread, once. */
+void graft_init(void);
+
+/* Set a point's time budget in microseconds (1 .. 10 s). */
+int graft_point_set_budget(const struct graft_point *p, uint32_t us);
+
+#endif
