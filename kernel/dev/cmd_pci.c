@@ -13,6 +13,8 @@
 #define MAX_DEV_NUMBER (PCI_MAX_DEVICES - 1)
 #define MAX_FN_NUMBER  (PCI_MAX_FUNCTIONS - 1)
 #define MAX_BUS_NUMBER (PCI_MAX_BUSES - 1)
+#define ADDRESS_PARTS  3	/* bus, device, function */
+#define HEX_LETTER_BASE 10
 
 static void print_summary(const struct pci_dev *d)
 {
@@ -65,11 +67,11 @@ static void print_detail(const struct pci_dev *d)
 /* Parse "BB:DD.F" (hexadecimal); false when malformed or out of range. */
 static bool parse_address(const char *s, unsigned *bus, unsigned *dev, unsigned *fn)
 {
-	unsigned parts[3] = { 0, 0, 0 };
-	const char separators[3] = { ':', '.', '\0' };
-	const unsigned limits[3] = { MAX_BUS_NUMBER, MAX_DEV_NUMBER, MAX_FN_NUMBER };
+	unsigned parts[ADDRESS_PARTS] = { 0, 0, 0 };
+	const char separators[ADDRESS_PARTS] = { ':', '.', '\0' };
+	const unsigned limits[ADDRESS_PARTS] = { MAX_BUS_NUMBER, MAX_DEV_NUMBER, MAX_FN_NUMBER };
 
-	for (unsigned p = 0; p < 3; p++) {
+	for (unsigned p = 0; p < ADDRESS_PARTS; p++) {
 		unsigned digits = 0;
 		for (; *s && *s != separators[p]; s++, digits++) {
 			char c = *s;
@@ -77,9 +79,9 @@ static bool parse_address(const char *s, unsigned *bus, unsigned *dev, unsigned 
 			if (c >= '0' && c <= '9')
 				v = (unsigned)(c - '0');
 			else if (c >= 'a' && c <= 'f')
-				v = (unsigned)(c - 'a' + 10);
+				v = (unsigned)(c - 'a' + HEX_LETTER_BASE);
 			else if (c >= 'A' && c <= 'F')
-				v = (unsigned)(c - 'A' + 10);
+				v = (unsigned)(c - 'A' + HEX_LETTER_BASE);
 			else
 				return false;
 			parts[p] = parts[p] * HEX_BASE + v;

@@ -90,7 +90,7 @@ static uint32_t probe_bar_register(const struct pci_dev *d, unsigned offset, uin
 /* Read BAR index i; return how many BAR registers it used (2 for a 64-bit BAR). */
 static unsigned read_bar(struct pci_dev *d, unsigned i, unsigned nbars)
 {
-	unsigned offset = PCI_BAR0 + 4 * i;
+	unsigned offset = PCI_BAR0 + PCI_BAR_STRIDE * i;
 	struct pci_bar *bar = &d->bars[i];
 	uint32_t low, low_mask = probe_bar_register(d, offset, &low);
 
@@ -107,7 +107,7 @@ static unsigned read_bar(struct pci_dev *d, unsigned i, unsigned nbars)
 	}
 	bar->prefetchable = (low & BAR_MEM_PREFETCHABLE) != 0;
 	if ((low & BAR_MEM_TYPE_MASK) == BAR_MEM_TYPE_64 && i + 1 < nbars) {
-		uint32_t high, high_mask = probe_bar_register(d, offset + 4, &high);
+		uint32_t high, high_mask = probe_bar_register(d, offset + PCI_BAR_STRIDE, &high);
 		uint64_t mask = (uint64_t)high_mask << 32 | (low_mask & BAR_MEM_ADDRESS_MASK);
 		bar->kind = PCI_BAR_MEM64;
 		bar->base = (uint64_t)high << 32 | (low & BAR_MEM_ADDRESS_MASK);

@@ -11,8 +11,8 @@
  *
  * Interrupts are MSI-X only: each queue names a table entry, which this
  * file points at a kernel vector and CPU. The ISR register (for INTx) is
- * not used, so it is not mapped. Legacy and transitional devices (the
- * I/O-port interface) are not handled.
+ * not used, so it is not mapped. The legacy I/O-port interface (all a
+ * legacy device has, one half of a transitional one) is not used.
  *
  * The registers belong to the driver that called virtio_pci_init; after
  * set-up they are only read (device configuration) and the notify
@@ -56,6 +56,7 @@
 #define COMMON_LENGTH                56
 
 #define FEATURE_WORD_BITS      32
+#define FEATURE_WORDS          2	/* 64 feature bits, selected 32 at a time */
 #define RESET_POLL_LIMIT       1000000	/* reads of the status before giving up */
 #define CONFIG_READ_RETRIES    16
 
@@ -93,7 +94,7 @@ static void common_write32(struct virtio_pci *vp, unsigned off, uint32_t v)
 static void common_write64(struct virtio_pci *vp, unsigned off, uint64_t v)
 {
 	common_write32(vp, off, (uint32_t)v);
-	common_write32(vp, off + 4, (uint32_t)(v >> 32));
+	common_write32(vp, off + sizeof(uint32_t), (uint32_t)(v >> 32));
 }
 
 static void set_status(struct virtio_pci *vp, uint8_t bits)
@@ -166,14 +167,14 @@ int virtio_pci_negotiate(struct virtio_pci *vp, uint64_t wanted)
 {
 	uint64_t offered = 0;
 
-	for (uint32_t word = 0; word < 2; word++) {
+	for (uint32_t word = 0; word < FEATURE_WORDS; word++) {
 		common_write32(vp, COMMON_DEVICE_FEATURE_SELECT, word);
 		offered |= (uint64_t)common_read32(vp, COMMON_DEVICE_FEATURE) << (word * FEATURE_WORD_BITS);
 	}
 	if (!(offered & (1ull << VIRTIO_F_VERSION_1)))
 		return -ENOTSUP;
 	uint64_t accepted = (offered & wanted) | (1ull << VIRTIO_F_VERSION_1);
-	for (uint32_t word = 0; word < 2; word++) {
+	for (uint32_t word = 0; word < FEATURE_WORDS; word++) {
 		common_write32(vp, COMMON_DRIVER_FEATURE_SELECT, word);
 		common_write32(vp, COMMON_DRIVER_FEATURE, (uint32_t)(accepted >> (word * FEATURE_WORD_BITS)));
 	}

@@ -30,6 +30,7 @@
 #define PCI_CLASS            0x0b
 #define PCI_HEADER_TYPE      0x0e
 #define PCI_BAR0             0x10
+#define PCI_BAR_STRIDE       4	/* bytes per BAR register */
 #define PCI_SECONDARY_BUS    0x19	/* type 1 (bridge) header */
 #define PCI_SUBSYSTEM_VENDOR 0x2c
 #define PCI_SUBSYSTEM_ID     0x2e
