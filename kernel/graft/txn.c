@@ -235,11 +235,6 @@ struct graft *txn_current_graft(void)
 	return g;
 }
 
-bool txn_active(void)
-{
-	return READ_ONCE(this_cpu()->txn_depth) != 0;
-}
-
 void txn_log_undo(void (*undo)(uint64_t a, uint64_t b), uint64_t a, uint64_t b)
 {
 	irqflags_t f = arch_irq_save();
@@ -255,28 +250,6 @@ void txn_log_undo(void (*undo)(uint64_t a, uint64_t b), uint64_t a, uint64_t b)
 	}
 	tc->undo[tc->nundo++] = (struct undo_record){ undo, a, b };
 	arch_irq_restore(f);
-}
-
-static void undo_store_u64(uint64_t addr, uint64_t old)
-{
-	*(uint64_t *)(uintptr_t)addr = old;
-}
-
-static void undo_store_u32(uint64_t addr, uint64_t old)
-{
-	*(uint32_t *)(uintptr_t)addr = (uint32_t)old;
-}
-
-void txn_store_u64(uint64_t *p, uint64_t v)
-{
-	txn_log_undo(undo_store_u64, (uintptr_t)p, *p);
-	*p = v;
-}
-
-void txn_store_u32(uint32_t *p, uint32_t v)
-{
-	txn_log_undo(undo_store_u32, (uintptr_t)p, *p);
-	*p = v;
 }
 
 void txn_abort_self(const char *reason, ...)

@@ -50,9 +50,6 @@ enum txn_outcome txn_run(const struct graft_point *p, struct graft *g, const uin
  * runs the default instead of recursing into g). */
 bool txn_graft_active(const struct graft *g);
 
-/* True when a transaction is open on this CPU. */
-bool txn_active(void);
-
 /*
  * txn_log_undo - Overview: record how to undo a change made on behalf
  *   of the running graft: on abort, undo(a, b) runs (in reverse order of
@@ -62,10 +59,6 @@ bool txn_active(void);
  *   (does not return).
  */
 void txn_log_undo(void (*undo)(uint64_t a, uint64_t b), uint64_t a, uint64_t b);
-
-/* Store v at *p, logging the old value for undo. */
-void txn_store_u64(uint64_t *p, uint64_t v);
-void txn_store_u32(uint32_t *p, uint32_t v);
 
 /*
  * txn_abort_self - abort the innermost transaction from API code it
