@@ -21,7 +21,7 @@ def job_shell_commands(ctx):
         boot.command("cfg cfg_fix_loop", r"block 1 .*-> 2 1 .*live-in: .*rax.*rdi")
         ctx.result("cfg-loop-edges", True)
         # cfg_fix_call+0x9 is the add after the call: rcx is free there, rbx is not.
-        m = boot.command("insn cfg_fix_call+0x9", r"free before: ([^\n]*)")
+        m = boot.command("insn cfg_fix_call+0x9", r"free before: ([^\r\n]*)\r?\n")
         free = m.group(1).split()
         ctx.result("insn-free-registers", "rcx" in free and "rbx" not in free and "rax" not in free,
                    f"free before the add: {free}")
