@@ -24,6 +24,7 @@ GRAFT_HEADERS := $(wildcard grafts/include/graft/*.h)
 
 GRAFT_SRCS := $(sort $(wildcard grafts/*.c))
 BAD_GRAFT_SRCS := $(sort $(wildcard grafts/bad/*.c))
+BAD_GRAFT_HEADERS := $(wildcard grafts/bad/*.h)
 GRAFTS := $(patsubst grafts/%.c,$(BUILD)/grafts/%.graft,$(GRAFT_SRCS))
 BAD_GRAFTS := $(patsubst grafts/bad/%.c,$(BUILD)/grafts/bad/%.graft,$(BAD_GRAFT_SRCS))
 
@@ -36,7 +37,7 @@ define graft_compile
 	$(Q)rm -f $@.o
 endef
 
-$(BUILD)/grafts/bad/%.graft: grafts/bad/%.c $(GRAFT_HEADERS)
+$(BUILD)/grafts/bad/%.graft: grafts/bad/%.c $(GRAFT_HEADERS) $(BAD_GRAFT_HEADERS)
 	$(graft_compile)
 
 $(BUILD)/grafts/%.graft: grafts/%.c $(GRAFT_HEADERS)

@@ -23,6 +23,22 @@ FIGURE = re.compile(r"^bench (\S+) (\d+) (\S+)$", re.M)
 DECODE_CORPUS = ["/usr/lib/x86_64-linux-gnu/libc.so.6", "/usr/bin/qemu-system-x86_64",
                  "/usr/lib/x86_64-linux-gnu/libcrypto.so.3", "/usr/bin/gdb"]
 
+# Published figures Scion's are compared with (results.json "published").
+VINO_SOURCE = ("https://usenix.org/legacy/publications/library/proceedings/osdi96/"
+               "talk_slides/seltzer/seltzer.talk.html")
+PUBLISHED = [{
+    "system": "VINO (Seltzer, Endo, Small, Smith: Dealing with Disaster, OSDI 1996)",
+    "source": VINO_SOURCE + " (slide 'Performance Overhead')",
+    "unit": "microseconds on the authors' 1996 PC",
+    "columns": ["read-ahead graft", "page-eviction graft", "scheduling graft", "encryption graft"],
+    "figures": {"transaction begin": [36, 52, 38, 32], "transaction commit": [28, 34, 30, 32],
+                "transaction abort": [29, 27, 33, 36], "graft lock": [33, 34, 33, 0],
+                "indirection": [1, 1, 1, 0]},
+    "compare_with": {"transaction begin + commit": "graft.call.empty_graft_txn minus "
+                     "graft.call.ungrafted_point",
+                     "transaction abort": "graft.abort.undo0 (begin + abort, no undo records)"},
+}]
+
 
 def run_config(kernel, out_dir, name, smp, disk=None):
     boot = harness.Boot(f"bench-{name}", out_dir, kernel=kernel, smp=smp, icount=True,
@@ -127,6 +143,7 @@ def main():
         "runs": runs,
         "host": host,
         "host_patch": patch,
+        "published": PUBLISHED,
     }
     path = os.path.join(args.out, "results.json")
     with open(path, "w") as f:
@@ -157,7 +174,22 @@ def main():
               f"same run):")
         for fig in patch["figures"]:
             print(f"  {fig['figure']:40} {fig['value']:>10,.3f} {fig['unit']}")
+    print_published(runs[0])
     print(f"\n{qemu_version}; -icount shift=0,sleep=off; results in {path}")
+
+
+def print_published(run):
+    """Scion's transaction costs beside VINO's published ones."""
+    fig = {f["figure"]: f["value"] for f in run["figures"]}
+    for p in PUBLISHED:
+        print(f"\n{p['system']}, {p['unit']}:")
+        for name, values in p["figures"].items():
+            print(f"  {name:22} " + " ".join(f"{v:>4}" for v in values) + f"   ({', '.join(p['columns'])})")
+    txn = fig.get("graft.call.empty_graft_txn", 0) - fig.get("graft.call.ungrafted_point", 0)
+    print(f"Scion ({run['config']['name']}, guest instructions): transaction begin + commit {txn}, "
+          f"begin + abort {fig.get('graft.abort.undo0', '-')}, "
+          f"abort with 10/100 undo records {fig.get('graft.abort.undo10', '-')}"
+          f"/{fig.get('graft.abort.undo100', '-')}")
 
 
 if __name__ == "__main__":

@@ -131,6 +131,10 @@ static __noprobe void handle_exception(struct trap_frame *f)
 		decode_page_fault(&info);
 		break;
 	case VEC_DOUBLE_FAULT:
+		/* A graft that ran off its stack: a page fault could not be delivered. */
+		info.what = "double fault (stack overflow?)";
+		if (txn_fault(f, &info))
+			return;
 		arch_trap_print_regs(f);
 		panic("double fault on cpu %u (kernel stack overflow?) at pc 0x%llx",
 		      this_cpu()->index, (unsigned long long)f->rip);

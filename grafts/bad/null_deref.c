@@ -1,12 +1,12 @@
 // SPDX-License-Identifier: BSD-2-Clause
-/* Misbehaving: changes a test cell, then reads through a NULL pointer (page fault). */
-#include <graft/test.h>
+/* Misbehaving: changes the cache's state, then reads through a NULL pointer (page fault). */
+#include "scribble.h"
 
-static long *volatile nowhere;
+static int *volatile nowhere;
 
-static long null_deref(long a, long b)
+static int null_deref(void)
 {
-	test_cell_set(2, (uint64_t)(a + b));
-	return *nowhere + a;
+	scribble_on_cache();
+	return *nowhere;
 }
-GRAFT_METHOD(test_method, "null-deref", 1, null_deref);
+GRAFT_METHOD(bcache_evict, "null-deref", 1, null_deref);

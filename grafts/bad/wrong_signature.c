@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: BSD-2-Clause
 /*
- * Misbehaving: claims test.method with a signature it does not have (as
+ * Misbehaving: claims bcache.evict with a signature it does not have (as
  * a graft built against an older header would): refused at load.
  */
 #include <graft/graft.h>
@@ -13,6 +13,6 @@ static int half(int a)
 __attribute__((section(GRAFT_MANIFEST_SECTION), used, aligned(8)))
 const struct graft_manifest graft_manifest = {
 	.magic = GRAFT_MANIFEST_MAGIC, .abi = GRAFT_ABI_VERSION, .version = 1,
-	.name = "wrong-signature", .point = "test.method", .signature = "int (int a)",
+	.name = "wrong-signature", .point = "bcache.evict", .signature = "int (int a)",
 	.entry = (uint64_t)(uintptr_t)half,
 };

@@ -24,6 +24,7 @@
 #include <scion/textimage.h>
 #include <scion/errno.h>
 #include <scion/dev.h>
+#include <scion/bcache.h>
 #include <scion/graft.h>
 #include <arch/init.h>
 #include <arch/smp.h>
@@ -59,6 +60,7 @@ static void init_main(void *arg)
 	printk("smp: %u of %u CPU%s online\n", n, arch_cpus_present(),
 	       arch_cpus_present() == 1 ? "" : "s");
 	dev_init();
+	bcache_init();
 	boot_phase_done("devices");
 	arch_console_enable_input();
 	graft_init();

@@ -1,12 +1,22 @@
 # SPDX-License-Identifier: BSD-2-Clause
 """Helpers shared by the integration jobs: in-kernel test runs, shell boots."""
 
+import os
 import re
 
 import machine
 
 TEST_LINE = re.compile(r"^test (\S+): (OK(?= \(\d+ ms\)$)|FAILED: .*|SKIPPED.*)", re.M)
 SUMMARY = re.compile(r"^(\d+) passed, (\d+) failed$", re.M)
+
+
+def graft_path(ctx, name):
+    """build/grafts/NAME.graft, or build/grafts/bad/NAME.graft for a misbehaving one."""
+    for sub in ("", "bad"):
+        path = os.path.join(ctx.build, "grafts", sub, name + ".graft")
+        if os.path.exists(path):
+            return path
+    raise FileNotFoundError(f"{name}.graft is not built (make grafts)")
 
 
 def run_kernel_tests(ctx, name, smp, selector, single_thread_tcg, mem="256M", timeout=400):

@@ -1,9 +1,9 @@
 # SPDX-License-Identifier: BSD-2-Clause
 """Grafts as the kernel gets them: .graft files from `make grafts` booted
 as multiboot modules, loaded (or refused with one line), installed and
-removed from the shell; misbehaving grafts aborted with their changes
-undone; corrupted and random files refused without harm; scheduling
-policies that change what `sched order` prints."""
+removed from the shell; corrupted and random files refused without harm;
+scheduling policies that change what `sched order` prints. Misbehaving
+grafts at run time: test_bcache.py."""
 
 import os
 import random
@@ -13,72 +13,15 @@ import sys
 import time
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from common import poweroff, shell_boot  # noqa: E402
+from common import graft_path, poweroff, shell_boot  # noqa: E402
 
 GOOD = ["sched_fair", "sched_lifo", "test_scale", "tick_count"]
-# Misbehaving grafts at test.method: (file, graft name, reason in the abort line).
-MISBEHAVING = [
-    ("loop", "loop", r"time budget of \d+ us exceeded, pc loop\+0x[0-9a-f]+"),
-    ("null_deref", "null-deref", r"page fault \(read, not present\) at address 0x0, pc null-deref\+0x[0-9a-f]+"),
-    ("forged_store", "forged-store",
-     r"page fault \(write, not present\) at address 0xffffc7ff00000000, pc forged-store\+0x[0-9a-f]+"),
-    ("divide_zero", "divide-zero", r"divide error at pc divide-zero\+0x[0-9a-f]+"),
-    ("lock_forever", "lock-forever", r"time budget of \d+ us exceeded, pc lock-forever\+0x[0-9a-f]+"),
-]
 REFUSED_AT_LOAD = [
     ("unexported", r"undefined symbol 'printk' is not exported to grafts"),
-    ("wrong_signature", r"graft 'wrong-signature' has signature 'int \(int a\)' but test.method is "
-                        r"'long \(long a, long b\)'"),
+    ("wrong_signature", r"graft 'wrong-signature' has signature 'int \(int a\)' but bcache.evict is "
+                        r"'int \(void\)'"),
     ("no_such_point", r"graft point 'bcache.teleport', which does not exist"),
 ]
-
-
-def graft_path(ctx, name):
-    for sub in ("", "bad"):
-        path = os.path.join(ctx.build, "grafts", sub, name + ".graft")
-        if os.path.exists(path):
-            return path
-    raise FileNotFoundError(f"{name}.graft is not built (make grafts)")
-
-
-def job_misbehaving_grafts(ctx):
-    """Each misbehaving graft is aborted, its change undone, its lock freed, and the default used."""
-    modules = [graft_path(ctx, n) for n in GOOD + [m[0] for m in MISBEHAVING]]
-    boot = shell_boot(ctx, "misbehaving", smp=2, single_thread_tcg=True, modules=modules)
-    try:
-        boot.command("graft install scale", r"'scale' installed at test.method")
-        boot.command("testpoint 6 7", r"test.method\(6, 7\) = 42; cells 0-3: 6 7 0 0")
-        boot.command("graft remove scale", r"'scale' removed")
-        ctx.result("good-graft-runs", True)
-        for _, name, reason in MISBEHAVING:
-            boot.command(f"graft install {name}", rf"'{name}' installed at test.method")
-            start = boot.mark()
-            boot.send("testpoint 1 2\n")
-            m = boot.wait_for(r"test.method\(1, 2\) = (\d+); cells 0-3: (\d+) (\d+) (\d+) (\d+)",
-                              start=start, timeout=60)
-            said = boot.output[start:]
-            ok = re.search(rf"graft: '{name}' aborted at test.method: {reason}; 1 change undone, "
-                           r"graft removed, default used", said) is not None
-            ctx.result(f"{name}-aborted-with-reason", ok, said.strip()[-300:])
-            ctx.result(f"{name}-default-result-and-cell-undone",
-                       m.group(1) == "3" and m.group(4) == "0", m.group(0))
-            boot.command(f"graft remove {name}", rf"remove {name}: it is not installed")
-        m = boot.command("graft locks", r"lock 7: \w+")
-        ctx.result("locks-free-after-aborts", "held by" not in boot.output[-600:],
-                   boot.output[-600:])
-        m = boot.command("graft list", r"lock-forever\s+test.method\s+-\s+loaded\s+1\s+0\s+1")
-        ctx.result("list-counts-the-abort", True)
-        boot.command("graft install scale", r"installed")
-        boot.command("testpoint 5 5", r"test.method\(5, 5\) = 25")
-        ctx.result("grafts-work-after-aborts", True)
-        boot.command("graft install loop", r"test.method already runs 'scale' for every thread")
-        boot.command("graft install nosuch", r"no graft named 'nosuch' is loaded")
-        boot.command("graft install scale 0", r"usage: graft install NAME \[TID\]")
-        boot.command("graft budget test.method 0", r"give 1 to 10000000 us")
-        boot.command("graft budget no.point 5", r"no graft point 'no.point'")
-        ctx.result("bad-commands-refused", True)
-    finally:
-        poweroff(ctx, boot)
 
 
 def job_refused_at_load(ctx):
@@ -117,6 +60,12 @@ def job_refused_at_load(ctx):
         boot.command("graft install scale", r"installed")
         boot.command("testpoint 2 21", r"= 42")
         ctx.result("kernel-fine-after-refusals", True)
+        boot.command("graft install scale", r"'scale' is already installed at test.method")
+        boot.command("graft install nosuch", r"no graft named 'nosuch' is loaded")
+        boot.command("graft install scale 0", r"usage: graft install NAME \[TID\]")
+        boot.command("graft budget test.method 0", r"give 1 to 10000000 us")
+        boot.command("graft budget no.point 5", r"no graft point 'no.point'")
+        ctx.result("bad-commands-refused", True)
     finally:
         poweroff(ctx, boot)
 

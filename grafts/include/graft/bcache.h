@@ -1,0 +1,106 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
+/*
+ * Graft points and API of the block cache (kernel/bcache/).
+ *
+ * The cache holds 4 KiB blocks of the disk vda in a fixed number of
+ * buffers (`bcache reset N` sets it). The mechanism looks blocks up,
+ * does the I/O and keeps, for every buffer, the facts a replacement
+ * policy needs: the block it holds, whether it may be evicted now, a
+ * referenced bit, its access count, when it was inserted and last
+ * accessed (on one access clock that ticks once per access or insert),
+ * and a tag word for the policy's own use. Policies choose; the
+ * mechanism acts. Buffers are named by index (0 .. bcache_buffers() - 1),
+ * and every index is checked, so a graft's mistake ends in a refused
+ * result or an abort, never in a bad pointer being followed.
+ *
+ * Everything here is callable only from a graft running at bcache.evict
+ * or bcache.readahead (the block cache lock is then held); a call from
+ * anywhere else aborts the calling graft.
+ */
+#ifndef GRAFT_BCACHE_H
+#define GRAFT_BCACHE_H
+
+#include <graft/graft.h>
+
+#define BCACHE_NO_BLOCK      UINT64_MAX	/* a free buffer; "no previous read" */
+#define BCACHE_POLICY_WORDS  8		/* words 0-3: eviction, 4-7: read-ahead, by convention */
+#define BCACHE_PREFETCH_MAX  8		/* blocks one read-ahead invocation may plan */
+
+/*
+ * bcache.evict - Overview: every buffer holds a block and one more is
+ *   needed (a miss or a prefetch): choose the buffer whose block leaves.
+ * Arguments: none; the buffers are read through the API below.
+ * Return value: the index of a buffer for which bcache_buffer_evictable
+ *   is true; anything else aborts the graft.
+ * What it may change: referenced bits, tags and policy words, through
+ *   the API (undone on abort).
+ * Caller's context: the block cache lock held, interrupts masked (the
+ *   graft runs with only the timer unmasked); may not sleep. Called
+ *   only when at least one buffer is evictable. Default: the least
+ *   recently used evictable buffer (LRU).
+ */
+#define GRAFT_POINT_bcache_evict "bcache.evict", int, (void)
+GRAFT_POINT_TYPEDEF(bcache_evict);
+
+/*
+ * bcache.readahead - Overview: a demand read of block has finished (from
+ *   the cache or the disk): plan which blocks to prefetch.
+ * Arguments: block, the block just read; previous, the block of the
+ *   demand read before it (BCACHE_NO_BLOCK after a reset); hit, whether
+ *   block was found in the cache.
+ * Return value: none; the plan is what bcache_prefetch recorded. After
+ *   the invocation commits the mechanism starts the planned reads in
+ *   order, skipping blocks already cached; an aborted plan is dropped.
+ * What it may change: the plan, tags and policy words, through the API
+ *   (undone on abort); it may ask the eviction policy (bcache_would_evict).
+ * Caller's context: the block cache lock held, interrupts masked (the
+ *   graft runs with only the timer unmasked), in the reading thread;
+ *   may not sleep. Default: sequential read-ahead, one block: when
+ *   block == previous + 1, prefetch block + 1.
+ */
+#define GRAFT_POINT_bcache_readahead "bcache.readahead", void, \
+	(uint64_t block, uint64_t previous, bool hit)
+GRAFT_POINT_TYPEDEF(bcache_readahead);
+
+/* --- The cache ------------------------------------------------------------ */
+
+/* Number of buffers, and of blocks on the disk. */
+unsigned bcache_buffers(void);
+uint64_t bcache_blocks(void);
+
+/* The block buffer i holds, or BCACHE_NO_BLOCK (free, or no such buffer). */
+uint64_t bcache_buffer_block(unsigned i);
+/* Whether buffer i holds a block that may be evicted now (no I/O in flight). */
+bool bcache_buffer_evictable(unsigned i);
+/* Set on every demand access to buffer i, cleared by bcache_clear_referenced. */
+bool bcache_buffer_referenced(unsigned i);
+void bcache_clear_referenced(unsigned i);		/* undone on abort */
+/* Demand accesses since the block was inserted (a prefetched block starts at 0). */
+uint64_t bcache_buffer_accesses(unsigned i);
+/* Access clock when the block was inserted, and when it was last accessed. */
+uint64_t bcache_buffer_inserted(unsigned i);
+uint64_t bcache_buffer_last_access(unsigned i);
+/* The policy's tag of buffer i (0 when its block was inserted). */
+uint64_t bcache_buffer_tag(unsigned i);
+void bcache_set_buffer_tag(unsigned i, uint64_t tag);	/* undone on abort */
+/* The policy's words (0 after a reset). */
+uint64_t bcache_policy_word(unsigned k);
+void bcache_set_policy_word(unsigned k, uint64_t v);	/* undone on abort */
+
+/*
+ * bcache_prefetch - add block to the read-ahead plan (bcache.readahead only).
+ * Return value: 0; -1 when the plan already holds BCACHE_PREFETCH_MAX
+ *   blocks. A block beyond the disk aborts the graft.
+ */
+int bcache_prefetch(uint64_t block);
+
+/*
+ * bcache_would_evict - the buffer the eviction policy would choose now,
+ * through the bcache.evict slot (a grafted policy runs nested in its own
+ * transaction; when it aborts, the default's answer comes back).
+ * Return value: a buffer index, or -1 when a buffer is free or none is
+ *   evictable (the policy is then not asked).
+ */
+int bcache_would_evict(void);
+
+#endif
