@@ -2,6 +2,7 @@
 """How Scion boots under QEMU: one place that builds the command line
 for `make run`, `make gdb`, the test harness and the benchmarks."""
 
+import os
 import re
 
 MAX_CPUS = 8
@@ -49,7 +50,7 @@ def disk_arguments(disk, snapshot):
 
 def qemu_command(smp=1, mem="256M", iso=None, kernel=None, cmdline="",
                  single_thread_tcg=False, icount=False, gdb_port=None,
-                 disk=None, disk_snapshot=False, modules=()):
+                 disk=None, disk_snapshot=False, modules=(), control_socket=None):
     """QEMU argv booting the GRUB ISO (iso=) or the multiboot1 kernel (kernel=).
 
     The serial console is stdin/stdout; no display, no firmware devices
@@ -59,7 +60,9 @@ def qemu_command(smp=1, mem="256M", iso=None, kernel=None, cmdline="",
     machine halted with its gdbstub on that local port; disk attaches a raw
     image as a virtio-blk disk (disk_snapshot: writes are thrown away);
     modules (kernel boots only: the ISO carries its own) are files handed
-    to the kernel as multiboot modules, e.g. .graft files.
+    to the kernel as multiboot modules, e.g. .graft files; control_socket
+    is the path of a UNIX socket QEMU listens on for the control channel
+    (the second serial port, COM2; kernel/channel/), created anew.
     """
     argv = ["qemu-system-x86_64", "-nodefaults", "-no-user-config", "-display", "none",
             "-machine", "pc", "-cpu", "max",
@@ -85,6 +88,17 @@ def qemu_command(smp=1, mem="256M", iso=None, kernel=None, cmdline="",
         raise ConfigError("nothing to boot: give an ISO or a kernel")
     if disk:
         argv += disk_arguments(disk, disk_snapshot)
+    if control_socket:
+        argv += control_channel_arguments(control_socket)
     if gdb_port:
         argv += ["-gdb", f"tcp:127.0.0.1:{gdb_port}", "-S"]
     return argv
+
+
+def control_channel_arguments(path):
+    """COM2 backed by a UNIX socket QEMU listens on (one client at a time;
+    QEMU does not wait for it). A stale socket file is removed first."""
+    if os.path.exists(path):
+        os.unlink(path)
+    return ["-chardev", f"socket,id=control,path={path.replace(',', ',,')},server=on,wait=off",
+            "-serial", "chardev:control"]

@@ -44,6 +44,8 @@ def main():
     ap.add_argument("--gdb", action="store_true", help="start halted with the gdbstub, attach gdb")
     ap.add_argument("--kernel-symbols", help="ELF with symbols for gdb")
     ap.add_argument("--disk", help="raw disk image attached writable as virtio-blk (vda)")
+    ap.add_argument("--control-socket",
+                    help="UNIX socket for the control channel (COM2), for the host command `scion`")
     ap.add_argument("--disk-snapshot", action="store_true",
                     help="attach the disk as a snapshot: the guest's writes are discarded")
     args = ap.parse_args()
@@ -59,9 +61,13 @@ def main():
             raise machine.ConfigError(f"disk image {args.disk} does not exist")
         argv = machine.qemu_command(smp=args.smp, mem=args.mem, iso=args.iso, gdb_port=port,
                                     single_thread_tcg=args.tcg == "single", disk=args.disk,
-                                    disk_snapshot=args.disk_snapshot)
+                                    disk_snapshot=args.disk_snapshot,
+                                    control_socket=args.control_socket)
     except machine.ConfigError as e:
         sys.exit(f"make run: {e}")
+    if args.control_socket:
+        print(f"scion: control channel on {args.control_socket} "
+              f"(e.g. userland/scion --socket {args.control_socket} status)", file=sys.stderr)
     if not args.gdb:
         if sys.stdin.isatty():
             print("scion: serial console on this terminal; Ctrl-C ends QEMU, "

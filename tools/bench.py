@@ -11,8 +11,10 @@ import json
 import os
 import platform
 import re
+import struct
 import subprocess
 import sys
+import time
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 sys.path.insert(0, os.path.join(ROOT, "qemu"))
@@ -65,6 +67,52 @@ def run_config(kernel, out_dir, name, smp, disk=None):
                    "disk": "virtio-blk, raw, snapshot=on" if disk else "none"},
         "kernel_version": version.group(1) if version else "unknown",
         "figures": figures,
+        "log": os.path.relpath(boot.log_path, ROOT),
+    }
+
+
+CHANNEL_ECHOES = 50
+CHANNEL_BULK_BYTES = 1 << 20
+
+
+def channel_bench(kernel, out_dir):
+    """The control channel measured from the host (host time: the figure a
+    user of `scion` sees): request round trip (ECHO of 16 bytes) and bulk
+    throughput guest -> host (DATA frames), in one boot."""
+    sys.path.insert(0, os.path.join(ROOT, "userland"))
+    from scionhost import client, frame
+    sock = os.path.join(out_dir, "bench-channel.sock")
+    boot = harness.Boot("bench-channel", out_dir, kernel=kernel, smp=1, single_thread_tcg=True,
+                        timeout=300, control_socket=sock)
+    try:
+        boot.wait_for(r"scion> ")
+        with client.Client(sock, timeout=120, wait=10) as c:
+            rtts = []
+            for _ in range(CHANNEL_ECHOES):
+                t0 = time.perf_counter()
+                c.request(frame.OP_ECHO, b"x" * 16)
+                rtts.append(time.perf_counter() - t0)
+            got = [0]
+            t0 = time.perf_counter()
+            c.request(frame.OP_BULK, struct.pack("<I", CHANNEL_BULK_BYTES),
+                      on_data=lambda stream, data: got.__setitem__(0, got[0] + len(data)))
+            seconds = time.perf_counter() - t0
+        boot.command("poweroff", r"powering off")
+    finally:
+        boot.finish()
+    rtts.sort()
+    return {
+        "config": {"name": "channel", "smp": 1, "accel": "tcg, single-threaded", "icount": "off",
+                   "device": "COM2 16550 (FIFO on) on a UNIX socket", "echo_bytes": 16,
+                   "echoes": CHANNEL_ECHOES, "bulk_bytes": CHANNEL_BULK_BYTES},
+        "figures": [
+            {"figure": "channel.echo_round_trip.median", "value": round(rtts[len(rtts) // 2] * 1e6),
+             "unit": "microseconds (host)"},
+            {"figure": "channel.echo_round_trip.min", "value": round(rtts[0] * 1e6),
+             "unit": "microseconds (host)"},
+            {"figure": "channel.bulk_guest_to_host", "value": round(got[0] / seconds / 1e6, 3),
+             "unit": "MB/s (host)"},
+        ],
         "log": os.path.relpath(boot.log_path, ROOT),
     }
 
@@ -134,6 +182,7 @@ def main():
         derive(run)
     host = host_decode(args.decoder_bench) if args.decoder_bench else None
     patch = host_patch(args.patch_bench) if args.patch_bench else None
+    channel = channel_bench(args.kernel, args.out)
     results = {
         "generated": datetime.datetime.now(datetime.timezone.utc).isoformat(timespec="seconds"),
         "qemu": qemu_version,
@@ -143,6 +192,7 @@ def main():
         "runs": runs,
         "host": host,
         "host_patch": patch,
+        "channel": channel,
         "published": PUBLISHED,
     }
     path = os.path.join(args.out, "results.json")
@@ -174,6 +224,9 @@ def main():
               f"same run):")
         for fig in patch["figures"]:
             print(f"  {fig['figure']:40} {fig['value']:>10,.3f} {fig['unit']}")
+    print(f"\ncontrol channel ({channel['config']['device']}, no icount, same run):")
+    for fig in channel["figures"]:
+        print(f"  {fig['figure']:40} {fig['value']:>10} {fig['unit']}")
     print_published(runs[0])
     print(f"\n{qemu_version}; -icount shift=0,sleep=off; results in {path}")
 

@@ -12,29 +12,14 @@
 #include <arch/irq.h>
 #include <scion/console.h>
 #include <scion/spinlock.h>
+#include "uart.h"
 
 #define COM1 0x3f8
-enum {
-	UART_DATA = 0, UART_IER = 1, UART_FCR = 2, UART_LCR = 3, UART_MCR = 4,
-	UART_LSR = 5, UART_DLL = 0, UART_DLM = 1,
-};
-#define LCR_8N1        0x03
-#define LCR_DLAB       0x80
-#define MCR_DTR_RTS    0x03
-#define MCR_OUT2       0x08
-#define LSR_DATA_READY 0x01
-#define LSR_THR_EMPTY  0x20
-#define IER_RX         0x01
 #define ISA_IRQ_COM1   4
-#define BAUD_115200    1
 
 void arch_console_init(void)
 {
-	outb(COM1 + UART_IER, 0);
-	outb(COM1 + UART_LCR, LCR_DLAB);
-	outb(COM1 + UART_DLL, BAUD_115200);
-	outb(COM1 + UART_DLM, 0);
-	outb(COM1 + UART_LCR, LCR_8N1);
+	uart_setup_8n1(COM1);
 	outb(COM1 + UART_MCR, MCR_DTR_RTS);
 }
 

@@ -25,6 +25,7 @@
 #include <scion/errno.h>
 #include <scion/dev.h>
 #include <scion/bcache.h>
+#include <scion/channel.h>
 #include <scion/graft.h>
 #include <arch/init.h>
 #include <arch/smp.h>
@@ -64,6 +65,7 @@ static void init_main(void *arg)
 	boot_phase_done("devices");
 	arch_console_enable_input();
 	graft_init();
+	channel_init();
 	if (ktest_boot_requested())
 		ktest_boot_run();
 	if (thread_spawn("shell", shell_main, NULL, -1))

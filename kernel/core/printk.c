@@ -35,7 +35,16 @@ void vprintk(const char *fmt, va_list ap)
 
 	if (n >= (int)sizeof(buf))
 		n = sizeof(buf) - 1;
-	console_write(buf, (size_t)n);
+	struct thread *t = this_cpu()->current;
+	if (t && t->output && !in_interrupt() && !panic_in_progress)
+		t->output->write(t->output, buf, (size_t)n);
+	else
+		console_write(buf, (size_t)n);
+}
+
+void thread_set_output(struct output_sink *sink)
+{
+	thread_current()->output = sink;
 }
 
 void printk(const char *fmt, ...)

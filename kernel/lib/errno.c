@@ -13,6 +13,7 @@ static const struct {
 	{ EFAULT, "EFAULT" }, { EBUSY, "EBUSY" }, { EEXIST, "EEXIST" },
 	{ ENODEV, "ENODEV" }, { EINVAL, "EINVAL" }, { EFBIG, "EFBIG" },
 	{ ENOSPC, "ENOSPC" }, { ERANGE, "ERANGE" }, { ENOSYS, "ENOSYS" },
+	{ EPROTO, "EPROTO" }, { EBADMSG, "EBADMSG" },
 	{ ENOTSUP, "ENOTSUP" }, { ETIMEDOUT, "ETIMEDOUT" },
 };
 

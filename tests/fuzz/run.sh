@@ -42,6 +42,7 @@ sources() {
 	glob) echo kernel/lib/glob.c ;;
 	insn) echo arch/x86/insn_decode.c "$BUILD/gen/x86_opcodes.c" ;;
 	graft_elf) echo kernel/graft/elf_load.c kernel/graft/elf_reloc.c ;;
+	chan_frame) echo kernel/channel/frame.c ;;
 	*) return 1 ;;
 	esac
 }
@@ -54,6 +55,7 @@ max_len() {
 	glob) echo 1000 ;;
 	insn) echo 20 ;;
 	graft_elf) echo 16384 ;;
+	chan_frame) echo 4096 ;;
 	esac
 }
 
@@ -68,6 +70,7 @@ seed() {
 	glob) printf 'a*[b-d]?\\*[!x]\000abcq*y' >"$dir/seed" ;;
 	insn) printf '\x48\x8b\x05\x10\x00\x00\x00' >"$dir/seed"; printf '\xc4\xe2\x79\x18\x04\x24' >"$dir/seed2" ;;
 	graft_elf) cp "$BUILD/host/graft_fixture.graft" "$dir/seed" ;;
+	chan_frame) printf '\254\134\001\002\001\000\000\000\002\000\000\000\0\0\0\0ok\0\0\0\0' >"$dir/seed" ;;
 	multiboot2)
 		# Mode byte 0, then: header (total 144); cmdline "a=1"; loader "g";
 		# module 0x1000-0x2000 "m"; mmap, one 24-byte entry; ACPI old; end tag.

@@ -24,6 +24,8 @@
 #define ENOSPC   28
 #define ERANGE   34
 #define ENOSYS   38
+#define EPROTO   71
+#define EBADMSG  74
 #define ENOTSUP  95
 #define ETIMEDOUT 110
 

@@ -20,6 +20,19 @@ void vprintk(const char *fmt, va_list ap);
  */
 __noreturn void panic(const char *fmt, ...) __printf(1, 2);
 
+/*
+ * Where a thread's messages go instead of the console while it runs a
+ * command for someone else (the control channel captures a shell
+ * command's output): thread_set_output. Messages printed in interrupt
+ * context, and during a panic, always go to the console.
+ */
+struct output_sink {
+	void (*write)(struct output_sink *sink, const char *text, size_t n);
+};
+
+/* Send the calling thread's printk output to sink (NULL: the console again). Thread. */
+void thread_set_output(struct output_sink *sink);
+
 /* True once a panic has begun (other CPUs then stop). */
 extern volatile bool panic_in_progress;
 

@@ -58,6 +58,7 @@ struct thread {
 	bool is_idle;			/* set once */
 	bool timed_out;			/* sched_lock: last sleep ended by its deadline */
 	struct thread *joiner;		/* sched_lock: thread waiting in thread_join */
+	struct output_sink *output;	/* own thread: where its printk goes (NULL: console) */
 };
 
 /*

@@ -1,0 +1,190 @@
+// SPDX-License-Identifier: BSD-2-Clause
+/*
+ * The control channel: frames between the host command `scion` and the
+ * kernel over the arch channel device (COM2 on x86), beside the human
+ * console. The device's interrupt puts bytes into a ring; when the ring
+ * is full it stops taking them and the device holds the host's bytes
+ * back, so none is lost and the channel's counts are exact. The channel
+ * thread parses the ring (kernel/channel/frame.c), answers rejected
+ * frames with an ERROR, checks the HELLO's version, and runs requests
+ * (ops.c) one at a time, sending their answers itself: nothing is ever
+ * written to the channel from interrupt or probe context.
+ */
+#include <scion/thread.h>
+#include <scion/printk.h>
+#include <scion/format.h>
+#include <scion/string.h>
+#include <scion/errno.h>
+#include <scion/mm.h>
+#include <scion/clock.h>
+#include <scion/version.h>
+#include <arch/channel.h>
+#include "channel_internal.h"
+
+#define BATCH_BYTES      256	/* taken from the ring per lock round */
+#define MESSAGE_MAX      192
+
+struct channel channel = {
+	.rx_wq = WAITQ_INIT(channel.rx_wq, "channel-rx"),
+	.tx_lock = MUTEX_INIT(channel.tx_lock, "channel-tx"),
+};
+
+static uint32_t ring_used(void)
+{
+	return channel.ring_head - channel.ring_tail;
+}
+
+/* The device's interrupt: one byte; false when the ring has no room for another. */
+static bool receive_byte(uint8_t byte)
+{
+	spin_lock_noirq(&channel.rx_wq.lock);
+	bool was_empty = ring_used() == 0;
+	channel.ring[channel.ring_head++ % CHANNEL_RX_RING] = byte;
+	channel.counters.rx_bytes++;
+	bool room = ring_used() < CHANNEL_RX_RING;
+	if (!room) {
+		channel.input_held = true;
+		channel.counters.rx_stalls++;
+	}
+	spin_unlock_noirq(&channel.rx_wq.lock);
+	if (was_empty)
+		waitq_wake_all(&channel.rx_wq);
+	return room;
+}
+
+void channel_send(uint8_t type, uint32_t seq, const void *a, size_t alen, const void *b,
+		  size_t blen)
+{
+	uint8_t header[CHAN_HEADER_BYTES], crc_bytes[CHAN_CRC_BYTES];
+	uint32_t crc = chan_crc32(chan_crc32(0, a, alen), b, blen);
+
+	chan_header_encode(header, type, seq, (uint32_t)(alen + blen));
+	for (int i = 0; i < CHAN_CRC_BYTES; i++)
+		crc_bytes[i] = (uint8_t)(crc >> (8 * i));
+	mutex_lock(&channel.tx_lock);
+	arch_channel_write(header, sizeof(header));
+	arch_channel_write(a, alen);
+	arch_channel_write(b, blen);
+	arch_channel_write(crc_bytes, sizeof(crc_bytes));
+	channel.counters.tx_bytes += sizeof(header) + alen + blen + sizeof(crc_bytes);
+	channel.counters.frames_sent++;
+	channel.counters.errors_sent += type == CHAN_ERROR;
+	mutex_unlock(&channel.tx_lock);
+}
+
+static void put_status(uint8_t out[CHAN_STATUS_BYTES], int status)
+{
+	for (int i = 0; i < CHAN_STATUS_BYTES; i++)
+		out[i] = (uint8_t)((uint32_t)status >> (8 * i));
+}
+
+void channel_respond(uint32_t seq, int status, const void *body, size_t len)
+{
+	uint8_t head[CHAN_STATUS_BYTES];
+	put_status(head, status);
+	channel_send(CHAN_RESPONSE, seq, head, sizeof(head), body, len);
+}
+
+void channel_error(uint32_t seq, int err, const char *fmt, ...)
+{
+	uint8_t head[CHAN_STATUS_BYTES];
+	char text[MESSAGE_MAX];
+	va_list ap;
+
+	va_start(ap, fmt);
+	int n = vsnprintf(text, sizeof(text), fmt, ap);
+	va_end(ap);
+	put_status(head, err);
+	channel_send(CHAN_ERROR, seq, head, sizeof(head), text,
+		     n < (int)sizeof(text) ? (size_t)n : sizeof(text) - 1);
+}
+
+static void handle_hello(uint32_t seq, const uint8_t *payload, uint32_t length)
+{
+	char host[64];
+	size_t n = length < sizeof(host) - 1 ? length : sizeof(host) - 1;
+
+	memcpy(host, payload, n);
+	host[n] = '\0';
+	for (size_t i = 0; i < n; i++)	/* the version is text: keep the message one line */
+		if (host[i] < ' ' || host[i] > '~')
+			host[i] = '?';
+	channel.counters.hellos++;
+	if (length != strlen(scion_version) || memcmp(payload, scion_version, length)) {
+		channel.handshake_done = false;
+		channel.counters.version_mismatches++;
+		channel_error(seq, -EPROTO, "version mismatch: host %s%s, kernel %s", host,
+			      length > n ? "..." : "", scion_version);
+		return;
+	}
+	channel.handshake_done = true;
+	channel_send(CHAN_HELLO, seq, scion_version, strlen(scion_version), "\n", 1);
+}
+
+static void handle_event(const struct chan_event *ev)
+{
+	if (!ev->frame) {
+		channel_error(ev->seq, -EBADMSG, "rejected frame: %s", chan_reject_name(ev->reject));
+		return;
+	}
+	if (ev->type == CHAN_HELLO) {
+		handle_hello(ev->seq, ev->payload, ev->length);
+	} else if (!channel.handshake_done) {
+		channel.counters.requests_failed++;
+		channel_error(ev->seq, -EPERM, "no handshake: send a HELLO with version %s first",
+			      scion_version);
+	} else {
+		channel_handle_request(ev->seq, ev->payload, ev->length);
+	}
+}
+
+static void channel_thread(void *arg)
+{
+	uint8_t batch[BATCH_BYTES];
+	struct chan_event ev;
+	(void)arg;
+
+	for (;;) {
+		irqflags_t f = spin_lock_irqsave(&channel.rx_wq.lock);
+		uint64_t deadline = clock_ticks() + ms_to_ticks(CHAN_IDLE_RESET_MS);
+		while (ring_used() == 0 && clock_ticks() < deadline)
+			waitq_sleep(&channel.rx_wq, deadline - clock_ticks());
+		uint32_t n = 0;
+		while (n < BATCH_BYTES && ring_used())
+			batch[n++] = channel.ring[channel.ring_tail++ % CHANNEL_RX_RING];
+		bool resume = channel.input_held && ring_used() <= CHANNEL_RX_RING / 2;
+		if (resume)
+			channel.input_held = false;
+		spin_unlock_irqrestore(&channel.rx_wq.lock, f);
+		if (resume)
+			arch_channel_resume_input();
+		if (n == 0 && chan_parse_idle(&channel.parser, &ev))
+			handle_event(&ev);
+		for (uint32_t i = 0; i < n; i++)
+			if (chan_parse_byte(&channel.parser, batch[i], &ev))
+				handle_event(&ev);
+	}
+}
+
+void channel_init(void)
+{
+	if (!arch_channel_init())
+		return;
+	uint8_t *buffer = kmalloc(CHAN_MAX_PAYLOAD + CHAN_CRC_BYTES);
+	if (!buffer) {
+		printk("channel: out of memory; no control channel\n");
+		return;
+	}
+	chan_parser_init(&channel.parser, buffer);
+	if (thread_spawn("channel", channel_thread, NULL, -1)) {
+		printk("channel: cannot start its thread; no control channel\n");
+		return;
+	}
+	int err = arch_channel_start_input(receive_byte);
+	if (err) {
+		printk("channel: no interrupt for the channel device (%s)\n", errno_name(err));
+		return;
+	}
+	channel.present = true;
+	printk("channel: control channel on COM2, protocol version %u\n", CHAN_VERSION);
+}

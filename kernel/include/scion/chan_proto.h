@@ -1,0 +1,78 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
+/*
+ * The control channel's wire format, shared by the kernel
+ * (kernel/channel/) and the host command (userland/scion, which spells
+ * the same constants in Python: change both together).
+ *
+ * A frame is a 16-byte header, the payload, and the payload's CRC:
+ *
+ *   0  u8   magic 0xac          8  u32  payload length (<= CHAN_MAX_PAYLOAD)
+ *   1  u8   magic 0x5c         12  u32  CRC-32 of bytes 0..11
+ *   2  u8   version (1)        16  ...  payload
+ *   3  u8   type                    u32  CRC-32 of the payload (present, 0 bytes or not)
+ *   4  u32  sequence number
+ *
+ * Integers are little-endian; CRC-32 is the zlib / ISO-HDLC one.
+ *
+ * The host sends HELLO, then REQUESTs; the kernel answers each with a
+ * RESPONSE (or ERROR) carrying the same sequence number, and sends
+ * EVENT and DATA frames of its own. A frame the kernel cannot accept is
+ * answered with an ERROR naming why (its sequence number when the header
+ * was sound, else 0) and counted as rejected; the receiver then hunts for
+ * the next magic, so the stream resynchronises.
+ *
+ * The receiver, byte by byte (the host's reference parser follows the
+ * same rules, so a test can predict the kernel's counts exactly):
+ *   SYNC     0xac -> MAGIC; any other byte is a garbage byte.
+ *   MAGIC    0x5c -> HEADER; 0xac: the previous byte was garbage, stay;
+ *            else both bytes were garbage -> SYNC.
+ *   HEADER   collect 16 bytes, then in this order: CRC wrong -> reject
+ *            "bad header CRC"; version not 1 -> reject "bad version";
+ *            length > CHAN_MAX_PAYLOAD -> reject "oversized"; each of
+ *            these drops the 16 bytes and returns to SYNC (seq 0 in the
+ *            error unless the CRC was right). Else -> PAYLOAD.
+ *   PAYLOAD  collect length bytes, then the 4 CRC bytes; CRC wrong ->
+ *            reject "bad payload CRC"; type not HELLO or REQUEST (what
+ *            a host may send) -> reject "unknown type"; else the frame
+ *            is accepted. -> SYNC.
+ *   HEADER or PAYLOAD: no byte for CHAN_IDLE_RESET_MS -> reject
+ *            "truncated", -> SYNC (a lone magic byte is garbage).
+ * Accepted frames with a bad body (unknown op, a REQUEST before a
+ * matching HELLO, ...) get an ERROR or an error RESPONSE too, but are
+ * not counted as rejected frames.
+ */
+#ifndef SCION_CHAN_PROTO_H
+#define SCION_CHAN_PROTO_H
+
+#define CHAN_MAGIC0        0xac
+#define CHAN_MAGIC1        0x5c
+#define CHAN_VERSION       1
+#define CHAN_HEADER_BYTES  16
+#define CHAN_CRC_BYTES     4
+#define CHAN_MAX_PAYLOAD   262144
+#define CHAN_IDLE_RESET_MS 200
+
+enum chan_frame_type {
+	CHAN_HELLO = 1,		/* host: its build version; kernel: "VERSION\nBUILD-INFO" */
+	CHAN_REQUEST = 2,	/* host: u16 op, u16 0, body */
+	CHAN_RESPONSE = 3,	/* kernel: i32 status (0 or -errno), body */
+	CHAN_ERROR = 4,		/* kernel: i32 -errno, one line of text */
+	CHAN_EVENT = 5,		/* kernel: one line of text, unasked */
+	CHAN_DATA = 6,		/* kernel: u32 stream, bytes (bulk data) */
+	CHAN_TYPE_LIMIT,
+};
+
+enum chan_op {
+	CHAN_OP_STATUS = 1,	/* -> "key: value" lines */
+	CHAN_OP_SHELL = 2,	/* command line -> status, the command's output */
+	CHAN_OP_GRAFT_LOAD = 3,	/* file name, NUL, ELF image -> the loader's one line */
+	CHAN_OP_ECHO = 4,	/* bytes -> the same bytes */
+	CHAN_OP_BULK = 5,	/* u32 n -> DATA frames of n bytes in all on stream 0, then u64 cycles */
+	CHAN_OP_STATS = 6,	/* -> the channel's counters, "name value" lines */
+	CHAN_OP_LIMIT,
+};
+
+#define CHAN_REQUEST_HEADER_BYTES 4	/* u16 op, u16 reserved (0) */
+#define CHAN_STATUS_BYTES         4	/* i32 at the start of RESPONSE and ERROR */
+
+#endif

@@ -1,0 +1,216 @@
+# SPDX-License-Identifier: BSD-2-Clause
+"""The control channel (COM2 on a UNIX socket) driven by the host command
+userland/scion: status, loading a graft from a file, installing it,
+running a workload and reading stats, all checked against the guest
+shell's own answers; version mismatch refused on both sides; 100,000
+hostile frames whose rejection counts the kernel must report exactly as
+the host's reference parser predicts, the channel working afterwards;
+two clients at once served one after the other."""
+
+import fcntl
+import os
+import random
+import re
+import socket
+import struct
+import subprocess
+import sys
+import threading
+import time
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from bcache_model import Cache, command_workload  # noqa: E402
+from common import graft_path, poweroff, shell_boot  # noqa: E402
+
+HOSTILE_FRAMES = 100_000
+
+
+def userland(ctx):
+    sys.path.insert(0, os.path.join(ctx.root, "userland"))
+    from scionhost import frame  # noqa: E402
+    return frame
+
+
+def scion(ctx, sock, *args, env=None, timeout=60):
+    """Run userland/scion against sock; returns (exit status, stdout, stderr)."""
+    argv = [sys.executable, os.path.join(ctx.root, "userland", "scion"), "--socket", sock, *args]
+    p = subprocess.run(argv, capture_output=True, text=True, timeout=timeout,
+                       env={**os.environ, **(env or {})})
+    return p.returncode, p.stdout, p.stderr
+
+
+def channel_boot(ctx, name, **kw):
+    sock = os.path.join(ctx.log_dir, f"{ctx.job}-{name}.sock")
+    boot = shell_boot(ctx, name, control_socket=sock, timeout=600, **kw)
+    boot.wait_for(r"channel: control channel on COM2")
+    return boot, sock
+
+
+def job_end_to_end(ctx):
+    """status, graft load/install, a workload, stats, remove: as the guest shell says."""
+    boot, sock = channel_boot(ctx, "e2e", smp=2, single_thread_tcg=True)
+    try:
+        version = open(os.path.join(ctx.build, "version.txt")).read().strip()
+        rc, out, err = scion(ctx, sock, "status")
+        ctx.result("status", rc == 0 and f"version: {version}" in out and "cpus: 2" in out,
+                   f"exit {rc}: {out}{err}")
+        rc, out, err = scion(ctx, sock, "graft", "load", graft_path(ctx, "evict_clock"))
+        ctx.result("graft-load", rc == 0 and "loaded 'clock' for bcache.evict (version 1)" in out,
+                   f"exit {rc}: {out}{err}")
+        boot.command("graft avail", r"scion> ")
+        rc, out, err = scion(ctx, sock, "graft", "install", "clock")
+        ctx.result("graft-install", rc == 0 and "'clock' installed at bcache.evict" in out,
+                   f"exit {rc}: {out}{err}")
+        scion(ctx, sock, "shell", "bcache", "reset", "32")
+        command = "bcache run random n=200 range=64 seed=3"
+        rc, out, err = scion(ctx, sock, "shell", *command.split())
+        m = re.search(r"(\d+) reads, (\d+) hits, (\d+) misses", out)
+        model = Cache(32, evict="clock")
+        want = model.run(command_workload(command))
+        ctx.result("workload-through-channel",
+                   rc == 0 and m and (int(m.group(2)), int(m.group(3))) == (want["hits"], want["misses"]),
+                   f"exit {rc}: {out}{err}; model {want['hits']} hits {want['misses']} misses")
+        rc, out, err = scion(ctx, sock, "graft", "list")
+        host_line = re.search(r"^clock\s.*$", out, re.M)
+        guest = boot.command("graft list", r"\nclock\s[^\n]*\r?\n")
+        ctx.result("graft-list-as-guest-shell",
+                   rc == 0 and host_line and host_line.group(0).split() == guest.group(0).split(),
+                   f"host: {host_line.group(0) if host_line else out!r}; guest: {guest.group(0).strip()}")
+        rc, out, err = scion(ctx, sock, "shell", "bcache")
+        guest = boot.command("bcache", r"prefetches [^\n]*\r?\n")
+        ctx.result("stats-as-guest-shell", rc == 0 and guest.group(0).strip() in out,
+                   f"host: {out!r}; guest: {guest.group(0).strip()}")
+        rc, out, err = scion(ctx, sock, "graft", "remove", "clock")
+        ctx.result("graft-remove", rc == 0 and "'clock' removed" in out, f"exit {rc}: {out}{err}")
+        rc, out, err = scion(ctx, sock, "graft", "load", graft_path(ctx, "unexported"))
+        ctx.result("loader-error-verbatim",
+                   rc != 0 and "undefined symbol 'printk' is not exported to grafts" in out + err,
+                   f"exit {rc}: {out}{err}")
+        rc, out, err = scion(ctx, sock, "text", "verify")
+        ctx.result("text-verify", rc == 0 and "text" in out, f"exit {rc}: {out}{err}")
+        rc, out, err = scion(ctx, sock, "status", env={"SCION_HOST_VERSION": "v0-other-build"})
+        ctx.result("version-mismatch-refused",
+                   rc != 0 and "v0-other-build" in err and version in err and "\n" == err[-1:]
+                   and err.count("\n") == 1, f"exit {rc}: {err!r}")
+        rc, out, err = scion(ctx, sock, "shell", "nosuchcommand")
+        ctx.result("unknown-command", rc != 0 and "nosuchcommand" in out + err, f"exit {rc}: {out}{err}")
+        boot.command("uptime", r"up \S+")
+        ctx.result("console-still-works", True)
+    finally:
+        poweroff(ctx, boot)
+
+
+def hostile_stream(frame, rng):
+    """HOSTILE_FRAMES frames of every kind of damage, as one byte string."""
+    out = bytearray()
+    for i in range(HOSTILE_FRAMES):
+        kind = rng.randrange(6)
+        payload = bytes(rng.randrange(256) for _ in range(rng.randrange(0, 24)))
+        if kind == 0:                      # random bytes
+            out += bytes(rng.randrange(256) for _ in range(rng.randrange(1, 32)))
+            continue
+        if kind == 5:                      # a frame of any type with a random payload
+            ftype = rng.randrange(256)
+            if ftype == frame.REQUEST and len(payload) >= 2 and payload[0] | payload[1] << 8 in (
+                    frame.OP_SHELL, frame.OP_GRAFT_LOAD, frame.OP_BULK):
+                payload = b"\xff\xff" + payload[2:]    # nothing that runs commands or floods
+            out += frame.encode(ftype, i, payload)
+            continue
+        good = bytearray(frame.encode(frame.REQUEST, i, struct.pack("<HH", 0xfff0, 0) + payload))
+        if kind == 1:                      # one bit flipped anywhere
+            bit = rng.randrange(len(good) * 8)
+            good[bit // 8] ^= 1 << (bit % 8)
+        elif kind == 2:                    # truncated
+            del good[rng.randrange(1, len(good)):]
+        elif kind == 3:                    # oversized length field, header CRC right
+            good = bytearray(frame.encode_header(frame.REQUEST, i, frame.MAX_PAYLOAD + 1 +
+                                                 rng.randrange(1 << 20)))
+        else:                              # bad version, header CRC right
+            good = bytearray(frame.encode_header(frame.REQUEST, i, 0, version=rng.randrange(2, 256)))
+        out += good
+    return bytes(out)
+
+
+def job_hostile_input(ctx):
+    """100,000 damaged frames: counted exactly, answered, and the channel still works."""
+    frame = userland(ctx)
+    # Zero bytes finish any frame the stream leaves open (payloads are short),
+    # then a last good REQUEST whose answer says the kernel has read it all.
+    marker_seq = 0x7e57ab1e
+    stream = hostile_stream(frame, random.Random(61)) + bytes(64) + \
+        frame.encode_request(marker_seq, frame.OP_STATUS)
+    model = frame.ReferenceParser()
+    model.feed(stream)
+    boot, sock = channel_boot(ctx, "hostile", smp=1)
+    try:
+        s = socket.socket(socket.AF_UNIX)
+        s.connect(sock)
+        answers = frame.ReferenceParser(accept_types=frame.KERNEL_SENT_TYPES)
+        answered = []
+
+        def drain():
+            while True:
+                data = s.recv(1 << 16)
+                if not data:
+                    return
+                answered.extend(answers.feed(data))
+
+        reader = threading.Thread(target=drain, daemon=True)
+        reader.start()
+        started = time.monotonic()
+        s.sendall(stream)
+        while not any(f.seq == marker_seq for f in answered) and time.monotonic() - started < 400:
+            time.sleep(0.5)
+        # shutdown, not just close: the reader thread's recv would keep the
+        # connection open, and QEMU serves one client at a time.
+        s.shutdown(socket.SHUT_RDWR)
+        s.close()
+        ctx.result("sent", any(f.seq == marker_seq for f in answered),
+                   f"{len(stream)} bytes, {HOSTILE_FRAMES} frames in "
+                   f"{time.monotonic() - started:.0f} s; last frame answered: "
+                   f"{any(f.seq == marker_seq for f in answered)}")
+        rc, out, err = scion(ctx, sock, "channel")
+        counts = dict((m.group(1), int(m.group(2))) for m in re.finditer(r"^(\w+)\s+(\d+)$", out, re.M))
+        # The status call itself adds its HELLO and STATS request: two accepted frames.
+        ctx.result("rejected-as-predicted", counts.get("frames_rejected") == model.rejected,
+                   f"kernel {counts.get('frames_rejected')}, reference parser {model.rejected} "
+                   f"(exit {rc}: {out}{err})")
+        for reason in frame.REJECT_REASONS:
+            key = "rejected_" + reason.replace(" ", "_")
+            ctx.result(f"rejected/{key}", counts.get(key) == model.rejects[reason],
+                       f"kernel {counts.get(key)}, reference parser {model.rejects[reason]}")
+        ctx.result("accepted-as-predicted", counts.get("frames_accepted") == model.accepted + 2,
+                   f"kernel {counts.get('frames_accepted')}, reference parser {model.accepted} + 2")
+        ctx.result("garbage-as-predicted", counts.get("garbage_bytes") == model.garbage_bytes,
+                   f"kernel {counts.get('garbage_bytes')}, reference parser {model.garbage_bytes}")
+        errors = sum(1 for f in answered if f.type == frame.ERROR)
+        ctx.result("every-reject-answered", errors >= model.rejected,
+                   f"{errors} ERROR frames for {model.rejected} rejected frames")
+        rc, out, err = scion(ctx, sock, "status")
+        ctx.result("status-after", rc == 0 and "version:" in out, f"exit {rc}: {out}{err}")
+        boot.command("uptime", r"up \S+")
+        ctx.result("console-after", True)
+    finally:
+        poweroff(ctx, boot)
+
+
+def job_two_clients(ctx):
+    """Two clients at once are served one after the other; with --wait 0 the second is refused."""
+    boot, sock = channel_boot(ctx, "two-clients", smp=1)
+    try:
+        argv = [sys.executable, os.path.join(ctx.root, "userland", "scion"), "--socket", sock]
+        procs = [subprocess.Popen(argv + ["shell", "graft", "points", "-v"], stdout=subprocess.PIPE,
+                                  stderr=subprocess.PIPE, text=True) for _ in range(2)]
+        outs = [p.communicate(timeout=120) for p in procs]
+        ok = all(p.returncode == 0 for p in procs) and outs[0][0] == outs[1][0] and \
+            outs[0][0].count("bcache.evict") == 1
+        ctx.result("both-served-whole", ok, f"{[p.returncode for p in procs]}: {outs!r}"[:600])
+        with open(sock + ".lock", "a") as held:
+            fcntl.flock(held, fcntl.LOCK_EX)
+            p = subprocess.run(argv[:2] + ["--socket", sock, "--wait", "0", "status"],
+                               capture_output=True, text=True, timeout=60)
+        rc, out, err = p.returncode, p.stdout, p.stderr
+        ctx.result("second-refused-clearly", rc != 0 and "another client" in err and out == "",
+                   f"exit {rc}: {out!r} {err!r}")
+    finally:
+        poweroff(ctx, boot)

@@ -1,0 +1,254 @@
+# SPDX-License-Identifier: BSD-2-Clause
+"""The control channel's wire format in Python, and a reference receiver.
+
+The constants spell kernel/include/scion/chan_proto.h again (change both
+together). encode* builds frames, decode_* takes payloads apart, and
+ReferenceParser is the header's byte-by-byte receiver followed literally:
+with the kernel's accepted types it predicts the kernel's counters for any
+byte stream (tests feed it hostile input), and with the host's accepted
+types it is the client's streaming decoder, so both ends resynchronise by
+the same rules.
+"""
+
+import struct
+import zlib
+from collections import namedtuple
+
+MAGIC0 = 0xAC
+MAGIC1 = 0x5C
+VERSION = 1
+HEADER_BYTES = 16
+CRC_BYTES = 4
+MAX_PAYLOAD = 262144
+IDLE_RESET_MS = 200
+REQUEST_HEADER_BYTES = 4    # u16 op, u16 reserved (0)
+STATUS_BYTES = 4            # i32 at the start of RESPONSE and ERROR
+
+# Frame types.
+HELLO = 1
+REQUEST = 2
+RESPONSE = 3
+ERROR = 4
+EVENT = 5
+DATA = 6
+TYPE_LIMIT = 7
+TYPE_NAMES = {HELLO: "HELLO", REQUEST: "REQUEST", RESPONSE: "RESPONSE", ERROR: "ERROR",
+              EVENT: "EVENT", DATA: "DATA"}
+
+# What each end may send: the kernel accepts only the first set, the
+# host only the second.
+HOST_SENT_TYPES = frozenset({HELLO, REQUEST})
+KERNEL_SENT_TYPES = frozenset({HELLO, RESPONSE, ERROR, EVENT, DATA})
+
+# Request operations.
+OP_STATUS = 1
+OP_SHELL = 2
+OP_GRAFT_LOAD = 3
+OP_ECHO = 4
+OP_BULK = 5
+OP_STATS = 6
+OP_LIMIT = 7
+OP_NAMES = {OP_STATUS: "STATUS", OP_SHELL: "SHELL", OP_GRAFT_LOAD: "GRAFT_LOAD",
+            OP_ECHO: "ECHO", OP_BULK: "BULK", OP_STATS: "STATS"}
+
+# Why a receiver rejects a frame, in the order the header lists them.
+BAD_HEADER_CRC = "bad header CRC"
+BAD_VERSION = "bad version"
+OVERSIZED = "oversized"
+BAD_PAYLOAD_CRC = "bad payload CRC"
+UNKNOWN_TYPE = "unknown type"
+TRUNCATED = "truncated"
+REJECT_REASONS = (BAD_HEADER_CRC, BAD_VERSION, OVERSIZED, BAD_PAYLOAD_CRC, UNKNOWN_TYPE,
+                  TRUNCATED)
+
+# kernel/include/scion/errno.h: statuses are 0 or minus one of these.
+ERRNO_NAMES = {1: "EPERM", 2: "ENOENT", 3: "ESRCH", 4: "EINTR", 5: "EIO", 7: "E2BIG",
+               8: "ENOEXEC", 11: "EAGAIN", 12: "ENOMEM", 14: "EFAULT", 16: "EBUSY",
+               17: "EEXIST", 19: "ENODEV", 22: "EINVAL", 27: "EFBIG", 28: "ENOSPC",
+               34: "ERANGE", 38: "ENOSYS", 71: "EPROTO", 74: "EBADMSG", 95: "ENOTSUP",
+               110: "ETIMEDOUT"}
+
+_HEADER = struct.Struct("<BBBBIII")     # magic0, magic1, version, type, seq, length, crc
+_U32 = struct.Struct("<I")
+
+Frame = namedtuple("Frame", "type seq payload")
+
+
+class FrameError(ValueError):
+    """A payload too short or malformed for its frame type."""
+
+
+def crc32(data):
+    """The zlib / ISO-HDLC CRC-32 both ends use."""
+    return zlib.crc32(data) & 0xFFFFFFFF
+
+
+def errno_name(status):
+    """'EINVAL' for -22, 'OK' for 0 or more, 'E?' for an unknown code."""
+    return "OK" if status >= 0 else ERRNO_NAMES.get(-status, "E?")
+
+
+def encode_header(frame_type, seq, length, version=VERSION):
+    """The 16 header bytes with a correct header CRC. version and length
+    are not checked, so tests can build frames a receiver must refuse."""
+    head = _HEADER.pack(MAGIC0, MAGIC1, version, frame_type, seq, length, 0)[:12]
+    return head + _U32.pack(crc32(head))
+
+
+def encode(frame_type, seq, payload, version=VERSION):
+    """One whole frame: header, payload, payload CRC."""
+    payload = bytes(payload)
+    if len(payload) > MAX_PAYLOAD:
+        raise FrameError(f"payload of {len(payload)} bytes; a frame carries at most "
+                         f"{MAX_PAYLOAD}")
+    return encode_header(frame_type, seq, len(payload), version) + payload + \
+        _U32.pack(crc32(payload))
+
+
+def encode_request(seq, op, body=b""):
+    return encode(REQUEST, seq, struct.pack("<HH", op, 0) + bytes(body))
+
+
+def encode_hello(seq, host_version):
+    return encode(HELLO, seq, host_version.encode())
+
+
+def decode_request(payload):
+    """REQUEST payload -> (op, body)."""
+    if len(payload) < REQUEST_HEADER_BYTES:
+        raise FrameError(f"REQUEST payload of {len(payload)} bytes has no op")
+    op, _reserved = struct.unpack_from("<HH", payload)
+    return op, bytes(payload[REQUEST_HEADER_BYTES:])
+
+
+def decode_status(payload):
+    """RESPONSE or ERROR payload -> (status, body)."""
+    if len(payload) < STATUS_BYTES:
+        raise FrameError(f"payload of {len(payload)} bytes has no status")
+    return struct.unpack_from("<i", payload)[0], bytes(payload[STATUS_BYTES:])
+
+
+def decode_data(payload):
+    """DATA payload -> (stream, bytes)."""
+    if len(payload) < 4:
+        raise FrameError(f"DATA payload of {len(payload)} bytes has no stream number")
+    return _U32.unpack_from(payload)[0], bytes(payload[4:])
+
+
+def decode_hello(payload):
+    """The kernel's HELLO payload "VERSION\\nBUILD-INFO" -> (version, build_info)."""
+    version, _, build_info = bytes(payload).decode("utf-8", "replace").partition("\n")
+    return version, build_info
+
+
+SYNC, MAGIC, HEADER, PAYLOAD = "SYNC", "MAGIC", "HEADER", "PAYLOAD"
+
+
+class ReferenceParser:
+    """The receiver of chan_proto.h, fed bytes in any chunks.
+
+    accepted, rejected (all reasons), rejects[reason] and garbage_bytes
+    count as the kernel does; rejections lists (reason, seq) in order,
+    which is what the kernel's ERROR frames carry (seq 0 when the header
+    CRC was wrong or never checked). feed() returns the frames accepted
+    by that call. The kernel resets a receiver left mid-frame after
+    IDLE_RESET_MS without a byte; idle() is that moment.
+    """
+
+    def __init__(self, accept_types=HOST_SENT_TYPES):
+        self.accept_types = frozenset(accept_types)
+        self.accepted = 0
+        self.rejected = 0
+        self.rejects = {reason: 0 for reason in REJECT_REASONS}
+        self.garbage_bytes = 0
+        self.rejections = []
+        self.state = SYNC
+        self._header = bytearray()
+        self._body = bytearray()    # payload and its CRC
+        self._type = self._seq = self._length = 0
+
+    @property
+    def mid_frame(self):
+        return self.state != SYNC
+
+    def feed(self, data):
+        data = bytes(data)
+        frames = []
+        i, n = 0, len(data)
+        while i < n:
+            if self.state == SYNC:
+                # Whole runs of garbage at once: only MAGIC0 leaves SYNC.
+                j = data.find(MAGIC0, i)
+                if j < 0:
+                    self.garbage_bytes += n - i
+                    break
+                self.garbage_bytes += j - i
+                i = j + 1
+                self.state = MAGIC
+            elif self.state == MAGIC:
+                byte = data[i]
+                i += 1
+                if byte == MAGIC1:
+                    self._header = bytearray((MAGIC0, MAGIC1))
+                    self.state = HEADER
+                elif byte == MAGIC0:
+                    self.garbage_bytes += 1     # the earlier MAGIC0; this one may start a frame
+                else:
+                    self.garbage_bytes += 2
+                    self.state = SYNC
+            elif self.state == HEADER:
+                take = min(HEADER_BYTES - len(self._header), n - i)
+                self._header += data[i:i + take]
+                i += take
+                if len(self._header) == HEADER_BYTES:
+                    self._header_complete()
+            else:
+                take = min(self._length + CRC_BYTES - len(self._body), n - i)
+                self._body += data[i:i + take]
+                i += take
+                if len(self._body) == self._length + CRC_BYTES:
+                    frame = self._payload_complete()
+                    if frame:
+                        frames.append(frame)
+        return frames
+
+    def idle(self):
+        """No byte for IDLE_RESET_MS: a partial frame is dropped as truncated
+        (a lone magic byte is no frame yet: garbage)."""
+        if self.state == MAGIC:
+            self.garbage_bytes += 1
+            self.state = SYNC
+        elif self.state != SYNC:
+            self._reject(TRUNCATED, self._seq if self.state == PAYLOAD else 0)
+
+    def _header_complete(self):
+        _m0, _m1, version, frame_type, seq, length, header_crc = _HEADER.unpack(self._header)
+        if crc32(self._header[:12]) != header_crc:
+            self._reject(BAD_HEADER_CRC, 0)
+        elif version != VERSION:
+            self._reject(BAD_VERSION, seq)
+        elif length > MAX_PAYLOAD:
+            self._reject(OVERSIZED, seq)
+        else:
+            self._type, self._seq, self._length = frame_type, seq, length
+            self._body = bytearray()
+            self.state = PAYLOAD
+
+    def _payload_complete(self):
+        payload = bytes(self._body[:self._length])
+        (payload_crc,) = _U32.unpack_from(self._body, self._length)
+        if crc32(payload) != payload_crc:
+            self._reject(BAD_PAYLOAD_CRC, self._seq)
+        elif self._type not in self.accept_types:
+            self._reject(UNKNOWN_TYPE, self._seq)
+        else:
+            self.accepted += 1
+            self.state = SYNC
+            return Frame(self._type, self._seq, payload)
+        return None
+
+    def _reject(self, reason, seq):
+        self.rejected += 1
+        self.rejects[reason] += 1
+        self.rejections.append((reason, seq))
+        self.state = SYNC
