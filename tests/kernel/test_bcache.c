@@ -20,6 +20,7 @@
 #include <scion/format.h>
 #include <scion/mm.h>
 #include <graft/test.h>
+#include "graft_test.h"
 
 #define NEED_CACHE(t) do { \
 	if (!bcache_available()) \
@@ -203,22 +204,6 @@ __used __noinline void bcache_test_readahead_asks(uint64_t block, uint64_t previ
 	bcache_prefetch(block + 2);
 }
 
-static struct graft *install(struct ktest_ctx *t, const char *name, const char *point, void *fn)
-{
-	char err[128];
-	struct graft *g = graft_create_builtin(name, point, fn);
-	if (!g) {
-		ktest_fail(t, __FILE__, __LINE__, "cannot create built-in graft %s", name);
-		return NULL;
-	}
-	if (graft_install(g, 0, err, sizeof(err))) {
-		ktest_fail(t, __FILE__, __LINE__, "install %s: %s", name, err);
-		graft_destroy_builtin(g);
-		return NULL;
-	}
-	return g;
-}
-
 KTEST(bcache_nested_abort_through_would_evict, 1)
 {
 	NEED_CACHE(t);
@@ -231,8 +216,10 @@ KTEST(bcache_nested_abort_through_would_evict, 1)
 	bcache_read(100, data);		/* buffer 0 */
 	bcache_read(200, data);		/* buffer 1: the cache is full, block 100 least recent */
 	bcache_settle();
-	struct graft *outer = install(t, "ra-asks", "bcache.readahead", bcache_test_readahead_asks);
-	struct graft *inner = install(t, "evict-aborts", "bcache.evict", bcache_test_evict_then_abort);
+	struct graft *outer = ktest_graft_install(t, "ra-asks", "bcache.readahead",
+						  bcache_test_readahead_asks, 0);
+	struct graft *inner = ktest_graft_install(t, "evict-aborts", "bcache.evict",
+						  bcache_test_evict_then_abort, 0);
 	KT_ASSERT(t, outer && inner, "no grafts");
 
 	/*
@@ -280,7 +267,7 @@ KTEST(bcache_api_refuses_other_points, 1)
 	char reason[112];
 
 	KT_ASSERT(t, bcache_reset(4) == 0, "reset failed");
-	struct graft *g = install(t, "meddles", "test.method", bcache_test_meddles);
+	struct graft *g = ktest_graft_install(t, "meddles", "test.method", bcache_test_meddles, 0);
 	KT_ASSERT(t, g, "no graft");
 	KT_EXPECT(t, test_call_method(3, 4) == 7, "not the default's result after the abort");
 	graft_last_abort(g, reason, sizeof(reason));

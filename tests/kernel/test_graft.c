@@ -17,6 +17,7 @@
 #include <scion/string.h>
 #include <arch/cpu.h>
 #include <graft/test.h>
+#include "graft_test.h"
 
 extern graft_fn_test_method *test_method_slot;
 extern graft_fn_test_event *test_event_slot;
@@ -26,8 +27,8 @@ uint64_t *test_cells(void);
 volatile uintptr_t graft_test_bad_address = 0x18;
 volatile long graft_test_zero;
 
-static struct graft *make(struct ktest_ctx *t, const char *name, const char *point, void *fn,
-			  uint64_t tid)
+struct graft *ktest_graft_install(struct ktest_ctx *t, const char *name, const char *point,
+				  void *fn, uint64_t tid)
 {
 	char err[128];
 	struct graft *g = graft_create_builtin(name, point, fn);
@@ -105,7 +106,7 @@ KTEST(graft_dispatch_default_and_commit, 1)
 	KT_ASSERT(t, *p->slot == p->default_fn, "slot does not hold the default with nothing grafted");
 	KT_ASSERT(t, test_call_method(2, 3) == 5, "default result %ld", test_call_method(2, 3));
 
-	struct graft *g = make(t, "multiply", "test.method", graft_test_multiply, 0);
+	struct graft *g = ktest_graft_install(t, "multiply", "test.method", graft_test_multiply, 0);
 	KT_ASSERT(t, g, "no graft");
 	KT_EXPECT(t, *p->slot == p->dispatcher, "slot does not hold the dispatcher once grafted");
 	KT_EXPECT(t, test_call_method(6, 7) == 42, "grafted result %ld", test_call_method(6, 7));
@@ -122,7 +123,7 @@ KTEST(graft_dispatch_default_and_commit, 1)
 KTEST(graft_commit_keeps_changes, 1)
 {
 	reset_cells();
-	struct graft *g = make(t, "setter", "test.method", graft_test_set_cells_then_return, 0);
+	struct graft *g = ktest_graft_install(t, "setter", "test.method", graft_test_set_cells_then_return, 0);
 	KT_ASSERT(t, g, "no graft");
 	long r = test_call_method(11, 12);
 	KT_EXPECT(t, r == 7, "result %ld", r);
@@ -140,7 +141,7 @@ KTEST(graft_abort_undoes_in_reverse, 1)
 {
 	reset_cells();
 	const struct graft_point *p = graft_point_find("test.method");
-	struct graft *g = make(t, "aborter", "test.method", graft_test_set_then_abort, 0);
+	struct graft *g = ktest_graft_install(t, "aborter", "test.method", graft_test_set_then_abort, 0);
 	KT_ASSERT(t, g, "no graft");
 	long r = test_call_method(3, 4);
 	KT_EXPECT(t, r == 7, "caller got %ld, not the default 7", r);
@@ -157,7 +158,7 @@ KTEST(graft_abort_undoes_in_reverse, 1)
 KTEST(graft_bad_result_aborts, 1)
 {
 	reset_cells();
-	struct graft *g = make(t, "badresult", "test.method", graft_test_bad_result, 0);
+	struct graft *g = ktest_graft_install(t, "badresult", "test.method", graft_test_bad_result, 0);
 	KT_ASSERT(t, g, "no graft");
 	long r = test_call_method(1, 1);
 	KT_EXPECT(t, r == 2, "caller got %ld", r);
@@ -173,7 +174,7 @@ static void check_fault_abort(struct ktest_ctx *t, const char *name, void *fn, c
 {
 	static struct spinlock caller_lock = SPINLOCK_INIT("graft-test-caller");
 	reset_cells();
-	struct graft *g = make(t, name, "test.method", fn, 0);
+	struct graft *g = ktest_graft_install(t, name, "test.method", fn, 0);
 	if (!g)
 		return;
 	unsigned depth_before = this_cpu()->lock_depth;
@@ -239,8 +240,8 @@ static void run_nested(struct ktest_ctx *t, long mode, uint64_t v, uint64_t expe
 	reset_cells();
 	inner_mode = mode;
 	outer_saw = -1;
-	struct graft *inner = make(t, "inner", "test.method", graft_test_inner, 0);
-	struct graft *outer = make(t, "outer", "test.event", graft_test_outer, 0);
+	struct graft *inner = ktest_graft_install(t, "inner", "test.method", graft_test_inner, 0);
+	struct graft *outer = ktest_graft_install(t, "outer", "test.event", graft_test_outer, 0);
 	if (inner && outer) {
 		test_event_slot(v);
 		KT_EXPECT(t, outer_saw == expect_saw, "mode %ld/%llu: outer saw %ld", mode,
@@ -278,7 +279,7 @@ __used __noinline long graft_test_recursive(long a, long b)
 
 KTEST(graft_recursion_gets_default, 1)
 {
-	struct graft *g = make(t, "recursive", "test.method", graft_test_recursive, 0);
+	struct graft *g = ktest_graft_install(t, "recursive", "test.method", graft_test_recursive, 0);
 	KT_ASSERT(t, g, "no graft");
 	long r = test_call_method(2, 3);
 	KT_EXPECT(t, r == 50, "result %ld (expected (2+3)*10)", r);
@@ -311,7 +312,7 @@ KTEST(graft_locks_two_phase, 1)
 
 	graft_point_set_budget(p, 30000);
 	for (unsigned i = 0; i < 3; i++) {
-		struct graft *g = make(t, "locker", "test.method", graft_test_take_lock, 0);
+		struct graft *g = ktest_graft_install(t, "locker", "test.method", graft_test_take_lock, 0);
 		if (!g)
 			break;
 		lock_owner_seen = -2;
@@ -337,7 +338,7 @@ __used __noinline long graft_test_flood_log(long a, long b)
 KTEST(graft_undo_log_full_aborts, 1)
 {
 	reset_cells();
-	struct graft *g = make(t, "flood", "test.method", graft_test_flood_log, 0);
+	struct graft *g = ktest_graft_install(t, "flood", "test.method", graft_test_flood_log, 0);
 	KT_ASSERT(t, g, "no graft");
 	long r = test_call_method(1, 2);
 	char why[112];
@@ -369,7 +370,7 @@ KTEST(graft_scope_per_thread, 1)
 	struct thread *th = thread_create("graft-scope", call_from_thread, &other, -1);
 	KT_ASSERT(t, th, "no thread");
 	uint64_t tid = th->tid;
-	struct graft *g = make(t, "scoped", "test.method", graft_test_multiply, tid);
+	struct graft *g = ktest_graft_install(t, "scoped", "test.method", graft_test_multiply, tid);
 	other.go = true;
 	long mine = test_call_method(4, 5);
 	thread_join(th);
