@@ -184,17 +184,20 @@ $(DISK): tools/mkdisk.py
 	$(call say,MKDISK,$@)
 	$(Q)$(PYTHON) tools/mkdisk.py $@ --size $(DISK_SIZE)
 
-# Refuse bad SMP/MEM values before building anything.
+# Refuse bad SMP/MEM values before building anything. Both boots go
+# through the host command `scion run` (userland/scionhost/run.py).
+CONTROL_SOCKET ?= $(BUILD)/control.sock
+SCION_RUN = $(PYTHON) userland/scion --socket $(CONTROL_SOCKET) run --no-build \
+	--smp '$(SMP)' --mem '$(MEM)' --tcg '$(TCG)'
 run-options:
-	@$(PYTHON) qemu/run.py --check --smp '$(SMP)' --mem '$(MEM)' --tcg '$(TCG)'
+	@$(SCION_RUN) --caller 'make run' --check
 
 run: run-options deps iso $(DISK)
-	@$(PYTHON) qemu/run.py --iso $(ISO) --smp '$(SMP)' --mem '$(MEM)' --tcg '$(TCG)' --disk $(DISK) \
-		--control-socket $(BUILD)/control.sock
+	@$(SCION_RUN) --caller 'make run' --iso $(ISO) --disk $(DISK)
 
 gdb: run-options deps iso $(DISK)
-	@$(PYTHON) qemu/run.py --iso $(ISO) --smp '$(SMP)' --mem '$(MEM)' --tcg '$(TCG)' --gdb --kernel-symbols $(KERNEL) \
-		--disk $(DISK) --disk-snapshot --control-socket $(BUILD)/control.sock
+	@$(SCION_RUN) --caller 'make gdb' --iso $(ISO) --disk $(DISK) --disk-snapshot --gdb \
+		--kernel-symbols $(KERNEL)
 
 # Host unit tests: tests/host/*.c with the pure kernel sources they test.
 HOST_CC ?= gcc

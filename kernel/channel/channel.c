@@ -7,7 +7,8 @@
  * back, so none is lost and the channel's counts are exact. The channel
  * thread parses the ring (kernel/channel/frame.c), answers rejected
  * frames with an ERROR, checks the HELLO's version, and runs requests
- * (ops.c) one at a time, sending their answers itself: nothing is ever
+ * (ops.c) one at a time, sending their answers itself; the output
+ * thread (stream.c) sends events and stream data: nothing is ever
  * written to the channel from interrupt or probe context.
  */
 #include <scion/thread.h>
@@ -118,6 +119,7 @@ static void handle_hello(uint32_t seq, const uint8_t *payload, uint32_t length)
 		return;
 	}
 	channel.handshake_done = true;
+	channel_streams_close_all();	/* the previous session's, if its host vanished */
 	channel_send(CHAN_HELLO, seq, scion_version, strlen(scion_version), "\n", 1);
 }
 
@@ -176,7 +178,7 @@ void channel_init(void)
 		return;
 	}
 	chan_parser_init(&channel.parser, buffer);
-	if (thread_spawn("channel", channel_thread, NULL, -1)) {
+	if (thread_spawn("channel", channel_thread, NULL, -1) || channel_output_start()) {
 		printk("channel: cannot start its thread; no control channel\n");
 		return;
 	}

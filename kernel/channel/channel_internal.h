@@ -17,6 +17,12 @@
 #include "frame.h"
 
 #define CHANNEL_RX_RING 4096	/* a power of two */
+#define CHANNEL_EVENT_TEXT 160	/* bytes of an event's text, NUL included */
+#define CHANNEL_EVENT_LINE (CHANNEL_EVENT_TEXT + 48)	/* "N MS TEXT" */
+#define CHANNEL_STREAMS 4	/* open at once */
+#define CHANNEL_STREAM_MAX_BUF 131072	/* bytes per CPU buffer: one DATA frame */
+#define CHANNEL_SWITCH_MIN_MS 10
+#define CHANNEL_SWITCH_MAX_MS 60000
 
 struct channel_counters {
 	uint64_t rx_bytes, tx_bytes;
@@ -57,5 +63,28 @@ void channel_error(uint32_t seq, int err, const char *fmt, ...) __printf(3, 4);
  * Caller's context: the channel thread; may sleep.
  */
 void channel_handle_request(uint32_t seq, const uint8_t *payload, uint32_t length);
+
+/*
+ * Events (event.c): channel_event_take copies the oldest unsent event's
+ * wire text into buf (CHANNEL_EVENT_LINE bytes) and returns its length,
+ * 0 when none waits; channel_events_print is `channel events`.
+ * Caller's context: thread (take: the output thread).
+ */
+size_t channel_event_take(char *buf);
+bool channel_event_pending(void);
+int channel_events_print(void);
+
+/*
+ * Streams and the output thread (stream.c). The ops run in the channel
+ * thread and answer the request themselves; channel_streams_close_all
+ * ends the previous session's streams when a HELLO starts a new one.
+ * channel_wake_output: any context but with no spinlock held.
+ */
+int channel_output_start(void);
+void channel_wake_output(void);
+int channel_stream_open(uint32_t seq, const uint8_t *body, uint32_t len);
+int channel_stream_close(uint32_t seq, const uint8_t *body, uint32_t len);
+void channel_streams_close_all(void);
+void channel_streams_print(void);
 
 #endif

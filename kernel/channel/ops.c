@@ -17,6 +17,7 @@
 #include <scion/graft.h>
 #include <scion/probe.h>
 #include <scion/version.h>
+#include <scion/channel.h>
 #include <arch/cpu.h>
 #include "channel_internal.h"
 
@@ -239,14 +240,33 @@ static int op_stats(uint32_t seq, const uint8_t *body, uint32_t len)
 	return 0;
 }
 
-/* Shell: `channel` prints the counters (read unlocked: a snapshot in motion). */
+/*
+ * Shell: `channel` prints the counters (read unlocked: a snapshot in
+ * motion), `channel events` the recent events, `channel event TEXT`
+ * posts a marker event, `channel streams` the sources and open streams.
+ */
 static int cmd_channel(int argc, char **argv)
 {
 	static struct text t;
 
-	(void)argv;
+	if (argc == 2 && !strcmp(argv[1], "events"))
+		return channel_events_print();
+	if (argc >= 3 && !strcmp(argv[1], "event")) {
+		char text[CHANNEL_EVENT_TEXT] = "";
+		for (int i = 2; i < argc; i++) {
+			if (i > 2)
+				strlcat(text, " ", sizeof(text));
+			strlcat(text, argv[i], sizeof(text));
+		}
+		channel_event("mark: %s", text);
+		return 0;
+	}
+	if (argc == 2 && !strcmp(argv[1], "streams")) {
+		channel_streams_print();
+		return 0;
+	}
 	if (argc != 1) {
-		printk("channel: usage: channel\n");
+		printk("channel: usage: channel [events | event TEXT | streams]\n");
 		return -EINVAL;
 	}
 	if (!channel.present) {
@@ -257,7 +277,9 @@ static int cmd_channel(int argc, char **argv)
 	printk("%s", t.buf);
 	return 0;
 }
-SHELL_COMMAND(channel, "", "the control channel's counters", cmd_channel);
+SHELL_COMMAND(channel, "[events | event TEXT | streams]",
+	      "the control channel's counters, its recent events, a marker event, its streams",
+	      cmd_channel);
 
 typedef int (*op_fn)(uint32_t seq, const uint8_t *body, uint32_t len);
 
@@ -271,6 +293,8 @@ static const struct {
 	[CHAN_OP_ECHO] = { "echo", op_echo },
 	[CHAN_OP_BULK] = { "bulk", op_bulk },
 	[CHAN_OP_STATS] = { "stats", op_stats },
+	[CHAN_OP_STREAM_OPEN] = { "stream-open", channel_stream_open },
+	[CHAN_OP_STREAM_CLOSE] = { "stream-close", channel_stream_close },
 };
 
 void channel_handle_request(uint32_t seq, const uint8_t *payload, uint32_t length)

@@ -9,6 +9,7 @@
 #include <scion/txn.h>
 #include <scion/shell.h>
 #include <scion/printk.h>
+#include <scion/channel.h>
 #include <scion/string.h>
 #include <scion/format.h>
 #include <scion/errno.h>
@@ -90,11 +91,15 @@ static int graft_install_cmd(int argc, char **argv)
 		printk("graft: install %s: %s\n", g->name, err);
 		return e;
 	}
-	if (tid)
+	if (tid) {
 		printk("graft: '%s' installed at %s for thread %llu\n", g->name, g->point->name,
 		       (unsigned long long)tid);
-	else
+		channel_event("graft: '%s' installed at %s for thread %llu", g->name, g->point->name,
+			      (unsigned long long)tid);
+	} else {
 		printk("graft: '%s' installed at %s\n", g->name, g->point->name);
+		channel_event("graft: '%s' installed at %s", g->name, g->point->name);
+	}
 	return 0;
 }
 
@@ -112,6 +117,7 @@ static int graft_remove_cmd(int argc, char **argv)
 		return -ENOENT;
 	}
 	printk("graft: '%s' removed from %s\n", g->name, g->point->name);
+	channel_event("graft: '%s' removed from %s", g->name, g->point->name);
 	return 0;
 }
 

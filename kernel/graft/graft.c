@@ -27,6 +27,7 @@
 #include <scion/format.h>
 #include <scion/errno.h>
 #include <scion/printk.h>
+#include <scion/channel.h>
 #include <scion/symtab.h>
 #include <arch/mmu.h>
 #include "graft_internal.h"
@@ -149,6 +150,8 @@ struct graft *graft_load(const void *image, size_t size, const char *source, cha
 	graft_mem_protect(ctx.region[GRAFT_REGION_RODATA], ctx.region_size[GRAFT_REGION_RODATA], 0);
 	list_add_tail(&grafts, &g->node);
 	mutex_unlock(&graft_registry);
+	channel_event("graft: %s: loaded '%s' for %s (version %u)", source, g->name, point->name,
+		      g->version);
 	return g;
 }
 

@@ -31,6 +31,7 @@
 #include <scion/cpu.h>
 #include <scion/thread.h>
 #include <scion/printk.h>
+#include <scion/channel.h>
 #include <scion/format.h>
 #include <scion/string.h>
 #include <scion/textpoke.h>
@@ -128,9 +129,12 @@ static void finish_abort(struct txn_cpu *tc, struct txn *t)
 	release_locks(tc, t->lock_base);
 	graft_remove(t->graft);
 	graft_note_abort(t->graft, t->why);
-	if (!t->graft->quiet)
-		printk("graft: '%s' aborted at %s: %s; %u change%s undone, graft removed, default used\n",
+	if (t->graft->quiet)
+		return;
+	printk("graft: '%s' aborted at %s: %s; %u change%s undone, graft removed, default used\n",
 	       t->graft->name, t->point->name, t->why, records, records == 1 ? "" : "s");
+	channel_event("graft: '%s' aborted at %s: %s; %u change%s undone", t->graft->name,
+		      t->point->name, t->why, records, records == 1 ? "" : "s");
 }
 
 static void finish_commit(struct txn_cpu *tc, struct txn *t)

@@ -135,6 +135,15 @@ size_t strlcpy(char *dst, const char *src, size_t size)
 	return len;
 }
 
+size_t strlcat(char *dst, const char *src, size_t size)
+{
+	size_t used = strnlen(dst, size);
+
+	if (used == size)
+		return size + strlen(src);
+	return used + strlcpy(dst + used, src, size - used);
+}
+
 static int digit_value(char c)
 {
 	if (c >= '0' && c <= '9')

@@ -153,7 +153,7 @@ static void run_consumers(struct site_state *st, unsigned n, struct trap_frame *
 	atomic_add(&st->hits, 1);
 	cpu->probe_nesting++;
 	for (unsigned i = 0; i < n; i++) {
-		struct probe_hit hit = { st->c[i]->probe, st->addr, frame };
+		struct probe_hit hit = { st->c[i]->firing_for, st->addr, frame };
 		consumer_run(st->c[i], &hit);
 	}
 	cpu->probe_nesting--;

@@ -324,6 +324,7 @@ static unsigned enable_locked(struct probe **probes, struct probe_consumer **con
 			refused[i] = true;
 			continue;
 		}
+		consumers[i]->firing_for = probes[i];
 		for (uint32_t k = 0; k < probes[i]->nsites; k++) {
 			f.addrs[f.n] = probes[i]->sites[k];
 			f.cs[f.n] = consumers[i];

@@ -85,7 +85,10 @@ def job_no_tests_selected_fails(ctx):
 def job_make_gdb_reaches_kernel_main(ctx):
     """make gdb: QEMU halted with its gdbstub, gdb with symbols, a breakpoint at kernel_main."""
     gdb_input = "continue\nbt\nkill\nquit\n"
-    proc = subprocess.run(["make", "--no-print-directory", "gdb", build_dir_arg(ctx)], cwd=ctx.root,
+    # Its own control socket: `make run` may be booting beside it on the default one.
+    socket_arg = f"CONTROL_SOCKET={os.path.join(ctx.log_dir, 'make-gdb.sock')}"
+    proc = subprocess.run(["make", "--no-print-directory", "gdb", build_dir_arg(ctx), socket_arg],
+                          cwd=ctx.root,
                           input=gdb_input,
                           capture_output=True, text=True, timeout=180)
     log = os.path.join(ctx.log_dir, "boot.make_gdb.log")

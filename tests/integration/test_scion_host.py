@@ -129,6 +129,40 @@ def job_frame_codec(ctx):
         ctx.result("short-status-refused", False, "decode_status accepted 2 bytes")
     except frame.FrameError:
         ctx.result("short-status-refused", True)
+    stream_decoding(ctx)
+
+
+def refused(fn, *args):
+    try:
+        fn(*args)
+        return False
+    except frame.FrameError:
+        return True
+
+
+def stream_decoding(ctx):
+    """Stream chunks, probe records and events as the kernel lays them out
+    (struct chan_probe_record and the chunk header of chan_proto.h)."""
+    rec = struct.pack("<QQQIHH", 1000, 7, 0xdead, 42, 1, 32)
+    chunk = struct.pack("<IIQ", 1, 2, 5) + rec + rec
+    cpu, count, drops, body = frame.decode_chunk(chunk)
+    records = frame.decode_probe_records(body, count)
+    ctx.result("chunk-and-records-decode",
+               (cpu, count, drops) == (1, 2, 5) and len(records) == 2 and records[0] ==
+               {"timestamp_ns": 1000, "tid": 7, "arg0": 0xdead, "probe": 42, "cpu": 1},
+               repr((cpu, count, drops, records)))
+    ctx.result("record-size-matches-the-header", frame.PROBE_RECORD.size == 32
+               and frame.CHUNK_HEADER.size == frame.CHUNK_HEADER_BYTES)
+    ctx.result("short-chunk-refused", refused(frame.decode_chunk, bytes(15)))
+    ctx.result("record-count-mismatch-refused",
+               refused(frame.decode_probe_records, rec + rec, 3)
+               and refused(frame.decode_probe_records, rec[:-1], 1))
+    ctx.result("record-with-wrong-size-refused",
+               refused(frame.decode_probe_records, rec[:-2] + b"\x30\0", 1))
+    ctx.result("event-decodes", frame.decode_event(b"12 3456 graft: 'x' aborted") ==
+               (12, 3456, "graft: 'x' aborted") and frame.decode_event(b"1 2") == (1, 2, ""))
+    ctx.result("malformed-event-refused", refused(frame.decode_event, b"graft: x")
+               and refused(frame.decode_event, b"12"))
 
 
 # --- the reference receiver ------------------------------------------------
@@ -235,6 +269,7 @@ def job_reference_parser(ctx):
 # --- the command line ------------------------------------------------------
 
 HELP_COMMANDS = [[], ["status"], ["probe"], ["probe", "list"], ["probe", "enable"],
+                 ["probe", "record"], ["events"],
                  ["probe", "disable"], ["probe", "info"], ["probe", "clear"], ["stats"],
                  ["graft"], ["graft", "load"], ["graft", "install"], ["graft", "remove"],
                  ["graft", "list"], ["graft", "avail"], ["graft", "points"], ["text"],
@@ -289,6 +324,20 @@ def job_cli_errors(ctx):
         proc = run_scion(["run", "--smp", "9", "--no-build", "--socket", missing])
         ctx.result("run-refuses-bad-smp", one_error_line(proc, "scion: run: SMP='9'"),
                    describe(proc))
+        proc = run_scion(["run", "--tcg", "fast", "--no-build", "--socket", missing])
+        ctx.result("run-refuses-bad-tcg", one_error_line(proc, "scion: run: TCG=fast"),
+                   describe(proc))
+        proc = run_scion(["run", "--iso", os.path.join(tmp, "none.iso"), "--no-build",
+                          "--socket", missing])
+        ctx.result("run-refuses-missing-iso", one_error_line(proc, "scion: run: no ISO at"),
+                   describe(proc))
+        live = os.path.join(tmp, "live.sock")
+        with socket.socket(socket.AF_UNIX, socket.SOCK_STREAM) as listener:
+            listener.bind(live)
+            listener.listen(1)
+            proc = run_scion(["run", "--no-build", "--socket", live])
+        ctx.result("run-refuses-a-live-socket", one_error_line(
+            proc, f"scion: run: a running Scion already listens on {live}"), describe(proc))
 
 
 def job_lock(ctx):
@@ -371,7 +420,8 @@ def job_fake_kernel_session(ctx):
     import json
     noise = (b"\x00garbage\xac"
              + frame.encode(frame.ERROR, 0, struct.pack("<i", -5) + b"bad header CRC")
-             + frame.encode(frame.EVENT, 0, b"graft: lifo aborted")
+             + frame.encode(frame.EVENT, 0, b"graft: lifo aborted")     # not "N MS TEXT"
+             + frame.encode(frame.EVENT, 0, b"4 1200 graft: 'lifo' aborted")
              + frame.encode(frame.RESPONSE, 999, b"\0\0\0\0late answer to another client"))
     with TempDir() as tmp, FakeKernel(os.path.join(tmp, "c.sock"), FAKE_VERSION,
                                       shell=SHELL_OUTPUT, ignore_hellos=1, noise=noise) as fake:

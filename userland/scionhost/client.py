@@ -8,14 +8,17 @@ connects, shakes hands (HELLO with the host's build version, resent until
 the kernel answers, since it may still be booting or resynchronising after
 a client that vanished mid-frame), then sends REQUESTs and matches
 RESPONSEs by sequence number, passing DATA to a callback and keeping
-EVENTs. Every failure is a ScionError whose message is the one line the
-`scion` command prints after "scion: ".
+EVENTs. Streams (STREAM_OPEN / STREAM_CLOSE) deliver their DATA chunks
+to the callback given when opening them, during any request or pump().
+Every failure is a ScionError whose message is the one line the `scion`
+command prints after "scion: ".
 """
 
 import fcntl
 import os
 import random
 import socket
+import struct
 import time
 from collections import deque
 
@@ -59,8 +62,9 @@ class Client:
     """A locked, handshaken session; use it as a context manager.
 
     kernel_version and build_info come from the kernel's HELLO; events
-    holds the EVENT lines, data the (stream, bytes) of DATA frames no
-    callback took, in arrival order.
+    holds the (number, uptime_ms, text) of EVENT frames (on_event, when
+    set, is called with each as well), data the (stream, bytes) of DATA
+    frames no callback took, in arrival order.
     """
 
     def __init__(self, socket_path=None, timeout=30.0, wait=30.0, version=None):
@@ -71,7 +75,9 @@ class Client:
         self.kernel_version = None
         self.build_info = None
         self.events = []
+        self.on_event = None
         self.data = []
+        self._streams = {}      # open stream id -> on_chunk(cpu, records, drops, body)
         self._sock = None
         self._lock_file = None
         self._decoder = frame.ReferenceParser(frame.KERNEL_SENT_TYPES)
@@ -128,13 +134,68 @@ class Client:
                 return self._decode(frame.decode_status, f)
             if f.type == frame.DATA:
                 stream, data = self._decode(frame.decode_data, f)
-                if on_data:
+                if stream in self._streams:
+                    self._chunk(stream, data)
+                elif on_data:
                     on_data(stream, data)
                 else:
                     self.data.append((stream, data))
                 deadline = time.monotonic() + timeout
             else:
                 self._keep_unasked(f)
+
+    def pump(self, seconds):
+        """Take frames for seconds: stream chunks to their callbacks, events kept."""
+        deadline = time.monotonic() + seconds
+        while True:
+            f = self._next_frame(deadline)
+            if f is None:
+                return
+            if f.type == frame.DATA:
+                stream, data = self._decode(frame.decode_data, f)
+                if stream in self._streams:
+                    self._chunk(stream, data)
+                else:
+                    self.data.append((stream, data))
+            else:
+                self._keep_unasked(f)
+
+    def stream_open(self, source, bufsize, switch_ms, args, on_chunk):
+        """Open a stream of source; on_chunk(cpu, records, drops, body) gets
+        each chunk. Returns (stream id, CPUs, buffer size)."""
+        text = f"{source} {bufsize} {switch_ms} {args}".rstrip()
+        status, body = self.request(frame.OP_STREAM_OPEN, text.encode())
+        if status < 0:
+            raise ScionError(body.decode("utf-8", "replace").strip() or
+                             f"stream open {source}: {frame.errno_name(status)}")
+        if len(body) < 12:
+            raise ScionError(f"malformed STREAM_OPEN answer of {len(body)} bytes")
+        stream, cpus, size = struct.unpack_from("<III", body)
+        self._streams[stream] = on_chunk
+        return stream, cpus, size
+
+    def stream_close(self, stream):
+        """Close a stream (its last chunks arrive first); returns the
+        kernel's totals as a dict of ints (bytes, records, drops, ...)."""
+        status, body = self.request(frame.OP_STREAM_CLOSE, struct.pack("<I", stream))
+        self._streams.pop(stream, None)
+        if status < 0:
+            raise ScionError(body.decode("utf-8", "replace").strip() or
+                             f"stream close {stream}: {frame.errno_name(status)}")
+        totals = {}
+        for line in body.decode("utf-8", "replace").splitlines():
+            name, _, value = line.partition(" ")
+            if value.isdigit():
+                totals[name] = int(value)
+        return totals
+
+    def _chunk(self, stream, data):
+        cpu, records, drops, body = self._decode(frame.decode_chunk,
+                                                 frame.Frame(frame.DATA, 0, data))
+        try:
+            self._streams[stream](cpu, records, drops, body)
+        except frame.FrameError as e:
+            raise ScionError(f"stream {stream}: {e}") from None
 
     def _no_socket(self):
         return ScionError(f"no control socket at {self.socket_path} (is Scion running? "
@@ -209,7 +270,14 @@ class Client:
         answers meant for an earlier client and ERRORs about frames the
         kernel could not read (seq 0) concern nobody here."""
         if f.type == frame.EVENT:
-            self.events.append(f.payload.decode("utf-8", "replace").rstrip("\n"))
+            try:
+                event = frame.decode_event(f.payload)
+            except frame.FrameError:
+                # An event is information, not an answer: keep it as text.
+                event = (0, 0, bytes(f.payload).decode("utf-8", "replace").rstrip("\n"))
+            self.events.append(event)
+            if self.on_event:
+                self.on_event(*event)
 
     def _next_seq(self):
         self._seq = self._seq % 0xFFFFFFFF + 1     # 1 .. 2^32-1, never 0

@@ -15,7 +15,7 @@ import struct
 import sys
 import time
 
-from . import frame, tables
+from . import frame, streams, tables
 from . import run as run_command
 from .client import Client, ScionError, default_socket_path
 
@@ -100,6 +100,8 @@ def cmd_channel(args):
 
 def cmd_probe(args):
     sub = args.probe_command
+    if sub == "record":
+        return streams.cmd_probe_record(args)
     if sub == "list":
         return shell(args, ["probe", "list"] + ([args.pattern] if args.pattern else []),
                      tables.probe_list)
@@ -255,6 +257,7 @@ def build_parser():
     subcommand(probe_sub, "info", "one probe's sites, mechanism and counts").add_argument(
         "id", metavar="ID", help="a probe id from `scion probe list`")
     subcommand(probe_sub, "clear", "every probe and metric off")
+    streams.add_probe_record(probe_sub, subcommand, byte_count)
 
     subcommand(sub, "stats", "the metrics (count, latency, concurrency) and probe totals "
                "(guest `stats`)", cmd_stats, json_flag=True)
@@ -283,6 +286,7 @@ def build_parser():
 
     subcommand(sub, "channel", "the control channel's counters (STATS op)", cmd_channel,
                json_flag=True)
+    streams.add_events(sub, subcommand)
 
     p = subcommand(sub, "ping", "ECHO round trips: min and median latency (host time)", cmd_ping)
     p.add_argument("--count", "-c", type=int, default=10, metavar="N",

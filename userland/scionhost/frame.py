@@ -47,9 +47,18 @@ OP_GRAFT_LOAD = 3
 OP_ECHO = 4
 OP_BULK = 5
 OP_STATS = 6
-OP_LIMIT = 7
+OP_STREAM_OPEN = 7
+OP_STREAM_CLOSE = 8
+OP_LIMIT = 9
 OP_NAMES = {OP_STATUS: "STATUS", OP_SHELL: "SHELL", OP_GRAFT_LOAD: "GRAFT_LOAD",
-            OP_ECHO: "ECHO", OP_BULK: "BULK", OP_STATS: "STATS"}
+            OP_ECHO: "ECHO", OP_BULK: "BULK", OP_STATS: "STATS",
+            OP_STREAM_OPEN: "STREAM_OPEN", OP_STREAM_CLOSE: "STREAM_CLOSE"}
+
+# Streams: DATA on a stream id > 0 carries a chunk header, then records.
+CHUNK_HEADER_BYTES = 16
+CHUNK_HEADER = struct.Struct("<IIQ")        # cpu, records, drops
+# The "probes" source's record (struct chan_probe_record).
+PROBE_RECORD = struct.Struct("<QQQIHH")     # timestamp_ns, tid, arg0, probe_id, cpu, size
 
 # Why a receiver rejects a frame, in the order the header lists them.
 BAD_HEADER_CRC = "bad header CRC"
@@ -133,6 +142,38 @@ def decode_data(payload):
     if len(payload) < 4:
         raise FrameError(f"DATA payload of {len(payload)} bytes has no stream number")
     return _U32.unpack_from(payload)[0], bytes(payload[4:])
+
+
+def decode_chunk(data):
+    """A stream's DATA bytes (after the stream id) -> (cpu, records, drops, body)."""
+    if len(data) < CHUNK_HEADER.size:
+        raise FrameError(f"stream chunk of {len(data)} bytes has no {CHUNK_HEADER.size}-byte header")
+    cpu, records, drops = CHUNK_HEADER.unpack_from(data)
+    return cpu, records, drops, bytes(data[CHUNK_HEADER.size:])
+
+
+def decode_probe_records(body, count):
+    """A "probes" chunk body holding count records -> a list of dicts."""
+    if len(body) != count * PROBE_RECORD.size:
+        raise FrameError(f"probe chunk of {len(body)} bytes cannot hold the {count} records "
+                         f"of {PROBE_RECORD.size} bytes its header announces")
+    records = []
+    for off in range(0, len(body), PROBE_RECORD.size):
+        ts, tid, arg0, probe_id, cpu, size = PROBE_RECORD.unpack_from(body, off)
+        if size != PROBE_RECORD.size:
+            raise FrameError(f"probe record at byte {off} says it is {size} bytes, not "
+                             f"{PROBE_RECORD.size}")
+        records.append({"timestamp_ns": ts, "tid": tid, "arg0": arg0, "probe": probe_id,
+                        "cpu": cpu})
+    return records
+
+
+def decode_event(payload):
+    """EVENT payload "N MS TEXT" -> (number, uptime_ms, text)."""
+    words = bytes(payload).decode("utf-8", "replace").rstrip("\n").split(" ", 2)
+    if len(words) < 2 or not words[0].isdigit() or not words[1].isdigit():
+        raise FrameError(f"EVENT payload {bytes(payload[:40])!r} is not 'N MS TEXT'")
+    return int(words[0]), int(words[1]), words[2] if len(words) > 2 else ""
 
 
 def decode_hello(payload):

@@ -1,19 +1,22 @@
 # SPDX-License-Identifier: BSD-2-Clause
 """`scion run`: build Scion and boot it in QEMU with the serial console on
 this terminal and the control channel on a UNIX socket, the machine the
-other subcommands talk to.
+other subcommands talk to; `make run` and `make gdb` use it too.
 
-It boots the multiboot kernel directly (not the GRUB ISO `make run`
-boots), so grafts are passed as QEMU modules and no ISO is built. The
-QEMU command line comes from qemu/machine.py, like every other boot.
+By default it boots the multiboot kernel directly, so grafts are passed
+as QEMU modules and no ISO is built; with --iso (what `make run` does)
+it boots the GRUB ISO. The QEMU command line comes from
+qemu/machine.py, like every other boot.
 """
 
 import argparse
 import glob
 import os
+import shutil
 import socket
 import subprocess
 import sys
+import time
 
 from .client import REPO, ScionError, check_socket_path
 
@@ -24,8 +27,9 @@ def add_parser(subparsers, default_socket):
     p = subparsers.add_parser(
         "run", help="build Scion and boot it in QEMU, console here, control channel on a socket",
         description="Build the kernel, the grafts and the test disk (make), then boot the "
-                    "kernel in QEMU with its serial console on this terminal and the control "
-                    "channel (COM2) on a UNIX socket.")
+                    "kernel in QEMU with its serial console on this terminal (or a pipe) and the "
+                    "control channel (COM2) on a UNIX socket. `make run` and `make gdb` boot "
+                    "the GRUB ISO through this command (--iso).")
     p.add_argument("--smp", default="1", metavar="N", help="CPUs, 1 to 8 (default 1)")
     p.add_argument("--mem", default="256M", metavar="M", help="memory, 64M to 8G (default 256M)")
     p.add_argument("--graft", action="append", default=[], metavar="FILE",
@@ -38,6 +42,22 @@ def add_parser(subparsers, default_socket):
     p.add_argument("--socket", default=argparse.SUPPRESS,
                    help=f"the control socket to create (default {default_socket})")
     p.add_argument("--no-build", action="store_true", help="boot what build/ holds, build nothing")
+    p.add_argument("--iso", metavar="FILE", help="boot this GRUB ISO (its grub.cfg names the "
+                   "grafts and options) instead of the kernel directly")
+    p.add_argument("--disk", metavar="FILE", help="raw disk image attached writable as "
+                   "virtio-blk vda (default build/disk.img when it exists)")
+    p.add_argument("--disk-snapshot", action="store_true",
+                   help="attach the disk as a snapshot: the guest's writes are discarded")
+    p.add_argument("--tcg", default="single", metavar="single|multi",
+                   help="single: vCPUs share one host thread, which code patching needs "
+                        "(PLATFORMS.md; default); multi: a thread per vCPU, faster")
+    p.add_argument("--gdb", action="store_true", help="start halted with QEMU's gdbstub and "
+                   "attach gdb (with --kernel-symbols)")
+    p.add_argument("--kernel-symbols", metavar="ELF", help="the ELF gdb reads symbols from "
+                   "(default build/kernel.elf)")
+    p.add_argument("--check", action="store_true", help="only check the options")
+    # `make run` passes its own name, so its errors read "make run: ...".
+    p.add_argument("--caller", default=None, help=argparse.SUPPRESS)
     p.set_defaults(fn=run)
     return p
 
@@ -85,37 +105,62 @@ def refuse_live_socket(path):
 
 
 def run(args):
+    try:
+        return boot(args)
+    except ScionError as e:
+        if args.caller:
+            sys.exit(f"{args.caller}: {e}")
+        raise ScionError(f"run: {e}") from None
+
+
+def boot(args):
     sys.path.insert(0, os.path.join(REPO, "qemu"))
     import machine
 
     args.socket = os.path.abspath(args.socket)
-    check_socket_path(args.socket)
     try:
         machine.parse_smp(args.smp)
         machine.parse_mem(args.mem)
+        if args.tcg not in ("single", "multi"):
+            raise machine.ConfigError(f"TCG={args.tcg}: use single or multi")
     except machine.ConfigError as e:
-        raise ScionError(f"run: {e}") from None
+        raise ScionError(str(e)) from None
+    if args.check:
+        return 0
+    check_socket_path(args.socket)
     refuse_live_socket(args.socket)
     if not args.no_build:
         build()
-    kernel = os.path.join(BUILD, "kernel32.elf")
-    if not os.path.isfile(kernel):
-        raise ScionError(f"no kernel at {kernel} (run without --no-build, or `make kernel`)")
-    if args.no_grafts:
-        modules = []
-    elif args.graft:
-        modules = graft_files(args.graft)
+    kernel = None
+    modules = []
+    if args.iso:
+        if not os.path.isfile(args.iso):
+            raise ScionError(f"no ISO at {args.iso} (`make iso` builds it)")
     else:
-        modules = sorted(glob.glob(os.path.join(BUILD, "grafts", "*.graft")))
-    disk = os.path.join(BUILD, "disk.img")
+        kernel = os.path.join(BUILD, "kernel32.elf")
+        if not os.path.isfile(kernel):
+            raise ScionError(f"no kernel at {kernel} (run without --no-build, or `make kernel`)")
+        if args.graft:
+            modules = graft_files(args.graft)
+        elif not args.no_grafts:
+            modules = sorted(glob.glob(os.path.join(BUILD, "grafts", "*.graft")))
+    disk = args.disk or os.path.join(BUILD, "disk.img")
+    if args.disk and not os.path.isfile(disk):
+        raise ScionError(f"disk image {disk} does not exist")
+    port = free_port() if args.gdb else None
     try:
-        argv = machine.qemu_command(smp=args.smp, mem=args.mem, kernel=kernel,
+        argv = machine.qemu_command(smp=args.smp, mem=args.mem, iso=args.iso, kernel=kernel,
                                     cmdline=args.cmdline, modules=modules,
                                     disk=disk if os.path.isfile(disk) else None,
-                                    control_socket=args.socket, single_thread_tcg=True)
+                                    disk_snapshot=args.disk_snapshot, gdb_port=port,
+                                    control_socket=args.socket,
+                                    single_thread_tcg=args.tcg == "single")
     except machine.ConfigError as e:
-        raise ScionError(f"run: {e}") from None
-    print(f"scion: control channel on {args.socket}", file=sys.stderr)
+        raise ScionError(str(e)) from None
+    print(f"scion: control channel on {args.socket} (e.g. userland/scion --socket "
+          f"{args.socket} status)", file=sys.stderr)
+    if args.gdb:
+        return run_gdb(argv, port, args.kernel_symbols or os.path.join(BUILD, "kernel.elf"))
     if sys.stdin.isatty():
         print("scion: serial console on this terminal; Ctrl-C ends QEMU, 'poweroff' shuts "
               "Scion down", file=sys.stderr)
@@ -124,3 +169,42 @@ def run(args):
         os.execvp(argv[0], argv)
     except FileNotFoundError:
         raise ScionError(f"{argv[0]} is not installed (`make deps` installs it)") from None
+
+
+def free_port():
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+def wait_for_port(port, proc, seconds=10):
+    deadline = time.monotonic() + seconds
+    while time.monotonic() < deadline and proc.poll() is None:
+        try:
+            with socket.create_connection(("127.0.0.1", port), timeout=0.2):
+                return True
+        except OSError:
+            time.sleep(0.05)
+    return False
+
+
+def run_gdb(argv, port, symbols):
+    """QEMU halted with its gdbstub; gdb attached with symbols, stopping at kernel_main."""
+    if not shutil.which("gdb"):
+        raise ScionError("gdb is not installed (apt-get install gdb)")
+    qemu = subprocess.Popen(argv, stdin=subprocess.DEVNULL)
+    if not wait_for_port(port, qemu):
+        qemu.kill()
+        raise ScionError("QEMU did not open its gdbstub")
+    print(f"scion: QEMU halted with its gdbstub on 127.0.0.1:{port}; the serial console "
+          "prints here", file=sys.stderr)
+    gdb = ["gdb", "-q", symbols,
+           "-ex", "set architecture i386:x86-64",
+           "-ex", f"target remote 127.0.0.1:{port}",
+           "-ex", "hbreak kernel_main",
+           "-ex", "echo Scion is halted before the firmware; 'continue' boots to kernel_main.\\n"]
+    try:
+        return subprocess.call(gdb)
+    finally:
+        qemu.terminate()
+        qemu.wait()

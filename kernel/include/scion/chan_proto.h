@@ -44,6 +44,8 @@
 #ifndef SCION_CHAN_PROTO_H
 #define SCION_CHAN_PROTO_H
 
+#include <stdint.h>
+
 #define CHAN_MAGIC0        0xac
 #define CHAN_MAGIC1        0x5c
 #define CHAN_VERSION       1
@@ -69,7 +71,38 @@ enum chan_op {
 	CHAN_OP_ECHO = 4,	/* bytes -> the same bytes */
 	CHAN_OP_BULK = 5,	/* u32 n -> DATA frames of n bytes in all on stream 0, then u64 cycles */
 	CHAN_OP_STATS = 6,	/* -> the channel's counters, "name value" lines */
+	CHAN_OP_STREAM_OPEN = 7,	/* "SOURCE BUFSIZE SWITCH_MS [ARGS]" -> u32 id, u32 cpus,
+					   u32 bufsize; then DATA chunks on stream id */
+	CHAN_OP_STREAM_CLOSE = 8,	/* u32 id -> the last chunks, then "name value" totals:
+					   bytes, records, drops, frames, switches */
 	CHAN_OP_LIMIT,
+};
+
+/*
+ * Streams. Every switch interval the kernel sends, for each CPU whose
+ * buffer holds records or counted drops, one DATA frame: u32 stream id,
+ * then this chunk header, then the records (each starts on an 8-byte
+ * boundary; their layout is the source's). A HELLO closes the streams
+ * of the previous session.
+ *
+ *   0  u32  cpu      4  u32  records in the chunk      8  u64  drops in the period
+ *
+ * EVENT frames (seq 0) carry "N MS TEXT": the event's number (1, 2, ...;
+ * a gap means events were lost), uptime in ms, one line of text.
+ */
+#define CHAN_CHUNK_HEADER_BYTES 16
+
+/*
+ * The "probes" source: ARGS is a probe spec (as `probe list` takes); one
+ * record per firing of a matching probe, 32 bytes, little-endian.
+ */
+struct chan_probe_record {
+	uint64_t timestamp_ns;	/* clock_ns() at the firing */
+	uint64_t tid;		/* the thread that hit the probe */
+	uint64_t arg0;		/* first argument register (a function's first argument at entry) */
+	uint32_t probe_id;	/* as `probe list` numbers them */
+	uint16_t cpu;
+	uint16_t size;		/* 32: the record's length */
 };
 
 #define CHAN_REQUEST_HEADER_BYTES 4	/* u16 op, u16 reserved (0) */

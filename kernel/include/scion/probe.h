@@ -72,6 +72,8 @@ struct probe_consumer {
 	bool no_inline;			/* run it in C even where inline code could */
 	enum probe_mechanism mechanism;	/* what a site it creates uses (AUTO by default) */
 	struct probe *probe;		/* set while enabled, NULL otherwise (probe_mutex) */
+	struct probe *firing_for;	/* the probe hits report: set before its sites are
+					   patched (a hit may come while enabling) */
 	struct list_node node;		/* the probe's consumers (probe_mutex) */
 };
 
@@ -188,6 +190,15 @@ int probe_accumulator_init(struct probe_accumulator *acc);
 void probe_accumulator_read(const struct probe_accumulator *acc, int64_t *inside,
 			    uint64_t *area, uint64_t *elapsed);
 void probe_accumulator_release(struct probe_accumulator *acc);
+
+/*
+ * probe_record_hit - a PROBE_HANDLER that writes one struct
+ * chan_probe_record (scion/chan_proto.h) per hit into the per-CPU
+ * buffer set bufs (scion/tbuf.h), or counts a drop: the "probes"
+ * stream source's consumer (kernel/probe/record.c).
+ * Caller's context: probe context (interrupts masked).
+ */
+void probe_record_hit(const struct probe_hit *hit, void *bufs);
 
 /*
  * probe_check_address - whether an instruction probe may go at addr.

@@ -1,0 +1,190 @@
+# SPDX-License-Identifier: BSD-2-Clause
+"""Subcommands that collect what the kernel sends unasked: `scion probe
+record` (a stream of probe firings from the kernel's per-CPU buffers)
+and `scion events` (the kernel's event lines, also sent as EVENT frames
+to whichever client holds the channel).
+
+Records are decoded by frame.decode_probe_records; drops are always
+reported, on stderr as dtrace does, and in the JSON.
+"""
+
+import json
+import re
+import sys
+import time
+
+from . import frame, tables
+from .client import Client, ScionError
+
+DEFAULT_BUFSIZE = 64 * 1024
+DEFAULT_SWITCH_MS = 200
+FOLLOW_POLL_SECONDS = 0.5
+
+
+def session(args):
+    return Client(args.socket, timeout=args.timeout, wait=args.wait)
+
+
+def probe_names(client, spec):
+    """{probe id: full name} for the probes spec matches (guest `probe list`)."""
+    status, body = client.request(frame.OP_SHELL, f"probe list {spec}".encode())
+    if status < 0:
+        raise ScionError(body.decode("utf-8", "replace").strip() or f"probe list {spec} failed")
+    return {row["id"]: row["probe"] for row in tables.probe_list(body.decode("utf-8", "replace"))}
+
+
+def collect_until(client, args):
+    """Let records flow: run --run's guest command, or wait --duration
+    seconds, or (neither) until Ctrl-C. Returns the command's output."""
+    if args.run:
+        status, body = client.request(frame.OP_SHELL, args.run.encode(),
+                                      timeout=max(args.timeout, 600.0))
+        if status < 0:
+            raise ScionError(f"`{args.run}` failed: " +
+                             (body.decode("utf-8", "replace").strip() or frame.errno_name(status)))
+        return body.decode("utf-8", "replace")
+    if args.duration is not None:
+        client.pump(args.duration)
+        return ""
+    print("scion: recording; Ctrl-C stops", file=sys.stderr)
+    try:
+        while True:
+            client.pump(1.0)
+    except KeyboardInterrupt:
+        pass
+    return ""
+
+
+def cmd_probe_record(args):
+    records, chunk_drops = [], {}
+
+    def on_chunk(cpu, count, drops, body):
+        records.extend(frame.decode_probe_records(body, count))
+        chunk_drops[cpu] = chunk_drops.get(cpu, 0) + drops
+
+    with session(args) as client:
+        names = probe_names(client, args.spec)
+        stream, cpus, bufsize = client.stream_open("probes", args.bufsize, args.switchrate,
+                                                   args.spec, on_chunk)
+        try:
+            output = collect_until(client, args)
+        finally:
+            totals = client.stream_close(stream)
+    dropped = sum(chunk_drops.values())
+    # The kernel's totals and what arrived must agree, or something was lost.
+    if totals.get("records") != len(records) or totals.get("drops") != dropped:
+        raise ScionError(f"stream {stream}: the kernel sent {totals.get('records')} records and "
+                         f"{totals.get('drops')} drops, {len(records)} and {dropped} arrived")
+    records.sort(key=lambda r: r["timestamp_ns"])
+    for r in records:
+        r["name"] = names.get(r["probe"], f"probe {r['probe']}")
+    summary = (f"{len(records)} record{'s' if len(records) != 1 else ''}, {dropped} dropped "
+               f"({cpus} CPU{'s' if cpus != 1 else ''} x {bufsize} bytes, switch every "
+               f"{args.switchrate} ms)")
+    if args.json:
+        print(json.dumps({"records": records, "dropped": dropped,
+                          "dropped_per_cpu": {str(c): d for c, d in sorted(chunk_drops.items())},
+                          "cpus": cpus, "bufsize": bufsize, "totals": totals,
+                          "output": output}, indent=2))
+    else:
+        sys.stdout.write(output)
+        if records:
+            start = records[0]["timestamp_ns"]
+            print(f"{'TIME(us)':>12} {'CPU':>3} {'TID':>5}  {'ARG0':>18}  PROBE")
+            for r in records:
+                print(f"{(r['timestamp_ns'] - start) / 1000:12.3f} {r['cpu']:3} {r['tid']:5}  "
+                      f"{r['arg0']:#18x}  {r['name']}")
+    for cpu, drops in sorted(chunk_drops.items()):
+        if drops:
+            print(f"scion: {drops} drop{'s' if drops != 1 else ''} on CPU {cpu}", file=sys.stderr)
+    print(f"scion: {summary}", file=sys.stderr)
+    return 0
+
+
+# kernel/channel/event.c channel_events_print: "N SEC.MSC  TEXT".
+EVENT_ROW = re.compile(r"^\s*(\d+)\s+(\d+)\.(\d{3})  (.*)$")
+
+
+def recent_events(args):
+    """The events the kernel still keeps, as (number, uptime_ms, text), oldest first."""
+    # Following must outwait other clients, which may hold the channel for long.
+    wait = float("inf") if args.follow else args.wait
+    with Client(args.socket, timeout=args.timeout, wait=wait) as client:
+        status, body = client.request(frame.OP_SHELL, b"channel events")
+    if status < 0:
+        raise ScionError(body.decode("utf-8", "replace").strip() or "channel events failed")
+    events = []
+    for line in body.decode("utf-8", "replace").splitlines():
+        m = EVENT_ROW.match(line)
+        if m:
+            events.append((int(m[1]), int(m[2]) * 1000 + int(m[3]), m[4]))
+    return events
+
+
+def cmd_events(args):
+    """The kernel's recent events; with --follow, the new ones as they come.
+
+    Following polls: it takes the channel only to read the kernel's ring
+    of recent events and lets it go between polls, so other `scion`
+    commands run meanwhile. A gap in the numbers (more events than the
+    ring holds between two polls) is reported."""
+    def show(number, ms, text):
+        print(f"{number:6} {ms // 1000:6}.{ms % 1000:03}  {text}", flush=True)
+
+    history = recent_events(args)
+    for event in history:
+        show(*event)
+    if not args.follow:
+        return 0
+    last = history[-1][0] if history else 0
+    shown = 0
+    deadline = None if args.duration is None else time.monotonic() + args.duration
+    try:
+        while args.count is None or shown < args.count:
+            if deadline is not None and time.monotonic() >= deadline:
+                break
+            time.sleep(FOLLOW_POLL_SECONDS)
+            for event in recent_events(args):
+                if event[0] <= last:
+                    continue
+                if event[0] > last + 1:
+                    print(f"scion: {event[0] - last - 1} events lost", file=sys.stderr)
+                show(*event)
+                last = event[0]
+                shown += 1
+                if args.count is not None and shown >= args.count:
+                    break
+    except KeyboardInterrupt:
+        pass
+    if args.count is not None and shown < args.count:
+        raise ScionError(f"events: {shown} of the {args.count} events asked for came "
+                         f"within {args.duration:g} s")
+    return 0
+
+
+def add_probe_record(probe_sub, subcommand, byte_count):
+    p = subcommand(probe_sub, "record", "record every firing of the probes SPEC matches "
+                   "(time, CPU, thread, first argument) through the kernel's per-CPU buffers; "
+                   "drops are reported", json_flag=True)
+    p.add_argument("spec", metavar="SPEC", help="probe spec, e.g. fbt::bcache_read:entry")
+    p.add_argument("--run", metavar="CMD", help="guest shell command to run while recording "
+                   "(its output is printed first)")
+    p.add_argument("--duration", type=float, metavar="S", help="record for S seconds "
+                   "(default: until --run's command ends, else until Ctrl-C)")
+    p.add_argument("--bufsize", type=byte_count, default=DEFAULT_BUFSIZE, metavar="BYTES",
+                   help=f"bytes per CPU buffer, 64 to 128K, a multiple of 8 "
+                        f"(default {DEFAULT_BUFSIZE // 1024}K)")
+    p.add_argument("--switchrate", type=int, default=DEFAULT_SWITCH_MS, metavar="MS",
+                   help=f"ms between buffer switches, 10 to 60000 (default {DEFAULT_SWITCH_MS})")
+    return p
+
+
+def add_events(sub, subcommand):
+    p = subcommand(sub, "events", "the kernel's recent events (graft loads, installs, "
+                   "aborts, markers); --follow prints new ones as they come", cmd_events)
+    p.add_argument("-f", "--follow", action="store_true", help="keep printing new events")
+    p.add_argument("--count", type=int, metavar="N", help="with --follow: stop after N new "
+                   "events (exit status 1 if --duration ends first)")
+    p.add_argument("--duration", type=float, metavar="S", help="with --follow: stop after S "
+                   "seconds")
+    return p
