@@ -209,8 +209,9 @@ HOST_KERNEL_SRCS := kernel/lib/glob.c kernel/lib/errno.c kernel/sym/symtab.c ker
 	$(BOOT_DIR)/multiboot.c $(ARCH_DIR)/insn_decode.c $(BUILD)/gen/x86_opcodes.c \
 	$(ARCH_DIR)/patch_emit.c $(ARCH_DIR)/relocate.c $(ARCH_DIR)/jump_table.c \
 	$(BUILD)/gen/x86_encodings.c kernel/graft/elf_load.c kernel/graft/elf_reloc.c
-HOST_KERNEL_SRCS += kernel/dev/virtqueue.c kernel/channel/frame.c
-HOST_KERNEL_PRIVATE_HEADERS := kernel/dev/virtio.h kernel/channel/frame.h
+HOST_KERNEL_SRCS += kernel/dev/virtqueue.c kernel/channel/frame.c kernel/trace/dif_verify.c \
+	kernel/trace/dif_exec.c kernel/trace/dif_subr.c
+HOST_KERNEL_PRIVATE_HEADERS := kernel/dev/virtio.h kernel/channel/frame.h kernel/trace/dif_internal.h
 HOST_TEST_SRCS := $(sort $(wildcard tests/host/*.c) $(wildcard tests/host/*.S))
 HOST_TESTS := $(BUILD)/host/unit-tests
 

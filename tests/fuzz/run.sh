@@ -43,6 +43,7 @@ sources() {
 	insn) echo arch/x86/insn_decode.c "$BUILD/gen/x86_opcodes.c" ;;
 	graft_elf) echo kernel/graft/elf_load.c kernel/graft/elf_reloc.c ;;
 	chan_frame) echo kernel/channel/frame.c ;;
+	dif) echo kernel/trace/dif_verify.c kernel/trace/dif_exec.c kernel/trace/dif_subr.c ;;
 	*) return 1 ;;
 	esac
 }
@@ -56,6 +57,7 @@ max_len() {
 	insn) echo 20 ;;
 	graft_elf) echo 16384 ;;
 	chan_frame) echo 4096 ;;
+	dif) echo 1024 ;;
 	esac
 }
 

@@ -1,0 +1,257 @@
+// SPDX-License-Identifier: BSD-2-Clause
+/*
+ * The DIF interpreter (scion/dif_exec.h). It relies on what dif_verify
+ * proved (opcodes, registers, table indexes, forward branches ending in
+ * RET) and checks the rest as it goes: load addresses and alignment
+ * through the environment's fault-tolerant read, division by zero,
+ * tuple depth, scratch space, string bounds. Strings are addresses of
+ * NUL-terminated bytes read through the same fault-tolerant path, never
+ * more than the program's strsize.
+ *
+ * Portable: the host tests and the fuzz target run it with fake
+ * environments.
+ */
+#include <scion/dif_exec.h>
+#include <scion/errno.h>
+#include <scion/string.h>
+#include "dif_internal.h"
+
+#define READ_CHUNK 64	/* a power of two below the page size: a read never crosses a page */
+
+static const char *const fault_names[DIF_FAULT_KINDS] = {
+	[DIF_FAULT_NONE] = "no error",
+	[DIF_FAULT_BADADDR] = "invalid address",
+	[DIF_FAULT_ALIGN] = "invalid alignment",
+	[DIF_FAULT_DIVZERO] = "divide-by-zero",
+	[DIF_FAULT_NOSCRATCH] = "out of scratch space",
+	[DIF_FAULT_TUPLE] = "tuple stack overflow",
+	[DIF_FAULT_DYNVAR] = "dynamic variable drop",
+	[DIF_FAULT_BADARG] = "illegal argument",
+	[DIF_FAULT_ILLOP] = "illegal operation",
+};
+
+const char *dif_fault_name(enum dif_fault_kind kind)
+{
+	return kind < DIF_FAULT_KINDS ? fault_names[kind] : "?";
+}
+
+int dif_fail(struct run *x, enum dif_fault_kind kind, uint64_t addr)
+{
+	x->fault->kind = kind;
+	x->fault->pc = x->pc;
+	x->fault->addr = addr;
+	return -1;
+}
+
+long dif_read_string(struct run *x, uint64_t addr, char *buf, size_t max)
+{
+	size_t len = 0;
+	while (len + 1 < max) {
+		uint64_t at = addr + len;
+		size_t n = READ_CHUNK - (size_t)(at % READ_CHUNK);
+		if (n > max - 1 - len)
+			n = max - 1 - len;
+		if (x->ops->read(x->env, at, buf + len, n))
+			return dif_fail(x, DIF_FAULT_BADADDR, at);
+		for (size_t i = 0; i < n; i++)
+			if (buf[len + i] == '\0')
+				return (long)(len + i);
+		len += n;
+	}
+	buf[len] = '\0';
+	return (long)len;
+}
+
+char *dif_scratch_string(struct run *x)
+{
+	char *s = x->ops->scratch(x->env, x->p->strsize);
+	if (!s)
+		dif_fail(x, DIF_FAULT_NOSCRATCH, 0);
+	return s;
+}
+
+static int load(struct run *x, const struct dif_insn *in, uint64_t *out)
+{
+	static const struct { uint8_t size; bool sign; } shape[] = {
+		[DIF_OP_LDSB] = { 1, true }, [DIF_OP_LDSH] = { 2, true }, [DIF_OP_LDSW] = { 4, true },
+		[DIF_OP_LDUB] = { 1, false }, [DIF_OP_LDUH] = { 2, false }, [DIF_OP_LDUW] = { 4, false },
+		[DIF_OP_LDX] = { 8, false },
+	};
+	unsigned size = shape[in->op].size;
+	uint64_t addr = x->r[in->r1] + (uint64_t)(int64_t)in->imm;
+	uint8_t bytes[8] = { 0 };
+
+	if (addr % size)
+		return dif_fail(x, DIF_FAULT_ALIGN, addr);
+	if (x->ops->read(x->env, addr, bytes, size))
+		return dif_fail(x, DIF_FAULT_BADADDR, addr);
+	uint64_t v = 0;
+	for (unsigned i = 0; i < size; i++)		/* little-endian, as both machines are */
+		v |= (uint64_t)bytes[i] << (8 * i);
+	if (shape[in->op].sign && size < 8 && (v >> (8 * size - 1)) & 1)
+		v |= ~0ull << (8 * size);
+	*out = v;
+	return 0;
+}
+
+static int divide(struct run *x, unsigned op, uint64_t a, uint64_t b, uint64_t *out)
+{
+	if (b == 0)
+		return dif_fail(x, DIF_FAULT_DIVZERO, 0);
+	int64_t sa = (int64_t)a, sb = (int64_t)b;
+	bool overflow = sa == INT64_MIN && sb == -1;	/* C leaves it undefined: wrap */
+	switch (op) {
+	case DIF_OP_SDIV: *out = overflow ? a : (uint64_t)(sa / sb); break;
+	case DIF_OP_SREM: *out = overflow ? 0 : (uint64_t)(sa % sb); break;
+	case DIF_OP_UDIV: *out = a / b; break;
+	default:          *out = a % b; break;
+	}
+	return 0;
+}
+
+static int compare_strings(struct run *x, uint64_t a, uint64_t b, uint64_t *out)
+{
+	char *sa = dif_scratch_string(x), *sb = sa ? dif_scratch_string(x) : NULL;
+	if (!sb || dif_read_string(x, a, sa, x->p->strsize) < 0 ||
+	    dif_read_string(x, b, sb, x->p->strsize) < 0)
+		return -1;
+	int c = strcmp(sa, sb);
+	*out = (uint64_t)(int64_t)(c < 0 ? -1 : c > 0);
+	return 0;
+}
+
+static int access_var(struct run *x, const struct dif_insn *in, bool store)
+{
+	const struct dif_var *v = &x->p->vars[in->imm];
+	const struct dif_tuple_item *keys = NULL;
+	unsigned nkeys = 0;
+	if (v->kind == DIF_KIND_ASSOC) {
+		if (x->ntuple != v->nkeys)
+			return dif_fail(x, DIF_FAULT_BADARG, 0);
+		keys = x->tuple;
+		nkeys = x->ntuple;
+	}
+	int err = store ? x->ops->store_var(x->env, v, keys, nkeys, x->r[in->r1])
+			: x->ops->load_var(x->env, v, keys, nkeys, &x->r[in->rd]);
+	return err ? dif_fail(x, DIF_FAULT_DYNVAR, 0) : 0;
+}
+
+static bool branch_taken(unsigned op, uint64_t a, uint64_t b)
+{
+	switch (op) {
+	case DIF_OP_BEQ:  return a == b;
+	case DIF_OP_BNE:  return a != b;
+	case DIF_OP_BLT:  return (int64_t)a < (int64_t)b;
+	case DIF_OP_BLE:  return (int64_t)a <= (int64_t)b;
+	case DIF_OP_BLTU: return a < b;
+	case DIF_OP_BLEU: return a <= b;
+	default:          return true;	/* BA */
+	}
+}
+
+static uint64_t arith(unsigned op, uint64_t a, uint64_t b)
+{
+	switch (op) {
+	case DIF_OP_ADD:  return a + b;
+	case DIF_OP_SUB:  return a - b;
+	case DIF_OP_MUL:  return a * b;
+	case DIF_OP_AND:  return a & b;
+	case DIF_OP_OR:   return a | b;
+	case DIF_OP_XOR:  return a ^ b;
+	case DIF_OP_SHL:  return a << (b & 63);
+	case DIF_OP_SHR:  return a >> (b & 63);
+	case DIF_OP_SAR:  return (uint64_t)((int64_t)a >> (b & 63));
+	case DIF_OP_SEQ:  return a == b;
+	case DIF_OP_SNE:  return a != b;
+	case DIF_OP_SLT:  return (int64_t)a < (int64_t)b;
+	case DIF_OP_SLE:  return (int64_t)a <= (int64_t)b;
+	case DIF_OP_SLTU: return a < b;
+	default:          return a <= b;	/* SLEU */
+	}
+}
+
+/* One instruction at x->pc; *done once RET ran. Return value: 0 or -1 (fault). */
+static int step(struct run *x, uint64_t *result, bool *done)
+{
+	const struct dif_prog *p = x->p;
+	const struct dif_insn *in = &p->insns[x->pc];
+	uint64_t *rd = &x->r[in->rd], a = x->r[in->r1], b = x->r[in->r2];
+
+	switch (in->op) {
+	case DIF_OP_NOP:
+		break;
+	case DIF_OP_SDIV: case DIF_OP_UDIV: case DIF_OP_SREM: case DIF_OP_UREM:
+		if (divide(x, in->op, a, b, rd))
+			return -1;
+		break;
+	case DIF_OP_SCMP:
+		if (compare_strings(x, a, b, rd))
+			return -1;
+		break;
+	case DIF_OP_NOT: *rd = ~a; break;
+	case DIF_OP_NEG: *rd = -a; break;
+	case DIF_OP_MOV: *rd = a; break;
+	case DIF_OP_LDI: *rd = (uint64_t)(int64_t)in->imm; break;
+	case DIF_OP_LDC: *rd = p->ints[in->imm]; break;
+	case DIF_OP_LDSTR: *rd = (uint64_t)(uintptr_t)(p->strtab + in->imm); break;
+	case DIF_OP_BEQ: case DIF_OP_BNE: case DIF_OP_BLT: case DIF_OP_BLE:
+	case DIF_OP_BLTU: case DIF_OP_BLEU: case DIF_OP_BA:
+		if (branch_taken(in->op, a, b))
+			x->pc += (uint32_t)in->imm;
+		break;
+	case DIF_OP_LDSB: case DIF_OP_LDSH: case DIF_OP_LDSW: case DIF_OP_LDUB:
+	case DIF_OP_LDUH: case DIF_OP_LDUW: case DIF_OP_LDX:
+		if (load(x, in, rd))
+			return -1;
+		break;
+	case DIF_OP_LDG: case DIF_OP_LDT: case DIF_OP_LDL: case DIF_OP_LDGA: case DIF_OP_LDTA:
+		return access_var(x, in, false);
+	case DIF_OP_STG: case DIF_OP_STT: case DIF_OP_STL: case DIF_OP_STGA: case DIF_OP_STTA:
+		return access_var(x, in, true);
+	case DIF_OP_LDB:
+		*rd = x->ops->builtin(x->env, (unsigned)in->imm);
+		break;
+	case DIF_OP_PUSHT:
+		if (x->ntuple == DIF_MAX_TUPLE)
+			return dif_fail(x, DIF_FAULT_TUPLE, 0);
+		x->tuple[x->ntuple++] = (struct dif_tuple_item){ a, (uint32_t)in->imm };
+		break;
+	case DIF_OP_POPT:
+		x->ntuple = 0;
+		break;
+	case DIF_OP_CALL:
+		if (dif_subr_call(x, (unsigned)in->imm, rd))
+			return -1;
+		x->ntuple = 0;
+		break;
+	case DIF_OP_RET:
+		*result = a;
+		*done = true;
+		break;
+	default:
+		if (in->op >= DIF_OP_LIMIT || dif_op_format(in->op) != DIF_FMT_R3)
+			return dif_fail(x, DIF_FAULT_ILLOP, 0);
+		*rd = arith(in->op, a, b);
+		break;
+	}
+	x->r[0] = 0;
+	return 0;
+}
+
+int dif_run(const struct dif_prog *p, const struct dif_env_ops *ops, void *env,
+	    uint64_t *result, struct dif_fault *fault)
+{
+	struct run x = { .p = p, .ops = ops, .env = env, .fault = fault };
+	bool done = false;
+
+	fault->kind = DIF_FAULT_NONE;
+	/* Forward branches only: the pc grows every step, so this ends by ninsns steps. */
+	for (x.pc = 0; x.pc < p->ninsns; x.pc++) {
+		if (step(&x, result, &done))
+			return -1;
+		if (done)
+			return 0;
+	}
+	x.pc = p->ninsns - 1;
+	return dif_fail(&x, DIF_FAULT_ILLOP, 0);	/* no RET: dif_verify refuses such programs */
+}

@@ -1,0 +1,191 @@
+// SPDX-License-Identifier: BSD-2-Clause
+/*
+ * DIF subroutines (CALL): D's string functions, rand() and
+ * speculation(). Arguments come from the run's tuple; string arguments
+ * are read through the fault-tolerant path and results are made in
+ * scratch space, never longer than the program's strsize.
+ */
+#include <scion/string.h>
+#include "dif_internal.h"
+
+static const struct {
+	uint8_t min, max;
+} arity[DIF_SUBR_LIMIT] = {
+#define DIF_SUBR_ARITY(name_, text_, min_, max_, type_) [DIF_SUBR_##name_] = { min_, max_ },
+	DIF_SUBROUTINES(DIF_SUBR_ARITY)
+#undef DIF_SUBR_ARITY
+};
+
+/* Argument i as a string copied into fresh scratch; NULL after a fault. */
+static char *string_arg(struct run *x, unsigned i, long *len)
+{
+	char *s = dif_scratch_string(x);
+	if (!s)
+		return NULL;
+	*len = dif_read_string(x, x->tuple[i].value, s, x->p->strsize);
+	return *len < 0 ? NULL : s;
+}
+
+static uint64_t address_of(const char *s)
+{
+	return (uint64_t)(uintptr_t)s;
+}
+
+static int substr(struct run *x, uint64_t *out)
+{
+	long len;
+	char *s = string_arg(x, 0, &len);
+	if (!s)
+		return -1;
+	int64_t start = (int64_t)x->tuple[1].value, n;
+	if (start < 0)
+		start += len;		/* a negative index counts from the end */
+	if (x->ntuple == 3) {
+		n = (int64_t)x->tuple[2].value;
+		if (n < 0)
+			n = len + n - start;	/* stop that many characters before the end */
+		if (start < 0) {
+			n += start;		/* the part before the string is empty */
+			start = 0;
+		}
+	} else {
+		if (start < 0)
+			start = 0;
+		n = len - start;
+	}
+	if (start >= len || n <= 0) {
+		s[0] = '\0';
+	} else {
+		if (n > len - start)
+			n = len - start;
+		memmove(s, s + start, (size_t)n);
+		s[n] = '\0';
+	}
+	*out = address_of(s);
+	return 0;
+}
+
+static int string_index(struct run *x, uint64_t *out)
+{
+	long len, sublen;
+	char *s = string_arg(x, 0, &len), *sub = s ? string_arg(x, 1, &sublen) : NULL;
+	if (!sub)
+		return -1;
+	int64_t start = x->ntuple == 3 ? (int64_t)x->tuple[2].value : 0;
+	if (start < 0)
+		start = 0;
+	*out = (uint64_t)-1;
+	for (int64_t i = start; i + sublen <= len; i++) {
+		if (!memcmp(s + i, sub, (size_t)sublen)) {
+			*out = (uint64_t)i;
+			break;
+		}
+	}
+	return 0;
+}
+
+static int lltostr(struct run *x, uint64_t *out)
+{
+	uint64_t base = x->ntuple == 2 ? x->tuple[1].value : 10;
+	if (base < 2 || base > 36)
+		return dif_fail(x, DIF_FAULT_BADARG, base);
+	char digits[72], *s = dif_scratch_string(x);
+	if (!s)
+		return -1;
+	uint64_t v = x->tuple[0].value;
+	bool negative = base == 10 && (int64_t)v < 0;
+	if (negative)
+		v = -v;
+	size_t n = 0;
+	do {
+		unsigned d = (unsigned)(v % base);
+		digits[n++] = (char)(d < 10 ? '0' + d : 'a' + d - 10);
+		v /= base;
+	} while (v);
+	size_t k = 0;
+	if (negative)
+		s[k++] = '-';
+	while (n && k + 1 < x->p->strsize)
+		s[k++] = digits[--n];
+	s[k] = '\0';
+	*out = address_of(s);
+	return 0;
+}
+
+/* basename and dirname as dtrace has them: trailing slashes ignored, "." for none. */
+static int path_part(struct run *x, bool dir, uint64_t *out)
+{
+	long len;
+	char *s = string_arg(x, 0, &len);
+	if (!s)
+		return -1;
+	long end = len;
+	while (end > 1 && s[end - 1] == '/')
+		end--;
+	long slash = end - 1;
+	while (slash >= 0 && s[slash] != '/')
+		slash--;
+	if (!dir) {
+		if (end == 1 && s[0] == '/') {
+			s[1] = '\0';
+		} else {
+			memmove(s, s + slash + 1, (size_t)(end - slash - 1));
+			s[end - slash - 1] = '\0';
+		}
+		if (len == 0)
+			s[0] = '.', s[1] = '\0';
+	} else if (slash < 0) {
+		s[0] = '.', s[1] = '\0';
+	} else {
+		while (slash > 0 && s[slash - 1] == '/')
+			slash--;
+		s[slash == 0 ? 1 : slash] = '\0';
+	}
+	*out = address_of(s);
+	return 0;
+}
+
+int dif_subr_call(struct run *x, unsigned id, uint64_t *out)
+{
+	long len;
+	if (id >= DIF_SUBR_LIMIT || x->ntuple < arity[id].min || x->ntuple > arity[id].max)
+		return dif_fail(x, DIF_FAULT_BADARG, x->ntuple);
+	switch (id) {
+	case DIF_SUBR_STRLEN: {
+		if (!string_arg(x, 0, &len))
+			return -1;
+		*out = (uint64_t)len;
+		return 0;
+	}
+	case DIF_SUBR_STRJOIN: {
+		long alen, blen;
+		char *a = string_arg(x, 0, &alen), *b = a ? string_arg(x, 1, &blen) : NULL;
+		if (!b)
+			return -1;
+		long room = (long)x->p->strsize - 1 - alen;
+		if (blen > room)
+			blen = room;
+		memcpy(a + alen, b, (size_t)blen);
+		a[alen + blen] = '\0';
+		*out = address_of(a);
+		return 0;
+	}
+	case DIF_SUBR_SUBSTR:
+		return substr(x, out);
+	case DIF_SUBR_INDEX:
+		return string_index(x, out);
+	case DIF_SUBR_LLTOSTR:
+		return lltostr(x, out);
+	case DIF_SUBR_BASENAME:
+		return path_part(x, false, out);
+	case DIF_SUBR_DIRNAME:
+		return path_part(x, true, out);
+	case DIF_SUBR_RAND:
+		*out = x->ops->random(x->env);
+		return 0;
+	case DIF_SUBR_SPECULATION:
+		*out = x->ops->speculation(x->env);
+		return 0;
+	}
+	return dif_fail(x, DIF_FAULT_ILLOP, id);
+}

@@ -1,0 +1,134 @@
+// SPDX-License-Identifier: BSD-2-Clause
+/*
+ * libFuzzer target: the DIF verifier and interpreter on arbitrary
+ * programs. The input is split into a program (instructions, string
+ * table, variables, result and string sizes); the verifier must never
+ * crash, and a program it accepts must run to RET or to a fault with a
+ * known kind at one of its instructions, reading only through the
+ * environment (which allows a small buffer, the string table and its
+ * scratch) and writing only its scratch, whose bounds ASan watches.
+ */
+#include <stdlib.h>
+#include <string.h>
+#include "fuzz.h"
+#include <scion/dif_exec.h>
+
+#define MAX_INSNS   48
+#define MAX_VARS    4
+#define MAX_STRTAB  96
+#define SCRATCH     4096
+
+struct region {
+	uint64_t base;
+	size_t len;
+};
+
+struct env {
+	struct region regions[3];
+	char *scratch;
+	size_t scratch_used;
+	uint64_t vars[MAX_VARS];
+};
+
+static int env_read(void *e, uint64_t addr, void *buf, size_t n)
+{
+	struct env *env = e;
+	for (int i = 0; i < 3; i++) {
+		struct region *r = &env->regions[i];
+		if (addr >= r->base && addr - r->base <= r->len && n <= r->len - (addr - r->base)) {
+			memcpy(buf, (const void *)(uintptr_t)addr, n);
+			return 0;
+		}
+	}
+	return -14;
+}
+
+static uint64_t env_builtin(void *e, unsigned id)
+{
+	FUZZ_ASSERT(id < DIF_VAR_LIMIT, "built-in %u reached the environment", id);
+	return ((struct env *)e)->regions[0].base + id;
+}
+
+static int env_load(void *e, const struct dif_var *v, const struct dif_tuple_item *k, unsigned nk,
+		    uint64_t *out)
+{
+	FUZZ_ASSERT(v->kind == DIF_KIND_ASSOC ? nk == v->nkeys && k : nk == 0, "key count");
+	*out = ((struct env *)e)->vars[v->id % MAX_VARS];
+	return 0;
+}
+
+static int env_store(void *e, const struct dif_var *v, const struct dif_tuple_item *k, unsigned nk,
+		     uint64_t value)
+{
+	FUZZ_ASSERT(v->kind == DIF_KIND_ASSOC ? nk == v->nkeys && k : nk == 0, "key count");
+	((struct env *)e)->vars[v->id % MAX_VARS] = value;
+	return value == 0xdead ? -28 : 0;
+}
+
+static void *env_scratch(void *e, size_t bytes)
+{
+	struct env *env = e;
+	if (bytes > SCRATCH - env->scratch_used)
+		return NULL;
+	env->scratch_used += bytes;
+	return env->scratch + env->scratch_used - bytes;
+}
+
+static uint64_t env_random(void *e)
+{
+	(void)e;
+	return 12345;
+}
+
+static const struct dif_env_ops ops = {
+	env_read, env_builtin, env_load, env_store, env_scratch, env_random, env_random,
+};
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
+{
+	static uint8_t buffer[64];
+	struct dif_insn insns[MAX_INSNS];
+	struct dif_var vars[MAX_VARS];
+	char strtab[MAX_STRTAB];
+	uint64_t ints[2] = { 0x8000000000000000ull, (uint64_t)(uintptr_t)buffer };
+
+	if (size < 4)
+		return 0;
+	uint32_t ninsns = data[0] % (MAX_INSNS + 1), nvars = data[1] % (MAX_VARS + 1);
+	uint32_t strtab_len = data[2] % (MAX_STRTAB + 1);
+	size_t need = 4 + ninsns * sizeof(struct dif_insn) + strtab_len + nvars * sizeof(struct dif_var);
+	if (size < need)
+		return 0;
+	const uint8_t *p = data + 4;
+	memcpy(insns, p, ninsns * sizeof(struct dif_insn));
+	p += ninsns * sizeof(struct dif_insn);
+	memcpy(strtab, p, strtab_len);
+	p += strtab_len;
+	memcpy(vars, p, nvars * sizeof(struct dif_var));
+
+	struct dif_prog prog = {
+		.insns = insns, .ninsns = ninsns, .ints = ints, .nints = 2,
+		.strtab = strtab_len ? strtab : NULL, .strtab_len = strtab_len,
+		.vars = nvars ? vars : NULL, .nvars = nvars,
+		.rtype = data[3] & 1 ? DIF_TYPE_STRING : DIF_TYPE_INT,
+		.rsize = data[3] & 1 ? 16 : 0, .strsize = 2 + (data[3] >> 1) * 4,
+	};
+	char why[160];
+	if (dif_verify(&prog, why, sizeof(why))) {
+		FUZZ_ASSERT(why[0] != '\0', "a refusal without a reason");
+		return 0;
+	}
+	struct env env = { .scratch = malloc(SCRATCH) };
+	env.regions[0] = (struct region){ (uint64_t)(uintptr_t)buffer, sizeof(buffer) };
+	env.regions[1] = (struct region){ (uint64_t)(uintptr_t)strtab, strtab_len };
+	env.regions[2] = (struct region){ (uint64_t)(uintptr_t)env.scratch, SCRATCH };
+	uint64_t result;
+	struct dif_fault fault;
+	if (dif_run(&prog, &ops, &env, &result, &fault))
+		FUZZ_ASSERT(fault.kind > DIF_FAULT_NONE && fault.kind < DIF_FAULT_KINDS &&
+			    fault.kind != DIF_FAULT_ILLOP && fault.pc < ninsns,
+			    "fault %d at %u of a verified %u-instruction program", fault.kind, fault.pc,
+			    ninsns);
+	free(env.scratch);
+	return 0;
+}
