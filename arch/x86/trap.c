@@ -21,6 +21,7 @@
 #include <scion/txn.h>
 #include <arch/trap.h>
 #include <arch/txn.h>
+#include <arch/safe_read.h>
 #include <arch/irq.h>
 #include <arch/x86.h>
 #include "vectors.h"
@@ -110,6 +111,16 @@ static __noprobe void handle_nmi(struct trap_frame *f)
 	__atomic_fetch_add(&unexpected_nmis, 1, __ATOMIC_RELAXED);
 }
 
+extern const char safe_read_may_fault[], safe_read_fixup[];
+
+bool __noprobe arch_safe_read_fixup(struct trap_frame *f)
+{
+	if (f->rip != (uint64_t)(uintptr_t)safe_read_may_fault)
+		return false;
+	f->rip = (uint64_t)(uintptr_t)safe_read_fixup;
+	return true;
+}
+
 static __noprobe void handle_exception(struct trap_frame *f)
 {
 	struct fault_info info = {
@@ -128,7 +139,13 @@ static __noprobe void handle_exception(struct trap_frame *f)
 			return;
 		break;
 	case VEC_PAGE_FAULT:
+		if (arch_safe_read_fixup(f))
+			return;
 		decode_page_fault(&info);
+		break;
+	case VEC_GP:
+		if (arch_safe_read_fixup(f))	/* a non-canonical address */
+			return;
 		break;
 	case VEC_DOUBLE_FAULT:
 		/* A graft that ran off its stack: a page fault could not be delivered. */

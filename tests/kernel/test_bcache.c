@@ -119,7 +119,10 @@ KTEST(bcache_counts_a_short_sequence, 1)
 struct reader {
 	uint64_t seed;
 	unsigned done, bad, errors;
+	bool wait_for_reset;		/* pause after RESET_AFTER_READS until the reset is done */
 };
+
+static bool reset_done;
 
 static void reader_thread(void *arg)
 {
@@ -138,6 +141,13 @@ static void reader_thread(void *arg)
 		else if (!block_ok(block, data))
 			r->bad++;
 		r->done++;
+		/*
+		 * One reader goes on only after the reset, so reads after it are
+		 * certain however the threads are scheduled (slow under fbt
+		 * everywhere); the others race the reset.
+		 */
+		while (r->wait_for_reset && r->done == RESET_AFTER_READS && !READ_ONCE(reset_done))
+			thread_yield();
 	}
 	kfree(data);
 }
@@ -151,8 +161,9 @@ KTEST(bcache_concurrent_readers_and_reset, 2)
 	char why[160];
 
 	KT_ASSERT(t, bcache_reset(READER_BUFFERS) == 0, "reset failed");
+	WRITE_ONCE(reset_done, false);
 	for (unsigned i = 0; i < READERS; i++) {
-		readers[i] = (struct reader){ .seed = 77 + i };
+		readers[i] = (struct reader){ .seed = 77 + i, .wait_for_reset = i == 0 };
 		threads[i] = thread_create("bcache-reader", reader_thread, &readers[i], -1);
 		KT_ASSERT(t, threads[i], "cannot create reader %u", i);
 	}
@@ -160,6 +171,7 @@ KTEST(bcache_concurrent_readers_and_reset, 2)
 	while (READ_ONCE(readers[0].done) < RESET_AFTER_READS && READ_ONCE(readers[0].errors) == 0)
 		thread_yield();
 	KT_EXPECT(t, bcache_reset(READER_BUFFERS) == 0, "reset during reads failed");
+	WRITE_ONCE(reset_done, true);
 	unsigned reads = 0;
 	for (unsigned i = 0; i < READERS; i++) {
 		thread_join(threads[i]);
