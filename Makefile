@@ -237,7 +237,8 @@ $(HOST_TESTS): $(HOST_TEST_SRCS) $(HOST_KERNEL_SRCS) $(GENERATED_HEADERS) $(HOST
 	@mkdir -p $(dir $@)
 	$(call say,HOSTCC,$@)
 	$(Q)$(HOST_CC) $(HOST_CFLAGS) -DGRAFT_CORRUPT_DIR='"$(abspath $(GRAFT_CORRUPT_DIR))"' -o $@ \
-		$(HOST_TEST_SRCS) $(HOST_KERNEL_SRCS) $(HOST_TEST_GEN)
+		$(HOST_USERLAND_CFLAGS) $(HOST_TEST_SRCS) $(HOST_KERNEL_SRCS) $(HOST_USERLAND_SRCS) \
+		$(HOST_TEST_GEN)
 
 # libFuzzer targets: tests/fuzz/fuzz_*.c, FUZZ_SECONDS each (needs clang).
 FUZZ_SECONDS ?= 20
@@ -245,6 +246,27 @@ FUZZ_CC ?= clang
 
 fuzz: $(BUILD)/gen/x86_opcodes.c $(GRAFT_FIXTURE)
 	@BUILD='$(BUILD)' FUZZ_CC='$(FUZZ_CC)' tests/fuzz/run.sh $(FUZZ_SECONDS)
+
+# ---- The D compiler's front end (userland/dtrace/) -------------------------
+# A portable host library: its sources join the host unit tests (with the
+# sanitizers) and the fuzz target tests/fuzz/fuzz_d_parse.c; the corpus of
+# good and bad D programs in tests/d/ is read at run time from D_CORPUS_DIR.
+# build/host/dcheck compiles a D program and prints the checked AST or the
+# errors: dcheck [-C] [-x opt=val] (-s FILE | -n PROGRAM) [args...].
+DTRACE_LIB_SRCS := $(filter-out userland/dtrace/dcheck.c,$(wildcard userland/dtrace/*.c))
+DTRACE_LIB_HEADERS := $(wildcard userland/dtrace/*.h)
+HOST_USERLAND_SRCS := $(DTRACE_LIB_SRCS)
+HOST_USERLAND_CFLAGS = -Iuserland/dtrace -DD_CORPUS_DIR='"$(abspath tests/d)"'
+$(HOST_TESTS): $(HOST_USERLAND_SRCS) $(DTRACE_LIB_HEADERS)
+DCHECK := $(BUILD)/host/dcheck
+$(DCHECK): userland/dtrace/dcheck.c $(DTRACE_LIB_SRCS) $(DTRACE_LIB_HEADERS)
+	@mkdir -p $(dir $@)
+	$(call say,HOSTCC,$@)
+	$(Q)$(HOST_CC) $(HOST_CFLAGS) -o $@ userland/dtrace/dcheck.c $(DTRACE_LIB_SRCS)
+.PHONY: dcheck
+dcheck: $(DCHECK)
+host-tests: $(DCHECK)
+# ---- end of the D compiler's block -------------------------------------------
 
 # The decoder on the host: the objdump oracle, with Zydis as a second opinion when installed.
 DECODER_SRCS := $(ARCH_DIR)/insn_decode.c $(BUILD)/gen/x86_opcodes.c

@@ -44,6 +44,7 @@ sources() {
 	graft_elf) echo kernel/graft/elf_load.c kernel/graft/elf_reloc.c ;;
 	chan_frame) echo kernel/channel/frame.c ;;
 	dif) echo kernel/trace/dif_verify.c kernel/trace/dif_exec.c kernel/trace/dif_subr.c ;;
+	d_parse) echo userland/dtrace/dt_*.c ;;
 	*) return 1 ;;
 	esac
 }
@@ -58,6 +59,7 @@ max_len() {
 	graft_elf) echo 16384 ;;
 	chan_frame) echo 4096 ;;
 	dif) echo 1024 ;;
+	d_parse) echo 4096 ;;
 	esac
 }
 
@@ -73,6 +75,12 @@ seed() {
 	insn) printf '\x48\x8b\x05\x10\x00\x00\x00' >"$dir/seed"; printf '\xc4\xe2\x79\x18\x04\x24' >"$dir/seed2" ;;
 	graft_elf) cp "$BUILD/host/graft_fixture.graft" "$dir/seed" ;;
 	chan_frame) printf '\254\134\001\002\001\000\000\000\002\000\000\000\0\0\0\0ok\0\0\0\0' >"$dir/seed" ;;
+	d_parse)
+		# The good corpus, each behind a mode byte of 0 (a script, no macro arguments).
+		for f in tests/d/good/*.d; do
+			{ printf '\0'; cat "$f"; } >"$dir/seed-${f##*/}"
+		done
+		;;
 	multiboot2)
 		# Mode byte 0, then: header (total 144); cmdline "a=1"; loader "g";
 		# module 0x1000-0x2000 "m"; mmap, one 24-byte entry; ACPI old; end tag.

@@ -1,0 +1,4 @@
+BEGIN
+{
+	x = trace(1);
+}

@@ -1,0 +1,9 @@
+BEGIN
+{
+	@a[execname] = count();
+}
+
+END
+{
+	@a[execname] = sum(1);
+}

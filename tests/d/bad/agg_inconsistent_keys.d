@@ -1,0 +1,5 @@
+BEGIN
+{
+	@a[1] = count();
+	@a["one"] = count();
+}

@@ -1,0 +1,4 @@
+BEGIN
+{
+	@a = strlen("x");
+}

@@ -1,0 +1,4 @@
+fbt::bcache_read:entry
+{
+	trace(args[0]);
+}

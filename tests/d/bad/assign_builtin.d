@@ -1,0 +1,4 @@
+BEGIN
+{
+	timestamp = 1;
+}

@@ -1,0 +1,6 @@
+int a[int, string];
+
+BEGIN
+{
+	a[1] = 2;
+}

@@ -1,0 +1,5 @@
+BEGIN
+{
+	trace('');
+	trace('ab');
+}

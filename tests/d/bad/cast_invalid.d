@@ -1,0 +1,5 @@
+BEGIN
+{
+	trace((string)1);
+	trace((int)"x");
+}

@@ -1,0 +1,6 @@
+this int a[int];
+
+BEGIN
+{
+	this->b[1] = 2;
+}

@@ -1,0 +1,5 @@
+BEGIN
+{
+	@a = count();
+	commit(1);
+}

@@ -1,0 +1,5 @@
+BEGIN
+{
+	trace(curthread->pc);
+	trace(timestamp->x);
+}

@@ -1,0 +1,6 @@
+int timestamp;
+int count;
+
+BEGIN
+{
+}

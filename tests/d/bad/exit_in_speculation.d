@@ -1,0 +1,5 @@
+BEGIN
+{
+	speculate(speculation());
+	exit(0);
+}

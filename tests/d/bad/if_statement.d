@@ -1,0 +1,5 @@
+BEGIN
+{
+	if (arg0 > 1)
+		trace(arg0);
+}

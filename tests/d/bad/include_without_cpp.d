@@ -1,0 +1,6 @@
+#include <sys/types.h>
+#define X 1
+
+BEGIN
+{
+}

@@ -1,0 +1,4 @@
+BEGIN
+{
+	@a = lquantize(arg0, 100, 10);
+}

@@ -1,0 +1,5 @@
+BEGIN
+{
+	x = 10;
+	@a = lquantize(arg0, 0, x);
+}

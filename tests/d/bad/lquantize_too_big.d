@@ -1,0 +1,4 @@
+BEGIN
+{
+	@a = lquantize(arg0, 0, 0x100000000);
+}

@@ -1,0 +1,5 @@
+// args: 1
+BEGIN
+{
+	trace($1 + $2);
+}

@@ -1,0 +1,5 @@
+// args: 1 2
+BEGIN
+{
+	trace($1);
+}

@@ -1,0 +1,5 @@
+BEGIN
+/pid == $pid/
+{
+	trace(1);
+}

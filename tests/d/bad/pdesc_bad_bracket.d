@@ -1,0 +1,3 @@
+fbt::bcache_[ab:entry
+{
+}

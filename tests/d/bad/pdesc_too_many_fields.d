@@ -1,0 +1,3 @@
+fbt:kernel:bcache_read:entry:extra
+{
+}

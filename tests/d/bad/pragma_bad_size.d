@@ -1,0 +1,5 @@
+#pragma D option bufsize=lots
+
+BEGIN
+{
+}

@@ -1,0 +1,5 @@
+BEGIN
+{
+	@a[execname] = count();
+	printa("%d %@d\n", @a);
+}

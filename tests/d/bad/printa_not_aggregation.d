@@ -1,0 +1,4 @@
+BEGIN
+{
+	printa(1);
+}

@@ -1,0 +1,4 @@
+END
+{
+	printa(@never_defined);
+}

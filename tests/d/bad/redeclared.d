@@ -1,0 +1,6 @@
+int x;
+string x;
+
+BEGIN
+{
+}

@@ -1,0 +1,5 @@
+BEGIN
+{
+	trace(1);
+	speculate(1);
+}

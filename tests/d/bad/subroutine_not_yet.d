@@ -1,0 +1,5 @@
+/* dtrace's other string subroutines are refused until the bytecode has them. */
+BEGIN
+{
+	trace(toupper(execname));
+}

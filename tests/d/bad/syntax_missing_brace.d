@@ -1,0 +1,3 @@
+BEGIN
+{
+	trace(1);

@@ -1,0 +1,5 @@
+/* In a script a description needs a predicate or actions. */
+BEGIN
+END
+{
+}

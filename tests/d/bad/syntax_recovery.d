@@ -1,0 +1,12 @@
+/* Errors in two statements and a later clause are all reported. */
+BEGIN
+{
+	x = 1 +* 2;
+	y = (3;
+	z = 4;
+}
+
+END
+{
+	trace(];
+}

@@ -1,0 +1,4 @@
+BEGIN
+{
+	trace(arg0 ? 1 : "one");
+}

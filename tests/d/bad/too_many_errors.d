@@ -1,0 +1,34 @@
+/* The compiler stops after 20 errors. */
+BEGIN
+{
+	trace(undefined00);
+	trace(undefined01);
+	trace(undefined02);
+	trace(undefined03);
+	trace(undefined04);
+	trace(undefined05);
+	trace(undefined06);
+	trace(undefined07);
+	trace(undefined08);
+	trace(undefined09);
+	trace(undefined10);
+	trace(undefined11);
+	trace(undefined12);
+	trace(undefined13);
+	trace(undefined14);
+	trace(undefined15);
+	trace(undefined16);
+	trace(undefined17);
+	trace(undefined18);
+	trace(undefined19);
+	trace(undefined20);
+	trace(undefined21);
+	trace(undefined22);
+	trace(undefined23);
+	trace(undefined24);
+	trace(undefined25);
+	trace(undefined26);
+	trace(undefined27);
+	trace(undefined28);
+	trace(undefined29);
+}

@@ -1,0 +1,4 @@
+BEGIN
+{
+	trace(1); /* the comment never ends
+}

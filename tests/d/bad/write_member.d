@@ -1,0 +1,4 @@
+BEGIN
+{
+	curthread->tid = 1;
+}

@@ -1,0 +1,5 @@
+/* errno, epid and id. */
+ERROR
+{
+	@errors[epid, id, errno] = count();
+}

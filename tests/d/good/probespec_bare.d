@@ -1,0 +1,2 @@
+// flags: -n
+BEGIN

@@ -1,0 +1,2 @@
+// flags: -n
+fbt::bcache_read:entry /arg0 > 10/

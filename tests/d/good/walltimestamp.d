@@ -1,0 +1,6 @@
+/* %Y prints walltimestamp as a date. */
+tick-1s
+{
+	printf("%Y\n", walltimestamp);
+	printf("%-30Y|\n", walltimestamp);
+}

@@ -1,0 +1,374 @@
+// SPDX-License-Identifier: BSD-2-Clause
+/*
+ * The semantic pass, expressions and clauses: gives every expression its
+ * type (operators, casts, ?:, assignments), folds integer constants, and
+ * walks the program: declarations in source order with the clauses,
+ * predicates, statements. Names are resolved in dt_vars.c; calls,
+ * actions, aggregations and the speculation rules are in dt_check_call.c.
+ *
+ * Integer arithmetic is done on 64 bits (dt_type_promote); comparisons
+ * and logical operators give int32 0 or 1; shift counts are taken modulo
+ * 64 when folding, as the x86 shift instructions take them.
+ *
+ * Invariant: a node is rewritten (resolved, or folded into DT_N_INT) only
+ * when it checks without error, so after an error nothing downstream
+ * trusts it: dt_check_expr returns false and callers stop at the first
+ * failure in a statement.
+ */
+#include <stdio.h>
+#include <string.h>
+#include "dt_impl.h"
+
+static bool check_member(struct dt_checker *ck, struct dt_node *n)
+{
+	if (!dt_check_expr(ck, n->left))
+		return false;
+	if (n->left->type.kind != DT_TYPE_THREAD) {
+		dt_error(ck->ctx, n->loc, D_UNSUPPORTED, "-> applies only to curthread (pointers "
+			 "are not supported)");
+		return false;
+	}
+	for (int i = 0; i < DT_MEMBER_COUNT; i++)
+		if (!strcmp(dt_thread_members[i].name, n->str)) {
+			n->ref.member = &dt_thread_members[i];
+			n->type = dt_thread_members[i].type;
+			return true;
+		}
+	dt_error(ck->ctx, n->loc, D_TYPE_MEMBER, "curthread has no member %s (it has tid, name, "
+		 "affinity, ticks_run, switches_in)", n->str);
+	return false;
+}
+
+static bool is_const(const struct dt_node *n)
+{
+	return n->kind == DT_N_INT;
+}
+
+static void make_const(struct dt_node *n, uint64_t v)
+{
+	n->kind = DT_N_INT;
+	n->value = dt_type_normalize(n->type, v);
+	n->cond = n->left = n->right = NULL;
+}
+
+/* Arithmetic right shift without relying on how C shifts negative values. */
+static uint64_t sar(uint64_t v, unsigned s)
+{
+	return (int64_t)v < 0 ? ~(~v >> s) : v >> s;
+}
+
+static bool fold_binary(struct dt_checker *ck, struct dt_node *n)
+{
+	uint64_t l = n->left->value, r = n->right->value, v;
+	bool sgn = dt_type_promote(n->left->type, n->right->type).is_signed;
+
+	switch (n->op) {
+	case DT_OP_ADD: v = l + r; break;
+	case DT_OP_SUB: v = l - r; break;
+	case DT_OP_MUL: v = l * r; break;
+	case DT_OP_DIV:
+	case DT_OP_MOD:
+		if (r == 0) {
+			dt_error(ck->ctx, n->loc, D_DIV_ZERO, "division by zero");
+			return false;
+		}
+		if (sgn && l == (uint64_t)INT64_MIN && r == UINT64_MAX)
+			v = n->op == DT_OP_DIV ? l : 0;
+		else if (sgn)
+			v = (uint64_t)(n->op == DT_OP_DIV ? (int64_t)l / (int64_t)r :
+				       (int64_t)l % (int64_t)r);
+		else
+			v = n->op == DT_OP_DIV ? l / r : l % r;
+		break;
+	case DT_OP_SHL: v = l << (r & 63); break;
+	case DT_OP_SHR: v = sgn ? sar(l, r & 63) : l >> (r & 63); break;
+	case DT_OP_BAND: v = l & r; break;
+	case DT_OP_BOR: v = l | r; break;
+	case DT_OP_BXOR: v = l ^ r; break;
+	case DT_OP_LAND: v = l && r; break;
+	case DT_OP_LOR: v = l || r; break;
+	case DT_OP_LXOR: v = !l != !r; break;
+	case DT_OP_EQ: v = l == r; break;
+	case DT_OP_NE: v = l != r; break;
+	case DT_OP_LT: v = sgn ? (int64_t)l < (int64_t)r : l < r; break;
+	case DT_OP_LE: v = sgn ? (int64_t)l <= (int64_t)r : l <= r; break;
+	case DT_OP_GT: v = sgn ? (int64_t)l > (int64_t)r : l > r; break;
+	case DT_OP_GE: v = sgn ? (int64_t)l >= (int64_t)r : l >= r; break;
+	default: return true;
+	}
+	make_const(n, v);
+	return true;
+}
+
+static bool is_relational(enum dt_op op)
+{
+	return op >= DT_OP_EQ && op <= DT_OP_GE;
+}
+
+static bool check_binary(struct dt_checker *ck, struct dt_node *n)
+{
+	if (!dt_check_expr(ck, n->left) || !dt_check_expr(ck, n->right))
+		return false;
+	struct dt_type l = n->left->type, r = n->right->type;
+	const char *op = dt_op_name(n->op);
+
+	if (n->op == DT_OP_LAND || n->op == DT_OP_LOR || n->op == DT_OP_LXOR) {
+		if (!dt_type_is_scalar(l) || !dt_type_is_scalar(r)) {
+			dt_error(ck->ctx, n->loc, D_OP_SCALAR, "operator %s needs scalar operands, "
+				 "not %s", op, dt_type_str(ck->ctx, dt_type_is_scalar(l) ? r : l));
+			return false;
+		}
+		n->type = dt_type_int32;
+	} else if (is_relational(n->op)) {
+		bool ok = dt_type_same_class(l, r) && l.kind != DT_TYPE_VOID;
+		/* A thread pointer compares with 0 (or any integer) for equality. */
+		if ((n->op == DT_OP_EQ || n->op == DT_OP_NE) &&
+		    ((l.kind == DT_TYPE_THREAD && r.kind == DT_TYPE_INT) ||
+		     (r.kind == DT_TYPE_THREAD && l.kind == DT_TYPE_INT)))
+			ok = true;
+		if (!ok) {
+			dt_error(ck->ctx, n->loc, D_OP_INCOMPAT, "operands of %s have incompatible "
+				 "types: %s %s %s", op, dt_type_str(ck->ctx, l), op, dt_type_str(ck->ctx, r));
+			return false;
+		}
+		n->type = dt_type_int32;
+	} else {
+		if (!dt_type_is_int(l) || !dt_type_is_int(r)) {
+			bool arith = n->op <= DT_OP_DIV;
+			dt_error(ck->ctx, n->loc, arith ? D_OP_ARITH : D_OP_INT, "operator %s needs "
+				 "integer operands, not %s%s", op,
+				 dt_type_str(ck->ctx, dt_type_is_int(l) ? r : l),
+				 n->op == DT_OP_ADD && (l.kind == DT_TYPE_STRING ||
+							r.kind == DT_TYPE_STRING) ?
+				 " (strjoin() joins strings)" : "");
+			return false;
+		}
+		n->type = n->op == DT_OP_SHL || n->op == DT_OP_SHR ? dt_type_promote(l, l) :
+			dt_type_promote(l, r);
+		if ((n->op == DT_OP_DIV || n->op == DT_OP_MOD) && is_const(n->right) &&
+		    n->right->value == 0) {
+			dt_error(ck->ctx, n->loc, D_DIV_ZERO, "division by zero");
+			return false;
+		}
+	}
+	if (is_const(n->left) && is_const(n->right))
+		return fold_binary(ck, n);
+	return true;
+}
+
+static bool check_unary(struct dt_checker *ck, struct dt_node *n)
+{
+	if (!dt_check_expr(ck, n->left))
+		return false;
+	struct dt_type t = n->left->type;
+	if (n->op == DT_OP_LNOT) {
+		if (!dt_type_is_scalar(t)) {
+			dt_error(ck->ctx, n->loc, D_OP_SCALAR, "operator ! needs a scalar operand, "
+				 "not %s", dt_type_str(ck->ctx, t));
+			return false;
+		}
+		n->type = dt_type_int32;
+	} else {
+		if (!dt_type_is_int(t)) {
+			dt_error(ck->ctx, n->loc, n->op == DT_OP_BNOT ? D_OP_INT : D_OP_ARITH,
+				 "operator %s needs an integer operand, not %s", dt_op_name(n->op),
+				 dt_type_str(ck->ctx, t));
+			return false;
+		}
+		n->type = dt_type_promote(t, t);
+	}
+	if (is_const(n->left)) {
+		uint64_t v = n->left->value;
+		make_const(n, n->op == DT_OP_NEG ? 0 - v : n->op == DT_OP_BNOT ? ~v :
+			   n->op == DT_OP_LNOT ? v == 0 : v);
+	}
+	return true;
+}
+
+static bool check_ternary(struct dt_checker *ck, struct dt_node *n)
+{
+	if (!dt_check_expr(ck, n->cond) || !dt_check_expr(ck, n->left) ||
+	    !dt_check_expr(ck, n->right))
+		return false;
+	if (!dt_type_is_scalar(n->cond->type)) {
+		dt_error(ck->ctx, n->cond->loc, D_OP_SCALAR, "the condition of ?: must be scalar, "
+			 "not %s", dt_type_str(ck->ctx, n->cond->type));
+		return false;
+	}
+	struct dt_type a = n->left->type, b = n->right->type;
+	if (!dt_type_same_class(a, b) || a.kind == DT_TYPE_VOID) {
+		dt_error(ck->ctx, n->loc, D_OP_INCOMPAT, "operands of ?: have incompatible types: "
+			 "%s and %s", dt_type_str(ck->ctx, a), dt_type_str(ck->ctx, b));
+		return false;
+	}
+	n->type = a.kind == DT_TYPE_INT ? dt_type_promote(a, b) : a;
+	if (is_const(n->cond) && is_const(n->left) && is_const(n->right))
+		make_const(n, n->cond->value ? n->left->value : n->right->value);
+	return true;
+}
+
+static bool check_cast(struct dt_checker *ck, struct dt_node *n)
+{
+	if (!dt_check_expr(ck, n->left))
+		return false;
+	struct dt_type from = n->left->type, to = n->type;
+	bool ok = (to.kind == DT_TYPE_INT && dt_type_is_scalar(from)) ||
+		  (to.kind == DT_TYPE_STRING && from.kind == DT_TYPE_STRING);
+	if (!ok) {
+		dt_error(ck->ctx, n->loc, D_CAST_INVAL, "invalid cast from %s to %s",
+			 dt_type_str(ck->ctx, from), dt_type_str(ck->ctx, to));
+		return false;
+	}
+	if (is_const(n->left))
+		make_const(n, n->left->value);
+	return true;
+}
+
+static bool check_assign(struct dt_checker *ck, struct dt_node *n)
+{
+	if (!dt_check_expr(ck, n->right))
+		return false;
+	struct dt_type value = n->right->type;
+	if (value.kind == DT_TYPE_VOID)
+		return false;
+	if (n->op == DT_OP_NONE) {
+		if (!dt_resolve_lvalue(ck, n->left, value))
+			return false;
+		n->type = n->left->type;
+		return true;
+	}
+	char op[4];
+	snprintf(op, sizeof(op), "%s=", dt_op_name(n->op));
+	if (!dt_check_modifiable(ck, n->left, op))
+		return false;
+	if (!dt_type_is_int(value)) {
+		dt_error(ck->ctx, n->loc, n->op <= DT_OP_DIV ? D_OP_ARITH : D_OP_INT, "operator %s "
+			 "needs an integer on its right, not %s", op, dt_type_str(ck->ctx, value));
+		return false;
+	}
+	if ((n->op == DT_OP_DIV || n->op == DT_OP_MOD) && is_const(n->right) &&
+	    n->right->value == 0) {
+		dt_error(ck->ctx, n->loc, D_DIV_ZERO, "division by zero");
+		return false;
+	}
+	n->type = n->left->type;
+	return true;
+}
+
+bool dt_check_expr(struct dt_checker *ck, struct dt_node *n)
+{
+	if (ck->ctx->stopped)
+		return false;
+	switch (n->kind) {
+	case DT_N_INT:
+	case DT_N_STRING:
+	case DT_N_BUILTIN:
+	case DT_N_AGGREF:
+		return true;
+	case DT_N_VAR:
+		return n->ref.var ? true : dt_resolve_read(ck, n);
+	case DT_N_ARRAY:
+		return true;
+	case DT_N_IDENT:
+		return dt_resolve_read(ck, n);
+	case DT_N_INDEX:
+		return dt_resolve_array(ck, n, NULL);
+	case DT_N_AGGNAME:
+		dt_error(ck->ctx, n->loc, D_AGG_USE, "@%s cannot be used as a value: aggregations "
+			 "are printed with printa()", n->str);
+		return false;
+	case DT_N_MEMBER:
+		return check_member(ck, n);
+	case DT_N_UNARY:
+		return check_unary(ck, n);
+	case DT_N_BINARY:
+		return check_binary(ck, n);
+	case DT_N_TERNARY:
+		return check_ternary(ck, n);
+	case DT_N_ASSIGN:
+		return check_assign(ck, n);
+	case DT_N_INCDEC:
+		if (!dt_check_modifiable(ck, n->left, n->op == DT_OP_PREINC ||
+				      n->op == DT_OP_POSTINC ? "++" : "--"))
+			return false;
+		n->type = n->left->type;
+		return true;
+	case DT_N_CAST:
+		return check_cast(ck, n);
+	case DT_N_CALL:
+		return dt_check_call_expr(ck, n);
+	case DT_N_COMMA:
+		if (!dt_check_expr(ck, n->left) || !dt_check_expr(ck, n->right))
+			return false;
+		n->type = n->right->type;
+		if (is_const(n->left) && is_const(n->right))
+			make_const(n, n->right->value);
+		return true;
+	}
+	return false;
+}
+
+static void check_statement(struct dt_checker *ck, struct dt_stmt *s)
+{
+	if (s->kind == DT_S_AGG) {
+		dt_check_aggregation(ck, s);
+		return;
+	}
+	struct dt_node *e = s->expr;
+	if (e->kind == DT_N_CALL) {
+		const struct dt_func *f = dt_func_lookup(e->str);
+		if (f && f->kind == DT_FK_ACTION) {
+			dt_check_action(ck, s);
+			return;
+		}
+		/* func(pc); and sym(pc); on their own record the symbol, as trace() would. */
+		if (f && (f->id == DT_F_FUNC || f->id == DT_F_SYM)) {
+			if (!dt_check_expr(ck, e))
+				return;
+			s->kind = DT_S_ACTION;
+			s->func = &dt_funcs[DT_F_TRACE];
+			s->args = e;
+			s->nargs = 1;
+			s->expr = NULL;
+			dt_speculation_rules(ck, s);
+			return;
+		}
+	}
+	dt_check_expr(ck, e);
+}
+
+static void check_clause(struct dt_checker *ck, struct dt_clause *c)
+{
+	ck->clause = c;
+	ck->seen_speculate = ck->seen_commit = ck->seen_data = ck->seen_agg = false;
+	if (c->predicate && dt_check_expr(ck, c->predicate) &&
+	    !dt_type_is_scalar(c->predicate->type))
+		dt_error(ck->ctx, c->predicate->loc, D_PRED_SCALAR, "predicate must be of scalar "
+			 "type, not %s", dt_type_str(ck->ctx, c->predicate->type));
+	for (struct dt_stmt *s = c->stmts; s && !ck->ctx->stopped; s = s->next)
+		check_statement(ck, s);
+}
+
+void dt_check_program(struct dt_ctx *ctx)
+{
+	struct dt_checker ck = { .ctx = ctx, .prog = ctx->prog };
+	const struct dt_decl *d = ctx->decls;
+
+	ck.vars_tail = &ctx->prog->vars;
+	ck.aggs_tail = &ctx->prog->aggs;
+	for (struct dt_clause *c = ctx->prog->clauses; c && !ctx->stopped; c = c->next) {
+		for (; d && d->before_clause <= c->index; d = d->next)
+			dt_apply_declaration(&ck, d);
+		check_clause(&ck, c);
+	}
+	for (; d && !ctx->stopped; d = d->next)
+		dt_apply_declaration(&ck, d);
+	dt_check_deferred(&ck);
+	/* Like dtrace: an argument nothing uses is probably a mistake (reported last). */
+	for (int i = 1; i <= ctx->argc && ctx->prog->nerrors == 0; i++)
+		if (!ctx->arg_used[i])
+			dt_error(ctx, ctx->end, D_MACRO_UNUSED, "extraneous argument %s ($%d is not "
+				 "used by the program)",
+				 dt_quote(ctx, ctx->argv[i - 1] ? ctx->argv[i - 1] : "",
+					  ctx->argv[i - 1] ? strlen(ctx->argv[i - 1]) : 0, 40), i);
+}

@@ -1,0 +1,591 @@
+// SPDX-License-Identifier: BSD-2-Clause
+/*
+ * The semantic pass, calls: each call checked against the function table
+ * (dt_funcs.c) by arity and argument kinds, actions, aggregations
+ * (`@name[keys] = func(args)`: one function and one key signature per
+ * aggregation, lquantize's constant bounds), printf/printa formats
+ * against their arguments, and the speculation rules of a clause.
+ *
+ * Invariants: actions are only statements, aggregating functions only
+ * the right side of an aggregation, subroutines only values; each
+ * statement reports at most one error; references to aggregations
+ * (printa, clear, ...) are checked once every clause has been seen, so
+ * a printa may come before the clause that fills its aggregation.
+ */
+#include <stdio.h>
+#include <string.h>
+#include "dt_impl.h"
+
+/* The error tags of the functions dtrace gives their own. */
+static const struct {
+	enum dt_func_id id;
+	enum dt_errtag proto, aggarg, aggbad, scalar;
+} func_tags[] = {
+	{ DT_F_PRINTA, D_PRINTA_PROTO, D_PRINTA_AGGARG, D_PRINTA_AGGBAD, D_PROTO_ARG },
+	{ DT_F_CLEAR, D_CLEAR_PROTO, D_CLEAR_AGGARG, D_CLEAR_AGGBAD, D_PROTO_ARG },
+	{ DT_F_TRUNC, D_TRUNC_PROTO, D_TRUNC_AGGARG, D_TRUNC_AGGBAD, D_TRUNC_SCALAR },
+	{ DT_F_NORMALIZE, D_NORMALIZE_PROTO, D_NORMALIZE_AGGARG, D_NORMALIZE_AGGBAD,
+	  D_NORMALIZE_SCALAR },
+	{ DT_F_DENORMALIZE, D_NORMALIZE_PROTO, D_NORMALIZE_AGGARG, D_NORMALIZE_AGGBAD,
+	  D_NORMALIZE_SCALAR },
+	{ DT_F_STACK, D_STACK_PROTO, D_PROTO_ARG, D_PROTO_ARG, D_STACK_SIZE },
+};
+
+static enum dt_errtag tag_for(enum dt_func_id id, int which)
+{
+	for (size_t i = 0; i < sizeof(func_tags) / sizeof(func_tags[0]); i++)
+		if (func_tags[i].id == id)
+			return which == 0 ? func_tags[i].proto : which == 1 ? func_tags[i].aggarg :
+			       which == 2 ? func_tags[i].aggbad : func_tags[i].scalar;
+	return which == 0 ? D_PROTO_LEN : D_PROTO_ARG;
+}
+
+static enum dt_arg_kind param_kind(const struct dt_func *f, int i)
+{
+	int last = 0;
+	for (int k = 1; k < DT_FUNC_MAX_PARAMS; k++)
+		if (f->params[k])
+			last = k;
+	return (enum dt_arg_kind)f->params[i < last ? i : last];
+}
+
+struct dt_agg *dt_agg_ref(struct dt_checker *ck, const char *name, struct dt_loc loc)
+{
+	struct dt_agg *a = dt_sym_find(&ck->syms, DT_NS_AGG, name);
+	if (a)
+		return a;
+	a = dt_alloc(ck->ctx, sizeof(*a));
+	a->name = name;
+	a->loc = loc;
+	a->id = ck->prog->naggs++;
+	*ck->aggs_tail = a;
+	ck->aggs_tail = &a->next;
+	dt_sym_add(ck->ctx, &ck->syms, DT_NS_AGG, name, a);
+	return a;
+}
+
+/* Arity, then each argument against its kind. */
+static bool check_args(struct dt_checker *ck, const struct dt_func *f, struct dt_node *args,
+		       int nargs, struct dt_loc loc)
+{
+	if (nargs < f->min_args || nargs > f->max_args) {
+		const char *bound = f->min_args == f->max_args ? "" :
+				    nargs < f->min_args ? "at least " : "at most ";
+		dt_error(ck->ctx, loc, tag_for(f->id, 0), "%s( ) prototype mismatch: %d arg%s "
+			 "passed, %s%d expected", f->name, nargs, nargs == 1 ? "" : "s", bound,
+			 nargs < f->min_args ? f->min_args : f->max_args);
+		return false;
+	}
+	int i = 0;
+	for (struct dt_node *a = args; a; a = a->next, i++) {
+		enum dt_arg_kind kind = param_kind(f, i);
+		if (kind == DT_ARG_AGG) {
+			if (a->kind != DT_N_AGGNAME) {
+				dt_error(ck->ctx, a->loc, tag_for(f->id, 1), "%s( ) argument #%d must be "
+					 "an aggregation (@name)", f->name, i + 1);
+				return false;
+			}
+			a->kind = DT_N_AGGREF;
+			a->ref.agg = dt_agg_ref(ck, a->str, a->loc);
+			continue;
+		}
+		if (kind == DT_ARG_FORMAT && a->kind != DT_N_STRING) {
+			dt_error(ck->ctx, a->loc, D_PRINTF_ARG_FMT, "%s( ) argument #%d must be a "
+				 "string constant (the format)", f->name, i + 1);
+			return false;
+		}
+		if (!dt_check_expr(ck, a))
+			return false;
+		if (f->id == DT_F_LQUANTIZE && i > 0)
+			continue;	/* check_lquantize: constants with their own tags */
+		struct dt_type t = a->type;
+		const char *want = NULL;
+		if (t.kind == DT_TYPE_VOID) {
+			dt_error(ck->ctx, a->loc, f->id == DT_F_TRACE ? D_TRACE_VOID : D_PROTO_ARG,
+				 "%s( ) argument #%d has no value", f->name, i + 1);
+			return false;
+		}
+		if ((kind == DT_ARG_INT || kind == DT_ARG_INT_CONST) && !dt_type_is_int(t))
+			want = kind == DT_ARG_INT ? "an integer" : "an integer constant";
+		else if (kind == DT_ARG_STRING && t.kind != DT_TYPE_STRING)
+			want = "a string";
+		if (want) {
+			dt_error(ck->ctx, a->loc, i > 0 ? tag_for(f->id, 3) : D_PROTO_ARG,
+				 "%s( ) argument #%d is incompatible with prototype: expected %s, "
+				 "got %s", f->name, i + 1, want, dt_type_str(ck->ctx, t));
+			return false;
+		}
+		if (kind == DT_ARG_INT_CONST && a->kind != DT_N_INT) {
+			dt_error(ck->ctx, a->loc, tag_for(f->id, 3), "%s( ) argument #%d must be an "
+				 "integer constant", f->name, i + 1);
+			return false;
+		}
+	}
+	return true;
+}
+
+bool dt_check_call_expr(struct dt_checker *ck, struct dt_node *n)
+{
+	const struct dt_func *f = dt_func_lookup(n->str);
+
+	if (!f) {
+		const char *why = dt_func_refusal(n->str);
+		if (why)
+			dt_error(ck->ctx, n->loc, D_UNSUPPORTED, "%s( ) is not supported: %s", n->str,
+				 why);
+		else
+			dt_error(ck->ctx, n->loc, D_FUNC_UNDEF, "failed to resolve %s: unknown "
+				 "function", n->str);
+		return false;
+	}
+	if (f->kind == DT_FK_ACTION) {
+		dt_error(ck->ctx, n->loc, D_CG_EXPR, "%s( ) is an action: it may only be a "
+			 "statement of its own, not part of an expression", f->name);
+		return false;
+	}
+	if (f->kind == DT_FK_AGG) {
+		dt_error(ck->ctx, n->loc, D_AGG_FUNC, "%s( ) is an aggregating function: it may "
+			 "only be assigned to an aggregation, e.g. @name[keys] = %s(...)", f->name,
+			 f->name);
+		return false;
+	}
+	if (!check_args(ck, f, n->args, n->nargs, n->loc))
+		return false;
+	n->ref.func = f;
+	n->type = f->result;
+	return true;
+}
+
+/* printf: the format's conversions against the values after it. */
+static bool check_printf(struct dt_checker *ck, struct dt_stmt *s)
+{
+	struct dt_node *fmt = s->args;
+	if (fmt->len == 0) {
+		dt_error(ck->ctx, fmt->loc, D_PRINTF_FMT_EMPTY, "printf( ) format string is empty");
+		return false;
+	}
+	struct dt_format *f = dt_format_parse(ck->ctx, fmt->loc, "printf", fmt->str, fmt->len,
+					      false);
+	if (!f)
+		return false;
+	struct dt_node *argv[DT_MAX_ARGS + 1];
+	int n = 0;
+	for (struct dt_node *a = s->args; a && n <= DT_MAX_ARGS; a = a->next)
+		argv[n++] = a;
+	int next = 1;
+	for (int c = 0; c < f->nconv; c++) {
+		struct dt_conv *cv = &f->convs[c];
+		const char *spec = dt_strndup(ck->ctx, f->text + cv->offset, cv->length);
+		for (int star = 0; star < cv->star_width + cv->star_precision; star++, next++) {
+			if (next >= n) {
+				dt_error(ck->ctx, s->loc, D_PRINTF_DYN_PROTO, "printf( ) prototype "
+					 "mismatch: conversion #%d (%s) needs an argument for its *",
+					 c + 1, spec);
+				return false;
+			}
+			if (!dt_type_is_int(argv[next]->type)) {
+				dt_error(ck->ctx, argv[next]->loc, D_PRINTF_DYN_TYPE, "printf( ) argument "
+					 "#%d is the * of conversion #%d (%s): expected an integer, got "
+					 "%s", next + 1, c + 1, spec, dt_type_str(ck->ctx, argv[next]->type));
+				return false;
+			}
+		}
+		if (next >= n) {
+			dt_error(ck->ctx, s->loc, D_PRINTF_ARG_PROTO, "printf( ) prototype mismatch: "
+				 "conversion #%d (%s) is missing a corresponding value argument", c + 1,
+				 spec);
+			return false;
+		}
+		const char *want;
+		if (!dt_conv_accepts(cv, argv[next]->type, &want)) {
+			dt_error(ck->ctx, argv[next]->loc, D_PRINTF_ARG_TYPE, "printf( ) argument #%d "
+				 "is incompatible with conversion #%d (%s): expected %s, got %s",
+				 next + 1, c + 1, spec, want, dt_type_str(ck->ctx, argv[next]->type));
+			return false;
+		}
+		cv->arg = next++;
+	}
+	if (next < n) {
+		dt_error(ck->ctx, argv[next]->loc, D_PRINTF_ARG_EXTRA, "printf( ) prototype "
+			 "mismatch: the format uses %d argument%s, %d given", next - 1,
+			 next == 2 ? "" : "s", n - 1);
+		return false;
+	}
+	s->format = f;
+	return true;
+}
+
+/* printa([format,] @a[, @b...]): the format is checked once the keys are known. */
+static bool check_printa(struct dt_checker *ck, struct dt_stmt *s)
+{
+	struct dt_node *first = s->args;
+	const struct dt_func *f = s->func;
+
+	if (s->nargs == 0 || (first->kind == DT_N_STRING && s->nargs == 1)) {
+		dt_error(ck->ctx, s->loc, D_PRINTA_PROTO, "printa( ) prototype mismatch: expected "
+			 "an aggregation%s", s->nargs ? " after the format" : "");
+		return false;
+	}
+	if (first->kind != DT_N_STRING && first->kind != DT_N_AGGNAME) {
+		if (!dt_check_expr(ck, first))
+			return false;
+		bool stringish = first->type.kind == DT_TYPE_STRING;
+		dt_error(ck->ctx, first->loc, stringish ? D_PRINTF_ARG_FMT : D_PRINTA_AGGARG,
+			 stringish ? "printa( ) argument #1 must be a string constant (the format)" :
+			 "printa( ) argument #1 must be a format or an aggregation");
+		return false;
+	}
+	int i = 0;
+	for (struct dt_node *a = first; a; a = a->next, i++) {
+		if (i == 0 && a->kind == DT_N_STRING)
+			continue;
+		if (a->kind != DT_N_AGGNAME) {
+			dt_error(ck->ctx, a->loc, D_PRINTA_AGGARG, "printa( ) argument #%d must be an "
+				 "aggregation (@name)", i + 1);
+			return false;
+		}
+		a->kind = DT_N_AGGREF;
+		a->ref.agg = dt_agg_ref(ck, a->str, a->loc);
+	}
+	if (first->kind == DT_N_STRING) {
+		if (first->len == 0) {
+			dt_error(ck->ctx, first->loc, D_PRINTF_FMT_EMPTY, "printa( ) format string is "
+				 "empty");
+			return false;
+		}
+		s->format = dt_format_parse(ck->ctx, first->loc, f->name, first->str, first->len,
+					    true);
+		if (!s->format)
+			return false;
+	}
+	return true;
+}
+
+static void defer(struct dt_checker *ck, struct dt_stmt *s)
+{
+	struct dt_deferred *d = dt_alloc(ck->ctx, sizeof(*d));
+	d->stmt = s;
+	d->next = ck->deferred;
+	ck->deferred = d;
+}
+
+/*
+ * The speculation rules, per clause, in statement order (dtrace's, and
+ * discard() is held to commit()'s): speculate() comes before any
+ * data-recording action or aggregation and only once; commit()/discard()
+ * do not mix with data-recording actions or aggregations and come once;
+ * exit() is not speculative. exit() records data (its status).
+ */
+void dt_speculation_rules(struct dt_checker *ck, struct dt_stmt *s)
+{
+	struct dt_ctx *ctx = ck->ctx;
+	const struct dt_func *f = s->func;
+
+	switch (f->id) {
+	case DT_F_SPECULATE:
+		if (ck->seen_speculate)
+			dt_error(ctx, s->loc, D_SPEC_SPEC, "speculate( ) may not follow another "
+				 "speculate( ) in the same clause");
+		else if (ck->seen_commit)
+			dt_error(ctx, s->loc, D_SPEC_COMM, "speculate( ) may not follow commit( ) or "
+				 "discard( ) in the same clause");
+		else if (ck->seen_data || ck->seen_agg)
+			dt_error(ctx, s->loc, D_SPEC_DREC, "speculate( ) may not follow "
+				 "data-recording actions or aggregations in the same clause");
+		ck->seen_speculate = true;
+		ck->clause->speculative = true;
+		return;
+	case DT_F_COMMIT:
+	case DT_F_DISCARD:
+		if (ck->seen_commit)
+			dt_error(ctx, s->loc, D_COMM_COMM, "%s( ) may not follow another commit( ) or "
+				 "discard( ) in the same clause", f->name);
+		else if (ck->seen_data || ck->seen_agg)
+			dt_error(ctx, s->loc, D_COMM_DREC, "%s( ) may not follow data-recording "
+				 "actions or aggregations in the same clause", f->name);
+		ck->seen_commit = true;
+		return;
+	default:
+		break;
+	}
+	if (f->id == DT_F_EXIT && ck->seen_speculate) {
+		dt_error(ctx, s->loc, D_EXIT_SPEC, "exit( ) may not follow speculate( ): a "
+			 "speculative clause cannot end tracing");
+		return;
+	}
+	if (!f->records_data)
+		return;
+	if (ck->seen_commit)
+		dt_error(ctx, s->loc, D_DREC_COMM, "data-recording actions may not follow commit( ) "
+			 "or discard( ) in the same clause");
+	ck->seen_data = true;
+}
+
+void dt_check_action(struct dt_checker *ck, struct dt_stmt *s)
+{
+	struct dt_node *call = s->expr;
+	const struct dt_func *f = dt_func_lookup(call->str);
+	bool ok;
+
+	s->kind = DT_S_ACTION;
+	s->func = f;
+	s->args = call->args;
+	s->nargs = call->nargs;
+	s->expr = NULL;
+	switch (f->id) {
+	case DT_F_PRINTA:
+		ok = check_printa(ck, s);
+		break;
+	case DT_F_PRINTF:
+		ok = check_args(ck, f, s->args, s->nargs, s->loc) && check_printf(ck, s);
+		break;
+	default:
+		ok = check_args(ck, f, s->args, s->nargs, s->loc);
+		break;
+	}
+	if (!ok)
+		return;
+	if (f->id == DT_F_STACK && s->nargs == 1 &&
+	    ((int64_t)s->args->value < 1 || s->args->value > 1024)) {
+		dt_error(ck->ctx, s->args->loc, D_STACK_SIZE, "stack( ) argument #1 must be a "
+			 "number of frames from 1 to 1024");
+		return;
+	}
+	for (struct dt_node *a = s->args; a; a = a->next)
+		if (a->kind == DT_N_AGGREF) {
+			defer(ck, s);
+			break;
+		}
+	dt_speculation_rules(ck, s);
+}
+
+/*
+ * lquantize(value, low, high[, step]) (its arity already checked):
+ * constant bounds, as dtrace insists; they go to *lq.
+ */
+static bool check_lquantize(struct dt_checker *ck, const struct dt_node *value,
+			    struct dt_loc loc, struct dt_agg *lq)
+{
+	static const struct {
+		enum dt_errtag type_tag, value_tag;
+		const char *what;
+	} bounds[] = {
+		{ D_LQUANT_BASETYPE, D_LQUANT_BASEVAL, "lower bound" },
+		{ D_LQUANT_LIMTYPE, D_LQUANT_LIMVAL, "upper bound" },
+		{ D_LQUANT_STEPTYPE, D_LQUANT_STEPVAL, "step" },
+	};
+	int64_t v[3] = { 0, 0, 1 };
+	int i = 0;
+	for (const struct dt_node *a = value->next; a && i < 3; a = a->next, i++) {
+		if (a->kind != DT_N_INT) {
+			dt_error(ck->ctx, a->loc, bounds[i].type_tag, "lquantize( ) argument #%d "
+				 "(%s) must be an integer constant", i + 2, bounds[i].what);
+			return false;
+		}
+		v[i] = (int64_t)a->value;
+		bool fits = a->type.is_signed || a->value <= (uint64_t)INT64_MAX;
+		if (!fits || (i < 2 && (v[i] < INT32_MIN || v[i] > INT32_MAX)) ||
+		    (i == 2 && (v[i] < 1 || v[i] > UINT16_MAX))) {
+			dt_error(ck->ctx, a->loc, bounds[i].value_tag, "lquantize( ) argument #%d "
+				 "(%s) must be %s", i + 2, bounds[i].what, i < 2 ?
+				 "a 32-bit quantity" : "from 1 to 65535");
+			return false;
+		}
+	}
+	if (v[1] <= v[0]) {
+		dt_error(ck->ctx, loc, D_LQUANT_MISMATCH, "lquantize( ) upper bound (%lld) must "
+			 "be greater than the lower bound (%lld)", (long long)v[1], (long long)v[0]);
+		return false;
+	}
+	if (v[2] > v[1] - v[0]) {
+		dt_error(ck->ctx, loc, D_LQUANT_STEPLARGE, "lquantize( ) step (%lld) is larger "
+			 "than the range %lld..%lld", (long long)v[2], (long long)v[0],
+			 (long long)v[1]);
+		return false;
+	}
+	if ((v[1] - v[0]) / v[2] > UINT16_MAX) {
+		dt_error(ck->ctx, loc, D_LQUANT_STEPSMALL, "lquantize( ) step (%lld) is too small: "
+			 "more than 65535 levels", (long long)v[2]);
+		return false;
+	}
+	lq->lq_low = v[0];
+	lq->lq_high = v[1];
+	lq->lq_step = v[2];
+	return true;
+}
+
+void dt_check_aggregation(struct dt_checker *ck, struct dt_stmt *s)
+{
+	struct dt_node *target = s->expr, *rhs = target->right;
+	const char *name = target->str;
+	char what[300];
+
+	snprintf(what, sizeof(what), "@%s", name);
+	for (struct dt_node *k = target->args; k; k = k->next)
+		if (!dt_check_expr(ck, k))
+			return;
+	for (struct dt_node *k = target->args; k; k = k->next)
+		if (!dt_type_is_scalar(k->type) && k->type.kind != DT_TYPE_STRING) {
+			dt_error(ck->ctx, k->loc, D_KEY_TYPE, "%s[ ] key has no value", what);
+			return;
+		}
+	const struct dt_func *f = rhs->kind == DT_N_CALL ? dt_func_lookup(rhs->str) : NULL;
+	if (!f || f->kind != DT_FK_AGG) {
+		if (rhs->kind == DT_N_CALL && !f && dt_func_refusal(rhs->str))
+			dt_error(ck->ctx, rhs->loc, D_UNSUPPORTED, "%s( ) is not supported: %s",
+				 rhs->str, dt_func_refusal(rhs->str));
+		else
+			dt_error(ck->ctx, rhs->loc, D_AGG_FUNC, "%s must be assigned an aggregating "
+				 "function (count, sum, min, max, avg, stddev, quantize, lquantize)",
+				 what);
+		return;
+	}
+	if (!check_args(ck, f, rhs->args, rhs->nargs, rhs->loc))
+		return;
+	struct dt_agg shape = { .func = f };
+	if (f->id == DT_F_LQUANTIZE && !check_lquantize(ck, rhs->args, rhs->loc, &shape))
+		return;
+
+	struct dt_agg *a = dt_agg_ref(ck, name, target->loc);
+	if (a->defined) {
+		if (a->func != f || a->lq_low != shape.lq_low || a->lq_high != shape.lq_high ||
+		    a->lq_step != shape.lq_step) {
+			dt_error(ck->ctx, rhs->loc, D_AGG_REDEF, "aggregation %s redefined: it is %s( ) "
+				 "%sat line %d, here %s( )", what, a->func->name,
+				 a->func == f ? "with other bounds " : "", a->loc.line, f->name);
+			return;
+		}
+	}
+	if (a->defined) {
+		int i = 0;
+		if (target->nargs != a->nkeys) {
+			dt_error(ck->ctx, target->loc, D_PROTO_LEN, "%s[ ] prototype mismatch: %d key%s "
+				 "given, %d expected", what, target->nargs, target->nargs == 1 ? "" :
+				 "s", a->nkeys);
+			return;
+		}
+		for (struct dt_node *k = target->args; k; k = k->next, i++)
+			if (!dt_type_same_class(k->type, a->keys[i])) {
+				dt_error(ck->ctx, k->loc, D_PROTO_ARG, "%s[ ] key #%d is incompatible "
+					 "with prototype: expected %s, got %s", what, i + 1,
+					 dt_type_str(ck->ctx, a->keys[i]), dt_type_str(ck->ctx, k->type));
+				return;
+			}
+	} else if (target->nargs > DT_MAX_KEYS) {
+		dt_error(ck->ctx, target->loc, D_KEY_TYPE, "%s has more than %d keys", what,
+			 DT_MAX_KEYS);
+		return;
+	} else {
+		a->defined = true;
+		a->func = f;
+		a->loc = target->loc;
+		a->lq_low = shape.lq_low;
+		a->lq_high = shape.lq_high;
+		a->lq_step = shape.lq_step;
+		a->nkeys = 0;
+		for (struct dt_node *k = target->args; k; k = k->next)
+			a->keys[a->nkeys++] = k->type;
+	}
+	s->agg = a;
+	s->func = f;
+	s->keys = target->args;
+	s->nkeys = target->nargs;
+	s->args = rhs->args;
+	s->nargs = rhs->nargs;
+	s->expr = NULL;
+	if (ck->seen_speculate)
+		dt_error(ck->ctx, s->loc, D_AGG_SPEC, "aggregations may not follow speculate( ) in "
+			 "the same clause");
+	else if (ck->seen_commit)
+		dt_error(ck->ctx, s->loc, D_AGG_COMM, "aggregations may not follow commit( ) or "
+			 "discard( ) in the same clause");
+	ck->seen_agg = true;
+}
+
+/* printa's format against the keys of its aggregations. */
+static void check_printa_format(struct dt_checker *ck, struct dt_stmt *s, struct dt_agg *agg,
+				int naggs)
+{
+	struct dt_format *f = s->format;
+	int key = 0, value = 0;
+
+	for (int c = 0; c < f->nconv; c++) {
+		struct dt_conv *cv = &f->convs[c];
+		const char *spec = dt_strndup(ck->ctx, f->text + cv->offset, cv->length);
+		if (cv->star_width || cv->star_precision) {
+			dt_error(ck->ctx, s->args->loc, D_PRINTF_DYN_PROTO, "printa( ) conversion #%d "
+				 "(%s): * widths are not supported in printa( ) formats", c + 1, spec);
+			return;
+		}
+		if (cv->agg_value) {
+			if (value >= naggs) {
+				dt_error(ck->ctx, s->args->loc, D_PRINTF_ARG_PROTO, "printa( ) conversion "
+					 "#%d (%s) has no aggregation to print", c + 1, spec);
+				return;
+			}
+			cv->arg = value++;
+			continue;
+		}
+		if (key >= agg->nkeys) {
+			dt_error(ck->ctx, s->args->loc, D_PRINTF_ARG_PROTO, "printa( ) conversion #%d "
+				 "(%s) has no key to print: @%s has %d key%s", c + 1, spec, agg->name,
+				 agg->nkeys, agg->nkeys == 1 ? "" : "s");
+			return;
+		}
+		const char *want;
+		if (!dt_conv_accepts(cv, agg->keys[key], &want)) {
+			dt_error(ck->ctx, s->args->loc, D_PRINTF_ARG_TYPE, "printa( ) key #%d of @%s is "
+				 "incompatible with conversion #%d (%s): expected %s, got %s", key + 1,
+				 agg->name, c + 1, spec, want, dt_type_str(ck->ctx, agg->keys[key]));
+			return;
+		}
+		cv->arg = key++;
+	}
+}
+
+void dt_check_deferred(struct dt_checker *ck)
+{
+	/* The list is newest first: reverse it so errors come in source order. */
+	struct dt_deferred *rev = NULL;
+	while (ck->deferred) {
+		struct dt_deferred *d = ck->deferred;
+		ck->deferred = d->next;
+		d->next = rev;
+		rev = d;
+	}
+	for (struct dt_deferred *d = rev; d && !ck->ctx->stopped; d = d->next) {
+		struct dt_stmt *s = d->stmt;
+		const struct dt_func *f = s->func;
+		struct dt_agg *first = NULL;
+		int i = 0, naggs = 0;
+		bool ok = true;
+		for (struct dt_node *a = s->args; a && ok; a = a->next, i++) {
+			if (a->kind != DT_N_AGGREF)
+				continue;
+			struct dt_agg *agg = a->ref.agg;
+			naggs++;
+			if (!agg->defined) {
+				dt_error(ck->ctx, a->loc, tag_for(f->id, 2), "%s( ) argument #%d: "
+					 "aggregation @%s is not defined by any clause", f->name, i + 1,
+					 agg->name);
+				ok = false;
+			} else if (!first) {
+				first = agg;
+			} else if (agg->nkeys != first->nkeys) {
+				dt_error(ck->ctx, a->loc, tag_for(f->id, 1), "%s( ) aggregations @%s and "
+					 "@%s have different keys", f->name, first->name, agg->name);
+				ok = false;
+			} else {
+				for (int k = 0; k < agg->nkeys && ok; k++)
+					if (!dt_type_same_class(agg->keys[k], first->keys[k])) {
+						dt_error(ck->ctx, a->loc, tag_for(f->id, 1), "%s( ) aggregations "
+							 "@%s and @%s have different keys", f->name,
+							 first->name, agg->name);
+						ok = false;
+					}
+			}
+		}
+		if (ok && first && s->format)
+			check_printa_format(ck, s, first, naggs);
+	}
+}

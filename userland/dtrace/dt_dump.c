@@ -1,0 +1,325 @@
+// SPDX-License-Identifier: BSD-2-Clause
+/*
+ * The checked program as S-expressions, for tests and for reading: the
+ * options #pragma set, the variables and aggregations (with ids, types
+ * and key signatures), then each clause's probes, predicate and
+ * statements. Every expression prints as (HEAD TYPE OPERANDS...), HEAD
+ * being the operator or what the node resolved to:
+ *
+ *	(int int64 5) (str "hi\n") (builtin uint64 timestamp)
+ *	(global int64 x) (self uint64 ts) (this int64 n)
+ *	(global[] int64 a KEY...) (-> uint64 tid (builtin thread curthread))
+ *	(+ int64 L R) (! int32 E) (?: int64 C A B) (= int64 L R) (+= int64 L R)
+ *	(post++ int64 E) (cast uint8 E) (call string strjoin A B) (, int64 L R)
+ *	(aggref @name)
+ *
+ * A program with errors dumps as (program-with-errors N) only.
+ *
+ * Invariant: the output depends only on the program (no addresses, no
+ * ordering from hashing), so the same source always dumps the same text.
+ */
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include "dt_impl.h"
+
+struct out {
+	char *p;
+	size_t len, cap;
+	bool nomem;
+};
+
+static void put(struct out *o, const char *s, size_t n)
+{
+	if (o->nomem)
+		return;
+	if (o->len + n + 1 > o->cap) {
+		size_t cap = o->cap ? o->cap : 4096;
+		while (o->len + n + 1 > cap)
+			cap *= 2;
+		char *p = realloc(o->p, cap);
+		if (!p) {
+			o->nomem = true;
+			return;
+		}
+		o->p = p;
+		o->cap = cap;
+	}
+	memcpy(o->p + o->len, s, n);
+	o->len += n;
+	o->p[o->len] = '\0';
+}
+
+static void puts_(struct out *o, const char *s)
+{
+	put(o, s, strlen(s));
+}
+
+static void printf_(struct out *o, const char *fmt, ...) DT_PRINTF_LIKE(2, 3);
+static void printf_(struct out *o, const char *fmt, ...)
+{
+	char buf[512];
+	va_list ap;
+	va_start(ap, fmt);
+	int n = vsnprintf(buf, sizeof(buf), fmt, ap);
+	va_end(ap);
+	if (n > 0)
+		put(o, buf, (size_t)n < sizeof(buf) ? (size_t)n : sizeof(buf) - 1);
+}
+
+static void quoted(struct out *o, const char *s, size_t len)
+{
+	puts_(o, "\"");
+	for (size_t i = 0; i < len; i++) {
+		unsigned char c = (unsigned char)s[i];
+		switch (c) {
+		case '"': puts_(o, "\\\""); break;
+		case '\\': puts_(o, "\\\\"); break;
+		case '\n': puts_(o, "\\n"); break;
+		case '\t': puts_(o, "\\t"); break;
+		case '\r': puts_(o, "\\r"); break;
+		default:
+			if (c < 0x20 || c >= 0x7f)
+				printf_(o, "\\x%02x", c);
+			else
+				put(o, (const char *)&c, 1);
+		}
+	}
+	puts_(o, "\"");
+}
+
+static void type(struct out *o, struct dt_type t)
+{
+	char buf[16];
+	puts_(o, dt_type_name(t, buf, sizeof(buf)));
+}
+
+static const char *const scope_names[DT_SCOPE_COUNT] = { "global", "self", "this" };
+
+static void expr(struct out *o, const struct dt_node *n);
+
+static void list(struct out *o, const struct dt_node *n)
+{
+	for (; n; n = n->next) {
+		puts_(o, " ");
+		expr(o, n);
+	}
+}
+
+static void expr(struct out *o, const struct dt_node *n)
+{
+	puts_(o, "(");
+	switch (n->kind) {
+	case DT_N_INT:
+		puts_(o, "int ");
+		type(o, n->type);
+		if (n->type.is_signed)
+			printf_(o, " %lld", (long long)n->value);
+		else
+			printf_(o, " %llu", (unsigned long long)n->value);
+		break;
+	case DT_N_STRING:
+		puts_(o, "str ");
+		quoted(o, n->str, n->len);
+		break;
+	case DT_N_BUILTIN:
+		puts_(o, "builtin ");
+		type(o, n->type);
+		printf_(o, " %s", n->ref.builtin->name);
+		break;
+	case DT_N_VAR:
+	case DT_N_ARRAY:
+		printf_(o, "%s%s ", scope_names[n->scope], n->kind == DT_N_ARRAY ? "[]" : "");
+		type(o, n->type);
+		printf_(o, " %s", n->str);
+		if (n->kind == DT_N_ARRAY)
+			list(o, n->args);
+		break;
+	case DT_N_MEMBER:
+		puts_(o, "-> ");
+		type(o, n->type);
+		printf_(o, " %s ", n->str);
+		expr(o, n->left);
+		break;
+	case DT_N_AGGREF:
+	case DT_N_AGGNAME:
+		printf_(o, "aggref @%s", n->str);
+		break;
+	case DT_N_UNARY:
+	case DT_N_BINARY:
+	case DT_N_INCDEC:
+		printf_(o, "%s ", dt_op_name(n->op));
+		type(o, n->type);
+		puts_(o, " ");
+		expr(o, n->left);
+		if (n->right) {
+			puts_(o, " ");
+			expr(o, n->right);
+		}
+		break;
+	case DT_N_ASSIGN:
+		printf_(o, "%s%s ", n->op == DT_OP_NONE ? "" : dt_op_name(n->op), "=");
+		type(o, n->type);
+		puts_(o, " ");
+		expr(o, n->left);
+		puts_(o, " ");
+		expr(o, n->right);
+		break;
+	case DT_N_TERNARY:
+		puts_(o, "?: ");
+		type(o, n->type);
+		puts_(o, " ");
+		expr(o, n->cond);
+		puts_(o, " ");
+		expr(o, n->left);
+		puts_(o, " ");
+		expr(o, n->right);
+		break;
+	case DT_N_CAST:
+		puts_(o, "cast ");
+		type(o, n->type);
+		puts_(o, " ");
+		expr(o, n->left);
+		break;
+	case DT_N_CALL:
+		puts_(o, "call ");
+		type(o, n->type);
+		printf_(o, " %s", n->str);
+		list(o, n->args);
+		break;
+	case DT_N_COMMA:
+		puts_(o, ", ");
+		type(o, n->type);
+		puts_(o, " ");
+		expr(o, n->left);
+		puts_(o, " ");
+		expr(o, n->right);
+		break;
+	case DT_N_IDENT:
+	case DT_N_INDEX:
+		puts_(o, "unresolved");
+		break;
+	}
+	puts_(o, ")");
+}
+
+static void format(struct out *o, const struct dt_format *f)
+{
+	puts_(o, " (format");
+	for (int i = 0; i < f->nconv; i++) {
+		puts_(o, " ");
+		quoted(o, f->text + f->convs[i].offset, f->convs[i].length);
+	}
+	puts_(o, ")");
+}
+
+static void stmt(struct out *o, const struct dt_stmt *s)
+{
+	puts_(o, "    (");
+	switch (s->kind) {
+	case DT_S_EXPR:
+		puts_(o, "expr ");
+		expr(o, s->expr);
+		break;
+	case DT_S_ACTION:
+		printf_(o, "action %s", s->func->name);
+		if (s->format)
+			format(o, s->format);
+		list(o, s->args);
+		break;
+	case DT_S_AGG:
+		printf_(o, "aggregate @%s (keys", s->agg->name);
+		list(o, s->keys);
+		printf_(o, ") (%s", s->func->name);
+		list(o, s->args);
+		puts_(o, ")");
+		break;
+	}
+	puts_(o, ")\n");
+}
+
+static void options(struct out *o, const struct dt_options *opts)
+{
+	for (int i = 0; i < DT_OPTION_COUNT; i++) {
+		if (!opts->set[i])
+			continue;
+		const struct dt_option_desc *d = &dt_options_table[i];
+		if (d->kind == DT_OK_CHOICE)
+			printf_(o, "  (option %s %s)\n", d->name, d->choices[opts->value[i]]);
+		else
+			printf_(o, "  (option %s %llu)\n", d->name,
+				(unsigned long long)opts->value[i]);
+	}
+}
+
+static void keys(struct out *o, int n, const struct dt_type *k)
+{
+	puts_(o, " (keys");
+	for (int i = 0; i < n; i++) {
+		puts_(o, " ");
+		type(o, k[i]);
+	}
+	puts_(o, ")");
+}
+
+char *dt_program_dump(const struct dt_program *p)
+{
+	struct out o = { 0 };
+
+	if (p->nerrors > 0) {
+		/* Not checked: nothing in it is trustworthy. */
+		printf_(&o, "(program-with-errors %d)\n", p->nerrors);
+		return o.nomem ? (free(o.p), NULL) : o.p;
+	}
+	puts_(&o, "(program\n");
+	options(&o, &p->options);
+	for (const struct dt_var *v = p->vars; v; v = v->next) {
+		printf_(&o, "  (var %s %s ", scope_names[v->scope], v->name);
+		type(&o, v->type);
+		printf_(&o, " #%d %s", v->id, v->declared ? "declared" : "implicit");
+		if (v->is_array)
+			keys(&o, v->nkeys, v->keys);
+		puts_(&o, ")\n");
+	}
+	for (const struct dt_agg *a = p->aggs; a; a = a->next) {
+		printf_(&o, "  (agg @%s #%d %s", a->name, a->id, a->func ? a->func->name : "?");
+		keys(&o, a->nkeys, a->keys);
+		if (a->func && a->func->id == DT_F_LQUANTIZE)
+			printf_(&o, " (range %lld %lld %lld)", (long long)a->lq_low,
+				(long long)a->lq_high, (long long)a->lq_step);
+		puts_(&o, ")\n");
+	}
+	for (const struct dt_clause *c = p->clauses; c; c = c->next) {
+		printf_(&o, "  (clause %d (line %d)\n", c->index, c->loc.line);
+		for (const struct dt_probedesc *d = c->probes; d; d = d->next) {
+			puts_(&o, "    (probe ");
+			quoted(&o, d->provider, strlen(d->provider));
+			puts_(&o, " ");
+			quoted(&o, d->module, strlen(d->module));
+			puts_(&o, " ");
+			quoted(&o, d->function, strlen(d->function));
+			puts_(&o, " ");
+			quoted(&o, d->name, strlen(d->name));
+			puts_(&o, ")\n");
+		}
+		if (c->default_action)
+			puts_(&o, "    (default-action)\n");
+		if (c->speculative)
+			puts_(&o, "    (speculative)\n");
+		if (c->predicate) {
+			puts_(&o, "    (predicate ");
+			expr(&o, c->predicate);
+			puts_(&o, ")\n");
+		}
+		for (const struct dt_stmt *s = c->stmts; s; s = s->next)
+			stmt(&o, s);
+		puts_(&o, "  )\n");
+	}
+	puts_(&o, ")\n");
+	if (o.nomem) {
+		free(o.p);
+		return NULL;
+	}
+	return o.p;
+}

@@ -1,0 +1,125 @@
+// SPDX-License-Identifier: BSD-2-Clause
+/*
+ * The D functions this subset has, as one table: actions (statements
+ * that record data or control tracing), subroutines (values), and
+ * aggregating functions (the right side of @name[keys] = ...), each with
+ * its arity, the kind of each argument and its result type; and the
+ * dtrace functions it refuses, with the reason given to the user.
+ *
+ * Invariant: dt_funcs[i].id == i, so code generators index by id.
+ */
+#include <string.h>
+#include "dt_impl.h"
+
+#define I(sz, sg) { DT_TYPE_INT, sz, sg, DT_SYM_NONE }
+#define STR { DT_TYPE_STRING, 0, false, DT_SYM_NONE }
+#define VOID { DT_TYPE_VOID, 0, false, DT_SYM_NONE }
+#define VARIADIC 255
+
+enum { A_INT = DT_ARG_INT, A_STR = DT_ARG_STRING, A_ANY = DT_ARG_SCALAR_OR_STRING,
+       A_CONST = DT_ARG_INT_CONST, A_FMT = DT_ARG_FORMAT, A_AGG = DT_ARG_AGG };
+
+/* In enum dt_func_id order. params[i] is argument i's kind; the last one given repeats. */
+const struct dt_func dt_funcs[DT_FUNC_COUNT] = {
+	{ DT_F_TRACE, "trace", DT_FK_ACTION, 1, 1, { A_ANY }, VOID, true },
+	{ DT_F_PRINTF, "printf", DT_FK_ACTION, 1, VARIADIC, { A_FMT, A_ANY }, VOID, true },
+	{ DT_F_PRINTA, "printa", DT_FK_ACTION, 1, VARIADIC, { A_FMT, A_AGG }, VOID, true },
+	{ DT_F_EXIT, "exit", DT_FK_ACTION, 1, 1, { A_INT }, VOID, true },
+	{ DT_F_STACK, "stack", DT_FK_ACTION, 0, 1, { A_CONST }, VOID, true },
+	{ DT_F_SPECULATE, "speculate", DT_FK_ACTION, 1, 1, { A_INT }, VOID, false },
+	{ DT_F_COMMIT, "commit", DT_FK_ACTION, 1, 1, { A_INT }, VOID, false },
+	{ DT_F_DISCARD, "discard", DT_FK_ACTION, 1, 1, { A_INT }, VOID, false },
+	{ DT_F_CLEAR, "clear", DT_FK_ACTION, 1, 1, { A_AGG }, VOID, true },
+	{ DT_F_TRUNC, "trunc", DT_FK_ACTION, 1, 2, { A_AGG, A_INT }, VOID, true },
+	{ DT_F_NORMALIZE, "normalize", DT_FK_ACTION, 2, 2, { A_AGG, A_INT }, VOID, true },
+	{ DT_F_DENORMALIZE, "denormalize", DT_FK_ACTION, 1, 1, { A_AGG }, VOID, true },
+	{ DT_F_SPECULATION, "speculation", DT_FK_SUBR, 0, 0, { 0 }, I(4, true), false },
+	{ DT_F_STRLEN, "strlen", DT_FK_SUBR, 1, 1, { A_STR }, I(8, false), false },
+	{ DT_F_STRJOIN, "strjoin", DT_FK_SUBR, 2, 2, { A_STR, A_STR }, STR, false },
+	{ DT_F_SUBSTR, "substr", DT_FK_SUBR, 2, 3, { A_STR, A_INT, A_INT }, STR, false },
+	{ DT_F_INDEX, "index", DT_FK_SUBR, 2, 3, { A_STR, A_STR, A_INT }, I(8, true), false },
+	{ DT_F_LLTOSTR, "lltostr", DT_FK_SUBR, 1, 2, { A_INT, A_INT }, STR, false },
+	{ DT_F_BASENAME, "basename", DT_FK_SUBR, 1, 1, { A_STR }, STR, false },
+	{ DT_F_DIRNAME, "dirname", DT_FK_SUBR, 1, 1, { A_STR }, STR, false },
+	{ DT_F_RAND, "rand", DT_FK_SUBR, 0, 0, { 0 }, I(4, true), false },
+	{ DT_F_FUNC, "func", DT_FK_SUBR, 1, 1, { A_INT }, { DT_TYPE_INT, 8, false, DT_SYM_FUNC },
+	  false },
+	{ DT_F_SYM, "sym", DT_FK_SUBR, 1, 1, { A_INT }, { DT_TYPE_INT, 8, false, DT_SYM_SYM },
+	  false },
+	{ DT_F_COUNT, "count", DT_FK_AGG, 0, 0, { 0 }, VOID, false },
+	{ DT_F_SUM, "sum", DT_FK_AGG, 1, 1, { A_INT }, VOID, false },
+	{ DT_F_MIN, "min", DT_FK_AGG, 1, 1, { A_INT }, VOID, false },
+	{ DT_F_MAX, "max", DT_FK_AGG, 1, 1, { A_INT }, VOID, false },
+	{ DT_F_AVG, "avg", DT_FK_AGG, 1, 1, { A_INT }, VOID, false },
+	{ DT_F_STDDEV, "stddev", DT_FK_AGG, 1, 1, { A_INT }, VOID, false },
+	{ DT_F_QUANTIZE, "quantize", DT_FK_AGG, 1, 2, { A_INT, A_INT }, VOID, false },
+	{ DT_F_LQUANTIZE, "lquantize", DT_FK_AGG, 3, 4, { A_INT, A_CONST, A_CONST, A_CONST },
+	  VOID, false },
+};
+
+/* dtrace functions this subset refuses, and why. */
+static const struct {
+	const char *name;
+	const char *why;
+} refused_funcs[] = {
+	{ "copyin", "Scion has no user address spaces" },
+	{ "copyinstr", "Scion has no user address spaces" },
+	{ "copyinto", "Scion has no user address spaces" },
+	{ "copyout", "Scion has no user address spaces" },
+	{ "copyoutstr", "Scion has no user address spaces" },
+	{ "ustack", "Scion has no user stacks" },
+	{ "jstack", "Scion has no user stacks" },
+	{ "uaddr", "Scion has no user address spaces" },
+	{ "ufunc", "Scion has no user address spaces" },
+	{ "usym", "Scion has no user address spaces" },
+	{ "umod", "Scion has no user address spaces" },
+	{ "mod", "the kernel is Scion's only module" },
+	{ "tracemem", "pointers are not supported" },
+	{ "alloca", "pointers are not supported" },
+	{ "bcopy", "pointers are not supported" },
+	{ "stringof", "pointers are not supported" },
+	{ "llquantize", "use quantize() or lquantize()" },
+	{ "raise", "destructive actions are not supported" },
+	{ "system", "destructive actions are not supported" },
+	{ "stop", "destructive actions are not supported" },
+	{ "panic", "destructive actions are not supported" },
+	{ "breakpoint", "destructive actions are not supported" },
+	{ "chill", "destructive actions are not supported" },
+	{ "freopen", "output redirection is not supported" },
+	{ "ftruncate", "output redirection is not supported" },
+	{ "setopt", "set options with #pragma D option" },
+	{ "progenyof", "Scion has no processes" },
+	{ "getmajor", "Scion has no device numbers" },
+	{ "getminor", "Scion has no device numbers" },
+	{ "mutex_owned", "pointers are not supported" },
+	{ "mutex_owner", "pointers are not supported" },
+	{ "rw_read_held", "pointers are not supported" },
+	{ "rindex", "the trace bytecode has no such subroutine yet" },
+	{ "strchr", "the trace bytecode has no such subroutine yet" },
+	{ "strrchr", "the trace bytecode has no such subroutine yet" },
+	{ "strstr", "the trace bytecode has no such subroutine yet" },
+	{ "toupper", "the trace bytecode has no such subroutine yet" },
+	{ "tolower", "the trace bytecode has no such subroutine yet" },
+	{ "strtok", "the trace bytecode has no such subroutine yet" },
+	{ "strtoll", "the trace bytecode has no such subroutine yet" },
+	{ "inet_ntoa", "not supported" },
+	{ "printm", "not supported" },
+	{ "print", "use trace() or printf()" },
+};
+
+const struct dt_func *dt_func_lookup(const char *name)
+{
+	for (int i = 0; i < DT_FUNC_COUNT; i++)
+		if (!strcmp(dt_funcs[i].name, name))
+			return &dt_funcs[i];
+	return NULL;
+}
+
+const char *dt_func_refusal(const char *name)
+{
+	for (size_t i = 0; i < sizeof(refused_funcs) / sizeof(refused_funcs[0]); i++)
+		if (!strcmp(refused_funcs[i].name, name))
+			return refused_funcs[i].why;
+	return NULL;
+}
+

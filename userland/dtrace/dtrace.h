@@ -1,0 +1,462 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
+/*
+ * dtrace.h - the front end of Scion's D-subset compiler (host library).
+ *
+ * dt_compile() turns D source text into a checked program: probe clauses
+ * whose expressions carry their resolved type, identifiers resolved to
+ * built-in variables, declared or implicit variables, aggregations and
+ * functions from fixed tables, plus the options set by `#pragma D option`
+ * and the errors found. A code generator walks dt_program.clauses; the
+ * tables it needs (built-ins, functions, curthread members, options) are
+ * exported with stable ids.
+ *
+ * Refused with a message (mostly D_UNSUPPORTED): pointers, structs and
+ * unions (curthread->member aside), sizeof/stringof/offsetof/xlate,
+ * inline/translator/provider/typedef/extern/static declarations,
+ * initializers, fixed-size and clause-local (this->) arrays, if/else and
+ * loops, floating point, args[] (use arg0..arg9), `kernel symbols,
+ * $pid-style macro variables, user-space and destructive functions
+ * (copyin*, ustack, raise, system...), and the string subroutines the
+ * trace bytecode lacks (strstr, toupper, ...: see dt_funcs.c).
+ *
+ * Invariants:
+ * - A program with nerrors == 0 is fully checked: every dt_node has its
+ *   final kind (never DT_N_IDENT, DT_N_INDEX or DT_N_AGGNAME), a type, its ref
+ *   filled for its kind; constant integer subexpressions are folded into
+ *   DT_N_INT nodes.
+ * - A program with errors has no usable AST (clauses may be partial);
+ *   only errors[] is meaningful.
+ * - Everything a program points to lives until dt_program_free().
+ * - Never crashes on any input, never reads past `length` bytes of the
+ *   source, and stops after DT_MAX_ERRORS errors.
+ */
+#ifndef SCION_DTRACE_H
+#define SCION_DTRACE_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#define DT_MAX_ERRORS	20	/* then one "too many errors" entry */
+#define DT_MAX_KEYS	8	/* tuple keys of an array or aggregation */
+#define DT_MAX_ARGS	32	/* arguments of one function call */
+#define DT_MAX_DEPTH	256	/* expression nesting */
+
+/*
+ * Error tags. Those up to D_ACT_SPEC name the same conditions as the
+ * tags of the illumos D compiler; the ones after the marker are Scion's.
+ */
+enum dt_errtag {
+	D_UNKNOWN, D_SYNTAX, D_EMPTY, D_TYPE_MEMBER, D_ID_OFLOW, D_PDESC_INVAL, D_PRED_SCALAR,
+	D_FUNC_IDENT, D_FUNC_UNDEF, D_FUNC_IDKIND, D_OP_INT, D_OP_SCALAR, D_OP_ARITH,
+	D_OP_WRITE, D_OP_LVAL, D_OP_INCOMPAT, D_OP_ACT, D_AGG_REDEF, D_AGG_FUNC, D_AGG_MDIM,
+	D_ARR_BADREF, D_DIV_ZERO, D_CAST_INVAL, D_PRAGERR, D_PRAGCTL_INVAL, D_PRAGMA_INVAL,
+	D_PRAGMA_MALFORM, D_PRAGMA_OPTSET, D_MACRO_UNDEF, D_MACRO_UNUSED, D_INT_OFLOW,
+	D_INT_DIGIT, D_STR_NL, D_CHR_NL, D_CHR_NULL, D_CHR_OFLOW, D_IDENT_BADREF,
+	D_IDENT_UNDEF, D_VAR_UNSUP, D_PROTO_LEN, D_PROTO_ARG, D_ARGS_NONE, D_KEY_TYPE,
+	D_PRINTF_DYN_PROTO, D_PRINTF_DYN_TYPE, D_PRINTF_AGG_CONV, D_PRINTF_ARG_PROTO,
+	D_PRINTF_ARG_TYPE, D_PRINTF_ARG_EXTRA, D_PRINTF_ARG_FMT, D_PRINTF_FMT_EMPTY,
+	D_DECL_COMBO, D_DECL_ARRSUB, D_DECL_IDRED, D_DECL_LOCASSC, D_DECL_VOIDOBJ,
+	D_DECL_BADCLASS, D_COMM_COMM, D_COMM_DREC, D_SPEC_SPEC, D_SPEC_COMM, D_SPEC_DREC,
+	D_AGG_COMM, D_AGG_SPEC, D_AGG_NULL, D_AGG_SCALAR, D_EXIT_SPEC, D_DREC_COMM,
+	D_PRINTA_PROTO, D_PRINTA_AGGARG, D_PRINTA_AGGBAD, D_TRACE_VOID, D_STACK_PROTO,
+	D_STACK_SIZE, D_LQUANT_BASETYPE, D_LQUANT_BASEVAL, D_LQUANT_LIMTYPE,
+	D_LQUANT_LIMVAL, D_LQUANT_MISMATCH, D_LQUANT_STEPTYPE, D_LQUANT_STEPVAL,
+	D_LQUANT_STEPLARGE, D_LQUANT_STEPSMALL, D_CLEAR_PROTO, D_CLEAR_AGGARG,
+	D_CLEAR_AGGBAD, D_NORMALIZE_PROTO, D_NORMALIZE_SCALAR, D_NORMALIZE_AGGARG,
+	D_NORMALIZE_AGGBAD, D_TRUNC_PROTO, D_TRUNC_SCALAR, D_TRUNC_AGGARG, D_TRUNC_AGGBAD,
+	D_CG_EXPR, D_ACT_SPEC,
+	/* Scion's own tags: conditions the illumos compiler has no tag for. */
+	D_UNSUPPORTED,		/* a D feature this subset refuses */
+	D_NESTING,		/* expression nested deeper than DT_MAX_DEPTH */
+	D_PREPROC,		/* the C preprocessor (-C) failed or is missing */
+	D_MACRO_BADARG,		/* $N is neither an integer nor an identifier */
+	D_PRINTF_CONV,		/* malformed or unknown conversion in a format */
+	D_AGG_USE,		/* aggregation used as a value */
+	D_TOO_MANY,		/* the error limit was reached */
+	D_NOMEM,		/* out of memory */
+	DT_ERRTAG_COUNT
+};
+
+/* Where something is: file names live as long as the program. */
+struct dt_loc {
+	const char *file;
+	int line;		/* from 1 */
+	int column;		/* from 1, in bytes */
+};
+
+struct dt_error {
+	enum dt_errtag tag;
+	struct dt_loc loc;
+	const char *message;	/* one line, no trailing newline */
+};
+
+/*
+ * Types. Integers keep their declared width and signedness (casts and
+ * stores truncate to it); arithmetic is done on 64 bits: operands promote
+ * to int64, or to uint64 when either is a 64-bit unsigned. `sym` marks an
+ * integer that prints as a symbol (the result of func() and sym()).
+ */
+enum dt_type_kind {
+	DT_TYPE_VOID,		/* actions, which have no value */
+	DT_TYPE_INT,
+	DT_TYPE_STRING,
+	DT_TYPE_THREAD,		/* pointer to the current thread: curthread */
+};
+
+enum dt_sym_style {
+	DT_SYM_NONE,
+	DT_SYM_FUNC,		/* prints as the function name: func() */
+	DT_SYM_SYM,		/* prints as symbol: sym() */
+};
+
+struct dt_type {
+	uint8_t kind;		/* enum dt_type_kind */
+	uint8_t size;		/* bytes, for DT_TYPE_INT: 1, 2, 4 or 8 */
+	bool is_signed;
+	uint8_t sym;		/* enum dt_sym_style */
+};
+
+/* Name of a type ("int64", "uint8", "string", "func", ...) in buf. */
+const char *dt_type_name(struct dt_type type, char *buf, size_t size);
+
+/* Built-in variables, resolved by name; curthread's members. */
+enum dt_builtin_id {
+	DT_BV_TIMESTAMP, DT_BV_VTIMESTAMP, DT_BV_WALLTIMESTAMP, DT_BV_CPU, DT_BV_TID,
+	DT_BV_PID, DT_BV_EXECNAME, DT_BV_PROBEPROV, DT_BV_PROBEMOD, DT_BV_PROBEFUNC,
+	DT_BV_PROBENAME, DT_BV_EPID, DT_BV_ID, DT_BV_CURTHREAD, DT_BV_ERRNO,
+	DT_BV_ARG0, DT_BV_ARG1, DT_BV_ARG2, DT_BV_ARG3, DT_BV_ARG4,
+	DT_BV_ARG5, DT_BV_ARG6, DT_BV_ARG7, DT_BV_ARG8, DT_BV_ARG9,
+	DT_BUILTIN_COUNT
+};
+
+struct dt_builtin {
+	enum dt_builtin_id id;
+	const char *name;
+	struct dt_type type;
+};
+
+enum dt_member_id {
+	DT_MEMBER_TID, DT_MEMBER_NAME, DT_MEMBER_AFFINITY, DT_MEMBER_TICKS_RUN,
+	DT_MEMBER_SWITCHES_IN, DT_MEMBER_COUNT
+};
+
+/* A member of struct thread readable as curthread->name. */
+struct dt_member {
+	enum dt_member_id id;
+	const char *name;
+	struct dt_type type;
+};
+
+extern const struct dt_builtin dt_builtins[DT_BUILTIN_COUNT];
+extern const struct dt_member dt_thread_members[DT_MEMBER_COUNT];
+
+/* Functions: actions (statements only), subroutines, aggregating functions. */
+enum dt_func_id {
+	/* actions */
+	DT_F_TRACE, DT_F_PRINTF, DT_F_PRINTA, DT_F_EXIT, DT_F_STACK, DT_F_SPECULATE,
+	DT_F_COMMIT, DT_F_DISCARD, DT_F_CLEAR, DT_F_TRUNC, DT_F_NORMALIZE, DT_F_DENORMALIZE,
+	/* subroutines */
+	DT_F_SPECULATION, DT_F_STRLEN, DT_F_STRJOIN, DT_F_SUBSTR, DT_F_INDEX, DT_F_LLTOSTR,
+	DT_F_BASENAME, DT_F_DIRNAME, DT_F_RAND, DT_F_FUNC, DT_F_SYM,
+	/* aggregating functions */
+	DT_F_COUNT, DT_F_SUM, DT_F_MIN, DT_F_MAX, DT_F_AVG, DT_F_STDDEV, DT_F_QUANTIZE,
+	DT_F_LQUANTIZE,
+	DT_FUNC_COUNT
+};
+
+enum dt_func_kind {
+	DT_FK_ACTION,		/* a statement of its own; records data or controls */
+	DT_FK_SUBR,		/* a value in an expression */
+	DT_FK_AGG,		/* only as the right side of @name[keys] = */
+};
+
+/* What an argument must be. */
+enum dt_arg_kind {
+	DT_ARG_NONE,		/* no more parameters */
+	DT_ARG_INT,		/* integer expression */
+	DT_ARG_STRING,		/* string expression */
+	DT_ARG_SCALAR_OR_STRING,/* anything with a value (trace) */
+	DT_ARG_INT_CONST,	/* integer constant expression */
+	DT_ARG_FORMAT,		/* string literal: a printf format */
+	DT_ARG_AGG,		/* an aggregation: @name */
+};
+
+#define DT_FUNC_MAX_PARAMS 4
+
+struct dt_func {
+	enum dt_func_id id;
+	const char *name;
+	enum dt_func_kind kind;
+	uint8_t min_args, max_args;	/* max_args 255: variadic */
+	uint8_t params[DT_FUNC_MAX_PARAMS];	/* enum dt_arg_kind; the last repeats */
+	struct dt_type result;		/* DT_TYPE_VOID for actions */
+	bool records_data;		/* writes to the trace buffer (speculation rules) */
+};
+
+extern const struct dt_func dt_funcs[DT_FUNC_COUNT];
+
+/* Variables: one per name and scope, in order of first declaration or use. */
+enum dt_scope {
+	DT_SCOPE_GLOBAL,	/* x */
+	DT_SCOPE_THREAD,	/* self->x */
+	DT_SCOPE_CLAUSE,	/* this->x */
+	DT_SCOPE_COUNT
+};
+
+struct dt_var {
+	const char *name;
+	enum dt_scope scope;
+	int id;			/* 0, 1, ... within its scope */
+	struct dt_type type;
+	bool is_array;		/* associative array: keys[] holds its signature */
+	bool declared;		/* by a declaration; otherwise by its first assignment */
+	int nkeys;
+	struct dt_type keys[DT_MAX_KEYS];
+	struct dt_loc loc;	/* declaration or first assignment */
+	struct dt_var *next;	/* program's list */
+};
+
+/* An aggregation (@name; the anonymous one has the name ""). */
+struct dt_agg {
+	const char *name;
+	int id;
+	const struct dt_func *func;	/* its aggregating function */
+	int nkeys;
+	struct dt_type keys[DT_MAX_KEYS];
+	int64_t lq_low, lq_high, lq_step;	/* lquantize's constants */
+	bool defined;			/* assigned somewhere (else only referenced) */
+	struct dt_loc loc;		/* first definition */
+	struct dt_agg *next;
+};
+
+/* Operators of unary, binary, assignment and increment nodes. */
+enum dt_op {
+	DT_OP_NONE,
+	DT_OP_ADD, DT_OP_SUB, DT_OP_MUL, DT_OP_DIV, DT_OP_MOD,
+	DT_OP_SHL, DT_OP_SHR, DT_OP_BAND, DT_OP_BOR, DT_OP_BXOR,
+	DT_OP_LAND, DT_OP_LOR, DT_OP_LXOR,	/* short-circuit (^^ evaluates both) */
+	DT_OP_EQ, DT_OP_NE, DT_OP_LT, DT_OP_LE, DT_OP_GT, DT_OP_GE,
+	DT_OP_NEG, DT_OP_PLUS, DT_OP_BNOT, DT_OP_LNOT,
+	DT_OP_PREINC, DT_OP_PREDEC, DT_OP_POSTINC, DT_OP_POSTDEC,
+	DT_OP_COUNT
+};
+
+/* Source spelling of an operator ("+", "<<", "pre++", ...). */
+const char *dt_op_name(enum dt_op op);
+
+enum dt_node_kind {
+	DT_N_INT,	/* value */
+	DT_N_STRING,	/* str, len */
+	DT_N_BUILTIN,	/* ref.builtin */
+	DT_N_VAR,	/* ref.var: a scalar variable of any scope */
+	DT_N_ARRAY,	/* ref.var[args...]: an associative array element */
+	DT_N_MEMBER,	/* left->ref.member (left has type DT_TYPE_THREAD) */
+	DT_N_AGGREF,	/* ref.agg, as an argument of printa, clear, ... */
+	DT_N_UNARY,	/* op left */
+	DT_N_BINARY,	/* left op right (comparisons compare strings too) */
+	DT_N_TERNARY,	/* cond ? left : right */
+	DT_N_ASSIGN,	/* left = right; op != NONE: left op= right */
+	DT_N_INCDEC,	/* op in PREINC..POSTDEC, on left */
+	DT_N_CAST,	/* (type) left; the node's type is the target */
+	DT_N_CALL,	/* ref.func(args...): a subroutine */
+	DT_N_COMMA,	/* left, right */
+	/* Only in programs with errors (the checker replaces them): */
+	DT_N_IDENT,	/* str: a bare identifier before resolution */
+	DT_N_INDEX,	/* left[args...] before resolution */
+	DT_N_AGGNAME,	/* str: @name before resolution */
+};
+
+struct dt_node {
+	enum dt_node_kind kind;
+	enum dt_op op;
+	struct dt_loc loc;
+	struct dt_type type;
+	int depth;			/* nesting below and including this node */
+	uint64_t value;			/* DT_N_INT (signed per type.is_signed) */
+	const char *str;		/* DT_N_STRING bytes (NUL-terminated too), names */
+	size_t len;
+	struct dt_node *cond, *left, *right;
+	struct dt_node *args;		/* DT_N_CALL/ARRAY/INDEX: linked by next */
+	int nargs;
+	struct dt_node *next;
+	union {
+		const struct dt_builtin *builtin;
+		const struct dt_member *member;
+		const struct dt_func *func;
+		struct dt_var *var;
+		struct dt_agg *agg;
+	} ref;
+	enum dt_scope scope;		/* DT_N_VAR/ARRAY (also before resolution) */
+};
+
+/* A conversion of a printf/printa format, as written. */
+struct dt_conv {
+	size_t offset, length;	/* of "%...c" in the format text */
+	char conv;		/* d i u o x X c s p a A Y */
+	char length_mod[3];	/* "", "h", "hh", "l", "ll", "j", "z", "t" */
+	bool star_width;	/* width from an int argument before the value */
+	bool star_precision;
+	bool agg_value;		/* %@...: printa's aggregation value */
+	/*
+	 * What it prints. printf: the index of its value in the statement's
+	 * args (the format is 0; a * width or precision takes the index(es)
+	 * just before). printa: the key's index, or for %@ the index of the
+	 * aggregation among printa's aggregations.
+	 */
+	int arg;
+};
+
+struct dt_format {
+	const char *text;
+	size_t len;
+	int nconv;		/* conversions other than %% */
+	struct dt_conv *convs;
+};
+
+enum dt_stmt_kind {
+	DT_S_EXPR,		/* expr evaluated for its effect (assignments...) */
+	DT_S_ACTION,		/* func(args...) with func->kind == DT_FK_ACTION */
+	DT_S_AGG,		/* @agg[keys] = func(args) */
+};
+
+struct dt_stmt {
+	enum dt_stmt_kind kind;
+	struct dt_loc loc;
+	struct dt_node *expr;		/* DT_S_EXPR */
+	const struct dt_func *func;	/* DT_S_ACTION, DT_S_AGG */
+	struct dt_node *args;		/* the call's arguments, linked by next */
+	int nargs;
+	struct dt_format *format;	/* printf and printa with a format (args[0]) */
+	struct dt_agg *agg;		/* DT_S_AGG */
+	struct dt_node *keys;		/* DT_S_AGG, linked by next */
+	int nkeys;
+	struct dt_stmt *next;
+};
+
+/* provider:module:function:name, missing parts filled from the left with "". */
+struct dt_probedesc {
+	const char *text;		/* as written, macro arguments expanded */
+	const char *provider, *module, *function, *name;
+	struct dt_loc loc;
+	struct dt_probedesc *next;
+};
+
+struct dt_clause {
+	int index;
+	struct dt_loc loc;
+	struct dt_probedesc *probes;
+	int nprobes;
+	struct dt_node *predicate;	/* NULL: none */
+	struct dt_stmt *stmts;		/* NULL: empty action list */
+	int nstmts;
+	bool default_action;		/* -n "BEGIN" with no { }: trace the probe */
+	bool speculative;		/* calls speculate() */
+	struct dt_clause *next;
+};
+
+/* Options: `#pragma D option name[=value]` and `-x name[=value]`. */
+enum dt_option_id {
+	DT_OPT_AGGRATE, DT_OPT_AGGSIZE, DT_OPT_AGGSORTKEY, DT_OPT_AGGSORTKEYPOS,
+	DT_OPT_AGGSORTPOS, DT_OPT_AGGSORTREV, DT_OPT_BUFPOLICY, DT_OPT_BUFRESIZE,
+	DT_OPT_BUFSIZE, DT_OPT_CLEANRATE, DT_OPT_CPU, DT_OPT_DEFAULTARGS, DT_OPT_DYNVARSIZE,
+	DT_OPT_FLOWINDENT, DT_OPT_NSPEC, DT_OPT_QUIET, DT_OPT_RAWBYTES, DT_OPT_SPECSIZE,
+	DT_OPT_STACKFRAMES, DT_OPT_STATUSRATE, DT_OPT_STRSIZE, DT_OPT_SWITCHRATE,
+	DT_OPT_ZDEFS,
+	DT_OPTION_COUNT
+};
+
+enum dt_option_kind {
+	DT_OK_SIZE,		/* bytes; suffixes k m g t (powers of 1024) */
+	DT_OK_RATE,		/* nanoseconds; suffixes ns us ms s m h d, or hz (1e9/n);
+				   a bare number is nanoseconds */
+	DT_OK_FLAG,		/* no value (on), or an integer: 0 off, else on */
+	DT_OK_COUNT,		/* non-negative integer */
+	DT_OK_CHOICE,		/* one of choices[]; the value is its index */
+};
+
+enum dt_bufpolicy { DT_BUFPOLICY_SWITCH, DT_BUFPOLICY_FILL, DT_BUFPOLICY_RING };
+enum dt_bufresize { DT_BUFRESIZE_AUTO, DT_BUFRESIZE_MANUAL };
+
+struct dt_option_desc {
+	enum dt_option_id id;
+	const char *name;
+	enum dt_option_kind kind;
+	uint64_t default_value;
+	uint64_t min, max;		/* accepted values, inclusive */
+	const char *const *choices;	/* DT_OK_CHOICE, NULL-terminated */
+};
+
+extern const struct dt_option_desc dt_options_table[DT_OPTION_COUNT];
+
+struct dt_options {
+	bool set[DT_OPTION_COUNT];
+	uint64_t value[DT_OPTION_COUNT];
+};
+
+void dt_options_init(struct dt_options *opts);
+const struct dt_option_desc *dt_option_lookup(const char *name);
+/*
+ * Set name to value (NULL: given without "="). Returns 0, or -1 with a
+ * one-line reason in err ("unknown option", "bad value ...").
+ */
+int dt_option_set(struct dt_options *opts, const char *name, const char *value, char *err,
+		  size_t errsize);
+/* The value if set, else the option's default. */
+uint64_t dt_option_get(const struct dt_options *opts, enum dt_option_id id);
+
+struct dt_program {
+	struct dt_clause *clauses;
+	int nclauses;
+	struct dt_var *vars;		/* all scopes, in order of creation */
+	int nvars[DT_SCOPE_COUNT];
+	struct dt_agg *aggs;
+	int naggs;
+	struct dt_options options;	/* dt_compile_args.options, then #pragmas */
+	struct dt_error errors[DT_MAX_ERRORS + 1];
+	int nerrors;
+	struct dt_arena *arena;		/* owns everything above */
+};
+
+/* dt_compile_args.flags */
+#define DT_COMPILE_CPP		0x1	/* run the C preprocessor first (-C) */
+#define DT_COMPILE_PROBESPEC	0x2	/* source is a -n argument: "BEGIN" alone is a clause */
+
+struct dt_compile_args {
+	const char *filename;		/* names the source in errors and $0 */
+	int argc;			/* macro arguments $1..$argc */
+	const char *const *argv;	/* argv[0] is $1 */
+	unsigned flags;
+	const struct dt_options *options;	/* -x options (defaultargs...), or NULL */
+	const char *cpp;		/* preprocessor command; NULL: "cpp" */
+};
+
+/*
+ * Compile source[0..length). Returns NULL only when no memory is left for
+ * the program itself; otherwise check program->nerrors.
+ */
+struct dt_program *dt_compile_with(const char *source, size_t length,
+				   const struct dt_compile_args *args);
+/* The same with the common arguments; argv[0] is $1. */
+struct dt_program *dt_compile(const char *source, size_t length, const char *filename,
+			      int argc, const char *const *argv, unsigned flags);
+void dt_program_free(struct dt_program *program);
+
+/*
+ * The checked program as S-expressions, deterministic (same input, same
+ * text): options set, variables, aggregations, then clauses. malloc'd;
+ * NULL when out of memory.
+ */
+char *dt_program_dump(const struct dt_program *program);
+
+enum dt_error_style {
+	DT_ERRFMT_DTRACE,	/* dtrace: failed to compile script FILE: line N: MESSAGE */
+	DT_ERRFMT_TAGGED,	/* FILE:LINE:COLUMN: D_TAG: MESSAGE */
+};
+
+/* Format one error like snprintf (returns the length it needed). */
+int dt_error_format(const struct dt_error *error, enum dt_error_style style, char *buf,
+		    size_t size);
+const char *dt_errtag_name(enum dt_errtag tag);
+
+#endif
