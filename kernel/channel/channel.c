@@ -60,8 +60,7 @@ void channel_send(uint8_t type, uint32_t seq, const void *a, size_t alen, const 
 	uint32_t crc = chan_crc32(chan_crc32(0, a, alen), b, blen);
 
 	chan_header_encode(header, type, seq, (uint32_t)(alen + blen));
-	for (int i = 0; i < CHAN_CRC_BYTES; i++)
-		crc_bytes[i] = (uint8_t)(crc >> (8 * i));
+	chan_put_le(crc_bytes, crc, CHAN_CRC_BYTES);
 	mutex_lock(&channel.tx_lock);
 	arch_channel_write(header, sizeof(header));
 	arch_channel_write(a, alen);
@@ -75,8 +74,7 @@ void channel_send(uint8_t type, uint32_t seq, const void *a, size_t alen, const 
 
 static void put_status(uint8_t out[CHAN_STATUS_BYTES], int status)
 {
-	for (int i = 0; i < CHAN_STATUS_BYTES; i++)
-		out[i] = (uint8_t)((uint32_t)status >> (8 * i));
+	chan_put_le(out, (uint32_t)status, CHAN_STATUS_BYTES);
 }
 
 void channel_respond(uint32_t seq, int status, const void *body, size_t len)

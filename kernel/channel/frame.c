@@ -38,17 +38,6 @@ uint32_t chan_crc32(uint32_t crc, const void *data, size_t n)
 	return ~crc;
 }
 
-static void put_u32(uint8_t *p, uint32_t v)
-{
-	for (int i = 0; i < 4; i++)
-		p[i] = (uint8_t)(v >> (BYTE_BITS * i));
-}
-
-static uint32_t get_u32(const uint8_t *p)
-{
-	return (uint32_t)p[0] | (uint32_t)p[1] << 8 | (uint32_t)p[2] << 16 | (uint32_t)p[3] << 24;
-}
-
 enum { OFF_VERSION = 2, OFF_TYPE = 3, OFF_SEQ = 4, OFF_LENGTH = 8, OFF_HEADER_CRC = 12 };
 
 void chan_header_encode(uint8_t out[CHAN_HEADER_BYTES], uint8_t type, uint32_t seq,
@@ -58,9 +47,9 @@ void chan_header_encode(uint8_t out[CHAN_HEADER_BYTES], uint8_t type, uint32_t s
 	out[1] = CHAN_MAGIC1;
 	out[OFF_VERSION] = CHAN_VERSION;
 	out[OFF_TYPE] = type;
-	put_u32(out + OFF_SEQ, seq);
-	put_u32(out + OFF_LENGTH, length);
-	put_u32(out + OFF_HEADER_CRC, chan_crc32(0, out, OFF_HEADER_CRC));
+	chan_put_le(out + OFF_SEQ, seq, 4);
+	chan_put_le(out + OFF_LENGTH, length, 4);
+	chan_put_le(out + OFF_HEADER_CRC, chan_crc32(0, out, OFF_HEADER_CRC), 4);
 }
 
 static const char *const reject_names[CHAN_REJECT_KINDS] = {
@@ -102,9 +91,9 @@ static bool header_complete(struct chan_parser *p, struct chan_event *ev)
 	const uint8_t *h = p->header;
 
 	p->type = h[OFF_TYPE];
-	p->seq = get_u32(h + OFF_SEQ);
-	p->length = get_u32(h + OFF_LENGTH);
-	if (chan_crc32(0, h, OFF_HEADER_CRC) != get_u32(h + OFF_HEADER_CRC))
+	p->seq = (uint32_t)chan_get_le(h + OFF_SEQ, 4);
+	p->length = (uint32_t)chan_get_le(h + OFF_LENGTH, 4);
+	if (chan_crc32(0, h, OFF_HEADER_CRC) != (uint32_t)chan_get_le(h + OFF_HEADER_CRC, 4))
 		return reject(p, CHAN_REJECT_BAD_HEADER_CRC, false, ev);
 	if (h[OFF_VERSION] != CHAN_VERSION)
 		return reject(p, CHAN_REJECT_BAD_VERSION, true, ev);
@@ -117,7 +106,7 @@ static bool header_complete(struct chan_parser *p, struct chan_event *ev)
 
 static bool payload_complete(struct chan_parser *p, struct chan_event *ev)
 {
-	if (chan_crc32(0, p->payload, p->length) != get_u32(p->payload + p->length))
+	if (chan_crc32(0, p->payload, p->length) != (uint32_t)chan_get_le(p->payload + p->length, 4))
 		return reject(p, CHAN_REJECT_BAD_PAYLOAD_CRC, true, ev);
 	if (p->type != CHAN_HELLO && p->type != CHAN_REQUEST)
 		return reject(p, CHAN_REJECT_UNKNOWN_TYPE, true, ev);

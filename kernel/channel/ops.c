@@ -29,11 +29,6 @@
 #define TEXT_BYTES      2048
 #define KIB_PER_PAGE    4
 
-static uint16_t get_u16(const uint8_t *p)
-{
-	return (uint16_t)(p[0] | p[1] << 8);
-}
-
 /* A text response built up line by line. */
 struct text {
 	char buf[TEXT_BYTES];
@@ -180,8 +175,7 @@ static int op_bulk(uint32_t seq, const uint8_t *body, uint32_t len)
 		channel_respond(seq, -EINVAL, msg, sizeof(msg) - 1);
 		return -EINVAL;
 	}
-	uint32_t total = (uint32_t)body[0] | (uint32_t)body[1] << 8 | (uint32_t)body[2] << 16 |
-			 (uint32_t)body[3] << 24;
+	uint32_t total = (uint32_t)chan_get_le(body, 4);
 	for (size_t i = 0; i < BULK_CHUNK; i++)
 		chunk[CHAN_STATUS_BYTES + i] = (uint8_t)i;
 	memset(chunk, 0, CHAN_STATUS_BYTES);	/* stream 0 */
@@ -193,8 +187,7 @@ static int op_bulk(uint32_t seq, const uint8_t *body, uint32_t len)
 	}
 	uint64_t cycles = arch_cycles() - start;
 	uint8_t out[8];
-	for (int i = 0; i < 8; i++)
-		out[i] = (uint8_t)(cycles >> (8 * i));
+	chan_put_le(out, cycles, sizeof(out));
 	channel_respond(seq, 0, out, sizeof(out));
 	return 0;
 }
@@ -306,7 +299,7 @@ void channel_handle_request(uint32_t seq, const uint8_t *payload, uint32_t lengt
 			      length, CHAN_REQUEST_HEADER_BYTES);
 		return;
 	}
-	uint16_t op = get_u16(payload);
+	uint16_t op = (uint16_t)chan_get_le(payload, 2);
 	if (op >= CHAN_OP_LIMIT || !ops[op].fn) {
 		channel.counters.requests_failed++;
 		channel_error(seq, -ENOSYS, "unknown op %u", op);

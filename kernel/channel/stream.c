@@ -57,18 +57,6 @@ void channel_wake_output(void)
 	waitq_wake_all(&output_wq);
 }
 
-static void put_u32(uint8_t *p, uint32_t v)
-{
-	for (int i = 0; i < 4; i++)
-		p[i] = (uint8_t)(v >> (8 * i));
-}
-
-static void put_u64(uint8_t *p, uint64_t v)
-{
-	put_u32(p, (uint32_t)v);
-	put_u32(p + 4, (uint32_t)(v >> 32));
-}
-
 /*
  * Switch s's buffers and send every CPU's part that holds records or
  * drops. Caller holds s->drain_lock.
@@ -85,10 +73,10 @@ static void drain(struct stream *s)
 		const uint8_t *data = tbuf_taken(s->bufs, cpu, &bytes, &records, &drops);
 		if (!bytes && !drops)
 			continue;
-		put_u32(head, s->id);
-		put_u32(head + 4, cpu);
-		put_u32(head + 8, (uint32_t)records);
-		put_u64(head + 12, drops);
+		chan_put_le(head, s->id, 4);
+		chan_put_le(head + 4, cpu, 4);
+		chan_put_le(head + 8, (uint32_t)records, 4);
+		chan_put_le(head + 12, drops, 8);
 		channel_send(CHAN_DATA, 0, head, sizeof(head), data, bytes);
 		s->sent.bytes += bytes;
 		s->sent.records += records;
@@ -170,16 +158,17 @@ static const char *next_word(const char *p, const char **word, size_t *len)
 	return p;
 }
 
+/* A word of the request (not NUL-terminated) as a number below 2^32. */
 static bool parse_u32(const char *word, size_t len, uint32_t *out)
 {
-	uint64_t v = 0;
-	if (!len || len > 9)
+	char text[16];
+	uint64_t v;
+	if (len >= sizeof(text))
 		return false;
-	for (size_t i = 0; i < len; i++) {
-		if (word[i] < '0' || word[i] > '9')
-			return false;
-		v = v * 10 + (uint64_t)(word[i] - '0');
-	}
+	memcpy(text, word, len);
+	text[len] = '\0';
+	if (parse_u64(text, &v, false) || v > UINT32_MAX)
+		return false;
 	*out = (uint32_t)v;
 	return true;
 }
@@ -261,9 +250,9 @@ int channel_stream_open(uint32_t seq, const uint8_t *body, uint32_t len)
 	s->due = clock_ticks() + ms_to_ticks(switch_ms);
 	s->id = ++last_stream_id;
 	uint8_t reply[12];
-	put_u32(reply, s->id);
-	put_u32(reply + 4, bufs->ncpus);
-	put_u32(reply + 8, bufsize);
+	chan_put_le(reply, s->id, 4);
+	chan_put_le(reply + 4, bufs->ncpus, 4);
+	chan_put_le(reply + 8, bufsize, 4);
 	mutex_unlock(&streams_lock);
 	channel_wake_output();
 	channel_respond(seq, 0, reply, sizeof(reply));
@@ -305,8 +294,7 @@ int channel_stream_close(uint32_t seq, const uint8_t *body, uint32_t len)
 		channel_error(seq, -EINVAL, "stream close: give the stream id as a u32");
 		return -EINVAL;
 	}
-	uint32_t id = (uint32_t)body[0] | (uint32_t)body[1] << 8 | (uint32_t)body[2] << 16 |
-		      (uint32_t)body[3] << 24;
+	uint32_t id = (uint32_t)chan_get_le(body, 4);
 	struct stream *s = NULL;
 	mutex_lock(&streams_lock);
 	for (int i = 0; i < CHANNEL_STREAMS && !s; i++)

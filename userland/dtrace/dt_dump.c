@@ -107,6 +107,20 @@ static void list(struct out *o, const struct dt_node *n)
 	}
 }
 
+/* An operator's type, then its operands (those present), each after a space. */
+static void operands(struct out *o, struct dt_type t, const struct dt_node *a,
+		     const struct dt_node *b, const struct dt_node *c)
+{
+	const struct dt_node *each[] = { a, b, c };
+	type(o, t);
+	for (int i = 0; i < 3; i++) {
+		if (each[i]) {
+			puts_(o, " ");
+			expr(o, each[i]);
+		}
+	}
+}
+
 static void expr(struct out *o, const struct dt_node *n)
 {
 	puts_(o, "(");
@@ -150,37 +164,19 @@ static void expr(struct out *o, const struct dt_node *n)
 	case DT_N_BINARY:
 	case DT_N_INCDEC:
 		printf_(o, "%s ", dt_op_name(n->op));
-		type(o, n->type);
-		puts_(o, " ");
-		expr(o, n->left);
-		if (n->right) {
-			puts_(o, " ");
-			expr(o, n->right);
-		}
+		operands(o, n->type, n->left, n->right, NULL);
 		break;
 	case DT_N_ASSIGN:
-		printf_(o, "%s%s ", n->op == DT_OP_NONE ? "" : dt_op_name(n->op), "=");
-		type(o, n->type);
-		puts_(o, " ");
-		expr(o, n->left);
-		puts_(o, " ");
-		expr(o, n->right);
+		printf_(o, "%s= ", n->op == DT_OP_NONE ? "" : dt_op_name(n->op));
+		operands(o, n->type, n->left, n->right, NULL);
 		break;
 	case DT_N_TERNARY:
 		puts_(o, "?: ");
-		type(o, n->type);
-		puts_(o, " ");
-		expr(o, n->cond);
-		puts_(o, " ");
-		expr(o, n->left);
-		puts_(o, " ");
-		expr(o, n->right);
+		operands(o, n->type, n->cond, n->left, n->right);
 		break;
 	case DT_N_CAST:
 		puts_(o, "cast ");
-		type(o, n->type);
-		puts_(o, " ");
-		expr(o, n->left);
+		operands(o, n->type, n->left, NULL, NULL);
 		break;
 	case DT_N_CALL:
 		puts_(o, "call ");
@@ -190,11 +186,7 @@ static void expr(struct out *o, const struct dt_node *n)
 		break;
 	case DT_N_COMMA:
 		puts_(o, ", ");
-		type(o, n->type);
-		puts_(o, " ");
-		expr(o, n->left);
-		puts_(o, " ");
-		expr(o, n->right);
+		operands(o, n->type, n->left, n->right, NULL);
 		break;
 	case DT_N_IDENT:
 	case DT_N_INDEX:
