@@ -253,19 +253,29 @@ fuzz: $(BUILD)/gen/x86_opcodes.c $(GRAFT_FIXTURE)
 # good and bad D programs in tests/d/ is read at run time from D_CORPUS_DIR.
 # build/host/dcheck compiles a D program and prints the checked AST or the
 # errors: dcheck [-C] [-x opt=val] (-s FILE | -n PROGRAM) [args...].
-DTRACE_LIB_SRCS := $(filter-out userland/dtrace/dcheck.c,$(wildcard userland/dtrace/*.c))
-DTRACE_LIB_HEADERS := $(wildcard userland/dtrace/*.h)
-HOST_USERLAND_SRCS := $(DTRACE_LIB_SRCS)
+# build/host/dtc generates its code (DIF programs checked by the kernel's
+# verifier, the trace object of kernel/include/scion/dof.h) and prints the
+# JSON the host consumer reads: dtc [-C] [-x opt=val] [-o FILE] (-s FILE |
+# -n PROGRAM) [args...].
+DTRACE_TOOLS := userland/dtrace/dcheck.c userland/dtrace/dtc.c
+DTRACE_LIB_SRCS := $(filter-out $(DTRACE_TOOLS),$(wildcard userland/dtrace/*.c)) \
+	kernel/trace/dif_verify.c
+DTRACE_LIB_HEADERS := $(wildcard userland/dtrace/*.h) kernel/include/scion/dif.h \
+	kernel/include/scion/dof.h
+HOST_USERLAND_SRCS := $(filter-out kernel/%,$(DTRACE_LIB_SRCS))
 HOST_USERLAND_CFLAGS = -Iuserland/dtrace -DD_CORPUS_DIR='"$(abspath tests/d)"'
 $(HOST_TESTS): $(HOST_USERLAND_SRCS) $(DTRACE_LIB_HEADERS)
 DCHECK := $(BUILD)/host/dcheck
-$(DCHECK): userland/dtrace/dcheck.c $(DTRACE_LIB_SRCS) $(DTRACE_LIB_HEADERS)
+DTC := $(BUILD)/host/dtc
+$(BUILD)/host/dcheck $(BUILD)/host/dtc: $(BUILD)/host/%: userland/dtrace/%.c $(DTRACE_LIB_SRCS) \
+		$(DTRACE_LIB_HEADERS)
 	@mkdir -p $(dir $@)
 	$(call say,HOSTCC,$@)
-	$(Q)$(HOST_CC) $(HOST_CFLAGS) -o $@ userland/dtrace/dcheck.c $(DTRACE_LIB_SRCS)
-.PHONY: dcheck
+	$(Q)$(HOST_CC) $(HOST_CFLAGS) -o $@ $< $(DTRACE_LIB_SRCS)
+.PHONY: dcheck dtc
 dcheck: $(DCHECK)
-host-tests: $(DCHECK)
+dtc: $(DTC)
+host-tests: $(DCHECK) $(DTC)
 # ---- end of the D compiler's block -------------------------------------------
 
 # The decoder on the host: the objdump oracle, with Zydis as a second opinion when installed.

@@ -14,6 +14,7 @@
 #include <scion/compiler.h>
 #include <scion/wait.h>
 #include <scion/mutex.h>
+#include <scion/channel.h>
 #include "frame.h"
 
 #define CHANNEL_RX_RING 4096	/* a power of two */
@@ -53,10 +54,6 @@ extern struct channel channel;
  */
 void channel_send(uint8_t type, uint32_t seq, const void *a, size_t alen, const void *b,
 		  size_t blen);
-
-/* A RESPONSE (status, then body) or an ERROR (-errno, one line). Thread. */
-void channel_respond(uint32_t seq, int status, const void *body, size_t len);
-void channel_error(uint32_t seq, int err, const char *fmt, ...) __printf(3, 4);
 
 /*
  * channel_handle_request - run one accepted REQUEST (ops.c) and answer it.

@@ -73,19 +73,5 @@ bool chan_parse_byte(struct chan_parser *p, uint8_t byte, struct chan_event *ev)
  */
 bool chan_parse_idle(struct chan_parser *p, struct chan_event *ev);
 
-/* Little-endian integers of the wire format, bytes long (1 to 8). */
-static inline void chan_put_le(uint8_t *p, uint64_t v, unsigned bytes)
-{
-	for (unsigned i = 0; i < bytes; i++)
-		p[i] = (uint8_t)(v >> (8 * i));
-}
-
-static inline uint64_t chan_get_le(const uint8_t *p, unsigned bytes)
-{
-	uint64_t v = 0;
-	for (unsigned i = 0; i < bytes; i++)
-		v |= (uint64_t)p[i] << (8 * i);
-	return v;
-}
 
 #endif

@@ -16,6 +16,7 @@
 #include <scion/cpu.h>
 #include <scion/graft.h>
 #include <scion/probe.h>
+#include <scion/trace.h>
 #include <scion/version.h>
 #include <scion/channel.h>
 #include <arch/cpu.h>
@@ -288,6 +289,7 @@ static const struct {
 	[CHAN_OP_STATS] = { "stats", op_stats },
 	[CHAN_OP_STREAM_OPEN] = { "stream-open", channel_stream_open },
 	[CHAN_OP_STREAM_CLOSE] = { "stream-close", channel_stream_close },
+	[CHAN_OP_TRACE_START] = { "trace-start", trace_start_request },
 };
 
 void channel_handle_request(uint32_t seq, const uint8_t *payload, uint32_t length)

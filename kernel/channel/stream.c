@@ -57,14 +57,39 @@ void channel_wake_output(void)
 	waitq_wake_all(&output_wq);
 }
 
-/*
- * Switch s's buffers and send every CPU's part that holds records or
- * drops. Caller holds s->drain_lock.
- */
-static void drain(struct stream *s)
+/* Where a source's drain sends its own chunks: the stream being drained. */
+struct chan_stream_sink {
+	struct stream *stream;
+};
+
+/* One DATA frame on s. Caller holds s->drain_lock. */
+static void send_chunk(struct stream *s, uint32_t cpu_field, uint32_t records, uint64_t drops,
+		       const void *data, size_t bytes)
 {
 	uint8_t head[CHAN_STATUS_BYTES + CHAN_CHUNK_HEADER_BYTES];
 
+	chan_put_le(head, s->id, 4);
+	chan_put_le(head + 4, cpu_field, 4);
+	chan_put_le(head + 8, records, 4);
+	chan_put_le(head + 12, drops, 8);
+	channel_send(CHAN_DATA, 0, head, sizeof(head), data, bytes);
+	s->sent.bytes += bytes;
+	s->sent.frames++;
+}
+
+void chan_stream_send(struct chan_stream_sink *sink, uint32_t cpu_field, uint32_t records,
+		      uint64_t drops, const void *data, size_t bytes)
+{
+	send_chunk(sink->stream, cpu_field, records, drops, data,
+		   bytes > CHANNEL_CHUNK_MAX ? CHANNEL_CHUNK_MAX : bytes);
+}
+
+/*
+ * Switch s's buffers and send every CPU's part that holds records or
+ * drops, then whatever the source adds. Caller holds s->drain_lock.
+ */
+static void drain(struct stream *s)
+{
 	tbuf_switch(s->bufs);
 	s->sent.switches++;
 	for (unsigned cpu = 0; cpu < s->bufs->ncpus; cpu++) {
@@ -73,15 +98,13 @@ static void drain(struct stream *s)
 		const uint8_t *data = tbuf_taken(s->bufs, cpu, &bytes, &records, &drops);
 		if (!bytes && !drops)
 			continue;
-		chan_put_le(head, s->id, 4);
-		chan_put_le(head + 4, cpu, 4);
-		chan_put_le(head + 8, (uint32_t)records, 4);
-		chan_put_le(head + 12, drops, 8);
-		channel_send(CHAN_DATA, 0, head, sizeof(head), data, bytes);
-		s->sent.bytes += bytes;
+		send_chunk(s, cpu, (uint32_t)records, drops, data, bytes);
 		s->sent.records += records;
 		s->sent.drops += drops;
-		s->sent.frames++;
+	}
+	if (s->source->drain) {
+		struct chan_stream_sink sink = { s };
+		s->source->drain(s->priv, &sink);
 	}
 }
 
@@ -214,6 +237,34 @@ int channel_stream_open(uint32_t seq, const uint8_t *body, uint32_t len)
 		return -EINVAL;
 	}
 
+	uint32_t id;
+	int err = channel_stream_start(src, NULL, bufsize, switch_ms, p, &id, why, sizeof(why));
+	if (err) {
+		channel_error(seq, err, "stream open: %s", why);
+		return err;
+	}
+	uint8_t reply[12];
+	chan_put_le(reply, id, 4);
+	chan_put_le(reply + 4, cpu_count(), 4);
+	chan_put_le(reply + 8, bufsize, 4);
+	channel_respond(seq, 0, reply, sizeof(reply));
+	return 0;
+}
+
+int channel_stream_start(const struct chan_stream_source *src, void *priv, uint32_t bufsize,
+			 uint32_t switch_ms, const char *args, uint32_t *id, char *why,
+			 size_t whylen)
+{
+	if (bufsize < TBUF_MIN_SIZE || bufsize > CHANNEL_STREAM_MAX_BUF || bufsize % TBUF_ALIGN) {
+		snprintf(why, whylen, "buffer size %u: give %u to %u bytes, a multiple of %u",
+			 bufsize, TBUF_MIN_SIZE, CHANNEL_STREAM_MAX_BUF, TBUF_ALIGN);
+		return -EINVAL;
+	}
+	if (switch_ms < CHANNEL_SWITCH_MIN_MS || switch_ms > CHANNEL_SWITCH_MAX_MS) {
+		snprintf(why, whylen, "switch interval %u ms: give %u to %u ms", switch_ms,
+			 CHANNEL_SWITCH_MIN_MS, CHANNEL_SWITCH_MAX_MS);
+		return -EINVAL;
+	}
 	mutex_lock(&streams_lock);
 	struct stream *s = NULL;
 	for (int i = 0; i < CHANNEL_STREAMS && !s; i++)
@@ -221,24 +272,23 @@ int channel_stream_open(uint32_t seq, const uint8_t *body, uint32_t len)
 			s = &streams[i];
 	if (!s) {
 		mutex_unlock(&streams_lock);
-		channel_error(seq, -EBUSY, "stream open: %d streams are open already; close one",
-			      CHANNEL_STREAMS);
+		snprintf(why, whylen, "%d streams are open already; close one", CHANNEL_STREAMS);
 		return -EBUSY;
 	}
 	struct tbuf_set *bufs = tbuf_create(bufsize);
 	if (!bufs) {
 		mutex_unlock(&streams_lock);
-		channel_error(seq, -ENOMEM, "stream open: no memory for %u CPUs x 2 x %u bytes",
-			      cpu_count(), bufsize);
+		snprintf(why, whylen, "no memory for %u CPUs x 2 x %u bytes", cpu_count(), bufsize);
 		return -ENOMEM;
 	}
-	void *priv = NULL;
 	why[0] = '\0';
-	int err = src->open(bufs, p, &priv, why, sizeof(why));
+	int err = src->open(bufs, args, &priv, why, whylen);
 	if (err) {
 		mutex_unlock(&streams_lock);
 		tbuf_destroy(bufs);
-		channel_error(seq, err, "stream open: %s: %s", src->name, why[0] ? why : errno_name(err));
+		char inner[160];
+		strlcpy(inner, why[0] ? why : errno_name(err), sizeof(inner));
+		snprintf(why, whylen, "%s: %s", src->name, inner);
 		return err;
 	}
 	s->source = src;
@@ -249,13 +299,9 @@ int channel_stream_open(uint32_t seq, const uint8_t *body, uint32_t len)
 	s->closing = false;
 	s->due = clock_ticks() + ms_to_ticks(switch_ms);
 	s->id = ++last_stream_id;
-	uint8_t reply[12];
-	chan_put_le(reply, s->id, 4);
-	chan_put_le(reply + 4, bufs->ncpus, 4);
-	chan_put_le(reply + 8, bufsize, 4);
+	*id = s->id;
 	mutex_unlock(&streams_lock);
 	channel_wake_output();
-	channel_respond(seq, 0, reply, sizeof(reply));
 	return 0;
 }
 
@@ -264,8 +310,9 @@ int channel_stream_open(uint32_t seq, const uint8_t *body, uint32_t len)
  *   1. mark it closing, so the output thread starts no drain of it;
  *   2. close the source: from then on no CPU writes its buffers;
  *   3. take drain_lock (a drain in progress ends first) and drain once
- *      more: the records written since the last switch go out;
- *   4. free the buffers and the slot.
+ *      more: the records written since the last switch go out, then
+ *      the source's own last chunks;
+ *   4. release the source, free the buffers and the slot.
  * The totals (what was sent over the stream's life) go to *totals.
  */
 static void stream_close(struct stream *s, struct stream_totals *totals)
@@ -278,6 +325,8 @@ static void stream_close(struct stream *s, struct stream_totals *totals)
 	drain(s);
 	*totals = s->sent;
 	mutex_unlock(&s->drain_lock);
+	if (s->source->release)
+		s->source->release(s->priv);
 	tbuf_destroy(s->bufs);
 	mutex_lock(&streams_lock);
 	s->bufs = NULL;

@@ -16,6 +16,7 @@
 #include <scion/format.h>
 #include <scion/errno.h>
 #include <scion/printk.h>
+#include <scion/probe.h>
 #include <arch/timer.h>
 #include "graft_internal.h"
 
@@ -81,6 +82,38 @@ static uint64_t current_tid(void)
  * deep, and after an abort. An event runs the default, then each
  * applicable handler in its own transaction.
  */
+/*
+ * Fire one of the point's graft-provider probes: arguments a0..a5, and
+ * registers captured here so stack() shows the dispatcher's caller.
+ */
+static __attribute__((always_inline)) inline void fire(struct probe *probe, uint64_t a0,
+							uint64_t a1, uint64_t a2, uint64_t a3,
+							uint64_t a4, uint64_t a5)
+{
+	if (!probe || !__atomic_load_n(&probe->soft->live, __ATOMIC_RELAXED))
+		return;
+	struct trap_frame frame = { 0 };
+	trap_frame_capture(&frame);
+	const uint64_t a[6] = { a0, a1, a2, a3, a4, a5 };
+	for (unsigned i = 0; i < 6; i++)
+		trap_frame_set_arg(&frame, i, a[i]);
+	probe_fire_consumers(probe, &frame);
+}
+
+/* txn_run between the graft provider's invoke and commit / abort probes. */
+static enum txn_outcome run(const struct graft_point *p, struct graft *g, const uint64_t args[6],
+			    uint64_t *r)
+{
+	struct graft_point_state *st = p->state;
+	fire(st->probe_invoke, args[0], args[1], args[2], args[3], args[4], args[5]);
+	enum txn_outcome o = txn_run(p, g, args, r);
+	if (o == TXN_COMMITTED)
+		fire(st->probe_commit, *r, args[0], args[1], args[2], args[3], args[4]);
+	else if (o == TXN_ABORTED)
+		fire(st->probe_abort, args[0], args[1], args[2], args[3], args[4], args[5]);
+	return o;
+}
+
 uint64_t graft_dispatch(const struct graft_point *p, const uint64_t args[6])
 {
 	struct graft_point_state *st = p->state;
@@ -92,7 +125,7 @@ uint64_t graft_dispatch(const struct graft_point *p, const uint64_t args[6])
 		for (unsigned i = 0; i < GRAFT_POINT_MAX_INSTALLED; i++) {
 			struct graft *g = READ_ONCE(st->installed[i]);
 			if (g && (!g->scope_tid || g->scope_tid == tid) && !txn_graft_active(g))
-				txn_run(p, g, args, &r);
+				run(p, g, args, &r);
 		}
 		return 0;
 	}
@@ -110,7 +143,7 @@ uint64_t graft_dispatch(const struct graft_point *p, const uint64_t args[6])
 	}
 	if (!chosen || txn_graft_active(chosen))
 		return graft_call_default(p, args);
-	if (txn_run(p, chosen, args, &r) == TXN_COMMITTED)
+	if (run(p, chosen, args, &r) == TXN_COMMITTED)
 		return r;
 	return graft_call_default(p, args);
 }

@@ -159,6 +159,30 @@ static void run_consumers(struct site_state *st, unsigned n, struct trap_frame *
 	cpu->probe_nesting--;
 }
 
+void probe_fire_consumers(struct probe *p, struct trap_frame *frame)
+{
+	irqflags_t f = arch_irq_save();
+	struct cpu *cpu = this_cpu();
+	struct probe_soft *s = p->soft;
+
+	if (cpu->probe_nesting) {
+		atomic_add(&s->missed, 1);
+		arch_irq_restore(f);
+		return;
+	}
+	atomic_add(&s->hits, 1);
+	cpu->probe_nesting++;
+	for (unsigned i = 0; i < PROBE_SOFT_CONSUMERS; i++) {
+		struct probe_consumer *c = __atomic_load_n(&s->slot[i], __ATOMIC_ACQUIRE);
+		if (!c)
+			continue;
+		struct probe_hit hit = { p, trap_frame_pc(frame), frame };
+		consumer_run(c, &hit);
+	}
+	cpu->probe_nesting--;
+	arch_irq_restore(f);
+}
+
 void probe_dispatch_frame(struct trap_frame *frame, uint64_t state)
 {
 	irqflags_t f = arch_irq_save();

@@ -52,7 +52,7 @@ static uint32_t exits(const struct cfg_function *f, uint64_t *sites)
 	return n;
 }
 
-void fbt_provide(void)
+static void fbt_provide(void)
 {
 	const char *why;
 	uint32_t functions = 0, skipped = 0;
@@ -86,3 +86,5 @@ void fbt_provide(void)
 	}
 	(void)skipped;
 }
+
+PROBE_PROVIDER(fbt_provider, "fbt", fbt_provide, NULL);

@@ -166,9 +166,10 @@ void accumulators_quiet(void);
 /* Per-CPU slot offsets of an accumulator, for inline code (%gs-relative). */
 void accumulator_slots(const struct probe_accumulator *acc, struct patch_accumulator *out);
 
-/* registry.c */
-/* Providers: create their probes (called once, on the registry's first use). */
-void fbt_provide(void);		/* fbt.c */
-void sdt_provide(void);		/* sdt.c */
+/* soft.c: software-fired probes' consumer slots. Caller holds probe_mutex. */
+int soft_attach(struct probe *p, struct probe_consumer *c);
+void soft_detach(struct probe *p, struct probe_consumer *c);
+/* After soft_detach, before the consumer may be freed: every CPU passes a cross-call. */
+void soft_quiesce(void);
 
 #endif

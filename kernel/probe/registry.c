@@ -56,6 +56,8 @@ static bool grow(void)
 }
 
 /* Caller holds probe_mutex. */
+LINKER_TABLE_DECLARE(struct probe_provider, probe_providers);
+
 static struct probe *create_locked(const char *provider, const char *module,
 				   const char *function, const char *name,
 				   const uint64_t *sites, uint32_t nsites)
@@ -93,14 +95,54 @@ struct probe *probe_create(const char *provider, const char *module, const char 
 	return p;
 }
 
+struct probe *probe_create_soft(const char *provider, const char *module, const char *function,
+				const char *name, bool session_only)
+{
+	struct probe_soft *soft = kzalloc(sizeof(*soft));
+	if (!soft)
+		return NULL;
+	soft->session_only = session_only;
+	mutex_lock(&probe_mutex);
+	struct probe *p = create_locked(provider, module, function, name, NULL, 0);
+	if (p)
+		p->soft = soft;
+	mutex_unlock(&probe_mutex);
+	if (!p)
+		kfree(soft);
+	return p;
+}
+
+/* Caller holds probe_mutex. */
+static struct probe *find_locked(const char *provider, const char *module, const char *function,
+				 const char *name)
+{
+	for (uint32_t i = 0; i < nprobes; i++) {
+		struct probe *p = by_id[i];
+		if (!strcmp(p->provider, provider) && !strcmp(p->module, module) &&
+		    !strcmp(p->function, function) && !strcmp(p->name, name))
+			return p;
+	}
+	return NULL;
+}
+
+struct probe *probe_find(const char *provider, const char *module, const char *function,
+			 const char *name)
+{
+	mutex_lock(&probe_mutex);
+	struct probe *p = find_locked(provider, module, function, name);
+	mutex_unlock(&probe_mutex);
+	return p;
+}
+
 /* Caller holds registry_mutex. */
 static void populate(void)
 {
 	if (populated)
 		return;
 	populated = true;
-	fbt_provide();
-	sdt_provide();
+	LINKER_TABLE_FOREACH(struct probe_provider, probe_providers, prov)
+		if (prov->provide)
+			prov->provide();
 }
 
 struct probe *probe_by_id(uint32_t id)
@@ -214,6 +256,18 @@ int probe_lookup(const char *text, bool (*fn)(struct probe *p, void *arg), void 
 
 	mutex_lock(&registry_mutex);
 	populate();
+	/* A provider that makes probes by name (profile-97) makes this one now. */
+	if (*sp.part[3] && !has_glob(sp.part[3]) && !has_glob(sp.part[1]) &&
+	    !has_glob(sp.part[2])) {
+		LINKER_TABLE_FOREACH(struct probe_provider, probe_providers, prov) {
+			if (!prov->provide_named || !part_match(sp.part[0], prov->name))
+				continue;
+			if ((err = prov->provide_named(sp.part[1], sp.part[2], sp.part[3], why))) {
+				mutex_unlock(&registry_mutex);
+				return err;
+			}
+		}
+	}
 	mutex_lock(&probe_mutex);
 	/* function+off, alone or as insn:kernel:function:off. */
 	const char *plus = strchr(text, '+');
@@ -324,6 +378,13 @@ static unsigned enable_locked(struct probe **probes, struct probe_consumer **con
 			refused[i] = true;
 			continue;
 		}
+		if (probes[i]->soft && probes[i]->soft->session_only) {
+			printk("probe: %s:%s:%s:%s fires only for trace sessions (scion trace)\n",
+			       probes[i]->provider, probes[i]->module, probes[i]->function,
+			       probes[i]->name);
+			refused[i] = true;
+			continue;
+		}
 		consumers[i]->firing_for = probes[i];
 		for (uint32_t k = 0; k < probes[i]->nsites; k++) {
 			f.addrs[f.n] = probes[i]->sites[k];
@@ -354,8 +415,14 @@ static unsigned enable_locked(struct probe **probes, struct probe_consumer **con
 	mutex_lock(&probe_mutex);
 	for (unsigned i = 0; i < n; i++) {
 		struct probe_consumer *c = consumers[i];
-		if (refused[i] || !probes[i]->nsites)
+		if (refused[i] || (!probes[i]->nsites && !probes[i]->soft))
 			continue;
+		if (probes[i]->soft && soft_attach(probes[i], c)) {
+			printk("probe: %s:%s:%s:%s has %u consumers already\n", probes[i]->provider,
+			       probes[i]->module, probes[i]->function, probes[i]->name,
+			       PROBE_SOFT_CONSUMERS);
+			continue;
+		}
 		c->probe = probes[i];
 		list_add_tail(&probes[i]->consumers, &c->node);
 		probes[i]->nconsumers++;
@@ -378,7 +445,7 @@ unsigned probe_enable_batch(struct probe **probes, struct probe_consumer **consu
 
 int probe_enable(struct probe *p, struct probe_consumer *c)
 {
-	if (!p->nsites) {
+	if (!p->nsites && !p->soft) {
 		printk("probe: probe %u has no sites to enable\n", p->id);
 		return -ENOENT;
 	}
@@ -411,16 +478,23 @@ static void disable_locked(struct probe_consumer **cs, unsigned n)
 		}
 	}
 	detach_chunked(f.addrs, f.cs, f.n);
+	bool soft = false;
 	mutex_lock(&probe_mutex);
 	for (unsigned i = 0; i < n; i++) {
 		struct probe *p = cs[i]->probe;
 		if (!p)
 			continue;
+		if (p->soft) {
+			soft_detach(p, cs[i]);
+			soft = true;
+		}
 		list_remove(&cs[i]->node);
 		p->nconsumers--;
 		cs[i]->probe = NULL;
 	}
 	mutex_unlock(&probe_mutex);
+	if (soft)
+		soft_quiesce();
 	flat_free(&f);
 }
 

@@ -36,7 +36,7 @@ static bool same_probe(const struct sdt_site *a, const struct sdt_site *b)
 	       symtab_lookup_addr(&kernel_symtab, b->addr, NULL) && !strcmp(a->name, b->name);
 }
 
-void sdt_provide(void)
+static void sdt_provide(void)
 {
 	size_t n = LINKER_TABLE_COUNT(sdt_sites);
 	uint64_t *sites = kmalloc((n ? n : 1) * sizeof(uint64_t));
@@ -77,3 +77,5 @@ void sdt_provide(void)
 	}
 	kfree(sites);
 }
+
+PROBE_PROVIDER(sdt_provider, "sdt", sdt_provide, NULL);

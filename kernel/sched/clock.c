@@ -11,6 +11,7 @@
 #include <scion/printk.h>
 #include <scion/errno.h>
 #include <scion/graft.h>
+#include <scion/trace.h>
 #include <graft/timer.h>
 #include <arch/cpu.h>
 #include <arch/timer.h>
@@ -56,6 +57,7 @@ void clock_timer_interrupt(void)
 {
 	clock_count_tick();
 	sched_tick();
+	profile_tick();
 	timer_tick_event(this_cpu_index(), clock_ticks());
 }
 

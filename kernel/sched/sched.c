@@ -139,6 +139,9 @@ static struct thread *switch_to_next(uintptr_t preempted_pc)
 	next->cpu = c;
 	next->on_cpu = true;
 	next->switches_in++;
+	uint64_t now = clock_ns();
+	prev->run_ns += now - prev->oncpu_since;
+	next->oncpu_since = now;
 	c->current = next;
 	SDT_PROBE2(thread__switch, prev->tid, next->tid);
 	prev = arch_context_switch(prev, next);

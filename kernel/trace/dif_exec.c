@@ -133,7 +133,10 @@ static int access_var(struct run *x, const struct dif_insn *in, bool store)
 	}
 	int err = store ? x->ops->store_var(x->env, v, keys, nkeys, x->r[in->r1])
 			: x->ops->load_var(x->env, v, keys, nkeys, &x->r[in->rd]);
-	return err ? dif_fail(x, DIF_FAULT_DYNVAR, 0) : 0;
+	if (!err)
+		return 0;
+	return dif_fail(x, err == -EFAULT ? DIF_FAULT_BADADDR :
+			   err == -ENOMEM ? DIF_FAULT_NOSCRATCH : DIF_FAULT_DYNVAR, 0);
 }
 
 static bool branch_taken(unsigned op, uint64_t a, uint64_t b)

@@ -44,7 +44,8 @@ sources() {
 	graft_elf) echo kernel/graft/elf_load.c kernel/graft/elf_reloc.c ;;
 	chan_frame) echo kernel/channel/frame.c ;;
 	dif) echo kernel/trace/dif_verify.c kernel/trace/dif_exec.c kernel/trace/dif_subr.c ;;
-	d_parse) echo userland/dtrace/dt_*.c ;;
+	d_parse|d_cg) echo userland/dtrace/dt_*.c kernel/trace/dif_verify.c kernel/trace/dif_exec.c \
+		kernel/trace/dif_subr.c ;;
 	*) return 1 ;;
 	esac
 }
@@ -59,7 +60,7 @@ max_len() {
 	graft_elf) echo 16384 ;;
 	chan_frame) echo 4096 ;;
 	dif) echo 1024 ;;
-	d_parse) echo 4096 ;;
+	d_parse|d_cg) echo 4096 ;;
 	esac
 }
 
@@ -75,7 +76,7 @@ seed() {
 	insn) printf '\x48\x8b\x05\x10\x00\x00\x00' >"$dir/seed"; printf '\xc4\xe2\x79\x18\x04\x24' >"$dir/seed2" ;;
 	graft_elf) cp "$BUILD/host/graft_fixture.graft" "$dir/seed" ;;
 	chan_frame) printf '\254\134\001\002\001\000\000\000\002\000\000\000\0\0\0\0ok\0\0\0\0' >"$dir/seed" ;;
-	d_parse)
+	d_parse|d_cg)
 		# The good corpus, each behind a mode byte of 0 (a script, no macro arguments).
 		for f in tests/d/good/*.d; do
 			{ printf '\0'; cat "$f"; } >"$dir/seed-${f##*/}"
@@ -119,8 +120,11 @@ for src in tests/fuzz/fuzz_*.c; do
 	fi
 	seed "$name"
 	# tests/fuzz/NAME.dict, if present: tokens and boundary values for that input format.
+	# d_cg reads D source too: it shares d_parse's dictionary.
 	dict=
-	[ -f "tests/fuzz/$name.dict" ] && dict=-dict=tests/fuzz/$name.dict
+	dictname=$name
+	[ "$name" = d_cg ] && dictname=d_parse
+	[ -f "tests/fuzz/$dictname.dict" ] && dict=-dict=tests/fuzz/$dictname.dict
 	# shellcheck disable=SC2086
 	"$bin" -max_total_time="$SECONDS_PER_TARGET" -max_len="$(max_len "$name")" -timeout=10 \
 		-rss_limit_mb=2048 -print_final_stats=1 -artifact_prefix="$OUT/$name-" $dict \

@@ -1,9 +1,10 @@
 // SPDX-License-Identifier: BSD-2-Clause
 /*
- * Host tests of the D compiler's front end against the corpus in tests/d/
- * (D_CORPUS_DIR): every good/NAME.d must compile and dump exactly
- * good/NAME.ast; every bad/NAME.d must fail with exactly the lines of
- * bad/NAME.err (FILE:LINE:COLUMN: D_TAG: message, FILE being NAME.d).
+ * Host tests of the D compiler against the corpus in tests/d/
+ * (D_CORPUS_DIR): every good/NAME.d must compile, generate code (every
+ * program verified) and dump exactly good/NAME.ast; every bad/NAME.d must
+ * fail, in the front end or in code generation, with exactly the lines
+ * of bad/NAME.err (FILE:LINE:COLUMN: D_TAG: message, FILE being NAME.d).
  *
  * A program's first comment lines may say how to compile it:
  *	// args: 10 bcache_read        macro arguments $1, $2, ... (or NAME.args,
@@ -167,7 +168,17 @@ static char *compile_entry(const char *dir, const char *name, bool *compiled)
 	struct dt_compile_args args = { .filename = name, .argc = r.argc, .argv = r.argv,
 					.flags = r.flags, .options = &r.options };
 	struct dt_program *p = dt_compile_with(src, len, &args);
+	struct dt_object *obj = NULL;
 	char *out = NULL;
+	if (p && p->nerrors == 0)
+		dt_generate(p, &obj);
+	for (uint32_t i = 0; obj && i < obj->nprogs; i++) {
+		char why[200];
+		if (dif_verify(&obj->progs[i], why, sizeof(why))) {
+			printf("  d corpus: %s: program %u does not verify: %s\n", name, i, why);
+			r.bad_option = true;
+		}
+	}
 	*compiled = p && p->nerrors == 0 && !r.bad_option;
 	if (p && p->nerrors == 0) {
 		out = dt_program_dump(p);

@@ -19,6 +19,30 @@
 #include <string.h>
 #include "dt_impl.h"
 
+/*
+ * Whether a thread-typed expression is the current thread (or 0): the
+ * trace bytecode reads members of the current thread only. self-> and
+ * this-> variables are only ever written by the current thread; a global
+ * may hold another thread's pointer.
+ */
+static bool is_current_thread(const struct dt_node *n)
+{
+	switch (n->kind) {
+	case DT_N_BUILTIN:
+		return true;		/* curthread, the only thread-typed built-in */
+	case DT_N_VAR:
+	case DT_N_ARRAY:
+		return n->ref.var->scope != DT_SCOPE_GLOBAL;
+	case DT_N_TERNARY:
+		return is_current_thread(n->left) && is_current_thread(n->right);
+	case DT_N_COMMA:
+	case DT_N_ASSIGN:
+		return is_current_thread(n->right);
+	default:
+		return false;
+	}
+}
+
 static bool check_member(struct dt_checker *ck, struct dt_node *n)
 {
 	if (!dt_check_expr(ck, n->left))
@@ -26,6 +50,13 @@ static bool check_member(struct dt_checker *ck, struct dt_node *n)
 	if (n->left->type.kind != DT_TYPE_THREAD) {
 		dt_error(ck->ctx, n->loc, D_UNSUPPORTED, "-> applies only to curthread (pointers "
 			 "are not supported)");
+		return false;
+	}
+	if (!is_current_thread(n->left)) {
+		dt_error(ck->ctx, n->loc, D_UNSUPPORTED, "->%s of a thread kept in a global "
+			 "variable is not supported: only the current thread's members can be read "
+			 "(use curthread->%s, or keep the pointer in self-> or this->)", n->str,
+			 n->str);
 		return false;
 	}
 	for (int i = 0; i < DT_MEMBER_COUNT; i++)
@@ -81,7 +112,9 @@ static bool fold_binary(struct dt_checker *ck, struct dt_node *n)
 			v = n->op == DT_OP_DIV ? l / r : l % r;
 		break;
 	case DT_OP_SHL: v = l << (r & 63); break;
-	case DT_OP_SHR: v = sgn ? sar(l, r & 63) : l >> (r & 63); break;
+	case DT_OP_SHR:	/* signed or not as the left operand (the node's type) is */
+		v = n->type.is_signed ? sar(l, r & 63) : l >> (r & 63);
+		break;
 	case DT_OP_BAND: v = l & r; break;
 	case DT_OP_BOR: v = l | r; break;
 	case DT_OP_BXOR: v = l ^ r; break;

@@ -167,6 +167,7 @@ static void run_phases(struct dt_ctx *ctx)
 	size_t length = ctx->source_len;
 
 	ctx->filename = dt_strndup(ctx, ctx->filename, strlen(ctx->filename));
+	ctx->prog->filename = ctx->filename;
 	ctx->argc = args->argc > 0 && args->argv ? args->argc : 0;
 	ctx->argv = args->argv;
 	ctx->arg_used = dt_alloc(ctx, sizeof(bool) * ((size_t)ctx->argc + 1));

@@ -44,7 +44,6 @@ const struct dt_builtin dt_builtins[DT_BUILTIN_COUNT] = {
 	{ DT_BV_EPID, "epid", INT_T(4, false) },
 	{ DT_BV_ID, "id", INT_T(4, false) },
 	{ DT_BV_CURTHREAD, "curthread", { DT_TYPE_THREAD, 8, false, DT_SYM_NONE } },
-	{ DT_BV_ERRNO, "errno", INT_T(4, true) },
 	{ DT_BV_ARG0, "arg0", INT_T(8, true) }, { DT_BV_ARG1, "arg1", INT_T(8, true) },
 	{ DT_BV_ARG2, "arg2", INT_T(8, true) }, { DT_BV_ARG3, "arg3", INT_T(8, true) },
 	{ DT_BV_ARG4, "arg4", INT_T(8, true) }, { DT_BV_ARG5, "arg5", INT_T(8, true) },
@@ -84,6 +83,7 @@ static const struct {
 	{ "curlwpsinfo", D_UNSUPPORTED, "curlwpsinfo is not supported: use curthread" },
 	{ "curcpu", D_UNSUPPORTED, "curcpu is not supported: use cpu" },
 	{ "ipl", D_UNSUPPORTED, "ipl is not supported" },
+	{ "errno", D_UNSUPPORTED, "errno is not supported: Scion has no system calls" },
 };
 
 static const char *const scope_prefix[DT_SCOPE_COUNT] = { "", "self->", "this->" };

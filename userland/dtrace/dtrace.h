@@ -19,6 +19,10 @@
  * (copyin*, ustack, raise, system...), and the string subroutines the
  * trace bytecode lacks (strstr, toupper, ...: see dt_funcs.c).
  *
+ * dt_generate() then turns a checked program into DIF programs and the
+ * trace object the kernel loads (scion/dof.h), with what the consumer
+ * needs to read the records and aggregations it sends back.
+ *
  * Invariants:
  * - A program with nerrors == 0 is fully checked: every dt_node has its
  *   final kind (never DT_N_IDENT, DT_N_INDEX or DT_N_AGGNAME), a type, its ref
@@ -36,6 +40,8 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <scion/dif.h>
+#include <scion/dof.h>
 
 #define DT_MAX_ERRORS	20	/* then one "too many errors" entry */
 #define DT_MAX_KEYS	8	/* tuple keys of an array or aggregation */
@@ -124,7 +130,7 @@ const char *dt_type_name(struct dt_type type, char *buf, size_t size);
 enum dt_builtin_id {
 	DT_BV_TIMESTAMP, DT_BV_VTIMESTAMP, DT_BV_WALLTIMESTAMP, DT_BV_CPU, DT_BV_TID,
 	DT_BV_PID, DT_BV_EXECNAME, DT_BV_PROBEPROV, DT_BV_PROBEMOD, DT_BV_PROBEFUNC,
-	DT_BV_PROBENAME, DT_BV_EPID, DT_BV_ID, DT_BV_CURTHREAD, DT_BV_ERRNO,
+	DT_BV_PROBENAME, DT_BV_EPID, DT_BV_ID, DT_BV_CURTHREAD,
 	DT_BV_ARG0, DT_BV_ARG1, DT_BV_ARG2, DT_BV_ARG3, DT_BV_ARG4,
 	DT_BV_ARG5, DT_BV_ARG6, DT_BV_ARG7, DT_BV_ARG8, DT_BV_ARG9,
 	DT_BUILTIN_COUNT
@@ -406,6 +412,7 @@ int dt_option_set(struct dt_options *opts, const char *name, const char *value, 
 uint64_t dt_option_get(const struct dt_options *opts, enum dt_option_id id);
 
 struct dt_program {
+	const char *filename;		/* dt_compile_args.filename (names it in errors) */
 	struct dt_clause *clauses;
 	int nclauses;
 	struct dt_var *vars;		/* all scopes, in order of creation */
@@ -458,5 +465,112 @@ enum dt_error_style {
 int dt_error_format(const struct dt_error *error, enum dt_error_style style, char *buf,
 		    size_t size);
 const char *dt_errtag_name(enum dt_errtag tag);
+
+/* ---- Code generation: DIF programs and the trace object (dt_cg*.c, dt_dof.c) ---- */
+
+/* One value the consumer reads from a record or an aggregation key. */
+enum dt_datum_kind {
+	DT_DATUM_INT,		/* 8 bytes, sign- or zero-extended from type.size */
+	DT_DATUM_STRING,	/* strsize bytes, NUL-padded */
+	DT_DATUM_STACK,		/* frames x 8-byte kernel PCs, innermost first, 0-padded */
+};
+
+struct dt_datum {
+	enum dt_datum_kind kind;
+	uint32_t offset;	/* record: from the record's start (its header included);
+				   aggregation key: from the key's start */
+	uint32_t size;		/* bytes */
+	struct dt_type type;	/* DT_DATUM_INT: the declared width, signedness, sym style */
+	uint32_t frames;	/* DT_DATUM_STACK */
+};
+
+/* What the consumer does with each record of a clause, in statement order. */
+enum dt_action_kind {
+	DT_ACTION_TRACE, DT_ACTION_PRINTF, DT_ACTION_PRINTA, DT_ACTION_STACK, DT_ACTION_EXIT,
+	DT_ACTION_CLEAR, DT_ACTION_TRUNC, DT_ACTION_NORMALIZE, DT_ACTION_DENORMALIZE,
+};
+
+struct dt_action {
+	enum dt_action_kind kind;
+	const struct dt_stmt *stmt;
+	const struct dt_format *format;	/* printf, and printa with a format; else NULL */
+	int ndata;			/* trace, stack, exit, normalize: 1; trunc: 0 or 1;
+					   printf: its arguments after the format */
+	struct dt_datum *data;
+	int naggs;			/* printa: its aggregations; clear, trunc, normalize,
+					   denormalize: 1 */
+	int *aggs;			/* aggregation ids */
+};
+
+/* One action of a clause as the object encodes it for the kernel. */
+struct dt_kaction {
+	uint16_t kind;			/* DOF_ACT_* */
+	uint16_t nprogs;
+	uint32_t arg;			/* STACK: frames; AGGREGATE: the aggregation id */
+	uint32_t *progs;		/* indexes into dt_object.progs */
+};
+
+struct dt_clause_code {
+	const struct dt_clause *clause;
+	uint32_t predicate;		/* program index, or DOF_NONE */
+	uint16_t flags;			/* DOF_CLAUSE_* */
+	bool default_action;		/* no statements: the consumer prints the probe */
+	uint32_t size;			/* record bytes, dof_rechdr included and rounded up
+					   to 8; 0 without DOF_CLAUSE_RECORD */
+	int nkactions;
+	struct dt_kaction *kactions;
+	int nactions;
+	struct dt_action *actions;
+};
+
+struct dt_agg_code {
+	const struct dt_agg *agg;
+	uint8_t func;			/* DOF_AGG_* */
+	int nkeys;
+	struct dt_datum keys[DT_MAX_KEYS];	/* back to back: offsets from the key's start */
+	uint32_t keybytes;
+};
+
+/*
+ * The generated code of a program. Everything it points to lives in the
+ * program's arena, until dt_program_free(program); it points into the
+ * program's AST (clauses, statements, formats) too.
+ */
+struct dt_object {
+	const struct dt_program *program;
+	uint16_t strsize;		/* bytes of every string value, NUL included */
+	uint32_t nprogs;
+	struct dif_prog *progs;		/* each passed dif_verify */
+	int nclauses;
+	struct dt_clause_code *clauses;	/* in clause order */
+	int naggs;
+	struct dt_agg_code *aggs;	/* by aggregation id */
+	bool option_set[DOF_OPT_LIMIT];	/* the object's options (DOF_OPT_*) */
+	uint64_t option[DOF_OPT_LIMIT];
+	const uint8_t *bytes;		/* the object, as scion/dof.h lays it out */
+	size_t size;
+};
+
+/*
+ * dt_generate - generate the code of a checked program (nerrors == 0).
+ * One DIF program per predicate, per run of assignment statements, per
+ * recorded value (trace, each printf argument, exit, trunc and normalize),
+ * per aggregation key and value, and per speculate/commit/discard.
+ * Return value: 0 with *out set; or -1, *out NULL, with the reasons
+ * appended to program->errors (D_CG_EXPR "expression too complex", the
+ * object format's limits, D_NOMEM...), which dt_error_format formats.
+ */
+int dt_generate(struct dt_program *program, struct dt_object **out);
+
+/*
+ * The object as one JSON document for the host consumer (userland/dtrace/
+ * dt_json.c describes it): the object's bytes in hex, the options, the
+ * aggregations and each clause's record layout and actions. malloc'd,
+ * NUL-terminated; NULL when out of memory.
+ */
+char *dt_object_json(const struct dt_object *obj);
+
+/* The object's clauses, actions and disassembled programs as text (dtc -S); like json. */
+char *dt_object_disasm(const struct dt_object *obj);
 
 #endif

@@ -174,6 +174,11 @@ class Client:
         self._streams[stream] = on_chunk
         return stream, cpus, size
 
+    def watch_stream(self, stream, on_chunk):
+        """Send stream's chunks to on_chunk(cpu, records, drops, body) (a
+        stream another op opened, e.g. TRACE_START)."""
+        self._streams[stream] = on_chunk
+
     def stream_close(self, stream):
         """Close a stream (its last chunks arrive first); returns the
         kernel's totals as a dict of ints (bytes, records, drops, ...)."""

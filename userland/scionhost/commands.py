@@ -15,7 +15,7 @@ import struct
 import sys
 import time
 
-from . import frame, streams, tables
+from . import frame, streams, tables, trace
 from . import run as run_command
 from .client import Client, ScionError, default_socket_path
 
@@ -287,6 +287,7 @@ def build_parser():
     subcommand(sub, "channel", "the control channel's counters (STATS op)", cmd_channel,
                json_flag=True)
     streams.add_events(sub, subcommand)
+    trace.add_trace(sub, subcommand)
 
     p = subcommand(sub, "ping", "ECHO round trips: min and median latency (host time)", cmd_ping)
     p.add_argument("--count", "-c", type=int, default=10, metavar="N",

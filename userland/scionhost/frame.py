@@ -49,13 +49,17 @@ OP_BULK = 5
 OP_STATS = 6
 OP_STREAM_OPEN = 7
 OP_STREAM_CLOSE = 8
-OP_LIMIT = 9
+OP_TRACE_START = 9
+OP_LIMIT = 10
 OP_NAMES = {OP_STATUS: "STATUS", OP_SHELL: "SHELL", OP_GRAFT_LOAD: "GRAFT_LOAD",
             OP_ECHO: "ECHO", OP_BULK: "BULK", OP_STATS: "STATS",
-            OP_STREAM_OPEN: "STREAM_OPEN", OP_STREAM_CLOSE: "STREAM_CLOSE"}
+            OP_STREAM_OPEN: "STREAM_OPEN", OP_STREAM_CLOSE: "STREAM_CLOSE",
+            OP_TRACE_START: "TRACE_START"}
 
 # Streams: DATA on a stream id > 0 carries a chunk header, then records.
 CHUNK_HEADER_BYTES = 16
+CHUNK_AGG = 0x80000000                      # cpu field: aggregation data of CPU (low bits)
+CHUNK_STATUS = 0xffffffff                   # cpu field: a source's status, ends a snapshot
 CHUNK_HEADER = struct.Struct("<IIQ")        # cpu, records, drops
 # The "probes" source's record (struct chan_probe_record).
 PROBE_RECORD = struct.Struct("<QQQIHH")     # timestamp_ns, tid, arg0, probe_id, cpu, size

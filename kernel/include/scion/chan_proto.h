@@ -75,6 +75,10 @@ enum chan_op {
 					   u32 bufsize; then DATA chunks on stream id */
 	CHAN_OP_STREAM_CLOSE = 8,	/* u32 id -> the last chunks, then "name value" totals:
 					   bytes, records, drops, frames, switches */
+	CHAN_OP_TRACE_START = 9,	/* u32 bufsize, u32 switch_ms, a trace object (scion/dof.h)
+					   -> u32 stream, u32 cpus, u32 nepids, nepids x
+					   { u32 clause, u32 probe id } (EPID = index + 1);
+					   then DATA chunks on the stream; STREAM_CLOSE ends it */
 	CHAN_OP_LIMIT,
 };
 
@@ -91,6 +95,8 @@ enum chan_op {
  * a gap means events were lost), uptime in ms, one line of text.
  */
 #define CHAN_CHUNK_HEADER_BYTES 16
+#define CHAN_CHUNK_AGG    0x80000000u	/* cpu field: aggregation data of CPU (low bits) */
+#define CHAN_CHUNK_STATUS 0xffffffffu	/* cpu field: a source's status, ends a snapshot */
 
 /*
  * The "probes" source: ARGS is a probe spec (as `probe list` takes); one
@@ -107,5 +113,20 @@ struct chan_probe_record {
 
 #define CHAN_REQUEST_HEADER_BYTES 4	/* u16 op, u16 reserved (0) */
 #define CHAN_STATUS_BYTES         4	/* i32 at the start of RESPONSE and ERROR */
+
+/* Little-endian integers of the wire format, bytes long (1 to 8). */
+static inline void chan_put_le(uint8_t *p, uint64_t v, unsigned bytes)
+{
+	for (unsigned i = 0; i < bytes; i++)
+		p[i] = (uint8_t)(v >> (8 * i));
+}
+
+static inline uint64_t chan_get_le(const uint8_t *p, unsigned bytes)
+{
+	uint64_t v = 0;
+	for (unsigned i = 0; i < bytes; i++)
+		v |= (uint64_t)p[i] << (8 * i);
+	return v;
+}
 
 #endif

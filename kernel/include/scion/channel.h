@@ -35,6 +35,8 @@ void channel_event(const char *fmt, ...) __printf(1, 2);
  * and sends what they hold, with their drop counts, as DATA frames.
  * Sources come from a linker table (CHAN_STREAM_SOURCE).
  */
+struct chan_stream_sink;
+
 struct chan_stream_source {
 	const char *name;		/* what STREAM_OPEN names */
 	const char *usage;		/* its arguments, for error messages */
@@ -42,7 +44,9 @@ struct chan_stream_source {
 	 * open - start writing records into bufs.
 	 * Arguments: bufs, the stream's buffers; args, the source's
 	 *   arguments (text, maybe empty); *priv, the source's state for
-	 *   close; why/whylen, room for a one-line reason on failure.
+	 *   close: on entry NULL from STREAM_OPEN, or what the kernel
+	 *   subsystem that called channel_stream_start passed;
+	 *   why/whylen, room for a one-line reason on failure.
 	 * Return value: 0, or -errno with why filled in.
 	 * Caller's context: the channel thread, may sleep.
 	 */
@@ -52,10 +56,55 @@ struct chan_stream_source {
 	 * Caller's context: the channel thread, may sleep.
 	 */
 	void (*close)(void *priv);
+	/*
+	 * drain - optional: send the source's own chunks (chan_stream_send)
+	 *   after each switch of the buffers has been sent, and once more
+	 *   after close, before release.
+	 * Caller's context: the output or the channel thread, the stream's
+	 *   drain lock held; may sleep.
+	 */
+	void (*drain)(void *priv, struct chan_stream_sink *sink);
+	/* release - optional: free priv, after the last drain. Thread, may sleep. */
+	void (*release)(void *priv);
 };
 
 #define CHAN_STREAM_SOURCE(var, name_, usage_, open_, close_) \
 	static const struct chan_stream_source var LINKER_TABLE_ENTRY(stream_sources) = { \
 		.name = (name_), .usage = (usage_), .open = (open_), .close = (close_) }
+#define CHAN_STREAM_SOURCE_FULL(var, name_, usage_, open_, close_, drain_, release_) \
+	static const struct chan_stream_source var LINKER_TABLE_ENTRY(stream_sources) = { \
+		.name = (name_), .usage = (usage_), .open = (open_), .close = (close_), \
+		.drain = (drain_), .release = (release_) }
+
+/*
+ * chan_stream_send - one DATA chunk on the sink's stream, from a
+ *   source's drain: cpu_field (a CPU, or CHAN_CHUNK_AGG | cpu,
+ *   CHAN_CHUNK_STATUS), the chunk header's record and drop counts, the
+ *   data (at most CHANNEL_CHUNK_MAX bytes).
+ * Caller's context: the source's drain.
+ */
+#define CHANNEL_CHUNK_MAX 131072
+void chan_stream_send(struct chan_stream_sink *sink, uint32_t cpu_field, uint32_t records,
+		      uint64_t drops, const void *data, size_t bytes);
+
+/*
+ * channel_stream_start - open a stream for a kernel subsystem that has
+ *   already taken its request apart (TRACE_START): as STREAM_OPEN with
+ *   src, bufsize, switch_ms and args, src->open getting priv in *priv.
+ * Return value: 0 with *id, or -errno with why filled in (src->open's
+ *   reason, or the stream's).
+ * Caller's context: the channel thread, may sleep.
+ */
+int channel_stream_start(const struct chan_stream_source *src, void *priv, uint32_t bufsize,
+			 uint32_t switch_ms, const char *args, uint32_t *id, char *why,
+			 size_t whylen);
+
+/*
+ * channel_respond / channel_error - answer request seq: a RESPONSE
+ *   (status, then body), or an ERROR (-errno, one line).
+ * Caller's context: the channel thread (ops run there), may sleep.
+ */
+void channel_respond(uint32_t seq, int status, const void *body, size_t len);
+void channel_error(uint32_t seq, int err, const char *fmt, ...) __printf(3, 4);
 
 #endif

@@ -135,7 +135,11 @@ enum dif_op {
 	DIF_OP_LIMIT,
 };
 
-/* Built-in variables (LDB). */
+/*
+ * Built-in variables (LDB). The curthread-> ones are the members of the
+ * current thread D can read (curthread->tid and ->name are TID and
+ * EXECNAME): the compiler never needs struct thread's layout.
+ */
 #define DIF_BUILTINS(X) \
 	X(TIMESTAMP,  "timestamp",  DIF_TYPE_INT) \
 	X(VTIMESTAMP, "vtimestamp", DIF_TYPE_INT) \
@@ -159,7 +163,11 @@ enum dif_op {
 	X(ARG6,       "arg6",       DIF_TYPE_INT) \
 	X(ARG7,       "arg7",       DIF_TYPE_INT) \
 	X(ARG8,       "arg8",       DIF_TYPE_INT) \
-	X(ARG9,       "arg9",       DIF_TYPE_INT)
+	X(ARG9,       "arg9",       DIF_TYPE_INT) \
+	X(WALLTIMESTAMP, "walltimestamp", DIF_TYPE_INT) \
+	X(THREAD_AFFINITY,   "curthread->affinity",    DIF_TYPE_INT) \
+	X(THREAD_TICKS_RUN,  "curthread->ticks_run",   DIF_TYPE_INT) \
+	X(THREAD_SWITCHES_IN, "curthread->switches_in", DIF_TYPE_INT)
 
 /* Subroutines (CALL): name, arguments (min, max), result type. */
 #define DIF_SUBROUTINES(X) \

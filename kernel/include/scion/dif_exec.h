@@ -55,7 +55,10 @@ struct dif_env_ops {
 	 * A load of a variable never stored gives 0 (an empty string's
 	 * address for strings). A store of a string copies at most v->size
 	 * bytes; storing 0 into an assoc element deletes it. Return value:
-	 * 0, or -ENOSPC when dynamic variable space is exhausted.
+	 * 0, or -ENOSPC when dynamic variable space is exhausted (a
+	 * DIF_FAULT_DYNVAR), -EFAULT when a string (key or value) does not
+	 * read (DIF_FAULT_BADADDR), -ENOMEM when scratch space ran out
+	 * (DIF_FAULT_NOSCRATCH).
 	 */
 	int (*load_var)(void *env, const struct dif_var *v, const struct dif_tuple_item *keys,
 			unsigned nkeys, uint64_t *out);

@@ -31,6 +31,7 @@
 #include <graft/graft.h>
 
 struct graft;
+struct probe;
 
 enum graft_point_kind {
 	GRAFT_KIND_METHOD,	/* one graft replaces the default (per scope) */
@@ -45,6 +46,9 @@ struct graft_point_state {
 	struct graft *installed[GRAFT_POINT_MAX_INSTALLED];	/* lock to change; read lock-free */
 	uint64_t budget_cycles;		/* time budget per invocation; 0 until graft_init */
 	uint32_t budget_us;		/* lock */
+	/* graft:OBJECT:METHOD:invoke / commit / abort (kernel/graft/probes.c);
+	   set once when the probe registry is first used, NULL before */
+	struct probe *probe_invoke, *probe_commit, *probe_abort;
 };
 
 /*

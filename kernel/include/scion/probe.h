@@ -77,6 +77,22 @@ struct probe_consumer {
 	struct list_node node;		/* the probe's consumers (probe_mutex) */
 };
 
+/*
+ * A probe fired by software (probe_fire) rather than by patched text:
+ * the dtrace, profile and graft providers' probes. Its consumers sit in
+ * fixed slots that probe_fire reads lock-free with interrupts masked;
+ * a slot is cleared, then every CPU passes a cross-call, before its
+ * consumer may be freed.
+ */
+#define PROBE_SOFT_CONSUMERS 8
+struct probe_soft {
+	struct probe_consumer *slot[PROBE_SOFT_CONSUMERS];	/* probe_mutex to change */
+	unsigned live;			/* probe_mutex to change: slots in use */
+	bool session_only;		/* set once: fired by trace sessions themselves
+					   (dtrace:::BEGIN), never enabled */
+	uint64_t hits, missed;		/* atomic */
+};
+
 struct probe {
 	uint32_t id;			/* 1, 2, ...: never reused */
 	const char *provider;		/* these four and sites live with the probe */
@@ -87,7 +103,71 @@ struct probe {
 	const uint64_t *sites;		/* addresses of the instructions it probes */
 	struct list_node consumers;	/* probe_mutex: struct probe_consumer */
 	unsigned nconsumers;		/* probe_mutex */
+	struct probe_soft *soft;	/* set once: fired by probe_fire, no sites */
 };
+
+/*
+ * Providers: a linker table, so the registry names none of them.
+ * provide() creates all of the provider's probes at the registry's first
+ * use; provide_named() creates the probe an exact module/function/name
+ * asks for (profile-97, tick-1s), when there is one to create.
+ */
+struct probe_provider {
+	const char *name;
+	/*
+	 * provide - Overview: create the provider's probes.
+	 * Caller's context: thread, the registry mutex held (may call
+	 *   probe_create and probe_create_soft), may sleep.
+	 */
+	void (*provide)(void);
+	/*
+	 * provide_named - Overview: create the probe module:function:name
+	 *   of this provider if it can exist and does not yet.
+	 * Arguments: the three parts, none a glob (function and module may
+	 *   be empty: any).
+	 * Return value: 0 (created, existed, or not a name it creates), or
+	 *   -EINVAL with *why for a name it would create but cannot
+	 *   (profile-0).
+	 * Caller's context: as provide.
+	 */
+	int (*provide_named)(const char *module, const char *function, const char *name,
+			     const char **why);
+};
+LINKER_TABLE_DECLARE(struct probe_provider, probe_providers);
+#define PROBE_PROVIDER(var, name_, provide_, provide_named_) \
+	static const struct probe_provider var LINKER_TABLE_ENTRY(probe_providers) = { \
+		.name = (name_), .provide = (provide_), .provide_named = (provide_named_) }
+
+/*
+ * probe_create_soft - register a probe fired by probe_fire.
+ * Arguments: the four name parts (copied); session_only: only trace
+ *   sessions fire it, for their own enablings (dtrace:::BEGIN);
+ *   probe_enable refuses it.
+ * Return value: the probe, or NULL when out of memory.
+ * Caller's context: thread, may sleep.
+ */
+struct probe *probe_create_soft(const char *provider, const char *module, const char *function,
+				const char *name, bool session_only);
+
+/* The probe with exactly this name, or NULL. Caller's context: thread, may sleep. */
+struct probe *probe_find(const char *provider, const char *module, const char *function,
+			 const char *name);
+
+void probe_fire_consumers(struct probe *p, struct trap_frame *frame);
+
+/*
+ * probe_fire - run the consumers of software probe p.
+ * Arguments: frame, the registers handlers see: arguments through
+ *   trap_frame_arg, pc / frame pointer for stacks (the caller fills it,
+ *   e.g. with trap_frame_capture and trap_frame_set_arg).
+ * Caller's context: any, including interrupts; one load and a branch
+ *   while nothing is enabled.
+ */
+static inline void probe_fire(struct probe *p, struct trap_frame *frame)
+{
+	if (__builtin_expect(__atomic_load_n(&p->soft->live, __ATOMIC_RELAXED) != 0, 0))
+		probe_fire_consumers(p, frame);
+}
 
 /*
  * probe_create - register a probe. Providers call it; it touches no text.

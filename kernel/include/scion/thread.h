@@ -47,6 +47,8 @@ struct thread {
 	int slice;			/* sched_lock: policy's time-slice state */
 	uint64_t ticks_run;		/* own CPU while running: ticks charged */
 	uint64_t switches_in;		/* sched_lock */
+	uint64_t run_ns;		/* sched_lock: on-CPU time before oncpu_since */
+	uint64_t oncpu_since;		/* sched_lock: clock_ns() at its last switch in */
 	thread_fn entry;		/* set once */
 	void *arg;			/* set once */
 	uintptr_t preempted_pc;		/* sched_lock: where an interrupt last switched it out

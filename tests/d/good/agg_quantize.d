@@ -1,6 +1,6 @@
-/* quantize, and quantize with an increment (a weight). */
+/* quantize of an expression (with an increment: see bad/agg_quantize_increment.d). */
 fbt::bcache_read:entry
 {
 	@sizes = quantize(arg1);
-	@weighted[execname] = quantize(arg1, 2);
+	@by_name[execname] = quantize(arg1 * 2);
 }

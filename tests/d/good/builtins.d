@@ -15,6 +15,5 @@ fbt::bcache_read:entry
 	trace(epid);
 	trace(id);
 	trace(curthread);
-	trace(errno);
 	trace(arg0 + arg1 + arg2 + arg3 + arg4 + arg5 + arg6 + arg7 + arg8 + arg9);
 }

@@ -38,6 +38,31 @@ static inline uintptr_t trap_frame_sp(const struct trap_frame *f)
 	return f->rsp;
 }
 
+/* Set argument n (0..5) as trap_frame_arg reads it (software-fired probes). */
+static inline void trap_frame_set_arg(struct trap_frame *f, unsigned n, uint64_t v)
+{
+	switch (n) {
+	case 0: f->rdi = v; break;
+	case 1: f->rsi = v; break;
+	case 2: f->rdx = v; break;
+	case 3: f->rcx = v; break;
+	case 4: f->r8 = v; break;
+	case 5: f->r9 = v; break;
+	default: break;
+	}
+}
+
+/*
+ * Fill f's pc, frame and stack pointer with the caller's own, so a
+ * backtrace from f starts where trap_frame_capture was written.
+ */
+static inline __attribute__((always_inline)) void trap_frame_capture(struct trap_frame *f)
+{
+	__asm__ volatile("lea 0(%%rip), %0" : "=r"(f->rip));
+	f->rbp = (uint64_t)(uintptr_t)__builtin_frame_address(0);
+	__asm__ volatile("mov %%rsp, %0" : "=r"(f->rsp));
+}
+
 /* Argument n (0..5) of a call, as it stands at a function's entry or an sdt site. */
 static inline uint64_t trap_frame_arg(const struct trap_frame *f, unsigned n)
 {

@@ -1,0 +1,197 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
+/*
+ * The trace object ("DOF", after DTrace's object format): what the D
+ * compiler (userland/dtrace/dt_dof.c) emits and the kernel loads
+ * (kernel/trace/dof.c) when `scion trace` starts a session, plus the
+ * layout of what the session sends back. Shared by the compiler, the
+ * kernel and the host consumer (userland/scionhost/dconsumer.py), so
+ * every number here is part of the protocol.
+ *
+ * Encoding: little-endian, packed, no padding. The kernel reads it with
+ * bounds checks and refuses anything malformed with one line.
+ *
+ *   object   := header options progs aggs clauses
+ *   header   := u32 DOF_MAGIC, u16 DOF_VERSION, u16 0
+ *   options  := u32 n, n x { u16 id (DOF_OPT_*), u16 0, u64 value }
+ *   progs    := u32 n, n x prog                  (n <= DOF_MAX_PROGS)
+ *   prog     := u32 ninsns, ninsns x { u8 op, u8 rd, u8 r1, u8 r2, i32 imm }
+ *               u32 nints, nints x u64
+ *               u32 strtab_len, strtab_len bytes
+ *               u32 nvars, nvars x { u16 id, u8 scope, u8 kind, u8 type,
+ *                                    u8 nkeys, u16 size }
+ *               u8 rtype, u8 0, u16 rsize, u16 strsize
+ *   aggs     := u32 n, n x agg                   (n <= DOF_MAX_AGGS)
+ *   agg      := u8 func (DOF_AGG_*), u8 nkeys, u16 0,
+ *               nkeys x { u8 type (DIF_TYPE_*), u8 0, u16 size },
+ *               i64 lq_low, i64 lq_high, i64 lq_step   (0 unless lquantize)
+ *               (an aggregation's id is its index)
+ *   clauses  := u32 n, n x clause                (n <= DOF_MAX_CLAUSES)
+ *   clause   := u16 nprobes, u16 flags (DOF_CLAUSE_*),
+ *               nprobes x probedesc,
+ *               u32 predicate (a prog index, or DOF_NONE),
+ *               u16 nactions, u16 0, nactions x action
+ *   probedesc:= 4 x { u16 len, len bytes }: provider, module, function,
+ *               name; globs; an empty part matches anything
+ *   action   := u16 kind (DOF_ACT_*), u16 nprogs, u32 arg,
+ *               nprogs x u32 prog index
+ *
+ * Actions (arg and programs):
+ *   EXPR       1 prog, run for its effect (assignments); no data
+ *   RECORD     1 prog; records its value: 8 bytes for an integer, rsize
+ *              bytes for a string (NUL-padded)  (trace, printf args, ...)
+ *   STACK      arg = frames (1..DOF_MAX_FRAMES); records frames x u64
+ *              kernel PCs, innermost first, 0-padded
+ *   EXIT       1 prog; records the status (8 bytes); the session stops
+ *              firing every ECB but END's from then on
+ *   SPECULATE  1 prog (the speculation id); must come first: the
+ *              clause's record goes to that speculation's buffer
+ *   COMMIT     1 prog (id): the speculation's data joins the principal
+ *              buffer, then it is free again; no data
+ *   DISCARD    1 prog (id): its data is thrown away; no data
+ *   AGGREGATE  arg = agg id; nkeys key progs then the function's value
+ *              progs (count: 0; lquantize, quantize, sum, min, max, avg,
+ *              stddev: 1); no data in the record
+ *
+ * A clause with DOF_CLAUSE_RECORD writes one record per firing (unless
+ * its predicate is false or an action fails): a struct dof_rechdr, then
+ * each RECORD / STACK / EXIT action's data in action order, each at the
+ * next multiple of 8. Actions the consumer runs (printf's format,
+ * printa, clear, trunc, normalize, the default action) need only the
+ * record's existence, and the consumer knows the clause's layout.
+ *
+ * Enabled probe ids (EPIDs) are numbered from 1 per session: clause c
+ * has first_epid[c] .. first_epid[c] + nprobes[c] - 1, in the order the
+ * TRACE_START reply gives (scion/chan_proto.h).
+ */
+#ifndef SCION_DOF_H
+#define SCION_DOF_H
+
+#include <stdint.h>
+#include <scion/dif.h>
+
+#define DOF_MAGIC        0x464f4453u	/* "SDOF" */
+#define DOF_VERSION      1
+#define DOF_NONE         0xffffffffu
+#define DOF_MAX_PROGS    4096
+#define DOF_MAX_AGGS     256
+#define DOF_MAX_CLAUSES  256
+#define DOF_MAX_ACTIONS  64		/* per clause */
+#define DOF_MAX_PROBEDESC 255		/* bytes of one part */
+#define DOF_MAX_FRAMES   64
+#define DOF_MAX_RECORD   8192		/* bytes of one clause's record */
+#define DOF_MAX_KEYBYTES 2048		/* bytes of one aggregation key */
+#define DOF_MAX_OBJECT   (1u << 20)
+
+enum dof_option {
+	DOF_OPT_NSPEC = 1,		/* speculative buffers (default 1, at most 16) */
+	DOF_OPT_SPECSIZE = 2,		/* bytes each (default 4096, at most 64 KiB) */
+	DOF_OPT_DYNVARSIZE = 3,		/* bytes of dynamic variable space (default 64 KiB,
+					   at most 4 MiB) */
+	DOF_OPT_AGGSIZE = 4,		/* bytes of aggregation buffer per CPU (default
+					   64 KiB, at most 1 MiB) */
+	DOF_OPT_LIMIT
+};
+
+enum dof_clause_flag {
+	DOF_CLAUSE_RECORD = 0x1,	/* writes a record per firing */
+};
+
+enum dof_action {
+	DOF_ACT_EXPR = 1,
+	DOF_ACT_RECORD = 2,
+	DOF_ACT_STACK = 3,
+	DOF_ACT_EXIT = 4,
+	DOF_ACT_SPECULATE = 5,
+	DOF_ACT_COMMIT = 6,
+	DOF_ACT_DISCARD = 7,
+	DOF_ACT_AGGREGATE = 8,
+	DOF_ACT_LIMIT
+};
+
+/*
+ * Aggregating functions and their values in an aggregation entry, all
+ * u64 (two's complement for signed): deltas since the last snapshot,
+ * which the consumer merges (adds, or takes the min / max).
+ *   COUNT    [count]                SUM [sum]     MIN [min]   MAX [max]
+ *   AVG      [count, sum]
+ *   STDDEV   [count, sum, sum of squares low 64 bits, high 64 bits]
+ *   QUANTIZE DOF_QUANTIZE_BUCKETS counts: bucket DOF_QUANTIZE_ZERO holds
+ *            0; ZERO + k (k >= 1) holds [2^(k-1), 2^k); ZERO - k holds
+ *            (-2^k, -2^(k-1)]
+ *   LQUANTIZE (high - low) / step + 2 counts: [0] below low, [1 + i]
+ *            [low + i*step, low + (i+1)*step), last: >= high
+ */
+enum dof_agg_func {
+	DOF_AGG_COUNT = 1,
+	DOF_AGG_SUM = 2,
+	DOF_AGG_MIN = 3,
+	DOF_AGG_MAX = 4,
+	DOF_AGG_AVG = 5,
+	DOF_AGG_STDDEV = 6,
+	DOF_AGG_QUANTIZE = 7,
+	DOF_AGG_LQUANTIZE = 8,
+	DOF_AGG_LIMIT
+};
+
+#define DOF_QUANTIZE_BUCKETS 127
+#define DOF_QUANTIZE_ZERO    63
+#define DOF_LQUANTIZE_MAX_LEVELS 4096
+
+/* Every record starts with this (8-byte aligned, 16 bytes). */
+struct dof_rechdr {
+	uint32_t epid;			/* DOF_EPID_ERROR: a struct dof_error follows */
+	uint32_t probe_id;		/* the probe that fired */
+	uint64_t timestamp;		/* ns since boot */
+};
+
+/*
+ * A run-time error in an ECB: the record the kernel writes (after a
+ * struct dof_rechdr with epid DOF_EPID_ERROR) into the principal buffer,
+ * and then the dtrace:::ERROR probe fires with arg1 = epid, arg2 =
+ * action (0 for the predicate, else 1-based), arg3 = DIF instruction,
+ * arg4 = fault (enum dif_fault_kind), arg5 = address.
+ */
+#define DOF_EPID_ERROR 0xffffffffu
+struct dof_error {
+	uint32_t epid;			/* the ECB that failed */
+	uint32_t action;		/* 0: predicate; n: the nth action */
+	uint32_t pc;			/* instruction index in that program */
+	uint32_t fault;			/* enum dif_fault_kind */
+	uint64_t addr;
+};
+
+/*
+ * Aggregation data: one DATA chunk per CPU per snapshot, cpu field
+ * CHAN_CHUNK_AGG | cpu (scion/chan_proto.h), holding entries, each
+ * 8-aligned: u32 agg id, u16 key bytes, u16 value bytes, the key (its
+ * items in order, each padded with zeros to a multiple of 8 bytes:
+ * integers as 8 bytes, strings as their declared size, NUL-padded),
+ * then the values (u64 each).
+ */
+struct dof_aggent {
+	uint32_t agg;
+	uint16_t keybytes;
+	uint16_t valbytes;
+};
+
+/*
+ * Session status: one DATA chunk with cpu field CHAN_CHUNK_STATUS after
+ * every snapshot, totals since the session started. It also marks the
+ * end of a snapshot: the consumer merges the aggregation chunks before
+ * it formats the records of that snapshot.
+ */
+struct dof_status {
+	uint64_t dynvar_drops;		/* stores refused: dynamic variable space full */
+	uint64_t spec_drops;		/* records that did not fit a speculative buffer, or
+					   named a speculation not active */
+	uint64_t spec_unavail;		/* speculation() found no free buffer */
+	uint64_t agg_drops;		/* aggregation updates that found the buffer full */
+	uint64_t errors;		/* ECB run-time errors */
+	uint32_t flags;			/* DOF_STATUS_* */
+	int32_t exit_status;		/* with DOF_STATUS_EXITED */
+};
+
+#define DOF_STATUS_EXITED 0x1		/* exit() ran */
+#define DOF_STATUS_ENDED  0x2		/* END has fired: the last snapshot */
+
+#endif

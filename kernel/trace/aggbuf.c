@@ -1,0 +1,213 @@
+// SPDX-License-Identifier: BSD-2-Clause
+/*
+ * Aggregation buffers: per CPU, a pair like the trace buffers. Probe
+ * context folds values into the active buffer of its own CPU (a hash
+ * table of entries laid out as the host reads them: struct dof_aggent,
+ * key, values); the session's drain switches every CPU's pair by
+ * cross-call, sends the inactive buffers and empties them. So each
+ * snapshot holds what was aggregated since the previous one, and the
+ * host merges (adds counts and sums, keeps min and max, adds buckets).
+ *
+ * Invariant: as for tbuf — the active buffer is touched only by its CPU
+ * with interrupts masked; the inactive one only by the drain, between
+ * switches. Entry links live beside the data (link[]), so the data
+ * goes to the host as it is.
+ */
+#include <scion/mm.h>
+#include <scion/string.h>
+#include <scion/xcall.h>
+#include <arch/cpu.h>
+#include "trace_internal.h"
+
+#define AGG_BUCKETS 256		/* a power of two */
+#define AGG_MIN_ENTRY 16	/* dof_aggent + one 8-byte value */
+
+struct aggbuf {
+	uint8_t *data;
+	uint32_t used;
+	uint32_t nentries;
+	uint32_t *offset;		/* entry i starts at data + offset[i] */
+	uint32_t *next;			/* chain: entry index + 1, 0 ends */
+	uint32_t *hash;
+	uint32_t bucket[AGG_BUCKETS];	/* entry index + 1 */
+};
+
+struct aggbuf_cpu {
+	struct aggbuf *active, *inactive;
+	uint32_t taken;			/* bytes of inactive the last switch took */
+} __aligned(64);
+
+struct aggbuf_set {
+	uint32_t size;
+	uint32_t max_entries;
+	unsigned ncpus;
+	struct aggbuf_cpu cpu[MAX_CPUS];
+	struct aggbuf pool[];		/* 2 per CPU */
+};
+
+static void clear(struct aggbuf *b)
+{
+	b->used = 0;
+	b->nentries = 0;
+	memset(b->bucket, 0, sizeof(b->bucket));
+}
+
+static bool init_buf(struct aggbuf *b, uint32_t size, uint32_t max_entries)
+{
+	b->data = kmalloc(size);
+	b->offset = kmalloc(max_entries * sizeof(uint32_t));
+	b->next = kmalloc(max_entries * sizeof(uint32_t));
+	b->hash = kmalloc(max_entries * sizeof(uint32_t));
+	clear(b);
+	return b->data && b->offset && b->next && b->hash;
+}
+
+void aggbuf_destroy(struct aggbuf_set *a)
+{
+	if (!a)
+		return;
+	for (unsigned i = 0; i < 2 * a->ncpus; i++) {
+		kfree(a->pool[i].data);
+		kfree(a->pool[i].offset);
+		kfree(a->pool[i].next);
+		kfree(a->pool[i].hash);
+	}
+	kfree(a);
+}
+
+struct aggbuf_set *aggbuf_create(uint32_t bytes)
+{
+	unsigned ncpus = cpu_count();
+	struct aggbuf_set *a = kzalloc(sizeof(*a) + 2 * ncpus * sizeof(struct aggbuf));
+	if (!a)
+		return NULL;
+	a->size = bytes;
+	a->max_entries = bytes / AGG_MIN_ENTRY;
+	a->ncpus = ncpus;
+	for (unsigned i = 0; i < ncpus; i++) {
+		a->cpu[i].active = &a->pool[2 * i];
+		a->cpu[i].inactive = &a->pool[2 * i + 1];
+	}
+	for (unsigned i = 0; i < 2 * ncpus; i++) {
+		if (!init_buf(&a->pool[i], bytes, a->max_entries)) {
+			aggbuf_destroy(a);
+			return NULL;
+		}
+	}
+	return a;
+}
+
+static uint32_t hash_key(uint32_t agg_id, const uint8_t *key, uint32_t len)
+{
+	uint32_t h = 2166136261u ^ agg_id;
+	for (uint32_t i = 0; i < len; i++)
+		h = (h ^ key[i]) * 16777619u;
+	return h;
+}
+
+/* The bucket a value falls in, for quantize. */
+static unsigned quantize_bucket(int64_t v)
+{
+	if (v == 0)
+		return DOF_QUANTIZE_ZERO;
+	uint64_t mag = v > 0 ? (uint64_t)v : -(uint64_t)v;
+	unsigned k = 64 - (unsigned)__builtin_clzll(mag);	/* 2^(k-1) <= mag < 2^k */
+	if (k > DOF_QUANTIZE_ZERO)
+		k = DOF_QUANTIZE_ZERO;	/* INT64_MIN: the lowest bucket */
+	return v > 0 ? DOF_QUANTIZE_ZERO + k : DOF_QUANTIZE_ZERO - k;
+}
+
+static unsigned lquantize_bucket(const struct trace_agg *g, int64_t v)
+{
+	uint64_t levels = (uint64_t)(g->lq_high - g->lq_low) / (uint64_t)g->lq_step;
+	if (v < g->lq_low)
+		return 0;
+	if (v >= g->lq_high)
+		return (unsigned)levels + 1;
+	return 1 + (unsigned)((uint64_t)(v - g->lq_low) / (uint64_t)g->lq_step);
+}
+
+static void fold(const struct trace_agg *g, uint64_t *val, uint64_t value, bool fresh)
+{
+	int64_t v = (int64_t)value;
+	switch (g->func) {
+	case DOF_AGG_COUNT: val[0]++; break;
+	case DOF_AGG_SUM: val[0] += value; break;
+	case DOF_AGG_MIN: if (fresh || v < (int64_t)val[0]) val[0] = value; break;
+	case DOF_AGG_MAX: if (fresh || v > (int64_t)val[0]) val[0] = value; break;
+	case DOF_AGG_AVG: val[0]++; val[1] += value; break;
+	case DOF_AGG_STDDEV: {
+		unsigned __int128 sq = (unsigned __int128)((__int128)v * v);
+		unsigned __int128 sum = ((unsigned __int128)val[3] << 64 | val[2]) + sq;
+		val[0]++;
+		val[1] += value;
+		val[2] = (uint64_t)sum;
+		val[3] = (uint64_t)(sum >> 64);
+		break;
+	}
+	case DOF_AGG_QUANTIZE: val[quantize_bucket(v)]++; break;
+	case DOF_AGG_LQUANTIZE: val[lquantize_bucket(g, v)]++; break;
+	}
+}
+
+bool aggbuf_update(struct aggbuf_set *a, uint32_t agg_id, const struct trace_agg *g,
+		   const uint8_t *key, uint64_t value)
+{
+	unsigned cpu = this_cpu_index();
+	if (cpu >= a->ncpus)
+		return false;
+	struct aggbuf *b = a->cpu[cpu].active;
+	uint32_t h = hash_key(agg_id, key, g->keybytes);
+	uint32_t *head = &b->bucket[h & (AGG_BUCKETS - 1)];
+
+	for (uint32_t i = *head; i; i = b->next[i - 1]) {
+		struct dof_aggent *e = (struct dof_aggent *)(b->data + b->offset[i - 1]);
+		if (b->hash[i - 1] != h || e->agg != agg_id || memcmp(e + 1, key, g->keybytes))
+			continue;
+		fold(g, (uint64_t *)((uint8_t *)(e + 1) + g->keybytes), value, false);
+		return true;
+	}
+	uint32_t need = (uint32_t)sizeof(struct dof_aggent) + g->keybytes + g->valbytes;
+	if (b->nentries == a->max_entries || a->size - b->used < need)
+		return false;
+	struct dof_aggent *e = (struct dof_aggent *)(b->data + b->used);
+	e->agg = agg_id;
+	e->keybytes = (uint16_t)g->keybytes;
+	e->valbytes = (uint16_t)g->valbytes;
+	memcpy(e + 1, key, g->keybytes);
+	uint64_t *val = (uint64_t *)((uint8_t *)(e + 1) + g->keybytes);
+	memset(val, 0, g->valbytes);
+	fold(g, val, value, true);
+	b->offset[b->nentries] = b->used;
+	b->hash[b->nentries] = h;
+	b->next[b->nentries] = *head;
+	*head = ++b->nentries;
+	b->used += need;
+	return true;
+}
+
+static void switch_here(void *arg)
+{
+	struct aggbuf_set *a = arg;
+	unsigned cpu = this_cpu_index();
+	if (cpu >= a->ncpus)
+		return;
+	struct aggbuf_cpu *c = &a->cpu[cpu];
+	struct aggbuf *filled = c->active;
+	c->active = c->inactive;
+	c->inactive = filled;
+	c->taken = filled->used;
+}
+
+void aggbuf_switch(struct aggbuf_set *a)
+{
+	for (unsigned i = 0; i < a->ncpus; i++)
+		clear(a->cpu[i].inactive);
+	xcall_all(switch_here, a);
+}
+
+const uint8_t *aggbuf_taken(struct aggbuf_set *a, unsigned cpu, uint32_t *bytes)
+{
+	*bytes = a->cpu[cpu].taken;
+	return a->cpu[cpu].inactive->data;
+}

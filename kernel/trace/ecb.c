@@ -1,0 +1,280 @@
+// SPDX-License-Identifier: BSD-2-Clause
+/*
+ * Firing enabling control blocks. For one probe hit, a session's ECBs
+ * on that probe run in clause order; each one:
+ *   1. runs its predicate, if any: zero skips the ECB;
+ *   2. runs its actions in order, building its record (struct
+ *      dof_rechdr, then each datum at its offset) in this CPU's staging
+ *      area, and folding aggregations, storing variables, committing or
+ *      discarding speculations as they come;
+ *   3. copies the record into its speculation, or reserves it in this
+ *      CPU's principal buffer (a record that does not fit is a drop the
+ *      buffer counts);
+ *   4. after exit(), moves the session to DRAINING.
+ * A run-time fault in step 1 or 2 abandons that ECB for this firing: an
+ * error record (struct dof_error) goes to the principal buffer and the
+ * session's dtrace:::ERROR clauses fire; an exhausted dynamic variable
+ * space is counted as a drop instead. Side effects already made (a
+ * variable stored, an aggregation folded) stay, as in DTrace.
+ *
+ * Probe context throughout (see trace_internal.h).
+ */
+#include <scion/thread.h>
+#include <scion/clock.h>
+#include <scion/string.h>
+#include <arch/stack.h>
+#include <arch/cpu.h>
+#include "trace_internal.h"
+
+static void count(uint64_t *counter)
+{
+	__atomic_fetch_add(counter, 1, __ATOMIC_RELAXED);
+}
+
+static void fire_error_probe(struct trace_session *s, const struct trace_ecb *failed,
+			     uint32_t action, const struct dif_fault *fault)
+{
+	struct dof_rechdr *h = tbuf_reserve(s->bufs, sizeof(*h) + sizeof(struct dof_error));
+	if (h) {
+		struct dof_error *e = (struct dof_error *)(h + 1);
+		h->epid = DOF_EPID_ERROR;
+		h->probe_id = failed->probe->id;
+		h->timestamp = clock_ns();
+		e->epid = failed->epid;
+		e->action = action;
+		e->pc = fault->pc;
+		e->fault = fault->kind;
+		e->addr = fault->addr;
+	}
+	/* An error in an ERROR clause does not fire ERROR again. */
+	if (!s->error || failed->probe == s->error->probe)
+		return;
+	const uint64_t args[6] = { 0, failed->epid, action, fault->pc, fault->kind, fault->addr };
+	struct trap_frame frame = { 0 };
+	trap_frame_capture(&frame);
+	struct probe_hit hit = { s->error->probe, trap_frame_pc(&frame), &frame };
+	trace_fire(s, s->error, &hit, args, TRACE_ANY_STATE);
+}
+
+/* A fault in action (0: the predicate) of e: a drop or an error. */
+static void failed(struct trace_firing *x, uint32_t action, const struct dif_fault *fault)
+{
+	if (fault->kind == DIF_FAULT_DYNVAR) {
+		count(&x->session->counters.dynvar_drops);
+		return;
+	}
+	count(&x->session->counters.errors);
+	fire_error_probe(x->session, x->ecb, action, fault);
+}
+
+/* The bytes of an aggregation key built from a's key programs. */
+static bool build_agg_key(struct trace_firing *x, const struct trace_action *a,
+			  const struct trace_agg *g, uint8_t *key, uint32_t ai)
+{
+	uint32_t at = 0;
+	for (unsigned k = 0; k < g->nkeys; k++) {
+		uint64_t v;
+		struct dif_fault fault;
+		uint32_t size = (g->key_size[k] + 7u) & ~7u;
+		if (dif_run(a->progs[k], &trace_env_ops, x, &v, &fault)) {
+			failed(x, ai, &fault);
+			return false;
+		}
+		memset(key + at, 0, size);
+		if (g->key_type[k] == DIF_TYPE_INT) {
+			memcpy(key + at, &v, 8);
+		} else if (trace_copy_string((char *)key + at, v, g->key_size[k]) < 0) {
+			struct dif_fault bad = { DIF_FAULT_BADADDR, a->progs[k]->ninsns - 1, v };
+			failed(x, ai, &bad);
+			return false;
+		}
+		at += size;
+	}
+	return true;
+}
+
+static bool aggregate(struct trace_firing *x, const struct trace_action *a, uint32_t ai)
+{
+	struct trace_session *s = x->session;
+	const struct trace_agg *g = &s->obj.aggs[a->arg];
+	uint8_t *key = x->cpu->key;
+	uint64_t value = 0;
+	struct dif_fault fault;
+
+	if (!build_agg_key(x, a, g, key, ai))
+		return false;
+	if (g->nvalues && dif_run(a->progs[g->nkeys], &trace_env_ops, x, &value, &fault)) {
+		failed(x, ai, &fault);
+		return false;
+	}
+	if (!aggbuf_update(s->aggs, a->arg, g, key, value))
+		count(&s->counters.agg_drops);
+	return true;
+}
+
+/* Run e's actions into rec. Return value: false when the firing was abandoned. */
+static bool run_actions(struct trace_firing *x, uint8_t *rec, uint64_t *spec_id, bool *exiting,
+			int64_t *exit_status)
+{
+	const struct trace_clause *c = x->ecb->clause;
+	struct trace_session *s = x->session;
+
+	for (uint32_t i = 0; i < c->nactions; i++) {
+		const struct trace_action *a = &c->actions[i];
+		uint32_t ai = i + 1;
+		uint64_t v = 0;
+		struct dif_fault fault;
+
+		if (a->kind == DOF_ACT_AGGREGATE) {
+			if (!aggregate(x, a, ai))
+				return false;
+			continue;
+		}
+		if (a->kind == DOF_ACT_STACK) {
+			uint64_t *pcs = (uint64_t *)(rec + a->offset);
+			bool at_entry = !x->hit->probe->soft && !strcmp(x->hit->probe->name, "entry");
+			unsigned n = arch_stack_walk(x->hit->regs, at_entry, pcs, a->arg);
+			memset(pcs + n, 0, (a->arg - n) * 8);
+			continue;
+		}
+		if (dif_run(a->progs[0], &trace_env_ops, x, &v, &fault)) {
+			failed(x, ai, &fault);
+			return false;
+		}
+		switch (a->kind) {
+		case DOF_ACT_RECORD:
+			if (a->progs[0]->rtype == DIF_TYPE_INT) {
+				memcpy(rec + a->offset, &v, 8);
+			} else {
+				memset(rec + a->offset, 0, a->size);
+				if (trace_copy_string((char *)rec + a->offset, v, a->size) < 0) {
+					struct dif_fault bad = { DIF_FAULT_BADADDR,
+								 a->progs[0]->ninsns - 1, v };
+					failed(x, ai, &bad);
+					return false;
+				}
+			}
+			break;
+		case DOF_ACT_EXIT:
+			memcpy(rec + a->offset, &v, 8);
+			*exiting = true;
+			*exit_status = (int64_t)v;
+			break;
+		case DOF_ACT_SPECULATE:
+			if (!v) {
+				count(&s->counters.spec_drops);
+				return false;
+			}
+			*spec_id = v;
+			break;
+		case DOF_ACT_COMMIT:
+			spec_commit(s->specs, v, s->bufs, trace_record_size, s);
+			break;
+		case DOF_ACT_DISCARD:
+			spec_discard(s->specs, v);
+			break;
+		default:	/* EXPR: for its effects */
+			break;
+		}
+	}
+	return true;
+}
+
+static void run_ecb(struct trace_firing *x)
+{
+	const struct trace_clause *c = x->ecb->clause;
+	struct trace_session *s = x->session;
+	uint64_t ok = 1, spec_id = 0;
+	int64_t exit_status = 0;
+	bool exiting = false;
+	struct dif_fault fault;
+
+	x->cpu->scratch_used = 0;
+	if (c->predicate) {
+		if (dif_run(c->predicate, &trace_env_ops, x, &ok, &fault)) {
+			failed(x, 0, &fault);
+			return;
+		}
+		if (!ok)
+			return;
+	}
+	uint8_t *rec = x->cpu->staging;
+	if (c->record_size) {
+		struct dof_rechdr *h = (struct dof_rechdr *)rec;
+		memset(rec, 0, c->record_size);
+		h->epid = x->ecb->epid;
+		h->probe_id = x->hit->probe->id;
+		h->timestamp = clock_ns();
+	}
+	if (!run_actions(x, rec, &spec_id, &exiting, &exit_status))
+		return;
+	if (c->record_size) {
+		if (spec_id) {
+			if (!spec_append(s->specs, spec_id, rec, c->record_size))
+				count(&s->counters.spec_drops);
+		} else {
+			void *dst = tbuf_reserve(s->bufs, c->record_size);
+			if (dst)
+				memcpy(dst, rec, c->record_size);
+		}
+	}
+	if (exiting && !__atomic_exchange_n(&s->exited, true, __ATOMIC_ACQ_REL)) {
+		s->exit_status = (int32_t)exit_status;
+		enum trace_state active = TRACE_ACTIVE, warm = TRACE_WARMUP;
+		if (!__atomic_compare_exchange_n(&s->state, &active, TRACE_DRAINING, false,
+						 __ATOMIC_ACQ_REL, __ATOMIC_RELAXED))
+			__atomic_compare_exchange_n(&s->state, &warm, TRACE_DRAINING, false,
+						    __ATOMIC_ACQ_REL, __ATOMIC_RELAXED);
+	}
+}
+
+void trace_fire(struct trace_session *s, struct trace_ecb *ecbs, const struct probe_hit *hit,
+		const uint64_t *args, enum trace_state runs_in)
+{
+	unsigned cpu = this_cpu_index();
+	if (cpu >= MAX_CPUS || !s->cpu[cpu].staging)
+		return;
+	struct trace_firing x = { s, &s->cpu[cpu], hit, NULL, args };
+	if (runs_in == TRACE_ACTIVE)
+		memset(x.cpu->locals, 0, s->obj.locals_bytes);
+	for (struct trace_ecb *e = ecbs; e; e = e->next) {
+		/* exit() in an earlier clause stops the later ones, as in DTrace. */
+		if (runs_in != TRACE_ANY_STATE &&
+		    __atomic_load_n(&s->state, __ATOMIC_ACQUIRE) != runs_in)
+			return;
+		x.ecb = e;
+		run_ecb(&x);
+	}
+}
+
+void trace_probe_handler(const struct probe_hit *hit, void *arg)
+{
+	struct trace_enabling *en = arg;
+	trace_fire(en->session, en->ecbs, hit, NULL, TRACE_ACTIVE);
+}
+
+void trace_fire_session_probe(struct trace_session *s, struct trace_ecb *ecbs,
+			      const uint64_t args[6], enum trace_state runs_in)
+{
+	if (!ecbs)
+		return;
+	struct trap_frame frame = { 0 };
+	trap_frame_capture(&frame);
+	irqflags_t f = arch_irq_save();
+	struct cpu *c = this_cpu();
+	c->probe_nesting++;
+	struct probe_hit hit = { ecbs->probe, trap_frame_pc(&frame), &frame };
+	if (s->cpu[this_cpu_index()].locals)
+		memset(s->cpu[this_cpu_index()].locals, 0, s->obj.locals_bytes);
+	trace_fire(s, ecbs, &hit, args, runs_in);
+	c->probe_nesting--;
+	arch_irq_restore(f);
+}
+
+uint32_t trace_record_size(void *session, uint32_t epid)
+{
+	struct trace_session *s = session;
+	if (epid == 0 || epid > s->necbs)
+		return 0;
+	return s->ecbs[epid - 1].clause->record_size;
+}

@@ -1,0 +1,269 @@
+// SPDX-License-Identifier: BSD-2-Clause
+/*
+ * The kernel's DIF environment (struct dif_env_ops) for one ECB firing:
+ * loads through arch_safe_read, built-in variables from the probe hit
+ * and the current thread, variables of the three scopes, scratch space
+ * and speculation ids.
+ *
+ * Storage: global scalars in the session's globals area, clause-locals
+ * in the CPU's locals area (zeroed at each probe firing), thread-locals
+ * and associative arrays in the dynamic variable space keyed by a byte
+ * string: the thread id for self->, then each tuple item (an integer as
+ * 8 bytes, a string as its length in 2 bytes and its bytes). A string
+ * loaded from dynamic space is copied to scratch first, so another CPU
+ * deleting the element cannot change it under the program.
+ *
+ * Probe context throughout: interrupts masked, nothing sleeps.
+ */
+#include <scion/thread.h>
+#include <scion/clock.h>
+#include <scion/string.h>
+#include <scion/errno.h>
+#include <arch/safe_read.h>
+#include "trace_internal.h"
+
+#define STRING_CHUNK 64		/* reads never cross a page: a power of two below it */
+
+static int env_read(void *env, uint64_t addr, void *buf, size_t n)
+{
+	(void)env;
+	return arch_safe_read(buf, addr, n);
+}
+
+/*
+ * Copy the string at addr into dst (at most max bytes, NUL included).
+ * Return value: its length, or -EFAULT when a byte before its end does
+ * not read.
+ */
+static long copy_string(char *dst, uint64_t addr, size_t max)
+{
+	size_t len = 0;
+	while (len + 1 < max) {
+		uint64_t at = addr + len;
+		size_t n = STRING_CHUNK - (size_t)(at % STRING_CHUNK);
+		if (n > max - 1 - len)
+			n = max - 1 - len;
+		if (arch_safe_read(dst + len, at, n)) {
+			dst[len] = '\0';
+			return -EFAULT;
+		}
+		for (size_t i = 0; i < n; i++) {
+			if (dst[len + i] == '\0') {
+				/* The chunk read past the end: leave no bytes of other data behind. */
+				memset(dst + len + i, 0, n - i);
+				return (long)(len + i);
+			}
+		}
+		len += n;
+	}
+	dst[len] = '\0';
+	return (long)len;
+}
+
+long trace_copy_string(char *dst, uint64_t addr, size_t max)
+{
+	return copy_string(dst, addr, max);
+}
+
+static uint64_t env_builtin(void *env, unsigned id)
+{
+	struct trace_firing *x = env;
+	struct thread *t = this_cpu()->current;
+	const struct probe *p = x->hit->probe;
+
+	if (id >= DIF_VAR_ARG0 && id <= DIF_VAR_ARG9) {
+		unsigned n = id - DIF_VAR_ARG0;
+		if (x->args)
+			return n < 6 ? x->args[n] : 0;
+		return trap_frame_arg(x->hit->regs, n);
+	}
+	switch (id) {
+	case DIF_VAR_TIMESTAMP: return clock_ns();
+	case DIF_VAR_VTIMESTAMP: return t ? t->run_ns + (clock_ns() - t->oncpu_since) : 0;
+	case DIF_VAR_WALLTIMESTAMP: return x->session->wall_base_ns + clock_ns();
+	case DIF_VAR_CPU: return this_cpu_index();
+	case DIF_VAR_TID: return t ? t->tid : 0;
+	case DIF_VAR_PID: return 0;	/* one address space: the kernel's */
+	case DIF_VAR_EXECNAME: return (uint64_t)(uintptr_t)(t ? t->name : "");
+	case DIF_VAR_PROBEPROV: return (uint64_t)(uintptr_t)p->provider;
+	case DIF_VAR_PROBEMOD: return (uint64_t)(uintptr_t)p->module;
+	case DIF_VAR_PROBEFUNC: return (uint64_t)(uintptr_t)p->function;
+	case DIF_VAR_PROBENAME: return (uint64_t)(uintptr_t)p->name;
+	case DIF_VAR_EPID: return x->ecb->epid;
+	case DIF_VAR_ID: return p->id;
+	case DIF_VAR_CURTHREAD: return (uint64_t)(uintptr_t)t;
+	case DIF_VAR_THREAD_AFFINITY: return t ? (uint64_t)(int64_t)t->affinity : 0;
+	case DIF_VAR_THREAD_TICKS_RUN: return t ? t->ticks_run : 0;
+	case DIF_VAR_THREAD_SWITCHES_IN: return t ? t->switches_in : 0;
+	default: return 0;
+	}
+}
+
+static void *env_scratch(void *env, size_t bytes)
+{
+	struct trace_firing *x = env;
+	struct trace_cpu *c = x->cpu;
+	size_t need = (bytes + 7) & ~(size_t)7;
+	if (need > TRACE_SCRATCH - c->scratch_used)
+		return NULL;
+	void *p = c->scratch + c->scratch_used;
+	c->scratch_used += (uint32_t)need;
+	return p;
+}
+
+/*
+ * The dynamic-space key of v with keys: the thread id for self->, then
+ * each item. Return value: its length, or -EFAULT for a string key that
+ * does not read.
+ */
+static long build_key(uint8_t *key, const struct dif_var *v, const struct dif_tuple_item *keys,
+		      unsigned nkeys)
+{
+	uint32_t len = 0;
+	if (v->scope == DIF_SCOPE_THREAD) {
+		struct thread *t = this_cpu()->current;
+		uint64_t tid = t ? t->tid : 0;
+		memcpy(key, &tid, 8);
+		len = 8;
+	}
+	for (unsigned i = 0; i < nkeys; i++) {
+		if (!keys[i].size) {
+			memcpy(key + len, &keys[i].value, 8);
+			len += 8;
+			continue;
+		}
+		uint32_t max = keys[i].size > DIF_STRSIZE_MAX ? DIF_STRSIZE_MAX : keys[i].size;
+		long n = copy_string((char *)key + len + 2, keys[i].value, max);
+		if (n < 0)
+			return -EFAULT;
+		uint16_t n16 = (uint16_t)n;
+		memcpy(key + len, &n16, 2);
+		len += 2 + (uint32_t)n;
+	}
+	return len;
+}
+
+static const struct trace_var *var_rules(struct trace_firing *x, const struct dif_var *v)
+{
+	const struct trace_object *o = &x->session->obj;
+	return v->scope == DIF_SCOPE_GLOBAL ? &o->globals[v->id] :
+	       v->scope == DIF_SCOPE_THREAD ? &o->thread_vars[v->id] : &o->locals[v->id];
+}
+
+/* Fixed storage of a global scalar or clause-local, or NULL for dynamic ones. */
+static uint8_t *fixed_slot(struct trace_firing *x, const struct dif_var *v)
+{
+	const struct trace_var *r = var_rules(x, v);
+	if (v->scope == DIF_SCOPE_GLOBAL && v->kind == DIF_KIND_SCALAR)
+		return x->session->globals + r->offset;
+	if (v->scope == DIF_SCOPE_CLAUSE)
+		return x->cpu->locals + r->offset;
+	return NULL;
+}
+
+static int env_load_var(void *env, const struct dif_var *v, const struct dif_tuple_item *keys,
+			unsigned nkeys, uint64_t *out)
+{
+	struct trace_firing *x = env;
+	const struct trace_var *r = var_rules(x, v);
+	uint8_t *slot = fixed_slot(x, v);
+
+	if (slot) {
+		*out = r->type == DIF_TYPE_STRING ? (uint64_t)(uintptr_t)slot : *(uint64_t *)slot;
+		return 0;
+	}
+	uint8_t *key = x->cpu->key;
+	long keylen = build_key(key, v, keys, nkeys);
+	if (keylen < 0)
+		return -EFAULT;
+	char *copy = NULL;
+	if (r->type == DIF_TYPE_STRING && !(copy = env_scratch(env, r->size)))
+		return -ENOMEM;
+	irqflags_t f = dynvar_lock(x->session->dynvars);
+	void *val = dynvar_lookup(x->session->dynvars, v->scope, v->id, key, (uint32_t)keylen,
+				  r->size, false);
+	if (r->type == DIF_TYPE_STRING) {
+		if (val)
+			memcpy(copy, val, r->size);
+		else
+			copy[0] = '\0';
+		*out = (uint64_t)(uintptr_t)copy;
+	} else {
+		*out = val ? *(uint64_t *)val : 0;
+	}
+	dynvar_unlock(x->session->dynvars, f);
+	return 0;
+}
+
+static int env_store_var(void *env, const struct dif_var *v, const struct dif_tuple_item *keys,
+			 unsigned nkeys, uint64_t value)
+{
+	struct trace_firing *x = env;
+	const struct trace_var *r = var_rules(x, v);
+	uint8_t *slot = fixed_slot(x, v);
+
+	if (slot) {
+		if (r->type == DIF_TYPE_STRING)
+			return copy_string((char *)slot, value, r->size) < 0 ? -EFAULT : 0;
+		*(uint64_t *)slot = value;
+		return 0;
+	}
+	uint8_t *key = x->cpu->key;
+	long keylen = build_key(key, v, keys, nkeys);
+	if (keylen < 0)
+		return -EFAULT;
+	char *str = NULL;
+	if (r->type == DIF_TYPE_STRING) {
+		/* Read the string before taking the lock: the read may fault. */
+		if (!(str = env_scratch(env, r->size)))
+			return -ENOMEM;
+		if (copy_string(str, value, r->size) < 0)
+			return -EFAULT;
+	}
+	struct dynvar_space *d = x->session->dynvars;
+	irqflags_t f = dynvar_lock(d);
+	int err = 0;
+	if (r->type == DIF_TYPE_INT && value == 0) {
+		dynvar_delete(d, v->scope, v->id, key, (uint32_t)keylen);
+	} else {
+		void *val = dynvar_lookup(d, v->scope, v->id, key, (uint32_t)keylen, r->size, true);
+		if (!val)
+			err = -ENOSPC;
+		else if (str)
+			memcpy(val, str, r->size);
+		else
+			*(uint64_t *)val = value;
+	}
+	dynvar_unlock(d, f);
+	return err;
+}
+
+static uint64_t env_random(void *env)
+{
+	struct trace_firing *x = env;
+	uint64_t s = x->cpu->random ? x->cpu->random : clock_ns() | 1;
+	s ^= s << 13;
+	s ^= s >> 7;
+	s ^= s << 17;
+	x->cpu->random = s;
+	return s;
+}
+
+static uint64_t env_speculation(void *env)
+{
+	struct trace_firing *x = env;
+	uint64_t id = spec_new(x->session->specs);
+	if (!id)
+		__atomic_fetch_add(&x->session->counters.spec_unavail, 1, __ATOMIC_RELAXED);
+	return id;
+}
+
+const struct dif_env_ops trace_env_ops = {
+	.read = env_read,
+	.builtin = env_builtin,
+	.load_var = env_load_var,
+	.store_var = env_store_var,
+	.scratch = env_scratch,
+	.random = env_random,
+	.speculation = env_speculation,
+};

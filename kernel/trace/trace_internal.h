@@ -1,0 +1,243 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
+/*
+ * Trace sessions inside kernel/trace/: a loaded trace object (dof.c),
+ * its enabling control blocks on probes (ecb.c), the DIF environment
+ * of a firing (env.c), dynamic variables (dynvar.c), aggregation
+ * buffers (aggbuf.c), speculations (spec.c) and the session's life
+ * (session.c).
+ *
+ * Probe context: everything reached from trace_fire runs with
+ * interrupts masked and this CPU's probe_nesting raised, so no probe
+ * fires inside it; it takes only leaf spinlocks (dynamic variables, a
+ * speculation) and never sleeps.
+ *
+ * Lock order: sessions_lock (mutex) -> dynvar lock / speculation lock
+ * (leaf spinlocks, probe context).
+ */
+#ifndef TRACE_INTERNAL_H
+#define TRACE_INTERNAL_H
+
+#include <scion/dof.h>
+#include <scion/dif_exec.h>
+#include <scion/probe.h>
+#include <scion/spinlock.h>
+#include <scion/tbuf.h>
+#include <scion/cpu.h>
+
+#define TRACE_SCRATCH   16384		/* bytes of scratch per CPU per firing */
+#define TRACE_MAX_ECBS  16384		/* per session */
+#define TRACE_SESSIONS  4
+
+/* One action of a clause, checked when loaded. */
+struct trace_action {
+	uint16_t kind;			/* DOF_ACT_* */
+	uint16_t nprogs;
+	uint32_t arg;
+	const struct dif_prog **progs;
+	uint32_t offset;		/* RECORD, STACK, EXIT: where its data goes */
+	uint32_t size;			/* its bytes of data (0: none) */
+};
+
+struct trace_clause {
+	uint32_t flags;			/* DOF_CLAUSE_* */
+	uint32_t nprobes;
+	char (*desc)[4][DOF_MAX_PROBEDESC + 1];
+	const struct dif_prog *predicate;	/* NULL: always */
+	uint32_t nactions;
+	struct trace_action *actions;
+	uint32_t record_size;		/* header + data, 8-aligned; 0 without DOF_CLAUSE_RECORD */
+	bool speculative;		/* first action is SPECULATE */
+};
+
+struct trace_agg {
+	uint8_t func;			/* DOF_AGG_* */
+	uint8_t nkeys;
+	uint8_t key_type[DIF_MAX_TUPLE];
+	uint16_t key_size[DIF_MAX_TUPLE];
+	uint32_t keybytes;
+	uint32_t valbytes;
+	uint32_t nvalues;		/* value programs: 0 for count, else 1 */
+	int64_t lq_low, lq_high, lq_step;
+};
+
+/* A variable's storage rules, gathered over every program of the object. */
+struct trace_var {
+	bool used;
+	uint8_t kind, type, nkeys;
+	uint16_t size;			/* string bytes (NUL included); 8 for integers */
+	uint32_t offset;		/* globals, clause-locals: into their area */
+};
+
+struct trace_object {
+	uint64_t option[DOF_OPT_LIMIT];
+	uint32_t nprogs;
+	struct dif_prog *progs;
+	uint32_t naggs;
+	struct trace_agg *aggs;
+	uint32_t nclauses;
+	struct trace_clause *clauses;
+	struct trace_var globals[DIF_MAX_VARS];
+	struct trace_var thread_vars[DIF_MAX_VARS];
+	struct trace_var locals[DIF_MAX_VARS];
+	uint32_t globals_bytes, locals_bytes;
+};
+
+/*
+ * dof_load - take a trace object apart and check all of it: framing,
+ * limits, every program through dif_verify, actions against the
+ * programs and aggregations they name, variables used consistently.
+ * Return value: 0 with *obj filled (dof_free releases it), or -EINVAL /
+ *   -ENOMEM with one line in why.
+ * Caller's context: thread, may sleep.
+ */
+int dof_load(const uint8_t *data, uint32_t len, struct trace_object *obj, char *why,
+	     size_t whylen);
+void dof_free(struct trace_object *obj);
+
+/* Enabled probe: one clause on one probe. */
+struct trace_ecb {
+	uint32_t epid;
+	struct trace_clause *clause;
+	struct probe *probe;
+	struct trace_ecb *next;		/* the next ECB on the same probe (clause order) */
+};
+
+/* One probe consumer per probe a session enables; its ECBs in order. */
+struct trace_enabling {
+	struct probe_consumer consumer;
+	struct trace_session *session;
+	struct trace_ecb *ecbs;
+};
+
+/* Dynamic variables (dynvar.c). */
+struct dynvar_space;
+struct dynvar_space *dynvar_create(uint32_t bytes);
+void dynvar_destroy(struct dynvar_space *d);
+/*
+ * dynvar_lookup - the value slot (valbytes long) of (scope, var id,
+ *   key) or NULL; with create, a zeroed slot is made when there is none
+ *   (NULL when the space is full). dynvar_delete frees it. Caller holds
+ *   the space's lock (dynvar_lock / dynvar_unlock). Probe context.
+ */
+void *dynvar_lookup(struct dynvar_space *d, uint8_t scope, uint16_t id, const uint8_t *key,
+		    uint32_t keylen, uint32_t valbytes, bool create);
+void dynvar_delete(struct dynvar_space *d, uint8_t scope, uint16_t id, const uint8_t *key,
+		   uint32_t keylen);
+irqflags_t dynvar_lock(struct dynvar_space *d);
+void dynvar_unlock(struct dynvar_space *d, irqflags_t f);
+uint32_t dynvar_count(struct dynvar_space *d);
+
+/* Aggregation buffers (aggbuf.c): per CPU, switched like trace buffers. */
+struct aggbuf_set;
+struct aggbuf_set *aggbuf_create(uint32_t bytes);
+void aggbuf_destroy(struct aggbuf_set *a);
+/*
+ * aggbuf_update - fold one value into (agg, key) on this CPU's active
+ *   buffer, creating the entry. Return value: false when the buffer is
+ *   full (an aggregation drop). Probe context.
+ */
+bool aggbuf_update(struct aggbuf_set *a, uint32_t agg_id, const struct trace_agg *agg,
+		   const uint8_t *key, uint64_t value);
+/* Switch every CPU's buffers (cross-call); then aggbuf_taken gives each CPU's. Thread. */
+void aggbuf_switch(struct aggbuf_set *a);
+const uint8_t *aggbuf_taken(struct aggbuf_set *a, unsigned cpu, uint32_t *bytes);
+
+/* Speculations (spec.c). */
+struct spec_set;
+struct spec_set *spec_create(uint32_t nspec, uint32_t bytes);
+void spec_destroy(struct spec_set *s);
+uint64_t spec_new(struct spec_set *s);		/* an id, or 0 when none is free */
+/* Append a record to speculation id; false when inactive or full. Probe context. */
+bool spec_append(struct spec_set *s, uint64_t id, const void *rec, uint32_t size);
+/*
+ * Commit: each record of speculation id into this CPU's principal buffer
+ * (sizes from record_size(epid)); records that do not fit count as
+ * drops of that buffer. Discard: drop them. Both free the speculation.
+ * Probe context.
+ */
+void spec_commit(struct spec_set *s, uint64_t id, struct tbuf_set *bufs,
+		 uint32_t (*record_size)(void *arg, uint32_t epid), void *arg);
+void spec_discard(struct spec_set *s, uint64_t id);
+
+enum trace_state {
+	TRACE_LOADED,		/* probes not enabled yet */
+	TRACE_WARMUP,		/* enabled; only BEGIN's ECBs run */
+	TRACE_ACTIVE,
+	TRACE_DRAINING,		/* exit() ran or the host stops it: only END's ECBs run */
+	TRACE_STOPPED,		/* END has fired; nothing runs */
+};
+#define TRACE_ANY_STATE ((enum trace_state)-1)	/* ERROR's clauses run in any */
+
+/* Per-CPU state of a firing: built up and thrown away within it. */
+struct trace_cpu {
+	uint8_t *staging;		/* the record being built (DOF_MAX_RECORD) */
+	uint8_t *scratch;		/* TRACE_SCRATCH bytes */
+	uint32_t scratch_used;
+	uint8_t *locals;		/* clause-local variables of this probe firing */
+	uint8_t *key;			/* a dynamic variable's key being built */
+	uint64_t random;		/* rand()'s state */
+};
+
+struct trace_counters {
+	uint64_t dynvar_drops, spec_drops, spec_unavail, agg_drops, errors;
+};
+
+struct trace_session {
+	uint32_t id;
+	enum trace_state state;		/* atomic: read in probe context */
+	int32_t exit_status;		/* set with the state's move to DRAINING by exit() */
+	bool exited;			/* atomic */
+	struct trace_object obj;
+	uint32_t necbs;
+	struct trace_ecb *ecbs;		/* epid - 1 */
+	uint32_t nenablings;
+	struct trace_enabling *enablings;
+	struct trace_ecb *begin, *end, *error;	/* ECBs on dtrace:::BEGIN / END / ERROR */
+	struct tbuf_set *bufs;		/* the stream's, set when it opens */
+	struct aggbuf_set *aggs;
+	struct dynvar_space *dynvars;
+	struct spec_set *specs;
+	uint8_t *globals;		/* obj.globals_bytes */
+	struct trace_cpu cpu[MAX_CPUS];
+	struct trace_counters counters;	/* atomic */
+	uint64_t wall_base_ns;		/* set once: walltimestamp - timestamp */
+	uint32_t stream;		/* set once the stream is open */
+};
+
+/* ecb.c */
+/*
+ * trace_fire - run a session's ECBs for one probe hit: for each in
+ *   order, the predicate, then the actions into a record staged per CPU,
+ *   which then goes to the principal or a speculative buffer.
+ * Arguments: ecbs, the chain; args, the dtrace provider's arguments
+ *   (NULL: from hit's registers); runs_in, the state the session must
+ *   be in for each ECB to run (TRACE_ACTIVE for probes, WARMUP for
+ *   BEGIN, DRAINING for END, TRACE_ANY_STATE for ERROR).
+ * Caller's context: probe context (interrupts masked, probe_nesting
+ *   raised).
+ */
+struct trace_firing;
+void trace_fire(struct trace_session *s, struct trace_ecb *ecbs, const struct probe_hit *hit,
+		const uint64_t *args, enum trace_state runs_in);
+/* The PROBE_HANDLER of a session's enablings. */
+void trace_probe_handler(const struct probe_hit *hit, void *arg);
+/* Fire one of the session's dtrace-provider chains from thread context. */
+void trace_fire_session_probe(struct trace_session *s, struct trace_ecb *ecbs,
+			      const uint64_t args[6], enum trace_state runs_in);
+uint32_t trace_record_size(void *session, uint32_t epid);
+
+/* env.c: the DIF environment of one firing. */
+struct trace_firing {
+	struct trace_session *session;
+	struct trace_cpu *cpu;
+	const struct probe_hit *hit;
+	struct trace_ecb *ecb;
+	const uint64_t *args;		/* dtrace-provider probes: their arguments; else NULL */
+};
+extern const struct dif_env_ops trace_env_ops;
+/* Copy the string at addr (at most max bytes, NUL included): its length, or -EFAULT. */
+long trace_copy_string(char *dst, uint64_t addr, size_t max);
+#define TRACE_KEY_MAX (8 + DIF_MAX_TUPLE * (2 + DIF_STRSIZE_MAX))
+
+
+#endif

@@ -1,0 +1,5 @@
+/* errno: Scion has no system calls to set it. */
+BEGIN
+{
+	trace(errno);
+}

@@ -1,5 +1,0 @@
-/* errno, epid and id. */
-ERROR
-{
-	@errors[epid, id, errno] = count();
-}

@@ -1,0 +1,89 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
+/*
+ * What the code generator's host tests share: compiling D through
+ * dt_generate, and a fake kernel that runs a clause's generated programs
+ * with the portable interpreter (dif_run) the way the kernel would:
+ * predicate, then each action in order, recording values, updating
+ * variables of the three scopes (associative arrays keyed by tuples
+ * compared by value, strings by content) and aggregations.
+ */
+#ifndef D_CG_HELPERS_H
+#define D_CG_HELPERS_H
+
+#include <scion/dif_exec.h>
+#include "dtrace.h"
+
+#define FAKE_MAX_VARS    64
+#define FAKE_MAX_RECORDS 64
+#define FAKE_MAX_AGGS    16
+#define FAKE_STR         512	/* bytes kept of a recorded string */
+#define FAKE_SCRATCH     (64 * 1024)
+
+struct fake_tuple {
+	unsigned n;
+	uint64_t value[DIF_MAX_TUPLE];	/* integers */
+	char *str[DIF_MAX_TUPLE];	/* strings (copies), NULL for integers */
+};
+
+struct fake_var {
+	uint8_t scope, kind;
+	uint16_t id;
+	uint64_t thread;		/* thread scope: whose */
+	struct fake_tuple keys;
+	uint64_t value;			/* integer, or the address of str */
+	char *str;			/* string variables: a copy */
+};
+
+/* One value a clause recorded (RECORD, EXIT) or one aggregation update. */
+struct fake_value {
+	bool is_string;
+	uint64_t value;
+	char str[FAKE_STR];
+};
+
+struct fake_agg_update {
+	uint32_t agg;
+	unsigned nkeys;
+	struct fake_value keys[DT_MAX_KEYS];
+	bool has_value;
+	uint64_t value;
+};
+
+struct fake_kernel {
+	uint64_t builtin[DIF_VAR_LIMIT];	/* strings as host addresses */
+	uint64_t thread;			/* the current thread, for self-> */
+	struct fake_var vars[FAKE_MAX_VARS];
+	unsigned nvars;
+	char scratch[FAKE_SCRATCH];
+	size_t scratch_used;
+	uint64_t next_speculation;
+	/* what the last fire() did */
+	bool fired;				/* the predicate was true */
+	struct fake_value records[FAKE_MAX_RECORDS];
+	unsigned nrecords;
+	struct fake_agg_update aggs[FAKE_MAX_AGGS];
+	unsigned naggs;
+	uint64_t speculations[4];		/* SPECULATE, COMMIT, DISCARD ids, in order */
+	unsigned nspeculations;
+	struct dif_fault fault;			/* of the failing program, if any */
+};
+
+extern const struct dif_env_ops fake_kernel_ops;
+
+/* Built-ins with recognizable values: execname "kworker", probefunc "bcache_read"... */
+void fake_kernel_init(struct fake_kernel *k);
+/* Free the variables' copies. */
+void fake_kernel_reset(struct fake_kernel *k);
+
+/*
+ * Run clause `index` of obj once. Return value: 0, or -1 when a program
+ * faulted (k->fault says how); clause-local variables start empty.
+ */
+int fake_fire(struct fake_kernel *k, const struct dt_object *obj, int index);
+
+/* Compile D source and generate its code; NULL (with *p kept for errors) on failure. */
+struct dt_object *d_generate(const char *src, struct dt_program **p);
+/* "TAG: message" of the program's first error, or "none". */
+const char *d_first_error(const struct dt_program *p, char *buf, size_t size);
+
+#endif

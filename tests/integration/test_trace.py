@@ -1,0 +1,160 @@
+# SPDX-License-Identifier: BSD-2-Clause
+"""`scion trace`: D programs run on a booted Scion, their output compared
+with expected files.
+
+Every tests/trace/NAME.d runs as `scion trace -s NAME.d` against a guest
+and must print exactly tests/trace/NAME.out on stdout (and NAME.err on
+stderr when that file exists), and exit with status 0 unless it says
+otherwise. Directives in the script's leading comments:
+
+    /* run: GUEST COMMAND */      run it while tracing, then stop
+    /* flags: -q -x bufsize=64 */ more scion trace arguments
+    /* args: A B */               macro arguments $1 $2
+    /* status: N */               the exit status expected
+    /* smp: 2 */                  run on the two-CPU guest (default one CPU)
+    /* graft: FILE NAME */        load build/grafts/FILE.graft, install NAME for
+                                  the run, remove it afterwards
+
+SCION_TRACE_UPDATE=1 rewrites the expected files from what the runs
+print (read the diff before committing it)."""
+
+import os
+import re
+import shlex
+import sys
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from common import graft_path, poweroff  # noqa: E402
+from test_channel import channel_boot, scion  # noqa: E402
+
+DIRECTIVE = re.compile(r"^\s*/\*\s*(run|flags|args|status|smp|graft):\s*(.*?)\s*\*/\s*$")
+
+
+def scripts(ctx):
+    folder = os.path.join(ctx.root, "tests", "trace")
+    return sorted(os.path.join(folder, f) for f in os.listdir(folder) if f.endswith(".d"))
+
+
+def directives(path):
+    found = {"run": None, "flags": "", "args": "", "status": "0", "smp": "1", "graft": None}
+    with open(path) as f:
+        for line in f:
+            m = DIRECTIVE.match(line)
+            if not m:
+                break
+            found[m[1]] = m[2]
+    return found
+
+
+def expected(path, suffix):
+    try:
+        with open(path[:-2] + suffix) as f:
+            return f.read()
+    except FileNotFoundError:
+        return None
+
+
+def run_scripts(ctx, smp):
+    chosen = [p for p in scripts(ctx) if directives(p)["smp"] == str(smp)]
+    if not chosen:
+        return
+    boot, sock = channel_boot(ctx, f"trace-smp{smp}", smp=smp, single_thread_tcg=True)
+    update = os.environ.get("SCION_TRACE_UPDATE") == "1"
+    try:
+        for path in chosen:
+            d = directives(path)
+            name = os.path.basename(path)[:-2]
+            argv = ["trace", *shlex.split(d["flags"]), "-s", path]
+            if d["run"]:
+                argv += ["--run", d["run"]]
+            argv += shlex.split(d["args"])
+            graft = d["graft"].split() if d["graft"] else None
+            if graft:
+                scion(ctx, sock, "graft", "load", graft_path(ctx, graft[0]))
+                scion(ctx, sock, "graft", "install", graft[1])
+            rc, out, err = scion(ctx, sock, *argv, timeout=120)
+            if graft:
+                scion(ctx, sock, "graft", "remove", graft[1])
+            # The script's path as the harness gave it: the expected files name it relatively.
+            err = err.replace(path, f"tests/trace/{name}.d")
+            want_out, want_err = expected(path, ".out"), expected(path, ".err")
+            if update:
+                with open(path[:-2] + ".out", "w") as f:
+                    f.write(out)
+                if err or want_err is not None:
+                    with open(path[:-2] + ".err", "w") as f:
+                        f.write(err)
+                want_out, want_err = out, err if (err or want_err is not None) else None
+            ok = (rc == int(d["status"]) and out == want_out and
+                  (want_err is None or err == want_err))
+            ctx.result(name, ok, f"exit {rc} (want {d['status']})\n--- stdout\n{out}"
+                       f"--- expected\n{want_out}--- stderr\n{err}"[:3000])
+        rc, out, err = scion(ctx, sock, "text", "verify")
+        ctx.result("text-restored", rc == 0, out + err)
+    finally:
+        poweroff(ctx, boot)
+
+
+def job_trace_one_cpu(ctx):
+    run_scripts(ctx, 1)
+
+
+def job_trace_two_cpus(ctx):
+    run_scripts(ctx, 2)
+
+
+def job_trace_hostile_objects(ctx):
+    """Corrupt trace objects sent straight to TRACE_START: each is refused
+    with one line or, when the corruption still makes a valid object,
+    runs and closes; the kernel keeps running and its text is intact."""
+    import json
+    import random
+    import struct
+    import subprocess
+    sys.path.insert(0, os.path.join(ctx.root, "userland"))
+    from scionhost import frame  # noqa: E402
+    from scionhost.client import Client  # noqa: E402
+
+    src = ("BEGIN { x = 1; self->y = 2; a[1, \"k\"] = 3; @c[probefunc] = count(); "
+           "@q = quantize(x); printf(\"%d %s\\n\", x + self->y, strjoin(\"a\", \"b\")); } "
+           "fbt::bcache_read:entry /arg0 > 5/ { @l = lquantize(arg0, 0, 100, 10); trace(arg0); }")
+    dtc = os.path.join(ctx.build, "host", "dtc")
+    meta = json.loads(subprocess.run([dtc, "-n", src], capture_output=True, text=True,
+                                     check=True).stdout)
+    good = bytes.fromhex(meta["object_hex"])
+    rng = random.Random(7)
+    cases = [b"", b"\0" * 8, good[:4], good[:len(good) // 2], good[:-1], good + b"\0",
+             b"XDOF" + good[4:], good[:4] + b"\x09\x00" + good[6:]]
+    for _ in range(150):
+        data = bytearray(good)
+        for _ in range(rng.randint(1, 4)):
+            data[rng.randrange(len(data))] = rng.randrange(256)
+        cases.append(bytes(data))
+    boot, sock = channel_boot(ctx, "trace-hostile", smp=2, single_thread_tcg=True)
+    try:
+        refused = started = 0
+        bad_lines = []
+        with Client(sock, timeout=60, wait=60) as client:
+            for data in cases:
+                body = struct.pack("<II", 0, 100) + data
+                status, reply = client.request(frame.OP_TRACE_START, body)
+                if status < 0:
+                    refused += 1
+                    text = reply.decode("utf-8", "replace")
+                    if "\n" in text.strip() or not text.startswith("trace start: "):
+                        bad_lines.append(text)
+                    continue
+                started += 1
+                stream = struct.unpack_from("<I", reply)[0]
+                client.watch_stream(stream, lambda *a: None)
+                client.stream_close(stream)
+        ctx.result("corrupt-objects-refused-with-one-line",
+                   refused >= 100 and not bad_lines,
+                   f"{refused} refused, {started} ran; malformed answers: {bad_lines[:3]}")
+        rc, out, err = scion(ctx, sock, "trace", "-q", "-n",
+                             'BEGIN { printf("still tracing\\n"); exit(0); }')
+        ctx.result("traces-afterwards", rc == 0 and out.strip() == "still tracing", out + err)
+        rc, out, err = scion(ctx, sock, "text", "verify")
+        ctx.result("text-restored", rc == 0, out + err)
+    finally:
+        poweroff(ctx, boot)

@@ -1,0 +1,11 @@
+/* flags: -q */
+BEGIN
+{
+	@n["banana"] = count();
+	@n["apple"] = count();
+	@n["apple"] = count();
+	@n["cherry"] = count();
+	@n["cherry"] = count();
+	@n["cherry"] = count();
+	exit(0);
+}

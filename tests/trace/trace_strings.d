@@ -1,0 +1,6 @@
+BEGIN
+{
+	trace("a");
+	trace(strjoin("b", "c"));
+	exit(0);
+}

@@ -1,0 +1,649 @@
+// SPDX-License-Identifier: BSD-2-Clause
+/*
+ * Code generation for expressions: a checked D expression (dtrace.h) to
+ * DIF instructions (scion/dif.h) in the program being built, with its
+ * tables of constants, strings and variables, and the program's end
+ * (RET, verification). Clauses and actions are in dt_cg_clause.c.
+ *
+ * Semantics kept from C and D:
+ * - Arithmetic on 64-bit registers; division, remainder, right shift and
+ *   ordering comparisons signed or unsigned as the promoted type is
+ *   (dt_type_promote; a shift as its left operand). Casts and stores
+ *   into narrower variables truncate and re-extend to the declared width,
+ *   so every register holds its value the way dt_type_normalize would.
+ * - && and || evaluate their right operand only when needed; ^^ always
+ *   evaluates both. Results of comparisons and logical operators are 0/1.
+ * - Strings are addresses; comparisons of strings go through SCMP.
+ * - curthread->member reads a built-in of the current thread; a thread
+ *   pointer that may be 0 (self->t unset) is checked first with a load
+ *   from address 0, which faults as dereferencing NULL does in dtrace.
+ *
+ * Registers are handed out stack-like over r1..r15 (r0 reads 0); an
+ * expression needing more fails with D_CG_EXPR "expression too complex".
+ */
+#include <stdio.h>
+#include <string.h>
+#include "dt_cg.h"
+
+#define FIRST_REG 1			/* r0 always reads 0 */
+#define LOW_32_MASK 0xffffffffu
+
+_Noreturn void dt_cg_fail(struct dt_cg *cg, struct dt_loc loc, enum dt_errtag tag,
+			  const char *fmt, ...)
+{
+	char msg[512];
+	va_list ap;
+	va_start(ap, fmt);
+	vsnprintf(msg, sizeof(msg), fmt, ap);
+	va_end(ap);
+	dt_error(cg->ctx, loc, tag, "%s", msg);
+	longjmp(cg->fail, 1);
+}
+
+void dt_cg_prog_reset(struct dt_cg *cg)
+{
+	cg->busy = 0;
+	cg->ninsns = cg->nints = cg->strtab_len = cg->nvars = 0;
+}
+
+uint8_t dt_cg_dif_type(struct dt_type t)
+{
+	return t.kind == DT_TYPE_STRING ? DIF_TYPE_STRING : DIF_TYPE_INT;
+}
+
+/* ---- registers ---- */
+
+static int reg_alloc(struct dt_cg *cg, const struct dt_node *at)
+{
+	for (int r = FIRST_REG; r < DIF_NREGS; r++)
+		if (!(cg->busy & (1u << r))) {
+			cg->busy |= (uint16_t)(1u << r);
+			return r;
+		}
+	dt_cg_fail(cg, at->loc, D_CG_EXPR, "expression too complex: it needs more than %d "
+		   "registers (split it with this-> variables)", DIF_NREGS - FIRST_REG);
+}
+
+void dt_cg_reg_free(struct dt_cg *cg, int reg)
+{
+	if (reg >= FIRST_REG)
+		cg->busy &= (uint16_t)~(1u << reg);
+}
+
+/* ---- instructions and tables ---- */
+
+static uint32_t emit(struct dt_cg *cg, const struct dt_node *at, uint8_t op, int rd, int r1,
+		     int r2, int32_t imm)
+{
+	if (cg->ninsns == DIF_MAX_INSNS)
+		dt_cg_fail(cg, at->loc, D_CG_EXPR, "expression too complex: more than %d "
+			   "instructions in one program", DIF_MAX_INSNS);
+	cg->insns[cg->ninsns] = (struct dif_insn){ op, (uint8_t)rd, (uint8_t)r1, (uint8_t)r2, imm };
+	return cg->ninsns++;
+}
+
+static void emit_r3(struct dt_cg *cg, const struct dt_node *at, uint8_t op, int rd, int r1,
+		    int r2)
+{
+	emit(cg, at, op, rd, r1, r2, 0);
+}
+
+/* A forward branch whose target is set later by land_here. */
+static uint32_t emit_branch(struct dt_cg *cg, const struct dt_node *at, uint8_t op, int r1,
+			    int r2)
+{
+	return emit(cg, at, op, 0, r1, r2, 0);
+}
+
+/* Make the branch at index `branch` go to the next instruction emitted. */
+static void land_here(struct dt_cg *cg, uint32_t branch)
+{
+	cg->insns[branch].imm = (int32_t)(cg->ninsns - branch - 1);
+}
+
+static int32_t int_index(struct dt_cg *cg, const struct dt_node *at, uint64_t v)
+{
+	for (uint32_t i = 0; i < cg->nints; i++)
+		if (cg->ints[i] == v)
+			return (int32_t)i;
+	if (cg->nints == DIF_MAX_INTS)
+		dt_cg_fail(cg, at->loc, D_CG_EXPR, "expression too complex: more than %d "
+			   "64-bit constants in one program", DIF_MAX_INTS);
+	cg->ints[cg->nints] = v;
+	return (int32_t)cg->nints++;
+}
+
+static void load_const(struct dt_cg *cg, const struct dt_node *at, int rd, uint64_t v)
+{
+	int64_t sv = (int64_t)v;
+	if (sv >= INT32_MIN && sv <= INT32_MAX)
+		emit(cg, at, DIF_OP_LDI, rd, 0, 0, (int32_t)sv);
+	else
+		emit(cg, at, DIF_OP_LDC, rd, 0, 0, int_index(cg, at, v));
+}
+
+/* The offset of s (up to its first NUL) in the string table, added if new. */
+static int32_t string_index(struct dt_cg *cg, const struct dt_node *at, const char *s,
+			    size_t len)
+{
+	const char *nul = memchr(s, '\0', len);
+	if (nul)
+		len = (size_t)(nul - s);
+	for (uint32_t off = 0; off < cg->strtab_len; off += (uint32_t)strlen(cg->strtab + off) + 1)
+		if (strlen(cg->strtab + off) == len && !memcmp(cg->strtab + off, s, len))
+			return (int32_t)off;
+	if (len + 1 > DIF_MAX_STRTAB - cg->strtab_len)
+		dt_cg_fail(cg, at->loc, D_CG_EXPR, "expression too complex: more than %d bytes "
+			   "of strings in one program", DIF_MAX_STRTAB);
+	uint32_t off = cg->strtab_len;
+	memcpy(cg->strtab + off, s, len);
+	cg->strtab[off + len] = '\0';
+	cg->strtab_len += (uint32_t)len + 1;
+	return (int32_t)off;
+}
+
+static const uint8_t dif_scope[DT_SCOPE_COUNT] = {
+	[DT_SCOPE_GLOBAL] = DIF_SCOPE_GLOBAL,
+	[DT_SCOPE_THREAD] = DIF_SCOPE_THREAD,
+	[DT_SCOPE_CLAUSE] = DIF_SCOPE_CLAUSE,
+};
+
+/* Index of v in the program's variable table, added if new. */
+static int32_t var_index(struct dt_cg *cg, const struct dt_node *at, const struct dt_var *v)
+{
+	uint8_t scope = dif_scope[v->scope];
+	uint8_t kind = v->is_array ? DIF_KIND_ASSOC : DIF_KIND_SCALAR;
+	for (uint32_t i = 0; i < cg->nvars; i++)
+		if (cg->vars[i].id == v->id && cg->vars[i].scope == scope && cg->vars[i].kind == kind)
+			return (int32_t)i;
+	if (v->id >= DIF_MAX_VARS)	/* the kernel keeps each scope's variables in a table */
+		dt_cg_fail(cg, at->loc, D_CG_EXPR, "too many variables: %s is number %d of its "
+			   "scope, the kernel allows %d", v->name, v->id + 1, DIF_MAX_VARS);
+	if (cg->nvars == DIF_MAX_VARS)
+		dt_cg_fail(cg, at->loc, D_CG_EXPR, "expression too complex: more than %d "
+			   "variables in one program", DIF_MAX_VARS);
+	bool string = v->type.kind == DT_TYPE_STRING;
+	cg->vars[cg->nvars] = (struct dif_var){
+		.id = (uint16_t)v->id, .scope = scope, .kind = kind,
+		.type = string ? DIF_TYPE_STRING : DIF_TYPE_INT,
+		.nkeys = (uint8_t)(v->is_array ? v->nkeys : 0),
+		.size = string ? cg->strsize : 0,
+	};
+	return (int32_t)cg->nvars++;
+}
+
+/* ---- values ---- */
+
+/*
+ * reg holds a value of type `from`; make it a value of type `to`:
+ * truncate to to's width and re-extend (nothing when every value of
+ * `from` is already one of `to`).
+ */
+static void fit(struct dt_cg *cg, const struct dt_node *at, int reg, struct dt_type from,
+		struct dt_type to)
+{
+	if (to.kind != DT_TYPE_INT || to.size >= 8)
+		return;
+	if (from.kind == DT_TYPE_INT &&
+	    ((from.size < to.size && (to.is_signed || !from.is_signed)) ||
+	     (from.size == to.size && from.is_signed == to.is_signed)))
+		return;
+	int bits = reg_alloc(cg, at);
+	load_const(cg, at, bits, 64 - 8u * to.size);
+	emit_r3(cg, at, DIF_OP_SHL, reg, reg, bits);
+	emit_r3(cg, at, to.is_signed ? DIF_OP_SAR : DIF_OP_SHR, reg, reg, bits);
+	dt_cg_reg_free(cg, bits);
+}
+
+static uint8_t builtin_var(enum dt_builtin_id id)
+{
+	switch (id) {
+	case DT_BV_TIMESTAMP: return DIF_VAR_TIMESTAMP;
+	case DT_BV_VTIMESTAMP: return DIF_VAR_VTIMESTAMP;
+	case DT_BV_WALLTIMESTAMP: return DIF_VAR_WALLTIMESTAMP;
+	case DT_BV_CPU: return DIF_VAR_CPU;
+	case DT_BV_TID: return DIF_VAR_TID;
+	case DT_BV_PID: return DIF_VAR_PID;
+	case DT_BV_EXECNAME: return DIF_VAR_EXECNAME;
+	case DT_BV_PROBEPROV: return DIF_VAR_PROBEPROV;
+	case DT_BV_PROBEMOD: return DIF_VAR_PROBEMOD;
+	case DT_BV_PROBEFUNC: return DIF_VAR_PROBEFUNC;
+	case DT_BV_PROBENAME: return DIF_VAR_PROBENAME;
+	case DT_BV_EPID: return DIF_VAR_EPID;
+	case DT_BV_ID: return DIF_VAR_ID;
+	case DT_BV_CURTHREAD: return DIF_VAR_CURTHREAD;
+	case DT_BV_ARG0: return DIF_VAR_ARG0;
+	case DT_BV_ARG1: return DIF_VAR_ARG1;
+	case DT_BV_ARG2: return DIF_VAR_ARG2;
+	case DT_BV_ARG3: return DIF_VAR_ARG3;
+	case DT_BV_ARG4: return DIF_VAR_ARG4;
+	case DT_BV_ARG5: return DIF_VAR_ARG5;
+	case DT_BV_ARG6: return DIF_VAR_ARG6;
+	case DT_BV_ARG7: return DIF_VAR_ARG7;
+	case DT_BV_ARG8: return DIF_VAR_ARG8;
+	case DT_BV_ARG9: return DIF_VAR_ARG9;
+	case DT_BUILTIN_COUNT: break;
+	}
+	return DIF_VAR_LIMIT;
+}
+
+static uint8_t member_var(enum dt_member_id id)
+{
+	switch (id) {
+	case DT_MEMBER_TID: return DIF_VAR_TID;
+	case DT_MEMBER_NAME: return DIF_VAR_EXECNAME;
+	case DT_MEMBER_AFFINITY: return DIF_VAR_THREAD_AFFINITY;
+	case DT_MEMBER_TICKS_RUN: return DIF_VAR_THREAD_TICKS_RUN;
+	case DT_MEMBER_SWITCHES_IN: return DIF_VAR_THREAD_SWITCHES_IN;
+	case DT_MEMBER_COUNT: break;
+	}
+	return DIF_VAR_LIMIT;
+}
+
+static uint8_t subroutine(enum dt_func_id id)
+{
+	switch (id) {
+	case DT_F_SPECULATION: return DIF_SUBR_SPECULATION;
+	case DT_F_STRLEN: return DIF_SUBR_STRLEN;
+	case DT_F_STRJOIN: return DIF_SUBR_STRJOIN;
+	case DT_F_SUBSTR: return DIF_SUBR_SUBSTR;
+	case DT_F_INDEX: return DIF_SUBR_INDEX;
+	case DT_F_LLTOSTR: return DIF_SUBR_LLTOSTR;
+	case DT_F_BASENAME: return DIF_SUBR_BASENAME;
+	case DT_F_DIRNAME: return DIF_SUBR_DIRNAME;
+	case DT_F_RAND: return DIF_SUBR_RAND;
+	default: return DIF_SUBR_LIMIT;
+	}
+}
+
+static int load_builtin(struct dt_cg *cg, const struct dt_node *n, uint8_t var)
+{
+	if (var >= DIF_VAR_LIMIT)
+		dt_cg_fail(cg, n->loc, D_UNKNOWN, "internal error: no DIF built-in for %s",
+			   n->str ? n->str : "a built-in");
+	int r = reg_alloc(cg, n);
+	emit(cg, n, DIF_OP_LDB, r, 0, 0, var);
+	return r;
+}
+
+static int gen_member(struct dt_cg *cg, const struct dt_node *n)
+{
+	const struct dt_node *base = n->left;
+	if (base->kind == DT_N_BUILTIN && base->ref.builtin->id == DT_BV_CURTHREAD)
+		return load_builtin(cg, n, member_var(n->ref.member->id));
+	/* self->t, this->t, ...: the current thread or 0 (the checker refused the rest). */
+	int r = dt_cg_expr(cg, base);
+	uint32_t nonzero = emit_branch(cg, n, DIF_OP_BNE, r, 0);
+	emit(cg, n, DIF_OP_LDX, r, r, 0, 0);	/* faults: a NULL dereference */
+	land_here(cg, nonzero);
+	emit(cg, n, DIF_OP_LDB, r, 0, 0, member_var(n->ref.member->id));
+	return r;
+}
+
+/* ---- variables and associative arrays ---- */
+
+struct keys {
+	int n;
+	int reg[DT_MAX_KEYS];
+	int32_t size[DT_MAX_KEYS];	/* PUSHT's imm: 0 for an integer, strsize for a string */
+};
+
+static void eval_keys(struct dt_cg *cg, const struct dt_node *first, struct keys *k)
+{
+	k->n = 0;
+	for (const struct dt_node *a = first; a; a = a->next) {
+		if (k->n == DT_MAX_KEYS || k->n == DIF_MAX_TUPLE)
+			dt_cg_fail(cg, a->loc, D_CG_EXPR, "too many keys or arguments: at most %d",
+				   DT_MAX_KEYS);
+		k->reg[k->n] = dt_cg_expr(cg, a);
+		k->size[k->n] = a->type.kind == DT_TYPE_STRING ? cg->strsize : 0;
+		k->n++;
+	}
+}
+
+static void push_keys(struct dt_cg *cg, const struct dt_node *at, const struct keys *k)
+{
+	for (int i = 0; i < k->n; i++)
+		emit(cg, at, DIF_OP_PUSHT, 0, k->reg[i], 0, k->size[i]);
+}
+
+static void free_keys(struct dt_cg *cg, const struct keys *k)
+{
+	for (int i = k->n - 1; i >= 0; i--)
+		dt_cg_reg_free(cg, k->reg[i]);
+}
+
+/* Load and store opcodes by scope, [scalar, associative]; clause-local arrays do not exist. */
+static const uint8_t load_ops[DT_SCOPE_COUNT][2] = {
+	[DT_SCOPE_GLOBAL] = { DIF_OP_LDG, DIF_OP_LDGA },
+	[DT_SCOPE_THREAD] = { DIF_OP_LDT, DIF_OP_LDTA },
+	[DT_SCOPE_CLAUSE] = { DIF_OP_LDL, DIF_OP_NOP },
+};
+static const uint8_t store_ops[DT_SCOPE_COUNT][2] = {
+	[DT_SCOPE_GLOBAL] = { DIF_OP_STG, DIF_OP_STGA },
+	[DT_SCOPE_THREAD] = { DIF_OP_STT, DIF_OP_STTA },
+	[DT_SCOPE_CLAUSE] = { DIF_OP_STL, DIF_OP_NOP },
+};
+
+/* A variable or array element about to be read and/or written: its keys are in registers. */
+struct lvalue {
+	const struct dt_node *node;
+	const struct dt_var *var;
+	struct keys keys;
+};
+
+static void lvalue_begin(struct dt_cg *cg, const struct dt_node *n, struct lvalue *lv)
+{
+	lv->node = n;
+	lv->var = n->ref.var;
+	lv->keys.n = 0;
+	if (n->kind == DT_N_ARRAY)
+		eval_keys(cg, n->args, &lv->keys);
+	if (lv->var->is_array && lv->var->scope == DT_SCOPE_CLAUSE)
+		dt_cg_fail(cg, n->loc, D_DECL_LOCASSC, "clause-local associative arrays do not "
+			   "exist");
+}
+
+static void lvalue_load(struct dt_cg *cg, const struct lvalue *lv, int rd)
+{
+	bool assoc = lv->var->is_array;
+	push_keys(cg, lv->node, &lv->keys);
+	emit(cg, lv->node, load_ops[lv->var->scope][assoc], rd, 0, 0,
+	     var_index(cg, lv->node, lv->var));
+	if (assoc)
+		emit(cg, lv->node, DIF_OP_POPT, 0, 0, 0, 0);
+}
+
+static void lvalue_store(struct dt_cg *cg, const struct lvalue *lv, int value)
+{
+	bool assoc = lv->var->is_array;
+	push_keys(cg, lv->node, &lv->keys);
+	emit(cg, lv->node, store_ops[lv->var->scope][assoc], 0, value, 0,
+	     var_index(cg, lv->node, lv->var));
+	if (assoc)
+		emit(cg, lv->node, DIF_OP_POPT, 0, 0, 0, 0);
+}
+
+static int gen_var_load(struct dt_cg *cg, const struct dt_node *n)
+{
+	struct lvalue lv;
+	lvalue_begin(cg, n, &lv);
+	push_keys(cg, n, &lv.keys);	/* the tuple holds copies: the registers are free again */
+	free_keys(cg, &lv.keys);
+	lv.keys.n = 0;
+	int r = reg_alloc(cg, n);
+	lvalue_load(cg, &lv, r);
+	return r;
+}
+
+/* ---- operators ---- */
+
+static uint8_t arith_op(enum dt_op op, bool is_signed)
+{
+	switch (op) {
+	case DT_OP_ADD: return DIF_OP_ADD;
+	case DT_OP_SUB: return DIF_OP_SUB;
+	case DT_OP_MUL: return DIF_OP_MUL;
+	case DT_OP_DIV: return is_signed ? DIF_OP_SDIV : DIF_OP_UDIV;
+	case DT_OP_MOD: return is_signed ? DIF_OP_SREM : DIF_OP_UREM;
+	case DT_OP_SHL: return DIF_OP_SHL;
+	case DT_OP_SHR: return is_signed ? DIF_OP_SAR : DIF_OP_SHR;
+	case DT_OP_BAND: return DIF_OP_AND;
+	case DT_OP_BOR: return DIF_OP_OR;
+	case DT_OP_BXOR: return DIF_OP_XOR;
+	default: return DIF_OP_LIMIT;
+	}
+}
+
+/* The type a binary operator computes in: a shift's is its left operand's. */
+static struct dt_type op_type(enum dt_op op, struct dt_type l, struct dt_type r)
+{
+	return op == DT_OP_SHL || op == DT_OP_SHR ? dt_type_promote(l, l) : dt_type_promote(l, r);
+}
+
+static void gen_arith(struct dt_cg *cg, const struct dt_node *at, enum dt_op op,
+		      struct dt_type type, int rd, int rs)
+{
+	uint8_t dop = arith_op(op, type.is_signed);
+	if (dop == DIF_OP_LIMIT)
+		dt_cg_fail(cg, at->loc, D_UNKNOWN, "internal error: operator %s has no DIF "
+			   "instruction", dt_op_name(op));
+	emit_r3(cg, at, dop, rd, rd, rs);
+}
+
+/* a = (a OP b) for a comparison; strings compare through SCMP first. */
+static void gen_compare(struct dt_cg *cg, const struct dt_node *n, int a, int b)
+{
+	bool strings = n->left->type.kind == DT_TYPE_STRING;
+	bool sgn = strings || dt_type_promote(n->left->type, n->right->type).is_signed;
+	uint8_t lt = sgn ? DIF_OP_SLT : DIF_OP_SLTU, le = sgn ? DIF_OP_SLE : DIF_OP_SLEU;
+
+	if (strings) {
+		emit_r3(cg, n, DIF_OP_SCMP, a, a, b);	/* -1, 0 or 1: compare it with 0 */
+		b = 0;
+	}
+	switch (n->op) {
+	case DT_OP_EQ: emit_r3(cg, n, DIF_OP_SEQ, a, a, b); break;
+	case DT_OP_NE: emit_r3(cg, n, DIF_OP_SNE, a, a, b); break;
+	case DT_OP_LT: emit_r3(cg, n, lt, a, a, b); break;
+	case DT_OP_LE: emit_r3(cg, n, le, a, a, b); break;
+	case DT_OP_GT: emit_r3(cg, n, lt, a, b, a); break;
+	case DT_OP_GE: emit_r3(cg, n, le, a, b, a); break;
+	default: break;
+	}
+}
+
+/* && and ||: the right operand only when the left one does not decide. */
+static int gen_short_circuit(struct dt_cg *cg, const struct dt_node *n)
+{
+	int a = dt_cg_expr(cg, n->left);
+	emit_r3(cg, n, DIF_OP_SNE, a, a, 0);
+	uint32_t decided = emit_branch(cg, n, n->op == DT_OP_LAND ? DIF_OP_BEQ : DIF_OP_BNE, a, 0);
+	int b = dt_cg_expr(cg, n->right);
+	emit_r3(cg, n, DIF_OP_SNE, a, b, 0);
+	dt_cg_reg_free(cg, b);
+	land_here(cg, decided);
+	return a;
+}
+
+static int gen_binary(struct dt_cg *cg, const struct dt_node *n)
+{
+	if (n->op == DT_OP_LAND || n->op == DT_OP_LOR)
+		return gen_short_circuit(cg, n);
+	int a = dt_cg_expr(cg, n->left), b = dt_cg_expr(cg, n->right);
+	if (n->op == DT_OP_LXOR) {
+		emit_r3(cg, n, DIF_OP_SNE, a, a, 0);
+		emit_r3(cg, n, DIF_OP_SNE, b, b, 0);
+		emit_r3(cg, n, DIF_OP_XOR, a, a, b);
+	} else if (n->op >= DT_OP_EQ && n->op <= DT_OP_GE) {
+		gen_compare(cg, n, a, b);
+	} else {
+		gen_arith(cg, n, n->op, op_type(n->op, n->left->type, n->right->type), a, b);
+	}
+	dt_cg_reg_free(cg, b);
+	return a;
+}
+
+static int gen_unary(struct dt_cg *cg, const struct dt_node *n)
+{
+	int a = dt_cg_expr(cg, n->left);
+	switch (n->op) {
+	case DT_OP_NEG: emit(cg, n, DIF_OP_NEG, a, a, 0, 0); break;
+	case DT_OP_BNOT: emit(cg, n, DIF_OP_NOT, a, a, 0, 0); break;
+	case DT_OP_LNOT: emit_r3(cg, n, DIF_OP_SEQ, a, a, 0); break;
+	default: break;		/* unary +: the promoted value is the same bits */
+	}
+	return a;
+}
+
+static int gen_ternary(struct dt_cg *cg, const struct dt_node *n)
+{
+	int r = dt_cg_expr(cg, n->cond);
+	uint32_t to_else = emit_branch(cg, n, DIF_OP_BEQ, r, 0);
+	int a = dt_cg_expr(cg, n->left);
+	emit(cg, n, DIF_OP_MOV, r, a, 0, 0);
+	dt_cg_reg_free(cg, a);
+	uint32_t to_end = emit_branch(cg, n, DIF_OP_BA, 0, 0);
+	land_here(cg, to_else);
+	int b = dt_cg_expr(cg, n->right);
+	emit(cg, n, DIF_OP_MOV, r, b, 0, 0);
+	dt_cg_reg_free(cg, b);
+	land_here(cg, to_end);
+	return r;
+}
+
+/* left = right, left op= right: the value is left's afterwards. */
+static int gen_assign(struct dt_cg *cg, const struct dt_node *n)
+{
+	struct lvalue lv;
+	struct dt_type ltype = n->left->type;
+	int v;
+
+	lvalue_begin(cg, n->left, &lv);
+	if (n->op == DT_OP_NONE) {
+		v = dt_cg_expr(cg, n->right);
+		fit(cg, n, v, n->right->type, ltype);
+	} else {
+		v = reg_alloc(cg, n);
+		lvalue_load(cg, &lv, v);
+		int r = dt_cg_expr(cg, n->right);
+		struct dt_type t = op_type(n->op, ltype, n->right->type);
+		gen_arith(cg, n, n->op, t, v, r);
+		dt_cg_reg_free(cg, r);
+		fit(cg, n, v, t, ltype);
+	}
+	lvalue_store(cg, &lv, v);
+	free_keys(cg, &lv.keys);
+	return v;
+}
+
+/* ++x, x++, --x, x--: the new value or the old one. */
+static int gen_incdec(struct dt_cg *cg, const struct dt_node *n)
+{
+	struct lvalue lv;
+	struct dt_type type = n->left->type;
+	bool post = n->op == DT_OP_POSTINC || n->op == DT_OP_POSTDEC;
+	bool inc = n->op == DT_OP_PREINC || n->op == DT_OP_POSTINC;
+
+	lvalue_begin(cg, n->left, &lv);
+	int old = reg_alloc(cg, n);
+	lvalue_load(cg, &lv, old);
+	int updated = reg_alloc(cg, n);
+	load_const(cg, n, updated, 1);
+	emit_r3(cg, n, inc ? DIF_OP_ADD : DIF_OP_SUB, updated, old, updated);
+	fit(cg, n, updated, dt_type_promote(type, type), type);
+	lvalue_store(cg, &lv, updated);
+	dt_cg_reg_free(cg, post ? updated : old);
+	free_keys(cg, &lv.keys);
+	return post ? old : updated;
+}
+
+static int gen_call(struct dt_cg *cg, const struct dt_node *n)
+{
+	const struct dt_func *f = n->ref.func;
+	if (f->id == DT_F_FUNC || f->id == DT_F_SYM)
+		return dt_cg_expr(cg, n->args);		/* the type says how it prints */
+	uint8_t subr = subroutine(f->id);
+	if (subr == DIF_SUBR_LIMIT)
+		dt_cg_fail(cg, n->loc, D_UNKNOWN, "internal error: %s( ) has no DIF subroutine",
+			   f->name);
+	struct keys args;
+	eval_keys(cg, n->args, &args);
+	push_keys(cg, n, &args);
+	free_keys(cg, &args);
+	int r = reg_alloc(cg, n);
+	emit(cg, n, DIF_OP_CALL, r, 0, 0, subr);	/* it empties the tuple */
+	fit(cg, n, r, dt_type_uint64, f->result);	/* rand( ) is an int */
+	return r;
+}
+
+int dt_cg_expr(struct dt_cg *cg, const struct dt_node *n)
+{
+	int r;
+	switch (n->kind) {
+	case DT_N_INT:
+		r = reg_alloc(cg, n);
+		load_const(cg, n, r, n->value);
+		return r;
+	case DT_N_STRING:
+		r = reg_alloc(cg, n);
+		emit(cg, n, DIF_OP_LDSTR, r, 0, 0, string_index(cg, n, n->str, n->len));
+		return r;
+	case DT_N_BUILTIN:
+		return load_builtin(cg, n, builtin_var(n->ref.builtin->id));
+	case DT_N_MEMBER:
+		return gen_member(cg, n);
+	case DT_N_VAR:
+	case DT_N_ARRAY:
+		return gen_var_load(cg, n);
+	case DT_N_UNARY:
+		return gen_unary(cg, n);
+	case DT_N_BINARY:
+		return gen_binary(cg, n);
+	case DT_N_TERNARY:
+		return gen_ternary(cg, n);
+	case DT_N_ASSIGN:
+		return gen_assign(cg, n);
+	case DT_N_INCDEC:
+		return gen_incdec(cg, n);
+	case DT_N_CAST:
+		r = dt_cg_expr(cg, n->left);
+		fit(cg, n, r, n->left->type, n->type);
+		return r;
+	case DT_N_CALL:
+		return gen_call(cg, n);
+	case DT_N_COMMA:
+		dt_cg_reg_free(cg, dt_cg_expr(cg, n->left));
+		return dt_cg_expr(cg, n->right);
+	default:
+		break;
+	}
+	dt_cg_fail(cg, n->loc, D_UNKNOWN, "internal error: expression node of kind %d has no "
+		   "code", (int)n->kind);
+}
+
+uint32_t dt_cg_prog_finish(struct dt_cg *cg, int reg, struct dt_type type, struct dt_loc loc)
+{
+	static const struct dt_node nowhere;
+	struct dt_node at = nowhere;
+	at.loc = loc;
+	emit(cg, &at, DIF_OP_RET, 0, reg, 0, 0);
+
+	struct dt_object *obj = cg->obj;
+	if (obj->nprogs == DOF_MAX_PROGS)
+		dt_cg_fail(cg, loc, D_CG_EXPR, "too many programs: the object holds at most %d "
+			   "(predicates, recorded values, keys...)", DOF_MAX_PROGS);
+	struct dt_ctx *ctx = cg->ctx;
+	struct dif_insn *insns = dt_alloc(ctx, cg->ninsns * sizeof(*insns));
+	uint64_t *ints = cg->nints ? dt_alloc(ctx, cg->nints * sizeof(*ints)) : NULL;
+	char *strtab = cg->strtab_len ? dt_alloc(ctx, cg->strtab_len) : NULL;
+	struct dif_var *vars = cg->nvars ? dt_alloc(ctx, cg->nvars * sizeof(*vars)) : NULL;
+	memcpy(insns, cg->insns, cg->ninsns * sizeof(*insns));
+	if (ints)
+		memcpy(ints, cg->ints, cg->nints * sizeof(*ints));
+	if (strtab)
+		memcpy(strtab, cg->strtab, cg->strtab_len);
+	if (vars)
+		memcpy(vars, cg->vars, cg->nvars * sizeof(*vars));
+	bool string = type.kind == DT_TYPE_STRING;
+	struct dif_prog p = {
+		.insns = insns, .ninsns = cg->ninsns, .ints = ints, .nints = cg->nints,
+		.strtab = strtab, .strtab_len = cg->strtab_len, .vars = vars, .nvars = cg->nvars,
+		.rtype = string ? DIF_TYPE_STRING : DIF_TYPE_INT,
+		.rsize = string ? cg->strsize : 0, .strsize = cg->strsize,
+	};
+	char why[200];
+	if (dif_verify(&p, why, sizeof(why)))
+		dt_cg_fail(cg, loc, D_UNKNOWN, "internal error: generated code fails verification: %s",
+			   why);
+	if (obj->nprogs == cg->progs_cap) {
+		uint32_t cap = cg->progs_cap ? 2 * cg->progs_cap : 64;
+		struct dif_prog *bigger = dt_alloc(ctx, cap * sizeof(*bigger));
+		if (obj->nprogs)
+			memcpy(bigger, obj->progs, obj->nprogs * sizeof(*bigger));
+		obj->progs = bigger;
+		cg->progs_cap = cap;
+	}
+	obj->progs[obj->nprogs] = p;
+	return obj->nprogs++;
+}

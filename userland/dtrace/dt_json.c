@@ -1,0 +1,264 @@
+// SPDX-License-Identifier: BSD-2-Clause
+/*
+ * The generated object as one JSON document, for the host consumer
+ * (userland/scionhost/): what `dtc` prints.
+ *
+ *   { "object_hex": "<the object's bytes as hex>",
+ *     "strsize": n,
+ *     "options": { "<every option of dt_options_table>": value },
+ *     "aggs": [ { "id", "name" ("" for @), "func", "keys": [D...],
+ *                 "lquantize": [low, high, step] or null } ],
+ *     "clauses": [ { "index", "probes": ["text as written"...], "record",
+ *                    "default_action", "size", "actions": [A...] } ] }
+ *
+ *   option values: numbers in the table's units (bytes, nanoseconds,
+ *     counts; flags 0 or 1), except bufpolicy and bufresize: their names
+ *   A: {"kind":"trace","data":D} {"kind":"printf","format":"...","args":[D...]}
+ *      {"kind":"printa","format":"..." or null,"aggs":[ids]} {"kind":"stack","data":D}
+ *      {"kind":"exit","data":D} {"kind":"clear","agg":id}
+ *      {"kind":"trunc","agg":id,"data":D or null} {"kind":"normalize","agg":id,"data":D}
+ *      {"kind":"denormalize","agg":id}
+ *   D: {"offset" (records only: from the record's start), "type": "int", "string" or
+ *      "stack", "size", "signed", "width" (1, 2, 4, 8; 0 for a string), "sym": "none",
+ *      "func" or "sym", "frames" (0 unless a stack)}
+ *
+ * Strings are the D text's bytes: printable ASCII as is, everything else
+ * as \u00XX (so a byte maps to one code point; latin-1 gives them back).
+ */
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include "dt_impl.h"
+
+struct json {
+	char *p;
+	size_t len, cap;
+	bool nomem;
+};
+
+static void put(struct json *j, const char *s, size_t n)
+{
+	if (j->nomem)
+		return;
+	if (j->len + n + 1 > j->cap) {
+		size_t cap = j->cap ? j->cap : 4096;
+		while (j->len + n + 1 > cap)
+			cap *= 2;
+		char *p = realloc(j->p, cap);
+		if (!p) {
+			j->nomem = true;
+			return;
+		}
+		j->p = p;
+		j->cap = cap;
+	}
+	memcpy(j->p + j->len, s, n);
+	j->len += n;
+	j->p[j->len] = '\0';
+}
+
+static void puts_(struct json *j, const char *s)
+{
+	put(j, s, strlen(s));
+}
+
+static DT_PRINTF_LIKE(2, 3) void printf_(struct json *j, const char *fmt, ...)
+{
+	char buf[256];		/* longer than any line this file prints with it */
+	va_list ap;
+	va_start(ap, fmt);
+	int n = vsnprintf(buf, sizeof(buf), fmt, ap);
+	va_end(ap);
+	put(j, buf, n < 0 ? 0 : (size_t)n < sizeof(buf) ? (size_t)n : sizeof(buf) - 1);
+}
+
+static void string(struct json *j, const char *s, size_t n)
+{
+	puts_(j, "\"");
+	for (size_t i = 0; i < n; i++) {
+		unsigned char c = (unsigned char)s[i];
+		if (c == '"' || c == '\\') {
+			char esc[2] = { '\\', (char)c };
+			put(j, esc, 2);
+		} else if (c == '\n') {
+			puts_(j, "\\n");
+		} else if (c == '\t') {
+			puts_(j, "\\t");
+		} else if (c < 0x20 || c >= 0x7f) {
+			printf_(j, "\\u%04x", c);
+		} else {
+			put(j, (const char *)&c, 1);
+		}
+	}
+	puts_(j, "\"");
+}
+
+static const char *const datum_kinds[] = {
+	[DT_DATUM_INT] = "int", [DT_DATUM_STRING] = "string", [DT_DATUM_STACK] = "stack",
+};
+static const char *const sym_styles[] = {
+	[DT_SYM_NONE] = "none", [DT_SYM_FUNC] = "func", [DT_SYM_SYM] = "sym",
+};
+
+static void datum(struct json *j, const struct dt_datum *d, bool with_offset)
+{
+	bool integer = d->kind == DT_DATUM_INT;
+	puts_(j, "{");
+	if (with_offset)
+		printf_(j, "\"offset\":%u,", d->offset);
+	printf_(j, "\"type\":\"%s\",\"size\":%u,\"signed\":%s,\"width\":%u,\"sym\":\"%s\","
+		"\"frames\":%u}", datum_kinds[d->kind], d->size,
+		integer && d->type.is_signed ? "true" : "false",
+		d->kind == DT_DATUM_STRING ? 0u : d->kind == DT_DATUM_STACK ? 8u : d->type.size,
+		sym_styles[integer ? d->type.sym : DT_SYM_NONE], d->frames);
+}
+
+static void data_or_null(struct json *j, const struct dt_action *a)
+{
+	if (a->ndata)
+		datum(j, &a->data[0], true);
+	else
+		puts_(j, "null");
+}
+
+static void format_or_null(struct json *j, const struct dt_format *f)
+{
+	if (f)
+		string(j, f->text, f->len);
+	else
+		puts_(j, "null");
+}
+
+static void action(struct json *j, const struct dt_action *a)
+{
+	static const char *const kinds[] = {
+		[DT_ACTION_TRACE] = "trace", [DT_ACTION_PRINTF] = "printf",
+		[DT_ACTION_PRINTA] = "printa", [DT_ACTION_STACK] = "stack",
+		[DT_ACTION_EXIT] = "exit", [DT_ACTION_CLEAR] = "clear",
+		[DT_ACTION_TRUNC] = "trunc", [DT_ACTION_NORMALIZE] = "normalize",
+		[DT_ACTION_DENORMALIZE] = "denormalize",
+	};
+	printf_(j, "{\"kind\":\"%s\"", kinds[a->kind]);
+	switch (a->kind) {
+	case DT_ACTION_TRACE:
+	case DT_ACTION_STACK:
+	case DT_ACTION_EXIT:
+		puts_(j, ",\"data\":");
+		data_or_null(j, a);
+		break;
+	case DT_ACTION_PRINTF:
+		puts_(j, ",\"format\":");
+		format_or_null(j, a->format);
+		puts_(j, ",\"args\":[");
+		for (int i = 0; i < a->ndata; i++) {
+			puts_(j, i ? "," : "");
+			datum(j, &a->data[i], true);
+		}
+		puts_(j, "]");
+		break;
+	case DT_ACTION_PRINTA:
+		puts_(j, ",\"format\":");
+		format_or_null(j, a->format);
+		puts_(j, ",\"aggs\":[");
+		for (int i = 0; i < a->naggs; i++)
+			printf_(j, "%s%d", i ? "," : "", a->aggs[i]);
+		puts_(j, "]");
+		break;
+	case DT_ACTION_CLEAR:
+	case DT_ACTION_DENORMALIZE:
+		printf_(j, ",\"agg\":%d", a->aggs[0]);
+		break;
+	case DT_ACTION_TRUNC:
+	case DT_ACTION_NORMALIZE:
+		printf_(j, ",\"agg\":%d,\"data\":", a->aggs[0]);
+		data_or_null(j, a);
+		break;
+	}
+	puts_(j, "}");
+}
+
+static void options(struct json *j, const struct dt_options *opts)
+{
+	puts_(j, "\"options\":{");
+	for (int i = 0; i < DT_OPTION_COUNT; i++) {
+		const struct dt_option_desc *d = &dt_options_table[i];
+		uint64_t v = dt_option_get(opts, d->id);
+		printf_(j, "%s\"%s\":", i ? "," : "", d->name);
+		if (d->kind == DT_OK_CHOICE)
+			printf_(j, "\"%s\"", d->choices[v]);
+		else
+			printf_(j, "%llu", (unsigned long long)v);
+	}
+	puts_(j, "}");
+}
+
+static void aggs(struct json *j, const struct dt_object *obj)
+{
+	puts_(j, "\"aggs\":[");
+	for (int i = 0; i < obj->naggs; i++) {
+		const struct dt_agg_code *ac = &obj->aggs[i];
+		const struct dt_agg *a = ac->agg;
+		printf_(j, "%s{\"id\":%d,\"name\":", i ? "," : "", a->id);
+		string(j, a->name, strlen(a->name));
+		printf_(j, ",\"func\":\"%s\",\"keys\":[", a->func->name);
+		for (int k = 0; k < ac->nkeys; k++) {
+			puts_(j, k ? "," : "");
+			datum(j, &ac->keys[k], false);
+		}
+		puts_(j, "],\"lquantize\":");
+		if (ac->func == DOF_AGG_LQUANTIZE)
+			printf_(j, "[%lld,%lld,%lld]", (long long)a->lq_low, (long long)a->lq_high,
+				(long long)a->lq_step);
+		else
+			puts_(j, "null");
+		puts_(j, "}");
+	}
+	puts_(j, "]");
+}
+
+static void clauses(struct json *j, const struct dt_object *obj)
+{
+	puts_(j, "\"clauses\":[");
+	for (int i = 0; i < obj->nclauses; i++) {
+		const struct dt_clause_code *cc = &obj->clauses[i];
+		printf_(j, "%s{\"index\":%d,\"probes\":[", i ? "," : "", cc->clause->index);
+		for (const struct dt_probedesc *d = cc->clause->probes; d; d = d->next) {
+			puts_(j, d == cc->clause->probes ? "" : ",");
+			string(j, d->text, strlen(d->text));
+		}
+		printf_(j, "],\"record\":%s,\"default_action\":%s,\"size\":%u,\"actions\":[",
+			cc->flags & DOF_CLAUSE_RECORD ? "true" : "false",
+			cc->default_action ? "true" : "false", cc->size);
+		for (int k = 0; k < cc->nactions; k++) {
+			puts_(j, k ? "," : "");
+			action(j, &cc->actions[k]);
+		}
+		puts_(j, "]}");
+	}
+	puts_(j, "]");
+}
+
+char *dt_object_json(const struct dt_object *obj)
+{
+	static const char hex[] = "0123456789abcdef";
+	struct json j = { 0 };
+
+	puts_(&j, "{\"object_hex\":\"");
+	for (size_t i = 0; i < obj->size; i++) {
+		char pair[2] = { hex[obj->bytes[i] >> 4], hex[obj->bytes[i] & 0xf] };
+		put(&j, pair, 2);
+	}
+	printf_(&j, "\",\n\"strsize\":%u,\n", obj->strsize);
+	options(&j, &obj->program->options);
+	puts_(&j, ",\n");
+	aggs(&j, obj);
+	puts_(&j, ",\n");
+	clauses(&j, obj);
+	puts_(&j, "}\n");
+	if (j.nomem) {
+		free(j.p);
+		return NULL;
+	}
+	return j.p;
+}

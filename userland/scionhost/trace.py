@@ -1,0 +1,236 @@
+# SPDX-License-Identifier: BSD-2-Clause
+"""`scion trace`: DTrace on a running Scion.
+
+The D program is compiled on the host by build/host/dtc (userland/dtrace/)
+into a trace object and a description of its records; the TRACE_START op
+loads the object, and the kernel streams the principal buffers, the
+aggregation snapshots and a status chunk every switch interval. The
+consumer (dconsumer.py) prints them the way dtrace(1M) does. The trace
+ends when the program calls exit(), when --duration or --run says, or on
+Ctrl-C; the stream's close runs END and brings the last data.
+"""
+
+import json
+import os
+import signal
+import struct
+import subprocess
+import sys
+import time
+
+from . import frame, tables
+from .client import Client, ScionError
+
+ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+CHUNK_AGG = frame.CHUNK_AGG
+CHUNK_STATUS = frame.CHUNK_STATUS
+MIN_SWITCH_MS = 10
+MAX_BUFSIZE = 131072          # CHANNEL_STREAM_MAX_BUF in kernel/channel/channel_internal.h
+DEFAULT_BUFSIZE = 65536
+DTRACE_DEFAULT_BUFSIZE = 4 << 20
+DTRACE_DEFAULT_RATE_NS = 1000000000
+
+
+def dtc_path():
+    return os.environ.get("SCION_DTC") or os.path.join(ROOT, "build", "host", "dtc")
+
+
+def compile_program(args):
+    """Run dtc; return its JSON, or raise ScionError with dtc's message."""
+    dtc = dtc_path()
+    if not os.path.exists(dtc):
+        raise ScionError(f"{dtc} is missing: run `make` first")
+    argv = [dtc]
+    if args.cpp:
+        argv.append("-C")
+    for opt in args.x or []:
+        argv += ["-x", opt]
+    if args.quiet:
+        argv += ["-x", "quiet"]
+    if args.program is not None:
+        argv += ["-n", args.program]
+    else:
+        argv += ["-s", args.script]
+    argv += args.macro_args
+    r = subprocess.run(argv, capture_output=True, text=True)
+    if r.returncode != 0:
+        sys.stderr.write(r.stderr)
+        raise SystemExit(1)
+    return json.loads(r.stdout)
+
+
+def probe_names(client, specs):
+    """{probe id: (provider, module, function, name)} for the probes specs match."""
+    names = {}
+    for spec in specs:
+        status, body = client.request(frame.OP_SHELL, f"probe list {spec}".encode())
+        if status < 0:
+            continue
+        for row in tables.probe_list(body.decode("utf-8", "replace")):
+            parts = row["probe"].split(":", 3)
+            if len(parts) == 4:
+                names[row["id"]] = tuple(parts)
+    return names
+
+
+def full_spec(desc):
+    """A D probe description as the kernel's four-part spec."""
+    parts = desc.split(":")
+    return ":".join([""] * (4 - len(parts)) + parts) if len(parts) < 4 else desc
+
+
+class Symbols:
+    """Kernel addresses to "kernel`function+0xoff" through the guest's `syms`."""
+
+    def __init__(self, client):
+        self.client = client
+        self.cache = {}
+
+    def __call__(self, addr):
+        if addr in self.cache:
+            return self.cache[addr]
+        name = None
+        status, body = self.client.request(frame.OP_SHELL, f"syms {addr:#x}".encode())
+        text = body.decode("utf-8", "replace").strip()
+        if status >= 0 and " is " in text:
+            name = "kernel`" + text.split(" is ", 1)[1].strip()
+        self.cache[addr] = name
+        return name
+
+
+def start(client, meta, args, on_chunk):
+    """TRACE_START: returns (stream, cpus, {epid: (clause, probe id)})."""
+    opts = meta["options"]
+    bufsize = int(opts.get("bufsize") or DTRACE_DEFAULT_BUFSIZE)
+    # dtrace's defaults (4m, 1hz) suit its machines; a guest on a serial line gets smaller ones.
+    if bufsize == DTRACE_DEFAULT_BUFSIZE:
+        bufsize = DEFAULT_BUFSIZE
+    if bufsize > MAX_BUFSIZE:
+        print(f"dtrace: bufsize {bufsize} lowered to {MAX_BUFSIZE} (the kernel's most)",
+              file=sys.stderr)
+        bufsize = MAX_BUFSIZE
+    bufsize -= bufsize % 8
+    rate_ns = int(opts.get("switchrate") or DTRACE_DEFAULT_RATE_NS)
+    switch_ms = (args.switch_ms if rate_ns == DTRACE_DEFAULT_RATE_NS else
+                 max(MIN_SWITCH_MS, rate_ns // 1000000))
+    body = struct.pack("<II", bufsize, switch_ms) + bytes.fromhex(meta["object_hex"])
+    status, reply = client.request(frame.OP_TRACE_START, body)
+    if status < 0:
+        raise ScionError(reply.decode("utf-8", "replace").strip() or
+                         f"trace start: {frame.errno_name(status)}")
+    if len(reply) < 12:
+        raise ScionError(f"malformed TRACE_START answer of {len(reply)} bytes")
+    stream, cpus, nepids = struct.unpack_from("<III", reply)
+    if len(reply) != 12 + 8 * nepids:
+        raise ScionError(f"TRACE_START answer of {len(reply)} bytes for {nepids} EPIDs")
+    epids = {}
+    for i in range(nepids):
+        clause, probe = struct.unpack_from("<II", reply, 12 + 8 * i)
+        epids[i + 1] = (clause, probe)
+    client.watch_stream(stream, on_chunk)
+    return stream, cpus, epids
+
+
+class Snapshots:
+    """Chunks grouped by snapshot: trace and aggregation chunks until a status chunk."""
+
+    def __init__(self):
+        self.records, self.aggs, self.ready = [], [], []
+
+    def on_chunk(self, cpu, count, drops, body):
+        if cpu == CHUNK_STATUS:
+            self.ready.append((self.records, self.aggs, body))
+            self.records, self.aggs = [], []
+        elif cpu & CHUNK_AGG:
+            self.aggs.append((cpu & ~CHUNK_AGG, body))
+        else:
+            self.records.append((cpu, body, drops))
+
+    def take(self):
+        ready, self.ready = self.ready, []
+        return ready
+
+
+def cmd_trace(args):
+    from .dconsumer import Consumer
+
+    if args.list:
+        return list_probes(args)
+    if args.program is None and args.script is None:
+        raise ScionError("give -n PROGRAM or -s FILE (or -l)")
+    meta = compile_program(args)
+    quiet = bool(meta["options"].get("quiet"))
+    out = open(args.output, "w") if args.output else sys.stdout
+    snaps = Snapshots()
+    interrupted = []
+    with Client(args.socket, timeout=args.timeout, wait=args.wait) as client:
+        stream, cpus, epids = start(client, meta, args, snaps.on_chunk)
+        specs = sorted({full_spec(d) for c in meta["clauses"] for d in c["probes"]})
+        names = probe_names(client, specs)
+        if not quiet:
+            what = (f"script '{args.script}'" if args.script else f"description '{args.program}'")
+            n = len(epids)
+            print(f"dtrace: {what} matched {n} probe{'s' if n != 1 else ''}", file=sys.stderr)
+        consumer = Consumer(meta, epids, lambda pid: names.get(pid, ("?", "?", "?", str(pid))),
+                            Symbols(client), out, sys.stderr, quiet)
+
+        def consume():
+            for records, aggs, status in snaps.take():
+                consumer.snapshot(records, aggs, status)
+
+        previous = signal.signal(signal.SIGINT, lambda *_: interrupted.append(True))
+        try:
+            deadline = time.monotonic() + args.duration if args.duration is not None else None
+            if args.run:
+                st, body = client.request(frame.OP_SHELL, args.run.encode(),
+                                          timeout=max(args.timeout, 600.0))
+                out.write(body.decode("utf-8", "replace")) if args.show_run else None
+            while not args.run and not consumer.exited and not interrupted:
+                if deadline is not None and time.monotonic() >= deadline:
+                    break
+                client.pump(0.05)
+                consume()
+        finally:
+            signal.signal(signal.SIGINT, previous)
+            client.stream_close(stream)
+            consume()
+        consumer.finish()
+    if out is not sys.stdout:
+        out.close()
+    return consumer.exit_status if consumer.exited else 0
+
+
+def list_probes(args):
+    spec = full_spec(args.program) if args.program else ""
+    with Client(args.socket, timeout=args.timeout, wait=args.wait) as client:
+        status, body = client.request(frame.OP_SHELL, f"probe list {spec}".strip().encode(),
+                                      timeout=max(args.timeout, 120.0))
+    if status < 0:
+        raise ScionError(body.decode("utf-8", "replace").strip())
+    print(f"{'ID':>5} {'PROVIDER':>17} {'MODULE':>29} {'FUNCTION':>32} NAME")
+    for row in tables.probe_list(body.decode("utf-8", "replace")):
+        prov, mod, func, name = (row["probe"].split(":", 3) + ["", "", "", ""])[:4]
+        print(f"{row['id']:5} {prov:>17} {mod:>29} {func:>32} {name}")
+    return 0
+
+
+def add_trace(sub, subcommand):
+    p = subcommand(sub, "trace", "DTrace: run a D program on the running kernel (dtrace -n/-s)",
+                   cmd_trace)
+    what = p.add_mutually_exclusive_group()
+    what.add_argument("-n", dest="program", metavar="PROGRAM",
+                      help="a D program, or with -l a probe description")
+    what.add_argument("-s", dest="script", metavar="FILE", help="a D script")
+    p.add_argument("-l", dest="list", action="store_true", help="list probes (matching -n)")
+    p.add_argument("-q", dest="quiet", action="store_true", help="quiet: only explicit output")
+    p.add_argument("-o", dest="output", metavar="FILE", help="write the trace output to FILE")
+    p.add_argument("-x", action="append", metavar="OPT[=VAL]",
+                   help="a D option (bufsize, switchrate, dynvarsize, nspec, specsize, ...)")
+    p.add_argument("-C", dest="cpp", action="store_true", help="run the C preprocessor first")
+    p.add_argument("--duration", type=float, metavar="S", help="stop after S seconds")
+    p.add_argument("--run", metavar="CMD", help="run guest shell command CMD, then stop")
+    p.add_argument("--show-run", action="store_true", help="print --run's output too")
+    p.add_argument("--switch-ms", type=int, default=100, metavar="MS",
+                   help="default switch interval when the program sets no switchrate "
+                        "(default 100)")
+    p.add_argument("macro_args", nargs="*", metavar="ARG", help="$1, $2, ... of the program")
