@@ -39,10 +39,12 @@ static const struct {
 	uint64_t def, min, max;
 	const char *name;
 } option_rules[DOF_OPT_LIMIT] = {
-	[DOF_OPT_NSPEC] = { 1, 1, 16, "nspec" },
-	[DOF_OPT_SPECSIZE] = { 4096, 64, 65536, "specsize" },
-	[DOF_OPT_DYNVARSIZE] = { 65536, 4096, 4u << 20, "dynvarsize" },
-	[DOF_OPT_AGGSIZE] = { 65536, 4096, 1u << 20, "aggsize" },
+	[DOF_OPT_NSPEC] = { DOF_NSPEC_DEFAULT, DOF_NSPEC_MIN, DOF_NSPEC_MAX, "nspec" },
+	[DOF_OPT_SPECSIZE] = { DOF_SPECSIZE_DEFAULT, DOF_SPECSIZE_MIN, DOF_SPECSIZE_MAX,
+			       "specsize" },
+	[DOF_OPT_DYNVARSIZE] = { DOF_DYNVARSIZE_DEFAULT, DOF_DYNVARSIZE_MIN, DOF_DYNVARSIZE_MAX,
+				 "dynvarsize" },
+	[DOF_OPT_AGGSIZE] = { DOF_AGGSIZE_DEFAULT, DOF_AGGSIZE_MIN, DOF_AGGSIZE_MAX, "aggsize" },
 };
 
 static int read_options(struct reader *r, struct trace_object *o, char *why, size_t whylen)
@@ -313,9 +315,10 @@ static int read_clause(struct reader *r, struct trace_object *o, unsigned ci, ch
 
 	c->nprobes = (uint32_t)get(r, 2);
 	c->flags = (uint32_t)get(r, 2);
-	if (c->nprobes == 0 || c->nprobes > 64 || (c->flags & ~(uint32_t)DOF_CLAUSE_RECORD))
-		FAIL("clause %u: %u probe descriptions (1 to 64), flags 0x%x", ci, c->nprobes,
-		     c->flags);
+	if (c->nprobes == 0 || c->nprobes > DOF_MAX_PROBEDESCS ||
+	    (c->flags & ~(uint32_t)DOF_CLAUSE_RECORD))
+		FAIL("clause %u: %u probe descriptions (1 to %u), flags 0x%x", ci, c->nprobes,
+		     DOF_MAX_PROBEDESCS, c->flags);
 	c->desc = kmalloc(c->nprobes * sizeof(*c->desc));
 	if (!c->desc)
 		FAIL("clause %u: no memory", ci);

@@ -486,12 +486,33 @@ HOST_TEST(d_cg_errors)
 			"strsize");
 	expect_cg_error(t, "#pragma D option bufresize=manual\n#pragma D option aggsize=2m\n"
 			"BEGIN { trace(1); }", D_PRAGMA_OPTSET, "aggsize");
+	expect_cg_error(t, "#pragma D option aggsize=1k\nBEGIN { trace(1); }", D_PRAGMA_OPTSET,
+			"less than Scion's minimum (4096)");
 	expect_cg_error(t, "#pragma D option strsize=4k\nBEGIN { printf(\"%s %s\", execname, "
 			"execname); }", D_CG_EXPR, "records 8208 bytes");
 	expect_cg_error(t, "#pragma D option strsize=1k\nBEGIN { @a[execname, probefunc, "
 			"probename] = count(); }", D_KEY_TYPE, "keys of 3072 bytes");
 	expect_cg_error(t, "BEGIN { @l = lquantize(arg0, 0, 10000, 1); }", D_LQUANT_STEPSMALL,
 			"10000 levels");
+
+	char *big = malloc(65536);
+	REQUIRE(t, big, "no memory");
+	size_t n = (size_t)snprintf(big, 65536, "BEGIN {");
+	for (int i = 0; i <= DOF_MAX_ACTIONS; i++)
+		n += (size_t)snprintf(big + n, 65536 - n, " trace(%d);", i);
+	snprintf(big + n, 65536 - n, " }");
+	expect_cg_error(t, big, D_CG_EXPR, "too many actions");
+	n = (size_t)snprintf(big, 65536, "BEGIN {");
+	for (int i = 0; i <= DIF_MAX_VARS; i++)
+		n += (size_t)snprintf(big + n, 65536 - n, " v%d = %d;", i, i);
+	snprintf(big + n, 65536 - n, " }");
+	expect_cg_error(t, big, D_CG_EXPR, "too many variables: v256");
+	n = 0;
+	for (int i = 0; i <= 64; i++)
+		n += (size_t)snprintf(big + n, 65536 - n, "%sfbt::f%d:entry", i ? "," : "", i);
+	snprintf(big + n, 65536 - n, " { trace(1); }");
+	expect_cg_error(t, big, D_PDESC_INVAL, "65 probe descriptions");
+	free(big);
 
 	/* bufresize=auto (the default) reduces sizes past the kernel's to its maximum. */
 	struct dt_program *p;

@@ -26,7 +26,6 @@
 #include "dt_cg.h"
 
 #define FIRST_REG 1			/* r0 always reads 0 */
-#define LOW_32_MASK 0xffffffffu
 
 _Noreturn void dt_cg_fail(struct dt_cg *cg, struct dt_loc loc, enum dt_errtag tag,
 			  const char *fmt, ...)

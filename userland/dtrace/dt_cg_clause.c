@@ -21,26 +21,35 @@
  *   strings strsize rounded up to 8 (the size the object declares).
  * - The object's limits (scion/dof.h) are checked here with a message
  *   naming the clause or statement: record and key sizes, frames,
- *   programs, actions, probe description parts, option values (clamped
- *   to the kernel's maximum when bufresize=auto, refused when manual).
+ *   programs, actions, probe descriptions, option values (below the
+ *   kernel's minimum refused; above its maximum reduced to it when
+ *   bufresize=auto, refused when manual).
  */
 #include <stdlib.h>
 #include <string.h>
 #include "dt_cg.h"
 
-/* The kernel's maximum for each option the object carries (scion/dof.h). */
-#define KIB 1024ull
-#define MIB (1024ull * KIB)
+/* The range the kernel accepts for each option the object carries. */
 static const struct {
 	enum dt_option_id option;
 	enum dof_option dof;
-	uint64_t max;
+	uint64_t def, min, max;
 } object_options[] = {
-	{ DT_OPT_NSPEC, DOF_OPT_NSPEC, 16 },
-	{ DT_OPT_SPECSIZE, DOF_OPT_SPECSIZE, 64 * KIB },
-	{ DT_OPT_DYNVARSIZE, DOF_OPT_DYNVARSIZE, 4 * MIB },
-	{ DT_OPT_AGGSIZE, DOF_OPT_AGGSIZE, 1 * MIB },
+	{ DT_OPT_NSPEC, DOF_OPT_NSPEC, DOF_NSPEC_DEFAULT, DOF_NSPEC_MIN, DOF_NSPEC_MAX },
+	{ DT_OPT_SPECSIZE, DOF_OPT_SPECSIZE, DOF_SPECSIZE_DEFAULT, DOF_SPECSIZE_MIN,
+	  DOF_SPECSIZE_MAX },
+	{ DT_OPT_DYNVARSIZE, DOF_OPT_DYNVARSIZE, DOF_DYNVARSIZE_DEFAULT, DOF_DYNVARSIZE_MIN,
+	  DOF_DYNVARSIZE_MAX },
+	{ DT_OPT_AGGSIZE, DOF_OPT_AGGSIZE, DOF_AGGSIZE_DEFAULT, DOF_AGGSIZE_MIN, DOF_AGGSIZE_MAX },
 };
+
+enum dof_option dt_option_in_object(enum dt_option_id id)
+{
+	for (size_t i = 0; i < sizeof(object_options) / sizeof(object_options[0]); i++)
+		if (object_options[i].option == id)
+			return object_options[i].dof;
+	return 0;
+}
 
 static uint32_t align_datum(uint32_t offset)
 {
@@ -279,6 +288,9 @@ static void gen_clause(struct dt_cg *cg, const struct dt_clause *c, struct dt_cl
 	g->offset = sizeof(struct dof_rechdr);
 	g->actions = dt_alloc(cg->ctx, (size_t)(c->nstmts ? c->nstmts : 1) * sizeof(*g->actions));
 
+	if (c->nprobes > DOF_MAX_PROBEDESCS)
+		dt_error(cg->ctx, c->loc, D_PDESC_INVAL, "clause with %d probe descriptions: the "
+			 "object allows %d (split it into clauses)", c->nprobes, DOF_MAX_PROBEDESCS);
 	for (const struct dt_probedesc *d = c->probes; d; d = d->next)
 		if (!probe_part_ok(cg, d, d->provider) || !probe_part_ok(cg, d, d->module) ||
 		    !probe_part_ok(cg, d, d->function) || !probe_part_ok(cg, d, d->name))
@@ -374,9 +386,16 @@ static bool gen_options(struct dt_cg *cg)
 	cg->obj->strsize = cg->strsize;
 	for (size_t i = 0; i < sizeof(object_options) / sizeof(object_options[0]); i++) {
 		enum dt_option_id id = object_options[i].option;
+		cg->obj->option[object_options[i].dof] = object_options[i].def;
 		if (!p->options.set[id])
 			continue;
 		uint64_t v = p->options.value[id], max = object_options[i].max;
+		if (v < object_options[i].min) {
+			dt_error(cg->ctx, program_loc(p), D_PRAGMA_OPTSET, "option %s=%llu is less "
+				 "than Scion's minimum (%llu)", dt_options_table[id].name,
+				 (unsigned long long)v, (unsigned long long)object_options[i].min);
+			ok = false;
+		}
 		if (v > max && manual) {
 			dt_error(cg->ctx, program_loc(p), D_PRAGMA_OPTSET, "option %s=%llu is more "
 				 "than Scion allows (%llu) and bufresize=manual forbids reducing it",

@@ -6,6 +6,7 @@
  *   { "object_hex": "<the object's bytes as hex>",
  *     "strsize": n,
  *     "options": { "<every option of dt_options_table>": value },
+ *       (nspec, specsize, dynvarsize, aggsize: as the kernel applies them)
  *     "aggs": [ { "id", "name" ("" for @), "func", "keys": [D...],
  *                 "lquantize": [low, high, step] or null } ],
  *     "clauses": [ { "index", "probes": ["text as written"...], "record",
@@ -178,12 +179,15 @@ static void action(struct json *j, const struct dt_action *a)
 	puts_(j, "}");
 }
 
-static void options(struct json *j, const struct dt_options *opts)
+/* The sizes the object carries are shown as the kernel applies them. */
+static void options(struct json *j, const struct dt_object *obj)
 {
 	puts_(j, "\"options\":{");
 	for (int i = 0; i < DT_OPTION_COUNT; i++) {
 		const struct dt_option_desc *d = &dt_options_table[i];
-		uint64_t v = dt_option_get(opts, d->id);
+		enum dof_option carried = dt_option_in_object(d->id);
+		uint64_t v = carried ? obj->option[carried]
+				     : dt_option_get(&obj->program->options, d->id);
 		printf_(j, "%s\"%s\":", i ? "," : "", d->name);
 		if (d->kind == DT_OK_CHOICE)
 			printf_(j, "\"%s\"", d->choices[v]);
@@ -250,7 +254,7 @@ char *dt_object_json(const struct dt_object *obj)
 		put(&j, pair, 2);
 	}
 	printf_(&j, "\",\n\"strsize\":%u,\n", obj->strsize);
-	options(&j, &obj->program->options);
+	options(&j, obj);
 	puts_(&j, ",\n");
 	aggs(&j, obj);
 	puts_(&j, ",\n");

@@ -13,6 +13,8 @@
  * Errors go to stderr as dtrace prints them, one per line:
  *   dtrace: failed to compile script FILE: line N: MESSAGE      (-s)
  *   dtrace: invalid probe specifier PROGRAM: MESSAGE             (-n)
+ * Sizes past the kernel's maximum are lowered (bufresize=auto) with a line
+ * such as "dtrace: aggregation size lowered to 1m" on stderr.
  * Exit status: 0 compiled, 1 compile errors, 2 usage, option or I/O problem.
  */
 #include <errno.h>
@@ -81,6 +83,35 @@ static void print_errors(const struct dt_program *p, const char *program_text)
 		else
 			dt_error_format(&p->errors[e], DT_ERRFMT_DTRACE, line, sizeof(line));
 		fprintf(stderr, "%s\n", line);
+	}
+}
+
+/* Like dtrace with bufresize=auto: say which sizes the object carries reduced. */
+static void warn_lowered(const struct dt_program *p, const struct dt_object *obj)
+{
+	static const struct {
+		enum dt_option_id option;
+		enum dof_option dof;
+		const char *what;
+	} sizes[] = {
+		{ DT_OPT_NSPEC, DOF_OPT_NSPEC, "number of speculations" },
+		{ DT_OPT_SPECSIZE, DOF_OPT_SPECSIZE, "speculation buffer size" },
+		{ DT_OPT_DYNVARSIZE, DOF_OPT_DYNVARSIZE, "dynamic variable size" },
+		{ DT_OPT_AGGSIZE, DOF_OPT_AGGSIZE, "aggregation size" },
+	};
+	for (size_t i = 0; i < sizeof(sizes) / sizeof(sizes[0]); i++) {
+		uint64_t v = obj->option[sizes[i].dof];
+		if (!obj->option_set[sizes[i].dof] || v == p->options.value[sizes[i].option])
+			continue;
+		if (sizes[i].dof != DOF_OPT_NSPEC && v % (1024 * 1024) == 0)
+			fprintf(stderr, "dtrace: %s lowered to %llum\n", sizes[i].what,
+				(unsigned long long)(v >> 20));
+		else if (sizes[i].dof != DOF_OPT_NSPEC && v % 1024 == 0)
+			fprintf(stderr, "dtrace: %s lowered to %lluk\n", sizes[i].what,
+				(unsigned long long)(v >> 10));
+		else
+			fprintf(stderr, "dtrace: %s lowered to %llu\n", sizes[i].what,
+				(unsigned long long)v);
 	}
 }
 
@@ -169,6 +200,7 @@ int main(int argc, char **argv)
 		print_errors(p, program);
 		rc = EXIT_COMPILE_ERRORS;
 	} else {
+		warn_lowered(p, obj);
 		char *text = disassemble ? dt_object_disasm(obj) : dt_object_json(obj);
 		if (!text) {
 			fprintf(stderr, "dtc: out of memory\n");

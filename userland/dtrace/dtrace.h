@@ -569,6 +569,8 @@ int dt_generate(struct dt_program *program, struct dt_object **out);
  * NUL-terminated; NULL when out of memory.
  */
 char *dt_object_json(const struct dt_object *obj);
+/* The DOF_OPT_* an option travels as in the object, or 0 when it does not. */
+enum dof_option dt_option_in_object(enum dt_option_id id);
 
 /* The object's clauses, actions and disassembled programs as text (dtc -S); like json. */
 char *dt_object_disasm(const struct dt_object *obj);

@@ -53,8 +53,8 @@ def compile_program(args):
         argv += ["-s", args.script]
     argv += args.macro_args
     r = subprocess.run(argv, capture_output=True, text=True)
+    sys.stderr.write(r.stderr)      # errors, or warnings such as "... lowered to 1m"
     if r.returncode != 0:
-        sys.stderr.write(r.stderr)
         raise SystemExit(1)
     return json.loads(r.stdout)
 

@@ -26,7 +26,7 @@
  *               i64 lq_low, i64 lq_high, i64 lq_step   (0 unless lquantize)
  *               (an aggregation's id is its index)
  *   clauses  := u32 n, n x clause                (n <= DOF_MAX_CLAUSES)
- *   clause   := u16 nprobes, u16 flags (DOF_CLAUSE_*),
+ *   clause   := u16 nprobes (1..DOF_MAX_PROBEDESCS), u16 flags (DOF_CLAUSE_*),
  *               nprobes x probedesc,
  *               u32 predicate (a prog index, or DOF_NONE),
  *               u16 nactions, u16 0, nactions x action
@@ -44,7 +44,9 @@
  *   EXIT       1 prog; records the status (8 bytes); the session stops
  *              firing every ECB but END's from then on
  *   SPECULATE  1 prog (the speculation id); must come first: the
- *              clause's record goes to that speculation's buffer
+ *              clause's record goes to that speculation's buffer (the
+ *              compiler runs the assignments a clause makes before
+ *              speculate() in this program, ahead of the id)
  *   COMMIT     1 prog (id): the speculation's data joins the principal
  *              buffer, then it is free again; no data
  *   DISCARD    1 prog (id): its data is thrown away; no data
@@ -77,20 +79,37 @@
 #define DOF_MAX_CLAUSES  256
 #define DOF_MAX_ACTIONS  64		/* per clause */
 #define DOF_MAX_PROBEDESC 255		/* bytes of one part */
+#define DOF_MAX_PROBEDESCS 64		/* probe descriptions per clause */
 #define DOF_MAX_FRAMES   64
 #define DOF_MAX_RECORD   8192		/* bytes of one clause's record */
 #define DOF_MAX_KEYBYTES 2048		/* bytes of one aggregation key */
 #define DOF_MAX_OBJECT   (1u << 20)
 
 enum dof_option {
-	DOF_OPT_NSPEC = 1,		/* speculative buffers (default 1, at most 16) */
-	DOF_OPT_SPECSIZE = 2,		/* bytes each (default 4096, at most 64 KiB) */
-	DOF_OPT_DYNVARSIZE = 3,		/* bytes of dynamic variable space (default 64 KiB,
-					   at most 4 MiB) */
-	DOF_OPT_AGGSIZE = 4,		/* bytes of aggregation buffer per CPU (default
-					   64 KiB, at most 1 MiB) */
+	DOF_OPT_NSPEC = 1,		/* speculative buffers */
+	DOF_OPT_SPECSIZE = 2,		/* bytes of each speculative buffer */
+	DOF_OPT_DYNVARSIZE = 3,		/* bytes of dynamic variable space */
+	DOF_OPT_AGGSIZE = 4,		/* bytes of aggregation buffer per CPU */
 	DOF_OPT_LIMIT
 };
+
+/*
+ * What the kernel applies when an option is absent, and the range it
+ * accepts (the compiler refuses less than the minimum and lowers more than
+ * the maximum when bufresize=auto).
+ */
+#define DOF_NSPEC_DEFAULT	1
+#define DOF_NSPEC_MIN		1
+#define DOF_NSPEC_MAX		16
+#define DOF_SPECSIZE_DEFAULT	4096
+#define DOF_SPECSIZE_MIN	64
+#define DOF_SPECSIZE_MAX	(64u << 10)
+#define DOF_DYNVARSIZE_DEFAULT	(64u << 10)
+#define DOF_DYNVARSIZE_MIN	(4u << 10)
+#define DOF_DYNVARSIZE_MAX	(4u << 20)
+#define DOF_AGGSIZE_DEFAULT	(64u << 10)
+#define DOF_AGGSIZE_MIN		(4u << 10)
+#define DOF_AGGSIZE_MAX		(1u << 20)
 
 enum dof_clause_flag {
 	DOF_CLAUSE_RECORD = 0x1,	/* writes a record per firing */
