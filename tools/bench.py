@@ -19,6 +19,7 @@ import time
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 sys.path.insert(0, os.path.join(ROOT, "qemu"))
 import harness  # noqa: E402
+import bench_trace  # noqa: E402
 
 CONFIGS = [("smp1", 1), ("smp2", 2), ("smp4", 4)]
 FIGURE = re.compile(r"^bench (\S+) (\d+) (\S+)$", re.M)
@@ -183,6 +184,7 @@ def main():
     host = host_decode(args.decoder_bench) if args.decoder_bench else None
     patch = host_patch(args.patch_bench) if args.patch_bench else None
     channel = channel_bench(args.kernel, args.out)
+    trace = bench_trace.trace_bench(args.kernel, args.out)
     results = {
         "generated": datetime.datetime.now(datetime.timezone.utc).isoformat(timespec="seconds"),
         "qemu": qemu_version,
@@ -193,6 +195,7 @@ def main():
         "host": host,
         "host_patch": patch,
         "channel": channel,
+        "trace": trace,
         "published": PUBLISHED,
     }
     path = os.path.join(args.out, "results.json")
@@ -227,6 +230,7 @@ def main():
     print(f"\ncontrol channel ({channel['config']['device']}, no icount, same run):")
     for fig in channel["figures"]:
         print(f"  {fig['figure']:40} {fig['value']:>10} {fig['unit']}")
+    bench_trace.print_trace(trace)
     print_published(runs[0])
     print(f"\n{qemu_version}; -icount shift=0,sleep=off; results in {path}")
 

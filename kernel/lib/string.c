@@ -62,6 +62,9 @@ int memcmp(const void *a, const void *b, size_t n)
 {
 	const unsigned char *x = a, *y = b;
 
+	/* Equal words are skipped eight bytes at a time; the first that differs is compared bytewise. */
+	for (; n >= 8 && *(const unaligned_word *)x == *(const unaligned_word *)y; n -= 8)
+		x += 8, y += 8;
 	for (; n; n--, x++, y++)
 		if (*x != *y)
 			return *x - *y;

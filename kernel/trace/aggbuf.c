@@ -13,6 +13,7 @@
  * switches. Entry links live beside the data (link[]), so the data
  * goes to the host as it is.
  */
+#include <scion/hash.h>
 #include <scion/mm.h>
 #include <scion/string.h>
 #include <scion/xcall.h>
@@ -97,14 +98,6 @@ struct aggbuf_set *aggbuf_create(uint32_t bytes)
 	return a;
 }
 
-static uint32_t hash_key(uint32_t agg_id, const uint8_t *key, uint32_t len)
-{
-	uint32_t h = 2166136261u ^ agg_id;
-	for (uint32_t i = 0; i < len; i++)
-		h = (h ^ key[i]) * 16777619u;
-	return h;
-}
-
 /* The bucket a value falls in, for quantize. */
 static unsigned quantize_bucket(int64_t v)
 {
@@ -157,7 +150,7 @@ bool aggbuf_update(struct aggbuf_set *a, uint32_t agg_id, const struct trace_agg
 	if (cpu >= a->ncpus)
 		return false;
 	struct aggbuf *b = a->cpu[cpu].active;
-	uint32_t h = hash_key(agg_id, key, g->keybytes);
+	uint32_t h = hash_bytes(agg_id, key, g->keybytes);
 	uint32_t *head = &b->bucket[h & (AGG_BUCKETS - 1)];
 
 	for (uint32_t i = *head; i; i = b->next[i - 1]) {

@@ -14,6 +14,7 @@
  * Lock: one leaf spinlock per space, taken with interrupts masked in
  * probe context; it guards every field below it.
  */
+#include <scion/hash.h>
 #include <scion/mm.h>
 #include <scion/string.h>
 #include <scion/spinlock.h>
@@ -84,10 +85,7 @@ uint32_t dynvar_count(struct dynvar_space *d)
 
 static uint32_t hash_of(uint8_t scope, uint16_t id, const uint8_t *key, uint32_t keylen)
 {
-	uint32_t h = 2166136261u ^ scope ^ ((uint32_t)id << 8);
-	for (uint32_t i = 0; i < keylen; i++)
-		h = (h ^ key[i]) * 16777619u;
-	return h;
+	return hash_bytes((uint64_t)scope << 16 | id, key, keylen);
 }
 
 static uint8_t *key_of(struct dynvar *v)

@@ -158,3 +158,13 @@ BENCH(probe_fbt_enable, 1)
 	fbt_enabling("fbt:::entry", "fbt_entry", true);
 	fbt_enabling("fbt:::", "fbt_all", false);
 }
+
+/*
+ * The call `make bench` traces: tools/bench.py runs this while a D program
+ * is enabled on fbt:kernel:pf_sum:entry (and once with nothing enabled);
+ * the difference is what a firing of that program costs.
+ */
+BENCH(trace_pf_sum, 1)
+{
+	bench_report("trace.pf_sum.call", per_call(), "cycles");
+}
