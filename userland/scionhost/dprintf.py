@@ -215,10 +215,17 @@ def wall_time(ns, localtime=time.localtime):
                                         tm.tm_hour, tm.tm_min, tm.tm_sec)
 
 
+_OFFSET = re.compile(r"\+0x([0-9a-fA-F]+)$")
+
+
 def addr2str(addr, symbolize):
-    """A kernel address as module`symbol+0xoff, or 0x... when unknown."""
+    """A kernel address as module`symbol+0xoff (module`symbol at the
+    symbol's first byte, as dtrace prints it), or 0x... when unknown."""
     name = symbolize(addr) if symbolize else None
-    return name if name else "0x%x" % addr
+    if not name:
+        return "0x%x" % addr
+    m = _OFFSET.search(name)
+    return name[:m.start()] if m and int(m.group(1), 16) == 0 else name
 
 
 def convert(c, arg, flags, width, prec, symbolize, localtime=time.localtime):
@@ -324,9 +331,6 @@ def print_stack(data, indent, symbolize):
             break
         out.append(" " * indent + addr2str(pc, symbolize) + "\n")
     return "".join(out)
-
-
-_OFFSET = re.compile(r"\+0x([0-9a-fA-F]+)$")
 
 
 def sym_name(addr, symbolize):
