@@ -8,17 +8,21 @@
 #include <arch/stack.h>
 #include <arch/safe_read.h>
 
-unsigned arch_stack_walk(const struct trap_frame *f, bool at_entry, uint64_t *pcs, unsigned max)
+unsigned arch_stack_walk(const struct trap_frame *f, bool at_boundary, uint64_t *pcs,
+			 unsigned max)
 {
 	unsigned n = 0;
 	uint64_t fp = trap_frame_fp(f), word[2];
 
 	if (max == 0)
 		return 0;
-	pcs[n++] = trap_frame_pc(f);
-	/* At a function's first instruction its return address is on top of the stack. */
-	if (at_entry && n < max && !arch_safe_read(word, trap_frame_sp(f), 8) && word[0])
-		pcs[n++] = word[0];
+	if (!at_boundary) {
+		pcs[n++] = trap_frame_pc(f);
+	} else {
+		/* rbp is still (or again) the caller's: its return address is on top of the stack. */
+		if (!arch_safe_read(word, trap_frame_sp(f), 8) && word[0])
+			pcs[n++] = word[0];
+	}
 	while (n < max && fp && !(fp & 7)) {
 		if (arch_safe_read(word, fp, sizeof(word)) || !word[1])
 			break;

@@ -135,14 +135,27 @@ struct probe *probe_find(const char *provider, const char *module, const char *f
 }
 
 /* Caller holds registry_mutex. */
+static int provider_rank(const struct probe_provider *prov)
+{
+	if (!strcmp(prov->name, "dtrace"))
+		return 0;
+	return strcmp(prov->name, "fbt") ? 1 : 2;
+}
+
 static void populate(void)
 {
 	if (populated)
 		return;
 	populated = true;
-	LINKER_TABLE_FOREACH(struct probe_provider, probe_providers, prov)
-		if (prov->provide)
-			prov->provide();
+	/*
+	 * dtrace's probes first, fbt's last: BEGIN, END and ERROR are IDs 1-3
+	 * as in DTrace, and the IDs scripts print for sdt and graft probes do
+	 * not move whenever the kernel gains or loses a function.
+	 */
+	for (int rank = 0; rank < 3; rank++)
+		LINKER_TABLE_FOREACH(struct probe_provider, probe_providers, prov)
+			if (prov->provide && provider_rank(prov) == rank)
+				prov->provide();
 }
 
 struct probe *probe_by_id(uint32_t id)

@@ -37,27 +37,33 @@ static int substr(struct run *x, uint64_t *out)
 	char *s = string_arg(x, 0, &len);
 	if (!s)
 		return -1;
-	int64_t start = (int64_t)x->tuple[1].value, n;
-	if (start < 0)
-		start += len;		/* a negative index counts from the end */
-	if (x->ntuple == 3) {
-		n = (int64_t)x->tuple[2].value;
-		if (n < 0)
-			n = len + n - start;	/* stop that many characters before the end */
-		if (start < 0) {
-			n += start;		/* the part before the string is empty */
+	/*
+	 * DTrace's rules: a negative start counts from the end; a start still
+	 * before the string eats into the length; a start outside the string
+	 * gives ""; a negative length stops that many characters before the
+	 * end. Written so no sum of two D values can overflow.
+	 */
+	int64_t size = (int64_t)x->p->strsize;
+	int64_t start = (int64_t)x->tuple[1].value;
+	int64_t n = x->ntuple == 3 ? (int64_t)x->tuple[2].value : size;
+	if (start < 0) {
+		start += len;
+		if (start < 0 && n > 0 && n > -start) {
+			n += start;
 			start = 0;
 		}
-	} else {
-		if (start < 0)
-			start = 0;
-		n = len - start;
 	}
-	if (start >= len || n <= 0) {
+	if (start < 0 || start >= len)
+		n = 0;
+	else if (n < 0)
+		n += len - start;
+	else if (n > size - start)
+		n = size - start;
+	if (n > len - start)
+		n = len - start;
+	if (n <= 0) {
 		s[0] = '\0';
 	} else {
-		if (n > len - start)
-			n = len - start;
 		memmove(s, s + start, (size_t)n);
 		s[n] = '\0';
 	}
@@ -74,6 +80,11 @@ static int string_index(struct run *x, uint64_t *out)
 	int64_t start = x->ntuple == 3 ? (int64_t)x->tuple[2].value : 0;
 	if (start < 0)
 		start = 0;
+	/* Perl's (and DTrace's) edges: "" is found at 0 in "", and at the end past it. */
+	if (sublen == 0 && (len == 0 || start >= len)) {
+		*out = (uint64_t)(len == 0 ? 0 : len);
+		return 0;
+	}
 	*out = (uint64_t)-1;
 	for (int64_t i = start; i + sublen <= len; i++) {
 		if (!memcmp(s + i, sub, (size_t)sublen)) {
@@ -88,7 +99,7 @@ static int lltostr(struct run *x, uint64_t *out)
 {
 	uint64_t base = x->ntuple == 2 ? x->tuple[1].value : 10;
 	if (base < 2 || base > 36)
-		return dif_fail(x, DIF_FAULT_BADARG, base);
+		return dif_fail(x, DIF_FAULT_ILLOP, base);	/* as DTrace reports it */
 	char digits[72], *s = dif_scratch_string(x);
 	if (!s)
 		return -1;
@@ -102,6 +113,11 @@ static int lltostr(struct run *x, uint64_t *out)
 		digits[n++] = (char)(d < 10 ? '0' + d : 'a' + d - 10);
 		v /= base;
 	} while (v);
+	/* DTrace's prefixes: 0x for base 16, 0 for base 8 (zero in base 8 stays "0"). */
+	if (base == 16)
+		digits[n++] = 'x';
+	if ((base == 16 || base == 8) && !(base == 8 && x->tuple[0].value == 0))
+		digits[n++] = '0';
 	size_t k = 0;
 	if (negative)
 		s[k++] = '-';

@@ -31,6 +31,19 @@ static void count(uint64_t *counter)
 	__atomic_fetch_add(counter, 1, __ATOMIC_RELAXED);
 }
 
+/* dtrace:::ERROR's arg4 is the fault in DTrace's numbering (DTRACEFLT_*), which D scripts test. */
+static const uint8_t dtrace_fault_code[DIF_FAULT_KINDS] = {
+	[DIF_FAULT_NONE] = 0,		/* DTRACEFLT_UNKNOWN */
+	[DIF_FAULT_BADADDR] = 1,	/* DTRACEFLT_BADADDR */
+	[DIF_FAULT_ALIGN] = 2,		/* DTRACEFLT_BADALIGN */
+	[DIF_FAULT_ILLOP] = 3,		/* DTRACEFLT_ILLOP */
+	[DIF_FAULT_BADARG] = 3,		/* DTrace reports bad arguments as illegal operations */
+	[DIF_FAULT_DIVZERO] = 4,	/* DTRACEFLT_DIVZERO */
+	[DIF_FAULT_NOSCRATCH] = 5,	/* DTRACEFLT_NOSCRATCH */
+	[DIF_FAULT_TUPLE] = 8,		/* DTRACEFLT_TUPOFLOW */
+	[DIF_FAULT_DYNVAR] = 0,		/* a drop: never reaches ERROR */
+};
+
 static void fire_error_probe(struct trace_session *s, const struct trace_ecb *failed,
 			     uint32_t action, const struct dif_fault *fault)
 {
@@ -49,7 +62,9 @@ static void fire_error_probe(struct trace_session *s, const struct trace_ecb *fa
 	/* An error in an ERROR clause does not fire ERROR again. */
 	if (!s->error || failed->probe == s->error->probe)
 		return;
-	const uint64_t args[6] = { 0, failed->epid, action, fault->pc, fault->kind, fault->addr };
+	const uint64_t args[6] = { 0, failed->epid, action, fault->pc,
+				   fault->kind < DIF_FAULT_KINDS ? dtrace_fault_code[fault->kind] : 0,
+				   fault->addr };
 	struct trap_frame frame = { 0 };
 	trap_frame_capture(&frame);
 	struct probe_hit hit = { s->error->probe, trap_frame_pc(&frame), &frame };
@@ -132,8 +147,8 @@ static bool run_actions(struct trace_firing *x, uint8_t *rec, uint64_t *spec_id,
 		}
 		if (a->kind == DOF_ACT_STACK) {
 			uint64_t *pcs = (uint64_t *)(rec + a->offset);
-			bool at_entry = !x->hit->probe->soft && !strcmp(x->hit->probe->name, "entry");
-			unsigned n = arch_stack_walk(x->hit->regs, at_entry, pcs, a->arg);
+			unsigned n = arch_stack_walk(x->hit->regs, x->ecb->site != TRACE_SITE_INSIDE,
+						     pcs, a->arg);
 			memset(pcs + n, 0, (a->arg - n) * 8);
 			continue;
 		}
@@ -250,6 +265,11 @@ void trace_fire(struct trace_session *s, struct trace_ecb *ecbs, const struct pr
 void trace_probe_handler(const struct probe_hit *hit, void *arg)
 {
 	struct trace_enabling *en = arg;
+	if (en->ecbs->site == TRACE_SITE_RETURN) {
+		const uint64_t args[6] = { hit->addr - en->function, trap_frame_retval(hit->regs) };
+		trace_fire(en->session, en->ecbs, hit, args, TRACE_ACTIVE);
+		return;
+	}
 	trace_fire(en->session, en->ecbs, hit, NULL, TRACE_ACTIVE);
 }
 

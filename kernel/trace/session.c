@@ -29,6 +29,7 @@
 #include <scion/errno.h>
 #include <scion/clock.h>
 #include <scion/sort.h>
+#include <scion/symtab.h>
 #include <arch/rtc.h>
 #include <scion/trace.h>
 #include "trace_internal.h"
@@ -147,6 +148,13 @@ static void append(struct trace_ecb **chain, struct trace_ecb *e)
 }
 
 /* ECBs from the matches; one enabling per probe, its ECBs in EPID order. */
+static enum trace_site site_of(const struct probe *p)
+{
+	if (p->soft || strcmp(p->provider, "fbt"))
+		return TRACE_SITE_INSIDE;
+	return strcmp(p->name, "return") ? TRACE_SITE_ENTRY : TRACE_SITE_RETURN;
+}
+
 static int build_ecbs(struct trace_session *s, struct matches *m)
 {
 	s->necbs = m->n;
@@ -163,6 +171,7 @@ static int build_ecbs(struct trace_session *s, struct matches *m)
 		e->epid = i + 1;
 		e->clause = &s->obj.clauses[m->clause[i]];
 		e->probe = m->probe[i];
+		e->site = site_of(e->probe);
 		if (e->probe == dtrace_begin)
 			append(&s->begin, e);
 		else if (e->probe == dtrace_end)
@@ -179,6 +188,11 @@ static int build_ecbs(struct trace_session *s, struct matches *m)
 		if (!en || en->ecbs->probe != e->probe) {
 			en = &s->enablings[s->nenablings++];
 			en->session = s;
+			if (e->site == TRACE_SITE_RETURN && e->probe->nsites) {
+				uint64_t offset = 0;
+				symtab_lookup_addr(&kernel_symtab, e->probe->sites[0], &offset);
+				en->function = e->probe->sites[0] - offset;
+			}
 			en->consumer = (struct probe_consumer){
 				.action = PROBE_HANDLER, .handler = trace_probe_handler, .arg = en,
 			};

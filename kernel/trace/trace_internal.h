@@ -95,10 +95,18 @@ int dof_load(const uint8_t *data, uint32_t len, struct trace_object *obj, char *
 void dof_free(struct trace_object *obj);
 
 /* Enabled probe: one clause on one probe. */
+/* Where a probe fires, for the arguments and stacks DTrace gives there. */
+enum trace_site {
+	TRACE_SITE_INSIDE,		/* sdt, profile, an instruction: args as at the site */
+	TRACE_SITE_ENTRY,		/* fbt entry: the call's arguments */
+	TRACE_SITE_RETURN,		/* fbt return: arg0 the ret's offset, arg1 the return value */
+};
+
 struct trace_ecb {
 	uint32_t epid;
 	struct trace_clause *clause;
 	struct probe *probe;
+	enum trace_site site;
 	struct trace_ecb *next;		/* the next ECB on the same probe (clause order) */
 };
 
@@ -107,6 +115,7 @@ struct trace_enabling {
 	struct probe_consumer consumer;
 	struct trace_session *session;
 	struct trace_ecb *ecbs;
+	uint64_t function;		/* TRACE_SITE_RETURN: the probed function's first byte */
 };
 
 /* Dynamic variables (dynvar.c). */
