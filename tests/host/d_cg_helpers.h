@@ -66,6 +66,10 @@ struct fake_kernel {
 	uint64_t speculations[4];		/* SPECULATE, COMMIT, DISCARD ids, in order */
 	unsigned nspeculations;
 	struct dif_fault fault;			/* of the failing program, if any */
+	/* Memory D may load from byte for byte (pointer tests); reads into it
+	   that run past its end fault. */
+	const void *memory;
+	size_t memory_size;
 };
 
 extern const struct dif_env_ops fake_kernel_ops;

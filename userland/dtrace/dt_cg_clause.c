@@ -135,8 +135,8 @@ static struct dt_datum value_datum(const struct dt_cg *cg, struct dt_type t)
 {
 	if (t.kind == DT_TYPE_STRING)
 		return (struct dt_datum){ .kind = DT_DATUM_STRING, .size = cg->strsize, .type = t };
-	if (t.kind == DT_TYPE_THREAD)
-		t = (struct dt_type){ DT_TYPE_INT, 8, false, DT_SYM_NONE };
+	if (t.kind == DT_TYPE_THREAD || t.kind == DT_TYPE_PTR)	/* an address: uint64 */
+		t = (struct dt_type){ .kind = DT_TYPE_INT, .size = 8 };
 	return (struct dt_datum){ .kind = DT_DATUM_INT, .size = sizeof(uint64_t), .type = t };
 }
 
@@ -190,7 +190,7 @@ static void gen_stack(struct clause_gen *g, const struct dt_stmt *s)
 	struct dt_action *a = new_action(g, s, DT_ACTION_STACK, 1);
 	a->data[0] = (struct dt_datum){ .kind = DT_DATUM_STACK, .frames = (uint32_t)frames,
 					.size = (uint32_t)frames * (uint32_t)sizeof(uint64_t),
-					.type = { DT_TYPE_INT, 8, false, DT_SYM_NONE } };
+					.type = { .kind = DT_TYPE_INT, .size = 8 } };
 	place(g, &a->data[0]);
 	add_kaction(g, s, DOF_ACT_STACK, (uint32_t)frames, 0);
 }
