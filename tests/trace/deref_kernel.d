@@ -8,7 +8,7 @@
  * depend on where the name lies.
  */
 sdt:::shell-command
-/*(char *)arg0 == 't'/
+/ *(char *)arg0 == 't' /
 {
 	this->name = (char *)arg0;
 	this->shift = 8 * (arg0 & 7);
