@@ -246,8 +246,10 @@ static int fire_action(struct fake_kernel *k, const struct dt_object *obj,
 				return -1;
 			if (i < ac->nkeys)
 				take_value(&u->keys[i], &obj->progs[a->progs[i]], v);
-			else
+			else if (!u->has_value && ac->func != DOF_AGG_COUNT)
 				u->has_value = true, u->value = v;
+			else
+				u->has_incr = true, u->incr = v;
 		}
 		return 0;
 	}

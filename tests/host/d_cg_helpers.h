@@ -47,6 +47,8 @@ struct fake_agg_update {
 	struct fake_value keys[DT_MAX_KEYS];
 	bool has_value;
 	uint64_t value;
+	bool has_incr;			/* a weighted (l)quantize: its increment */
+	uint64_t incr;
 };
 
 struct fake_kernel {

@@ -117,7 +117,8 @@ def job_trace_hostile_objects(ctx):
 
     src = ("BEGIN { x = 1; self->y = 2; a[1, \"k\"] = 3; @c[probefunc] = count(); "
            "@q = quantize(x); printf(\"%d %s\\n\", x + self->y, strjoin(\"a\", \"b\")); } "
-           "fbt::bcache_read:entry /arg0 > 5/ { @l = lquantize(arg0, 0, 100, 10); trace(arg0); }")
+           "fbt::bcache_read:entry /arg0 > 5/ { @l = lquantize(arg0, 0, 100, 10); trace(arg0); "
+           "@w = quantize(arg0, 3); @lw = lquantize(arg0, 0, 100, 10, arg0); }")
     dtc = os.path.join(ctx.build, "host", "dtc")
     meta = json.loads(subprocess.run([dtc, "-n", src], capture_output=True, text=True,
                                      check=True).stdout)

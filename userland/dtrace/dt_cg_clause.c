@@ -250,16 +250,25 @@ static void gen_action(struct clause_gen *g, const struct dt_stmt *s)
 	}
 }
 
+/* quantize(x, incr), lquantize(x, lo, hi, step, incr): the increment's argument, or NULL. */
+static const struct dt_node *agg_increment(const struct dt_stmt *s)
+{
+	int at = s->func->id == DT_F_QUANTIZE ? 1 : s->func->id == DT_F_LQUANTIZE ? 4 : -1;
+	const struct dt_node *a = s->args;
+	for (int i = 0; a && i < at; i++)
+		a = a->next;
+	return at > 0 ? a : NULL;
+}
+
 static void gen_aggregate(struct clause_gen *g, const struct dt_stmt *s)
 {
 	struct dt_cg *cg = g->cg;
-	/* count( ) has no value; lquantize's other arguments are constants in the object. */
-	int nvalues = s->func->id == DT_F_COUNT ? 0 : 1;
-	if (s->func->id == DT_F_QUANTIZE && s->nargs > 1) {
-		dt_error(cg->ctx, s->args->next->loc, D_UNSUPPORTED, "quantize( ) with an increment "
-			 "is not supported yet: the object format has one value per quantize( )");
-		return;
-	}
+	/*
+	 * count( ) has no value; lquantize's bounds are constants in the
+	 * object; a weighted (l)quantize has a second value program, the increment.
+	 */
+	const struct dt_node *incr = agg_increment(s);
+	int nvalues = (s->func->id == DT_F_COUNT ? 0 : 1) + (incr ? 1 : 0);
 	struct dt_kaction *k = add_kaction(g, s, DOF_ACT_AGGREGATE, (uint32_t)s->agg->id,
 					   s->nkeys + nvalues);
 	if (!k)
@@ -267,8 +276,10 @@ static void gen_aggregate(struct clause_gen *g, const struct dt_stmt *s)
 	int i = 0;
 	for (const struct dt_node *key = s->keys; key; key = key->next)
 		k->progs[i++] = gen_prog(cg, NULL, NULL, key, s->loc);
-	if (nvalues)
-		k->progs[i] = gen_prog(cg, NULL, NULL, s->args, s->loc);
+	if (s->func->id != DT_F_COUNT)
+		k->progs[i++] = gen_prog(cg, NULL, NULL, s->args, s->loc);
+	if (incr)
+		k->progs[i] = gen_prog(cg, NULL, NULL, incr, s->loc);
 }
 
 static bool probe_part_ok(struct dt_cg *cg, const struct dt_probedesc *d, const char *part)

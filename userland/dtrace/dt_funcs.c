@@ -54,7 +54,7 @@ const struct dt_func dt_funcs[DT_FUNC_COUNT] = {
 	{ DT_F_AVG, "avg", DT_FK_AGG, 1, 1, { A_INT }, VOID, false },
 	{ DT_F_STDDEV, "stddev", DT_FK_AGG, 1, 1, { A_INT }, VOID, false },
 	{ DT_F_QUANTIZE, "quantize", DT_FK_AGG, 1, 2, { A_INT, A_INT }, VOID, false },
-	{ DT_F_LQUANTIZE, "lquantize", DT_FK_AGG, 3, 4, { A_INT, A_CONST, A_CONST, A_CONST },
+	{ DT_F_LQUANTIZE, "lquantize", DT_FK_AGG, 3, 5, { A_INT, A_CONST, A_CONST, A_CONST },
 	  VOID, false },
 };
 
