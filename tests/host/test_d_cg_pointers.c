@@ -25,35 +25,39 @@ static void memory_init(void)
 	memory[3] = 0x0102030405060708ull;
 }
 
-/*
- * Run `BEGIN { trace(expr); }` with arg0 = the memory's address. Return
- * value: 0 with *value, or -1: a compile error (why) or a fault (*fault).
- */
-static int run_load(const char *expr, uint64_t *value, struct dif_fault *fault, char *why,
-		    size_t whysize)
+/* What one load did: rc 0 with its value, or -1 with the fault (or a compile error). */
+struct load_result {
+	int rc;
+	uint64_t value;
+	struct dif_fault fault;
+	char why[200];			/* the compile error or fault, for messages */
+};
+
+/* Run `BEGIN { trace(expr); }` with arg0 = the memory's address. */
+static struct load_result run_load(const char *expr)
 {
+	struct load_result r = { .rc = -1 };
 	char src[256];
 	snprintf(src, sizeof(src), "BEGIN { trace(%s); }", expr);
 	struct dt_program *p;
 	struct dt_object *obj = d_generate(src, &p);
-	int rc = -1;
 	if (!obj) {
-		d_first_error(p, why, whysize);
+		d_first_error(p, r.why, sizeof(r.why));
 		dt_program_free(p);
-		return -1;
+		return r;
 	}
 	struct fake_kernel k;
 	fake_kernel_init(&k);
 	k.memory = memory;
 	k.memory_size = sizeof(memory);
 	k.builtin[DIF_VAR_ARG0] = (uint64_t)(uintptr_t)memory;
-	rc = fake_fire(&k, obj, 0);
-	*value = k.nrecords ? k.records[0].value : 0;
-	*fault = k.fault;
-	snprintf(why, whysize, "%s", rc ? dif_fault_name(k.fault.kind) : "no fault");
+	r.rc = fake_fire(&k, obj, 0);
+	r.value = k.nrecords ? k.records[0].value : 0;
+	r.fault = k.fault;
+	snprintf(r.why, sizeof(r.why), "%s", r.rc ? dif_fault_name(k.fault.kind) : "no fault");
 	fake_kernel_reset(&k);
 	dt_program_free(p);
-	return rc;
+	return r;
 }
 
 HOST_TEST(d_cg_deref_widths_and_signedness)
@@ -93,12 +97,10 @@ HOST_TEST(d_cg_deref_widths_and_signedness)
 	};
 	memory_init();
 	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
-		uint64_t v;
-		struct dif_fault fault;
-		char why[200];
-		int rc = run_load(cases[i].expr, &v, &fault, why, sizeof(why));
-		CHECK(t, rc == 0 && v == cases[i].want, "%s: %s, got %#llx, want %#llx",
-		      cases[i].expr, why, (unsigned long long)v, (unsigned long long)cases[i].want);
+		struct load_result r = run_load(cases[i].expr);
+		CHECK(t, r.rc == 0 && r.value == cases[i].want, "%s: %s, got %#llx, want %#llx",
+		      cases[i].expr, r.why, (unsigned long long)r.value,
+		      (unsigned long long)cases[i].want);
 	}
 }
 
@@ -121,14 +123,11 @@ HOST_TEST(d_cg_deref_bad_addresses_fault)
 	};
 	memory_init();
 	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
-		uint64_t v;
-		struct dif_fault fault;
-		char why[200];
-		int rc = run_load(cases[i].expr, &v, &fault, why, sizeof(why));
+		struct load_result r = run_load(cases[i].expr);
 		uint64_t want = cases[i].addr + (cases[i].relative ? (uint64_t)(uintptr_t)memory : 0);
-		CHECK(t, rc == -1 && fault.kind == cases[i].kind && fault.addr == want,
-		      "%s: rc %d, %s at %#llx, want %s at %#llx", cases[i].expr, rc, why,
-		      (unsigned long long)fault.addr, dif_fault_name(cases[i].kind),
+		CHECK(t, r.rc == -1 && r.fault.kind == cases[i].kind && r.fault.addr == want,
+		      "%s: rc %d, %s at %#llx, want %s at %#llx", cases[i].expr, r.rc, r.why,
+		      (unsigned long long)r.fault.addr, dif_fault_name(cases[i].kind),
 		      (unsigned long long)want);
 	}
 }
