@@ -446,12 +446,6 @@ static uint8_t load_op(struct dt_type t)
 	}
 }
 
-/* Bytes one step of a pointer covers: sizeof *p. */
-static unsigned element_size(struct dt_type ptr)
-{
-	return ptr.levels > 1 ? 8 : ptr.base_size;
-}
-
 /* reg *= size, for pointer arithmetic (nothing for 1-byte elements). */
 static void scale(struct dt_cg *cg, const struct dt_node *at, int reg, unsigned size)
 {
@@ -472,7 +466,7 @@ static int gen_pointer_arith(struct dt_cg *cg, const struct dt_node *n)
 	int a = dt_cg_expr(cg, n->left), b = dt_cg_expr(cg, n->right);
 	bool left_ptr = n->left->type.kind == DT_TYPE_PTR;
 	bool right_ptr = n->right->type.kind == DT_TYPE_PTR;
-	unsigned size = element_size(left_ptr ? n->left->type : n->right->type);
+	unsigned size = dt_type_pointee_size(left_ptr ? n->left->type : n->right->type);
 
 	if (left_ptr && right_ptr) {
 		emit_r3(cg, n, DIF_OP_SUB, a, a, b);

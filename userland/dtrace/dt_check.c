@@ -140,12 +140,6 @@ static bool is_relational(enum dt_op op)
 	return op >= DT_OP_EQ && op <= DT_OP_GE;
 }
 
-/* Bytes a pointer's step covers (C's sizeof *p), or 0 for void *. */
-static unsigned pointee_size(struct dt_type ptr)
-{
-	return ptr.levels > 1 ? 8 : ptr.base_size;
-}
-
 /*
  * p + i, i + p, p - i (a pointer, scaled by the pointee's size when the
  * code runs) and p - q (the distance in elements, int64), as in C; void *
@@ -154,8 +148,8 @@ static unsigned pointee_size(struct dt_type ptr)
 static bool check_pointer_arith(struct dt_checker *ck, struct dt_node *n)
 {
 	struct dt_type l = n->left->type, r = n->right->type;
-	bool lp = l.kind == DT_TYPE_PTR && pointee_size(l), rp = r.kind == DT_TYPE_PTR &&
-		  pointee_size(r);
+	bool lp = l.kind == DT_TYPE_PTR && dt_type_pointee_size(l);
+	bool rp = r.kind == DT_TYPE_PTR && dt_type_pointee_size(r);
 	if (lp && dt_type_is_int(r)) {
 		n->type = l;
 	} else if (rp && dt_type_is_int(l) && n->op == DT_OP_ADD) {

@@ -146,6 +146,8 @@ bool dt_type_is_int(struct dt_type t);
 bool dt_type_is_scalar(struct dt_type t);	/* integers, curthread and pointers */
 /* A pointer to pointee (an integer, void or a pointer: the caller caps the levels). */
 struct dt_type dt_type_pointer_to(struct dt_type pointee);
+/* Bytes one step of a DT_TYPE_PTR covers (C's sizeof *p): 0 for void *. */
+unsigned dt_type_pointee_size(struct dt_type ptr);
 /* What a DT_TYPE_PTR points to: an integer, void, or a pointer one level less. */
 struct dt_type dt_type_pointee(struct dt_type ptr);
 /* The 64-bit type arithmetic on a and b is done in. */

@@ -116,6 +116,11 @@ struct dt_type dt_type_pointer_to(struct dt_type pointee)
 				 .base_signed = is_int && pointee.is_signed };
 }
 
+unsigned dt_type_pointee_size(struct dt_type ptr)
+{
+	return ptr.levels > 1 ? 8 : ptr.base_size;
+}
+
 struct dt_type dt_type_pointee(struct dt_type ptr)
 {
 	if (ptr.levels > 1) {
