@@ -257,7 +257,7 @@ fuzz: $(BUILD)/gen/x86_opcodes.c $(GRAFT_FIXTURE)
 # verifier, the trace object of kernel/include/scion/dof.h) and prints the
 # JSON the host consumer reads: dtc [-C] [-x opt=val] [-o FILE] (-s FILE |
 # -n PROGRAM) [args...].
-DTRACE_TOOLS := userland/dtrace/dcheck.c userland/dtrace/dtc.c
+DTRACE_TOOLS := userland/dtrace/dcheck.c userland/dtrace/dtc.c userland/dtrace/dt_driver.c
 DTRACE_LIB_SRCS := $(filter-out $(DTRACE_TOOLS),$(wildcard userland/dtrace/*.c)) \
 	kernel/trace/dif_verify.c
 DTRACE_LIB_HEADERS := $(wildcard userland/dtrace/*.h) kernel/include/scion/dif.h \
@@ -267,11 +267,12 @@ HOST_USERLAND_CFLAGS = -Iuserland/dtrace -DD_CORPUS_DIR='"$(abspath tests/d)"'
 $(HOST_TESTS): $(HOST_USERLAND_SRCS) $(DTRACE_LIB_HEADERS)
 DCHECK := $(BUILD)/host/dcheck
 DTC := $(BUILD)/host/dtc
-$(BUILD)/host/dcheck $(BUILD)/host/dtc: $(BUILD)/host/%: userland/dtrace/%.c $(DTRACE_LIB_SRCS) \
-		$(DTRACE_LIB_HEADERS)
+# dt_driver.c: the command line and source reading both tools share.
+$(BUILD)/host/dcheck $(BUILD)/host/dtc: $(BUILD)/host/%: userland/dtrace/%.c \
+		userland/dtrace/dt_driver.c $(DTRACE_LIB_SRCS) $(DTRACE_LIB_HEADERS)
 	@mkdir -p $(dir $@)
 	$(call say,HOSTCC,$@)
-	$(Q)$(HOST_CC) $(HOST_CFLAGS) -o $@ $< $(DTRACE_LIB_SRCS)
+	$(Q)$(HOST_CC) $(HOST_CFLAGS) -o $@ $< userland/dtrace/dt_driver.c $(DTRACE_LIB_SRCS)
 .PHONY: dcheck dtc
 dcheck: $(DCHECK)
 dtc: $(DTC)

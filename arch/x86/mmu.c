@@ -201,7 +201,7 @@ static __init void map_direct_chunk(uint64_t pa)
 	}
 }
 
-static bool direct_mapped_type(uint32_t type)
+bool mmu_direct_mapped_type(uint32_t type)
 {
 	return type == BOOT_MEM_AVAILABLE || type == BOOT_MEM_ACPI_RECLAIMABLE ||
 	       type == BOOT_MEM_ACPI_NVS;
@@ -217,7 +217,7 @@ __init void mmu_init(void)
 		map_direct_chunk(pa);
 	for (unsigned i = 0; i < boot_info.nmem; i++) {
 		const struct boot_mem_region *r = &boot_info.mem[i];
-		if (!direct_mapped_type(r->type))
+		if (!mmu_direct_mapped_type(r->type))
 			continue;
 		uint64_t end = ALIGN_UP(r->base + r->length, LARGE_PAGE);
 		for (uint64_t pa = ALIGN_DOWN(r->base, LARGE_PAGE); pa < end; pa += LARGE_PAGE)

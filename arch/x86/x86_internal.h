@@ -78,5 +78,7 @@ void timer_calibrate(void);
 
 /* mmu.c */
 void mmu_init(void);
+/* Boot memory of this type (enum boot_mem_type) is RAM the direct map covers. */
+bool mmu_direct_mapped_type(uint32_t type);
 
 #endif

@@ -120,7 +120,8 @@ static unsigned lquantize_bucket(const struct trace_agg *g, int64_t v)
 	return 1 + (unsigned)((uint64_t)(v - g->lq_low) / (uint64_t)g->lq_step);
 }
 
-static void fold(const struct trace_agg *g, uint64_t *val, uint64_t value, bool fresh)
+static void fold(const struct trace_agg *g, uint64_t *val, uint64_t value, uint64_t incr,
+		 bool fresh)
 {
 	int64_t v = (int64_t)value;
 	switch (g->func) {
@@ -138,13 +139,13 @@ static void fold(const struct trace_agg *g, uint64_t *val, uint64_t value, bool 
 		val[3] = (uint64_t)(sum >> 64);
 		break;
 	}
-	case DOF_AGG_QUANTIZE: val[quantize_bucket(v)]++; break;
-	case DOF_AGG_LQUANTIZE: val[lquantize_bucket(g, v)]++; break;
+	case DOF_AGG_QUANTIZE: val[quantize_bucket(v)] += incr; break;
+	case DOF_AGG_LQUANTIZE: val[lquantize_bucket(g, v)] += incr; break;
 	}
 }
 
 bool aggbuf_update(struct aggbuf_set *a, uint32_t agg_id, const struct trace_agg *g,
-		   const uint8_t *key, uint64_t value)
+		   const uint8_t *key, uint64_t value, uint64_t incr)
 {
 	unsigned cpu = this_cpu_index();
 	if (cpu >= a->ncpus)
@@ -157,7 +158,7 @@ bool aggbuf_update(struct aggbuf_set *a, uint32_t agg_id, const struct trace_agg
 		struct dof_aggent *e = (struct dof_aggent *)(b->data + b->offset[i - 1]);
 		if (b->hash[i - 1] != h || e->agg != agg_id || memcmp(e + 1, key, g->keybytes))
 			continue;
-		fold(g, (uint64_t *)((uint8_t *)(e + 1) + g->keybytes), value, false);
+		fold(g, (uint64_t *)((uint8_t *)(e + 1) + g->keybytes), value, incr, false);
 		return true;
 	}
 	uint32_t need = (uint32_t)sizeof(struct dof_aggent) + g->keybytes + g->valbytes;
@@ -170,7 +171,7 @@ bool aggbuf_update(struct aggbuf_set *a, uint32_t agg_id, const struct trace_agg
 	memcpy(e + 1, key, g->keybytes);
 	uint64_t *val = (uint64_t *)((uint8_t *)(e + 1) + g->keybytes);
 	memset(val, 0, g->valbytes);
-	fold(g, val, value, true);
+	fold(g, val, value, incr, true);
 	b->offset[b->nentries] = b->used;
 	b->hash[b->nentries] = h;
 	b->next[b->nentries] = *head;

@@ -260,11 +260,17 @@ static int check_action(const struct trace_object *o, struct trace_clause *c, un
 	unsigned want;
 	switch (a->kind) {
 	case DOF_ACT_STACK: want = 0; break;
-	case DOF_ACT_AGGREGATE:
+	case DOF_ACT_AGGREGATE: {
 		if (a->arg >= o->naggs)
 			FAIL("clause %u action %u: no aggregation %u", ci, ai + 1, a->arg);
-		want = o->aggs[a->arg].nkeys + o->aggs[a->arg].nvalues;
+		const struct trace_agg *g = &o->aggs[a->arg];
+		want = g->nkeys + g->nvalues;
+		/* (l)quantize may carry its increment as one more program. */
+		bool weighable = g->func == DOF_AGG_QUANTIZE || g->func == DOF_AGG_LQUANTIZE;
+		if (weighable && a->nprogs == want + 1)
+			want++;
 		break;
+	}
 	default: want = 1; break;
 	}
 	if (a->nprogs != want)

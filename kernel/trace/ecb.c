@@ -113,7 +113,7 @@ static bool aggregate(struct trace_firing *x, const struct trace_action *a, uint
 	struct trace_session *s = x->session;
 	const struct trace_agg *g = &s->obj.aggs[a->arg];
 	uint8_t *key = x->cpu->key;
-	uint64_t value = 0;
+	uint64_t value = 0, incr = 1;
 	struct dif_fault fault;
 
 	if (!build_agg_key(x, a, g, key, ai))
@@ -122,7 +122,13 @@ static bool aggregate(struct trace_firing *x, const struct trace_action *a, uint
 		failed(x, ai, &fault);
 		return false;
 	}
-	if (!aggbuf_update(s->aggs, a->arg, g, key, value))
+	/* A weighted (l)quantize: the loader allowed one program past the value. */
+	if (a->nprogs > g->nkeys + g->nvalues &&
+	    dif_run(a->progs[g->nkeys + g->nvalues], &trace_env_ops, x, &incr, &fault)) {
+		failed(x, ai, &fault);
+		return false;
+	}
+	if (!aggbuf_update(s->aggs, a->arg, g, key, value, incr))
 		count(&s->counters.agg_drops);
 	return true;
 }

@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: BSD-2-Clause
 /*
  * The kernel's DIF environment (struct dif_env_ops) for one ECB firing:
- * loads through arch_safe_read, built-in variables from the probe hit
+ * loads and string copies through arch_safe_read, after
+ * arch_trace_readable has refused device memory, built-in variables from the probe hit
  * and the current thread, variables of the three scopes, scratch space
  * and speculation ids.
  *
@@ -24,10 +25,18 @@
 
 #define STRING_CHUNK 64		/* reads never cross a page: a power of two below it */
 
+/* A trace read: device memory is refused before anything is read, like an unmapped page. */
+static int trace_read(void *dst, uint64_t addr, size_t n)
+{
+	if (!arch_trace_readable(addr, n))
+		return -EFAULT;
+	return arch_safe_read(dst, addr, n);
+}
+
 static int env_read(void *env, uint64_t addr, void *buf, size_t n)
 {
 	(void)env;
-	return arch_safe_read(buf, addr, n);
+	return trace_read(buf, addr, n);
 }
 
 /*
@@ -43,7 +52,7 @@ static long copy_string(char *dst, uint64_t addr, size_t max)
 		size_t n = STRING_CHUNK - (size_t)(at % STRING_CHUNK);
 		if (n > max - 1 - len)
 			n = max - 1 - len;
-		if (arch_safe_read(dst + len, at, n)) {
+		if (trace_read(dst + len, at, n)) {
 			dst[len] = '\0';
 			return -EFAULT;
 		}

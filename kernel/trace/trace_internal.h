@@ -142,11 +142,13 @@ struct aggbuf_set *aggbuf_create(uint32_t bytes);
 void aggbuf_destroy(struct aggbuf_set *a);
 /*
  * aggbuf_update - fold one value into (agg, key) on this CPU's active
- *   buffer, creating the entry. Return value: false when the buffer is
- *   full (an aggregation drop). Probe context.
+ *   buffer, creating the entry. incr is what a quantize or lquantize
+ *   bucket grows by (1 unless weighted; two's complement); the other
+ *   functions ignore it. Return value: false when the buffer is full (an
+ *   aggregation drop). Probe context.
  */
 bool aggbuf_update(struct aggbuf_set *a, uint32_t agg_id, const struct trace_agg *agg,
-		   const uint8_t *key, uint64_t value);
+		   const uint8_t *key, uint64_t value, uint64_t incr);
 /* Switch every CPU's buffers (cross-call); then aggbuf_taken gives each CPU's. Thread. */
 void aggbuf_switch(struct aggbuf_set *a);
 const uint8_t *aggbuf_taken(struct aggbuf_set *a, unsigned cpu, uint32_t *bytes);

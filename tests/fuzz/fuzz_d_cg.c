@@ -8,7 +8,8 @@
  * programs dif_verify accepts, stay within the object format's limits,
  * have consistent action and record layouts, and serialize to exactly
  * its size; each program then runs in a small fake environment (it may
- * fault, never crash). Generating twice gives the same bytes.
+ * fault, never crash; loads through pointers read only memory the
+ * environment knows). Generating twice gives the same bytes.
  */
 #include <string.h>
 #include "fuzz.h"
@@ -20,17 +21,39 @@
 struct env {
 	char scratch[SCRATCH];
 	size_t used;
+	const struct dif_prog *prog;	/* the program running: its string table reads */
 };
 
+/* The strings the environment hands out (built-ins, unset string variables). */
+static const char fuzz_name[] = "fuzz", empty[] = "";
+
+/* Bytes from addr to the end of [base, base + len), or 0 when addr is outside it. */
+static size_t left_in(uint64_t addr, const void *base, size_t len)
+{
+	uint64_t start = (uint64_t)(uintptr_t)base;
+	return base && addr >= start && addr - start < len ? (size_t)(start + len - addr) : 0;
+}
+
+/*
+ * Only memory the program may name reads: scratch, its string table and
+ * the environment's strings; any other address (D can load through any
+ * integer cast to a pointer) fails as an unmapped one would. A read
+ * running past its region's end gets zeros there: strings stop at their NUL.
+ */
 static int env_read(void *e, uint64_t addr, void *buf, size_t n)
 {
-	(void)e;
-	if (addr < 4096)
+	struct env *env = e;
+	size_t left = left_in(addr, env->scratch, SCRATCH);
+	if (!left)
+		left = left_in(addr, env->prog->strtab, env->prog->strtab_len);
+	if (!left)
+		left = left_in(addr, fuzz_name, sizeof(fuzz_name));
+	if (!left)
+		left = left_in(addr, empty, sizeof(empty));
+	if (!left)
 		return -14;
-	const char *from = (const char *)(uintptr_t)addr;	/* strings only: up to their NUL */
-	char *to = buf;
-	for (size_t i = 0; i < n && (i == 0 || from[i - 1]); i++)
-		to[i] = from[i];
+	memset(buf, 0, n);
+	memcpy(buf, (const void *)(uintptr_t)addr, n < left ? n : left);
 	return 0;
 }
 
@@ -41,7 +64,7 @@ static uint64_t env_builtin(void *e, unsigned id)
 	switch (id) {
 	case DIF_VAR_EXECNAME: case DIF_VAR_PROBEPROV: case DIF_VAR_PROBEMOD:
 	case DIF_VAR_PROBEFUNC: case DIF_VAR_PROBENAME:
-		return (uint64_t)(uintptr_t)"fuzz";
+		return (uint64_t)(uintptr_t)fuzz_name;
 	default:
 		return id * 7919u;
 	}
@@ -52,7 +75,7 @@ static int env_load(void *e, const struct dif_var *v, const struct dif_tuple_ite
 {
 	(void)e;
 	FUZZ_ASSERT(v->kind == DIF_KIND_ASSOC ? nk == v->nkeys && k : nk == 0, "key count");
-	*out = v->type == DIF_TYPE_STRING ? (uint64_t)(uintptr_t)"" : 0;
+	*out = v->type == DIF_TYPE_STRING ? (uint64_t)(uintptr_t)empty : 0;
 	return 0;
 }
 
@@ -93,7 +116,7 @@ static void check_object(const struct dt_object *obj)
 	for (uint32_t i = 0; i < obj->nprogs; i++) {
 		const struct dif_prog *p = &obj->progs[i];
 		FUZZ_ASSERT(dif_verify(p, why, sizeof(why)) == 0, "program %u: %s", i, why);
-		struct env env = { .used = 0 };
+		struct env env = { .used = 0, .prog = p };
 		struct dif_fault fault;
 		uint64_t v;
 		if (dif_run(p, &ops, &env, &v, &fault))

@@ -5,7 +5,8 @@
  * by scope, id, thread and key tuple, and fake_fire, which runs one
  * clause's programs in order as the kernel's probe context would.
  *
- * Reads: addresses below 4096 fault (as NULL does in the kernel); any
+ * Reads: addresses below 4096 fault (as NULL does in the kernel); the
+ * test's memory (fake_kernel.memory) reads byte for byte; any
  * other address is a host pointer to a NUL-terminated string (the
  * program's table, scratch, a variable's copy, a built-in's text), read
  * no further than its NUL so AddressSanitizer stays quiet.
@@ -22,9 +23,17 @@
 
 static int fake_read(void *env, uint64_t addr, void *buf, size_t n)
 {
-	(void)env;
+	const struct fake_kernel *k = env;
+	uint64_t mem = (uint64_t)(uintptr_t)k->memory;
 	if (addr < NULL_PAGE)
 		return FAKE_EFAULT;
+	/* The test's memory, and the page after it, which reads as unmapped. */
+	if (k->memory && addr >= mem && addr - mem < k->memory_size + NULL_PAGE) {
+		if (n > k->memory_size - (addr - mem))
+			return FAKE_EFAULT;
+		memcpy(buf, (const void *)(uintptr_t)addr, n);
+		return 0;
+	}
 	const char *from = (const char *)(uintptr_t)addr;
 	char *to = buf;
 	for (size_t i = 0; i < n && (i == 0 || from[i - 1]); i++)
@@ -237,8 +246,10 @@ static int fire_action(struct fake_kernel *k, const struct dt_object *obj,
 				return -1;
 			if (i < ac->nkeys)
 				take_value(&u->keys[i], &obj->progs[a->progs[i]], v);
-			else
+			else if (!u->has_value && ac->func != DOF_AGG_COUNT)
 				u->has_value = true, u->value = v;
+			else
+				u->has_incr = true, u->incr = v;
 		}
 		return 0;
 	}

@@ -47,6 +47,8 @@ struct fake_agg_update {
 	struct fake_value keys[DT_MAX_KEYS];
 	bool has_value;
 	uint64_t value;
+	bool has_incr;			/* a weighted (l)quantize: its increment */
+	uint64_t incr;
 };
 
 struct fake_kernel {
@@ -66,6 +68,10 @@ struct fake_kernel {
 	uint64_t speculations[4];		/* SPECULATE, COMMIT, DISCARD ids, in order */
 	unsigned nspeculations;
 	struct dif_fault fault;			/* of the failing program, if any */
+	/* Memory D may load from byte for byte (pointer tests); reads into it
+	   that run past its end fault. */
+	const void *memory;
+	size_t memory_size;
 };
 
 extern const struct dif_env_ops fake_kernel_ops;

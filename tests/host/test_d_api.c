@@ -373,8 +373,9 @@ HOST_TEST(d_preprocessor)
 
 HOST_TEST(d_type_rules)
 {
-	struct dt_type i8 = { DT_TYPE_INT, 1, true, 0 }, u8 = { DT_TYPE_INT, 1, false, 0 };
-	struct dt_type u32 = { DT_TYPE_INT, 4, false, 0 };
+	struct dt_type i8 = { .kind = DT_TYPE_INT, .size = 1, .is_signed = true };
+	struct dt_type u8 = { .kind = DT_TYPE_INT, .size = 1 };
+	struct dt_type u32 = { .kind = DT_TYPE_INT, .size = 4 };
 
 	CHECK(t, dt_type_normalize(i8, 200) == (uint64_t)-56, "int8 200 is -56");
 	CHECK(t, dt_type_normalize(u8, 300) == 44, "uint8 300 is 44");

@@ -426,6 +426,28 @@ HOST_TEST(d_cg_thread_members)
 	dt_program_free(p);
 }
 
+HOST_TEST(d_cg_weighted_quantize_has_an_increment_program)
+{
+	static const int64_t args[NARGS] = { 100, 7, 0 };
+	struct fake_kernel k;
+	run_clause(t, "BEGIN { @q[probefunc] = quantize(arg0, arg1 * 2); "
+		   "@l = lquantize(arg0, 0, 1000, 10, -3); @p = quantize(arg0); "
+		   "@m = lquantize(arg0, 0, 1000, 10); @s = sum(arg1); @c = count(); }", args, &k);
+	CHECK(t, k.naggs == 6, "%u aggregation updates", k.naggs);
+	const struct fake_agg_update *u = k.aggs;
+	CHECK(t, u[0].nkeys == 1 && !strcmp(u[0].keys[0].str, "bcache_read") && u[0].has_value &&
+	      u[0].value == 100 && u[0].has_incr && u[0].incr == 14,
+	      "quantize(arg0, arg1 * 2): value %llu, increment %s%llu",
+	      (unsigned long long)u[0].value, u[0].has_incr ? "" : "none ",
+	      (unsigned long long)u[0].incr);
+	CHECK(t, u[1].value == 100 && u[1].has_incr && u[1].incr == (uint64_t)-3,
+	      "lquantize(arg0, 0, 1000, 10, -3): increment %lld", (long long)u[1].incr);
+	for (unsigned i = 2; i < 6 && i < k.naggs; i++)
+		CHECK(t, !u[i].has_incr, "update %u has an increment without one written", i);
+	CHECK(t, k.naggs == 6 && u[4].value == 7 && !u[5].has_value, "sum and count values");
+	fake_kernel_reset(&k);
+}
+
 HOST_TEST(d_cg_speculation_runs_first_with_its_assignments)
 {
 	struct dt_program *p;
@@ -478,7 +500,6 @@ HOST_TEST(d_cg_errors)
 	expect_cg_error(t, "BEGIN { trace(arg0 + (arg1 + (arg2 + (arg3 + (arg4 + (arg5 + (arg6 + "
 			"(arg7 + (arg8 + (arg9 + (arg0 + (arg1 + (arg2 + (arg3 + (arg4 + (arg5 + "
 			"arg6)))))))))))))))); }", D_CG_EXPR, "expression too complex");
-	expect_cg_error(t, "BEGIN { @q = quantize(arg0, 2); }", D_UNSUPPORTED, "increment");
 	expect_cg_error(t, "BEGIN { stack(100); }", D_STACK_SIZE, "at most 64");
 	expect_cg_error(t, "#pragma D option stackframes=65\nBEGIN { stack(); }", D_STACK_SIZE,
 			"stackframes");

@@ -67,12 +67,41 @@ def lines_match(patterns, out):
     return len(want) == len(got) and all(re.fullmatch(w, g) for w, g in zip(want, got))
 
 
+# dtrace's default record line: CPU (%3d), ID (%6d), FUNCTION:NAME; an error line's "(ID N: probe)".
+RECORD_LINE = re.compile(r"^(\s*\d+) +(\d+)( +)(\S*):(\S+)(?= |$)", re.M)
+ERROR_PROBE = re.compile(r"\(ID (\d+): ([^)]+)\)")
+
+
+class ProbeNames:
+    """Probe IDs of one guest to full names, asked of the guest's probe list."""
+
+    def __init__(self, ctx, sock):
+        self.ctx, self.sock, self.names = ctx, sock, {}
+
+    def lookup(self, probe_id, spec):
+        if probe_id not in self.names:
+            rc, out, _ = scion(self.ctx, self.sock, "shell", "probe", "list", spec)
+            for row in re.finditer(r"^\s+(\d+)\s+(\S+)\s+\d+\s+\d+", out, re.M):
+                self.names[int(row[1])] = row[2]
+        return self.names.get(probe_id, f"unknown-{probe_id}")
+
+    def canonical(self, text):
+        """text with each probe ID written as {id:PROBE} (the widths dtrace pads with kept out)."""
+        def record(m):
+            name = self.lookup(int(m[2]), f"*:*:{m[4]}:{m[5]}")
+            return f"{m[1]} {{id:{name}}}{m[3]}{m[4]}:{m[5]}"
+        def error(m):
+            return f"(ID {{id:{self.lookup(int(m[1]), m[2])}}}: {m[2]})"
+        return ERROR_PROBE.sub(error, RECORD_LINE.sub(record, text))
+
+
 def run_scripts(ctx, smp):
     chosen = [p for p in scripts(ctx) if directives(p)["smp"] == str(smp)]
     if not chosen:
         return
     boot, sock = channel_boot(ctx, f"trace-smp{smp}", smp=smp, single_thread_tcg=True)
     update = os.environ.get("SCION_TRACE_UPDATE") == "1"
+    probes = ProbeNames(ctx, sock)
     try:
         for path in chosen:
             d = directives(path)
@@ -90,6 +119,7 @@ def run_scripts(ctx, smp):
                 scion(ctx, sock, "graft", "remove", graft[1])
             # The script's path as the harness gave it: the expected files name it relatively.
             err = err.replace(path, f"tests/trace/{name}.d")
+            out, err = probes.canonical(out), probes.canonical(err)
             want_out, want_err = expected(path, ".out"), expected(path, ".err")
             want_re = expected(path, ".out.re")
             if update and want_re is None:
@@ -138,7 +168,8 @@ def job_trace_hostile_objects(ctx):
 
     src = ("BEGIN { x = 1; self->y = 2; a[1, \"k\"] = 3; @c[probefunc] = count(); "
            "@q = quantize(x); printf(\"%d %s\\n\", x + self->y, strjoin(\"a\", \"b\")); } "
-           "fbt::bcache_read:entry /arg0 > 5/ { @l = lquantize(arg0, 0, 100, 10); trace(arg0); }")
+           "fbt::bcache_read:entry /arg0 > 5/ { @l = lquantize(arg0, 0, 100, 10); trace(arg0); "
+           "@w = quantize(arg0, 3); @lw = lquantize(arg0, 0, 100, 10, arg0); }")
     dtc = os.path.join(ctx.build, "host", "dtc")
     meta = json.loads(subprocess.run([dtc, "-n", src], capture_output=True, text=True,
                                      check=True).stdout)

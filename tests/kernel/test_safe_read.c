@@ -5,7 +5,10 @@
  * unmapped page, a thread stack's guard page and a non-canonical
  * address come back as -EFAULT with no fault reported, from thread
  * context and with interrupts masked (as in probe context); a read that
- * starts mapped and runs into an unmapped page fails too.
+ * starts mapped and runs into an unmapped page fails too. Trace loads
+ * and string copies (the kernel's DIF environment) refuse device memory
+ * (arch_trace_readable): the local APIC's page is an invalid address
+ * while kernel data still reads.
  */
 #include <scion/ktest.h>
 #include <scion/errno.h>
@@ -13,6 +16,8 @@
 #include <scion/mm.h>
 #include <arch/safe_read.h>
 #include <arch/cpu.h>
+#include <arch/mmu.h>
+#include "../../kernel/trace/trace_internal.h"
 
 static const char text[] = "read me through the safe path";
 
@@ -54,4 +59,70 @@ KTEST(safe_read_good_and_bad_addresses, 1)
 	arch_irq_restore(f);
 	KT_EXPECT(t, masked == -EFAULT, "with interrupts masked: %d", masked);
 	vmap_stack_free(base, size);
+}
+
+/* The MMIO page mapping the local APIC (QEMU's 0xfee00000), or 0 when none does. */
+static uint64_t lapic_page(void)
+{
+	for (uint64_t va = MMIO_BASE; va < MMIO_LIMIT; va += PAGE_SIZE) {
+		uint64_t pa = arch_translate((uintptr_t)va, NULL);
+		if (pa == UINT64_MAX)
+			return 0;	/* mmio_map hands out the window from its start */
+		if (pa == 0xfee00000ull)
+			return va;
+	}
+	return 0;
+}
+
+/* `return *(uint32_t *)addr` as a trace program, run through the kernel's DIF environment. */
+static int trace_load32(uint64_t addr, uint64_t *value, struct dif_fault *fault)
+{
+	const struct dif_insn insns[] = {
+		{ DIF_OP_LDC, 1, 0, 0, 0 },
+		{ DIF_OP_LDUW, 2, 1, 0, 0 },
+		{ DIF_OP_RET, 0, 2, 0, 0 },
+	};
+	const struct dif_prog p = { .insns = insns, .ninsns = 3, .ints = &addr, .nints = 1,
+				    .rtype = DIF_TYPE_INT, .strsize = 16 };
+	char why[120];
+	if (dif_verify(&p, why, sizeof(why)))
+		return -1;
+	return dif_run(&p, &trace_env_ops, NULL, value, fault);
+}
+
+KTEST(trace_reads_refuse_device_memory, 1)
+{
+	static const uint32_t known = 0x5ca1ab1e;
+	uint64_t lapic = lapic_page();
+	KT_ASSERT(t, lapic, "no MMIO page maps the local APIC at 0xfee00000");
+
+	/* The hook itself: device memory refused, kernel data and unmapped addresses not. */
+	KT_EXPECT(t, !arch_trace_readable(lapic + 0x20, 4), "the local APIC's ID register");
+	KT_EXPECT(t, !arch_trace_readable(MMIO_BASE - 4, 8), "a range running into the MMIO window");
+	KT_EXPECT(t, !arch_trace_readable((uint64_t)(uintptr_t)phys_to_virt(0xb8000), 2),
+		  "VGA text memory in the direct map");
+	KT_EXPECT(t, !arch_trace_readable(UINT64_MAX - 3, 8), "a range that wraps");
+	KT_EXPECT(t, arch_trace_readable((uint64_t)(uintptr_t)&known, sizeof(known)),
+		  "kernel data refused");
+	KT_EXPECT(t, arch_trace_readable((uint64_t)(uintptr_t)phys_to_virt(0x1000), 8),
+		  "low RAM in the direct map refused");
+	KT_EXPECT(t, arch_trace_readable(0x10000, 8), "an unmapped address refused (not device memory)");
+
+	/* The trace load path: the LAPIC read is an invalid address, before any read. */
+	uint64_t v = 0;
+	struct dif_fault fault;
+	int rc = trace_load32(lapic + 0x20, &v, &fault);
+	KT_EXPECT(t, rc == -1 && fault.kind == DIF_FAULT_BADADDR && fault.addr == lapic + 0x20 &&
+		  fault.pc == 1, "LAPIC load: rc %d, %s at %llx (pc %u)", rc,
+		  dif_fault_name(fault.kind), (unsigned long long)fault.addr, fault.pc);
+	rc = trace_load32((uint64_t)(uintptr_t)&known, &v, &fault);
+	KT_EXPECT(t, rc == 0 && v == known, "kernel data load: rc %d, %llx", rc,
+		  (unsigned long long)v);
+
+	/* String copies go through the same check. */
+	char buf[16];
+	KT_EXPECT(t, trace_copy_string(buf, lapic, sizeof(buf)) == -EFAULT,
+		  "a string copy from the local APIC");
+	KT_EXPECT(t, trace_copy_string(buf, (uint64_t)(uintptr_t)text, sizeof(buf)) == 15 &&
+		  !memcmp(buf, text, 15), "a string copy from kernel data");
 }

@@ -2,7 +2,7 @@
 /*
  * In-kernel tests of the tracing state a session keeps beside its
  * buffers (kernel/trace/): aggregation buffers (each function's values,
- * quantize and lquantize bucket edges, per-key entries, a full buffer
+ * quantize and lquantize bucket edges, weighted buckets, per-key entries, a full buffer
  * refusing exactly what does not fit, what a switch hands over and
  * leaves behind), dynamic variable space (exhaustion, deletion giving
  * the memory back, keys kept apart by scope and variable), and
@@ -26,13 +26,19 @@ static const uint64_t *values_of(const struct dof_aggent *e)
 	return (const uint64_t *)((const uint8_t *)(e + 1) + e->keybytes);
 }
 
+static bool update_by(struct aggbuf_set *a, uint32_t id, const struct trace_agg *g,
+		      uint64_t key, uint64_t value, uint64_t incr)
+{
+	irqflags_t f = arch_irq_save();
+	bool ok = aggbuf_update(a, id, g, (const uint8_t *)&key, value, incr);
+	arch_irq_restore(f);
+	return ok;
+}
+
 static bool update(struct aggbuf_set *a, uint32_t id, const struct trace_agg *g, uint64_t key,
 		   uint64_t value)
 {
-	irqflags_t f = arch_irq_save();
-	bool ok = aggbuf_update(a, id, g, (const uint8_t *)&key, value);
-	arch_irq_restore(f);
-	return ok;
+	return update_by(a, id, g, key, value, 1);
 }
 
 /* This CPU's snapshot after a switch. */
@@ -134,6 +140,42 @@ KTEST(trace_aggregation_buckets, 1)
 		  "lquantize buckets wrong: <0:%llu [0,2):%llu [8,10):%llu >=10:%llu",
 		  (unsigned long long)b[0], (unsigned long long)b[1], (unsigned long long)b[5],
 		  (unsigned long long)b[6]);
+	aggbuf_destroy(a);
+}
+
+KTEST(trace_aggregation_weighted_buckets, 1)
+{
+	struct aggbuf_set *a = aggbuf_create(AGG_BYTES);
+	KT_ASSERT(t, a, "no aggregation buffers");
+	struct trace_agg q = { .func = DOF_AGG_QUANTIZE, .valbytes = DOF_QUANTIZE_BUCKETS * 8,
+			       .nvalues = 1 };
+	struct trace_agg lq = { .func = DOF_AGG_LQUANTIZE, .valbytes = 7 * 8, .nvalues = 1,
+				.lq_low = 0, .lq_high = 10, .lq_step = 2 };
+	struct trace_agg sum = { .func = DOF_AGG_SUM, .valbytes = 8, .nvalues = 1 };
+	update_by(a, 0, &q, 0, 3, 5);
+	update_by(a, 0, &q, 0, 2, 10);
+	update_by(a, 0, &q, 0, 100, (uint64_t)-2);	/* a negative weight subtracts */
+	update_by(a, 0, &q, 0, 100, 7);
+	update_by(a, 1, &lq, 0, 4, 1000);
+	update_by(a, 1, &lq, 0, 5, 1);
+	update_by(a, 1, &lq, 0, 50, 0);			/* weight 0: the bucket stays 0 */
+	update_by(a, 2, &sum, 0, 40, 9);		/* sum ignores the increment */
+	uint32_t bytes;
+	const uint8_t *data = snapshot(a, &bytes);
+	const struct dof_aggent *e = entry_at(data, 0);
+	const uint64_t *b = values_of(e);
+	const unsigned z = DOF_QUANTIZE_ZERO;
+	KT_EXPECT(t, e->agg == 0 && b[z + 2] == 15 && b[z + 7] == 5 && b[z] == 0 && b[z + 1] == 0,
+		  "weighted quantize: [2,4):%llu [64,128):%llu", (unsigned long long)b[z + 2],
+		  (unsigned long long)b[z + 7]);
+	e = entry_at(data, (uint32_t)sizeof(*e) + e->valbytes);
+	b = values_of(e);
+	KT_EXPECT(t, e->agg == 1 && b[3] == 1001 && b[6] == 0 && b[0] == 0,
+		  "weighted lquantize: [4,6):%llu >=10:%llu", (unsigned long long)b[3],
+		  (unsigned long long)b[6]);
+	e = entry_at(data, (uint32_t)((const uint8_t *)(b + 7) - data));
+	KT_EXPECT(t, e->agg == 2 && values_of(e)[0] == 40, "sum with an increment: %llu",
+		  (unsigned long long)values_of(e)[0]);
 	aggbuf_destroy(a);
 }
 

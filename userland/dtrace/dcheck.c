@@ -10,117 +10,30 @@
  *
  * -C runs the C preprocessor first, -d prints errors as dtrace does
  * (default: FILE:LINE:COLUMN: D_TAG: message), args are $1, $2, ...
+ * The command line and reading the source are dt_driver.c's.
  */
-#include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
-#include <string.h>
-#include "dtrace.h"
+#include "dt_driver.h"
 
-static void usage(void)
-{
-	fprintf(stderr, "usage: dcheck [-C] [-d] [-x name[=value]]... (-s FILE | -n PROGRAM) "
-		"[args...]\n");
-	exit(2);
-}
-
-/* The whole file (or stdin for "-"), malloc'd; NULL with errno on failure. */
-static char *read_file(const char *path, size_t *len)
-{
-	FILE *f = strcmp(path, "-") ? fopen(path, "rb") : stdin;
-	size_t cap = 4096, n = 0;
-	char *buf = f ? malloc(cap) : NULL;
-
-	while (buf) {
-		n += fread(buf + n, 1, cap - n, f);
-		if (n < cap)
-			break;
-		char *bigger = realloc(buf, cap *= 2);
-		if (!bigger)
-			free(buf);
-		buf = bigger;
-	}
-	if (f && ferror(f)) {
-		free(buf);
-		buf = NULL;
-	}
-	if (f && f != stdin)
-		fclose(f);
-	*len = n;
-	return buf;
-}
+static const struct dt_tool dcheck = {
+	.name = "dcheck",
+	.usage = "dcheck [-C] [-d] [-x name[=value]]... (-s FILE | -n PROGRAM) [args...]",
+	.flags = "d",
+	.valued = "",
+	.option_failed = "dcheck: -x ",
+	.open_failed = "dcheck: cannot read ",
+};
 
 int main(int argc, char **argv)
 {
-	struct dt_options opts;
-	struct dt_compile_args args = { 0 };
-	enum dt_error_style style = DT_ERRFMT_TAGGED;
-	const char *file = NULL, *program = NULL;
-	int i;
-
-	dt_options_init(&opts);
-	for (i = 1; i < argc && argv[i][0] == '-' && argv[i][1]; i++) {
-		const char *a = argv[i];
-		if (!strcmp(a, "-C")) {
-			args.flags |= DT_COMPILE_CPP;
-		} else if (!strcmp(a, "-d")) {
-			style = DT_ERRFMT_DTRACE;
-		} else if (!strcmp(a, "-x") || !strcmp(a, "-s") || !strcmp(a, "-n")) {
-			if (++i == argc)
-				usage();
-			if (a[1] == 's')
-				file = argv[i];
-			else if (a[1] == 'n')
-				program = argv[i];
-			else {
-				char err[200], *name = strdup(argv[i]);
-				char *eq = name ? strchr(name, '=') : NULL;
-				if (eq)
-					*eq = '\0';
-				if (!name || dt_option_set(&opts, name, eq ? eq + 1 : NULL, err,
-							   sizeof(err)) < 0) {
-					fprintf(stderr, "dcheck: -x %s: %s\n", argv[i],
-						name ? err : "out of memory");
-					free(name);
-					return 2;
-				}
-				free(name);
-			}
-			if (file || program)
-				break;
-		} else {
-			usage();
-		}
-	}
-	if (!file == !program)
-		usage();
-	i++;
-
-	size_t len;
-	char *source;
-	if (file) {
-		source = read_file(file, &len);
-		if (!source) {
-			fprintf(stderr, "dcheck: cannot read %s: %s\n", file, strerror(errno));
-			return 2;
-		}
-		args.filename = file;
-	} else {
-		source = strdup(program);
-		len = strlen(program);
-		args.filename = "-n";
-		args.flags |= DT_COMPILE_PROBESPEC;
-	}
-	args.argc = argc - i;
-	args.argv = (const char *const *)argv + i;
-	args.options = &opts;
-
-	struct dt_program *p = dt_compile_with(source, len, &args);
-	free(source);
-	if (!p) {
-		fprintf(stderr, "dcheck: out of memory\n");
-		return 2;
-	}
+	struct dt_cmdline c;
+	if (dt_cmdline_parse(&c, &dcheck, argc, argv))
+		return DT_EXIT_USAGE;
+	enum dt_error_style style = c.flag['d'] ? DT_ERRFMT_DTRACE : DT_ERRFMT_TAGGED;
+	struct dt_program *p = dt_cmdline_compile(&c, &dcheck);
+	if (!p)
+		return DT_EXIT_USAGE;
 	int rc = 0;
 	if (p->nerrors) {
 		for (int e = 0; e < p->nerrors; e++) {
@@ -128,12 +41,12 @@ int main(int argc, char **argv)
 			dt_error_format(&p->errors[e], style, line, sizeof(line));
 			puts(line);
 		}
-		rc = 1;
+		rc = DT_EXIT_COMPILE_ERRORS;
 	} else {
 		char *dump = dt_program_dump(p);
 		if (!dump) {
 			fprintf(stderr, "dcheck: out of memory\n");
-			rc = 2;
+			rc = DT_EXIT_USAGE;
 		} else {
 			fputs(dump, stdout);
 			free(dump);

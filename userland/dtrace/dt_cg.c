@@ -17,6 +17,9 @@
  * - curthread->member reads a built-in of the current thread; a thread
  *   pointer that may be 0 (self->t unset) is checked first with a load
  *   from address 0, which faults as dereferencing NULL does in dtrace.
+ * - *p is one load (LDSB..LDX: sign- or zero-extended from the pointee's
+ *   width, as C converts it); pointer arithmetic scales by the pointee's
+ *   size. The kernel's loads are fault tolerant and check alignment.
  *
  * Registers are handed out stack-like over r1..r15 (r0 reads 0); an
  * expression needing more fails with D_CG_EXPR "expression too complex".
@@ -432,6 +435,53 @@ static void gen_compare(struct dt_cg *cg, const struct dt_node *n, int a, int b)
 	}
 }
 
+/* The load of a value of type t (a 1-8 byte integer, or a pointer), as C reads it. */
+static uint8_t load_op(struct dt_type t)
+{
+	switch (t.kind == DT_TYPE_INT ? t.size : 8) {
+	case 1: return t.is_signed ? DIF_OP_LDSB : DIF_OP_LDUB;
+	case 2: return t.is_signed ? DIF_OP_LDSH : DIF_OP_LDUH;
+	case 4: return t.is_signed ? DIF_OP_LDSW : DIF_OP_LDUW;
+	default: return DIF_OP_LDX;
+	}
+}
+
+/* reg *= size, for pointer arithmetic (nothing for 1-byte elements). */
+static void scale(struct dt_cg *cg, const struct dt_node *at, int reg, unsigned size)
+{
+	if (size <= 1)
+		return;
+	int k = reg_alloc(cg, at);
+	load_const(cg, at, k, size);
+	emit_r3(cg, at, DIF_OP_MUL, reg, reg, k);
+	dt_cg_reg_free(cg, k);
+}
+
+/*
+ * p + i, i + p, p - i: the integer scaled by the element size; p - q:
+ * the byte distance divided by it (signed, as C's ptrdiff_t).
+ */
+static int gen_pointer_arith(struct dt_cg *cg, const struct dt_node *n)
+{
+	int a = dt_cg_expr(cg, n->left), b = dt_cg_expr(cg, n->right);
+	bool left_ptr = n->left->type.kind == DT_TYPE_PTR;
+	bool right_ptr = n->right->type.kind == DT_TYPE_PTR;
+	unsigned size = dt_type_pointee_size(left_ptr ? n->left->type : n->right->type);
+
+	if (left_ptr && right_ptr) {
+		emit_r3(cg, n, DIF_OP_SUB, a, a, b);
+		if (size > 1) {
+			load_const(cg, n, b, size);
+			emit_r3(cg, n, DIF_OP_SDIV, a, a, b);
+		}
+	} else {
+		scale(cg, n, left_ptr ? b : a, size);
+		emit_r3(cg, n, n->op == DT_OP_ADD ? DIF_OP_ADD : DIF_OP_SUB, a, a, b);
+	}
+	dt_cg_reg_free(cg, b);
+	return a;
+}
+
 /* && and ||: the right operand only when the left one does not decide. */
 static int gen_short_circuit(struct dt_cg *cg, const struct dt_node *n)
 {
@@ -449,6 +499,9 @@ static int gen_binary(struct dt_cg *cg, const struct dt_node *n)
 {
 	if (n->op == DT_OP_LAND || n->op == DT_OP_LOR)
 		return gen_short_circuit(cg, n);
+	if ((n->op == DT_OP_ADD || n->op == DT_OP_SUB) &&
+	    (n->left->type.kind == DT_TYPE_PTR || n->right->type.kind == DT_TYPE_PTR))
+		return gen_pointer_arith(cg, n);
 	int a = dt_cg_expr(cg, n->left), b = dt_cg_expr(cg, n->right);
 	if (n->op == DT_OP_LXOR) {
 		emit_r3(cg, n, DIF_OP_SNE, a, a, 0);
@@ -466,6 +519,11 @@ static int gen_binary(struct dt_cg *cg, const struct dt_node *n)
 static int gen_unary(struct dt_cg *cg, const struct dt_node *n)
 {
 	int a = dt_cg_expr(cg, n->left);
+	if (n->op == DT_OP_DEREF) {
+		/* The kernel reads through its fault-tolerant path: a bad address is an error. */
+		emit(cg, n, load_op(n->type), a, a, 0, 0);
+		return a;
+	}
 	switch (n->op) {
 	case DT_OP_NEG: emit(cg, n, DIF_OP_NEG, a, a, 0, 0); break;
 	case DT_OP_BNOT: emit(cg, n, DIF_OP_NOT, a, a, 0, 0); break;

@@ -135,8 +135,8 @@ static struct dt_datum value_datum(const struct dt_cg *cg, struct dt_type t)
 {
 	if (t.kind == DT_TYPE_STRING)
 		return (struct dt_datum){ .kind = DT_DATUM_STRING, .size = cg->strsize, .type = t };
-	if (t.kind == DT_TYPE_THREAD)
-		t = (struct dt_type){ DT_TYPE_INT, 8, false, DT_SYM_NONE };
+	if (t.kind == DT_TYPE_THREAD || t.kind == DT_TYPE_PTR)	/* an address: uint64 */
+		t = (struct dt_type){ .kind = DT_TYPE_INT, .size = 8 };
 	return (struct dt_datum){ .kind = DT_DATUM_INT, .size = sizeof(uint64_t), .type = t };
 }
 
@@ -190,7 +190,7 @@ static void gen_stack(struct clause_gen *g, const struct dt_stmt *s)
 	struct dt_action *a = new_action(g, s, DT_ACTION_STACK, 1);
 	a->data[0] = (struct dt_datum){ .kind = DT_DATUM_STACK, .frames = (uint32_t)frames,
 					.size = (uint32_t)frames * (uint32_t)sizeof(uint64_t),
-					.type = { DT_TYPE_INT, 8, false, DT_SYM_NONE } };
+					.type = { .kind = DT_TYPE_INT, .size = 8 } };
 	place(g, &a->data[0]);
 	add_kaction(g, s, DOF_ACT_STACK, (uint32_t)frames, 0);
 }
@@ -250,16 +250,25 @@ static void gen_action(struct clause_gen *g, const struct dt_stmt *s)
 	}
 }
 
+/* quantize(x, incr), lquantize(x, lo, hi, step, incr): the increment's argument, or NULL. */
+static const struct dt_node *agg_increment(const struct dt_stmt *s)
+{
+	int at = s->func->id == DT_F_QUANTIZE ? 1 : s->func->id == DT_F_LQUANTIZE ? 4 : -1;
+	const struct dt_node *a = s->args;
+	for (int i = 0; a && i < at; i++)
+		a = a->next;
+	return at > 0 ? a : NULL;
+}
+
 static void gen_aggregate(struct clause_gen *g, const struct dt_stmt *s)
 {
 	struct dt_cg *cg = g->cg;
-	/* count( ) has no value; lquantize's other arguments are constants in the object. */
-	int nvalues = s->func->id == DT_F_COUNT ? 0 : 1;
-	if (s->func->id == DT_F_QUANTIZE && s->nargs > 1) {
-		dt_error(cg->ctx, s->args->next->loc, D_UNSUPPORTED, "quantize( ) with an increment "
-			 "is not supported yet: the object format has one value per quantize( )");
-		return;
-	}
+	/*
+	 * count( ) has no value; lquantize's bounds are constants in the
+	 * object; a weighted (l)quantize has a second value program, the increment.
+	 */
+	const struct dt_node *incr = agg_increment(s);
+	int nvalues = (s->func->id == DT_F_COUNT ? 0 : 1) + (incr ? 1 : 0);
 	struct dt_kaction *k = add_kaction(g, s, DOF_ACT_AGGREGATE, (uint32_t)s->agg->id,
 					   s->nkeys + nvalues);
 	if (!k)
@@ -267,8 +276,10 @@ static void gen_aggregate(struct clause_gen *g, const struct dt_stmt *s)
 	int i = 0;
 	for (const struct dt_node *key = s->keys; key; key = key->next)
 		k->progs[i++] = gen_prog(cg, NULL, NULL, key, s->loc);
-	if (nvalues)
-		k->progs[i] = gen_prog(cg, NULL, NULL, s->args, s->loc);
+	if (s->func->id != DT_F_COUNT)
+		k->progs[i++] = gen_prog(cg, NULL, NULL, s->args, s->loc);
+	if (incr)
+		k->progs[i] = gen_prog(cg, NULL, NULL, incr, s->loc);
 }
 
 static bool probe_part_ok(struct dt_cg *cg, const struct dt_probedesc *d, const char *part)

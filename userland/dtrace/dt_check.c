@@ -8,7 +8,9 @@
  *
  * Integer arithmetic is done on 64 bits (dt_type_promote); comparisons
  * and logical operators give int32 0 or 1; shift counts are taken modulo
- * 64 when folding, as the x86 shift instructions take them.
+ * 64 when folding, as the x86 shift instructions take them. Pointers
+ * come from casts; *p and pointer arithmetic are checked here and never
+ * folded (a load, or a scaling, happens when the code runs).
  *
  * Invariant: a node is rewritten (resolved, or folded into DT_N_INT) only
  * when it checks without error, so after an error nothing downstream
@@ -138,12 +140,41 @@ static bool is_relational(enum dt_op op)
 	return op >= DT_OP_EQ && op <= DT_OP_GE;
 }
 
+/*
+ * p + i, i + p, p - i (a pointer, scaled by the pointee's size when the
+ * code runs) and p - q (the distance in elements, int64), as in C; void *
+ * has no element size. Never folded: the scaling is the code generator's.
+ */
+static bool check_pointer_arith(struct dt_checker *ck, struct dt_node *n)
+{
+	struct dt_type l = n->left->type, r = n->right->type;
+	bool lp = l.kind == DT_TYPE_PTR && dt_type_pointee_size(l);
+	bool rp = r.kind == DT_TYPE_PTR && dt_type_pointee_size(r);
+	if (lp && dt_type_is_int(r)) {
+		n->type = l;
+	} else if (rp && dt_type_is_int(l) && n->op == DT_OP_ADD) {
+		n->type = r;
+	} else if (lp && rp && n->op == DT_OP_SUB && !memcmp(&l, &r, sizeof(l))) {
+		n->type = dt_type_int64;
+	} else {
+		const char *op = dt_op_name(n->op);
+		dt_error(ck->ctx, n->loc, D_OP_INCOMPAT, "operands have incompatible types: %s %s %s",
+			 dt_type_str(ck->ctx, l), op, dt_type_str(ck->ctx, r));
+		return false;
+	}
+	return true;
+}
+
 static bool check_binary(struct dt_checker *ck, struct dt_node *n)
 {
 	if (!dt_check_expr(ck, n->left) || !dt_check_expr(ck, n->right))
 		return false;
 	struct dt_type l = n->left->type, r = n->right->type;
 	const char *op = dt_op_name(n->op);
+
+	if ((n->op == DT_OP_ADD || n->op == DT_OP_SUB) &&
+	    (l.kind == DT_TYPE_PTR || r.kind == DT_TYPE_PTR))
+		return check_pointer_arith(ck, n);
 
 	if (n->op == DT_OP_LAND || n->op == DT_OP_LOR || n->op == DT_OP_LXOR) {
 		if (!dt_type_is_scalar(l) || !dt_type_is_scalar(r)) {
@@ -154,10 +185,11 @@ static bool check_binary(struct dt_checker *ck, struct dt_node *n)
 		n->type = dt_type_int32;
 	} else if (is_relational(n->op)) {
 		bool ok = dt_type_same_class(l, r) && l.kind != DT_TYPE_VOID;
-		/* A thread pointer compares with 0 (or any integer) for equality. */
+		/* A pointer compares with 0 (or any integer) for equality. */
+		bool lptr = l.kind == DT_TYPE_THREAD || l.kind == DT_TYPE_PTR;
+		bool rptr = r.kind == DT_TYPE_THREAD || r.kind == DT_TYPE_PTR;
 		if ((n->op == DT_OP_EQ || n->op == DT_OP_NE) &&
-		    ((l.kind == DT_TYPE_THREAD && r.kind == DT_TYPE_INT) ||
-		     (r.kind == DT_TYPE_THREAD && l.kind == DT_TYPE_INT)))
+		    ((lptr && r.kind == DT_TYPE_INT) || (rptr && l.kind == DT_TYPE_INT)))
 			ok = true;
 		if (!ok) {
 			dt_error(ck->ctx, n->loc, D_OP_INCOMPAT, "operands of %s have incompatible "
@@ -189,11 +221,29 @@ static bool check_binary(struct dt_checker *ck, struct dt_node *n)
 	return true;
 }
 
+/* *p: a load through the pointer when the code runs (never folded). */
+static bool check_deref(struct dt_checker *ck, struct dt_node *n)
+{
+	struct dt_type t = n->left->type;
+	if (t.kind != DT_TYPE_PTR) {
+		dt_error(ck->ctx, n->loc, D_DEREF_NONPTR, "cannot dereference non-pointer type");
+		return false;
+	}
+	n->type = dt_type_pointee(t);
+	if (n->type.kind == DT_TYPE_VOID) {
+		dt_error(ck->ctx, n->loc, D_DEREF_VOID, "cannot dereference pointer to void");
+		return false;
+	}
+	return true;
+}
+
 static bool check_unary(struct dt_checker *ck, struct dt_node *n)
 {
 	if (!dt_check_expr(ck, n->left))
 		return false;
 	struct dt_type t = n->left->type;
+	if (n->op == DT_OP_DEREF)
+		return check_deref(ck, n);
 	if (n->op == DT_OP_LNOT) {
 		if (!dt_type_is_scalar(t)) {
 			dt_error(ck->ctx, n->loc, D_OP_SCALAR, "operator ! needs a scalar operand, "
@@ -245,7 +295,7 @@ static bool check_cast(struct dt_checker *ck, struct dt_node *n)
 	if (!dt_check_expr(ck, n->left))
 		return false;
 	struct dt_type from = n->left->type, to = n->type;
-	bool ok = (to.kind == DT_TYPE_INT && dt_type_is_scalar(from)) ||
+	bool ok = ((to.kind == DT_TYPE_INT || to.kind == DT_TYPE_PTR) && dt_type_is_scalar(from)) ||
 		  (to.kind == DT_TYPE_STRING && from.kind == DT_TYPE_STRING);
 	if (!ok) {
 		dt_error(ck->ctx, n->loc, D_CAST_INVAL, "invalid cast from %s to %s",

@@ -360,8 +360,9 @@ void dt_check_action(struct dt_checker *ck, struct dt_stmt *s)
 }
 
 /*
- * lquantize(value, low, high[, step]) (its arity already checked):
- * constant bounds, as dtrace insists; they go to *lq.
+ * lquantize(value, low, high[, step[, increment]]) (its arity already
+ * checked): constant bounds, as dtrace insists; they go to *lq. The
+ * increment, what the value's bucket grows by, is any integer.
  */
 static bool check_lquantize(struct dt_checker *ck, const struct dt_node *value,
 			    struct dt_loc loc, struct dt_agg *lq)
@@ -391,6 +392,14 @@ static bool check_lquantize(struct dt_checker *ck, const struct dt_node *value,
 				 "a 32-bit quantity" : "from 1 to 65535");
 			return false;
 		}
+	}
+	const struct dt_node *incr = value->next ? value->next->next : NULL;
+	incr = incr && incr->next ? incr->next->next : NULL;
+	if (incr && !dt_type_is_int(incr->type)) {
+		dt_error(ck->ctx, incr->loc, D_PROTO_ARG, "lquantize( ) argument #5 (increment) is "
+			 "incompatible with prototype: expected an integer, got %s",
+			 dt_type_str(ck->ctx, incr->type));
+		return false;
 	}
 	if (v[1] <= v[0]) {
 		dt_error(ck->ctx, loc, D_LQUANT_MISMATCH, "lquantize( ) upper bound (%lld) must "

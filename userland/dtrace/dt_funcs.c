@@ -11,9 +11,10 @@
 #include <string.h>
 #include "dt_impl.h"
 
-#define I(sz, sg) { DT_TYPE_INT, sz, sg, DT_SYM_NONE }
-#define STR { DT_TYPE_STRING, 0, false, DT_SYM_NONE }
-#define VOID { DT_TYPE_VOID, 0, false, DT_SYM_NONE }
+#define I(sz, sg) { .kind = DT_TYPE_INT, .size = sz, .is_signed = sg }
+#define STR { .kind = DT_TYPE_STRING }
+#define VOID { .kind = DT_TYPE_VOID }
+#define SYM_T(style) { .kind = DT_TYPE_INT, .size = 8, .sym = style }
 #define VARIADIC 255
 
 enum { A_INT = DT_ARG_INT, A_STR = DT_ARG_STRING, A_ANY = DT_ARG_SCALAR_OR_STRING,
@@ -42,9 +43,9 @@ const struct dt_func dt_funcs[DT_FUNC_COUNT] = {
 	{ DT_F_BASENAME, "basename", DT_FK_SUBR, 1, 1, { A_STR }, STR, false },
 	{ DT_F_DIRNAME, "dirname", DT_FK_SUBR, 1, 1, { A_STR }, STR, false },
 	{ DT_F_RAND, "rand", DT_FK_SUBR, 0, 0, { 0 }, I(4, true), false },
-	{ DT_F_FUNC, "func", DT_FK_SUBR, 1, 1, { A_INT }, { DT_TYPE_INT, 8, false, DT_SYM_FUNC },
+	{ DT_F_FUNC, "func", DT_FK_SUBR, 1, 1, { A_INT }, SYM_T(DT_SYM_FUNC),
 	  false },
-	{ DT_F_SYM, "sym", DT_FK_SUBR, 1, 1, { A_INT }, { DT_TYPE_INT, 8, false, DT_SYM_SYM },
+	{ DT_F_SYM, "sym", DT_FK_SUBR, 1, 1, { A_INT }, SYM_T(DT_SYM_SYM),
 	  false },
 	{ DT_F_COUNT, "count", DT_FK_AGG, 0, 0, { 0 }, VOID, false },
 	{ DT_F_SUM, "sum", DT_FK_AGG, 1, 1, { A_INT }, VOID, false },
@@ -53,7 +54,7 @@ const struct dt_func dt_funcs[DT_FUNC_COUNT] = {
 	{ DT_F_AVG, "avg", DT_FK_AGG, 1, 1, { A_INT }, VOID, false },
 	{ DT_F_STDDEV, "stddev", DT_FK_AGG, 1, 1, { A_INT }, VOID, false },
 	{ DT_F_QUANTIZE, "quantize", DT_FK_AGG, 1, 2, { A_INT, A_INT }, VOID, false },
-	{ DT_F_LQUANTIZE, "lquantize", DT_FK_AGG, 3, 4, { A_INT, A_CONST, A_CONST, A_CONST },
+	{ DT_F_LQUANTIZE, "lquantize", DT_FK_AGG, 3, 5, { A_INT, A_CONST, A_CONST, A_CONST },
 	  VOID, false },
 };
 

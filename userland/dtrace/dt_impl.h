@@ -143,10 +143,16 @@ const char *dt_type_str(struct dt_ctx *ctx, struct dt_type t);
 /* A typedef name (uint64_t, size_t, ...) or NULL. */
 const struct dt_type *dt_typedef_lookup(const char *name, size_t len);
 bool dt_type_is_int(struct dt_type t);
-bool dt_type_is_scalar(struct dt_type t);	/* integers and curthread */
+bool dt_type_is_scalar(struct dt_type t);	/* integers, curthread and pointers */
+/* A pointer to pointee (an integer, void or a pointer: the caller caps the levels). */
+struct dt_type dt_type_pointer_to(struct dt_type pointee);
+/* Bytes one step of a DT_TYPE_PTR covers (C's sizeof *p): 0 for void *. */
+unsigned dt_type_pointee_size(struct dt_type ptr);
+/* What a DT_TYPE_PTR points to: an integer, void, or a pointer one level less. */
+struct dt_type dt_type_pointee(struct dt_type ptr);
 /* The 64-bit type arithmetic on a and b is done in. */
 struct dt_type dt_type_promote(struct dt_type a, struct dt_type b);
-/* Integers, strings and thread pointers each form one compatible class. */
+/* Integers, strings, thread pointers and other pointers each form one compatible class. */
 bool dt_type_same_class(struct dt_type a, struct dt_type b);
 /* Truncate and extend v to t's width and signedness. */
 uint64_t dt_type_normalize(struct dt_type t, uint64_t v);
@@ -193,6 +199,8 @@ bool dt_node_fix_depth(struct dt_parser *p, struct dt_node *n);
 bool dt_token_starts_type(const struct dt_token *t);
 bool dt_at_type(struct dt_parser *p);
 bool dt_parse_type(struct dt_parser *p, struct dt_type *type);
+/* The '*'s after a type (none is fine): type becomes a pointer per '*'. */
+bool dt_parse_pointer_stars(struct dt_parser *p, struct dt_type *type);
 struct dt_node *dt_parse_expr(struct dt_parser *p);	/* with the comma operator */
 struct dt_node *dt_parse_assign(struct dt_parser *p);	/* one argument */
 /* Arguments up to the closing token (consumed); NULL with *n = 0 if none. */

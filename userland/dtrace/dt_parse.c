@@ -181,7 +181,28 @@ bool dt_parse_type(struct dt_parser *p, struct dt_type *type)
 		return false;
 	}
 	int size = chars ? 1 : shorts ? 2 : longs ? 8 : 4;
-	*type = (struct dt_type){ DT_TYPE_INT, (uint8_t)size, !unsign, DT_SYM_NONE };
+	*type = (struct dt_type){ .kind = DT_TYPE_INT, .size = (uint8_t)size, .is_signed = !unsign };
+	return true;
+}
+
+bool dt_parse_pointer_stars(struct dt_parser *p, struct dt_type *type)
+{
+	while (p->tok.kind == T_STAR) {
+		struct dt_loc loc = p->tok.loc;
+		if (type->kind == DT_TYPE_STRING) {
+			dt_refuse(p, loc, D_UNSUPPORTED, "pointers to strings are not supported");
+			return false;
+		}
+		if (type->kind == DT_TYPE_PTR && type->levels == DT_MAX_PTR_LEVELS) {
+			dt_refuse(p, loc, D_UNSUPPORTED, "more than %d levels of pointers are not "
+				  "supported", DT_MAX_PTR_LEVELS);
+			return false;
+		}
+		*type = dt_type_pointer_to(*type);
+		dt_advance(p, DT_LEX_NORMAL);
+		while (p->tok.kind == T_KW_CONST || p->tok.kind == T_KW_VOLATILE)
+			dt_advance(p, DT_LEX_NORMAL);
+	}
 	return true;
 }
 
@@ -488,11 +509,11 @@ static void parse_declaration(struct dt_parser *p)
 	}
 	if (!dt_parse_type(p, &type))
 		return;
+	struct dt_type base = type;
 	for (;;) {
-		if (p->tok.kind == T_STAR) {
-			dt_refuse(p, p->tok.loc, D_UNSUPPORTED, "pointer types are not supported");
+		type = base;		/* as in C, each declarator has its own '*'s */
+		if (!dt_parse_pointer_stars(p, &type))
 			return;
-		}
 		if (p->tok.kind != T_IDENT) {
 			dt_syntax_error(p, "a variable name");
 			return;

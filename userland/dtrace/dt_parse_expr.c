@@ -2,8 +2,8 @@
 /*
  * The D parser, expressions: C's grammar and precedence (plus D's ^^),
  * by recursive descent for the unary, postfix and primary forms and by
- * precedence climbing over the binary operator table. Pointers, structs,
- * sizeof and the like are refused here with a message saying so.
+ * precedence climbing over the binary operator table. Address-of,
+ * structs, sizeof and the like are refused here with a message saying so.
  *
  * Invariants: every function returns NULL exactly when p->failed is set;
  * recursion is bounded (DT_MAX_DEPTH nested unary/parenthesised levels,
@@ -47,6 +47,7 @@ static const struct {
 } unary_ops[] = {
 	{ T_MINUS, DT_OP_NEG }, { T_PLUS, DT_OP_PLUS }, { T_BANG, DT_OP_LNOT },
 	{ T_TILDE, DT_OP_BNOT }, { T_INC, DT_OP_PREINC }, { T_DEC, DT_OP_PREDEC },
+	{ T_STAR, DT_OP_DEREF },
 };
 
 static const char *const op_names[DT_OP_COUNT] = {
@@ -56,6 +57,7 @@ static const char *const op_names[DT_OP_COUNT] = {
 	[DT_OP_LOR] = "||", [DT_OP_LXOR] = "^^", [DT_OP_EQ] = "==", [DT_OP_NE] = "!=",
 	[DT_OP_LT] = "<", [DT_OP_LE] = "<=", [DT_OP_GT] = ">", [DT_OP_GE] = ">=",
 	[DT_OP_NEG] = "-", [DT_OP_PLUS] = "+", [DT_OP_BNOT] = "~", [DT_OP_LNOT] = "!",
+	[DT_OP_DEREF] = "*",
 	[DT_OP_PREINC] = "pre++", [DT_OP_PREDEC] = "pre--", [DT_OP_POSTINC] = "post++",
 	[DT_OP_POSTDEC] = "post--",
 };
@@ -254,10 +256,8 @@ static struct dt_node *parse_cast(struct dt_parser *p)
 	dt_advance(p, DT_LEX_NORMAL);		/* the '(' */
 	if (!dt_parse_type(p, &type))
 		return NULL;
-	if (p->tok.kind == T_STAR) {
-		dt_refuse(p, p->tok.loc, D_UNSUPPORTED, "pointer casts are not supported");
+	if (!dt_parse_pointer_stars(p, &type))
 		return NULL;
-	}
 	if (!dt_expect(p, T_RPAREN, "')' after the type"))
 		return NULL;
 	struct dt_node *operand = parse_unary(p);
@@ -285,9 +285,6 @@ static struct dt_node *parse_unary_inner(struct dt_parser *p)
 		return make(p, incdec ? DT_N_INCDEC : DT_N_UNARY, op, t.loc, operand, NULL);
 	}
 	switch (t.kind) {
-	case T_STAR:
-		dt_refuse(p, t.loc, D_UNSUPPORTED, "pointer dereference (unary *) is not supported");
-		return NULL;
 	case T_AMP:
 		dt_refuse(p, t.loc, D_UNSUPPORTED, "address-of (unary &) is not supported");
 		return NULL;

@@ -5,7 +5,7 @@
  * says which value types each conversion prints. The checker matches
  * them with printf's arguments or printa's keys.
  *
- * Conversions: d i (signed integers), u o x X (integers, also curthread),
+ * Conversions: d i (signed integers), u o x X (integers, also pointers),
  * c (a character), s (strings), p (pointers), a A (kernel addresses as
  * symbol+offset), Y (walltimestamp as a date); %@ in printa formats is
  * the aggregation's value. Floating point (e f g), %k and %n are refused.
@@ -20,7 +20,7 @@
 enum {
 	ACCEPT_INT = 1,
 	ACCEPT_STRING = 2,
-	ACCEPT_THREAD = 4,
+	ACCEPT_POINTER = 4,
 };
 
 static const struct {
@@ -31,13 +31,13 @@ static const struct {
 } conversions[] = {
 	{ 'd', ACCEPT_INT, true, "an integer" },
 	{ 'i', ACCEPT_INT, true, "an integer" },
-	{ 'u', ACCEPT_INT | ACCEPT_THREAD, true, "an integer" },
-	{ 'o', ACCEPT_INT | ACCEPT_THREAD, true, "an integer" },
-	{ 'x', ACCEPT_INT | ACCEPT_THREAD, true, "an integer" },
-	{ 'X', ACCEPT_INT | ACCEPT_THREAD, true, "an integer" },
+	{ 'u', ACCEPT_INT | ACCEPT_POINTER, true, "an integer" },
+	{ 'o', ACCEPT_INT | ACCEPT_POINTER, true, "an integer" },
+	{ 'x', ACCEPT_INT | ACCEPT_POINTER, true, "an integer" },
+	{ 'X', ACCEPT_INT | ACCEPT_POINTER, true, "an integer" },
 	{ 'c', ACCEPT_INT, false, "an integer (a character)" },
 	{ 's', ACCEPT_STRING, false, "a string" },
-	{ 'p', ACCEPT_INT | ACCEPT_THREAD, false, "a pointer or an integer" },
+	{ 'p', ACCEPT_INT | ACCEPT_POINTER, false, "a pointer or an integer" },
 	{ 'a', ACCEPT_INT, false, "a kernel address (an integer)" },
 	{ 'A', ACCEPT_INT, false, "a kernel address (an integer)" },
 	{ 'Y', ACCEPT_INT, false, "a time in nanoseconds since the epoch (an integer)" },
@@ -75,7 +75,7 @@ bool dt_conv_accepts(const struct dt_conv *cv, struct dt_type t, const char **wa
 	unsigned a = conversions[i].accepts;
 	return (t.kind == DT_TYPE_INT && (a & ACCEPT_INT)) ||
 	       (t.kind == DT_TYPE_STRING && (a & ACCEPT_STRING)) ||
-	       (t.kind == DT_TYPE_THREAD && (a & ACCEPT_THREAD));
+	       ((t.kind == DT_TYPE_THREAD || t.kind == DT_TYPE_PTR) && (a & ACCEPT_POINTER));
 }
 
 static void bad_conv(struct dt_ctx *ctx, struct dt_loc loc, const char *fname, int n,

@@ -2,7 +2,8 @@
 /*
  * D's types, as far as this subset has them: integers of 1, 2, 4 and 8
  * bytes, signed or not; strings; void (actions); the thread pointer
- * curthread. The typedef names scripts use, integer promotion, and the
+ * curthread; pointers to integers, to void and to pointers (levels of
+ * indirection over an integer or void base). The typedef names scripts use, integer promotion, and the
  * constant-folding helper that truncates a value to a type.
  *
  * Invariant: arithmetic is done on 64 bits; a value of a narrower type is
@@ -12,14 +13,14 @@
 #include <string.h>
 #include "dt_impl.h"
 
-#define INT_T(sz, sg) { DT_TYPE_INT, sz, sg, DT_SYM_NONE }
+#define INT_T(sz, sg) { .kind = DT_TYPE_INT, .size = sz, .is_signed = sg }
 
 const struct dt_type dt_type_int64 = INT_T(8, true);
 const struct dt_type dt_type_uint64 = INT_T(8, false);
 const struct dt_type dt_type_int32 = INT_T(4, true);
-const struct dt_type dt_type_string = { DT_TYPE_STRING, 0, false, DT_SYM_NONE };
-const struct dt_type dt_type_void = { DT_TYPE_VOID, 0, false, DT_SYM_NONE };
-const struct dt_type dt_type_thread = { DT_TYPE_THREAD, 8, false, DT_SYM_NONE };
+const struct dt_type dt_type_string = { .kind = DT_TYPE_STRING };
+const struct dt_type dt_type_void = { .kind = DT_TYPE_VOID };
+const struct dt_type dt_type_thread = { .kind = DT_TYPE_THREAD, .size = 8 };
 
 /* Typedef names accepted wherever a type is (declarations and casts). */
 static const struct {
@@ -60,6 +61,17 @@ const char *dt_type_name(struct dt_type t, char *buf, size_t size)
 	case DT_TYPE_THREAD:
 		snprintf(buf, size, "thread");
 		break;
+	case DT_TYPE_PTR: {
+		char base[16];
+		if (t.base_size)
+			snprintf(base, sizeof(base), "%sint%d", t.base_signed ? "" : "u",
+				 t.base_size * 8);
+		else
+			snprintf(base, sizeof(base), "void");
+		snprintf(buf, size, "%s%.*s", base, t.levels > DT_MAX_PTR_LEVELS ?
+			 DT_MAX_PTR_LEVELS : t.levels, "********");
+		break;
+	}
 	case DT_TYPE_INT:
 		if (t.sym == DT_SYM_FUNC)
 			snprintf(buf, size, "func");
@@ -77,7 +89,7 @@ const char *dt_type_name(struct dt_type t, char *buf, size_t size)
 
 const char *dt_type_str(struct dt_ctx *ctx, struct dt_type t)
 {
-	char buf[16];
+	char buf[32];
 	dt_type_name(t, buf, sizeof(buf));
 	return dt_strndup(ctx, buf, strlen(buf));
 }
@@ -89,7 +101,36 @@ bool dt_type_is_int(struct dt_type t)
 
 bool dt_type_is_scalar(struct dt_type t)
 {
-	return t.kind == DT_TYPE_INT || t.kind == DT_TYPE_THREAD;
+	return t.kind == DT_TYPE_INT || t.kind == DT_TYPE_THREAD || t.kind == DT_TYPE_PTR;
+}
+
+struct dt_type dt_type_pointer_to(struct dt_type pointee)
+{
+	if (pointee.kind == DT_TYPE_PTR) {
+		pointee.levels++;
+		return pointee;
+	}
+	bool is_int = pointee.kind == DT_TYPE_INT;
+	return (struct dt_type){ .kind = DT_TYPE_PTR, .size = 8, .levels = 1,
+				 .base_size = is_int ? pointee.size : 0,
+				 .base_signed = is_int && pointee.is_signed };
+}
+
+unsigned dt_type_pointee_size(struct dt_type ptr)
+{
+	return ptr.levels > 1 ? 8 : ptr.base_size;
+}
+
+struct dt_type dt_type_pointee(struct dt_type ptr)
+{
+	if (ptr.levels > 1) {
+		ptr.levels--;
+		return ptr;
+	}
+	if (!ptr.base_size)
+		return dt_type_void;
+	return (struct dt_type){ .kind = DT_TYPE_INT, .size = ptr.base_size,
+				 .is_signed = ptr.base_signed };
 }
 
 struct dt_type dt_type_promote(struct dt_type a, struct dt_type b)

@@ -26,8 +26,8 @@
 #include <string.h>
 #include "dt_impl.h"
 
-#define INT_T(sz, sg) { DT_TYPE_INT, sz, sg, DT_SYM_NONE }
-#define STR_T { DT_TYPE_STRING, 0, false, DT_SYM_NONE }
+#define INT_T(sz, sg) { .kind = DT_TYPE_INT, .size = sz, .is_signed = sg }
+#define STR_T { .kind = DT_TYPE_STRING }
 
 const struct dt_builtin dt_builtins[DT_BUILTIN_COUNT] = {
 	{ DT_BV_TIMESTAMP, "timestamp", INT_T(8, false) },
@@ -43,7 +43,7 @@ const struct dt_builtin dt_builtins[DT_BUILTIN_COUNT] = {
 	{ DT_BV_PROBENAME, "probename", STR_T },
 	{ DT_BV_EPID, "epid", INT_T(4, false) },
 	{ DT_BV_ID, "id", INT_T(4, false) },
-	{ DT_BV_CURTHREAD, "curthread", { DT_TYPE_THREAD, 8, false, DT_SYM_NONE } },
+	{ DT_BV_CURTHREAD, "curthread", { .kind = DT_TYPE_THREAD, .size = 8 } },
 	{ DT_BV_ARG0, "arg0", INT_T(8, true) }, { DT_BV_ARG1, "arg1", INT_T(8, true) },
 	{ DT_BV_ARG2, "arg2", INT_T(8, true) }, { DT_BV_ARG3, "arg3", INT_T(8, true) },
 	{ DT_BV_ARG4, "arg4", INT_T(8, true) }, { DT_BV_ARG5, "arg5", INT_T(8, true) },

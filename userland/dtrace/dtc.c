@@ -16,62 +16,22 @@
  * Sizes past the kernel's maximum are lowered (bufresize=auto) with a line
  * such as "dtrace: aggregation size lowered to 1m" on stderr.
  * Exit status: 0 compiled, 1 compile errors, 2 usage, option or I/O problem.
+ * The command line and reading the source are dt_driver.c's.
  */
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include "dtrace.h"
+#include "dt_driver.h"
 
-#define EXIT_COMPILE_ERRORS 1
-#define EXIT_USAGE 2
-
-static void usage(void)
-{
-	fprintf(stderr, "usage: dtc [-C] [-S] [-x name[=value]]... [-o FILE] (-s FILE | -n PROGRAM) "
-		"[args...]\n");
-	exit(EXIT_USAGE);
-}
-
-/* The whole file (or stdin for "-"), malloc'd; NULL with errno on failure. */
-static char *read_file(const char *path, size_t *len)
-{
-	FILE *f = strcmp(path, "-") ? fopen(path, "rb") : stdin;
-	size_t cap = 4096, n = 0;
-	char *buf = f ? malloc(cap) : NULL;
-
-	while (buf) {
-		n += fread(buf + n, 1, cap - n, f);
-		if (n < cap)
-			break;
-		char *bigger = realloc(buf, cap *= 2);
-		if (!bigger)
-			free(buf);
-		buf = bigger;
-	}
-	if (f && ferror(f)) {
-		free(buf);
-		buf = NULL;
-	}
-	if (f && f != stdin)
-		fclose(f);
-	*len = n;
-	return buf;
-}
-
-/* -x name[=value]: false after printing why. */
-static bool set_option(struct dt_options *opts, const char *arg)
-{
-	char err[200], *name = strdup(arg);
-	char *eq = name ? strchr(name, '=') : NULL;
-	if (eq)
-		*eq = '\0';
-	bool ok = name && dt_option_set(opts, name, eq ? eq + 1 : NULL, err, sizeof(err)) == 0;
-	if (!ok)
-		fprintf(stderr, "dtrace: failed to set -x %s: %s\n", arg, name ? err : "out of memory");
-	free(name);
-	return ok;
-}
+static const struct dt_tool dtc = {
+	.name = "dtc",
+	.usage = "dtc [-C] [-S] [-x name[=value]]... [-o FILE] (-s FILE | -n PROGRAM) [args...]",
+	.flags = "S",
+	.valued = "o",
+	.option_failed = "dtrace: failed to set -x ",
+	.open_failed = "dtrace: failed to open ",
+};
 
 static void print_errors(const struct dt_program *p, const char *program_text)
 {
@@ -120,91 +80,39 @@ static int write_output(const char *path, const char *text)
 	FILE *f = path ? fopen(path, "w") : stdout;
 	if (!f) {
 		fprintf(stderr, "dtc: cannot write %s: %s\n", path, strerror(errno));
-		return EXIT_USAGE;
+		return DT_EXIT_USAGE;
 	}
 	bool ok = fputs(text, f) >= 0;
 	ok = (f == stdout ? fflush(f) == 0 : fclose(f) == 0) && ok;
 	if (!ok) {
 		fprintf(stderr, "dtc: cannot write %s: %s\n", path ? path : "the output",
 			strerror(errno));
-		return EXIT_USAGE;
+		return DT_EXIT_USAGE;
 	}
 	return 0;
 }
 
 int main(int argc, char **argv)
 {
-	struct dt_options opts;
-	struct dt_compile_args args = { 0 };
-	const char *file = NULL, *program = NULL, *output = NULL;
-	bool disassemble = false;
-	int i;
-
-	dt_options_init(&opts);
-	for (i = 1; i < argc && argv[i][0] == '-' && argv[i][1]; i++) {
-		const char *a = argv[i];
-		if (!strcmp(a, "-C") || !strcmp(a, "-S")) {
-			if (a[1] == 'C')
-				args.flags |= DT_COMPILE_CPP;
-			else
-				disassemble = true;
-			continue;
-		}
-		if (strcmp(a, "-x") && strcmp(a, "-s") && strcmp(a, "-n") && strcmp(a, "-o"))
-			usage();
-		if (++i == argc)
-			usage();
-		if (a[1] == 'x' && !set_option(&opts, argv[i]))
-			return EXIT_USAGE;
-		if (a[1] == 'o')
-			output = argv[i];
-		if (a[1] == 's')
-			file = argv[i];
-		if (a[1] == 'n')
-			program = argv[i];
-		if (file || program)
-			break;
-	}
-	if (!file == !program)
-		usage();
-	i++;
-
-	size_t len;
-	char *source;
-	if (file) {
-		source = read_file(file, &len);
-		if (!source) {
-			fprintf(stderr, "dtrace: failed to open %s: %s\n", file, strerror(errno));
-			return EXIT_USAGE;
-		}
-		args.filename = file;
-	} else {
-		source = strdup(program);
-		len = strlen(program);
-		args.filename = "-n";
-		args.flags |= DT_COMPILE_PROBESPEC;
-	}
-	args.argc = argc - i;
-	args.argv = (const char *const *)argv + i;
-	args.options = &opts;
-
-	struct dt_program *p = source ? dt_compile_with(source, len, &args) : NULL;
-	free(source);
-	if (!p) {
-		fprintf(stderr, "dtc: out of memory\n");
-		return EXIT_USAGE;
-	}
+	struct dt_cmdline c;
+	if (dt_cmdline_parse(&c, &dtc, argc, argv))
+		return DT_EXIT_USAGE;
+	bool disassemble = c.flag['S'];
+	const char *output = c.value['o'], *program = c.program;
+	struct dt_program *p = dt_cmdline_compile(&c, &dtc);
+	if (!p)
+		return DT_EXIT_USAGE;
 	struct dt_object *obj = NULL;
 	int rc = 0;
 	if (p->nerrors || dt_generate(p, &obj)) {
 		print_errors(p, program);
-		rc = EXIT_COMPILE_ERRORS;
+		rc = DT_EXIT_COMPILE_ERRORS;
 	} else {
 		warn_lowered(p, obj);
 		char *text = disassemble ? dt_object_disasm(obj) : dt_object_json(obj);
 		if (!text) {
 			fprintf(stderr, "dtc: out of memory\n");
-			rc = EXIT_USAGE;
+			rc = DT_EXIT_USAGE;
 		} else {
 			rc = write_output(output, text);
 			free(text);

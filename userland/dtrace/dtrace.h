@@ -10,8 +10,13 @@
  * tables it needs (built-ins, functions, curthread members, options) are
  * exported with stable ids.
  *
- * Refused with a message (mostly D_UNSUPPORTED): pointers, structs and
- * unions (curthread->member aside), sizeof/stringof/offsetof/xlate,
+ * Pointers: casts of integers to pointer types (`(uint64_t *)arg0`),
+ * pointer variables, unary * loading a 1-, 2-, 4- or 8-byte integer (or
+ * a pointer) through the kernel's fault-tolerant read, pointer ± integer
+ * scaled by the pointee's size and pointer - pointer, as in C.
+ *
+ * Refused with a message (mostly D_UNSUPPORTED): address-of (&), structs
+ * and unions (curthread->member aside), sizeof/stringof/offsetof/xlate,
  * inline/translator/provider/typedef/extern/static declarations,
  * initializers, fixed-size and clause-local (this->) arrays, if/else and
  * loops, floating point, args[] (use arg0..arg9), `kernel symbols,
@@ -56,7 +61,8 @@ enum dt_errtag {
 	D_UNKNOWN, D_SYNTAX, D_EMPTY, D_TYPE_MEMBER, D_ID_OFLOW, D_PDESC_INVAL, D_PRED_SCALAR,
 	D_FUNC_IDENT, D_FUNC_UNDEF, D_FUNC_IDKIND, D_OP_INT, D_OP_SCALAR, D_OP_ARITH,
 	D_OP_WRITE, D_OP_LVAL, D_OP_INCOMPAT, D_OP_ACT, D_AGG_REDEF, D_AGG_FUNC, D_AGG_MDIM,
-	D_ARR_BADREF, D_DIV_ZERO, D_CAST_INVAL, D_PRAGERR, D_PRAGCTL_INVAL, D_PRAGMA_INVAL,
+	D_ARR_BADREF, D_DIV_ZERO, D_DEREF_NONPTR, D_DEREF_VOID, D_CAST_INVAL, D_PRAGERR,
+	D_PRAGCTL_INVAL, D_PRAGMA_INVAL,
 	D_PRAGMA_MALFORM, D_PRAGMA_OPTSET, D_MACRO_UNDEF, D_MACRO_UNUSED, D_INT_OFLOW,
 	D_INT_DIGIT, D_STR_NL, D_CHR_NL, D_CHR_NULL, D_CHR_OFLOW, D_IDENT_BADREF,
 	D_IDENT_UNDEF, D_VAR_UNSUP, D_PROTO_LEN, D_PROTO_ARG, D_ARGS_NONE, D_KEY_TYPE,
@@ -108,7 +114,10 @@ enum dt_type_kind {
 	DT_TYPE_INT,
 	DT_TYPE_STRING,
 	DT_TYPE_THREAD,		/* pointer to the current thread: curthread */
+	DT_TYPE_PTR,		/* pointer to an integer, to void, or to a pointer */
 };
+
+#define DT_MAX_PTR_LEVELS 8	/* int ******** at most */
 
 enum dt_sym_style {
 	DT_SYM_NONE,
@@ -118,9 +127,17 @@ enum dt_sym_style {
 
 struct dt_type {
 	uint8_t kind;		/* enum dt_type_kind */
-	uint8_t size;		/* bytes, for DT_TYPE_INT: 1, 2, 4 or 8 */
-	bool is_signed;
+	uint8_t size;		/* bytes, for DT_TYPE_INT: 1, 2, 4 or 8; pointers: 8 */
+	bool is_signed;		/* pointers: false (they compare unsigned) */
 	uint8_t sym;		/* enum dt_sym_style */
+	/*
+	 * DT_TYPE_PTR only (0 otherwise): levels of indirection (1 for
+	 * `int *`, 2 for `int **`, up to DT_MAX_PTR_LEVELS) and the base type
+	 * at the bottom: an integer of base_size bytes, or void (base_size 0).
+	 */
+	uint8_t levels;
+	uint8_t base_size;
+	bool base_signed;
 };
 
 /* Name of a type ("int64", "uint8", "string", "func", ...) in buf. */
@@ -243,7 +260,7 @@ enum dt_op {
 	DT_OP_SHL, DT_OP_SHR, DT_OP_BAND, DT_OP_BOR, DT_OP_BXOR,
 	DT_OP_LAND, DT_OP_LOR, DT_OP_LXOR,	/* short-circuit (^^ evaluates both) */
 	DT_OP_EQ, DT_OP_NE, DT_OP_LT, DT_OP_LE, DT_OP_GT, DT_OP_GE,
-	DT_OP_NEG, DT_OP_PLUS, DT_OP_BNOT, DT_OP_LNOT,
+	DT_OP_NEG, DT_OP_PLUS, DT_OP_BNOT, DT_OP_LNOT, DT_OP_DEREF,
 	DT_OP_PREINC, DT_OP_PREDEC, DT_OP_POSTINC, DT_OP_POSTDEC,
 	DT_OP_COUNT
 };

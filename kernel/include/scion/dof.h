@@ -52,7 +52,11 @@
  *   DISCARD    1 prog (id): its data is thrown away; no data
  *   AGGREGATE  arg = agg id; nkeys key progs then the function's value
  *              progs (count: 0; lquantize, quantize, sum, min, max, avg,
- *              stddev: 1); no data in the record
+ *              stddev: 1), and for quantize and lquantize optionally one
+ *              more: the increment, what the value's bucket grows by
+ *              (dtrace's quantize(x, incr), lquantize(x, lo, hi, step,
+ *              incr); two's complement, so a negative one subtracts;
+ *              without it, 1). nprogs tells which. No data in the record
  *
  * A clause with DOF_CLAUSE_RECORD writes one record per firing (unless
  * its predicate is false or an action fails): a struct dof_rechdr, then
@@ -72,7 +76,7 @@
 #include <scion/dif.h>
 
 #define DOF_MAGIC        0x464f4453u	/* "SDOF" */
-#define DOF_VERSION      1
+#define DOF_VERSION      2		/* 2: weighted (l)quantize */
 #define DOF_NONE         0xffffffffu
 #define DOF_MAX_PROGS    4096
 #define DOF_MAX_AGGS     256
@@ -134,7 +138,8 @@ enum dof_action {
  *   COUNT    [count]                SUM [sum]     MIN [min]   MAX [max]
  *   AVG      [count, sum]
  *   STDDEV   [count, sum, sum of squares low 64 bits, high 64 bits]
- *   QUANTIZE DOF_QUANTIZE_BUCKETS counts: bucket DOF_QUANTIZE_ZERO holds
+ *   QUANTIZE DOF_QUANTIZE_BUCKETS counts (sums of increments for a
+ *            weighted one): bucket DOF_QUANTIZE_ZERO holds
  *            0; ZERO + k (k >= 1) holds [2^(k-1), 2^k); ZERO - k holds
  *            (-2^k, -2^(k-1)]
  *   LQUANTIZE (high - low) / step + 2 counts: [0] below low, [1 + i]
