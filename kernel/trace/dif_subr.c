@@ -99,7 +99,7 @@ static int lltostr(struct run *x, uint64_t *out)
 {
 	uint64_t base = x->ntuple == 2 ? x->tuple[1].value : 10;
 	if (base < 2 || base > 36)
-		return dif_fail(x, DIF_FAULT_ILLOP, base);	/* as DTrace reports it */
+		return dif_fail(x, DIF_FAULT_BADARG, base);	/* reported as DTrace's illegal operation */
 	char digits[72], *s = dif_scratch_string(x);
 	if (!s)
 		return -1;

@@ -281,7 +281,7 @@ HOST_TEST(d_cg_strings_and_subroutines)
 		{ "substr(probefunc, 2, 4)", "ache" },
 		{ "substr(\"hello\", -3)", "llo" },
 		{ "lltostr(arg0)", "-42" },
-		{ "lltostr(255, 16)", "ff" },
+		{ "lltostr(255, 16)", "0xff" },
 		{ "basename(\"/usr/lib/libc.so\")", "libc.so" },
 		{ "dirname(\"/usr/lib/libc.so\")", "/usr/lib" },
 		{ "arg0 < 0 ? \"negative\" : \"positive\"", "negative" },

