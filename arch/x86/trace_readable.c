@@ -10,7 +10,8 @@
  *   - direct-map pages whose physical address is not RAM in the boot
  *     memory map (the direct map rounds RAM regions out to 2 MiB, which
  *     can take in device memory beside them);
- *   - any page the page tables map uncached, wherever it is.
+ *   - any other page the page tables map uncached (the direct map and
+ *     the kernel image are RAM mapped write-back: no walk for them).
  * Unmapped addresses pass: arch_safe_read fails them without touching
  * anything.
  *
@@ -45,11 +46,19 @@ static bool is_ram_page(uint64_t pa)
 	return false;
 }
 
+extern char __bss_end[];	/* arch/x86/kernel.ld: the end of the kernel image */
+
 static bool page_readable(uint64_t page)
 {
-	if (page >= DIRECT_MAP_BASE && page < DIRECT_MAP_LIMIT &&
-	    !is_ram_page(page - DIRECT_MAP_BASE))
-		return false;
+	/*
+	 * The direct map maps RAM write-back and the image is RAM: no page
+	 * walk for them (devices are mapped uncached only in the MMIO window,
+	 * by mmio_map, and refused before this).
+	 */
+	if (page >= DIRECT_MAP_BASE && page < DIRECT_MAP_LIMIT)
+		return is_ram_page(page - DIRECT_MAP_BASE);
+	if (page >= KERNEL_VIRT_BASE + FIRST_MIB && page < (uintptr_t)__bss_end)
+		return true;
 	unsigned flags = 0;
 	if (arch_translate((uintptr_t)page, &flags) == UINT64_MAX)
 		return true;	/* unmapped: arch_safe_read fails it harmlessly */
