@@ -43,7 +43,8 @@ int dif_fail(struct run *x, enum dif_fault_kind kind, uint64_t addr)
 	return -1;
 }
 
-long dif_read_string(struct run *x, uint64_t addr, char *buf, size_t max)
+long dif_copy_string(const struct dif_env_ops *ops, void *env, uint64_t addr, char *buf,
+		     size_t max, uint64_t *bad)
 {
 	size_t len = 0;
 	while (len + 1 < max) {
@@ -51,15 +52,28 @@ long dif_read_string(struct run *x, uint64_t addr, char *buf, size_t max)
 		size_t n = READ_CHUNK - (size_t)(at % READ_CHUNK);
 		if (n > max - 1 - len)
 			n = max - 1 - len;
-		if (x->ops->read(x->env, at, buf + len, n))
-			return dif_fail(x, DIF_FAULT_BADADDR, at);
-		for (size_t i = 0; i < n; i++)
-			if (buf[len + i] == '\0')
+		if (ops->read(env, at, buf + len, n)) {
+			buf[len] = '\0';
+			*bad = at;
+			return -1;
+		}
+		for (size_t i = 0; i < n; i++) {
+			if (buf[len + i] == '\0') {
+				memset(buf + len + i, 0, n - i);
 				return (long)(len + i);
+			}
+		}
 		len += n;
 	}
 	buf[len] = '\0';
 	return (long)len;
+}
+
+long dif_read_string(struct run *x, uint64_t addr, char *buf, size_t max)
+{
+	uint64_t bad;
+	long len = dif_copy_string(x->ops, x->env, addr, buf, max, &bad);
+	return len < 0 ? dif_fail(x, DIF_FAULT_BADADDR, bad) : len;
 }
 
 char *dif_scratch_string(struct run *x)

@@ -2,9 +2,9 @@
 /*
  * The kernel's DIF environment (struct dif_env_ops) for one ECB firing:
  * loads and string copies through arch_safe_read, after
- * arch_trace_readable has refused device memory, built-in variables from the probe hit
- * and the current thread, variables of the three scopes, scratch space
- * and speculation ids.
+ * arch_trace_readable has refused device memory; built-in variables
+ * from the probe hit and the current thread; variables of the three
+ * scopes; scratch space and speculation ids.
  *
  * Storage: global scalars in the session's globals area, clause-locals
  * in the CPU's locals area (zeroed at each probe firing), thread-locals
@@ -23,20 +23,13 @@
 #include <arch/safe_read.h>
 #include "trace_internal.h"
 
-#define STRING_CHUNK 64		/* reads never cross a page: a power of two below it */
-
 /* A trace read: device memory is refused before anything is read, like an unmapped page. */
-static int trace_read(void *dst, uint64_t addr, size_t n)
-{
-	if (!arch_trace_readable(addr, n))
-		return -EFAULT;
-	return arch_safe_read(dst, addr, n);
-}
-
 static int env_read(void *env, uint64_t addr, void *buf, size_t n)
 {
 	(void)env;
-	return trace_read(buf, addr, n);
+	if (!arch_trace_readable(addr, n))
+		return -EFAULT;
+	return arch_safe_read(buf, addr, n);
 }
 
 /*
@@ -46,27 +39,9 @@ static int env_read(void *env, uint64_t addr, void *buf, size_t n)
  */
 static long copy_string(char *dst, uint64_t addr, size_t max)
 {
-	size_t len = 0;
-	while (len + 1 < max) {
-		uint64_t at = addr + len;
-		size_t n = STRING_CHUNK - (size_t)(at % STRING_CHUNK);
-		if (n > max - 1 - len)
-			n = max - 1 - len;
-		if (trace_read(dst + len, at, n)) {
-			dst[len] = '\0';
-			return -EFAULT;
-		}
-		for (size_t i = 0; i < n; i++) {
-			if (dst[len + i] == '\0') {
-				/* The chunk read past the end: leave no bytes of other data behind. */
-				memset(dst + len + i, 0, n - i);
-				return (long)(len + i);
-			}
-		}
-		len += n;
-	}
-	dst[len] = '\0';
-	return (long)len;
+	uint64_t bad;
+	long len = dif_copy_string(&trace_env_ops, NULL, addr, dst, max, &bad);
+	return len < 0 ? -EFAULT : len;
 }
 
 long trace_copy_string(char *dst, uint64_t addr, size_t max)

@@ -1,6 +1,8 @@
 frames of 101:
- {14}kernel`[A-Za-z_][A-Za-z0-9_]*(\+0x[0-9a-f]+)?
+ {14}kernel`bcache_workload_run\+0x[0-9a-f]+
  {14}kernel`[A-Za-z_][A-Za-z0-9_]*(\+0x[0-9a-f]+)?
 one frame:
- {14}kernel`[A-Za-z_][A-Za-z0-9_]*(\+0x[0-9a-f]+)?
+ {14}kernel`bcache_workload_run\+0x[0-9a-f]+
+at return:
+ {14}kernel`bcache_workload_run\+0x[0-9a-f]+
 

@@ -197,67 +197,6 @@ static void fit(struct dt_cg *cg, const struct dt_node *at, int reg, struct dt_t
 	dt_cg_reg_free(cg, bits);
 }
 
-static uint8_t builtin_var(enum dt_builtin_id id)
-{
-	switch (id) {
-	case DT_BV_TIMESTAMP: return DIF_VAR_TIMESTAMP;
-	case DT_BV_VTIMESTAMP: return DIF_VAR_VTIMESTAMP;
-	case DT_BV_WALLTIMESTAMP: return DIF_VAR_WALLTIMESTAMP;
-	case DT_BV_CPU: return DIF_VAR_CPU;
-	case DT_BV_TID: return DIF_VAR_TID;
-	case DT_BV_PID: return DIF_VAR_PID;
-	case DT_BV_EXECNAME: return DIF_VAR_EXECNAME;
-	case DT_BV_PROBEPROV: return DIF_VAR_PROBEPROV;
-	case DT_BV_PROBEMOD: return DIF_VAR_PROBEMOD;
-	case DT_BV_PROBEFUNC: return DIF_VAR_PROBEFUNC;
-	case DT_BV_PROBENAME: return DIF_VAR_PROBENAME;
-	case DT_BV_EPID: return DIF_VAR_EPID;
-	case DT_BV_ID: return DIF_VAR_ID;
-	case DT_BV_CURTHREAD: return DIF_VAR_CURTHREAD;
-	case DT_BV_ARG0: return DIF_VAR_ARG0;
-	case DT_BV_ARG1: return DIF_VAR_ARG1;
-	case DT_BV_ARG2: return DIF_VAR_ARG2;
-	case DT_BV_ARG3: return DIF_VAR_ARG3;
-	case DT_BV_ARG4: return DIF_VAR_ARG4;
-	case DT_BV_ARG5: return DIF_VAR_ARG5;
-	case DT_BV_ARG6: return DIF_VAR_ARG6;
-	case DT_BV_ARG7: return DIF_VAR_ARG7;
-	case DT_BV_ARG8: return DIF_VAR_ARG8;
-	case DT_BV_ARG9: return DIF_VAR_ARG9;
-	case DT_BUILTIN_COUNT: break;
-	}
-	return DIF_VAR_LIMIT;
-}
-
-static uint8_t member_var(enum dt_member_id id)
-{
-	switch (id) {
-	case DT_MEMBER_TID: return DIF_VAR_TID;
-	case DT_MEMBER_NAME: return DIF_VAR_EXECNAME;
-	case DT_MEMBER_AFFINITY: return DIF_VAR_THREAD_AFFINITY;
-	case DT_MEMBER_TICKS_RUN: return DIF_VAR_THREAD_TICKS_RUN;
-	case DT_MEMBER_SWITCHES_IN: return DIF_VAR_THREAD_SWITCHES_IN;
-	case DT_MEMBER_COUNT: break;
-	}
-	return DIF_VAR_LIMIT;
-}
-
-static uint8_t subroutine(enum dt_func_id id)
-{
-	switch (id) {
-	case DT_F_SPECULATION: return DIF_SUBR_SPECULATION;
-	case DT_F_STRLEN: return DIF_SUBR_STRLEN;
-	case DT_F_STRJOIN: return DIF_SUBR_STRJOIN;
-	case DT_F_SUBSTR: return DIF_SUBR_SUBSTR;
-	case DT_F_INDEX: return DIF_SUBR_INDEX;
-	case DT_F_LLTOSTR: return DIF_SUBR_LLTOSTR;
-	case DT_F_BASENAME: return DIF_SUBR_BASENAME;
-	case DT_F_DIRNAME: return DIF_SUBR_DIRNAME;
-	case DT_F_RAND: return DIF_SUBR_RAND;
-	default: return DIF_SUBR_LIMIT;
-	}
-}
-
 static int load_builtin(struct dt_cg *cg, const struct dt_node *n, uint8_t var)
 {
 	if (var >= DIF_VAR_LIMIT)
@@ -272,13 +211,13 @@ static int gen_member(struct dt_cg *cg, const struct dt_node *n)
 {
 	const struct dt_node *base = n->left;
 	if (base->kind == DT_N_BUILTIN && base->ref.builtin->id == DT_BV_CURTHREAD)
-		return load_builtin(cg, n, member_var(n->ref.member->id));
+		return load_builtin(cg, n, dt_cg_member_var(n->ref.member->id));
 	/* self->t, this->t, ...: the current thread or 0 (the checker refused the rest). */
 	int r = dt_cg_expr(cg, base);
 	uint32_t nonzero = emit_branch(cg, n, DIF_OP_BNE, r, 0);
 	emit(cg, n, DIF_OP_LDX, r, r, 0, 0);	/* faults: a NULL dereference */
 	land_here(cg, nonzero);
-	emit(cg, n, DIF_OP_LDB, r, 0, 0, member_var(n->ref.member->id));
+	emit(cg, n, DIF_OP_LDB, r, 0, 0, dt_cg_member_var(n->ref.member->id));
 	return r;
 }
 
@@ -600,7 +539,7 @@ static int gen_call(struct dt_cg *cg, const struct dt_node *n)
 	const struct dt_func *f = n->ref.func;
 	if (f->id == DT_F_FUNC || f->id == DT_F_SYM)
 		return dt_cg_expr(cg, n->args);		/* the type says how it prints */
-	uint8_t subr = subroutine(f->id);
+	uint8_t subr = dt_cg_subroutine(f->id);
 	if (subr == DIF_SUBR_LIMIT)
 		dt_cg_fail(cg, n->loc, D_UNKNOWN, "internal error: %s( ) has no DIF subroutine",
 			   f->name);
@@ -627,7 +566,7 @@ int dt_cg_expr(struct dt_cg *cg, const struct dt_node *n)
 		emit(cg, n, DIF_OP_LDSTR, r, 0, 0, string_index(cg, n, n->str, n->len));
 		return r;
 	case DT_N_BUILTIN:
-		return load_builtin(cg, n, builtin_var(n->ref.builtin->id));
+		return load_builtin(cg, n, dt_cg_builtin_var(n->ref.builtin->id));
 	case DT_N_MEMBER:
 		return gen_member(cg, n);
 	case DT_N_VAR:

@@ -62,6 +62,11 @@ void dt_cg_reg_free(struct dt_cg *cg, int reg);
  */
 uint32_t dt_cg_prog_finish(struct dt_cg *cg, int reg, struct dt_type type, struct dt_loc loc);
 
+/* The DIF_VAR_* / DIF_SUBR_* of a D name (dt_cg_names.c); *_LIMIT when it has none. */
+uint8_t dt_cg_builtin_var(enum dt_builtin_id id);
+uint8_t dt_cg_member_var(enum dt_member_id id);
+uint8_t dt_cg_subroutine(enum dt_func_id id);
+
 /* DIF_TYPE_* of a D type: strings are strings, everything else an integer. */
 uint8_t dt_cg_dif_type(struct dt_type t);
 

@@ -82,6 +82,19 @@ struct dif_env_ops {
 int dif_run(const struct dif_prog *p, const struct dif_env_ops *ops, void *env,
 	    uint64_t *result, struct dif_fault *fault);
 
+/*
+ * dif_copy_string - copy the NUL-terminated string at addr into buf
+ *   through ops->read, in aligned chunks that never cross a page.
+ * Arguments: ops and env as for dif_run; buf, room for max bytes (max >
+ *   0), NUL included: a longer string is cut there; the bytes a chunk
+ *   read past the NUL are cleared, so no other data follows the string.
+ * Return value: the string's length, or -1 with *bad set to the address
+ *   that did not read.
+ * Caller's context: as dif_run.
+ */
+long dif_copy_string(const struct dif_env_ops *ops, void *env, uint64_t addr, char *buf,
+		     size_t max, uint64_t *bad);
+
 /* "invalid address", "division by zero", ... for a fault kind. */
 const char *dif_fault_name(enum dif_fault_kind kind);
 
