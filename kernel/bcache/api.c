@@ -1,55 +1,64 @@
 // SPDX-License-Identifier: BSD-2-Clause
 /*
- * The block cache's graft API (grafts/include/graft/bcache.h). Every
- * function runs with the cache lock held by its caller, a graft at
- * bcache.evict or bcache.readahead; called from anywhere else it aborts
- * the calling graft (or, from kernel code outside a transaction, does
- * nothing), because the cache could change under it. Setters log an
- * undo record; the undo runs before the cache lock is released, while
- * the buffer still holds the same block.
+ * The block cache's graft API (grafts/include/graft/bcache.h), on the
+ * instance whose policy is running on this CPU (cache_env_current: the
+ * live cache, or a simulation instance replaying a trace). A policy runs
+ * with that instance's lock held; called from anywhere else, a function
+ * here aborts the calling graft (or, from code outside a transaction,
+ * does nothing), because the cache could change under it. Setters log
+ * an undo record; an abort undoes it while the instance is still current
+ * and its lock held, so the buffer still holds the same block.
+ *
+ * Portable: built into the kernel and into the host simulator (sim/),
+ * which supplies txn_log_undo, txn_abort_self and graft_nesting.
  */
 #include <scion/graft.h>
 #include <scion/txn.h>
-#include "bcache_internal.h"
+#include "cache.h"
 
-/* Whether the cache may be read or changed here; aborts a graft that may not. */
-static bool api_context_ok(const char *fn)
+/* The instance the API may read or change here, or NULL (a graft that may not is aborted). */
+static struct bcache_cache *api_instance(const char *fn)
 {
-	if (bcache.disk && bcache_locked_here())
-		return true;
+	struct bcache_cache *c = cache_env_current();
+	if (c)
+		return c;
 	if (graft_nesting() > 0)
 		txn_abort_self("%s called outside bcache.evict and bcache.readahead", fn);
-	return false;
+	return NULL;
 }
 
 static struct bcache_buffer *buffer_or_null(unsigned i, const char *fn)
 {
-	return api_context_ok(fn) && i < bcache.nbuffers ? &bcache.buffer[i] : NULL;
+	struct bcache_cache *c = api_instance(fn);
+	return c && i < c->nbuffers ? &c->buffer[i] : NULL;
 }
 
 /* A buffer a setter may change, or an abort naming the mistake. */
 static struct bcache_buffer *occupied_buffer(unsigned i, const char *fn)
 {
-	if (!api_context_ok(fn))
+	struct bcache_cache *c = api_instance(fn);
+	if (!c)
 		return NULL;
-	if (i >= bcache.nbuffers || bcache.buffer[i].state == BUFFER_FREE) {
+	if (i >= c->nbuffers || c->buffer[i].state == BUFFER_FREE) {
 		if (graft_nesting() > 0)
 			txn_abort_self("%s: buffer %u %s", fn, i,
-				       i >= bcache.nbuffers ? "does not exist" : "is free");
+				       i >= c->nbuffers ? "does not exist" : "is free");
 		return NULL;
 	}
-	return &bcache.buffer[i];
+	return &c->buffer[i];
 }
 
 unsigned bcache_buffers(void)
 {
-	return api_context_ok(__func__) ? bcache.nbuffers : 0;
+	struct bcache_cache *c = api_instance(__func__);
+	return c ? c->nbuffers : 0;
 }
 GRAFT_EXPORT(bcache_buffers);
 
 uint64_t bcache_blocks(void)
 {
-	return api_context_ok(__func__) ? bcache.blocks : 0;
+	struct bcache_cache *c = api_instance(__func__);
+	return c ? c->blocks : 0;
 }
 GRAFT_EXPORT(bcache_blocks);
 
@@ -62,7 +71,8 @@ GRAFT_EXPORT(bcache_buffer_block);
 
 bool bcache_buffer_evictable(unsigned i)
 {
-	return api_context_ok(__func__) && bcache_evictable(i);
+	struct bcache_cache *c = api_instance(__func__);
+	return c && cache_evictable(c, i);
 }
 GRAFT_EXPORT(bcache_buffer_evictable);
 
@@ -103,7 +113,7 @@ GRAFT_EXPORT(bcache_buffer_tag);
 
 static void undo_referenced(uint64_t i, uint64_t old)
 {
-	bcache.buffer[i].referenced = old;
+	cache_env_current()->buffer[i].referenced = old;
 }
 
 void bcache_clear_referenced(unsigned i)
@@ -118,7 +128,7 @@ GRAFT_EXPORT(bcache_clear_referenced);
 
 static void undo_tag(uint64_t i, uint64_t old)
 {
-	bcache.buffer[i].tag = old;
+	cache_env_current()->buffer[i].tag = old;
 }
 
 void bcache_set_buffer_tag(unsigned i, uint64_t tag)
@@ -133,18 +143,20 @@ GRAFT_EXPORT(bcache_set_buffer_tag);
 
 uint64_t bcache_policy_word(unsigned k)
 {
-	return api_context_ok(__func__) && k < BCACHE_POLICY_WORDS ? bcache.policy[k] : 0;
+	struct bcache_cache *c = api_instance(__func__);
+	return c && k < BCACHE_POLICY_WORDS ? c->policy[k] : 0;
 }
 GRAFT_EXPORT(bcache_policy_word);
 
 static void undo_policy_word(uint64_t k, uint64_t old)
 {
-	bcache.policy[k] = old;
+	cache_env_current()->policy[k] = old;
 }
 
 void bcache_set_policy_word(unsigned k, uint64_t v)
 {
-	if (!api_context_ok(__func__))
+	struct bcache_cache *c = api_instance(__func__);
+	if (!c)
 		return;
 	if (k >= BCACHE_POLICY_WORDS) {
 		if (graft_nesting() > 0)
@@ -152,40 +164,42 @@ void bcache_set_policy_word(unsigned k, uint64_t v)
 				       BCACHE_POLICY_WORDS - 1);
 		return;
 	}
-	txn_log_undo(undo_policy_word, k, bcache.policy[k]);
-	bcache.policy[k] = v;
+	txn_log_undo(undo_policy_word, k, c->policy[k]);
+	c->policy[k] = v;
 }
 GRAFT_EXPORT(bcache_set_policy_word);
 
 static void undo_plan(uint64_t nplan, uint64_t unused)
 {
 	(void)unused;
-	bcache.nplan = (unsigned)nplan;
+	cache_env_current()->nplan = (unsigned)nplan;
 }
 
 int bcache_prefetch(uint64_t block)
 {
-	if (!api_context_ok(__func__))
+	struct bcache_cache *c = api_instance(__func__);
+	if (!c)
 		return -1;
-	if (!bcache.planning || block >= bcache.blocks) {
+	if (!c->planning || block >= c->blocks) {
 		if (graft_nesting() > 0) {
-			if (!bcache.planning)
+			if (!c->planning)
 				txn_abort_self("bcache_prefetch called outside bcache.readahead");
 			txn_abort_self("bcache_prefetch: block %llu is beyond the disk (%llu blocks)",
-				       (unsigned long long)block, (unsigned long long)bcache.blocks);
+				       (unsigned long long)block, (unsigned long long)c->blocks);
 		}
 		return -1;
 	}
-	if (bcache.nplan == BCACHE_PREFETCH_MAX)
+	if (c->nplan == BCACHE_PREFETCH_MAX)
 		return -1;
-	txn_log_undo(undo_plan, bcache.nplan, 0);
-	bcache.plan[bcache.nplan++] = block;
+	txn_log_undo(undo_plan, c->nplan, 0);
+	c->plan[c->nplan++] = block;
 	return 0;
 }
 GRAFT_EXPORT(bcache_prefetch);
 
 int bcache_would_evict(void)
 {
-	return api_context_ok(__func__) ? bcache_ask_evict() : BCACHE_NO_BUFFER;
+	struct bcache_cache *c = api_instance(__func__);
+	return c ? cache_ask_evict(c) : BCACHE_NO_BUFFER;
 }
 GRAFT_EXPORT(bcache_would_evict);

@@ -43,7 +43,7 @@ static int cmd_stats(void)
 
 	bcache_get_stats(&s);
 	printk("bcache: %u buffers of %u bytes over %s; eviction %s, read-ahead %s\n",
-	       READ_ONCE(bcache.nbuffers), BCACHE_BLOCK_SIZE, blkdev_name(bcache.disk),
+	       READ_ONCE(bcache.cache.nbuffers), BCACHE_BLOCK_SIZE, blkdev_name(bcache.disk),
 	       policy_name("bcache.evict"), policy_name("bcache.readahead"));
 	print_stats("  ", &s);
 	return 0;
@@ -65,7 +65,7 @@ static int cmd_victim(void)
 
 static int cmd_reset(int argc, char **argv)
 {
-	uint64_t n = READ_ONCE(bcache.nbuffers);
+	uint64_t n = READ_ONCE(bcache.cache.nbuffers);
 
 	if (argc == 3 && parse_u64(argv[2], &n, false)) {
 		printk("bcache: '%s' is not a number of buffers\n", argv[2]);

@@ -42,7 +42,7 @@ int bcache_workload_parse(int argc, char **argv, struct bcache_workload *w,
 			  char *err, size_t errlen)
 {
 	*w = (struct bcache_workload){
-		.count = DEFAULT_COUNT, .stride = DEFAULT_STRIDE, .range = bcache.blocks,
+		.count = DEFAULT_COUNT, .stride = DEFAULT_STRIDE, .range = bcache.cache.blocks,
 		.seed = 1, .size = DEFAULT_SIZE, .rounds = DEFAULT_ROUNDS,
 	};
 	if (argc < 1) {
@@ -85,10 +85,10 @@ int bcache_workload_parse(int argc, char **argv, struct bcache_workload *w,
 	}
 	if (w->pattern == PATTERN_LOOP && !count_given)
 		w->count = w->size * w->rounds;
-	if (w->start >= bcache.blocks || w->range == 0 || w->range > bcache.blocks ||
-	    w->size == 0 || w->count > MAX_COUNT || w->size > bcache.blocks) {
+	if (w->start >= bcache.cache.blocks || w->range == 0 || w->range > bcache.cache.blocks ||
+	    w->size == 0 || w->count > MAX_COUNT || w->size > bcache.cache.blocks) {
 		snprintf(err, errlen, "start must be below %llu, range and size 1..%llu, n at most %u",
-			 (unsigned long long)bcache.blocks, (unsigned long long)bcache.blocks, MAX_COUNT);
+			 (unsigned long long)bcache.cache.blocks, (unsigned long long)bcache.cache.blocks, MAX_COUNT);
 		return -ERANGE;
 	}
 	return 0;
@@ -113,7 +113,7 @@ static uint64_t workload_block(const struct bcache_workload *w, uint64_t k, uint
 		offset = k % w->size;
 		break;
 	}
-	return (w->start + offset) % bcache.blocks;
+	return (w->start + offset) % bcache.cache.blocks;
 }
 
 static void stats_delta(const struct bcache_stats *before, const struct bcache_stats *after,

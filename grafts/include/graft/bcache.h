@@ -62,6 +62,67 @@ GRAFT_POINT_TYPEDEF(bcache_evict);
 	(uint64_t block, uint64_t previous, bool hit)
 GRAFT_POINT_TYPEDEF(bcache_readahead);
 
+/*
+ * The cache's inputs and outputs, as events (VINO's module boundaries):
+ * recording grafts on them write the cache's trace (requests) and log
+ * (results), which a simulation instance replays (kernel/record/,
+ * kernel/sim/). Both fire with the cache lock held, interrupts masked,
+ * in the reading thread; handlers may not sleep and should only look.
+ */
+
+/* What became of a demand read (struct bcache_result.outcome). */
+#define BCACHE_OUTCOME_HIT    1	/* found valid in the cache */
+#define BCACHE_OUTCOME_WAIT   2	/* found, its disk read still in flight: a hit that waited */
+#define BCACHE_OUTCOME_MISS   3	/* read from the disk into a buffer */
+#define BCACHE_OUTCOME_ERROR  4	/* the disk read failed; the block is not cached */
+
+/* What became of a block the read-ahead policy planned (prefetch[].fate). */
+#define BCACHE_PREFETCH_STARTED   1	/* inserted and its read started */
+#define BCACHE_PREFETCH_CACHED    2	/* already in the cache: nothing to do */
+#define BCACHE_PREFETCH_NO_BUFFER 3	/* every buffer was loading: dropped */
+#define BCACHE_PREFETCH_FAILED    4	/* the disk refused the read: dropped */
+
+struct bcache_prefetch_fate {
+	uint64_t block;
+	uint64_t victim;	/* block evicted to make room, or BCACHE_NO_BLOCK */
+	uint32_t fate;		/* BCACHE_PREFETCH_* */
+	uint32_t reserved;
+};
+
+struct bcache_result {
+	uint64_t seq;		/* the request's sequence number (as bcache.request gave it) */
+	uint64_t block;
+	uint64_t victim;	/* block evicted for a miss, or BCACHE_NO_BLOCK */
+	uint64_t start_ns;	/* when the request was admitted (kernel clock) */
+	uint64_t latency_ns;	/* admission to the end of its read-ahead */
+	uint32_t outcome;	/* BCACHE_OUTCOME_* */
+	uint32_t nprefetch;	/* entries of prefetch[] in use: the plan, in order */
+	struct bcache_prefetch_fate prefetch[BCACHE_PREFETCH_MAX];
+};
+
+/*
+ * bcache.request - Overview: a demand read of block was admitted; seq
+ *   numbers the cache's requests from 1 after each reset, in the order
+ *   the cache serves them.
+ * Arguments: seq; block; in_flight, disk reads of the cache still in
+ *   flight at admission (a replay assumes none: see kernel/sim/).
+ * Return value: none. Default: nothing.
+ * Caller's context: as above.
+ */
+#define GRAFT_POINT_bcache_request "bcache.request", void, \
+	(uint64_t seq, uint64_t block, uint64_t in_flight)
+GRAFT_POINT_TYPEDEF(bcache_request);
+
+/*
+ * bcache.result - Overview: the demand read numbered r->seq is done
+ *   (its read-ahead planned and started), or failed.
+ * Arguments: r, the outcome (read only, valid during the call).
+ * Return value: none. Default: nothing.
+ * Caller's context: as above.
+ */
+#define GRAFT_POINT_bcache_result "bcache.result", void, (const struct bcache_result *r)
+GRAFT_POINT_TYPEDEF(bcache_result);
+
 /* --- The cache ------------------------------------------------------------ */
 
 /* Number of buffers, and of blocks on the disk. */
