@@ -41,6 +41,9 @@ struct bcache {
 };
 extern struct bcache bcache;
 
+/* "evict=NAME readahead=NAME": the policies in force (graft names, or the defaults'). */
+void bcache_policy_names(char *buf, size_t n);
+
 /* Whether the executing CPU holds the cache lock. */
 bool bcache_locked_here(void);
 

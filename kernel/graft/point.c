@@ -148,6 +148,25 @@ uint64_t graft_dispatch(const struct graft_point *p, const uint64_t args[6])
 	return graft_call_default(p, args);
 }
 
+bool graft_point_installed_name(const char *point, char *buf, size_t n)
+{
+	const struct graft_point *p = graft_point_find(point);
+	bool found = false;
+
+	if (!p)
+		return false;
+	irqflags_t f = spin_lock_irqsave(&p->state->lock);
+	for (unsigned i = 0; i < GRAFT_POINT_MAX_INSTALLED && !found; i++) {
+		const struct graft *g = p->state->installed[i];
+		if (g && !g->scope_tid) {
+			strlcpy(buf, g->name, n);
+			found = true;
+		}
+	}
+	spin_unlock_irqrestore(&p->state->lock, f);
+	return found;
+}
+
 static void set_slot(const struct graft_point *p)
 {
 	for (unsigned i = 0; i < GRAFT_POINT_MAX_INSTALLED; i++) {

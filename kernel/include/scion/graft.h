@@ -165,6 +165,14 @@ const struct graft_point *graft_point_find(const char *name);
 bool graft_point_grafted(const char *name);
 
 /*
+ * graft_point_installed_name - the name of the graft installed at point
+ * for every thread (not a thread-scoped one), copied into buf.
+ * Return value: false when there is none (the default runs) or no such point.
+ * Caller's context: any; takes the point lock.
+ */
+bool graft_point_installed_name(const char *point, char *buf, size_t n);
+
+/*
  * graft_load - link a graft image (an ELF relocatable object) into the
  * graft area and register it, not installed.
  * Arguments: image/size (copied), source (for messages and `graft

@@ -1,0 +1,72 @@
+// SPDX-License-Identifier: BSD-2-Clause
+/*
+ * The block cache as a recordable module (scion/record.h): its trace is
+ * the demand reads (bcache.request), its log what became of each
+ * (bcache.result), in the records of scion/recfmt.h. The two recording
+ * grafts run at those event points, cache lock held and interrupts
+ * masked, and only write into the session's per-CPU buffers.
+ */
+#include <scion/record.h>
+#include <scion/graft.h>
+#include <scion/thread.h>
+#include <scion/cpu.h>
+#include <scion/clock.h>
+#include <scion/string.h>
+#include <scion/format.h>
+#include "bcache_internal.h"
+
+static struct tbuf_set *recording_bufs;	/* set by the session around its grafts */
+
+static void record_request(uint64_t seq, uint64_t block, uint64_t in_flight)
+{
+	struct tbuf_set *bufs = READ_ONCE(recording_bufs);
+	struct rec_bcache_request *r = bufs ? tbuf_reserve(bufs, sizeof(*r)) : NULL;
+	if (!r)
+		return;
+	struct thread *t = thread_current();
+	*r = (struct rec_bcache_request){
+		.head = { .size = sizeof(*r), .type = REC_BCACHE_REQUEST, .cpu = this_cpu_index() },
+		.seq = seq, .time_ns = clock_ns(), .tid = t ? t->tid : 0, .pid = 0,
+		.block = block, .in_flight = in_flight,
+	};
+}
+
+static void record_result(const struct bcache_result *res)
+{
+	struct tbuf_set *bufs = READ_ONCE(recording_bufs);
+	uint32_t n = res->nprefetch <= BCACHE_PREFETCH_MAX ? res->nprefetch : BCACHE_PREFETCH_MAX;
+	struct rec_bcache_result *r = bufs ? tbuf_reserve(bufs, REC_BCACHE_RESULT_BYTES(n)) : NULL;
+	if (!r)
+		return;
+	*r = (struct rec_bcache_result){
+		.head = { .size = (uint16_t)REC_BCACHE_RESULT_BYTES(n), .type = REC_BCACHE_RESULT,
+			  .cpu = this_cpu_index() },
+		.outcome = (uint8_t)res->outcome, .nprefetch = (uint8_t)n, .seq = res->seq,
+		.block = res->block, .victim = res->victim, .latency_ns = res->latency_ns,
+	};
+	for (uint32_t k = 0; k < n; k++)
+		r->prefetch[k] = (struct rec_bcache_prefetch){
+			.block = res->prefetch[k].block, .victim = res->prefetch[k].victim,
+			.fate = res->prefetch[k].fate,
+		};
+}
+
+void bcache_policy_names(char *buf, size_t n)
+{
+	char evict[GRAFT_NAME_MAX] = "lru", readahead[GRAFT_NAME_MAX] = "sequential";
+	graft_point_installed_name("bcache.evict", evict, sizeof(evict));
+	graft_point_installed_name("bcache.readahead", readahead, sizeof(readahead));
+	snprintf(buf, n, "evict=%s readahead=%s", evict, readahead);
+}
+
+static void describe(struct rec_file_header *h)
+{
+	bcache_policy_names(h->policy, sizeof(h->policy));
+	h->config[REC_BCACHE_CONFIG_BUFFERS] = READ_ONCE(bcache.cache.nbuffers);
+	h->config[REC_BCACHE_CONFIG_BLOCKS] = bcache.cache.blocks;
+}
+
+REC_MODULE(bcache_module, .name = "bcache", .input_point = "bcache.request",
+	   .output_point = "bcache.result", .input_graft = record_request,
+	   .output_graft = record_result, .bufs = &recording_bufs,
+	   .available = bcache_available, .describe = describe);

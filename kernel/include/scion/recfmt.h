@@ -1,0 +1,103 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
+/*
+ * Recordings of a module's boundaries (VINO self-monitoring): the
+ * *trace* holds what came in (requests), the *log* what went out
+ * (results). This is their format, on the wire (the "record" stream
+ * source), in files on the host (trace.bin, log.bin) and in recordings
+ * kept in the kernel; shared by the kernel (kernel/record/,
+ * kernel/sim/), the host simulator (sim/) and, spelled in Python,
+ * userland/scionhost/recfmt.py: change them together.
+ *
+ * A file is one header followed by records in sequence order. Every
+ * record starts with u16 size (bytes, a multiple of 8, including this
+ * head) and u16 type, so a reader can step over a type it does not
+ * know and can tell a truncated file from a complete one. Integers are
+ * little-endian.
+ *
+ * A log written by a simulation has the same format as one recorded
+ * live; its latencies come from the device-latency model instead of
+ * the clock (sim/replay.c says how).
+ */
+#ifndef SCION_RECFMT_H
+#define SCION_RECFMT_H
+
+#include <stdint.h>
+
+#define REC_MAGIC          "SCIONREC"	/* 8 bytes, no NUL */
+#define REC_VERSION        1
+#define REC_MODULE_MAX     16
+#define REC_POLICY_MAX     48
+#define REC_CONFIG_WORDS   4
+
+enum rec_stream {
+	REC_STREAM_TRACE = 1,	/* the module's inputs */
+	REC_STREAM_LOG = 2,	/* its outputs */
+};
+
+struct rec_file_header {
+	char magic[8];			/* REC_MAGIC */
+	uint16_t version;		/* REC_VERSION */
+	uint16_t stream;		/* enum rec_stream */
+	uint32_t header_bytes;		/* sizeof(struct rec_file_header) */
+	char module[REC_MODULE_MAX];	/* "bcache", NUL-padded */
+	char policy[REC_POLICY_MAX];	/* the policies in force: "evict=lru readahead=sequential" */
+	uint64_t config[REC_CONFIG_WORDS];	/* the module's configuration (bcache: below) */
+	uint64_t records;		/* records that follow */
+	uint64_t drops;			/* records lost while recording (then the file is incomplete) */
+};
+_Static_assert(sizeof(struct rec_file_header) == 128, "recording header layout changed");
+
+/* bcache's configuration words. */
+#define REC_BCACHE_CONFIG_BUFFERS 0	/* buffers in use */
+#define REC_BCACHE_CONFIG_BLOCKS  1	/* blocks on the disk */
+
+/* Every record's first word. */
+struct rec_head {
+	uint16_t size;			/* bytes, a multiple of 8, this head included */
+	uint16_t type;			/* enum rec_type */
+	uint32_t cpu;			/* the CPU that wrote it (0 in a simulated log) */
+};
+
+enum rec_type {
+	REC_BCACHE_REQUEST = 1,		/* trace: struct rec_bcache_request */
+	REC_BCACHE_RESULT = 2,		/* log: struct rec_bcache_result */
+};
+
+/* bcache's input: one demand read (graft point bcache.request). */
+struct rec_bcache_request {
+	struct rec_head head;
+	uint64_t seq;			/* 1, 2, ... after each `bcache reset` */
+	uint64_t time_ns;		/* kernel clock at admission */
+	uint64_t tid;			/* the reading thread */
+	uint64_t pid;			/* 0: Scion has one address space, the kernel's */
+	uint64_t block;
+	uint64_t in_flight;		/* disk reads in flight at admission */
+};
+_Static_assert(sizeof(struct rec_bcache_request) == 56, "bcache request record changed");
+
+struct rec_bcache_prefetch {
+	uint64_t block;
+	uint64_t victim;		/* evicted to make room, or BCACHE_NO_BLOCK */
+	uint32_t fate;			/* BCACHE_PREFETCH_* */
+	uint32_t reserved;
+};
+
+/* bcache's output: what became of one demand read (graft point bcache.result). */
+struct rec_bcache_result {
+	struct rec_head head;
+	uint8_t outcome;		/* BCACHE_OUTCOME_* */
+	uint8_t nprefetch;		/* entries of prefetch[] that follow */
+	uint16_t reserved;
+	uint32_t reserved2;
+	uint64_t seq;			/* the request's */
+	uint64_t block;
+	uint64_t victim;		/* evicted for a miss, or BCACHE_NO_BLOCK */
+	uint64_t latency_ns;		/* measured live; modelled in a simulated log */
+	struct rec_bcache_prefetch prefetch[];	/* the read-ahead plan, in order */
+};
+_Static_assert(sizeof(struct rec_bcache_result) == 48, "bcache result record changed");
+
+#define REC_BCACHE_RESULT_BYTES(n) (sizeof(struct rec_bcache_result) + \
+				    (n) * sizeof(struct rec_bcache_prefetch))
+
+#endif
