@@ -14,6 +14,7 @@
 #include <scion/string.h>
 #include <scion/format.h>
 #include "bcache_internal.h"
+#include "../sim/replay.h"
 
 static struct tbuf_set *recording_bufs;	/* set by the session around its grafts */
 
@@ -36,19 +37,8 @@ static void record_result(const struct bcache_result *res)
 	struct tbuf_set *bufs = READ_ONCE(recording_bufs);
 	uint32_t n = res->nprefetch <= BCACHE_PREFETCH_MAX ? res->nprefetch : BCACHE_PREFETCH_MAX;
 	struct rec_bcache_result *r = bufs ? tbuf_reserve(bufs, REC_BCACHE_RESULT_BYTES(n)) : NULL;
-	if (!r)
-		return;
-	*r = (struct rec_bcache_result){
-		.head = { .size = (uint16_t)REC_BCACHE_RESULT_BYTES(n), .type = REC_BCACHE_RESULT,
-			  .cpu = this_cpu_index() },
-		.outcome = (uint8_t)res->outcome, .nprefetch = (uint8_t)n, .seq = res->seq,
-		.block = res->block, .victim = res->victim, .latency_ns = res->latency_ns,
-	};
-	for (uint32_t k = 0; k < n; k++)
-		r->prefetch[k] = (struct rec_bcache_prefetch){
-			.block = res->prefetch[k].block, .victim = res->prefetch[k].victim,
-			.fate = res->prefetch[k].fate,
-		};
+	if (r)
+		sim_encode_result(res, this_cpu_index(), r);
 }
 
 void bcache_policy_names(char *buf, size_t n)

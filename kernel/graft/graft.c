@@ -16,7 +16,9 @@
  *
  * The registry (graft_registry, a mutex) lists every loaded graft in
  * load order. Grafts stay loaded (and their statistics kept) until the
- * kernel stops.
+ * kernel stops. Each keeps a copy of its image, from which a private
+ * copy (its own code and data, never registered or installed) can be
+ * linked for a simulation instance (kernel/sim/).
  */
 #include <scion/graft.h>
 #include <scion/txn.h>
@@ -105,7 +107,9 @@ static const char *check_manifest(const struct graft_manifest *m, const struct g
 	return NULL;
 }
 
-struct graft *graft_load(const void *image, size_t size, const char *source, char *err, size_t errlen)
+/* Steps 1, 2 and 4 of loading: a graft descriptor over freshly linked regions, or NULL. */
+static struct graft *link_image(const void *image, size_t size, const char *source,
+				char *err, size_t errlen)
 {
 	struct load_ctx ctx = { 0 };
 	struct graft_image im;
@@ -120,11 +124,16 @@ struct graft *graft_load(const void *image, size_t size, const char *source, cha
 		return NULL;
 	}
 	struct graft *g = kzalloc(sizeof(*g));
-	if (!g) {
+	void *copy = g ? kmalloc(size) : NULL;
+	if (!copy) {
 		snprintf(err, errlen, "out of memory for the graft's descriptor");
+		kfree(g);
 		free_regions(&ctx);
 		return NULL;
 	}
+	memcpy(copy, image, size);
+	g->image = copy;
+	g->image_size = size;
 	strlcpy(g->name, im.manifest->name, sizeof(g->name));
 	strlcpy(g->source, source, sizeof(g->source));
 	g->version = im.manifest->version;
@@ -136,23 +145,57 @@ struct graft *graft_load(const void *image, size_t size, const char *source, cha
 		g->region[r] = ctx.region[r];
 		g->region_size[r] = ctx.region_size[r];
 	}
+	/* Step 3 (software fault isolation) will verify the text here. */
+	graft_mem_protect(ctx.region[GRAFT_REGION_TEXT], ctx.region_size[GRAFT_REGION_TEXT], MAP_EXEC);
+	graft_mem_protect(ctx.region[GRAFT_REGION_RODATA], ctx.region_size[GRAFT_REGION_RODATA], 0);
+	return g;
+}
 
+static void unlink_image(struct graft *g)
+{
+	for (unsigned r = 0; r < GRAFT_REGIONS; r++)
+		graft_mem_free(g->region[r], g->region_size[r]);
+	kfree(g->image);
+	kfree(g);
+}
+
+struct graft *graft_load(const void *image, size_t size, const char *source, char *err, size_t errlen)
+{
+	struct graft *g = link_image(image, size, source, err, errlen);
+	if (!g)
+		return NULL;
 	mutex_lock(&graft_registry);
 	if (find_locked(g->name)) {
 		mutex_unlock(&graft_registry);
 		snprintf(err, errlen, "a graft named '%s' is already loaded", g->name);
-		kfree(g);
-		free_regions(&ctx);
+		unlink_image(g);
 		return NULL;
 	}
-	/* Step 3 (software fault isolation) will verify the text here. */
-	graft_mem_protect(ctx.region[GRAFT_REGION_TEXT], ctx.region_size[GRAFT_REGION_TEXT], MAP_EXEC);
-	graft_mem_protect(ctx.region[GRAFT_REGION_RODATA], ctx.region_size[GRAFT_REGION_RODATA], 0);
 	list_add_tail(&grafts, &g->node);
 	mutex_unlock(&graft_registry);
-	channel_event("graft: %s: loaded '%s' for %s (version %u)", source, g->name, point->name,
-		      g->version);
+	channel_event("graft: %s: loaded '%s' for %s (version %u)", source, g->name,
+		      g->point->name, g->version);
 	return g;
+}
+
+struct graft *graft_load_private(const struct graft *g, char *err, size_t errlen)
+{
+	if (!g->image) {
+		snprintf(err, errlen, "'%s' is built into the kernel: it has no image to copy", g->name);
+		return NULL;
+	}
+	char source[sizeof(g->source)];
+	snprintf(source, sizeof(source), "copy of %s", g->name);
+	struct graft *copy = link_image(g->image, g->image_size, source, err, errlen);
+	if (copy)
+		copy->quiet = true;
+	return copy;
+}
+
+void graft_unload_private(struct graft *g)
+{
+	if (g)
+		unlink_image(g);
 }
 
 struct graft *graft_create_builtin(const char *name, const char *point, void *fn)

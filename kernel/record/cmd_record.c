@@ -58,8 +58,8 @@ static void rec_print_record(const struct rec_head *h)
 		printk("record of type %u, %u bytes\n", h->type, h->size);
 		return;
 	}
-	printk("seq=%llu block=%llu outcome=%s victim=%s latency_ns=%llu prefetch=",
-	       (unsigned long long)r->seq, (unsigned long long)r->block,
+	printk("seq=%llu cpu=%u block=%llu outcome=%s victim=%s latency_ns=%llu prefetch=",
+	       (unsigned long long)r->seq, h->cpu, (unsigned long long)r->block,
 	       name_of(outcome_names, ARRAY_SIZE(outcome_names), r->outcome),
 	       block_text(r->victim, v, sizeof(v)), (unsigned long long)r->latency_ns);
 	if (!r->nprefetch)

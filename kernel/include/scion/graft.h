@@ -147,6 +147,8 @@ struct graft {
 	size_t region_size[3];			/* set once */
 	bool builtin;				/* set once: kernel code registered as a graft (tests) */
 	bool quiet;				/* set once: aborts are not logged (benchmarks) */
+	void *image;				/* set once: a copy of the ELF image (NULL: built in) */
+	size_t image_size;			/* set once */
 	uint64_t scope_tid;			/* point lock: 0 = every thread */
 	bool installed;				/* point lock */
 	uint64_t invocations, commits, aborts;	/* atomic */
@@ -182,6 +184,17 @@ bool graft_point_installed_name(const char *point, char *buf, size_t n);
  */
 struct graft *graft_load(const void *image, size_t size, const char *source,
 			 char *err, size_t errlen);
+
+/*
+ * graft_load_private - link another copy of loaded graft g (its own
+ * code and its own data) that is not registered and cannot be
+ * installed: a simulation instance runs it with txn_run. Its aborts
+ * are not logged on the console.
+ * Return value: the copy, or NULL with err filled (g built in, memory).
+ * Caller's context: thread, no spinlocks. graft_unload_private frees it.
+ */
+struct graft *graft_load_private(const struct graft *g, char *err, size_t errlen);
+void graft_unload_private(struct graft *g);
 
 /*
  * graft_find - a loaded graft by name, or NULL. Caller's context: thread.

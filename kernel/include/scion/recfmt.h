@@ -51,7 +51,7 @@ _Static_assert(sizeof(struct rec_file_header) == 128, "recording header layout c
 #define REC_BCACHE_CONFIG_BUFFERS 0	/* buffers in use */
 #define REC_BCACHE_CONFIG_BLOCKS  1	/* blocks on the disk */
 
-/* Every record's first word. */
+/* Every record's first word; its second is the sequence number the module gave it. */
 struct rec_head {
 	uint16_t size;			/* bytes, a multiple of 8, this head included */
 	uint16_t type;			/* enum rec_type */
@@ -85,11 +85,11 @@ struct rec_bcache_prefetch {
 /* bcache's output: what became of one demand read (graft point bcache.result). */
 struct rec_bcache_result {
 	struct rec_head head;
+	uint64_t seq;			/* the request's */
 	uint8_t outcome;		/* BCACHE_OUTCOME_* */
 	uint8_t nprefetch;		/* entries of prefetch[] that follow */
 	uint16_t reserved;
 	uint32_t reserved2;
-	uint64_t seq;			/* the request's */
 	uint64_t block;
 	uint64_t victim;		/* evicted for a miss, or BCACHE_NO_BLOCK */
 	uint64_t latency_ns;		/* measured live; modelled in a simulated log */

@@ -1,0 +1,212 @@
+// SPDX-License-Identifier: BSD-2-Clause
+/*
+ * Shell: `sim run REC POLICY [POLICY ...] [model=HIT_NS,MISS_NS]` replays
+ * recording REC's trace once per POLICY in a simulation instance and
+ * prints each policy's summary beside the live one's (from REC's log),
+ * keeping each simulated log as a new recording; `sim policies` lists
+ * what can be named. Errors are one line starting "sim:".
+ */
+#include <scion/shell.h>
+#include <scion/printk.h>
+#include <scion/string.h>
+#include <scion/format.h>
+#include <scion/errno.h>
+#include <scion/graft.h>
+#include "sim_internal.h"
+
+#define USAGE "sim run REC POLICY [POLICY ...] [model=HIT_NS,MISS_NS] | sim policies"
+#define SIM_MAX_POLICIES 8
+
+static enum sim_kind kind_of(const char *name)
+{
+	for (unsigned k = 0; k < SIM_KINDS; k++)
+		if (!strcmp(name, sim_default_names[k]))
+			return (enum sim_kind)k;
+	struct graft *g = graft_find(name);
+	if (g && !strcmp(g->point->name, "bcache.evict"))
+		return SIM_EVICT;
+	if (g && !strcmp(g->point->name, "bcache.readahead"))
+		return SIM_READAHEAD;
+	return SIM_KINDS;
+}
+
+static void list_graft(struct graft *g, void *arg)
+{
+	(void)arg;
+	if (!strcmp(g->point->name, "bcache.evict") || !strcmp(g->point->name, "bcache.readahead"))
+		printk("  %-16s %s (graft from %s)\n", g->name, g->point->name, g->source);
+}
+
+static int cmd_policies(void)
+{
+	printk("  %-16s bcache.evict (default)\n", sim_default_names[SIM_EVICT]);
+	printk("  %-16s bcache.readahead (default)\n", sim_default_names[SIM_READAHEAD]);
+	graft_foreach(list_graft, NULL);
+	return 0;
+}
+
+static const struct rec_head *next_record(void *ctx)
+{
+	return rec_cursor_next(ctx);
+}
+
+static void print_row(const char *label, const struct sim_summary *s, uint64_t requests,
+		      bool agree_known, const char *log)
+{
+	char agree[32] = "-";
+	if (agree_known)
+		snprintf(agree, sizeof(agree), "%llu/%llu", (unsigned long long)s->agree,
+			 (unsigned long long)requests);
+	printk("%-38s %7llu %7llu %9llu %10llu %10llu %11llu.%03llu %11s  %s\n", label,
+	       (unsigned long long)s->hits, (unsigned long long)s->misses,
+	       (unsigned long long)s->evictions, (unsigned long long)s->prefetches,
+	       (unsigned long long)s->disk_reads, (unsigned long long)(s->est_ns / 1000000),
+	       (unsigned long long)(s->est_ns / 1000 % 1000), agree, log);
+}
+
+static bool parse_model(const char *arg, struct sim_model *m)
+{
+	char hit[24];
+	const char *comma = strchr(arg, ',');
+	if (strncmp(arg, "model=", 6) || !comma || (size_t)(comma - arg - 6) >= sizeof(hit))
+		return false;
+	memcpy(hit, arg + 6, (size_t)(comma - arg - 6));
+	hit[comma - arg - 6] = '\0';
+	return !parse_u64(hit, &m->hit_ns, false) && !parse_u64(comma + 1, &m->miss_ns, false);
+}
+
+/* One policy: an instance, its replay, its log kept as a recording, one row. */
+static int simulate(struct recording *trace_rec, const char *spec, const struct sim_model *model)
+{
+	struct sim_policy_names names;
+	char why[200], origin[REC_ORIGIN_MAX], policy[REC_POLICY_MAX];
+	const struct rec_file_header *th = &trace_rec->header[0];
+
+	if (sim_policy_parse(spec, th->policy, kind_of, &names, why, sizeof(why))) {
+		printk("sim: %s\n", why);
+		return -EINVAL;
+	}
+	struct sim_instance *inst = sim_instance_create(th, &names, why, sizeof(why));
+	if (!inst) {
+		printk("sim: %s\n", why);
+		return -ENOENT;
+	}
+	sim_policy_format(&names, policy, sizeof(policy));
+	snprintf(origin, sizeof(origin), "simulated rec%u with %s", trace_rec->id, policy);
+	struct recording *out = rec_store_create(origin);
+	if (!out) {
+		sim_instance_destroy(inst);
+		printk("sim: no memory for the simulated log\n");
+		return -ENOMEM;
+	}
+	out->header[0] = *th;
+	out->header[0].records = 0;
+	out->header[1] = *th;
+	out->header[1].stream = REC_STREAM_LOG;
+	out->header[1].drops = 0;
+	strlcpy(out->header[0].policy, policy, sizeof(out->header[0].policy));
+	strlcpy(out->header[1].policy, policy, sizeof(out->header[1].policy));
+
+	struct sim_summary sum = { 0 };
+	int err = sim_instance_replay(inst, trace_rec, model, out, &sum, why, sizeof(why));
+	uint64_t aborts = inst->aborts;
+	sim_instance_destroy(inst);
+	rec_store_complete(out);
+	char log[48];
+	snprintf(log, sizeof(log), "rec%u%s", out->id, aborts ? " (grafts aborted)" : "");
+	rec_store_put(out);
+	if (err) {
+		printk("sim: %s: %s; rec%u holds the log as far as it got\n", policy, why, out->id);
+		return err;
+	}
+	print_row(policy, &sum, trace_rec->stream[0].records, trace_rec->stream[1].records != 0, log);
+	if (aborts)
+		printk("sim: %s: %llu graft invocations aborted (their default answered, as live)\n",
+		       policy, (unsigned long long)aborts);
+	return 0;
+}
+
+static int cmd_run(int argc, char **argv)
+{
+	unsigned id;
+	struct sim_model model = { 0 };
+	bool model_given = false;
+	int npolicies = argc - 3;
+
+	if (!rec_parse_id(argv[2], &id)) {
+		printk("sim: '%s' is not a recording (rec1, rec2, ...: `record list`)\n", argv[2]);
+		return -EINVAL;
+	}
+	if (npolicies > 0 && !strncmp(argv[argc - 1], "model=", 6)) {
+		if (!parse_model(argv[argc - 1], &model)) {
+			printk("sim: '%s': give model=HIT_NS,MISS_NS\n", argv[argc - 1]);
+			return -EINVAL;
+		}
+		model_given = true;
+		npolicies--;
+	}
+	if (npolicies < 1 || npolicies > SIM_MAX_POLICIES) {
+		printk("sim: name 1 to %d policies, e.g. `sim run rec1 lru 2q clock`\n",
+		       SIM_MAX_POLICIES);
+		return -EINVAL;
+	}
+	struct recording *r = rec_store_get(id, false);
+	if (!r) {
+		printk("sim: no complete recording rec%u (`record list`)\n", id);
+		return -ENOENT;
+	}
+	char why[160];
+	if (sim_check_header(&r->header[0], REC_STREAM_TRACE, why, sizeof(why)) ||
+	    r->stream[0].records == 0) {
+		printk("sim: rec%u: %s\n", id, r->stream[0].records ? why : "its trace is empty");
+		rec_store_put(r);
+		return -EINVAL;
+	}
+	struct sim_summary live = { 0 };
+	struct rec_cursor cur;
+	rec_cursor_init(&cur, &r->stream[1]);
+	for (const struct rec_head *h; (h = rec_cursor_next(&cur));)
+		if (h->type == REC_BCACHE_RESULT)
+			sim_summary_add(&live, (const void *)h);
+	if (!model_given) {
+		rec_cursor_init(&cur, &r->stream[1]);
+		if (!r->stream[1].records ||
+		    !sim_model_calibrate((struct sim_reader){ next_record, &cur }, &model)) {
+			printk("sim: rec%u's log has no hit and miss to calibrate the latency model; "
+			       "give model=HIT_NS,MISS_NS\n", id);
+			rec_store_put(r);
+			return -EINVAL;
+		}
+	}
+	const struct rec_file_header *th = &r->header[0];
+	printk("sim: rec%u: %llu requests, %llu buffers, %llu blocks; model: hit %llu ns, "
+	       "miss %llu ns (%s)\n", id, (unsigned long long)r->stream[0].records,
+	       (unsigned long long)th->config[REC_BCACHE_CONFIG_BUFFERS],
+	       (unsigned long long)th->config[REC_BCACHE_CONFIG_BLOCKS],
+	       (unsigned long long)model.hit_ns, (unsigned long long)model.miss_ns,
+	       model_given ? "given" : "measured in its log");
+	printk("%-38s %7s %7s %9s %10s %10s %15s %11s  %s\n", "policy", "hits", "misses",
+	       "evictions", "prefetches", "disk-reads", "time(ms)", "agree", "log");
+	if (r->stream[1].records) {
+		char label[REC_POLICY_MAX + 8];
+		snprintf(label, sizeof(label), "live %s", r->header[1].policy);
+		print_row(label, &live, r->stream[0].records, false, "(measured)");
+	}
+	int err = 0;
+	for (int k = 0; k < npolicies && !err; k++)
+		err = simulate(r, argv[3 + k], &model);
+	rec_store_put(r);
+	return err;
+}
+
+static int cmd_sim(int argc, char **argv)
+{
+	if (argc == 2 && !strcmp(argv[1], "policies"))
+		return cmd_policies();
+	if (argc >= 3 && !strcmp(argv[1], "run"))
+		return cmd_run(argc, argv);
+	printk("sim: usage: " USAGE "\n");
+	return -EINVAL;
+}
+SHELL_COMMAND(sim, "run REC POLICY [POLICY ...] [model=HIT_NS,MISS_NS] | policies",
+	      "replay a recorded trace against alternate policies in simulation instances", cmd_sim);

@@ -1,0 +1,191 @@
+// SPDX-License-Identifier: BSD-2-Clause
+/*
+ * The trace replay (replay.h): checks each request record, runs it
+ * through the simulation instance exactly as bcache_read runs a demand
+ * read through the live one (cache_demand, then cache_read_ahead), and
+ * writes the log record with the model's latency. Portable: no kernel
+ * services, so the host's sim/ builds this same file.
+ */
+#include <scion/string.h>
+#include <scion/format.h>
+#include <scion/errno.h>
+#include "replay.h"
+
+int sim_start_io(struct bcache_cache *c, int i)
+{
+	c->buffer[i].state = BUFFER_VALID;	/* a modelled read completes at once */
+	return 0;
+}
+
+const char *sim_check_header(const struct rec_file_header *h, enum rec_stream stream,
+			     char *why, size_t whylen)
+{
+	const char *kind = stream == REC_STREAM_TRACE ? "trace" : "log";
+
+	if (memcmp(h->magic, REC_MAGIC, sizeof(h->magic)))
+		snprintf(why, whylen, "not a Scion recording (no %s magic)", REC_MAGIC);
+	else if (h->version != REC_VERSION || h->header_bytes != sizeof(*h))
+		snprintf(why, whylen, "recording format version %u (%u-byte header); this reads "
+			 "version %u", h->version, h->header_bytes, REC_VERSION);
+	else if (h->stream != stream)
+		snprintf(why, whylen, "not a %s: its header says stream %u", kind, h->stream);
+	else if (strncmp(h->module, "bcache", sizeof(h->module)))
+		snprintf(why, whylen, "a %s of module '%.*s', not bcache", kind,
+			 (int)sizeof(h->module), h->module);
+	else if (h->config[REC_BCACHE_CONFIG_BUFFERS] < 1 ||
+		 h->config[REC_BCACHE_CONFIG_BUFFERS] > BCACHE_MAX_BUFFERS ||
+		 h->config[REC_BCACHE_CONFIG_BLOCKS] < 1)
+		snprintf(why, whylen, "bad configuration in the %s header: %llu buffers (1..%u), "
+			 "%llu blocks", kind,
+			 (unsigned long long)h->config[REC_BCACHE_CONFIG_BUFFERS], BCACHE_MAX_BUFFERS,
+			 (unsigned long long)h->config[REC_BCACHE_CONFIG_BLOCKS]);
+	else
+		return NULL;
+	return why;
+}
+
+const char *sim_check_request(const struct rec_head *h, uint64_t index, uint64_t last_seq,
+			      const struct rec_file_header *th, char *why, size_t whylen)
+{
+	const struct rec_bcache_request *r = (const void *)h;
+
+	if (h->type != REC_BCACHE_REQUEST || h->size != sizeof(*r))
+		snprintf(why, whylen, "record %llu is not a bcache request (type %u, %u bytes)",
+			 (unsigned long long)index, h->type, h->size);
+	else if (r->seq <= last_seq)
+		snprintf(why, whylen, "record %llu: sequence number %llu after %llu (out of order)",
+			 (unsigned long long)index, (unsigned long long)r->seq,
+			 (unsigned long long)last_seq);
+	else if (r->block >= th->config[REC_BCACHE_CONFIG_BLOCKS])
+		snprintf(why, whylen, "record %llu: block %llu is beyond the disk (%llu blocks)",
+			 (unsigned long long)index, (unsigned long long)r->block,
+			 (unsigned long long)th->config[REC_BCACHE_CONFIG_BLOCKS]);
+	else
+		return NULL;
+	return why;
+}
+
+void sim_encode_result(const struct bcache_result *res, uint32_t cpu,
+		       struct rec_bcache_result *out)
+{
+	uint32_t n = res->nprefetch <= BCACHE_PREFETCH_MAX ? res->nprefetch : BCACHE_PREFETCH_MAX;
+
+	*out = (struct rec_bcache_result){
+		.head = { .size = (uint16_t)REC_BCACHE_RESULT_BYTES(n), .type = REC_BCACHE_RESULT,
+			  .cpu = cpu },
+		.outcome = (uint8_t)res->outcome, .nprefetch = (uint8_t)n, .seq = res->seq,
+		.block = res->block, .victim = res->victim, .latency_ns = res->latency_ns,
+	};
+	for (uint32_t k = 0; k < n; k++)
+		out->prefetch[k] = (struct rec_bcache_prefetch){
+			.block = res->prefetch[k].block, .victim = res->prefetch[k].victim,
+			.fate = res->prefetch[k].fate,
+		};
+}
+
+void sim_summary_add(struct sim_summary *sum, const struct rec_bcache_result *r)
+{
+	sum->requests++;
+	if (r->outcome == BCACHE_OUTCOME_MISS)
+		sum->misses++;
+	else if (r->outcome == BCACHE_OUTCOME_HIT || r->outcome == BCACHE_OUTCOME_WAIT)
+		sum->hits++;
+	sum->evictions += r->victim != BCACHE_NO_BLOCK;
+	sum->disk_reads += r->outcome == BCACHE_OUTCOME_MISS || r->outcome == BCACHE_OUTCOME_ERROR;
+	for (unsigned k = 0; k < r->nprefetch; k++) {
+		sum->evictions += r->prefetch[k].victim != BCACHE_NO_BLOCK;
+		if (r->prefetch[k].fate == BCACHE_PREFETCH_STARTED) {
+			sum->prefetches++;
+			sum->disk_reads++;
+		}
+	}
+	sum->est_ns += r->latency_ns;
+}
+
+int sim_replay_one(struct bcache_cache *c, const struct rec_bcache_request *r,
+		   const struct sim_model *model, sim_emit_fn *emit, void *ectx,
+		   struct sim_summary *sum)
+{
+	struct bcache_result res = { .seq = r->seq, .block = r->block, .victim = BCACHE_NO_BLOCK };
+	uint64_t used_before = c->stats.prefetch_used;
+	int i;
+
+	c->requests = r->seq;
+	int got = cache_demand(c, r->block, &res, &i);
+	if (got < 0)		/* cannot happen: no read of an instance stays in flight */
+		return got;
+	cache_read_ahead(c, r->block, got != BCACHE_OUTCOME_MISS, &res);
+	res.latency_ns = got == BCACHE_OUTCOME_MISS ? model->miss_ns : model->hit_ns;
+
+	struct {
+		struct rec_bcache_result r;
+		struct rec_bcache_prefetch p[BCACHE_PREFETCH_MAX];
+	} out;
+	sim_encode_result(&res, 0, &out.r);
+	sim_summary_add(sum, &out.r);
+	sum->prefetch_used += c->stats.prefetch_used - used_before;
+	sum->overlapped += r->in_flight != 0;
+	return emit(ectx, &out.r.head);
+}
+
+int sim_replay(struct bcache_cache *c, const struct rec_file_header *th, struct sim_reader trace,
+	       const struct sim_model *model, sim_emit_fn *emit, void *ectx,
+	       struct sim_summary *sum, char *why, size_t whylen)
+{
+	uint64_t index = 0, last_seq = 0;
+
+	for (const struct rec_head *h; (h = trace.next(trace.ctx));) {
+		if (sim_check_request(h, ++index, last_seq, th, why, whylen))
+			return -EINVAL;
+		const struct rec_bcache_request *r = (const void *)h;
+		last_seq = r->seq;
+		int err = sim_replay_one(c, r, model, emit, ectx, sum);
+		if (err) {
+			snprintf(why, whylen, "record %llu: the log could not be written (%s)",
+				 (unsigned long long)index, errno_name(err));
+			return err;
+		}
+	}
+	return 0;
+}
+
+bool sim_model_calibrate(struct sim_reader log, struct sim_model *model)
+{
+	uint64_t hit_sum = 0, hits = 0, miss_sum = 0, misses = 0;
+
+	for (const struct rec_head *h; (h = log.next(log.ctx));) {
+		const struct rec_bcache_result *r = (const void *)h;
+		if (h->type != REC_BCACHE_RESULT || h->size < sizeof(*r))
+			continue;
+		if (r->outcome == BCACHE_OUTCOME_MISS) {
+			miss_sum += r->latency_ns;
+			misses++;
+		} else if (r->outcome == BCACHE_OUTCOME_HIT || r->outcome == BCACHE_OUTCOME_WAIT) {
+			hit_sum += r->latency_ns;
+			hits++;
+		}
+	}
+	model->hit_ns = hits ? hit_sum / hits : 0;
+	model->miss_ns = misses ? miss_sum / misses : 0;
+	return hits && misses;
+}
+
+/* A hit that waited for its block's read in flight is a hit all the same. */
+static unsigned decided_outcome(unsigned outcome)
+{
+	return outcome == BCACHE_OUTCOME_WAIT ? BCACHE_OUTCOME_HIT : outcome;
+}
+
+bool sim_same_decision(const struct rec_bcache_result *a, const struct rec_bcache_result *b)
+{
+	if (a->seq != b->seq || a->block != b->block ||
+	    decided_outcome(a->outcome) != decided_outcome(b->outcome) ||
+	    a->victim != b->victim || a->nprefetch != b->nprefetch)
+		return false;
+	for (unsigned k = 0; k < a->nprefetch; k++)
+		if (a->prefetch[k].block != b->prefetch[k].block ||
+		    a->prefetch[k].victim != b->prefetch[k].victim ||
+		    a->prefetch[k].fate != b->prefetch[k].fate)
+			return false;
+	return true;
+}
