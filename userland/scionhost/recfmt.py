@@ -1,0 +1,180 @@
+# SPDX-License-Identifier: BSD-2-Clause
+"""Recordings of a module's boundaries, as kernel/include/scion/recfmt.h
+lays them out (change both together): a file is a 128-byte header and
+records in sequence order; every record starts with u16 size, u16 type,
+u32 cpu, then u64 seq. A recording directory holds trace.bin (the
+module's inputs), log.bin (its outputs) and meta.json (module, policy,
+kernel version, configuration, record and drop counts).
+
+Reading never trusts the bytes: a short, truncated or mislabelled file
+raises RecError with one line naming the file and the record."""
+
+import json
+import os
+import struct
+
+MAGIC = b"SCIONREC"
+VERSION = 1
+HEADER = struct.Struct("<8sHHI16s48s4QQQ")
+assert HEADER.size == 128
+STREAM_TRACE, STREAM_LOG = 1, 2
+STREAM_NAMES = {STREAM_TRACE: "trace", STREAM_LOG: "log"}
+CONFIG_BUFFERS, CONFIG_BLOCKS = 0, 1
+
+HEAD = struct.Struct("<HHI")
+TYPE_BCACHE_REQUEST, TYPE_BCACHE_RESULT = 1, 2
+REQUEST = struct.Struct("<HHIQQQQQQ")            # head, seq, time_ns, tid, pid, block, in_flight
+assert REQUEST.size == 56
+RESULT = struct.Struct("<HHIQBBHIQQQ")           # head, seq, outcome, nprefetch, 2 reserved,
+assert RESULT.size == 48                         # block, victim, latency_ns
+PREFETCH = struct.Struct("<QQII")                # block, victim, fate, reserved
+PREFETCH_MAX = 8
+NO_BLOCK = (1 << 64) - 1
+
+OUTCOMES = {1: "hit", 2: "wait", 3: "miss", 4: "error"}
+FATES = {1: "started", 2: "cached", 3: "no-buffer", 4: "failed"}
+
+TRACE_FILE, LOG_FILE, META_FILE = "trace.bin", "log.bin", "meta.json"
+
+
+class RecError(Exception):
+    """A recording that cannot be read, with one line saying why."""
+
+
+def _text(raw):
+    return raw.split(b"\0", 1)[0].decode("ascii", "replace")
+
+
+def pack_header(stream, module, policy, config, records, drops):
+    config = (list(config) + [0, 0, 0, 0])[:4]
+    return HEADER.pack(MAGIC, VERSION, stream, HEADER.size, module.encode()[:16],
+                       policy.encode()[:47], *config, records, drops)
+
+
+def unpack_header(data, what="file"):
+    if len(data) < HEADER.size:
+        raise RecError(f"{what}: {len(data)} bytes, shorter than a recording header "
+                       f"({HEADER.size})")
+    (magic, version, stream, header_bytes, module, policy, c0, c1, c2, c3, records,
+     drops) = HEADER.unpack_from(data)
+    if magic != MAGIC:
+        raise RecError(f"{what}: not a Scion recording (no {MAGIC.decode()} magic)")
+    if version != VERSION or header_bytes != HEADER.size:
+        raise RecError(f"{what}: recording format version {version} ({header_bytes}-byte "
+                       f"header); this reads version {VERSION}")
+    if stream not in STREAM_NAMES:
+        raise RecError(f"{what}: unknown stream {stream} in its header")
+    return {"stream": stream, "module": _text(module), "policy": _text(policy),
+            "config": [c0, c1, c2, c3], "records": records, "drops": drops}
+
+
+def decode_record(data, offset=0):
+    """One record at offset: a dict (with "size"), or RecError."""
+    if offset + HEAD.size + 8 > len(data):
+        raise RecError(f"a record head at byte {offset} runs past the end")
+    size, rtype, cpu = HEAD.unpack_from(data, offset)
+    if size < HEAD.size + 8 or size % 8 or offset + size > len(data):
+        raise RecError(f"a record of {size} bytes at byte {offset} "
+                       f"({'truncated' if offset + size > len(data) else 'bad size'})")
+    if rtype == TYPE_BCACHE_REQUEST and size == REQUEST.size:
+        _, _, _, seq, time_ns, tid, pid, block, in_flight = REQUEST.unpack_from(data, offset)
+        return {"type": "request", "size": size, "cpu": cpu, "seq": seq, "time_ns": time_ns,
+                "tid": tid, "pid": pid, "block": block, "in_flight": in_flight}
+    if rtype == TYPE_BCACHE_RESULT and size >= RESULT.size:
+        (_, _, _, seq, outcome, nprefetch, _, _, block, victim,
+         latency_ns) = RESULT.unpack_from(data, offset)
+        if nprefetch > PREFETCH_MAX or size != RESULT.size + nprefetch * PREFETCH.size:
+            raise RecError(f"a result record at byte {offset}: {nprefetch} prefetches "
+                           f"in {size} bytes")
+        prefetch = []
+        for k in range(nprefetch):
+            pb, pv, fate, _ = PREFETCH.unpack_from(data, offset + RESULT.size + k * PREFETCH.size)
+            prefetch.append({"block": pb, "victim": pv, "fate": fate})
+        return {"type": "result", "size": size, "cpu": cpu, "seq": seq, "outcome": outcome,
+                "block": block, "victim": victim, "latency_ns": latency_ns,
+                "prefetch": prefetch}
+    return {"type": f"type {rtype}", "size": size, "cpu": cpu,
+            "seq": struct.unpack_from("<Q", data, offset + HEAD.size)[0]}
+
+
+def split_records(data):
+    """The records of a byte string (a chunk or a file body), raw, in order."""
+    out, offset = [], 0
+    while offset < len(data):
+        if offset + HEAD.size > len(data):
+            raise RecError(f"{len(data) - offset} stray bytes at byte {offset}")
+        size = HEAD.unpack_from(data, offset)[0]
+        if size < HEAD.size + 8 or size % 8 or offset + size > len(data):
+            raise RecError(f"a record of {size} bytes at byte {offset} "
+                           f"({'truncated' if offset + size > len(data) else 'bad size'})")
+        out.append(bytes(data[offset:offset + size]))
+        offset += size
+    return out
+
+
+def raw_type(raw):
+    return HEAD.unpack_from(raw)[1]
+
+
+def raw_seq(raw):
+    return struct.unpack_from("<Q", raw, HEAD.size)[0]
+
+
+def read_stream(path):
+    """(header dict, [decoded records]) of trace.bin or log.bin; RecError when it is
+    not whole: a record cut short, or fewer records than the header promises."""
+    try:
+        with open(path, "rb") as f:
+            data = f.read()
+    except OSError as e:
+        raise RecError(f"{path}: {e.strerror}")
+    header = unpack_header(data, path)
+    records = []
+    offset = HEADER.size
+    try:
+        while offset < len(data):
+            r = decode_record(data, offset)
+            records.append(r)
+            offset += r["size"]
+    except RecError as e:
+        raise RecError(f"{path}: record {len(records) + 1}: {e}")
+    if len(records) != header["records"]:
+        raise RecError(f"{path}: {len(records)} records, its header says {header['records']} "
+                       f"(truncated?)")
+    return header, records
+
+
+def write_stream(path, header_bytes, raw_records):
+    with open(path, "wb") as f:
+        f.write(header_bytes)
+        for raw in raw_records:
+            f.write(raw)
+
+
+def read_meta(directory):
+    path = os.path.join(directory, META_FILE)
+    try:
+        with open(path) as f:
+            return json.load(f)
+    except OSError as e:
+        raise RecError(f"{path}: {e.strerror}")
+    except ValueError as e:
+        raise RecError(f"{path}: not JSON ({e})")
+
+
+def block_text(b):
+    return "-" if b == NO_BLOCK else str(b)
+
+
+def record_text(r):
+    """One line, as the kernel's `record show` prints it (kernel/record/cmd_record.c)."""
+    if r["type"] == "request":
+        return (f"seq={r['seq']} time_ns={r['time_ns']} cpu={r['cpu']} tid={r['tid']} "
+                f"pid={r['pid']} block={r['block']} in_flight={r['in_flight']}")
+    if r["type"] == "result":
+        prefetch = ",".join(f"{p['block']}:{FATES.get(p['fate'], '?')}/{block_text(p['victim'])}"
+                            for p in r["prefetch"]) or "-"
+        return (f"seq={r['seq']} cpu={r['cpu']} block={r['block']} "
+                f"outcome={OUTCOMES.get(r['outcome'], '?')} victim={block_text(r['victim'])} "
+                f"latency_ns={r['latency_ns']} prefetch={prefetch}")
+    return f"record of {r['type']}, {r['size']} bytes"
