@@ -311,14 +311,16 @@ $(BENCH_PATCH): $(PATCH_HOST_SRCS) $(GENERATED_HEADERS) $(ARCH_DIR)/include/arch
 check-decoder: $(CHECK_DECODER) $(KERNEL)
 	@$(CHECK_DECODER) $(FILES)
 
-test: deps kernel iso grafts host-tests $(CHECK_DECODER) $(DISK)
+include sim/sim.mk
+
+test: deps kernel iso grafts host-tests $(SIM) $(CHECK_DECODER) $(DISK)
 	@$(PYTHON) tests/run_tests.py --build $(BUILD)
 
 bench: deps kernel $(BENCH_DECODER) $(BENCH_PATCH) $(DISK)
 	@$(PYTHON) tools/bench.py --kernel $(KERNEL32) --disk $(DISK) --out $(BUILD)/bench --decoder-bench $(BENCH_DECODER) \
 		--patch-bench $(BENCH_PATCH)
 
-all: kernel iso grafts host-tests $(CHECK_DECODER) $(BENCH_DECODER) $(BENCH_PATCH) $(DISK)
+all: kernel iso grafts host-tests $(SIM) $(CHECK_DECODER) $(BENCH_DECODER) $(BENCH_PATCH) $(DISK)
 
 clean:
 	rm -rf $(BUILD)

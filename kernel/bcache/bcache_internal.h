@@ -27,10 +27,6 @@ struct bcache_policy {
 };
 extern struct bcache_policy bcache_policy;
 
-/* The defaults of bcache.evict and bcache.readahead (policy_default.c, portable). */
-int bcache_default_evict(void);
-void bcache_default_readahead(uint64_t block, uint64_t previous, bool hit);
-
 /* The live cache: one instance of the bookkeeping, with data and a disk. */
 struct bcache {
 	struct waitq wq;		/* wq.lock is the cache lock; readers wait here for I/O */

@@ -160,6 +160,17 @@ bool cache_check(const struct bcache_cache *c, char *why, size_t n);
 void cache_dump(const struct bcache_cache *c, const char *name,
 		void (*print)(const char *line, void *arg), void *arg);
 
+/* The default policies (policy_default.c): LRU eviction, sequential read-ahead. */
+int bcache_default_evict(void);
+void bcache_default_readahead(uint64_t block, uint64_t previous, bool hit);
+
+/*
+ * bcache_check_victim - whether result, an eviction policy's answer for
+ * the current instance, names a buffer it may evict: NULL, or why not.
+ * Every policy's answer passes it (the graft point's check_result).
+ */
+const char *bcache_check_victim(uint64_t result);
+
 /* --- Supplied by the embedding environment (kernel: bcache.c; host: sim/) --- */
 
 /* The instance whose policy runs on this CPU, or NULL. */

@@ -27,19 +27,10 @@ struct bcache_policy bcache_policy = {
 	.result = no_result_handler,
 };
 
-/* A victim the mechanism can use, in the instance being asked (live or simulated). */
 static const char *check_victim(uint64_t result, const uint64_t args[6])
 {
-	const struct bcache_cache *c = cache_env_current();
-	int i = (int)(uint32_t)result;
-
 	(void)args;
-	if (!c || i < 0 || (unsigned)i >= c->nbuffers)
-		return "not a buffer index";
-	if (!cache_evictable(c, (unsigned)i))
-		return c->buffer[i].state == BUFFER_FREE ? "a free buffer"
-							 : "a buffer whose read is in flight";
-	return NULL;
+	return bcache_check_victim(result);
 }
 
 GRAFT_POINT_METHOD(bcache_evict, bcache_policy.evict, bcache_default_evict, 10000, check_victim,

@@ -17,6 +17,7 @@
 #include <scion/graft.h>
 #include <scion/probe.h>
 #include <scion/trace.h>
+#include <scion/record.h>
 #include <scion/version.h>
 #include <scion/channel.h>
 #include <arch/cpu.h>
@@ -290,6 +291,8 @@ static const struct {
 	[CHAN_OP_STREAM_OPEN] = { "stream-open", channel_stream_open },
 	[CHAN_OP_STREAM_CLOSE] = { "stream-close", channel_stream_close },
 	[CHAN_OP_TRACE_START] = { "trace-start", trace_start_request },
+	[CHAN_OP_REC_PUT] = { "rec-put", record_put_request },
+	[CHAN_OP_REC_GET] = { "rec-get", record_get_request },
 };
 
 void channel_handle_request(uint32_t seq, const uint8_t *payload, uint32_t length)

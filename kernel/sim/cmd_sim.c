@@ -104,8 +104,10 @@ static int simulate(struct recording *trace_rec, const char *spec, const struct 
 	out->header[1] = *th;
 	out->header[1].stream = REC_STREAM_LOG;
 	out->header[1].drops = 0;
-	strlcpy(out->header[0].policy, policy, sizeof(out->header[0].policy));
-	strlcpy(out->header[1].policy, policy, sizeof(out->header[1].policy));
+	for (unsigned k = 0; k < 2; k++) {	/* zero-padded, as the host writes it */
+		memset(out->header[k].policy, 0, sizeof(out->header[k].policy));
+		strlcpy(out->header[k].policy, policy, sizeof(out->header[k].policy));
+	}
 
 	struct sim_summary sum = { 0 };
 	int err = sim_instance_replay(inst, trace_rec, model, out, &sum, why, sizeof(why));

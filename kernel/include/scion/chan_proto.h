@@ -79,6 +79,10 @@ enum chan_op {
 					   -> u32 stream, u32 cpus, u32 nepids, nepids x
 					   { u32 clause, u32 probe id } (EPID = index + 1);
 					   then DATA chunks on the stream; STREAM_CLOSE ends it */
+	CHAN_OP_REC_PUT = 10,	/* u32 rec (0: new), u16 stream (1 trace, 2 log), u16 flags
+				   (1: finished), bytes of that stream's file -> u32 rec */
+	CHAN_OP_REC_GET = 11,	/* u32 rec, u16 stream, u16 0, u64 offset, u32 max -> u64
+				   the stream file's size, then its bytes from offset */
 	CHAN_OP_LIMIT,
 };
 

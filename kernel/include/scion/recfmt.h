@@ -58,6 +58,12 @@ struct rec_head {
 	uint32_t cpu;			/* the CPU that wrote it (0 in a simulated log) */
 };
 
+/* A record's sequence number: every record's second word. */
+static inline uint64_t rec_seq(const struct rec_head *h)
+{
+	return *(const uint64_t *)(h + 1);
+}
+
 enum rec_type {
 	REC_BCACHE_REQUEST = 1,		/* trace: struct rec_bcache_request */
 	REC_BCACHE_RESULT = 2,		/* log: struct rec_bcache_result */

@@ -89,12 +89,6 @@ size_t rec_data_read(const struct rec_data *d, uint64_t offset, void *buf, size_
  */
 uint64_t rec_data_merge(struct rec_data *out, struct rec_data *from, unsigned n);
 
-/* A record's sequence number: every record's second word. */
-static inline uint64_t rec_seq(const struct rec_head *h)
-{
-	return *(const uint64_t *)(h + 1);
-}
-
 /* --- Recordings kept in the kernel --------------------------------------- */
 
 #define REC_ORIGIN_MAX 80
@@ -138,6 +132,14 @@ uint64_t rec_store_limit(void);
 
 /* Parse "rec7" or "7" into 7; false when it is neither. */
 bool rec_parse_id(const char *s, unsigned *id);
+
+/*
+ * record_put_request / record_get_request - the REC_PUT and REC_GET ops
+ *   (scion/chan_proto.h): an upload into the store, a stream of a
+ *   recording as its file. Caller's context: the channel thread.
+ */
+int record_put_request(uint32_t seq, const uint8_t *body, uint32_t len);
+int record_get_request(uint32_t seq, const uint8_t *body, uint32_t len);
 
 /* --- Sessions: recording grafts installed on a module -------------------- */
 

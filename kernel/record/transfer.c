@@ -1,0 +1,233 @@
+// SPDX-License-Identifier: BSD-2-Clause
+/*
+ * Moving recordings between the host and the kernel's store over the
+ * control channel (the REC_PUT and REC_GET ops of scion/chan_proto.h):
+ * `scion record upload DIR` sends trace.bin and log.bin so that `sim
+ * run` can replay them in the kernel, `scion record download REC`
+ * fetches a recording (a simulated log, say) as the same files.
+ *
+ * An upload is untrusted bytes: each stream must start with a header
+ * of this format, each record must have a sane size, and at the end
+ * the records must be as many as the header says. Records may straddle
+ * requests; the partial one waits in the upload's carry buffer. Any
+ * error answers one line and deletes the upload, so a half-sent
+ * recording is never replayed as if complete. One upload at a time
+ * (the channel thread runs ops one by one).
+ */
+#include <scion/record.h>
+#include <scion/channel.h>
+#include <scion/chan_proto.h>
+#include <scion/string.h>
+#include <scion/format.h>
+#include <scion/errno.h>
+#include <scion/bcache.h>
+
+#define PUT_HEAD_BYTES 8	/* u32 id (0: a new upload), u16 stream, u16 flags */
+#define PUT_FINISH     1u	/* flags: the upload is complete after this data */
+#define GET_HEAD_BYTES 20	/* u32 id, u16 stream, u16 0, u64 offset, u32 max */
+#define GET_REPLY_HEAD 8	/* u64 the stream file's size */
+#define GET_MAX        (CHAN_MAX_PAYLOAD - CHAN_STATUS_BYTES - GET_REPLY_HEAD - 64)
+
+struct upload {
+	struct recording *rec;		/* one user: the upload's */
+	uint32_t header_got[2];		/* header bytes received per stream */
+	uint8_t carry[REC_RECORD_MAX];	/* a record cut by a request boundary */
+	uint32_t carry_bytes;
+	unsigned carry_stream;
+};
+
+static struct upload up;		/* the channel thread's */
+
+static void upload_discard(void)
+{
+	if (!up.rec)
+		return;
+	unsigned id = up.rec->id;
+	rec_store_put(up.rec);
+	rec_store_delete(id);
+	memset(&up, 0, sizeof(up));
+}
+
+/* A record's size and type make sense for a recording: NULL, or why not. */
+static const char *record_problem(const struct rec_head *h)
+{
+	if (h->size < sizeof(*h) + 8 || h->size % 8 || h->size > REC_RECORD_MAX)
+		return "a record with a bad size";
+	if (h->type == REC_BCACHE_REQUEST && h->size != sizeof(struct rec_bcache_request))
+		return "a bcache request of the wrong size";
+	if (h->type == REC_BCACHE_RESULT) {
+		const struct rec_bcache_result *r = (const void *)h;
+		if (h->size < sizeof(*r) || r->nprefetch > BCACHE_PREFETCH_MAX ||
+		    h->size != REC_BCACHE_RESULT_BYTES(r->nprefetch))
+			return "a bcache result of the wrong size";
+	}
+	return NULL;
+}
+
+/* Take len bytes of stream s: the header first, then records. */
+static const char *put_bytes(unsigned s, const uint8_t *p, uint32_t len)
+{
+	struct recording *r = up.rec;
+
+	if (up.carry_bytes && up.carry_stream != s)
+		return "a record cut short before the next stream began";
+	while (len && up.header_got[s] < sizeof(r->header[s])) {
+		((uint8_t *)&r->header[s])[up.header_got[s]++] = *p++;
+		len--;
+	}
+	while (len) {
+		up.carry_stream = s;
+		if (up.carry_bytes < sizeof(struct rec_head)) {
+			uint32_t take = sizeof(struct rec_head) - up.carry_bytes;
+			take = take < len ? take : len;
+			memcpy(up.carry + up.carry_bytes, p, take);
+			up.carry_bytes += take;
+			p += take;
+			len -= take;
+			continue;
+		}
+		const struct rec_head *h = (const void *)up.carry;
+		if (h->size < sizeof(*h) + 8 || h->size % 8 || h->size > REC_RECORD_MAX)
+			return "a record with a bad size";
+		uint32_t take = h->size - up.carry_bytes;
+		take = take < len ? take : len;
+		memcpy(up.carry + up.carry_bytes, p, take);
+		up.carry_bytes += take;
+		p += take;
+		len -= take;
+		if (up.carry_bytes == h->size) {
+			const char *why = record_problem(h);
+			if (why)
+				return why;
+			if (rec_data_append(&r->stream[s], h, h->size))
+				return "the kernel's recording store is full";
+			up.carry_bytes = 0;
+		}
+	}
+	return NULL;
+}
+
+/* At the end: whole headers of this format and whole records, as many as promised. */
+static const char *put_finish(char *why, size_t whylen)
+{
+	static const char *const names[2] = { "trace", "log" };
+	struct recording *r = up.rec;
+
+	if (up.carry_bytes)
+		return "the last record is cut short";
+	for (unsigned s = 0; s < 2; s++) {
+		if (!up.header_got[s])
+			continue;
+		const struct rec_file_header *h = &r->header[s];
+		if (up.header_got[s] < sizeof(*h) || memcmp(h->magic, REC_MAGIC, sizeof(h->magic)) ||
+		    h->version != REC_VERSION || h->header_bytes != sizeof(*h) || h->stream != s + 1) {
+			snprintf(why, whylen, "the %s does not start with a version %u %s header",
+				 names[s], REC_VERSION, names[s]);
+			return why;
+		}
+		if (h->records != r->stream[s].records) {
+			snprintf(why, whylen, "the %s has %llu records, its header says %llu (truncated?)",
+				 names[s], (unsigned long long)r->stream[s].records,
+				 (unsigned long long)h->records);
+			return why;
+		}
+	}
+	if (!up.header_got[0] && !up.header_got[1])
+		return "nothing was sent";
+	if (!up.header_got[0])
+		r->header[0] = r->header[1];	/* a log alone: describe the trace alike */
+	if (!up.header_got[1]) {
+		r->header[1] = r->header[0];
+		r->header[1].stream = REC_STREAM_LOG;
+		r->header[1].records = r->header[1].drops = 0;
+	}
+	r->header[0].stream = REC_STREAM_TRACE;
+	return NULL;
+}
+
+int record_put_request(uint32_t seq, const uint8_t *body, uint32_t len)
+{
+	char why[160];
+
+	if (len < PUT_HEAD_BYTES) {
+		channel_error(seq, -EINVAL, "REC_PUT of %u bytes: shorter than its %u-byte head", len,
+			      PUT_HEAD_BYTES);
+		return -EINVAL;
+	}
+	uint32_t id = (uint32_t)chan_get_le(body, 4);
+	unsigned stream = (unsigned)chan_get_le(body + 4, 2);
+	unsigned flags = (unsigned)chan_get_le(body + 6, 2);
+	if (stream != REC_STREAM_TRACE && stream != REC_STREAM_LOG) {
+		channel_error(seq, -EINVAL, "REC_PUT: stream %u is neither trace (1) nor log (2)",
+			      stream);
+		return -EINVAL;
+	}
+	if (id == 0) {
+		upload_discard();	/* an unfinished upload of a client that went away */
+		up.rec = rec_store_create("uploaded from the host");
+		if (!up.rec) {
+			channel_error(seq, -ENOMEM, "REC_PUT: no memory for a recording");
+			return -ENOMEM;
+		}
+	} else if (!up.rec || up.rec->id != id) {
+		channel_error(seq, -ENOENT, "REC_PUT: rec%u is not an upload in progress", id);
+		return -ENOENT;
+	}
+	const char *problem = put_bytes(stream - 1, body + PUT_HEAD_BYTES, len - PUT_HEAD_BYTES);
+	if (!problem && (flags & PUT_FINISH))
+		problem = put_finish(why, sizeof(why));
+	if (problem) {
+		unsigned failed = up.rec->id;
+		upload_discard();
+		channel_error(seq, -EINVAL, "upload rec%u refused: %s", failed, problem);
+		return -EINVAL;
+	}
+	uint8_t reply[4];
+	chan_put_le(reply, up.rec->id, 4);
+	if (flags & PUT_FINISH) {
+		rec_store_complete(up.rec);
+		rec_store_put(up.rec);
+		memset(&up, 0, sizeof(up));
+	}
+	channel_respond(seq, 0, reply, sizeof(reply));
+	return 0;
+}
+
+int record_get_request(uint32_t seq, const uint8_t *body, uint32_t len)
+{
+	static uint8_t reply[GET_REPLY_HEAD + GET_MAX];
+
+	if (len != GET_HEAD_BYTES) {
+		channel_error(seq, -EINVAL, "REC_GET of %u bytes: give %u", len, GET_HEAD_BYTES);
+		return -EINVAL;
+	}
+	unsigned id = (unsigned)chan_get_le(body, 4);
+	unsigned stream = (unsigned)chan_get_le(body + 4, 2);
+	uint64_t offset = chan_get_le(body + 8, 8);
+	uint32_t max = (uint32_t)chan_get_le(body + 16, 4);
+	if (stream != REC_STREAM_TRACE && stream != REC_STREAM_LOG) {
+		channel_error(seq, -EINVAL, "REC_GET: stream %u is neither trace (1) nor log (2)",
+			      stream);
+		return -EINVAL;
+	}
+	struct recording *r = rec_store_get(id, false);
+	if (!r) {
+		channel_error(seq, -ENOENT, "no complete recording rec%u", id);
+		return -ENOENT;
+	}
+	const struct rec_file_header *h = &r->header[stream - 1];
+	const struct rec_data *d = &r->stream[stream - 1];
+	uint64_t total = sizeof(*h) + d->bytes;
+	uint32_t n = max < GET_MAX ? max : GET_MAX, done = 0;
+	chan_put_le(reply, total, 8);
+	if (offset < sizeof(*h)) {
+		done = (uint32_t)(sizeof(*h) - offset) < n ? (uint32_t)(sizeof(*h) - offset) : n;
+		memcpy(reply + GET_REPLY_HEAD, (const uint8_t *)h + offset, done);
+	}
+	if (done < n && offset + done >= sizeof(*h))
+		done += (uint32_t)rec_data_read(d, offset + done - sizeof(*h),
+						reply + GET_REPLY_HEAD + done, n - done);
+	rec_store_put(r);
+	channel_respond(seq, 0, reply, GET_REPLY_HEAD + done);
+	return 0;
+}

@@ -1,0 +1,197 @@
+// SPDX-License-Identifier: BSD-2-Clause
+/*
+ * What the kernel's portable cache, graft API and replay code expect of
+ * their environment, on the host: the current instance, transactions
+ * and the graft API's general functions. A graft policy runs here in a
+ * transaction as in the kernel (kernel/graft/txn.c): its API changes
+ * log undo records; an abort (graft_abort, an API call it may not
+ * make, a refused result, a fault, or running past its time budget)
+ * undoes them and the default answers. Nesting follows the kernel's: an
+ * inner commit hands its records to the enclosing transaction, an inner
+ * abort undoes only its own.
+ *
+ * Single-threaded: one process replays one instance at a time.
+ */
+#include <setjmp.h>
+#include <signal.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/time.h>
+#include <time.h>
+#include <scion/txn.h>
+#include "sim_host.h"
+
+#define HOST_UNDO_MAX 4096
+#define BUDGET_MS     200	/* wall time a graft invocation may take on the host */
+
+struct undo_record {
+	void (*undo)(uint64_t a, uint64_t b);
+	uint64_t a, b;
+};
+
+struct host_txn {
+	sigjmp_buf jmp;
+	unsigned undo_base;
+	const char *policy;
+	char why[160];
+};
+
+static struct bcache_cache *current;
+static struct undo_record undo_log[HOST_UNDO_MAX];
+static unsigned nundo;
+static struct host_txn *txns[TXN_MAX_DEPTH];
+static unsigned depth;
+static volatile sig_atomic_t in_graft;
+
+struct bcache_cache *cache_env_current(void)
+{
+	return current;
+}
+
+struct bcache_cache *cache_env_set_current(struct bcache_cache *c)
+{
+	struct bcache_cache *outer = current;
+	current = c;
+	return outer;
+}
+
+__attribute__((noreturn)) static void abort_innermost(void)
+{
+	siglongjmp(txns[depth - 1]->jmp, 1);
+}
+
+void txn_log_undo(void (*undo)(uint64_t a, uint64_t b), uint64_t a, uint64_t b)
+{
+	if (!depth)
+		return;
+	if (nundo == HOST_UNDO_MAX)
+		txn_abort_self("more than %d changes in one invocation", HOST_UNDO_MAX);
+	undo_log[nundo++] = (struct undo_record){ undo, a, b };
+}
+
+void txn_abort_self(const char *reason, ...)
+{
+	va_list ap;
+	if (!depth) {
+		fprintf(stderr, "scion-sim: txn_abort_self outside a graft\n");
+		abort();
+	}
+	va_start(ap, reason);
+	vsnprintf(txns[depth - 1]->why, sizeof(txns[depth - 1]->why), reason, ap);
+	va_end(ap);
+	abort_innermost();
+}
+
+void graft_abort(const char *reason)
+{
+	txn_abort_self("%s", reason);
+}
+
+unsigned graft_nesting(void)
+{
+	return depth;
+}
+
+int graft_lock(unsigned id)
+{
+	return id < GRAFT_LOCKS ? 0 : -22;	/* one thread: every lock is free */
+}
+
+uint64_t graft_cycles(void)
+{
+	struct timespec ts;
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
+}
+
+uint64_t graft_tid(void)
+{
+	return 1;
+}
+
+unsigned graft_cpu(void)
+{
+	return 0;
+}
+
+void graft_log(const char *msg)
+{
+	if (sim_verbose)
+		fprintf(stderr, "graft: %s\n", msg);
+}
+
+/* A fault or the budget's alarm inside a graft aborts it, as in the kernel. */
+static void on_signal(int sig)
+{
+	if (!in_graft || !depth) {
+		signal(sig, SIG_DFL);
+		raise(sig);
+		return;
+	}
+	snprintf(txns[depth - 1]->why, sizeof(txns[depth - 1]->why), "%s",
+		 sig == SIGALRM ? "ran past its time budget" : strsignal(sig));
+	abort_innermost();
+}
+
+void sim_env_init(void)
+{
+	struct sigaction sa = { .sa_handler = on_signal };
+	sigemptyset(&sa.sa_mask);
+	sa.sa_flags = SA_NODEFER;
+	sigaction(SIGSEGV, &sa, NULL);
+	sigaction(SIGBUS, &sa, NULL);
+	sigaction(SIGFPE, &sa, NULL);
+	sigaction(SIGILL, &sa, NULL);
+	sigaction(SIGALRM, &sa, NULL);
+}
+
+static void set_alarm(unsigned ms)
+{
+	struct itimerval t = { .it_value = { .tv_sec = ms / 1000, .tv_usec = (ms % 1000) * 1000 } };
+	setitimer(ITIMER_REAL, &t, NULL);
+}
+
+bool sim_txn_run(const char *policy, uint64_t (*call)(const uint64_t args[6]),
+		 const uint64_t args[6], const char *(*check)(uint64_t result), uint64_t *result)
+{
+	struct host_txn t = { .undo_base = nundo, .policy = policy };
+
+	if (depth == TXN_MAX_DEPTH)
+		return false;		/* as the kernel: too deep, the default answers */
+	txns[depth++] = &t;
+	if (sigsetjmp(t.jmp, 1) == 0) {
+		in_graft = 1;
+		if (depth == 1)
+			set_alarm(BUDGET_MS);
+		uint64_t r = call(args);
+		const char *refused = check ? check(r) : NULL;
+		if (refused)
+			txn_abort_self("result %lld refused: %s", (long long)(int64_t)r, refused);
+		if (depth == 1) {
+			set_alarm(0);
+			nundo = 0;	/* the outermost commit forgets the log */
+		}
+		depth--;	/* an inner commit leaves its records to the enclosing one */
+		in_graft = depth > 0;
+		*result = r;
+		return true;
+	}
+	if (depth == 1)
+		set_alarm(0);
+	while (nundo > t.undo_base) {
+		nundo--;
+		undo_log[nundo].undo(undo_log[nundo].a, undo_log[nundo].b);
+	}
+	depth--;
+	in_graft = depth > 0;
+	sim_note_abort(policy, t.why);
+	return false;
+}
+
+/* glibc 2.36 has no strlcpy; snprintf keeps the kernel's contract (returns strlen(src)). */
+size_t strlcpy(char *dst, const char *src, size_t size)
+{
+	return (size_t)snprintf(dst, size, "%s", src);
+}

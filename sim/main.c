@@ -1,0 +1,347 @@
+// SPDX-License-Identifier: BSD-2-Clause
+/*
+ * scion-sim: replay a recorded block cache trace against policies on
+ * the host (`scion sim replay` runs it). The replay is the kernel's own
+ * (kernel/sim/replay.c) over an instance of the kernel's cache
+ * (kernel/bcache/cache.c), so a log written here equals, byte for byte,
+ * the one `sim run` writes in the kernel for the same trace, policies
+ * and model.
+ *
+ *   scion-sim policies
+ *   scion-sim replay TRACE --policy P [--policy Q ...] [--log LOG]
+ *                    [--model HIT_NS,MISS_NS] [--out DIR] [--progress] [-v]
+ *
+ * TRACE is a recording directory (its trace.bin and log.bin) or a
+ * trace file. The recorded log, when there is one, calibrates the
+ * latency model and is the reference each policy's log is compared
+ * with. Files are read whole and checked before anything is replayed;
+ * a truncated or corrupt one is refused with one line, and no log of a
+ * failed replay is left looking complete (written to NAME.part, renamed
+ * at the end).
+ */
+#include <errno.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <time.h>
+#include <unistd.h>
+#include "sim_host.h"
+
+#define MAX_POLICIES 16
+
+bool sim_verbose;
+
+struct stream_file {
+	char path[4096];
+	uint8_t *data;
+	size_t size;
+	struct rec_file_header header;
+	size_t offset;			/* the reader's position */
+	uint64_t index;
+};
+
+static int fail(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+static int fail(const char *fmt, ...)
+{
+	va_list ap;
+	fputs("scion-sim: ", stderr);
+	va_start(ap, fmt);
+	vfprintf(stderr, fmt, ap);
+	va_end(ap);
+	fputc('\n', stderr);
+	return 1;
+}
+
+/* Read and check a whole stream file: header, every record's size, the count. */
+static int load(struct stream_file *f, enum rec_stream stream)
+{
+	char why[200];
+	FILE *fp = fopen(f->path, "rb");
+	if (!fp)
+		return fail("%s: %s", f->path, strerror(errno));
+	fseek(fp, 0, SEEK_END);
+	long n = ftell(fp);
+	fseek(fp, 0, SEEK_SET);
+	f->data = malloc(n > 0 ? (size_t)n : 1);
+	f->size = n > 0 && f->data ? fread(f->data, 1, (size_t)n, fp) : 0;
+	fclose(fp);
+	if (f->size < sizeof(f->header))
+		return fail("%s: %zu bytes, shorter than a recording header", f->path, f->size);
+	memcpy(&f->header, f->data, sizeof(f->header));
+	if (sim_check_header(&f->header, stream, why, sizeof(why)))
+		return fail("%s: %s", f->path, why);
+	uint64_t records = 0;
+	size_t off = sizeof(f->header);
+	while (off < f->size) {
+		const struct rec_head *h = (const void *)(f->data + off);
+		if (f->size - off < sizeof(*h) + 8 || h->size < sizeof(*h) + 8 || h->size % 8 ||
+		    h->size > f->size - off)
+			return fail("%s: record %llu at byte %zu is cut short or has a bad size "
+				    "(truncated file?)", f->path, (unsigned long long)records + 1, off);
+		off += h->size;
+		records++;
+	}
+	if (records != f->header.records)
+		return fail("%s: %llu records, its header says %llu (truncated?)", f->path,
+			    (unsigned long long)records, (unsigned long long)f->header.records);
+	f->offset = sizeof(f->header);
+	return 0;
+}
+
+static const struct rec_head *next_record(void *ctx)
+{
+	struct stream_file *f = ctx;
+	if (f->offset >= f->size)
+		return NULL;
+	const struct rec_head *h = (const void *)(f->data + f->offset);
+	f->offset += h->size;
+	f->index++;
+	return h;
+}
+
+static struct sim_reader reader(struct stream_file *f)
+{
+	f->offset = sizeof(f->header);
+	f->index = 0;
+	return (struct sim_reader){ next_record, f };
+}
+
+struct log_out {
+	FILE *fp;
+	struct stream_file *reference;	/* the recorded log, or NULL */
+	const struct rec_head *ref_next;
+	struct sim_summary *sum;
+	struct stream_file *trace;	/* for progress */
+	bool progress;
+	unsigned last_percent;
+	const char *label;
+};
+
+static int emit(void *ctx, const struct rec_head *rec)
+{
+	struct log_out *o = ctx;
+	uint64_t seq = rec_seq(rec);
+
+	while (o->ref_next && rec_seq(o->ref_next) < seq)
+		o->ref_next = next_record(o->reference);
+	if (o->ref_next && rec_seq(o->ref_next) == seq &&
+	    sim_same_decision((const void *)o->ref_next, (const void *)rec))
+		o->sum->agree++;
+	if (o->progress && o->trace->header.records >= 100) {
+		unsigned pct = (unsigned)(o->trace->index * 100 / o->trace->header.records);
+		if (pct != o->last_percent) {
+			o->last_percent = pct;
+			fprintf(stderr, "\rreplaying %s: %u%% (%llu of %llu)", o->label, pct,
+				(unsigned long long)o->trace->index,
+				(unsigned long long)o->trace->header.records);
+		}
+	}
+	return fwrite(rec, rec->size, 1, o->fp) == 1 ? 0 : -EIO;
+}
+
+static void print_row(const char *label, const struct sim_summary *s, uint64_t requests,
+		      bool agree_known, const char *log)
+{
+	char agree[32] = "-";
+	if (agree_known)
+		snprintf(agree, sizeof(agree), "%llu/%llu", (unsigned long long)s->agree,
+			 (unsigned long long)requests);
+	printf("%-38s %7llu %7llu %9llu %10llu %10llu %11llu.%03llu %11s  %s\n", label,
+	       (unsigned long long)s->hits, (unsigned long long)s->misses,
+	       (unsigned long long)s->evictions, (unsigned long long)s->prefetches,
+	       (unsigned long long)s->disk_reads, (unsigned long long)(s->est_ns / 1000000),
+	       (unsigned long long)(s->est_ns / 1000 % 1000), agree, log);
+}
+
+/* One policy: an instance, the replay into OUT/NAME.log.bin, one row. */
+static int simulate(struct stream_file *trace, struct stream_file *log, const char *spec,
+		    const struct sim_model *model, const char *out_dir, bool progress)
+{
+	struct sim_policy_names names;
+	char why[300], policy[REC_POLICY_MAX], path[4200], part[4210];
+	static struct bcache_cache c;
+
+	if (sim_policy_parse(spec, trace->header.policy, sim_host_kind_of, &names, why,
+			     sizeof(why)))
+		return fail("%s", why);
+	cache_init(&c, (unsigned)trace->header.config[REC_BCACHE_CONFIG_BUFFERS],
+		   trace->header.config[REC_BCACHE_CONFIG_BLOCKS]);
+	c.start_io = sim_start_io;
+	if (!sim_host_use(&c, &names, why, sizeof(why)))
+		return fail("%s", why);
+	sim_policy_format(&names, policy, sizeof(policy));
+	snprintf(path, sizeof(path), "%s/%s+%s.log.bin", out_dir, names.name[SIM_EVICT],
+		 names.name[SIM_READAHEAD]);
+	snprintf(part, sizeof(part), "%s.part", path);
+	FILE *fp = fopen(part, "wb");
+	if (!fp)
+		return fail("%s: %s", part, strerror(errno));
+
+	struct rec_file_header h = trace->header;
+	h.stream = REC_STREAM_LOG;
+	h.drops = 0;
+	h.records = 0;
+	memset(h.policy, 0, sizeof(h.policy));
+	snprintf(h.policy, sizeof(h.policy), "%s", policy);
+	fwrite(&h, sizeof(h), 1, fp);
+
+	struct sim_summary sum = { 0 };
+	struct log_out o = { .fp = fp, .reference = log, .sum = &sum, .trace = trace,
+			     .progress = progress, .last_percent = 101, .label = policy };
+	if (log) {
+		reader(log);
+		o.ref_next = next_record(log);
+	}
+	int err = sim_replay(&c, &trace->header, reader(trace), model, emit, &o, &sum, why,
+			     sizeof(why));
+	if (progress && trace->header.records >= 100)
+		fputc('\n', stderr);
+	h.records = sum.requests;
+	if (!err && (fseek(fp, 0, SEEK_SET) || fwrite(&h, sizeof(h), 1, fp) != 1))
+		err = -EIO;
+	if (fclose(fp) && !err)
+		err = -EIO;
+	if (err) {
+		unlink(part);
+		return fail("%s: %s: %s", trace->path, policy, err == -EIO ? strerror(errno) : why);
+	}
+	if (rename(part, path))
+		return fail("%s: %s", path, strerror(errno));
+	print_row(policy, &sum, trace->header.records, log != NULL, path);
+	if (sim_host_aborts())
+		printf("scion-sim: %s: %llu graft invocations aborted (their default answered, as "
+		       "live)\n", policy, (unsigned long long)sim_host_aborts());
+	return 0;
+}
+
+static int usage(void)
+{
+	fprintf(stderr, "usage: scion-sim policies\n"
+			"       scion-sim replay TRACE --policy P [--policy Q ...] [--log LOG] "
+			"[--model HIT_NS,MISS_NS] [--out DIR] [--progress] [-v]\n");
+	return 2;
+}
+
+static bool is_dir(const char *p)
+{
+	struct stat st;
+	return !stat(p, &st) && S_ISDIR(st.st_mode);
+}
+
+static int replay(int argc, char **argv)
+{
+	const char *policies[MAX_POLICIES], *trace_arg = NULL, *log_arg = NULL, *out = NULL;
+	struct sim_model model = { 0 };
+	bool model_given = false, progress = isatty(2);
+	int npolicies = 0;
+
+	for (int i = 2; i < argc; i++) {
+		const char *a = argv[i];
+		if (!strcmp(a, "--policy") && i + 1 < argc && npolicies < MAX_POLICIES)
+			policies[npolicies++] = argv[++i];
+		else if (!strcmp(a, "--log") && i + 1 < argc)
+			log_arg = argv[++i];
+		else if (!strcmp(a, "--out") && i + 1 < argc)
+			out = argv[++i];
+		else if (!strcmp(a, "--model") && i + 1 < argc) {
+			char tail;
+			if (sscanf(argv[++i], "%lu,%lu%c", &model.hit_ns, &model.miss_ns, &tail) != 2)
+				return fail("--model %s: give HIT_NS,MISS_NS", argv[i]);
+			model_given = true;
+		} else if (!strcmp(a, "--progress"))
+			progress = true;
+		else if (!strcmp(a, "--no-progress"))
+			progress = false;
+		else if (!strcmp(a, "-v"))
+			sim_verbose = true;
+		else if (a[0] != '-' && !trace_arg)
+			trace_arg = a;
+		else
+			return usage();
+	}
+	if (!trace_arg || !npolicies)
+		return usage();
+	static struct stream_file trace, log;
+	bool have_log = false;
+	char dir[4096];
+	if (is_dir(trace_arg)) {
+		snprintf(dir, sizeof(dir), "%s", trace_arg);
+		snprintf(trace.path, sizeof(trace.path), "%s/trace.bin", trace_arg);
+		snprintf(log.path, sizeof(log.path), "%s/log.bin", trace_arg);
+		have_log = !log_arg && access(log.path, F_OK) == 0;
+	} else {
+		snprintf(trace.path, sizeof(trace.path), "%s", trace_arg);
+		const char *slash = strrchr(trace_arg, '/');
+		snprintf(dir, sizeof(dir), "%.*s", slash ? (int)(slash - trace_arg) : 1,
+			 slash ? trace_arg : ".");
+	}
+	if (log_arg) {
+		snprintf(log.path, sizeof(log.path), "%s", log_arg);
+		have_log = true;
+	}
+	if (load(&trace, REC_STREAM_TRACE) || (have_log && load(&log, REC_STREAM_LOG)))
+		return 1;
+	if (trace.header.drops)
+		fprintf(stderr, "scion-sim: %s: the recording dropped %llu records: this replays an "
+			"incomplete trace\n", trace.path, (unsigned long long)trace.header.drops);
+	struct sim_summary live = { 0 };
+	if (have_log) {
+		struct sim_reader r = reader(&log);
+		for (const struct rec_head *h; (h = r.next(r.ctx));)
+			if (h->type == REC_BCACHE_RESULT)
+				sim_summary_add(&live, (const void *)h);
+		if (!model_given && !sim_model_calibrate(reader(&log), &model))
+			return fail("%s has no hit and miss to calibrate the latency model; give "
+				    "--model HIT_NS,MISS_NS", log.path);
+	} else if (!model_given) {
+		return fail("%s: no recorded log to calibrate the latency model; give --log LOG "
+			    "or --model HIT_NS,MISS_NS", trace.path);
+	}
+	char out_dir[4200];
+	snprintf(out_dir, sizeof(out_dir), "%s", out ? out : dir);
+	if (!out) {
+		strncat(out_dir, "/sim", sizeof(out_dir) - strlen(out_dir) - 1);
+		mkdir(out_dir, 0777);
+	}
+	if (!is_dir(out_dir))
+		return fail("%s: not a directory", out_dir);
+	printf("sim: %s: %llu requests, %llu buffers, %llu blocks; model: hit %llu ns, miss %llu "
+	       "ns (%s)\n", trace.path, (unsigned long long)trace.header.records,
+	       (unsigned long long)trace.header.config[REC_BCACHE_CONFIG_BUFFERS],
+	       (unsigned long long)trace.header.config[REC_BCACHE_CONFIG_BLOCKS],
+	       (unsigned long long)model.hit_ns, (unsigned long long)model.miss_ns,
+	       model_given ? "given" : "measured in its log");
+	printf("%-38s %7s %7s %9s %10s %10s %15s %11s  %s\n", "policy", "hits", "misses",
+	       "evictions", "prefetches", "disk-reads", "time(ms)", "agree", "log");
+	if (have_log) {
+		char label[REC_POLICY_MAX + 8];
+		snprintf(label, sizeof(label), "live %s", log.header.policy);
+		print_row(label, &live, trace.header.records, false, "(measured)");
+	}
+	for (int k = 0; k < npolicies; k++) {
+		struct timespec t0, t1;
+		clock_gettime(CLOCK_MONOTONIC, &t0);
+		if (simulate(&trace, have_log ? &log : NULL, policies[k], &model, out_dir, progress))
+			return 1;
+		clock_gettime(CLOCK_MONOTONIC, &t1);
+		double s = (double)(t1.tv_sec - t0.tv_sec) + (double)(t1.tv_nsec - t0.tv_nsec) / 1e9;
+		if (sim_verbose || getenv("SCION_SIM_RATE"))
+			fprintf(stderr, "scion-sim: %s: %.0f requests per second\n", policies[k],
+				s > 0 ? (double)trace.header.records / s : 0.0);
+	}
+	return 0;
+}
+
+int main(int argc, char **argv)
+{
+	sim_env_init();
+	if (argc == 2 && !strcmp(argv[1], "policies")) {
+		sim_host_list();
+		return 0;
+	}
+	if (argc >= 2 && !strcmp(argv[1], "replay"))
+		return replay(argc, argv);
+	return usage();
+}

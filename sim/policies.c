@@ -1,0 +1,133 @@
+// SPDX-License-Identifier: BSD-2-Clause
+/*
+ * The policies the host simulator can run: the kernel's defaults
+ * (kernel/bcache/policy_default.c) and the block cache grafts of
+ * grafts/, compiled from the same sources for the host; their manifests
+ * come from a table generated at build time (sim/sim.mk), never kept by
+ * hand. A graft runs as in a simulation instance in the kernel: in a
+ * transaction (env.c), its result checked like the graft point checks
+ * it, the default answering when it aborts or reaches its own point.
+ */
+#include <stdio.h>
+#include <string.h>
+#include <graft/manifest.h>
+#include "sim_host.h"
+
+/* Generated: the manifests of the bcache grafts built in, NULL-terminated. */
+extern const struct graft_manifest *const sim_graft_manifests[];
+
+static const char *const point_of_kind[SIM_KINDS] = {
+	[SIM_EVICT] = "bcache.evict", [SIM_READAHEAD] = "bcache.readahead",
+};
+
+static const struct graft_manifest *chosen[SIM_KINDS];	/* NULL: the default */
+static bool running[SIM_KINDS];
+static uint64_t aborts;
+
+static const struct graft_manifest *find(const char *name)
+{
+	for (unsigned i = 0; sim_graft_manifests[i]; i++)
+		if (!strcmp(sim_graft_manifests[i]->name, name))
+			return sim_graft_manifests[i];
+	return NULL;
+}
+
+enum sim_kind sim_host_kind_of(const char *name)
+{
+	for (unsigned k = 0; k < SIM_KINDS; k++)
+		if (!strcmp(name, sim_default_names[k]))
+			return (enum sim_kind)k;
+	const struct graft_manifest *m = find(name);
+	for (unsigned k = 0; m && k < SIM_KINDS; k++)
+		if (!strcmp(m->point, point_of_kind[k]))
+			return (enum sim_kind)k;
+	return SIM_KINDS;
+}
+
+static uint64_t call_evict(const uint64_t args[6])
+{
+	(void)args;
+	return (uint64_t)(uint32_t)((graft_fn_bcache_evict *)(uintptr_t)chosen[SIM_EVICT]->entry)();
+}
+
+static uint64_t call_readahead(const uint64_t args[6])
+{
+	((graft_fn_bcache_readahead *)(uintptr_t)chosen[SIM_READAHEAD]->entry)(args[0], args[1],
+										  args[2] != 0);
+	return 0;
+}
+
+/* A graft, unless it is already running (it reached its own point): then the default. */
+static bool run(enum sim_kind k, uint64_t (*call)(const uint64_t args[6]),
+		const uint64_t args[6], const char *(*check)(uint64_t), uint64_t *r)
+{
+	if (running[k])
+		return false;
+	running[k] = true;
+	bool committed = sim_txn_run(chosen[k]->name, call, args, check, r);
+	running[k] = false;
+	return committed;
+}
+
+static int graft_evict(void)
+{
+	const uint64_t args[6] = { 0 };
+	uint64_t r;
+	return run(SIM_EVICT, call_evict, args, bcache_check_victim, &r) ? (int)(uint32_t)r
+									 : bcache_default_evict();
+}
+
+static void graft_readahead(uint64_t block, uint64_t previous, bool hit)
+{
+	const uint64_t args[6] = { block, previous, hit };
+	uint64_t r;
+	if (!run(SIM_READAHEAD, call_readahead, args, NULL, &r))
+		bcache_default_readahead(block, previous, hit);
+}
+
+static graft_fn_bcache_evict *evict_slot;
+static graft_fn_bcache_readahead *readahead_slot;
+
+bool sim_host_use(struct bcache_cache *c, const struct sim_policy_names *names, char *why,
+		  size_t whylen)
+{
+	for (unsigned k = 0; k < SIM_KINDS; k++) {
+		chosen[k] = NULL;
+		if (!strcmp(names->name[k], sim_default_names[k]))
+			continue;
+		chosen[k] = find(names->name[k]);
+		if (!chosen[k] || strcmp(chosen[k]->point, point_of_kind[k])) {
+			snprintf(why, whylen, "no %s policy '%s' (`scion sim policies` lists them)",
+				 point_of_kind[k], names->name[k]);
+			return false;
+		}
+	}
+	evict_slot = chosen[SIM_EVICT] ? graft_evict : bcache_default_evict;
+	readahead_slot = chosen[SIM_READAHEAD] ? graft_readahead : bcache_default_readahead;
+	c->evict = &evict_slot;
+	c->readahead = &readahead_slot;
+	aborts = 0;
+	return true;
+}
+
+void sim_note_abort(const char *policy, const char *why)
+{
+	aborts++;
+	if (sim_verbose)
+		fprintf(stderr, "scion-sim: graft '%s' aborted: %s; default used\n", policy, why);
+}
+
+uint64_t sim_host_aborts(void)
+{
+	return aborts;
+}
+
+void sim_host_list(void)
+{
+	printf("  %-16s %s (default)\n", sim_default_names[SIM_EVICT], point_of_kind[SIM_EVICT]);
+	printf("  %-16s %s (default)\n", sim_default_names[SIM_READAHEAD],
+	       point_of_kind[SIM_READAHEAD]);
+	for (unsigned i = 0; sim_graft_manifests[i]; i++)
+		printf("  %-16s %s (graft)\n", sim_graft_manifests[i]->name,
+		       sim_graft_manifests[i]->point);
+}

@@ -1,0 +1,244 @@
+# SPDX-License-Identifier: BSD-2-Clause
+"""Recording the block cache's boundaries and replaying them (VINO
+self-monitoring): `scion record` writes the trace and log of a workload;
+replayed with the live policy the simulated log equals the recorded one;
+replayed with another policy its hits and misses equal a live run of the
+same workload with that policy grafted; the kernel's `sim run` and the
+host's `scion sim replay` write the same logs byte for byte; a
+simulation leaves the live cache exactly as it was; and corrupt or
+mismatched input is refused with one line, never replayed in part."""
+
+import json
+import os
+import re
+import shutil
+import struct
+import subprocess
+import sys
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from bcache_model import command_workload  # noqa: E402
+from common import graft_path, poweroff  # noqa: E402
+from test_bcache import RUN, read_dump  # noqa: E402
+from test_channel import channel_boot, scion  # noqa: E402
+
+BUFFERS = 16
+WORKLOAD = "bcache run random n=400 range=48 seed=7"
+GRAFTS = ["evict_clock", "evict_2q", "readahead_stride", "readahead_recorded"]
+# Each policy replayed, and the grafts a live run of it installs.
+POLICIES = [("lru", []), ("2q", ["2q"]), ("clock+stride", ["clock", "stride"]),
+            ("2q+recorded", ["2q", "recorded"])]
+ROW = re.compile(r"^evict=(\S+) readahead=(\S+)\s+(\d+)\s+(\d+)\s+(\d+)\s+(\d+)\s+(\d+)\s+"
+                 r"[\d.]+\s+(\d+)/(\d+)\s+(\S+)", re.M)
+
+
+def recfmt(ctx):
+    sys.path.insert(0, os.path.join(ctx.root, "userland"))
+    from scionhost import recfmt as module  # noqa: E402
+    return module
+
+
+def sim(ctx, *args):
+    p = subprocess.run([os.path.join(ctx.build, "host", "scion-sim"), *args],
+                       capture_output=True, text=True, timeout=300)
+    return p.returncode, p.stdout, p.stderr
+
+
+def rows(text):
+    """{"evict=E readahead=R": (hits, misses, evictions, prefetches, agree, of, log)}."""
+    return {f"evict={m[1]} readahead={m[2]}": (int(m[3]), int(m[4]), int(m[5]), int(m[6]),
+                                               int(m[8]), int(m[9]), m[10])
+            for m in ROW.finditer(text)}
+
+
+def decisions(rf, records):
+    """The policy's decisions of a log: what a replay must reproduce (not timing)."""
+    out = []
+    for r in records:
+        outcome = "hit" if rf.OUTCOMES[r["outcome"]] in ("hit", "wait") else \
+            rf.OUTCOMES[r["outcome"]]
+        out.append((r["seq"], r["block"], outcome, r["victim"],
+                    tuple((p["block"], p["victim"], p["fate"]) for p in r["prefetch"])))
+    return out
+
+
+def job_record_and_replay(ctx):
+    rf = recfmt(ctx)
+    boot, sock = channel_boot(ctx, "record", smp=2, single_thread_tcg=True,
+                              modules=[graft_path(ctx, n) for n in GRAFTS])
+    out = os.path.join(ctx.log_dir, f"{ctx.job}-recording")
+    shutil.rmtree(out, ignore_errors=True)
+    try:
+        boot.command(f"bcache reset {BUFFERS}", r"scion> ")
+        rc, _, err = scion(ctx, sock, "record", "-m", "bcache", "-o", out, "--run", WORKLOAD,
+                           timeout=300)
+        ctx.result("record-exit", rc == 0, err)
+        meta = json.load(open(os.path.join(out, rf.META_FILE))) if rc == 0 else {}
+        th, trace = rf.read_stream(os.path.join(out, rf.TRACE_FILE)) if rc == 0 else ({}, [])
+        lh, log = rf.read_stream(os.path.join(out, rf.LOG_FILE)) if rc == 0 else ({}, [])
+        ctx.result("meta", meta.get("complete") and meta.get("records") ==
+                   {"trace": 400, "log": 400} and meta.get("policy") ==
+                   "evict=lru readahead=sequential" and meta.get("config") ==
+                   {"buffers": BUFFERS, "blocks": th.get("config", [0, 0])[1]}, repr(meta))
+        blocks = command_workload(WORKLOAD)
+        ctx.result("trace-is-the-workload", [r["block"] for r in trace] == blocks and
+                   [r["seq"] for r in trace] == list(range(1, 401)) and
+                   len({r["tid"] for r in trace}) == 1, repr(trace[:3]))
+        ctx.result("log-matches-trace", [r["seq"] for r in log] == list(range(1, 401)) and
+                   [r["block"] for r in log] == blocks, repr(log[:3]))
+
+        # Replayed on the host with the live policy, the log is the recorded one.
+        simdir = os.path.join(out, "sim")
+        rc, text, err = sim(ctx, "replay", out, "--no-progress",
+                            *sum((["--policy", p] for p, _ in POLICIES), []))
+        got = rows(text)
+        live = got.get("evict=lru readahead=sequential")
+        ctx.result("host-replay-exit", rc == 0 and len(got) == len(POLICIES), text + err)
+        ctx.result("live-policy-replay-agrees", live and live[4] == live[5] == 400, repr(live))
+        if rc == 0:
+            _, simlog = rf.read_stream(os.path.join(simdir, "lru+sequential.log.bin"))
+            ctx.result("simulated-log-equals-recorded", decisions(rf, simlog) ==
+                       decisions(rf, log), f"{len(simlog)} simulated, {len(log)} recorded")
+
+        # Each alternate policy: the replay's counts are a live run's with it grafted.
+        for spec, grafts in POLICIES[1:]:
+            for g in grafts:
+                boot.command(f"graft install {g}", r"scion> ")
+            boot.command(f"bcache reset {BUFFERS}", r"scion> ")
+            m = boot.command(WORKLOAD, RUN, timeout=300)
+            for g in grafts:
+                boot.command(f"graft remove {g}", r"scion> ")
+            evict, _, readahead = spec.partition("+")
+            row = got.get(f"evict={evict} readahead={readahead or 'sequential'}")
+            live_counts = (int(m.group(2)), int(m.group(3)))
+            ctx.result(f"replay-{spec}-as-live-run", row and row[:2] == live_counts,
+                       f"replay {row and row[:2]}, live {live_counts}")
+
+        # The kernel's replay of the same trace writes the same logs, byte for byte.
+        rc, text, err = scion(ctx, sock, "record", "upload", out)
+        rec = text.strip()
+        ctx.result("upload", rc == 0 and re.fullmatch(r"rec\d+", rec), text + err)
+        before = read_dump(boot)
+        stats_before = boot.command("bcache stats", r"(reads[^\n]*\n[^\n]*prefetches[^\n]*)\n")
+        m = boot.command(f"sim run {rec} " + " ".join(p for p, _ in POLICIES),
+                         r"sim: \w+: \d+ requests[\s\S]*?scion> ", timeout=300)
+        kernel_rows = rows(m.group(0))
+        ctx.result("kernel-sim-rows-as-host", {k: v[:6] for k, v in kernel_rows.items()} ==
+                   {k: v[:6] for k, v in got.items()}, f"{kernel_rows}\n    {got}")
+        for policy, row in sorted(kernel_rows.items()):
+            fetched = os.path.join(out, f"kernel-{row[6]}")
+            rc, text, err = scion(ctx, sock, "record", "download", row[6], "-o", fetched)
+            host_row = got.get(policy)
+            same = rc == 0 and host_row and open(os.path.join(fetched, rf.LOG_FILE), "rb").read() \
+                == open(host_row[6], "rb").read()
+            ctx.result(f"kernel-log-equals-host-log/{policy.replace(' ', ',')}", same,
+                       text + err)
+        after = read_dump(boot)
+        stats_after = boot.command("bcache stats", r"(reads[^\n]*\n[^\n]*prefetches[^\n]*)\n")
+        ctx.result("simulation-leaves-live-cache-unchanged",
+                   before == after and stats_before.group(1) == stats_after.group(1),
+                   f"{len(before)} dump lines before, {len(after)} after")
+
+        # A recording kept in the kernel, replayed there.
+        boot.command(f"bcache reset {BUFFERS}", r"scion> ")
+        m = boot.command("record start bcache", r"record: rec(\d+): recording bcache")
+        boot.command("bcache run loop size=24 rounds=3", RUN, timeout=300)
+        m = boot.command("record stop", r"record: rec(\d+): bcache, (\d+) requests, (\d+) "
+                         r"results, (\d+) dropped")
+        ctx.result("kernel-recording", m.group(2) == m.group(3) == "72" and m.group(4) == "0",
+                   m.group(0))
+        m = boot.command(f"sim run rec{m.group(1)} lru clock",
+                         r"sim: rec\d+: \d+ requests[\s\S]*?scion> ", timeout=300)
+        r = rows(m.group(0))
+        lru = r.get("evict=lru readahead=sequential")
+        ctx.result("kernel-recording-replays", lru and lru[4] == lru[5] == 72 and
+                   "evict=clock readahead=sequential" in r, m.group(0))
+        poweroff(ctx, boot)
+    finally:
+        boot.finish()
+
+
+def write_recording(rf, path, stream, module, records, count=None, config=(16, 8192)):
+    header = rf.pack_header(stream, module, "evict=lru readahead=sequential", config,
+                            len(records) if count is None else count, 0)
+    rf.write_stream(path, header, records)
+
+
+def request(rf, seq, block):
+    return rf.REQUEST.pack(rf.REQUEST.size, rf.TYPE_BCACHE_REQUEST, 0, seq, 1000 * seq, 5, 0,
+                           block, 0)
+
+
+def job_bad_input(ctx):
+    """Corrupt, truncated and mismatched recordings: one line, exit 1, no log left."""
+    rf = recfmt(ctx)
+    d = os.path.join(ctx.log_dir, f"{ctx.job}-bad")
+    shutil.rmtree(d, ignore_errors=True)
+    os.makedirs(d)
+    good = [request(rf, s, s % 7) for s in range(1, 41)]
+    cases = {
+        "truncated-record": (good, lambda p: open(p, "r+b").truncate(os.path.getsize(p) - 20),
+                             r"cut short"),
+        "fewer-than-header": (good[:30], None, r"30 records, its header says 40"),
+        "bad-magic": (good, lambda p: open(p, "r+b").write(b"NOTSCION"), r"not a Scion recording"),
+        "other-module": (good, "sched", r"a trace of module 'sched', not bcache"),
+        "out-of-order": (good[:5] + [request(rf, 3, 1)], None, r"record 6: sequence number 3 "
+                         r"after 5 \(out of order\)"),
+        "beyond-disk": (good[:5] + [request(rf, 6, 99999)], None,
+                        r"record 6: block 99999 is beyond the disk \(8192 blocks\)"),
+        "log-as-trace": (good, "log", r"not a trace"),
+    }
+    for name, (records, change, expect) in cases.items():
+        path = os.path.join(d, f"{name}.bin")
+        module = change if change == "sched" else "bcache"
+        stream = rf.STREAM_LOG if change == "log" else rf.STREAM_TRACE
+        write_recording(rf, path, stream, module, records,
+                        count=40 if name == "fewer-than-header" else None)
+        if callable(change):
+            change(path)
+        outdir = os.path.join(d, f"{name}-out")
+        os.makedirs(outdir)
+        rc, out, err = sim(ctx, "replay", path, "--model", "1000,100000", "--out", outdir,
+                           "--policy", "lru")
+        ctx.result(f"host/{name}", rc == 1 and re.search(expect, err) and
+                   len(err.strip().splitlines()) == 1 and "Traceback" not in err and
+                   not os.listdir(outdir), f"exit {rc}: {err}{out}")
+    path = os.path.join(d, "good.bin")
+    write_recording(rf, path, rf.STREAM_TRACE, "bcache", good)
+    rc, out, err = sim(ctx, "replay", path, "--model", "1000,100000", "--policy", "nosuch")
+    ctx.result("host/unknown-policy", rc == 1 and "'nosuch' is not a block cache policy" in err,
+               err)
+    rc, out, err = sim(ctx, "replay", path, "--policy", "lru")
+    ctx.result("host/no-model", rc == 1 and "no recorded log to calibrate" in err, err)
+    rc, out, err = sim(ctx, "replay", path, "--model", "1000,100000", "--policy", "2q+clock")
+    ctx.result("host/two-eviction-policies", rc == 1 and "names a second evict policy" in err,
+               err)
+
+    # The kernel refuses the same: uploads, then replays of what it does not have.
+    boot, sock = channel_boot(ctx, "bad", smp=1, single_thread_tcg=True)
+    try:
+        # The kernel checks uploads itself: send the bad files past the host's check.
+        from scionhost import frame
+        from scionhost.client import Client
+        for name, expect in (("truncated-record", r"the last record is cut short"),
+                             ("fewer-than-header", r"30 records, its header says 40"),
+                             ("bad-magic", r"does not start with a version 1 trace header"),
+                             ("log-as-trace", r"does not start with a version 1 trace header")):
+            data = open(os.path.join(d, f"{name}.bin"), "rb").read()
+            with Client(sock, timeout=30) as client:
+                status, body = client.request(frame.OP_REC_PUT, struct.pack("<IHH", 0, 1, 1) +
+                                              data)
+            text = body.decode("utf-8", "replace")
+            ctx.result(f"upload-refused/{name}", status < 0 and
+                       re.search(r"upload rec\d+ refused: .*" + expect, text), f"{status}: {text}")
+        boot.command("record list", r"store: 0 of \d+ bytes")
+        for cmd, expect in (("sim run rec99 lru", r"sim: no complete recording rec99"),
+                            ("sim run banana lru", r"sim: 'banana' is not a recording"),
+                            ("sim run", r"sim: usage: "),
+                            ("record show rec1 log 0", r"record: usage: record show"),
+                            ("record start nosuch", r"record: 'nosuch' is not a recordable"),
+                            ("record stop", r"record: nothing is being recorded")):
+            boot.command(cmd, expect)
+        poweroff(ctx, boot)
+    finally:
+        boot.finish()
