@@ -8,6 +8,7 @@
 #   make bench                                              figures under -icount into build/bench/
 #   make gdb [SMP=n]                                        QEMU halted + gdb with symbols
 #   make fuzz [FUZZ_SECONDS=n]                              libFuzzer targets, n seconds each
+#   make sim                                                the host simulator (scion sim replay)
 #   make kernel | iso | host-tests | deps | clean
 #
 # Sources are found by wildcard: adding a file to kernel/, arch/, boot/ or
@@ -72,7 +73,7 @@ ISO := $(BUILD)/scion.iso
 DISK := $(BUILD)/disk.img
 DISK_SIZE ?= 32M
 
-.PHONY: all kernel iso run run-options test bench gdb deps host-tests fuzz check-decoder clean
+.PHONY: all kernel iso run run-options test bench gdb deps host-tests fuzz check-decoder sim clean
 .DEFAULT_GOAL := all
 
 kernel: $(KERNEL) $(KERNEL32)
@@ -316,9 +317,9 @@ include sim/sim.mk
 test: deps kernel iso grafts host-tests $(SIM) $(CHECK_DECODER) $(DISK)
 	@$(PYTHON) tests/run_tests.py --build $(BUILD)
 
-bench: deps kernel $(BENCH_DECODER) $(BENCH_PATCH) $(DISK)
+bench: deps kernel $(BENCH_DECODER) $(BENCH_PATCH) $(SIM) $(DISK)
 	@$(PYTHON) tools/bench.py --kernel $(KERNEL32) --disk $(DISK) --out $(BUILD)/bench --decoder-bench $(BENCH_DECODER) \
-		--patch-bench $(BENCH_PATCH)
+		--patch-bench $(BENCH_PATCH) --sim $(SIM)
 
 all: kernel iso grafts host-tests $(SIM) $(CHECK_DECODER) $(BENCH_DECODER) $(BENCH_PATCH) $(DISK)
 

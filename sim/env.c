@@ -24,7 +24,8 @@
 #include "sim_host.h"
 
 #define HOST_UNDO_MAX 4096
-#define BUDGET_MS     200	/* wall time a graft invocation may take on the host */
+#define TICK_MS       50	/* the budget clock's period */
+#define BUDGET_TICKS  4		/* ticks one graft invocation may span on the host */
 
 struct undo_record {
 	void (*undo)(uint64_t a, uint64_t b);
@@ -44,6 +45,10 @@ static unsigned nundo;
 static struct host_txn *txns[TXN_MAX_DEPTH];
 static unsigned depth;
 static volatile sig_atomic_t in_graft;
+/* The budget: the outermost invocation's number, and the ticks it has spanned. */
+static volatile uint64_t invocation;
+static uint64_t invocation_at_tick;
+static unsigned ticks_spanned;
 
 struct bcache_cache *cache_env_current(void)
 {
@@ -122,9 +127,22 @@ void graft_log(const char *msg)
 		fprintf(stderr, "graft: %s\n", msg);
 }
 
-/* A fault or the budget's alarm inside a graft aborts it, as in the kernel. */
+/*
+ * A fault inside a graft aborts it, as in the kernel; so does the budget
+ * clock when one invocation spans BUDGET_TICKS of its ticks. A periodic
+ * timer started once costs no system call per invocation.
+ */
 static void on_signal(int sig)
 {
+	if (sig == SIGALRM) {
+		if (!in_graft || invocation != invocation_at_tick) {
+			invocation_at_tick = invocation;
+			ticks_spanned = 0;
+			return;
+		}
+		if (++ticks_spanned < BUDGET_TICKS)
+			return;
+	}
 	if (!in_graft || !depth) {
 		signal(sig, SIG_DFL);
 		raise(sig);
@@ -139,17 +157,14 @@ void sim_env_init(void)
 {
 	struct sigaction sa = { .sa_handler = on_signal };
 	sigemptyset(&sa.sa_mask);
-	sa.sa_flags = SA_NODEFER;
+	sa.sa_flags = SA_NODEFER | SA_RESTART;	/* the budget clock must not fail a write */
 	sigaction(SIGSEGV, &sa, NULL);
 	sigaction(SIGBUS, &sa, NULL);
 	sigaction(SIGFPE, &sa, NULL);
 	sigaction(SIGILL, &sa, NULL);
 	sigaction(SIGALRM, &sa, NULL);
-}
-
-static void set_alarm(unsigned ms)
-{
-	struct itimerval t = { .it_value = { .tv_sec = ms / 1000, .tv_usec = (ms % 1000) * 1000 } };
+	struct itimerval t = { .it_interval = { .tv_usec = TICK_MS * 1000 },
+			       .it_value = { .tv_usec = TICK_MS * 1000 } };
 	setitimer(ITIMER_REAL, &t, NULL);
 }
 
@@ -161,25 +176,22 @@ bool sim_txn_run(const char *policy, uint64_t (*call)(const uint64_t args[6]),
 	if (depth == TXN_MAX_DEPTH)
 		return false;		/* as the kernel: too deep, the default answers */
 	txns[depth++] = &t;
-	if (sigsetjmp(t.jmp, 1) == 0) {
-		in_graft = 1;
+	/* No mask to save: SA_NODEFER leaves it as it was when a handler jumps here. */
+	if (sigsetjmp(t.jmp, 0) == 0) {
 		if (depth == 1)
-			set_alarm(BUDGET_MS);
+			invocation++;
+		in_graft = 1;
 		uint64_t r = call(args);
 		const char *refused = check ? check(r) : NULL;
 		if (refused)
 			txn_abort_self("result %lld refused: %s", (long long)(int64_t)r, refused);
-		if (depth == 1) {
-			set_alarm(0);
+		if (depth == 1)
 			nundo = 0;	/* the outermost commit forgets the log */
-		}
 		depth--;	/* an inner commit leaves its records to the enclosing one */
 		in_graft = depth > 0;
 		*result = r;
 		return true;
 	}
-	if (depth == 1)
-		set_alarm(0);
 	while (nundo > t.undo_base) {
 		nundo--;
 		undo_log[nundo].undo(undo_log[nundo].a, undo_log[nundo].b);

@@ -74,15 +74,12 @@ static int load(struct stream_file *f, enum rec_stream stream)
 		return fail("%s: %s", f->path, why);
 	uint64_t records = 0;
 	size_t off = sizeof(f->header);
-	while (off < f->size) {
-		const struct rec_head *h = (const void *)(f->data + off);
-		if (f->size - off < sizeof(*h) + 8 || h->size < sizeof(*h) + 8 || h->size % 8 ||
-		    h->size > f->size - off)
-			return fail("%s: record %llu at byte %zu is cut short or has a bad size "
-				    "(truncated file?)", f->path, (unsigned long long)records + 1, off);
-		off += h->size;
+	const char *bad;
+	while (sim_walk(f->data, f->size, &off, &bad))
 		records++;
-	}
+	if (bad)
+		return fail("%s: record %llu at byte %zu: %s (truncated file?)", f->path,
+			    (unsigned long long)records + 1, off, bad);
 	if (records != f->header.records)
 		return fail("%s: %llu records, its header says %llu (truncated?)", f->path,
 			    (unsigned long long)records, (unsigned long long)f->header.records);
@@ -93,11 +90,9 @@ static int load(struct stream_file *f, enum rec_stream stream)
 static const struct rec_head *next_record(void *ctx)
 {
 	struct stream_file *f = ctx;
-	if (f->offset >= f->size)
-		return NULL;
-	const struct rec_head *h = (const void *)(f->data + f->offset);
-	f->offset += h->size;
-	f->index++;
+	const char *bad;
+	const struct rec_head *h = sim_walk(f->data, f->size, &f->offset, &bad);
+	f->index += h != NULL;
 	return h;
 }
 

@@ -20,6 +20,7 @@ ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 sys.path.insert(0, os.path.join(ROOT, "qemu"))
 import harness  # noqa: E402
 import bench_trace  # noqa: E402
+import bench_record  # noqa: E402
 
 CONFIGS = [("smp1", 1), ("smp2", 2), ("smp4", 4)]
 FIGURE = re.compile(r"^bench (\S+) (\d+) (\S+)$", re.M)
@@ -174,6 +175,7 @@ def main():
     ap.add_argument("--out", required=True)
     ap.add_argument("--decoder-bench", help="host decode benchmark tool")
     ap.add_argument("--patch-bench", help="host patch (probe hit) benchmark tool")
+    ap.add_argument("--sim", help="the host simulator (build/host/scion-sim)")
     args = ap.parse_args()
     os.makedirs(args.out, exist_ok=True)
     qemu_version = subprocess.run(["qemu-system-x86_64", "--version"], capture_output=True,
@@ -185,6 +187,7 @@ def main():
     patch = host_patch(args.patch_bench) if args.patch_bench else None
     channel = channel_bench(args.kernel, args.out)
     trace = bench_trace.trace_bench(args.kernel, args.out)
+    sim = bench_record.record_bench(args.sim, args.out) if args.sim else None
     results = {
         "generated": datetime.datetime.now(datetime.timezone.utc).isoformat(timespec="seconds"),
         "qemu": qemu_version,
@@ -196,6 +199,7 @@ def main():
         "host_patch": patch,
         "channel": channel,
         "trace": trace,
+        "sim_host": sim,
         "published": PUBLISHED,
     }
     path = os.path.join(args.out, "results.json")
@@ -231,6 +235,8 @@ def main():
     for fig in channel["figures"]:
         print(f"  {fig['figure']:40} {fig['value']:>10} {fig['unit']}")
     bench_trace.print_trace(trace)
+    if sim:
+        bench_record.print_record(sim)
     print_published(runs[0])
     print(f"\n{qemu_version}; -icount shift=0,sleep=off; results in {path}")
 

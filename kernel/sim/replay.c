@@ -11,6 +11,27 @@
 #include <scion/errno.h>
 #include "replay.h"
 
+const struct rec_head *sim_walk(const uint8_t *data, size_t size, size_t *offset,
+				const char **why)
+{
+	size_t off = *offset;
+
+	*why = NULL;
+	if (off >= size)
+		return NULL;
+	const struct rec_head *h = (const void *)(data + off);
+	if (size - off < sizeof(*h) + 8)
+		*why = "a record head is cut short";
+	else if (h->size < sizeof(*h) + 8 || h->size % 8)
+		*why = "a record has an impossible size";
+	else if (h->size > size - off)
+		*why = "the last record is cut short";
+	if (*why)
+		return NULL;
+	*offset = off + h->size;
+	return h;
+}
+
 int sim_start_io(struct bcache_cache *c, int i)
 {
 	c->buffer[i].state = BUFFER_VALID;	/* a modelled read completes at once */
@@ -117,15 +138,13 @@ int sim_replay_one(struct bcache_cache *c, const struct rec_bcache_request *r,
 	cache_read_ahead(c, r->block, got != BCACHE_OUTCOME_MISS, &res);
 	res.latency_ns = got == BCACHE_OUTCOME_MISS ? model->miss_ns : model->hit_ns;
 
-	struct {
-		struct rec_bcache_result r;
-		struct rec_bcache_prefetch p[BCACHE_PREFETCH_MAX];
-	} out;
-	sim_encode_result(&res, 0, &out.r);
-	sim_summary_add(sum, &out.r);
+	uint64_t out[REC_BCACHE_RESULT_BYTES(BCACHE_PREFETCH_MAX) / 8];
+	struct rec_bcache_result *log = (struct rec_bcache_result *)out;
+	sim_encode_result(&res, 0, log);
+	sim_summary_add(sum, log);
 	sum->prefetch_used += c->stats.prefetch_used - used_before;
 	sum->overlapped += r->in_flight != 0;
-	return emit(ectx, &out.r.head);
+	return emit(ectx, &log->head);
 }
 
 int sim_replay(struct bcache_cache *c, const struct rec_file_header *th, struct sim_reader trace,

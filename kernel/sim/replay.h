@@ -89,6 +89,15 @@ int sim_replay_one(struct bcache_cache *c, const struct rec_bcache_request *r,
 const char *sim_check_request(const struct rec_head *h, uint64_t index, uint64_t last_seq,
 			      const struct rec_file_header *th, char *why, size_t whylen);
 
+/*
+ * sim_walk - the record at *offset of a stream's bytes data[0..size)
+ *   (after its header), advancing *offset past it.
+ * Return value: the record; NULL at the end (*why NULL) or, with *why
+ *   set, when the record is cut short or its size is impossible.
+ */
+const struct rec_head *sim_walk(const uint8_t *data, size_t size, size_t *offset,
+				const char **why);
+
 /* A simulation instance's start_io (cache.h): the read completes at once. */
 int sim_start_io(struct bcache_cache *c, int i);
 

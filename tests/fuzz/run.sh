@@ -46,6 +46,8 @@ sources() {
 	dif) echo kernel/trace/dif_verify.c kernel/trace/dif_exec.c kernel/trace/dif_subr.c ;;
 	d_parse|d_cg) echo userland/dtrace/dt_*.c kernel/trace/dif_verify.c kernel/trace/dif_exec.c \
 		kernel/trace/dif_subr.c ;;
+	sim_replay) echo kernel/sim/replay.c kernel/bcache/cache.c kernel/bcache/api.c \
+		kernel/bcache/policy_default.c kernel/lib/errno.c ;;
 	*) return 1 ;;
 	esac
 }
@@ -61,6 +63,7 @@ max_len() {
 	chan_frame) echo 4096 ;;
 	dif) echo 1024 ;;
 	d_parse|d_cg) echo 4096 ;;
+	sim_replay) echo 8192 ;;
 	esac
 }
 
@@ -76,6 +79,15 @@ seed() {
 	insn) printf '\x48\x8b\x05\x10\x00\x00\x00' >"$dir/seed"; printf '\xc4\xe2\x79\x18\x04\x24' >"$dir/seed2" ;;
 	graft_elf) cp "$BUILD/host/graft_fixture.graft" "$dir/seed" ;;
 	chan_frame) printf '\254\134\001\002\001\000\000\000\002\000\000\000\0\0\0\0ok\0\0\0\0' >"$dir/seed" ;;
+	sim_replay)
+		# 4 buffers, 17 blocks; requests (56 bytes: size, type 1, cpu, seq, time, tid,
+		# pid, block, in_flight) for blocks 1, 2, 1, 3.
+		for b in 1 2 1 3; do
+			printf '\70\0\1\0\0\0\0\0\%o\0\0\0\0\0\0\0' "$((b + 10))"
+			printf '\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0'
+			printf '\%o\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0' "$b"
+		done | { printf '\3\1'; cat; } >"$dir/seed"
+		;;
 	d_parse|d_cg)
 		# The good corpus, each behind a mode byte of 0 (a script, no macro arguments).
 		for f in tests/d/good/*.d; do
