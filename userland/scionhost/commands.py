@@ -15,7 +15,7 @@ import struct
 import sys
 import time
 
-from . import frame, streams, tables, trace
+from . import frame, recconvert, streams, tables, trace
 from . import run as run_command
 from .client import Client, ScionError, default_socket_path
 
@@ -288,6 +288,9 @@ def build_parser():
                json_flag=True)
     streams.add_events(sub, subcommand)
     trace.add_trace(sub, subcommand)
+    record = subcommand(sub, "record", "record a module's boundaries and convert recordings")
+    record_sub = record.add_subparsers(dest="record_command", metavar="SUBCOMMAND", required=True)
+    recconvert.add_record_convert(record_sub, subcommand)
 
     p = subcommand(sub, "ping", "ECHO round trips: min and median latency (host time)", cmd_ping)
     p.add_argument("--count", "-c", type=int, default=10, metavar="N",
