@@ -20,6 +20,7 @@ needs=(
 	"clang:clang"
 	"libzydis-dev:/usr/include/Zydis/Zydis.h"
 	"libclang-rt-14-dev:/usr/lib/llvm-14/lib/clang/*/lib/linux/libclang_rt.fuzzer-x86_64.a"
+	"babeltrace2:babeltrace2"
 )
 
 missing=()

@@ -87,6 +87,16 @@ def job_record_and_replay(ctx):
         ctx.result("log-matches-trace", [r["seq"] for r in log] == list(range(1, 401)) and
                    [r["block"] for r in log] == blocks, repr(log[:3]))
 
+        # The recording as CTF: babeltrace2 prints one event per record.
+        rc, text, err = scion(ctx, sock, "record", "convert", out, "--to", "ctf")
+        bt = subprocess.run(["babeltrace2", os.path.join(out, "ctf")], capture_output=True,
+                            text=True, timeout=120) if rc == 0 else None
+        events = bt.stdout.splitlines() if bt else []
+        ctx.result("ctf-read-by-babeltrace2", bt and bt.returncode == 0 and len(events) == 800
+                   and sum("bcache:request:" in e for e in events) == 400,
+                   f"convert exit {rc} {err}; babeltrace2 "
+                   f"{bt and bt.returncode}: {len(events)} events {bt and bt.stderr[-300:]}")
+
         # Replayed on the host with the live policy, the log is the recorded one.
         simdir = os.path.join(out, "sim")
         rc, text, err = sim(ctx, "replay", out, "--no-progress",

@@ -15,7 +15,7 @@ import struct
 import sys
 import time
 
-from . import frame, record, streams, tables, trace
+from . import frame, recconvert, record, streams, tables, trace
 from . import run as run_command
 from .client import Client, ScionError, default_socket_path
 
@@ -288,7 +288,7 @@ def build_parser():
                json_flag=True)
     streams.add_events(sub, subcommand)
     trace.add_trace(sub, subcommand)
-    record.add_record(sub, subcommand, byte_count)
+    recconvert.add_record_convert(record.add_record(sub, subcommand, byte_count), subcommand)
     record.add_sim(sub, subcommand)
 
     p = subcommand(sub, "ping", "ECHO round trips: min and median latency (host time)", cmd_ping)

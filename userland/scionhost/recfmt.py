@@ -19,6 +19,7 @@ HEADER = struct.Struct("<8sHHI16s48s4QQQ")
 assert HEADER.size == 128
 STREAM_TRACE, STREAM_LOG = 1, 2
 STREAM_NAMES = {STREAM_TRACE: "trace", STREAM_LOG: "log"}
+STREAM_RECORDS = {STREAM_TRACE: "request", STREAM_LOG: "result"}   # what each stream holds
 CONFIG_BUFFERS, CONFIG_BLOCKS = 0, 1
 
 HEAD = struct.Struct("<HHI")
@@ -97,6 +98,18 @@ def decode_record(data, offset=0):
             "seq": struct.unpack_from("<Q", data, offset + HEAD.size)[0]}
 
 
+def encode_record(r):
+    """decode_record's inverse for a request or result dict (size is computed)."""
+    if r["type"] == "request":
+        return REQUEST.pack(REQUEST.size, TYPE_BCACHE_REQUEST, r["cpu"], r["seq"], r["time_ns"],
+                            r["tid"], r["pid"], r["block"], r["in_flight"])
+    prefetch = r["prefetch"]
+    head = RESULT.pack(RESULT.size + len(prefetch) * PREFETCH.size, TYPE_BCACHE_RESULT, r["cpu"],
+                       r["seq"], r["outcome"], len(prefetch), 0, 0, r["block"], r["victim"],
+                       r["latency_ns"])
+    return head + b"".join(PREFETCH.pack(p["block"], p["victim"], p["fate"], 0) for p in prefetch)
+
+
 def split_records(data):
     """The records of a byte string (a chunk or a file body), raw, in order."""
     out, offset = [], 0
@@ -120,20 +133,32 @@ def raw_seq(raw):
     return struct.unpack_from("<Q", raw, HEAD.size)[0]
 
 
-def read_stream(path):
+def read_stream(path, stream=None):
     """(header dict, [decoded records]) of trace.bin or log.bin; RecError when it is
-    not whole: a record cut short, or fewer records than the header promises."""
+    not whole: a record cut short, or fewer records than the header promises. With
+    stream (STREAM_TRACE or STREAM_LOG), also when the header names another stream or
+    a record is not that stream's kind (an unknown type, or a known one of the wrong
+    size): a reader that must understand every record asks for this."""
     try:
         with open(path, "rb") as f:
             data = f.read()
     except OSError as e:
         raise RecError(f"{path}: {e.strerror}")
     header = unpack_header(data, path)
+    if stream is not None and header["stream"] != stream:
+        raise RecError(f"{path}: its header says it is a {STREAM_NAMES[header['stream']]} "
+                       f"stream, not a {STREAM_NAMES[stream]}")
     records = []
     offset = HEADER.size
     try:
         while offset < len(data):
             r = decode_record(data, offset)
+            if stream is not None and r["type"] != STREAM_RECORDS[stream]:
+                what = (f"a {r['type']} record" if r["type"] in STREAM_RECORDS.values()
+                        else f"a record of unknown type {HEAD.unpack_from(data, offset)[1]} "
+                             f"and {r['size']} bytes")
+                raise RecError(f"{what} at byte {offset}, where a {header['module']} "
+                               f"{STREAM_RECORDS[stream]} belongs")
             records.append(r)
             offset += r["size"]
     except RecError as e:
@@ -166,14 +191,18 @@ def block_text(b):
     return "-" if b == NO_BLOCK else str(b)
 
 
+def prefetch_text(p):
+    """One read-ahead entry as `record show` prints it: block:fate/victim."""
+    return f"{p['block']}:{FATES.get(p['fate'], '?')}/{block_text(p['victim'])}"
+
+
 def record_text(r):
     """One line, as the kernel's `record show` prints it (kernel/record/cmd_record.c)."""
     if r["type"] == "request":
         return (f"seq={r['seq']} time_ns={r['time_ns']} cpu={r['cpu']} tid={r['tid']} "
                 f"pid={r['pid']} block={r['block']} in_flight={r['in_flight']}")
     if r["type"] == "result":
-        prefetch = ",".join(f"{p['block']}:{FATES.get(p['fate'], '?')}/{block_text(p['victim'])}"
-                            for p in r["prefetch"]) or "-"
+        prefetch = ",".join(prefetch_text(p) for p in r["prefetch"]) or "-"
         return (f"seq={r['seq']} cpu={r['cpu']} block={r['block']} "
                 f"outcome={OUTCOMES.get(r['outcome'], '?')} victim={block_text(r['victim'])} "
                 f"latency_ns={r['latency_ns']} prefetch={prefetch}")

@@ -1,0 +1,351 @@
+# SPDX-License-Identifier: BSD-2-Clause
+"""`scion record convert` without QEMU: synthetic bcache recordings built
+with recfmt.py (requests on several CPUs, results with prefetches, drops,
+a simulated log without its trace) converted to text and CSV (compared
+byte for byte with what they must be) and to CTF, read back with
+babeltrace2 (every event, its fields and its time), and bad recordings,
+each refused in one line with nothing left behind."""
+
+import os
+import random
+import re
+import shutil
+import subprocess
+import sys
+import tempfile
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.dirname(HERE)), "userland"))
+sys.path.insert(0, HERE)
+from scionhost import recfmt  # noqa: E402
+from test_scion_host import describe, one_error_line, run_scion  # noqa: E402
+
+POLICY = "evict=lru readahead=sequential"
+NO = recfmt.NO_BLOCK
+MISS, HIT, WAIT, ERROR = 3, 1, 2, 4
+STARTED, CACHED, NO_BUFFER = 1, 2, 3
+
+
+def request(seq, time_ns, cpu, tid, block, in_flight):
+    return dict(type="request", seq=seq, time_ns=time_ns, cpu=cpu, tid=tid, pid=0,
+                block=block, in_flight=in_flight)
+
+
+def result(seq, cpu, outcome, block, victim, latency_ns, prefetch=()):
+    return dict(type="result", seq=seq, cpu=cpu, outcome=outcome, block=block, victim=victim,
+                latency_ns=latency_ns,
+                prefetch=[dict(block=b, victim=v, fate=f) for b, f, v in prefetch])
+
+
+# Small enough to write the expected text and CSV by hand.
+SMALL_TRACE = [request(1, 1000, 0, 7, 18, 0), request(2, 1500, 1, 8, 40, 1),
+               request(3, 2100, 2, 7, 18, 1)]
+SMALL_LOG = [result(1, 0, MISS, 18, NO, 900, [(19, STARTED, NO), (20, CACHED, 3)]),
+             result(2, 1, HIT, 40, NO, 50),
+             result(3, 2, WAIT, 18, 5, 300, [(21, NO_BUFFER, NO)])]
+SMALL_TEXT = """\
+trace: bcache, evict=lru readahead=sequential, 3 records, 2 dropped
+seq=1 time_ns=1000 cpu=0 tid=7 pid=0 block=18 in_flight=0
+seq=2 time_ns=1500 cpu=1 tid=8 pid=0 block=40 in_flight=1
+seq=3 time_ns=2100 cpu=2 tid=7 pid=0 block=18 in_flight=1
+log: bcache, evict=lru readahead=sequential, 3 records, 1 dropped
+seq=1 cpu=0 block=18 outcome=miss victim=- latency_ns=900 prefetch=19:started/-,20:cached/3
+seq=2 cpu=1 block=40 outcome=hit victim=- latency_ns=50 prefetch=-
+seq=3 cpu=2 block=18 outcome=wait victim=5 latency_ns=300 prefetch=21:no-buffer/-
+"""
+SMALL_TRACE_CSV = ("seq,time_ns,cpu,tid,pid,block,in_flight\r\n1,1000,0,7,0,18,0\r\n"
+                   "2,1500,1,8,0,40,1\r\n3,2100,2,7,0,18,1\r\n")
+SMALL_LOG_CSV = ("seq,cpu,block,outcome,victim,latency_ns,prefetch\r\n"
+                 "1,0,18,miss,-,900,19:started/-;20:cached/3\r\n2,1,40,hit,-,50,\r\n"
+                 "3,2,18,wait,5,300,21:no-buffer/-\r\n")
+# (time in ns, event, seq) as babeltrace2 must print them: results at their request's
+# time plus latency_ns, in time order (seq 2, a hit, finishes before seq 1, a miss).
+SMALL_EVENTS = [(1000, "request", 1), (1500, "request", 2), (1550, "result", 2),
+                (1900, "result", 1), (2100, "request", 3), (2400, "result", 3)]
+
+
+def write_recording(directory, trace, log, drops=(0, 0)):
+    """trace.bin, log.bin (each unless None) and meta.json, as `scion record` writes them."""
+    os.makedirs(directory, exist_ok=True)
+    config = [64, 8192]
+    for name, stream, records, dropped in (("trace", recfmt.STREAM_TRACE, trace, drops[0]),
+                                           ("log", recfmt.STREAM_LOG, log, drops[1])):
+        if records is not None:
+            recfmt.write_stream(os.path.join(directory, name + ".bin"),
+                                recfmt.pack_header(stream, "bcache", POLICY, config,
+                                                   len(records), dropped),
+                                [recfmt.encode_record(r) for r in records])
+    counts = {name: len(records) for name, records in (("trace", trace), ("log", log))
+              if records is not None}
+    with open(os.path.join(directory, recfmt.META_FILE), "w") as f:
+        f.write('{"module": "bcache", "policy": "%s", "kernel_version": "scion-test 1.0", '
+                '"config": {"buffers": 64, "blocks": 8192}, "records": {%s}, '
+                '"drops": {"trace": %d, "log": %d}, "cpus": 4, "bufsize": 65536, '
+                '"switch_ms": 200, "complete": true}'
+                % (POLICY, ", ".join(f'"{k}": {v}' for k, v in counts.items()), *drops))
+
+
+def big_recording(seed=7, n=2500):
+    """Requests on 4 CPUs; the trace lost seqs 100 and 101, the log seq 2000."""
+    rnd = random.Random(seed)
+    trace, log, now = [], [], 3_000_000_000
+    for seq in range(1, n + 1):
+        now += rnd.randint(50, 40_000)
+        cpu = rnd.randrange(4)
+        block = rnd.randrange(8192)
+        if seq not in (100, 101):
+            trace.append(request(seq, now, cpu, 100 + cpu, block, rnd.randrange(5)))
+        outcome = rnd.choice((HIT, MISS, WAIT, ERROR))
+        prefetch = [(rnd.randrange(8192), rnd.choice((STARTED, CACHED, NO_BUFFER, 4)),
+                     rnd.choice((NO, rnd.randrange(8192)))) for _ in range(rnd.randrange(9))]
+        if seq != 2000:
+            log.append(result(seq, cpu, outcome, block, rnd.choice((NO, rnd.randrange(8192))),
+                              40 if outcome == HIT else rnd.randint(20_000, 400_000), prefetch))
+    return trace, log
+
+
+def convert(directory, to, out=None):
+    return run_scion(["record", "convert", directory, "--to", to] + (["-o", out] if out else []))
+
+
+def babeltrace(ctx, args):
+    """babeltrace2's output, or a failed result saying why there is none."""
+    if not shutil.which("babeltrace2"):
+        ctx.result("babeltrace2-installed", False, "babeltrace2 is not installed; `make deps` "
+                   "(qemu/deps.sh) installs it")
+        return None
+    return subprocess.run(["babeltrace2"] + args, capture_output=True, text=True, timeout=300)
+
+
+EVENT_LINE = re.compile(r"^\[(\d+)\.(\d{9})\] \(\S+\) bcache:(request|result): "
+                        r"\{ seq = (\d+), .*?block = (\d+)(?:.*?outcome = \( \"([\w-]+)\")?")
+
+
+def ctf_events(ctx, name, ctf):
+    """[(time ns, event, seq, block, outcome)] babeltrace2 prints for ctf; results for
+    its exit status and stderr."""
+    proc = babeltrace(ctx, ["--clock-seconds", ctf])
+    if proc is None:
+        return None, ""
+    ctx.result(f"{name}/babeltrace2-reads-it", proc.returncode == 0 and "ERROR" not in proc.stderr,
+               f"exit {proc.returncode}: {proc.stderr[-600:]}")
+    events, stray = [], []
+    for line in proc.stdout.splitlines():
+        m = EVENT_LINE.match(line)
+        if not m:
+            stray.append(line)
+            continue
+        events.append((int(m.group(1)) * 10**9 + int(m.group(2)), m.group(3), int(m.group(4)),
+                       int(m.group(5)), m.group(6)))
+    ctx.result(f"{name}/every-line-an-event", not stray, f"other lines: {stray[:3]}")
+    return events, proc.stderr
+
+
+def expected_events(trace, log):
+    """(time, event, seq, block, outcome) of every record, as the CTF trace must hold them."""
+    admitted = {r["seq"]: r["time_ns"] for r in trace or []}
+    out = [(r["time_ns"], "request", r["seq"], r["block"], None) for r in trace or []]
+    total = 0
+    for r in log or []:
+        total += r["latency_ns"]
+        if trace is None:
+            start = 0
+        else:
+            # The trace lost this request: the latest admitted before it in sequence.
+            start = admitted.get(r["seq"]) or max(t for s, t in admitted.items() if s < r["seq"])
+        out.append((total if trace is None else start + r["latency_ns"], "result", r["seq"],
+                    r["block"], recfmt.OUTCOMES[r["outcome"]]))
+    return out
+
+
+def job_text_and_csv(ctx):
+    with tempfile.TemporaryDirectory(prefix="scion-rec-") as tmp:
+        rec = os.path.join(tmp, "rec")
+        write_recording(rec, SMALL_TRACE, SMALL_LOG, drops=(2, 1))
+        proc = convert(rec, "text")
+        ctx.result("text-stdout-exact", proc.returncode == 0 and proc.stdout == SMALL_TEXT,
+                   describe(proc))
+        out = os.path.join(tmp, "rec.txt")
+        proc = convert(rec, "text", out)
+        with open(out) as f:
+            ctx.result("text-file-exact", proc.returncode == 0 and f.read() == SMALL_TEXT,
+                       describe(proc))
+        proc = convert(rec, "csv")
+        files = {}
+        for name in ("trace.csv", "log.csv"):
+            with open(os.path.join(rec, "csv", name), newline="") as f:
+                files[name] = f.read()
+        ctx.result("csv-exact", proc.returncode == 0 and files == {
+            "trace.csv": SMALL_TRACE_CSV, "log.csv": SMALL_LOG_CSV}, f"{describe(proc)} {files}")
+        ctx.result("csv-reconvert-replaces", convert(rec, "csv").returncode == 0
+                   and sorted(os.listdir(os.path.join(rec, "csv"))) == ["log.csv", "trace.csv"])
+        ctx.result("no-temporaries-left", sorted(os.listdir(rec)) == [
+            "csv", "log.bin", "meta.json", "trace.bin"], str(os.listdir(rec)))
+        sim = os.path.join(tmp, "sim")
+        write_recording(sim, None, SMALL_LOG, drops=(0, 1))
+        proc = convert(sim, "text")
+        ctx.result("log-only-text", proc.returncode == 0 and
+                   proc.stdout == SMALL_TEXT[SMALL_TEXT.index("log:"):], describe(proc))
+        proc = convert(sim, "csv")
+        ctx.result("log-only-csv", proc.returncode == 0 and
+                   os.listdir(os.path.join(sim, "csv")) == ["log.csv"], describe(proc))
+
+
+def job_ctf_small(ctx):
+    with tempfile.TemporaryDirectory(prefix="scion-rec-") as tmp:
+        rec = os.path.join(tmp, "rec")
+        write_recording(rec, SMALL_TRACE, SMALL_LOG, drops=(2, 1))
+        proc = convert(rec, "ctf")
+        ctx.result("converts", proc.returncode == 0, describe(proc))
+        events, stderr = ctf_events(ctx, "small", os.path.join(rec, "ctf"))
+        if events is None:
+            return
+        ctx.result("events-times-in-order", [e[:3] for e in events] == SMALL_EVENTS,
+                   str(events))
+        ctx.result("fields", sorted(events) == sorted(expected_events(SMALL_TRACE, SMALL_LOG)),
+                   str(events))
+        ctx.result("drops-reported", "discarded 2 events" in stderr and
+                   "discarded 1 event " in stderr, stderr)
+        details = babeltrace(ctx, [os.path.join(rec, "ctf"), "-c", "sink.text.details"])
+        env = ["module: bcache", f"policy: {POLICY}", "kernel_version: scion-test 1.0",
+               "buffers: 64", "blocks: 8192", "trace_drops: 2", "log_drops: 1"]
+        ctx.result("env", all(line in details.stdout for line in env),
+                   details.stdout[:1500])
+        ctx.result("clock", "Frequency (Hz): 1,000,000,000" in details.stdout
+                   and "Offset (cycles): 1000" in details.stdout, details.stdout[:1500])
+        with open(os.path.join(rec, "ctf", "metadata")) as f:
+            metadata = f.read()
+        ctx.result("metadata-ctf-1.8", metadata.startswith("/* CTF 1.8")
+                   and "major = 1;" in metadata and "minor = 8;" in metadata
+                   and "byte_order = le;" in metadata)
+        again = os.path.join(tmp, "again")
+        convert(rec, "ctf", again)
+        same = all(open(os.path.join(again, f), "rb").read() ==
+                   open(os.path.join(rec, "ctf", f), "rb").read() for f in os.listdir(again))
+        ctx.result("reproducible", same and sorted(os.listdir(again)) == ["log", "metadata",
+                                                                           "trace"])
+
+
+def job_ctf_big(ctx):
+    trace, log = big_recording()
+    with tempfile.TemporaryDirectory(prefix="scion-rec-") as tmp:
+        rec = os.path.join(tmp, "rec")
+        write_recording(rec, trace, log, drops=(2, 1))
+        proc = convert(rec, "ctf")
+        ctx.result("converts", proc.returncode == 0, describe(proc))
+        sizes = {f: os.path.getsize(os.path.join(rec, "ctf", f)) for f in ("trace", "log")}
+        ctx.result("several-64k-packets", all(s % 65536 == 0 and s >= 3 * 65536
+                                              for s in sizes.values()), str(sizes))
+        events, _ = ctf_events(ctx, "big", os.path.join(rec, "ctf"))
+        if events is None:
+            return
+        ctx.result("one-event-per-record", len(events) == len(trace) + len(log),
+                   f"{len(events)} events for {len(trace)} + {len(log)} records")
+        want = expected_events(trace, log)
+        ctx.result("fields-and-times", sorted(events) == sorted(want),
+                   str(sorted(set(events) ^ set(want))[:4]))
+        for kind in ("request", "result"):
+            times = [e[0] for e in events if e[1] == kind]
+            ctx.result(f"{kind}-times-forward", times == sorted(times))
+
+        sim = os.path.join(tmp, "sim")
+        write_recording(sim, None, log)
+        proc = convert(sim, "ctf")
+        events, _ = ctf_events(ctx, "log-only", os.path.join(sim, "ctf"))
+        ctx.result("log-only-cumulative-latency", proc.returncode == 0 and events is not None
+                   and sorted(events) == sorted(expected_events(None, log)),
+                   f"{describe(proc)} {events[:3] if events else events}")
+
+
+def corrupt(path, fn):
+    with open(path, "rb") as f:
+        data = bytearray(f.read())
+    with open(path, "wb") as f:
+        f.write(fn(data))
+
+
+def with_records(count):
+    def fn(data):
+        data[recfmt.HEADER.size - 16:recfmt.HEADER.size - 8] = count.to_bytes(8, "little")
+        return data
+    return fn
+
+
+def with_type(index, rtype):
+    """Record index (from 0) of a request stream gets type rtype."""
+    def fn(data):
+        offset = recfmt.HEADER.size + index * recfmt.REQUEST.size + 2
+        data[offset:offset + 2] = rtype.to_bytes(2, "little")
+        return data
+    return fn
+
+
+BAD = [
+    # (name, what to do to a good recording, what stderr says)
+    ("missing-meta", lambda d: os.unlink(os.path.join(d, "meta.json")), "meta.json"),
+    ("meta-not-json", lambda d: corrupt(os.path.join(d, "meta.json"), lambda b: b[:20]),
+     "not JSON"),
+    ("missing-trace", lambda d: os.unlink(os.path.join(d, "trace.bin")), "trace.bin: missing"),
+    ("truncated-header", lambda d: corrupt(os.path.join(d, "log.bin"), lambda b: b[:100]),
+     "shorter than a recording header"),
+    ("bad-magic", lambda d: corrupt(os.path.join(d, "trace.bin"), lambda b: b"X" + b[1:]),
+     "not a Scion recording"),
+    ("record-cut-short", lambda d: corrupt(os.path.join(d, "log.bin"), lambda b: b[:-8]),
+     "truncated"),
+    ("more-records-promised", lambda d: corrupt(os.path.join(d, "trace.bin"), with_records(4)),
+     "its header says 4"),
+    ("unknown-record-type", lambda d: corrupt(os.path.join(d, "trace.bin"), with_type(1, 7)),
+     "unknown type 7"),
+    ("result-in-the-trace", lambda d: shutil.copy(os.path.join(d, "log.bin"),
+                                                   os.path.join(d, "trace.bin")),
+     "not a trace"),
+    ("meta-disagrees", lambda d: corrupt(os.path.join(d, "meta.json"),
+                                         lambda b: b.replace(b'"log": 3', b'"log": 5')),
+     "meta.json says 5"),
+    ("empty-directory", lambda d: [os.unlink(os.path.join(d, f)) for f in os.listdir(d)],
+     "meta.json"),
+]
+
+
+def job_bad_input(ctx):
+    with tempfile.TemporaryDirectory(prefix="scion-rec-") as tmp:
+        for name, damage, says in BAD:
+            rec = os.path.join(tmp, name)
+            write_recording(rec, SMALL_TRACE, SMALL_LOG)
+            damage(rec)
+            before = sorted(os.listdir(rec))
+            outs = {"text": None, "text-file": os.path.join(tmp, name + ".txt"),
+                    "csv": None, "ctf": None}
+            for label, out in outs.items():
+                proc = convert(rec, label.split("-")[0], out)
+                ok = (one_error_line(proc, "scion: ") and proc.returncode == 1
+                      and says in proc.stderr and not proc.stdout and "Traceback" not in
+                      proc.stderr and sorted(os.listdir(rec)) == before
+                      and not (out and os.path.exists(out)))
+                ctx.result(f"{name}/{label}", ok, f"{describe(proc)}; files {os.listdir(rec)}")
+        proc = convert(os.path.join(tmp, "nowhere"), "ctf")
+        ctx.result("no-directory", one_error_line(proc, "scion: ") and proc.returncode == 1
+                   and "no such recording directory" in proc.stderr, describe(proc))
+
+        rec = os.path.join(tmp, "good")
+        write_recording(rec, SMALL_TRACE, SMALL_LOG)
+        proc = convert(rec, "ctf", os.path.join(tmp, "no", "such", "dir"))
+        ctx.result("unwritable-output", one_error_line(proc, "scion: record convert: cannot "
+                                                       "write") and proc.returncode == 1,
+                   describe(proc))
+        # Found while writing the CTF trace: the half-written directory goes too.
+        late = os.path.join(tmp, "late")
+        write_recording(late, SMALL_TRACE, SMALL_LOG[:2] + [dict(SMALL_LOG[2],
+                                                                 latency_ns=(1 << 64) - 10)])
+        proc = convert(late, "ctf")
+        ctx.result("clock-overflow-found-late", one_error_line(proc, "scion: ")
+                   and "does not fit the 64-bit clock" in proc.stderr
+                   and sorted(os.listdir(late)) == ["log.bin", "meta.json", "trace.bin"],
+                   f"{describe(proc)}; files {os.listdir(late)}")
+        theirs = os.path.join(tmp, "theirs")
+        os.makedirs(theirs)
+        open(os.path.join(theirs, "notes.txt"), "w").close()
+        proc = convert(rec, "ctf", theirs)
+        ctx.result("foreign-output-directory-kept", one_error_line(proc, "scion: ")
+                   and "is not a ctf conversion" in proc.stderr
+                   and os.listdir(theirs) == ["notes.txt"], describe(proc))

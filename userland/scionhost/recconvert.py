@@ -1,0 +1,212 @@
+# SPDX-License-Identifier: BSD-2-Clause
+"""`scion record convert DIR --to text|csv|ctf [-o OUT]`: a recording
+directory (trace.bin, log.bin, meta.json, read by recfmt.py) as text (one
+line per record, as the kernel's `record show` prints it, after a header
+line per stream; stdout by default), as CSV (OUT/trace.csv and
+OUT/log.csv; default DIR/csv) or as a Common Trace Format 1.8 trace for
+babeltrace2 (recctf.py; default DIR/ctf).
+
+The whole recording is read and checked before anything is written, and
+output appears under its name only once it is whole: text goes to a
+temporary file renamed to OUT, csv and ctf into a temporary directory
+beside OUT that then takes OUT's place. A recording that cannot be read
+(a file missing or cut short, a bad magic, fewer records than its header
+says, a record of a type it should not hold) is one line on stderr and
+exit status 1, and leaves no output behind."""
+
+import csv
+import os
+import shutil
+import sys
+import tempfile
+
+from . import recctf, recfmt
+from .client import ScionError
+
+STREAM_FILES = {"trace": recfmt.TRACE_FILE, "log": recfmt.LOG_FILE}
+TRACE_COLUMNS = ("seq", "time_ns", "cpu", "tid", "pid", "block", "in_flight")
+LOG_COLUMNS = ("seq", "cpu", "block", "outcome", "victim", "latency_ns", "prefetch")
+# What a csv or ctf output directory holds; an existing OUT that holds anything
+# else is someone else's directory, and convert will not replace it.
+OUTPUT_FILES = {"csv": {"trace.csv", "log.csv"}, "ctf": recctf.FILES}
+
+
+def load(directory):
+    """(meta, {"trace"/"log": (header, records) or None}), checked; RecError if not whole."""
+    if not os.path.isdir(directory):
+        raise recfmt.RecError(f"{directory}: " + ("not a directory" if os.path.exists(directory)
+                                                  else "no such recording directory"))
+    if not os.path.lexists(os.path.join(directory, recfmt.META_FILE)):
+        raise recfmt.RecError(f"{directory}: no {recfmt.META_FILE}; give a directory `scion "
+                              f"record` wrote ({recfmt.META_FILE}, {recfmt.TRACE_FILE}, "
+                              f"{recfmt.LOG_FILE})")
+    meta = recfmt.read_meta(directory)
+    if not isinstance(meta, dict):
+        raise recfmt.RecError(f"{os.path.join(directory, recfmt.META_FILE)}: not a JSON object")
+    # Each stream's record count, when meta.json gives it: the files must agree.
+    counts = meta.get("records") if isinstance(meta.get("records"), dict) else {}
+    streams = {}
+    for stream, name in recfmt.STREAM_NAMES.items():
+        path = os.path.join(directory, STREAM_FILES[name])
+        if not os.path.lexists(path):
+            # A simulated log has no trace; a file meta.json counts records in must be there.
+            if counts.get(name):
+                raise recfmt.RecError(f"{path}: missing; meta.json counts {counts[name]} "
+                                      f"{name} records")
+            streams[name] = None
+            continue
+        header, records = recfmt.read_stream(path, stream)
+        if header["module"] != "bcache":
+            raise recfmt.RecError(f"{path}: a recording of module '{header['module']}'; "
+                                  f"convert knows bcache")
+        if name in counts and counts[name] != header["records"]:
+            raise recfmt.RecError(f"{path}: {header['records']} records, meta.json says "
+                                  f"{counts[name]}")
+        streams[name] = (header, records)
+    if not any(streams.values()):
+        raise recfmt.RecError(f"{directory}: holds neither {recfmt.TRACE_FILE} nor "
+                              f"{recfmt.LOG_FILE}")
+    return meta, streams
+
+
+def text_lines(streams):
+    for name, stream in streams.items():
+        if stream is None:
+            continue
+        header, records = stream
+        yield (f"{name}: {header['module']}, {header['policy']}, {len(records)} records, "
+               f"{header['drops']} dropped\n")
+        for r in records:
+            yield recfmt.record_text(r) + "\n"
+
+
+def write_text(f, streams):
+    f.writelines(text_lines(streams))
+
+
+def csv_rows(name, records):
+    if name == "trace":
+        yield TRACE_COLUMNS
+        for r in records:
+            yield [r[c] for c in TRACE_COLUMNS]
+        return
+    yield LOG_COLUMNS
+    for r in records:
+        # An unknown outcome keeps its number; no prefetch is an empty field.
+        yield [r["seq"], r["cpu"], r["block"], recfmt.OUTCOMES.get(r["outcome"], r["outcome"]),
+               recfmt.block_text(r["victim"]), r["latency_ns"],
+               ";".join(recfmt.prefetch_text(p) for p in r["prefetch"])]
+
+
+def write_csv(directory, streams):
+    for name, stream in streams.items():
+        if stream is not None:
+            with open(os.path.join(directory, f"{name}.csv"), "w", newline="") as f:
+                csv.writer(f).writerows(csv_rows(name, stream[1]))
+
+
+def ctf_env(meta, streams):
+    """The CTF trace's env: what the recording says about itself."""
+    first = next(s[0] for s in (streams["trace"], streams["log"]) if s)
+    config = meta.get("config") if isinstance(meta.get("config"), dict) else {}
+
+    def number(value, fallback):
+        return value if isinstance(value, int) and 0 <= value < 1 << 63 else fallback
+
+    env = {"module": first["module"], "policy": meta.get("policy") or first["policy"],
+           "kernel_version": meta.get("kernel_version") or "unknown",
+           "buffers": number(config.get("buffers"), first["config"][recfmt.CONFIG_BUFFERS]),
+           "blocks": number(config.get("blocks"), first["config"][recfmt.CONFIG_BLOCKS])}
+    for name, stream in streams.items():
+        env[f"{name}_records"] = len(stream[1]) if stream else 0
+        env[f"{name}_drops"] = stream[0]["drops"] if stream else 0
+    env["complete"] = int(meta.get("complete", True) is True)
+    return env
+
+
+def file_mode(mode):
+    """mode as the umask lets a new file have it (mkstemp and mkdtemp make theirs private)."""
+    umask = os.umask(0)
+    os.umask(umask)
+    return mode & ~umask
+
+
+def publish_file(out, fill):
+    """fill(f) writes a temporary file beside out, which then becomes out."""
+    fd, tmp = tempfile.mkstemp(prefix=f".{os.path.basename(out)}.",
+                               dir=os.path.dirname(os.path.abspath(out)))
+    try:
+        with os.fdopen(fd, "w") as f:
+            fill(f)
+        os.chmod(tmp, file_mode(0o666))
+        os.replace(tmp, out)
+    except BaseException:
+        os.unlink(tmp)
+        raise
+
+
+def publish_dir(out, kind, fill):
+    """fill(dir) writes a temporary directory beside out, which then takes out's
+    place; an earlier conversion at out is replaced, anything else is refused."""
+    if os.path.lexists(out) and (os.path.islink(out) or not os.path.isdir(out)
+                                 or not set(os.listdir(out)) <= OUTPUT_FILES[kind]):
+        raise ScionError(f"{out} exists and is not a {kind} conversion; remove it or give "
+                         f"another -o")
+    tmp = tempfile.mkdtemp(prefix=f".{os.path.basename(out)}.",
+                           dir=os.path.dirname(os.path.abspath(out)))
+    old = None
+    try:
+        fill(tmp)
+        os.chmod(tmp, file_mode(0o777))
+        if os.path.lexists(out):
+            old = tmp + ".old"
+            os.rename(out, old)
+        os.rename(tmp, out)
+    except BaseException:
+        shutil.rmtree(tmp, ignore_errors=True)
+        if old and not os.path.lexists(out):
+            os.rename(old, out)
+        raise
+    if old:
+        shutil.rmtree(old, ignore_errors=True)
+
+
+def cmd_record_convert(args):
+    out = args.output
+    try:
+        meta, streams = load(args.dir)
+        if args.to == "text":
+            if out in (None, "-"):
+                write_text(sys.stdout, streams)
+                return 0
+            publish_file(out, lambda f: write_text(f, streams))
+        elif args.to == "csv":
+            out = out or os.path.join(args.dir, "csv")
+            publish_dir(out, "csv", lambda d: write_csv(d, streams))
+        else:
+            out = out or os.path.join(args.dir, "ctf")
+            env = ctf_env(meta, streams)
+            publish_dir(out, "ctf", lambda d: recctf.write(d, env, streams))
+    except recfmt.RecError as e:
+        raise ScionError(f"record convert: {e}") from None
+    except OSError as e:
+        raise ScionError(f"record convert: cannot write {out}: "
+                         f"{e.strerror or e}") from None
+    counts = ", ".join(f"{len(s[1])} {name} records" for name, s in streams.items() if s)
+    print(f"{out}: {counts} as {args.to}")
+    return 0
+
+
+def add_record_convert(record_sub, subcommand):
+    """`scion record convert`, under the `record` group's subparsers."""
+    p = subcommand(record_sub, "convert", "convert a recording directory (trace.bin, log.bin, "
+                   "meta.json) to text, CSV or Common Trace Format (babeltrace2)",
+                   cmd_record_convert)
+    p.add_argument("dir", metavar="DIR", help="the recording directory")
+    p.add_argument("--to", required=True, choices=("text", "csv", "ctf"),
+                   help="text: one line per record; csv: OUT/trace.csv and OUT/log.csv; "
+                        "ctf: a CTF 1.8 trace directory")
+    p.add_argument("-o", "--output", metavar="OUT",
+                   help="text: a file (default stdout); csv, ctf: a directory "
+                        "(default DIR/csv, DIR/ctf), replaced if it holds an earlier conversion")
+    return p
