@@ -1,8 +1,8 @@
 // SPDX-License-Identifier: BSD-2-Clause
 /*
  * What the kernel's portable cache, graft API and replay code expect of
- * their environment, on the host: the current instance, transactions
- * and the graft API's general functions. A graft policy runs here in a
+ * their environment, on the host (the current instance is current.c's):
+ * transactions and the graft API's general functions. A graft policy runs here in a
  * transaction as in the kernel (kernel/graft/txn.c): its API changes
  * log undo records; an abort (graft_abort, an API call it may not
  * make, a refused result, a fault, or running past its time budget)
@@ -39,7 +39,6 @@ struct host_txn {
 	char why[160];
 };
 
-static struct bcache_cache *current;
 static struct undo_record undo_log[HOST_UNDO_MAX];
 static unsigned nundo;
 static struct host_txn *txns[TXN_MAX_DEPTH];
@@ -49,18 +48,6 @@ static volatile sig_atomic_t in_graft;
 static volatile uint64_t invocation;
 static uint64_t invocation_at_tick;
 static unsigned ticks_spanned;
-
-struct bcache_cache *cache_env_current(void)
-{
-	return current;
-}
-
-struct bcache_cache *cache_env_set_current(struct bcache_cache *c)
-{
-	struct bcache_cache *outer = current;
-	current = c;
-	return outer;
-}
 
 __attribute__((noreturn)) static void abort_innermost(void)
 {

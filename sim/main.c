@@ -139,15 +139,9 @@ static int emit(void *ctx, const struct rec_head *rec)
 static void print_row(const char *label, const struct sim_summary *s, uint64_t requests,
 		      bool agree_known, const char *log)
 {
-	char agree[32] = "-";
-	if (agree_known)
-		snprintf(agree, sizeof(agree), "%llu/%llu", (unsigned long long)s->agree,
-			 (unsigned long long)requests);
-	printf("%-38s %7llu %7llu %9llu %10llu %10llu %11llu.%03llu %11s  %s\n", label,
-	       (unsigned long long)s->hits, (unsigned long long)s->misses,
-	       (unsigned long long)s->evictions, (unsigned long long)s->prefetches,
-	       (unsigned long long)s->disk_reads, (unsigned long long)(s->est_ns / 1000000),
-	       (unsigned long long)(s->est_ns / 1000 % 1000), agree, log);
+	char line[512];
+	sim_format_row(line, sizeof(line), label, s, requests, agree_known, log);
+	printf("%s\n", line);
 }
 
 /* One policy: an instance, the replay into OUT/NAME.log.bin, one row. */
@@ -308,8 +302,9 @@ static int replay(int argc, char **argv)
 	       (unsigned long long)trace.header.config[REC_BCACHE_CONFIG_BLOCKS],
 	       (unsigned long long)model.hit_ns, (unsigned long long)model.miss_ns,
 	       model_given ? "given" : "measured in its log");
-	printf("%-38s %7s %7s %9s %10s %10s %15s %11s  %s\n", "policy", "hits", "misses",
-	       "evictions", "prefetches", "disk-reads", "time(ms)", "agree", "log");
+	char head[160];
+	sim_format_header(head, sizeof(head));
+	printf("%s\n", head);
 	if (have_log) {
 		char label[REC_POLICY_MAX + 8];
 		snprintf(label, sizeof(label), "live %s", log.header.policy);

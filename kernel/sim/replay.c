@@ -208,3 +208,23 @@ bool sim_same_decision(const struct rec_bcache_result *a, const struct rec_bcach
 			return false;
 	return true;
 }
+
+void sim_format_header(char *buf, size_t n)
+{
+	snprintf(buf, n, "%-38s %7s %7s %9s %10s %10s %15s %11s  %s", "policy", "hits", "misses",
+		 "evictions", "prefetches", "disk-reads", "time(ms)", "agree", "log");
+}
+
+void sim_format_row(char *buf, size_t n, const char *label, const struct sim_summary *s,
+		    uint64_t requests, bool agree_known, const char *log)
+{
+	char agree[48] = "-";
+	if (agree_known)
+		snprintf(agree, sizeof(agree), "%llu/%llu", (unsigned long long)s->agree,
+			 (unsigned long long)requests);
+	snprintf(buf, n, "%-38s %7llu %7llu %9llu %10llu %10llu %11llu.%03llu %11s  %s", label,
+		 (unsigned long long)s->hits, (unsigned long long)s->misses,
+		 (unsigned long long)s->evictions, (unsigned long long)s->prefetches,
+		 (unsigned long long)s->disk_reads, (unsigned long long)(s->est_ns / 1000000),
+		 (unsigned long long)(s->est_ns / 1000 % 1000), agree, log);
+}

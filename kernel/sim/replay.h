@@ -123,6 +123,16 @@ void sim_summary_add(struct sim_summary *sum, const struct rec_bcache_result *r)
  */
 bool sim_same_decision(const struct rec_bcache_result *a, const struct rec_bcache_result *b);
 
+/*
+ * sim_format_header / sim_format_row - the comparison table `sim run` and
+ *   `scion sim replay` print: a header line, and one row per policy (the
+ *   live one's from its recorded log, agree_known false) with the log it
+ *   wrote. Each writes one line, without the newline, into buf.
+ */
+void sim_format_header(char *buf, size_t n);
+void sim_format_row(char *buf, size_t n, const char *label, const struct sim_summary *s,
+		    uint64_t requests, bool agree_known, const char *log);
+
 /* --- Naming the policies a simulation runs ------------------------------ */
 
 enum sim_kind {

@@ -12,20 +12,6 @@
 #include "fuzz.h"
 #include "sim/replay.h"
 
-static struct bcache_cache *current;
-
-struct bcache_cache *cache_env_current(void)
-{
-	return current;
-}
-
-struct bcache_cache *cache_env_set_current(struct bcache_cache *c)
-{
-	struct bcache_cache *outer = current;
-	current = c;
-	return outer;
-}
-
 /* The defaults never log undo records or abort; nothing runs in a transaction here. */
 void txn_log_undo(void (*undo)(uint64_t a, uint64_t b), uint64_t a, uint64_t b)
 {

@@ -47,7 +47,7 @@ sources() {
 	d_parse|d_cg) echo userland/dtrace/dt_*.c kernel/trace/dif_verify.c kernel/trace/dif_exec.c \
 		kernel/trace/dif_subr.c ;;
 	sim_replay) echo kernel/sim/replay.c kernel/bcache/cache.c kernel/bcache/api.c \
-		kernel/bcache/policy_default.c kernel/lib/errno.c ;;
+		kernel/bcache/policy_default.c kernel/lib/errno.c sim/current.c ;;
 	*) return 1 ;;
 	esac
 }
