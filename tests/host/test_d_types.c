@@ -107,6 +107,8 @@ HOST_TEST(d_printf_conversions_accept_as_dtrace)
 		{ "%lld", "arg0", D_PRINTF_ARG_TYPE }, { "%llu", "1ull", OK },
 		{ "%llx", "arg0", OK }, { "%llx", "timestamp", OK }, { "%llx", "1ll", OK },
 		{ "%llx", "(long)1", D_PRINTF_ARG_TYPE }, { "%llx", "(size_t)1", D_PRINTF_ARG_TYPE },
+		{ "%llx", "*(uint64_t *)arg0", OK }, { "%lld", "*(long long *)arg0", OK },
+		{ "%llx", "((int64_t *)arg0)[1]", OK }, { "%llx", "*(long *)arg0", D_PRINTF_ARG_TYPE },
 		{ "%hhd", "1", D_PRINTF_CONV }, { "%jd", "1", D_PRINTF_CONV },
 		{ "%zu", "1", D_PRINTF_CONV }, { "%q", "1", D_PRINTF_CONV },
 		{ "%f", "1", D_PRINTF_CONV }, { "%lc", "1", D_PRINTF_CONV },

@@ -90,14 +90,16 @@ const char *dt_type_name(struct dt_type t, char *buf, size_t size)
 	return buf;
 }
 
-/* An integer's C name: char ... unsigned long long. */
-static const char *c_int_name(unsigned size, bool is_signed, bool is_llong)
+/* An integer's name: its typedef's, else its C name (char ... unsigned long long). */
+static const char *int_name(unsigned size, bool is_signed, bool is_llong, unsigned tdef)
 {
 	static const char *const names[2][5] = {
 		{ "unsigned char", "unsigned short", "unsigned int", "unsigned long",
 		  "unsigned long long" },
 		{ "char", "short", "int", "long", "long long" },
 	};
+	if (tdef > DT_TD_NONE && tdef < DT_TD_COUNT)
+		return typedefs[tdef].name;
 	unsigned i = size == 1 ? 0 : size == 2 ? 1 : size == 4 ? 2 : is_llong ? 4 : 3;
 	return names[is_signed][i];
 }
@@ -106,11 +108,10 @@ const char *dt_type_str(struct dt_ctx *ctx, struct dt_type t)
 {
 	char buf[64];
 	if (t.kind == DT_TYPE_INT && !t.sym)
-		snprintf(buf, sizeof(buf), "%s", t.tdef > DT_TD_NONE && t.tdef < DT_TD_COUNT ?
-			 typedefs[t.tdef].name : c_int_name(t.size, t.is_signed, t.is_llong));
+		snprintf(buf, sizeof(buf), "%s", int_name(t.size, t.is_signed, t.is_llong, t.tdef));
 	else if (t.kind == DT_TYPE_PTR)
 		snprintf(buf, sizeof(buf), "%s %.*s", t.base_size ?
-			 c_int_name(t.base_size, t.base_signed, false) : "void",
+			 int_name(t.base_size, t.base_signed, t.is_llong, t.tdef) : "void",
 			 t.levels > DT_MAX_PTR_LEVELS ? DT_MAX_PTR_LEVELS : t.levels, "********");
 	else
 		dt_type_name(t, buf, sizeof(buf));
@@ -142,7 +143,9 @@ struct dt_type dt_type_pointer_to(struct dt_type pointee)
 	bool is_int = pointee.kind == DT_TYPE_INT;
 	return (struct dt_type){ .kind = DT_TYPE_PTR, .size = 8, .levels = 1,
 				 .base_size = is_int ? pointee.size : 0,
-				 .base_signed = is_int && pointee.is_signed };
+				 .base_signed = is_int && pointee.is_signed,
+				 .is_llong = is_int && pointee.is_llong,
+				 .tdef = is_int ? pointee.tdef : DT_TD_NONE };
 }
 
 unsigned dt_type_pointee_size(struct dt_type ptr)
@@ -158,7 +161,9 @@ struct dt_type dt_type_pointee(struct dt_type ptr)
 	}
 	if (!ptr.base_size)
 		return dt_type_void;
-	return dt_type_c_int(ptr.base_size, ptr.base_signed, false);
+	struct dt_type t = dt_type_c_int(ptr.base_size, ptr.base_signed, ptr.is_llong);
+	t.tdef = ptr.tdef;	/* *(uint64_t *)p is a uint64_t, for %llx and messages */
+	return t;
 }
 
 struct dt_type dt_type_promote(struct dt_type a, struct dt_type b)

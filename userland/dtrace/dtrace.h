@@ -146,7 +146,7 @@ struct dt_type {
 	uint8_t levels;
 	uint8_t base_size;
 	bool base_signed;
-	/* DT_TYPE_INT only (0 otherwise): */
+	/* DT_TYPE_INT, and DT_TYPE_PTR's integer base (0 otherwise): */
 	bool is_llong;		/* 8 bytes spelled long long (hrtime_t...), not long */
 	uint8_t tdef;		/* the typedef it was named by (dt_impl.h), 0: none */
 };
