@@ -298,3 +298,36 @@ const char *d_first_error(const struct dt_program *p, char *buf, size_t size)
 	snprintf(buf, size, "%s: %s", dt_errtag_name(p->errors[0].tag), p->errors[0].message);
 	return buf;
 }
+
+int d_run(const char *src, const int64_t args[D_NARGS], struct fake_kernel *k, char *why,
+	  size_t whysize)
+{
+	struct dt_program *p;
+	struct dt_object *obj = d_generate(src, &p);
+	int rc = -1;
+	if (!obj) {
+		d_first_error(p, why, whysize);
+	} else {
+		for (int i = 0; i < D_NARGS; i++)
+			k->builtin[DIF_VAR_ARG0 + i] = (uint64_t)args[i];
+		rc = fake_fire(k, obj, 0);
+		if (rc)
+			snprintf(why, whysize, "fault: %s at %u", dif_fault_name(k->fault.kind),
+				 k->fault.pc);
+	}
+	dt_program_free(p);
+	return rc;
+}
+
+bool d_eval(const char *expr, const int64_t args[D_NARGS], uint64_t *value, char *why,
+	    size_t whysize)
+{
+	char src[512];
+	struct fake_kernel k;
+	fake_kernel_init(&k);
+	snprintf(src, sizeof(src), "BEGIN { trace(%s); }", expr);
+	int rc = d_run(src, args, &k, why, whysize);
+	*value = k.nrecords ? k.records[0].value : 0;
+	fake_kernel_reset(&k);
+	return rc == 0 && k.nrecords == 1;
+}

@@ -92,4 +92,13 @@ struct dt_object *d_generate(const char *src, struct dt_program **p);
 /* "TAG: message" of the program's first error, or "none". */
 const char *d_first_error(const struct dt_program *p, char *buf, size_t size);
 
+#define D_NARGS 3	/* arg0..arg2 the runs below set */
+
+/* Run clause 0 of src once with arg0..arg2; 0, or -1 (compile error or fault: *why). */
+int d_run(const char *src, const int64_t args[D_NARGS], struct fake_kernel *k, char *why,
+	  size_t whysize);
+/* The value of trace(expr) in BEGIN; false (with why) if it did not compile or faulted. */
+bool d_eval(const char *expr, const int64_t args[D_NARGS], uint64_t *value, char *why,
+	    size_t whysize);
+
 #endif

@@ -381,9 +381,21 @@ HOST_TEST(d_type_rules)
 	CHECK(t, dt_type_normalize(u8, 300) == 44, "uint8 300 is 44");
 	CHECK(t, dt_type_normalize(u32, (uint64_t)-1) == 0xffffffffu, "uint32 -1");
 	CHECK(t, dt_type_normalize(dt_type_int64, 5) == 5, "int64 unchanged");
+	/* dtrace's promotion: the wider type, at equal width the unsigned one. */
+	struct dt_type i32 = dt_type_int32, ll = { .kind = DT_TYPE_INT, .size = 8,
+						  .is_signed = true, .is_llong = true };
 	CHECK(t, dt_type_promote(u32, dt_type_int64).is_signed, "uint32 + int64 is int64");
 	CHECK(t, !dt_type_promote(dt_type_uint64, i8).is_signed, "uint64 + int8 is uint64");
-	CHECK(t, dt_type_promote(u8, u8).size == 8, "everything is 64-bit arithmetic");
+	CHECK(t, dt_type_promote(u8, u8).size == 1, "uint8 + uint8 stays uint8 (no int promotion)");
+	CHECK(t, dt_type_promote(i8, u8).size == 1 && !dt_type_promote(i8, u8).is_signed,
+	      "int8 + uint8 is uint8");
+	struct dt_type r = dt_type_promote(i32, u32);
+	CHECK(t, r.size == 4 && !r.is_signed, "int + unsigned int is unsigned int");
+	CHECK(t, dt_type_promote(dt_type_int64, ll).is_llong && dt_type_promote(ll,
+	      dt_type_int64).is_llong, "long + long long is long long");
+	CHECK(t, dt_type_promote(dt_type_int64, dt_type_int64).tdef == dt_type_int64.tdef,
+	      "int64_t + int64_t keeps its typedef");
+	CHECK(t, !dt_type_promote(dt_funcs[DT_F_FUNC].result, i32).sym, "func() + 1 is no symbol");
 
 	char buf[16];
 	CHECK(t, !strcmp(dt_type_name(u32, buf, sizeof(buf)), "uint32"), "uint32");

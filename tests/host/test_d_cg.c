@@ -17,48 +17,11 @@
 #include "host_test.h"
 #include "d_cg_helpers.h"
 
-#define NARGS 3
-
-/* Run clause 0 of src once with arg0..arg2; 0, or -1 (compile error or fault: *why). */
-static int run_d(const char *src, const int64_t args[NARGS], struct fake_kernel *k, char *why,
-		 size_t whysize)
-{
-	struct dt_program *p;
-	struct dt_object *obj = d_generate(src, &p);
-	int rc = -1;
-	if (!obj) {
-		d_first_error(p, why, whysize);
-	} else {
-		for (int i = 0; i < NARGS; i++)
-			k->builtin[DIF_VAR_ARG0 + i] = (uint64_t)args[i];
-		rc = fake_fire(k, obj, 0);
-		if (rc)
-			snprintf(why, whysize, "fault: %s at %u", dif_fault_name(k->fault.kind),
-				 k->fault.pc);
-	}
-	dt_program_free(p);
-	return rc;
-}
-
-/* The value of trace(expr) in BEGIN; false (with why) if it did not compile or faulted. */
-static bool eval(const char *expr, const int64_t args[NARGS], uint64_t *value, char *why,
-		 size_t whysize)
-{
-	char src[512];
-	struct fake_kernel k;
-	fake_kernel_init(&k);
-	snprintf(src, sizeof(src), "BEGIN { trace(%s); }", expr);
-	int rc = run_d(src, args, &k, why, whysize);
-	*value = k.nrecords ? k.records[0].value : 0;
-	fake_kernel_reset(&k);
-	return rc == 0 && k.nrecords == 1;
-}
-
 HOST_TEST(d_cg_expression_values)
 {
 	static const struct {
 		const char *expr;
-		int64_t args[NARGS];
+		int64_t args[D_NARGS];
 		uint64_t want;
 	} cases[] = {
 		{ "arg0 + arg1 * arg2", { 1, 2, 3 }, 7 },
@@ -89,7 +52,21 @@ HOST_TEST(d_cg_expression_values)
 		{ "~arg0", { 0, 0, 0 }, UINT64_MAX },
 		{ "-arg0", { 5, 0, 0 }, (uint64_t)-5 },
 		{ "!arg0", { 5, 0, 0 }, 0 },
-		{ "-(uint8_t)arg0", { 255, 0, 0 }, (uint64_t)-255 },
+		{ "-(uint8_t)arg0", { 255, 0, 0 }, 1 },	/* dtrace: -uint8_t is a uint8_t */
+		{ "(int32_t)arg0 + 1", { INT32_MAX, 0, 0 }, (uint64_t)INT32_MIN },
+		{ "(uint32_t)arg0 + 1", { UINT32_MAX, 0, 0 }, 0 },
+		{ "(int8_t)arg0 + (int8_t)arg1", { 100, 100, 0 }, (uint64_t)-56 },
+		{ "(uint8_t)arg0 + (uint8_t)arg1", { 250, 10, 0 }, 4 },
+		{ "(int8_t)arg0 + 1", { 127, 0, 0 }, 128 },	/* int wins over int8_t */
+		{ "(uint32_t)arg0 / 2", { -1, 0, 0 }, 0x7fffffff },
+		{ "(uint32_t)arg0 % 10", { -1, 0, 0 }, 5 },
+		{ "(uint32_t)arg0 >> 28", { -1, 0, 0 }, 15 },
+		{ "(int32_t)arg0 / -1", { INT32_MIN, 0, 0 }, (uint64_t)INT32_MIN },
+		{ "~(uint32_t)arg0", { 0, 0, 0 }, UINT32_MAX },
+		{ "(int32_t)arg0 < (uint32_t)arg1", { -1, 1, 0 }, 0 },	/* compared unsigned */
+		{ "(int32_t)arg0 == (uint32_t)arg1", { -1, UINT32_MAX, 0 }, 1 },
+		{ "(int16_t)arg0 < (int32_t)arg1", { -1, 1, 0 }, 1 },
+		{ "arg0 ? (int8_t)arg1 : (uint8_t)arg2", { 1, -1, 0 }, 255 },
 		{ "arg0 ^^ arg1", { 3, 4, 0 }, 0 },
 		{ "arg0 ? arg1 : arg2", { 0, 1, 2 }, 2 },
 		{ "(arg0, arg1)", { 1, 2, 0 }, 2 },
@@ -112,7 +89,7 @@ HOST_TEST(d_cg_expression_values)
 	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
 		uint64_t got;
 		char why[300];
-		if (!eval(cases[i].expr, cases[i].args, &got, why, sizeof(why))) {
+		if (!d_eval(cases[i].expr, cases[i].args, &got, why, sizeof(why))) {
 			CHECK(t, false, "%s: %s", cases[i].expr, why);
 			continue;
 		}
@@ -124,11 +101,11 @@ HOST_TEST(d_cg_expression_values)
 }
 
 /* expr with argN written as the constant args[N] ("((int64_t)0x...)"). */
-static void substitute(const char *expr, const int64_t args[NARGS], char *out, size_t size)
+static void substitute(const char *expr, const int64_t args[D_NARGS], char *out, size_t size)
 {
 	size_t o = 0;
 	for (const char *p = expr; *p && o + 40 < size;) {
-		if (!strncmp(p, "arg", 3) && p[3] >= '0' && p[3] < '0' + NARGS) {
+		if (!strncmp(p, "arg", 3) && p[3] >= '0' && p[3] < '0' + D_NARGS) {
 			o += (size_t)snprintf(out + o, size - o, "((int64_t)0x%llx)",
 					      (unsigned long long)args[p[3] - '0']);
 			p += 4;
@@ -172,6 +149,17 @@ HOST_TEST(d_cg_arithmetic_matches_constant_folding)
 		"arg0 && arg1", "arg0 || arg1", "arg0 ^^ arg1", "!arg0 || arg1 && arg2",
 		"arg0 ? arg1 : arg2", "arg0 < 0 ? -arg0 : arg0", "(arg0, arg1)",
 		"arg0 + 0x80000000", "arg0 * -1",
+		/* narrow types: dtrace's promotion, results wrapped to the type */
+		"(int32_t)arg0 + (int32_t)arg1", "(int32_t)arg0 * (int32_t)arg1",
+		"(uint32_t)arg0 + 1", "(uint32_t)arg0 * (int32_t)arg1", "-(int32_t)arg0",
+		"~(uint32_t)arg0", "(int8_t)arg0 + (int8_t)arg1", "(uint8_t)arg0 - (int8_t)arg1",
+		"(uint16_t)arg0 << arg1", "(int16_t)arg0 >> arg1", "(uint32_t)arg0 >> arg1",
+		"(int32_t)arg0 / (int32_t)arg1", "(int32_t)arg0 % (int32_t)arg1",
+		"(uint32_t)arg0 / (int32_t)arg1", "(int32_t)arg0 % (uint32_t)arg1",
+		"(int32_t)arg0 & (uint32_t)arg1", "(int8_t)arg0 | (uint16_t)arg1",
+		"(int32_t)arg0 < (uint32_t)arg1", "(int32_t)arg0 == (uint32_t)arg1",
+		"(int16_t)arg0 >= (int64_t)arg1", "(uint8_t)arg0 <= (int32_t)arg1",
+		"arg0 ? (int8_t)arg1 : (uint8_t)arg2", "(int32_t)arg0 + arg1",
 	};
 	static const int64_t values[] = {
 		0, 1, -1, 2, -7, 63, 64, 200, 300, 0x8000, 0xffffffff, 0x100000000,
@@ -193,7 +181,7 @@ HOST_TEST(d_cg_arithmetic_matches_constant_folding)
 		}
 		for (int a = 0; a < nvalues; a++) {
 			for (int b = 0; b < nvalues; b++) {
-				int64_t args[NARGS] = { values[a], values[b], values[(a + b) % nvalues] };
+				int64_t args[D_NARGS] = { values[a], values[b], values[(a + b) % nvalues] };
 				char constant[1024];
 				uint64_t want = 0;
 				substitute(exprs[e], args, constant, sizeof(constant));
@@ -204,7 +192,7 @@ HOST_TEST(d_cg_arithmetic_matches_constant_folding)
 				}
 				struct fake_kernel k;
 				fake_kernel_init(&k);
-				for (int i = 0; i < NARGS; i++)
+				for (int i = 0; i < D_NARGS; i++)
 					k.builtin[DIF_VAR_ARG0 + i] = (uint64_t)args[i];
 				int rc = fake_fire(&k, obj, 0);
 				compared++;
@@ -226,12 +214,12 @@ HOST_TEST(d_cg_arithmetic_matches_constant_folding)
 }
 
 /* Clause 0 of src, run once with args: the kernel after it (faults reported through t). */
-static void run_clause(struct host_test_ctx *t, const char *src, const int64_t args[NARGS],
+static void run_clause(struct host_test_ctx *t, const char *src, const int64_t args[D_NARGS],
 		       struct fake_kernel *k)
 {
 	char why[300];
 	fake_kernel_init(k);
-	CHECK(t, run_d(src, args, k, why, sizeof(why)) == 0, "%s: %s", src, why);
+	CHECK(t, d_run(src, args, k, why, sizeof(why)) == 0, "%s: %s", src, why);
 }
 
 static uint64_t rec(const struct fake_kernel *k, unsigned i)
@@ -242,7 +230,7 @@ static uint64_t rec(const struct fake_kernel *k, unsigned i)
 HOST_TEST(d_cg_short_circuit)
 {
 	struct fake_kernel k;
-	static const int64_t zero[NARGS] = { 0, 0, 0 }, one[NARGS] = { 1, 0, 0 };
+	static const int64_t zero[D_NARGS] = { 0, 0, 0 }, one[D_NARGS] = { 1, 0, 0 };
 
 	run_clause(t, "BEGIN { x = 0; y = arg0 && (x = 5); trace(x); trace(y); }", zero, &k);
 	CHECK(t, rec(&k, 0) == 0 && rec(&k, 1) == 0, "&& evaluated its right side: x %llu",
@@ -288,13 +276,13 @@ HOST_TEST(d_cg_strings_and_subroutines)
 		{ "arg1 ? probename : probeprov", "fbt" },
 		{ "(string)probemod", "kernel" },
 	};
-	static const int64_t args[NARGS] = { -42, 0, 0 };
+	static const int64_t args[D_NARGS] = { -42, 0, 0 };
 	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
 		char src[512], why[300] = "";
 		struct fake_kernel k;
 		fake_kernel_init(&k);
 		snprintf(src, sizeof(src), "BEGIN { trace(%s); }", cases[i].expr);
-		int rc = run_d(src, args, &k, why, sizeof(why));
+		int rc = d_run(src, args, &k, why, sizeof(why));
 		CHECK(t, rc == 0 && k.nrecords == 1 && k.records[0].is_string &&
 		      !strcmp(k.records[0].str, cases[i].want), "%s: got \"%s\" (%s), want \"%s\"",
 		      cases[i].expr, k.nrecords ? k.records[0].str : "", why, cases[i].want);
@@ -304,7 +292,7 @@ HOST_TEST(d_cg_strings_and_subroutines)
 
 HOST_TEST(d_cg_variables_of_each_scope)
 {
-	static const int64_t args[NARGS] = { 7, 0, 0 };
+	static const int64_t args[D_NARGS] = { 7, 0, 0 };
 	struct dt_program *p;
 	struct dt_object *obj = d_generate(
 		"int64_t g; BEGIN { g = g + arg0; self->s = self->s + 1; this->c = this->c + 1;"
@@ -314,7 +302,7 @@ HOST_TEST(d_cg_variables_of_each_scope)
 	REQUIRE(t, obj, "%s", d_first_error(p, why, sizeof(why)));
 	struct fake_kernel k;
 	fake_kernel_init(&k);
-	for (int i = 0; i < NARGS; i++)
+	for (int i = 0; i < D_NARGS; i++)
 		k.builtin[DIF_VAR_ARG0 + i] = (uint64_t)args[i];
 	for (int firing = 1; firing <= 3; firing++) {
 		k.thread = firing == 3 ? 99 : 42;	/* the third firing on another thread */
@@ -333,7 +321,7 @@ HOST_TEST(d_cg_variables_of_each_scope)
 
 HOST_TEST(d_cg_associative_arrays)
 {
-	static const int64_t args[NARGS] = { 5, 6, 0 };
+	static const int64_t args[D_NARGS] = { 5, 6, 0 };
 	struct fake_kernel k;
 	run_clause(t, "BEGIN { a[arg0, \"x\"] = 10; a[arg1, \"x\"] = 20; a[arg0, \"y\"] = 30;"
 		   " b[1] = 2; trace(a[arg0, \"x\"]); trace(a[arg1, \"x\"]); trace(a[5, \"y\"]);"
@@ -361,7 +349,7 @@ HOST_TEST(d_cg_associative_arrays)
 
 HOST_TEST(d_cg_increments_and_compound_assignments)
 {
-	static const int64_t args[NARGS] = { 250, 3, 0 };
+	static const int64_t args[D_NARGS] = { 250, 3, 0 };
 	struct fake_kernel k;
 	run_clause(t, "uint8_t x; int8_t s; BEGIN { x = arg0; trace(x); x += 10; trace(x);"
 		   " trace(x++); trace(x); trace(--x); trace(x--); trace(x);"
@@ -391,14 +379,14 @@ HOST_TEST(d_cg_increments_and_compound_assignments)
 
 HOST_TEST(d_cg_thread_members)
 {
-	static const int64_t args[NARGS] = { 0, 0, 0 };
+	static const int64_t args[D_NARGS] = { 0, 0, 0 };
 	struct fake_kernel k;
 	fake_kernel_init(&k);
 	k.builtin[DIF_VAR_THREAD_AFFINITY] = (uint64_t)-1;
 	k.builtin[DIF_VAR_THREAD_TICKS_RUN] = 123;
 	k.builtin[DIF_VAR_THREAD_SWITCHES_IN] = 456;
 	char why[300];
-	int rc = run_d("BEGIN { trace(curthread->tid); trace(curthread->affinity);"
+	int rc = d_run("BEGIN { trace(curthread->tid); trace(curthread->affinity);"
 		       " trace(curthread->ticks_run); trace(curthread->switches_in);"
 		       " self->t = curthread; trace(self->t->tid); this->t = curthread;"
 		       " trace(this->t->switches_in); trace(curthread != 0); }", args, &k, why,
@@ -428,7 +416,7 @@ HOST_TEST(d_cg_thread_members)
 
 HOST_TEST(d_cg_weighted_quantize_has_an_increment_program)
 {
-	static const int64_t args[NARGS] = { 100, 7, 0 };
+	static const int64_t args[D_NARGS] = { 100, 7, 0 };
 	struct fake_kernel k;
 	run_clause(t, "BEGIN { @q[probefunc] = quantize(arg0, arg1 * 2); "
 		   "@l = lquantize(arg0, 0, 1000, 10, -3); @p = quantize(arg0); "

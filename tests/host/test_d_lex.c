@@ -103,36 +103,57 @@ HOST_TEST(d_lex_keywords_and_identifiers)
 HOST_TEST(d_lex_integer_literals)
 {
 	struct lexed l;
-	lex_str(&l, "0 42 0x2A 052 42u 42ULL 42lu 18446744073709551615 0x8000000000000000 'a' "
-		"'\\n' '\\x41' '\\101' '\\''", DT_LEX_NORMAL);
+	lex_str(&l, "0 42 0x2A 052 42u 42ULL 42lu 18446744073709551615u 0x8000000000000000 'a' "
+		"'\\n' '\\x41' '\\101' '\\'' 2147483648 0xffffffff 0x100000000U 9223372036854775807 "
+		"5ll", DT_LEX_NORMAL);
+	/* dtrace's types: int, unsigned int, long, unsigned long, long long, unsigned long long. */
 	static const struct {
 		uint64_t value;
-		bool is_unsigned;
+		uint8_t size;
+		bool is_signed, is_llong;
 	} want[] = {
-		{ 0, false }, { 42, false }, { 42, false }, { 42, false }, { 42, true },
-		{ 42, true }, { 42, true }, { UINT64_MAX, true }, { 1ull << 63, true },
-		{ 'a', false }, { '\n', false }, { 0x41, false }, { 0101, false }, { '\'', false },
+		{ 0, 4, true, false }, { 42, 4, true, false }, { 42, 4, true, false },
+		{ 42, 4, true, false }, { 42, 4, false, false }, { 42, 8, false, true },
+		{ 42, 8, false, false }, { UINT64_MAX, 8, false, false },
+		{ 1ull << 63, 8, false, false }, { 'a', 4, true, false }, { '\n', 4, true, false },
+		{ 0x41, 4, true, false }, { 0101, 4, true, false }, { '\'', 4, true, false },
+		{ 1ull << 31, 8, true, false }, { UINT32_MAX, 4, false, false },
+		/* dtrace's quirk: only a lower-case u keeps a hex constant unsigned */
+		{ 1ull << 32, 8, true, false }, { INT64_MAX, 8, true, false }, { 5, 8, true, true },
 	};
 	for (int i = 0; i < (int)(sizeof(want) / sizeof(want[0])); i++) {
 		CHECK(t, l.tok[i].kind == T_INT, "token %d is an integer (kind %d)", i,
 		      l.tok[i].kind);
 		CHECK(t, l.tok[i].value == want[i].value, "token %d: %llu, want %llu", i,
 		      (unsigned long long)l.tok[i].value, (unsigned long long)want[i].value);
-		CHECK(t, l.tok[i].is_unsigned == want[i].is_unsigned, "token %d: signedness", i);
+		CHECK(t, l.tok[i].type.size == want[i].size &&
+		      l.tok[i].type.is_signed == want[i].is_signed &&
+		      l.tok[i].type.is_llong == want[i].is_llong, "token %d: type", i);
 	}
 	done(&l);
 
+	/* A decimal constant above LONG_MAX has no type: dtrace refuses it. */
+	lex_str(&l, "18446744073709551615", DT_LEX_NORMAL);
+	CHECK(t, l.tok[0].kind == T_ERROR && l.prog->nerrors == 1 &&
+	      l.prog->errors[0].tag == D_INT_OFLOW && !strcmp(l.prog->errors[0].message,
+	      "integer constant 0xffffffffffffffff cannot be represented in any built-in "
+	      "integral type"), "decimal 2^64-1: %s", l.prog->nerrors ?
+	      l.prog->errors[0].message : "no error");
+	done(&l);
+
 	uint64_t v;
-	bool u, over;
-	CHECK(t, !dt_parse_int_literal("08", 2, &v, &u, &over), "08 is not octal");
-	CHECK(t, !dt_parse_int_literal("0x", 2, &v, &u, &over), "0x has no digits");
-	CHECK(t, !dt_parse_int_literal("1uu", 3, &v, &u, &over), "one u only");
-	CHECK(t, !dt_parse_int_literal("1lll", 4, &v, &u, &over), "l or ll only");
-	CHECK(t, !dt_parse_int_literal("1lL", 3, &v, &u, &over), "ll has one case");
-	CHECK(t, dt_parse_int_literal("1Lu", 3, &v, &u, &over) && u && v == 1, "Lu");
-	CHECK(t, dt_parse_int_literal("18446744073709551616", 20, &v, &u, &over) && over,
+	struct dt_type ty;
+	bool typed, over;
+	CHECK(t, !dt_parse_int_literal("08", 2, &v, &ty, &typed, &over), "08 is not octal");
+	CHECK(t, !dt_parse_int_literal("0x", 2, &v, &ty, &typed, &over), "0x has no digits");
+	CHECK(t, !dt_parse_int_literal("1uu", 3, &v, &ty, &typed, &over), "one u only");
+	CHECK(t, !dt_parse_int_literal("1lll", 4, &v, &ty, &typed, &over), "l or ll only");
+	CHECK(t, !dt_parse_int_literal("1lL", 3, &v, &ty, &typed, &over), "ll has one case");
+	CHECK(t, dt_parse_int_literal("1Lu", 3, &v, &ty, &typed, &over) && typed &&
+	      !ty.is_signed && ty.size == 8 && v == 1, "Lu");
+	CHECK(t, dt_parse_int_literal("18446744073709551616", 20, &v, &ty, &typed, &over) && over,
 	      "2^64 overflows");
-	CHECK(t, dt_parse_int_literal("0xfffffffffffffffff", 19, &v, &u, &over) && over,
+	CHECK(t, dt_parse_int_literal("0xfffffffffffffffff", 19, &v, &ty, &typed, &over) && over,
 	      "17 hex digits overflow");
 }
 
@@ -221,8 +242,8 @@ HOST_TEST(d_lex_aggregations_and_macros)
 	      "$2 is the identifier foo");
 	CHECK(t, l.tok[5].kind == T_STRING && !strcmp(l.tok[5].text, "a b"), "$$3 is a string");
 	CHECK(t, l.tok[6].kind == T_STRING && !strcmp(l.tok[6].text, "5"), "$$1 is \"5\"");
-	CHECK(t, l.tok[7].kind == T_INT && (int64_t)l.tok[7].value == -7 && !l.tok[7].is_unsigned,
-	      "$4 is -7");
+	CHECK(t, l.tok[7].kind == T_INT && (int64_t)l.tok[7].value == -7 &&
+	      l.tok[7].type.is_signed && l.tok[7].type.size == 4, "$4 is the int -7");
 	CHECK(t, l.tok[8].kind == T_ERROR, "$0 (t.d) is neither an integer nor an identifier");
 	CHECK(t, l.ctx.arg_used[1] && l.ctx.arg_used[2] && l.ctx.arg_used[3] && l.ctx.arg_used[4],
 	      "uses are recorded");

@@ -239,9 +239,11 @@ PRINTF_CASES = [
      "hello|     hello|hello     |hel|    abc|abc    |ab|42    |hi|\n"),
     ("%p %a %a %A %a\n", [(BCACHE + 0x12, 8, False), BCACHE + 0x12, VFS, 0x1234, BCACHE],
      "ffffffff80101012 kernel`bcache_read+0x12 kernel`vfs_read 0x1234 kernel`bcache_read\n"),
-    ("%hhd %hd %hx %ld %lld %jd %zu %td %lx\n",
-     [(0x1ff, 4), (70000, 4), (-1, 4), (-1, 4), 5, 6, (-1, 4), 9, (-1, 4)],
-     "-1 4464 ffff -1 5 6 18446744073709551615 9 ffffffffffffffff\n"),
+    # size prefixes name the value's own type (the compiler checks it): read at its width
+    ("%hd %hx %hu %ld %lld %lu %llx %lx|%?d|%-?x|\n",
+     [(-2, 2), (-1, 2), (-1, 2, False), -1, 5, (-1, 8, False), (-1, 8, False), -1, 42, 255],
+     "-2 ffff 65535 -1 5 18446744073709551615 ffffffffffffffff ffffffffffffffff|"
+     "              42|ff              |\n"),
     ("%Y|%22Y|%-22Y|\n", [1062609821 * 10**9 + 5] * 3,
      "2003 Sep  3 17:23:41|  2003 Sep  3 17:23:41|2003 Sep  3 17:23:41  |\n"),
     ("100%% %d%%\n", [5], "100% 5%\n"),
@@ -403,6 +405,10 @@ def job_printa_joined(ctx):
     s = _printa_session(aggs, printas[1:2], aggsortkey=1, aggsortrev=1)
     expect(ctx, "joined-aggsortkey-aggsortrev", s.snap([(0, rec(1, 2, 1))], data).text(),
            "z      0   7\nb      5  10\na      2   0\n\n")
+    # '@' after flags and width, as dtrace reads it; a third %@ prints the last aggregation again
+    s = _printa_session(aggs, [("%s [%5@d] [%-5@u] [%@d]\n", [0, 1])])
+    expect(ctx, "width-before-@-and-reuse", s.snap([(0, rec(1, 2, 1))], data).text(),
+           "z [    0] [7    ] [7]\na [    2] [0    ] [0]\nb [    5] [10   ] [10]\n\n")
 
 
 def job_sorting(ctx):

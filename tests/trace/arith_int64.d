@@ -6,7 +6,7 @@ BEGIN
 {
 	big = 9223372036854775807;
 	small = -big - 1;
-	umax = 18446744073709551615;
+	umax = 0xffffffffffffffff;	/* a decimal this big has no type in D */
 	printf("%d %d %u\n", big + 1, small - 1, umax + 1);
 	printf("%d %d %d %d\n", -7 / 2, 7 / -2, -7 % 2, 7 % -2);
 	printf("%u %u %u\n", umax / 2, umax % 10, umax / big);

@@ -16,8 +16,9 @@ sdt:::shell-command
 	    *(this->name + 2), *(this->name + 3),
 	    *(char *)(arg0 + 4), *(uint8_t *)(arg0 + 5), *(int8_t *)(arg0 + 6),
 	    *(this->name + 7));
-	printf("u64: %c\n", (*(uint64_t *)(arg0 & ~7) >> this->shift) & 0xff);
-	printf("u32: %c\n", (*(uint32_t *)(arg0 & ~3) >> (8 * (arg0 & 3))) & 0xff);
-	printf("u16: %c\n", (*(unsigned short *)(arg0 & ~1) >> (8 * (arg0 & 1))) & 0xff);
+	/* %c takes a char, short or int, as in dtrace: the 64-bit loads are cast */
+	printf("u64: %c\n", (int)((*(uint64_t *)(arg0 & ~7) >> this->shift) & 0xff));
+	printf("u32: %c\n", (int)((*(uint32_t *)(arg0 & ~3) >> (8 * (arg0 & 3))) & 0xff));
+	printf("u16: %c\n", (int)((*(unsigned short *)(arg0 & ~1) >> (8 * (arg0 & 1))) & 0xff));
 	printf("pointer arithmetic: %d\n", (this->name + 7) - this->name);
 }

@@ -6,11 +6,16 @@
  * (RET, verification). Clauses and actions are in dt_cg_clause.c.
  *
  * Semantics kept from C and D:
- * - Arithmetic on 64-bit registers; division, remainder, right shift and
- *   ordering comparisons signed or unsigned as the promoted type is
- *   (dt_type_promote; a shift as its left operand). Casts and stores
- *   into narrower variables truncate and re-extend to the declared width,
- *   so every register holds its value the way dt_type_normalize would.
+ * - Every register holds its expression's value the way dt_type_normalize
+ *   would: narrower integers sign- or zero-extended. An operator computes
+ *   in its type (the checker's, dtrace's dt_type_promote; a shift in its
+ *   left operand's): operands are converted to it first where the result
+ *   depends on their upper bits (/ % >> & | ^ and comparisons), and a
+ *   result that can leave its type's range (+ - * << unary - ~, signed /)
+ *   is truncated and re-extended, as dtrace's dt_cg_typecast does for a
+ *   cast. Casts and stores into narrower variables do the same. Division,
+ *   remainder, right shift and ordering comparisons are signed or
+ *   unsigned as that type is.
  * - && and || evaluate their right operand only when needed; ^^ always
  *   evaluates both. Results of comparisons and logical operators are 0/1.
  * - Strings are addresses; comparisons of strings go through SCMP.
@@ -176,25 +181,31 @@ static int32_t var_index(struct dt_cg *cg, const struct dt_node *at, const struc
 
 /* ---- values ---- */
 
+/* reg holds a 64-bit result computed in type t: truncate it to t's width and re-extend. */
+static void narrow(struct dt_cg *cg, const struct dt_node *at, int reg, struct dt_type t)
+{
+	if (t.kind != DT_TYPE_INT || t.size >= 8)
+		return;
+	int bits = reg_alloc(cg, at);
+	load_const(cg, at, bits, 64 - 8u * t.size);
+	emit_r3(cg, at, DIF_OP_SHL, reg, reg, bits);
+	emit_r3(cg, at, t.is_signed ? DIF_OP_SAR : DIF_OP_SHR, reg, reg, bits);
+	dt_cg_reg_free(cg, bits);
+}
+
 /*
- * reg holds a value of type `from`; make it a value of type `to`:
- * truncate to to's width and re-extend (nothing when every value of
- * `from` is already one of `to`).
+ * reg holds a value of type `from`; make it a value of type `to` (C's
+ * conversion): nothing when every value of `from` already is one of
+ * `to`, else truncate and re-extend.
  */
 static void fit(struct dt_cg *cg, const struct dt_node *at, int reg, struct dt_type from,
 		struct dt_type to)
 {
-	if (to.kind != DT_TYPE_INT || to.size >= 8)
-		return;
-	if (from.kind == DT_TYPE_INT &&
+	if (from.kind == DT_TYPE_INT && to.kind == DT_TYPE_INT &&
 	    ((from.size < to.size && (to.is_signed || !from.is_signed)) ||
 	     (from.size == to.size && from.is_signed == to.is_signed)))
 		return;
-	int bits = reg_alloc(cg, at);
-	load_const(cg, at, bits, 64 - 8u * to.size);
-	emit_r3(cg, at, DIF_OP_SHL, reg, reg, bits);
-	emit_r3(cg, at, to.is_signed ? DIF_OP_SAR : DIF_OP_SHR, reg, reg, bits);
-	dt_cg_reg_free(cg, bits);
+	narrow(cg, at, reg, to);
 }
 
 static int load_builtin(struct dt_cg *cg, const struct dt_node *n, uint8_t var)
@@ -342,26 +353,48 @@ static struct dt_type op_type(enum dt_op op, struct dt_type l, struct dt_type r)
 	return op == DT_OP_SHL || op == DT_OP_SHR ? dt_type_promote(l, l) : dt_type_promote(l, r);
 }
 
+/*
+ * rd = rd OP rs on integers: rd holding a value of type lt, rs one of
+ * rt, computed in type t as C does it (see the top of this file).
+ */
 static void gen_arith(struct dt_cg *cg, const struct dt_node *at, enum dt_op op,
-		      struct dt_type type, int rd, int rs)
+		      struct dt_type t, int rd, struct dt_type lt, int rs, struct dt_type rt)
 {
-	uint8_t dop = arith_op(op, type.is_signed);
+	uint8_t dop = arith_op(op, t.is_signed);
 	if (dop == DIF_OP_LIMIT)
 		dt_cg_fail(cg, at->loc, D_UNKNOWN, "internal error: operator %s has no DIF "
 			   "instruction", dt_op_name(op));
+	bool upper_bits_matter = op == DT_OP_DIV || op == DT_OP_MOD || op == DT_OP_SHR ||
+				 op == DT_OP_BAND || op == DT_OP_BOR || op == DT_OP_BXOR;
+	if (upper_bits_matter) {
+		fit(cg, at, rd, lt, t);
+		if (op != DT_OP_SHR)	/* a shift count is not converted */
+			fit(cg, at, rs, rt, t);
+	}
 	emit_r3(cg, at, dop, rd, rd, rs);
+	if (op == DT_OP_ADD || op == DT_OP_SUB || op == DT_OP_MUL || op == DT_OP_SHL ||
+	    (op == DT_OP_DIV && t.is_signed))	/* INT_MIN / -1 leaves int */
+		narrow(cg, at, rd, t);
 }
 
-/* a = (a OP b) for a comparison; strings compare through SCMP first. */
+/*
+ * a = (a OP b) for a comparison: integers converted to their common type
+ * and compared signed or not as it is; pointers unsigned; strings
+ * through SCMP.
+ */
 static void gen_compare(struct dt_cg *cg, const struct dt_node *n, int a, int b)
 {
 	bool strings = n->left->type.kind == DT_TYPE_STRING;
-	bool sgn = strings || dt_type_promote(n->left->type, n->right->type).is_signed;
+	struct dt_type t = dt_operand_type(n);
+	bool sgn = strings || t.is_signed;
 	uint8_t lt = sgn ? DIF_OP_SLT : DIF_OP_SLTU, le = sgn ? DIF_OP_SLE : DIF_OP_SLEU;
 
 	if (strings) {
 		emit_r3(cg, n, DIF_OP_SCMP, a, a, b);	/* -1, 0 or 1: compare it with 0 */
 		b = 0;
+	} else {
+		fit(cg, n, a, n->left->type, t);
+		fit(cg, n, b, n->right->type, t);
 	}
 	switch (n->op) {
 	case DT_OP_EQ: emit_r3(cg, n, DIF_OP_SEQ, a, a, b); break;
@@ -449,7 +482,7 @@ static int gen_binary(struct dt_cg *cg, const struct dt_node *n)
 	} else if (n->op >= DT_OP_EQ && n->op <= DT_OP_GE) {
 		gen_compare(cg, n, a, b);
 	} else {
-		gen_arith(cg, n, n->op, op_type(n->op, n->left->type, n->right->type), a, b);
+		gen_arith(cg, n, n->op, n->type, a, n->left->type, b, n->right->type);
 	}
 	dt_cg_reg_free(cg, b);
 	return a;
@@ -467,8 +500,10 @@ static int gen_unary(struct dt_cg *cg, const struct dt_node *n)
 	case DT_OP_NEG: emit(cg, n, DIF_OP_NEG, a, a, 0, 0); break;
 	case DT_OP_BNOT: emit(cg, n, DIF_OP_NOT, a, a, 0, 0); break;
 	case DT_OP_LNOT: emit_r3(cg, n, DIF_OP_SEQ, a, a, 0); break;
-	default: break;		/* unary +: the promoted value is the same bits */
+	default: break;		/* unary +: the same value */
 	}
+	if (n->op == DT_OP_NEG || n->op == DT_OP_BNOT)	/* -INT_MIN, ~ of an unsigned char */
+		narrow(cg, n, a, n->type);
 	return a;
 }
 
@@ -477,11 +512,13 @@ static int gen_ternary(struct dt_cg *cg, const struct dt_node *n)
 	int r = dt_cg_expr(cg, n->cond);
 	uint32_t to_else = emit_branch(cg, n, DIF_OP_BEQ, r, 0);
 	int a = dt_cg_expr(cg, n->left);
+	fit(cg, n, a, n->left->type, n->type);
 	emit(cg, n, DIF_OP_MOV, r, a, 0, 0);
 	dt_cg_reg_free(cg, a);
 	uint32_t to_end = emit_branch(cg, n, DIF_OP_BA, 0, 0);
 	land_here(cg, to_else);
 	int b = dt_cg_expr(cg, n->right);
+	fit(cg, n, b, n->right->type, n->type);
 	emit(cg, n, DIF_OP_MOV, r, b, 0, 0);
 	dt_cg_reg_free(cg, b);
 	land_here(cg, to_end);
@@ -496,7 +533,10 @@ static int gen_assign(struct dt_cg *cg, const struct dt_node *n)
 	int v;
 
 	lvalue_begin(cg, n->left, &lv);
-	if (n->op == DT_OP_NONE) {
+	if (n->op == DT_OP_NONE && n->right->kind == DT_N_INT) {
+		v = reg_alloc(cg, n);	/* a constant converts when compiled */
+		load_const(cg, n, v, dt_type_normalize(ltype, n->right->value));
+	} else if (n->op == DT_OP_NONE) {
 		v = dt_cg_expr(cg, n->right);
 		fit(cg, n, v, n->right->type, ltype);
 	} else {
@@ -504,7 +544,7 @@ static int gen_assign(struct dt_cg *cg, const struct dt_node *n)
 		lvalue_load(cg, &lv, v);
 		int r = dt_cg_expr(cg, n->right);
 		struct dt_type t = op_type(n->op, ltype, n->right->type);
-		gen_arith(cg, n, n->op, t, v, r);
+		gen_arith(cg, n, n->op, t, v, ltype, r, n->right->type);
 		dt_cg_reg_free(cg, r);
 		fit(cg, n, v, t, ltype);
 	}
@@ -527,7 +567,7 @@ static int gen_incdec(struct dt_cg *cg, const struct dt_node *n)
 	int updated = reg_alloc(cg, n);
 	load_const(cg, n, updated, 1);
 	emit_r3(cg, n, inc ? DIF_OP_ADD : DIF_OP_SUB, updated, old, updated);
-	fit(cg, n, updated, dt_type_promote(type, type), type);
+	narrow(cg, n, updated, type);
 	lvalue_store(cg, &lv, updated);
 	dt_cg_reg_free(cg, post ? updated : old);
 	free_keys(cg, &lv.keys);

@@ -6,11 +6,15 @@
  * predicates, statements. Names are resolved in dt_vars.c; calls,
  * actions, aggregations and the speculation rules are in dt_check_call.c.
  *
- * Integer arithmetic is done on 64 bits (dt_type_promote); comparisons
- * and logical operators give int32 0 or 1; shift counts are taken modulo
- * 64 when folding, as the x86 shift instructions take them. Pointers
- * come from casts; *p and pointer arithmetic are checked here and never
- * folded (a load, or a scaling, happens when the code runs).
+ * Types follow dtrace's D: an integer operator computes in the operand
+ * type of higher rank (dt_type_promote), a shift and a unary operator in
+ * their operand's type; comparisons and logical operators give an int 0
+ * or 1. Folding converts each operand to that type, computes on 64 bits
+ * and truncates the result to it, as the generated code does; shift
+ * counts are taken modulo 64, as the x86 shift instructions take them.
+ * Pointers come from casts; *p, p[i] (rewritten as *(p + i)) and pointer
+ * arithmetic are checked here and never folded (a load, or a scaling,
+ * happens when the code runs).
  *
  * Invariant: a node is rewritten (resolved, or folded into DT_N_INT) only
  * when it checks without error, so after an error nothing downstream
@@ -90,10 +94,34 @@ static uint64_t sar(uint64_t v, unsigned s)
 	return (int64_t)v < 0 ? ~(~v >> s) : v >> s;
 }
 
+static bool is_relational(enum dt_op op)
+{
+	return op >= DT_OP_EQ && op <= DT_OP_GE;
+}
+
+/*
+ * The type the operands of a binary operator are converted to before it
+ * computes: its result type, but for comparisons (the common type of
+ * two integers; an unsigned 64-bit compare of anything else, as dtrace
+ * compares pointers) and logical operators (no conversion).
+ */
+struct dt_type dt_operand_type(const struct dt_node *n)
+{
+	struct dt_type l = n->left->type, r = n->right->type;
+	if (n->op == DT_OP_LAND || n->op == DT_OP_LOR || n->op == DT_OP_LXOR)
+		return dt_type_uint64;
+	if (!is_relational(n->op))
+		return n->type;
+	return dt_type_is_int(l) && dt_type_is_int(r) ? dt_type_promote(l, r) : dt_type_uint64;
+}
+
 static bool fold_binary(struct dt_checker *ck, struct dt_node *n)
 {
-	uint64_t l = n->left->value, r = n->right->value, v;
-	bool sgn = dt_type_promote(n->left->type, n->right->type).is_signed;
+	struct dt_type t = dt_operand_type(n);
+	bool shift = n->op == DT_OP_SHL || n->op == DT_OP_SHR;
+	uint64_t l = dt_type_normalize(t, n->left->value), v;
+	uint64_t r = shift ? n->right->value : dt_type_normalize(t, n->right->value);
+	bool sgn = t.is_signed;
 
 	switch (n->op) {
 	case DT_OP_ADD: v = l + r; break;
@@ -115,7 +143,7 @@ static bool fold_binary(struct dt_checker *ck, struct dt_node *n)
 		break;
 	case DT_OP_SHL: v = l << (r & 63); break;
 	case DT_OP_SHR:	/* signed or not as the left operand (the node's type) is */
-		v = n->type.is_signed ? sar(l, r & 63) : l >> (r & 63);
+		v = sgn ? sar(l, r & 63) : l >> (r & 63);
 		break;
 	case DT_OP_BAND: v = l & r; break;
 	case DT_OP_BOR: v = l | r; break;
@@ -135,11 +163,6 @@ static bool fold_binary(struct dt_checker *ck, struct dt_node *n)
 	return true;
 }
 
-static bool is_relational(enum dt_op op)
-{
-	return op >= DT_OP_EQ && op <= DT_OP_GE;
-}
-
 /*
  * p + i, i + p, p - i (a pointer, scaled by the pointee's size when the
  * code runs) and p - q (the distance in elements, int64), as in C; void *
@@ -154,8 +177,8 @@ static bool check_pointer_arith(struct dt_checker *ck, struct dt_node *n)
 		n->type = l;
 	} else if (rp && dt_type_is_int(l) && n->op == DT_OP_ADD) {
 		n->type = r;
-	} else if (lp && rp && n->op == DT_OP_SUB && !memcmp(&l, &r, sizeof(l))) {
-		n->type = dt_type_int64;
+	} else if (lp && rp && n->op == DT_OP_SUB && dt_type_equal(l, r)) {
+		n->type = (struct dt_type)DT_INT_T(8, true, DT_TD_PTRDIFF);
 	} else {
 		const char *op = dt_op_name(n->op);
 		dt_error(ck->ctx, n->loc, D_OP_INCOMPAT, "operands have incompatible types: %s %s %s",
@@ -264,6 +287,44 @@ static bool check_unary(struct dt_checker *ck, struct dt_node *n)
 		uint64_t v = n->left->value;
 		make_const(n, n->op == DT_OP_NEG ? 0 - v : n->op == DT_OP_BNOT ? ~v :
 			   n->op == DT_OP_LNOT ? v == 0 : v);
+	}
+	return true;
+}
+
+/*
+ * base[index] where base is not an associative array (dt_resolve_array
+ * decides): C's *(base + index), as dtrace rewrites it, so a pointer
+ * loads its index-th element and anything else fails as *(non-pointer)
+ * does. Never an lvalue here: D writes no memory.
+ */
+bool dt_check_pointer_index(struct dt_checker *ck, struct dt_node *n, bool lvalue)
+{
+	struct dt_node *base = n->left, *index = n->args;
+	if (n->nargs != 1) {
+		bool named = base->kind == DT_N_IDENT || base->kind == DT_N_VAR;
+		const char *pre = !named ? "" : base->scope == DT_SCOPE_THREAD ? "self->" :
+			base->scope == DT_SCOPE_CLAUSE ? "this->" : "";
+		dt_error(ck->ctx, n->loc, D_ARR_BADREF, "cannot access %s%s as an associative array",
+			 pre, named ? base->str : "an expression");
+		return false;
+	}
+	struct dt_node *sum = dt_node_new(ck->ctx, DT_N_BINARY, index->loc);
+	sum->op = DT_OP_ADD;
+	sum->left = base;
+	sum->right = index;
+	sum->depth = n->depth;
+	n->kind = DT_N_UNARY;
+	n->op = DT_OP_DEREF;
+	n->left = sum;
+	n->args = NULL;
+	n->nargs = 0;
+	n->depth++;
+	if (!check_binary(ck, sum) || !check_deref(ck, n))
+		return false;
+	if (lvalue) {
+		dt_error(ck->ctx, n->loc, D_OP_LVAL, "operand of = must be a variable or an "
+			 "associative array element");
+		return false;
 	}
 	return true;
 }

@@ -168,49 +168,17 @@ static bool check_printf(struct dt_checker *ck, struct dt_stmt *s)
 					      false);
 	if (!f)
 		return false;
-	struct dt_node *argv[DT_MAX_ARGS + 1];
+	struct dt_type types[DT_MAX_ARGS];
+	struct dt_loc locs[DT_MAX_ARGS];
 	int n = 0;
-	for (struct dt_node *a = s->args; a && n <= DT_MAX_ARGS; a = a->next)
-		argv[n++] = a;
-	int next = 1;
-	for (int c = 0; c < f->nconv; c++) {
-		struct dt_conv *cv = &f->convs[c];
-		const char *spec = dt_strndup(ck->ctx, f->text + cv->offset, cv->length);
-		for (int star = 0; star < cv->star_width + cv->star_precision; star++, next++) {
-			if (next >= n) {
-				dt_error(ck->ctx, s->loc, D_PRINTF_DYN_PROTO, "printf( ) prototype "
-					 "mismatch: conversion #%d (%s) needs an argument for its *",
-					 c + 1, spec);
-				return false;
-			}
-			if (!dt_type_is_int(argv[next]->type)) {
-				dt_error(ck->ctx, argv[next]->loc, D_PRINTF_DYN_TYPE, "printf( ) argument "
-					 "#%d is the * of conversion #%d (%s): expected an integer, got "
-					 "%s", next + 1, c + 1, spec, dt_type_str(ck->ctx, argv[next]->type));
-				return false;
-			}
-		}
-		if (next >= n) {
-			dt_error(ck->ctx, s->loc, D_PRINTF_ARG_PROTO, "printf( ) prototype mismatch: "
-				 "conversion #%d (%s) is missing a corresponding value argument", c + 1,
-				 spec);
-			return false;
-		}
-		const char *want;
-		if (!dt_conv_accepts(cv, argv[next]->type, &want)) {
-			dt_error(ck->ctx, argv[next]->loc, D_PRINTF_ARG_TYPE, "printf( ) argument #%d "
-				 "is incompatible with conversion #%d (%s): expected %s, got %s",
-				 next + 1, c + 1, spec, want, dt_type_str(ck->ctx, argv[next]->type));
-			return false;
-		}
-		cv->arg = next++;
+	for (struct dt_node *a = s->args->next; a && n < DT_MAX_ARGS; a = a->next, n++) {
+		types[n] = a->type;
+		locs[n] = a->loc;
 	}
-	if (next < n) {
-		dt_error(ck->ctx, argv[next]->loc, D_PRINTF_ARG_EXTRA, "printf( ) prototype "
-			 "mismatch: the format uses %d argument%s, %d given", next - 1,
-			 next == 2 ? "" : "s", n - 1);
+	struct dt_format_values v = { .fname = "printf", .loc = s->loc, .n = n, .types = types,
+				      .locs = locs, .arg_offset = 1, .exact = true };
+	if (!dt_format_check(ck->ctx, f, &v))
 		return false;
-	}
 	s->format = f;
 	return true;
 }
@@ -511,45 +479,19 @@ void dt_check_aggregation(struct dt_checker *ck, struct dt_stmt *s)
 	ck->seen_agg = true;
 }
 
-/* printa's format against the keys of its aggregations. */
+/*
+ * printa's format against the keys of its first aggregation, and %@
+ * against its value (dtrace checks them with the first one's function).
+ */
 static void check_printa_format(struct dt_checker *ck, struct dt_stmt *s, struct dt_agg *agg,
 				int naggs)
 {
-	struct dt_format *f = s->format;
-	int key = 0, value = 0;
-
-	for (int c = 0; c < f->nconv; c++) {
-		struct dt_conv *cv = &f->convs[c];
-		const char *spec = dt_strndup(ck->ctx, f->text + cv->offset, cv->length);
-		if (cv->star_width || cv->star_precision) {
-			dt_error(ck->ctx, s->args->loc, D_PRINTF_DYN_PROTO, "printa( ) conversion #%d "
-				 "(%s): * widths are not supported in printa( ) formats", c + 1, spec);
-			return;
-		}
-		if (cv->agg_value) {
-			if (value >= naggs) {
-				dt_error(ck->ctx, s->args->loc, D_PRINTF_ARG_PROTO, "printa( ) conversion "
-					 "#%d (%s) has no aggregation to print", c + 1, spec);
-				return;
-			}
-			cv->arg = value++;
-			continue;
-		}
-		if (key >= agg->nkeys) {
-			dt_error(ck->ctx, s->args->loc, D_PRINTF_ARG_PROTO, "printa( ) conversion #%d "
-				 "(%s) has no key to print: @%s has %d key%s", c + 1, spec, agg->name,
-				 agg->nkeys, agg->nkeys == 1 ? "" : "s");
-			return;
-		}
-		const char *want;
-		if (!dt_conv_accepts(cv, agg->keys[key], &want)) {
-			dt_error(ck->ctx, s->args->loc, D_PRINTF_ARG_TYPE, "printa( ) key #%d of @%s is "
-				 "incompatible with conversion #%d (%s): expected %s, got %s", key + 1,
-				 agg->name, c + 1, spec, want, dt_type_str(ck->ctx, agg->keys[key]));
-			return;
-		}
-		cv->arg = key++;
-	}
+	struct dt_format_values v = {
+		.fname = "printa", .loc = s->args->loc, .n = agg->nkeys, .types = agg->keys,
+		.aggtype = agg->func->id == DT_F_COUNT ? dt_type_uint64 : dt_type_int64,
+		.naggs = naggs,
+	};
+	dt_format_check(ck->ctx, s->format, &v);
 }
 
 void dt_check_deferred(struct dt_checker *ck)

@@ -11,7 +11,6 @@
 #include <string.h>
 #include "dt_impl.h"
 
-#define I(sz, sg) { .kind = DT_TYPE_INT, .size = sz, .is_signed = sg }
 #define STR { .kind = DT_TYPE_STRING }
 #define VOID { .kind = DT_TYPE_VOID }
 #define SYM_T(style) { .kind = DT_TYPE_INT, .size = 8, .sym = style }
@@ -34,15 +33,18 @@ const struct dt_func dt_funcs[DT_FUNC_COUNT] = {
 	{ DT_F_TRUNC, "trunc", DT_FK_ACTION, 1, 2, { A_AGG, A_INT }, VOID, true },
 	{ DT_F_NORMALIZE, "normalize", DT_FK_ACTION, 2, 2, { A_AGG, A_INT }, VOID, true },
 	{ DT_F_DENORMALIZE, "denormalize", DT_FK_ACTION, 1, 1, { A_AGG }, VOID, true },
-	{ DT_F_SPECULATION, "speculation", DT_FK_SUBR, 0, 0, { 0 }, I(4, true), false },
-	{ DT_F_STRLEN, "strlen", DT_FK_SUBR, 1, 1, { A_STR }, I(8, false), false },
+	{ DT_F_SPECULATION, "speculation", DT_FK_SUBR, 0, 0, { 0 }, DT_INT_T(4, true, DT_TD_NONE),
+	  false },
+	{ DT_F_STRLEN, "strlen", DT_FK_SUBR, 1, 1, { A_STR }, DT_INT_T(8, false, DT_TD_SIZE),
+	  false },
 	{ DT_F_STRJOIN, "strjoin", DT_FK_SUBR, 2, 2, { A_STR, A_STR }, STR, false },
 	{ DT_F_SUBSTR, "substr", DT_FK_SUBR, 2, 3, { A_STR, A_INT, A_INT }, STR, false },
-	{ DT_F_INDEX, "index", DT_FK_SUBR, 2, 3, { A_STR, A_STR, A_INT }, I(8, true), false },
+	{ DT_F_INDEX, "index", DT_FK_SUBR, 2, 3, { A_STR, A_STR, A_INT },
+	  DT_INT_T(4, true, DT_TD_NONE), false },
 	{ DT_F_LLTOSTR, "lltostr", DT_FK_SUBR, 1, 2, { A_INT, A_INT }, STR, false },
 	{ DT_F_BASENAME, "basename", DT_FK_SUBR, 1, 1, { A_STR }, STR, false },
 	{ DT_F_DIRNAME, "dirname", DT_FK_SUBR, 1, 1, { A_STR }, STR, false },
-	{ DT_F_RAND, "rand", DT_FK_SUBR, 0, 0, { 0 }, I(4, true), false },
+	{ DT_F_RAND, "rand", DT_FK_SUBR, 0, 0, { 0 }, DT_INT_T(4, true, DT_TD_NONE), false },
 	{ DT_F_FUNC, "func", DT_FK_SUBR, 1, 1, { A_INT }, SYM_T(DT_SYM_FUNC),
 	  false },
 	{ DT_F_SYM, "sym", DT_FK_SUBR, 1, 1, { A_INT }, SYM_T(DT_SYM_SYM),

@@ -80,7 +80,7 @@ enum dt_tok {
 	T_EOF,
 	T_ERROR,		/* the lexer reported an error here already */
 	T_IDENT,		/* text, len */
-	T_INT,			/* value, is_unsigned */
+	T_INT,			/* value, type */
 	T_STRING,		/* text, len: decoded bytes */
 	T_AGG,			/* text, len: the name after @ ("" for a bare @) */
 	T_PDESC,		/* text, len: a probe description, macros expanded */
@@ -99,7 +99,7 @@ struct dt_token {
 	const char *text;
 	size_t len;
 	uint64_t value;
-	bool is_unsigned;
+	struct dt_type type;		/* T_INT: the constant's type */
 	size_t src_offset, src_len;	/* as written, for "near" in messages */
 };
 
@@ -125,9 +125,13 @@ void dt_lex_init(struct dt_lexer *lx, struct dt_ctx *ctx, const char *src, size_
 void dt_lex_next(struct dt_lexer *lx, enum dt_lex_mode mode, struct dt_token *tok);
 /* The token as written, quoted (at most 32 bytes), or "end of input": for messages. */
 const char *dt_tok_spelling(struct dt_lexer *lx, const struct dt_token *tok);
-/* Parse an integer literal (with optional suffixes); false if it is not one. */
-bool dt_parse_int_literal(const char *s, size_t len, uint64_t *value, bool *is_unsigned,
-			  bool *overflow);
+/*
+ * Parse an integer literal (with optional u and l/ll suffixes); false if
+ * it is not one. *overflow: it does not fit in 64 bits. *type: its type
+ * (dt_int_literal_type); *typed false when no built-in type holds it.
+ */
+bool dt_parse_int_literal(const char *s, size_t len, uint64_t *value, struct dt_type *type,
+			  bool *typed, bool *overflow);
 
 /* ---- directives: #pragma D option and friends (dt_options.c) ---- */
 
@@ -135,13 +139,60 @@ void dt_pragma(struct dt_ctx *ctx, struct dt_loc loc, const char *text, size_t l
 
 /* ---- types (dt_types.c) ---- */
 
+/*
+ * The typedef names scripts may use (declarations, casts) and the
+ * built-ins are typed with, as dtrace's LP64 D container defines them:
+ * id, name, bytes, signed, long long (not long).
+ */
+#define DT_TYPEDEFS(X) \
+	X(INT8, "int8_t", 1, true, false)      X(UINT8, "uint8_t", 1, false, false) \
+	X(INT16, "int16_t", 2, true, false)    X(UINT16, "uint16_t", 2, false, false) \
+	X(INT32, "int32_t", 4, true, false)    X(UINT32, "uint32_t", 4, false, false) \
+	X(INT64, "int64_t", 8, true, false)    X(UINT64, "uint64_t", 8, false, false) \
+	X(INTPTR, "intptr_t", 8, true, false)  X(UINTPTR, "uintptr_t", 8, false, false) \
+	X(SIZE, "size_t", 8, false, false)     X(SSIZE, "ssize_t", 8, true, false) \
+	X(PTRDIFF, "ptrdiff_t", 8, true, false) \
+	X(PID, "pid_t", 4, true, false)        X(ID, "id_t", 4, true, false) \
+	X(PROCESSORID, "processorid_t", 4, true, false) \
+	X(HRTIME, "hrtime_t", 8, true, true)   X(UCHAR, "uchar_t", 1, false, false) \
+	X(USHORT, "ushort_t", 2, false, false) X(UINT, "uint_t", 4, false, false) \
+	X(ULONG, "ulong_t", 8, false, false)   X(U_LONGLONG, "u_longlong_t", 8, false, true) \
+	X(LONGLONG, "longlong_t", 8, true, true) X(TID, "tid_t", 8, false, false)
+
+enum dt_typedef_id {
+	DT_TD_NONE,
+#define DT_X(id, name, size, sg, ll) DT_TD_##id,
+	DT_TYPEDEFS(DT_X)
+#undef DT_X
+	DT_TD_COUNT
+};
+
+/* An integer type of size bytes, named by typedef td (DT_TD_NONE: by its C name). */
+#define DT_INT_T(sz, sg, td) { .kind = DT_TYPE_INT, .size = sz, .is_signed = sg, .tdef = td }
+
 extern const struct dt_type dt_type_int64, dt_type_uint64, dt_type_int32, dt_type_string,
 	dt_type_void, dt_type_thread;
 
-/* dt_type_name in the arena, for messages. */
+/*
+ * A type's name for messages, as dtrace names it (arena): the typedef it
+ * was named by, else its C name ("int", "unsigned long", "char *"),
+ * "string", "void".
+ */
 const char *dt_type_str(struct dt_ctx *ctx, struct dt_type t);
 /* A typedef name (uint64_t, size_t, ...) or NULL. */
 const struct dt_type *dt_typedef_lookup(const char *name, size_t len);
+/* The type of an integer keyword combination: 1, 2, 4 or 8 bytes; long long or not. */
+struct dt_type dt_type_c_int(unsigned size, bool is_signed, bool is_llong);
+/*
+ * The type of an integer constant as dtrace gives it: the first of int,
+ * unsigned int, long, unsigned long, long long, unsigned long long that
+ * holds value, starting at the one its u/l suffixes name and skipping the
+ * unsigned ones for a decimal constant (or one whose suffix starts with
+ * a lower-case u). False when none holds it (a decimal above LONG_MAX).
+ */
+bool dt_int_literal_type(uint64_t value, bool decimal, const char *suffix, struct dt_type *t);
+/* Equal as C types (their typedef names aside). */
+bool dt_type_equal(struct dt_type a, struct dt_type b);
 bool dt_type_is_int(struct dt_type t);
 bool dt_type_is_scalar(struct dt_type t);	/* integers, curthread and pointers */
 /* A pointer to pointee (an integer, void or a pointer: the caller caps the levels). */
@@ -150,7 +201,11 @@ struct dt_type dt_type_pointer_to(struct dt_type pointee);
 unsigned dt_type_pointee_size(struct dt_type ptr);
 /* What a DT_TYPE_PTR points to: an integer, void, or a pointer one level less. */
 struct dt_type dt_type_pointee(struct dt_type ptr);
-/* The 64-bit type arithmetic on a and b is done in. */
+/*
+ * The integer type a binary operator on a and b computes in, as dtrace
+ * chooses it: the wider, then the unsigned, then long long over long;
+ * a itself when they are the same type (its typedef name kept).
+ */
 struct dt_type dt_type_promote(struct dt_type a, struct dt_type b);
 /* Integers, strings, thread pointers and other pointers each form one compatible class. */
 bool dt_type_same_class(struct dt_type a, struct dt_type b);
@@ -251,6 +306,10 @@ struct dt_checker {
 };
 
 bool dt_check_expr(struct dt_checker *ck, struct dt_node *n);
+/* base[index] on a non-array (a pointer, or an error): rewritten as *(base + index). */
+bool dt_check_pointer_index(struct dt_checker *ck, struct dt_node *n, bool lvalue);
+/* The type a checked binary node's operands are converted to before it computes. */
+struct dt_type dt_operand_type(const struct dt_node *n);
 /* A subroutine call inside an expression. */
 bool dt_check_call_expr(struct dt_checker *ck, struct dt_node *n);
 /* A statement that is a call of an action (s->expr is the call). */
@@ -282,8 +341,24 @@ void dt_apply_declaration(struct dt_checker *ck, const struct dt_decl *d);
  */
 struct dt_format *dt_format_parse(struct dt_ctx *ctx, struct dt_loc loc, const char *fname,
 				  const char *text, size_t len, bool allow_agg);
-/* Whether a conversion accepts a value of type t; want names what it needs. */
-bool dt_conv_accepts(const struct dt_conv *cv, struct dt_type t, const char **want);
+/* What a format's conversions print, for dt_format_check. */
+struct dt_format_values {
+	const char *fname;		/* "printf" or "printa", for messages */
+	struct dt_loc loc;		/* where errors without a value of their own point */
+	int n;				/* values the conversions take in turn (and * widths) */
+	const struct dt_type *types;	/* printf's arguments after the format; printa's keys */
+	const struct dt_loc *locs;	/* where each value is, or NULL */
+	int arg_offset;			/* dt_conv.arg of value 0: 1 for printf, 0 for printa */
+	bool exact;			/* every value must be printed (printf) */
+	struct dt_type aggtype;		/* printa: what %@ prints */
+	int naggs;			/* printa: its aggregations */
+};
+
+/*
+ * Match f's conversions with values as dtrace does, setting each
+ * conversion's arg; false after reporting the first mismatch.
+ */
+bool dt_format_check(struct dt_ctx *ctx, struct dt_format *f, const struct dt_format_values *v);
 
 /* ---- the C preprocessor (dt_pp.c) ---- */
 

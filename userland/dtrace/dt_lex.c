@@ -98,8 +98,8 @@ void dt_lex_init(struct dt_lexer *lx, struct dt_ctx *ctx, const char *src, size_
 			lx->pos++;
 }
 
-bool dt_parse_int_literal(const char *s, size_t len, uint64_t *value, bool *is_unsigned,
-			  bool *overflow)
+bool dt_parse_int_literal(const char *s, size_t len, uint64_t *value, struct dt_type *type,
+			  bool *typed, bool *overflow)
 {
 	size_t i = 0;
 	unsigned base = 10;
@@ -135,6 +135,7 @@ bool dt_parse_int_literal(const char *s, size_t len, uint64_t *value, bool *is_u
 		return false;
 	/* Suffixes: at most one u, and l or ll (same case), in either order. */
 	bool u = false, l = false;
+	size_t suffix = i;
 	while (i < len) {
 		if ((s[i] == 'u' || s[i] == 'U') && !u) {
 			u = true;
@@ -147,7 +148,9 @@ bool dt_parse_int_literal(const char *s, size_t len, uint64_t *value, bool *is_u
 		}
 	}
 	*value = v;
-	*is_unsigned = u || v > (uint64_t)INT64_MAX;
+	char suffixes[4] = "";
+	memcpy(suffixes, s + suffix, len - suffix);	/* at most "ull" */
+	*typed = dt_int_literal_type(v, base == 10, suffixes, type);
 	return true;
 }
 
@@ -351,7 +354,16 @@ static void lex_quoted(struct dt_lexer *lx, struct dt_token *tok)
 	} else {
 		tok->kind = T_INT;
 		tok->value = (unsigned char)out[0];
+		tok->type = dt_type_int32;	/* as in C and dtrace, 'c' is an int */
 	}
+}
+
+/* A decimal constant above LONG_MAX: dtrace's words for it. */
+static void untyped_constant(struct dt_lexer *lx, struct dt_token *tok)
+{
+	lx->ctx->nsyntax++;
+	dt_error(lx->ctx, tok->loc, D_INT_OFLOW, "integer constant 0x%llx cannot be represented "
+		 "in any built-in integral type", (unsigned long long)tok->value);
 }
 
 static void lex_number(struct dt_lexer *lx, struct dt_token *tok)
@@ -361,7 +373,7 @@ static void lex_number(struct dt_lexer *lx, struct dt_token *tok)
 		lx->pos++;
 	const char *s = lx->src + start;
 	size_t len = lx->pos - start;
-	bool overflow;
+	bool overflow, typed;
 	const char *spelled = dt_strndup(lx->ctx, s, len > 40 ? 40 : len);
 
 	tok->kind = T_ERROR;
@@ -369,12 +381,14 @@ static void lex_number(struct dt_lexer *lx, struct dt_token *tok)
 				    (memchr(s, 'e', len) || memchr(s, 'E', len))))
 		lex_error(lx, tok->loc, D_UNSUPPORTED, "floating-point constants are not "
 			  "supported: ", spelled);
-	else if (!dt_parse_int_literal(s, len, &tok->value, &tok->is_unsigned, &overflow))
+	else if (!dt_parse_int_literal(s, len, &tok->value, &tok->type, &typed, &overflow))
 		lex_error(lx, tok->loc, D_INT_DIGIT, "invalid digit or suffix in integer "
 			  "constant ", spelled);
 	else if (overflow)
 		lex_error(lx, tok->loc, D_INT_OFLOW, "integer constant does not fit in 64 bits: ",
 			  spelled);
+	else if (!typed)
+		untyped_constant(lx, tok);
 	else
 		tok->kind = T_INT;
 }
@@ -434,19 +448,22 @@ static void lex_macro(struct dt_lexer *lx, struct dt_token *tok)
 		tok->len = len;
 		return;
 	}
-	bool overflow, neg = len > 0 && text[0] == '-';
+	bool overflow, typed, neg = len > 0 && text[0] == '-';
 	size_t skip = len > 0 && (text[0] == '-' || text[0] == '+');
-	if (dt_parse_int_literal(text + skip, len - skip, &tok->value, &tok->is_unsigned,
+	if (dt_parse_int_literal(text + skip, len - skip, &tok->value, &tok->type, &typed,
 				 &overflow)) {
-		if (overflow || (neg && tok->value > (uint64_t)INT64_MAX + 1)) {
+		if (overflow) {
 			lex_error(lx, tok->loc, D_INT_OFLOW, "macro argument does not fit in 64 "
 				  "bits: ", dt_quote(lx->ctx, text, len, 40));
 			return;
 		}
-		if (neg) {
-			tok->value = 0 - tok->value;
-			tok->is_unsigned = false;
+		if (!typed) {
+			untyped_constant(lx, tok);
+			return;
 		}
+		/* As dtrace: -N is N negated in N's type (so -1 is an int). */
+		if (neg)
+			tok->value = dt_type_normalize(tok->type, 0 - tok->value);
 		tok->kind = T_INT;
 		return;
 	}

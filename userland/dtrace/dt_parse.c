@@ -181,7 +181,7 @@ bool dt_parse_type(struct dt_parser *p, struct dt_type *type)
 		return false;
 	}
 	int size = chars ? 1 : shorts ? 2 : longs ? 8 : 4;
-	*type = (struct dt_type){ .kind = DT_TYPE_INT, .size = (uint8_t)size, .is_signed = !unsign };
+	*type = dt_type_c_int((unsigned)size, !unsign, longs == 2);
 	return true;
 }
 

@@ -114,7 +114,7 @@ static struct dt_node *parse_primary(struct dt_parser *p)
 	case T_INT:
 		n = dt_node_new(p->ctx, DT_N_INT, t.loc);
 		n->value = t.value;
-		n->type = t.is_unsigned ? dt_type_uint64 : dt_type_int64;
+		n->type = t.type;
 		dt_advance(p, DT_LEX_NORMAL);
 		return n;
 	case T_STRING:
@@ -173,10 +173,10 @@ static struct dt_node *parse_postfix(struct dt_parser *p)
 		struct dt_token t = p->tok;
 		switch (t.kind) {
 		case T_LBRACKET: {
-			if (n->kind == DT_N_INDEX) {
-				dt_refuse(p, t.loc, n->left->kind == DT_N_AGGNAME ? D_AGG_MDIM :
-					  D_ARR_BADREF, "multi-dimensional arrays are not supported: "
-					  "write a[k1, k2], not a[k1][k2]");
+			/* a[k][j] indexes what a[k] holds (a pointer); an aggregation holds none. */
+			if (n->kind == DT_N_INDEX && n->left->kind == DT_N_AGGNAME) {
+				dt_refuse(p, t.loc, D_AGG_MDIM, "multi-dimensional aggregations are "
+					  "not supported: write @a[k1, k2], not @a[k1][k2]");
 				return NULL;
 			}
 			struct dt_node *idx = dt_node_new(p->ctx, DT_N_INDEX, n->loc);

@@ -16,7 +16,9 @@
  *   integers of any width are compatible with each other, strings only
  *   with strings, curthread only with itself.
  * - An associative array has one key signature (count and the class of
- *   each key) for every use; clause-local arrays do not exist.
+ *   each key) for every use; clause-local arrays do not exist. Indexing
+ *   anything else (a scalar variable, a built-in, an expression) is C's
+ *   *(x + i): a pointer's element, else an error (dt_check_pointer_index).
  *
  * Invariant: a node becomes DT_N_VAR/DT_N_ARRAY/DT_N_BUILTIN only once it
  * resolved without error; variable ids count up from 0 per scope in the
@@ -26,38 +28,39 @@
 #include <string.h>
 #include "dt_impl.h"
 
-#define INT_T(sz, sg) { .kind = DT_TYPE_INT, .size = sz, .is_signed = sg }
 #define STR_T { .kind = DT_TYPE_STRING }
+#define ARG_T DT_INT_T(8, true, DT_TD_INT64)
 
+/* Typed as dtrace types them, but for tid (Scion's tid_t is 64-bit). */
 const struct dt_builtin dt_builtins[DT_BUILTIN_COUNT] = {
-	{ DT_BV_TIMESTAMP, "timestamp", INT_T(8, false) },
-	{ DT_BV_VTIMESTAMP, "vtimestamp", INT_T(8, false) },
-	{ DT_BV_WALLTIMESTAMP, "walltimestamp", INT_T(8, true) },
-	{ DT_BV_CPU, "cpu", INT_T(4, true) },
-	{ DT_BV_TID, "tid", INT_T(8, false) },
-	{ DT_BV_PID, "pid", INT_T(4, true) },
+	{ DT_BV_TIMESTAMP, "timestamp", DT_INT_T(8, false, DT_TD_UINT64) },
+	{ DT_BV_VTIMESTAMP, "vtimestamp", DT_INT_T(8, false, DT_TD_UINT64) },
+	{ DT_BV_WALLTIMESTAMP, "walltimestamp", DT_INT_T(8, true, DT_TD_INT64) },
+	{ DT_BV_CPU, "cpu", DT_INT_T(4, true, DT_TD_PROCESSORID) },
+	{ DT_BV_TID, "tid", DT_INT_T(8, false, DT_TD_TID) },
+	{ DT_BV_PID, "pid", DT_INT_T(4, true, DT_TD_PID) },
 	{ DT_BV_EXECNAME, "execname", STR_T },
 	{ DT_BV_PROBEPROV, "probeprov", STR_T },
 	{ DT_BV_PROBEMOD, "probemod", STR_T },
 	{ DT_BV_PROBEFUNC, "probefunc", STR_T },
 	{ DT_BV_PROBENAME, "probename", STR_T },
-	{ DT_BV_EPID, "epid", INT_T(4, false) },
-	{ DT_BV_ID, "id", INT_T(4, false) },
+	{ DT_BV_EPID, "epid", DT_INT_T(4, false, DT_TD_UINT) },
+	{ DT_BV_ID, "id", DT_INT_T(4, false, DT_TD_UINT) },
 	{ DT_BV_CURTHREAD, "curthread", { .kind = DT_TYPE_THREAD, .size = 8 } },
-	{ DT_BV_ARG0, "arg0", INT_T(8, true) }, { DT_BV_ARG1, "arg1", INT_T(8, true) },
-	{ DT_BV_ARG2, "arg2", INT_T(8, true) }, { DT_BV_ARG3, "arg3", INT_T(8, true) },
-	{ DT_BV_ARG4, "arg4", INT_T(8, true) }, { DT_BV_ARG5, "arg5", INT_T(8, true) },
-	{ DT_BV_ARG6, "arg6", INT_T(8, true) }, { DT_BV_ARG7, "arg7", INT_T(8, true) },
-	{ DT_BV_ARG8, "arg8", INT_T(8, true) }, { DT_BV_ARG9, "arg9", INT_T(8, true) },
+	{ DT_BV_ARG0, "arg0", ARG_T }, { DT_BV_ARG1, "arg1", ARG_T },
+	{ DT_BV_ARG2, "arg2", ARG_T }, { DT_BV_ARG3, "arg3", ARG_T },
+	{ DT_BV_ARG4, "arg4", ARG_T }, { DT_BV_ARG5, "arg5", ARG_T },
+	{ DT_BV_ARG6, "arg6", ARG_T }, { DT_BV_ARG7, "arg7", ARG_T },
+	{ DT_BV_ARG8, "arg8", ARG_T }, { DT_BV_ARG9, "arg9", ARG_T },
 };
 
 /* struct thread's members readable through curthread (kernel/include/scion/thread.h). */
 const struct dt_member dt_thread_members[DT_MEMBER_COUNT] = {
-	{ DT_MEMBER_TID, "tid", INT_T(8, false) },
+	{ DT_MEMBER_TID, "tid", DT_INT_T(8, false, DT_TD_TID) },
 	{ DT_MEMBER_NAME, "name", STR_T },
-	{ DT_MEMBER_AFFINITY, "affinity", INT_T(4, true) },
-	{ DT_MEMBER_TICKS_RUN, "ticks_run", INT_T(8, false) },
-	{ DT_MEMBER_SWITCHES_IN, "switches_in", INT_T(8, false) },
+	{ DT_MEMBER_AFFINITY, "affinity", DT_INT_T(4, true, DT_TD_NONE) },
+	{ DT_MEMBER_TICKS_RUN, "ticks_run", DT_INT_T(8, false, DT_TD_UINT64) },
+	{ DT_MEMBER_SWITCHES_IN, "switches_in", DT_INT_T(8, false, DT_TD_UINT64) },
 };
 
 /* dtrace built-ins this subset refuses, and why. */
@@ -264,30 +267,22 @@ bool dt_resolve_array(struct dt_checker *ck, struct dt_node *n, const struct dt_
 			 "are printed with printa()", base->str);
 		return false;
 	}
-	if (base->kind == DT_N_VAR && base->scope == DT_SCOPE_CLAUSE) {
+	/* As dtrace: anything but an array variable indexes as C does, *(base + i). */
+	if (base->kind != DT_N_IDENT && !(base->kind == DT_N_VAR && !base->ref.var))
+		return dt_check_pointer_index(ck, n, value != NULL);
+	enum dt_scope scope = base->kind == DT_N_IDENT ? DT_SCOPE_GLOBAL : base->scope;
+	struct dt_var *v = var_lookup(ck, scope, base->str);
+	if ((v && !v->is_array) || (!v && scope == DT_SCOPE_GLOBAL && dt_builtin_lookup(base->str)))
+		return dt_check_pointer_index(ck, n, value != NULL);
+	if (scope == DT_SCOPE_CLAUSE) {
 		dt_error(ck->ctx, n->loc, D_DECL_LOCASSC, "clause-local (this->) associative arrays "
 			 "are not supported: this->%s", base->str);
 		return false;
 	}
-	if (base->kind != DT_N_IDENT && !(base->kind == DT_N_VAR && !base->ref.var)) {
-		dt_error(ck->ctx, n->loc, D_ARR_BADREF, "only a variable can be indexed with [ ]");
-		return false;
-	}
-	enum dt_scope scope = base->kind == DT_N_IDENT ? DT_SCOPE_GLOBAL : base->scope;
-	struct dt_var *v = var_lookup(ck, scope, base->str);
 	snprintf(what, sizeof(what), "%s%s", scope_prefix[scope], base->str);
 
 	if (!v && scope == DT_SCOPE_GLOBAL && !value) {
-		if (dt_builtin_lookup(base->str))
-			dt_error(ck->ctx, n->loc, D_ARR_BADREF, "%s is not an associative array",
-				 base->str);
-		else
-			unknown_ident(ck, base);
-		return false;
-	}
-	if (v && !v->is_array) {
-		dt_error(ck->ctx, n->loc, D_ARR_BADREF, "%s is a scalar variable, not an "
-			 "associative array", what);
+		unknown_ident(ck, base);
 		return false;
 	}
 	if (scope == DT_SCOPE_GLOBAL && !v && is_reserved(base->str)) {
@@ -403,6 +398,11 @@ bool dt_check_modifiable(struct dt_checker *ck, struct dt_node *n, const char *o
 	}
 	if (!dt_check_expr(ck, n))
 		return false;
+	if (n->kind != DT_N_VAR && n->kind != DT_N_ARRAY) {	/* p[i]: memory, read-only */
+		dt_error(ck->ctx, n->loc, D_OP_LVAL, "operand of %s must be a variable or an "
+			 "associative array element", op);
+		return false;
+	}
 	if (!dt_type_is_int(n->type)) {
 		dt_error(ck->ctx, n->loc, D_OP_ARITH, "operand of %s must be an integer, not %s",
 			 op, dt_type_str(ck->ctx, n->type));
@@ -424,9 +424,9 @@ void dt_apply_declaration(struct dt_checker *ck, const struct dt_decl *d)
 	struct dt_var *v = var_lookup(ck, d->scope, d->name);
 	if (v) {
 		bool same = v->is_array == d->is_array && v->nkeys == d->nkeys &&
-			    !memcmp(&v->type, &d->type, sizeof(v->type));
+			    dt_type_equal(v->type, d->type);
 		for (int i = 0; same && i < d->nkeys; i++)
-			same = !memcmp(&v->keys[i], &d->keys[i], sizeof(v->keys[i]));
+			same = dt_type_equal(v->keys[i], d->keys[i]);
 		if (!same)
 			dt_error(ck->ctx, d->loc, D_DECL_IDRED, "%s%s redeclared with a different type "
 				 "(first %s at line %d)", pre, d->name, v->declared ? "declared" :

@@ -11,9 +11,11 @@
  * exported with stable ids.
  *
  * Pointers: casts of integers to pointer types (`(uint64_t *)arg0`),
- * pointer variables, unary * loading a 1-, 2-, 4- or 8-byte integer (or
- * a pointer) through the kernel's fault-tolerant read, pointer ± integer
- * scaled by the pointee's size and pointer - pointer, as in C.
+ * pointer variables, unary * and p[i] (*(p + i)) loading a 1-, 2-, 4- or
+ * 8-byte integer (or a pointer) through the kernel's fault-tolerant read,
+ * pointer ± integer scaled by the pointee's size and pointer - pointer,
+ * as in C. Integer types, printf and printa formats follow dtrace's
+ * compiler: see struct dt_type and dt_printf.c.
  *
  * Refused with a message (mostly D_UNSUPPORTED): address-of (&), structs
  * and unions (curthread->member aside), sizeof/stringof/offsetof/xlate,
@@ -100,13 +102,19 @@ struct dt_loc {
 struct dt_error {
 	enum dt_errtag tag;
 	struct dt_loc loc;
-	const char *message;	/* one line, no trailing newline */
+	const char *message;	/* no trailing newline; one line, but for dtrace's
+				   prototype messages, whose next lines start with a tab */
 };
 
 /*
- * Types. Integers keep their declared width and signedness (casts and
- * stores truncate to it); arithmetic is done on 64 bits: operands promote
- * to int64, or to uint64 when either is a 64-bit unsigned. `sym` marks an
+ * Types. Integers keep their width and signedness, and as dtrace the C
+ * type they stand for: an integer constant is an int when it fits (see
+ * dt_int_literal_type), long and long long are both 8 bytes but differ
+ * for printf's %ld and %lld, and a typedef's name is kept for messages.
+ * Binary operators compute in the operand type of higher rank (dtrace's
+ * dt_type_promote: wider wins, then unsigned); a register always holds
+ * its expression's value truncated and re-extended to the type, so
+ * casts, stores and results of + - * << wrap as in C. `sym` marks an
  * integer that prints as a symbol (the result of func() and sym()).
  */
 enum dt_type_kind {
@@ -138,6 +146,9 @@ struct dt_type {
 	uint8_t levels;
 	uint8_t base_size;
 	bool base_signed;
+	/* DT_TYPE_INT, and DT_TYPE_PTR's integer base (0 otherwise): */
+	bool is_llong;		/* 8 bytes spelled long long (hrtime_t...), not long */
+	uint8_t tdef;		/* the typedef it was named by (dt_impl.h), 0: none */
 };
 
 /* Name of a type ("int64", "uint8", "string", "func", ...) in buf. */
@@ -317,7 +328,8 @@ struct dt_node {
 struct dt_conv {
 	size_t offset, length;	/* of "%...c" in the format text */
 	char conv;		/* d i u o x X c s p a A Y */
-	char length_mod[3];	/* "", "h", "hh", "l", "ll", "j", "z", "t" */
+	char name[8];		/* dtrace's name: conv after its h/l/L size prefix ("lld") */
+	int number;		/* dtrace's number for it in messages (%% counted), from 1 */
 	bool star_width;	/* width from an int argument before the value */
 	bool star_precision;
 	bool agg_value;		/* %@...: printa's aggregation value */
@@ -325,7 +337,8 @@ struct dt_conv {
 	 * What it prints. printf: the index of its value in the statement's
 	 * args (the format is 0; a * width or precision takes the index(es)
 	 * just before). printa: the key's index, or for %@ the index of the
-	 * aggregation among printa's aggregations.
+	 * aggregation among printa's aggregations (the last one for every %@
+	 * past their number, as dtrace prints it again).
 	 */
 	int arg;
 };

@@ -5,11 +5,11 @@ consumer (dconsumer.py), formatted the way illumos dtrace(1M) prints.
 A format is split into conversions as dtrace's libdtrace does; each is
 then printed with C printf rules (flags # 0 - + space, width,
 precision), with dtrace's choices on top: a precision of 0 counts as
-none, a negative * width left-justifies, %d of an unsigned value prints
-as %u, the value's own width (1, 2, 4 or 8 bytes) decides how it is
-read, %p is bare hex, %a/%A print kernel symbols, %Y prints a
-walltimestamp as "2024 Jan  5 10:11:12" in local time. Length modifiers
-(hh h l ll j z t) read the value at that size.
+none, a negative * width left-justifies, '?' is a width of 16, %d of an
+unsigned value prints as %u, the value's own width (1, 2, 4 or 8 bytes)
+decides how it is read (a size prefix h, l, ll names that width: the
+compiler checked it), %p is bare hex, %a/%A print kernel symbols, %Y
+prints a walltimestamp as "2024 Jan  5 10:11:12" in local time.
 """
 
 import re
@@ -17,7 +17,6 @@ import time
 
 M64 = (1 << 64) - 1
 MONTHS = ("Jan", "Feb", "Mar", "Apr", "May", "Jun", "Jul", "Aug", "Sep", "Oct", "Nov", "Dec")
-LENGTH_BYTES = {"hh": 1, "h": 2, "l": 8, "ll": 8, "j": 8, "z": 8, "t": 8, "L": 8}
 INT_CONVS = "diuoxXp"
 
 
@@ -128,13 +127,12 @@ def c_str(text, flags, width, prec=None):
 class Conv:
     """A piece of a format: the literal text before a conversion, then the
     conversion (name None for the trailing text)."""
-    __slots__ = ("prefix", "name", "flags", "width", "prec", "dynwidth", "dynprec",
-                 "agg", "length")
+    __slots__ = ("prefix", "name", "flags", "width", "prec", "dynwidth", "dynprec", "agg")
 
     def __init__(self, prefix):
         self.prefix, self.name, self.flags = prefix, None, ""
         self.width, self.prec, self.dynwidth, self.dynprec = 0, 0, False, False
-        self.agg, self.length = False, ""
+        self.agg = False
 
 
 _FLAG_CHARS = {"#": "#", "+": "+", " ": " ", "'": "'"}
@@ -187,8 +185,10 @@ def parse(fmt):
             elif ch == "@":
                 c.agg = True
                 j += 1
-            elif ch in "hlLjzt":
-                c.length += ch
+            elif ch == "?":             # dtrace: the width of a 64-bit pointer in hex
+                c.width = 16
+                j += 1
+            elif ch in "hlLw":          # size prefixes: the value's width says it
                 j += 1
             else:
                 break
@@ -246,16 +246,13 @@ def convert(c, arg, flags, width, prec, symbolize, localtime=time.localtime):
         return c_str(wall_time(arg.as_unsigned(8), localtime), flags, width, prec)
     if name == "c":
         return c_str(chr(arg.as_signed() & 0xff), flags, width)
-    if name == "s":
-        return c_str(str(arg.as_signed()), flags, width, prec)
     if name not in INT_CONVS:
         raise FormatError(f"%{name} is not a conversion")
-    nbytes = LENGTH_BYTES.get(c.length, arg.width)
     if name in "di" and not arg.signed:
         name = "u"
     if name in "di":
-        return c_int(arg.as_signed(nbytes), name, flags, width, prec)
-    return c_int(arg.as_unsigned(nbytes), "x" if name == "p" else name, flags, width, prec)
+        return c_int(arg.as_signed(), name, flags, width, prec)
+    return c_int(arg.as_unsigned(), "x" if name == "p" else name, flags, width, prec)
 
 
 def render(pieces, args, aggs=(), symbolize=None, localtime=time.localtime):

@@ -1,4 +1,4 @@
-/* Constant expressions are folded; signedness follows 64-bit promotion. */
+/* Constant expressions are folded in their type: an int unless too big, as in dtrace. */
 BEGIN
 {
 	trace(1 + 2 * 3);

@@ -10,7 +10,9 @@ BEGIN
 	trace(42ul);
 	trace(42LL);
 	trace(42ull);
-	trace(18446744073709551615);
+	trace(18446744073709551615u);
+	trace(0xffffffffffffffff);
+	trace(2147483648);
 	trace('a');
 	trace('\n');
 	trace('\x41');

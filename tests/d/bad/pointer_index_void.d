@@ -1,0 +1,5 @@
+/* void * has no element size to index by. */
+BEGIN
+{
+	trace(((void *)arg0)[1]);
+}

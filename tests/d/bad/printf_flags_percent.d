@@ -1,0 +1,5 @@
+/* %% takes no flags or width. */
+BEGIN
+{
+	printf("%5%\n");
+}
