@@ -165,9 +165,14 @@ static uint64_t fake_speculation(void *env)
 	return ++((struct fake_kernel *)env)->next_speculation;
 }
 
+static uint64_t *fake_strtok_state(void *env)
+{
+	return ((struct fake_kernel *)env)->strtok;
+}
+
 const struct dif_env_ops fake_kernel_ops = {
 	fake_read, fake_builtin, fake_load_var, fake_store_var, fake_scratch, fake_random,
-	fake_speculation,
+	fake_speculation, fake_strtok_state, NULL,	/* scratch lasts the firing */
 };
 
 static char fake_thread_struct[64];
@@ -241,11 +246,13 @@ static int fire_action(struct fake_kernel *k, const struct dt_object *obj,
 		memset(u, 0, sizeof(*u));
 		u->agg = a->arg;
 		u->nkeys = (unsigned)ac->nkeys;
-		for (int i = 0; i < a->nprogs; i++) {
+		for (int i = 0, key = 0; i < a->nprogs; i++) {
 			if (run(k, obj, a->progs[i], &v))
 				return -1;
-			if (i < ac->nkeys)
-				take_value(&u->keys[i], &obj->progs[a->progs[i]], v);
+			while (key < ac->nkeys && ac->keys[key].kind == DT_DATUM_STACK)
+				key++;	/* the kernel walks stack keys: no program, a zero here */
+			if (key < ac->nkeys)
+				take_value(&u->keys[key++], &obj->progs[a->progs[i]], v);
 			else if (!u->has_value && ac->func != DOF_AGG_COUNT)
 				u->has_value = true, u->value = v;
 			else
@@ -266,6 +273,7 @@ int fake_fire(struct fake_kernel *k, const struct dt_object *obj, int index)
 	k->fired = false;
 	k->nrecords = k->naggs = k->nspeculations = 0;
 	k->scratch_used = 0;
+	k->strtok[0] = k->strtok[1] = 0;
 	for (unsigned i = 0; i < k->nvars;)	/* this-> lives for one firing */
 		if (k->vars[i].scope == DIF_SCOPE_CLAUSE)
 			drop_var(k, &k->vars[i]);
@@ -297,4 +305,31 @@ const char *d_first_error(const struct dt_program *p, char *buf, size_t size)
 		return "none";
 	snprintf(buf, size, "%s: %s", dt_errtag_name(p->errors[0].tag), p->errors[0].message);
 	return buf;
+}
+
+int d_fire_once(const char *src, struct fake_value *recs, unsigned max, unsigned *n, char *why,
+		size_t whysize)
+{
+	struct dt_program *p;
+	struct dt_object *obj = d_generate(src, &p);
+	struct fake_kernel *k = calloc(1, sizeof(*k));
+	int rc = -1;
+	*n = 0;
+	if (!k)
+		abort();
+	if (!obj) {
+		d_first_error(p, why, whysize);
+	} else {
+		fake_kernel_init(k);
+		rc = fake_fire(k, obj, 0);
+		if (rc)
+			snprintf(why, whysize, "fault: %s at %u", dif_fault_name(k->fault.kind),
+				 k->fault.pc);
+		for (; *n < k->nrecords && *n < max; ++*n)
+			recs[*n] = k->records[*n];
+		fake_kernel_reset(k);
+	}
+	free(k);
+	dt_program_free(p);
+	return rc;
 }
