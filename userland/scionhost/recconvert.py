@@ -56,9 +56,9 @@ def load(directory):
             streams[name] = None
             continue
         header, records = recfmt.read_stream(path, stream)
-        if header["module"] != "bcache":
+        if header["module"] not in ("bcache", recfmt.POINT_MODULE):
             raise recfmt.RecError(f"{path}: a recording of module '{header['module']}'; "
-                                  f"convert knows bcache")
+                                  f"convert knows bcache and graft points")
         if name in counts and counts[name] != header["records"]:
             raise recfmt.RecError(f"{path}: {header['records']} records, meta.json says "
                                   f"{counts[name]}")
@@ -175,6 +175,10 @@ def cmd_record_convert(args):
     out = args.output
     try:
         meta, streams = load(args.dir)
+        module = next(s[0]["module"] for s in streams.values() if s)
+        if module == recfmt.POINT_MODULE and args.to != "text":
+            raise recfmt.RecError(f"{args.dir}: a graft point's recording converts to text "
+                                  f"only (CSV and CTF have bcache's layout)")
         if args.to == "text":
             if out in (None, "-"):
                 write_text(sys.stdout, streams)

@@ -29,6 +29,17 @@ assert REQUEST.size == 56
 RESULT = struct.Struct("<HHIQBBHIQQQ")           # head, seq, outcome, nprefetch, reserved,
 assert RESULT.size == 48                         # disk_reads, block, victim, latency_ns
 PREFETCH = struct.Struct("<QQII")                # block, victim, fate, reserved
+# A graft point recorded on its own (module "point"): its calls and how each ended.
+TYPE_POINT_CALL, TYPE_POINT_DONE = 16, 17
+POINT_CALL = struct.Struct("<HHIQQQ6Q")          # head, seq, time_ns, tid, args[6]
+assert POINT_CALL.size == 80
+POINT_DONE = struct.Struct("<HHIQQQII")          # head, seq, time_ns, result, outcome, reserved
+assert POINT_DONE.size == 40
+POINT_MODULE = "point"
+POINT_OUTCOMES = {1: "default", 2: "committed", 3: "aborted"}
+LOG_TYPES = frozenset({2, TYPE_POINT_DONE})      # every other type is a trace's
+POINT_STREAM_RECORDS = {STREAM_TRACE: "call", STREAM_LOG: "done"}
+KNOWN_RECORDS = frozenset({"request", "result", "call", "done"})
 PREFETCH_MAX = 8
 NO_BLOCK = (1 << 64) - 1
 
@@ -94,6 +105,14 @@ def decode_record(data, offset=0):
         return {"type": "result", "size": size, "cpu": cpu, "seq": seq, "outcome": outcome,
                 "block": block, "victim": victim, "latency_ns": latency_ns,
                 "disk_reads": disk_reads, "prefetch": prefetch}
+    if rtype == TYPE_POINT_CALL and size == POINT_CALL.size:
+        _, _, _, seq, time_ns, tid, *args = POINT_CALL.unpack_from(data, offset)
+        return {"type": "call", "size": size, "cpu": cpu, "seq": seq, "time_ns": time_ns,
+                "tid": tid, "args": args}
+    if rtype == TYPE_POINT_DONE and size == POINT_DONE.size:
+        _, _, _, seq, time_ns, result, outcome, _ = POINT_DONE.unpack_from(data, offset)
+        return {"type": "done", "size": size, "cpu": cpu, "seq": seq, "time_ns": time_ns,
+                "result": result, "outcome": outcome}
     return {"type": f"type {rtype}", "size": size, "cpu": cpu,
             "seq": struct.unpack_from("<Q", data, offset + HEAD.size)[0]}
 
@@ -154,12 +173,15 @@ def read_stream(path, stream=None):
     try:
         while offset < len(data):
             r = decode_record(data, offset)
-            if stream is not None and r["type"] != STREAM_RECORDS[stream]:
-                what = (f"a {r['type']} record" if r["type"] in STREAM_RECORDS.values()
+            belongs = STREAM_RECORDS[stream] if stream is not None else None
+            if header["module"] == POINT_MODULE and stream is not None:
+                belongs = POINT_STREAM_RECORDS[stream]
+            if stream is not None and r["type"] != belongs:
+                what = (f"a {r['type']} record" if r["type"] in KNOWN_RECORDS
                         else f"a record of unknown type {HEAD.unpack_from(data, offset)[1]} "
                              f"and {r['size']} bytes")
                 raise RecError(f"{what} at byte {offset}, where a {header['module']} "
-                               f"{STREAM_RECORDS[stream]} belongs")
+                               f"{belongs} belongs")
             records.append(r)
             offset += r["size"]
     except RecError as e:
@@ -207,4 +229,10 @@ def record_text(r):
         return (f"seq={r['seq']} cpu={r['cpu']} block={r['block']} "
                 f"outcome={OUTCOMES.get(r['outcome'], '?')} victim={block_text(r['victim'])} "
                 f"latency_ns={r['latency_ns']} prefetch={prefetch}")
+    if r["type"] == "call":
+        return (f"seq={r['seq']} time_ns={r['time_ns']} cpu={r['cpu']} tid={r['tid']} args=" +
+                ",".join(f"0x{a:x}" for a in r["args"]))
+    if r["type"] == "done":
+        return (f"seq={r['seq']} time_ns={r['time_ns']} cpu={r['cpu']} result=0x{r['result']:x} "
+                f"outcome={POINT_OUTCOMES.get(r['outcome'], '?')}")
     return f"record of {r['type']}, {r['size']} bytes"

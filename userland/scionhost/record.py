@@ -58,7 +58,7 @@ def cmd_record(args):
             raise ScionError(f"a chunk of CPU {cpu} holds {len(records)} records, its header "
                              f"says {count}")
         for r in records:
-            stream = (recfmt.STREAM_LOG if recfmt.raw_type(r) == recfmt.TYPE_BCACHE_RESULT
+            stream = (recfmt.STREAM_LOG if recfmt.raw_type(r) in recfmt.LOG_TYPES
                       else recfmt.STREAM_TRACE)
             raw[stream].append(r)
 
@@ -199,7 +199,8 @@ def cmd_sim(args):
 def add_record(sub, subcommand, byte_count):
     p = subcommand(sub, "record", "record a module's trace (inputs) and log (outputs) into "
                    "a directory, or move recordings to and from the kernel", cmd_record)
-    p.add_argument("-m", "--module", metavar="MODULE", help="the module, e.g. bcache")
+    p.add_argument("-m", "--module", metavar="MODULE", help="the module, e.g. bcache, or any "
+                   "graft point, e.g. bcache.evict (its calls and how each ended)")
     p.add_argument("-o", "--out", metavar="DIR", help="where trace.bin, log.bin and "
                    "meta.json go")
     p.add_argument("--run", metavar="CMD", help="guest shell command to run while recording")
