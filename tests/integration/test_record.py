@@ -265,10 +265,11 @@ def point_records(boot, command, count_pattern=RUN):
                         r"(\d+) dropped")
     rec = stop.group(1)
     calls = boot.command(f"record show rec{rec} trace 1 1000",
-                         r"(?:seq=\d+ time_ns=\d+ cpu=\d+ tid=\d+ args=[0-9a-fx,]+\r?\n)*scion> ")
+                         rf"rec{rec} trace: [^\n]*\n(?:seq=\d+ time_ns=\d+ cpu=\d+ tid=\d+ "
+                         r"args=[0-9a-fx,]+\r?\n)*scion> ")
     dones = boot.command(f"record show rec{rec} log 1 1000",
-                         r"(?:seq=\d+ time_ns=\d+ cpu=\d+ result=0x[0-9a-f]+ "
-                         r"outcome=\w+\r?\n)*scion> ")
+                         rf"rec{rec} log: [^\n]*\n(?:seq=\d+ time_ns=\d+ cpu=\d+ "
+                         r"result=0x[0-9a-f]+ outcome=\w+\r?\n)*scion> ")
     return (re.findall(r"seq=\d+ time_ns=\d+ cpu=\d+ tid=\d+ args=\S+", calls.group(0)),
             re.findall(r"result=0x([0-9a-f]+) outcome=(\w+)", dones.group(0)), m, stop)
 
