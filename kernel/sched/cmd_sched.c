@@ -51,7 +51,7 @@ static void pin_self(int cpu)
 {
 	struct thread *me = thread_current();
 	irqflags_t f = spin_lock_irqsave(&sched_lock);
-	me->affinity = cpu;
+	me->se.affinity = cpu;
 	spin_unlock_irqrestore(&sched_lock, f);
 	thread_yield();
 }
@@ -61,7 +61,7 @@ static int sched_order(unsigned n)
 	static struct order_run run;
 	struct order_worker workers[ORDER_MAX_THREADS];
 	struct thread *threads[ORDER_MAX_THREADS];
-	int saved_affinity = thread_current()->affinity;
+	int saved_affinity = thread_current()->se.affinity;
 	unsigned created = 0;
 
 	waitq_init(&run.gate, "sched-order-gate");

@@ -16,15 +16,6 @@ void thread_free(struct thread *t);
 /* Add t to the list of every thread (threads_lock). */
 void thread_register(struct thread *t);
 
-/* Runnable threads in the order they were queued (sched_lock). */
-extern struct list_node sched_run_queue;
-
-/* Whether t's affinity lets it run on c. */
-static inline bool sched_thread_allowed(const struct thread *t, const struct cpu *c)
-{
-	return t->affinity < 0 || t->affinity == (int)c->index;
-}
-
 /* Whether a queued thread may run on c. sched_lock held. */
 bool sched_runnable_on(const struct cpu *c);
 
