@@ -1,18 +1,20 @@
 // SPDX-License-Identifier: BSD-2-Clause
 /*
- * scion-sim: replay a recorded block cache trace against policies on
- * the host (`scion sim replay` runs it). The replay is the kernel's own
- * (kernel/sim/replay.c) over an instance of the kernel's cache
- * (kernel/bcache/cache.c), so a log written here equals, byte for byte,
- * the one `sim run` writes in the kernel for the same trace, policies
- * and model.
+ * scion-sim: replay a recorded block cache or scheduler trace against
+ * policies on the host (`scion sim replay` runs it). The replay is the
+ * kernel's own (kernel/sim/replay.c over an instance of the kernel's
+ * cache, kernel/bcache/cache.c; for the scheduler kernel/sim/sched_replay.c
+ * over an instance of its run queue, driven by sched.c here), so a log
+ * written here equals, byte for byte, the one `sim run` writes in the
+ * kernel for the same trace, policies and model.
  *
  *   scion-sim policies
  *   scion-sim replay TRACE --policy P [--policy Q ...] [--log LOG]
  *                    [--model HIT_NS,MISS_NS] [--out DIR] [--progress] [-v]
  *
  * TRACE is a recording directory (its trace.bin and log.bin) or a
- * trace file. The recorded log, when there is one, calibrates the
+ * trace file; its header's module chooses the replay (--model is the
+ * block cache's only). The recorded log, when there is one, calibrates the
  * latency model and is the reference each policy's log is compared
  * with. Files are read whole and checked before anything is replayed;
  * a truncated or corrupt one is refused with one line, and no log of a
@@ -33,17 +35,7 @@
 
 bool sim_verbose;
 
-struct stream_file {
-	char path[4096];
-	uint8_t *data;
-	size_t size;
-	struct rec_file_header header;
-	size_t offset;			/* the reader's position */
-	uint64_t index;
-};
-
-static int fail(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
-static int fail(const char *fmt, ...)
+int fail(const char *fmt, ...)
 {
 	va_list ap;
 	fputs("scion-sim: ", stderr);
@@ -54,8 +46,7 @@ static int fail(const char *fmt, ...)
 	return 1;
 }
 
-/* Read and check a whole stream file: header, every record's size, the count. */
-static int load(struct stream_file *f, enum rec_stream stream)
+int load(struct stream_file *f, enum rec_stream stream)
 {
 	char why[200];
 	FILE *fp = fopen(f->path, "rb");
@@ -70,7 +61,7 @@ static int load(struct stream_file *f, enum rec_stream stream)
 	if (f->size < sizeof(f->header))
 		return fail("%s: %zu bytes, shorter than a recording header", f->path, f->size);
 	memcpy(&f->header, f->data, sizeof(f->header));
-	if (sim_check_header(&f->header, stream, why, sizeof(why)))
+	if (sim_check_format(&f->header, stream, why, sizeof(why)))
 		return fail("%s: %s", f->path, why);
 	uint64_t records = 0;
 	size_t off = sizeof(f->header);
@@ -87,7 +78,7 @@ static int load(struct stream_file *f, enum rec_stream stream)
 	return 0;
 }
 
-static const struct rec_head *next_record(void *ctx)
+const struct rec_head *next_record(void *ctx)
 {
 	struct stream_file *f = ctx;
 	const char *bad;
@@ -96,7 +87,7 @@ static const struct rec_head *next_record(void *ctx)
 	return h;
 }
 
-static struct sim_reader reader(struct stream_file *f)
+struct sim_reader reader(struct stream_file *f)
 {
 	f->offset = sizeof(f->header);
 	f->index = 0;
@@ -149,7 +140,7 @@ static int simulate(struct stream_file *trace, struct stream_file *log, const ch
 		    const struct sim_model *model, const char *out_dir, bool progress)
 {
 	struct sim_policy_names names;
-	char why[300], policy[REC_POLICY_MAX], path[4200], part[4210];
+	char why[300], policy[REC_POLICY_MAX], path[4300], part[4310];
 	static struct bcache_cache c;
 
 	if (sim_policy_parse(spec, trace->header.policy, sim_host_kind_of, &names, why,
@@ -219,6 +210,17 @@ static bool is_dir(const char *p)
 	return !stat(p, &st) && S_ISDIR(st.st_mode);
 }
 
+/* Where the logs go: out, else DIR/sim (made). Return value: 0, or 1 (said why). */
+static int out_directory(const char *out, const char *dir, char *out_dir, size_t n)
+{
+	snprintf(out_dir, n, "%s", out ? out : dir);
+	if (!out) {
+		strncat(out_dir, "/sim", n - strlen(out_dir) - 1);
+		mkdir(out_dir, 0777);
+	}
+	return is_dir(out_dir) ? 0 : fail("%s: not a directory", out_dir);
+}
+
 static int replay(int argc, char **argv)
 {
 	const char *policies[MAX_POLICIES], *trace_arg = NULL, *log_arg = NULL, *out = NULL;
@@ -275,6 +277,21 @@ static int replay(int argc, char **argv)
 	if (trace.header.drops)
 		fprintf(stderr, "scion-sim: %s: the recording dropped %llu records: this replays an "
 			"incomplete trace\n", trace.path, (unsigned long long)trace.header.drops);
+	char why[200], out_dir[4200];
+	bool sched = !strncmp(trace.header.module, "sched", sizeof(trace.header.module));
+	if (!sched && strncmp(trace.header.module, "bcache", sizeof(trace.header.module)))
+		return fail("%s: a trace of module '%.*s'; scion-sim replays bcache and sched",
+			    trace.path, (int)sizeof(trace.header.module), trace.header.module);
+	if (sched && model_given)
+		return fail("%s: a sched trace: --model is the block cache's", trace.path);
+	if (sched)
+		return out_directory(out, dir, out_dir, sizeof(out_dir)) ||
+		       sim_sched_replay(&trace, have_log ? &log : NULL, policies, npolicies, out_dir,
+					progress);
+	if (sim_check_header(&trace.header, REC_STREAM_TRACE, why, sizeof(why)))
+		return fail("%s: %s", trace.path, why);
+	if (have_log && sim_check_header(&log.header, REC_STREAM_LOG, why, sizeof(why)))
+		return fail("%s: %s", log.path, why);
 	struct sim_summary live = { 0 };
 	if (have_log) {
 		struct sim_reader r = reader(&log);
@@ -288,14 +305,8 @@ static int replay(int argc, char **argv)
 		return fail("%s: no recorded log to calibrate the latency model; give --log LOG "
 			    "or --model HIT_NS,MISS_NS", trace.path);
 	}
-	char out_dir[4200];
-	snprintf(out_dir, sizeof(out_dir), "%s", out ? out : dir);
-	if (!out) {
-		strncat(out_dir, "/sim", sizeof(out_dir) - strlen(out_dir) - 1);
-		mkdir(out_dir, 0777);
-	}
-	if (!is_dir(out_dir))
-		return fail("%s: not a directory", out_dir);
+	if (out_directory(out, dir, out_dir, sizeof(out_dir)))
+		return 1;
 	printf("sim: %s: %llu requests, %llu buffers, %llu blocks; model: hit %llu ns, miss %llu "
 	       "ns (%s)\n", trace.path, (unsigned long long)trace.header.records,
 	       (unsigned long long)trace.header.config[REC_BCACHE_CONFIG_BUFFERS],

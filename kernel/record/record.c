@@ -238,7 +238,7 @@ static void take(struct kernel_recording *k)
 		k->drops[1] += drops;
 		for (uint32_t off = 0; off + sizeof(struct rec_head) <= bytes;) {
 			const struct rec_head *h = (const void *)(p + off);
-			unsigned s = h->type == REC_BCACHE_RESULT ? 1 : 0;
+			unsigned s = rec_type_is_log(h->type) ? 1 : 0;
 			int err = rec_data_append(&k->percpu[s][cpu], h, h->size);
 			if (err) {
 				k->drops[s]++;

@@ -22,4 +22,7 @@ bool sched_runnable_on(const struct cpu *c);
 /* Make t runnable and find it a CPU. sched_lock held. */
 void sched_make_runnable(struct thread *t);
 
+/* `sched run KEY=VALUE...` (workload.c; argv[1] is "run"). Thread, may sleep. */
+int sched_workload_run(int argc, char **argv);
+
 #endif

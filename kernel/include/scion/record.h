@@ -28,6 +28,7 @@ struct rec_module {
 	const char *name;		/* "bcache" */
 	const char *input_point;	/* an event point: "bcache.request" */
 	const char *output_point;	/* an event point: "bcache.result" */
+	const char *trace_what, *log_what;	/* what the streams hold: "requests", "results" */
 	void *input_graft, *output_graft;	/* kernel functions, registered as grafts */
 	struct tbuf_set **bufs;		/* where the grafts write: set by the session */
 	/*
