@@ -94,6 +94,44 @@ struct sim_reader reader(struct stream_file *f)
 	return (struct sim_reader){ next_record, f };
 }
 
+FILE *log_open(struct log_file *lf, const struct stream_file *trace, const char *policy,
+	       const char *path)
+{
+	snprintf(lf->path, sizeof(lf->path), "%s", path);
+	snprintf(lf->part, sizeof(lf->part), "%s.part", path);
+	lf->trace = trace;
+	lf->header = trace->header;
+	lf->header.stream = REC_STREAM_LOG;
+	lf->header.drops = 0;
+	lf->header.records = 0;
+	memset(lf->header.policy, 0, sizeof(lf->header.policy));	/* as the kernel's */
+	snprintf(lf->header.policy, sizeof(lf->header.policy), "%s", policy);
+	lf->fp = fopen(lf->part, "wb");
+	if (!lf->fp)
+		fail("%s: %s", lf->part, strerror(errno));
+	else
+		fwrite(&lf->header, sizeof(lf->header), 1, lf->fp);
+	return lf->fp;
+}
+
+int log_close(struct log_file *lf, uint64_t records, int err, const char *why)
+{
+	lf->header.records = records;
+	if (!err && (fseek(lf->fp, 0, SEEK_SET) || fwrite(&lf->header, sizeof(lf->header), 1,
+							   lf->fp) != 1))
+		err = -EIO;
+	if (fclose(lf->fp) && !err)
+		err = -EIO;
+	if (err) {
+		unlink(lf->part);
+		return fail("%s: %s: %s", lf->trace->path, lf->header.policy,
+			    err == -EIO || !why ? strerror(err == -EIO ? errno : -err) : why);
+	}
+	if (rename(lf->part, lf->path))
+		return fail("%s: %s", lf->path, strerror(errno));
+	return 0;
+}
+
 struct log_out {
 	FILE *fp;
 	struct stream_file *reference;	/* the recorded log, or NULL */
@@ -140,7 +178,7 @@ static int simulate(struct stream_file *trace, struct stream_file *log, const ch
 		    const struct sim_model *model, const char *out_dir, bool progress)
 {
 	struct sim_policy_names names;
-	char why[300], policy[REC_POLICY_MAX], path[4300], part[4310];
+	char why[300], policy[REC_POLICY_MAX], path[4300];
 	static struct bcache_cache c;
 
 	if (sim_policy_parse(spec, trace->header.policy, sim_host_kind_of, &names, why,
@@ -154,18 +192,10 @@ static int simulate(struct stream_file *trace, struct stream_file *log, const ch
 	sim_policy_format(&names, policy, sizeof(policy));
 	snprintf(path, sizeof(path), "%s/%s+%s.log.bin", out_dir, names.name[SIM_EVICT],
 		 names.name[SIM_READAHEAD]);
-	snprintf(part, sizeof(part), "%s.part", path);
-	FILE *fp = fopen(part, "wb");
+	struct log_file lf;
+	FILE *fp = log_open(&lf, trace, policy, path);
 	if (!fp)
-		return fail("%s: %s", part, strerror(errno));
-
-	struct rec_file_header h = trace->header;
-	h.stream = REC_STREAM_LOG;
-	h.drops = 0;
-	h.records = 0;
-	memset(h.policy, 0, sizeof(h.policy));
-	snprintf(h.policy, sizeof(h.policy), "%s", policy);
-	fwrite(&h, sizeof(h), 1, fp);
+		return 1;
 
 	struct sim_summary sum = { 0 };
 	struct log_out o = { .fp = fp, .reference = log, .sum = &sum, .trace = trace,
@@ -178,17 +208,8 @@ static int simulate(struct stream_file *trace, struct stream_file *log, const ch
 			     sizeof(why));
 	if (progress && trace->header.records >= 100)
 		fputc('\n', stderr);
-	h.records = sum.requests;
-	if (!err && (fseek(fp, 0, SEEK_SET) || fwrite(&h, sizeof(h), 1, fp) != 1))
-		err = -EIO;
-	if (fclose(fp) && !err)
-		err = -EIO;
-	if (err) {
-		unlink(part);
-		return fail("%s: %s: %s", trace->path, policy, err == -EIO ? strerror(errno) : why);
-	}
-	if (rename(part, path))
-		return fail("%s: %s", path, strerror(errno));
+	if (log_close(&lf, sum.requests, err, err ? why : NULL))
+		return 1;
 	print_row(policy, &sum, trace->header.records, log != NULL, path);
 	if (sim_host_aborts())
 		printf("scion-sim: %s: %llu graft invocations aborted (their default answered, as "

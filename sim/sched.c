@@ -15,7 +15,6 @@
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
-#include <unistd.h>
 #include "sim_host.h"
 
 #define MAX_POLICIES 16
@@ -49,42 +48,24 @@ static int emit(void *ctx, const struct rec_head *rec)
 static int simulate(struct stream_file *trace, const char *name, const char *out_dir,
 		    bool progress, struct sched_sim *sim)
 {
-	char why[300], policy[REC_POLICY_MAX], path[4300], part[4310], line[512];
+	char why[300], policy[REC_POLICY_MAX], path[4300], line[512];
 
 	if (sched_sim_build(sim, &trace->header, reader(trace), why, sizeof(why)))
 		return fail("%s: %s", trace->path, why);
 	sim_host_sched_use(sim, name);
 	sched_sim_policy_format(name, policy, sizeof(policy));
 	snprintf(path, sizeof(path), "%s/%s.log.bin", out_dir, name);
-	snprintf(part, sizeof(part), "%s.part", path);
-	FILE *fp = fopen(part, "wb");
+	struct log_file lf;
+	FILE *fp = log_open(&lf, trace, policy, path);
 	if (!fp)
-		return fail("%s: %s", part, strerror(errno));
-
-	struct rec_file_header h = trace->header;
-	h.stream = REC_STREAM_LOG;
-	h.drops = 0;
-	h.records = 0;
-	memset(h.policy, 0, sizeof(h.policy));
-	snprintf(h.policy, sizeof(h.policy), "%s", policy);
-	fwrite(&h, sizeof(h), 1, fp);
-
+		return 1;
 	struct sched_log_out o = { .fp = fp, .sim = sim, .progress = progress, .last_percent = 101,
 				   .label = name };
 	int err = sched_sim_run(sim, emit, &o);
 	if (o.last_percent != 101)
 		fputc('\n', stderr);
-	h.records = sim->sum.picks;
-	if (!err && (fseek(fp, 0, SEEK_SET) || fwrite(&h, sizeof(h), 1, fp) != 1))
-		err = -EIO;
-	if (fclose(fp) && !err)
-		err = -EIO;
-	if (err) {
-		unlink(part);
-		return fail("%s: %s: %s", trace->path, name, strerror(EIO));
-	}
-	if (rename(part, path))
-		return fail("%s: %s", path, strerror(errno));
+	if (log_close(&lf, sim->sum.picks, err, NULL))
+		return 1;
 	sched_sim_format_row(line, sizeof(line), name, &sim->sum, path);
 	printf("%s\n", line);
 	if (sim_host_aborts())
@@ -120,8 +101,8 @@ static int describe(struct stream_file *trace, struct stream_file *log, struct s
 	return 0;
 }
 
-int sim_sched_replay(struct stream_file *trace, struct stream_file *log, const char *const *policies,
-		     int npolicies, const char *out_dir, bool progress)
+int sim_sched_replay(struct stream_file *trace, struct stream_file *log,
+		     const char *const *policies, int npolicies, const char *out_dir, bool progress)
 {
 	char why[300], names[MAX_POLICIES][32], line[512];
 	static struct sched_sim base, sim;

@@ -10,6 +10,7 @@
 
 #include <stdbool.h>
 #include <stdint.h>
+#include <stdio.h>
 #include "../kernel/sim/replay.h"
 #include "../kernel/sim/sched_replay.h"
 
@@ -38,14 +39,36 @@ int load(struct stream_file *f, enum rec_stream stream);
 struct sim_reader reader(struct stream_file *f);
 const struct rec_head *next_record(void *ctx);
 
+/* A log being written: PATH.part until whole, then renamed to PATH (main.c). */
+struct log_file {
+	char path[4300], part[4310];
+	const struct stream_file *trace;
+	struct rec_file_header header;	/* the trace's, as a log written with the policy */
+	FILE *fp;
+};
+
+/*
+ * log_open - open lf->part for a log of trace written with policy, its
+ *   header (no records yet) first. Return value: the file, or NULL (said why).
+ */
+FILE *log_open(struct log_file *lf, const struct stream_file *trace, const char *policy,
+	       const char *path);
+
+/*
+ * log_close - finish lf: the header with records, closed, renamed to its
+ *   path; when err (a replay's error, why saying it, or NULL) or a write
+ *   failed, the part is removed instead. Return value: 0, or 1 (said why).
+ */
+int log_close(struct log_file *lf, uint64_t records, int err, const char *why);
+
 /*
  * sim_sched_replay - replay sched trace (loaded) with each of the
  *   pick-next policies named, writing OUT_DIR/NAME.log.bin each and
  *   printing the comparison (sched.c). log: the recorded log, or NULL.
  * Return value: the exit status.
  */
-int sim_sched_replay(struct stream_file *trace, struct stream_file *log, const char *const *policies,
-		     int npolicies, const char *out_dir, bool progress);
+int sim_sched_replay(struct stream_file *trace, struct stream_file *log,
+		     const char *const *policies, int npolicies, const char *out_dir, bool progress);
 
 /* Whether name is a pick-next policy here: "rr" or a sched.pick_next graft built in. */
 bool sim_host_sched_known(const char *name);

@@ -77,7 +77,7 @@ static bool parse_model(const char *arg, struct sim_model *m)
 static int simulate(struct recording *trace_rec, const char *spec, const struct sim_model *model)
 {
 	struct sim_policy_names names;
-	char why[200], origin[REC_ORIGIN_MAX], policy[REC_POLICY_MAX];
+	char why[200], policy[REC_POLICY_MAX];
 	const struct rec_file_header *th = &trace_rec->header[0];
 
 	if (sim_policy_parse(spec, th->policy, kind_of, &names, why, sizeof(why))) {
@@ -90,21 +90,11 @@ static int simulate(struct recording *trace_rec, const char *spec, const struct 
 		return -ENOENT;
 	}
 	sim_policy_format(&names, policy, sizeof(policy));
-	snprintf(origin, sizeof(origin), "simulated rec%u with %s", trace_rec->id, policy);
-	struct recording *out = rec_store_create(origin);
+	struct recording *out = sim_log_recording(trace_rec, policy);
 	if (!out) {
 		sim_instance_destroy(inst);
 		printk("sim: no memory for the simulated log\n");
 		return -ENOMEM;
-	}
-	out->header[0] = *th;
-	out->header[0].records = 0;
-	out->header[1] = *th;
-	out->header[1].stream = REC_STREAM_LOG;
-	out->header[1].drops = 0;
-	for (unsigned k = 0; k < 2; k++) {	/* zero-padded, as the host writes it */
-		memset(out->header[k].policy, 0, sizeof(out->header[k].policy));
-		strlcpy(out->header[k].policy, policy, sizeof(out->header[k].policy));
 	}
 
 	struct sim_summary sum = { 0 };

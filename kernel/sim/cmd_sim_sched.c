@@ -42,8 +42,7 @@ static void keep(struct per_thread *pt, unsigned p, const struct sched_sim *sim)
 static int simulate(struct recording *trace_rec, const char *name, unsigned p,
 		    struct per_thread *pt)
 {
-	char why[200], origin[REC_ORIGIN_MAX], policy[REC_POLICY_MAX], line[LINE_MAX];
-	const struct rec_file_header *th = &trace_rec->header[0];
+	char why[200], policy[REC_POLICY_MAX], line[LINE_MAX];
 
 	struct sched_instance *inst = sched_instance_create(trace_rec, name, why, sizeof(why));
 	if (!inst) {
@@ -51,21 +50,11 @@ static int simulate(struct recording *trace_rec, const char *name, unsigned p,
 		return -ENOENT;
 	}
 	sched_sim_policy_format(name, policy, sizeof(policy));
-	snprintf(origin, sizeof(origin), "simulated rec%u with %s", trace_rec->id, policy);
-	struct recording *out = rec_store_create(origin);
+	struct recording *out = sim_log_recording(trace_rec, policy);
 	if (!out) {
 		sched_instance_destroy(inst);
 		printk("sim: no memory for the simulated log\n");
 		return -ENOMEM;
-	}
-	out->header[0] = *th;
-	out->header[0].records = 0;
-	out->header[1] = *th;
-	out->header[1].stream = REC_STREAM_LOG;
-	out->header[1].drops = 0;
-	for (unsigned k = 0; k < 2; k++) {	/* zero-padded, as the host writes it */
-		memset(out->header[k].policy, 0, sizeof(out->header[k].policy));
-		strlcpy(out->header[k].policy, policy, sizeof(out->header[k].policy));
 	}
 	int err = sched_instance_replay(inst, out, why, sizeof(why));
 	uint64_t aborts = inst->aborts;

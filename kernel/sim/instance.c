@@ -31,6 +31,27 @@ static struct sim_instance *instance_of(struct bcache_cache *c)
 	return container_of(c, struct sim_instance, cache);
 }
 
+struct recording *sim_log_recording(const struct recording *trace_rec, const char *policy)
+{
+	char origin[REC_ORIGIN_MAX];
+	const struct rec_file_header *th = &trace_rec->header[0];
+
+	snprintf(origin, sizeof(origin), "simulated rec%u with %s", trace_rec->id, policy);
+	struct recording *out = rec_store_create(origin);
+	if (!out)
+		return NULL;
+	out->header[0] = *th;
+	out->header[0].records = 0;
+	out->header[1] = *th;
+	out->header[1].stream = REC_STREAM_LOG;
+	out->header[1].drops = 0;
+	for (unsigned k = 0; k < 2; k++) {	/* zero-padded, as the host writes it */
+		memset(out->header[k].policy, 0, sizeof(out->header[k].policy));
+		strlcpy(out->header[k].policy, policy, sizeof(out->header[k].policy));
+	}
+	return out;
+}
+
 bool sim_run_private(struct graft *g, const uint64_t args[6], uint64_t *r, uint64_t *aborts)
 {
 	if (txn_graft_active(g))

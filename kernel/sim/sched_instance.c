@@ -105,6 +105,31 @@ void sched_instance_destroy(struct sched_instance *inst)
 	kfree(inst);
 }
 
+struct recording *sched_trace_make(const char *origin, unsigned ncpus,
+				   bool (*next)(void *ctx, struct sched_event *e), void *ctx)
+{
+	struct recording *r = rec_store_create(origin);
+	if (!r)
+		return NULL;
+	const struct rec_module *m = rec_module_find("sched");
+	rec_header_init(&r->header[0], m, REC_STREAM_TRACE);
+	rec_header_init(&r->header[1], m, REC_STREAM_LOG);
+	r->header[0].config[REC_SCHED_CONFIG_CPUS] = ncpus;
+	for (struct sched_event e; next(ctx, &e);) {
+		struct rec_sched_event rec = {
+			.head = { .size = sizeof(rec), .type = REC_SCHED_EVENT, .cpu = e.cpu },
+			.seq = e.seq, .tick = e.tick, .tid = e.tid, .kind = e.kind,
+			.affinity = e.affinity,
+		};
+		if (rec_data_append(&r->stream[0], &rec, sizeof(rec))) {
+			rec_store_discard(r);
+			return NULL;
+		}
+	}
+	rec_store_complete(r);
+	return r;
+}
+
 /* --- The replay thread ---------------------------------------------------- */
 
 struct replay_job {

@@ -44,6 +44,15 @@ int sim_instance_replay(struct sim_instance *inst, struct recording *trace_rec,
 			struct sim_summary *sum, char *why, size_t whylen);
 
 /*
+ * sim_log_recording - a new recording for the log a simulation of
+ *   trace_rec writes with policy (a header's policy field): its headers
+ *   trace_rec's trace header, the log's without records or drops, as the
+ *   host writes them. Return value: it (one user), or NULL (memory).
+ *   Caller's context: thread.
+ */
+struct recording *sim_log_recording(const struct recording *trace_rec, const char *policy);
+
+/*
  * sim_run_private - run private graft copy g (graft_load_private) as
  *   graft_dispatch would, in a transaction whose result its point checks.
  * Return value: true with *r when it committed; false when it aborted
@@ -82,6 +91,15 @@ void sched_instance_destroy(struct sched_instance *inst);
  */
 int sched_instance_replay(struct sched_instance *inst, struct recording *out, char *why,
 			  size_t whylen);
+
+/*
+ * sched_trace_make - a complete recording of a sched trace for ncpus
+ *   CPUs whose events next gives (filling *e, true until the end), as
+ *   tests and benchmarks build them. Return value: the recording (one
+ *   user), or NULL (memory). Caller's context: thread.
+ */
+struct recording *sched_trace_make(const char *origin, unsigned ncpus,
+				   bool (*next)(void *ctx, struct sched_event *e), void *ctx);
 
 /* Whether name is a pick-next policy here: "rr" or a loaded sched.pick_next graft. */
 bool sched_policy_known(const char *name);

@@ -62,12 +62,19 @@ def decisions(rf, records):
     return out
 
 
-def job_record_and_replay(ctx):
-    rf = recfmt(ctx)
+def recording_boot(ctx, grafts):
+    """A 2-CPU boot with the channel and grafts loaded, and an empty directory for a
+    recording: (boot, socket, directory)."""
     boot, sock = channel_boot(ctx, "record", smp=2, single_thread_tcg=True,
-                              modules=[graft_path(ctx, n) for n in GRAFTS])
+                              modules=[graft_path(ctx, n) for n in grafts])
     out = os.path.join(ctx.log_dir, f"{ctx.job}-recording")
     shutil.rmtree(out, ignore_errors=True)
+    return boot, sock, out
+
+
+def job_record_and_replay(ctx):
+    rf = recfmt(ctx)
+    boot, sock, out = recording_boot(ctx, GRAFTS)
     try:
         boot.command(f"bcache reset {BUFFERS}", r"scion> ")
         rc, _, err = scion(ctx, sock, "record", "-m", "bcache", "-o", out, "--run", WORKLOAD,

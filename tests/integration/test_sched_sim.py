@@ -19,7 +19,7 @@ import sys
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from common import graft_path, poweroff  # noqa: E402
 from test_channel import channel_boot, scion  # noqa: E402
-from test_record import recfmt, request, sim  # noqa: E402
+from test_record import recfmt, recording_boot, request, sim  # noqa: E402
 
 WORKLOAD = "sched run n=6 rounds=4 compute=2 sleep=3"
 THREADS, ROUNDS, COMPUTE = 6, 4, 2
@@ -97,10 +97,7 @@ def check_history(rf, trace, log):
 
 def job_record_and_replay(ctx):
     rf = recfmt(ctx)
-    boot, sock = channel_boot(ctx, "record", smp=2, single_thread_tcg=True,
-                              modules=[graft_path(ctx, n) for n in GRAFTS])
-    out = os.path.join(ctx.log_dir, f"{ctx.job}-recording")
-    shutil.rmtree(out, ignore_errors=True)
+    boot, sock, out = recording_boot(ctx, GRAFTS)
     try:
         rc, text, err = scion(ctx, sock, "record", "-m", "sched", "-o", out, "--run", WORKLOAD,
                               timeout=300)
@@ -122,6 +119,20 @@ def job_record_and_replay(ctx):
         ctx.result("workers-in-trace", len(ended) == THREADS and sorted(ticks.values()) == want
                    and m and int(m.group(1)) == sum(want),
                    f"ended {ended}, ticks {sorted(ticks.values())}, want {want}; {text}")
+
+        # As text and CSV, a line per record; CTF is the block cache's only.
+        rc, conv, err = scion(ctx, sock, "record", "convert", out, "--to", "text")
+        lines = conv.splitlines()
+        ctx.result("convert-text", rc == 0 and len(lines) == len(trace) + len(log) + 2 and
+                   sum(" event=" in x for x in lines) == len(trace) and
+                   sum(" prev=" in x for x in lines) == len(log), conv[-300:] + err)
+        rc, conv, err = scion(ctx, sock, "record", "convert", out, "--to", "csv")
+        csv_rows = open(os.path.join(out, "csv", "log.csv")).read().splitlines() if rc == 0 else []
+        ctx.result("convert-csv", rc == 0 and len(csv_rows) == len(log) + 1 and
+                   csv_rows[0] == "seq,tick,cpu,tid,prev,queued", conv + err)
+        rc, conv, err = scion(ctx, sock, "record", "convert", out, "--to", "ctf")
+        ctx.result("convert-ctf-refused", rc == 1 and "ctf knows bcache" in err and
+                   len(err.strip().splitlines()) == 1, err)
 
         # Replayed on the host with each policy.
         rc, host_text, err = sim(ctx, "replay", out, "--no-progress",

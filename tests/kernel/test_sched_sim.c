@@ -63,31 +63,15 @@ static void snapshot(struct live_state *ls, struct thread *const *parked)
 	spin_unlock_irqrestore(&sched_lock, f);
 }
 
-/* The trace as a recording kept in the kernel, or NULL (no memory). */
-static struct recording *make_recording(void)
+static bool next_event(void *ctx, struct sched_event *e)
 {
-	struct recording *r = rec_store_create("test_sched_sim");
-	if (!r)
-		return NULL;
-	const struct rec_module *m = rec_module_find("sched");
-	rec_header_init(&r->header[0], m, REC_STREAM_TRACE);
-	rec_header_init(&r->header[1], m, REC_STREAM_LOG);
-	r->header[0].config[REC_SCHED_CONFIG_CPUS] = 2;
-	for (unsigned i = 0; i < ARRAY_SIZE(trace); i++) {
-		struct rec_sched_event e = {
-			.head = { .size = sizeof(e), .type = REC_SCHED_EVENT },
-			.seq = i + 1, .tick = trace[i].tick, .tid = trace[i].tid, .kind = trace[i].kind,
-			.affinity = -1,
-		};
-		if (rec_data_append(&r->stream[0], &e, sizeof(e))) {
-			unsigned id = r->id;
-			rec_store_put(r);
-			rec_store_delete(id);
-			return NULL;
-		}
-	}
-	rec_store_complete(r);
-	return r;
+	unsigned *i = ctx;
+	if (*i == ARRAY_SIZE(trace))
+		return false;
+	*e = (struct sched_event){ .seq = *i + 1, .tick = trace[*i].tick, .tid = trace[*i].tid,
+				   .kind = trace[*i].kind, .affinity = -1 };
+	++*i;
+	return true;
 }
 
 KTEST(sched_sim_round_robin_by_hand, 1)
@@ -105,7 +89,8 @@ KTEST(sched_sim_round_robin_by_hand, 1)
 		while (READ_ONCE(parked[i]->state) != THREAD_SLEEPING)
 			thread_sleep_ticks(1);
 	snapshot(&before, parked);
-	struct recording *r = make_recording();
+	unsigned next = 0;
+	struct recording *r = sched_trace_make("test_sched_sim", 2, next_event, &next);
 	struct recording *out = r ? rec_store_create("test_sched_sim log") : NULL;
 	struct sched_instance *inst = out ? sched_instance_create(r, "rr", why, sizeof(why)) : NULL;
 	KT_EXPECT(t, inst, "no instance: %s", out ? why : "no recording");
@@ -150,14 +135,9 @@ KTEST(sched_sim_round_robin_by_hand, 1)
 	for (unsigned i = 0; i < PARKED; i++)
 		thread_join(parked[i]);
 	if (out) {
-		unsigned id = out->id;
 		rec_store_complete(out);
-		rec_store_put(out);
-		rec_store_delete(id);
+		rec_store_discard(out);
 	}
-	if (r) {
-		unsigned id = r->id;
-		rec_store_put(r);
-		rec_store_delete(id);
-	}
+	if (r)
+		rec_store_discard(r);
 }

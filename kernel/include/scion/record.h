@@ -124,6 +124,9 @@ void rec_store_put(struct recording *r);
 /* Delete recording id once no one uses it. Return value: 0, -ENOENT, -EBUSY (in use). */
 int rec_store_delete(unsigned id);
 
+/* Drop the caller's user of r and delete it (rec_store_delete's result). */
+int rec_store_discard(struct recording *r);
+
 /* Call fn for each recording, oldest first, under the store lock (fn may not sleep long). */
 void rec_store_foreach(void (*fn)(const struct recording *r, void *arg), void *arg);
 
