@@ -43,6 +43,7 @@ CC := $(CROSS)gcc
 LD := $(CROSS)ld
 READELF := $(CROSS)readelf
 OBJCOPY := $(CROSS)objcopy
+NM := $(CROSS)nm
 
 include grafts/grafts.mk
 
@@ -68,6 +69,7 @@ GENERATED_HEADERS := $(BUILD)/gen/x86_encodings.h
 
 KERNEL := $(BUILD)/kernel.elf
 KERNEL32 := $(BUILD)/kernel32.elf
+KSYMS := $(BUILD)/kernel.syms
 ISO := $(BUILD)/scion.iso
 # The test disk (virtio-blk, vda): every sector holds a pattern the kernel checks.
 DISK := $(BUILD)/disk.img
@@ -76,7 +78,7 @@ DISK_SIZE ?= 32M
 .PHONY: all kernel iso run run-options test bench gdb deps host-tests fuzz check-decoder sim clean
 .DEFAULT_GOAL := all
 
-kernel: $(KERNEL) $(KERNEL32)
+kernel: $(KERNEL) $(KERNEL32) $(KSYMS)
 iso: $(ISO)
 
 # The probe machinery, the patch builder and text patching must never be
@@ -141,6 +143,11 @@ $(KERNEL): $(KERNEL_OBJS) $(BUILD)/obj/symtab.o $(ARCH_DIR)/kernel.ld
 	$(Q)$(PYTHON) tools/gen_symtab.py --readelf $(READELF) $@.tmp -o $(BUILD)/symtab-check.c --check $(BUILD)/symtab.c
 	$(Q)$(PYTHON) tools/text_hash.py $@.tmp
 	$(Q)mv $@.tmp $@
+
+# Every symbol of the image, data included, for D's `name (scion trace gives it to dtc -K).
+$(KSYMS): $(KERNEL)
+	$(call say,NM,$@)
+	$(Q)$(NM) --defined-only -n $< > $@.tmp && mv $@.tmp $@
 
 # QEMU's -kernel loads multiboot1 images only from 32-bit ELF files.
 $(KERNEL32): $(KERNEL)
@@ -211,7 +218,7 @@ HOST_KERNEL_SRCS := kernel/lib/glob.c kernel/lib/errno.c kernel/sym/symtab.c ker
 	$(ARCH_DIR)/patch_emit.c $(ARCH_DIR)/relocate.c $(ARCH_DIR)/jump_table.c \
 	$(BUILD)/gen/x86_encodings.c kernel/graft/elf_load.c kernel/graft/elf_reloc.c
 HOST_KERNEL_SRCS += kernel/dev/virtqueue.c kernel/channel/frame.c kernel/trace/dif_verify.c \
-	kernel/trace/dif_exec.c kernel/trace/dif_subr.c
+	kernel/trace/dif_exec.c kernel/trace/dif_subr.c kernel/trace/dif_subr_search.c
 HOST_KERNEL_PRIVATE_HEADERS := kernel/dev/virtio.h kernel/channel/frame.h kernel/trace/dif_internal.h
 HOST_TEST_SRCS := $(sort $(wildcard tests/host/*.c) $(wildcard tests/host/*.S))
 HOST_TESTS := $(BUILD)/host/unit-tests

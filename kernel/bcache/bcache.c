@@ -157,7 +157,10 @@ int bcache_read(uint64_t block, void *out)
 			err = -EIO;
 			break;
 		}
-		/* A reset emptied the cache meanwhile: look again. */
+		/*
+		 * The block left while we slept: a reset emptied the cache, or
+		 * once valid it was evicted before we woke. Look again.
+		 */
 	}
 	if (!err) {
 		memcpy(out, bcache.data[i], BCACHE_BLOCK_SIZE);

@@ -181,7 +181,11 @@ int cache_demand(struct bcache_cache *c, uint64_t block, struct bcache_result *r
 	*buffer = i;
 	cache_insert(c, i, block, true);
 	int err = start_io(c, i);
-	return err ? err : BCACHE_OUTCOME_MISS;
+	if (err)
+		return err;
+	if (result->disk_reads++)
+		c->stats.rereads++;
+	return BCACHE_OUTCOME_MISS;
 }
 
 void cache_read_ahead(struct bcache_cache *c, uint64_t block, bool hit,

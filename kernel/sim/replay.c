@@ -106,6 +106,7 @@ void sim_encode_result(const struct bcache_result *res, uint32_t cpu,
 		.head = { .size = (uint16_t)REC_BCACHE_RESULT_BYTES(n), .type = REC_BCACHE_RESULT,
 			  .cpu = cpu },
 		.outcome = (uint8_t)res->outcome, .nprefetch = (uint8_t)n, .seq = res->seq,
+		.disk_reads = res->disk_reads,
 		.block = res->block, .victim = res->victim, .latency_ns = res->latency_ns,
 	};
 	for (uint32_t k = 0; k < n; k++)
@@ -123,7 +124,7 @@ void sim_summary_add(struct sim_summary *sum, const struct rec_bcache_result *r)
 	else if (r->outcome == BCACHE_OUTCOME_HIT || r->outcome == BCACHE_OUTCOME_WAIT)
 		sum->hits++;
 	sum->evictions += r->victim != BCACHE_NO_BLOCK;
-	sum->disk_reads += r->outcome == BCACHE_OUTCOME_MISS || r->outcome == BCACHE_OUTCOME_ERROR;
+	sum->disk_reads += r->disk_reads;
 	for (unsigned k = 0; k < r->nprefetch; k++) {
 		sum->evictions += r->prefetch[k].victim != BCACHE_NO_BLOCK;
 		if (r->prefetch[k].fate == BCACHE_PREFETCH_STARTED) {

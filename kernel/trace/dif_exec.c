@@ -84,6 +84,17 @@ char *dif_scratch_string(struct run *x)
 	return s;
 }
 
+void *dif_scratch_mark(struct run *x)
+{
+	return x->ops->scratch_release ? x->ops->scratch(x->env, 0) : NULL;
+}
+
+void dif_scratch_release(struct run *x, void *mark)
+{
+	if (mark)
+		x->ops->scratch_release(x->env, mark);
+}
+
 static int load(struct run *x, const struct dif_insn *in, uint64_t *out)
 {
 	static const struct { uint8_t size; bool sign; } shape[] = {
@@ -123,14 +134,25 @@ static int divide(struct run *x, unsigned op, uint64_t a, uint64_t b, uint64_t *
 	return 0;
 }
 
+/* A string to compare: D's NULL (0) compares as "", as in DTrace, where strtok() == NULL works. */
+static int compared_string(struct run *x, uint64_t addr, char *buf)
+{
+	if (!addr) {
+		buf[0] = '\0';
+		return 0;
+	}
+	return dif_read_string(x, addr, buf, x->p->strsize) < 0 ? -1 : 0;
+}
+
 static int compare_strings(struct run *x, uint64_t a, uint64_t b, uint64_t *out)
 {
+	void *mark = dif_scratch_mark(x);
 	char *sa = dif_scratch_string(x), *sb = sa ? dif_scratch_string(x) : NULL;
-	if (!sb || dif_read_string(x, a, sa, x->p->strsize) < 0 ||
-	    dif_read_string(x, b, sb, x->p->strsize) < 0)
+	if (!sb || compared_string(x, a, sa) || compared_string(x, b, sb))
 		return -1;
 	int c = strcmp(sa, sb);
 	*out = (uint64_t)(int64_t)(c < 0 ? -1 : c > 0);
+	dif_scratch_release(x, mark);
 	return 0;
 }
 

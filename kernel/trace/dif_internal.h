@@ -1,8 +1,9 @@
 /* SPDX-License-Identifier: BSD-2-Clause */
 /*
  * The interpreter's state for one run, shared by dif_exec.c (the
- * instructions) and dif_subr.c (the subroutines). One run belongs to
- * one caller on one CPU: nothing here is shared or locked.
+ * instructions), dif_subr.c and dif_subr_search.c (the subroutines).
+ * One run belongs to one caller on one CPU: nothing here is shared or
+ * locked.
  */
 #ifndef DIF_INTERNAL_H
 #define DIF_INTERNAL_H
@@ -32,6 +33,24 @@ long dif_read_string(struct run *x, uint64_t addr, char *buf, size_t max);
 
 /* Scratch space for one string of the program's strsize, or NULL after a fault. */
 char *dif_scratch_string(struct run *x);
+
+/*
+ * Where the scratch a subroutine or comparison is about to take for its
+ * own copies starts, and giving it back once its integer result is made,
+ * so many calls in one clause do not run out (DTrace's read in place).
+ */
+void *dif_scratch_mark(struct run *x);
+void dif_scratch_release(struct run *x, void *mark);
+
+/* Argument i as a string copied into fresh scratch (*len its length); NULL after a fault. */
+char *dif_string_arg(struct run *x, unsigned i, long *len);
+
+/*
+ * dif_subr_search - index, rindex, strstr, strchr, strrchr and strtok
+ * (dif_subr_search.c), with x->tuple already checked against their arity.
+ * Return value: as dif_subr_call's.
+ */
+int dif_subr_search(struct run *x, unsigned id, uint64_t *out);
 
 /*
  * dif_subr_call - run subroutine id with the arguments in x->tuple.

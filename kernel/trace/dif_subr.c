@@ -1,23 +1,24 @@
 // SPDX-License-Identifier: BSD-2-Clause
 /*
  * DIF subroutines (CALL): D's string functions, rand() and
- * speculation(). Arguments come from the run's tuple; string arguments
- * are read through the fault-tolerant path and results are made in
- * scratch space, never longer than the program's strsize.
+ * speculation(); the ones that search strings are in dif_subr_search.c.
+ * Arguments come from the run's tuple; string arguments are read through
+ * the fault-tolerant path and results are made in scratch space, never
+ * longer than the program's strsize.
  */
 #include <scion/string.h>
 #include "dif_internal.h"
 
 static const struct {
-	uint8_t min, max;
+	uint8_t min, max, type;
 } arity[DIF_SUBR_LIMIT] = {
-#define DIF_SUBR_ARITY(name_, text_, min_, max_, type_) [DIF_SUBR_##name_] = { min_, max_ },
+#define DIF_SUBR_ARITY(name_, text_, min_, max_, type_) \
+	[DIF_SUBR_##name_] = { min_, max_, type_ },
 	DIF_SUBROUTINES(DIF_SUBR_ARITY)
 #undef DIF_SUBR_ARITY
 };
 
-/* Argument i as a string copied into fresh scratch; NULL after a fault. */
-static char *string_arg(struct run *x, unsigned i, long *len)
+char *dif_string_arg(struct run *x, unsigned i, long *len)
 {
 	char *s = dif_scratch_string(x);
 	if (!s)
@@ -34,7 +35,7 @@ static uint64_t address_of(const char *s)
 static int substr(struct run *x, uint64_t *out)
 {
 	long len;
-	char *s = string_arg(x, 0, &len);
+	char *s = dif_string_arg(x, 0, &len);
 	if (!s)
 		return -1;
 	/*
@@ -68,30 +69,6 @@ static int substr(struct run *x, uint64_t *out)
 		s[n] = '\0';
 	}
 	*out = address_of(s);
-	return 0;
-}
-
-static int string_index(struct run *x, uint64_t *out)
-{
-	long len, sublen;
-	char *s = string_arg(x, 0, &len), *sub = s ? string_arg(x, 1, &sublen) : NULL;
-	if (!sub)
-		return -1;
-	int64_t start = x->ntuple == 3 ? (int64_t)x->tuple[2].value : 0;
-	if (start < 0)
-		start = 0;
-	/* Perl's (and DTrace's) edges: "" is found at 0 in "", and at the end past it. */
-	if (sublen == 0 && (len == 0 || start >= len)) {
-		*out = (uint64_t)(len == 0 ? 0 : len);
-		return 0;
-	}
-	*out = (uint64_t)-1;
-	for (int64_t i = start; i + sublen <= len; i++) {
-		if (!memcmp(s + i, sub, (size_t)sublen)) {
-			*out = (uint64_t)i;
-			break;
-		}
-	}
 	return 0;
 }
 
@@ -132,7 +109,7 @@ static int lltostr(struct run *x, uint64_t *out)
 static int path_part(struct run *x, bool dir, uint64_t *out)
 {
 	long len;
-	char *s = string_arg(x, 0, &len);
+	char *s = dif_string_arg(x, 0, &len);
 	if (!s)
 		return -1;
 	long end = len;
@@ -161,21 +138,19 @@ static int path_part(struct run *x, bool dir, uint64_t *out)
 	return 0;
 }
 
-int dif_subr_call(struct run *x, unsigned id, uint64_t *out)
+static int call(struct run *x, unsigned id, uint64_t *out)
 {
 	long len;
-	if (id >= DIF_SUBR_LIMIT || x->ntuple < arity[id].min || x->ntuple > arity[id].max)
-		return dif_fail(x, DIF_FAULT_BADARG, x->ntuple);
 	switch (id) {
 	case DIF_SUBR_STRLEN: {
-		if (!string_arg(x, 0, &len))
+		if (!dif_string_arg(x, 0, &len))
 			return -1;
 		*out = (uint64_t)len;
 		return 0;
 	}
 	case DIF_SUBR_STRJOIN: {
 		long alen, blen;
-		char *a = string_arg(x, 0, &alen), *b = a ? string_arg(x, 1, &blen) : NULL;
+		char *a = dif_string_arg(x, 0, &alen), *b = a ? dif_string_arg(x, 1, &blen) : NULL;
 		if (!b)
 			return -1;
 		long room = (long)x->p->strsize - 1 - alen;
@@ -189,7 +164,12 @@ int dif_subr_call(struct run *x, unsigned id, uint64_t *out)
 	case DIF_SUBR_SUBSTR:
 		return substr(x, out);
 	case DIF_SUBR_INDEX:
-		return string_index(x, out);
+	case DIF_SUBR_RINDEX:
+	case DIF_SUBR_STRSTR:
+	case DIF_SUBR_STRCHR:
+	case DIF_SUBR_STRRCHR:
+	case DIF_SUBR_STRTOK:
+		return dif_subr_search(x, id, out);
 	case DIF_SUBR_LLTOSTR:
 		return lltostr(x, out);
 	case DIF_SUBR_BASENAME:
@@ -204,4 +184,16 @@ int dif_subr_call(struct run *x, unsigned id, uint64_t *out)
 		return 0;
 	}
 	return dif_fail(x, DIF_FAULT_ILLOP, id);
+}
+
+int dif_subr_call(struct run *x, unsigned id, uint64_t *out)
+{
+	if (id >= DIF_SUBR_LIMIT || x->ntuple < arity[id].min || x->ntuple > arity[id].max)
+		return dif_fail(x, DIF_FAULT_BADARG, x->ntuple);
+	/* An integer result leaves nothing in scratch that anyone reads: give the copies back. */
+	void *mark = arity[id].type == DIF_TYPE_INT ? dif_scratch_mark(x) : NULL;
+	int err = call(x, id, out);
+	if (!err)
+		dif_scratch_release(x, mark);
+	return err;
 }

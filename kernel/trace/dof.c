@@ -191,13 +191,18 @@ static int read_agg(struct reader *r, struct trace_agg *a, unsigned index, char 
 	if (a->nkeys > DIF_MAX_TUPLE)
 		FAIL("aggregation %u: %u keys (at most %u)", index, a->nkeys, DIF_MAX_TUPLE);
 	a->keybytes = 0;
+	a->nkeyprogs = 0;
 	for (unsigned k = 0; k < a->nkeys; k++) {
 		a->key_type[k] = (uint8_t)get(r, 1);
 		uint8_t z = (uint8_t)get(r, 1);
 		a->key_size[k] = (uint16_t)get(r, 2);
-		bool ok = !z && ((a->key_type[k] == DIF_TYPE_INT && a->key_size[k] == 8) ||
-				 (a->key_type[k] == DIF_TYPE_STRING && a->key_size[k] >= 1 &&
-				  a->key_size[k] <= DIF_STRSIZE_MAX));
+		uint16_t size = a->key_size[k];
+		bool ok = !z && ((a->key_type[k] == DIF_TYPE_INT && size == 8) ||
+				 (a->key_type[k] == DIF_TYPE_STRING && size >= 1 &&
+				  size <= DIF_STRSIZE_MAX) ||
+				 (a->key_type[k] == DOF_KEY_STACK && size % 8 == 0 && size >= 8 &&
+				  size <= DOF_MAX_FRAMES * 8));
+		a->nkeyprogs += a->key_type[k] != DOF_KEY_STACK;
 		if (!ok)
 			FAIL("aggregation %u: key %u: type %u of %u bytes", index, k, a->key_type[k],
 			     a->key_size[k]);
@@ -264,7 +269,7 @@ static int check_action(const struct trace_object *o, struct trace_clause *c, un
 		if (a->arg >= o->naggs)
 			FAIL("clause %u action %u: no aggregation %u", ci, ai + 1, a->arg);
 		const struct trace_agg *g = &o->aggs[a->arg];
-		want = g->nkeys + g->nvalues;
+		want = g->nkeyprogs + g->nvalues;
 		/* (l)quantize may carry its increment as one more program. */
 		bool weighable = g->func == DOF_AGG_QUANTIZE || g->func == DOF_AGG_LQUANTIZE;
 		if (weighable && a->nprogs == want + 1)
@@ -275,12 +280,16 @@ static int check_action(const struct trace_object *o, struct trace_clause *c, un
 	}
 	if (a->nprogs != want)
 		FAIL("clause %u action %u: %u programs where it takes %u", ci, ai + 1, a->nprogs, want);
-	for (unsigned k = 0; k < a->nprogs; k++) {
+	for (unsigned k = 0, key = 0; k < a->nprogs; k++) {
 		uint8_t need = DIF_TYPE_INT;
-		if (a->kind == DOF_ACT_RECORD || a->kind == DOF_ACT_EXPR)
+		if (a->kind == DOF_ACT_RECORD || a->kind == DOF_ACT_EXPR) {
 			need = a->progs[k]->rtype;
-		else if (a->kind == DOF_ACT_AGGREGATE && k < o->aggs[a->arg].nkeys)
-			need = o->aggs[a->arg].key_type[k];
+		} else if (a->kind == DOF_ACT_AGGREGATE && k < o->aggs[a->arg].nkeyprogs) {
+			const struct trace_agg *g = &o->aggs[a->arg];
+			while (g->key_type[key] == DOF_KEY_STACK)	/* key programs skip stacks */
+				key++;
+			need = g->key_type[key++];
+		}
 		if (a->progs[k]->rtype != need)
 			FAIL("clause %u action %u: program %u returns the wrong type", ci, ai + 1, k);
 	}

@@ -62,7 +62,8 @@ static void fire_error_probe(struct trace_session *s, const struct trace_ecb *fa
 	/* An error in an ERROR clause does not fire ERROR again. */
 	if (!s->error || failed->probe == s->error->probe)
 		return;
-	const uint64_t args[6] = { 0, failed->epid, action, fault->pc,
+	const uint64_t args[6] = { 0, failed->epid, action,
+				   fault->pc == DIF_PC_NONE ? (uint64_t)-1 : fault->pc,
 				   fault->kind < DIF_FAULT_KINDS ? dtrace_fault_code[fault->kind] : 0,
 				   fault->addr };
 	struct trap_frame frame = { 0 };
@@ -82,16 +83,28 @@ static void failed(struct trace_firing *x, uint32_t action, const struct dif_fau
 	fire_error_probe(x->session, x->ecb, action, fault);
 }
 
-/* The bytes of an aggregation key built from a's key programs. */
+/* The PCs of the firing's stack into pcs (frames of them, 0-padded), as stack() records them. */
+static void walk_stack(const struct trace_firing *x, uint64_t *pcs, unsigned frames)
+{
+	unsigned n = arch_stack_walk(x->hit->regs, x->ecb->site != TRACE_SITE_INSIDE, pcs, frames);
+	memset(pcs + n, 0, (frames - n) * 8);
+}
+
+/* The bytes of an aggregation key built from a's key programs and stack walks. */
 static bool build_agg_key(struct trace_firing *x, const struct trace_action *a,
 			  const struct trace_agg *g, uint8_t *key, uint32_t ai)
 {
 	uint32_t at = 0;
-	for (unsigned k = 0; k < g->nkeys; k++) {
+	for (unsigned k = 0, prog = 0; k < g->nkeys; k++) {
 		uint64_t v;
 		struct dif_fault fault;
 		uint32_t size = (g->key_size[k] + 7u) & ~7u;
-		if (dif_run(a->progs[k], &trace_env_ops, x, &v, &fault)) {
+		if (g->key_type[k] == DOF_KEY_STACK) {
+			walk_stack(x, (uint64_t *)(key + at), size / 8);	/* key is 8-aligned */
+			at += size;
+			continue;
+		}
+		if (dif_run(a->progs[prog++], &trace_env_ops, x, &v, &fault)) {
 			failed(x, ai, &fault);
 			return false;
 		}
@@ -99,7 +112,7 @@ static bool build_agg_key(struct trace_firing *x, const struct trace_action *a,
 		if (g->key_type[k] == DIF_TYPE_INT) {
 			memcpy(key + at, &v, 8);
 		} else if (trace_copy_string((char *)key + at, v, g->key_size[k]) < 0) {
-			struct dif_fault bad = { DIF_FAULT_BADADDR, a->progs[k]->ninsns - 1, v };
+			struct dif_fault bad = { DIF_FAULT_BADADDR, DIF_PC_NONE, v };
 			failed(x, ai, &bad);
 			return false;
 		}
@@ -118,13 +131,13 @@ static bool aggregate(struct trace_firing *x, const struct trace_action *a, uint
 
 	if (!build_agg_key(x, a, g, key, ai))
 		return false;
-	if (g->nvalues && dif_run(a->progs[g->nkeys], &trace_env_ops, x, &value, &fault)) {
+	if (g->nvalues && dif_run(a->progs[g->nkeyprogs], &trace_env_ops, x, &value, &fault)) {
 		failed(x, ai, &fault);
 		return false;
 	}
 	/* A weighted (l)quantize: the loader allowed one program past the value. */
-	if (a->nprogs > g->nkeys + g->nvalues &&
-	    dif_run(a->progs[g->nkeys + g->nvalues], &trace_env_ops, x, &incr, &fault)) {
+	if (a->nprogs > g->nkeyprogs + g->nvalues &&
+	    dif_run(a->progs[g->nkeyprogs + g->nvalues], &trace_env_ops, x, &incr, &fault)) {
 		failed(x, ai, &fault);
 		return false;
 	}
@@ -152,10 +165,7 @@ static bool run_actions(struct trace_firing *x, uint8_t *rec, uint64_t *spec_id,
 			continue;
 		}
 		if (a->kind == DOF_ACT_STACK) {
-			uint64_t *pcs = (uint64_t *)(rec + a->offset);
-			unsigned n = arch_stack_walk(x->hit->regs, x->ecb->site != TRACE_SITE_INSIDE,
-						     pcs, a->arg);
-			memset(pcs + n, 0, (a->arg - n) * 8);
+			walk_stack(x, (uint64_t *)(rec + a->offset), a->arg);
 			continue;
 		}
 		if (dif_run(a->progs[0], &trace_env_ops, x, &v, &fault)) {
@@ -169,8 +179,8 @@ static bool run_actions(struct trace_firing *x, uint8_t *rec, uint64_t *spec_id,
 			} else {
 				memset(rec + a->offset, 0, a->size);
 				if (trace_copy_string((char *)rec + a->offset, v, a->size) < 0) {
-					struct dif_fault bad = { DIF_FAULT_BADADDR,
-								 a->progs[0]->ninsns - 1, v };
+					/* As DTrace: copying the result is past the DIF, no offset. */
+					struct dif_fault bad = { DIF_FAULT_BADADDR, DIF_PC_NONE, v };
 					failed(x, ai, &bad);
 					return false;
 				}
@@ -255,7 +265,7 @@ void trace_fire(struct trace_session *s, struct trace_ecb *ecbs, const struct pr
 	unsigned cpu = this_cpu_index();
 	if (cpu >= MAX_CPUS || !s->cpu[cpu].staging)
 		return;
-	struct trace_firing x = { s, &s->cpu[cpu], hit, NULL, args };
+	struct trace_firing x = { s, &s->cpu[cpu], hit, NULL, args, { 0, 0 } };
 	if (runs_in == TRACE_ACTIVE)
 		memset(x.cpu->locals, 0, s->obj.locals_bytes);
 	for (struct trace_ecb *e = ecbs; e; e = e->next) {

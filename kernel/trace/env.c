@@ -3,8 +3,9 @@
  * The kernel's DIF environment (struct dif_env_ops) for one ECB firing:
  * loads and string copies through arch_safe_read, after
  * arch_trace_readable has refused device memory; built-in variables
- * from the probe hit and the current thread; variables of the three
- * scopes; scratch space and speculation ids.
+ * from the probe hit and the current thread (caller from a stack walk);
+ * variables of the three scopes; scratch space, strtok()'s place and
+ * speculation ids.
  *
  * Storage: global scalars in the session's globals area, clause-locals
  * in the CPU's locals area (zeroed at each probe firing), thread-locals
@@ -21,6 +22,7 @@
 #include <scion/string.h>
 #include <scion/errno.h>
 #include <arch/safe_read.h>
+#include <arch/stack.h>
 #include "trace_internal.h"
 
 /* A trace read: device memory is refused before anything is read, like an unmapped page. */
@@ -47,6 +49,21 @@ static long copy_string(char *dst, uint64_t addr, size_t max)
 long trace_copy_string(char *dst, uint64_t addr, size_t max)
 {
 	return copy_string(dst, addr, max);
+}
+
+/*
+ * caller, as DTrace computes it: at a probe in a function (fbt, sdt, an
+ * instruction) the first frame of its stack() -- at fbt entry and return
+ * the return address into the caller, elsewhere the probed pc; at a
+ * probe in no function (profile, BEGIN...) the second, the return
+ * address of the interrupted or firing function.
+ */
+static uint64_t caller(const struct trace_firing *x)
+{
+	uint64_t pcs[2] = { 0, 0 };
+	bool anchored = x->hit->probe->function[0] != '\0';
+	arch_stack_walk(x->hit->regs, x->ecb->site != TRACE_SITE_INSIDE, pcs, anchored ? 1 : 2);
+	return pcs[anchored ? 0 : 1];
 }
 
 static uint64_t env_builtin(void *env, unsigned id)
@@ -79,6 +96,7 @@ static uint64_t env_builtin(void *env, unsigned id)
 	case DIF_VAR_THREAD_AFFINITY: return t ? (uint64_t)(int64_t)t->se.affinity : 0;
 	case DIF_VAR_THREAD_TICKS_RUN: return t ? t->se.ticks_run : 0;
 	case DIF_VAR_THREAD_SWITCHES_IN: return t ? t->se.switches_in : 0;
+	case DIF_VAR_CALLER: return caller(x);
 	default: return 0;
 	}
 }
@@ -93,6 +111,14 @@ static void *env_scratch(void *env, size_t bytes)
 	void *p = c->scratch + c->scratch_used;
 	c->scratch_used += (uint32_t)need;
 	return p;
+}
+
+static void env_scratch_release(void *env, void *from)
+{
+	struct trace_cpu *c = ((struct trace_firing *)env)->cpu;
+	uint8_t *p = from;
+	if (p >= c->scratch && p <= c->scratch + c->scratch_used)
+		c->scratch_used = (uint32_t)(p - c->scratch);
 }
 
 /*
@@ -187,9 +213,13 @@ static int env_store_var(void *env, const struct dif_var *v, const struct dif_tu
 	uint8_t *slot = fixed_slot(x, v);
 
 	if (slot) {
-		if (r->type == DIF_TYPE_STRING)
+		/* D's NULL (strtok() at the end...) stores as "": both compare equal to NULL. */
+		if (r->type == DIF_TYPE_STRING && !value)
+			slot[0] = '\0';
+		else if (r->type == DIF_TYPE_STRING)
 			return copy_string((char *)slot, value, r->size) < 0 ? -EFAULT : 0;
-		*(uint64_t *)slot = value;
+		else
+			*(uint64_t *)slot = value;
 		return 0;
 	}
 	uint8_t *key = x->cpu->key;
@@ -197,7 +227,7 @@ static int env_store_var(void *env, const struct dif_var *v, const struct dif_tu
 	if (keylen < 0)
 		return -EFAULT;
 	char *str = NULL;
-	if (r->type == DIF_TYPE_STRING) {
+	if (r->type == DIF_TYPE_STRING && value) {
 		/* Read the string before taking the lock: the read may fault. */
 		if (!(str = env_scratch(env, r->size)))
 			return -ENOMEM;
@@ -207,7 +237,7 @@ static int env_store_var(void *env, const struct dif_var *v, const struct dif_tu
 	struct dynvar_space *d = x->session->dynvars;
 	irqflags_t f = dynvar_lock(d);
 	int err = 0;
-	if (r->type == DIF_TYPE_INT && value == 0) {
+	if (value == 0) {	/* 0 or NULL deletes the element, which then reads as 0 or "" */
 		dynvar_delete(d, v->scope, v->id, key, (uint32_t)keylen);
 	} else {
 		void *val = dynvar_lookup(d, v->scope, v->id, key, (uint32_t)keylen, r->size, true);
@@ -233,6 +263,11 @@ static uint64_t env_random(void *env)
 	return s;
 }
 
+static uint64_t *env_strtok_state(void *env)
+{
+	return ((struct trace_firing *)env)->strtok;
+}
+
 static uint64_t env_speculation(void *env)
 {
 	struct trace_firing *x = env;
@@ -250,4 +285,6 @@ const struct dif_env_ops trace_env_ops = {
 	.scratch = env_scratch,
 	.random = env_random,
 	.speculation = env_speculation,
+	.strtok_state = env_strtok_state,
+	.scratch_release = env_scratch_release,
 };

@@ -52,7 +52,8 @@ struct trace_clause {
 struct trace_agg {
 	uint8_t func;			/* DOF_AGG_* */
 	uint8_t nkeys;
-	uint8_t key_type[DIF_MAX_TUPLE];
+	uint8_t nkeyprogs;		/* keys with a program: all but the stacks */
+	uint8_t key_type[DIF_MAX_TUPLE];	/* DIF_TYPE_* or DOF_KEY_STACK */
 	uint16_t key_size[DIF_MAX_TUPLE];
 	uint32_t keybytes;
 	uint32_t valbytes;
@@ -244,6 +245,7 @@ struct trace_firing {
 	const struct probe_hit *hit;
 	struct trace_ecb *ecb;
 	const uint64_t *args;		/* dtrace-provider probes: their arguments; else NULL */
+	uint64_t strtok[2];		/* strtok()'s place in this firing (dif_env_ops) */
 };
 extern const struct dif_env_ops trace_env_ops;
 /* Copy the string at addr (at most max bytes, NUL included): its length, or -EFAULT. */

@@ -22,6 +22,7 @@ struct env {
 	char scratch[SCRATCH];
 	size_t used;
 	const struct dif_prog *prog;	/* the program running: its string table reads */
+	uint64_t strtok[2];
 };
 
 /* The strings the environment hands out (built-ins, unset string variables). */
@@ -103,8 +104,14 @@ static uint64_t env_random(void *e)
 	return 4;
 }
 
+static uint64_t *env_strtok(void *e)
+{
+	return ((struct env *)e)->strtok;
+}
+
 static const struct dif_env_ops ops = {
-	env_read, env_builtin, env_load, env_store, env_scratch, env_random, env_random,
+	env_read, env_builtin, env_load, env_store, env_scratch, env_random, env_random, env_strtok,
+	NULL,
 };
 
 static void check_object(const struct dt_object *obj)

@@ -25,7 +25,10 @@ static void check_node(const struct dt_node *n, int depth)
 	if (n->kind == DT_N_VAR || n->kind == DT_N_ARRAY)
 		FUZZ_ASSERT(n->ref.var != NULL, "variable node without its variable");
 	if (n->kind == DT_N_CALL)
-		FUZZ_ASSERT(n->ref.func && n->ref.func->kind == DT_FK_SUBR, "call of a non-subroutine");
+		FUZZ_ASSERT(n->ref.func && (n->ref.func->kind == DT_FK_SUBR ||
+					    (n->ref.func->id == DT_F_STACK &&
+					     n->type.kind == DT_TYPE_STACK)),
+			    "call of a non-subroutine (but stack() as a key)");
 	const struct dt_node *kids[3] = { n->cond, n->left, n->right };
 	for (int i = 0; i < 3; i++)
 		if (kids[i])

@@ -28,6 +28,7 @@ struct env {
 	char *scratch;
 	size_t scratch_used;
 	uint64_t vars[MAX_VARS];
+	uint64_t strtok[2];
 };
 
 static int env_read(void *e, uint64_t addr, void *buf, size_t n)
@@ -80,8 +81,14 @@ static uint64_t env_random(void *e)
 	return 12345;
 }
 
+static uint64_t *env_strtok(void *e)
+{
+	return ((struct env *)e)->strtok;
+}
+
 static const struct dif_env_ops ops = {
-	env_read, env_builtin, env_load, env_store, env_scratch, env_random, env_random,
+	env_read, env_builtin, env_load, env_store, env_scratch, env_random, env_random, env_strtok,
+	NULL,
 };
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)

@@ -43,9 +43,10 @@ sources() {
 	insn) echo arch/x86/insn_decode.c "$BUILD/gen/x86_opcodes.c" ;;
 	graft_elf) echo kernel/graft/elf_load.c kernel/graft/elf_reloc.c ;;
 	chan_frame) echo kernel/channel/frame.c ;;
-	dif) echo kernel/trace/dif_verify.c kernel/trace/dif_exec.c kernel/trace/dif_subr.c ;;
+	dif) echo kernel/trace/dif_verify.c kernel/trace/dif_exec.c kernel/trace/dif_subr.c \
+		kernel/trace/dif_subr_search.c ;;
 	d_parse|d_cg) echo userland/dtrace/dt_*.c kernel/trace/dif_verify.c kernel/trace/dif_exec.c \
-		kernel/trace/dif_subr.c ;;
+		kernel/trace/dif_subr.c kernel/trace/dif_subr_search.c ;;
 	sim_replay) echo kernel/sim/replay.c kernel/bcache/cache.c kernel/bcache/api.c \
 		kernel/bcache/policy_default.c kernel/lib/errno.c sim/current.c tests/fuzz/replay_env.c ;;
 	sched_replay) echo kernel/sim/sched_replay.c kernel/sim/sched_format.c kernel/sched/runq.c \

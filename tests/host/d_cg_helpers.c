@@ -165,9 +165,14 @@ static uint64_t fake_speculation(void *env)
 	return ++((struct fake_kernel *)env)->next_speculation;
 }
 
+static uint64_t *fake_strtok_state(void *env)
+{
+	return ((struct fake_kernel *)env)->strtok;
+}
+
 const struct dif_env_ops fake_kernel_ops = {
 	fake_read, fake_builtin, fake_load_var, fake_store_var, fake_scratch, fake_random,
-	fake_speculation,
+	fake_speculation, fake_strtok_state, NULL,	/* scratch lasts the firing */
 };
 
 static char fake_thread_struct[64];
@@ -241,11 +246,13 @@ static int fire_action(struct fake_kernel *k, const struct dt_object *obj,
 		memset(u, 0, sizeof(*u));
 		u->agg = a->arg;
 		u->nkeys = (unsigned)ac->nkeys;
-		for (int i = 0; i < a->nprogs; i++) {
+		for (int i = 0, key = 0; i < a->nprogs; i++) {
 			if (run(k, obj, a->progs[i], &v))
 				return -1;
-			if (i < ac->nkeys)
-				take_value(&u->keys[i], &obj->progs[a->progs[i]], v);
+			while (key < ac->nkeys && ac->keys[key].kind == DT_DATUM_STACK)
+				key++;	/* the kernel walks stack keys: no program, a zero here */
+			if (key < ac->nkeys)
+				take_value(&u->keys[key++], &obj->progs[a->progs[i]], v);
 			else if (!u->has_value && ac->func != DOF_AGG_COUNT)
 				u->has_value = true, u->value = v;
 			else
@@ -266,6 +273,7 @@ int fake_fire(struct fake_kernel *k, const struct dt_object *obj, int index)
 	k->fired = false;
 	k->nrecords = k->naggs = k->nspeculations = 0;
 	k->scratch_used = 0;
+	k->strtok[0] = k->strtok[1] = 0;
 	for (unsigned i = 0; i < k->nvars;)	/* this-> lives for one firing */
 		if (k->vars[i].scope == DIF_SCOPE_CLAUSE)
 			drop_var(k, &k->vars[i]);
@@ -330,4 +338,20 @@ bool d_eval(const char *expr, const int64_t args[D_NARGS], uint64_t *value, char
 	*value = k.nrecords ? k.records[0].value : 0;
 	fake_kernel_reset(&k);
 	return rc == 0 && k.nrecords == 1;
+}
+
+int d_fire_once(const char *src, struct fake_value *recs, unsigned max, unsigned *n, char *why,
+		size_t whysize)
+{
+	static const int64_t no_args[D_NARGS];
+	struct fake_kernel *k = calloc(1, sizeof(*k));
+	if (!k)
+		abort();
+	fake_kernel_init(k);
+	int rc = d_run(src, no_args, k, why, whysize);
+	for (*n = 0; *n < k->nrecords && *n < max; ++*n)
+		recs[*n] = k->records[*n];
+	fake_kernel_reset(k);
+	free(k);
+	return rc;
 }

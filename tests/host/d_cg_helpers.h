@@ -59,6 +59,7 @@ struct fake_kernel {
 	char scratch[FAKE_SCRATCH];
 	size_t scratch_used;
 	uint64_t next_speculation;
+	uint64_t strtok[2];			/* strtok()'s place: one firing's */
 	/* what the last fire() did */
 	bool fired;				/* the predicate was true */
 	struct fake_value records[FAKE_MAX_RECORDS];
@@ -86,6 +87,15 @@ void fake_kernel_reset(struct fake_kernel *k);
  * faulted (k->fault says how); clause-local variables start empty.
  */
 int fake_fire(struct fake_kernel *k, const struct dt_object *obj, int index);
+
+/*
+ * Compile src and fire its clause 0 once in a fresh fake kernel (built-ins
+ * as fake_kernel_init sets them): its records go to recs[0..max), *n
+ * says how many. Return value: 0, or -1 with why (the first compile
+ * error, or the fault).
+ */
+int d_fire_once(const char *src, struct fake_value *recs, unsigned max, unsigned *n, char *why,
+		size_t whysize);
 
 /* Compile D source and generate its code; NULL (with *p kept for errors) on failure. */
 struct dt_object *d_generate(const char *src, struct dt_program **p);

@@ -436,7 +436,7 @@ HOST_TEST(d_json_for_the_consumer)
 	REQUIRE(t, json, "out of memory");
 	CHECK(t, json_well_formed(json), "malformed JSON: %.200s", json);
 	static const char *const want[] = {
-		"{\"object_hex\":\"53444f460200",
+		"{\"object_hex\":\"53444f460300",
 		"\"quiet\":1", "\"bufpolicy\":\"ring\"", "\"strsize\":256",
 		"\"aggs\":[{\"id\":0,\"name\":\"\",\"func\":\"count\",\"keys\":[{\"type\":\"string\","
 		"\"size\":256,", "\"lquantize\":null",

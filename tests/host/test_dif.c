@@ -111,9 +111,23 @@ static uint64_t fake_speculation(void *env)
 	return 1;
 }
 
+static uint64_t strtok_place[2];
+
+static uint64_t *fake_strtok_state(void *env)
+{
+	(void)env;
+	return strtok_place;
+}
+
+static void fake_scratch_release(void *env, void *from)
+{
+	struct fake_env *e = env;
+	e->scratch_used = (size_t)((char *)from - e->scratch);
+}
+
 static const struct dif_env_ops fake_ops = {
 	fake_read, fake_builtin, fake_load_var, fake_store_var, fake_scratch, fake_random,
-	fake_speculation,
+	fake_speculation, fake_strtok_state, fake_scratch_release,
 };
 
 static const char strtab[] = "hello\0/usr/lib/libc.so\0lo\0";
@@ -338,6 +352,72 @@ HOST_TEST(dif_string_subroutines)
 	env.scratch_used = 0;
 	CHECK(t, run(t, p, &env, &out, &fault) == 0 && !strcmp((const char *)(uintptr_t)out, "0xff"),
 	      "lltostr(255, 16)");
+}
+
+HOST_TEST(dif_string_searches_stay_in_bounds)
+{
+	struct fake_env env = { 0 };
+	struct dif_fault fault;
+	uint64_t out = 0;
+	/* "abcd" ends the readable memory without a NUL: the copy faults there, not past it. */
+	memcpy(env.mem + MEM_SIZE - 4, "abcd", 4);
+	struct dif_prog p = PROG(I(LDI, 1, 0, 0, (int32_t)(MEM_BASE + MEM_SIZE - 4)),
+				 I(LDI, 2, 0, 0, 'z'), I(PUSHT, 0, 1, 0, 64), I(PUSHT, 0, 2, 0, 0),
+				 I(CALL, 3, 0, 0, DIF_SUBR_STRCHR), I(RET, 0, 3, 0, 0));
+	CHECK(t, run(t, p, &env, &out, &fault) == -1 && fault.kind == DIF_FAULT_BADADDR &&
+	      fault.addr == MEM_BASE + MEM_SIZE && fault.pc == 4, "unterminated: %s at %#llx",
+	      dif_fault_name(fault.kind), (unsigned long long)fault.addr);
+	/* Only strsize - 1 (63) bytes are searched; a match is an address in the scratch copy. */
+	memset(env.mem, 'a', 69);
+	env.mem[69] = 'z';
+	env.mem[70] = '\0';
+	p = PROG(I(LDI, 1, 0, 0, (int32_t)MEM_BASE), I(LDI, 2, 0, 0, 'z'), I(PUSHT, 0, 1, 0, 64),
+		 I(PUSHT, 0, 2, 0, 0), I(CALL, 3, 0, 0, DIF_SUBR_STRRCHR), I(RET, 0, 3, 0, 0));
+	env.scratch_used = 0;
+	CHECK(t, run(t, p, &env, &out, &fault) == 0 && out == 0, "past strsize: %#llx",
+	      (unsigned long long)out);
+	p = PROG(I(LDI, 1, 0, 0, (int32_t)MEM_BASE), I(LDI, 2, 0, 0, 'a'), I(PUSHT, 0, 1, 0, 64),
+		 I(PUSHT, 0, 2, 0, 0), I(CALL, 3, 0, 0, DIF_SUBR_STRCHR), I(RET, 0, 3, 0, 0));
+	env.scratch_used = 0;
+	CHECK(t, run(t, p, &env, &out, &fault) == 0 && out == (uint64_t)(uintptr_t)env.scratch &&
+	      strlen(env.scratch) == 63, "copy: %#llx, %zu bytes", (unsigned long long)out,
+	      strlen(env.scratch));
+	/* NULL compares as "" and nothing is read at 0: SCMP(0, "hello") -1, ("hello", 0) 1, (0, 0) 0. */
+	p = PROG(I(LDSTR, 1, 0, 0, STR_HELLO), I(SCMP, 2, 0, 1, 0), I(LDI, 3, 0, 0, -1),
+		 I(SEQ, 2, 2, 3, 0), I(SCMP, 4, 1, 0, 0), I(LDI, 5, 0, 0, 1), I(SEQ, 4, 4, 5, 0),
+		 I(SCMP, 6, 0, 0, 0), I(SEQ, 6, 6, 0, 0), I(AND, 2, 2, 4, 0), I(AND, 2, 2, 6, 0),
+		 I(RET, 0, 2, 0, 0));
+	env.scratch_used = 0;
+	CHECK(t, run(t, p, &env, &out, &fault) == 0 && out == 1, "NULL vs strings: %lld (%s)",
+	      (long long)out, dif_fault_name(fault.kind));
+	/* Integer results give their copies back: 40 index calls need 80 strings, scratch holds 32. */
+	struct dif_insn many[123] = { I(LDSTR, 1, 0, 0, STR_HELLO), I(LDSTR, 2, 0, 0, STR_LO) };
+	for (int i = 0; i < 40; i++) {
+		many[2 + 3 * i] = (struct dif_insn)I(PUSHT, 0, 1, 0, 64);
+		many[3 + 3 * i] = (struct dif_insn)I(PUSHT, 0, 2, 0, 64);
+		many[4 + 3 * i] = (struct dif_insn)I(CALL, 3, 0, 0, DIF_SUBR_INDEX);
+	}
+	many[122] = (struct dif_insn)I(RET, 0, 3, 0, 0);
+	env.scratch_used = 0;
+	CHECK(t, run(t, prog(many, 123), &env, &out, &fault) == 0 && out == 3 &&
+	      env.scratch_used == 0, "40 index calls: %s, scratch %zu", dif_fault_name(fault.kind),
+	      env.scratch_used);
+	struct dif_env_ops keeping = fake_ops;
+	keeping.scratch_release = NULL;
+	char why[160];
+	struct dif_prog mp = prog(many, 123);
+	CHECK(t, dif_verify(&mp, why, sizeof(why)) == 0 &&
+	      dif_run(&mp, &keeping, &env, &out, &fault) == -1 && fault.kind == DIF_FAULT_NOSCRATCH,
+	      "without giving back: %s", dif_fault_name(fault.kind));
+	env.scratch_used = 0;
+	/* strtok needs the environment's place for it. */
+	struct dif_env_ops no_place = fake_ops;
+	no_place.strtok_state = NULL;
+	p = PROG(I(LDSTR, 1, 0, 0, STR_HELLO), I(PUSHT, 0, 1, 0, 64), I(PUSHT, 0, 1, 0, 64),
+		 I(CALL, 2, 0, 0, DIF_SUBR_STRTOK), I(RET, 0, 2, 0, 0));
+	CHECK(t, dif_verify(&p, why, sizeof(why)) == 0 &&
+	      dif_run(&p, &no_place, &env, &out, &fault) == -1 && fault.kind == DIF_FAULT_ILLOP,
+	      "strtok without a place: %s", dif_fault_name(fault.kind));
 }
 
 HOST_TEST(dif_variables)

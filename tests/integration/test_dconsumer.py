@@ -491,6 +491,35 @@ def job_merging(ctx):
            "\n" + " " * 7 + "4294967297\n" + "\n")
 
 
+def pcs(*frames, depth=3):
+    """A stack() key of depth frames: the PCs, then zeros."""
+    return b"".join(pc.to_bytes(8, "little") for pc in frames + (0,) * (depth - len(frames)))
+
+
+def job_stack_keys(ctx):
+    """@[stack()] = count(): entries with the same frames merge across CPUs and
+    snapshots; each prints as dtrace prints a stack key (a newline, a frame a
+    line under stackindent, unknown PCs in hex, then the value)."""
+    stack3 = dict(key("stack", 24), frames=3)
+    aggs = [agg(0, "count", [stack3]), agg(1, "sum", [dict(key("stack", 8), frames=1), key()])]
+    s = _printa_session(aggs, [])
+    s.snap([], [(0, entry(0, [pcs(BCACHE + 0x12, VFS + 4)], [2])),
+                (1, entry(0, [pcs(BCACHE + 0x12, VFS + 4)], [3]) +
+                 entry(0, [pcs(VFS + 8)], [1]) + entry(1, [pcs(VFS, depth=1), 9], [40]))])
+    s.snap([], [(1, entry(0, [pcs(0x1234, BCACHE)], [1]) + entry(1, [pcs(VFS, depth=1), 9], [2]))])
+    frame = " " * 14
+    expect(ctx, "stack-keys", s.text(),
+           "\n" + "\n" + frame + "kernel`vfs_read+0x8\n" + " " * 16 + "1\n" +
+           "\n" + frame + "0x1234\n" + frame + "kernel`bcache_read\n" + " " * 16 + "1\n" +
+           "\n" + frame + "kernel`bcache_read+0x12\n" + frame + "kernel`vfs_read+0x4\n" +
+           " " * 16 + "5\n" +
+           "\n" + frame + "kernel`vfs_read\n" + " " * 16 + "9" + " " * 15 + "42\n")
+    s = _printa_session(aggs[:1], [], stackindent=4)
+    s.snap([], entry(0, [pcs(VFS + 8, BCACHE)], [7]))
+    expect(ctx, "stack-keys-stackindent", s.text(),
+           "\n\n    kernel`vfs_read+0x8\n    kernel`bcache_read\n" + " " * 16 + "7\n")
+
+
 # --- drops, errors, exit and the end -----------------------------------------------
 
 def job_messages(ctx):
@@ -563,7 +592,7 @@ def job_finish(ctx):
 JOBS = [job_records, job_timestamp_order, job_flowindent, job_printf, job_printa_functions,
         job_printa_formats,
         job_histograms, job_printa_joined, job_sorting, job_clear_trunc_normalize, job_merging,
-        job_messages, job_exit, job_finish]
+        job_stack_keys, job_messages, job_exit, job_finish]
 
 
 if __name__ == "__main__":

@@ -10,24 +10,29 @@
  * replays a synthetic trace of computing and sleeping threads. Under
  * `make bench` cycles are guest instructions. Reads hit one block, so
  * the disk's latency is not in the figures; the bcache replay is of the
- * reads the recording holds.
+ * reads the recording holds. The rounds are spaced so that the recorder
+ * thread empties the buffers between them: a dropped record would cost
+ * less than a written one.
  */
 #include <scion/bench.h>
 #include <scion/bcache.h>
 #include <scion/record.h>
 #include <scion/mm.h>
 #include <scion/sched.h>
+#include <scion/clock.h>
 #include <arch/cpu.h>
 #include "../../kernel/sim/sim_internal.h"
 
-#define READS   1000
+#define READS   500	/* a round's records (104 bytes a read) fit one 64 KiB buffer */
 #define ROUNDS  5
 #define BLOCK   7
+#define DRAIN_MS 120	/* between rounds: the recorder thread switches every 50 ms */
 
 static uint64_t least_cycles_per_read(void *buf)
 {
 	uint64_t best = UINT64_MAX;
 	for (unsigned r = 0; r < ROUNDS; r++) {
+		thread_sleep_ticks(ms_to_ticks(DRAIN_MS));	/* nothing dropped: all is measured */
 		uint64_t c0 = arch_cycles();
 		for (unsigned i = 0; i < READS; i++)
 			bcache_read(BLOCK, buf);
@@ -82,7 +87,7 @@ out:
 	kfree(buf);
 }
 
-#define YIELDS        100	/* per round: the recorder's 64K buffer holds them all */
+#define YIELDS        500	/* a round's records (two a yield, 48 bytes each) fit a buffer */
 #define SYNTH_THREADS 16
 #define SYNTH_TICKS   2000
 #define SYNTH_CPUS    4
@@ -91,6 +96,7 @@ static uint64_t least_cycles_per_yield(void)
 {
 	uint64_t best = UINT64_MAX;
 	for (unsigned r = 0; r < ROUNDS; r++) {
+		thread_sleep_ticks(ms_to_ticks(DRAIN_MS));	/* nothing dropped: all is measured */
 		uint64_t c0 = arch_cycles();
 		for (unsigned i = 0; i < YIELDS; i++)
 			thread_yield();

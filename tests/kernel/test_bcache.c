@@ -186,12 +186,18 @@ KTEST(bcache_concurrent_readers_and_reset, 2)
 	KT_EXPECT(t, s.hits + s.misses == s.reads && s.reads > 0 && s.reads <= reads,
 		  "since the reset: %llu reads, %llu hits, %llu misses", (unsigned long long)s.reads,
 		  (unsigned long long)s.hits, (unsigned long long)s.misses);
-	/* A reader whose block the reset emptied out reads it again, uncounted: one per reader at most. */
-	KT_EXPECT(t, s.io_reads >= s.misses + s.prefetches &&
-		  s.io_reads <= s.misses + s.prefetches + READERS && s.io_errors == 0,
-		  "%llu disk reads for %llu misses and %llu prefetches (%llu errors)",
+	/*
+	 * Every disk read is a miss, a prefetch or a re-read (the block left,
+	 * evicted or reset, before its reader woke); a reader whose miss was
+	 * counted before the reset may read once more after it: one per reader.
+	 */
+	uint64_t accounted = s.misses + s.prefetches + s.rereads;
+	KT_EXPECT(t, s.io_reads >= accounted && s.io_reads <= accounted + READERS &&
+		  s.io_errors == 0,
+		  "%llu disk reads for %llu misses, %llu prefetches and %llu re-reads (%llu errors)",
 		  (unsigned long long)s.io_reads, (unsigned long long)s.misses,
-		  (unsigned long long)s.prefetches, (unsigned long long)s.io_errors);
+		  (unsigned long long)s.prefetches, (unsigned long long)s.rereads,
+		  (unsigned long long)s.io_errors);
 	KT_EXPECT(t, bcache_check(why, sizeof(why)), "%s", why);
 	bcache_reset(BCACHE_DEFAULT_BUFFERS);
 }

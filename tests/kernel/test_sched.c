@@ -195,6 +195,10 @@ KTEST(sched_join_timeout, 1)
 	KT_EXPECT(t, thread_join_timeout(w, 5, &code) == -ETIMEDOUT, "join did not time out");
 	KT_EXPECT(t, clock_ticks() - t0 >= 5, "join gave up after %llu ticks, before its timeout",
 		  (unsigned long long)(clock_ticks() - t0));
+	/* The waiter may not have run yet on a loaded host (MTTCG): give it a second to block. */
+	for (uint64_t until = clock_ticks() + HZ; READ_ONCE(w->state) != THREAD_SLEEPING &&
+	     clock_ticks() < until;)
+		thread_sleep_ticks(1);
 	KT_EXPECT(t, w->state == THREAD_SLEEPING, "waiter is %s, expected sleeping",
 		  thread_state_name(w->state));
 	bool ok = wait_event_timeout(&release_wq, false, 3);

@@ -5,10 +5,11 @@
  * compiler by hand and for scripts; exits 0 when the program compiles,
  * 1 when it has errors, 2 on a usage or I/O problem.
  *
- *   dcheck [-C] [-d] [-x name[=value]]... -s FILE [args...]
- *   dcheck [-C] [-d] [-x name[=value]]... -n 'PROGRAM' [args...]
+ *   dcheck [-C] [-K SYMBOLS] [-d] [-x name[=value]]... -s FILE [args...]
+ *   dcheck [-C] [-K SYMBOLS] [-d] [-x name[=value]]... -n 'PROGRAM' [args...]
  *
- * -C runs the C preprocessor first, -d prints errors as dtrace does
+ * -C runs the C preprocessor first, -K names the kernel's symbol list
+ * (for `name references; see dtc), -d prints errors as dtrace does
  * (default: FILE:LINE:COLUMN: D_TAG: message), args are $1, $2, ...
  * The command line and reading the source are dt_driver.c's.
  */
@@ -18,7 +19,8 @@
 
 static const struct dt_tool dcheck = {
 	.name = "dcheck",
-	.usage = "dcheck [-C] [-d] [-x name[=value]]... (-s FILE | -n PROGRAM) [args...]",
+	.usage = "dcheck [-C] [-K SYMBOLS] [-d] [-x name[=value]]... (-s FILE | -n PROGRAM) "
+		 "[args...]",
 	.flags = "d",
 	.valued = "",
 	.option_failed = "dcheck: -x ",

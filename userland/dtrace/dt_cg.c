@@ -384,7 +384,8 @@ static void gen_arith(struct dt_cg *cg, const struct dt_node *at, enum dt_op op,
  */
 static void gen_compare(struct dt_cg *cg, const struct dt_node *n, int a, int b)
 {
-	bool strings = n->left->type.kind == DT_TYPE_STRING;
+	bool strings = n->left->type.kind == DT_TYPE_STRING ||
+		       n->right->type.kind == DT_TYPE_STRING;	/* or NULL on one side */
 	struct dt_type t = dt_operand_type(n);
 	bool sgn = strings || t.is_signed;
 	uint8_t lt = sgn ? DIF_OP_SLT : DIF_OP_SLTU, le = sgn ? DIF_OP_SLE : DIF_OP_SLEU;

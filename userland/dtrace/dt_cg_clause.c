@@ -18,7 +18,9 @@
  *   default action).
  * - An aggregation key's items sit back to back, each a multiple of 8
  *   bytes so the values after the key stay aligned: integers 8 bytes,
- *   strings strsize rounded up to 8 (the size the object declares).
+ *   strings strsize rounded up to 8 (the size the object declares),
+ *   stack() its frames x 8 bytes, which the kernel walks itself: such a
+ *   key has no program in the AGGREGATE action.
  * - The object's limits (scion/dof.h) are checked here with a message
  *   naming the clause or statement: record and key sizes, frames,
  *   programs, actions, probe descriptions, option values (below the
@@ -176,23 +178,35 @@ static void take_aggs(struct clause_gen *g, const struct dt_stmt *s, struct dt_a
 			a->aggs[a->naggs++] = arg->ref.agg->id;
 }
 
-static void gen_stack(struct clause_gen *g, const struct dt_stmt *s)
+/*
+ * The datum of stack(given) (given 0: stack(), the stackframes option's
+ * frames); false after reporting more frames than the kernel records.
+ */
+static bool stack_datum(struct dt_cg *cg, uint64_t given, struct dt_loc loc, struct dt_datum *d)
 {
-	struct dt_cg *cg = g->cg;
-	uint64_t frames = s->nargs ? s->args->value :
+	uint64_t frames = given ? given :
 		dt_option_get(&cg->obj->program->options, DT_OPT_STACKFRAMES);
 	if (frames < 1 || frames > DOF_MAX_FRAMES) {
-		dt_error(cg->ctx, s->loc, D_STACK_SIZE, "stack( ) of %llu frames: Scion records "
+		dt_error(cg->ctx, loc, D_STACK_SIZE, "stack( ) of %llu frames: Scion records "
 			 "at most %d%s", (unsigned long long)frames, DOF_MAX_FRAMES,
-			 s->nargs ? "" : " (set by the stackframes option)");
-		return;
+			 given ? "" : " (set by the stackframes option)");
+		return false;
 	}
+	*d = (struct dt_datum){ .kind = DT_DATUM_STACK, .frames = (uint32_t)frames,
+				.size = (uint32_t)frames * (uint32_t)sizeof(uint64_t),
+				.type = { .kind = DT_TYPE_INT, .size = 8 } };
+	return true;
+}
+
+static void gen_stack(struct clause_gen *g, const struct dt_stmt *s)
+{
+	struct dt_datum d;
+	if (!stack_datum(g->cg, s->nargs ? s->args->value : 0, s->loc, &d))
+		return;
 	struct dt_action *a = new_action(g, s, DT_ACTION_STACK, 1);
-	a->data[0] = (struct dt_datum){ .kind = DT_DATUM_STACK, .frames = (uint32_t)frames,
-					.size = (uint32_t)frames * (uint32_t)sizeof(uint64_t),
-					.type = { .kind = DT_TYPE_INT, .size = 8 } };
+	a->data[0] = d;
 	place(g, &a->data[0]);
-	add_kaction(g, s, DOF_ACT_STACK, (uint32_t)frames, 0);
+	add_kaction(g, s, DOF_ACT_STACK, d.frames, 0);
 }
 
 static void gen_action(struct clause_gen *g, const struct dt_stmt *s)
@@ -268,14 +282,17 @@ static void gen_aggregate(struct clause_gen *g, const struct dt_stmt *s)
 	 * object; a weighted (l)quantize has a second value program, the increment.
 	 */
 	const struct dt_node *incr = agg_increment(s);
-	int nvalues = (s->func->id == DT_F_COUNT ? 0 : 1) + (incr ? 1 : 0);
+	int nvalues = (s->func->id == DT_F_COUNT ? 0 : 1) + (incr ? 1 : 0), nkeyprogs = 0;
+	for (const struct dt_node *key = s->keys; key; key = key->next)
+		nkeyprogs += key->type.kind != DT_TYPE_STACK;	/* the kernel walks stacks itself */
 	struct dt_kaction *k = add_kaction(g, s, DOF_ACT_AGGREGATE, (uint32_t)s->agg->id,
-					   s->nkeys + nvalues);
+					   nkeyprogs + nvalues);
 	if (!k)
 		return;
 	int i = 0;
 	for (const struct dt_node *key = s->keys; key; key = key->next)
-		k->progs[i++] = gen_prog(cg, NULL, NULL, key, s->loc);
+		if (key->type.kind != DT_TYPE_STACK)
+			k->progs[i++] = gen_prog(cg, NULL, NULL, key, s->loc);
 	if (s->func->id != DT_F_COUNT)
 		k->progs[i++] = gen_prog(cg, NULL, NULL, s->args, s->loc);
 	if (incr)
@@ -368,7 +385,12 @@ static void gen_agg(struct dt_cg *cg, const struct dt_agg *a, struct dt_agg_code
 			 (long long)((a->lq_high - a->lq_low) / a->lq_step), DOF_LQUANTIZE_MAX_LEVELS);
 	ac->nkeys = a->nkeys;
 	for (int i = 0; i < a->nkeys; i++) {
-		ac->keys[i] = value_datum(cg, a->keys[i]);
+		if (a->keys[i].kind == DT_TYPE_STACK) {
+			if (!stack_datum(cg, a->keys[i].size, a->loc, &ac->keys[i]))
+				return;
+		} else {
+			ac->keys[i] = value_datum(cg, a->keys[i]);
+		}
 		ac->keys[i].size = align_datum(ac->keys[i].size);
 		ac->keys[i].offset = ac->keybytes;
 		ac->keybytes += ac->keys[i].size;

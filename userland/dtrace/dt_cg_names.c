@@ -34,6 +34,7 @@ uint8_t dt_cg_builtin_var(enum dt_builtin_id id)
 	case DT_BV_ARG7: return DIF_VAR_ARG7;
 	case DT_BV_ARG8: return DIF_VAR_ARG8;
 	case DT_BV_ARG9: return DIF_VAR_ARG9;
+	case DT_BV_CALLER: return DIF_VAR_CALLER;
 	case DT_BUILTIN_COUNT: break;
 	}
 	return DIF_VAR_LIMIT;
@@ -64,6 +65,11 @@ uint8_t dt_cg_subroutine(enum dt_func_id id)
 	case DT_F_BASENAME: return DIF_SUBR_BASENAME;
 	case DT_F_DIRNAME: return DIF_SUBR_DIRNAME;
 	case DT_F_RAND: return DIF_SUBR_RAND;
+	case DT_F_STRSTR: return DIF_SUBR_STRSTR;
+	case DT_F_STRCHR: return DIF_SUBR_STRCHR;
+	case DT_F_STRRCHR: return DIF_SUBR_STRRCHR;
+	case DT_F_RINDEX: return DIF_SUBR_RINDEX;
+	case DT_F_STRTOK: return DIF_SUBR_STRTOK;
 	default: return DIF_SUBR_LIMIT;
 	}
 }

@@ -214,6 +214,10 @@ static bool check_binary(struct dt_checker *ck, struct dt_node *n)
 		if ((n->op == DT_OP_EQ || n->op == DT_OP_NE) &&
 		    ((lptr && r.kind == DT_TYPE_INT) || (rptr && l.kind == DT_TYPE_INT)))
 			ok = true;
+		/* A string compares with NULL as with "" (strtok(...) == NULL). */
+		if ((l.kind == DT_TYPE_STRING && dt_is_null(n->right)) ||
+		    (r.kind == DT_TYPE_STRING && dt_is_null(n->left)))
+			ok = true;
 		if (!ok) {
 			dt_error(ck->ctx, n->loc, D_OP_INCOMPAT, "operands of %s have incompatible "
 				 "types: %s %s %s", op, dt_type_str(ck->ctx, l), op, dt_type_str(ck->ctx, r));

@@ -3,7 +3,7 @@
  * The semantic pass, calls: each call checked against the function table
  * (dt_funcs.c) by arity and argument kinds, actions, aggregations
  * (`@name[keys] = func(args)`: one function and one key signature per
- * aggregation, lquantize's constant bounds), printf/printa formats
+ * aggregation, stack() as a key, lquantize's constant bounds), printf/printa formats
  * against their arguments, and the speculation rules of a clause.
  *
  * Invariants: actions are only statements, aggregating functions only
@@ -107,7 +107,7 @@ static bool check_args(struct dt_checker *ck, const struct dt_func *f, struct dt
 		}
 		if ((kind == DT_ARG_INT || kind == DT_ARG_INT_CONST) && !dt_type_is_int(t))
 			want = kind == DT_ARG_INT ? "an integer" : "an integer constant";
-		else if (kind == DT_ARG_STRING && t.kind != DT_TYPE_STRING)
+		else if (kind == DT_ARG_STRING && t.kind != DT_TYPE_STRING && !dt_is_null(a))
 			want = "a string";
 		if (want) {
 			dt_error(ck->ctx, a->loc, i > 0 ? tag_for(f->id, 3) : D_PROTO_ARG,
@@ -391,6 +391,29 @@ static bool check_lquantize(struct dt_checker *ck, const struct dt_node *value,
 	return true;
 }
 
+/*
+ * A key of an aggregation: a value, or stack() / stack(frames), which
+ * only a key may be besides the action: the kernel records the frames as
+ * the key, so entries merge by their frames.
+ */
+static bool check_agg_key(struct dt_checker *ck, struct dt_node *k)
+{
+	if (k->kind != DT_N_CALL || strcmp(k->str, "stack"))
+		return dt_check_expr(ck, k);
+	const struct dt_func *f = &dt_funcs[DT_F_STACK];
+	if (!check_args(ck, f, k->args, k->nargs, k->loc))
+		return false;
+	uint64_t frames = k->nargs ? k->args->value : 0;
+	if (k->nargs && (frames < 1 || frames > DOF_MAX_FRAMES)) {
+		dt_error(ck->ctx, k->args->loc, D_STACK_SIZE, "stack( ) argument #1 must be a number "
+			 "of frames from 1 to %d in an aggregation key", DOF_MAX_FRAMES);
+		return false;
+	}
+	k->ref.func = f;
+	k->type = (struct dt_type){ .kind = DT_TYPE_STACK, .size = (uint8_t)frames };
+	return true;
+}
+
 void dt_check_aggregation(struct dt_checker *ck, struct dt_stmt *s)
 {
 	struct dt_node *target = s->expr, *rhs = target->right;
@@ -399,10 +422,11 @@ void dt_check_aggregation(struct dt_checker *ck, struct dt_stmt *s)
 
 	snprintf(what, sizeof(what), "@%s", name);
 	for (struct dt_node *k = target->args; k; k = k->next)
-		if (!dt_check_expr(ck, k))
+		if (!check_agg_key(ck, k))
 			return;
 	for (struct dt_node *k = target->args; k; k = k->next)
-		if (!dt_type_is_scalar(k->type) && k->type.kind != DT_TYPE_STRING) {
+		if (!dt_type_is_scalar(k->type) && k->type.kind != DT_TYPE_STRING &&
+		    k->type.kind != DT_TYPE_STACK) {
 			dt_error(ck->ctx, k->loc, D_KEY_TYPE, "%s[ ] key has no value", what);
 			return;
 		}
@@ -442,7 +466,8 @@ void dt_check_aggregation(struct dt_checker *ck, struct dt_stmt *s)
 			return;
 		}
 		for (struct dt_node *k = target->args; k; k = k->next, i++)
-			if (!dt_type_same_class(k->type, a->keys[i])) {
+			if (!dt_type_same_class(k->type, a->keys[i]) ||
+			    (k->type.kind == DT_TYPE_STACK && k->type.size != a->keys[i].size)) {
 				dt_error(ck->ctx, k->loc, D_PROTO_ARG, "%s[ ] key #%d is incompatible "
 					 "with prototype: expected %s, got %s", what, i + 1,
 					 dt_type_str(ck->ctx, a->keys[i]), dt_type_str(ck->ctx, k->type));

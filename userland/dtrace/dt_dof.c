@@ -93,7 +93,8 @@ static void put_agg(struct out *o, const struct dt_agg_code *ac)
 	put_u8(o, (uint8_t)ac->nkeys);
 	put_u16(o, 0);
 	for (int i = 0; i < ac->nkeys; i++) {
-		put_u8(o, ac->keys[i].kind == DT_DATUM_STRING ? DIF_TYPE_STRING : DIF_TYPE_INT);
+		put_u8(o, ac->keys[i].kind == DT_DATUM_STRING ? DIF_TYPE_STRING :
+			  ac->keys[i].kind == DT_DATUM_STACK ? DOF_KEY_STACK : DIF_TYPE_INT);
 		put_u8(o, 0);
 		put_u16(o, (uint16_t)ac->keys[i].size);
 	}

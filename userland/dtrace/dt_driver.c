@@ -2,8 +2,8 @@
 /*
  * The command line and source handling dcheck and dtc share
  * (dt_driver.h): flags up to -s or -n, which ends them (what follows is
- * the program's macro arguments), -x options set as they come, and the
- * source read whole from a file or stdin. Tools differ only in their own
+ * the program's macro arguments), -x options set as they come, -K the
+ * kernel's symbol list, and the source read whole from a file or stdin. Tools differ only in their own
  * flags and message texts, which struct dt_tool carries.
  *
  * Invariant: every failure prints one line on stderr; nothing here
@@ -84,11 +84,13 @@ int dt_cmdline_parse(struct dt_cmdline *c, const struct dt_tool *tool, int argc,
 			c->flag[(unsigned char)a[1]] = true;
 			continue;
 		}
-		if (!is_flag(a, "xsn") && !is_flag(a, tool->valued))
+		if (!is_flag(a, "xsnK") && !is_flag(a, tool->valued))
 			usage(tool);
 		if (++i == argc)
 			usage(tool);
-		if (a[1] == 'x') {
+		if (a[1] == 'K') {
+			c->ksyms_file = argv[i];
+		} else if (a[1] == 'x') {
 			if (!set_option(&c->opts, tool, argv[i]))
 				return DT_EXIT_USAGE;
 		} else if (a[1] == 's' || a[1] == 'n') {
@@ -113,7 +115,16 @@ int dt_cmdline_parse(struct dt_cmdline *c, const struct dt_tool *tool, int argc,
 struct dt_program *dt_cmdline_compile(struct dt_cmdline *c, const struct dt_tool *tool)
 {
 	size_t len;
-	char *source;
+	char *source, *ksyms = NULL;
+	if (c->ksyms_file) {
+		ksyms = read_file(c->ksyms_file, &len);
+		if (!ksyms) {
+			fprintf(stderr, "%s%s: %s\n", tool->open_failed, c->ksyms_file, strerror(errno));
+			return NULL;
+		}
+		ksyms[len] = '\0';	/* read_file stops with room to spare */
+		c->args.ksyms = ksyms;
+	}
 	if (c->file) {
 		source = read_file(c->file, &len);
 		if (!source) {
@@ -126,6 +137,8 @@ struct dt_program *dt_cmdline_compile(struct dt_cmdline *c, const struct dt_tool
 	}
 	struct dt_program *p = source ? dt_compile_with(source, len, &c->args) : NULL;
 	free(source);
+	free(ksyms);		/* the program keeps the addresses it looked up, not the list */
+	c->args.ksyms = NULL;
 	if (!p)
 		fprintf(stderr, "%s: out of memory\n", tool->name);
 	return p;

@@ -133,6 +133,11 @@ const char *dt_tok_spelling(struct dt_lexer *lx, const struct dt_token *tok);
 bool dt_parse_int_literal(const char *s, size_t len, uint64_t *value, struct dt_type *type,
 			  bool *typed, bool *overflow);
 
+/* ---- kernel symbols (dt_ksyms.c) ---- */
+
+/* The address of kernel symbol name[0..len) in table (dt_compile_args.ksyms); false if none. */
+bool dt_ksym_lookup(const char *table, const char *name, size_t len, uint64_t *addr);
+
 /* ---- directives: #pragma D option and friends (dt_options.c) ---- */
 
 void dt_pragma(struct dt_ctx *ctx, struct dt_loc loc, const char *text, size_t len);
@@ -329,6 +334,8 @@ const struct dt_builtin *dt_builtin_lookup(const char *name);
 bool dt_resolve_read(struct dt_checker *ck, struct dt_node *n);
 bool dt_resolve_array(struct dt_checker *ck, struct dt_node *n, const struct dt_type *value);
 bool dt_resolve_lvalue(struct dt_checker *ck, struct dt_node *n, struct dt_type value);
+/* Is n D's NULL (a pointer constant 0)? Strings take it and compare with it. */
+bool dt_is_null(const struct dt_node *n);
 /* An operand of ++, -- or op=: an existing writable integer variable. */
 bool dt_check_modifiable(struct dt_checker *ck, struct dt_node *n, const char *op);
 void dt_apply_declaration(struct dt_checker *ck, const struct dt_decl *d);

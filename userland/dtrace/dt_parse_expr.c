@@ -105,6 +105,46 @@ struct dt_node *dt_parse_args(struct dt_parser *p, enum dt_tok closer, int *coun
 	return dt_expect(p, closer, what) ? head : NULL;
 }
 
+/*
+ * A kernel symbol: `name or module`name (the backquote at hand, module
+ * NULL or the identifier before it), as its address, a uintptr_t
+ * constant. Scion's only module is kernel.
+ */
+static struct dt_node *parse_ksym(struct dt_parser *p, const struct dt_token *module)
+{
+	struct dt_loc loc = module ? module->loc : p->tok.loc;
+	dt_advance(p, DT_LEX_NORMAL);		/* the backquote */
+	if (p->tok.kind != T_IDENT) {
+		dt_syntax_error(p, "a kernel symbol's name after '`'");
+		return NULL;
+	}
+	struct dt_token name = p->tok;
+	const char *mod = module ? dt_strndup(p->ctx, module->text, module->len) : "";
+	const char *ksyms = p->ctx->args ? p->ctx->args->ksyms : NULL;
+	uint64_t addr;
+	if (module && strcmp(mod, "kernel")) {
+		dt_refuse(p, loc, D_IDENT_UNDEF, "failed to resolve %s`%.*s: Scion's only module is "
+			  "kernel", mod, (int)name.len, name.text);
+		return NULL;
+	}
+	if (!ksyms) {
+		dt_refuse(p, loc, D_UNSUPPORTED, "kernel symbols (%s`%.*s) need the kernel's symbol "
+			  "list: scion trace passes it (dtc -K build/kernel.syms)", mod, (int)name.len,
+			  name.text);
+		return NULL;
+	}
+	if (!dt_ksym_lookup(ksyms, name.text, name.len, &addr)) {
+		dt_refuse(p, loc, D_IDENT_UNDEF, "failed to resolve %s`%.*s: no such kernel symbol",
+			  mod, (int)name.len, name.text);
+		return NULL;
+	}
+	dt_advance(p, DT_LEX_NORMAL);
+	struct dt_node *n = dt_node_new(p->ctx, DT_N_INT, loc);
+	n->value = addr;
+	n->type = dt_type_uint64;
+	return n;
+}
+
 static struct dt_node *parse_primary(struct dt_parser *p)
 {
 	struct dt_token t = p->tok;
@@ -125,6 +165,11 @@ static struct dt_node *parse_primary(struct dt_parser *p)
 		dt_advance(p, DT_LEX_NORMAL);
 		return n;
 	case T_IDENT:
+		if (dt_peek(p)->kind == T_BACKQUOTE) {
+			dt_advance(p, DT_LEX_NORMAL);
+			return parse_ksym(p, &t);
+		}
+		/* fall through */
 	case T_AGG:
 		n = dt_node_new(p->ctx, t.kind == T_IDENT ? DT_N_IDENT : DT_N_AGGNAME, t.loc);
 		n->str = t.text;
@@ -154,8 +199,7 @@ static struct dt_node *parse_primary(struct dt_parser *p)
 			return NULL;
 		return n;
 	case T_BACKQUOTE:
-		dt_refuse(p, t.loc, D_UNSUPPORTED, "kernel symbols (`name) are not supported");
-		return NULL;
+		return parse_ksym(p, NULL);
 	case T_KW_SIZEOF: case T_KW_STRINGOF: case T_KW_OFFSETOF: case T_KW_XLATE:
 		dt_refuse(p, t.loc, D_UNSUPPORTED, "%s is not supported", t.text);
 		return NULL;
@@ -285,9 +329,20 @@ static struct dt_node *parse_unary_inner(struct dt_parser *p)
 		return make(p, incdec ? DT_N_INCDEC : DT_N_UNARY, op, t.loc, operand, NULL);
 	}
 	switch (t.kind) {
-	case T_AMP:
-		dt_refuse(p, t.loc, D_UNSUPPORTED, "address-of (unary &) is not supported");
+	case T_AMP: {
+		/* &`name and &kernel`name: the symbol's address, as `name is. Nothing else. */
+		dt_advance(p, DT_LEX_NORMAL);
+		if (p->tok.kind == T_BACKQUOTE)
+			return parse_ksym(p, NULL);
+		if (p->tok.kind == T_IDENT && dt_peek(p)->kind == T_BACKQUOTE) {
+			struct dt_token module = p->tok;
+			dt_advance(p, DT_LEX_NORMAL);
+			return parse_ksym(p, &module);
+		}
+		dt_refuse(p, t.loc, D_UNSUPPORTED, "address-of (unary &) is not supported, but of a "
+			  "kernel symbol (&`name)");
 		return NULL;
+	}
 	case T_LPAREN: {
 		/* A cast if a type name follows the '('. */
 		bool type_follows = dt_token_starts_type(dt_peek(p));

@@ -64,6 +64,12 @@ const char *dt_type_name(struct dt_type t, char *buf, size_t size)
 	case DT_TYPE_THREAD:
 		snprintf(buf, size, "thread");
 		break;
+	case DT_TYPE_STACK:
+		if (t.size)
+			snprintf(buf, size, "stack(%d)", t.size);
+		else
+			snprintf(buf, size, "stack()");
+		break;
 	case DT_TYPE_PTR: {
 		char base[16];
 		if (t.base_size)

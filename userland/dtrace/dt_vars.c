@@ -52,6 +52,7 @@ const struct dt_builtin dt_builtins[DT_BUILTIN_COUNT] = {
 	{ DT_BV_ARG4, "arg4", ARG_T }, { DT_BV_ARG5, "arg5", ARG_T },
 	{ DT_BV_ARG6, "arg6", ARG_T }, { DT_BV_ARG7, "arg7", ARG_T },
 	{ DT_BV_ARG8, "arg8", ARG_T }, { DT_BV_ARG9, "arg9", ARG_T },
+	{ DT_BV_CALLER, "caller", DT_INT_T(8, false, DT_TD_UINTPTR) },
 };
 
 /* struct thread's members readable through curthread (kernel/include/scion/thread.h). */
@@ -74,7 +75,6 @@ static const struct {
 	{ "ucaller", D_UNSUPPORTED, "ucaller is not supported: Scion traces only the kernel" },
 	{ "ustackdepth", D_UNSUPPORTED, "ustackdepth is not supported: Scion traces only "
 	  "the kernel" },
-	{ "caller", D_UNSUPPORTED, "caller is not supported yet" },
 	{ "stackdepth", D_UNSUPPORTED, "stackdepth is not supported yet" },
 	{ "ppid", D_UNSUPPORTED, "ppid is not supported: Scion has no processes" },
 	{ "uid", D_UNSUPPORTED, "uid is not supported: Scion has no users" },
@@ -166,11 +166,16 @@ static bool is_refused_ident(const char *name)
 	return false;
 }
 
-/* Names a global can never have: built-ins, functions, refused built-ins. */
+/* Names a global can never have: built-ins, NULL, functions, refused built-ins. */
 static bool is_reserved(const char *name)
 {
-	return dt_builtin_lookup(name) || dt_func_lookup(name) || dt_func_refusal(name) ||
-	       is_refused_ident(name);
+	return dt_builtin_lookup(name) || !strcmp(name, "NULL") || dt_func_lookup(name) ||
+	       dt_func_refusal(name) || is_refused_ident(name);
+}
+
+bool dt_is_null(const struct dt_node *n)
+{
+	return n->kind == DT_N_INT && n->type.kind == DT_TYPE_PTR && n->value == 0;
 }
 
 /* An identifier that is not a variable: say what it is, or that it is unknown. */
@@ -310,6 +315,13 @@ bool dt_resolve_array(struct dt_checker *ck, struct dt_node *n, const struct dt_
 /* A scalar read: x, self->x, this->x. */
 bool dt_resolve_read(struct dt_checker *ck, struct dt_node *n)
 {
+	if (n->kind == DT_N_IDENT && !strcmp(n->str, "NULL")) {
+		/* D's NULL: a void * constant 0 (strtok(NULL, ...), comparisons with strings). */
+		n->kind = DT_N_INT;
+		n->value = 0;
+		n->type = dt_type_pointer_to(dt_type_void);
+		return true;
+	}
 	if (n->kind == DT_N_IDENT) {
 		const struct dt_builtin *b = dt_builtin_lookup(n->str);
 		if (b) {
@@ -344,7 +356,8 @@ bool dt_resolve_lvalue(struct dt_checker *ck, struct dt_node *n, struct dt_type 
 	case DT_N_IDENT:
 	case DT_N_VAR: {
 		enum dt_scope scope = n->kind == DT_N_IDENT ? DT_SCOPE_GLOBAL : n->scope;
-		if (scope == DT_SCOPE_GLOBAL && dt_builtin_lookup(n->str)) {
+		if (scope == DT_SCOPE_GLOBAL &&
+		    (dt_builtin_lookup(n->str) || !strcmp(n->str, "NULL"))) {
 			dt_error(ck->ctx, n->loc, D_OP_WRITE, "operand of = must be a writable "
 				 "variable: %s is built in", n->str);
 			return false;

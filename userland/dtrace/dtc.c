@@ -5,11 +5,14 @@
  * its layout): the object's bytes, the options, the aggregations, and
  * each clause's record layout and actions.
  *
- *   dtc [-C] [-S] [-x name[=value]]... [-o FILE] (-s FILE | -n PROGRAM) [args...]
+ *   dtc [-C] [-K SYMBOLS] [-S] [-x name[=value]]... [-o FILE] (-s FILE | -n PROGRAM)
+ *       [args...]
  *
- * -C runs the C preprocessor first, -S prints the generated programs
- * disassembled instead of the JSON, -x sets an option, -o writes to FILE
- * instead of stdout, args are the macro arguments $1, $2...
+ * -C runs the C preprocessor first, -K names the kernel's symbol list
+ * (`nm --defined-only` of it: build/kernel.syms) for `name references,
+ * -S prints the generated programs disassembled instead of the JSON, -x
+ * sets an option, -o writes to FILE instead of stdout, args are the
+ * macro arguments $1, $2...
  * Errors go to stderr as dtrace prints them, one per line:
  *   dtrace: failed to compile script FILE: line N: MESSAGE      (-s)
  *   dtrace: invalid probe specifier PROGRAM: MESSAGE             (-n)
@@ -26,7 +29,8 @@
 
 static const struct dt_tool dtc = {
 	.name = "dtc",
-	.usage = "dtc [-C] [-S] [-x name[=value]]... [-o FILE] (-s FILE | -n PROGRAM) [args...]",
+	.usage = "dtc [-C] [-K SYMBOLS] [-S] [-x name[=value]]... [-o FILE] (-s FILE | -n "
+		 "PROGRAM) [args...]",
 	.flags = "S",
 	.valued = "o",
 	.option_failed = "dtrace: failed to set -x ",

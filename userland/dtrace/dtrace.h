@@ -21,10 +21,12 @@
  * and unions (curthread->member aside), sizeof/stringof/offsetof/xlate,
  * inline/translator/provider/typedef/extern/static declarations,
  * initializers, fixed-size and clause-local (this->) arrays, if/else and
- * loops, floating point, args[] (use arg0..arg9), `kernel symbols,
- * $pid-style macro variables, user-space and destructive functions
- * (copyin*, ustack, raise, system...), and the string subroutines the
- * trace bytecode lacks (strstr, toupper, ...: see dt_funcs.c).
+ * loops, floating point, args[] (use arg0..arg9), $pid-style macro
+ * variables, user-space and destructive functions (copyin*, ustack,
+ * raise, system...), and the string subroutines the trace bytecode lacks
+ * (toupper, strtoll, ...: see dt_funcs.c). Kernel symbols (`name,
+ * kernel`name, &`name) are their addresses, from the symbol list the
+ * compile arguments give (no types: read one as *(int *)&`name).
  *
  * dt_generate() then turns a checked program into DIF programs and the
  * trace object the kernel loads (scion/dof.h), with what the consumer
@@ -123,6 +125,8 @@ enum dt_type_kind {
 	DT_TYPE_STRING,
 	DT_TYPE_THREAD,		/* pointer to the current thread: curthread */
 	DT_TYPE_PTR,		/* pointer to an integer, to void, or to a pointer */
+	DT_TYPE_STACK,		/* stack() as an aggregation key; size: its frames, 0 for
+				   the stackframes option's */
 };
 
 #define DT_MAX_PTR_LEVELS 8	/* int ******** at most */
@@ -160,7 +164,7 @@ enum dt_builtin_id {
 	DT_BV_PID, DT_BV_EXECNAME, DT_BV_PROBEPROV, DT_BV_PROBEMOD, DT_BV_PROBEFUNC,
 	DT_BV_PROBENAME, DT_BV_EPID, DT_BV_ID, DT_BV_CURTHREAD,
 	DT_BV_ARG0, DT_BV_ARG1, DT_BV_ARG2, DT_BV_ARG3, DT_BV_ARG4,
-	DT_BV_ARG5, DT_BV_ARG6, DT_BV_ARG7, DT_BV_ARG8, DT_BV_ARG9,
+	DT_BV_ARG5, DT_BV_ARG6, DT_BV_ARG7, DT_BV_ARG8, DT_BV_ARG9, DT_BV_CALLER,
 	DT_BUILTIN_COUNT
 };
 
@@ -192,7 +196,8 @@ enum dt_func_id {
 	DT_F_COMMIT, DT_F_DISCARD, DT_F_CLEAR, DT_F_TRUNC, DT_F_NORMALIZE, DT_F_DENORMALIZE,
 	/* subroutines */
 	DT_F_SPECULATION, DT_F_STRLEN, DT_F_STRJOIN, DT_F_SUBSTR, DT_F_INDEX, DT_F_LLTOSTR,
-	DT_F_BASENAME, DT_F_DIRNAME, DT_F_RAND, DT_F_FUNC, DT_F_SYM,
+	DT_F_BASENAME, DT_F_DIRNAME, DT_F_RAND, DT_F_FUNC, DT_F_SYM, DT_F_STRSTR, DT_F_STRCHR,
+	DT_F_STRRCHR, DT_F_RINDEX, DT_F_STRTOK,
 	/* aggregating functions */
 	DT_F_COUNT, DT_F_SUM, DT_F_MIN, DT_F_MAX, DT_F_AVG, DT_F_STDDEV, DT_F_QUANTIZE,
 	DT_F_LQUANTIZE,
@@ -293,7 +298,8 @@ enum dt_node_kind {
 	DT_N_ASSIGN,	/* left = right; op != NONE: left op= right */
 	DT_N_INCDEC,	/* op in PREINC..POSTDEC, on left */
 	DT_N_CAST,	/* (type) left; the node's type is the target */
-	DT_N_CALL,	/* ref.func(args...): a subroutine */
+	DT_N_CALL,	/* ref.func(args...): a subroutine, or stack() as an aggregation
+			   key (type DT_TYPE_STACK) */
 	DT_N_COMMA,	/* left, right */
 	/* Only in programs with errors (the checker replaces them): */
 	DT_N_IDENT,	/* str: a bare identifier before resolution */
@@ -466,6 +472,12 @@ struct dt_compile_args {
 	unsigned flags;
 	const struct dt_options *options;	/* -x options (defaultargs...), or NULL */
 	const char *cpp;		/* preprocessor command; NULL: "cpp" */
+	/*
+	 * The kernel's symbols for `name and kernel`name: `nm --defined-only`
+	 * lines ("ADDRESS TYPE NAME"), NUL-terminated; NULL: none, and such
+	 * references are refused.
+	 */
+	const char *ksyms;
 };
 
 /*

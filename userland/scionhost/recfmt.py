@@ -34,8 +34,8 @@ TYPE_SCHED_EVENT, TYPE_SCHED_PICK = 3, 4
 LOG_TYPES = {TYPE_BCACHE_RESULT, TYPE_SCHED_PICK}   # the rest belong in a trace
 REQUEST = struct.Struct("<HHIQQQQQQ")            # head, seq, time_ns, tid, pid, block, in_flight
 assert REQUEST.size == 56
-RESULT = struct.Struct("<HHIQBBHIQQQ")           # head, seq, outcome, nprefetch, 2 reserved,
-assert RESULT.size == 48                         # block, victim, latency_ns
+RESULT = struct.Struct("<HHIQBBHIQQQ")           # head, seq, outcome, nprefetch, reserved,
+assert RESULT.size == 48                         # disk_reads, block, victim, latency_ns
 PREFETCH = struct.Struct("<QQII")                # block, victim, fate, reserved
 PREFETCH_MAX = 8
 NO_BLOCK = (1 << 64) - 1
@@ -97,7 +97,7 @@ def decode_record(data, offset=0):
         return {"type": "request", "size": size, "cpu": cpu, "seq": seq, "time_ns": time_ns,
                 "tid": tid, "pid": pid, "block": block, "in_flight": in_flight}
     if rtype == TYPE_BCACHE_RESULT and size >= RESULT.size:
-        (_, _, _, seq, outcome, nprefetch, _, _, block, victim,
+        (_, _, _, seq, outcome, nprefetch, _, disk_reads, block, victim,
          latency_ns) = RESULT.unpack_from(data, offset)
         if nprefetch > PREFETCH_MAX or size != RESULT.size + nprefetch * PREFETCH.size:
             raise RecError(f"a result record at byte {offset}: {nprefetch} prefetches "
@@ -108,7 +108,7 @@ def decode_record(data, offset=0):
             prefetch.append({"block": pb, "victim": pv, "fate": fate})
         return {"type": "result", "size": size, "cpu": cpu, "seq": seq, "outcome": outcome,
                 "block": block, "victim": victim, "latency_ns": latency_ns,
-                "prefetch": prefetch}
+                "disk_reads": disk_reads, "prefetch": prefetch}
     if rtype == TYPE_SCHED_EVENT and size == SCHED_EVENT.size:
         _, _, _, seq, tick, time_ns, tid, kind, affinity = SCHED_EVENT.unpack_from(data, offset)
         return {"type": "event", "size": size, "cpu": cpu, "seq": seq, "tick": tick,
@@ -134,7 +134,8 @@ def encode_record(r):
                             r["tid"], r["pid"], r["block"], r["in_flight"])
     prefetch = r["prefetch"]
     head = RESULT.pack(RESULT.size + len(prefetch) * PREFETCH.size, TYPE_BCACHE_RESULT, r["cpu"],
-                       r["seq"], r["outcome"], len(prefetch), 0, 0, r["block"], r["victim"],
+                       r["seq"], r["outcome"], len(prefetch), 0,
+                       r.get("disk_reads", int(r["outcome"] in (3, 4))), r["block"], r["victim"],
                        r["latency_ns"])
     return head + b"".join(PREFETCH.pack(p["block"], p["victim"], p["fate"], 0) for p in prefetch)
 

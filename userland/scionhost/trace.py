@@ -35,6 +35,11 @@ def dtc_path():
     return os.environ.get("SCION_DTC") or os.path.join(ROOT, "build", "host", "dtc")
 
 
+def ksyms_path():
+    """The running kernel's symbol list for D's `name (the build writes it beside the kernel)."""
+    return os.environ.get("SCION_KSYMS") or os.path.join(ROOT, "build", "kernel.syms")
+
+
 def compile_program(args):
     """Run dtc; return its JSON, or raise ScionError with dtc's message."""
     dtc = dtc_path()
@@ -43,6 +48,8 @@ def compile_program(args):
     argv = [dtc]
     if args.cpp:
         argv.append("-C")
+    if os.path.exists(ksyms_path()):
+        argv += ["-K", ksyms_path()]
     for opt in args.x or []:
         argv += ["-x", opt]
     if args.quiet:

@@ -97,6 +97,9 @@ struct bcache_result {
 	uint64_t latency_ns;	/* admission to the end of its read-ahead */
 	uint32_t outcome;	/* BCACHE_OUTCOME_* */
 	uint32_t nprefetch;	/* entries of prefetch[] in use: the plan, in order */
+	uint32_t disk_reads;	/* demand reads it sent to the disk: 1 for a miss, more when
+				   its block left (evicted, or a reset) while it slept */
+	uint32_t reserved;
 	struct bcache_prefetch_fate prefetch[BCACHE_PREFETCH_MAX];
 };
 

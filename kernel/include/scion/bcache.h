@@ -28,6 +28,8 @@ struct bcache_stats {
 	uint64_t prefetch_dropped;	/* planned blocks with no buffer to spare */
 	uint64_t io_reads;		/* disk reads (demand + prefetch) */
 	uint64_t io_errors;		/* of those, failed */
+	uint64_t rereads;		/* demand reads sent to the disk again: the block left
+					   (evicted once valid, or a reset) before its reader woke */
 };
 
 /* Bring the cache up over vda with BCACHE_DEFAULT_BUFFERS. Init thread, once. */

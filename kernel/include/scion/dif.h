@@ -167,9 +167,15 @@ enum dif_op {
 	X(WALLTIMESTAMP, "walltimestamp", DIF_TYPE_INT) \
 	X(THREAD_AFFINITY,   "curthread->affinity",    DIF_TYPE_INT) \
 	X(THREAD_TICKS_RUN,  "curthread->ticks_run",   DIF_TYPE_INT) \
-	X(THREAD_SWITCHES_IN, "curthread->switches_in", DIF_TYPE_INT)
+	X(THREAD_SWITCHES_IN, "curthread->switches_in", DIF_TYPE_INT) \
+	X(CALLER,     "caller",     DIF_TYPE_INT)
 
-/* Subroutines (CALL): name, arguments (min, max), result type. */
+/*
+ * Subroutines (CALL): name, arguments (min, max), result type. strstr,
+ * strchr and strrchr give an address inside their first argument (a
+ * copy of it in scratch space) or 0, D's NULL; strtok keeps its place
+ * for the rest of the probe firing (struct dif_env_ops' strtok_state).
+ */
 #define DIF_SUBROUTINES(X) \
 	X(STRLEN,   "strlen",   1, 1, DIF_TYPE_INT) \
 	X(STRJOIN,  "strjoin",  2, 2, DIF_TYPE_STRING) \
@@ -179,11 +185,17 @@ enum dif_op {
 	X(BASENAME, "basename", 1, 1, DIF_TYPE_STRING) \
 	X(DIRNAME,  "dirname",  1, 1, DIF_TYPE_STRING) \
 	X(RAND,     "rand",     0, 0, DIF_TYPE_INT) \
-	X(SPECULATION, "speculation", 0, 0, DIF_TYPE_INT)
+	X(SPECULATION, "speculation", 0, 0, DIF_TYPE_INT) \
+	X(STRSTR,   "strstr",   2, 2, DIF_TYPE_STRING) \
+	X(STRCHR,   "strchr",   2, 2, DIF_TYPE_STRING) \
+	X(STRRCHR,  "strrchr",  2, 2, DIF_TYPE_STRING) \
+	X(RINDEX,   "rindex",   2, 3, DIF_TYPE_INT) \
+	X(STRTOK,   "strtok",   2, 2, DIF_TYPE_STRING)
 
 enum dif_type {
 	DIF_TYPE_INT = 1,	/* 64-bit integer */
-	DIF_TYPE_STRING = 2,	/* pointer to a NUL-terminated string */
+	DIF_TYPE_STRING = 2,	/* pointer to a NUL-terminated string; 0 is D's NULL,
+				   which SCMP compares as "" and a read faults on */
 };
 
 enum dif_builtin {

@@ -28,9 +28,11 @@ enum dif_fault_kind {
 	DIF_FAULT_KINDS,
 };
 
+#define DIF_PC_NONE 0xffffffffu	/* a fault after the program ran (copying its result) */
+
 struct dif_fault {
 	enum dif_fault_kind kind;
-	uint32_t pc;		/* the instruction that failed */
+	uint32_t pc;		/* the instruction that failed, or DIF_PC_NONE */
 	uint64_t addr;		/* BADADDR, ALIGN: the address */
 };
 
@@ -64,11 +66,27 @@ struct dif_env_ops {
 			unsigned nkeys, uint64_t *out);
 	int (*store_var)(void *env, const struct dif_var *v, const struct dif_tuple_item *keys,
 			 unsigned nkeys, uint64_t value);
-	/* bytes of scratch space for this firing, or NULL when there is none left. */
+	/*
+	 * bytes of scratch space for this firing, or NULL when there is none
+	 * left; 0 bytes gives where the next allocation would start.
+	 */
 	void *(*scratch)(void *env, size_t bytes);
 	/* A pseudo-random number (rand()), a new speculation id or 0 (speculation()). */
 	uint64_t (*random)(void *env);
 	uint64_t (*speculation)(void *env);
+	/*
+	 * strtok()'s place for this probe firing: two words, the address it
+	 * reads next and the address its string must end by (0, 0 at each
+	 * firing: nothing to go on). NULL when the environment keeps none.
+	 */
+	uint64_t *(*strtok_state)(void *env);
+	/*
+	 * Give back the scratch allocated from `from` (what scratch(env, 0)
+	 * gave) on: the copies a comparison or a subroutine that returns an
+	 * integer (strlen, index...) made for itself, which nothing reads
+	 * afterwards. NULL: scratch is only given back after the firing.
+	 */
+	void (*scratch_release)(void *env, void *from);
 };
 
 /*

@@ -22,7 +22,7 @@
  *               u8 rtype, u8 0, u16 rsize, u16 strsize
  *   aggs     := u32 n, n x agg                   (n <= DOF_MAX_AGGS)
  *   agg      := u8 func (DOF_AGG_*), u8 nkeys, u16 0,
- *               nkeys x { u8 type (DIF_TYPE_*), u8 0, u16 size },
+ *               nkeys x { u8 type (DIF_TYPE_* or DOF_KEY_STACK), u8 0, u16 size },
  *               i64 lq_low, i64 lq_high, i64 lq_step   (0 unless lquantize)
  *               (an aggregation's id is its index)
  *   clauses  := u32 n, n x clause                (n <= DOF_MAX_CLAUSES)
@@ -50,7 +50,8 @@
  *   COMMIT     1 prog (id): the speculation's data joins the principal
  *              buffer, then it is free again; no data
  *   DISCARD    1 prog (id): its data is thrown away; no data
- *   AGGREGATE  arg = agg id; nkeys key progs then the function's value
+ *   AGGREGATE  arg = agg id; a prog per key that is not a stack (the
+ *              kernel walks stack keys itself), then the function's value
  *              progs (count: 0; lquantize, quantize, sum, min, max, avg,
  *              stddev: 1), and for quantize and lquantize optionally one
  *              more: the increment, what the value's bucket grows by
@@ -76,7 +77,7 @@
 #include <scion/dif.h>
 
 #define DOF_MAGIC        0x464f4453u	/* "SDOF" */
-#define DOF_VERSION      2		/* 2: weighted (l)quantize */
+#define DOF_VERSION      3		/* 2: weighted (l)quantize; 3: stack() keys */
 #define DOF_NONE         0xffffffffu
 #define DOF_MAX_PROGS    4096
 #define DOF_MAX_AGGS     256
@@ -179,18 +180,26 @@ struct dof_rechdr {
 struct dof_error {
 	uint32_t epid;			/* the ECB that failed */
 	uint32_t action;		/* 0: predicate; n: the nth action */
-	uint32_t pc;			/* instruction index in that program */
+	uint32_t pc;			/* instruction index in that program, or DIF_PC_NONE
+					   when copying its result failed (arg3 then is -1) */
 	uint32_t fault;			/* enum dif_fault_kind */
 	uint64_t addr;
 };
+
+/*
+ * An aggregation key item of type DOF_KEY_STACK is stack(): size / 8
+ * kernel PCs (1 to DOF_MAX_FRAMES) of the firing's stack, innermost
+ * first, 0-padded, walked as the STACK action walks them.
+ */
+#define DOF_KEY_STACK 3
 
 /*
  * Aggregation data: one DATA chunk per CPU per snapshot, cpu field
  * CHAN_CHUNK_AGG | cpu (scion/chan_proto.h), holding entries, each
  * 8-aligned: u32 agg id, u16 key bytes, u16 value bytes, the key (its
  * items in order, each padded with zeros to a multiple of 8 bytes:
- * integers as 8 bytes, strings as their declared size, NUL-padded),
- * then the values (u64 each).
+ * integers as 8 bytes, strings as their declared size, NUL-padded,
+ * stacks as their frames), then the values (u64 each).
  */
 struct dof_aggent {
 	uint32_t agg;

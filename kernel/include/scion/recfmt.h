@@ -108,7 +108,7 @@ struct rec_bcache_result {
 	uint8_t outcome;		/* BCACHE_OUTCOME_* */
 	uint8_t nprefetch;		/* entries of prefetch[] that follow */
 	uint16_t reserved;
-	uint32_t reserved2;
+	uint32_t disk_reads;		/* demand reads it sent to the disk (struct bcache_result) */
 	uint64_t block;
 	uint64_t victim;		/* evicted for a miss, or BCACHE_NO_BLOCK */
 	uint64_t latency_ns;		/* measured live; modelled in a simulated log */

@@ -1,0 +1,5 @@
+/* the kernel is Scion's only module */
+BEGIN
+{
+	trace(&genunix`bcache);
+}

@@ -1,0 +1,5 @@
+/* NULL is built in: it cannot be assigned */
+BEGIN
+{
+	NULL = 1;
+}
