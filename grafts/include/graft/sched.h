@@ -119,14 +119,17 @@ unsigned sched_runq_length(void);
 struct thread *sched_runq_thread(unsigned i);
 /* Its thread id, 0 past the end. */
 uint64_t sched_runq_tid(unsigned i);
-/* Whether it may run on the executing CPU (its affinity allows it). */
+/* Whether it may run on the CPU deciding (its affinity allows it). */
 bool sched_runq_may_run_here(unsigned i);
 /* Timer ticks it has run so far, and times it was switched in. */
 uint64_t sched_runq_ticks_run(unsigned i);
 uint64_t sched_runq_switches(unsigned i);
 /* The index of the CPU the decision is for (a simulated CPU in a simulation). */
 unsigned sched_cpu(void);
-/* The running thread's id and remaining slice (sched.tick). */
+/*
+ * The running thread's id (at sched.pick_next the one switching away; 0
+ * for an idle CPU of a simulation) and its remaining slice.
+ */
 uint64_t sched_running_tid(void);
 int sched_running_slice(void);
 /* Set the running thread's slice (undone on abort). */
