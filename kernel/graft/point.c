@@ -80,7 +80,9 @@ static uint64_t current_tid(void)
  * already running on this CPU (a graft whose API call reaches its own
  * point gets the default, never itself), when transactions nest too
  * deep, and after an abort. An event runs the default, then each
- * applicable handler in its own transaction.
+ * applicable handler in its own transaction. While a recorder is set
+ * (graft_point_set_recorder) the slot holds the dispatcher even with
+ * nothing installed, and each invocation is reported to the recorder.
  */
 /*
  * Fire one of the point's graft-provider probes: arguments a0..a5, and
@@ -114,18 +116,25 @@ static enum txn_outcome run(const struct graft_point *p, struct graft *g, const 
 	return o;
 }
 
-uint64_t graft_dispatch(const struct graft_point *p, const uint64_t args[6])
+static uint64_t dispatch(const struct graft_point *p, const uint64_t args[6],
+			 enum graft_outcome *outcome)
 {
 	struct graft_point_state *st = p->state;
 	uint64_t tid = current_tid();
 	uint64_t r;
 
+	*outcome = GRAFT_OUTCOME_DEFAULT;
 	if (p->kind == GRAFT_KIND_EVENT) {
 		graft_call_default(p, args);
 		for (unsigned i = 0; i < GRAFT_POINT_MAX_INSTALLED; i++) {
 			struct graft *g = READ_ONCE(st->installed[i]);
-			if (g && (!g->scope_tid || g->scope_tid == tid) && !txn_graft_active(g))
-				run(p, g, args, &r);
+			if (!g || (g->scope_tid && g->scope_tid != tid) || txn_graft_active(g))
+				continue;
+			enum txn_outcome o = run(p, g, args, &r);
+			if (o == TXN_ABORTED)
+				*outcome = GRAFT_OUTCOME_ABORTED;
+			else if (o == TXN_COMMITTED && *outcome == GRAFT_OUTCOME_DEFAULT)
+				*outcome = GRAFT_OUTCOME_COMMITTED;
 		}
 		return 0;
 	}
@@ -143,10 +152,29 @@ uint64_t graft_dispatch(const struct graft_point *p, const uint64_t args[6])
 	}
 	if (!chosen || txn_graft_active(chosen))
 		return graft_call_default(p, args);
-	if (run(p, chosen, args, &r) == TXN_COMMITTED)
+	enum txn_outcome o = run(p, chosen, args, &r);
+	if (o == TXN_COMMITTED) {
+		*outcome = GRAFT_OUTCOME_COMMITTED;
 		return r;
+	}
+	if (o == TXN_ABORTED)
+		*outcome = GRAFT_OUTCOME_ABORTED;
 	return graft_call_default(p, args);
 }
+
+uint64_t graft_dispatch(const struct graft_point *p, const uint64_t args[6])
+{
+	const struct graft_point_recorder *rec = READ_ONCE(p->state->recorder);
+	enum graft_outcome outcome;
+
+	if (!rec)
+		return dispatch(p, args, &outcome);
+	uint64_t cookie = rec->call(p, args);
+	uint64_t r = dispatch(p, args, &outcome);
+	rec->done(p, cookie, r, outcome);
+	return r;
+}
+
 
 bool graft_point_installed_name(const char *point, char *buf, size_t n)
 {
@@ -169,6 +197,10 @@ bool graft_point_installed_name(const char *point, char *buf, size_t n)
 
 static void set_slot(const struct graft_point *p)
 {
+	if (p->state->recorder) {
+		WRITE_ONCE(*p->slot, p->dispatcher);
+		return;
+	}
 	for (unsigned i = 0; i < GRAFT_POINT_MAX_INSTALLED; i++) {
 		if (p->state->installed[i]) {
 			WRITE_ONCE(*p->slot, p->dispatcher);
@@ -176,6 +208,19 @@ static void set_slot(const struct graft_point *p)
 		}
 	}
 	WRITE_ONCE(*p->slot, p->default_fn);
+}
+
+int graft_point_set_recorder(const struct graft_point *p, const struct graft_point_recorder *r)
+{
+	int err = 0;
+	irqflags_t f = spin_lock_irqsave(&p->state->lock);
+	if (r && p->state->recorder && p->state->recorder != r)
+		err = -EBUSY;
+	else
+		WRITE_ONCE(p->state->recorder, r);
+	set_slot(p);
+	spin_unlock_irqrestore(&p->state->lock, f);
+	return err;
 }
 
 int graft_install(struct graft *g, uint64_t tid, char *err, size_t errlen)

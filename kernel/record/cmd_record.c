@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: BSD-2-Clause
 /*
- * Shell: `record modules`, `record start MODULE`, `record stop`,
+ * Shell: `record modules`, `record start MODULE|POINT`, `record stop`,
  * `record list`, `record show REC [trace|log] [FIRST [COUNT]]`,
  * `record delete REC`. Records print as one line each, in the text form
  * `scion record convert --to text` writes on the host
@@ -14,9 +14,10 @@
 #include <scion/errno.h>
 #include <scion/bcache.h>
 #include <graft/sched.h>
+#include <scion/graft.h>
 
-#define USAGE "record modules | start MODULE | stop | list | show REC [trace|log] [FIRST [COUNT]] " \
-	      "| delete REC"
+#define USAGE "record modules | start MODULE|POINT | stop | list | show REC [trace|log] " \
+	      "[FIRST [COUNT]] | delete REC"
 #define SHOW_DEFAULT_COUNT 20
 
 static const char *const outcome_names[] = {
@@ -68,13 +69,40 @@ static bool print_sched_record(const struct rec_head *h)
 	return false;
 }
 
+static const char *const point_outcome_names[] = {
+	[GRAFT_OUTCOME_DEFAULT] = "default", [GRAFT_OUTCOME_COMMITTED] = "committed",
+	[GRAFT_OUTCOME_ABORTED] = "aborted",
+};
+
+/* A graft point's call or done record; false when h is neither. */
+static bool print_point_record(const struct rec_head *h)
+{
+	if (h->type == REC_POINT_CALL && h->size == sizeof(struct rec_point_call)) {
+		const struct rec_point_call *r = (const void *)h;
+		printk("seq=%llu time_ns=%llu cpu=%u tid=%llu args=", (unsigned long long)r->seq,
+		       (unsigned long long)r->time_ns, h->cpu, (unsigned long long)r->tid);
+		for (unsigned k = 0; k < 6; k++)
+			printk("%s0x%llx", k ? "," : "", (unsigned long long)r->args[k]);
+		printk("\n");
+		return true;
+	}
+	if (h->type == REC_POINT_DONE && h->size == sizeof(struct rec_point_done)) {
+		const struct rec_point_done *r = (const void *)h;
+		printk("seq=%llu time_ns=%llu cpu=%u result=0x%llx outcome=%s\n",
+		       (unsigned long long)r->seq, (unsigned long long)r->time_ns, h->cpu,
+		       (unsigned long long)r->result,
+		       name_of(point_outcome_names, ARRAY_SIZE(point_outcome_names), r->outcome));
+		return true;
+	}
+	return false;
+}
+
 static void rec_print_record(const struct rec_head *h)
 {
 	char v[24];
 
-	if (print_sched_record(h))
+	if (print_sched_record(h) || print_point_record(h))
 		return;
-
 	if (h->type == REC_BCACHE_REQUEST && h->size == sizeof(struct rec_bcache_request)) {
 		const struct rec_bcache_request *r = (const void *)h;
 		printk("seq=%llu time_ns=%llu cpu=%u tid=%llu pid=%llu block=%llu in_flight=%llu\n",
@@ -169,8 +197,8 @@ static int cmd_stop(void)
 	}
 	const struct rec_module *m = rec_module_find(r->header[0].module);
 	printk("record: rec%u: %s, %llu %s, %llu %s, %llu dropped\n", r->id, r->header[0].module,
-	       (unsigned long long)r->stream[0].records, m ? m->trace_what : "trace records",
-	       (unsigned long long)r->stream[1].records, m ? m->log_what : "log records",
+	       (unsigned long long)r->stream[0].records, m ? m->trace_what : "requests",
+	       (unsigned long long)r->stream[1].records, m ? m->log_what : "results",
 	       (unsigned long long)(r->header[0].drops + r->header[1].drops));
 	if (why[0])
 		printk("record: rec%u is incomplete: %s\n", r->id, why);
@@ -186,6 +214,8 @@ static int cmd_record(int argc, char **argv)
 		LINKER_TABLE_FOREACH(struct rec_module, rec_modules, m)
 			printk("%-10s trace at %s, log at %s%s\n", m->name, m->input_point,
 			       m->output_point, m->available && !m->available() ? " (absent)" : "");
+		printk("%-10s any graft point (`graft points`): its calls and how each ended\n",
+		       "POINT");
 		return 0;
 	}
 	if (argc == 3 && !strcmp(argv[1], "start")) {
@@ -219,5 +249,5 @@ static int cmd_record(int argc, char **argv)
 	printk("record: usage: " USAGE "\n");
 	return -EINVAL;
 }
-SHELL_COMMAND(record, "modules|start MODULE|stop|list|show REC [trace|log] [FIRST [COUNT]]|delete REC",
+SHELL_COMMAND(record, "modules|start MODULE|POINT|stop|list|show REC [trace|log] [FIRST [COUNT]]|delete REC",
 	      "record a module's trace (inputs) and log (outputs) for simulation", cmd_record);

@@ -1,8 +1,9 @@
 // SPDX-License-Identifier: BSD-2-Clause
 /*
  * Recording sessions (scion/record.h): a module's two recording grafts
- * installed on its input and output event points, writing into one set
- * of per-CPU buffers. Two places take what they write:
+ * installed on its input and output event points (or one graft point's
+ * recorder, point_record.c), writing into one set of per-CPU buffers.
+ * Two places take what they write:
  *
  *   - the "record" stream source: the channel's output thread switches
  *     the buffers and sends the records to the host (`scion record`),
@@ -151,10 +152,43 @@ void rec_session_stop(struct rec_session *s)
 	kfree(s);
 }
 
+/*
+ * What a recording records: a module (its recording grafts), or a graft
+ * point on its own (point_record.c; *session stays NULL). Fills both
+ * headers. Return value: 0 or -errno with why filled.
+ */
+static int rec_target_start(const char *name, struct tbuf_set *bufs,
+			    struct rec_file_header header[2], struct rec_session **session,
+			    char *why, size_t whylen)
+{
+	const struct rec_module *m = rec_module_find(name);
+	*session = NULL;
+	if (!m) {
+		int err = rec_point_start(name, bufs, why, whylen);
+		if (!err) {
+			rec_point_header(&header[0], name, REC_STREAM_TRACE);
+			rec_point_header(&header[1], name, REC_STREAM_LOG);
+		}
+		return err;
+	}
+	rec_header_init(&header[0], m, REC_STREAM_TRACE);
+	rec_header_init(&header[1], m, REC_STREAM_LOG);
+	*session = rec_session_start(m, bufs, why, whylen);
+	return *session ? 0 : -EBUSY;
+}
+
+static void rec_target_stop(struct rec_session *session)
+{
+	if (session)
+		rec_session_stop(session);
+	else
+		rec_point_stop();
+}
+
 /* --- The "record" stream source: records to the host ------------------------- */
 
 struct stream_recording {
-	struct rec_session *session;
+	struct rec_session *session;	/* NULL: a graft point is recorded (point_record.c) */
 	bool headers_sent;		/* the stream's drain lock */
 	struct rec_file_header header[2];
 };
@@ -162,23 +196,15 @@ struct stream_recording {
 static int stream_open(struct tbuf_set *bufs, const char *args, void **priv, char *why,
 		       size_t whylen)
 {
-	const struct rec_module *m = rec_module_find(args);
-	if (!m) {
-		snprintf(why, whylen, "'%s' is not a recordable module (`record modules` lists them)",
-			 args);
-		return -ENOENT;
-	}
 	struct stream_recording *r = kzalloc(sizeof(*r));
 	if (!r) {
 		snprintf(why, whylen, "no memory for the recording");
 		return -ENOMEM;
 	}
-	rec_header_init(&r->header[0], m, REC_STREAM_TRACE);
-	rec_header_init(&r->header[1], m, REC_STREAM_LOG);
-	r->session = rec_session_start(m, bufs, why, whylen);
-	if (!r->session) {
+	int err = rec_target_start(args, bufs, r->header, &r->session, why, whylen);
+	if (err) {
 		kfree(r);
-		return -EBUSY;
+		return err;
 	}
 	*priv = r;
 	return 0;
@@ -187,7 +213,7 @@ static int stream_open(struct tbuf_set *bufs, const char *args, void **priv, cha
 static void stream_close(void *priv)
 {
 	struct stream_recording *r = priv;
-	rec_session_stop(r->session);
+	rec_target_stop(r->session);
 	r->session = NULL;
 }
 
@@ -206,7 +232,7 @@ static void stream_release(void *priv)
 	kfree(priv);
 }
 
-CHAN_STREAM_SOURCE_FULL(record_source, "record", "MODULE", stream_open, stream_close,
+CHAN_STREAM_SOURCE_FULL(record_source, "record", "MODULE or POINT", stream_open, stream_close,
 			stream_drain, stream_release);
 
 /* --- Recordings kept in the kernel: the recorder thread ---------------------- */
@@ -238,7 +264,7 @@ static void take(struct kernel_recording *k)
 		k->drops[1] += drops;
 		for (uint32_t off = 0; off + sizeof(struct rec_head) <= bytes;) {
 			const struct rec_head *h = (const void *)(p + off);
-			unsigned s = rec_type_is_log(h->type) ? 1 : 0;
+			unsigned s = rec_type_stream(h->type) == REC_STREAM_LOG ? 1 : 0;
 			int err = rec_data_append(&k->percpu[s][cpu], h, h->size);
 			if (err) {
 				k->drops[s]++;
@@ -261,12 +287,6 @@ static void recorder_thread(void *arg)
 
 int record_kernel_start(const char *module, char *why, size_t whylen)
 {
-	const struct rec_module *m = rec_module_find(module);
-	if (!m) {
-		snprintf(why, whylen, "'%s' is not a recordable module (`record modules` lists them)",
-			 module);
-		return -ENOENT;
-	}
 	mutex_lock(&active_lock);
 	if (active) {
 		mutex_unlock(&active_lock);
@@ -275,7 +295,7 @@ int record_kernel_start(const char *module, char *why, size_t whylen)
 	}
 	struct kernel_recording *k = kzalloc(sizeof(*k));
 	char origin[REC_ORIGIN_MAX];
-	snprintf(origin, sizeof(origin), "recorded live from %s", m->name);
+	snprintf(origin, sizeof(origin), "recorded live from %s", module);
 	k->bufs = k ? tbuf_create(RECORDER_BUFSIZE) : NULL;
 	k->rec = k && k->bufs ? rec_store_create(origin) : NULL;
 	if (!k || !k->rec) {
@@ -286,21 +306,20 @@ int record_kernel_start(const char *module, char *why, size_t whylen)
 		snprintf(why, whylen, "no memory for a recording");
 		return -ENOMEM;
 	}
-	rec_header_init(&k->rec->header[0], m, REC_STREAM_TRACE);
-	rec_header_init(&k->rec->header[1], m, REC_STREAM_LOG);
-	k->session = rec_session_start(m, k->bufs, why, whylen);
-	k->thread = k->session ? thread_create("recorder", recorder_thread, k, -1) : NULL;
+	int err = rec_target_start(module, k->bufs, k->rec->header, &k->session, why, whylen);
+	k->thread = err ? NULL : thread_create("recorder", recorder_thread, k, -1);
 	if (!k->thread) {
-		if (k->session) {
-			rec_session_stop(k->session);
+		if (!err) {
+			rec_target_stop(k->session);
 			snprintf(why, whylen, "cannot start the recorder thread");
+			err = -ENOMEM;
 		}
 		tbuf_destroy(k->bufs);
 		rec_store_put(k->rec);
 		rec_store_delete(k->rec->id);
 		kfree(k);
 		mutex_unlock(&active_lock);
-		return -ENOMEM;
+		return err;
 	}
 	active = k;
 	mutex_unlock(&active_lock);
@@ -318,7 +337,7 @@ int record_kernel_stop(struct recording **out, char *why, size_t whylen)
 	}
 	active = NULL;
 	mutex_unlock(&active_lock);
-	rec_session_stop(k->session);
+	rec_target_stop(k->session);
 	WRITE_ONCE(k->stopping, true);
 	thread_join(k->thread);
 	take(k);	/* what the grafts wrote since the thread's last switch */

@@ -257,9 +257,82 @@ def job_bad_input(ctx):
                             ("sim run banana lru", r"sim: 'banana' is not a recording"),
                             ("sim run", r"sim: usage: "),
                             ("record show rec1 log 0", r"record: usage: record show"),
-                            ("record start nosuch", r"record: 'nosuch' is not a recordable"),
+                            ("record start nosuch", r"record: 'nosuch' is neither a recordable "
+                             r"module \(`record modules`\) nor a graft point"),
                             ("record stop", r"record: nothing is being recorded")):
             boot.command(cmd, expect)
+        poweroff(ctx, boot)
+    finally:
+        boot.finish()
+
+
+def point_records(boot, command, count_pattern=RUN):
+    """`record start bcache.evict`, command, `record stop`; then the trace and the log
+    as printed by `record show`: ([call lines], [done lines], the command's match)."""
+    boot.command("bcache reset 8", r"scion> ")
+    boot.command("record start bcache.evict", r"record: rec\d+: recording bcache.evict")
+    m = boot.command(command, count_pattern, timeout=300)
+    stop = boot.command("record stop", r"record: rec(\d+): point, (\d+) requests, (\d+) results, "
+                        r"(\d+) dropped")
+    rec = stop.group(1)
+    calls = boot.command(f"record show rec{rec} trace 1 1000",
+                         r"(?:seq=\d+ time_ns=\d+ cpu=\d+ tid=\d+ args=[0-9a-fx,]+\r?\n)*scion> ")
+    dones = boot.command(f"record show rec{rec} log 1 1000",
+                         r"(?:seq=\d+ time_ns=\d+ cpu=\d+ result=0x[0-9a-f]+ "
+                         r"outcome=\w+\r?\n)*scion> ")
+    return (re.findall(r"seq=\d+ time_ns=\d+ cpu=\d+ tid=\d+ args=\S+", calls.group(0)),
+            re.findall(r"result=0x([0-9a-f]+) outcome=(\w+)", dones.group(0)), m, stop)
+
+
+def job_point_recording(ctx):
+    """Any graft point recorded on its own: every call, and whether the default, a graft
+    or an aborted graft answered."""
+    boot, sock = channel_boot(ctx, "point", smp=1, single_thread_tcg=True,
+                              modules=[graft_path(ctx, n) for n in ("evict_clock", "bad_victim")])
+    out = os.path.join(ctx.log_dir, f"{ctx.job}-point")
+    shutil.rmtree(out, ignore_errors=True)
+    try:
+        work = "bcache run random n=60 range=24 seed=3"
+        calls, dones, m, stop = point_records(boot, work)
+        evictions = int(m.group(6))
+        ctx.result("default/one-call-per-eviction", evictions > 0 and len(calls) == evictions
+                   == len(dones) and stop.group(4) == "0", f"{len(calls)} calls, {len(dones)} "
+                   f"done, {evictions} evictions: {stop.group(0)}")
+        ctx.result("default/answers", all(o == "default" and int(r, 16) < 8 for r, o in dones),
+                   repr(dones[:4]))
+        boot.command("graft install clock", r"scion> ")
+        calls, dones, m, _ = point_records(boot, work)
+        boot.command("graft remove clock", r"scion> ")
+        ctx.result("graft/committed", dones and len(dones) == int(m.group(6)) and
+                   all(o == "committed" for _, o in dones), repr(dones[:4]))
+        boot.command("graft install bad-victim", r"scion> ")
+        calls, dones, m, _ = point_records(boot, work)
+        ctx.result("misbehaving/aborted-then-default", len(dones) > 1 and
+                   dones[0][1] == "aborted" and all(o == "default" for _, o in dones[1:]),
+                   repr(dones[:4]))
+        boot.command("record start bcache.evict", r"scion> ")
+        boot.command("record start bcache.readahead", r"record: rec\d+ is recording; `record "
+                     r"stop` first")
+        boot.command("record stop", r"record: rec\d+: point")
+        boot.command("record start no.such.point", r"record: 'no.such.point' is neither")
+
+        # Over the channel into files, and as text.
+        boot.command("bcache reset 8", r"scion> ")
+        rc, _, err = scion(ctx, sock, "record", "-m", "bcache.readahead", "-o", out, "--run",
+                           "bcache run seq n=30")
+        rf = recfmt(ctx)
+        th, trace = rf.read_stream(os.path.join(out, rf.TRACE_FILE)) if rc == 0 else ({}, [])
+        lh, log = rf.read_stream(os.path.join(out, rf.LOG_FILE)) if rc == 0 else ({}, [])
+        ctx.result("host/recorded", rc == 0 and len(trace) == len(log) == 30 and
+                   th["module"] == "point" and th["policy"] ==
+                   "point=bcache.readahead graft=default" and
+                   [r["args"][0] for r in trace] == list(range(30)), err + repr(trace[:2]))
+        rc, text, err = scion(ctx, sock, "record", "convert", out, "--to", "text")
+        lines = text.splitlines()
+        ctx.result("host/text", rc == 0 and len(lines) == 62 and lines[1].startswith("seq=1 ") and
+                   "args=0x0,0xffffffffffffffff,0x0" in lines[1], text[:400] + err)
+        rc, text, err = scion(ctx, sock, "record", "convert", out, "--to", "ctf")
+        ctx.result("host/ctf-refused", rc == 1 and "converts to text only" in err, err)
         poweroff(ctx, boot)
     finally:
         boot.finish()

@@ -183,6 +183,10 @@ def cmd_record_convert(args):
     out = args.output
     try:
         meta, streams = load(args.dir)
+        module = next(s[0]["module"] for s in streams.values() if s)
+        if module == recfmt.POINT_MODULE and args.to != "text":
+            raise recfmt.RecError(f"{args.dir}: a graft point's recording converts to text "
+                                  f"only (CSV and CTF have bcache's layout)")
         if args.to == "text":
             if out in (None, "-"):
                 write_text(sys.stdout, streams)
@@ -192,7 +196,6 @@ def cmd_record_convert(args):
             out = out or os.path.join(args.dir, "csv")
             publish_dir(out, "csv", lambda d: write_csv(d, streams))
         else:
-            module = next(s[0]["module"] for s in streams.values() if s)
             if module != "bcache":
                 raise recfmt.RecError(f"{args.dir}: a {module} recording; ctf knows bcache "
                                       f"(text and csv know {module})")

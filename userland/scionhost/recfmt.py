@@ -21,22 +21,32 @@ STREAM_TRACE, STREAM_LOG = 1, 2
 STREAM_NAMES = {STREAM_TRACE: "trace", STREAM_LOG: "log"}
 # What each stream of a module holds (decoded records' "type").
 STREAM_RECORDS = {"bcache": {STREAM_TRACE: "request", STREAM_LOG: "result"},
-                  "sched": {STREAM_TRACE: "event", STREAM_LOG: "pick"}}
+                  "sched": {STREAM_TRACE: "event", STREAM_LOG: "pick"},
+                  "point": {STREAM_TRACE: "call", STREAM_LOG: "done"}}
 CONFIG_BUFFERS, CONFIG_BLOCKS = 0, 1                  # bcache's configuration words
 CONFIG_CPUS, CONFIG_HZ, CONFIG_SLICE = 0, 1, 2        # sched's
 CONFIG_NAMES = {"bcache": ("buffers", "blocks"), "sched": ("cpus", "hz", "slice_ticks")}
-# What a module's trace and log hold, in words (`scion record` and the kernel's `record stop`).
-STREAM_WHAT = {"bcache": ("requests", "results"), "sched": ("events", "picks")}
+# What a module's trace and log hold, in words (`scion record` and the kernel's `record stop`;
+# a graft point's recording says requests and results, as bcache's does).
+STREAM_WHAT = {"sched": ("events", "picks")}
 
 HEAD = struct.Struct("<HHI")
 TYPE_BCACHE_REQUEST, TYPE_BCACHE_RESULT = 1, 2
 TYPE_SCHED_EVENT, TYPE_SCHED_PICK = 3, 4
-LOG_TYPES = {TYPE_BCACHE_RESULT, TYPE_SCHED_PICK}   # the rest belong in a trace
 REQUEST = struct.Struct("<HHIQQQQQQ")            # head, seq, time_ns, tid, pid, block, in_flight
 assert REQUEST.size == 56
 RESULT = struct.Struct("<HHIQBBHIQQQ")           # head, seq, outcome, nprefetch, reserved,
 assert RESULT.size == 48                         # disk_reads, block, victim, latency_ns
 PREFETCH = struct.Struct("<QQII")                # block, victim, fate, reserved
+# A graft point recorded on its own (module "point"): its calls and how each ended.
+TYPE_POINT_CALL, TYPE_POINT_DONE = 16, 17
+POINT_CALL = struct.Struct("<HHIQQQ6Q")          # head, seq, time_ns, tid, args[6]
+assert POINT_CALL.size == 80
+POINT_DONE = struct.Struct("<HHIQQQII")          # head, seq, time_ns, result, outcome, reserved
+assert POINT_DONE.size == 40
+POINT_MODULE = "point"        # STREAM_RECORDS has its streams' records
+POINT_OUTCOMES = {1: "default", 2: "committed", 3: "aborted"}
+LOG_TYPES = frozenset({TYPE_BCACHE_RESULT, TYPE_SCHED_PICK, TYPE_POINT_DONE})  # the rest: traces'
 PREFETCH_MAX = 8
 NO_BLOCK = (1 << 64) - 1
 
@@ -117,6 +127,14 @@ def decode_record(data, offset=0):
         _, _, _, seq, tick, tid, prev, pcpu, queued = SCHED_PICK.unpack_from(data, offset)
         return {"type": "pick", "size": size, "cpu": pcpu, "seq": seq, "tick": tick,
                 "tid": tid, "prev": prev, "queued": queued, "head_cpu": cpu}
+    if rtype == TYPE_POINT_CALL and size == POINT_CALL.size:
+        _, _, _, seq, time_ns, tid, *args = POINT_CALL.unpack_from(data, offset)
+        return {"type": "call", "size": size, "cpu": cpu, "seq": seq, "time_ns": time_ns,
+                "tid": tid, "args": args}
+    if rtype == TYPE_POINT_DONE and size == POINT_DONE.size:
+        _, _, _, seq, time_ns, result, outcome, _ = POINT_DONE.unpack_from(data, offset)
+        return {"type": "done", "size": size, "cpu": cpu, "seq": seq, "time_ns": time_ns,
+                "result": result, "outcome": outcome}
     return {"type": f"type {rtype}", "size": size, "cpu": cpu,
             "seq": struct.unpack_from("<Q", data, offset + HEAD.size)[0]}
 
@@ -250,4 +268,10 @@ def record_text(r):
         return (f"seq={r['seq']} cpu={r['cpu']} block={r['block']} "
                 f"outcome={OUTCOMES.get(r['outcome'], '?')} victim={block_text(r['victim'])} "
                 f"latency_ns={r['latency_ns']} prefetch={prefetch}")
+    if r["type"] == "call":
+        return (f"seq={r['seq']} time_ns={r['time_ns']} cpu={r['cpu']} tid={r['tid']} args=" +
+                ",".join(f"0x{a:x}" for a in r["args"]))
+    if r["type"] == "done":
+        return (f"seq={r['seq']} time_ns={r['time_ns']} cpu={r['cpu']} result=0x{r['result']:x} "
+                f"outcome={POINT_OUTCOMES.get(r['outcome'], '?')}")
     return f"record of {r['type']}, {r['size']} bytes"

@@ -99,7 +99,7 @@ def cmd_record(args):
         json.dump(meta, f, indent=2)
         f.write("\n")
     sys.stdout.write(output)
-    what = recfmt.STREAM_WHAT.get(h["module"], ("trace records", "log records"))
+    what = recfmt.STREAM_WHAT.get(h["module"], ("requests", "results"))
     print(f"scion: {args.out}: {h['module']} ({h['policy']}), {counts['trace']} {what[0]}, "
           f"{counts['log']} {what[1]}, {dropped} dropped", file=sys.stderr)
     if dropped:
@@ -199,7 +199,8 @@ def cmd_sim(args):
 def add_record(sub, subcommand, byte_count):
     p = subcommand(sub, "record", "record a module's trace (inputs) and log (outputs) into "
                    "a directory, or move recordings to and from the kernel", cmd_record)
-    p.add_argument("-m", "--module", metavar="MODULE", help="the module: bcache or sched")
+    p.add_argument("-m", "--module", metavar="MODULE", help="the module, bcache or sched, or "
+                   "any graft point, e.g. bcache.evict (its calls and how each ended)")
     p.add_argument("-o", "--out", metavar="DIR", help="where trace.bin, log.bin and "
                    "meta.json go")
     p.add_argument("--run", metavar="CMD", help="guest shell command to run while recording")

@@ -40,10 +40,42 @@ enum graft_point_kind {
 
 #define GRAFT_POINT_MAX_INSTALLED 8
 
+/* How a graft point's invocation ended (graft_point_recorder.done). */
+enum graft_outcome {
+	GRAFT_OUTCOME_DEFAULT = 1,	/* no graft applied: the default ran */
+	GRAFT_OUTCOME_COMMITTED = 2,	/* a graft ran and committed (events: every handler did) */
+	GRAFT_OUTCOME_ABORTED = 3,	/* a graft aborted (the default answered) */
+};
+
+struct graft_point;
+
+/*
+ * A recorder of a point's invocations (kernel/record/point_record.c):
+ * while one is set the point's slot holds its dispatcher, which calls
+ * it around every invocation, grafted or not.
+ */
+struct graft_point_recorder {
+	/*
+	 * call - Overview: an invocation of p begins.
+	 * Arguments: its six argument words.
+	 * Return value: a cookie handed to done.
+	 * Caller's context: the point's caller's (any context; may not sleep).
+	 */
+	uint64_t (*call)(const struct graft_point *p, const uint64_t args[6]);
+	/*
+	 * done - Overview: the invocation with cookie ended.
+	 * Arguments: result (masked to the point's width; 0 for events), outcome.
+	 * Caller's context: as call.
+	 */
+	void (*done)(const struct graft_point *p, uint64_t cookie, uint64_t result,
+		     enum graft_outcome outcome);
+};
+
 /* The mutable half of a graft point. */
 struct graft_point_state {
 	struct spinlock lock;
 	struct graft *installed[GRAFT_POINT_MAX_INSTALLED];	/* lock to change; read lock-free */
+	const struct graft_point_recorder *recorder;	/* lock to change; read lock-free */
 	uint64_t budget_cycles;		/* time budget per invocation; 0 until graft_init */
 	uint32_t budget_us;		/* lock */
 	/* graft:OBJECT:METHOD:invoke / commit / abort (kernel/graft/probes.c);
@@ -165,6 +197,16 @@ const struct graft_point *graft_point_find(const char *name);
 
 /* Whether the point named name has a graft installed. */
 bool graft_point_grafted(const char *name);
+
+/*
+ * graft_point_set_recorder - call r around every invocation of p (NULL:
+ * stop). A recorder's functions may still run on other CPUs for
+ * invocations already begun when this returns; the caller waits for
+ * them (kernel/record/ runs a cross-call round).
+ * Return value: 0, or -EBUSY when p has another recorder.
+ * Caller's context: any; takes the point lock.
+ */
+int graft_point_set_recorder(const struct graft_point *p, const struct graft_point_recorder *r);
 
 /*
  * graft_point_installed_name - the name of the graft installed at point

@@ -74,13 +74,42 @@ enum rec_type {
 	REC_BCACHE_RESULT = 2,		/* log: struct rec_bcache_result */
 	REC_SCHED_EVENT = 3,		/* trace: struct rec_sched_event */
 	REC_SCHED_PICK = 4,		/* log: struct rec_sched_pick */
+	REC_POINT_CALL = 16,		/* trace: struct rec_point_call */
+	REC_POINT_DONE = 17,		/* log: struct rec_point_done */
 };
 
-/* Whether records of type belong in a log (a module's outputs) rather than a trace. */
-static inline int rec_type_is_log(unsigned type)
+/* The stream a record type belongs to: its log or its trace. */
+static inline enum rec_stream rec_type_stream(unsigned type)
 {
-	return type == REC_BCACHE_RESULT || type == REC_SCHED_PICK;
+	return type == REC_BCACHE_RESULT || type == REC_SCHED_PICK || type == REC_POINT_DONE
+		? REC_STREAM_LOG : REC_STREAM_TRACE;
 }
+
+/*
+ * Any graft point can be recorded on its own (`record start POINT`):
+ * module "point", the header's policy "point=NAME graft=NAME|default";
+ * the trace holds each invocation's arguments, the log how it ended.
+ */
+#define REC_POINT_MODULE "point"
+
+struct rec_point_call {
+	struct rec_head head;
+	uint64_t seq;			/* 1, 2, ... from the start of the recording */
+	uint64_t time_ns;		/* kernel clock at the call */
+	uint64_t tid;
+	uint64_t args[6];		/* the argument words as the dispatcher got them */
+};
+_Static_assert(sizeof(struct rec_point_call) == 80, "point call record changed");
+
+struct rec_point_done {
+	struct rec_head head;
+	uint64_t seq;			/* its call's */
+	uint64_t time_ns;		/* kernel clock when it ended */
+	uint64_t result;		/* masked to the point's result width; 0 for an event */
+	uint32_t outcome;		/* enum graft_outcome: 1 default, 2 committed, 3 aborted */
+	uint32_t reserved;
+};
+_Static_assert(sizeof(struct rec_point_done) == 40, "point done record changed");
 
 /* bcache's input: one demand read (graft point bcache.request). */
 struct rec_bcache_request {

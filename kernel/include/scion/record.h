@@ -148,7 +148,19 @@ int record_get_request(uint32_t seq, const uint8_t *body, uint32_t len);
 /* --- Sessions: recording grafts installed on a module -------------------- */
 
 /*
- * record_kernel_start / record_kernel_stop - record module into a new
+ * rec_point_start / rec_point_stop - record graft point name on its own
+ *   into bufs (point_record.c): one point at a time; stop waits until no
+ *   CPU writes bufs. rec_point_header fills a header for it.
+ * Return value: 0, -ENOENT (no such point, why filled), -EBUSY.
+ * Caller's context: thread, may sleep.
+ */
+int rec_point_start(const char *name, struct tbuf_set *bufs, char *why, size_t whylen);
+void rec_point_stop(void);
+void rec_point_header(struct rec_file_header *h, const char *point, enum rec_stream s);
+
+/*
+ * record_kernel_start / record_kernel_stop - record module (or a graft
+ *   point) into a new
  *   recording kept in the kernel (one at a time); stop hands back the
  *   completed recording with one user for the caller to put, and fills
  *   why with a warning when records were lost (empty otherwise).
