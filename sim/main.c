@@ -1,18 +1,20 @@
 // SPDX-License-Identifier: BSD-2-Clause
 /*
- * scion-sim: replay a recorded block cache trace against policies on
- * the host (`scion sim replay` runs it). The replay is the kernel's own
- * (kernel/sim/replay.c) over an instance of the kernel's cache
- * (kernel/bcache/cache.c), so a log written here equals, byte for byte,
- * the one `sim run` writes in the kernel for the same trace, policies
- * and model.
+ * scion-sim: replay a recorded block cache or scheduler trace against
+ * policies on the host (`scion sim replay` runs it). The replay is the
+ * kernel's own (kernel/sim/replay.c over an instance of the kernel's
+ * cache, kernel/bcache/cache.c; for the scheduler kernel/sim/sched_replay.c
+ * over an instance of its run queue, driven by sched.c here), so a log
+ * written here equals, byte for byte, the one `sim run` writes in the
+ * kernel for the same trace, policies and model.
  *
  *   scion-sim policies
  *   scion-sim replay TRACE --policy P [--policy Q ...] [--log LOG]
  *                    [--model HIT_NS,MISS_NS] [--out DIR] [--progress] [-v]
  *
  * TRACE is a recording directory (its trace.bin and log.bin) or a
- * trace file. The recorded log, when there is one, calibrates the
+ * trace file; its header's module chooses the replay (--model is the
+ * block cache's only). The recorded log, when there is one, calibrates the
  * latency model and is the reference each policy's log is compared
  * with. Files are read whole and checked before anything is replayed;
  * a truncated or corrupt one is refused with one line, and no log of a
@@ -33,17 +35,7 @@
 
 bool sim_verbose;
 
-struct stream_file {
-	char path[4096];
-	uint8_t *data;
-	size_t size;
-	struct rec_file_header header;
-	size_t offset;			/* the reader's position */
-	uint64_t index;
-};
-
-static int fail(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
-static int fail(const char *fmt, ...)
+int fail(const char *fmt, ...)
 {
 	va_list ap;
 	fputs("scion-sim: ", stderr);
@@ -54,8 +46,7 @@ static int fail(const char *fmt, ...)
 	return 1;
 }
 
-/* Read and check a whole stream file: header, every record's size, the count. */
-static int load(struct stream_file *f, enum rec_stream stream)
+int load(struct stream_file *f, enum rec_stream stream)
 {
 	char why[200];
 	FILE *fp = fopen(f->path, "rb");
@@ -70,7 +61,7 @@ static int load(struct stream_file *f, enum rec_stream stream)
 	if (f->size < sizeof(f->header))
 		return fail("%s: %zu bytes, shorter than a recording header", f->path, f->size);
 	memcpy(&f->header, f->data, sizeof(f->header));
-	if (sim_check_header(&f->header, stream, why, sizeof(why)))
+	if (sim_check_format(&f->header, stream, why, sizeof(why)))
 		return fail("%s: %s", f->path, why);
 	uint64_t records = 0;
 	size_t off = sizeof(f->header);
@@ -87,7 +78,7 @@ static int load(struct stream_file *f, enum rec_stream stream)
 	return 0;
 }
 
-static const struct rec_head *next_record(void *ctx)
+const struct rec_head *next_record(void *ctx)
 {
 	struct stream_file *f = ctx;
 	const char *bad;
@@ -96,11 +87,49 @@ static const struct rec_head *next_record(void *ctx)
 	return h;
 }
 
-static struct sim_reader reader(struct stream_file *f)
+struct sim_reader reader(struct stream_file *f)
 {
 	f->offset = sizeof(f->header);
 	f->index = 0;
 	return (struct sim_reader){ next_record, f };
+}
+
+FILE *log_open(struct log_file *lf, const struct stream_file *trace, const char *policy,
+	       const char *path)
+{
+	snprintf(lf->path, sizeof(lf->path), "%s", path);
+	snprintf(lf->part, sizeof(lf->part), "%s.part", path);
+	lf->trace = trace;
+	lf->header = trace->header;
+	lf->header.stream = REC_STREAM_LOG;
+	lf->header.drops = 0;
+	lf->header.records = 0;
+	memset(lf->header.policy, 0, sizeof(lf->header.policy));	/* as the kernel's */
+	snprintf(lf->header.policy, sizeof(lf->header.policy), "%s", policy);
+	lf->fp = fopen(lf->part, "wb");
+	if (!lf->fp)
+		fail("%s: %s", lf->part, strerror(errno));
+	else
+		fwrite(&lf->header, sizeof(lf->header), 1, lf->fp);
+	return lf->fp;
+}
+
+int log_close(struct log_file *lf, uint64_t records, int err, const char *why)
+{
+	lf->header.records = records;
+	if (!err && (fseek(lf->fp, 0, SEEK_SET) || fwrite(&lf->header, sizeof(lf->header), 1,
+							   lf->fp) != 1))
+		err = -EIO;
+	if (fclose(lf->fp) && !err)
+		err = -EIO;
+	if (err) {
+		unlink(lf->part);
+		return fail("%s: %s: %s", lf->trace->path, lf->header.policy,
+			    err == -EIO || !why ? strerror(err == -EIO ? errno : -err) : why);
+	}
+	if (rename(lf->part, lf->path))
+		return fail("%s: %s", lf->path, strerror(errno));
+	return 0;
 }
 
 struct log_out {
@@ -149,7 +178,7 @@ static int simulate(struct stream_file *trace, struct stream_file *log, const ch
 		    const struct sim_model *model, const char *out_dir, bool progress)
 {
 	struct sim_policy_names names;
-	char why[300], policy[REC_POLICY_MAX], path[4200], part[4210];
+	char why[300], policy[REC_POLICY_MAX], path[4300];
 	static struct bcache_cache c;
 
 	if (sim_policy_parse(spec, trace->header.policy, sim_host_kind_of, &names, why,
@@ -163,18 +192,10 @@ static int simulate(struct stream_file *trace, struct stream_file *log, const ch
 	sim_policy_format(&names, policy, sizeof(policy));
 	snprintf(path, sizeof(path), "%s/%s+%s.log.bin", out_dir, names.name[SIM_EVICT],
 		 names.name[SIM_READAHEAD]);
-	snprintf(part, sizeof(part), "%s.part", path);
-	FILE *fp = fopen(part, "wb");
+	struct log_file lf;
+	FILE *fp = log_open(&lf, trace, policy, path);
 	if (!fp)
-		return fail("%s: %s", part, strerror(errno));
-
-	struct rec_file_header h = trace->header;
-	h.stream = REC_STREAM_LOG;
-	h.drops = 0;
-	h.records = 0;
-	memset(h.policy, 0, sizeof(h.policy));
-	snprintf(h.policy, sizeof(h.policy), "%s", policy);
-	fwrite(&h, sizeof(h), 1, fp);
+		return 1;
 
 	struct sim_summary sum = { 0 };
 	struct log_out o = { .fp = fp, .reference = log, .sum = &sum, .trace = trace,
@@ -187,17 +208,8 @@ static int simulate(struct stream_file *trace, struct stream_file *log, const ch
 			     sizeof(why));
 	if (progress && trace->header.records >= 100)
 		fputc('\n', stderr);
-	h.records = sum.requests;
-	if (!err && (fseek(fp, 0, SEEK_SET) || fwrite(&h, sizeof(h), 1, fp) != 1))
-		err = -EIO;
-	if (fclose(fp) && !err)
-		err = -EIO;
-	if (err) {
-		unlink(part);
-		return fail("%s: %s: %s", trace->path, policy, err == -EIO ? strerror(errno) : why);
-	}
-	if (rename(part, path))
-		return fail("%s: %s", path, strerror(errno));
+	if (log_close(&lf, sum.requests, err, err ? why : NULL))
+		return 1;
 	print_row(policy, &sum, trace->header.records, log != NULL, path);
 	if (sim_host_aborts())
 		printf("scion-sim: %s: %llu graft invocations aborted (their default answered, as "
@@ -217,6 +229,17 @@ static bool is_dir(const char *p)
 {
 	struct stat st;
 	return !stat(p, &st) && S_ISDIR(st.st_mode);
+}
+
+/* Where the logs go: out, else DIR/sim (made). Return value: 0, or 1 (said why). */
+static int out_directory(const char *out, const char *dir, char *out_dir, size_t n)
+{
+	snprintf(out_dir, n, "%s", out ? out : dir);
+	if (!out) {
+		strncat(out_dir, "/sim", n - strlen(out_dir) - 1);
+		mkdir(out_dir, 0777);
+	}
+	return is_dir(out_dir) ? 0 : fail("%s: not a directory", out_dir);
 }
 
 static int replay(int argc, char **argv)
@@ -275,6 +298,21 @@ static int replay(int argc, char **argv)
 	if (trace.header.drops)
 		fprintf(stderr, "scion-sim: %s: the recording dropped %llu records: this replays an "
 			"incomplete trace\n", trace.path, (unsigned long long)trace.header.drops);
+	char why[200], out_dir[4200];
+	bool sched = !strncmp(trace.header.module, "sched", sizeof(trace.header.module));
+	if (!sched && strncmp(trace.header.module, "bcache", sizeof(trace.header.module)))
+		return fail("%s: a trace of module '%.*s'; scion-sim replays bcache and sched",
+			    trace.path, (int)sizeof(trace.header.module), trace.header.module);
+	if (sched && model_given)
+		return fail("%s: a sched trace: --model is the block cache's", trace.path);
+	if (sched)
+		return out_directory(out, dir, out_dir, sizeof(out_dir)) ||
+		       sim_sched_replay(&trace, have_log ? &log : NULL, policies, npolicies, out_dir,
+					progress);
+	if (sim_check_header(&trace.header, REC_STREAM_TRACE, why, sizeof(why)))
+		return fail("%s: %s", trace.path, why);
+	if (have_log && sim_check_header(&log.header, REC_STREAM_LOG, why, sizeof(why)))
+		return fail("%s: %s", log.path, why);
 	struct sim_summary live = { 0 };
 	if (have_log) {
 		struct sim_reader r = reader(&log);
@@ -288,14 +326,8 @@ static int replay(int argc, char **argv)
 		return fail("%s: no recorded log to calibrate the latency model; give --log LOG "
 			    "or --model HIT_NS,MISS_NS", trace.path);
 	}
-	char out_dir[4200];
-	snprintf(out_dir, sizeof(out_dir), "%s", out ? out : dir);
-	if (!out) {
-		strncat(out_dir, "/sim", sizeof(out_dir) - strlen(out_dir) - 1);
-		mkdir(out_dir, 0777);
-	}
-	if (!is_dir(out_dir))
-		return fail("%s: not a directory", out_dir);
+	if (out_directory(out, dir, out_dir, sizeof(out_dir)))
+		return 1;
 	printf("sim: %s: %llu requests, %llu buffers, %llu blocks; model: hit %llu ns, miss %llu "
 	       "ns (%s)\n", trace.path, (unsigned long long)trace.header.records,
 	       (unsigned long long)trace.header.config[REC_BCACHE_CONFIG_BUFFERS],

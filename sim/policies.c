@@ -1,8 +1,9 @@
 // SPDX-License-Identifier: BSD-2-Clause
 /*
  * The policies the host simulator can run: the kernel's defaults
- * (kernel/bcache/policy_default.c) and the block cache grafts of
- * grafts/, compiled from the same sources for the host; their manifests
+ * (kernel/bcache/policy_default.c, kernel/sched/policy_default.c) and
+ * the block cache and pick-next grafts of grafts/, compiled from the
+ * same sources for the host; their manifests
  * come from a table generated at build time (sim/sim.mk), never kept by
  * hand. A graft runs as in a simulation instance in the kernel: in a
  * transaction (env.c), its result checked like the graft point checks
@@ -13,7 +14,7 @@
 #include <graft/manifest.h>
 #include "sim_host.h"
 
-/* Generated: the manifests of the bcache grafts built in, NULL-terminated. */
+/* Generated: the manifests of the grafts built in, NULL-terminated. */
 extern const struct graft_manifest *const sim_graft_manifests[];
 
 static const char *const point_of_kind[SIM_KINDS] = {
@@ -57,15 +58,16 @@ static uint64_t call_readahead(const uint64_t args[6])
 	return 0;
 }
 
-/* A graft, unless it is already running (it reached its own point): then the default. */
-static bool run(enum sim_kind k, uint64_t (*call)(const uint64_t args[6]),
-		const uint64_t args[6], const char *(*check)(uint64_t), uint64_t *r)
+/* Graft m, unless it is already running (it reached its own point): then the default. */
+static bool run(const struct graft_manifest *m, bool *running,
+		uint64_t (*call)(const uint64_t args[6]), const uint64_t args[6],
+		const char *(*check)(uint64_t), uint64_t *r)
 {
-	if (running[k])
+	if (*running)
 		return false;
-	running[k] = true;
-	bool committed = sim_txn_run(chosen[k]->name, call, args, check, r);
-	running[k] = false;
+	*running = true;
+	bool committed = sim_txn_run(m->name, call, args, check, r);
+	*running = false;
 	return committed;
 }
 
@@ -73,15 +75,15 @@ static int graft_evict(void)
 {
 	const uint64_t args[6] = { 0 };
 	uint64_t r;
-	return run(SIM_EVICT, call_evict, args, bcache_check_victim, &r) ? (int)(uint32_t)r
-									 : bcache_default_evict();
+	return run(chosen[SIM_EVICT], &running[SIM_EVICT], call_evict, args, bcache_check_victim, &r)
+		? (int)(uint32_t)r : bcache_default_evict();
 }
 
 static void graft_readahead(uint64_t block, uint64_t previous, bool hit)
 {
 	const uint64_t args[6] = { block, previous, hit };
 	uint64_t r;
-	if (!run(SIM_READAHEAD, call_readahead, args, NULL, &r))
+	if (!run(chosen[SIM_READAHEAD], &running[SIM_READAHEAD], call_readahead, args, NULL, &r))
 		bcache_default_readahead(block, previous, hit);
 }
 
@@ -110,6 +112,41 @@ bool sim_host_use(struct bcache_cache *c, const struct sim_policy_names *names, 
 	return true;
 }
 
+/* --- The scheduler's pick-next policies -------------------------------------- */
+
+static const struct graft_manifest *pick_chosen;	/* NULL: the default */
+static bool pick_running;
+static graft_fn_sched_pick_next *pick_slot;
+
+bool sim_host_sched_known(const char *name)
+{
+	const struct graft_manifest *m = find(name);
+	return !strcmp(name, SCHED_SIM_DEFAULT_POLICY) ||
+	       (m && !strcmp(m->point, "sched.pick_next"));
+}
+
+static uint64_t call_pick_next(const uint64_t args[6])
+{
+	graft_fn_sched_pick_next *fn = (graft_fn_sched_pick_next *)(uintptr_t)pick_chosen->entry;
+	return (uint64_t)(uintptr_t)fn((struct cpu *)(uintptr_t)args[0]);
+}
+
+static struct thread *graft_pick_next(struct cpu *c)
+{
+	const uint64_t args[6] = { (uintptr_t)c };
+	uint64_t r;
+	return run(pick_chosen, &pick_running, call_pick_next, args, sched_check_pick, &r)
+		? (struct thread *)(uintptr_t)r : sched_default_pick_next(c);
+}
+
+void sim_host_sched_use(struct sched_sim *sim, const char *name)
+{
+	pick_chosen = strcmp(name, SCHED_SIM_DEFAULT_POLICY) ? find(name) : NULL;
+	pick_slot = pick_chosen ? graft_pick_next : sched_default_pick_next;
+	sim->rq.pick_next = &pick_slot;
+	aborts = 0;
+}
+
 void sim_note_abort(const char *policy, const char *why)
 {
 	aborts++;
@@ -127,6 +164,7 @@ void sim_host_list(void)
 	printf("  %-16s %s (default)\n", sim_default_names[SIM_EVICT], point_of_kind[SIM_EVICT]);
 	printf("  %-16s %s (default)\n", sim_default_names[SIM_READAHEAD],
 	       point_of_kind[SIM_READAHEAD]);
+	printf("  %-16s %s (default)\n", SCHED_SIM_DEFAULT_POLICY, "sched.pick_next");
 	for (unsigned i = 0; sim_graft_manifests[i]; i++)
 		printf("  %-16s %s (graft)\n", sim_graft_manifests[i]->name,
 		       sim_graft_manifests[i]->point);

@@ -1,17 +1,80 @@
 /* SPDX-License-Identifier: BSD-2-Clause */
 /*
  * The host simulator's own interfaces (sim/): its environment (env.c),
- * its policies (policies.c) and the command (main.c). The replay itself
- * is the kernel's, kernel/sim/replay.c, built here unchanged.
+ * its policies (policies.c), the command (main.c) and its scheduler
+ * replay (sched.c). The replays themselves are the kernel's,
+ * kernel/sim/replay.c and sched_replay.c, built here unchanged.
  */
 #ifndef SIM_HOST_H
 #define SIM_HOST_H
 
 #include <stdbool.h>
 #include <stdint.h>
+#include <stdio.h>
 #include "../kernel/sim/replay.h"
+#include "../kernel/sim/sched_replay.h"
 
 extern bool sim_verbose;
+
+/* A stream file read whole (main.c). */
+struct stream_file {
+	char path[4096];
+	uint8_t *data;
+	size_t size;
+	struct rec_file_header header;
+	size_t offset;			/* the reader's position */
+	uint64_t index;			/* records the reader has given */
+};
+
+/* Print "scion-sim: " and the message on stderr; returns 1 (the exit status). */
+int fail(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+
+/*
+ * load - read and check a whole stream file: its header's format (any
+ *   module), every record's size, the count. Return value: 0, or 1 (said why).
+ */
+int load(struct stream_file *f, enum rec_stream stream);
+
+/* f's records from the first, and the reader's next (NULL at the end). */
+struct sim_reader reader(struct stream_file *f);
+const struct rec_head *next_record(void *ctx);
+
+/* A log being written: PATH.part until whole, then renamed to PATH (main.c). */
+struct log_file {
+	char path[4300], part[4310];
+	const struct stream_file *trace;
+	struct rec_file_header header;	/* the trace's, as a log written with the policy */
+	FILE *fp;
+};
+
+/*
+ * log_open - open lf->part for a log of trace written with policy, its
+ *   header (no records yet) first. Return value: the file, or NULL (said why).
+ */
+FILE *log_open(struct log_file *lf, const struct stream_file *trace, const char *policy,
+	       const char *path);
+
+/*
+ * log_close - finish lf: the header with records, closed, renamed to its
+ *   path; when err (a replay's error, why saying it, or NULL) or a write
+ *   failed, the part is removed instead. Return value: 0, or 1 (said why).
+ */
+int log_close(struct log_file *lf, uint64_t records, int err, const char *why);
+
+/*
+ * sim_sched_replay - replay sched trace (loaded) with each of the
+ *   pick-next policies named, writing OUT_DIR/NAME.log.bin each and
+ *   printing the comparison (sched.c). log: the recorded log, or NULL.
+ * Return value: the exit status.
+ */
+int sim_sched_replay(struct stream_file *trace, struct stream_file *log,
+		     const char *const *policies, int npolicies, const char *out_dir, bool progress);
+
+/* Whether name is a pick-next policy here: "rr" or a sched.pick_next graft built in. */
+bool sim_host_sched_known(const char *name);
+
+/* Make sim's pick-next slot run the policy named (known). */
+void sim_host_sched_use(struct sched_sim *sim, const char *name);
 
 /* Catch faults and the budget alarm inside grafts. Once, at start. */
 void sim_env_init(void);

@@ -57,6 +57,6 @@ static void describe(struct rec_file_header *h)
 }
 
 REC_MODULE(bcache_module, .name = "bcache", .input_point = "bcache.request",
-	   .output_point = "bcache.result", .input_graft = record_request,
-	   .output_graft = record_result, .bufs = &recording_bufs,
+	   .output_point = "bcache.result", .trace_what = "requests", .log_what = "results",
+	   .input_graft = record_request, .output_graft = record_result, .bufs = &recording_bufs,
 	   .available = bcache_available, .describe = describe);

@@ -13,6 +13,7 @@
 #include <scion/format.h>
 #include <scion/errno.h>
 #include <scion/bcache.h>
+#include <graft/sched.h>
 #include <scion/graft.h>
 
 #define USAGE "record modules | start MODULE|POINT | stop | list | show REC [trace|log] " \
@@ -28,6 +29,11 @@ static const char *const fate_names[] = {
 	[BCACHE_PREFETCH_NO_BUFFER] = "no-buffer", [BCACHE_PREFETCH_FAILED] = "failed",
 };
 
+static const char *const event_names[] = {
+	[SCHED_EVENT_RUNNABLE] = "runnable", [SCHED_EVENT_BLOCK] = "block",
+	[SCHED_EVENT_EXIT] = "exit", [SCHED_EVENT_TICK] = "tick", [SCHED_EVENT_YIELD] = "yield",
+};
+
 static const char *name_of(const char *const *names, size_t n, unsigned v)
 {
 	return v < n && names[v] ? names[v] : "?";
@@ -40,6 +46,27 @@ static const char *block_text(uint64_t b, char *buf, size_t n)
 		return "-";
 	snprintf(buf, n, "%llu", (unsigned long long)b);
 	return buf;
+}
+
+/* A sched record as one line; false when h is none. */
+static bool print_sched_record(const struct rec_head *h)
+{
+	if (h->type == REC_SCHED_EVENT && h->size == sizeof(struct rec_sched_event)) {
+		const struct rec_sched_event *e = (const void *)h;
+		printk("seq=%llu tick=%llu time_ns=%llu cpu=%u tid=%llu event=%s affinity=%d\n",
+		       (unsigned long long)e->seq, (unsigned long long)e->tick,
+		       (unsigned long long)e->time_ns, h->cpu, (unsigned long long)e->tid,
+		       name_of(event_names, ARRAY_SIZE(event_names), e->kind), e->affinity);
+		return true;
+	}
+	if (h->type == REC_SCHED_PICK && h->size == sizeof(struct rec_sched_pick)) {
+		const struct rec_sched_pick *p = (const void *)h;
+		printk("seq=%llu tick=%llu cpu=%u tid=%llu prev=%llu queued=%u\n",
+		       (unsigned long long)p->seq, (unsigned long long)p->tick, p->cpu,
+		       (unsigned long long)p->tid, (unsigned long long)p->prev, p->queued);
+		return true;
+	}
+	return false;
 }
 
 static const char *const point_outcome_names[] = {
@@ -74,7 +101,7 @@ static void rec_print_record(const struct rec_head *h)
 {
 	char v[24];
 
-	if (print_point_record(h))
+	if (print_sched_record(h) || print_point_record(h))
 		return;
 	if (h->type == REC_BCACHE_REQUEST && h->size == sizeof(struct rec_bcache_request)) {
 		const struct rec_bcache_request *r = (const void *)h;
@@ -168,9 +195,10 @@ static int cmd_stop(void)
 		printk("record: %s\n", why);
 		return err;
 	}
-	printk("record: rec%u: %s, %llu requests, %llu results, %llu dropped\n", r->id,
-	       r->header[0].module, (unsigned long long)r->stream[0].records,
-	       (unsigned long long)r->stream[1].records,
+	const struct rec_module *m = rec_module_find(r->header[0].module);
+	printk("record: rec%u: %s, %llu %s, %llu %s, %llu dropped\n", r->id, r->header[0].module,
+	       (unsigned long long)r->stream[0].records, m ? m->trace_what : "requests",
+	       (unsigned long long)r->stream[1].records, m ? m->log_what : "results",
 	       (unsigned long long)(r->header[0].drops + r->header[1].drops));
 	if (why[0])
 		printk("record: rec%u is incomplete: %s\n", r->id, why);

@@ -239,6 +239,13 @@ int rec_store_delete(unsigned id)
 	return 0;
 }
 
+int rec_store_discard(struct recording *r)
+{
+	unsigned id = r->id;
+	rec_store_put(r);
+	return rec_store_delete(id);
+}
+
 void rec_store_foreach(void (*fn)(const struct recording *r, void *arg), void *arg)
 {
 	mutex_lock(&store_lock);

@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: BSD-2-Clause
 /*
- * Shell: `sched order [N]`, a small workload for comparing scheduling
- * policies (grafts at sched.pick_next). N threads pinned to CPU 0 wait
+ * Shell: `sched order [N]` and `sched run ...` (workload.c), small
+ * workloads for comparing scheduling policies (grafts at
+ * sched.pick_next). `sched order`: N threads pinned to CPU 0 wait
  * at a gate; the shell, pinned to CPU 0 too, opens it, queueing them all
  * at once in creation order, and then waits for them: the order in
  * which they get to run is the policy's choice alone (round robin:
@@ -14,6 +15,7 @@
 #include <scion/printk.h>
 #include <scion/string.h>
 #include <scion/errno.h>
+#include "sched_internal.h"
 
 #define ORDER_MAX_THREADS 16
 
@@ -51,7 +53,7 @@ static void pin_self(int cpu)
 {
 	struct thread *me = thread_current();
 	irqflags_t f = spin_lock_irqsave(&sched_lock);
-	me->affinity = cpu;
+	me->se.affinity = cpu;
 	spin_unlock_irqrestore(&sched_lock, f);
 	thread_yield();
 }
@@ -61,7 +63,7 @@ static int sched_order(unsigned n)
 	static struct order_run run;
 	struct order_worker workers[ORDER_MAX_THREADS];
 	struct thread *threads[ORDER_MAX_THREADS];
-	int saved_affinity = thread_current()->affinity;
+	int saved_affinity = thread_current()->se.affinity;
 	unsigned created = 0;
 
 	waitq_init(&run.gate, "sched-order-gate");
@@ -113,13 +115,16 @@ static int sched_order(unsigned n)
 static int cmd_sched(int argc, char **argv)
 {
 	uint64_t n = 4;
+	if (argc >= 2 && !strcmp(argv[1], "run"))
+		return sched_workload_run(argc, argv);
 	if (argc < 2 || argc > 3 || strcmp(argv[1], "order") ||
 	    (argc == 3 && (parse_u64(argv[2], &n, false) || n < 1 || n > ORDER_MAX_THREADS))) {
-		printk("sched: usage: sched order [N] (N threads, 1 to %u; default 4)\n",
-		       ORDER_MAX_THREADS);
+		printk("sched: usage: sched order [N] (N threads, 1 to %u; default 4) | sched run "
+		       "[n=N] [rounds=R] [compute=C] [sleep=S]\n", ORDER_MAX_THREADS);
 		return -EINVAL;
 	}
 	return sched_order((unsigned)n);
 }
-SHELL_COMMAND(sched, "order [N]", "the order a scheduling policy runs N waiting threads in",
-	      cmd_sched);
+SHELL_COMMAND(sched, "order [N] | run [n=N] [rounds=R] [compute=C] [sleep=S]",
+	      "workloads for comparing scheduling policies: the order N waiting threads run in; "
+	      "threads that compute and sleep", cmd_sched);

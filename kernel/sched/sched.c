@@ -1,10 +1,14 @@
 // SPDX-License-Identifier: BSD-2-Clause
 /*
  * The scheduler's mechanism: switching threads, sleeping and waking,
- * ticks and preemption, idle loops, thread exit and join.
+ * ticks and preemption, idle loops, thread exit and join. What policies
+ * see is the live instance of the portable run queue (scion/runq.h,
+ * runq.c), sched_rq; the mechanism fires the scheduler's input and
+ * output events (sched.event, sched.pick) that recording grafts watch.
  *
  * sched_lock guards thread states, the run queue, each CPU's
- * current thread and need_resched, and the deadline list. It is held
+ * current thread and need_resched, the deadline list and the event
+ * sequence number. It is held
  * across a switch: the thread switching out takes it, the thread
  * switched in releases it (for a new thread, thread_first_run does), so
  * no other CPU can pick a thread whose registers are still being saved.
@@ -25,8 +29,14 @@
 #include "sched_internal.h"
 
 struct spinlock sched_lock = SPINLOCK_INIT("sched");
-LIST_HEAD(sched_run_queue);	/* sched_lock */
+/* sched_lock: the live run queue, its policies the graft points' slots */
+struct sched_runq sched_rq = {
+	.queue = LIST_HEAD_INIT(sched_rq.queue),
+	.pick_next = &sched_policy.pick_next,
+	.tick = &sched_policy.tick,
+};
 static LIST_HEAD(deadlines);	/* sched_lock: sleepers with a deadline, earliest first */
+static uint64_t sched_seq;	/* sched_lock: the last event's or pick's number */
 
 extern char bsp_boot_stack[], bsp_boot_stack_top[];
 static struct thread boot_idle_thread;
@@ -58,7 +68,7 @@ static void kick_idle_cpu(const struct thread *t)
 
 	for (unsigned i = 0; i < n; i++) {
 		struct cpu *c = cpu_by_index(i);
-		if (t->affinity >= 0 && t->affinity != (int)i)
+		if (!sched_entity_allowed(&t->se, i))
 			continue;
 		if (c->current != c->idle || c->need_resched)
 			continue;
@@ -69,25 +79,45 @@ static void kick_idle_cpu(const struct thread *t)
 	}
 }
 
-static void enqueue(struct thread *t)
+/* Fire sched.event for what t did on this CPU. sched_lock held. */
+static void fire_event(unsigned kind, const struct thread *t)
 {
-	t->slice = SCHED_SLICE_TICKS;
-	list_add_tail(&sched_run_queue, &t->run_node);
+	struct sched_event e = {
+		.seq = ++sched_seq, .tick = clock_ticks(), .tid = t->tid, .kind = kind,
+		.cpu = this_cpu_index(), .affinity = t->se.affinity,
+	};
+	sched_policy.event(&e);
 }
 
 bool sched_runnable_on(const struct cpu *c)
 {
-	list_foreach(&sched_run_queue, it)
-		if (sched_thread_allowed(list_entry(it, struct thread, run_node), c))
-			return true;
-	return false;
+	return sched_rq_runnable_on(&sched_rq, c->index);
 }
 
 void sched_make_runnable(struct thread *t)
 {
 	t->state = THREAD_RUNNABLE;
-	enqueue(t);
+	sched_rq_enqueue(&sched_rq, &t->se);
+	fire_event(SCHED_EVENT_RUNNABLE, t);
 	kick_idle_cpu(t);
+}
+
+/*
+ * The policy's choice for c, where prev is running (switching away, or
+ * staying when chosen again), taken off the run queue; sched.pick is
+ * told. NULL: idle.
+ */
+static struct thread *pick_next(struct cpu *c, struct thread *prev)
+{
+	unsigned queued = sched_rq.length;
+	struct sched_entity *e = sched_rq_pick(&sched_rq, c->index, &prev->se, c);
+	struct thread *next = e ? container_of(e, struct thread, se) : NULL;
+	struct sched_pick p = {
+		.seq = ++sched_seq, .tick = clock_ticks(), .tid = next ? next->tid : 0,
+		.prev = prev->is_idle ? 0 : prev->tid, .cpu = c->index, .queued = queued,
+	};
+	sched_policy.pick(&p);
+	return next;
 }
 
 /* The switch has happened; prev is the thread switched away from. */
@@ -121,13 +151,15 @@ static struct thread *switch_to_next(uintptr_t preempted_pc)
 		panic("thread '%s' switches away holding %u spinlock(s) besides sched_lock",
 		      prev->name, c->lock_depth - 1);
 	if (prev->state == THREAD_RUNNING && !prev->is_idle) {
+		if (!preempted_pc)
+			fire_event(SCHED_EVENT_YIELD, prev);
 		prev->state = THREAD_RUNNABLE;
-		enqueue(prev);
+		sched_rq_enqueue(&sched_rq, &prev->se);
+	} else if (prev->state == THREAD_SLEEPING || prev->state == THREAD_DEAD) {
+		fire_event(prev->state == THREAD_DEAD ? SCHED_EVENT_EXIT : SCHED_EVENT_BLOCK, prev);
 	}
-	struct thread *next = sched_policy.pick_next(c);
-	if (next)
-		list_remove(&next->run_node);
-	else
+	struct thread *next = pick_next(c, prev);
+	if (!next)
 		next = c->idle;
 	c->need_resched = false;
 	if (next == prev) {
@@ -138,7 +170,7 @@ static struct thread *switch_to_next(uintptr_t preempted_pc)
 	next->state = THREAD_RUNNING;
 	next->cpu = c;
 	next->on_cpu = true;
-	next->switches_in++;
+	next->se.switches_in++;
 	uint64_t now = clock_ns();
 	prev->run_ns += now - prev->oncpu_since;
 	next->oncpu_since = now;
@@ -303,8 +335,9 @@ void sched_tick(void)
 		if (sched_runnable_on(c))
 			c->need_resched = true;
 	} else {
-		t->ticks_run++;
-		if (sched_policy.tick(t))
+		t->se.ticks_run++;
+		fire_event(SCHED_EVENT_TICK, t);
+		if (sched_rq_tick(&sched_rq, c->index, &t->se))
 			c->need_resched = true;
 	}
 	spin_unlock_noirq(&sched_lock);
@@ -345,9 +378,9 @@ static void init_idle(struct thread *t, struct cpu *c)
 {
 	t->is_idle = true;
 	t->state = THREAD_RUNNING;
-	t->affinity = (int)c->index;
+	t->se.affinity = (int)c->index;
 	t->cpu = c;
-	list_init(&t->run_node);
+	list_init(&t->se.run_node);
 	list_init(&t->timer_node);
 	snprintf(t->name, sizeof(t->name), "idle/%u", c->index);
 	c->idle = t;

@@ -16,19 +16,13 @@ void thread_free(struct thread *t);
 /* Add t to the list of every thread (threads_lock). */
 void thread_register(struct thread *t);
 
-/* Runnable threads in the order they were queued (sched_lock). */
-extern struct list_node sched_run_queue;
-
-/* Whether t's affinity lets it run on c. */
-static inline bool sched_thread_allowed(const struct thread *t, const struct cpu *c)
-{
-	return t->affinity < 0 || t->affinity == (int)c->index;
-}
-
 /* Whether a queued thread may run on c. sched_lock held. */
 bool sched_runnable_on(const struct cpu *c);
 
 /* Make t runnable and find it a CPU. sched_lock held. */
 void sched_make_runnable(struct thread *t);
+
+/* `sched run KEY=VALUE...` (workload.c; argv[1] is "run"). Thread, may sleep. */
+int sched_workload_run(int argc, char **argv);
 
 #endif

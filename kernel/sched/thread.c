@@ -29,6 +29,8 @@ void thread_register(struct thread *t)
 {
 	if (!t->tid)
 		t->tid = allocate_tid();
+	t->se.tid = t->tid;
+	t->se.handle = t;
 	irqflags_t f = spin_lock_irqsave(&threads_lock);
 	list_add_tail(&all_threads, &t->all_node);
 	spin_unlock_irqrestore(&threads_lock, f);
@@ -45,7 +47,7 @@ struct thread *thread_alloc(void)
 		return NULL;
 	}
 	t->stack_top = t->stack_base + THREAD_STACK_SIZE;
-	list_init(&t->run_node);
+	list_init(&t->se.run_node);
 	list_init(&t->timer_node);
 	return t;
 }
@@ -60,7 +62,7 @@ struct thread *thread_create(const char *name, thread_fn fn, void *arg, int cpu)
 	strlcpy(t->name, name, sizeof(t->name));
 	t->entry = fn;
 	t->arg = arg;
-	t->affinity = cpu;
+	t->se.affinity = cpu;
 	arch_context_init(t, t->stack_top);
 	thread_register(t);
 	SDT_PROBE2(thread__create, t->tid, cpu);

@@ -51,13 +51,13 @@ static void print_thread(struct thread *t, void *arg)
 {
 	(void)arg;
 	char affinity[8];
-	if (t->affinity < 0)
+	if (t->se.affinity < 0)
 		snprintf(affinity, sizeof(affinity), "any");
 	else
-		snprintf(affinity, sizeof(affinity), "%d", t->affinity);
+		snprintf(affinity, sizeof(affinity), "%d", t->se.affinity);
 	printk("  %-5llu %-23s %-9s %-4u %-8s %-9llu %llu\n", (unsigned long long)t->tid, t->name,
 	       t->is_idle ? "idle" : thread_state_name(t->state), t->cpu ? t->cpu->index : 0,
-	       affinity, (unsigned long long)t->ticks_run, (unsigned long long)t->switches_in);
+	       affinity, (unsigned long long)t->se.ticks_run, (unsigned long long)t->se.switches_in);
 }
 
 static int cmd_threads(int argc, char **argv)

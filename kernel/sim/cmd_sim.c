@@ -1,10 +1,12 @@
 // SPDX-License-Identifier: BSD-2-Clause
 /*
  * Shell: `sim run REC POLICY [POLICY ...] [model=HIT_NS,MISS_NS]` replays
- * recording REC's trace once per POLICY in a simulation instance and
- * prints each policy's summary beside the live one's (from REC's log),
- * keeping each simulated log as a new recording; `sim policies` lists
- * what can be named. Errors are one line starting "sim:".
+ * recording REC's trace once per POLICY in a simulation instance of its
+ * module (the block cache's here, model= only for it; the scheduler's in
+ * cmd_sim_sched.c) and prints each policy's summary beside the live
+ * one's (from REC's log), keeping each simulated log as a new
+ * recording; `sim policies` lists what can be named. Errors are one
+ * line starting "sim:".
  */
 #include <scion/shell.h>
 #include <scion/printk.h>
@@ -33,7 +35,8 @@ static enum sim_kind kind_of(const char *name)
 static void list_graft(struct graft *g, void *arg)
 {
 	(void)arg;
-	if (!strcmp(g->point->name, "bcache.evict") || !strcmp(g->point->name, "bcache.readahead"))
+	if (!strcmp(g->point->name, "bcache.evict") || !strcmp(g->point->name, "bcache.readahead") ||
+	    !strcmp(g->point->name, "sched.pick_next"))
 		printk("  %-16s %s (graft from %s)\n", g->name, g->point->name, g->source);
 }
 
@@ -41,6 +44,7 @@ static int cmd_policies(void)
 {
 	printk("  %-16s bcache.evict (default)\n", sim_default_names[SIM_EVICT]);
 	printk("  %-16s bcache.readahead (default)\n", sim_default_names[SIM_READAHEAD]);
+	printk("  %-16s sched.pick_next (default)\n", SCHED_SIM_DEFAULT_POLICY);
 	graft_foreach(list_graft, NULL);
 	return 0;
 }
@@ -73,7 +77,7 @@ static bool parse_model(const char *arg, struct sim_model *m)
 static int simulate(struct recording *trace_rec, const char *spec, const struct sim_model *model)
 {
 	struct sim_policy_names names;
-	char why[200], origin[REC_ORIGIN_MAX], policy[REC_POLICY_MAX];
+	char why[200], policy[REC_POLICY_MAX];
 	const struct rec_file_header *th = &trace_rec->header[0];
 
 	if (sim_policy_parse(spec, th->policy, kind_of, &names, why, sizeof(why))) {
@@ -86,21 +90,11 @@ static int simulate(struct recording *trace_rec, const char *spec, const struct 
 		return -ENOENT;
 	}
 	sim_policy_format(&names, policy, sizeof(policy));
-	snprintf(origin, sizeof(origin), "simulated rec%u with %s", trace_rec->id, policy);
-	struct recording *out = rec_store_create(origin);
+	struct recording *out = sim_log_recording(trace_rec, policy);
 	if (!out) {
 		sim_instance_destroy(inst);
 		printk("sim: no memory for the simulated log\n");
 		return -ENOMEM;
-	}
-	out->header[0] = *th;
-	out->header[0].records = 0;
-	out->header[1] = *th;
-	out->header[1].stream = REC_STREAM_LOG;
-	out->header[1].drops = 0;
-	for (unsigned k = 0; k < 2; k++) {	/* zero-padded, as the host writes it */
-		memset(out->header[k].policy, 0, sizeof(out->header[k].policy));
-		strlcpy(out->header[k].policy, policy, sizeof(out->header[k].policy));
 	}
 
 	struct sim_summary sum = { 0 };
@@ -122,17 +116,14 @@ static int simulate(struct recording *trace_rec, const char *spec, const struct 
 	return 0;
 }
 
-static int cmd_run(int argc, char **argv)
+/* `sim run` of a block cache recording r (one user held). */
+static int run_bcache(struct recording *r, int argc, char **argv)
 {
-	unsigned id;
+	unsigned id = r->id;
 	struct sim_model model = { 0 };
 	bool model_given = false;
 	int npolicies = argc - 3;
 
-	if (!rec_parse_id(argv[2], &id)) {
-		printk("sim: '%s' is not a recording (rec1, rec2, ...: `record list`)\n", argv[2]);
-		return -EINVAL;
-	}
 	if (npolicies > 0 && !strncmp(argv[argc - 1], "model=", 6)) {
 		if (!parse_model(argv[argc - 1], &model)) {
 			printk("sim: '%s': give model=HIT_NS,MISS_NS\n", argv[argc - 1]);
@@ -146,16 +137,10 @@ static int cmd_run(int argc, char **argv)
 		       SIM_MAX_POLICIES);
 		return -EINVAL;
 	}
-	struct recording *r = rec_store_get(id, false);
-	if (!r) {
-		printk("sim: no complete recording rec%u (`record list`)\n", id);
-		return -ENOENT;
-	}
 	char why[160];
 	if (sim_check_header(&r->header[0], REC_STREAM_TRACE, why, sizeof(why)) ||
 	    r->stream[0].records == 0) {
 		printk("sim: rec%u: %s\n", id, r->stream[0].records ? why : "its trace is empty");
-		rec_store_put(r);
 		return -EINVAL;
 	}
 	struct sim_summary live = { 0 };
@@ -170,7 +155,6 @@ static int cmd_run(int argc, char **argv)
 		    !sim_model_calibrate((struct sim_reader){ next_record, &cur }, &model)) {
 			printk("sim: rec%u's log has no hit and miss to calibrate the latency model; "
 			       "give model=HIT_NS,MISS_NS\n", id);
-			rec_store_put(r);
 			return -EINVAL;
 		}
 	}
@@ -192,6 +176,34 @@ static int cmd_run(int argc, char **argv)
 	int err = 0;
 	for (int k = 0; k < npolicies && !err; k++)
 		err = simulate(r, argv[3 + k], &model);
+	return err;
+}
+
+/* `sim run REC ...`: the replay of REC's module. */
+static int cmd_run(int argc, char **argv)
+{
+	unsigned id;
+
+	if (!rec_parse_id(argv[2], &id)) {
+		printk("sim: '%s' is not a recording (rec1, rec2, ...: `record list`)\n", argv[2]);
+		return -EINVAL;
+	}
+	struct recording *r = rec_store_get(id, false);
+	if (!r) {
+		printk("sim: no complete recording rec%u (`record list`)\n", id);
+		return -ENOENT;
+	}
+	int err;
+	const char *module = r->header[0].module;
+	if (!strncmp(module, "sched", sizeof(r->header[0].module)))
+		err = sim_sched_command(r, argc - 3, argv + 3);
+	else if (!strncmp(module, "bcache", sizeof(r->header[0].module)))
+		err = run_bcache(r, argc, argv);
+	else {
+		printk("sim: rec%u is a recording of module '%.*s'; `sim run` replays bcache and "
+		       "sched\n", id, (int)sizeof(r->header[0].module), module);
+		err = -EINVAL;
+	}
 	rec_store_put(r);
 	return err;
 }

@@ -31,15 +31,34 @@ static struct sim_instance *instance_of(struct bcache_cache *c)
 	return container_of(c, struct sim_instance, cache);
 }
 
-/* Run a private graft as graft_dispatch would; NULL result: use the default. */
-static bool run_private(struct graft *g, const uint64_t args[6], uint64_t *r)
+struct recording *sim_log_recording(const struct recording *trace_rec, const char *policy)
 {
-	struct sim_instance *inst = instance_of(cache_env_current());
+	char origin[REC_ORIGIN_MAX];
+	const struct rec_file_header *th = &trace_rec->header[0];
+
+	snprintf(origin, sizeof(origin), "simulated rec%u with %s", trace_rec->id, policy);
+	struct recording *out = rec_store_create(origin);
+	if (!out)
+		return NULL;
+	out->header[0] = *th;
+	out->header[0].records = 0;
+	out->header[1] = *th;
+	out->header[1].stream = REC_STREAM_LOG;
+	out->header[1].drops = 0;
+	for (unsigned k = 0; k < 2; k++) {	/* zero-padded, as the host writes it */
+		memset(out->header[k].policy, 0, sizeof(out->header[k].policy));
+		strlcpy(out->header[k].policy, policy, sizeof(out->header[k].policy));
+	}
+	return out;
+}
+
+bool sim_run_private(struct graft *g, const uint64_t args[6], uint64_t *r, uint64_t *aborts)
+{
 	if (txn_graft_active(g))
 		return false;		/* it reached its own point: the default answers */
 	if (txn_run(g->point, g, args, r) == TXN_COMMITTED)
 		return true;
-	inst->aborts++;
+	(*aborts)++;
 	return false;
 }
 
@@ -48,7 +67,8 @@ static int private_evict(void)
 	const uint64_t args[6] = { 0 };
 	uint64_t r;
 	struct sim_instance *inst = instance_of(cache_env_current());
-	return run_private(inst->graft[SIM_EVICT], args, &r) ? (int)r : bcache_default_evict();
+	return sim_run_private(inst->graft[SIM_EVICT], args, &r, &inst->aborts) ? (int)r
+										: bcache_default_evict();
 }
 
 static void private_readahead(uint64_t block, uint64_t previous, bool hit)
@@ -56,7 +76,7 @@ static void private_readahead(uint64_t block, uint64_t previous, bool hit)
 	const uint64_t args[6] = { block, previous, hit };
 	uint64_t r;
 	struct sim_instance *inst = instance_of(cache_env_current());
-	if (!run_private(inst->graft[SIM_READAHEAD], args, &r))
+	if (!sim_run_private(inst->graft[SIM_READAHEAD], args, &r, &inst->aborts))
 		bcache_default_readahead(block, previous, hit);
 }
 

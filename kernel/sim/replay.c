@@ -38,19 +38,30 @@ int sim_start_io(struct bcache_cache *c, int i)
 	return 0;
 }
 
-const char *sim_check_header(const struct rec_file_header *h, enum rec_stream stream,
+const char *sim_check_format(const struct rec_file_header *h, enum rec_stream stream,
 			     char *why, size_t whylen)
 {
-	const char *kind = stream == REC_STREAM_TRACE ? "trace" : "log";
-
 	if (memcmp(h->magic, REC_MAGIC, sizeof(h->magic)))
 		snprintf(why, whylen, "not a Scion recording (no %s magic)", REC_MAGIC);
 	else if (h->version != REC_VERSION || h->header_bytes != sizeof(*h))
 		snprintf(why, whylen, "recording format version %u (%u-byte header); this reads "
 			 "version %u", h->version, h->header_bytes, REC_VERSION);
 	else if (h->stream != stream)
-		snprintf(why, whylen, "not a %s: its header says stream %u", kind, h->stream);
-	else if (strncmp(h->module, "bcache", sizeof(h->module)))
+		snprintf(why, whylen, "not a %s: its header says stream %u",
+			 stream == REC_STREAM_TRACE ? "trace" : "log", h->stream);
+	else
+		return NULL;
+	return why;
+}
+
+const char *sim_check_header(const struct rec_file_header *h, enum rec_stream stream,
+			     char *why, size_t whylen)
+{
+	const char *kind = stream == REC_STREAM_TRACE ? "trace" : "log";
+
+	if (sim_check_format(h, stream, why, whylen))
+		return why;
+	if (strncmp(h->module, "bcache", sizeof(h->module)))
 		snprintf(why, whylen, "a %s of module '%.*s', not bcache", kind,
 			 (int)sizeof(h->module), h->module);
 	else if (h->config[REC_BCACHE_CONFIG_BUFFERS] < 1 ||

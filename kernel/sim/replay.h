@@ -49,6 +49,14 @@ struct sim_reader {
 typedef int sim_emit_fn(void *ctx, const struct rec_head *rec);
 
 /*
+ * sim_check_format - Overview: whether h is a header of this format for
+ *   stream (magic, version, stream), of any module.
+ * Return value: NULL, or a one-line reason in why.
+ */
+const char *sim_check_format(const struct rec_file_header *h, enum rec_stream stream,
+			     char *why, size_t whylen);
+
+/*
  * sim_check_header - Overview: whether h is a header the replay takes:
  *   magic, version, stream, module "bcache", a sane configuration.
  * Return value: NULL, or a one-line reason.

@@ -9,6 +9,7 @@
 #include <scion/record.h>
 #include <scion/spinlock.h>
 #include "replay.h"
+#include "sched_replay.h"
 #include "../bcache/bcache_internal.h"
 
 struct sim_instance {
@@ -41,5 +42,73 @@ void sim_instance_destroy(struct sim_instance *inst);
 int sim_instance_replay(struct sim_instance *inst, struct recording *trace_rec,
 			const struct sim_model *model, struct recording *out,
 			struct sim_summary *sum, char *why, size_t whylen);
+
+/*
+ * sim_log_recording - a new recording for the log a simulation of
+ *   trace_rec writes with policy (a header's policy field): its headers
+ *   trace_rec's trace header, the log's without records or drops, as the
+ *   host writes them. Return value: it (one user), or NULL (memory).
+ *   Caller's context: thread.
+ */
+struct recording *sim_log_recording(const struct recording *trace_rec, const char *policy);
+
+/*
+ * sim_run_private - run private graft copy g (graft_load_private) as
+ *   graft_dispatch would, in a transaction whose result its point checks.
+ * Return value: true with *r when it committed; false when it aborted
+ *   (*aborts counts it) or is already running here (it reached its own
+ *   point): the caller then runs the default.
+ * Caller's context: interrupts masked, the instance current on this CPU.
+ */
+bool sim_run_private(struct graft *g, const uint64_t args[6], uint64_t *r, uint64_t *aborts);
+
+/* --- The scheduler's simulation instances (sched_instance.c, cmd_sim_sched.c) --- */
+
+struct sched_instance {
+	struct sched_sim sim;			/* its own run queue and threads */
+	graft_fn_sched_pick_next *pick_next;	/* the slot sim.rq.pick_next points at */
+	struct graft *graft;			/* a private copy (NULL: the default) */
+	struct spinlock lock;			/* held, interrupts masked, around each tick */
+	uint64_t aborts;			/* transactions of its graft that aborted */
+};
+
+/*
+ * sched_instance_create - an instance with the threads trace_rec's trace
+ *   shows, running pick-next policy name (checked: the default's or a
+ *   loaded sched.pick_next graft's).
+ * Return value: the instance, or NULL with why filled (a bad trace,
+ *   memory). Caller's context: thread, may sleep.
+ */
+struct sched_instance *sched_instance_create(struct recording *trace_rec, const char *name,
+					     char *why, size_t whylen);
+void sched_instance_destroy(struct sched_instance *inst);
+
+/*
+ * sched_instance_replay - run inst to the end in a kernel thread,
+ *   appending each pick to out->stream[1].
+ * Return value: 0, or -errno with why filled. Caller's context: thread,
+ *   may sleep (joins the replay thread).
+ */
+int sched_instance_replay(struct sched_instance *inst, struct recording *out, char *why,
+			  size_t whylen);
+
+/*
+ * sched_trace_make - a complete recording of a sched trace for ncpus
+ *   CPUs whose events next gives (filling *e, true until the end), as
+ *   tests and benchmarks build them. Return value: the recording (one
+ *   user), or NULL (memory). Caller's context: thread.
+ */
+struct recording *sched_trace_make(const char *origin, unsigned ncpus,
+				   bool (*next)(void *ctx, struct sched_event *e), void *ctx);
+
+/* Whether name is a pick-next policy here: "rr" or a loaded sched.pick_next graft. */
+bool sched_policy_known(const char *name);
+
+/*
+ * sim_sched_command - `sim run REC POLICY...` for a sched recording r
+ *   (one user held by the caller): a simulation per policy, the
+ *   comparison printed. Return value: 0 or -errno (a line printed).
+ */
+int sim_sched_command(struct recording *r, int npolicies, char **policies);
 
 #endif

@@ -93,9 +93,9 @@ static uint64_t env_builtin(void *env, unsigned id)
 	case DIF_VAR_EPID: return x->ecb->epid;
 	case DIF_VAR_ID: return p->id;
 	case DIF_VAR_CURTHREAD: return (uint64_t)(uintptr_t)t;
-	case DIF_VAR_THREAD_AFFINITY: return t ? (uint64_t)(int64_t)t->affinity : 0;
-	case DIF_VAR_THREAD_TICKS_RUN: return t ? t->ticks_run : 0;
-	case DIF_VAR_THREAD_SWITCHES_IN: return t ? t->switches_in : 0;
+	case DIF_VAR_THREAD_AFFINITY: return t ? (uint64_t)(int64_t)t->se.affinity : 0;
+	case DIF_VAR_THREAD_TICKS_RUN: return t ? t->se.ticks_run : 0;
+	case DIF_VAR_THREAD_SWITCHES_IN: return t ? t->se.switches_in : 0;
 	case DIF_VAR_CALLER: return caller(x);
 	default: return 0;
 	}

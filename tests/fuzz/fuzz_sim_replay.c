@@ -6,41 +6,13 @@
  * pick the configuration (1 to 64 buffers, 1 to 4096 blocks); the rest is
  * the trace's body. Every record is walked within bounds or refused;
  * whatever the replay accepts leaves an instance whose invariants hold,
- * with one log record per request and hits + misses = requests.
+ * with one log record per request and hits + misses = requests. The
+ * transaction services are replay_env.c's.
  */
 #include <string.h>
 #include "fuzz.h"
+#include "replay_env.h"
 #include "sim/replay.h"
-
-/* The defaults never log undo records or abort; nothing runs in a transaction here. */
-void txn_log_undo(void (*undo)(uint64_t a, uint64_t b), uint64_t a, uint64_t b)
-{
-	(void)undo;
-	(void)a;
-	(void)b;
-}
-
-void txn_abort_self(const char *reason, ...)
-{
-	FUZZ_ASSERT(0, "a default policy aborted: %s", reason);
-}
-
-unsigned graft_nesting(void)
-{
-	return 0;
-}
-
-struct walk {
-	const uint8_t *data;
-	size_t size, offset;
-	const char *bad;
-};
-
-static const struct rec_head *next(void *ctx)
-{
-	struct walk *w = ctx;
-	return sim_walk(w->data, w->size, &w->offset, &w->bad);
-}
 
 static uint64_t logged;
 
@@ -75,12 +47,12 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	c.evict = &evict;
 	c.readahead = &readahead;
 	c.start_io = sim_start_io;
-	struct walk w = { (const uint8_t *)body, size - 2, 0, NULL };
+	struct fuzz_walk w = { (const uint8_t *)body, size - 2, 0, NULL };
 	struct sim_model model = { 1, 100 };
 	struct sim_summary sum = { 0 };
 	logged = 0;
-	int err = sim_replay(&c, &h, (struct sim_reader){ next, &w }, &model, emit, NULL, &sum,
-			     why, sizeof(why));
+	int err = sim_replay(&c, &h, (struct sim_reader){ fuzz_walk_next, &w }, &model, emit, NULL,
+			     &sum, why, sizeof(why));
 	FUZZ_ASSERT(w.offset <= w.size, "walked past the end");
 	FUZZ_ASSERT(cache_check(&c, why, sizeof(why)), "instance broken: %s", why);
 	FUZZ_ASSERT(logged == sum.requests && sum.hits + sum.misses == sum.requests &&

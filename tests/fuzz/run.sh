@@ -48,7 +48,11 @@ sources() {
 	d_parse|d_cg) echo userland/dtrace/dt_*.c kernel/trace/dif_verify.c kernel/trace/dif_exec.c \
 		kernel/trace/dif_subr.c kernel/trace/dif_subr_search.c ;;
 	sim_replay) echo kernel/sim/replay.c kernel/bcache/cache.c kernel/bcache/api.c \
-		kernel/bcache/policy_default.c kernel/lib/errno.c sim/current.c ;;
+		kernel/bcache/policy_default.c kernel/lib/errno.c sim/current.c tests/fuzz/replay_env.c ;;
+	sched_replay) echo kernel/sim/sched_replay.c kernel/sim/sched_format.c kernel/sched/runq.c \
+		kernel/sched/api.c kernel/sched/policy_default.c kernel/sim/replay.c \
+		kernel/bcache/cache.c kernel/bcache/api.c kernel/bcache/policy_default.c \
+		kernel/lib/errno.c sim/current.c tests/fuzz/replay_env.c grafts/sched_lifo.c ;;
 	*) return 1 ;;
 	esac
 }
@@ -65,6 +69,7 @@ max_len() {
 	dif) echo 1024 ;;
 	d_parse|d_cg) echo 4096 ;;
 	sim_replay) echo 8192 ;;
+	sched_replay) echo 4096 ;;
 	esac
 }
 
@@ -88,6 +93,13 @@ seed() {
 			printf '\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0'
 			printf '\%o\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0' "$b"
 		done | { printf '\3\1'; cat; } >"$dir/seed"
+		;;
+	sched_replay)
+		# 2 CPUs, round robin, compact form (thread-1, kind-1, tick step, affinity+1):
+		# threads 1 and 2 runnable, charged a tick each; 2 blocks, comes back; both end.
+		printf '\1\200\0\0\0\0\1\0\0\0\0\3\1\0\1\3\0\0\1\1\0\0\1\0\2\0\0\2\0\0\1\3\1\0\1\2\0\0' \
+			>"$dir/seed"
+		printf '\0\1' >"$dir/seed-raw"
 		;;
 	d_parse|d_cg)
 		# The good corpus, each behind a mode byte of 0 (a script, no macro arguments).

@@ -62,12 +62,19 @@ def decisions(rf, records):
     return out
 
 
-def job_record_and_replay(ctx):
-    rf = recfmt(ctx)
+def recording_boot(ctx, grafts):
+    """A 2-CPU boot with the channel and grafts loaded, and an empty directory for a
+    recording: (boot, socket, directory)."""
     boot, sock = channel_boot(ctx, "record", smp=2, single_thread_tcg=True,
-                              modules=[graft_path(ctx, n) for n in GRAFTS])
+                              modules=[graft_path(ctx, n) for n in grafts])
     out = os.path.join(ctx.log_dir, f"{ctx.job}-recording")
     shutil.rmtree(out, ignore_errors=True)
+    return boot, sock, out
+
+
+def job_record_and_replay(ctx):
+    rf = recfmt(ctx)
+    boot, sock, out = recording_boot(ctx, GRAFTS)
     try:
         boot.command(f"bcache reset {BUFFERS}", r"scion> ")
         rc, _, err = scion(ctx, sock, "record", "-m", "bcache", "-o", out, "--run", WORKLOAD,
@@ -191,7 +198,8 @@ def job_bad_input(ctx):
                              r"cut short"),
         "fewer-than-header": (good[:30], None, r"30 records, its header says 40"),
         "bad-magic": (good, lambda p: open(p, "r+b").write(b"NOTSCION"), r"not a Scion recording"),
-        "other-module": (good, "sched", r"a trace of module 'sched', not bcache"),
+        "other-module": (good, "nosuch", r"a trace of module 'nosuch'; scion-sim replays "
+                         r"bcache and sched"),
         "out-of-order": (good[:5] + [request(rf, 3, 1)], None, r"record 6: sequence number 3 "
                          r"after 5 \(out of order\)"),
         "beyond-disk": (good[:5] + [request(rf, 6, 99999)], None,
@@ -200,7 +208,7 @@ def job_bad_input(ctx):
     }
     for name, (records, change, expect) in cases.items():
         path = os.path.join(d, f"{name}.bin")
-        module = change if change == "sched" else "bcache"
+        module = change if change == "nosuch" else "bcache"
         stream = rf.STREAM_LOG if change == "log" else rf.STREAM_TRACE
         write_recording(rf, path, stream, module, records,
                         count=40 if name == "fewer-than-header" else None)
@@ -220,6 +228,9 @@ def job_bad_input(ctx):
                err)
     rc, out, err = sim(ctx, "replay", path, "--policy", "lru")
     ctx.result("host/no-model", rc == 1 and "no recorded log to calibrate" in err, err)
+    rc, out, err = sim(ctx, "replay", path, "--model", "1000,100000", "--policy", "fair")
+    ctx.result("host/sched-policy-for-bcache", rc == 1 and "'fair' is not a block cache policy"
+               in err, err)
     rc, out, err = sim(ctx, "replay", path, "--model", "1000,100000", "--policy", "2q+clock")
     ctx.result("host/two-eviction-policies", rc == 1 and "names a second evict policy" in err,
                err)

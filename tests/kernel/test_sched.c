@@ -29,7 +29,7 @@ static void busy_thread(void *arg)
 	struct busy_share *s = arg;
 	while (!READ_ONCE(*s->stop))
 		cpu_relax();
-	s->ticks = thread_current()->ticks_run;
+	s->ticks = thread_current()->se.ticks_run;
 }
 
 KTEST(sched_fair_share, 1)

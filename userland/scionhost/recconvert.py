@@ -26,6 +26,8 @@ from .client import ScionError
 STREAM_FILES = {"trace": recfmt.TRACE_FILE, "log": recfmt.LOG_FILE}
 TRACE_COLUMNS = ("seq", "time_ns", "cpu", "tid", "pid", "block", "in_flight")
 LOG_COLUMNS = ("seq", "cpu", "block", "outcome", "victim", "latency_ns", "prefetch")
+SCHED_COLUMNS = {"trace": ("seq", "tick", "time_ns", "cpu", "tid", "event", "affinity"),
+                 "log": ("seq", "tick", "cpu", "tid", "prev", "queued")}
 # What a csv or ctf output directory holds; an existing OUT that holds anything
 # else is someone else's directory, and convert will not replace it.
 OUTPUT_FILES = {"csv": {"trace.csv", "log.csv"}, "ctf": recctf.FILES}
@@ -56,9 +58,9 @@ def load(directory):
             streams[name] = None
             continue
         header, records = recfmt.read_stream(path, stream)
-        if header["module"] not in ("bcache", recfmt.POINT_MODULE):
+        if header["module"] not in recfmt.STREAM_RECORDS:
             raise recfmt.RecError(f"{path}: a recording of module '{header['module']}'; "
-                                  f"convert knows bcache and graft points")
+                                  f"convert knows {', '.join(recfmt.STREAM_RECORDS)}")
         if name in counts and counts[name] != header["records"]:
             raise recfmt.RecError(f"{path}: {header['records']} records, meta.json says "
                                   f"{counts[name]}")
@@ -84,7 +86,13 @@ def write_text(f, streams):
     f.writelines(text_lines(streams))
 
 
-def csv_rows(name, records):
+def csv_rows(name, records, module="bcache"):
+    if module == "sched":
+        yield SCHED_COLUMNS[name]
+        for r in records:
+            yield [recfmt.EVENTS.get(r["kind"], r["kind"]) if c == "event" else r[c]
+                   for c in SCHED_COLUMNS[name]]
+        return
     if name == "trace":
         yield TRACE_COLUMNS
         for r in records:
@@ -102,7 +110,7 @@ def write_csv(directory, streams):
     for name, stream in streams.items():
         if stream is not None:
             with open(os.path.join(directory, f"{name}.csv"), "w", newline="") as f:
-                csv.writer(f).writerows(csv_rows(name, stream[1]))
+                csv.writer(f).writerows(csv_rows(name, stream[1], stream[0]["module"]))
 
 
 def ctf_env(meta, streams):
@@ -188,6 +196,9 @@ def cmd_record_convert(args):
             out = out or os.path.join(args.dir, "csv")
             publish_dir(out, "csv", lambda d: write_csv(d, streams))
         else:
+            if module != "bcache":
+                raise recfmt.RecError(f"{args.dir}: a {module} recording; ctf knows bcache "
+                                      f"(text and csv know {module})")
             out = out or os.path.join(args.dir, "ctf")
             env = ctf_env(meta, streams)
             publish_dir(out, "ctf", lambda d: recctf.write(d, env, streams))

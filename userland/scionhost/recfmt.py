@@ -19,11 +19,20 @@ HEADER = struct.Struct("<8sHHI16s48s4QQQ")
 assert HEADER.size == 128
 STREAM_TRACE, STREAM_LOG = 1, 2
 STREAM_NAMES = {STREAM_TRACE: "trace", STREAM_LOG: "log"}
-STREAM_RECORDS = {STREAM_TRACE: "request", STREAM_LOG: "result"}   # what each stream holds
-CONFIG_BUFFERS, CONFIG_BLOCKS = 0, 1
+# What each stream of a module holds (decoded records' "type").
+STREAM_RECORDS = {"bcache": {STREAM_TRACE: "request", STREAM_LOG: "result"},
+                  "sched": {STREAM_TRACE: "event", STREAM_LOG: "pick"},
+                  "point": {STREAM_TRACE: "call", STREAM_LOG: "done"}}
+CONFIG_BUFFERS, CONFIG_BLOCKS = 0, 1                  # bcache's configuration words
+CONFIG_CPUS, CONFIG_HZ, CONFIG_SLICE = 0, 1, 2        # sched's
+CONFIG_NAMES = {"bcache": ("buffers", "blocks"), "sched": ("cpus", "hz", "slice_ticks")}
+# What a module's trace and log hold, in words (`scion record` and the kernel's `record stop`;
+# a graft point's recording says requests and results, as bcache's does).
+STREAM_WHAT = {"sched": ("events", "picks")}
 
 HEAD = struct.Struct("<HHI")
 TYPE_BCACHE_REQUEST, TYPE_BCACHE_RESULT = 1, 2
+TYPE_SCHED_EVENT, TYPE_SCHED_PICK = 3, 4
 REQUEST = struct.Struct("<HHIQQQQQQ")            # head, seq, time_ns, tid, pid, block, in_flight
 assert REQUEST.size == 56
 RESULT = struct.Struct("<HHIQBBHIQQQ")           # head, seq, outcome, nprefetch, reserved,
@@ -35,13 +44,18 @@ POINT_CALL = struct.Struct("<HHIQQQ6Q")          # head, seq, time_ns, tid, args
 assert POINT_CALL.size == 80
 POINT_DONE = struct.Struct("<HHIQQQII")          # head, seq, time_ns, result, outcome, reserved
 assert POINT_DONE.size == 40
-POINT_MODULE = "point"
+POINT_MODULE = "point"        # STREAM_RECORDS has its streams' records
 POINT_OUTCOMES = {1: "default", 2: "committed", 3: "aborted"}
-LOG_TYPES = frozenset({2, TYPE_POINT_DONE})      # every other type is a trace's
-POINT_STREAM_RECORDS = {STREAM_TRACE: "call", STREAM_LOG: "done"}
-KNOWN_RECORDS = frozenset({"request", "result", "call", "done"})
+LOG_TYPES = frozenset({TYPE_BCACHE_RESULT, TYPE_SCHED_PICK, TYPE_POINT_DONE})  # the rest: traces'
 PREFETCH_MAX = 8
 NO_BLOCK = (1 << 64) - 1
+
+SCHED_EVENT = struct.Struct("<HHIQQQQIi")       # head, seq, tick, time_ns, tid, kind, affinity
+assert SCHED_EVENT.size == 48
+SCHED_PICK = struct.Struct("<HHIQQQQII")        # head, seq, tick, tid, prev, cpu, queued
+assert SCHED_PICK.size == 48
+EVENTS = {1: "runnable", 2: "block", 3: "exit", 4: "tick", 5: "yield"}
+EVENT_KINDS = {name: kind for kind, name in EVENTS.items()}
 
 OUTCOMES = {1: "hit", 2: "wait", 3: "miss", 4: "error"}
 FATES = {1: "started", 2: "cached", 3: "no-buffer", 4: "failed"}
@@ -105,6 +119,14 @@ def decode_record(data, offset=0):
         return {"type": "result", "size": size, "cpu": cpu, "seq": seq, "outcome": outcome,
                 "block": block, "victim": victim, "latency_ns": latency_ns,
                 "disk_reads": disk_reads, "prefetch": prefetch}
+    if rtype == TYPE_SCHED_EVENT and size == SCHED_EVENT.size:
+        _, _, _, seq, tick, time_ns, tid, kind, affinity = SCHED_EVENT.unpack_from(data, offset)
+        return {"type": "event", "size": size, "cpu": cpu, "seq": seq, "tick": tick,
+                "time_ns": time_ns, "tid": tid, "kind": kind, "affinity": affinity}
+    if rtype == TYPE_SCHED_PICK and size == SCHED_PICK.size:
+        _, _, _, seq, tick, tid, prev, pcpu, queued = SCHED_PICK.unpack_from(data, offset)
+        return {"type": "pick", "size": size, "cpu": pcpu, "seq": seq, "tick": tick,
+                "tid": tid, "prev": prev, "queued": queued, "head_cpu": cpu}
     if rtype == TYPE_POINT_CALL and size == POINT_CALL.size:
         _, _, _, seq, time_ns, tid, *args = POINT_CALL.unpack_from(data, offset)
         return {"type": "call", "size": size, "cpu": cpu, "seq": seq, "time_ns": time_ns,
@@ -118,7 +140,13 @@ def decode_record(data, offset=0):
 
 
 def encode_record(r):
-    """decode_record's inverse for a request or result dict (size is computed)."""
+    """decode_record's inverse for a request, result, event or pick dict (size is computed)."""
+    if r["type"] == "event":
+        return SCHED_EVENT.pack(SCHED_EVENT.size, TYPE_SCHED_EVENT, r["cpu"], r["seq"], r["tick"],
+                                r["time_ns"], r["tid"], r["kind"], r["affinity"])
+    if r["type"] == "pick":
+        return SCHED_PICK.pack(SCHED_PICK.size, TYPE_SCHED_PICK, r.get("head_cpu", r["cpu"]),
+                               r["seq"], r["tick"], r["tid"], r["prev"], r["cpu"], r["queued"])
     if r["type"] == "request":
         return REQUEST.pack(REQUEST.size, TYPE_BCACHE_REQUEST, r["cpu"], r["seq"], r["time_ns"],
                             r["tid"], r["pid"], r["block"], r["in_flight"])
@@ -173,15 +201,14 @@ def read_stream(path, stream=None):
     try:
         while offset < len(data):
             r = decode_record(data, offset)
-            belongs = STREAM_RECORDS[stream] if stream is not None else None
-            if header["module"] == POINT_MODULE and stream is not None:
-                belongs = POINT_STREAM_RECORDS[stream]
-            if stream is not None and r["type"] != belongs:
-                what = (f"a {r['type']} record" if r["type"] in KNOWN_RECORDS
+            expect = STREAM_RECORDS.get(header["module"], {}).get(stream)
+            if stream is not None and r["type"] != expect:
+                known = {t for kinds in STREAM_RECORDS.values() for t in kinds.values()}
+                what = (f"a {r['type']} record" if r["type"] in known
                         else f"a record of unknown type {HEAD.unpack_from(data, offset)[1]} "
                              f"and {r['size']} bytes")
                 raise RecError(f"{what} at byte {offset}, where a {header['module']} "
-                               f"{belongs} belongs")
+                               f"{expect or 'record'} belongs")
             records.append(r)
             offset += r["size"]
     except RecError as e:
@@ -219,8 +246,20 @@ def prefetch_text(p):
     return f"{p['block']}:{FATES.get(p['fate'], '?')}/{block_text(p['victim'])}"
 
 
+def config_dict(module, config):
+    """A header's configuration words by name (meta.json's "config")."""
+    names = CONFIG_NAMES.get(module, ())
+    return {name: config[k] for k, name in enumerate(names)}
+
+
 def record_text(r):
     """One line, as the kernel's `record show` prints it (kernel/record/cmd_record.c)."""
+    if r["type"] == "event":
+        return (f"seq={r['seq']} tick={r['tick']} time_ns={r['time_ns']} cpu={r['cpu']} "
+                f"tid={r['tid']} event={EVENTS.get(r['kind'], '?')} affinity={r['affinity']}")
+    if r["type"] == "pick":
+        return (f"seq={r['seq']} tick={r['tick']} cpu={r['cpu']} tid={r['tid']} "
+                f"prev={r['prev']} queued={r['queued']}")
     if r["type"] == "request":
         return (f"seq={r['seq']} time_ns={r['time_ns']} cpu={r['cpu']} tid={r['tid']} "
                 f"pid={r['pid']} block={r['block']} in_flight={r['in_flight']}")

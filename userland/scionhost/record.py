@@ -90,8 +90,7 @@ def cmd_record(args):
         counts[recfmt.STREAM_NAMES[stream]] = len(records)
     h = headers[recfmt.STREAM_TRACE]
     meta = {"module": h["module"], "policy": h["policy"], "kernel_version": version,
-            "config": {"buffers": h["config"][recfmt.CONFIG_BUFFERS],
-                       "blocks": h["config"][recfmt.CONFIG_BLOCKS]},
+            "config": recfmt.config_dict(h["module"], h["config"]),
             "records": counts, "drops": {"trace": dropped, "log": dropped},
             "drops_per_cpu": {str(c): d for c, d in sorted(drops.items())},
             "cpus": cpus, "bufsize": bufsize, "switch_ms": args.switchrate,
@@ -100,8 +99,9 @@ def cmd_record(args):
         json.dump(meta, f, indent=2)
         f.write("\n")
     sys.stdout.write(output)
-    print(f"scion: {args.out}: {h['module']} ({h['policy']}), {counts['trace']} requests, "
-          f"{counts['log']} results, {dropped} dropped", file=sys.stderr)
+    what = recfmt.STREAM_WHAT.get(h["module"], ("requests", "results"))
+    print(f"scion: {args.out}: {h['module']} ({h['policy']}), {counts['trace']} {what[0]}, "
+          f"{counts['log']} {what[1]}, {dropped} dropped", file=sys.stderr)
     if dropped:
         print(f"scion: the recording is incomplete: {dropped} records were dropped "
               f"(a larger --bufsize or a shorter --switchrate keeps up)", file=sys.stderr)
@@ -199,8 +199,8 @@ def cmd_sim(args):
 def add_record(sub, subcommand, byte_count):
     p = subcommand(sub, "record", "record a module's trace (inputs) and log (outputs) into "
                    "a directory, or move recordings to and from the kernel", cmd_record)
-    p.add_argument("-m", "--module", metavar="MODULE", help="the module, e.g. bcache, or any "
-                   "graft point, e.g. bcache.evict (its calls and how each ended)")
+    p.add_argument("-m", "--module", metavar="MODULE", help="the module, bcache or sched, or "
+                   "any graft point, e.g. bcache.evict (its calls and how each ended)")
     p.add_argument("-o", "--out", metavar="DIR", help="where trace.bin, log.bin and "
                    "meta.json go")
     p.add_argument("--run", metavar="CMD", help="guest shell command to run while recording")
@@ -231,7 +231,8 @@ def add_sim(sub, subcommand):
                    "each POLICY; print the comparison and write each log")
     r.add_argument("trace", metavar="TRACE")
     r.add_argument("--policy", action="append", required=True, metavar="P",
-                   help="e.g. 2q, clock+stride, evict=lru readahead=recorded (repeatable)")
+                   help="bcache: e.g. 2q, clock+stride, evict=lru readahead=recorded; "
+                        "sched: rr, fair, lifo (repeatable)")
     r.add_argument("--log", metavar="LOG", help="the recorded log (default: TRACE's log.bin)")
     r.add_argument("--model", metavar="HIT_NS,MISS_NS", help="latency model (default: "
                    "measured in the recorded log)")

@@ -51,6 +51,11 @@ _Static_assert(sizeof(struct rec_file_header) == 128, "recording header layout c
 #define REC_BCACHE_CONFIG_BUFFERS 0	/* buffers in use */
 #define REC_BCACHE_CONFIG_BLOCKS  1	/* blocks on the disk */
 
+/* sched's configuration words. */
+#define REC_SCHED_CONFIG_CPUS  0	/* CPUs online */
+#define REC_SCHED_CONFIG_HZ    1	/* timer ticks per second */
+#define REC_SCHED_CONFIG_SLICE 2	/* the default sched.tick's slice, in ticks */
+
 /* Every record's first word; its second is the sequence number the module gave it. */
 struct rec_head {
 	uint16_t size;			/* bytes, a multiple of 8, this head included */
@@ -67,6 +72,8 @@ static inline uint64_t rec_seq(const struct rec_head *h)
 enum rec_type {
 	REC_BCACHE_REQUEST = 1,		/* trace: struct rec_bcache_request */
 	REC_BCACHE_RESULT = 2,		/* log: struct rec_bcache_result */
+	REC_SCHED_EVENT = 3,		/* trace: struct rec_sched_event */
+	REC_SCHED_PICK = 4,		/* log: struct rec_sched_pick */
 	REC_POINT_CALL = 16,		/* trace: struct rec_point_call */
 	REC_POINT_DONE = 17,		/* log: struct rec_point_done */
 };
@@ -74,8 +81,8 @@ enum rec_type {
 /* The stream a record type belongs to: its log or its trace. */
 static inline enum rec_stream rec_type_stream(unsigned type)
 {
-	return type == REC_BCACHE_RESULT || type == REC_POINT_DONE ? REC_STREAM_LOG
-								   : REC_STREAM_TRACE;
+	return type == REC_BCACHE_RESULT || type == REC_SCHED_PICK || type == REC_POINT_DONE
+		? REC_STREAM_LOG : REC_STREAM_TRACE;
 }
 
 /*
@@ -140,5 +147,32 @@ _Static_assert(sizeof(struct rec_bcache_result) == 48, "bcache result record cha
 
 #define REC_BCACHE_RESULT_BYTES(n) (sizeof(struct rec_bcache_result) + \
 				    (n) * sizeof(struct rec_bcache_prefetch))
+
+/*
+ * sched's input: what a thread did (graft point sched.event). The CPU it
+ * happened on is the head's.
+ */
+struct rec_sched_event {
+	struct rec_head head;
+	uint64_t seq;			/* events and picks together, from 1 at boot */
+	uint64_t tick;			/* clock_ticks() */
+	uint64_t time_ns;		/* kernel clock */
+	uint64_t tid;
+	uint32_t kind;			/* SCHED_EVENT_* */
+	int32_t affinity;		/* the thread's: a CPU index, or -1 for any */
+};
+_Static_assert(sizeof(struct rec_sched_event) == 48, "sched event record changed");
+
+/* sched's output: one decision of the pick-next policy (graft point sched.pick). */
+struct rec_sched_pick {
+	struct rec_head head;
+	uint64_t seq;			/* as the events' (a simulated log: 1, 2, ... of its own) */
+	uint64_t tick;			/* clock_ticks(); in a simulated log the model's tick */
+	uint64_t tid;			/* chosen, 0 for the idle thread */
+	uint64_t prev;			/* the thread that was running there, 0 for idle */
+	uint32_t cpu;			/* the CPU it was made for */
+	uint32_t queued;		/* threads queued when the policy was asked */
+};
+_Static_assert(sizeof(struct rec_sched_pick) == 48, "sched pick record changed");
 
 #endif

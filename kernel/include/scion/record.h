@@ -28,6 +28,7 @@ struct rec_module {
 	const char *name;		/* "bcache" */
 	const char *input_point;	/* an event point: "bcache.request" */
 	const char *output_point;	/* an event point: "bcache.result" */
+	const char *trace_what, *log_what;	/* what the streams hold: "requests", "results" */
 	void *input_graft, *output_graft;	/* kernel functions, registered as grafts */
 	struct tbuf_set **bufs;		/* where the grafts write: set by the session */
 	/*
@@ -122,6 +123,9 @@ void rec_store_put(struct recording *r);
 
 /* Delete recording id once no one uses it. Return value: 0, -ENOENT, -EBUSY (in use). */
 int rec_store_delete(unsigned id);
+
+/* Drop the caller's user of r and delete it (rec_store_delete's result). */
+int rec_store_discard(struct recording *r);
 
 /* Call fn for each recording, oldest first, under the store lock (fn may not sleep long). */
 void rec_store_foreach(void (*fn)(const struct recording *r, void *arg), void *arg);

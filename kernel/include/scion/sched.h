@@ -3,34 +3,40 @@
  * The scheduler: mechanism here and in kernel/sched/sched.c, policy behind
  * struct sched_policy, whose methods are graft points.
  *
- * There is one run queue for all CPUs, guarded by sched_lock. Preemption happens only when an interrupt returns to a
- * thread that holds no spinlock, or when a thread calls schedule().
+ * There is one run queue for all CPUs, guarded by sched_lock. Preemption
+ * happens only when an interrupt returns to a thread that holds no
+ * spinlock, or when a thread gives up the CPU itself.
  */
 #ifndef SCION_SCHED_H
 #define SCION_SCHED_H
 
 #include <scion/thread.h>
 #include <scion/cpu.h>
+#include <scion/runq.h>
 #include <graft/sched.h>
 
 extern struct spinlock sched_lock;
 
 /*
- * The scheduling policy's method table: each method is a graft point
- * (sched.pick_next, sched.tick; their contracts are in
- * grafts/include/graft/sched.h). The run queue is the mechanism's: one
- * FIFO of runnable threads (sched_lock); the policy only chooses.
+ * The scheduling policy's method table and the scheduler's events: each
+ * slot is a graft point (sched.pick_next, sched.tick, sched.event,
+ * sched.pick; their contracts are in grafts/include/graft/sched.h). The
+ * run queue is the mechanism's: one FIFO of runnable threads
+ * (sched_lock), the live instance of scion/runq.h; the policy only
+ * chooses.
  */
 struct sched_policy {
-	graft_fn_sched_pick_next *pick_next;	/* slot: default rr_pick_next */
-	graft_fn_sched_tick *tick;		/* slot: default rr_tick */
+	graft_fn_sched_pick_next *pick_next;	/* slot: default sched_default_pick_next */
+	graft_fn_sched_tick *tick;		/* slot: default sched_default_tick */
+	graft_fn_sched_event *event;		/* slot: an event, default nothing */
+	graft_fn_sched_pick *pick;		/* slot: an event, default nothing */
 };
 
 /* The policy in force; the slots change when grafts are installed. */
 extern struct sched_policy sched_policy;
 
-/* Time slice a thread gets each time it is queued, in ticks. */
-#define SCHED_SLICE_TICKS 2
+/* The live run queue (sched_lock). */
+extern struct sched_runq sched_rq;
 
 /* Give up the CPU; the caller stays runnable. Caller's context: thread, no spinlocks. */
 void thread_yield(void);

@@ -16,6 +16,7 @@
 #include <scion/compiler.h>
 #include <scion/list.h>
 #include <scion/spinlock.h>
+#include <scion/runq.h>
 #include <arch/context.h>
 
 struct cpu;
@@ -38,15 +39,12 @@ struct thread {
 	char name[THREAD_NAME_MAX];	/* set once */
 	enum thread_state state;	/* sched_lock */
 	bool on_cpu;			/* sched_lock: still running on its stack */
-	int affinity;			/* sched_lock: CPU index, or -1 for any */
+	struct sched_entity se;		/* sched_lock: what policies know of it (scion/runq.h):
+					   affinity, run queue link, slice, ticks run, switches */
 	struct cpu *cpu;		/* sched_lock: CPU it runs or last ran on */
-	struct list_node run_node;	/* sched_lock: policy's run queue */
 	struct list_node timer_node;	/* timer_lock (clock.c): sleep deadline */
 	uint64_t wake_tick;		/* timer_lock */
 	struct list_node all_node;	/* threads_lock: list of every thread */
-	int slice;			/* sched_lock: policy's time-slice state */
-	uint64_t ticks_run;		/* own CPU while running: ticks charged */
-	uint64_t switches_in;		/* sched_lock */
 	uint64_t run_ns;		/* sched_lock: on-CPU time before oncpu_since */
 	uint64_t oncpu_since;		/* sched_lock: clock_ns() at its last switch in */
 	thread_fn entry;		/* set once */
