@@ -37,6 +37,12 @@ struct bcache {
 };
 extern struct bcache bcache;
 
+/*
+ * Whether anything handles bcache.result (a recorder, a graft): the read
+ * path times a request only then, so an unwatched read pays no clock.
+ */
+bool bcache_result_observed(void);
+
 /* "evict=NAME readahead=NAME": the policies in force (graft names, or the defaults'). */
 void bcache_policy_names(char *buf, size_t n);
 

@@ -20,6 +20,11 @@ static void no_result_handler(const struct bcache_result *r)
 	(void)r;
 }
 
+bool bcache_result_observed(void)
+{
+	return READ_ONCE(bcache_policy.result) != no_result_handler;
+}
+
 struct bcache_policy bcache_policy = {
 	.evict = bcache_default_evict,
 	.readahead = bcache_default_readahead,
