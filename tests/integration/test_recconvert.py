@@ -1,11 +1,14 @@
 # SPDX-License-Identifier: BSD-2-Clause
-"""`scion record convert` without QEMU: synthetic bcache recordings built
-with recfmt.py (requests on several CPUs, results with prefetches, drops,
-a simulated log without its trace) converted to text and CSV (compared
-byte for byte with what they must be) and to CTF, read back with
-babeltrace2 (every event, its fields and its time), and bad recordings,
-each refused in one line with nothing left behind."""
+"""`scion record convert` without QEMU: synthetic recordings built with
+recfmt.py of every module (bcache: requests on several CPUs, results with
+prefetches, drops, a simulated log without its trace; sched: events and
+picks, a lost event, a simulated log; a graft point: calls and how each
+ended, a lost call) converted to text and CSV (compared byte for byte
+with what they must be) and to CTF, read back with babeltrace2 (every
+event, its fields and its time), and bad recordings, each refused in one
+line with nothing left behind."""
 
+import json
 import os
 import random
 import re
@@ -64,25 +67,126 @@ SMALL_EVENTS = [(1000, "request", 1), (1500, "request", 2), (1550, "result", 2),
                 (1900, "result", 1), (2100, "request", 3), (2400, "result", 3)]
 
 
-def write_recording(directory, trace, log, drops=(0, 0)):
+# A scheduler's recording (2 CPUs, 100 Hz): the trace lost event 8 (thread 4's exit).
+SCHED_POLICY = "pick_next=rr tick=rr"
+SCHED_CONFIG = (2, 100, 2)          # cpus, hz, slice_ticks
+RUNNABLE, BLOCK, EXIT, TICK, YIELD = 1, 2, 3, 4, 5
+
+
+def sched_event(seq, tick, time_ns, cpu, tid, kind, affinity=-1):
+    return dict(type="event", seq=seq, tick=tick, time_ns=time_ns, cpu=cpu, tid=tid, kind=kind,
+                affinity=affinity)
+
+
+def sched_pick(seq, tick, cpu, tid, prev, queued):
+    return dict(type="pick", seq=seq, tick=tick, cpu=cpu, tid=tid, prev=prev, queued=queued)
+
+
+SCHED_TRACE = [sched_event(1, 5, 50_200_000, 0, 3, RUNNABLE),
+               sched_event(3, 6, 60_000_100, 0, 3, TICK),
+               sched_event(4, 6, 60_000_900, 1, 4, RUNNABLE, 1),
+               sched_event(6, 7, 70_000_050, 0, 3, YIELD),
+               sched_event(10, 10, 100_000_000, 0, 3, BLOCK)]
+SCHED_LOG = [sched_pick(2, 5, 0, 3, 0, 1), sched_pick(5, 6, 1, 4, 0, 1),
+             sched_pick(7, 7, 0, 3, 3, 0), sched_pick(9, 9, 1, 0, 4, 0),
+             sched_pick(11, 10, 0, 0, 3, 0)]
+SCHED_TRACE_CSV = ("seq,tick,time_ns,cpu,tid,event,affinity\r\n1,5,50200000,0,3,runnable,-1\r\n"
+                   "3,6,60000100,0,3,tick,-1\r\n4,6,60000900,1,4,runnable,1\r\n"
+                   "6,7,70000050,0,3,yield,-1\r\n10,10,100000000,0,3,block,-1\r\n")
+SCHED_LOG_CSV = ("seq,tick,cpu,tid,prev,queued\r\n2,5,0,3,0,1\r\n5,6,1,4,0,1\r\n7,7,0,3,3,0\r\n"
+                 "9,9,1,0,4,0\r\n11,10,0,0,3,0\r\n")
+# (time ns, event, fields) as babeltrace2 prints them. A pick is at the event before it
+# in sequence; pick 9 follows event 6 (event 8 was lost) by 2 ticks of 10 ms.
+SCHED_EVENTS = [
+    (50_200_000, "sched:event", 'seq = 1, tick = 5, cpu = 0, tid = 3, '
+                                'kind = ( "runnable" : container = 1 ), affinity = -1'),
+    (50_200_000, "sched:pick", "seq = 2, tick = 5, cpu = 0, tid = 3, prev = 0, queued = 1"),
+    (60_000_100, "sched:event", 'seq = 3, tick = 6, cpu = 0, tid = 3, '
+                                'kind = ( "tick" : container = 4 ), affinity = -1'),
+    (60_000_900, "sched:event", 'seq = 4, tick = 6, cpu = 1, tid = 4, '
+                                'kind = ( "runnable" : container = 1 ), affinity = 1'),
+    (60_000_900, "sched:pick", "seq = 5, tick = 6, cpu = 1, tid = 4, prev = 0, queued = 1"),
+    (70_000_050, "sched:event", 'seq = 6, tick = 7, cpu = 0, tid = 3, '
+                                'kind = ( "yield" : container = 5 ), affinity = -1'),
+    (70_000_050, "sched:pick", "seq = 7, tick = 7, cpu = 0, tid = 3, prev = 3, queued = 0"),
+    (90_000_050, "sched:pick", "seq = 9, tick = 9, cpu = 1, tid = 0, prev = 4, queued = 0"),
+    (100_000_000, "sched:event", 'seq = 10, tick = 10, cpu = 0, tid = 3, '
+                                 'kind = ( "block" : container = 2 ), affinity = -1'),
+    (100_000_000, "sched:pick", "seq = 11, tick = 10, cpu = 0, tid = 0, prev = 3, queued = 0")]
+
+# A graft point's recording: the trace lost call 1, whose done is the earliest record;
+# call 3 (CPU 1) ends after call 4 (CPU 0), so the log is not in time order.
+POINT_POLICY = "point=bcache.evict graft=clock"
+DEFAULT, COMMITTED, ABORTED = 1, 2, 3
+
+
+def point_call(seq, time_ns, cpu, tid, *args):
+    return dict(type="call", seq=seq, time_ns=time_ns, cpu=cpu, tid=tid,
+                args=list(args) + [0] * (recfmt.POINT_ARGS - len(args)))
+
+
+def point_done(seq, time_ns, cpu, result, outcome):
+    return dict(type="done", seq=seq, time_ns=time_ns, cpu=cpu, result=result, outcome=outcome)
+
+
+POINT_TRACE = [point_call(2, 5000, 0, 9, 2, NO), point_call(3, 7000, 1, 10, 3, 5),
+               point_call(4, 9000, 0, 9, 4)]
+POINT_LOG = [point_done(1, 4500, 0, 3, DEFAULT), point_done(2, 5600, 0, 7, COMMITTED),
+             point_done(3, 9500, 1, 0, ABORTED), point_done(4, 9100, 0, NO, DEFAULT)]
+POINT_TEXT = """\
+trace: point, point=bcache.evict graft=clock, 3 records, 1 dropped
+seq=2 time_ns=5000 cpu=0 tid=9 args=0x2,0xffffffffffffffff,0x0,0x0,0x0,0x0
+seq=3 time_ns=7000 cpu=1 tid=10 args=0x3,0x5,0x0,0x0,0x0,0x0
+seq=4 time_ns=9000 cpu=0 tid=9 args=0x4,0x0,0x0,0x0,0x0,0x0
+log: point, point=bcache.evict graft=clock, 4 records, 0 dropped
+seq=1 time_ns=4500 cpu=0 result=0x3 outcome=default
+seq=2 time_ns=5600 cpu=0 result=0x7 outcome=committed
+seq=3 time_ns=9500 cpu=1 result=0x0 outcome=aborted
+seq=4 time_ns=9100 cpu=0 result=0xffffffffffffffff outcome=default
+"""
+POINT_TRACE_CSV = ("seq,time_ns,cpu,tid,arg0,arg1,arg2,arg3,arg4,arg5\r\n"
+                   "2,5000,0,9,0x2,0xffffffffffffffff,0x0,0x0,0x0,0x0\r\n"
+                   "3,7000,1,10,0x3,0x5,0x0,0x0,0x0,0x0\r\n"
+                   "4,9000,0,9,0x4,0x0,0x0,0x0,0x0,0x0\r\n")
+POINT_LOG_CSV = ("seq,time_ns,cpu,result,outcome\r\n1,4500,0,0x3,default\r\n"
+                 "2,5600,0,0x7,committed\r\n3,9500,1,0x0,aborted\r\n"
+                 "4,9100,0,0xffffffffffffffff,default\r\n")
+POINT_EVENTS = [
+    (4500, "point:done", 'seq = 1, cpu = 0, result = 0x3, outcome = ( "default" : container = 1 )'),
+    (5000, "point:call", "seq = 2, cpu = 0, tid = 9, args = [ [0] = 0x2, "
+                         "[1] = 0xFFFFFFFFFFFFFFFF, [2] = 0x0, [3] = 0x0, [4] = 0x0, [5] = 0x0 ]"),
+    (5600, "point:done", 'seq = 2, cpu = 0, result = 0x7, '
+                         'outcome = ( "committed" : container = 2 )'),
+    (7000, "point:call", "seq = 3, cpu = 1, tid = 10, args = [ [0] = 0x3, [1] = 0x5, "
+                         "[2] = 0x0, [3] = 0x0, [4] = 0x0, [5] = 0x0 ]"),
+    (9000, "point:call", "seq = 4, cpu = 0, tid = 9, args = [ [0] = 0x4, [1] = 0x0, "
+                         "[2] = 0x0, [3] = 0x0, [4] = 0x0, [5] = 0x0 ]"),
+    (9100, "point:done", 'seq = 4, cpu = 0, result = 0xFFFFFFFFFFFFFFFF, '
+                         'outcome = ( "default" : container = 1 )'),
+    (9500, "point:done", 'seq = 3, cpu = 1, result = 0x0, '
+                         'outcome = ( "aborted" : container = 3 )')]
+
+
+def write_recording(directory, trace, log, drops=(0, 0), module="bcache", policy=POLICY,
+                    config=(64, 8192)):
     """trace.bin, log.bin (each unless None) and meta.json, as `scion record` writes them."""
     os.makedirs(directory, exist_ok=True)
-    config = [64, 8192]
     for name, stream, records, dropped in (("trace", recfmt.STREAM_TRACE, trace, drops[0]),
                                            ("log", recfmt.STREAM_LOG, log, drops[1])):
         if records is not None:
             recfmt.write_stream(os.path.join(directory, name + ".bin"),
-                                recfmt.pack_header(stream, "bcache", POLICY, config,
+                                recfmt.pack_header(stream, module, policy, config,
                                                    len(records), dropped),
                                 [recfmt.encode_record(r) for r in records])
     counts = {name: len(records) for name, records in (("trace", trace), ("log", log))
               if records is not None}
     with open(os.path.join(directory, recfmt.META_FILE), "w") as f:
-        f.write('{"module": "bcache", "policy": "%s", "kernel_version": "scion-test 1.0", '
-                '"config": {"buffers": 64, "blocks": 8192}, "records": {%s}, '
+        f.write('{"module": "%s", "policy": "%s", "kernel_version": "scion-test 1.0", '
+                '"config": %s, "records": {%s}, '
                 '"drops": {"trace": %d, "log": %d}, "cpus": 4, "bufsize": 65536, '
                 '"switch_ms": 200, "complete": true}'
-                % (POLICY, ", ".join(f'"{k}": {v}' for k, v in counts.items()), *drops))
+                % (module, policy, json.dumps(recfmt.config_dict(module, list(config))),
+                   ", ".join(f'"{k}": {v}' for k, v in counts.items()), *drops))
 
 
 def big_recording(seed=7, n=2500):
@@ -257,6 +361,108 @@ def job_ctf_big(ctx):
                    f"{describe(proc)} {events[:3] if events else events}")
 
 
+ANY_EVENT_LINE = re.compile(r"^\[(\d+)\.(\d{9})\] \(\S+\) (\w+:\w+): \{ (.*) \}$")
+
+
+def ctf_lines(ctx, name, ctf):
+    """[(time ns, event, fields)] babeltrace2 prints for ctf, in its order, and its
+    stderr; results for its exit status and for lines that are not events."""
+    proc = babeltrace(ctx, ["--clock-seconds", ctf])
+    if proc is None:
+        return None, ""
+    ctx.result(f"{name}/babeltrace2-reads-it", proc.returncode == 0 and "ERROR" not in proc.stderr,
+               f"exit {proc.returncode}: {proc.stderr[-600:]}")
+    events, stray = [], []
+    for line in proc.stdout.splitlines():
+        m = ANY_EVENT_LINE.match(line)
+        if m:
+            events.append((int(m.group(1)) * 10**9 + int(m.group(2)), m.group(3), m.group(4)))
+        else:
+            stray.append(line)
+    ctx.result(f"{name}/every-line-an-event", not stray, f"other lines: {stray[:3]}")
+    return events, proc.stderr
+
+
+def check_ctf(ctx, name, rec, trace, log, want, env, offset):
+    """rec converted to CTF: babeltrace2 prints want, event for event; env and the
+    clock's offset as given."""
+    proc = convert(rec, "ctf")
+    ctx.result(f"{name}/converts", proc.returncode == 0, describe(proc))
+    events, stderr = ctf_lines(ctx, name, os.path.join(rec, "ctf"))
+    if events is None:
+        return None
+    ctx.result(f"{name}/one-event-per-record", len(events) == len(trace or []) + len(log or []),
+               f"{len(events)} events")
+    ctx.result(f"{name}/events-exact", events == want,
+               "\n".join(f"{got} != {wanted}" for got, wanted in zip(events, want)
+                         if got != wanted) or str(events))
+    for kind in {e[1] for e in want}:
+        times = [e[0] for e in events if e[1] == kind]
+        ctx.result(f"{name}/{kind}-times-forward", times == sorted(times), str(times))
+    details = babeltrace(ctx, [os.path.join(rec, "ctf"), "-c", "sink.text.details"])
+    ctx.result(f"{name}/env", all(line in details.stdout for line in env), details.stdout[:1500])
+    # babeltrace2 groups the digits of some numbers with commas.
+    ctx.result(f"{name}/clock-offset",
+               f"Offset (cycles): {offset}\n" in details.stdout.replace(",", ""),
+               details.stdout[:1500])
+    return stderr
+
+
+def job_sched(ctx):
+    with tempfile.TemporaryDirectory(prefix="scion-rec-") as tmp:
+        rec = os.path.join(tmp, "rec")
+        write_recording(rec, SCHED_TRACE, SCHED_LOG, drops=(1, 0), module="sched",
+                        policy=SCHED_POLICY, config=SCHED_CONFIG)
+        proc = convert(rec, "csv")
+        files = {}
+        for name in ("trace.csv", "log.csv"):
+            with open(os.path.join(rec, "csv", name), newline="") as f:
+                files[name] = f.read()
+        ctx.result("csv-exact", proc.returncode == 0 and files == {
+            "trace.csv": SCHED_TRACE_CSV, "log.csv": SCHED_LOG_CSV}, f"{describe(proc)} {files}")
+        env = ["module: sched", f"policy: {SCHED_POLICY}", "cpus: 2", "hz: 100",
+               "slice_ticks: 2", "trace_drops: 1", "log_drops: 0"]
+        stderr = check_ctf(ctx, "ctf", rec, SCHED_TRACE, SCHED_LOG, SCHED_EVENTS, env,
+                           50_200_000)
+        ctx.result("ctf/drops-reported", stderr is not None and "discarded 1 event " in stderr,
+                   str(stderr))
+        # A simulated log (no trace): each pick at its tick, 10 ms apart at 100 Hz.
+        sim = os.path.join(tmp, "sim")
+        write_recording(sim, None, SCHED_LOG, module="sched", policy=SCHED_POLICY,
+                        config=SCHED_CONFIG)
+        want = [(r["tick"] * 10_000_000, "sched:pick", fields)
+                for r, (_, _, fields) in zip(SCHED_LOG, (e for e in SCHED_EVENTS
+                                                          if e[1] == "sched:pick"))]
+        check_ctf(ctx, "log-only", sim, None, SCHED_LOG, want, ["module: sched", "hz: 100"],
+                  50_000_000)
+
+
+def job_point(ctx):
+    with tempfile.TemporaryDirectory(prefix="scion-rec-") as tmp:
+        rec = os.path.join(tmp, "rec")
+        write_recording(rec, POINT_TRACE, POINT_LOG, drops=(1, 0), module="point",
+                        policy=POINT_POLICY, config=())
+        proc = convert(rec, "text")
+        ctx.result("text-exact", proc.returncode == 0 and proc.stdout == POINT_TEXT,
+                   describe(proc))
+        proc = convert(rec, "csv")
+        files = {}
+        for name in ("trace.csv", "log.csv"):
+            with open(os.path.join(rec, "csv", name), newline="") as f:
+                files[name] = f.read()
+        ctx.result("csv-exact", proc.returncode == 0 and files == {
+            "trace.csv": POINT_TRACE_CSV, "log.csv": POINT_LOG_CSV}, f"{describe(proc)} {files}")
+        env = ["module: point", f"policy: {POINT_POLICY}", "trace_records: 3",
+               "log_records: 4", "trace_drops: 1"]
+        stderr = check_ctf(ctx, "ctf", rec, POINT_TRACE, POINT_LOG, POINT_EVENTS, env, 4500)
+        ctx.result("ctf/drops-reported", stderr is not None and "discarded 1 event " in stderr,
+                   str(stderr))
+        with open(os.path.join(rec, "ctf", "metadata")) as f:
+            metadata = f.read()
+        ctx.result("ctf/enum-labels-declared", 'enum point_outcome_t : uint32_t { "default" = 1, '
+                   '"committed" = 2, "aborted" = 3 };' in metadata, metadata[-1500:])
+
+
 def corrupt(path, fn):
     with open(path, "rb") as f:
         data = bytearray(f.read())
@@ -278,6 +484,22 @@ def with_type(index, rtype):
         data[offset:offset + 2] = rtype.to_bytes(2, "little")
         return data
     return fn
+
+
+def with_module(module):
+    """A file whose header names another module."""
+    def fn(data):
+        data[16:32] = module.encode().ljust(16, b"\0")
+        return data
+    return fn
+
+
+def with_sched_log(directory):
+    """A scheduler's log beside the block cache's trace."""
+    other = directory + ".sched"
+    write_recording(other, None, SCHED_LOG, module="sched", policy=SCHED_POLICY,
+                    config=SCHED_CONFIG)
+    shutil.copy(os.path.join(other, "log.bin"), os.path.join(directory, "log.bin"))
 
 
 BAD = [
@@ -304,6 +526,10 @@ BAD = [
      "meta.json says 5"),
     ("empty-directory", lambda d: [os.unlink(os.path.join(d, f)) for f in os.listdir(d)],
      "meta.json"),
+    ("unknown-module", lambda d: [corrupt(os.path.join(d, f), with_module("disk"))
+                                  for f in ("trace.bin", "log.bin")],
+     "trace.bin: a recording of module 'disk'; this reads bcache, sched, point"),
+    ("modules-differ", with_sched_log, "log.bin: a sched recording, beside a bcache one"),
 ]
 
 

@@ -332,8 +332,22 @@ def job_point_recording(ctx):
         lines = text.splitlines()
         ctx.result("host/text", rc == 0 and len(lines) == 62 and lines[1].startswith("seq=1 ") and
                    "args=0x0,0xffffffffffffffff,0x0" in lines[1], text[:400] + err)
+        rc, text, err = scion(ctx, sock, "record", "convert", out, "--to", "csv")
+        rows = [open(os.path.join(out, "csv", f)).read().splitlines() if rc == 0 else []
+                for f in ("trace.csv", "log.csv")]
+        ctx.result("host/csv", rc == 0 and [len(r) for r in rows] == [31, 31] and
+                   rows[0][1].startswith("1,") and rows[1][0] == "seq,time_ns,cpu,result,outcome"
+                   and all(r.endswith(",default") for r in rows[1][1:]), text + err)
+        # As CTF: babeltrace2 prints one event per record, each outcome by its label.
         rc, text, err = scion(ctx, sock, "record", "convert", out, "--to", "ctf")
-        ctx.result("host/ctf-refused", rc == 1 and "converts to text only" in err, err)
+        bt = subprocess.run(["babeltrace2", os.path.join(out, "ctf")], capture_output=True,
+                            text=True, timeout=120) if rc == 0 else None
+        events = bt.stdout.splitlines() if bt else []
+        ctx.result("host/ctf-read-by-babeltrace2", bt and bt.returncode == 0 and
+                   len(events) == 60 and sum(" point:call: " in e for e in events) == 30 and
+                   sum('outcome = ( "default"' in e for e in events) == 30,
+                   f"convert exit {rc} {err}; babeltrace2 {bt and bt.returncode}: "
+                   f"{len(events)} events {bt and bt.stderr[-300:]}")
         poweroff(ctx, boot)
     finally:
         boot.finish()

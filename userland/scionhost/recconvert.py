@@ -1,18 +1,26 @@
 # SPDX-License-Identifier: BSD-2-Clause
 """`scion record convert DIR --to text|csv|ctf [-o OUT]`: a recording
-directory (trace.bin, log.bin, meta.json, read by recfmt.py) as text (one
-line per record, as the kernel's `record show` prints it, after a header
-line per stream; stdout by default), as CSV (OUT/trace.csv and
-OUT/log.csv; default DIR/csv) or as a Common Trace Format 1.8 trace for
-babeltrace2 (recctf.py; default DIR/ctf).
+directory (trace.bin, log.bin, meta.json, read by recfmt.py) of any
+module (bcache, sched, a graft point) as text (one line per record, as
+the kernel's `record show` prints it, after a header line per stream;
+stdout by default), as CSV (OUT/trace.csv and OUT/log.csv; default
+DIR/csv) or as a Common Trace Format 1.8 trace for babeltrace2
+(recctf.py; default DIR/ctf).
+
+CSV: a header row of column names, then one row per record in the file's
+order; CSV_COLUMNS has each module's columns. Enumerated values are their
+names (a number the names do not know stays a number). A graft point's
+call has its six argument words in columns arg0..arg5 and its done
+record its result, both in hex (0x...) as `record show` prints them.
 
 The whole recording is read and checked before anything is written, and
 output appears under its name only once it is whole: text goes to a
 temporary file renamed to OUT, csv and ctf into a temporary directory
 beside OUT that then takes OUT's place. A recording that cannot be read
-(a file missing or cut short, a bad magic, fewer records than its header
-says, a record of a type it should not hold) is one line on stderr and
-exit status 1, and leaves no output behind."""
+(a file missing or cut short, a bad magic, a module this does not know,
+fewer records than its header says, a record of a type it should not
+hold) is one line on stderr and exit status 1, and leaves no output
+behind."""
 
 import csv
 import os
@@ -24,10 +32,46 @@ from . import recctf, recfmt
 from .client import ScionError
 
 STREAM_FILES = {"trace": recfmt.TRACE_FILE, "log": recfmt.LOG_FILE}
-TRACE_COLUMNS = ("seq", "time_ns", "cpu", "tid", "pid", "block", "in_flight")
-LOG_COLUMNS = ("seq", "cpu", "block", "outcome", "victim", "latency_ns", "prefetch")
-SCHED_COLUMNS = {"trace": ("seq", "tick", "time_ns", "cpu", "tid", "event", "affinity"),
-                 "log": ("seq", "tick", "cpu", "tid", "prev", "queued")}
+
+
+def field(key):
+    return lambda r: r[key]
+
+
+def named(key, names):
+    """An enumerated field by its name; a value without one keeps its number."""
+    return lambda r: names.get(r[key], r[key])
+
+
+def hex_word(value):
+    return f"0x{value:x}"
+
+
+# module -> stream -> ((column, record -> cell), ...)
+CSV_COLUMNS = {
+    "bcache": {
+        "trace": tuple((c, field(c)) for c in ("seq", "time_ns", "cpu", "tid", "pid", "block",
+                                               "in_flight")),
+        "log": (("seq", field("seq")), ("cpu", field("cpu")), ("block", field("block")),
+                ("outcome", named("outcome", recfmt.OUTCOMES)),
+                ("victim", lambda r: recfmt.block_text(r["victim"])),
+                ("latency_ns", field("latency_ns")),
+                # No prefetch is an empty cell.
+                ("prefetch", lambda r: ";".join(recfmt.prefetch_text(p) for p in r["prefetch"])))},
+    "sched": {
+        "trace": (("seq", field("seq")), ("tick", field("tick")), ("time_ns", field("time_ns")),
+                  ("cpu", field("cpu")), ("tid", field("tid")),
+                  ("event", named("kind", recfmt.EVENTS)), ("affinity", field("affinity"))),
+        "log": tuple((c, field(c)) for c in ("seq", "tick", "cpu", "tid", "prev", "queued"))},
+    recfmt.POINT_MODULE: {
+        "trace": (("seq", field("seq")), ("time_ns", field("time_ns")), ("cpu", field("cpu")),
+                  ("tid", field("tid")))
+        + tuple((f"arg{k}", lambda r, k=k: hex_word(r["args"][k]))
+                for k in range(recfmt.POINT_ARGS)),
+        "log": (("seq", field("seq")), ("time_ns", field("time_ns")), ("cpu", field("cpu")),
+                ("result", lambda r: hex_word(r["result"])),
+                ("outcome", named("outcome", recfmt.POINT_OUTCOMES)))},
+}
 # What a csv or ctf output directory holds; an existing OUT that holds anything
 # else is someone else's directory, and convert will not replace it.
 OUTPUT_FILES = {"csv": {"trace.csv", "log.csv"}, "ctf": recctf.FILES}
@@ -57,10 +101,11 @@ def load(directory):
                                       f"{name} records")
             streams[name] = None
             continue
-        header, records = recfmt.read_stream(path, stream)
-        if header["module"] not in recfmt.STREAM_RECORDS:
-            raise recfmt.RecError(f"{path}: a recording of module '{header['module']}'; "
-                                  f"convert knows {', '.join(recfmt.STREAM_RECORDS)}")
+        header, records = recfmt.read_stream(path, stream)     # a module it knows
+        other = next((s[0]["module"] for s in streams.values() if s), header["module"])
+        if header["module"] != other:
+            raise recfmt.RecError(f"{path}: a {header['module']} recording, beside a "
+                                  f"{other} one")
         if name in counts and counts[name] != header["records"]:
             raise recfmt.RecError(f"{path}: {header['records']} records, meta.json says "
                                   f"{counts[name]}")
@@ -86,24 +131,11 @@ def write_text(f, streams):
     f.writelines(text_lines(streams))
 
 
-def csv_rows(name, records, module="bcache"):
-    if module == "sched":
-        yield SCHED_COLUMNS[name]
-        for r in records:
-            yield [recfmt.EVENTS.get(r["kind"], r["kind"]) if c == "event" else r[c]
-                   for c in SCHED_COLUMNS[name]]
-        return
-    if name == "trace":
-        yield TRACE_COLUMNS
-        for r in records:
-            yield [r[c] for c in TRACE_COLUMNS]
-        return
-    yield LOG_COLUMNS
+def csv_rows(name, records, module):
+    columns = CSV_COLUMNS[module][name]
+    yield [column for column, _ in columns]
     for r in records:
-        # An unknown outcome keeps its number; no prefetch is an empty field.
-        yield [r["seq"], r["cpu"], r["block"], recfmt.OUTCOMES.get(r["outcome"], r["outcome"]),
-               recfmt.block_text(r["victim"]), r["latency_ns"],
-               ";".join(recfmt.prefetch_text(p) for p in r["prefetch"])]
+        yield [cell(r) for _, cell in columns]
 
 
 def write_csv(directory, streams):
@@ -122,9 +154,11 @@ def ctf_env(meta, streams):
         return value if isinstance(value, int) and 0 <= value < 1 << 63 else fallback
 
     env = {"module": first["module"], "policy": meta.get("policy") or first["policy"],
-           "kernel_version": meta.get("kernel_version") or "unknown",
-           "buffers": number(config.get("buffers"), first["config"][recfmt.CONFIG_BUFFERS]),
-           "blocks": number(config.get("blocks"), first["config"][recfmt.CONFIG_BLOCKS])}
+           "kernel_version": meta.get("kernel_version") or "unknown"}
+    # The module's configuration words by name (bcache: buffers, blocks; sched: cpus, hz,
+    # slice_ticks; a graft point has none), as meta.json gives them or else the header.
+    for k, name in enumerate(recfmt.CONFIG_NAMES.get(first["module"], ())):
+        env[name] = number(config.get(name), first["config"][k])
     for name, stream in streams.items():
         env[f"{name}_records"] = len(stream[1]) if stream else 0
         env[f"{name}_drops"] = stream[0]["drops"] if stream else 0
@@ -183,10 +217,6 @@ def cmd_record_convert(args):
     out = args.output
     try:
         meta, streams = load(args.dir)
-        module = next(s[0]["module"] for s in streams.values() if s)
-        if module == recfmt.POINT_MODULE and args.to != "text":
-            raise recfmt.RecError(f"{args.dir}: a graft point's recording converts to text "
-                                  f"only (CSV and CTF have bcache's layout)")
         if args.to == "text":
             if out in (None, "-"):
                 write_text(sys.stdout, streams)
@@ -196,9 +226,6 @@ def cmd_record_convert(args):
             out = out or os.path.join(args.dir, "csv")
             publish_dir(out, "csv", lambda d: write_csv(d, streams))
         else:
-            if module != "bcache":
-                raise recfmt.RecError(f"{args.dir}: a {module} recording; ctf knows bcache "
-                                      f"(text and csv know {module})")
             out = out or os.path.join(args.dir, "ctf")
             env = ctf_env(meta, streams)
             publish_dir(out, "ctf", lambda d: recctf.write(d, env, streams))

@@ -1,25 +1,45 @@
 # SPDX-License-Identifier: BSD-2-Clause
-"""A bcache recording as a Common Trace Format 1.8 trace, the form
-babeltrace2 (and Trace Compass) read: a directory with a plain-text TSDL
-`metadata` file and one packetized data stream file per recording stream,
-`trace` (stream 0: bcache:request events) and `log` (stream 1:
-bcache:result events).
+"""A recording as a Common Trace Format 1.8 trace, the form babeltrace2
+(and Trace Compass) read: a directory with a plain-text TSDL `metadata`
+file and one packetized data stream file per recording stream, `trace`
+(stream 0) and `log` (stream 1). What each module's records become is
+in recctf_events.py; every module converts:
+
+  bcache  trace: bcache:request   log: bcache:result (prefetch[nprefetch])
+  sched   trace: sched:event      log: sched:pick
+  point   trace: point:call (args[6])   log: point:done
+
+Event ids are the record types (recfmt.TYPE_*); enumerated fields
+(bcache outcome and fate, sched event kind, point outcome) are CTF enums
+whose labels are recfmt.py's names.
 
 Time: every event carries a 64-bit timestamp of the clock `kernel` (ns).
-Stored values count from the first request's admission, and the clock's
-offset is that admission time, so offset + timestamp is the kernel
-clock's reading (ns since boot). A result's time is its request's
-admission plus its latency_ns; without a trace (a simulated log) or with
-an empty one it is the running sum of the latencies from 0. CTF wants
-time to move forward within a stream, so each stream's events are
-written in time order (a log is in sequence order, and a hit that
-follows a miss finishes first).
+Stored values count from a base, the recording's earliest event time,
+and the clock's offset is that base, so offset + timestamp is the kernel
+clock's reading (ns since boot). Where a record's time comes from:
+
+  bcache  a request at its admission (time_ns); a result at its
+          request's admission plus its latency_ns (a result whose
+          request was dropped: the admission of the request before it in
+          sequence). Without a trace (a simulated log) or with an empty
+          one, results run back to back from 0 (the base is then 0).
+  sched   an event at its time_ns. A pick records only its tick: it is
+          timed at the event just before it in the shared sequence (what
+          made the scheduler choose) plus the whole ticks between that
+          event's and the pick's (at the header's hz; nonzero only where
+          the trace lost events). Without events (a simulated log) a
+          pick is at its tick times 1/hz.
+  point   a call and a done record each at its own time_ns.
+
+CTF wants time to move forward within a stream, so each stream's events
+are written in time order, sorted stably (records with equal times keep
+their order: a bcache log is in sequence order, and a hit that follows a
+miss finishes first).
 
 Packets are PACKET_BYTES long, zero-padded. events_discarded, a running
 count in CTF, is the stream's drop count from its file header in every
 packet with events: the recording does not say where the drops fell."""
 
-import bisect
 import hashlib
 import os
 import string
@@ -27,12 +47,12 @@ import struct
 import uuid
 
 from . import recfmt
+from .recctf_events import MODULES
 
 FILES = {"metadata", "trace", "log"}   # everything write() puts in its directory
 PACKET_BYTES = 64 * 1024
 PACKET_MAGIC = 0xC1FC1FC1
 STREAM_IDS = {"trace": 0, "log": 1}
-EVENT_IDS = {"request": recfmt.TYPE_BCACHE_REQUEST, "result": recfmt.TYPE_BCACHE_RESULT}
 CLOCK_MAX = (1 << 64) - 1
 
 # The packet header and context and the event header, as METADATA declares
@@ -43,32 +63,20 @@ PACKET_CONTEXT = struct.Struct("<QQQQQ")
 PACKET_HEAD_BYTES = PACKET_HEADER.size + PACKET_CONTEXT.size
 EVENT_HEADER = struct.Struct("<IQ")             # event class id, timestamp
 
-# Event payloads as (name, TSDL type): the TSDL and the byte layout both come
-# from these lists, so they cannot disagree.
-FORMATS = {"uint8_t": "B", "uint32_t": "I", "uint64_t": "Q", "enum outcome_t": "B",
-           "enum fate_t": "I"}
-REQUEST_FIELDS = (("seq", "uint64_t"), ("tid", "uint64_t"), ("pid", "uint64_t"),
-                  ("cpu", "uint32_t"), ("block", "uint64_t"), ("in_flight", "uint64_t"))
-RESULT_FIELDS = (("seq", "uint64_t"), ("cpu", "uint32_t"), ("block", "uint64_t"),
-                 ("outcome", "enum outcome_t"), ("victim", "uint64_t"),
-                 ("latency_ns", "uint64_t"), ("nprefetch", "uint8_t"))
-RESULT_TAIL = "struct prefetch prefetch[nprefetch];"     # nprefetch PREFETCH_FIELDS follow
-PREFETCH_FIELDS = (("block", "uint64_t"), ("victim", "uint64_t"), ("fate", "enum fate_t"))
-
-
-def layout(fields):
-    return struct.Struct("<" + "".join(FORMATS[tsdl] for _, tsdl in fields))
-
-
-REQUEST_LAYOUT, RESULT_LAYOUT, PREFETCH_LAYOUT = map(layout, (REQUEST_FIELDS, RESULT_FIELDS,
-                                                              PREFETCH_FIELDS))
+# The integer types event fields may use: the TSDL typealiases and their
+# struct formats (byte-aligned, little-endian). uint64_hex_t is a uint64_t
+# that readers show in hex (a graft point's argument words and results are
+# often addresses or -1).
+SCALARS = {"uint8_t": "B", "uint32_t": "I", "int32_t": "i", "uint64_t": "Q", "uint64_hex_t": "Q"}
 
 METADATA = string.Template("""/* CTF 1.8 */
 /* A Scion recording of $module, written by `scion record convert --to ctf`. */
 
 typealias integer { size = 8; align = 8; signed = false; } := uint8_t;
 typealias integer { size = 32; align = 8; signed = false; } := uint32_t;
+typealias integer { size = 32; align = 8; signed = true; } := int32_t;
 typealias integer { size = 64; align = 8; signed = false; } := uint64_t;
+typealias integer { size = 64; align = 8; signed = false; base = 16; } := uint64_hex_t;
 
 trace {
 	major = 1;
@@ -101,13 +109,7 @@ typealias integer {
 	map = clock.kernel.value;
 } := uint64_clock_t;
 
-enum outcome_t : uint8_t { $outcomes };
-enum fate_t : uint32_t { $fates };
-
-struct prefetch {
-$prefetch_fields};
-
-$streams$events""")
+$types$streams$events""")
 
 # Both streams (trace, log) have the same packet context and event header.
 STREAM = string.Template("""stream {
@@ -135,9 +137,10 @@ $fields	};
 """)
 
 
-def tsdl_fields(fields, tail="", indent="\t"):
-    return "".join(f"{indent}{tsdl} {name};\n" for name, tsdl in fields) + (
-        f"{indent}{tail}\n" if tail else "")
+def tsdl_fields(fields, indent="\t"):
+    """A field list's TSDL declarations, one a line; an array or sequence as NAME[LENGTH]."""
+    return "".join(f"{indent}{f[1]} {f[0]}" + (f"[{f[2]}]" if len(f) > 2 else "") + ";\n"
+                   for f in fields)
 
 
 def tsdl_string(text):
@@ -150,42 +153,76 @@ def enum_entries(names):
     return ", ".join(f'"{tsdl_string(name)}" = {value}' for value, name in sorted(names.items()))
 
 
-def timestamps(trace, log):
-    """(base, trace times, log times) in kernel-clock ns; base is the first admission."""
-    requests = trace[1] if trace else []
-    trace_times = [r["time_ns"] for r in requests]
-    base = min(trace_times, default=0)
-    log_records = log[1] if log else []
-    if not requests:
-        # A log without its trace (a simulated one): results back to back from 0.
-        log_times, total = [], 0
-        for r in log_records:
-            total += r["latency_ns"]
-            log_times.append(total)
-        return 0, trace_times, log_times
-    by_seq = sorted((r["seq"], r["time_ns"]) for r in requests)
-    seqs = [seq for seq, _ in by_seq]
-    log_times = []
-    for r in log_records:
-        # A result whose request the trace dropped: the request just before it in
-        # sequence was admitted no later, the closest bound the recording has.
-        i = bisect.bisect_right(seqs, r["seq"])
-        admitted = by_seq[i - 1][1] if i else base
-        log_times.append(admitted + r["latency_ns"])
-    return base, trace_times, log_times
+def tsdl_types(module):
+    """The enums and structures a module's fields use, declared before its events."""
+    enums = "".join(f"enum {e.name} : {e.container} {{ {enum_entries(e.labels)} }};\n"
+                    for e in module.enums)
+    structs = "".join(f"\nstruct {name} {{\n{tsdl_fields(fields)}}};\n"
+                      for name, fields in module.structs)
+    return enums + structs + "\n"
 
 
-def request_event(r, ts):
-    return EVENT_HEADER.pack(EVENT_IDS["request"], ts) + REQUEST_LAYOUT.pack(
-        *(r[name] for name, _ in REQUEST_FIELDS))
+def scalar_formats(module):
+    """TSDL scalar type -> struct format, the module's enums included (as their container)."""
+    formats = dict(SCALARS)
+    formats.update({f"enum {e.name}": SCALARS[e.container] for e in module.enums})
+    return formats
 
 
-def result_event(r, ts):
-    fields = dict(r, nprefetch=len(r["prefetch"]))
-    return (EVENT_HEADER.pack(EVENT_IDS["result"], ts)
-            + RESULT_LAYOUT.pack(*(fields[name] for name, _ in RESULT_FIELDS))
-            + b"".join(PREFETCH_LAYOUT.pack(*(p[name] for name, _ in PREFETCH_FIELDS))
-                       for p in r["prefetch"]))
+def element_packer(tsdl, formats, structs):
+    """bytes of one array element: a scalar, or a dict for a `struct NAME`."""
+    if tsdl.startswith("struct "):
+        fields = structs[tsdl[len("struct "):]]
+        layout = struct.Struct("<" + "".join(formats[t] for _, t in fields))
+        return lambda value: layout.pack(*(value[name] for name, _ in fields))
+    return struct.Struct("<" + formats[tsdl]).pack
+
+
+def payload_packer(fields, formats, structs):
+    """fields -> a function from a record (dict) to its payload's bytes. Runs of
+    scalars pack as one struct; an array packs its list, a sequence its list after
+    its length field (set here from the list, so the two always agree)."""
+    parts, run = [], []
+
+    def end_run():
+        if run:
+            names = tuple(name for name, _ in run)
+            layout = struct.Struct("<" + "".join(formats[t] for _, t in run))
+            parts.append(lambda r, names=names, layout=layout:
+                         layout.pack(*(r[name] for name in names)))
+            run.clear()
+
+    lengths = {f[2]: f[0] for f in fields if len(f) > 2 and isinstance(f[2], str)}
+    for field in fields:
+        if len(field) == 2:
+            run.append(field)
+            continue
+        end_run()
+        name, tsdl, length = field
+        pack = element_packer(tsdl, formats, structs)
+        if isinstance(length, int):
+            def array(r, name=name, length=length, pack=pack):
+                assert len(r[name]) == length, f"{name}: {len(r[name])} elements, not {length}"
+                return b"".join(pack(v) for v in r[name])
+            parts.append(array)
+        else:
+            parts.append(lambda r, name=name, pack=pack: b"".join(pack(v) for v in r[name]))
+    end_run()
+    if not lengths:
+        return lambda r: b"".join(part(r) for part in parts)
+
+    def with_lengths(r):
+        r = dict(r, **{count: len(r[listed]) for count, listed in lengths.items()})
+        return b"".join(part(r) for part in parts)
+    return with_lengths
+
+
+def event_packers(module):
+    """{decoded record type: (event id, payload packer)} for each of the module's event
+    classes."""
+    formats, structs = scalar_formats(module), dict(module.structs)
+    return {cls.name: (cls.id, payload_packer(cls.fields, formats, structs))
+            for classes in module.streams.values() for cls in classes}
 
 
 def packets(events, discarded):
@@ -221,15 +258,17 @@ def write_stream(path, stream_id, trace_uuid, events, discarded):
             f.write(bytes(PACKET_BYTES - PACKET_HEAD_BYTES - len(content)))
 
 
-def stream_events(records, times, base, make):
+def stream_events(records, times, base, how, packers):
     """[(timestamp from base, event bytes)] in time order (stable: ties keep record order)."""
     order = sorted(range(len(records)), key=lambda i: times[i])
     events = []
     for i in order:
-        if times[i] > CLOCK_MAX:
-            raise recfmt.RecError(f"seq {records[i]['seq']}: its time, {times[i]} ns (admission "
-                                  f"plus latency_ns), does not fit the 64-bit clock")
-        events.append((times[i] - base, make(records[i], times[i] - base)))
+        r, ts = records[i], times[i]
+        if ts > CLOCK_MAX:
+            raise recfmt.RecError(f"seq {r['seq']}: its time, {ts} ns ({how}), does not fit "
+                                  f"the 64-bit clock")
+        event_id, pack = packers[r["type"]]
+        events.append((ts - base, EVENT_HEADER.pack(event_id, ts - base) + pack(r)))
     return events
 
 
@@ -250,36 +289,36 @@ def env_lines(env):
     return "\n".join(lines)
 
 
-def metadata(env, the_uuid, base, simulated):
-    """The TSDL text: trace, env, clock (offset base ns), types, streams, events."""
-    module = tsdl_string(env["module"])
-    events = [EVENT.substitute(name=f"{module}:{kind}", id=EVENT_IDS[kind],
-                               stream=STREAM_IDS[stream],
-                               fields=tsdl_fields(fields, tail, "\t\t"))
-              for kind, stream, fields, tail in (("request", "trace", REQUEST_FIELDS, ""),
-                                                 ("result", "log", RESULT_FIELDS, RESULT_TAIL))]
+def metadata(env, module, the_uuid, timing):
+    """The TSDL text: trace, env, clock (offset: the base), types, streams, events."""
+    name = tsdl_string(env["module"])
+    events = [EVENT.substitute(name=f"{name}:{cls.name}", id=cls.id, stream=STREAM_IDS[stream],
+                               fields=tsdl_fields(cls.fields, "\t\t"))
+              for stream, classes in module.streams.items() for cls in classes]
     return METADATA.substitute(
-        module=module, uuid=the_uuid, env=env_lines(env),
-        clock_description=("a simulated log's clock: each result ends its latency after the "
-                           "last, from 0" if simulated else "Scion kernel clock, ns since boot"),
-        offset_s=base // 10**9, offset=base % 10**9,
-        outcomes=enum_entries(recfmt.OUTCOMES), fates=enum_entries(recfmt.FATES),
-        prefetch_fields=tsdl_fields(PREFETCH_FIELDS),
+        module=name, uuid=the_uuid, env=env_lines(env),
+        clock_description=tsdl_string(timing.clock),
+        offset_s=timing.base // 10**9, offset=timing.base % 10**9,
+        types=tsdl_types(module),
         streams="".join(STREAM.substitute(id=i) for i in sorted(STREAM_IDS.values())),
         events="".join(events))
 
 
 def write(directory, env, streams):
     """Write metadata, trace and log into directory (which exists and is empty).
-    env: {identifier: str or int}; streams: {"trace"/"log": (header, records) or None}."""
-    base, trace_times, log_times = timestamps(streams["trace"], streams["log"])
+    env: {identifier: str or int}, env["module"] a key of MODULES; streams:
+    {"trace"/"log": (header, records) or None}."""
+    module = MODULES[env["module"]]
+    headers = {name: s[0] for name, s in streams.items() if s}
+    records = {name: s[1] if s else [] for name, s in streams.items()}
+    timing = module.timing(records["trace"], records["log"], headers)
     the_uuid = trace_uuid(env, streams)
     with open(os.path.join(directory, "metadata"), "w") as f:
-        f.write(metadata(env, the_uuid, base, simulated=not trace_times))
-    for name, make, times in (("trace", request_event, trace_times),
-                              ("log", result_event, log_times)):
+        f.write(metadata(env, module, the_uuid, timing))
+    packers = event_packers(module)
+    for name in STREAM_IDS:
         if streams[name] is None:
             continue    # a stream the recording does not have: declared, with no file
-        header, records = streams[name]
         write_stream(os.path.join(directory, name), STREAM_IDS[name], the_uuid,
-                     stream_events(records, times, base, make), header["drops"])
+                     stream_events(records[name], timing.times[name], timing.base,
+                                   timing.how[name], packers), headers[name]["drops"])

@@ -40,7 +40,8 @@ assert RESULT.size == 48                         # disk_reads, block, victim, la
 PREFETCH = struct.Struct("<QQII")                # block, victim, fate, reserved
 # A graft point recorded on its own (module "point"): its calls and how each ended.
 TYPE_POINT_CALL, TYPE_POINT_DONE = 16, 17
-POINT_CALL = struct.Struct("<HHIQQQ6Q")          # head, seq, time_ns, tid, args[6]
+POINT_ARGS = 6                                   # every call records this many argument words
+POINT_CALL = struct.Struct(f"<HHIQQQ{POINT_ARGS}Q")  # head, seq, time_ns, tid, args
 assert POINT_CALL.size == 80
 POINT_DONE = struct.Struct("<HHIQQQII")          # head, seq, time_ns, result, outcome, reserved
 assert POINT_DONE.size == 40
@@ -140,7 +141,14 @@ def decode_record(data, offset=0):
 
 
 def encode_record(r):
-    """decode_record's inverse for a request, result, event or pick dict (size is computed)."""
+    """decode_record's inverse for a request, result, event, pick, call or done dict
+    (size is computed)."""
+    if r["type"] == "call":
+        return POINT_CALL.pack(POINT_CALL.size, TYPE_POINT_CALL, r["cpu"], r["seq"], r["time_ns"],
+                               r["tid"], *r["args"])
+    if r["type"] == "done":
+        return POINT_DONE.pack(POINT_DONE.size, TYPE_POINT_DONE, r["cpu"], r["seq"], r["time_ns"],
+                               r["result"], r["outcome"], 0)
     if r["type"] == "event":
         return SCHED_EVENT.pack(SCHED_EVENT.size, TYPE_SCHED_EVENT, r["cpu"], r["seq"], r["tick"],
                                 r["time_ns"], r["tid"], r["kind"], r["affinity"])
@@ -196,6 +204,9 @@ def read_stream(path, stream=None):
     if stream is not None and header["stream"] != stream:
         raise RecError(f"{path}: its header says it is a {STREAM_NAMES[header['stream']]} "
                        f"stream, not a {STREAM_NAMES[stream]}")
+    if stream is not None and header["module"] not in STREAM_RECORDS:
+        raise RecError(f"{path}: a recording of module '{header['module']}'; this reads "
+                       f"{', '.join(STREAM_RECORDS)}")
     records = []
     offset = HEADER.size
     try:
