@@ -28,7 +28,7 @@ CF = {"jmp": "JMP", "jcc": "JCC", "loop": "LOOP", "xbegin": "XBEGIN", "call": "C
       "ud": "UD"}
 KEYWORDS = {"i64": "I64", "d64": "D64", "f64": "F64", "string": "STRING",
             "noaccess": "NOACCESS", "modrm": "MODRM", "regonly": "REGONLY", "x": "UNKNOWN",
-            "nop90": "NOP90", "zeroidiom": "ZERO_IDIOM"}
+            "nop90": "NOP90", "zeroidiom": "ZERO_IDIOM", "sfi": "SFI"}
 CONDITIONS = ["o", "no", "b", "ae", "e", "ne", "be", "a", "s", "ns", "p", "np", "l", "ge", "le", "g"]
 SPEC = re.compile(r"^([0-9a-f]{2})(?:-([0-9a-f]{2}))?(?:/([0-7]))?(?::(mem|reg|[0-9a-f]{2}))?$")
 

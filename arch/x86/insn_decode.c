@@ -434,6 +434,7 @@ static int decode_legacy(struct insn *in, struct cursor *c, const struct prefix_
 		return c->error;
 	in->mnemonic = op->mnemonic;
 	in->cf = op->cf;
+	in->sfi_allowed = (op->attrs & X86_A_SFI) != 0;
 	in->semantics_known = true;
 	if (X86_OP_SIZE(op->op_reg) == X86_SZ_B || X86_OP_SIZE(op->op_rm) == X86_SZ_B ||
 	    X86_OP_SIZE(op->op_opc) == X86_SZ_B)

@@ -65,6 +65,7 @@ enum x86_size {
 #define X86_A_NOP90    0x0100
 #define X86_A_FLAGS_CC 0x0200	/* reads the flags of the condition in the opcode */
 #define X86_A_ZERO_IDIOM 0x0400	/* xor/sub reg, reg: does not read reg */
+#define X86_A_SFI      0x0800	/* allowed in a sandboxed graft (arch/sfi.h) */
 
 struct x86_opcode {
 	uint16_t mnemonic;

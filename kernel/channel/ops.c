@@ -134,7 +134,8 @@ static int op_shell(uint32_t seq, const uint8_t *body, uint32_t len)
 	return status;
 }
 
-static int op_graft_load(uint32_t seq, const uint8_t *body, uint32_t len)
+static int graft_load_request(uint32_t seq, const uint8_t *body, uint32_t len,
+			      enum graft_load_mode mode)
 {
 	char name[48], err[160], line[224];
 	size_t name_len = 0;
@@ -150,17 +151,27 @@ static int op_graft_load(uint32_t seq, const uint8_t *body, uint32_t len)
 	name[name_len] = '\0';
 	const uint8_t *image = body + name_len + 1;
 	size_t size = len - name_len - 1;
-	struct graft *g = graft_load(image, size, name, err, sizeof(err));
+	struct graft *g = graft_load(image, size, name, mode, err, sizeof(err));
 	int n;
 	if (g)
-		n = snprintf(line, sizeof(line), "graft: %s: loaded '%s' for %s (version %u)\n", name,
-			     g->name, g->point->name, g->version);
+		n = snprintf(line, sizeof(line), "graft: %s: loaded '%s' for %s (version %u%s)\n", name,
+			     g->name, g->point->name, g->version, g->sandboxed ? "" : ", trusted");
 	else
 		n = snprintf(line, sizeof(line), "graft: %s: refused: %s\n", name, err);
 	if (g)
 		printk("%s", line);	/* the console sees what the channel loaded */
 	channel_respond(seq, g ? 0 : -EINVAL, line, (size_t)n < sizeof(line) ? (size_t)n : sizeof(line) - 1);
 	return g ? 0 : -EINVAL;
+}
+
+static int op_graft_load(uint32_t seq, const uint8_t *body, uint32_t len)
+{
+	return graft_load_request(seq, body, len, GRAFT_SANDBOXED);
+}
+
+static int op_graft_load_trusted(uint32_t seq, const uint8_t *body, uint32_t len)
+{
+	return graft_load_request(seq, body, len, GRAFT_TRUSTED);
 }
 
 static int op_echo(uint32_t seq, const uint8_t *body, uint32_t len)
@@ -293,6 +304,7 @@ static const struct {
 	[CHAN_OP_TRACE_START] = { "trace-start", trace_start_request },
 	[CHAN_OP_REC_PUT] = { "rec-put", record_put_request },
 	[CHAN_OP_REC_GET] = { "rec-get", record_get_request },
+	[CHAN_OP_GRAFT_LOAD_TRUSTED] = { "graft-load-trusted", op_graft_load_trusted },
 };
 
 void channel_handle_request(uint32_t seq, const uint8_t *payload, uint32_t length)

@@ -133,10 +133,10 @@ static void list_one(struct graft *g, void *arg)
 		snprintf(scope, sizeof(scope), "tid %llu", (unsigned long long)g->scope_tid);
 	else
 		strlcpy(scope, g->installed ? "global" : "-", sizeof(scope));
-	printk("%-16s %-18s %-10s %-9s %10llu %8llu %7llu %10llu\n", g->name, g->point->name,
+	printk("%-16s %-18s %-10s %-9s %10llu %8llu %7llu %10llu %s\n", g->name, g->point->name,
 	       scope, g->installed ? "installed" : "loaded", (unsigned long long)inv,
 	       (unsigned long long)READ_ONCE(g->commits), (unsigned long long)READ_ONCE(g->aborts),
-	       (unsigned long long)us);
+	       (unsigned long long)us, g->builtin ? "built-in" : g->sandboxed ? "sandboxed" : "trusted");
 	graft_last_abort(g, why, sizeof(why));
 	if (why[0])
 		printk("    last abort: %s\n", why);
@@ -150,8 +150,8 @@ static int graft_list(int argc, char **argv)
 		return -EINVAL;
 	}
 	unsigned n = 0;
-	printk("%-16s %-18s %-10s %-9s %10s %8s %7s %10s\n", "graft", "point", "scope", "state",
-	       "invocations", "commits", "aborts", "time(us)");
+	printk("%-16s %-18s %-10s %-9s %10s %8s %7s %10s %s\n", "graft", "point", "scope", "state",
+	       "invocations", "commits", "aborts", "time(us)", "mode");
 	graft_foreach(list_one, &n);
 	if (!n)
 		printk("(no grafts loaded)\n");

@@ -211,6 +211,8 @@ static int check_section(struct elf_loader *ld, unsigned i)
 	if (sh.type == SHT_SYMTAB_SHNDX)
 		return elf_fail(ld, -ENOEXEC, "%s: extended section indexes (SHT_SYMTAB_SHNDX) are not supported",
 				label);
+	if (!strcmp(elf_section_name(ld, i), GRAFT_SFI_NOTE))
+		ld->out->sfi_note = true;
 	if (!(sh.flags & SHF_ALLOC) || sh.type == SHT_NOTE)
 		return 0;	/* not loaded: debug info, comments, notes, groups, tables */
 	if (sh.type != SHT_PROGBITS && sh.type != SHT_NOBITS && sh.type != SHT_X86_64_UNWIND)

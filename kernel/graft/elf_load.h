@@ -22,6 +22,7 @@
 #define GRAFT_IMAGE_MAX		(1024 * 1024)	/* bytes of all regions together */
 #define GRAFT_ELF_MAX_SECTIONS	256		/* e_shnum limit */
 #define GRAFT_REGION_ALIGN	4096		/* region sizes are multiples of this */
+#define GRAFT_SFI_NOTE		".note.scion.sfi"	/* the sandboxing step's mark */
 
 /*
  * Where an allocated (SHF_ALLOC) section goes: executable sections to
@@ -60,6 +61,8 @@ struct graft_image {
 	uint64_t entry;				/* relocated manifest->entry, inside TEXT */
 	size_t nrelocs;				/* relocations applied */
 	size_t nundefined;			/* undefined symbols resolved */
+	bool sfi_note;				/* it has a .note.scion.sfi section: built
+						   by the sandboxing step (grafts/grafts.mk) */
 };
 
 /*

@@ -6,13 +6,20 @@
  *
  * Loading: (1) graft_elf_load lays the sections out in freshly mapped
  * read/write regions, applies the relocations and resolves undefined
- * symbols against the graft_exports table only; (2) the manifest's
- * point must exist with the same signature, its name must be new;
- * (3) [a verifier for software fault isolation slots in here, while the
- * text is still writable data and before anything can run it];
- * (4) the regions get their final rights: text read+execute, rodata
- * read-only, data read/write. Any failure frees the regions and leaves
- * one line in err.
+ * symbols against the graft_exports table only (and, for the sandboxing
+ * step's masks, the text region's base and mask); a sandboxed graft's
+ * text region is a power of two, aligned to its size, filled with ud2
+ * and ending in the exit stub (arch_sfi_text_init) before the sections
+ * are copied in; (2) the manifest's point must exist with the same
+ * signature, its name must be new; (3) software fault isolation: the
+ * verifier (arch/sfi.h) reads the whole text while it is still writable
+ * data that nothing can run, and refuses the graft unless every
+ * instruction follows the scheme; then each CPU gets its window (a
+ * stack and an alias of the data). A trusted load skips step 3 and
+ * refuses an image the sandboxing step built (its code needs its
+ * window to run); (4) the regions get their final rights: text
+ * read+execute, rodata read-only, data read/write. Any failure frees
+ * the regions and leaves one line in err.
  *
  * The registry (graft_registry, a mutex) lists every loaded graft in
  * load order. Grafts stay loaded (and their statistics kept) until the
@@ -43,27 +50,85 @@ static struct graft_boot_module boot_grafts[BOOT_MAX_MODULES];	/* written once b
 static unsigned nboot_grafts;
 
 struct load_ctx {
+	enum graft_load_mode mode;
 	uintptr_t region[GRAFT_REGIONS];
 	size_t region_size[GRAFT_REGIONS];
 };
 
+/* The sandboxing step's masks refer to these; the loader resolves them for the text region. */
+#define SFI_TEXT_BASE_SYMBOL "__sfi_text_base"
+#define SFI_TEXT_MASK_SYMBOL "__sfi_text_mask"
+
 static void *load_alloc(void *opaque, enum graft_region region, size_t size)
 {
 	struct load_ctx *ctx = opaque;
-	uintptr_t va = graft_mem_alloc(size);
+	size_t align = PAGE_SIZE;
+	if (region == GRAFT_REGION_TEXT && ctx->mode == GRAFT_SANDBOXED)
+		size = align = (size_t)arch_sfi_text_size(size);
+	uintptr_t va = graft_mem_alloc_aligned(size, align);
 	if (!va)
 		return NULL;
+	if (region == GRAFT_REGION_TEXT && ctx->mode == GRAFT_SANDBOXED)
+		arch_sfi_text_init((uint8_t *)va, size);
 	ctx->region[region] = va;
 	ctx->region_size[region] = size;
 	return (void *)va;
 }
 
+/*
+ * The exported API's addresses, and the text region's base and mask.
+ * Those two are only known once the text is allocated: before that
+ * (the loader's first half checks only that a symbol resolves) they
+ * are a stand-in.
+ */
 static uint64_t load_resolve(void *opaque, const char *name)
 {
-	(void)opaque;
+	struct load_ctx *ctx = opaque;
+	uintptr_t text = ctx->region[GRAFT_REGION_TEXT];
+	if (!strcmp(name, SFI_TEXT_BASE_SYMBOL))
+		return text ? text : 1;
+	if (!strcmp(name, SFI_TEXT_MASK_SYMBOL))
+		return text ? sfi_text_mask((uint32_t)ctx->region_size[GRAFT_REGION_TEXT]) : 1;
 	LINKER_TABLE_FOREACH(struct graft_export, graft_exports, e)
 		if (!strcmp(e->name, name))
 			return e->address;
+	return 0;
+}
+
+static bool is_exported_entry(void *opaque, uint64_t addr)
+{
+	(void)opaque;
+	LINKER_TABLE_FOREACH(struct graft_export, graft_exports, e)
+		if (e->address == addr)
+			return true;
+	return false;
+}
+
+/* Step 3: the verifier over the text, then the windows. 0, or -1 with err filled. */
+static int sandbox(struct graft *g, char *err, size_t errlen)
+{
+	const struct sfi_layout layout = {
+		.text = g->region[GRAFT_REGION_TEXT], .text_size = g->region_size[GRAFT_REGION_TEXT],
+		.entry = g->entry,
+		.data = g->region[GRAFT_REGION_DATA], .data_size = g->region_size[GRAFT_REGION_DATA],
+		.exit_gate = (uintptr_t)arch_sfi_exit, .is_api_entry = is_exported_entry,
+	};
+	uint8_t *marks = kmalloc(layout.text_size);
+	char why[SFI_ERR_MAX];
+	if (!marks) {
+		snprintf(err, errlen, "out of memory for the verifier");
+		return -1;
+	}
+	int rc = sfi_verify((const uint8_t *)layout.text, &layout, marks, why);
+	kfree(marks);
+	if (rc) {
+		snprintf(err, errlen, "%s", why);
+		return -1;
+	}
+	if (arch_sfi_create(&g->sfi, layout.text, layout.text_size, layout.data, layout.data_size,
+			    err, errlen))
+		return -1;
+	g->sandboxed = true;
 	return 0;
 }
 
@@ -107,15 +172,22 @@ static const char *check_manifest(const struct graft_manifest *m, const struct g
 	return NULL;
 }
 
-/* Steps 1, 2 and 4 of loading: a graft descriptor over freshly linked regions, or NULL. */
+/* Steps 1 to 4 of loading: a graft descriptor over freshly linked regions, or NULL. */
 static struct graft *link_image(const void *image, size_t size, const char *source,
-				char *err, size_t errlen)
+				enum graft_load_mode mode, char *err, size_t errlen)
 {
-	struct load_ctx ctx = { 0 };
+	struct load_ctx ctx = { .mode = mode };
 	struct graft_image im;
 	const struct graft_point *point = NULL;
 
 	if (graft_elf_load(image, size, &load_ops, &ctx, &im, err, errlen)) {
+		free_regions(&ctx);
+		return NULL;
+	}
+	if (mode == GRAFT_TRUSTED && im.sfi_note) {
+		snprintf(err, errlen, "built by the sandboxing step (%s): it runs only sandboxed; "
+			 "load it without --trusted, or load the build in build/grafts/trusted/",
+			 GRAFT_SFI_NOTE);
 		free_regions(&ctx);
 		return NULL;
 	}
@@ -145,7 +217,12 @@ static struct graft *link_image(const void *image, size_t size, const char *sour
 		g->region[r] = ctx.region[r];
 		g->region_size[r] = ctx.region_size[r];
 	}
-	/* Step 3 (software fault isolation) will verify the text here. */
+	if (mode == GRAFT_SANDBOXED && sandbox(g, err, errlen)) {
+		kfree(g->image);
+		kfree(g);
+		free_regions(&ctx);
+		return NULL;
+	}
 	graft_mem_protect(ctx.region[GRAFT_REGION_TEXT], ctx.region_size[GRAFT_REGION_TEXT], MAP_EXEC);
 	graft_mem_protect(ctx.region[GRAFT_REGION_RODATA], ctx.region_size[GRAFT_REGION_RODATA], 0);
 	return g;
@@ -153,15 +230,18 @@ static struct graft *link_image(const void *image, size_t size, const char *sour
 
 static void unlink_image(struct graft *g)
 {
+	if (g->sandboxed)
+		arch_sfi_destroy(&g->sfi);
 	for (unsigned r = 0; r < GRAFT_REGIONS; r++)
 		graft_mem_free(g->region[r], g->region_size[r]);
 	kfree(g->image);
 	kfree(g);
 }
 
-struct graft *graft_load(const void *image, size_t size, const char *source, char *err, size_t errlen)
+struct graft *graft_load(const void *image, size_t size, const char *source,
+			 enum graft_load_mode mode, char *err, size_t errlen)
 {
-	struct graft *g = link_image(image, size, source, err, errlen);
+	struct graft *g = link_image(image, size, source, mode, err, errlen);
 	if (!g)
 		return NULL;
 	mutex_lock(&graft_registry);
@@ -186,7 +266,8 @@ struct graft *graft_load_private(const struct graft *g, char *err, size_t errlen
 	}
 	char source[sizeof(g->source)];
 	snprintf(source, sizeof(source), "copy of %s", g->name);
-	struct graft *copy = link_image(g->image, g->image_size, source, err, errlen);
+	struct graft *copy = link_image(g->image, g->image_size, source,
+					g->sandboxed ? GRAFT_SANDBOXED : GRAFT_TRUSTED, err, errlen);
 	if (copy)
 		copy->quiet = true;
 	return copy;
@@ -244,6 +325,8 @@ void graft_foreach(void (*fn)(struct graft *g, void *arg), void *arg)
 
 bool graft_owns_memory(const struct graft *g, uintptr_t a, size_t len)
 {
+	if (g->sandboxed && arch_sfi_owns_stack(&g->sfi, a, len))
+		return true;
 	for (unsigned r = 0; r < GRAFT_REGIONS; r++)
 		if (g->region[r] && a >= g->region[r] && a + len <= g->region[r] + g->region_size[r] &&
 		    a + len >= a)
@@ -282,6 +365,13 @@ static const char *module_name(const struct boot_module *m)
 	return name;
 }
 
+/* Whether the module's command line asks for a trusted load: "NAME.graft trusted". */
+static bool boot_module_trusted(const struct boot_module *m)
+{
+	const char *space = strchr(m->cmdline, ' ');
+	return space && !strcmp(space + 1, "trusted");
+}
+
 void graft_init(void)
 {
 	graft_points_init();
@@ -298,8 +388,9 @@ void graft_init(void)
 		memcpy(b->source, name, n);
 		b->source[n] = '\0';
 		b->size = m->phys_end - m->phys_start;
-		b->graft = graft_load(phys_to_virt(m->phys_start), b->size, b->source, b->error,
-				      sizeof(b->error));
+		b->graft = graft_load(phys_to_virt(m->phys_start), b->size, b->source,
+				      boot_module_trusted(m) ? GRAFT_TRUSTED : GRAFT_SANDBOXED,
+				      b->error, sizeof(b->error));
 		if (b->graft)
 			printk("graft: %s: loaded '%s' for %s (version %u)\n", b->source, b->graft->name,
 			       b->graft->point->name, b->graft->version);

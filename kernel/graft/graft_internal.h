@@ -39,6 +39,8 @@ size_t txn_copy_graft_string(char *dst, size_t n, const char *src);
  * Caller's context: thread, no spinlocks.
  */
 uintptr_t graft_mem_alloc(size_t bytes);
+/* The same at an address aligned to align (a power of two, at least a page). */
+uintptr_t graft_mem_alloc_aligned(size_t bytes, size_t align);
 void graft_mem_protect(uintptr_t va, size_t bytes, unsigned map_flags);
 void graft_mem_free(uintptr_t va, size_t bytes);
 size_t graft_mem_pages_in_use(void);

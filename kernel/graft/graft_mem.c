@@ -43,14 +43,15 @@ static void mark(size_t first, size_t n, bool on)
 	}
 }
 
-/* First run of n free pages, or GRAFT_AREA_PAGES. */
-static size_t find_run(size_t n)
+/* First run of n free pages starting at a multiple of align pages, or GRAFT_AREA_PAGES. */
+static size_t find_run(size_t n, size_t align)
 {
-	size_t run = 0;
-	for (size_t i = 0; i < GRAFT_AREA_PAGES; i++) {
-		run = used(i) ? 0 : run + 1;
-		if (run == n)
-			return i + 1 - n;
+	for (size_t first = 0; first + n <= GRAFT_AREA_PAGES; first += align) {
+		size_t i = first;
+		while (i < first + n && !used(i))
+			i++;
+		if (i == first + n)
+			return first;
 	}
 	return GRAFT_AREA_PAGES;
 }
@@ -74,11 +75,17 @@ static void release_pages(size_t first, size_t npages)
 
 uintptr_t graft_mem_alloc(size_t bytes)
 {
+	return graft_mem_alloc_aligned(bytes, PAGE_SIZE);
+}
+
+uintptr_t graft_mem_alloc_aligned(size_t bytes, size_t align)
+{
 	size_t npages = ALIGN_UP(bytes, PAGE_SIZE) / PAGE_SIZE;
+	size_t align_pages = align > PAGE_SIZE ? align / PAGE_SIZE : 1;
 	if (!npages || npages + GUARD_PAGES > GRAFT_AREA_PAGES)
 		return 0;
 	mutex_lock(&graft_mem_lock);
-	size_t first = find_run(npages + GUARD_PAGES);
+	size_t first = find_run(npages + GUARD_PAGES, align_pages);
 	if (first == GRAFT_AREA_PAGES) {
 		mutex_unlock(&graft_mem_lock);
 		return 0;

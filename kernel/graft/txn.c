@@ -145,6 +145,22 @@ static void finish_commit(struct txn_cpu *tc, struct txn *t)
 	release_locks(tc, t->lock_base);
 }
 
+/*
+ * Whether sandboxed g can run on this CPU: it has a window here, and
+ * is not already running here (a graft's API call or an interrupt
+ * reaching its point again), since its stack there holds the kernel
+ * frames of that invocation, which it must not be able to write.
+ */
+static bool sandbox_free(const struct txn_cpu *tc, const struct graft *g, unsigned cpu)
+{
+	if (cpu >= g->sfi.nwindows)
+		return false;
+	for (unsigned i = 0; i < tc->depth; i++)
+		if (tc->stack[i].graft == g)
+			return false;
+	return true;
+}
+
 enum txn_outcome txn_run(const struct graft_point *p, struct graft *g, const uint64_t args[6],
 			 uint64_t *result)
 {
@@ -152,7 +168,7 @@ enum txn_outcome txn_run(const struct graft_point *p, struct graft *g, const uin
 	struct cpu *c = this_cpu();
 	struct txn_cpu *tc = &txn_cpus[c->index];
 
-	if (tc->depth == TXN_MAX_DEPTH) {
+	if (tc->depth == TXN_MAX_DEPTH || (g->sandboxed && !sandbox_free(tc, g, c->index))) {
 		tc->not_run++;
 		arch_irq_restore(flags);
 		return TXN_NOT_RUN;
@@ -185,7 +201,9 @@ enum txn_outcome txn_run(const struct graft_point *p, struct graft *g, const uin
 	} else {
 		arch_irq_enable();
 	}
-	uint64_t r = arch_txn_call(&t->jmp, g->entry, args);
+	uint64_t r = g->sandboxed ?
+		arch_sfi_call(&t->jmp, g->entry, args, g->sfi.window[c->index], g->sfi.exit_stub) :
+		arch_txn_call(&t->jmp, g->entry, args);
 	arch_irq_disable();
 
 	r = graft_point_mask_result(p, r);

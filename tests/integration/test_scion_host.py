@@ -406,11 +406,11 @@ SHELL_OUTPUT = {
                  "probes: 721 known, 3 sites patched (2 jump, 1 int3); 5 installs, 2 removals, "
                  "9 sync rounds, 1 jumps refused\n"),
     "graft list": (0, f"{'graft':<16} {'point':<18} {'scope':<10} {'state':<9} invocations  "
-                      "commits  aborts   time(us)\n"
+                      "commits  aborts   time(us) mode\n"
                       f"{'lifo':<16} {'sched.pick_next':<18} {'global':<10} {'installed':<9} "
-                      f"{55:>10} {55:>8} {0:>7} {12:>10}\n"
+                      f"{55:>10} {55:>8} {0:>7} {12:>10} sandboxed\n"
                       f"{'loop':<16} {'test.method':<18} {'tid 7':<10} {'installed':<9} "
-                      f"{1:>10} {0:>8} {1:>7} {5000:>10}\n"
+                      f"{1:>10} {0:>8} {1:>7} {5000:>10} trusted\n"
                       "    last abort: time budget exceeded\n"
                       "graft area: 6 pages in use\n"),
     "graft points -v": (0, "point kind ...\n"),

@@ -148,7 +148,8 @@ def graft_load(args):
                          f"most {room} bytes of graft named {name.decode()} (one frame of "
                          f"{frame.MAX_PAYLOAD} bytes)")
     with session(args) as client:
-        status, body = client.request(frame.OP_GRAFT_LOAD, name + b"\0" + image)
+        op = frame.OP_GRAFT_LOAD_TRUSTED if args.trusted else frame.OP_GRAFT_LOAD
+        status, body = client.request(op, name + b"\0" + image)
     return report(status, body, f"graft load {args.file}")
 
 
@@ -265,8 +266,12 @@ def build_parser():
     graft = subcommand(sub, "graft", "load, install, remove and list grafts (guest `graft`)",
                        cmd_graft)
     graft_sub = graft.add_subparsers(dest="graft_command", metavar="SUBCOMMAND", required=True)
-    subcommand(graft_sub, "load", "send a .graft file to the kernel's loader (GRAFT_LOAD op)"
-               ).add_argument("file", metavar="FILE")
+    p = subcommand(graft_sub, "load", "send a .graft file to the kernel's loader (GRAFT_LOAD op)")
+    p.add_argument("file", metavar="FILE")
+    p.add_argument("--trusted", action="store_true",
+                   help="load it unverified and unconfined (an object built without the "
+                        "sandboxing step, build/grafts/trusted/), to measure what the sandbox "
+                        "costs")
     p = subcommand(graft_sub, "install", "install a loaded graft, globally or for one thread")
     p.add_argument("name", metavar="NAME")
     p.add_argument("tid", nargs="?", metavar="TID", help="a thread id from `scion shell threads`")

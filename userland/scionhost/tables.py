@@ -100,10 +100,10 @@ def stats(text):
 
 
 # kernel/graft/cmd_graft.c list_one: name, point, scope ("global", "-" or
-# "tid N"), state, invocations, commits, aborts, time(us); then perhaps
-# "    last abort: WHY".
+# "tid N"), state, invocations, commits, aborts, time(us), mode; then
+# perhaps "    last abort: WHY".
 GRAFT_ROW = re.compile(r"^(\S+)\s+(\S+)\s+(global|-|tid \d+)\s+(installed|loaded)\s+(\d+)\s+(\d+)"
-                       r"\s+(\d+)\s+(\d+)\s*$")
+                       r"\s+(\d+)\s+(\d+)\s+(sandboxed|trusted|built-in)\s*$")
 LAST_ABORT = re.compile(r"^\s+last abort: (.*)$")
 
 
@@ -114,7 +114,7 @@ def graft_list(text):
         if m:
             rows.append({"graft": m[1], "point": m[2], "scope": m[3], "state": m[4],
                          "invocations": int(m[5]), "commits": int(m[6]), "aborts": int(m[7]),
-                         "time_us": int(m[8])})
+                         "time_us": int(m[8]), "mode": m[9]})
         elif (a := LAST_ABORT.match(line)) and rows:
             rows[-1]["last_abort"] = a[1]
     return rows

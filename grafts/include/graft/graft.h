@@ -52,11 +52,14 @@
  *   (a string of [a-z0-9_-]), its version, and the function, which must
  *   have the graft point's type (the compiler checks).
  */
+#ifndef GRAFT_NAME_SUFFIX
+#define GRAFT_NAME_SUFFIX ""	/* the trusted build of a graft adds "-trusted" (grafts.mk) */
+#endif
 #define GRAFT_METHOD(id, gname, gversion, fn) \
 	__attribute__((section(GRAFT_MANIFEST_SECTION), used, aligned(8))) \
 	const struct graft_manifest graft_manifest = { \
 		.magic = GRAFT_MANIFEST_MAGIC, .abi = GRAFT_ABI_VERSION, \
-		.version = (gversion), .reserved = 0, .name = gname, \
+		.version = (gversion), .reserved = 0, .name = gname GRAFT_NAME_SUFFIX, \
 		.point = GRAFT_POINT_NAME(id), .signature = GRAFT_POINT_SIGNATURE(id), \
 		.entry = (uint64_t)(uintptr_t)(graft_fn_##id *)(fn), \
 	}

@@ -83,6 +83,8 @@ enum chan_op {
 				   (1: finished), bytes of that stream's file -> u32 rec */
 	CHAN_OP_REC_GET = 11,	/* u32 rec, u16 stream, u16 0, u64 offset, u32 max -> u64
 				   the stream file's size, then its bytes from offset */
+	CHAN_OP_GRAFT_LOAD_TRUSTED = 12,	/* as GRAFT_LOAD, loaded without the sandbox's
+					   verifier (kernel/graft/graft.c: trusted mode) */
 	CHAN_OP_LIMIT,
 };
 

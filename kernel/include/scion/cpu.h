@@ -20,6 +20,8 @@ struct xcall_slot;
 
 struct cpu {
 	struct cpu *self;		/* must be first: arch/percpu.h */
+	uintptr_t sandbox_sp;		/* own CPU; must be second (%gs:8): the kernel stack
+					   pointer a sandboxed graft's exit returns to (arch/sfi.h) */
 	unsigned index;			/* 0 .. cpu_count() - 1, set once */
 	bool online;			/* set once by the CPU itself */
 	struct thread *current;		/* own CPU, changed under sched_lock */

@@ -29,6 +29,7 @@
 #include <scion/spinlock.h>
 #include <scion/list.h>
 #include <graft/graft.h>
+#include <arch/sfi.h>
 
 struct graft;
 struct probe;
@@ -178,6 +179,8 @@ struct graft {
 	uintptr_t region[3];			/* set once: text, rodata, data (graft area) */
 	size_t region_size[3];			/* set once */
 	bool builtin;				/* set once: kernel code registered as a graft (tests) */
+	bool sandboxed;				/* set once: verified, runs in its sandbox (arch/sfi.h) */
+	struct arch_sfi sfi;			/* set once: its windows, when sandboxed */
 	bool quiet;				/* set once: aborts are not logged (benchmarks) */
 	void *image;				/* set once: a copy of the ELF image (NULL: built in) */
 	size_t image_size;			/* set once */
@@ -216,16 +219,25 @@ int graft_point_set_recorder(const struct graft_point *p, const struct graft_poi
  */
 bool graft_point_installed_name(const char *point, char *buf, size_t n);
 
+/* How graft_load treats an image. */
+enum graft_load_mode {
+	GRAFT_SANDBOXED,	/* the default: the verifier must accept its code (arch/sfi.h) */
+	GRAFT_TRUSTED,		/* explicitly asked for: unverified, runs unconfined (for comparison) */
+};
+
 /*
  * graft_load - link a graft image (an ELF relocatable object) into the
  * graft area and register it, not installed.
  * Arguments: image/size (copied), source (for messages and `graft
- *   list`), err/errlen for a one-line reason on failure.
+ *   list`), mode: GRAFT_SANDBOXED verifies the code and runs it in its
+ *   sandbox; GRAFT_TRUSTED loads an image built without the sandboxing
+ *   step as it is (and refuses one built with it); err/errlen for a
+ *   one-line reason on failure.
  * Return value: the graft, or NULL with err filled.
  * Caller's context: thread, no spinlocks; takes the registry mutex.
  */
 struct graft *graft_load(const void *image, size_t size, const char *source,
-			 char *err, size_t errlen);
+			 enum graft_load_mode mode, char *err, size_t errlen);
 
 /*
  * graft_load_private - link another copy of loaded graft g (its own

@@ -128,6 +128,7 @@ struct insn {
 	bool mem_read, mem_write;
 	bool semantics_known;	/* false: registers and flags are the safe over-approximation */
 	bool vendor_specific;	/* length or target depends on the CPU vendor */
+	bool sfi_allowed;	/* its opcode may appear in a sandboxed graft (arch/sfi.h) */
 	const char *invalid_why;	/* INSN_INVALID: why, when the length is still known */
 	uint16_t mnemonic;	/* index for insn_mnemonic */
 	uint64_t target;	/* branch target (direct branches), or rip-relative address */

@@ -1,0 +1,152 @@
+// SPDX-License-Identifier: BSD-2-Clause
+/*
+ * The run-time side of sandboxed grafts (the scheme: arch/sfi.h): text
+ * regions sized and filled for the verifier, and the per-CPU windows
+ * (a private stack, and an alias of the graft's data) in the window
+ * area.
+ *
+ * Window addresses come from a counter and are never reused: a window
+ * that was unmapped may still sit in other CPUs' TLBs, and since no
+ * code will ever use its address again, no shootdown is needed. The
+ * area holds SFI_AREA_SLOTS windows (16 TiB of address space); when it
+ * is used up, loads of sandboxed grafts fail with one line.
+ *
+ * Lock order: window_lock is a leaf, held only to take slots.
+ */
+#include <arch/sfi.h>
+#include <arch/mmu.h>
+#include <scion/cpu.h>
+#include <scion/mm.h>
+#include <scion/errno.h>
+#include <scion/format.h>
+#include <scion/string.h>
+#include <scion/spinlock.h>
+#include <scion/compiler.h>
+#include "x86_encodings.h"
+
+#define SFI_AREA_BASE   0xffffd00000000000ull	/* above VMAP_LIMIT, below TEXT_ALIAS_BASE */
+#define SFI_AREA_SLOTS  2048u			/* windows of SFI_WINDOW_STRIDE: 16 TiB */
+#define STACK_PAGES     (SFI_STACK_SIZE / PAGE_SIZE)
+
+_Static_assert(SFI_AREA_BASE + (uint64_t)SFI_AREA_SLOTS * SFI_WINDOW_STRIDE <= TEXT_ALIAS_BASE,
+	       "the window area overlaps the text aliases");
+_Static_assert(SFI_AREA_BASE >= VMAP_LIMIT, "the window area overlaps the stacks");
+/* txn_call.S spells these out. */
+_Static_assert(offsetof(struct cpu, sandbox_sp) == 8, "txn_call.S reaches sandbox_sp at %gs:8");
+_Static_assert(SFI_STACK_SIZE == 0x8000, "txn_call.S's SFI_STACK_SIZE");
+
+static struct spinlock window_lock = SPINLOCK_INIT("sfi-windows");
+static unsigned windows_taken;		/* window_lock */
+
+uint64_t arch_sfi_text_size(uint64_t bytes)
+{
+	uint64_t p = SFI_TEXT_MIN;
+	while (p < bytes + SFI_BUNDLE)
+		p <<= 1;
+	return p;
+}
+
+void arch_sfi_text_init(uint8_t *text, uint64_t size)
+{
+	for (uint64_t off = 0; off + sizeof(x86_enc_ud2) <= size; off += sizeof(x86_enc_ud2))
+		memcpy(text + off, x86_enc_ud2, sizeof(x86_enc_ud2));
+	uint8_t *stub = text + size - SFI_BUNDLE;
+	int32_t rel = (int32_t)((int64_t)(uintptr_t)arch_sfi_exit -
+				(int64_t)((uintptr_t)stub + sizeof(x86_enc_jmp_rel32) + sizeof(rel)));
+	memcpy(stub, x86_enc_jmp_rel32, sizeof(x86_enc_jmp_rel32));
+	memcpy(stub + sizeof(x86_enc_jmp_rel32), &rel, sizeof(rel));
+}
+
+/* The base of a fresh window, or 0 when the area is used up. */
+static uint64_t take_window(void)
+{
+	irqflags_t f = spin_lock_irqsave(&window_lock);
+	unsigned slot = windows_taken < SFI_AREA_SLOTS ? windows_taken++ : SFI_AREA_SLOTS;
+	spin_unlock_irqrestore(&window_lock, f);
+	if (slot == SFI_AREA_SLOTS)
+		return 0;
+	/* The window is the upper half of its slot: 4 GiB unmapped below and above. */
+	return SFI_AREA_BASE + (uint64_t)slot * SFI_WINDOW_STRIDE + SFI_WINDOW_SIZE;
+}
+
+static void unmap_window(uint64_t base, const struct arch_sfi *s)
+{
+	for (unsigned i = 0; i < STACK_PAGES; i++) {
+		uint64_t pa = arch_unmap_page(base + i * PAGE_SIZE);
+		if (pa != UINT64_MAX)
+			pmm_free(pa, 0);
+	}
+	uint64_t alias = base + (s->data & (SFI_WINDOW_SIZE - 1));
+	for (uint64_t off = 0; off < s->data_size; off += PAGE_SIZE)
+		arch_unmap_page(alias + off);	/* the data's own pages: the graft region frees them */
+}
+
+static int map_window(uint64_t base, const struct arch_sfi *s)
+{
+	for (unsigned i = 0; i < STACK_PAGES; i++) {
+		uint64_t pa = pmm_alloc(0);
+		if (pa == PHYS_NONE)
+			return -ENOMEM;
+		if (arch_map_page(base + i * PAGE_SIZE, pa, MAP_WRITE)) {
+			pmm_free(pa, 0);
+			return -ENOMEM;
+		}
+		memset((void *)(uintptr_t)(base + i * PAGE_SIZE), 0, PAGE_SIZE);
+	}
+	uint64_t alias = base + (s->data & (SFI_WINDOW_SIZE - 1));
+	for (uint64_t off = 0; off < s->data_size; off += PAGE_SIZE) {
+		uint64_t pa = arch_translate(s->data + off, NULL);
+		if (pa == UINT64_MAX || arch_map_page(alias + off, pa, MAP_WRITE))
+			return -ENOMEM;
+	}
+	return 0;
+}
+
+int arch_sfi_create(struct arch_sfi *s, uint64_t text, uint64_t text_size, uint64_t data,
+		    uint64_t data_size, char *err, size_t errlen)
+{
+	unsigned n = cpu_count();
+
+	memset(s, 0, sizeof(*s));
+	s->exit_stub = text + text_size - SFI_BUNDLE;
+	s->data = data;
+	s->data_size = ALIGN_UP(data_size, PAGE_SIZE);
+	s->window = kzalloc(n * sizeof(*s->window));
+	if (!s->window) {
+		snprintf(err, errlen, "out of memory for the sandbox's windows");
+		return -ENOMEM;
+	}
+	for (unsigned i = 0; i < n; i++) {
+		uint64_t base = take_window();
+		if (!base) {
+			snprintf(err, errlen, "the sandbox window area is used up (%u windows)",
+				 SFI_AREA_SLOTS);
+			arch_sfi_destroy(s);
+			return -ENOMEM;
+		}
+		s->window[s->nwindows++] = base;
+		if (map_window(base, s)) {
+			snprintf(err, errlen, "out of memory mapping the sandbox's window for CPU %u", i);
+			arch_sfi_destroy(s);
+			return -ENOMEM;
+		}
+	}
+	return 0;
+}
+
+void arch_sfi_destroy(struct arch_sfi *s)
+{
+	for (unsigned i = 0; i < s->nwindows; i++)
+		unmap_window(s->window[i], s);
+	kfree(s->window);
+	s->window = NULL;
+	s->nwindows = 0;
+}
+
+bool arch_sfi_owns_stack(const struct arch_sfi *s, uint64_t a, uint64_t len)
+{
+	for (unsigned i = 0; i < s->nwindows; i++)
+		if (a >= s->window[i] && len <= SFI_STACK_SIZE && a - s->window[i] <= SFI_STACK_SIZE - len)
+			return true;
+	return false;
+}
