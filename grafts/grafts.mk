@@ -1,10 +1,11 @@
 # SPDX-License-Identifier: BSD-2-Clause
 #
 # The graft build, included by the top Makefile (which defines BUILD, CC,
-# OBJCOPY, Q and say).
+# OBJCOPY, PYTHON, Q and say).
 #
-#   make grafts      grafts/*.c     -> $(BUILD)/grafts/NAME.graft
-#                    grafts/bad/*.c -> $(BUILD)/grafts/bad/NAME.graft
+#   make grafts      grafts/*.c     -> $(BUILD)/grafts/NAME.graft          (sandboxed)
+#                    grafts/bad/*.c -> $(BUILD)/grafts/bad/NAME.graft      (sandboxed)
+#                    and the same unsandboxed in $(BUILD)/grafts/trusted/[bad/]NAME.graft
 #
 # A graft is one C file compiled, not linked, into a relocatable ELF64
 # object that the kernel's loader (kernel/graft/elf_load.c) links
@@ -15,6 +16,16 @@
 # because the loader links through them. Misbehaving grafts for tests
 # live in grafts/bad/ and build into their own folder, so nothing
 # installs one by accident.
+#
+# Software fault isolation (arch/x86/include/arch/sfi.h): the graft every
+# test and `make run` use is sandboxed. GCC writes assembly with
+# GRAFT_SFI_CFLAGS as well, tools/sfi_x86.py rewrites it (masked stores,
+# masked indirect branches and returns, the stack guard, 32-byte bundles,
+# the .note.scion.sfi marker) and the assembler builds the object; the
+# loader's verifier checks the result. NAME.s (GCC's) and NAME.sfi.s (the
+# rewriter's) stay next to the graft: the rewriter's errors name lines of
+# NAME.s. The trusted build (today's recipe, for `graft load --trusted`)
+# goes to trusted/.
 
 GRAFT_CFLAGS := -std=gnu11 -O2 -Wall -Wextra -Werror -ffreestanding -fno-builtin \
 	-fno-pic -fno-pie -mcmodel=kernel -mno-red-zone -mgeneral-regs-only -mno-sse \
@@ -28,7 +39,27 @@ BAD_GRAFT_HEADERS := $(wildcard grafts/bad/*.h)
 GRAFTS := $(patsubst grafts/%.c,$(BUILD)/grafts/%.graft,$(GRAFT_SRCS))
 BAD_GRAFTS := $(patsubst grafts/bad/%.c,$(BUILD)/grafts/bad/%.graft,$(BAD_GRAFT_SRCS))
 
-# Compile $< into the graft $@ (used for the host tests' fixture too).
+TRUSTED_GRAFTS := $(patsubst $(BUILD)/grafts/%,$(BUILD)/grafts/trusted/%,$(GRAFTS) $(BAD_GRAFTS))
+
+# What the sandbox needs from GCC, each for a reason the rewriter relies on:
+#   -ffixed-r14 -ffixed-r15       %r14 is the sandbox's scratch register and %r15
+#                                 the window base: GCC must never allocate them
+#   -fno-jump-tables              a switch's jump table would branch to case labels
+#                                 that are not bundle starts
+#   -fno-optimize-sibling-calls   no tail call (jmp) into the graft API, which the
+#                                 verifier refuses
+#   -fomit-frame-pointer          no leave / mov %rbp, %rsp epilogue (the default at
+#                                 -O2; stated because the rewriter depends on it)
+#   -falign-functions=32          functions at bundle starts (the rewriter adds
+#                                 .p2align 5 to every function label as well)
+#   -mstringop-strategy=unrolled_loop  struct copies and clears as plain moves, not
+#                                 rep movs / rep stos (string instructions are refused)
+GRAFT_SFI_CFLAGS := -ffixed-r14 -ffixed-r15 -fno-jump-tables -fno-optimize-sibling-calls \
+	-fomit-frame-pointer -falign-functions=32 -mstringop-strategy=unrolled_loop
+SFI_REWRITER := tools/sfi_x86.py
+
+# Compile $< into the trusted (unsandboxed) graft $@; the host tests'
+# fixture is built this way too (the loader's ELF tests, independent of SFI).
 define graft_compile
 	@mkdir -p $(dir $@)
 	$(call say,GRAFT,$@)
@@ -37,12 +68,29 @@ define graft_compile
 	$(Q)rm -f $@.o
 endef
 
-$(BUILD)/grafts/bad/%.graft: grafts/bad/%.c $(GRAFT_HEADERS) $(BAD_GRAFT_HEADERS)
+# Compile $< into the sandboxed graft $@: gcc -S, the rewriter, the assembler.
+define graft_compile_sfi
+	@mkdir -p $(dir $@)
+	$(call say,SFI,$@)
+	$(Q)$(CC) $(GRAFT_CFLAGS) $(GRAFT_SFI_CFLAGS) -S $< -o $(basename $@).s
+	$(Q)$(PYTHON) $(SFI_REWRITER) $(basename $@).s -o $(basename $@).sfi.s
+	$(Q)$(CC) -c $(basename $@).sfi.s -o $@.o
+	$(Q)$(OBJCOPY) --strip-debug $@.o $@
+	$(Q)rm -f $@.o
+endef
+
+$(BUILD)/grafts/trusted/bad/%.graft: grafts/bad/%.c $(GRAFT_HEADERS) $(BAD_GRAFT_HEADERS)
 	$(graft_compile)
 
-$(BUILD)/grafts/%.graft: grafts/%.c $(GRAFT_HEADERS)
+$(BUILD)/grafts/trusted/%.graft: grafts/%.c $(GRAFT_HEADERS)
 	$(graft_compile)
+
+$(BUILD)/grafts/bad/%.graft: grafts/bad/%.c $(GRAFT_HEADERS) $(BAD_GRAFT_HEADERS) $(SFI_REWRITER)
+	$(graft_compile_sfi)
+
+$(BUILD)/grafts/%.graft: grafts/%.c $(GRAFT_HEADERS) $(SFI_REWRITER)
+	$(graft_compile_sfi)
 
 .PHONY: grafts
-grafts: $(GRAFTS) $(BAD_GRAFTS)
-	@printf '  %-8s %s\n' GRAFTS '$(words $(GRAFTS)) grafts, $(words $(BAD_GRAFTS)) misbehaving grafts in $(BUILD)/grafts'
+grafts: $(GRAFTS) $(BAD_GRAFTS) $(TRUSTED_GRAFTS)
+	@printf '  %-8s %s\n' GRAFTS '$(words $(GRAFTS)) grafts, $(words $(BAD_GRAFTS)) misbehaving grafts in $(BUILD)/grafts (sandboxed; unsandboxed copies in $(BUILD)/grafts/trusted)'
