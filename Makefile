@@ -252,7 +252,7 @@ $(HOST_TESTS): $(HOST_TEST_SRCS) $(HOST_KERNEL_SRCS) $(GENERATED_HEADERS) $(HOST
 FUZZ_SECONDS ?= 20
 FUZZ_CC ?= clang
 
-fuzz: $(BUILD)/gen/x86_opcodes.c $(GRAFT_FIXTURE)
+fuzz: $(BUILD)/gen/x86_opcodes.c $(GRAFT_FIXTURE) grafts
 	@BUILD='$(BUILD)' FUZZ_CC='$(FUZZ_CC)' tests/fuzz/run.sh $(FUZZ_SECONDS)
 
 # ---- The D compiler's front end (userland/dtrace/) -------------------------
@@ -324,7 +324,7 @@ include sim/sim.mk
 test: deps kernel iso grafts host-tests $(SIM) $(CHECK_DECODER) $(DISK)
 	@$(PYTHON) tests/run_tests.py --build $(BUILD)
 
-bench: deps kernel $(BENCH_DECODER) $(BENCH_PATCH) $(SIM) $(DISK)
+bench: deps kernel grafts $(BENCH_DECODER) $(BENCH_PATCH) $(SIM) $(DISK)
 	@$(PYTHON) tools/bench.py --kernel $(KERNEL32) --disk $(DISK) --out $(BUILD)/bench --decoder-bench $(BENCH_DECODER) \
 		--patch-bench $(BENCH_PATCH) --sim $(SIM)
 

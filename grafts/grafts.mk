@@ -6,6 +6,7 @@
 #   make grafts      grafts/*.c     -> $(BUILD)/grafts/NAME.graft          (sandboxed)
 #                    grafts/bad/*.c -> $(BUILD)/grafts/bad/NAME.graft      (sandboxed)
 #                    and the same unsandboxed in $(BUILD)/grafts/trusted/[bad/]NAME.graft
+#                    grafts/hostile/*.c -> $(BUILD)/grafts/hostile/NAME.graft (never sandboxed)
 #
 # A graft is one C file compiled, not linked, into a relocatable ELF64
 # object that the kernel's loader (kernel/graft/elf_load.c) links
@@ -40,6 +41,9 @@ GRAFTS := $(patsubst grafts/%.c,$(BUILD)/grafts/%.graft,$(GRAFT_SRCS))
 BAD_GRAFTS := $(patsubst grafts/bad/%.c,$(BUILD)/grafts/bad/%.graft,$(BAD_GRAFT_SRCS))
 
 TRUSTED_GRAFTS := $(patsubst $(BUILD)/grafts/%,$(BUILD)/grafts/trusted/%,$(GRAFTS) $(BAD_GRAFTS))
+HOSTILE_GRAFT_SRCS := $(sort $(wildcard grafts/hostile/*.c))
+HOSTILE_GRAFT_HEADERS := $(wildcard grafts/hostile/*.h)
+HOSTILE_GRAFTS := $(patsubst grafts/hostile/%.c,$(BUILD)/grafts/hostile/%.graft,$(HOSTILE_GRAFT_SRCS))
 
 # What the sandbox needs from GCC, each for a reason the rewriter relies on:
 #   -ffixed-r14 -ffixed-r15       %r14 is the sandbox's scratch register and %r15
@@ -79,10 +83,18 @@ define graft_compile_sfi
 	$(Q)rm -f $@.o
 endef
 
+# A trusted build is named NAME-trusted, so that both builds of a graft
+# can be loaded at once and compared.
+$(BUILD)/grafts/trusted/%.graft: GRAFT_CFLAGS += -DGRAFT_NAME_SUFFIX='"-trusted"'
+
 $(BUILD)/grafts/trusted/bad/%.graft: grafts/bad/%.c $(GRAFT_HEADERS) $(BAD_GRAFT_HEADERS)
 	$(graft_compile)
 
 $(BUILD)/grafts/trusted/%.graft: grafts/%.c $(GRAFT_HEADERS)
+	$(graft_compile)
+
+# Hostile objects for the verifier's tests: assembly, never through the sandboxing step.
+$(BUILD)/grafts/hostile/%.graft: grafts/hostile/%.c $(GRAFT_HEADERS) $(HOSTILE_GRAFT_HEADERS)
 	$(graft_compile)
 
 $(BUILD)/grafts/bad/%.graft: grafts/bad/%.c $(GRAFT_HEADERS) $(BAD_GRAFT_HEADERS) $(SFI_REWRITER)
@@ -92,5 +104,5 @@ $(BUILD)/grafts/%.graft: grafts/%.c $(GRAFT_HEADERS) $(SFI_REWRITER)
 	$(graft_compile_sfi)
 
 .PHONY: grafts
-grafts: $(GRAFTS) $(BAD_GRAFTS) $(TRUSTED_GRAFTS)
-	@printf '  %-8s %s\n' GRAFTS '$(words $(GRAFTS)) grafts, $(words $(BAD_GRAFTS)) misbehaving grafts in $(BUILD)/grafts (sandboxed; unsandboxed copies in $(BUILD)/grafts/trusted)'
+grafts: $(GRAFTS) $(BAD_GRAFTS) $(TRUSTED_GRAFTS) $(HOSTILE_GRAFTS)
+	@printf '  %-8s %s\n' GRAFTS '$(words $(GRAFTS)) grafts, $(words $(BAD_GRAFTS)) misbehaving grafts in $(BUILD)/grafts (sandboxed; unsandboxed copies in $(BUILD)/grafts/trusted; $(words $(HOSTILE_GRAFTS)) hostile objects in $(BUILD)/grafts/hostile)'

@@ -21,6 +21,7 @@ sys.path.insert(0, os.path.join(ROOT, "qemu"))
 import harness  # noqa: E402
 import bench_trace  # noqa: E402
 import bench_record  # noqa: E402
+import bench_sfi  # noqa: E402
 
 CONFIGS = [("smp1", 1), ("smp2", 2), ("smp4", 4)]
 FIGURE = re.compile(r"^bench (\S+) (\d+) (\S+)$", re.M)
@@ -188,6 +189,7 @@ def main():
     channel = channel_bench(args.kernel, args.out)
     trace = bench_trace.trace_bench(args.kernel, args.out)
     sim = bench_record.record_bench(args.sim, args.out) if args.sim else None
+    sfi = bench_sfi.sfi_bench(args.kernel, args.disk, args.out) if args.disk else None
     results = {
         "generated": datetime.datetime.now(datetime.timezone.utc).isoformat(timespec="seconds"),
         "qemu": qemu_version,
@@ -200,6 +202,7 @@ def main():
         "channel": channel,
         "trace": trace,
         "sim_host": sim,
+        "sfi": sfi,
         "published": PUBLISHED,
     }
     path = os.path.join(args.out, "results.json")
@@ -237,6 +240,8 @@ def main():
     bench_trace.print_trace(trace)
     if sim:
         bench_record.print_record(sim)
+    if sfi:
+        bench_sfi.print_sfi(sfi)
     print_published(runs[0])
     print(f"\n{qemu_version}; -icount shift=0,sleep=off; results in {path}")
 

@@ -289,6 +289,7 @@ class Rewriter:
     # -- Sections -------------------------------------------------------------
     def run(self):
         self.emit(f"\t.bundle_align_mode {SFI_BUNDLE_SHIFT}\t# sandboxed: arch/x86/include/arch/sfi.h")
+        self.code_since_switch = False     # instructions emitted since the last section switch
         executable = True          # gas starts in .text
         stack = []                 # whether each .pushsection's outer section is executable
         previous = executable
@@ -314,6 +315,13 @@ class Rewriter:
                 words = body.split(None, 1)
                 directive, args = words[0], (words[1] if len(words) > 1 else "")
                 new = section_change(directive, args)
+                leaving = new is not None or directive in (".popsection", ".previous")
+                if leaving and executable and self.code_since_switch:
+                    # Code ends at a bundle boundary, so the loader's ud2 fill
+                    # after it starts on one too (a verifier-decodable tail).
+                    self.emit(f"\t.p2align {SFI_BUNDLE_SHIFT}")
+                if leaving:
+                    self.code_since_switch = False
                 if new is not None:
                     previous, executable = executable, new
                     if directive == ".pushsection":
@@ -345,12 +353,15 @@ class Rewriter:
                     pending = statement
                     continue
                 if statement:
+                    self.code_since_switch = True
                     try:
                         self.instruction(lineno, statement)
                     except SfiError as e:
                         self.errors.append(str(e))
             if pending:
                 self.fail(lineno, "a prefix without an instruction", pending)
+        if executable and self.code_since_switch:
+            self.emit(f"\t.p2align {SFI_BUNDLE_SHIFT}")
         self.emit_note()
         return self.out
 

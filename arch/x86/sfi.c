@@ -1,9 +1,8 @@
 // SPDX-License-Identifier: BSD-2-Clause
 /*
- * The run-time side of sandboxed grafts (the scheme: arch/sfi.h): text
- * regions sized and filled for the verifier, and the per-CPU windows
- * (a private stack, and an alias of the graft's data) in the window
- * area.
+ * The run-time side of sandboxed grafts (the scheme: arch/sfi.h): the
+ * per-CPU windows (a private stack, and an alias of the graft's data)
+ * in the window area. (Text regions are laid out by sfi_text.c.)
  *
  * Window addresses come from a counter and are never reused: a window
  * that was unmapped may still sit in other CPUs' TLBs, and since no
@@ -22,7 +21,6 @@
 #include <scion/string.h>
 #include <scion/spinlock.h>
 #include <scion/compiler.h>
-#include "x86_encodings.h"
 
 #define SFI_AREA_BASE   0xffffd00000000000ull	/* above VMAP_LIMIT, below TEXT_ALIAS_BASE */
 #define SFI_AREA_SLOTS  2048u			/* windows of SFI_WINDOW_STRIDE: 16 TiB */
@@ -37,25 +35,6 @@ _Static_assert(SFI_STACK_SIZE == 0x8000, "txn_call.S's SFI_STACK_SIZE");
 
 static struct spinlock window_lock = SPINLOCK_INIT("sfi-windows");
 static unsigned windows_taken;		/* window_lock */
-
-uint64_t arch_sfi_text_size(uint64_t bytes)
-{
-	uint64_t p = SFI_TEXT_MIN;
-	while (p < bytes + SFI_BUNDLE)
-		p <<= 1;
-	return p;
-}
-
-void arch_sfi_text_init(uint8_t *text, uint64_t size)
-{
-	for (uint64_t off = 0; off + sizeof(x86_enc_ud2) <= size; off += sizeof(x86_enc_ud2))
-		memcpy(text + off, x86_enc_ud2, sizeof(x86_enc_ud2));
-	uint8_t *stub = text + size - SFI_BUNDLE;
-	int32_t rel = (int32_t)((int64_t)(uintptr_t)arch_sfi_exit -
-				(int64_t)((uintptr_t)stub + sizeof(x86_enc_jmp_rel32) + sizeof(rel)));
-	memcpy(stub, x86_enc_jmp_rel32, sizeof(x86_enc_jmp_rel32));
-	memcpy(stub + sizeof(x86_enc_jmp_rel32), &rel, sizeof(rel));
-}
 
 /* The base of a fresh window, or 0 when the area is used up. */
 static uint64_t take_window(void)

@@ -328,10 +328,13 @@ int sfi_verify(const uint8_t *code, const struct sfi_layout *layout, uint8_t *ma
 	struct insn in;
 
 	err[0] = '\0';
-	if (size < SFI_TEXT_MIN || (size & (size - 1)) || size > (1ull << 31) ||
-	    (layout->text & (size - 1)) || layout->text < 0xffffffff80000000ull) {
+	/* The masked branch's or $imm32 sign-extends: the base must be what it can say. */
+	bool imm32_base = layout->text >= 0xffffffff80000000ull ||
+			  layout->text + size <= 0x80000000ull;
+	if (size < SFI_TEXT_MIN || (size & (size - 1)) || size > (1ull << 30) ||
+	    (layout->text & (size - 1)) || !imm32_base) {
 		snprintf(err, SFI_ERR_MAX, "text region 0x%llx+0x%llx is not a power of two aligned "
-			 "to its size in the top 2 GiB", (unsigned long long)layout->text,
+			 "to its size in the top or bottom 2 GiB", (unsigned long long)layout->text,
 			 (unsigned long long)size);
 		return -1;
 	}

@@ -1,9 +1,13 @@
 // SPDX-License-Identifier: BSD-2-Clause
 /*
- * Misbehaving: changes the cache's state, then recurses without end
- * until it runs off the kernel stack into the guard page below it. The
- * page fault cannot be delivered on that stack, so the CPU raises a
- * double fault (on its own stack), which aborts the graft.
+ * Misbehaving: changes the cache's state, then recurses without end.
+ * Sandboxed, it runs on its window's stack (arch/x86/include/arch/sfi.h),
+ * whose stack guard wraps a frame adjustment around inside the stack:
+ * it runs off one end or the other, into unmapped space. Below, the
+ * page fault of a push cannot be delivered on that stack, so the CPU
+ * raises a double fault (on its own stack); above, a store faults.
+ * Either aborts the graft. (Its trusted build runs off the kernel
+ * stack into the guard page below it: a double fault.)
  */
 #include "scribble.h"
 

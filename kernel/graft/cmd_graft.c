@@ -218,6 +218,49 @@ static int graft_txn(int argc, char **argv)
 	return 0;
 }
 
+/* `graft stat NAME`: one graft's counters, exact (a benchmark reads them). */
+static int graft_stat(int argc, char **argv)
+{
+	if (argc != 3) {
+		printk("graft: usage: graft stat NAME\n");
+		return -EINVAL;
+	}
+	struct graft *g = named_graft(argv[2]);
+	if (!g)
+		return -ENOENT;
+	printk("graft %s: invocations %llu commits %llu aborts %llu cycles %llu mode %s text %zu\n",
+	       g->name, (unsigned long long)READ_ONCE(g->invocations),
+	       (unsigned long long)READ_ONCE(g->commits), (unsigned long long)READ_ONCE(g->aborts),
+	       (unsigned long long)READ_ONCE(g->cycles),
+	       g->builtin ? "built-in" : g->sandboxed ? "sandboxed" : "trusted",
+	       (size_t)(g->code_end - g->code_start));
+	return 0;
+}
+
+/* `graft verify NAME`: the sandbox's verifier again over a loaded graft, timed. */
+static int graft_verify(int argc, char **argv)
+{
+	char err[SFI_ERR_MAX + 32];
+	uint64_t cycles = 0;
+
+	if (argc != 3) {
+		printk("graft: usage: graft verify NAME\n");
+		return -EINVAL;
+	}
+	struct graft *g = named_graft(argv[2]);
+	if (!g)
+		return -ENOENT;
+	int rc = graft_reverify(g, &cycles, err, sizeof(err));
+	if (rc) {
+		printk("graft: verify %s: %s\n", g->name, err);
+		return rc;
+	}
+	printk("graft %s: verified %zu bytes of text in %llu cycles\n", g->name,
+	       (size_t)(g->code_end - g->code_start),
+	       (unsigned long long)cycles);
+	return 0;
+}
+
 static int cmd_graft(int argc, char **argv)
 {
 	static const struct {
@@ -227,14 +270,14 @@ static int cmd_graft(int argc, char **argv)
 		{ "points", graft_points_cmd }, { "avail", graft_avail },
 		{ "install", graft_install_cmd }, { "remove", graft_remove_cmd },
 		{ "list", graft_list }, { "budget", graft_budget }, { "locks", graft_locks },
-		{ "txn", graft_txn },
+		{ "txn", graft_txn }, { "stat", graft_stat }, { "verify", graft_verify },
 	};
 
 	for (size_t i = 0; argc >= 2 && i < ARRAY_SIZE(subs); i++)
 		if (!strcmp(argv[1], subs[i].name))
 			return subs[i].fn(argc, argv);
-	printk("graft: usage: graft points|avail|install|remove|list|budget|locks|txn ...\n");
+	printk("graft: usage: graft points|avail|install|remove|list|budget|locks|txn|stat|verify ...\n");
 	return -EINVAL;
 }
-SHELL_COMMAND(graft, "points|avail|install|remove|list|budget|locks|txn ...",
+SHELL_COMMAND(graft, "points|avail|install|remove|list|budget|locks|txn|stat|verify ...",
 	      "graft points, loaded grafts, installing and removing them", cmd_graft);

@@ -39,6 +39,7 @@
 #include <scion/channel.h>
 #include <scion/symtab.h>
 #include <arch/mmu.h>
+#include <arch/cpu.h>
 #include "graft_internal.h"
 #include "elf_load.h"
 
@@ -69,7 +70,7 @@ static void *load_alloc(void *opaque, enum graft_region region, size_t size)
 	if (!va)
 		return NULL;
 	if (region == GRAFT_REGION_TEXT && ctx->mode == GRAFT_SANDBOXED)
-		arch_sfi_text_init((uint8_t *)va, size);
+		arch_sfi_text_init((uint8_t *)va, va, size, (uintptr_t)arch_sfi_exit);
 	ctx->region[region] = va;
 	ctx->region_size[region] = size;
 	return (void *)va;
@@ -104,8 +105,8 @@ static bool is_exported_entry(void *opaque, uint64_t addr)
 	return false;
 }
 
-/* Step 3: the verifier over the text, then the windows. 0, or -1 with err filled. */
-static int sandbox(struct graft *g, char *err, size_t errlen)
+/* The verifier over g's text as loaded. 0, or -1 with err filled. */
+static int verify_text(const struct graft *g, char *err, size_t errlen)
 {
 	const struct sfi_layout layout = {
 		.text = g->region[GRAFT_REGION_TEXT], .text_size = g->region_size[GRAFT_REGION_TEXT],
@@ -121,15 +122,34 @@ static int sandbox(struct graft *g, char *err, size_t errlen)
 	}
 	int rc = sfi_verify((const uint8_t *)layout.text, &layout, marks, why);
 	kfree(marks);
-	if (rc) {
+	if (rc)
 		snprintf(err, errlen, "%s", why);
+	return rc ? -1 : 0;
+}
+
+/* Step 3: the verifier over the text, then the windows. 0, or -1 with err filled. */
+static int sandbox(struct graft *g, char *err, size_t errlen)
+{
+	if (verify_text(g, err, errlen))
 		return -1;
-	}
-	if (arch_sfi_create(&g->sfi, layout.text, layout.text_size, layout.data, layout.data_size,
-			    err, errlen))
+	if (arch_sfi_create(&g->sfi, g->region[GRAFT_REGION_TEXT], g->region_size[GRAFT_REGION_TEXT],
+			    g->region[GRAFT_REGION_DATA], g->region_size[GRAFT_REGION_DATA], err, errlen))
 		return -1;
 	g->sandboxed = true;
 	return 0;
+}
+
+int graft_reverify(const struct graft *g, uint64_t *cycles, char *err, size_t errlen)
+{
+	if (!g->sandboxed) {
+		snprintf(err, errlen, "'%s' is %s: it was not verified", g->name,
+			 g->builtin ? "built into the kernel" : "trusted");
+		return -EINVAL;
+	}
+	uint64_t start = arch_cycles();
+	int rc = verify_text(g, err, errlen);
+	*cycles = arch_cycles() - start;
+	return rc ? -ENOEXEC : 0;
 }
 
 static const struct graft_load_ops load_ops = {

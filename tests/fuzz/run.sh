@@ -23,7 +23,7 @@ OUT=$BUILD/fuzz
 CFLAGS="-std=gnu11 -g -O1 -Wall -Wextra -Werror -fno-omit-frame-pointer
 	-fsanitize=fuzzer,address,undefined -fno-sanitize-recover=undefined
 	-Itests/host/include -Ikernel/include -Ikernel -Itests/fuzz -Iarch/x86/include -Iarch/x86
-	-Igrafts/include"
+	-Igrafts/include -I$BUILD/gen"
 
 case $SECONDS_PER_TARGET in
 ''|*[!0-9]*) echo "usage: $0 [seconds]" >&2; exit 2 ;;
@@ -41,6 +41,8 @@ sources() {
 	multiboot2) echo boot/x86_64/multiboot.c ;;
 	glob) echo kernel/lib/glob.c ;;
 	insn) echo arch/x86/insn_decode.c "$BUILD/gen/x86_opcodes.c" ;;
+	sfi_verify) echo arch/x86/sfi_verify.c arch/x86/sfi_text.c arch/x86/insn_decode.c \
+		"$BUILD/gen/x86_opcodes.c" "$BUILD/gen/x86_encodings.c" tests/fuzz/sfi_stubs.S ;;
 	graft_elf) echo kernel/graft/elf_load.c kernel/graft/elf_reloc.c ;;
 	chan_frame) echo kernel/channel/frame.c ;;
 	dif) echo kernel/trace/dif_verify.c kernel/trace/dif_exec.c kernel/trace/dif_subr.c \
@@ -64,6 +66,7 @@ max_len() {
 	multiboot2) echo 16384 ;;
 	glob) echo 1000 ;;
 	insn) echo 20 ;;
+	sfi_verify) echo 8160 ;;
 	graft_elf) echo 16384 ;;
 	chan_frame) echo 4096 ;;
 	dif) echo 1024 ;;
@@ -84,6 +87,14 @@ seed() {
 	glob) printf 'a*[b-d]?\\*[!x]\000abcq*y' >"$dir/seed" ;;
 	insn) printf '\x48\x8b\x05\x10\x00\x00\x00' >"$dir/seed"; printf '\xc4\xe2\x79\x18\x04\x24' >"$dir/seed2" ;;
 	graft_elf) cp "$BUILD/host/graft_fixture.graft" "$dir/seed" ;;
+	sfi_verify)
+		# The code of every sandboxed graft (its masks are completed by the target).
+		for g in "$BUILD"/grafts/*.graft "$BUILD"/grafts/bad/*.graft; do
+			[ -f "$g" ] || continue
+			f=${g##*/}
+			objcopy -O binary --only-section=.text "$g" "$dir/seed-${f%.graft}"
+		done
+		;;
 	chan_frame) printf '\254\134\001\002\001\000\000\000\002\000\000\000\0\0\0\0ok\0\0\0\0' >"$dir/seed" ;;
 	sim_replay)
 		# 4 buffers, 17 blocks; requests (56 bytes: size, type 1, cpu, seq, time, tid,

@@ -153,8 +153,8 @@ HOST_TEST(sfi_checks_the_region)
 	CHECK(t, verify(text, &l, err) == -1 && strstr(err, "entry point 0xffffffffc2000008 is not a bundle start"),
 	      "%s", err);
 	l = layout;
-	l.text = 0x400000;
-	CHECK(t, verify(text, &l, err) == -1 && strstr(err, "top 2 GiB"), "%s", err);
+	l.text = 0x400000000ull;
+	CHECK(t, verify(text, &l, err) == -1 && strstr(err, "top or bottom 2 GiB"), "%s", err);
 
 	/* Code that runs off the end: the last instruction falls through. */
 	memset(text, 0, TEXT_SIZE);

@@ -30,11 +30,15 @@ NOTE_START = f".pushsection {sfi.NOTE_SECTION}"
 
 def rewrite_body(src, path="snippet.s"):
     """The rewriter's output for src without its first line (the bundle
-    mode) and the note, whitespace normalised, and its errors."""
+    mode), the pad that ends the code at a bundle boundary (checked by
+    job_rules' code-ends-on-a-bundle) and the note, whitespace
+    normalised, and its errors."""
     out, errors = sfi.rewrite(path, src)
     lines = out.splitlines()[1:]
     if any(line.strip().startswith(NOTE_START) for line in lines):
         lines = lines[:next(i for i, l in enumerate(lines) if l.strip().startswith(NOTE_START))]
+    if lines and lines[-1].strip() == f".p2align {sfi.SFI_BUNDLE_SHIFT}":
+        lines = lines[:-1]
     return [" ".join(line.split()) for line in lines], errors
 
 
@@ -142,6 +146,16 @@ def job_rules(ctx):
     expect_rewrite(ctx, "pushsection", "\t.text\n\t.pushsection .data\nx:\n\t.long 1\n"
                    "\t.popsection\n\tret\n", "\n".join(
                        [".text", ".pushsection .data", "x:", ".long 1", ".popsection"] + RET))
+    # Code leaves each executable section at a bundle boundary, so the
+    # loader's ud2 fill after it starts on one.
+    out, _ = sfi.rewrite("snippet.s", text + "\tnop\n\t.pushsection .data\n\t.long 1\n"
+                         "\t.popsection\n\tnop\n")
+    body = [" ".join(l.split()) for l in out.splitlines()[1:]]
+    body = body[:next(i for i, l in enumerate(body) if l.startswith(NOTE_START))]
+    ctx.result("code-ends-on-a-bundle", body == [
+        ".text", "nop", ".p2align 5", ".pushsection .data", ".long 1", ".popsection", "nop",
+        ".p2align 5"], body)
+
     # The output's frame: bundle mode first, the note last.
     out, _ = sfi.rewrite("snippet.s", text)
     lines = [" ".join(line.split()) for line in out.splitlines()]

@@ -9,6 +9,9 @@
 /*
  * ktest_graft_install - the kernel function fn as a built-in graft named
  * name, installed at point for every thread (tid 0) or thread tid.
+ * A point still at its default budget gets a budget of 1 s (a loaded
+ * host must not abort what the test expects to commit); a test that set
+ * a budget keeps it.
  * Return value: the graft, or NULL with the test failed (and nothing left
  * behind). The caller removes and destroys it.
  */

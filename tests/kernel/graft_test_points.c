@@ -78,17 +78,59 @@ uint64_t *test_cells(void)
 	return cells;
 }
 
-/* Shell: `testpoint A B` calls test.method(A, B); `testpoint event V` fires test.event. */
+/*
+ * Kernel data that no sandboxed graft may reach, for the sandbox's
+ * tests (`testpoint canary`): its address goes to a graft as an
+ * argument, its checksum shows whether anything wrote it.
+ */
+#define CANARY_WORDS 512
+#define CANARY_PATTERN 0x5c10ca7a00000000ull
+static uint64_t canary[CANARY_WORDS];
+
+static void canary_fill(void)
+{
+	for (unsigned i = 0; i < CANARY_WORDS; i++)
+		canary[i] = CANARY_PATTERN | i;
+}
+
+/* FNV-1a over the canary's bytes. */
+static uint64_t canary_checksum(void)
+{
+	const uint8_t *p = (const uint8_t *)canary;
+	uint64_t h = 0xcbf29ce484222325ull;
+	for (size_t i = 0; i < sizeof(canary); i++)
+		h = (h ^ p[i]) * 0x100000001b3ull;
+	return h;
+}
+
+static int canary_command(bool fill)
+{
+	if (fill || !canary[0])
+		canary_fill();
+	printk("canary at 0x%llx, %zu bytes, checksum 0x%016llx\n",
+	       (unsigned long long)(uintptr_t)canary, sizeof(canary),
+	       (unsigned long long)canary_checksum());
+	return 0;
+}
+
+/*
+ * Shell: `testpoint A B` calls test.method(A, B); `testpoint event V`
+ * fires test.event; `testpoint canary [fill]` shows (refills) the canary.
+ */
 static int cmd_testpoint(int argc, char **argv)
 {
 	uint64_t a, b;
+	if (argc >= 2 && !strcmp(argv[1], "canary") &&
+	    (argc == 2 || (argc == 3 && !strcmp(argv[2], "fill"))))
+		return canary_command(argc == 3);
 	if (argc == 3 && !strcmp(argv[1], "event") && !parse_u64(argv[2], &a, false)) {
 		test_event_slot(a);
 		printk("test.event(%llu) delivered\n", (unsigned long long)a);
 		return 0;
 	}
 	if (argc != 3 || parse_u64(argv[1], &a, false) || parse_u64(argv[2], &b, false)) {
-		printk("testpoint: usage: testpoint A B | testpoint event V (non-negative numbers)\n");
+		printk("testpoint: usage: testpoint A B | testpoint event V (non-negative numbers) | "
+		       "testpoint canary [fill]\n");
 		return -EINVAL;
 	}
 	long r = test_method_slot((long)a, (long)b);
@@ -97,5 +139,6 @@ static int cmd_testpoint(int argc, char **argv)
 	       (unsigned long long)cells[1], (unsigned long long)cells[2], (unsigned long long)cells[3]);
 	return 0;
 }
-SHELL_COMMAND(testpoint, "A B | event V", "call the graft point test.method (or fire test.event)",
+SHELL_COMMAND(testpoint, "A B | event V | canary [fill]",
+	      "call the graft point test.method (or fire test.event; or show the sandbox tests' canary)",
 	      cmd_testpoint);

@@ -27,6 +27,8 @@ uint64_t *test_cells(void);
 volatile uintptr_t graft_test_bad_address = 0x18;
 volatile long graft_test_zero;
 
+#define KTEST_GRAFT_BUDGET_US 1000000
+
 struct graft *ktest_graft_install(struct ktest_ctx *t, const char *name, const char *point,
 				  void *fn, uint64_t tid)
 {
@@ -41,6 +43,13 @@ struct graft *ktest_graft_install(struct ktest_ctx *t, const char *name, const c
 		graft_destroy_builtin(g);
 		return NULL;
 	}
+	/*
+	 * A test that did not choose a budget gets a wide one: the budget is
+	 * guest time, which under TCG passes with the host's, and a loaded
+	 * host must not abort a graft the test expects to commit.
+	 */
+	if (READ_ONCE(g->point->state->budget_us) == g->point->default_budget_us)
+		graft_point_set_budget(g->point, KTEST_GRAFT_BUDGET_US);
 	return g;
 }
 

@@ -41,7 +41,9 @@
  * instruction crosses a bundle boundary, so every bundle start is an
  * instruction start. The text region is aligned to its size, a power of
  * two P, and filled to P with ud2 after the code; indirect targets are
- * masked into it at bundle starts.
+ * masked into it at bundle starts. Its base must be what a sign-extended
+ * 32-bit immediate can say (the kernel's graft area is in the top 2 GiB;
+ * the host fuzzer's text is in the bottom 2 GiB).
  *
  * What the verifier accepts (and the rewriter emits), instruction by
  * instruction, in one linear decode of the text region:
@@ -144,12 +146,15 @@ struct arch_sfi {
 uint64_t arch_sfi_text_size(uint64_t bytes);
 
 /*
- * arch_sfi_text_init - Overview: fill a fresh text region (mapped
- *   writable at text, size from arch_sfi_text_size) with ud2 and write
- *   the exit stub (jmp to arch_sfi_exit) in its last bundle, before the
- *   loader copies the sections in. Caller's context: the loading thread.
+ * arch_sfi_text_init - Overview: fill a fresh text region with ud2 and
+ *   write the exit stub (jmp exit_gate) in its last bundle, before the
+ *   loader copies the sections in.
+ * Arguments: text, the region's bytes (writable); text_addr, where it
+ *   runs; size, from arch_sfi_text_size; exit_gate, arch_sfi_exit in
+ *   the kernel (within rel32 of text_addr).
+ * Caller's context: any; touches only text.
  */
-void arch_sfi_text_init(uint8_t *text, uint64_t size);
+void arch_sfi_text_init(uint8_t *text, uint64_t text_addr, uint64_t size, uint64_t exit_gate);
 
 /*
  * arch_sfi_create - Overview: map a window for every CPU online: a

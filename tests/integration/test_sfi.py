@@ -1,0 +1,215 @@
+# SPDX-License-Identifier: BSD-2-Clause
+"""Software fault isolation for grafts (arch/x86/include/arch/sfi.h), on a
+booted kernel over the control channel:
+
+- hostile graft objects written in assembly (grafts/hostile/), a graft
+  built without the sandboxing step and a sandboxed graft edited after
+  it, are each refused at load with the line that names the offending
+  instruction and its offset; none is loaded, none runs;
+- every example graft, sandboxed, behaves exactly as its trusted build
+  (build/grafts/trusted/, loaded with --trusted under the name
+  NAME-trusted) on the same workload;
+- sandboxed grafts that misbehave at run time (a wild store through a
+  pointer to kernel data, a forged return address) abort, and the
+  kernel data they aimed at (the canary) keeps its checksum; the trusted
+  build of the wild store does change it, so the check can see damage.
+"""
+
+import os
+import re
+import sys
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from common import graft_path, poweroff  # noqa: E402
+from test_channel import channel_boot, scion  # noqa: E402
+
+OFFENCE = r"offset (0x[0-9a-f]+): (\S+) \(([0-9a-f .]+)\): (.*)"
+# Each hostile object: the offset of the offending instruction (None:
+# wherever it lands), its mnemonic, and what the verifier says.
+HOSTILE = {
+    "store_kernel_text": ("0x0", "mov", "store to 0xffffffff80100000, outside the graft's data"),
+    "store_unmasked": ("0x0", "mov", "store through an unmasked register"),
+    "return_address": (None, "ret", "ret is not allowed"),
+    "jump_mid_instruction": ("0x0", "jmp", "branch to 0x3, inside an instruction"),
+    "jump_kernel": (None, "jmp", "indirect branch not through %r14"),
+    "jump_kernel_masked": (None, "jmp", "indirect branch not masked into the graft's text"),
+    "jump_past_mask": ("0x0", "jmp", "past the check of a guarded sequence"),
+    "cli": ("0x0", "cli", "instruction not allowed in a sandboxed graft"),
+    "mov_cr0": ("0x0", "mov", "instruction not allowed in a sandboxed graft"),
+    "port_out": (None, "out", "instruction not allowed in a sandboxed graft"),
+    "hidden_privileged": ("0x0", "jmp", "branch to 0x3, inside an instruction"),
+}
+OR_R15_R14 = bytes.fromhex("4d09fe")        # or %r15, %r14: the stack guard's second step
+NOPL = bytes.fromhex("0f1f00")              # nopl (%rax), as long
+
+
+def trusted_path(ctx, name):
+    for sub in ("", "bad"):
+        path = os.path.join(ctx.build, "grafts", "trusted", sub, name + ".graft")
+        if os.path.exists(path):
+            return path
+    raise FileNotFoundError(f"trusted/{name}.graft is not built (make grafts)")
+
+
+def refusal(ctx, sock, path, *flags):
+    """(exit status, the offence fields or None, the whole output) of loading path."""
+    rc, out, err = scion(ctx, sock, "graft", "load", *flags, path)
+    text = out + err
+    m = re.search(rf"graft: {re.escape(os.path.basename(path))}: refused: {OFFENCE}$", text, re.M)
+    return rc, m, text
+
+
+def job_hostile_refused(ctx):
+    boot, sock = channel_boot(ctx, "sfi-hostile")
+    try:
+        for name, (offset, mnemonic, message) in HOSTILE.items():
+            path = os.path.join(ctx.build, "grafts", "hostile", name + ".graft")
+            rc, m, text = refusal(ctx, sock, path)
+            ok = (rc != 0 and m is not None and (offset is None or m[1] == offset)
+                  and m[2] == mnemonic and message in m[4] and text.count("\n") == 1)
+            ctx.result(f"hostile/{name}", ok, f"want offset {offset} {mnemonic}: {message}\n{text}")
+
+        # Built without the sandboxing step: its first unconfined instruction is named.
+        rc, m, text = refusal(ctx, sock, trusted_path(ctx, "evict_clock"))
+        ctx.result("unsandboxed-build-refused", rc != 0 and m is not None, text)
+
+        # Sandboxed, then edited: the stack guard's or %r15, %r14 becomes a nop.
+        edited = os.path.join(ctx.log_dir, f"{ctx.job}-edited_clock.graft")
+        image = open(graft_path(ctx, "evict_clock"), "rb").read()
+        at = image.find(OR_R15_R14)
+        ctx.result("edit-found-stack-guard", at >= 0, "no or %r15, %r14 in evict_clock.graft")
+        with open(edited, "wb") as f:
+            f.write(image[:at] + NOPL + image[at + len(NOPL):])
+        rc, m, text = refusal(ctx, sock, edited)
+        ctx.result("edited-graft-refused", rc != 0 and m is not None and m[2] == "mov" and
+                   "mov to %rsp not preceded, in its bundle" in m[4], text)
+
+        # The two modes do not mix: a sandboxed build cannot run unconfined.
+        rc, out, err = scion(ctx, sock, "graft", "load", "--trusted", graft_path(ctx, "evict_clock"))
+        ctx.result("sandboxed-build-refused-trusted",
+                   rc != 0 and "built by the sandboxing step" in out + err, out + err)
+
+        rc, out, err = scion(ctx, sock, "shell", "graft", "list")
+        hostile = [n.replace("_", "-") for n in HOSTILE] + ["clock", "clock-trusted"]
+        ctx.result("none-loaded", rc == 0 and not any(re.search(rf"^{n}\s", out, re.M)
+                                                      for n in hostile), out + err)
+        rc, out, err = scion(ctx, sock, "shell", "text", "verify")
+        ctx.result("kernel-text-intact", rc == 0 and "identical" in out, out + err)
+        rc, out, err = scion(ctx, sock, "shell", "testpoint", "2", "40")
+        ctx.result("kernel-fine", "= 42" in out, out + err)
+    finally:
+        poweroff(ctx, boot)
+
+
+def load_both(ctx, sock, name):
+    """Load NAME sandboxed and NAME-trusted; returns whether both loaded."""
+    rc1, out1, err1 = scion(ctx, sock, "graft", "load", graft_path(ctx, name))
+    rc2, out2, err2 = scion(ctx, sock, "graft", "load", "--trusted", trusted_path(ctx, name))
+    ok = rc1 == 0 and rc2 == 0 and ", trusted)" in out2 and ", trusted)" not in out1
+    ctx.result(f"load/{name}", ok, out1 + err1 + out2 + err2)
+    return ok
+
+
+def under(ctx, sock, graft, commands):
+    """The outputs of commands run with graft installed, then removed."""
+    scion(ctx, sock, "shell", "graft", "install", graft)
+    outs = []
+    for command in commands:
+        rc, out, err = scion(ctx, sock, "shell", *command.split())
+        outs.append(re.sub(r"\d+ cycles", "N cycles", out + err))
+    scion(ctx, sock, "shell", "graft", "remove", graft)
+    return outs
+
+
+# Each example graft: the graft (file) name, its manifest name, and a workload
+# whose output depends only on its decisions.
+EXAMPLES = [
+    ("evict_clock", "clock", ["bcache reset", "bcache run random n=400 seed=11", "bcache stats"]),
+    ("evict_2q", "2q", ["bcache reset", "bcache run random n=400 seed=11",
+                        "bcache run seq n=120 start=500", "bcache stats"]),
+    ("readahead_stride", "stride", ["bcache reset", "bcache run stride n=200 stride=3",
+                                    "bcache stats"]),
+    ("readahead_recorded", "recorded", ["bcache reset", "bcache run seq n=150 start=40",
+                                        "bcache run seq n=150 start=40", "bcache stats"]),
+    ("test_scale", "scale", ["testpoint 6 7", "testpoint 1000 3"]),
+    ("sched_fair", "fair", ["sched order 6"]),
+    ("sched_lifo", "lifo", ["sched order 6"]),
+]
+
+
+def job_sandboxed_like_trusted(ctx):
+    boot, sock = channel_boot(ctx, "sfi-equal", smp=2, single_thread_tcg=True)
+    try:
+        for name, graft, commands in EXAMPLES:
+            if not load_both(ctx, sock, name):
+                continue
+            sandboxed = under(ctx, sock, graft, commands)
+            trusted = under(ctx, sock, graft + "-trusted", commands)
+            ctx.result(f"same/{name}", sandboxed == trusted and all(sandboxed),
+                       "sandboxed:\n" + "".join(sandboxed) + "trusted:\n" + "".join(trusted))
+        rc, out, err = scion(ctx, sock, "graft", "list", "--json")
+        ctx.result("no-aborts", rc == 0 and '"aborts": 0' in out and not re.search(
+            r'"aborts": [1-9]', out), out + err)
+        rc, out, err = scion(ctx, sock, "shell", "graft", "list")
+        ctx.result("modes-listed", re.search(r"^clock\s.*\ssandboxed$", out, re.M) is not None and
+                   re.search(r"^clock-trusted\s.*\strusted$", out, re.M) is not None, out + err)
+    finally:
+        poweroff(ctx, boot)
+
+
+def canary(ctx, sock, *fill):
+    rc, out, err = scion(ctx, sock, "shell", "testpoint", "canary", *fill)
+    m = re.search(r"canary at (0x[0-9a-f]+), \d+ bytes, checksum (0x[0-9a-f]+)", out)
+    return (int(m[1], 16), m[2]) if m else (None, out + err)
+
+
+def job_runtime_confinement(ctx):
+    boot, sock = channel_boot(ctx, "sfi-confined", smp=2, single_thread_tcg=True)
+    try:
+        address, clean = canary(ctx, sock, "fill")
+        ctx.result("canary", address is not None, clean)
+        # runaway_return's 6 words run over its four-word array and its return
+        # address (the exit stub's), not past the top of its stack.
+        for name, args in (("wild_store", f"{address} 12345"), ("runaway_return", f"{address} 6")):
+            graft = name.replace("_", "-")
+            rc, out, err = scion(ctx, sock, "graft", "load", graft_path(ctx, name))
+            ctx.result(f"{name}/loaded", rc == 0, out + err)
+            outs = under(ctx, sock, graft, [f"testpoint {args}"])
+            a, b = (int(x) for x in args.split())
+            default = (a + b + 2**63) % 2**64 - 2**63       # test.method's a + b, as a long
+            ctx.result(f"{name}/aborted-default-result",
+                       f"= {default};" in outs[0] and f"'{graft}' aborted at test.method" in
+                       outs[0], outs[0])
+            _, checksum = canary(ctx, sock)
+            ctx.result(f"{name}/canary-intact", checksum == clean, f"{checksum} != {clean}")
+        rc, out, err = scion(ctx, sock, "shell", "text", "verify")
+        ctx.result("kernel-text-intact", rc == 0 and "identical" in out, out + err)
+
+        # The same wild store, trusted: the damage the sandbox prevents shows.
+        rc, out, err = scion(ctx, sock, "graft", "load", "--trusted",
+                             trusted_path(ctx, "wild_store"))
+        outs = under(ctx, sock, "wild-store-trusted", [f"testpoint {address} 12345"])
+        _, checksum = canary(ctx, sock)
+        ctx.result("trusted-wild-store-writes-kernel-data", rc == 0 and checksum != clean,
+                   f"{out}{err}{outs[0]}checksum {checksum}")
+        _, refilled = canary(ctx, sock, "fill")
+        ctx.result("canary-refilled", refilled == clean, refilled)
+    finally:
+        poweroff(ctx, boot)
+
+
+def job_trusted_is_explicit(ctx):
+    """An unsandboxed build is refused unless --trusted says so; then it loads, marked."""
+    boot, sock = channel_boot(ctx, "sfi-trusted")
+    try:
+        path = trusted_path(ctx, "test_scale")
+        rc, m, text = refusal(ctx, sock, path)
+        ctx.result("default-refuses", rc != 0 and m is not None, text)
+        rc, out, err = scion(ctx, sock, "graft", "load", "--trusted", path)
+        ctx.result("trusted-loads", rc == 0 and "'scale-trusted' for test.method (version 1, "
+                   "trusted)" in out, out + err)
+        outs = under(ctx, sock, "scale-trusted", ["testpoint 6 7"])
+        ctx.result("trusted-runs", "= 42;" in outs[0], outs[0])
+    finally:
+        poweroff(ctx, boot)
+
