@@ -10,13 +10,17 @@
  *
  *   scion-sim policies
  *   scion-sim replay TRACE --policy P [--policy Q ...] [--log LOG]
- *                    [--model HIT_NS,MISS_NS] [--out DIR] [--progress] [-v]
+ *                    [--model HIT_NS,MISS_NS] [--follow] [--out DIR]
+ *                    [--progress] [-v]
  *
  * TRACE is a recording directory (its trace.bin and log.bin) or a
  * trace file; its header's module chooses the replay (--model is the
- * block cache's only). The recorded log, when there is one, calibrates the
- * latency model and is the reference each policy's log is compared
- * with. Files are read whole and checked before anything is replayed;
+ * block cache's only, --follow the scheduler's). The recorded log, when
+ * there is one, calibrates the latency model and is the reference each
+ * policy's log is compared with. --follow replays a sched recording's
+ * trace and log together, asking each policy at each recorded pick
+ * (kernel/sim/sched_follow.h) instead of the open-loop model; it needs
+ * the log (the directory's log.bin, or --log LOG). Files are read whole and checked before anything is replayed;
  * a truncated or corrupt one is refused with one line, and no log of a
  * failed replay is left looking complete (written to NAME.part, renamed
  * at the end).
@@ -132,6 +136,12 @@ int log_close(struct log_file *lf, uint64_t records, int err, const char *why)
 	return 0;
 }
 
+void log_discard(struct log_file *lf)
+{
+	fclose(lf->fp);
+	unlink(lf->part);
+}
+
 struct log_out {
 	FILE *fp;
 	struct stream_file *reference;	/* the recorded log, or NULL */
@@ -221,7 +231,7 @@ static int usage(void)
 {
 	fprintf(stderr, "usage: scion-sim policies\n"
 			"       scion-sim replay TRACE --policy P [--policy Q ...] [--log LOG] "
-			"[--model HIT_NS,MISS_NS] [--out DIR] [--progress] [-v]\n");
+			"[--model HIT_NS,MISS_NS] [--follow] [--out DIR] [--progress] [-v]\n");
 	return 2;
 }
 
@@ -246,7 +256,7 @@ static int replay(int argc, char **argv)
 {
 	const char *policies[MAX_POLICIES], *trace_arg = NULL, *log_arg = NULL, *out = NULL;
 	struct sim_model model = { 0 };
-	bool model_given = false, progress = isatty(2);
+	bool model_given = false, follow = false, progress = isatty(2);
 	int npolicies = 0;
 
 	for (int i = 2; i < argc; i++) {
@@ -262,7 +272,9 @@ static int replay(int argc, char **argv)
 			if (sscanf(argv[++i], "%lu,%lu%c", &model.hit_ns, &model.miss_ns, &tail) != 2)
 				return fail("--model %s: give HIT_NS,MISS_NS", argv[i]);
 			model_given = true;
-		} else if (!strcmp(a, "--progress"))
+		} else if (!strcmp(a, "--follow"))
+			follow = true;
+		else if (!strcmp(a, "--progress"))
 			progress = true;
 		else if (!strcmp(a, "--no-progress"))
 			progress = false;
@@ -305,10 +317,13 @@ static int replay(int argc, char **argv)
 			    trace.path, (int)sizeof(trace.header.module), trace.header.module);
 	if (sched && model_given)
 		return fail("%s: a sched trace: --model is the block cache's", trace.path);
+	if (!sched && follow)
+		return fail("%s: a bcache trace: --follow is the scheduler's (a block cache replay "
+			    "always follows its trace)", trace.path);
 	if (sched)
 		return out_directory(out, dir, out_dir, sizeof(out_dir)) ||
 		       sim_sched_replay(&trace, have_log ? &log : NULL, policies, npolicies, out_dir,
-					progress);
+					progress, follow);
 	if (sim_check_header(&trace.header, REC_STREAM_TRACE, why, sizeof(why)))
 		return fail("%s: %s", trace.path, why);
 	if (have_log && sim_check_header(&log.header, REC_STREAM_LOG, why, sizeof(why)))

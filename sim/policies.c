@@ -139,11 +139,11 @@ static struct thread *graft_pick_next(struct cpu *c)
 		? (struct thread *)(uintptr_t)r : sched_default_pick_next(c);
 }
 
-void sim_host_sched_use(struct sched_sim *sim, const char *name)
+void sim_host_sched_use(struct sched_runq *rq, const char *name)
 {
 	pick_chosen = strcmp(name, SCHED_SIM_DEFAULT_POLICY) ? find(name) : NULL;
 	pick_slot = pick_chosen ? graft_pick_next : sched_default_pick_next;
-	sim->rq.pick_next = &pick_slot;
+	rq->pick_next = &pick_slot;
 	aborts = 0;
 }
 

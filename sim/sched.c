@@ -8,7 +8,8 @@
  * prints it (kernel/sim/cmd_sim_sched.c): a row per policy beside the
  * live one's, then each thread's wait and done ticks under every
  * policy. Every policy is checked before anything runs; a log is
- * written to NAME.log.bin.part and renamed only once whole.
+ * written to NAME.log.bin.part and renamed only once whole. --follow
+ * (the recorded history instead of the open-loop model) is follow.c's.
  */
 #include <errno.h>
 #include <stdio.h>
@@ -52,7 +53,7 @@ static int simulate(struct stream_file *trace, const char *name, const char *out
 
 	if (sched_sim_build(sim, &trace->header, reader(trace), why, sizeof(why)))
 		return fail("%s: %s", trace->path, why);
-	sim_host_sched_use(sim, name);
+	sim_host_sched_use(&sim->rq, name);
 	sched_sim_policy_format(name, policy, sizeof(policy));
 	snprintf(path, sizeof(path), "%s/%s.log.bin", out_dir, name);
 	struct log_file lf;
@@ -102,7 +103,8 @@ static int describe(struct stream_file *trace, struct stream_file *log, struct s
 }
 
 int sim_sched_replay(struct stream_file *trace, struct stream_file *log,
-		     const char *const *policies, int npolicies, const char *out_dir, bool progress)
+		     const char *const *policies, int npolicies, const char *out_dir, bool progress,
+		     bool follow)
 {
 	char why[300], names[MAX_POLICIES][32], line[512];
 	static struct sched_sim base, sim;
@@ -115,6 +117,8 @@ int sim_sched_replay(struct stream_file *trace, struct stream_file *log,
 		if (sched_sim_policy_parse(policies[k], sim_host_sched_known, names[k],
 					   sizeof(names[k]), why, sizeof(why)))
 			return fail("%s is a sched trace: %s", trace->path, why);
+	if (follow)
+		return sim_sched_follow(trace, log, names, npolicies, out_dir, progress);
 	if (describe(trace, log, &base))
 		return 1;
 	size_t cells = (size_t)npolicies * (base.nthreads ? base.nthreads : 1);

@@ -19,7 +19,7 @@ SIM_CFLAGS := -std=gnu11 -O2 -g -Wall -Wextra -Werror -fno-strict-aliasing \
 SIM_KERNEL_SRCS := kernel/bcache/cache.c kernel/bcache/api.c kernel/bcache/policy_default.c \
 	kernel/sim/replay.c kernel/sim/policy_names.c kernel/lib/errno.c \
 	kernel/sched/runq.c kernel/sched/api.c kernel/sched/policy_default.c \
-	kernel/sim/sched_replay.c kernel/sim/sched_format.c
+	kernel/sim/sched_replay.c kernel/sim/sched_follow.c kernel/sim/sched_format.c
 SIM_SRCS := $(sort $(wildcard sim/*.c))
 SIM_HEADERS := $(wildcard sim/*.h kernel/sim/*.h kernel/bcache/cache.h kernel/include/scion/*.h \
 	grafts/include/graft/*.h)

@@ -2,8 +2,9 @@
 /*
  * The host simulator's own interfaces (sim/): its environment (env.c),
  * its policies (policies.c), the command (main.c) and its scheduler
- * replay (sched.c). The replays themselves are the kernel's,
- * kernel/sim/replay.c and sched_replay.c, built here unchanged.
+ * replays (sched.c, follow.c). The replays themselves are the kernel's,
+ * kernel/sim/replay.c, sched_replay.c and sched_follow.c, built here
+ * unchanged.
  */
 #ifndef SIM_HOST_H
 #define SIM_HOST_H
@@ -12,7 +13,7 @@
 #include <stdint.h>
 #include <stdio.h>
 #include "../kernel/sim/replay.h"
-#include "../kernel/sim/sched_replay.h"
+#include "../kernel/sim/sched_follow.h"
 
 extern bool sim_verbose;
 
@@ -61,20 +62,33 @@ FILE *log_open(struct log_file *lf, const struct stream_file *trace, const char 
  */
 int log_close(struct log_file *lf, uint64_t records, int err, const char *why);
 
+/* Close lf and remove its part, saying nothing (the caller says why). */
+void log_discard(struct log_file *lf);
+
 /*
  * sim_sched_replay - replay sched trace (loaded) with each of the
  *   pick-next policies named, writing OUT_DIR/NAME.log.bin each and
  *   printing the comparison (sched.c). log: the recorded log, or NULL.
+ *   follow: follow the recorded history instead of the open-loop model
+ *   (the log needed; OUT_DIR/NAME.follow.log.bin each; follow.c).
  * Return value: the exit status.
  */
 int sim_sched_replay(struct stream_file *trace, struct stream_file *log,
-		     const char *const *policies, int npolicies, const char *out_dir, bool progress);
+		     const char *const *policies, int npolicies, const char *out_dir, bool progress,
+		     bool follow);
+
+/*
+ * sim_sched_follow - the follow of sim_sched_replay, names checked
+ *   (follow.c). Return value: the exit status.
+ */
+int sim_sched_follow(struct stream_file *trace, struct stream_file *log, char names[][32],
+		     int npolicies, const char *out_dir, bool progress);
 
 /* Whether name is a pick-next policy here: "rr" or a sched.pick_next graft built in. */
 bool sim_host_sched_known(const char *name);
 
-/* Make sim's pick-next slot run the policy named (known). */
-void sim_host_sched_use(struct sched_sim *sim, const char *name);
+/* Make rq's pick-next slot run the policy named (known). */
+void sim_host_sched_use(struct sched_runq *rq, const char *name);
 
 /* Catch faults and the budget alarm inside grafts. Once, at start. */
 void sim_env_init(void);

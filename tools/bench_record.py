@@ -16,7 +16,13 @@ longer: SCHED_THREADS threads each alternating bursts of 0 to 3 ticks and
 sleeps of 1 to 6 (xorshift, seed 1) for SCHED_TICKS ticks, replayed on
 SCHED_CPUS CPUs once per pick-next policy; the figure is trace events per
 second of host time, the best of ROUNDS runs (guest side: recording
-overhead per scheduling event, kernel replay per event and per pick)."""
+overhead per scheduling event, kernel replay per event and per pick).
+
+For --follow, write_sched_history makes a recording (trace and log) as the
+live round robin would: the same kind of threads on the same CPUs, each
+pick the oldest queued thread; the figure is recorded picks per second
+of host time, the best of ROUNDS runs (guest side: a follow of the
+recorded yields, per pick)."""
 
 import os
 import random
@@ -84,6 +90,72 @@ def write_sched_trace(path):
     return len(records)
 
 
+def write_sched_history(trace_path, log_path):
+    """A recording as the live scheduler under round robin would make it (trace and log,
+    one sequence), for --follow: SCHED_THREADS threads each alternating bursts of 1 to 4
+    ticks and sleeps of 1 to 6 (xorshift, seed 1) on SCHED_CPUS CPUs for SCHED_TICKS
+    ticks. Each tick: the threads whose sleep is over become runnable (queued at the
+    tail, a fresh slice of 2); then each CPU in order charges its thread a tick, and
+    picks when the burst ended (the thread blocks) or the slice ran out (the thread goes
+    back to the tail first), or when it is idle and a thread is queued; round robin
+    picks the oldest queued. Returns (events, picks)."""
+    state, seq = [1], 0
+    events, picks = [], []
+    queue, running = [], [0] * SCHED_CPUS
+    left, wake, slice_ = {}, {}, {}
+    tids = [100 + i for i in range(SCHED_THREADS)]
+    for tid in tids:
+        wake[tid] = 0
+
+    def event(tick, tid, kind, cpu=0):
+        nonlocal seq
+        seq += 1
+        events.append(recfmt.SCHED_EVENT.pack(recfmt.SCHED_EVENT.size, recfmt.TYPE_SCHED_EVENT,
+                                              cpu, seq, tick, tick, tid, kind, -1))
+
+    def pick(tick, cpu, prev):
+        nonlocal seq
+        seq += 1
+        queued = len(queue)
+        chosen = queue.pop(0) if queue else 0
+        picks.append(recfmt.SCHED_PICK.pack(recfmt.SCHED_PICK.size, recfmt.TYPE_SCHED_PICK, cpu,
+                                            seq, tick, chosen, prev, cpu, queued))
+        running[cpu] = chosen
+
+    for tick in range(SCHED_TICKS):
+        for tid in tids:
+            if wake.get(tid) == tick:
+                del wake[tid]
+                left[tid] = 1 + xorshift(state) % 4
+                queue.append(tid)
+                slice_[tid] = 2
+                event(tick, tid, 1)
+        for cpu in range(SCHED_CPUS):
+            tid = running[cpu]
+            if tid:
+                event(tick, tid, 4, cpu)
+                left[tid] -= 1
+                slice_[tid] -= 1
+                if not left[tid]:
+                    wake[tid] = tick + 1 + xorshift(state) % 6
+                    event(tick, tid, 2, cpu)
+                    pick(tick, cpu, tid)
+                elif slice_[tid] <= 0:
+                    queue.append(tid)
+                    slice_[tid] = 2
+                    pick(tick, cpu, tid)
+            elif queue:
+                pick(tick, cpu, 0)
+    config = [SCHED_CPUS, 100, 2, 0]
+    recfmt.write_stream(trace_path, recfmt.pack_header(recfmt.STREAM_TRACE, "sched",
+                                                       "pick_next=rr tick=rr", config,
+                                                       len(events), 0), events)
+    recfmt.write_stream(log_path, recfmt.pack_header(recfmt.STREAM_LOG, "sched",
+                                                     "pick_next=rr tick=rr", config,
+                                                     len(picks), 0), picks)
+    return len(events), len(picks)
+
+
 def best_replay(sim, argv, what):
     best = None
     for _ in range(ROUNDS):
@@ -112,13 +184,24 @@ def record_bench(sim, out_dir):
                            f"sched --policy {policy}")
         figures.append({"figure": f"sim.host.sched_replay.{policy}", "value": round(events / best),
                         "unit": "trace events per second (host, whole process)"})
+    trace_path = os.path.join(out_dir, "bench-sched-history-trace.bin")
+    log_path = os.path.join(out_dir, "bench-sched-history-log.bin")
+    history_events, history_picks = write_sched_history(trace_path, log_path)
+    for policy in SCHED_POLICIES:
+        best = best_replay(sim, [trace_path, "--log", log_path, "--follow", "--policy", policy,
+                                 "--out", out_dir], f"sched --follow --policy {policy}")
+        figures.append({"figure": f"sim.host.sched_follow.{policy}",
+                        "value": round(history_picks / best),
+                        "unit": "recorded picks per second (host, whole process)"})
     return {"config": {"name": "sim-host", "requests": REQUESTS, "buffers": BUFFERS,
                        "blocks": BLOCKS, "model": MODEL, "rounds": ROUNDS,
                        "trace": "70% a loop over 80 blocks, 30% uniform random (seed 1)",
                        "sched_events": events, "sched_threads": SCHED_THREADS,
                        "sched_cpus": SCHED_CPUS,
                        "sched_trace": f"{SCHED_THREADS} threads, bursts of 0-3 ticks, sleeps "
-                                      f"of 1-6, {SCHED_TICKS} ticks (xorshift, seed 1)"},
+                                      f"of 1-6, {SCHED_TICKS} ticks (xorshift, seed 1)",
+                       "sched_history_events": history_events,
+                       "sched_history_picks": history_picks},
             "figures": figures}
 
 
@@ -126,6 +209,8 @@ def print_record(result):
     cfg = result["config"]
     print(f"\nhost replay ({cfg['requests']} requests, {cfg['buffers']} buffers; "
           f"{cfg['sched_events']} scheduler events of {cfg['sched_threads']} threads on "
-          f"{cfg['sched_cpus']} CPUs; best of {cfg['rounds']}):")
+          f"{cfg['sched_cpus']} CPUs; followed: a round-robin history of "
+          f"{cfg['sched_history_events']} events and {cfg['sched_history_picks']} picks; "
+          f"best of {cfg['rounds']}):")
     for fig in result["figures"]:
         print(f"  {fig['figure']:36} {fig['value']:>12,} {fig['unit']}")

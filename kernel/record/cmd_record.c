@@ -32,6 +32,8 @@ static const char *const fate_names[] = {
 static const char *const event_names[] = {
 	[SCHED_EVENT_RUNNABLE] = "runnable", [SCHED_EVENT_BLOCK] = "block",
 	[SCHED_EVENT_EXIT] = "exit", [SCHED_EVENT_TICK] = "tick", [SCHED_EVENT_YIELD] = "yield",
+	[SCHED_EVENT_QUEUED] = "queued", [SCHED_EVENT_RUNNING] = "running",
+	[SCHED_EVENT_SLEEPING] = "sleeping",
 };
 
 static const char *name_of(const char *const *names, size_t n, unsigned v)
@@ -57,6 +59,18 @@ static bool print_sched_record(const struct rec_head *h)
 		       (unsigned long long)e->seq, (unsigned long long)e->tick,
 		       (unsigned long long)e->time_ns, h->cpu, (unsigned long long)e->tid,
 		       name_of(event_names, ARRAY_SIZE(event_names), e->kind), e->affinity);
+		return true;
+	}
+	if (h->type == REC_SCHED_EVENT && h->size == sizeof(struct rec_sched_state)) {
+		const struct rec_sched_state *s = (const void *)h;
+		const struct rec_sched_event *e = &s->event;
+		printk("seq=%llu tick=%llu time_ns=%llu cpu=%u tid=%llu event=%s affinity=%d "
+		       "ticks_run=%llu switches=%llu slice=%d\n", (unsigned long long)e->seq,
+		       (unsigned long long)e->tick, (unsigned long long)e->time_ns, h->cpu,
+		       (unsigned long long)e->tid,
+		       name_of(event_names, ARRAY_SIZE(event_names), e->kind), e->affinity,
+		       (unsigned long long)s->ticks_run, (unsigned long long)s->switches_in,
+		       s->slice);
 		return true;
 	}
 	if (h->type == REC_SCHED_PICK && h->size == sizeof(struct rec_sched_pick)) {

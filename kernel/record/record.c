@@ -17,6 +17,10 @@
  * store, is counted in the header's drops, and a recording with drops
  * says it is incomplete.
  *
+ * A module with begin and end hooks (struct rec_module) opens and closes
+ * its streams itself, both at one instant, and may start them with a
+ * description of its state (the scheduler's does).
+ *
  * Stopping: graft_remove leaves invocations already running to finish;
  * the recording grafts run at event points whose callers mask
  * interrupts, so once one round of cross-calls has run on every CPU no
@@ -114,7 +118,7 @@ struct rec_session *rec_session_start(const struct rec_module *m, struct tbuf_se
 		snprintf(why, whylen, "%s is being recorded already (`record stop` ends it)", m->name);
 		return NULL;
 	}
-	*m->bufs = bufs;
+	*m->bufs = m->begin ? NULL : bufs;	/* with begin, the module opens its streams itself */
 	const char *points[2] = { m->input_point, m->output_point };
 	void *fns[2] = { m->input_graft, m->output_graft };
 	char name[GRAFT_NAME_MAX], err[160] = "";
@@ -135,6 +139,8 @@ struct rec_session *rec_session_start(const struct rec_module *m, struct tbuf_se
 			return NULL;
 		}
 	}
+	if (m->begin)
+		m->begin(bufs);
 	mutex_unlock(&session_lock);
 	return s;
 }
@@ -142,6 +148,8 @@ struct rec_session *rec_session_start(const struct rec_module *m, struct tbuf_se
 void rec_session_stop(struct rec_session *s)
 {
 	mutex_lock(&session_lock);
+	if (s->module->end)
+		s->module->end();
 	graft_destroy_builtin(s->graft[0]);
 	graft_destroy_builtin(s->graft[1]);
 	/* A grace period: every CPU takes an interrupt, so none is inside a recording graft. */

@@ -61,7 +61,8 @@ static const char *record_problem(const struct rec_head *h)
 		    h->size != REC_BCACHE_RESULT_BYTES(r->nprefetch))
 			return "a bcache result of the wrong size";
 	}
-	if ((h->type == REC_SCHED_EVENT && h->size != sizeof(struct rec_sched_event)) ||
+	if ((h->type == REC_SCHED_EVENT && h->size != sizeof(struct rec_sched_event) &&
+	     h->size != sizeof(struct rec_sched_state)) ||
 	    (h->type == REC_SCHED_PICK && h->size != sizeof(struct rec_sched_pick)))
 		return "a sched record of the wrong size";
 	return NULL;

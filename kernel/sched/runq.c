@@ -76,8 +76,9 @@ static struct sched_entity *queued_entity(const struct sched_runq *rq, const str
 	return NULL;
 }
 
-struct sched_entity *sched_rq_pick(struct sched_runq *rq, unsigned cpu,
-				   struct sched_entity *running, struct cpu *c)
+/* The policy's answer; inlined in both callers, so the live pick costs no extra call. */
+static __always_inline struct sched_entity *ask(struct sched_runq *rq, unsigned cpu,
+						struct sched_entity *running, struct cpu *c)
 {
 	rq->cpu = cpu;
 	rq->running = running;
@@ -86,6 +87,19 @@ struct sched_entity *sched_rq_pick(struct sched_runq *rq, unsigned cpu,
 	struct thread *chosen = (*rq->pick_next)(c);
 	struct sched_entity *e = chosen ? queued_entity(rq, chosen) : NULL;
 	sched_env_set_current(outer);
+	return e;
+}
+
+struct sched_entity *sched_rq_ask(struct sched_runq *rq, unsigned cpu,
+				  struct sched_entity *running, struct cpu *c)
+{
+	return ask(rq, cpu, running, c);
+}
+
+struct sched_entity *sched_rq_pick(struct sched_runq *rq, unsigned cpu,
+				   struct sched_entity *running, struct cpu *c)
+{
+	struct sched_entity *e = ask(rq, cpu, running, c);
 	if (e)
 		sched_rq_remove(rq, e);
 	return e;

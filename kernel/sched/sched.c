@@ -4,7 +4,8 @@
  * ticks and preemption, idle loops, thread exit and join. What policies
  * see is the live instance of the portable run queue (scion/runq.h,
  * runq.c), sched_rq; the mechanism fires the scheduler's input and
- * output events (sched.event, sched.pick) that recording grafts watch.
+ * output events (sched.event, sched.pick) that recording grafts watch,
+ * and describes its state for a recording's start (sched_snapshot).
  *
  * sched_lock guards thread states, the run queue, each CPU's
  * current thread and need_resched, the deadline list and the event
@@ -23,6 +24,7 @@
 #include <scion/mm.h>
 #include <scion/errno.h>
 #include <scion/format.h>
+#include <scion/recfmt.h>
 #include <arch/cpu.h>
 #include <arch/smp.h>
 #include <arch/context.h>
@@ -87,6 +89,50 @@ static void fire_event(unsigned kind, const struct thread *t)
 		.cpu = this_cpu_index(), .affinity = t->se.affinity,
 	};
 	sched_policy.event(&e);
+}
+
+/* Tell fn that t is in start-state kind (scion/recfmt.h) on CPU cpu, numbered as an event. */
+static void describe_thread(uint32_t kind, const struct thread *t, unsigned cpu,
+			    sched_snapshot_fn *fn, void *ctx)
+{
+	struct sched_event e = {
+		.seq = ++sched_seq, .tick = clock_ticks(), .tid = t->tid, .kind = kind, .cpu = cpu,
+		.affinity = t->se.affinity,
+	};
+	fn(&e, &t->se, ctx);
+}
+
+struct snapshot_walk {
+	sched_snapshot_fn *fn;
+	void *ctx;
+	unsigned cpu;
+};
+
+static void describe_sleeper(struct thread *t, void *arg)
+{
+	struct snapshot_walk *w = arg;
+	if (t->state == THREAD_SLEEPING && !t->is_idle)
+		describe_thread(SCHED_EVENT_SLEEPING, t, w->cpu, w->fn, w->ctx);
+}
+
+void sched_snapshot(sched_snapshot_fn *fn, void *ctx)
+{
+	struct snapshot_walk w = { fn, ctx, this_cpu_index() };
+	unsigned n = cpu_count();
+
+	/* No switch is half done: a switch holds sched_lock from start to end. */
+	for (unsigned i = 0; i < n; i++) {
+		const struct thread *t = cpu_by_index(i)->current;
+		if (t && !t->is_idle)
+			describe_thread(SCHED_EVENT_RUNNING, t, i, fn, ctx);
+	}
+	list_foreach(&sched_rq.queue, it) {
+		struct sched_entity *e = list_entry(it, struct sched_entity, run_node);
+		describe_thread(SCHED_EVENT_QUEUED, container_of(e, struct thread, se), w.cpu, fn,
+				ctx);
+	}
+	/* A thread being created is neither queued nor sleeping yet: its RUNNABLE event comes. */
+	thread_foreach(describe_sleeper, &w);
 }
 
 bool sched_runnable_on(const struct cpu *c)

@@ -3,7 +3,7 @@
  * Shell: `sim run REC POLICY [POLICY ...] [model=HIT_NS,MISS_NS]` replays
  * recording REC's trace once per POLICY in a simulation instance of its
  * module (the block cache's here, model= only for it; the scheduler's in
- * cmd_sim_sched.c) and prints each policy's summary beside the live
+ * cmd_sim_sched.c, mode= only for it) and prints each policy's summary beside the live
  * one's (from REC's log), keeping each simulated log as a new
  * recording; `sim policies` lists what can be named. Errors are one
  * line starting "sim:".
@@ -16,7 +16,8 @@
 #include <scion/graft.h>
 #include "sim_internal.h"
 
-#define USAGE "sim run REC POLICY [POLICY ...] [model=HIT_NS,MISS_NS] | sim policies"
+#define USAGE "sim run REC POLICY [POLICY ...] [model=HIT_NS,MISS_NS | mode=open|follow] | " \
+	"sim policies"
 #define SIM_MAX_POLICIES 8
 
 static enum sim_kind kind_of(const char *name)
@@ -90,7 +91,7 @@ static int simulate(struct recording *trace_rec, const char *spec, const struct 
 		return -ENOENT;
 	}
 	sim_policy_format(&names, policy, sizeof(policy));
-	struct recording *out = sim_log_recording(trace_rec, policy);
+	struct recording *out = sim_log_recording(trace_rec, "simulated", policy);
 	if (!out) {
 		sim_instance_destroy(inst);
 		printk("sim: no memory for the simulated log\n");
@@ -217,5 +218,6 @@ static int cmd_sim(int argc, char **argv)
 	printk("sim: usage: " USAGE "\n");
 	return -EINVAL;
 }
-SHELL_COMMAND(sim, "run REC POLICY [POLICY ...] [model=HIT_NS,MISS_NS] | policies",
+SHELL_COMMAND(sim, "run REC POLICY [POLICY ...] [model=HIT_NS,MISS_NS | mode=open|follow] | "
+	      "policies",
 	      "replay a recorded trace against alternate policies in simulation instances", cmd_sim);

@@ -1,12 +1,14 @@
 // SPDX-License-Identifier: BSD-2-Clause
 /*
- * Shell: `sim run REC POLICY [POLICY ...]` for a recording of the
- * scheduler (cmd_sim.c dispatches on the recording's module): each
+ * Shell: `sim run REC POLICY [POLICY ...] [mode=open|follow]` for a
+ * recording of the scheduler (cmd_sim.c dispatches on the recording's
+ * module). In the open-loop model (mode=open, the default) each
  * pick-next POLICY replays REC's trace in a simulation instance of its
  * own (sched_instance.c), its log kept as a new recording; the summary
  * of each is printed beside the live one's (from REC's log), then each
- * thread's wait and done ticks under every policy. Errors are one line
- * starting "sim:"; every policy is checked before anything runs.
+ * thread's wait and done ticks under every policy. mode=follow is
+ * cmd_sim_follow.c's. Errors are one line starting "sim:"; every policy
+ * is checked before anything runs.
  */
 #include <scion/shell.h>
 #include <scion/printk.h>
@@ -50,7 +52,7 @@ static int simulate(struct recording *trace_rec, const char *name, unsigned p,
 		return -ENOENT;
 	}
 	sched_sim_policy_format(name, policy, sizeof(policy));
-	struct recording *out = sim_log_recording(trace_rec, policy);
+	struct recording *out = sim_log_recording(trace_rec, "simulated", policy);
 	if (!out) {
 		sched_instance_destroy(inst);
 		printk("sim: no memory for the simulated log\n");
@@ -133,10 +135,28 @@ static void print_threads(const struct sched_sim *sim, const struct per_thread *
 	}
 }
 
+/* A last word mode=open or mode=follow: false when it is another mode= (a line printed). */
+static bool parse_mode(int *npolicies, char **policies, bool *follow)
+{
+	*follow = false;
+	if (*npolicies < 1 || strncmp(policies[*npolicies - 1], "mode=", 5))
+		return true;
+	const char *mode = policies[--*npolicies] + 5;
+	*follow = !strcmp(mode, "follow");
+	if (*follow || !strcmp(mode, "open"))
+		return true;
+	printk("sim: 'mode=%s': give mode=open (the open-loop model, the default) or mode=follow "
+	       "(the recorded history, asking each policy at each recorded pick)\n", mode);
+	return false;
+}
+
 int sim_sched_command(struct recording *r, int npolicies, char **policies)
 {
 	char why[200], names[SIM_MAX_POLICIES][GRAFT_NAME_MAX];
+	bool follow;
 
+	if (!parse_mode(&npolicies, policies, &follow))
+		return -EINVAL;
 	if (sched_sim_check_header(&r->header[0], REC_STREAM_TRACE, why, sizeof(why)) ||
 	    r->stream[0].records == 0) {
 		printk("sim: rec%u: %s\n", r->id, r->stream[0].records ? why : "its trace is empty");
@@ -153,6 +173,8 @@ int sim_sched_command(struct recording *r, int npolicies, char **policies)
 			printk("sim: rec%u is a sched recording: %s\n", r->id, why);
 			return -EINVAL;
 		}
+	if (follow)
+		return sim_sched_follow_command(r, (unsigned)npolicies, names);
 	struct sched_sim *sim = kzalloc(sizeof(*sim));
 	if (!sim) {
 		printk("sim: no memory for the replay\n");

@@ -31,12 +31,13 @@ static struct sim_instance *instance_of(struct bcache_cache *c)
 	return container_of(c, struct sim_instance, cache);
 }
 
-struct recording *sim_log_recording(const struct recording *trace_rec, const char *policy)
+struct recording *sim_log_recording(const struct recording *trace_rec, const char *how,
+				    const char *policy)
 {
 	char origin[REC_ORIGIN_MAX];
 	const struct rec_file_header *th = &trace_rec->header[0];
 
-	snprintf(origin, sizeof(origin), "simulated rec%u with %s", trace_rec->id, policy);
+	snprintf(origin, sizeof(origin), "%s rec%u with %s", how, trace_rec->id, policy);
 	struct recording *out = rec_store_create(origin);
 	if (!out)
 		return NULL;

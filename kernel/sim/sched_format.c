@@ -1,14 +1,15 @@
 // SPDX-License-Identifier: BSD-2-Clause
 /*
  * Naming scheduling policies for a simulation and printing the
- * comparison of a sched replay (sched_replay.h): `sim run` in the kernel
+ * comparison of a sched replay, open-loop (sched_replay.h) or followed
+ * (sched_follow.h): `sim run` in the kernel
  * and `scion sim replay` on the host print the same table with these,
  * so a test can compare them line by line. Portable.
  */
 #include <scion/string.h>
 #include <scion/format.h>
 #include <scion/errno.h>
-#include "sched_replay.h"
+#include "sched_follow.h"
 
 #define POLICY_KEY "pick_next="
 
@@ -86,4 +87,21 @@ void sched_sim_format_thread_row(char *buf, size_t n, const struct sched_sim_thr
 			 (unsigned long long)dones[p]);
 		k += (size_t)snprintf(buf + k, n - k, " %15s", cell);
 	}
+}
+
+void sched_sim_format_follow_header(char *buf, size_t n)
+{
+	snprintf(buf, n, "%-30s %7s %8s %15s  %s", "policy", "picks", "switches", "agree", "log");
+}
+
+void sched_sim_format_follow_row(char *buf, size_t n, const char *label,
+				 const struct sched_follow_summary *s, bool agree_known,
+				 const char *log)
+{
+	char agree[48] = "-";
+	if (agree_known)
+		snprintf(agree, sizeof(agree), "%llu/%llu", (unsigned long long)s->agree,
+			 (unsigned long long)s->picks);
+	snprintf(buf, n, "%-30s %7llu %8llu %15s  %s", label, (unsigned long long)s->picks,
+		 (unsigned long long)s->switches, agree, log);
 }

@@ -2,9 +2,11 @@
 /*
  * Simulation instances of the scheduler in the kernel: a run queue of
  * its own (scion/runq.h) over the simulated threads a recording's trace
- * shows (sched_replay.c), whose pick-next policy is the default round
- * robin or a private copy of a loaded sched.pick_next graft, run to the
- * end in a kernel thread of its own into a new recording's log.
+ * shows (the open-loop model, sched_replay.c) or rebuilt from its trace
+ * and log (mode=follow, sched_follow.c), whose pick-next policy is the
+ * default round robin or a private copy of a loaded sched.pick_next
+ * graft, run to the end in a kernel thread of its own into a new
+ * recording's log.
  *
  * What it must not touch: the live run queue, the live threads, the
  * scheduler's graft points. The instance is separate memory and its
@@ -39,14 +41,26 @@ void sim_free(void *p)
 	kfree(p);
 }
 
-static struct thread *private_pick_next(struct cpu *c)
+/* A private graft copy deciding for inst; the default when it aborts. */
+static struct thread *private_decision(struct sched_instance *inst, struct cpu *c)
 {
-	struct sched_instance *inst =
-		container_of(sched_env_current(), struct sched_instance, sim.rq);
 	const uint64_t args[6] = { (uintptr_t)c };
 	uint64_t r;
 	return sim_run_private(inst->graft, args, &r, &inst->aborts)
 		? (struct thread *)(uintptr_t)r : sched_default_pick_next(c);
+}
+
+/* The pick-next slots of the two modes: the current run queue says which instance asks. */
+static struct thread *private_pick_next(struct cpu *c)
+{
+	return private_decision(container_of(sched_env_current(), struct sched_instance, sim.rq),
+				c);
+}
+
+static struct thread *private_pick_next_follow(struct cpu *c)
+{
+	return private_decision(container_of(sched_env_current(), struct sched_instance,
+					     follow.rq), c);
 }
 
 bool sched_policy_known(const char *name)
@@ -62,39 +76,71 @@ static const struct rec_head *next_record(void *ctx)
 	return rec_cursor_next(ctx);
 }
 
-struct sched_instance *sched_instance_create(struct recording *trace_rec, const char *name,
-					     char *why, size_t whylen)
+/* inst's policy: the default's, or a private copy of the loaded graft name. */
+static int choose_policy(struct sched_instance *inst, const char *name, char *why, size_t whylen)
+{
+	inst->pick_next = sched_default_pick_next;
+	if (!strcmp(name, SCHED_SIM_DEFAULT_POLICY))
+		return 0;
+	struct graft *g = graft_find(name);
+	if (!g || strcmp(g->point->name, "sched.pick_next")) {
+		snprintf(why, whylen, "no pick-next policy '%s' (the default '%s', or a graft for "
+			 "sched.pick_next: `graft avail`)", name, SCHED_SIM_DEFAULT_POLICY);
+		return -ENOENT;
+	}
+	inst->graft = graft_load_private(g, why, whylen);
+	if (!inst->graft)
+		return -ENOMEM;
+	inst->pick_next = inst->follows ? private_pick_next_follow : private_pick_next;
+	return 0;
+}
+
+static struct sched_instance *instance_alloc(bool follows, char *why, size_t whylen)
 {
 	struct sched_instance *inst = kzalloc(sizeof(*inst));
 	if (!inst) {
 		snprintf(why, whylen, "no memory for a simulation instance");
 		return NULL;
 	}
+	inst->follows = follows;
+	spin_init(&inst->lock, "sched-sim-instance");
+	return inst;
+}
+
+struct sched_instance *sched_instance_create(struct recording *trace_rec, const char *name,
+					     char *why, size_t whylen)
+{
+	struct sched_instance *inst = instance_alloc(false, why, whylen);
+	if (!inst)
+		return NULL;
 	struct rec_cursor cur;
 	rec_cursor_init(&cur, &trace_rec->stream[0]);
 	if (sched_sim_build(&inst->sim, &trace_rec->header[0], (struct sim_reader){ next_record, &cur },
-			    why, whylen)) {
+			    why, whylen) ||
+	    choose_policy(inst, name, why, whylen)) {
 		sched_instance_destroy(inst);
 		return NULL;
 	}
-	spin_init(&inst->lock, "sched-sim-instance");
-	inst->pick_next = sched_default_pick_next;
 	inst->sim.rq.pick_next = &inst->pick_next;
-	if (strcmp(name, SCHED_SIM_DEFAULT_POLICY)) {
-		struct graft *g = graft_find(name);
-		if (!g || strcmp(g->point->name, "sched.pick_next")) {
-			snprintf(why, whylen, "no pick-next policy '%s' (the default '%s', or a graft "
-				 "for sched.pick_next: `graft avail`)", name, SCHED_SIM_DEFAULT_POLICY);
-			sched_instance_destroy(inst);
-			return NULL;
-		}
-		inst->graft = graft_load_private(g, why, whylen);
-		if (!inst->graft) {
-			sched_instance_destroy(inst);
-			return NULL;
-		}
-		inst->pick_next = private_pick_next;
+	return inst;
+}
+
+struct sched_instance *sched_instance_follow(struct recording *r, const char *name, char *why,
+					     size_t whylen)
+{
+	struct sched_instance *inst = instance_alloc(true, why, whylen);
+	if (!inst)
+		return NULL;
+	rec_cursor_init(&inst->trace, &r->stream[0]);
+	rec_cursor_init(&inst->log, &r->stream[1]);
+	if (sched_follow_init(&inst->follow, &r->header[0], &r->header[1],
+			      (struct sim_reader){ next_record, &inst->trace },
+			      (struct sim_reader){ next_record, &inst->log }, why, whylen) ||
+	    choose_policy(inst, name, why, whylen)) {
+		sched_instance_destroy(inst);
+		return NULL;
 	}
+	inst->follow.rq.pick_next = &inst->pick_next;
 	return inst;
 }
 
@@ -102,6 +148,7 @@ void sched_instance_destroy(struct sched_instance *inst)
 {
 	graft_unload_private(inst->graft);
 	sched_sim_free(&inst->sim);
+	sched_follow_free(&inst->follow);
 	kfree(inst);
 }
 
@@ -135,23 +182,26 @@ struct recording *sched_trace_make(const char *origin, unsigned ncpus,
 struct replay_job {
 	struct sched_instance *inst;
 	struct recording *out;		/* the log written (a user held) */
-	int err;
+	int err, emit_err;
 };
 
 static int emit(void *ctx, const struct rec_head *rec)
 {
 	struct replay_job *j = ctx;
-	return rec_data_append(&j->out->stream[1], rec, rec->size);
+	j->emit_err = rec_data_append(&j->out->stream[1], rec, rec->size);
+	return j->emit_err;
 }
 
 static void replay_thread(void *arg)
 {
 	struct replay_job *j = arg;
+	struct sched_instance *inst = j->inst;
 	int r;
 	do {
-		irqflags_t f = spin_lock_irqsave(&j->inst->lock);
-		r = sched_sim_step(&j->inst->sim, emit, j);
-		spin_unlock_irqrestore(&j->inst->lock, f);
+		irqflags_t f = spin_lock_irqsave(&inst->lock);
+		r = inst->follows ? sched_follow_step(&inst->follow, emit, j)
+				  : sched_sim_step(&inst->sim, emit, j);
+		spin_unlock_irqrestore(&inst->lock, f);
 	} while (r > 0);
 	j->err = r;
 }
@@ -166,8 +216,11 @@ int sched_instance_replay(struct sched_instance *inst, struct recording *out, ch
 		return -ENOMEM;
 	}
 	thread_join(t);
-	if (j.err)
+	uint64_t picks = inst->follows ? inst->follow.sum.picks : inst->sim.sum.picks;
+	if (j.err && (j.emit_err || !inst->follows))
 		snprintf(why, whylen, "pick %llu: the log could not be kept (%s)",
-			 (unsigned long long)inst->sim.sum.picks, errno_name(j.err));
+			 (unsigned long long)picks, errno_name(j.err));
+	else if (j.err)
+		strlcpy(why, inst->follow.why, whylen);
 	return j.err;
 }

@@ -140,8 +140,49 @@ static int open_phase(struct sched_sim *sim, struct sched_sim_thread *t, uint64_
 static const char *const kind_names[] = {
 	[SCHED_EVENT_RUNNABLE] = "became runnable", [SCHED_EVENT_BLOCK] = "blocked",
 	[SCHED_EVENT_EXIT] = "ended", [SCHED_EVENT_TICK] = "was charged a tick",
-	[SCHED_EVENT_YIELD] = "yielded",
+	[SCHED_EVENT_YIELD] = "yielded", [SCHED_EVENT_QUEUED] = "was queued at the start",
+	[SCHED_EVENT_RUNNING] = "was running at the start",
+	[SCHED_EVENT_SLEEPING] = "was sleeping at the start",
 };
+
+const char *sched_sim_kind_text(uint32_t kind)
+{
+	return kind < sizeof(kind_names) / sizeof(kind_names[0]) && kind_names[kind]
+		? kind_names[kind] : "did something unknown";
+}
+
+const char *sched_sim_check_event(const struct rec_head *h, uint64_t index, uint64_t last_seq,
+				  unsigned ncpus, char *why, size_t whylen)
+{
+	const struct rec_sched_event *e = (const void *)h;
+	unsigned long long n = (unsigned long long)index;
+	bool state = h->size == sizeof(struct rec_sched_state);
+
+	if (h->type != REC_SCHED_EVENT || (h->size != sizeof(*e) && !state)) {
+		snprintf(why, whylen, "record %llu is not a sched event (type %u, %u bytes)", n,
+			 h->type, h->size);
+		return why;
+	}
+	const char *bad = NULL;
+	if (e->seq <= last_seq)
+		bad = "its sequence number is not after the one before (out of order)";
+	else if (e->kind < SCHED_EVENT_RUNNABLE || e->kind > SCHED_EVENT_SLEEPING)
+		bad = "unknown event kind";
+	else if (state != (bool)rec_sched_kind_is_state(e->kind))
+		bad = state ? "a start-state record of an event's kind"
+			    : "a start-state kind in an event's record";
+	else if (e->tid == 0)
+		bad = "thread id 0 (the idle threads have no events)";
+	else if (e->affinity < -1 || e->affinity >= (int32_t)ncpus)
+		bad = "an affinity to a CPU the trace does not have";
+	else if (h->cpu >= ncpus)
+		bad = "a CPU the trace does not have";
+	if (!bad)
+		return NULL;
+	snprintf(why, whylen, "record %llu (seq %llu, thread %llu, kind %u, affinity %d): %s", n,
+		 (unsigned long long)e->seq, (unsigned long long)e->tid, e->kind, e->affinity, bad);
+	return why;
+}
 
 /* Check the index-th record h and add it to its thread's phases. */
 static int add_event(struct sched_sim *sim, const struct rec_head *h, uint64_t index, char *why,
@@ -150,26 +191,16 @@ static int add_event(struct sched_sim *sim, const struct rec_head *h, uint64_t i
 	const struct rec_sched_event *e = (const void *)h;
 	unsigned long long n = (unsigned long long)index;
 
-	if (h->type != REC_SCHED_EVENT || h->size != sizeof(*e)) {
-		snprintf(why, whylen, "record %llu is not a sched event (type %u, %u bytes)", n,
-			 h->type, h->size);
+	if (sched_sim_check_event(h, index, sim->last_seq, sim->ncpus, why, whylen))
+		return -EINVAL;
+	bool state = rec_sched_kind_is_state(e->kind);
+	if (state && sim->past_start) {
+		snprintf(why, whylen, "record %llu: thread %llu %s, after the recording's first "
+			 "event (the start state comes first)", n, (unsigned long long)e->tid,
+			 kind_names[e->kind]);
 		return -EINVAL;
 	}
-	const char *bad = NULL;
-	if (e->seq <= sim->last_seq)
-		bad = "its sequence number is not after the one before (out of order)";
-	else if (e->kind < SCHED_EVENT_RUNNABLE || e->kind > SCHED_EVENT_YIELD)
-		bad = "unknown event kind";
-	else if (e->tid == 0)
-		bad = "thread id 0 (the idle threads have no events)";
-	else if (e->affinity < -1 || e->affinity >= (int32_t)sim->ncpus)
-		bad = "an affinity to a CPU the trace does not have";
-	if (bad) {
-		snprintf(why, whylen, "record %llu (seq %llu, thread %llu, kind %u, affinity %d): %s",
-			 n, (unsigned long long)e->seq, (unsigned long long)e->tid, e->kind,
-			 e->affinity, bad);
-		return -EINVAL;
-	}
+	sim->past_start |= !state;
 	if (index == 1)
 		sim->start = sim->last_tick = e->tick;
 	/* Ticks never go back in a live trace; a record that says so counts as the one before. */
@@ -183,9 +214,17 @@ static int add_event(struct sched_sim *sim, const struct rec_head *h, uint64_t i
 	sim->last_seq = e->seq;
 	sim->last_tick = tick;
 	uint64_t rel = tick - sim->start;
+	if (e->kind == SCHED_EVENT_SLEEPING)
+		return 0;	/* the model takes a sleeper in when it wakes */
 
 	struct sched_sim_thread *t = find_thread(sim, e->tid);
 	int err = 0;
+	const char *bad = NULL;
+	if (t && state) {
+		snprintf(why, whylen, "record %llu: thread %llu is in the start state twice", n,
+			 (unsigned long long)e->tid);
+		return -EINVAL;
+	}
 	if (!t) {
 		err = new_thread(sim, e->tid, &t);
 		/* Running or queued when the recording began: runnable from its first tick. */

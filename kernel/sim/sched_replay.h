@@ -1,15 +1,27 @@
 /* SPDX-License-Identifier: BSD-2-Clause */
 /*
  * Replaying a scheduler trace (VINO's in-situ simulation of the
- * scheduler): a trace-driven, discrete-tick simulation whose run queue
- * is an instance of the scheduler's own (scion/runq.h) and whose
- * pick-next policy is the one under test, so the default round robin
- * and every sched.pick_next graft decide exactly as they would live.
- * Portable C: the kernel (`sim run`) and the host (`scion sim replay`,
- * sim/) build the same sched_replay.c, so for the same trace and policy
- * they write the same log, byte for byte.
+ * scheduler) has two modes, each over an instance of the scheduler's own
+ * run queue (scion/runq.h) whose pick-next policy is the one under test,
+ * so the default round robin and every sched.pick_next graft decide
+ * exactly as they would live:
  *
- * The model. From the recorded trace each thread's behaviour is
+ *   - the open-loop model, here (`sim run REC POLICY...`, the default,
+ *     or mode=open; `scion sim replay DIR --policy P`): "how would
+ *     policy P do on this load" -- the threads' behaviour is taken from
+ *     the trace and run again under P, which makes its own history;
+ *   - follow, sched_follow.h (`sim run REC POLICY... mode=follow`;
+ *     `scion sim replay DIR --policy P --follow`): "what would P have
+ *     chosen at each moment live chose" -- the trace and log together
+ *     rebuild the live run queue and P is asked at each recorded pick;
+ *     with the live policy the log it writes is the recorded log.
+ *
+ * Portable C: the kernel (`sim run`) and the host (`scion sim replay`,
+ * sim/) build the same sched_replay.c and sched_follow.c, so for the
+ * same recording, mode and policy they write the same log, byte for
+ * byte.
+ *
+ * The open-loop model. From the recorded trace each thread's behaviour is
  * derived: a sequence of phases, each a CPU burst (the ticks it was
  * charged between becoming runnable and blocking, or ending) preceded
  * by a gap (the ticks it was blocked before it; for its first phase,
@@ -33,9 +45,13 @@
  * a tick counts as none and a burst ends at a tick boundary; a yield
  * is not modelled (the thread keeps its CPU); a thread's affinity is
  * the one it had when each phase began; the tick policy is always the
- * default; threads running or queued when the recording began are
- * taken to be runnable at its first tick; a thread whose trace ends
- * while it runs or waits ends there. The idle thread has tid 0.
+ * default; threads running or queued when the recording began (its
+ * start state: scion/recfmt.h) are taken to be runnable at its first
+ * tick, with no history before it, and a thread sleeping then enters
+ * the model when it wakes; a thread whose trace ends while it runs or
+ * waits ends there. The idle thread has tid 0. Its picks are therefore
+ * not the recorded ones even with the live policy: follow reproduces
+ * those.
  */
 #ifndef KERNEL_SIM_SCHED_REPLAY_H
 #define KERNEL_SIM_SCHED_REPLAY_H
@@ -103,6 +119,7 @@ struct sched_sim {
 	uint32_t *index;		/* tid hash: thread index + 1, 0 empty */
 	unsigned index_size;		/* a power of two, twice thread_cap */
 	uint64_t last_seq, last_tick;	/* while building */
+	bool past_start;		/* while building: a record after the start state came */
 	struct sched_sim_summary sum;
 };
 
@@ -142,6 +159,20 @@ int sched_sim_step(struct sched_sim *sim, sim_emit_fn *emit, void *ectx);
 
 /* Run sched_sim_step to the end. Return value: 0 or emit's error. */
 int sched_sim_run(struct sched_sim *sim, sim_emit_fn *emit, void *ectx);
+
+/*
+ * sched_sim_check_event - whether h, the index-th record (1-based) of a
+ *   sched trace for ncpus CPUs, is a well-formed event numbered after
+ *   last_seq: a struct rec_sched_event of kind 1 .. 5, or a struct
+ *   rec_sched_state of a start-state kind (scion/recfmt.h), of a real
+ *   thread, CPU and affinity. Both modes check every trace record so.
+ * Return value: NULL, or a one-line reason in why naming the record.
+ */
+const char *sched_sim_check_event(const struct rec_head *h, uint64_t index, uint64_t last_seq,
+				  unsigned ncpus, char *why, size_t whylen);
+
+/* What a thread did, as a phrase ("blocked", "was queued at the start"), for messages. */
+const char *sched_sim_kind_text(uint32_t kind);
 
 /* The summary of a recorded log (picks, switches), beside a sim built from its trace. */
 void sched_sim_live_summary(const struct sched_sim *sim, struct sim_reader log,

@@ -10,6 +10,7 @@
 #include <scion/spinlock.h>
 #include "replay.h"
 #include "sched_replay.h"
+#include "sched_follow.h"
 #include "../bcache/bcache_internal.h"
 
 struct sim_instance {
@@ -45,12 +46,14 @@ int sim_instance_replay(struct sim_instance *inst, struct recording *trace_rec,
 
 /*
  * sim_log_recording - a new recording for the log a simulation of
- *   trace_rec writes with policy (a header's policy field): its headers
+ *   trace_rec writes with policy (a header's policy field), its origin
+ *   "HOW recN with POLICY" (how: "simulated", "followed"): its headers
  *   trace_rec's trace header, the log's without records or drops, as the
  *   host writes them. Return value: it (one user), or NULL (memory).
  *   Caller's context: thread.
  */
-struct recording *sim_log_recording(const struct recording *trace_rec, const char *policy);
+struct recording *sim_log_recording(const struct recording *trace_rec, const char *how,
+				    const char *policy);
 
 /*
  * sim_run_private - run private graft copy g (graft_load_private) as
@@ -65,29 +68,46 @@ bool sim_run_private(struct graft *g, const uint64_t args[6], uint64_t *r, uint6
 /* --- The scheduler's simulation instances (sched_instance.c, cmd_sim_sched.c) --- */
 
 struct sched_instance {
-	struct sched_sim sim;			/* its own run queue and threads */
-	graft_fn_sched_pick_next *pick_next;	/* the slot sim.rq.pick_next points at */
+	bool follows;				/* set once: which of the two below runs */
+	struct sched_sim sim;			/* the open-loop model's run queue and threads */
+	struct sched_follow follow;		/* mode=follow: the run queue rebuilt */
+	struct rec_cursor trace, log;		/* mode=follow: where its readers are */
+	graft_fn_sched_pick_next *pick_next;	/* the slot the run queue's pick_next points at */
 	struct graft *graft;			/* a private copy (NULL: the default) */
-	struct spinlock lock;			/* held, interrupts masked, around each tick */
+	struct spinlock lock;			/* held, interrupts masked, around each step */
 	uint64_t aborts;			/* transactions of its graft that aborted */
 };
 
 /*
  * sched_instance_create - an instance with the threads trace_rec's trace
- *   shows, running pick-next policy name (checked: the default's or a
- *   loaded sched.pick_next graft's).
+ *   shows (the open-loop model, sched_replay.h), running pick-next
+ *   policy name (checked: the default's or a loaded sched.pick_next
+ *   graft's).
  * Return value: the instance, or NULL with why filled (a bad trace,
  *   memory). Caller's context: thread, may sleep.
  */
 struct sched_instance *sched_instance_create(struct recording *trace_rec, const char *name,
 					     char *why, size_t whylen);
+
+/*
+ * sched_instance_follow - an instance that follows recording r's trace
+ *   and log together (sched_follow.h; r's log header checked by the
+ *   caller), asking pick-next policy name (checked as above) at each
+ *   recorded pick. Its records are checked as it runs.
+ * Return value: the instance, or NULL with why filled (headers that
+ *   disagree, memory). Caller's context: thread, may sleep.
+ */
+struct sched_instance *sched_instance_follow(struct recording *r, const char *name, char *why,
+					     size_t whylen);
 void sched_instance_destroy(struct sched_instance *inst);
 
 /*
  * sched_instance_replay - run inst to the end in a kernel thread,
  *   appending each pick to out->stream[1].
- * Return value: 0, or -errno with why filled. Caller's context: thread,
- *   may sleep (joins the replay thread).
+ * Return value: 0, or -errno with why filled: -EINVAL when a followed
+ *   recording's records do not fit its history (out then holds nothing
+ *   worth keeping), another when the log could not be kept.
+ *   Caller's context: thread, may sleep (joins the replay thread).
  */
 int sched_instance_replay(struct sched_instance *inst, struct recording *out, char *why,
 			  size_t whylen);
@@ -110,5 +130,14 @@ bool sched_policy_known(const char *name);
  *   comparison printed. Return value: 0 or -errno (a line printed).
  */
 int sim_sched_command(struct recording *r, int npolicies, char **policies);
+
+/*
+ * sim_sched_follow_command - `sim run REC POLICY... mode=follow` for a
+ *   sched recording r (one user held by the caller) and the checked
+ *   pick-next policies names[0 .. npolicies): each follows r's history
+ *   (cmd_sim_follow.c). Return value: 0 or -errno (a line printed).
+ */
+int sim_sched_follow_command(struct recording *r, unsigned npolicies,
+			     char names[][GRAFT_NAME_MAX]);
 
 #endif

@@ -51,7 +51,8 @@ sources() {
 		kernel/trace/dif_subr.c kernel/trace/dif_subr_search.c ;;
 	sim_replay) echo kernel/sim/replay.c kernel/bcache/cache.c kernel/bcache/api.c \
 		kernel/bcache/policy_default.c kernel/lib/errno.c sim/current.c tests/fuzz/replay_env.c ;;
-	sched_replay) echo kernel/sim/sched_replay.c kernel/sim/sched_format.c kernel/sched/runq.c \
+	sched_replay) echo kernel/sim/sched_replay.c kernel/sim/sched_follow.c \
+		kernel/sim/sched_format.c kernel/sched/runq.c \
 		kernel/sched/api.c kernel/sched/policy_default.c kernel/sim/replay.c \
 		kernel/bcache/cache.c kernel/bcache/api.c kernel/bcache/policy_default.c \
 		kernel/lib/errno.c sim/current.c tests/fuzz/replay_env.c grafts/sched_lifo.c ;;
@@ -111,6 +112,11 @@ seed() {
 		printf '\1\200\0\0\0\0\1\0\0\0\0\3\1\0\1\3\0\0\1\1\0\0\1\0\2\0\0\2\0\0\1\3\1\0\1\2\0\0' \
 			>"$dir/seed"
 		printf '\0\1' >"$dir/seed-raw"
+		# Follow, compact (op, thread-1, cpu, value): 1 running and 2 queued at the
+		# start, 3 runnable, CPU 1 picks, 1 charged a tick, yields, 2 blocks, 3 ends.
+		printf '\1\300\0\0\0\1\0\1\0\0\1\2\1\0\6\0\1\0\2\0\0\0\5\0\0\0\3\0\1\0\4\0\0\0' \
+			>"$dir/seed-follow"
+		printf '\1\100\4\0\1' >"$dir/seed-follow-raw"
 		;;
 	d_parse|d_cg)
 		# The good corpus, each behind a mode byte of 0 (a script, no macro arguments).

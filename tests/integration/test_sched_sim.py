@@ -4,17 +4,23 @@ self-monitoring for sched.pick_next): `scion record -m sched` writes the
 trace (what threads did) and log (what the scheduler chose) of a
 workload of computing and sleeping threads; the two streams together
 are a well-formed history of every thread (each transition allowed by
-the one before, sequence numbers increasing); the kernel's `sim run`
-and the host's `scion sim replay` of the trace with rr, fair and lifo
-print the same summaries and write the same logs byte for byte; a
-simulation leaves the live scheduler as it was; and bad input is
-refused with one line."""
+the one before, sequence numbers increasing, starting from the state
+every thread was in); the kernel's `sim run` and the host's `scion sim
+replay` of the trace with rr, fair and lifo print the same summaries and
+write the same logs byte for byte, in the open-loop model and following
+the recorded history (mode=follow, --follow), where the live policy
+reproduces the recorded log record for record (rr, and fair grafted
+live), other policies agree less, and a recording started while threads
+were already running and queued is followed as exactly; a simulation
+leaves the live scheduler as it was; and bad input is refused with one
+line."""
 
 import os
 import re
 import shutil
 import subprocess
 import sys
+import time
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from common import graft_path, poweroff  # noqa: E402
@@ -28,6 +34,7 @@ GRAFTS = ["sched_fair", "sched_lifo", "evict_clock"]
 ROW = re.compile(r"^(live [^\n]*?|\w+)\s+(\d+)\s+(\d+)\s+([\d.]+|-)\s+(\d+|-)\s+(\d+)\s+(\d+)"
                  r"\s+(\S+)\s*$", re.M)
 THREAD_ROW = re.compile(r"^  (\d+)\s+(\d+)\s+(\d+)((?:\s+\d+/\d+)+)\s*$", re.M)
+FOLLOW_ROW = re.compile(r"^(live [^\n]*?|\w+)\s+(\d+)\s+(\d+)\s+(\d+/\d+|-)\s+(\S+)\s*$", re.M)
 
 
 def rows(text):
@@ -36,17 +43,30 @@ def rows(text):
             for m in ROW.finditer(text)}
 
 
+def follow_rows(text):
+    """{policy: (picks, switches, (agreed, of) or None, log)} of a follow's table."""
+    return {m[1]: (int(m[2]), int(m[3]), tuple(map(int, m[4].split("/"))) if m[4] != "-"
+                   else None, m[5]) for m in FOLLOW_ROW.finditer(text)}
+
+
+def records_bytes(path):
+    """A stream file's records, raw, without its header."""
+    with open(path, "rb") as f:
+        return f.read()[128:]
+
+
 def thread_rows(text):
     """{tid: (phases, run, [wait/done per policy])}."""
     return {int(m[1]): (int(m[2]), int(m[3]), m[4].split()) for m in THREAD_ROW.finditer(text)}
 
 
 def check_history(rf, trace, log):
-    """'' when every thread's transitions, in the two streams merged by sequence
-    number, are ones the scheduler makes; else the first that is not. The window is
-    where both recording grafts were installed: from the log's first record to the
-    trace's last. Before it only the trace says which threads are blocked or dead (a
-    pick it did not see may have run a queued one, or preempted a running one)."""
+    """'' when the two streams, merged by sequence number, are a history the scheduler
+    makes; else the first record that is not. The recording starts with the state of
+    every thread (which runs on which CPU, which are queued, which sleep); after it,
+    each transition must be one the scheduler allows from the one before, each pick's
+    previous thread the one its CPU ran, its choice a queued thread, and its queue
+    length the number queued (a preempted or yielding thread back on the queue)."""
     for name, stream in (("trace", trace), ("log", log)):
         seqs = [r["seq"] for r in stream]
         if any(b <= a for a, b in zip(seqs, seqs[1:])):
@@ -55,43 +75,47 @@ def check_history(rf, trace, log):
         return "a sequence number in both streams"
     if not trace or not log:
         return "an empty stream"
-    lo, hi = log[0]["seq"], trace[-1]["seq"]
-    state, on_cpu = {}, {}
-    kinds = rf.EVENTS
-    for r in trace:
-        if r["seq"] < lo and kinds.get(r["kind"]) in ("block", "exit"):
-            state[r["tid"]] = "blocked" if kinds[r["kind"]] == "block" else "dead"
-        elif r["seq"] < lo:
-            state.pop(r["tid"], None)
-    merged = sorted((r for r in trace + log if lo <= r["seq"] <= hi), key=lambda r: r["seq"])
-    for r in merged:
+    state, on_cpu, started = {}, {}, False
+    at_start = {"queued": "queued", "running": "running", "sleeping": "blocked"}
+    for r in sorted(trace + log, key=lambda r: r["seq"]):
         where = f"seq {r['seq']}"
         if r["type"] == "event":
-            tid, kind, st = r["tid"], kinds.get(r["kind"]), state.get(r["tid"])
+            tid, kind, st = r["tid"], rf.EVENTS.get(r["kind"]), state.get(r["tid"])
+            if kind in at_start:
+                if started or st:
+                    return f"{where}: thread {tid} {kind} at the start, " + \
+                        ("after the start" if started else "twice")
+                state[tid] = at_start[kind]
+                if kind == "running":
+                    on_cpu[r["cpu"]] = tid
+                continue
+            started = True
             if kind == "runnable":
                 if st not in (None, "blocked"):
                     return f"{where}: thread {tid} became runnable while {st}"
                 state[tid] = "queued"
             elif kind in ("tick", "yield", "block", "exit"):
-                if st not in (None, "running"):
-                    return f"{where}: thread {tid} {kind} while {st}"
-                if kind == "tick" and on_cpu.get(r["cpu"], tid) != tid:
-                    return f"{where}: thread {tid} charged a tick on CPU {r['cpu']}, which runs " \
-                           f"{on_cpu.get(r['cpu'])}"
-                state[tid] = {"block": "blocked", "exit": "dead"}.get(kind, "running")
+                if st != "running" or on_cpu.get(r["cpu"]) != tid:
+                    return f"{where}: thread {tid} {kind} on CPU {r['cpu']} while {st}"
+                if kind in ("block", "exit"):
+                    state[tid] = "blocked" if kind == "block" else "dead"
             else:
                 return f"{where}: unknown event kind {r['kind']}"
-        else:
-            cpu, tid, prev = r["cpu"], r["tid"], r["prev"]
-            if on_cpu.get(cpu, prev) != prev:
-                return f"{where}: CPU {cpu} switched from {prev}, but it ran {on_cpu[cpu]}"
-            if prev and state.get(prev) in (None, "running") and tid != prev:
-                state[prev] = "queued"      # preempted or yielded: back on the queue
-            if tid and tid != prev:
-                if state.get(tid) not in (None, "queued"):
-                    return f"{where}: CPU {cpu} chose thread {tid}, which was {state[tid]}"
-                state[tid] = "running"
-            on_cpu[cpu] = tid
+            continue
+        started = True
+        cpu, tid, prev = r["cpu"], r["tid"], r["prev"]
+        if on_cpu.get(cpu, 0) != prev:
+            return f"{where}: CPU {cpu} switched from {prev}, but it ran {on_cpu.get(cpu, 0)}"
+        if prev and state.get(prev) == "running":
+            state[prev] = "queued"      # preempted or yielded: back on the queue
+        queued = sum(1 for v in state.values() if v == "queued")
+        if r["queued"] != queued:
+            return f"{where}: {r['queued']} queued, the history says {queued}"
+        if tid:
+            if state.get(tid) != "queued":
+                return f"{where}: CPU {cpu} chose thread {tid}, which was {state.get(tid)}"
+            state[tid] = "running"
+        on_cpu[cpu] = tid
     return ""
 
 
@@ -174,6 +198,7 @@ def job_record_and_replay(ctx):
             same = rc == 0 and p in host and open(os.path.join(fetched, rf.LOG_FILE), "rb").read() \
                 == open(host[p][6], "rb").read()
             ctx.result(f"kernel-log-equals-host-log/{p}", same, text + err)
+        follow_kernel_and_host(ctx, rf, boot, sock, out, rec, log, "rr", POLICIES)
         after = live_state(boot)
         ctx.result("simulation-leaves-live-scheduler-unchanged", before == after,
                    f"before {before}\n    after {after}")
@@ -193,6 +218,115 @@ def job_record_and_replay(ctx):
                          timeout=300)
         r = rows(m.group(0))
         ctx.result("kernel-recording-replays", "rr" in r and "lifo" in r, m.group(0))
+        poweroff(ctx, boot)
+    finally:
+        boot.finish()
+
+
+def follow_kernel_and_host(ctx, rf, boot, sock, out, rec, log, live, policies, name=""):
+    """Follow recording out (in the kernel: rec) with each policy on the host and in the
+    kernel: the live policy agrees at every pick and reproduces the recorded log record
+    for record; every policy's table row and log are the same in both; lifo, when asked
+    to follow round robin's history, disagrees somewhere. Returns the host's rows."""
+    tag = f"{name}/" if name else ""
+    rc, text, err = sim(ctx, "replay", out, "--no-progress", "--follow",
+                        *sum((["--policy", p] for p in policies), []))
+    host = follow_rows(text)
+    ctx.result(f"{tag}host-follow", rc == 0 and set(policies) <= set(host) and
+               any(k.startswith("live") for k in host), text + err)
+    mine = host.get(live, (0, 0, None, ""))
+    ctx.result(f"{tag}follow-{live}-agrees-at-every-pick", len(log) > 0 and mine[0] == len(log)
+               and mine[2] == (len(log), len(log)), f"{mine}, {len(log)} picks recorded")
+    same = rc == 0 and records_bytes(mine[3]) == records_bytes(os.path.join(out, rf.LOG_FILE))
+    ctx.result(f"{tag}follow-{live}-log-equals-recorded-log", same, mine[3])
+    for p in policies:
+        if p != live:
+            ctx.result(f"{tag}follow-{p}-agreement-counted", p in host and host[p][2] and
+                       host[p][2][1] == len(log) and host[p][2][0] <= len(log), text)
+    if live == "rr" and "lifo" in policies:
+        ctx.result(f"{tag}follow-lifo-differs-from-rr", host.get("lifo", (0, 0, None))[2] and
+                   host["lifo"][2][0] < len(log), text)
+    m = boot.command(f"sim run {rec} " + " ".join(policies) + " mode=follow",
+                     r"sim: \w+: sched[\s\S]*?scion> ", timeout=300)
+    kernel = follow_rows(m.group(0))
+    ctx.result(f"{tag}kernel-follow-rows-as-host", {k: v[:3] for k, v in kernel.items()} ==
+               {k: v[:3] for k, v in host.items()}, f"{kernel}\n    {host}")
+    for p in policies:
+        fetched = os.path.join(out, f"kernel-follow-{p}")
+        rc, text, err = scion(ctx, sock, "record", "download", kernel.get(p, (0,) * 4)[3],
+                              "-o", fetched)
+        same = rc == 0 and p in host and open(os.path.join(fetched, rf.LOG_FILE), "rb").read() \
+            == open(host[p][3], "rb").read()
+        ctx.result(f"{tag}kernel-follow-log-equals-host-log/{p}", same, text + err)
+    return host
+
+
+def job_follow_live_policies(ctx):
+    """With sched_fair grafted live, a recording followed with fair agrees at every pick;
+    a recording started while a workload's threads already run and wait on the queue
+    begins with their state and is followed as exactly (kernel and host alike)."""
+    rf = recfmt(ctx)
+    boot, sock, out = recording_boot(ctx, GRAFTS)
+    try:
+        boot.command("graft install fair", r"'fair' installed at sched.pick_next")
+        rc, text, err = scion(ctx, sock, "record", "-m", "sched", "-o", out, "--run", WORKLOAD,
+                              timeout=300)
+        boot.command("graft remove fair", r"'fair' removed")
+        meta = rf.read_meta(out) if rc == 0 else {}
+        ctx.result("fair-recorded", rc == 0 and meta.get("complete") and
+                   meta.get("policy") == "pick_next=fair tick=rr", f"{meta}{text}{err}")
+        _, trace = rf.read_stream(os.path.join(out, rf.TRACE_FILE)) if rc == 0 else ({}, [])
+        _, log = rf.read_stream(os.path.join(out, rf.LOG_FILE)) if rc == 0 else ({}, [])
+        why = check_history(rf, trace, log) if rc == 0 else "no recording"
+        ctx.result("fair-history-well-formed", not why, why)
+        rc, text, err = scion(ctx, sock, "record", "upload", out)
+        rec = text.strip()
+        follow_kernel_and_host(ctx, rf, boot, sock, out, rec, log, "fair", ["fair", "rr"],
+                               "fair-live")
+
+        # Recording begins while the workload runs: its threads are running and queued.
+        worker = subprocess.Popen([sys.executable, os.path.join(ctx.root, "userland", "scion"),
+                                   "--socket", sock, "--timeout", "300", "shell", "sched",
+                                   "run", "n=6", "rounds=25",
+                                   "compute=3", "sleep=2"], stdout=subprocess.PIPE,
+                                  stderr=subprocess.PIPE, text=True)
+        try:
+            workers = set()
+            for _ in range(100):
+                m = boot.command("threads", r"tid[^\n]*\n([\s\S]*?)scheduling policy")
+                workers = {int(f.split()[0]) for f in m.group(1).splitlines()
+                           if len(f.split()) > 2 and f.split()[1] == "sched-run"}
+                if workers:
+                    break
+                time.sleep(0.2)
+            m = boot.command("record start sched", r"record: rec(\d+): recording sched")
+            time.sleep(1.5)
+            m = boot.command("record stop", r"record: rec(\d+): sched, (\d+) events, (\d+) "
+                             r"picks, (\d+) dropped")
+            n, picks = m.group(1), int(m.group(3))
+            ctx.result("mid-run-recording", workers and picks > 0 and m.group(4) == "0",
+                       f"{m.group(0)}; workers {workers}")
+            m = boot.command(f"sim run rec{n} rr mode=follow", r"sim: rec\d+: sched[\s\S]*?scion> ",
+                             timeout=300)
+            kernel = follow_rows(m.group(0))
+            ctx.result("mid-run-kernel-follow-agrees", kernel.get("rr", (0, 0, None))[2] ==
+                       (picks, picks), m.group(0))
+        finally:
+            wout, werr = worker.communicate(timeout=300)
+        ctx.result("mid-run-workload", worker.returncode == 0 and "all done" in wout, wout + werr)
+        mid = os.path.join(ctx.log_dir, f"{ctx.job}-midrun")
+        shutil.rmtree(mid, ignore_errors=True)
+        rc, text, err = scion(ctx, sock, "record", "download", f"rec{n}", "-o", mid)
+        _, trace = rf.read_stream(os.path.join(mid, rf.TRACE_FILE)) if rc == 0 else ({}, [])
+        _, log = rf.read_stream(os.path.join(mid, rf.LOG_FILE)) if rc == 0 else ({}, [])
+        start = {r["tid"]: rf.EVENTS[r["kind"]] for r in trace if r["kind"] in rf.STATE_KINDS}
+        busy = {t for t, k in start.items() if t in workers and k in ("running", "queued")}
+        ctx.result("mid-run-start-state-names-busy-workers", len(busy) >= 2 and
+                   "queued" in start.values(), f"start state {start}, workers {workers}")
+        why = check_history(rf, trace, log) if rc == 0 else "no recording: " + err
+        ctx.result("mid-run-history-well-formed", not why, why)
+        follow_kernel_and_host(ctx, rf, boot, sock, mid, f"rec{n}", log, "rr", POLICIES,
+                               "mid-run")
         poweroff(ctx, boot)
     finally:
         boot.finish()
@@ -220,8 +354,29 @@ def event(rf, seq, tick, tid, kind, affinity=-1):
                                tid, rf.EVENT_KINDS[kind], affinity)
 
 
+def pick(rf, seq, tick, cpu, tid, prev, queued):
+    return rf.SCHED_PICK.pack(rf.SCHED_PICK.size, rf.TYPE_SCHED_PICK, cpu, seq, tick, tid, prev,
+                              cpu, queued)
+
+
+def follow_recording(rf, d, name, picks):
+    """A recording directory whose trace is thread 5 becoming runnable, charged a tick and
+    blocking on CPU 0, and whose log is picks (raw): DIR/NAME with trace.bin, log.bin."""
+    path = os.path.join(d, name)
+    os.makedirs(path)
+    trace = [event(rf, 1, 10, 5, "runnable"), event(rf, 3, 11, 5, "tick"),
+             event(rf, 4, 11, 5, "block")]
+    for stream, fname, records in ((rf.STREAM_TRACE, rf.TRACE_FILE, trace),
+                                   (rf.STREAM_LOG, rf.LOG_FILE, picks)):
+        header = rf.pack_header(stream, "sched", "pick_next=rr tick=rr", [2, 100, 2],
+                                len(records), 0)
+        rf.write_stream(os.path.join(path, fname), header, records)
+    return path
+
+
 def job_bad_input(ctx):
-    """Truncated, mismatched and impossible sched traces, unknown policies: one line."""
+    """Truncated, mismatched and impossible sched traces, unknown policies, recordings
+    whose log does not fit their trace: one line."""
     rf = recfmt(ctx)
     d = os.path.join(ctx.log_dir, f"{ctx.job}-bad")
     shutil.rmtree(d, ignore_errors=True)
@@ -272,6 +427,32 @@ def job_bad_input(ctx):
     rc, out, err = sim(ctx, "replay", path, "--policy", "rr", "--model", "1,2", "--out", d)
     ctx.result("host/model-for-sched", rc == 1 and "--model is the block cache's" in err, err)
 
+    # Following: the log is needed, and must fit the trace.
+    fits = follow_recording(rf, d, "follow-good", [pick(rf, 2, 10, 0, 5, 0, 1),
+                                                  pick(rf, 5, 11, 0, 0, 5, 0)])
+    follow_cases = {
+        "follow-no-log": (os.path.join(fits, rf.TRACE_FILE), r"no log: --follow replays"),
+        "follow-unknown-thread": (follow_recording(rf, d, "follow-unknown", [
+            pick(rf, 2, 10, 0, 9, 0, 1), pick(rf, 5, 11, 0, 0, 9, 0)]),
+            r"log record 1 \(seq 2\): CPU 0 chose thread 9, which the trace never named"),
+        "follow-out-of-order": (follow_recording(rf, d, "follow-order", [
+            pick(rf, 2, 10, 0, 5, 0, 1), pick(rf, 1, 11, 0, 0, 5, 0)]),
+            r"log record 2 \(seq 1\): its sequence number is not after the record before "
+            r"\(out of order\)"),
+    }
+    for name, (target, expect) in follow_cases.items():
+        outdir = os.path.join(d, f"{name}-out")
+        os.makedirs(outdir)
+        rc, out, err = sim(ctx, "replay", target, "--follow", "--out", outdir, "--policy", "rr")
+        ctx.result(f"host/{name}", rc == 1 and re.search(expect, err) and
+                   len(err.strip().splitlines()) == 1 and not os.listdir(outdir) and not out,
+                   f"exit {rc}: {err}{out}")
+    rc, out, err = sim(ctx, "replay", fits, "--follow", "--policy", "rr", "--policy", "lifo",
+                       "--no-progress")
+    fit_rows = follow_rows(out)
+    ctx.result("host/follow-fits", rc == 0 and fit_rows.get("rr", (0, 0, None))[2] == (2, 2),
+               out + err)
+
     boot, sock = channel_boot(ctx, "bad", smp=1, single_thread_tcg=True,
                               modules=[graft_path(ctx, n) for n in GRAFTS])
     try:
@@ -299,6 +480,27 @@ def job_bad_input(ctx):
         m = boot.command(f"sim run {text.strip()} fair model=1,2",
                          r"sim: 'fair' is not a block cache policy[^\n]*\n(scion> )")
         ctx.result("kernel/sched-policy-for-bcache", rc == 0, m.group(0))
+        # Following in the kernel: a recording without a log, a log that does not fit.
+        for cmd, expect in ((f"sim run {rec} rr mode=follow", r"sim: rec\d+ has no log: "
+                             r"mode=follow replays"),
+                            (f"sim run {rec} rr mode=sideways", r"sim: 'mode=sideways': give "
+                             r"mode=open")):
+            m = boot.command(cmd, expect + r"[^\n]*\n(scion> )")
+            ctx.result(f"kernel/{cmd.split(' ', 3)[-1]}", m.group(0).count("\n") == 1, m.group(0))
+        for name, (target, expect) in follow_cases.items():
+            if name == "follow-no-log":
+                continue
+            rc, text, err = scion(ctx, sock, "record", "upload", target)
+            m = boot.command(f"sim run {text.strip()} rr lifo mode=follow",
+                             r"sim: rec\d+: " + expect + r"[^\n]*\n(scion> )")
+            ctx.result(f"kernel/{name}", rc == 0 and m.group(0).count("\n") == 1, m.group(0))
+        rc, text, err = scion(ctx, sock, "record", "upload", fits)
+        m = boot.command(f"sim run {text.strip()} rr lifo mode=follow",
+                         r"sim: rec\d+: sched[\s\S]*?scion> ")
+        kernel = {k: v[:3] for k, v in follow_rows(m.group(0)).items()}
+        ctx.result("kernel/follow-fits", kernel and kernel == {k: v[:3] for k, v in
+                                                             fit_rows.items()},
+                   f"{m.group(0)}\n    host {fit_rows}")
         m = boot.command(f"sim run {rec} rr fair", r"sim: rec\d+: sched[\s\S]*?scion> ")
         r = rows(m.group(0))
         ctx.result("kernel/uploaded-trace-replays", r.get("rr") and r.get("fair") and

@@ -7,7 +7,8 @@
  * replays the recording in the kernel; the same for the scheduler: what
  * recording adds to one scheduling event (a yield is two: the yield in
  * the trace, the pick in the log) and how fast a simulation instance
- * replays a synthetic trace of computing and sleeping threads. Under
+ * replays a synthetic trace of computing and sleeping threads, and how
+ * fast one follows the recording of yields with round robin. Under
  * `make bench` cycles are guest instructions. Reads hit one block, so
  * the disk's latency is not in the figures; the bcache replay is of the
  * reads the recording holds. The rounds are spaced so that the recorder
@@ -151,6 +152,30 @@ static bool synthetic_event(void *ctx, struct sched_event *e)
 	return false;
 }
 
+/*
+ * Following the recording just made (its yields, and whatever else ran)
+ * with the live round robin: cycles per recorded pick, the replay thread
+ * included; every pick must agree, or the figure is not reported.
+ */
+static void follow_bench(struct recording *rec)
+{
+	char why[240];
+	struct sched_instance *inst = sched_instance_follow(rec, "rr", why, sizeof(why));
+	struct recording *out = inst ? rec_store_create("bench sched follow log") : NULL;
+	if (out) {
+		uint64_t c0 = arch_cycles();
+		int err = sched_instance_replay(inst, out, why, sizeof(why));
+		uint64_t c = arch_cycles() - c0;
+		const struct sched_follow_summary *s = &inst->follow.sum;
+		if (!err && s->picks && s->agree == s->picks)
+			bench_report("sim.kernel.sched_follow_per_pick", c / s->picks, "cycles");
+		rec_store_complete(out);
+		rec_store_discard(out);
+	}
+	if (inst)
+		sched_instance_destroy(inst);
+}
+
 BENCH(record_sched, 1)
 {
 	char why[160];
@@ -165,6 +190,7 @@ BENCH(record_sched, 1)
 	bench_report("record.sched.yield_unrecorded", plain, "cycles");
 	bench_report("record.sched.overhead_per_event", (recorded - plain) / 2, "cycles");
 	bench_report("record.sched.records_dropped", rec->header[0].drops, "records");
+	follow_bench(rec);
 	rec_store_discard(rec);
 
 	static struct synthetic synth;

@@ -55,7 +55,13 @@ SCHED_EVENT = struct.Struct("<HHIQQQQIi")       # head, seq, tick, time_ns, tid,
 assert SCHED_EVENT.size == 48
 SCHED_PICK = struct.Struct("<HHIQQQQII")        # head, seq, tick, tid, prev, cpu, queued
 assert SCHED_PICK.size == 48
-EVENTS = {1: "runnable", 2: "block", 3: "exit", 4: "tick", 5: "yield"}
+EVENTS = {1: "runnable", 2: "block", 3: "exit", 4: "tick", 5: "yield",
+          6: "queued", 7: "running", 8: "sleeping"}
+# A sched recording starts with the state of every thread (kinds queued, running, sleeping):
+# an event record with the entity's counters after it, 72 bytes (recfmt.h's rec_sched_state).
+STATE_KINDS = frozenset({6, 7, 8})
+SCHED_STATE = struct.Struct("<QQiI")            # after the event: ticks_run, switches_in, slice
+assert SCHED_EVENT.size + SCHED_STATE.size == 72
 EVENT_KINDS = {name: kind for kind, name in EVENTS.items()}
 
 OUTCOMES = {1: "hit", 2: "wait", 3: "miss", 4: "error"}
@@ -120,10 +126,15 @@ def decode_record(data, offset=0):
         return {"type": "result", "size": size, "cpu": cpu, "seq": seq, "outcome": outcome,
                 "block": block, "victim": victim, "latency_ns": latency_ns,
                 "disk_reads": disk_reads, "prefetch": prefetch}
-    if rtype == TYPE_SCHED_EVENT and size == SCHED_EVENT.size:
+    if rtype == TYPE_SCHED_EVENT and size in (SCHED_EVENT.size,
+                                              SCHED_EVENT.size + SCHED_STATE.size):
         _, _, _, seq, tick, time_ns, tid, kind, affinity = SCHED_EVENT.unpack_from(data, offset)
-        return {"type": "event", "size": size, "cpu": cpu, "seq": seq, "tick": tick,
-                "time_ns": time_ns, "tid": tid, "kind": kind, "affinity": affinity}
+        r = {"type": "event", "size": size, "cpu": cpu, "seq": seq, "tick": tick,
+             "time_ns": time_ns, "tid": tid, "kind": kind, "affinity": affinity}
+        if size > SCHED_EVENT.size:     # a start-state record: the counters policies read
+            r["ticks_run"], r["switches_in"], r["slice"], _ = \
+                SCHED_STATE.unpack_from(data, offset + SCHED_EVENT.size)
+        return r
     if rtype == TYPE_SCHED_PICK and size == SCHED_PICK.size:
         _, _, _, seq, tick, tid, prev, pcpu, queued = SCHED_PICK.unpack_from(data, offset)
         return {"type": "pick", "size": size, "cpu": pcpu, "seq": seq, "tick": tick,
@@ -266,8 +277,11 @@ def config_dict(module, config):
 def record_text(r):
     """One line, as the kernel's `record show` prints it (kernel/record/cmd_record.c)."""
     if r["type"] == "event":
+        state = (f" ticks_run={r['ticks_run']} switches={r['switches_in']} slice={r['slice']}"
+                 if "ticks_run" in r else "")
         return (f"seq={r['seq']} tick={r['tick']} time_ns={r['time_ns']} cpu={r['cpu']} "
-                f"tid={r['tid']} event={EVENTS.get(r['kind'], '?')} affinity={r['affinity']}")
+                f"tid={r['tid']} event={EVENTS.get(r['kind'], '?')} affinity={r['affinity']}"
+                + state)
     if r["type"] == "pick":
         return (f"seq={r['seq']} tick={r['tick']} cpu={r['cpu']} tid={r['tid']} "
                 f"prev={r['prev']} queued={r['queued']}")

@@ -13,7 +13,7 @@ and replaying traces on the host.
       in its metadata ("complete": false).
   scion record upload DIR          -> the recording's number in the kernel (recN)
   scion record download REC -o DIR
-  scion sim replay TRACE --policy P [...]   (build/host/scion-sim)
+  scion sim replay TRACE --policy P [...] [--follow]   (build/host/scion-sim)
 """
 
 import json
@@ -188,6 +188,8 @@ def cmd_sim(args):
         for flag in ("log", "model", "out"):
             if getattr(args, flag):
                 argv += [f"--{flag}", getattr(args, flag)]
+        if args.follow:
+            argv.append("--follow")
         if args.progress:
             argv.append("--progress")
         if args.verbose:
@@ -236,6 +238,9 @@ def add_sim(sub, subcommand):
     r.add_argument("--log", metavar="LOG", help="the recorded log (default: TRACE's log.bin)")
     r.add_argument("--model", metavar="HIT_NS,MISS_NS", help="latency model (default: "
                    "measured in the recorded log)")
+    r.add_argument("--follow", action="store_true", help="sched: follow the recorded history "
+                   "(trace and log), asking each policy at each recorded pick; the live "
+                   "policy reproduces the recorded log (default: the open-loop model)")
     r.add_argument("--out", metavar="DIR", help="where the logs go (default: TRACE/sim)")
     r.add_argument("--progress", action="store_true", help="show progress on stderr")
     r.add_argument("-v", "--verbose", action="store_true", help="say when grafts abort")

@@ -60,7 +60,8 @@ _Static_assert(sizeof(struct rec_file_header) == 128, "recording header layout c
 struct rec_head {
 	uint16_t size;			/* bytes, a multiple of 8, this head included */
 	uint16_t type;			/* enum rec_type */
-	uint32_t cpu;			/* the CPU that wrote it (0 in a simulated log) */
+	uint32_t cpu;			/* the CPU that wrote it (0 in a simulated log, but
+					   a followed sched log's: the decision's CPU) */
 };
 
 /* A record's sequence number: every record's second word. */
@@ -163,11 +164,43 @@ struct rec_sched_event {
 };
 _Static_assert(sizeof(struct rec_sched_event) == 48, "sched event record changed");
 
+/*
+ * A recording of the scheduler begins with the scheduler's state
+ * (kernel/sched/record_sched.c writes it under sched_lock, before any
+ * other record, numbered like the events that follow): a record per
+ * thread that exists, of the kinds below, each a struct rec_sched_state
+ * (type REC_SCHED_EVENT, 72 bytes: an event with the counters policies
+ * read after it). First the thread running on each CPU (head.cpu), in
+ * CPU order, then the queued threads in queue order, then the sleeping
+ * ones. These kinds are never fired at sched.event, whose kinds are
+ * graft/sched.h's SCHED_EVENT_RUNNABLE .. SCHED_EVENT_YIELD (1 .. 5).
+ */
+#define SCHED_EVENT_QUEUED   6	/* on the run queue when the recording began */
+#define SCHED_EVENT_RUNNING  7	/* running on head.cpu when the recording began */
+#define SCHED_EVENT_SLEEPING 8	/* blocked when the recording began */
+
+struct rec_sched_state {
+	struct rec_sched_event event;	/* kind SCHED_EVENT_QUEUED, _RUNNING or _SLEEPING */
+	uint64_t ticks_run;		/* its entity's (scion/runq.h), as policies read them */
+	uint64_t switches_in;
+	int32_t slice;
+	uint32_t reserved;
+};
+_Static_assert(sizeof(struct rec_sched_state) == 72, "sched state record changed");
+
+/* Whether kind is one of a recording's start-state kinds (a rec_sched_state). */
+static inline int rec_sched_kind_is_state(uint32_t kind)
+{
+	return kind >= SCHED_EVENT_QUEUED && kind <= SCHED_EVENT_SLEEPING;
+}
+
 /* sched's output: one decision of the pick-next policy (graft point sched.pick). */
 struct rec_sched_pick {
 	struct rec_head head;
-	uint64_t seq;			/* as the events' (a simulated log: 1, 2, ... of its own) */
-	uint64_t tick;			/* clock_ticks(); in a simulated log the model's tick */
+	uint64_t seq;			/* as the events' (an open-loop simulated log: 1, 2,
+					   ... of its own; a followed one: the recorded pick's) */
+	uint64_t tick;			/* clock_ticks(); in an open-loop simulated log the
+					   model's tick, in a followed one the recorded pick's */
 	uint64_t tid;			/* chosen, 0 for the idle thread */
 	uint64_t prev;			/* the thread that was running there, 0 for idle */
 	uint32_t cpu;			/* the CPU it was made for */

@@ -42,6 +42,20 @@ struct rec_module {
 	 *   force. Caller's context: thread, may sleep.
 	 */
 	void (*describe)(struct rec_file_header *h);
+	/*
+	 * begin / end - Overview: optional. A module whose trace and log
+	 *   must hold one closed stretch of its history (the scheduler's: a
+	 *   replay rebuilds its state from them) starts both streams at
+	 *   one instant and ends them at one: begin, called once both
+	 *   recording grafts are installed, writes the module's state into
+	 *   bufs and then lets the grafts write (until then they write
+	 *   nothing: *bufs stays NULL); end, called before they are
+	 *   removed, stops them. A module without them is recorded from
+	 *   the first graft's installation to the last one's removal.
+	 * Caller's context: thread, may sleep; the session's lock held.
+	 */
+	void (*begin)(struct tbuf_set *bufs);
+	void (*end)(void);
 };
 LINKER_TABLE_DECLARE(struct rec_module, rec_modules);
 #define REC_MODULE(var, ...) \

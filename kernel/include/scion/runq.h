@@ -93,6 +93,14 @@ struct sched_entity *sched_rq_pick(struct sched_runq *rq, unsigned cpu,
 				   struct sched_entity *running, struct cpu *c);
 
 /*
+ * sched_rq_ask - Overview: as sched_rq_pick, but the chosen entity stays
+ *   queued: the policy's answer alone (a replay that follows a recording
+ *   asks, then applies what live chose).
+ */
+struct sched_entity *sched_rq_ask(struct sched_runq *rq, unsigned cpu,
+				  struct sched_entity *running, struct cpu *c);
+
+/*
  * sched_rq_tick - Overview: the running entity e on CPU cpu was charged
  *   a tick (the caller counted it): the tick policy's answer (through
  *   rq->tick, with rq current) to whether to preempt it.

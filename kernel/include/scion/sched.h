@@ -38,6 +38,22 @@ extern struct sched_policy sched_policy;
 /* The live run queue (sched_lock). */
 extern struct sched_runq sched_rq;
 
+/*
+ * sched_snapshot - Overview: describe the scheduler's state to fn, a
+ *   thread a call, each numbered with the events' sequence (so a
+ *   recording that starts with it continues with the events after it):
+ *   the thread running on each CPU (kind SCHED_EVENT_RUNNING, e->cpu its
+ *   CPU, in CPU order), the queued threads (SCHED_EVENT_QUEUED, in queue
+ *   order), the sleeping ones (SCHED_EVENT_SLEEPING); the kinds are
+ *   scion/recfmt.h's start-state kinds. se: the thread's entity, as
+ *   policies read it.
+ * Caller's context: sched_lock held (interrupts masked); fn may not sleep
+ *   or take sched_lock or threads_lock.
+ */
+typedef void sched_snapshot_fn(const struct sched_event *e, const struct sched_entity *se,
+			       void *ctx);
+void sched_snapshot(sched_snapshot_fn *fn, void *ctx);
+
 /* Give up the CPU; the caller stays runnable. Caller's context: thread, no spinlocks. */
 void thread_yield(void);
 
