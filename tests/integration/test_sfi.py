@@ -147,6 +147,15 @@ def job_sandboxed_like_trusted(ctx):
             trusted = under(ctx, sock, graft + "-trusted", commands)
             ctx.result(f"same/{name}", sandboxed == trusted and all(sandboxed),
                        "sandboxed:\n" + "".join(sandboxed) + "trusted:\n" + "".join(trusted))
+        # tick-count handles timer.tick: what it sees depends on timing, so both
+        # builds are checked to run on every tick they get, without an abort.
+        if load_both(ctx, sock, "tick_count"):
+            for graft in ("tick-count", "tick-count-trusted"):
+                under(ctx, sock, graft, ["sched run n=2 rounds=3 compute=2 sleep=2"])
+                rc, out, err = scion(ctx, sock, "shell", "graft", "stat", graft)
+                m = re.search(r"invocations (\d+) commits (\d+) aborts (\d+)", out)
+                ctx.result(f"ticks/{graft}", m is not None and int(m[1]) > 0 and
+                           m[1] == m[2] and m[3] == "0", out + err)
         rc, out, err = scion(ctx, sock, "graft", "list", "--json")
         ctx.result("no-aborts", rc == 0 and '"aborts": 0' in out and not re.search(
             r'"aborts": [1-9]', out), out + err)
