@@ -27,10 +27,10 @@ import harness  # noqa: E402
 
 # (file, graft name, workload): the workloads of tests/integration/test_sfi.py, longer.
 EXAMPLES = [
-    ("evict_clock", "clock", ["bcache reset", "bcache run random n=3000 seed=11"]),
-    ("evict_2q", "2q", ["bcache reset", "bcache run random n=3000 seed=11"]),
-    ("readahead_stride", "stride", ["bcache reset", "bcache run stride n=2000 stride=3"]),
-    ("readahead_recorded", "recorded", ["bcache reset", "bcache run seq n=2000 start=40"]),
+    ("evict_clock", "clock", ["bcache reset", "bcache run random n=600 seed=11"]),
+    ("evict_2q", "2q", ["bcache reset", "bcache run random n=600 seed=11"]),
+    ("readahead_stride", "stride", ["bcache reset", "bcache run stride n=400 stride=3"]),
+    ("readahead_recorded", "recorded", ["bcache reset", "bcache run seq n=400 start=40"]),
     ("test_scale", "scale", ["testpoint 6 7"] * 20),
     ("sched_fair", "fair", ["sched run n=6 rounds=10 compute=2 sleep=3"]),
     ("sched_lifo", "lifo", ["sched run n=6 rounds=10 compute=2 sleep=3"]),
@@ -59,7 +59,7 @@ def sfi_bench(kernel, disk, out_dir):
         modules.append(os.path.join(ROOT, "build", "grafts", name + ".graft"))
         modules.append(os.path.join(ROOT, "build", "grafts", "trusted", name + ".graft") +
                        " trusted")
-    boot = harness.Boot("bench-sfi", out_dir, kernel=kernel, smp=1, icount=True, timeout=900,
+    boot = harness.Boot("bench-sfi", out_dir, kernel=kernel, smp=1, icount=True, timeout=2400,
                         disk=disk, disk_snapshot=True, modules=modules)
     figures = []
     try:

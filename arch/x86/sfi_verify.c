@@ -4,8 +4,9 @@
  * model: arch/sfi.h). It decodes the whole text region once, in order,
  * with the arch decoder, checking each instruction against the rules
  * and the one before it, and marking which offsets are instruction
- * starts and which lie inside a guarded sequence; a second pass checks
- * every direct branch against those marks. It trusts nothing in the
+ * starts, which lie inside a guarded sequence and which hold a direct
+ * branch; a second pass checks each direct branch's target against
+ * those marks. It trusts nothing in the
  * bytes: what it cannot decode, or decodes to anything the rules do not
  * name, it refuses, with the offset and bytes of the first offender.
  *
@@ -29,6 +30,7 @@
 /* The marks[] byte of each text offset. */
 #define MARK_START    0x01	/* an instruction starts here */
 #define MARK_GUARDED  0x02	/* inside a guarded sequence: no branch may land here */
+#define MARK_BRANCH   0x04	/* a direct branch starts here: its target is checked last */
 
 /* ModRM fields and what the memory operand is made of. */
 struct mem_operand {
@@ -348,7 +350,7 @@ int sfi_verify(const uint8_t *code, const struct sfi_layout *layout, uint8_t *ma
 		if (!(off & (SFI_BUNDLE - 1)))
 			v.prev.status = v.prev2.status = INSN_INVALID;	/* sequences stay in a bundle */
 		insn_decode(&in, code + off, size - off, layout->text + off);
-		marks[off] |= MARK_START;
+		marks[off] |= MARK_START | (insn_has_branch_target(&in) ? MARK_BRANCH : 0);
 		if (check_instruction(&v, &in, off))
 			return -1;
 		v.prev2 = v.prev;
@@ -356,9 +358,11 @@ int sfi_verify(const uint8_t *code, const struct sfi_layout *layout, uint8_t *ma
 	}
 	if (insn_falls_through(&v.prev) || v.prev.status != INSN_OK)
 		return refuse(&v, &v.prev, size - v.prev.length, "the text falls through its end");
-	for (uint64_t off = 0; off < size; off += in.length) {
+	for (uint64_t off = 0; off < size; off++) {
+		if (!(marks[off] & MARK_BRANCH))
+			continue;
 		insn_decode(&in, code + off, size - off, layout->text + off);
-		if (insn_has_branch_target(&in) && check_direct(&v, &in, off))
+		if (check_direct(&v, &in, off))
 			return -1;
 	}
 	return 0;

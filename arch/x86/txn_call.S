@@ -27,10 +27,11 @@
 #define CPU_SANDBOX_SP 8	/* offsetof(struct cpu, sandbox_sp) */
 #define SFI_STACK_SIZE 0x8000	/* arch/sfi.h */
 
-	.text
-	.globl arch_txn_call
-	.type arch_txn_call, @function
-arch_txn_call:
+/*
+ * The frame both calls build: the callee-saved registers and the outer
+ * sandbox_sp pushed, and the stack pointer recorded in jmp (%rdi).
+ */
+	.macro TXN_FRAME
 	pushq %rbp
 	movq %rsp, %rbp
 	pushq %rbx
@@ -40,6 +41,10 @@ arch_txn_call:
 	pushq %r15
 	pushq %gs:CPU_SANDBOX_SP
 	movq %rsp, (%rdi)
+	.endm
+
+/* fn (%rsi) into %r11, its six arguments from args (%rdx) into the argument registers. */
+	.macro TXN_ARGS
 	movq %rsi, %r11
 	movq %rdx, %rax
 	movq 0(%rax), %rdi
@@ -48,6 +53,14 @@ arch_txn_call:
 	movq 24(%rax), %rcx
 	movq 32(%rax), %r8
 	movq 40(%rax), %r9
+	.endm
+
+	.text
+	.globl arch_txn_call
+	.type arch_txn_call, @function
+arch_txn_call:
+	TXN_FRAME
+	TXN_ARGS
 	call *%r11
 	.globl arch_txn_resume
 arch_txn_resume:
@@ -75,26 +88,11 @@ arch_txn_unwind:
 	.globl arch_sfi_call
 	.type arch_sfi_call, @function
 arch_sfi_call:
-	pushq %rbp
-	movq %rsp, %rbp
-	pushq %rbx
-	pushq %r12
-	pushq %r13
-	pushq %r14
-	pushq %r15
-	pushq %gs:CPU_SANDBOX_SP
-	movq %rsp, (%rdi)
+	TXN_FRAME
 	movq %rsp, %gs:CPU_SANDBOX_SP
-	movq %rsi, %r11
 	movq %rcx, %r15
 	movq %r8, %r10
-	movq %rdx, %rax
-	movq 0(%rax), %rdi
-	movq 8(%rax), %rsi
-	movq 16(%rax), %rdx
-	movq 24(%rax), %rcx
-	movq 32(%rax), %r8
-	movq 40(%rax), %r9
+	TXN_ARGS
 	leaq SFI_STACK_SIZE-16(%r15), %rsp
 	pushq %r10
 	jmp *%r11
