@@ -12,6 +12,12 @@ order; CSV_COLUMNS has each module's columns. Enumerated values are their
 names (a number the names do not know stays a number). A graft point's
 call has its six argument words in columns arg0..arg5 and its done
 record its result, both in hex (0x...) as `record show` prints them.
+A sched trace begins with the start-state records (kinds queued,
+running, sleeping: every thread as the recording found it) and has, after
+the event's columns, their counters ticks_run, switches_in and slice,
+cells left empty on the rows of ordinary events. Text shows them at the
+end of those lines as ticks_run=, switches= and slice=, like `record
+show`; CTF as events of their own class, sched:snapshot.
 
 The whole recording is read and checked before anything is written, and
 output appears under its name only once it is whole: text goes to a
@@ -47,6 +53,11 @@ def hex_word(value):
     return f"0x{value:x}"
 
 
+def state_counter(key):
+    """A start-state record's counter; empty on an ordinary event's row."""
+    return lambda r: r[key] if recfmt.is_state_event(r) else ""
+
+
 # module -> stream -> ((column, record -> cell), ...)
 CSV_COLUMNS = {
     "bcache": {
@@ -61,7 +72,8 @@ CSV_COLUMNS = {
     "sched": {
         "trace": (("seq", field("seq")), ("tick", field("tick")), ("time_ns", field("time_ns")),
                   ("cpu", field("cpu")), ("tid", field("tid")),
-                  ("event", named("kind", recfmt.EVENTS)), ("affinity", field("affinity"))),
+                  ("event", named("kind", recfmt.EVENTS)), ("affinity", field("affinity")))
+        + tuple((c, state_counter(c)) for c in recfmt.STATE_FIELDS),
         "log": tuple((c, field(c)) for c in ("seq", "tick", "cpu", "tid", "prev", "queued"))},
     recfmt.POINT_MODULE: {
         "trace": (("seq", field("seq")), ("time_ns", field("time_ns")), ("cpu", field("cpu")),

@@ -6,12 +6,18 @@ file and one packetized data stream file per recording stream, `trace`
 in recctf_events.py; every module converts:
 
   bcache  trace: bcache:request   log: bcache:result (prefetch[nprefetch])
-  sched   trace: sched:event      log: sched:pick
+  sched   trace: sched:event, sched:snapshot   log: sched:pick
   point   trace: point:call (args[6])   log: point:done
 
-Event ids are the record types (recfmt.TYPE_*); enumerated fields
-(bcache outcome and fate, sched event kind, point outcome) are CTF enums
-whose labels are recfmt.py's names.
+sched:snapshot is a start-state record (the 72-byte sched event of kind
+queued, running or sleeping a recording begins with): an event's fields
+and then the thread's ticks_run, switches_in and slice.
+
+Event ids are the record types (recfmt.TYPE_*), and a second class of
+one type (sched:snapshot) has recctf_events.VARIANT_ID plus its type;
+which class a record takes is recfmt.record_class's answer. Enumerated
+fields (bcache outcome and fate, sched event kind, point outcome) are
+CTF enums whose labels are recfmt.py's names.
 
 Time: every event carries a 64-bit timestamp of the clock `kernel` (ns).
 Stored values count from a base, the recording's earliest event time,
@@ -218,8 +224,8 @@ def payload_packer(fields, formats, structs):
 
 
 def event_packers(module):
-    """{decoded record type: (event id, payload packer)} for each of the module's event
-    classes."""
+    """{decoded record class (recfmt.record_class): (event id, payload packer)} for each
+    of the module's event classes."""
     formats, structs = scalar_formats(module), dict(module.structs)
     return {cls.name: (cls.id, payload_packer(cls.fields, formats, structs))
             for classes in module.streams.values() for cls in classes}
@@ -267,7 +273,7 @@ def stream_events(records, times, base, how, packers):
         if ts > CLOCK_MAX:
             raise recfmt.RecError(f"seq {r['seq']}: its time, {ts} ns ({how}), does not fit "
                                   f"the 64-bit clock")
-        event_id, pack = packers[r["type"]]
+        event_id, pack = packers[recfmt.record_class(r)]
         events.append((ts - base, EVENT_HEADER.pack(event_id, ts - base) + pack(r)))
     return events
 

@@ -25,8 +25,10 @@ from . import recfmt
 
 
 class EventClass(NamedTuple):
-    name: str           # the decoded record's "type" (recfmt.py); the event is "MODULE:NAME"
-    id: int             # its CTF event id: the record type (recfmt.TYPE_*)
+    name: str           # the decoded record's class (recfmt.record_class: its "type", or
+                        # "snapshot" for a sched start-state event); the event is "MODULE:NAME"
+    id: int             # its CTF event id: the record type (recfmt.TYPE_*), or VARIANT_ID
+                        # plus it for a second class of the same record type
     fields: tuple       # (name, TSDL type[, length]), in payload order
 
 
@@ -51,6 +53,10 @@ class Module(NamedTuple):
 
 
 KERNEL_CLOCK = "Scion kernel clock, ns since boot"
+# A record type with a second form (a sched event's 72-byte start-state record) has a
+# second event class, whose id is this plus the type: record types are 16 bits, so
+# the id can be no record type's.
+VARIANT_ID = 1 << 16
 
 
 # --- bcache: demand reads (trace) and what became of them (log) ---
@@ -97,6 +103,13 @@ def bcache_timing(trace, log, headers):
 SCHED_EVENT = EventClass("event", recfmt.TYPE_SCHED_EVENT, (
     ("seq", "uint64_t"), ("tick", "uint64_t"), ("cpu", "uint32_t"), ("tid", "uint64_t"),
     ("kind", "enum event_kind_t"), ("affinity", "int32_t")))
+# The start state a recording begins with (kinds queued, running, sleeping): an event
+# and the counters of the thread's entity that policies read.
+SCHED_SNAPSHOT = EventClass("snapshot", VARIANT_ID + recfmt.TYPE_SCHED_EVENT,
+                            SCHED_EVENT.fields + (("ticks_run", "uint64_t"),
+                                                  ("switches_in", "uint64_t"),
+                                                  ("slice", "int32_t")))
+assert tuple(f[0] for f in SCHED_SNAPSHOT.fields[-3:]) == recfmt.STATE_FIELDS
 SCHED_PICK = EventClass("pick", recfmt.TYPE_SCHED_PICK, (
     ("seq", "uint64_t"), ("tick", "uint64_t"), ("cpu", "uint32_t"), ("tid", "uint64_t"),
     ("prev", "uint64_t"), ("queued", "uint32_t")))
@@ -107,12 +120,13 @@ def ticks_ns(ticks, hz):
 
 
 def sched_timing(trace, log, headers):
-    """An event at its time_ns. A pick records only its tick; events and picks share
-    one sequence, so a pick is timed at the event just before it in sequence (what
-    made the scheduler choose), plus the whole ticks between that event's tick and
-    the pick's (nonzero only where the trace lost events). A pick before every
-    recorded event takes the first event's time. Without events (a simulated log)
-    a pick is at its tick times 1/hz, hz from the header."""
+    """An event (a start-state record too) at its time_ns. A pick records only its
+    tick; events and picks share one sequence, so a pick is timed at the event just
+    before it in sequence (what made the scheduler choose), plus the whole ticks
+    between that event's tick and the pick's (nonzero only where the trace lost
+    events). A pick before every recorded event takes the first event's time.
+    Without events (a simulated log) a pick is at its tick times 1/hz, hz from the
+    header."""
     hz = next((h["config"][recfmt.CONFIG_HZ] for h in headers.values()
                if h["config"][recfmt.CONFIG_HZ]), 0)
     if not trace:
@@ -161,7 +175,7 @@ MODULES = {
                      enums=(Enum("outcome_t", "uint8_t", recfmt.OUTCOMES),
                             Enum("fate_t", "uint32_t", recfmt.FATES)),
                      structs=(("prefetch", PREFETCH_FIELDS),), timing=bcache_timing),
-    "sched": Module(streams={"trace": (SCHED_EVENT,), "log": (SCHED_PICK,)},
+    "sched": Module(streams={"trace": (SCHED_EVENT, SCHED_SNAPSHOT), "log": (SCHED_PICK,)},
                     enums=(Enum("event_kind_t", "uint32_t", recfmt.EVENTS),),
                     structs=(), timing=sched_timing),
     recfmt.POINT_MODULE: Module(streams={"trace": (POINT_CALL,), "log": (POINT_DONE,)},

@@ -62,6 +62,7 @@ EVENTS = {1: "runnable", 2: "block", 3: "exit", 4: "tick", 5: "yield",
 STATE_KINDS = frozenset({6, 7, 8})
 SCHED_STATE = struct.Struct("<QQiI")            # after the event: ticks_run, switches_in, slice
 assert SCHED_EVENT.size + SCHED_STATE.size == 72
+STATE_FIELDS = ("ticks_run", "switches_in", "slice")   # a decoded start-state record's counters
 EVENT_KINDS = {name: kind for kind, name in EVENTS.items()}
 
 OUTCOMES = {1: "hit", 2: "wait", 3: "miss", 4: "error"}
@@ -151,9 +152,28 @@ def decode_record(data, offset=0):
             "seq": struct.unpack_from("<Q", data, offset + HEAD.size)[0]}
 
 
+def is_state_event(r):
+    """Whether decoded record r is one of a sched recording's start-state records
+    (recfmt.h's rec_sched_state: an event of kind queued, running or sleeping with
+    its entity's counters, 72 bytes) rather than an ordinary 48-byte event. The size
+    decides, as in the kernel's `record show`: a decoded event has the counters
+    exactly when it was 72 bytes."""
+    return r["type"] == "event" and "ticks_run" in r
+
+
+def record_class(r):
+    """What decoded record r is, a little finer than its "type": "snapshot" for a
+    start-state record (is_state_event), else its type. The converters show the two
+    kinds of sched event differently (CSV columns, CTF event classes)."""
+    return "snapshot" if is_state_event(r) else r["type"]
+
+
 def encode_record(r):
     """decode_record's inverse for a request, result, event, pick, call or done dict
-    (size is computed)."""
+    (size is computed), so decode_record(encode_record(r)) gives r back. An event of a
+    start-state kind (STATE_KINDS), or one that carries the counters (STATE_FIELDS),
+    is the 72-byte start-state record with them; a state kind without its counters is
+    a ValueError, since the format has no 48-byte form of it."""
     if r["type"] == "call":
         return POINT_CALL.pack(POINT_CALL.size, TYPE_POINT_CALL, r["cpu"], r["seq"], r["time_ns"],
                                r["tid"], *r["args"])
@@ -161,8 +181,18 @@ def encode_record(r):
         return POINT_DONE.pack(POINT_DONE.size, TYPE_POINT_DONE, r["cpu"], r["seq"], r["time_ns"],
                                r["result"], r["outcome"], 0)
     if r["type"] == "event":
-        return SCHED_EVENT.pack(SCHED_EVENT.size, TYPE_SCHED_EVENT, r["cpu"], r["seq"], r["tick"],
-                                r["time_ns"], r["tid"], r["kind"], r["affinity"])
+        state = r["kind"] in STATE_KINDS or "ticks_run" in r
+        missing = [name for name in STATE_FIELDS if name not in r]
+        if state and missing:
+            raise ValueError(f"sched event seq {r['seq']}: a start-state record "
+                             f"({EVENTS.get(r['kind'], r['kind'])}) without "
+                             f"{', '.join(missing)}")
+        size = SCHED_EVENT.size + (SCHED_STATE.size if state else 0)
+        event = SCHED_EVENT.pack(size, TYPE_SCHED_EVENT, r["cpu"], r["seq"], r["tick"],
+                                 r["time_ns"], r["tid"], r["kind"], r["affinity"])
+        if not state:
+            return event
+        return event + SCHED_STATE.pack(r["ticks_run"], r["switches_in"], r["slice"], 0)
     if r["type"] == "pick":
         return SCHED_PICK.pack(SCHED_PICK.size, TYPE_SCHED_PICK, r.get("head_cpu", r["cpu"]),
                                r["seq"], r["tick"], r["tid"], r["prev"], r["cpu"], r["queued"])
@@ -205,7 +235,9 @@ def read_stream(path, stream=None):
     not whole: a record cut short, or fewer records than the header promises. With
     stream (STREAM_TRACE or STREAM_LOG), also when the header names another stream or
     a record is not that stream's kind (an unknown type, or a known one of the wrong
-    size): a reader that must understand every record asks for this."""
+    size: a sched event's size must agree with its kind, 72 bytes for a start-state
+    kind and 48 for any other): a reader that must understand every record asks for
+    this."""
     try:
         with open(path, "rb") as f:
             data = f.read()
@@ -231,6 +263,12 @@ def read_stream(path, stream=None):
                              f"and {r['size']} bytes")
                 raise RecError(f"{what} at byte {offset}, where a {header['module']} "
                                f"{expect or 'record'} belongs")
+            if stream is not None and r["type"] == "event" and \
+                    is_state_event(r) != (r["kind"] in STATE_KINDS):
+                raise RecError(f"a sched event of kind {EVENTS.get(r['kind'], r['kind'])} in "
+                               f"{r['size']} bytes at byte {offset} (a start-state kind is "
+                               f"{SCHED_EVENT.size + SCHED_STATE.size} bytes, any other "
+                               f"{SCHED_EVENT.size})")
             records.append(r)
             offset += r["size"]
     except RecError as e:
@@ -278,7 +316,7 @@ def record_text(r):
     """One line, as the kernel's `record show` prints it (kernel/record/cmd_record.c)."""
     if r["type"] == "event":
         state = (f" ticks_run={r['ticks_run']} switches={r['switches_in']} slice={r['slice']}"
-                 if "ticks_run" in r else "")
+                 if is_state_event(r) else "")
         return (f"seq={r['seq']} tick={r['tick']} time_ns={r['time_ns']} cpu={r['cpu']} "
                 f"tid={r['tid']} event={EVENTS.get(r['kind'], '?')} affinity={r['affinity']}"
                 + state)
