@@ -44,12 +44,20 @@ MISFIT = {"system": "MiSFIT (Small, Seltzer: MiSFIT: Constructing Safe Extensibl
           "figure": "software fault isolation overhead, about 10% (as the issue quotes it)"}
 
 
+def run(boot, command, expect=""):
+    """Type command and wait for expect in its output, then for the prompt
+    after it (not the one before: the echo of the command comes first)."""
+    m = boot.command(command, re.escape(command) + r"\r?\n[\s\S]*?" + expect + r"[\s\S]*?scion> ",
+                     timeout=900)
+    return re.search(expect, m.group(0)) if expect else m
+
+
 def measure(boot, name, graft, commands):
-    boot.command(f"graft install {graft}", r"installed at")
+    run(boot, f"graft install {graft}", r"installed at")
     for command in commands:
-        boot.command(command, r"scion> ", timeout=300)
-    boot.command(f"graft remove {graft}", r"removed from")
-    m = boot.command(f"graft stat {graft}", STAT.pattern)
+        run(boot, command)
+    run(boot, f"graft remove {graft}", r"removed from")
+    m = run(boot, f"graft stat {graft}", STAT.pattern)
     return {"invocations": int(m[2]), "aborts": int(m[4]), "cycles": int(m[5]), "mode": m[6]}
 
 
@@ -82,7 +90,7 @@ def sfi_bench(kernel, disk, out_dir):
             figures.append({"figure": f"sfi.{name}.overhead",
                             "value": round(100 * (per["sandboxed"] - per["trusted"]) /
                                            per["trusted"], 1), "unit": "percent"})
-            m = boot.command(f"graft verify {graft}", VERIFY.pattern)
+            m = run(boot, f"graft verify {graft}", VERIFY.pattern)
             figures.append({"figure": f"sfi.{name}.verify_per_kib",
                             "value": round(int(m[3]) * 1024 / int(m[2])),
                             "unit": "guest instructions per KiB of text region",
