@@ -4,13 +4,18 @@
  * per-CPU windows (a private stack, and an alias of the graft's data)
  * in the window area. (Text regions are laid out by sfi_text.c.)
  *
- * Window addresses come from a counter and are never reused: a window
- * that was unmapped may still sit in other CPUs' TLBs, and since no
- * code will ever use its address again, no shootdown is needed. The
- * area holds SFI_AREA_SLOTS windows (16 TiB of address space); when it
- * is used up, loads of sandboxed grafts fail with one line.
+ * The area holds SFI_AREA_SLOTS windows (16 TiB of address space),
+ * taken from a bitmap. A graft's windows are given back when it is
+ * unloaded (a simulation's private copy), in steps:
+ *   1. unmap every page of its windows (this CPU's TLB forgets them);
+ *   2. make every CPU reload its page-table base, dropping whatever it
+ *      cached of them (their mappings are not global);
+ *   3. only then free the stacks' pages and return the slots, so no CPU
+ *      can reach a freed page, or another graft's new window, through a
+ *      stale translation.
+ * When the area is used up, a load fails with one line.
  *
- * Lock order: window_lock is a leaf, held only to take slots.
+ * Lock order: window_lock is a leaf, held only to take or return slots.
  */
 #include <arch/sfi.h>
 #include <arch/mmu.h>
@@ -21,6 +26,7 @@
 #include <scion/string.h>
 #include <scion/spinlock.h>
 #include <scion/compiler.h>
+#include <scion/xcall.h>
 
 #define SFI_AREA_BASE   0xffffd00000000000ull	/* above VMAP_LIMIT, below TEXT_ALIAS_BASE */
 #define SFI_AREA_SLOTS  2048u			/* windows of SFI_WINDOW_STRIDE: 16 TiB */
@@ -34,30 +40,49 @@ _Static_assert(offsetof(struct cpu, sandbox_sp) == 8, "txn_call.S reaches sandbo
 _Static_assert(SFI_STACK_SIZE == 0x8000, "txn_call.S's SFI_STACK_SIZE");
 
 static struct spinlock window_lock = SPINLOCK_INIT("sfi-windows");
-static unsigned windows_taken;		/* window_lock */
+static uint64_t slot_used[SFI_AREA_SLOTS / 64];	/* window_lock: a bit per window */
 
-/* The base of a fresh window, or 0 when the area is used up. */
-static uint64_t take_window(void)
+/* The window is the upper half of its slot: 4 GiB unmapped below and above. */
+static uint64_t slot_base(unsigned slot)
 {
-	irqflags_t f = spin_lock_irqsave(&window_lock);
-	unsigned slot = windows_taken < SFI_AREA_SLOTS ? windows_taken++ : SFI_AREA_SLOTS;
-	spin_unlock_irqrestore(&window_lock, f);
-	if (slot == SFI_AREA_SLOTS)
-		return 0;
-	/* The window is the upper half of its slot: 4 GiB unmapped below and above. */
 	return SFI_AREA_BASE + (uint64_t)slot * SFI_WINDOW_STRIDE + SFI_WINDOW_SIZE;
 }
 
-static void unmap_window(uint64_t base, const struct arch_sfi *s)
+/* The base of a free window, or 0 when the area is used up. */
+static uint64_t take_window(void)
 {
-	for (unsigned i = 0; i < STACK_PAGES; i++) {
-		uint64_t pa = arch_unmap_page(base + i * PAGE_SIZE);
-		if (pa != UINT64_MAX)
-			pmm_free(pa, 0);
-	}
+	irqflags_t f = spin_lock_irqsave(&window_lock);
+	unsigned slot = 0;
+	while (slot < SFI_AREA_SLOTS && (slot_used[slot / 64] & (1ull << (slot % 64))))
+		slot++;
+	if (slot < SFI_AREA_SLOTS)
+		slot_used[slot / 64] |= 1ull << (slot % 64);
+	spin_unlock_irqrestore(&window_lock, f);
+	return slot < SFI_AREA_SLOTS ? slot_base(slot) : 0;
+}
+
+static void return_window(uint64_t base)
+{
+	unsigned slot = (unsigned)((base - SFI_WINDOW_SIZE - SFI_AREA_BASE) / SFI_WINDOW_STRIDE);
+	irqflags_t f = spin_lock_irqsave(&window_lock);
+	slot_used[slot / 64] &= ~(1ull << (slot % 64));
+	spin_unlock_irqrestore(&window_lock, f);
+}
+
+/* Step 1: unmap base's pages; the stack's physical pages go to stack[] for step 3. */
+static void unmap_window(uint64_t base, const struct arch_sfi *s, uint64_t stack[STACK_PAGES])
+{
+	for (unsigned i = 0; i < STACK_PAGES; i++)
+		stack[i] = arch_unmap_page(base + i * PAGE_SIZE);
 	uint64_t alias = base + (s->data & (SFI_WINDOW_SIZE - 1));
 	for (uint64_t off = 0; off < s->data_size; off += PAGE_SIZE)
 		arch_unmap_page(alias + off);	/* the data's own pages: the graft region frees them */
+}
+
+static void reload_page_tables(void *arg)
+{
+	(void)arg;
+	arch_flush_tlb_local();
 }
 
 static int map_window(uint64_t base, const struct arch_sfi *s)
@@ -115,11 +140,33 @@ int arch_sfi_create(struct arch_sfi *s, uint64_t text, uint64_t text_size, uint6
 
 void arch_sfi_destroy(struct arch_sfi *s)
 {
+	uint64_t (*stacks)[STACK_PAGES] = s->nwindows ? kmalloc(s->nwindows * sizeof(*stacks)) : NULL;
+
 	for (unsigned i = 0; i < s->nwindows; i++)
-		unmap_window(s->window[i], s);
+		unmap_window(s->window[i], s, stacks ? stacks[i] : (uint64_t[STACK_PAGES]){ 0 });
+	if (s->nwindows)
+		xcall_all(reload_page_tables, NULL);
+	for (unsigned i = 0; i < s->nwindows; i++) {
+		for (unsigned k = 0; stacks && k < STACK_PAGES; k++)
+			if (stacks[i][k] != UINT64_MAX)
+				pmm_free(stacks[i][k], 0);
+		return_window(s->window[i]);
+	}
+	kfree(stacks);
 	kfree(s->window);
 	s->window = NULL;
 	s->nwindows = 0;
+}
+
+unsigned arch_sfi_windows_in_use(void)
+{
+	unsigned n = 0;
+	irqflags_t f = spin_lock_irqsave(&window_lock);
+	for (unsigned i = 0; i < SFI_AREA_SLOTS / 64; i++)
+		for (uint64_t bits = slot_used[i]; bits; bits &= bits - 1)
+			n++;
+	spin_unlock_irqrestore(&window_lock, f);
+	return n;
 }
 
 bool arch_sfi_owns_stack(const struct arch_sfi *s, uint64_t a, uint64_t len)

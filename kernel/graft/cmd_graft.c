@@ -155,7 +155,8 @@ static int graft_list(int argc, char **argv)
 	graft_foreach(list_one, &n);
 	if (!n)
 		printk("(no grafts loaded)\n");
-	printk("graft area: %zu pages in use\n", graft_mem_pages_in_use());
+	printk("graft area: %zu pages in use; %u sandbox windows\n", graft_mem_pages_in_use(),
+	       arch_sfi_windows_in_use());
 	return 0;
 }
 

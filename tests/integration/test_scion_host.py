@@ -412,7 +412,7 @@ SHELL_OUTPUT = {
                       f"{'loop':<16} {'test.method':<18} {'tid 7':<10} {'installed':<9} "
                       f"{1:>10} {0:>8} {1:>7} {5000:>10} trusted\n"
                       "    last abort: time budget exceeded\n"
-                      "graft area: 6 pages in use\n"),
+                      "graft area: 6 pages in use; 4 sandbox windows\n"),
     "graft points -v": (0, "point kind ...\n"),
     'syms "a b"': (0, "0 functions match 'a b'\n"),
     "text verify": (0, "text: identical\n"),

@@ -222,3 +222,35 @@ def job_trusted_is_explicit(ctx):
     finally:
         poweroff(ctx, boot)
 
+
+def windows(ctx, sock):
+    rc, out, err = scion(ctx, sock, "shell", "graft", "list")
+    m = re.search(r"(\d+) sandbox windows", out)
+    return int(m[1]) if m else None
+
+
+def job_windows_returned(ctx):
+    """A sandboxed graft has a window per CPU; a simulation's private copy of
+    it gets its own and gives them back (every CPU's translations dropped
+    first), so windows in use return to where they were."""
+    boot, sock = channel_boot(ctx, "sfi-windows", smp=2, single_thread_tcg=True)
+    try:
+        before = windows(ctx, sock)
+        for name in ("evict_clock", "evict_2q"):
+            scion(ctx, sock, "graft", "load", graft_path(ctx, name))
+        loaded = windows(ctx, sock)
+        ctx.result("a-window-per-cpu", before is not None and loaded == before + 4,
+                   f"{before} -> {loaded}")
+        for command in ("record start bcache", "bcache reset", "bcache run random n=60 seed=3",
+                        "record stop"):
+            scion(ctx, sock, "shell", *command.split())
+        for round_ in range(3):
+            rc, out, err = scion(ctx, sock, "shell", "sim", "run", "rec1", "clock", "2q",
+                                 "model=4000,150000")
+            ctx.result(f"sim-{round_}", rc == 0 and
+                       re.search(r"^evict=clock\s", out, re.M) is not None, out + err)
+        ctx.result("windows-returned", windows(ctx, sock) == loaded, f"{windows(ctx, sock)} != "
+                   f"{loaded}")
+    finally:
+        poweroff(ctx, boot)
+

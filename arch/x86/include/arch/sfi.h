@@ -168,12 +168,16 @@ int arch_sfi_create(struct arch_sfi *s, uint64_t text, uint64_t text_size, uint6
 		    uint64_t data_size, char *err, size_t errlen);
 
 /*
- * arch_sfi_destroy - Overview: unmap the windows and free their stacks.
- *   Their addresses are never used again, so other CPUs' stale
- *   translations of them are harmless and no shootdown is needed.
- * Caller's context: thread, no spinlocks; the graft runs nowhere.
+ * arch_sfi_destroy - Overview: unmap the windows, make every CPU drop
+ *   its translations of them (a cross-call), then free their stacks and
+ *   give their address space back.
+ * Caller's context: thread, no spinlocks (it waits for every CPU); the
+ *   graft runs nowhere.
  */
 void arch_sfi_destroy(struct arch_sfi *s);
+
+/* Windows mapped now, of every graft (`graft list`). */
+unsigned arch_sfi_windows_in_use(void);
 
 /* Whether [a, a + len) lies in one of s's stacks (a string the graft built there). */
 bool arch_sfi_owns_stack(const struct arch_sfi *s, uint64_t a, uint64_t len);
