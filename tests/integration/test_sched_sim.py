@@ -160,7 +160,9 @@ def job_record_and_replay(ctx):
         events = bt.stdout.splitlines() if bt else []
         ctx.result("convert-ctf", bt and bt.returncode == 0 and
                    len(events) == len(trace) + len(log) and
-                   sum(" sched:event: " in e for e in events) == len(trace) and
+                   sum(" sched:event: " in e or " sched:snapshot: " in e
+                       for e in events) == len(trace) and
+                   sum(" sched:snapshot: " in e for e in events) > 0 and
                    sum(" sched:pick: " in e for e in events) == len(log),
                    f"convert exit {rc} {conv}{err}; babeltrace2 {bt and bt.returncode}: "
                    f"{len(events)} events {bt and bt.stderr[-300:]}")
