@@ -26,6 +26,7 @@
 #include <string.h>
 #include <stdarg.h>
 #include <stdio.h>
+#include "x86_encodings.h"
 
 /* The marks[] byte of each text offset. */
 #define MARK_START    0x01	/* an instruction starts here */
@@ -329,7 +330,10 @@ int sfi_verify(const uint8_t *code, const struct sfi_layout *layout, uint8_t *ma
 	uint64_t size = layout->text_size;
 	struct insn in;
 
+	struct insn ud2_insn;	/* what the decoder makes of ud2: the same everywhere */
+
 	err[0] = '\0';
+	insn_decode(&ud2_insn, x86_enc_ud2, sizeof(x86_enc_ud2), 0);
 	/* The masked branch's or $imm32 sign-extends: the base must be what it can say. */
 	bool imm32_base = layout->text >= 0xffffffff80000000ull ||
 			  layout->text + size <= 0x80000000ull;
@@ -349,6 +353,17 @@ int sfi_verify(const uint8_t *code, const struct sfi_layout *layout, uint8_t *ma
 	for (uint64_t off = 0; off < size; off += in.length) {
 		if (!(off & (SFI_BUNDLE - 1)))
 			v.prev.status = v.prev2.status = INSN_INVALID;	/* sequences stay in a bundle */
+		if (size - off >= sizeof(x86_enc_ud2) &&
+		    (off & (SFI_BUNDLE - 1)) + sizeof(x86_enc_ud2) <= SFI_BUNDLE &&
+		    !memcmp(code + off, x86_enc_ud2, sizeof(x86_enc_ud2))) {
+			/* The fill of every region, inside a bundle: no store, no branch, traps. */
+			marks[off] |= MARK_START;
+			in = ud2_insn;
+			in.addr = layout->text + off;
+			v.prev2 = v.prev;
+			v.prev = in;
+			continue;
+		}
 		insn_decode(&in, code + off, size - off, layout->text + off);
 		marks[off] |= MARK_START | (insn_has_branch_target(&in) ? MARK_BRANCH : 0);
 		if (check_instruction(&v, &in, off))

@@ -156,6 +156,16 @@ HOST_TEST(sfi_checks_the_region)
 	l.text = 0x400000000ull;
 	CHECK(t, verify(text, &l, err) == -1 && strstr(err, "top or bottom 2 GiB"), "%s", err);
 
+	/* A ud2 across a bundle boundary is refused like any instruction. */
+	size_t ud2_len = (size_t)(ud2_fill_one - ud2_fill);
+	for (size_t off = 0; off < 31; off++)
+		text[off] = bad_cross_bundle[0];	/* a one-byte nop */
+	for (size_t off = 31; off + ud2_len <= TEXT_SIZE; off += ud2_len)
+		memcpy(text + off, ud2_fill_one, ud2_len);
+	CHECK(t, verify(text, &layout, err) == -1 &&
+		 !strncmp(err, "offset 0x1f: ud2", 16) && strstr(err, "crosses a 32-byte bundle"),
+	      "%s", err);
+
 	/* Code that runs off the end: the last instruction falls through. */
 	memset(text, 0, TEXT_SIZE);
 	for (size_t off = 0; off < TEXT_SIZE; off += 4)
