@@ -39,14 +39,9 @@ static int stop(struct sched_follow *f, int err, const char *fmt, ...)
 
 /* --- The threads, by tid ------------------------------------------------------ */
 
-static uint32_t tid_slot(uint64_t tid, unsigned size)
-{
-	return (uint32_t)((tid * 0x9e3779b97f4a7c15ull) >> 32) & (size - 1);
-}
-
 static struct sched_follow_thread *find(const struct sched_follow *f, uint64_t tid)
 {
-	for (uint32_t k = f->index_size ? tid_slot(tid, f->index_size) : 0;
+	for (uint32_t k = f->index_size ? sched_sim_tid_slot(tid, f->index_size) : 0;
 	     f->index_size && f->index[k]; k = (k + 1) & (f->index_size - 1))
 		if (f->index[k]->se.tid == tid)
 			return f->index[k];
@@ -56,7 +51,7 @@ static struct sched_follow_thread *find(const struct sched_follow *f, uint64_t t
 static void index_put(struct sched_follow_thread **index, unsigned size,
 		      struct sched_follow_thread *t)
 {
-	uint32_t k = tid_slot(t->se.tid, size);
+	uint32_t k = sched_sim_tid_slot(t->se.tid, size);
 	while (index[k])
 		k = (k + 1) & (size - 1);
 	index[k] = t;

@@ -68,14 +68,9 @@ static bool grow(void **array, uint32_t *cap, size_t size, uint32_t need)
 	return true;
 }
 
-static uint32_t tid_hash(uint64_t tid, unsigned size)
-{
-	return (uint32_t)((tid * 0x9e3779b97f4a7c15ull) >> 32) & (size - 1);
-}
-
 static struct sched_sim_thread *find_thread(const struct sched_sim *sim, uint64_t tid)
 {
-	for (uint32_t k = sim->index_size ? tid_hash(tid, sim->index_size) : 0;
+	for (uint32_t k = sim->index_size ? sched_sim_tid_slot(tid, sim->index_size) : 0;
 	     sim->index_size && sim->index[k]; k = (k + 1) & (sim->index_size - 1))
 		if (sim->thread[sim->index[k] - 1].se.tid == tid)
 			return &sim->thread[sim->index[k] - 1];
@@ -84,7 +79,7 @@ static struct sched_sim_thread *find_thread(const struct sched_sim *sim, uint64_
 
 static void index_insert(struct sched_sim *sim, unsigned i)
 {
-	uint32_t k = tid_hash(sim->thread[i].se.tid, sim->index_size);
+	uint32_t k = sched_sim_tid_slot(sim->thread[i].se.tid, sim->index_size);
 	while (sim->index[k])
 		k = (k + 1) & (sim->index_size - 1);
 	sim->index[k] = i + 1;

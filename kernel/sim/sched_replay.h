@@ -64,6 +64,16 @@
 #define SCHED_SIM_MAX_THREADS 4096
 #define SCHED_SIM_MAX_SPAN    (1ull << 40)	/* ticks a trace may span */
 
+/*
+ * The slot of thread tid in an open-addressed index of size entries (a
+ * power of two): where both replays (this one and sched_follow.c) start
+ * probing for it.
+ */
+static inline uint32_t sched_sim_tid_slot(uint64_t tid, unsigned size)
+{
+	return (uint32_t)((tid * 0x9e3779b97f4a7c15ull) >> 32) & (size - 1);
+}
+
 /* One CPU burst of a thread and the gap before it (sched_replay.c). */
 struct sched_sim_phase;
 
