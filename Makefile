@@ -319,6 +319,33 @@ $(BENCH_PATCH): $(PATCH_HOST_SRCS) $(GENERATED_HEADERS) $(ARCH_DIR)/include/arch
 check-decoder: $(CHECK_DECODER) $(KERNEL)
 	@$(CHECK_DECODER) $(FILES)
 
+# ---- The SFI proof (tests/sfi/) -----------------------------------------------
+# build/host/sfi-proof runs every instruction form the sandbox's verifier
+# accepts, single-stepped in a traced child laid out like a graft's window,
+# and fails a form when the CPU shows it escaped (tests/sfi/sfi_proof.c).
+#   make sfi-proof            the self-test, then the quick sample (`make test` runs both)
+#   make sfi-proof FULL=1     the self-test, then the exhaustive enumeration (hours)
+# Built without ASan, for speed; UBSan stays on. tests/fuzz/fuzz_sfi_verify.c
+# shares the window child (run.sh builds it).
+SFI_PROOF := $(BUILD)/host/sfi-proof
+SFI_PROOF_SRCS := $(sort $(wildcard tests/sfi/*.c tests/sfi/*.S)) $(ARCH_DIR)/sfi_verify.c \
+	$(ARCH_DIR)/sfi_text.c $(ARCH_DIR)/insn_decode.c $(BUILD)/gen/x86_opcodes.c \
+	$(BUILD)/gen/x86_encodings.c
+SFI_PROOF_CFLAGS := -std=gnu11 -O2 -g -Wall -Wextra -Werror -fsanitize=undefined \
+	-fno-sanitize-recover=undefined -fno-omit-frame-pointer -Itests/sfi -Ikernel/include \
+	-I$(ARCH_DIR)/include -I$(ARCH_DIR) -I$(BUILD)/gen
+$(SFI_PROOF): $(SFI_PROOF_SRCS) $(wildcard tests/sfi/*.h) $(GENERATED_HEADERS) \
+		$(ARCH_DIR)/include/arch/sfi.h $(ARCH_DIR)/include/arch/insn.h $(ARCH_DIR)/x86_opcodes.h
+	@mkdir -p $(dir $@)
+	$(call say,HOSTCC,$@)
+	$(Q)$(HOST_CC) $(SFI_PROOF_CFLAGS) -o $@ $(SFI_PROOF_SRCS)
+.PHONY: sfi-proof
+sfi-proof: $(SFI_PROOF)
+	@$(SFI_PROOF) --self-test
+	@$(SFI_PROOF) $(if $(FULL),--full,--quick)
+test: $(SFI_PROOF)
+# ---- end of the SFI proof's block ----------------------------------------------
+
 include sim/sim.mk
 
 test: deps kernel iso grafts host-tests $(SIM) $(CHECK_DECODER) $(DISK)

@@ -61,6 +61,7 @@ HOSTILE_GRAFTS := $(patsubst grafts/hostile/%.c,$(BUILD)/grafts/hostile/%.graft,
 GRAFT_SFI_CFLAGS := -ffixed-r14 -ffixed-r15 -fno-jump-tables -fno-optimize-sibling-calls \
 	-fomit-frame-pointer -falign-functions=32 -mstringop-strategy=unrolled_loop
 SFI_REWRITER := tools/sfi_x86.py
+SFI_NOPS := tools/sfi_nops.py	# gas's one-byte padding nops become multi-byte nops
 
 # Compile $< into the trusted (unsandboxed) graft $@; the host tests'
 # fixture is built this way too (the loader's ELF tests, independent of SFI).
@@ -79,6 +80,7 @@ define graft_compile_sfi
 	$(Q)$(CC) $(GRAFT_CFLAGS) $(GRAFT_SFI_CFLAGS) -S $< -o $(basename $@).s
 	$(Q)$(PYTHON) $(SFI_REWRITER) $(basename $@).s -o $(basename $@).sfi.s
 	$(Q)$(CC) -c $(basename $@).sfi.s -o $@.o
+	$(Q)$(PYTHON) $(SFI_NOPS) $@.o
 	$(Q)$(OBJCOPY) --strip-debug $@.o $@
 	$(Q)rm -f $@.o
 endef
@@ -97,10 +99,10 @@ $(BUILD)/grafts/trusted/%.graft: grafts/%.c $(GRAFT_HEADERS)
 $(BUILD)/grafts/hostile/%.graft: grafts/hostile/%.c $(GRAFT_HEADERS) $(HOSTILE_GRAFT_HEADERS)
 	$(graft_compile)
 
-$(BUILD)/grafts/bad/%.graft: grafts/bad/%.c $(GRAFT_HEADERS) $(BAD_GRAFT_HEADERS) $(SFI_REWRITER)
+$(BUILD)/grafts/bad/%.graft: grafts/bad/%.c $(GRAFT_HEADERS) $(BAD_GRAFT_HEADERS) $(SFI_REWRITER) $(SFI_NOPS)
 	$(graft_compile_sfi)
 
-$(BUILD)/grafts/%.graft: grafts/%.c $(GRAFT_HEADERS) $(SFI_REWRITER)
+$(BUILD)/grafts/%.graft: grafts/%.c $(GRAFT_HEADERS) $(SFI_REWRITER) $(SFI_NOPS)
 	$(graft_compile_sfi)
 
 .PHONY: grafts

@@ -11,7 +11,8 @@ import argparse
 import re
 import sys
 
-MAPS = {"one": 0, "0f": 1, "0f38": 2, "0f3a": 3, "vex0f-imm8": 4, "encode": 5}
+MAPS = {"one": 0, "0f": 1, "0f38": 2, "0f3a": 3, "vex0f-imm8": 4, "encode": 5,
+        "sfi-refusals": 6}
 SIZES = {"": "NONE", "b": "B", "w": "W", "d": "D", "q": "Q", "v": "V", "y": "Y", "z": "Z",
          "p": "P", "s": "S", "x": "X"}
 IMM = {"Ib": "B", "Iw": "W", "Iz": "Z", "Iv": "V", "Jb": "JB", "Jz": "JZ"}
@@ -28,7 +29,11 @@ CF = {"jmp": "JMP", "jcc": "JCC", "loop": "LOOP", "xbegin": "XBEGIN", "call": "C
       "ud": "UD"}
 KEYWORDS = {"i64": "I64", "d64": "D64", "f64": "F64", "string": "STRING",
             "noaccess": "NOACCESS", "modrm": "MODRM", "regonly": "REGONLY", "x": "UNKNOWN",
-            "nop90": "NOP90", "zeroidiom": "ZERO_IDIOM", "sfi": "SFI"}
+            "nop90": "NOP90", "zeroidiom": "ZERO_IDIOM"}
+# sfi=WRITES: the memory a form admitted in a sandboxed graft may write (arch/x86/opcodes.map).
+SFI_WRITES = {"none": "NONE", "op": "OPERAND", "pair": "PAIR", "stack": "STACK"}
+# Control transfers a sandboxed graft may hold; the verifier checks their targets.
+SFI_CF = {"NONE", "JMP", "JCC", "CALL", "JMP_INDIRECT", "CALL_INDIRECT", "UD"}
 CONDITIONS = ["o", "no", "b", "ae", "e", "ne", "be", "a", "s", "ns", "p", "np", "l", "ge", "le", "g"]
 SPEC = re.compile(r"^([0-9a-f]{2})(?:-([0-9a-f]{2}))?(?:/([0-7]))?(?::(mem|reg|[0-9a-f]{2}))?$")
 
@@ -137,6 +142,12 @@ def parse_attribute(tok, entry):
         if value not in CF:
             raise MapError(f"unknown control flow class '{value}'")
         entry["cf"] = CF[value]
+    elif key == "sfi":
+        if value not in SFI_WRITES:
+            raise MapError(f"unknown sfi write extent '{value}' (none, op, pair or stack)")
+        entry["sfi"] = SFI_WRITES[value]
+    elif key == "nosfi":
+        entry["nosfi"] = value
     elif key == "pfx":
         prefixes = value.split(",")
         if any(v not in ("66", "f3", "f2", "np") for v in prefixes):
@@ -149,8 +160,11 @@ def parse_attribute(tok, entry):
 ENCODE = re.compile(r"^([a-z][a-z0-9_]*)\s+((?:[0-9a-f]{2}\s*)+)(?:/([0-7]))?$")
 
 
+REFUSAL = re.compile(r"^([a-z][a-z0-9]*)\s+(\S.*)$")
+
+
 def parse(path):
-    entries, mapname, encodings = [], None, []
+    entries, mapname, encodings, refusals = [], None, [], {}
     for lineno, raw in enumerate(open(path), 1):
         line = raw.split("#", 1)[0].strip()
         if not line:
@@ -163,6 +177,12 @@ def parse(path):
                 continue
             if mapname is None:
                 raise MapError("opcode before the first [map] line")
+            if mapname == "sfi-refusals":
+                m = REFUSAL.match(line)
+                if not m or m.group(1) in refusals:
+                    raise MapError(f"bad or repeated refusal line '{line}'")
+                refusals[m.group(1)] = m.group(2)
+                continue
             if mapname == "encode":
                 m = ENCODE.match(line)
                 if not m:
@@ -184,6 +204,7 @@ def parse(path):
                          "match": "ANY", "reg": 0, "prefix": "ANY", "imm1": "NONE",
                          "imm2": "NONE", "cf": "NONE", "op_reg": "0", "op_rm": "0",
                          "op_opc": "0", "mem": 0, "imp_written_v": 0, "flags_read": 0, "flags_maybe": 0,
+                         "sfi": None, "nosfi": None, "operands": [],
                          "flags_written": 0, "imp_read": 0, "imp_written": 0, "modrm": False,
                          "line": lineno}
                 if m.group(3) is not None:
@@ -202,6 +223,7 @@ def parse(path):
                     if "=" in tok or tok in KEYWORDS:
                         parse_attribute(tok, entry)
                     else:
+                        entry["operands"].append(tok)
                         parse_operand(tok, entry)
                 if entry["match"] != "ANY" or "MODRM" in entry["attrs"]:
                     entry["modrm"] = True
@@ -209,10 +231,91 @@ def parse(path):
                     entries.append(dict(entry, prefix=prefix))
         except MapError as e:
             sys.exit(f"{path}:{lineno}: {e}")
-    return entries, encodings
+    return entries, encodings, refusals
 
 
-def check(entries, path):
+SEGMENT_OPERANDS = ("ES", "CS", "SS", "DS", "FS", "GS")
+
+
+def operand_kind(tok):
+    name = tok.partition(":")[0]
+    return None if name in FIXED or name in SEGMENT_OPERANDS else name[0]
+
+
+def writes_modrm_memory(e):
+    """Whether the form's ModRM operand is memory it writes (when mod != 3)."""
+    if e["match"] in ("REG_REG", "REGFORM") or "NOACCESS" in e["attrs"]:
+        return False
+    return any(operand_kind(t) in "EM" and ":" in t and "w" in t.partition(":")[2]
+               for t in e["operands"] if operand_kind(t))
+
+
+def refusal_key(e):
+    """Why a form is refused in a sandboxed graft: its nosfi= key, or one its
+    shape implies; None when nothing does (the map must then say)."""
+    if e["nosfi"]:
+        return e["nosfi"]
+    if "STRING" in e["attrs"]:
+        return "string"
+    cf = {"RET": "return", "RET_FAR": "far", "JMP_FAR": "far", "CALL_FAR": "far",
+          "IRET": "interrupt", "INT": "interrupt", "INT3": "interrupt", "SYSCALL": "interrupt",
+          "SYSRET": "interrupt", "HLT": "privileged", "LOOP": "unused",
+          "XBEGIN": "transaction"}.get(e["cf"])
+    if cf:
+        return cf
+    names = [t.partition(":")[0] for t in e["operands"]]
+    if any(n in SEGMENT_OPERANDS or operand_kind(n) == "S" for n in names):
+        return "segment"
+    if any(operand_kind(n) in ("C", "D") for n in names if operand_kind(n)):
+        return "privileged"
+    if e["map"] == MAPS["one"] and 0xd8 <= e["op"] <= 0xdf:
+        return "x87"
+    if "UNKNOWN" in e["attrs"]:
+        return "vector"
+    return None
+
+
+def check_sfi(e, refusals, path):
+    """A form admitted in a sandboxed graft must be one whose every effect the
+    verifier can bound: sfi=WRITES must match its operands. Every other legacy
+    form must carry a reason for its refusal."""
+    where = f"{path}:{e['line']}: {e['mnemonic']}"
+    if "I64" in e["attrs"]:
+        if e["sfi"]:
+            return (f"{where}: invalid in 64-bit mode, yet sfi")
+        return None
+    if not e["sfi"]:
+        key = refusal_key(e)
+        if key is None:
+            return (f"{where}: neither sfi=WRITES nor a reason to refuse it (nosfi=KEY)")
+        if key not in refusals:
+            return (f"{where}: refusal '{key}' is not in [sfi-refusals]")
+        e["refusal"] = key
+        return None
+    if e["nosfi"]:
+        return (f"{where}: both sfi and nosfi")
+    bad = [a for a in ("UNKNOWN", "STRING") if a in e["attrs"]]
+    if bad or e["mem"] or e["cf"] not in SFI_CF:
+        return (f"{where}: sfi, but its effects are not bounded ({bad}, mem {e['mem']}, "
+                 f"cf {e['cf']})")
+    if any(operand_kind(t) in "SCDVPWUHQN" for t in e["operands"] if operand_kind(t)):
+        return (f"{where}: sfi, but an operand is not a general register or memory")
+    writes = writes_modrm_memory(e)
+    if writes and e["sfi"] not in ("OPERAND", "PAIR"):
+        return (f"{where}: writes its memory operand, so sfi=op or sfi=pair")
+    if not writes and e["sfi"] in ("OPERAND", "PAIR"):
+        return (f"{where}: sfi={e['sfi'].lower()}, but it writes no memory operand")
+    pushes = e["imp_written_v"] & (1 << REGS.index("rsp")) or e["imp_written"] & (1 << REGS.index("rsp"))
+    if (e["sfi"] == "STACK") != bool(pushes and e["mnemonic"] in ("push", "call")):
+        return (f"{where}: sfi=stack is for push and call, which write below %rsp")
+    return None
+
+
+def check(entries, path, refusals):
+    errors = [m for m in (check_sfi(e, refusals, path) for e in entries
+                          if e["map"] <= MAPS["0f3a"]) if m]
+    if errors:
+        sys.exit("\n".join(errors))
     by_key = {}
     for e in entries:
         by_key.setdefault((e["map"], e["op"]), []).append(e)
@@ -229,7 +332,17 @@ def check(entries, path):
             seen.add(key)
 
 
-def render(entries):
+def byte_form(e):
+    """Every sized operand in a ModRM or opcode slot is a byte (add Eb, Gb;
+    setcc Eb): the operand size is 1. movzx Gv, Eb is not one: its
+    destination has the operand size; only its source is a byte register
+    (%al, %ah; and %esp stays %esp, not %ah)."""
+    sizes = [e[slot].split("X86_SZ_")[1].split(" ")[0] for slot in ("op_reg", "op_rm", "op_opc")
+             if e[slot] != "0"]
+    return bool(sizes) and all(size == "B" for size in sizes)
+
+
+def render(entries, refusals):
     vex_imm8 = [0] * 32
     for e in entries:
         if e["map"] == MAPS["vex0f-imm8"]:
@@ -249,10 +362,17 @@ def render(entries):
            '#include "x86_opcodes.h"', '#include <arch/insn.h>', "",
            "const char *const x86_mnemonics[] = {"]
     out += [f'\t"{m}",' for m in mnemonics]
+    reasons = [""] + sorted(refusals)
     out += ["};", f"const unsigned x86_mnemonic_count = {len(mnemonics)};", "",
-            "const struct x86_opcode x86_opcodes[] = {"]
+            "const char *const x86_sfi_refusals[] = {"]
+    out += ["\t\"\","] + [f'\t"{refusals[k]}",' for k in reasons[1:]]
+    out += ["};", "", "const struct x86_opcode x86_opcodes[] = {"]
     for e in order:
         attrs = set(e["attrs"])
+        if e["sfi"]:
+            attrs.add("SFI")
+        if byte_form(e):
+            attrs.add("BYTE")
         if e["modrm"]:
             attrs.add("MODRM")
         attr = " | ".join(f"X86_A_{a}" for a in sorted(attrs)) or "0"
@@ -266,7 +386,9 @@ def render(entries):
             f".flags_read = 0x{e['flags_read']:02x}, .flags_maybe = 0x{e['flags_maybe']:02x}, "
             f".flags_written = 0x{e['flags_written']:02x}, .imp_read = 0x{e['imp_read']:04x}, "
             f".imp_written = 0x{e['imp_written']:04x}, "
-            f".imp_written_v = 0x{e['imp_written_v']:04x} }},")
+            f".imp_written_v = 0x{e['imp_written_v']:04x}, "
+            f".sfi_write = INSN_SFI_WRITE_{e['sfi'] or 'NONE'}, "
+            f".sfi_refusal = {reasons.index(e['refusal']) if e.get('refusal') else 0} }},")
     out += ["};", "", "const uint16_t x86_opcode_index[4][257] = {"]
     for mp in range(4):
         out.append("\t{")
@@ -302,10 +424,10 @@ def main():
     ap.add_argument("-o", "--output", required=True)
     ap.add_argument("--encodings", help="directory for x86_encodings.{h,c}")
     args = ap.parse_args()
-    entries, encodings = parse(args.map)
-    check(entries, args.map)
+    entries, encodings, refusals = parse(args.map)
+    check(entries, args.map, refusals)
     with open(args.output, "w") as f:
-        f.write(render(entries))
+        f.write(render(entries, refusals))
     if args.encodings:
         header, body = render_encodings(encodings)
         with open(f"{args.encodings}/x86_encodings.h", "w") as f:

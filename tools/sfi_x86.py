@@ -17,7 +17,9 @@ understand. Invariants of the output:
   - every function label and every return point of a call inside the
     graft is a bundle start (a masked return reaches only those): such a
     call is `pushq $RET ; jmp f` with RET the next bundle start, while a
-    call to the graft API stays a real call (the API returns by ret);
+    call to the graft API stays a real call (the API returns by ret),
+    right after the API stack probe `testb %al, -SFI_API_STACK(%rsp)` in
+    its bundle;
   - every store is to [%rsp + disp], rip-relative, or [%r15 + %r14]
     right after a 32-bit write of %r14 in the same bundle (`leal MEM,
     %r14d`, or `leaq MEM, %r14 ; movl %r14d, %r14d` when MEM names a
@@ -39,6 +41,7 @@ import sys
 # test_sfi_rewrite.py checks that they agree with the header).
 SFI_BUNDLE_SHIFT = 5
 SFI_STACK_MASK = 0x7fff
+SFI_API_STACK = 0x4000
 SCHEME_VERSION = 1
 
 TEXT_MASK_SYMBOL = "__sfi_text_mask"
@@ -464,7 +467,8 @@ class Rewriter:
                 self.emit(f"\tjmp\t{target}")
                 self.land(label)
             else:
-                self.emit(f"\tcall\t{target}")     # the graft API returns with its own ret
+                # The graft API returns with its own ret; the probe checks its stack room.
+                self.locked(f"testb\t%al, -{SFI_API_STACK:#x}(%rsp)", f"call\t{target}")
             return
         if not local:
             refuse(f"a jump to '{target}', which this file does not define (a tail call into "
@@ -491,6 +495,11 @@ class Rewriter:
             written = set()
         if mnemonic.startswith("movabs") and memories:
             refuse("a 64-bit absolute memory operand cannot be masked")
+        if (re.match(r"^bt[src][wlq]?$", mnemonic) and memories and operands
+                and is_register(operands[0])):
+            # The bit offset in a register reaches far past the masked address.
+            refuse("a bit test-and-modify of memory with a register bit offset is not "
+                   "supported (it writes up to 2^60 bytes away from its operand)")
         if mnemonic.startswith("push") and operands and in_family(operands[0], "rsp"):
             refuse(STACK_MESSAGE)
 

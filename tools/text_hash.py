@@ -9,6 +9,8 @@ copy taken after boot. Edits the ELF file in place.
 import struct
 import sys
 
+import elf64
+
 FNV_OFFSET = 0xcbf29ce484222325
 FNV_PRIME = 0x100000001b3
 
@@ -20,23 +22,11 @@ def fnv1a(data):
     return h
 
 
-def sections(image):
-    shoff, = struct.unpack_from("<Q", image, 0x28)
-    shentsize, shnum, shstrndx = struct.unpack_from("<HHH", image, 0x3a)
-    headers = [struct.unpack_from("<IIQQQQIIQQ", image, shoff + i * shentsize) for i in range(shnum)]
-    strtab_off = headers[shstrndx][4]
-    result = {}
-    for h in headers:
-        name_end = image.index(b"\0", strtab_off + h[0])
-        result[image[strtab_off + h[0]:name_end].decode()] = (h[4], h[5])   # offset, size
-    return result
-
-
 def main():
     path = sys.argv[1]
     with open(path, "r+b") as f:
         image = bytearray(f.read())
-        secs = sections(image)
+        secs = {s.name: (s.offset, s.size) for s in elf64.sections(image)}
         if ".text" not in secs or ".text_hash" not in secs or secs[".text_hash"][1] != 8:
             sys.exit(f"text_hash: {path} lacks .text or an 8-byte .text_hash section")
         off, size = secs[".text"]

@@ -2,7 +2,9 @@
 /*
  * Per-CPU descriptor tables: each CPU has its own GDT (its TSS descriptor
  * carries a busy bit) and TSS, whose interrupt stack table gives double
- * faults and NMIs stacks of their own. The IDT is shared.
+ * faults and NMIs stacks of their own, and every interrupt an entry
+ * stack that trap_entry.S moves it off (so an interrupt never depends
+ * on the room left on the stack it interrupts). The IDT is shared.
  */
 #include <scion/cpu.h>
 #include <scion/string.h>
@@ -57,7 +59,7 @@ static void set_gate(unsigned vector, unsigned ist)
 void idt_init(void)
 {
 	for (unsigned v = 0; v < 256; v++)
-		set_gate(v, 0);
+		set_gate(v, v >= VEC_FIRST_IRQ ? IST_ENTRY : 0);
 	set_gate(VEC_DOUBLE_FAULT, IST_DOUBLE_FAULT);
 	set_gate(VEC_NMI, IST_NMI);
 }
@@ -75,6 +77,7 @@ void cpu_tables_load(struct cpu *c)
 	memset(&a->tss, 0, sizeof(a->tss));
 	a->tss.ist[IST_DOUBLE_FAULT - 1] = (uintptr_t)a->df_stack + sizeof(a->df_stack);
 	a->tss.ist[IST_NMI - 1] = (uintptr_t)a->nmi_stack + sizeof(a->nmi_stack);
+	a->tss.ist[IST_ENTRY - 1] = (uintptr_t)a->entry_stack + sizeof(a->entry_stack);
 	a->tss.iomap_base = sizeof(a->tss);
 
 	a->gdt[0] = 0;

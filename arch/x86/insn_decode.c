@@ -399,6 +399,21 @@ static void compute_targets(struct insn *in)
 	}
 }
 
+/* Bytes a form admitted in a sandboxed graft may write (its sfi= extent). */
+static unsigned sfi_write_size(const struct insn *in, const struct x86_opcode *op)
+{
+	switch (op->sfi_write) {
+	case INSN_SFI_WRITE_OPERAND:
+		return size_bytes(X86_OP_SIZE(op->op_rm), in);
+	case INSN_SFI_WRITE_PAIR:
+		return (in->rex & REX_W) ? 16 : 8;
+	case INSN_SFI_WRITE_STACK:
+		return in->operand_size;
+	default:
+		return 0;
+	}
+}
+
 static int decode_legacy(struct insn *in, struct cursor *c, const struct prefix_state *ps)
 {
 	const struct x86_opcode *op;
@@ -435,11 +450,16 @@ static int decode_legacy(struct insn *in, struct cursor *c, const struct prefix_
 	in->mnemonic = op->mnemonic;
 	in->cf = op->cf;
 	in->sfi_allowed = (op->attrs & X86_A_SFI) != 0;
+	in->mandatory_prefix = op->prefix == X86_PFX_66 || op->prefix == X86_PFX_F3 ||
+			       op->prefix == X86_PFX_F2;
+	in->sfi_write = op->sfi_write;
+	in->sfi_refusal = op->sfi_refusal;
 	in->semantics_known = true;
-	if (X86_OP_SIZE(op->op_reg) == X86_SZ_B || X86_OP_SIZE(op->op_rm) == X86_SZ_B ||
-	    X86_OP_SIZE(op->op_opc) == X86_SZ_B)
+	if (op->attrs & X86_A_BYTE)
 		in->operand_size = 1;
 	legacy_effects(in, op);
+	if (op->sfi_write != INSN_SFI_WRITE_NONE)
+		in->sfi_write_size = (uint8_t)sfi_write_size(in, op);
 	return INSN_OK;
 }
 
@@ -621,6 +641,13 @@ const char *insn_mnemonic(const struct insn *in)
 	if (in->opcode == OPCODE_NOP && in->map == INSN_MAP_ONE && !(in->rex & REX_B))
 		return (in->prefixes & INSN_PFX_REP) ? "pause" : "nop";
 	return in->mnemonic < x86_mnemonic_count ? x86_mnemonics[in->mnemonic] : "?";
+}
+
+const char *insn_sfi_refusal(const struct insn *in)
+{
+	if (in->status != INSN_OK || in->encoding != INSN_LEGACY || in->sfi_allowed)
+		return "";
+	return x86_sfi_refusals[in->sfi_refusal];
 }
 
 const char *insn_reg_name(unsigned n)

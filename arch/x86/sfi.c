@@ -27,6 +27,9 @@
 #include <scion/spinlock.h>
 #include <scion/compiler.h>
 #include <scion/xcall.h>
+#include <scion/thread.h>
+#include <arch/trap.h>
+#include "vectors.h"
 
 #define SFI_AREA_BASE   0xffffd00000000000ull	/* above VMAP_LIMIT, below TEXT_ALIAS_BASE */
 #define SFI_AREA_SLOTS  2048u			/* windows of SFI_WINDOW_STRIDE: 16 TiB */
@@ -35,8 +38,17 @@
 _Static_assert(SFI_AREA_BASE + (uint64_t)SFI_AREA_SLOTS * SFI_WINDOW_STRIDE <= TEXT_ALIAS_BASE,
 	       "the window area overlaps the text aliases");
 _Static_assert(SFI_AREA_BASE >= VMAP_LIMIT, "the window area overlaps the stacks");
+/* The last window's upper guard lies past the area: nothing may be mapped there either. */
+_Static_assert(SFI_AREA_BASE + (uint64_t)SFI_AREA_SLOTS * SFI_WINDOW_STRIDE + SFI_WINDOW_SIZE <=
+	       TEXT_ALIAS_BASE, "the last window's upper guard overlaps the text aliases");
 /* txn_call.S spells these out. */
 _Static_assert(offsetof(struct cpu, sandbox_sp) == 8, "txn_call.S reaches sandbox_sp at %gs:8");
+_Static_assert(offsetof(struct cpu, entry_scratch) == 16, "trap_entry.S's scratch at %gs:16");
+_Static_assert(SFI_API_STACK >= THREAD_STACK_SIZE && SFI_API_STACK < SFI_STACK_SIZE,
+	       "an API function runs on the window's stack with a kernel thread's room");
+_Static_assert(SFI_AREA_BASE >> 32 == 0xffffd000 &&
+	       (SFI_AREA_BASE + (uint64_t)SFI_AREA_SLOTS * SFI_WINDOW_STRIDE - 1) >> 32 == 0xffffdfff,
+	       "trap_entry.S's SFI_AREA_HIGH_FIRST/LAST");
 _Static_assert(SFI_STACK_SIZE == 0x8000, "txn_call.S's SFI_STACK_SIZE");
 
 static struct spinlock window_lock = SPINLOCK_INIT("sfi-windows");
@@ -167,6 +179,22 @@ unsigned arch_sfi_windows_in_use(void)
 			n++;
 	spin_unlock_irqrestore(&window_lock, f);
 	return n;
+}
+
+/* Whether addr lies in the window at base or its guards (4 GiB below, 4 GiB above). */
+static bool in_window_reserve(uint64_t base, uint64_t addr)
+{
+	return addr - (base - SFI_WINDOW_SIZE) < SFI_WINDOW_SIZE + SFI_WINDOW_STRIDE;
+}
+
+bool arch_sfi_entry_overflow(const struct arch_sfi *s, const struct trap_frame *f)
+{
+	extern const char trap_stubs[], trap_entry_end[];
+	unsigned cpu = this_cpu_index();
+
+	return f->vector == VEC_DOUBLE_FAULT && cpu < s->nwindows &&
+	       in_window_reserve(s->window[cpu], f->rsp) &&
+	       f->rip >= (uintptr_t)trap_stubs && f->rip < (uintptr_t)trap_entry_end;
 }
 
 bool arch_sfi_owns_stack(const struct arch_sfi *s, uint64_t a, uint64_t len)

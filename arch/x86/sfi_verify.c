@@ -28,11 +28,6 @@
 #include <stdio.h>
 #include "x86_encodings.h"
 
-/* The marks[] byte of each text offset. */
-#define MARK_START    0x01	/* an instruction starts here */
-#define MARK_GUARDED  0x02	/* inside a guarded sequence: no branch may land here */
-#define MARK_BRANCH   0x04	/* a direct branch starts here: its target is checked last */
-
 /* ModRM fields and what the memory operand is made of. */
 struct mem_operand {
 	int base;		/* register number, or -1 (none, or rip) */
@@ -53,7 +48,7 @@ struct verifier {
 
 static int refuse(struct verifier *v, const struct insn *in, uint64_t off, const char *fmt, ...)
 {
-	char why[96], bytes[3 * 8 + 4];
+	char why[128], bytes[3 * 8 + 4];
 	va_list ap;
 	size_t n = 0;
 	unsigned len = in && in->length ? in->length : 1;
@@ -173,19 +168,21 @@ static bool is_mov_r14_rsp(const struct insn *in)
 	return false;
 }
 
+/* The API stack probe: test %reg8, -SFI_API_STACK(%rsp), a read that faults without the room. */
+static bool is_api_stack_probe(const struct insn *in)
+{
+	if (in->status != INSN_OK || in->map != INSN_MAP_ONE || in->opcode != 0x84 ||
+	    !has_memory_modrm(in) || in->segment || (in->prefixes & INSN_PFX_ADSIZE))
+		return false;
+	struct mem_operand m = memory_operand(in);
+	return m.base == INSN_RSP && m.index < 0 && in->disp == -(int64_t)SFI_API_STACK;
+}
+
 /* jmp *%r14 or call *%r14. */
 static bool is_branch_r14(const struct insn *in)
 {
 	return (in->cf == INSN_CF_JMP_INDIRECT || in->cf == INSN_CF_CALL_INDIRECT) &&
 	       modrm_mod(in) == 3 && modrm_rm(in) == INSN_R14 && in->operand_size == 8;
-}
-
-/* Bytes written by a store of in. */
-static unsigned store_size(const struct insn *in)
-{
-	if (is_mnemonic(in, "cmpxchg8b"))
-		return (in->rex & REX_W) ? 16 : 8;
-	return in->operand_size;
 }
 
 static bool inside(uint64_t addr, uint64_t size, uint64_t start, uint64_t len)
@@ -194,8 +191,10 @@ static bool inside(uint64_t addr, uint64_t size, uint64_t start, uint64_t len)
 }
 
 /*
- * The written memory operand of in at off: on the stack, masked into
- * the window, or a fixed address inside the graft's data.
+ * The written memory operand of in at off, whose form writes exactly
+ * in->sfi_write_size bytes at its effective address (opcodes.map): on
+ * the stack, masked into the window, or a fixed address inside the
+ * graft's data.
  */
 static int check_store(struct verifier *v, const struct insn *in, uint64_t off)
 {
@@ -208,12 +207,12 @@ static int check_store(struct verifier *v, const struct insn *in, uint64_t off)
 		if (!writes_r14_zero_extended(&v->prev))
 			return refuse(v, in, off, "store through %%r15+%%r14 not preceded, in its bundle, "
 				      "by a 32-bit write of %%r14d");
-		v->marks[off] |= MARK_GUARDED;
+		v->marks[off] |= SFI_MARK_GUARDED;
 		return 0;
 	}
 	if (m.rip || m.absolute) {
 		uint64_t target = m.rip ? in->target : (uint64_t)in->disp;
-		if (!inside(target, store_size(in), l->data, l->data_size))
+		if (!inside(target, in->sfi_write_size, l->data, l->data_size))
 			return refuse(v, in, off, "store to 0x%llx, outside the graft's data",
 				      (unsigned long long)target);
 		return 0;
@@ -228,8 +227,8 @@ static int check_rsp_write(struct verifier *v, const struct insn *in, uint64_t o
 		if (!is_or_r15_r14(&v->prev) || !is_and_r14(&v->prev2, SFI_STACK_MASK))
 			return refuse(v, in, off, "mov to %%rsp not preceded, in its bundle, by "
 				      "and $0x%x, %%r14; or %%r15, %%r14", SFI_STACK_MASK);
-		v->marks[off] |= MARK_GUARDED;
-		v->marks[off - v->prev.length] |= MARK_GUARDED;
+		v->marks[off] |= SFI_MARK_GUARDED;
+		v->marks[off - v->prev.length] |= SFI_MARK_GUARDED;
 		return 0;
 	}
 	bool pushpop = is_mnemonic(in, "push") || is_mnemonic(in, "pop");
@@ -257,14 +256,77 @@ static int check_indirect(struct verifier *v, const struct insn *in, uint64_t of
 		return refuse(v, in, off, "indirect branch not masked into the graft's text "
 			      "(and $0x%x, %%r14; or $0x%llx, %%r14)", sfi_text_mask((uint32_t)l->text_size),
 			      (unsigned long long)l->text);
-	v->marks[off] |= MARK_GUARDED;
-	v->marks[off - v->prev.length] |= MARK_GUARDED;
+	v->marks[off] |= SFI_MARK_GUARDED;
+	v->marks[off - v->prev.length] |= SFI_MARK_GUARDED;
+	return 0;
+}
+
+/* The control transfers a sandboxed graft may hold (their targets are checked apart). */
+static bool cf_admitted(uint8_t cf)
+{
+	switch (cf) {
+	case INSN_CF_NONE: case INSN_CF_JMP: case INSN_CF_JCC: case INSN_CF_CALL:
+	case INSN_CF_JMP_INDIRECT: case INSN_CF_CALL_INDIRECT: case INSN_CF_UD:
+		return true;
+	default:
+		return false;
+	}
+}
+
+/*
+ * Prefixes whose effect on an admitted form is not worth modelling:
+ * 66 on a branch (rel16 and a 16-bit target on AMD, ignored by Intel),
+ * f2/f3 on a branch (bnd), or on a form that takes no mandatory prefix
+ * (future CPUs give such pairs new meanings, as f3 0f b8 became popcnt).
+ */
+static const char *prefix_trouble(const struct insn *in)
+{
+	bool branch = in->cf != INSN_CF_NONE && in->cf != INSN_CF_UD;
+	if (in->vendor_specific)
+		return "its length or target depends on the CPU's vendor";
+	if (branch && (in->prefixes & (INSN_PFX_OPSIZE | INSN_PFX_REP | INSN_PFX_REPNE)))
+		return "a 66, f2 or f3 prefix on a branch";
+	if ((in->prefixes & (INSN_PFX_REP | INSN_PFX_REPNE)) && !in->mandatory_prefix &&
+	    !is_mnemonic(in, "pause"))
+		return "an f2 or f3 prefix on an instruction that takes none";
+	if (in->segment && !is_mnemonic(in, "nop"))
+		return "segment override prefix";
+	if (in->prefixes & INSN_PFX_ADSIZE)
+		return "address-size prefix";
+	return NULL;
+}
+
+/*
+ * The memory in may write, by its form's extent (opcodes.map sfi=);
+ * the decoder's own reading of the operands must agree.
+ */
+static int check_writes(struct verifier *v, const struct insn *in, uint64_t off)
+{
+	bool operand_written = in->mem_write && has_memory_modrm(in);
+
+	switch (in->sfi_write) {
+	case INSN_SFI_WRITE_OPERAND:
+	case INSN_SFI_WRITE_PAIR:
+		if (has_memory_modrm(in))
+			return check_store(v, in, off);
+		break;
+	case INSN_SFI_WRITE_STACK:	/* below %rsp, which check_rsp_write confines */
+	case INSN_SFI_WRITE_NONE:
+		break;
+	default:
+		return refuse(v, in, off, "no write extent in the opcode table");
+	}
+	if (operand_written || (in->mem_write && !has_memory_modrm(in) &&
+				in->sfi_write != INSN_SFI_WRITE_STACK))
+		return refuse(v, in, off, "writes memory its opcode table form does not name");
 	return 0;
 }
 
 /* Everything about in that does not depend on other instructions' marks. */
 static int check_instruction(struct verifier *v, const struct insn *in, uint64_t off)
 {
+	const char *trouble;
+
 	if (in->status != INSN_OK)
 		return refuse(v, in, off, in->status == INSN_TRUNCATED ?
 			      "runs past the end of the text" : "not a valid instruction");
@@ -272,27 +334,30 @@ static int check_instruction(struct verifier *v, const struct insn *in, uint64_t
 		return refuse(v, in, off, "crosses a %u-byte bundle boundary", SFI_BUNDLE);
 	if (in->encoding != INSN_LEGACY)
 		return refuse(v, in, off, "vector (VEX/EVEX/XOP) instructions are not allowed");
-	if (in->cf == INSN_CF_RET)
-		return refuse(v, in, off, "ret is not allowed: return with pop %%r14 and a masked jmp");
 	if (!in->sfi_allowed)
-		return refuse(v, in, off, "instruction not allowed in a sandboxed graft");
-	if (in->segment && !is_mnemonic(in, "nop"))
-		return refuse(v, in, off, "segment override prefix");
-	if (in->prefixes & INSN_PFX_ADSIZE)
-		return refuse(v, in, off, "address-size prefix");
+		return refuse(v, in, off, "not allowed in a sandboxed graft: %s", insn_sfi_refusal(in));
+	if (!cf_admitted(in->cf))
+		return refuse(v, in, off, "a control transfer the sandbox does not admit");
+	if ((trouble = prefix_trouble(in)))
+		return refuse(v, in, off, "%s", trouble);
 	if (in->regs_written & INSN_REG(INSN_R15))
 		return refuse(v, in, off, "writes %%r15, the window base");
 	if (in->regs_written & INSN_REG(INSN_RSP)) {
 		if (check_rsp_write(v, in, off))
 			return -1;
 	}
-	if (in->mem_write && has_memory_modrm(in)) {
-		if (check_store(v, in, off))
-			return -1;
-	}
+	if (check_writes(v, in, off))
+		return -1;
 	if (in->cf == INSN_CF_JMP_INDIRECT || in->cf == INSN_CF_CALL_INDIRECT) {
 		if (check_indirect(v, in, off))
 			return -1;
+	}
+	/* A call out of the text (the API: checked last) needs the room the probe checks. */
+	if (in->cf == INSN_CF_CALL && in->target - v->layout->text >= v->layout->text_size) {
+		if (!is_api_stack_probe(&v->prev))
+			return refuse(v, in, off, "call out of the graft not preceded, in its bundle, by "
+				      "the API stack probe test %%al, -0x%x(%%rsp)", SFI_API_STACK);
+		v->marks[off] |= SFI_MARK_GUARDED;
 	}
 	return 0;
 }
@@ -305,10 +370,10 @@ static int check_direct(struct verifier *v, const struct insn *in, uint64_t off)
 
 	if (target - l->text < l->text_size) {
 		uint8_t mark = v->marks[target - l->text];
-		if (!(mark & MARK_START))
+		if (!(mark & SFI_MARK_START))
 			return refuse(v, in, off, "branch to 0x%llx, inside an instruction",
 				      (unsigned long long)(target - l->text));
-		if (mark & MARK_GUARDED)
+		if (mark & SFI_MARK_GUARDED)
 			return refuse(v, in, off, "branch to 0x%llx, past the check of a guarded sequence",
 				      (unsigned long long)(target - l->text));
 		return 0;
@@ -350,31 +415,38 @@ int sfi_verify(const uint8_t *code, const struct sfi_layout *layout, uint8_t *ma
 		return -1;
 	}
 	memset(marks, 0, size);
-	for (uint64_t off = 0; off < size; off += in.length) {
-		if (!(off & (SFI_BUNDLE - 1)))
+	unsigned ud2s = 0;	/* of prev2 and prev, how many are ud2 already (no copy needed) */
+	for (uint64_t off = 0, step; off < size; off += step) {
+		if (!(off & (SFI_BUNDLE - 1))) {
 			v.prev.status = v.prev2.status = INSN_INVALID;	/* sequences stay in a bundle */
+			ud2s = 0;
+		}
 		if (size - off >= sizeof(x86_enc_ud2) &&
 		    (off & (SFI_BUNDLE - 1)) + sizeof(x86_enc_ud2) <= SFI_BUNDLE &&
 		    !memcmp(code + off, x86_enc_ud2, sizeof(x86_enc_ud2))) {
 			/* The fill of every region, inside a bundle: no store, no branch, traps. */
-			marks[off] |= MARK_START;
-			in = ud2_insn;
-			in.addr = layout->text + off;
-			v.prev2 = v.prev;
-			v.prev = in;
+			marks[off] |= SFI_MARK_START;
+			if (ud2s < 2) {
+				v.prev2 = v.prev;
+				v.prev = ud2_insn;
+				ud2s++;
+			}
+			step = sizeof(x86_enc_ud2);
 			continue;
 		}
 		insn_decode(&in, code + off, size - off, layout->text + off);
-		marks[off] |= MARK_START | (insn_has_branch_target(&in) ? MARK_BRANCH : 0);
+		marks[off] |= SFI_MARK_START | (insn_has_branch_target(&in) ? SFI_MARK_BRANCH : 0);
 		if (check_instruction(&v, &in, off))
 			return -1;
 		v.prev2 = v.prev;
 		v.prev = in;
+		ud2s = 0;
+		step = in.length;
 	}
 	if (insn_falls_through(&v.prev) || v.prev.status != INSN_OK)
 		return refuse(&v, &v.prev, size - v.prev.length, "the text falls through its end");
 	for (uint64_t off = 0; off < size; off++) {
-		if (!(marks[off] & MARK_BRANCH))
+		if (!(marks[off] & SFI_MARK_BRANCH))
 			continue;
 		insn_decode(&in, code + off, size - off, layout->text + off);
 		if (check_direct(&v, &in, off))

@@ -6,7 +6,47 @@
  * CPU pushes no error code, then the vector number, so every trap
  * reaches trap_common with the same frame (struct trap_frame in
  * arch/trap.h). This is trap entry: it lives in .text.noprobe.
+ *
+ * Which stack a trap runs on. A sandboxed graft (arch/sfi.h) runs on its
+ * window's stack, which it may have filled to the last byte; no kernel
+ * code may run there, since a fault it took for lack of room could not
+ * be delivered (a double fault in the kernel, not in the graft).
+ * Hence:
+ *   - Interrupts (vectors >= 32) arrive through IST_ENTRY on a per-CPU
+ *     entry stack, so their delivery never depends on the interrupted
+ *     stack; NMI and double fault keep their own IST stacks and go
+ *     straight to trap_save, where they stay.
+ *   - trap_common, in these steps, before it saves anything:
+ *       1. take the destination: for an interrupt on the entry stack,
+ *          the interrupted stack pointer rounded down to 16 bytes, as
+ *          the CPU would have pushed; for an exception, nothing to do
+ *          (it was pushed where it happened) unless that is a window;
+ *       2. if the interrupted stack pointer lies in the window area,
+ *          the destination is instead the kernel stack the graft was
+ *          entered from (%gs:8, sandbox_sp), free below that point;
+ *       3. copy the seven words of the frame there and switch to it,
+ *          using only the two scratch words at %gs:16 and %gs:24
+ *          (interrupts are masked: every gate is an interrupt gate);
+ *       4. save the registers and call trap_dispatch.
+ *     The return path pops that frame: iretq goes back to the
+ *     interrupted stack, whichever it was.
+ *   - An exception whose frame cannot be pushed on a full window stack
+ *     (the CPU's own push, or a stub's) becomes a double fault, which
+ *     aborts the graft's transaction (arch_sfi_entry_overflow): it is
+ *     synchronous, so nothing else was under way.
+ * The interrupted code never runs in ring 3 yet; when it does, step 1
+ * must take the thread's kernel stack for it (see the check below).
  */
+#define CPU_SANDBOX_SP     8	/* offsetof(struct cpu, sandbox_sp) */
+#define CPU_ENTRY_SCRATCH  16	/* offsetof(struct cpu, entry_scratch) */
+#define FRAME_CS           24	/* struct trap_frame from .vector: vector, error, rip, cs, */
+#define FRAME_RSP_HIGH     44	/* rflags, rsp (its high half at 44), ss */
+#define FRAME_WORDS        7
+#define FIRST_IRQ_VECTOR   32
+#define VEC_NMI            2
+#define VEC_DOUBLE_FAULT   8
+#define SFI_AREA_HIGH_FIRST 0xffffd000	/* the window area's addresses, bits 63..32 (arch/sfi.h) */
+#define SFI_AREA_HIGH_LAST  0xffffdfff
 
 	.section .text.noprobe, "ax"
 	.balign 16
@@ -21,13 +61,53 @@ trap_stubs:
 	pushq $0
 	.endif
 	pushq $vector
+	.if (vector == VEC_NMI) || (vector == VEC_DOUBLE_FAULT)
+	jmp trap_save
+	.else
 	jmp trap_common
+	.endif
 	vector = vector + 1
 	.endr
 	.size trap_stubs, . - trap_stubs
 
 	.type trap_common, @function
 trap_common:
+	/* Step 1. */
+	cmpq $FIRST_IRQ_VECTOR, (%rsp)
+	jae from_entry_stack
+	cmpl $SFI_AREA_HIGH_FIRST, FRAME_RSP_HIGH(%rsp)
+	jb trap_save
+	cmpl $SFI_AREA_HIGH_LAST, FRAME_RSP_HIGH(%rsp)
+	ja trap_save
+	movq %rax, %gs:CPU_ENTRY_SCRATCH
+	jmp to_sandbox_caller
+from_entry_stack:
+	testb $3, FRAME_CS(%rsp)
+	jnz from_user			/* no ring 3 yet: see above */
+	movq %rax, %gs:CPU_ENTRY_SCRATCH
+	movq 40(%rsp), %rax
+	andq $-16, %rax
+	/* Step 2. */
+	cmpl $SFI_AREA_HIGH_FIRST, FRAME_RSP_HIGH(%rsp)
+	jb copy_frame
+	cmpl $SFI_AREA_HIGH_LAST, FRAME_RSP_HIGH(%rsp)
+	ja copy_frame
+to_sandbox_caller:
+	movq %gs:CPU_SANDBOX_SP, %rax
+copy_frame:
+	/* Step 3: %rax is the destination's top. */
+	movq %rbx, %gs:CPU_ENTRY_SCRATCH+8
+	subq $FRAME_WORDS*8, %rax
+	.irp word, 0, 1, 2, 3, 4, 5, 6
+	movq \word*8(%rsp), %rbx
+	movq %rbx, \word*8(%rax)
+	.endr
+	movq %rax, %rsp
+	movq %gs:CPU_ENTRY_SCRATCH+8, %rbx
+	movq %gs:CPU_ENTRY_SCRATCH, %rax
+	/* Step 4. */
+	.globl trap_save
+trap_save:
 	pushq %rax
 	pushq %rbx
 	pushq %rcx
@@ -63,4 +143,9 @@ trap_common:
 	popq %rax
 	addq $16, %rsp
 	iretq
+from_user:
+	ud2
 	.size trap_common, . - trap_common
+
+	.globl trap_entry_end
+trap_entry_end:

@@ -33,6 +33,7 @@
 
 #define IST_DOUBLE_FAULT    1
 #define IST_NMI             2
+#define IST_ENTRY           3	/* every interrupt (vectors >= 32): trap_entry.S */
 
 #define SEL_KERNEL_CODE     0x08
 #define SEL_KERNEL_DATA     0x10

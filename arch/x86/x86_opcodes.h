@@ -65,7 +65,8 @@ enum x86_size {
 #define X86_A_NOP90    0x0100
 #define X86_A_FLAGS_CC 0x0200	/* reads the flags of the condition in the opcode */
 #define X86_A_ZERO_IDIOM 0x0400	/* xor/sub reg, reg: does not read reg */
-#define X86_A_SFI      0x0800	/* allowed in a sandboxed graft (arch/sfi.h) */
+#define X86_A_SFI      0x0800	/* admitted in a sandboxed graft (arch/sfi.h); see sfi_write */
+#define X86_A_BYTE     0x1000	/* every sized operand is a byte: the operand size is 1 */
 
 struct x86_opcode {
 	uint16_t mnemonic;
@@ -85,6 +86,8 @@ struct x86_opcode {
 	uint16_t imp_read;	/* implicit general registers read (8/16-bit writes too) */
 	uint16_t imp_written;	/* implicit registers written (8/16/32/64-bit) */
 	uint16_t imp_written_v;	/* written at operand size: partial when 16-bit */
+	uint8_t sfi_write;	/* enum insn_sfi_write: the memory it may write, when X86_A_SFI */
+	uint8_t sfi_refusal;	/* why it is refused in a sandboxed graft: x86_sfi_refusals[] */
 };
 
 /* Entries of map m for opcode o: x86_opcodes[x86_opcode_index[m][o] .. [m][o + 1]). */
@@ -92,6 +95,8 @@ extern const struct x86_opcode x86_opcodes[];
 extern const uint16_t x86_opcode_index[4][257];
 extern const char *const x86_mnemonics[];
 extern const unsigned x86_mnemonic_count;
+/* [sfi-refusals] of the map; entry 0 is "" (admitted, or invalid in 64-bit mode). */
+extern const char *const x86_sfi_refusals[];
 /* Bit n set: VEX/EVEX map 1 opcode n carries an 8-bit immediate. */
 extern const uint8_t x86_vex_map1_imm8[32];
 

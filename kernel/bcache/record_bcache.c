@@ -3,8 +3,8 @@
  * The block cache as a recordable module (scion/record.h): its trace is
  * the demand reads (bcache.request), its log what became of each
  * (bcache.result), in the records of scion/recfmt.h. The two recording
- * grafts run at those event points, cache lock held and interrupts
- * masked, and only write into the session's per-CPU buffers.
+ * grafts run at those event points, cache lock held, and only write
+ * into the session's per-CPU buffers.
  */
 #include <scion/record.h>
 #include <scion/graft.h>
@@ -13,32 +13,42 @@
 #include <scion/clock.h>
 #include <scion/string.h>
 #include <scion/format.h>
+#include <arch/cpu.h>
 #include "bcache_internal.h"
 #include "../sim/replay.h"
 
 static struct tbuf_set *recording_bufs;	/* set by the session around its grafts */
 
+/*
+ * The recording grafts run in transactions, which let the timer in (and
+ * its watchdog may abort them): a record is reserved and written with
+ * interrupts masked, so no abort leaves a reserved record unwritten.
+ */
 static void record_request(uint64_t seq, uint64_t block, uint64_t in_flight)
 {
+	struct thread *t = thread_current();
+	irqflags_t f = arch_irq_save();
 	struct tbuf_set *bufs = READ_ONCE(recording_bufs);
 	struct rec_bcache_request *r = bufs ? tbuf_reserve(bufs, sizeof(*r)) : NULL;
-	if (!r)
-		return;
-	struct thread *t = thread_current();
-	*r = (struct rec_bcache_request){
-		.head = { .size = sizeof(*r), .type = REC_BCACHE_REQUEST, .cpu = this_cpu_index() },
-		.seq = seq, .time_ns = clock_ns(), .tid = t ? t->tid : 0, .pid = 0,
-		.block = block, .in_flight = in_flight,
-	};
+	if (r)
+		*r = (struct rec_bcache_request){
+			.head = { .size = sizeof(*r), .type = REC_BCACHE_REQUEST,
+				  .cpu = this_cpu_index() },
+			.seq = seq, .time_ns = clock_ns(), .tid = t ? t->tid : 0, .pid = 0,
+			.block = block, .in_flight = in_flight,
+		};
+	arch_irq_restore(f);
 }
 
 static void record_result(const struct bcache_result *res)
 {
+	irqflags_t f = arch_irq_save();
 	struct tbuf_set *bufs = READ_ONCE(recording_bufs);
 	uint32_t n = res->nprefetch <= BCACHE_PREFETCH_MAX ? res->nprefetch : BCACHE_PREFETCH_MAX;
 	struct rec_bcache_result *r = bufs ? tbuf_reserve(bufs, REC_BCACHE_RESULT_BYTES(n)) : NULL;
 	if (r)
 		sim_encode_result(res, this_cpu_index(), r);
+	arch_irq_restore(f);
 }
 
 void bcache_policy_names(char *buf, size_t n)

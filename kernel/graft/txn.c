@@ -36,6 +36,7 @@
 #include <scion/string.h>
 #include <scion/textpoke.h>
 #include <scion/probe.h>
+#include <scion/symtab.h>
 #include <arch/cpu.h>
 #include <arch/txn.h>
 #include <arch/mmu.h>
@@ -317,13 +318,15 @@ static bool pc_is_graft_code(const struct txn *t, uintptr_t pc)
 	return !kernel_text_contains(pc, 1) && !probe_patch_origin(pc, &origin);
 }
 
+/* The graft's name and offset, or the kernel function (trap entry, when its stack was full). */
 static void describe_pc(const struct txn *t, uintptr_t pc, char *buf, size_t n)
 {
 	const struct graft *g = t->graft;
+
 	if (pc >= g->code_start && pc < g->code_end)
 		snprintf(buf, n, "%s+0x%llx", g->name, (unsigned long long)(pc - g->code_start));
 	else
-		snprintf(buf, n, "0x%llx", (unsigned long long)pc);
+		ksym_format(pc, buf, n);
 }
 
 bool txn_fault(struct trap_frame *frame, const struct fault_info *info)
@@ -332,7 +335,8 @@ bool txn_fault(struct trap_frame *frame, const struct fault_info *info)
 	uintptr_t pc = trap_frame_pc(frame);
 	char where[64];
 
-	if (!t || !pc_is_graft_code(t, pc))
+	if (!t || !(pc_is_graft_code(t, pc) ||
+		    (t->graft->sandboxed && arch_sfi_entry_overflow(&t->graft->sfi, frame))))
 		return false;
 	describe_pc(t, pc, where, sizeof(where));
 	if (info->has_address)

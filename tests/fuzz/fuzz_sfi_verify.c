@@ -3,98 +3,65 @@
  * Fuzz the sandbox's verifier (arch/x86/sfi_verify.c) with arbitrary
  * and mutated graft code, and run whatever it accepts.
  *
- * The input is the start of a text region (TEXT_SIZE bytes at TEXT,
- * the rest ud2, the last bundle the exit stub, as the kernel's loader
- * lays it out). Before verifying, the harness does what the loader's
- * relocations do for a sandboxed graft: it writes the region's mask and
- * base into every `and $imm32, %r14` and `or $imm32, %r14`, so that
- * mutations of real grafts (the seeds: the .text of build/grafts/) keep
- * getting past the masks. The verifier must never crash (ASan, UBSan).
+ * The input is the start of a text region (TEXT_SIZE bytes at
+ * WINDOW_TEXT, the rest ud2, the last bundle the exit stub, as the
+ * kernel's loader lays it out). Before verifying, the harness does what
+ * the loader's relocations do for a sandboxed graft: it writes the
+ * region's mask and base into every `and $imm32, %r14` and
+ * `or $imm32, %r14`, so that mutations of real grafts (the seeds: the
+ * .text of build/grafts/) keep getting past the masks. The verifier
+ * must never crash (ASan, UBSan).
  *
- * Code it accepts runs in a child process laid out like a graft's
- * window: %r15 the window base, the stack at its bottom, the data
- * region aliased at its offset; the window's gaps unmapped. Canary
- * pages shared with the parent sit where no store of a verified graft
- * can reach: around the data and the text, and just outside the reach
- * of a window register plus a 32-bit displacement. The child ends by
- * the exit gate, a fault, or a timer; whichever, every canary must be
- * as the parent filled it, else the verifier accepted code that
- * stores outside its confinement.
+ * Code it accepts runs in the window child (tests/sfi/window_child.h):
+ * a traced process laid out like a graft's window, where every write
+ * outside the window's stack and the graft's data faults and every read
+ * outside the window's reserve succeeds, single-stepped up to STEP_LIMIT
+ * instructions from the entry with the argument registers aimed at a
+ * read-only target page and the others as one of the SFI proof's
+ * states (chosen by the input's hash, so a run repeats). Any escape the
+ * child reports (a store outside the sandbox, a branch out of the
+ * verified instruction starts, %r15 or %rsp changed) is a crash with
+ * the address and the registers that matter.
+ *
+ * SFI_FUZZ_SKIP_VERIFY=1 runs every input without verifying it (the
+ * child then checks only that rip stays in the text): the way to show
+ * that the harness sees an escape in a known-bad graft.
  */
-#define _GNU_SOURCE	/* memfd_create, MAP_FIXED_NOREPLACE */
-#include <errno.h>
 #include <string.h>
-#include <signal.h>
-#include <unistd.h>
-#include <sys/mman.h>
-#include <sys/time.h>
-#include <sys/wait.h>
 #include <arch/sfi.h>
 #include <arch/insn.h>
 #include "fuzz.h"
+#include "../sfi/window_child.h"
+#include "../sfi/window_states.h"
 
-#define TEXT       0x40000000ull	/* bottom 2 GiB: the or $imm32 base works */
-#define TEXT_SIZE  8192ull
-#define STUBS      (TEXT - 0x100000)	/* the API stub and the exit gate, rel32 away */
-#define DATA       0x50000000ull
-#define DATA_SIZE  4096ull
-#define WINDOW     0x200000000000ull	/* 4 GiB aligned, above ASan's shadow */
-#define PAGE       4096ull
-#define REACH      (1ull << 31)		/* a 32-bit displacement's reach */
-#define CANARY_BYTE 0xa5
-#define RUN_USEC   20000
+#define TEXT_SIZE  WINDOW_TEXT_MAX
+#define STEP_LIMIT 4096
+#define T          WINDOW_TARGET
+#define W          WINDOW_BASE
 
-void fuzz_sfi_enter(uint64_t entry, uint64_t window, uint64_t stack_top, uint64_t exit_stub)
-	__attribute__((noreturn));
-extern const uint8_t fuzz_sfi_api[], fuzz_sfi_api_end[], fuzz_sfi_gate[], fuzz_sfi_gate_end[];
-
-/* Where no verified store may land. */
-static const uint64_t canaries[] = {
-	DATA - PAGE, DATA + DATA_SIZE,
-	WINDOW + (DATA & 0xffffffffull) - PAGE, WINDOW + (DATA & 0xffffffffull) + DATA_SIZE,
-	TEXT - PAGE, TEXT + TEXT_SIZE,
-	WINDOW - REACH - PAGE, WINDOW + SFI_WINDOW_SIZE + REACH,
-};
-#define NCANARIES (sizeof(canaries) / sizeof(canaries[0]))
-
-static uint8_t *text;
-static uint64_t api_entry, exit_gate;
-static bool ready;
-static unsigned long accepted, refused, ended_at_gate;
+static struct window_child child;
+static bool ready, skip_verify;
+static unsigned long accepted, refused, steps;
+static unsigned long outcomes[WINDOW_OUTCOMES];
 
 static void report(void)
 {
-	fprintf(stderr, "fuzz_sfi_verify: %lu accepted and run (%lu reached the exit gate), "
-		"%lu refused\n", accepted, ended_at_gate, refused);
-}
-
-static void *map_at(uint64_t addr, uint64_t size, int prot, int flags, int fd)
-{
-	void *p = mmap((void *)(uintptr_t)addr, size, prot, flags | MAP_FIXED_NOREPLACE, fd, 0);
-	FUZZ_ASSERT(p == (void *)(uintptr_t)addr, "cannot map 0x%llx", (unsigned long long)addr);
-	return p;
+	fprintf(stderr, "fuzz_sfi_verify: %lu %s (%lu steps:", accepted,
+		skip_verify ? "run unverified" : "accepted and run", steps);
+	for (unsigned o = 0; o < WINDOW_OUTCOMES; o++)
+		if (outcomes[o])
+			fprintf(stderr, " %s %lu", window_outcome_name((enum window_outcome)o), outcomes[o]);
+	fprintf(stderr, "), %lu refused\n", refused);
 }
 
 static void set_up(void)
 {
-	text = map_at(TEXT, TEXT_SIZE, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1);
-	uint8_t *stubs = map_at(STUBS, PAGE, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1);
-	size_t api_len = (size_t)(fuzz_sfi_api_end - fuzz_sfi_api);
-	memcpy(stubs, fuzz_sfi_api, api_len);
-	memcpy(stubs + 64, fuzz_sfi_gate, (size_t)(fuzz_sfi_gate_end - fuzz_sfi_gate));
-	FUZZ_ASSERT(!mprotect(stubs, PAGE, PROT_READ | PROT_EXEC), "mprotect stubs");
-	api_entry = STUBS;
-	exit_gate = STUBS + 64;
+	char err[256];
+	const char *skip = getenv("SFI_FUZZ_SKIP_VERIFY");
 
-	/* The data, and its alias in the window: the same pages. */
-	int fd = memfd_create("sfi-data", 0);
-	FUZZ_ASSERT(fd >= 0 && !ftruncate(fd, DATA_SIZE), "memfd");
-	map_at(DATA, DATA_SIZE, PROT_READ | PROT_WRITE, MAP_SHARED, fd);
-	map_at(WINDOW + (DATA & 0xffffffffull), DATA_SIZE, PROT_READ | PROT_WRITE, MAP_SHARED, fd);
-	map_at(WINDOW, SFI_STACK_SIZE, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1);
-	for (size_t i = 0; i < NCANARIES; i++)
-		map_at(canaries[i], PAGE, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_ANONYMOUS, -1);
-	signal(SIGCHLD, SIG_DFL);	/* the child's status is waited for */
+	skip_verify = skip && !strcmp(skip, "1");
+	window_pin_to_this_cpu();
+	FUZZ_ASSERT(!window_child_start(&child, TEXT_SIZE, err, sizeof(err)), "%s", err);
 	ready = true;
 	atexit(report);
 }
@@ -102,7 +69,7 @@ static void set_up(void)
 static bool is_api(void *ctx, uint64_t addr)
 {
 	(void)ctx;
-	return addr == api_entry;
+	return addr == WINDOW_API;
 }
 
 /*
@@ -114,10 +81,10 @@ static bool is_api(void *ctx, uint64_t addr)
 static void complete_masks(uint8_t *code, size_t n)
 {
 	struct insn in;
-	uint32_t mask = sfi_text_mask((uint32_t)TEXT_SIZE), base = (uint32_t)TEXT;
+	uint32_t mask = sfi_text_mask((uint32_t)TEXT_SIZE), base = (uint32_t)WINDOW_TEXT;
 
 	for (size_t off = 0; off < n; off += in.length) {
-		if (insn_decode(&in, code + off, n - off, TEXT + off) != INSN_OK)
+		if (insn_decode(&in, code + off, n - off, WINDOW_TEXT + off) != INSN_OK)
 			return;
 		bool r14_imm32 = in.map == INSN_MAP_ONE && in.opcode == 0x81 && (in.rex & 0x9) == 0x9 &&
 				 (in.modrm & 0xc7) == 0xc6 && in.imm_size == 4;	/* REX.W+B, mod 3, rm 6 */
@@ -130,76 +97,76 @@ static void complete_masks(uint8_t *code, size_t n)
 }
 
 /* The kernel's layout of a text region (arch/x86/sfi_text.c), with the input as its code. */
-static void lay_out(const uint8_t *data, size_t size)
+static void lay_out(uint8_t *text, const uint8_t *data, size_t size)
 {
 	size_t n = size < TEXT_SIZE - SFI_BUNDLE ? size : TEXT_SIZE - SFI_BUNDLE;
-	arch_sfi_text_init(text, TEXT, TEXT_SIZE, exit_gate);
+	arch_sfi_text_init(text, WINDOW_TEXT, TEXT_SIZE, WINDOW_GATE);
 	memcpy(text, data, n);
 	complete_masks(text, n);
 }
 
-static void fill_canaries(void)
+/* FNV-1a of the input: picks the state, so that a crash repeats. */
+static uint64_t input_hash(const uint8_t *data, size_t size)
 {
-	for (size_t i = 0; i < NCANARIES; i++)
-		memset((void *)(uintptr_t)canaries[i], CANARY_BYTE, PAGE);
+	uint64_t h = 0xcbf29ce484222325ull;
+	for (size_t i = 0; i < size; i++)
+		h = (h ^ data[i]) * 0x100000001b3ull;
+	return h;
 }
 
-static void check_canaries(const uint8_t *data, size_t size)
+/*
+ * The registers at the graft's entry: one of the proof's states, the
+ * arguments aimed at the target page (a pointer to it, and the offsets
+ * from the window, in bytes and in bits, and from the text, that reach
+ * it), and the exit stub's address pushed where the dispatcher pushes
+ * it, so that a graft that returns reaches the exit gate.
+ */
+static void entry_state(struct window_run *run, uint64_t hash)
 {
-	for (size_t i = 0; i < NCANARIES; i++) {
-		const uint8_t *p = (const uint8_t *)(uintptr_t)canaries[i];
-		for (size_t j = 0; j < PAGE; j++)
-			FUZZ_ASSERT(p[j] == CANARY_BYTE, "verified code (%zu bytes) wrote 0x%llx",
-				    size, (unsigned long long)(canaries[i] + j));
-	}
-	(void)data;
-}
+	uint64_t rng = hash | 1;
+	uint64_t exit_stub = WINDOW_TEXT + TEXT_SIZE - SFI_BUNDLE;
 
-static void run_child(void)
-{
-	struct itimerval limit = { .it_value = { .tv_usec = RUN_USEC } };
-	signal(SIGALRM, SIG_DFL);
-	signal(SIGSEGV, SIG_DFL);
-	signal(SIGBUS, SIG_DFL);
-	signal(SIGILL, SIG_DFL);
-	signal(SIGFPE, SIG_DFL);
-	signal(SIGTRAP, SIG_DFL);
-	if (mprotect(text, TEXT_SIZE, PROT_READ | PROT_EXEC))
-		_exit(2);
-	setitimer(ITIMER_REAL, &limit, NULL);
-	fuzz_sfi_enter(TEXT, WINDOW, WINDOW + SFI_STACK_SIZE - 16, TEXT + TEXT_SIZE - SFI_BUNDLE);
+	window_state((unsigned)(hash % window_state_count()), &rng, run->gpr, &run->rflags);
+	run->gpr[INSN_RDI] = T;
+	run->gpr[INSN_RSI] = T - W;
+	run->gpr[INSN_RDX] = (T - W) * 8;
+	run->gpr[INSN_RCX] = T - WINDOW_TEXT;
+	run->gpr[INSN_R8] = T + WINDOW_PAGE - 8;
+	run->gpr[INSN_R9] = (uint64_t)-8;
+	run->gpr[INSN_RSP] = WINDOW_STACK_TOP - 16;
+	memcpy(child.stack + SFI_STACK_SIZE - 16, &exit_stub, sizeof(exit_stub));
 }
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
-	static uint8_t marks[TEXT_SIZE];
+	static uint8_t text[TEXT_SIZE], marks[TEXT_SIZE];
 	char err[SFI_ERR_MAX];
 
 	if (!ready)
 		set_up();
-	lay_out(data, size);
+	lay_out(text, data, size);
 	const struct sfi_layout layout = {
-		.text = TEXT, .text_size = TEXT_SIZE, .entry = TEXT, .data = DATA,
-		.data_size = DATA_SIZE, .exit_gate = exit_gate, .is_api_entry = is_api,
+		.text = WINDOW_TEXT, .text_size = TEXT_SIZE, .entry = WINDOW_TEXT, .data = WINDOW_DATA,
+		.data_size = WINDOW_DATA_SIZE, .exit_gate = WINDOW_GATE, .is_api_entry = is_api,
 	};
-	if (sfi_verify(text, &layout, marks, err)) {
+	if (!skip_verify && sfi_verify(text, &layout, marks, err)) {
 		FUZZ_ASSERT(err[0] && strlen(err) < SFI_ERR_MAX, "a refusal without its line");
 		refused++;
 		return 0;
 	}
 	accepted++;
-	fill_canaries();
-	pid_t pid = fork();
-	FUZZ_ASSERT(pid >= 0, "fork");
-	if (pid == 0)
-		run_child();
-	int status;
-	pid_t got;
-	while ((got = waitpid(pid, &status, 0)) < 0 && errno == EINTR)
-		continue;
-	FUZZ_ASSERT(got == pid, "waitpid: %s", strerror(errno));
-	if (WIFEXITED(status) && WEXITSTATUS(status) == 0)
-		ended_at_gate++;
-	check_canaries(data, size);
+	memcpy(child.text, text, TEXT_SIZE);
+	struct window_run run = {
+		.marks = skip_verify ? NULL : marks, .entry = WINDOW_TEXT, .step_limit = STEP_LIMIT,
+	};
+	struct window_result res;
+	entry_state(&run, input_hash(data, size));
+	window_child_run(&child, &run, &res);
+	steps += res.steps;
+	outcomes[res.outcome]++;
+	FUZZ_ASSERT(res.outcome != WINDOW_BROKEN, "the window child broke: %s", res.why);
+	FUZZ_ASSERT(res.outcome != WINDOW_ESCAPE, "%s code (%zu bytes) escaped its sandbox after %u "
+		    "steps: %s", skip_verify ? "unverified (SFI_FUZZ_SKIP_VERIFY=1)" : "verified", size,
+		    res.steps, res.why);
 	return 0;
 }

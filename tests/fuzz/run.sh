@@ -2,7 +2,8 @@
 # SPDX-License-Identifier: BSD-2-Clause
 #
 # Build every libFuzzer target (tests/fuzz/fuzz_*.c) into $BUILD/fuzz/
-# ($BUILD is build unless set) and run each for $1 seconds (default 20).
+# ($BUILD is build unless set) and run each for $1 seconds (default 20);
+# with a second argument, only the target it names (sfi_verify: fuzz_sfi_verify.c).
 # Prints one line per target and `N passed, M failed`; exits non-zero
 # when a target fails to build or finds a crash. Corpora are kept in
 # $BUILD/fuzz/corpus/NAME between runs; a crash leaves its input as
@@ -10,6 +11,7 @@
 # generated sources and the fixture graft `make fuzz` builds in $BUILD.
 #
 #   tests/fuzz/run.sh [seconds]      from the top of the tree
+#   tests/fuzz/run.sh 60 sfi_verify  one target
 #   FUZZ_CC=clang-15 tests/fuzz/run.sh    another clang
 #   BUILD=build-x tests/fuzz/run.sh       another build directory
 
@@ -17,6 +19,7 @@ set -u
 cd "$(dirname "$0")/../.." || exit 2
 
 SECONDS_PER_TARGET=${1:-20}
+ONLY=${2:-}
 FUZZ_CC=${FUZZ_CC:-clang}
 BUILD=${BUILD:-build}
 OUT=$BUILD/fuzz
@@ -26,8 +29,12 @@ CFLAGS="-std=gnu11 -g -O1 -Wall -Wextra -Werror -fno-omit-frame-pointer
 	-Igrafts/include -I$BUILD/gen"
 
 case $SECONDS_PER_TARGET in
-''|*[!0-9]*) echo "usage: $0 [seconds]" >&2; exit 2 ;;
+''|*[!0-9]*) echo "usage: $0 [seconds [target]]" >&2; exit 2 ;;
 esac
+if [ -n "$ONLY" ] && [ ! -f "tests/fuzz/fuzz_$ONLY.c" ]; then
+	echo "fuzz: no target $ONLY (tests/fuzz/fuzz_$ONLY.c)" >&2
+	exit 2
+fi
 if ! command -v "$FUZZ_CC" >/dev/null 2>&1; then
 	echo "fuzz: $FUZZ_CC not found (apt-get install -y clang)" >&2
 	exit 2
@@ -42,7 +49,8 @@ sources() {
 	glob) echo kernel/lib/glob.c ;;
 	insn) echo arch/x86/insn_decode.c "$BUILD/gen/x86_opcodes.c" ;;
 	sfi_verify) echo arch/x86/sfi_verify.c arch/x86/sfi_text.c arch/x86/insn_decode.c \
-		"$BUILD/gen/x86_opcodes.c" "$BUILD/gen/x86_encodings.c" tests/fuzz/sfi_stubs.S ;;
+		"$BUILD/gen/x86_opcodes.c" "$BUILD/gen/x86_encodings.c" tests/sfi/window_child.c \
+		tests/sfi/window_setup.c tests/sfi/window_states.c tests/sfi/window_seal.S ;;
 	graft_elf) echo kernel/graft/elf_load.c kernel/graft/elf_reloc.c ;;
 	chan_frame) echo kernel/channel/frame.c ;;
 	dif) echo kernel/trace/dif_verify.c kernel/trace/dif_exec.c kernel/trace/dif_subr.c \
@@ -147,6 +155,7 @@ failed=0
 for src in tests/fuzz/fuzz_*.c; do
 	name=${src#tests/fuzz/fuzz_}
 	name=${name%.c}
+	[ -n "$ONLY" ] && [ "$name" != "$ONLY" ] && continue
 	bin=$OUT/fuzz_$name
 	log=$OUT/$name.log
 	if ! srcs=$(sources "$name"); then

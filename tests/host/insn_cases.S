@@ -38,6 +38,9 @@ CASE rep_movsb, rep movsb
 CASE cmpxchg_rcx_mem, lock cmpxchgq %rcx, (%rdx)
 CASE div_rcx, divq %rcx
 CASE xor_eax_eax, xorl %eax, %eax
+CASE movzx_al_esp, movzbl %al, %esp
+CASE movzx_ah_edi, movzbl %ah, %edi
+CASE movsx_sil_edi, movsbl %sil, %edi
 CASE movabs_imm, movabsq $0x1122334455667788, %rax
 CASE ud2_case, ud2
 CASE syscall_case, syscall

@@ -68,7 +68,10 @@ CASE good_all_forms
 	movl $1, DATA+16(%rip)
 	lock xaddq %rax, DATA+24(%rip)
 	STACK_TO -32(%rsp)
+	.bundle_lock
+	testb %al, -0x4000(%rsp)	/* the API stack probe */
 	call API
+	.bundle_unlock
 	pushq $0		/* push $1f in a graft: the host binary is position-independent */
 	jmp 2f
 	.p2align 5
@@ -89,6 +92,25 @@ CASE good_all_forms
 2:	xorl %eax, %eax
 	RETURN
 END good_all_forms
+
+/* Forms whose extent the opcode table bounds: a bit test with an
+ * immediate offset (within its operand), a read with a register offset,
+ * a 16-byte compare-exchange inside the data, pause. */
+CASE good_bounded_extents
+	.bundle_lock
+	leal 8(%rdi), %r14d
+	btsq $63, (%r15,%r14)
+	.bundle_unlock
+	btq %rax, (%rdi)
+	lock cmpxchg16b DATA+4080(%rip)
+	pause
+	.bundle_lock
+	leal (%rsi), %r14d
+	lock cmpxchgq %rbx, (%r15,%r14)
+	.bundle_unlock
+	xorl %eax, %eax
+	RETURN
+END good_bounded_extents
 
 CASE bad_store_kernel_text
 	movq %rax, 0xffffffff80100000
@@ -161,7 +183,10 @@ CASE bad_jmp_kernel
 END bad_jmp_kernel
 
 CASE bad_call_kernel
+	.bundle_lock
+	testb %al, -0x4000(%rsp)
 	call GATE
+	.bundle_unlock
 END bad_call_kernel
 
 CASE bad_jcc_gate
@@ -265,6 +290,160 @@ END bad_pop_rsp
 CASE bad_leave
 	leave
 END bad_leave
+
+/* What the review of issue 19 found: forms whose written bytes or whose
+ * target the guard does not bound, and prefixes that change meaning. */
+	.macro GUARDED insn:vararg
+	.bundle_lock
+	leal (%rsi), %r14d
+	\insn
+	.bundle_unlock
+	.endm
+CASE bad_bts_register_offset
+	GUARDED btsq %rax, (%r15,%r14)
+END bad_bts_register_offset
+
+CASE bad_btr_register_offset
+	GUARDED btrl %eax, (%r15,%r14)
+END bad_btr_register_offset
+
+CASE bad_btc_register_offset
+	GUARDED btcw %ax, (%r15,%r14)
+END bad_btc_register_offset
+
+CASE bad_fxsave
+	GUARDED fxsave64 (%r15,%r14)
+END bad_fxsave
+
+CASE bad_xsave
+	GUARDED xsave (%r15,%r14)
+END bad_xsave
+
+CASE bad_cmpxchg16b_past_data
+	cmpxchg16b DATA+4088(%rip)
+END bad_cmpxchg16b_past_data
+
+CASE bad_store_scaled_r14
+	GUARDED movq %rax, (%r15,%r14,2)
+END bad_store_scaled_r14
+
+CASE bad_store_swapped
+	GUARDED movq %rax, (%r14,%r15)
+END bad_store_swapped
+
+CASE bad_store_r14_16bit
+	.bundle_lock
+	leaw (%rsi), %r14w
+	movq %rax, (%r15,%r14)
+	.bundle_unlock
+END bad_store_r14_16bit
+
+CASE bad_store_gs
+	GUARDED movq %rax, %gs:(%r15,%r14)
+END bad_store_gs
+
+CASE bad_jmp_rel16
+	.byte 0x66, 0xe9, 0x00, 0x00
+END bad_jmp_rel16
+
+CASE bad_bnd_jmp
+	.byte 0xf2, 0xe9, 0x00, 0x00, 0x00, 0x00
+END bad_bnd_jmp
+
+CASE bad_jmp_r14_word
+	.bundle_lock
+	MASK_R14
+	.byte 0x66, 0x41, 0xff, 0xe6
+	.bundle_unlock
+END bad_jmp_r14_word
+
+CASE bad_rep_add
+	.byte 0xf3, 0x48, 0x01, 0xc0
+END bad_rep_add
+
+CASE bad_enter
+	enter $16, $0
+END bad_enter
+
+CASE bad_xbegin
+	xbegin 1f
+1:	ud2
+END bad_xbegin
+
+CASE bad_lss
+	lss (%rdi), %eax
+END bad_lss
+
+CASE bad_movs
+	movsb
+END bad_movs
+
+CASE bad_moffs_store
+	movabsq %rax, 0xffffffff80100000
+END bad_moffs_store
+
+CASE bad_write_spl
+	movb $0, %spl
+END bad_write_spl
+
+CASE bad_write_esp
+	movl %eax, %esp
+END bad_write_esp
+
+CASE bad_xchg_rsp
+	xchgq %rsp, %rax
+END bad_xchg_rsp
+
+CASE bad_write_r15b
+	movb $0, %r15b
+END bad_write_r15b
+
+CASE bad_xchg_r15
+	xchgq %r15, %rax
+END bad_xchg_r15
+
+CASE bad_push_word
+	pushw $1
+END bad_push_word
+
+CASE bad_ret_imm
+	ret $8
+END bad_ret_imm
+
+CASE bad_lret
+	lretq
+END bad_lret
+
+CASE bad_loop
+1:	loop 1b
+END bad_loop
+
+CASE bad_movzx_esp
+	movzbl %al, %esp
+END bad_movzx_esp
+
+CASE bad_movzx_r15d
+	movzwl %ax, %r15d
+END bad_movzx_r15d
+
+CASE bad_call_api_unprobed
+	call API
+END bad_call_api_unprobed
+
+CASE bad_call_api_short_probe
+	.bundle_lock
+	testb %al, -0x1000(%rsp)
+	call API
+	.bundle_unlock
+END bad_call_api_short_probe
+
+CASE bad_jmp_past_api_probe
+	jmp 1f
+	.bundle_lock
+	testb %al, -0x4000(%rsp)
+1:	call API
+	.bundle_unlock
+END bad_jmp_past_api_probe
 
 CASE bad_stack_guard_mask
 	.bundle_lock

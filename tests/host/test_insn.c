@@ -21,6 +21,7 @@ CASE(cmovge_case); CASE(jrcxz_case); CASE(loop_case); CASE(int3_case); CASE(hlt_
 CASE(mov_cr3); CASE(vaddps_case); CASE(evex_case); CASE(nop_long); CASE(pause_case);
 CASE(xchg_r8); CASE(r12_base); CASE(r13_base); CASE(index_r12); CASE(endbr_case);
 CASE(push_es); CASE(rexw_data16_call); CASE(data16_jmp); CASE(too_long); CASE(rex_vex);
+CASE(movzx_al_esp); CASE(movzx_ah_edi); CASE(movsx_sil_edi);
 
 #define ADDR 0x400000ull
 
@@ -78,6 +79,14 @@ HOST_TEST(insn_register_effects)
 			INSN_CF_NONE),
 		EFFECTS(div_rcx, R(RAX) | R(RDX) | R(RCX), R(RAX) | R(RDX) | INSN_STATUS_FLAGS,
 			INSN_CF_NONE),
+		/*
+		 * A byte source, a full destination: the destination is not a
+		 * byte register (%esp, not %ah; %edi, not %bh). The SFI proof
+		 * found the decoder reading it as one.
+		 */
+		EFFECTS(movzx_al_esp, R(RAX), R(RSP), INSN_CF_NONE),
+		EFFECTS(movzx_ah_edi, R(RAX), R(RDI), INSN_CF_NONE),
+		EFFECTS(movsx_sil_edi, R(RSI), R(RDI), INSN_CF_NONE),
 		/* The zeroing idiom reads nothing. */
 		EFFECTS(xor_eax_eax, 0, R(RAX) | INSN_STATUS_FLAGS, INSN_CF_NONE),
 		EFFECTS(syscall_case, 0, R(RCX) | R(R11), INSN_CF_SYSCALL),

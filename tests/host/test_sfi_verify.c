@@ -18,18 +18,88 @@
 #define API       (TEXT - 0x100000)
 #define GATE      (TEXT - 0x200000)
 
+/*
+ * Each hostile case of sfi_cases.S: its name, the offset of the offending
+ * instruction, and what err must hold after "offset 0x..: ".
+ */
+#define HOSTILE_CASES(X) \
+	X(bad_store_kernel_text, 0, "store to 0xffffffff80100000, outside the graft's data") \
+	X(bad_store_rip_outside, 0, "outside the graft's data") \
+	X(bad_store_unmasked, 0, "store through an unmasked register") \
+	X(bad_store_rsp_indexed, 0, "store through an unmasked register") \
+	X(bad_store_r14_unset, 0, "not preceded, in its bundle, by a 32-bit write of %r14d") \
+	X(bad_store_r14_64bit, 4, "not preceded, in its bundle, by a 32-bit write of %r14d") \
+	X(bad_store_split, 32, "not preceded, in its bundle") \
+	X(bad_return_address, 4, "not allowed in a sandboxed graft: ret takes its target from the graft's stack") \
+	X(bad_jmp_register, 0, "indirect branch not through %r14") \
+	X(bad_jmp_r14_unmasked, 0, "indirect branch not masked into the graft's text") \
+	X(bad_jmp_wrong_mask, 14, "indirect branch not masked into the graft's text") \
+	X(bad_jmp_wrong_base, 14, "indirect branch not masked into the graft's text") \
+	X(bad_jmp_kernel, 0, "jump to 0xffffffffc1f00000, outside the graft and not the exit gate") \
+	X(bad_call_kernel, 7, "call to 0xffffffffc1e00000, outside the graft and not an exported") \
+	X(bad_jcc_gate, 3, "outside the graft and not allowed for a conditional jump") \
+	X(bad_jmp_mid_instruction, 0, "branch to 0x3, inside an instruction") \
+	X(bad_hidden_cli, 0, "branch to 0x3, inside an instruction") \
+	X(bad_jmp_past_mask, 0, "past the check of a guarded sequence") \
+	X(bad_jmp_past_stack_guard, 0, "past the check of a guarded sequence") \
+	X(bad_cli, 0, "not allowed in a sandboxed graft: privileged") \
+	X(bad_mov_cr0, 0, "not allowed in a sandboxed graft: privileged") \
+	X(bad_out, 0, "not allowed in a sandboxed graft: port I/O") \
+	X(bad_syscall, 0, "not allowed in a sandboxed graft: interrupts, traps, system calls") \
+	X(bad_int, 0, "not allowed in a sandboxed graft: interrupts, traps, system calls") \
+	X(bad_std, 0, "not allowed in a sandboxed graft: std sets DF") \
+	X(bad_popf, 0, "not allowed in a sandboxed graft: pushf/popf") \
+	X(bad_mov_ss, 0, "not allowed in a sandboxed graft: segment registers") \
+	X(bad_wrmsr, 0, "not allowed in a sandboxed graft: privileged") \
+	X(bad_rep_stos, 0, "not allowed in a sandboxed graft: a string instruction writes at %rdi") \
+	X(bad_gs_load, 0, "segment override prefix") \
+	X(bad_vector, 0, "vector (VEX/EVEX/XOP) instructions are not allowed") \
+	X(bad_write_r15, 0, "writes %r15, the window base") \
+	X(bad_write_rsp, 0, "write to %rsp outside the stack guard") \
+	X(bad_add_rsp, 0, "write to %rsp outside the stack guard") \
+	X(bad_pop_rsp, 0, "write to %rsp outside the stack guard") \
+	X(bad_leave, 0, "not allowed in a sandboxed graft: enter and leave set %rsp") \
+	X(bad_stack_guard_mask, 15, "mov to %rsp not preceded, in its bundle, by and $0x7fff") \
+	X(bad_cross_bundle, 30, "crosses a 32-byte bundle boundary") \
+	X(bad_undecodable, 0, "undecodable (06): not a valid instruction") \
+	X(bad_bts_register_offset, 3, "a register bit offset reaches memory up to 2^60 bytes") \
+	X(bad_btr_register_offset, 3, "a register bit offset reaches memory") \
+	X(bad_btc_register_offset, 3, "a register bit offset reaches memory") \
+	X(bad_fxsave, 3, "saves or loads processor state") \
+	X(bad_xsave, 3, "saves or loads processor state") \
+	X(bad_cmpxchg16b_past_data, 0, "outside the graft's data") \
+	X(bad_store_scaled_r14, 3, "store through an unmasked register") \
+	X(bad_store_swapped, 3, "store through an unmasked register") \
+	X(bad_store_r14_16bit, 4, "not preceded, in its bundle, by a 32-bit write of %r14d") \
+	X(bad_store_gs, 3, "segment override prefix") \
+	X(bad_jmp_rel16, 0, "depends on the CPU's vendor") \
+	X(bad_bnd_jmp, 0, "a 66, f2 or f3 prefix on a branch") \
+	X(bad_jmp_r14_word, 14, "a 66, f2 or f3 prefix on a branch") \
+	X(bad_rep_add, 0, "an f2 or f3 prefix on an instruction that takes none") \
+	X(bad_enter, 0, "enter and leave set %rsp outside the stack guard") \
+	X(bad_xbegin, 0, "transactional memory") \
+	X(bad_lss, 0, "segment registers") \
+	X(bad_movs, 0, "a string instruction") \
+	X(bad_moffs_store, 0, "a 64-bit absolute address") \
+	X(bad_write_spl, 0, "write to %rsp outside the stack guard") \
+	X(bad_write_esp, 0, "write to %rsp outside the stack guard") \
+	X(bad_xchg_rsp, 0, "write to %rsp outside the stack guard") \
+	X(bad_write_r15b, 0, "writes %r15, the window base") \
+	X(bad_xchg_r15, 0, "writes %r15, the window base") \
+	X(bad_push_word, 0, "write to %rsp outside the stack guard") \
+	X(bad_ret_imm, 0, "ret takes its target from the graft's stack") \
+	X(bad_lret, 0, "a far transfer") \
+	X(bad_loop, 0, "unused by the graft build") \
+	X(bad_call_api_unprobed, 0, "call out of the graft not preceded, in its bundle, by " "the API stack probe test %al, -0x4000(%rsp)") \
+	X(bad_call_api_short_probe, 7, "not preceded, in its bundle, by the API stack probe") \
+	X(bad_jmp_past_api_probe, 0, "past the check of a guarded sequence") \
+	X(bad_movzx_esp, 0, "write to %rsp outside the stack guard") \
+	X(bad_movzx_r15d, 0, "writes %r15, the window base")
+
 #define CASE(name) extern const uint8_t name[], name##_end[]
-CASE(good_all_forms); CASE(bad_store_kernel_text); CASE(bad_store_rip_outside);
-CASE(bad_store_unmasked); CASE(bad_store_rsp_indexed); CASE(bad_store_r14_unset);
-CASE(bad_store_r14_64bit); CASE(bad_store_split); CASE(bad_return_address);
-CASE(bad_jmp_register); CASE(bad_jmp_r14_unmasked); CASE(bad_jmp_wrong_mask);
-CASE(bad_jmp_wrong_base); CASE(bad_jmp_kernel); CASE(bad_call_kernel); CASE(bad_jcc_gate);
-CASE(bad_jmp_mid_instruction); CASE(bad_hidden_cli); CASE(bad_jmp_past_mask);
-CASE(bad_jmp_past_stack_guard); CASE(bad_cli); CASE(bad_mov_cr0); CASE(bad_out);
-CASE(bad_syscall); CASE(bad_int); CASE(bad_std); CASE(bad_popf); CASE(bad_mov_ss);
-CASE(bad_wrmsr); CASE(bad_rep_stos); CASE(bad_gs_load); CASE(bad_vector); CASE(bad_write_r15);
-CASE(bad_write_rsp); CASE(bad_add_rsp); CASE(bad_pop_rsp); CASE(bad_leave);
-CASE(bad_stack_guard_mask); CASE(bad_cross_bundle); CASE(bad_undecodable); CASE(ud2_fill);
+CASE(good_all_forms); CASE(good_bounded_extents); CASE(ud2_fill);
+#define DECLARE_HOSTILE(name, offset, message) CASE(name);
+HOSTILE_CASES(DECLARE_HOSTILE)
 extern const uint8_t ud2_fill_one[];
 
 static bool api_entry(void *ctx, uint64_t addr)
@@ -65,6 +135,8 @@ HOST_TEST(sfi_accepts_every_allowed_form)
 
 	place(text, good_all_forms, good_all_forms_end);
 	CHECK(t, verify(text, &layout, err) == 0, "good_all_forms refused: %s", err);
+	place(text, good_bounded_extents, good_bounded_extents_end);
+	CHECK(t, verify(text, &layout, err) == 0, "good_bounded_extents refused: %s", err);
 	place(text, ud2_fill, ud2_fill_end);
 	CHECK(t, verify(text, &layout, err) == 0, "all ud2 refused: %s", err);
 }
@@ -76,48 +148,9 @@ struct hostile_case {
 	unsigned offset;	/* of the offending instruction */
 };
 
-#define HOSTILE(n, off, msg) { #n, n, n##_end, (msg), (off) }
-
 static const struct hostile_case hostile[] = {
-	HOSTILE(bad_store_kernel_text, 0, "store to 0xffffffff80100000, outside the graft's data"),
-	HOSTILE(bad_store_rip_outside, 0, "outside the graft's data"),
-	HOSTILE(bad_store_unmasked, 0, "store through an unmasked register"),
-	HOSTILE(bad_store_rsp_indexed, 0, "store through an unmasked register"),
-	HOSTILE(bad_store_r14_unset, 0, "not preceded, in its bundle, by a 32-bit write of %r14d"),
-	HOSTILE(bad_store_r14_64bit, 4, "not preceded, in its bundle, by a 32-bit write of %r14d"),
-	HOSTILE(bad_store_split, 32, "not preceded, in its bundle"),
-	HOSTILE(bad_return_address, 4, "ret is not allowed"),
-	HOSTILE(bad_jmp_register, 0, "indirect branch not through %r14"),
-	HOSTILE(bad_jmp_r14_unmasked, 0, "indirect branch not masked into the graft's text"),
-	HOSTILE(bad_jmp_wrong_mask, 14, "indirect branch not masked into the graft's text"),
-	HOSTILE(bad_jmp_wrong_base, 14, "indirect branch not masked into the graft's text"),
-	HOSTILE(bad_jmp_kernel, 0, "jump to 0xffffffffc1f00000, outside the graft and not the exit gate"),
-	HOSTILE(bad_call_kernel, 0, "call to 0xffffffffc1e00000, outside the graft and not an exported"),
-	HOSTILE(bad_jcc_gate, 3, "outside the graft and not allowed for a conditional jump"),
-	HOSTILE(bad_jmp_mid_instruction, 0, "branch to 0x3, inside an instruction"),
-	HOSTILE(bad_hidden_cli, 0, "branch to 0x3, inside an instruction"),
-	HOSTILE(bad_jmp_past_mask, 0, "past the check of a guarded sequence"),
-	HOSTILE(bad_jmp_past_stack_guard, 0, "past the check of a guarded sequence"),
-	HOSTILE(bad_cli, 0, "instruction not allowed in a sandboxed graft"),
-	HOSTILE(bad_mov_cr0, 0, "instruction not allowed in a sandboxed graft"),
-	HOSTILE(bad_out, 0, "instruction not allowed in a sandboxed graft"),
-	HOSTILE(bad_syscall, 0, "instruction not allowed in a sandboxed graft"),
-	HOSTILE(bad_int, 0, "instruction not allowed in a sandboxed graft"),
-	HOSTILE(bad_std, 0, "instruction not allowed in a sandboxed graft"),
-	HOSTILE(bad_popf, 0, "instruction not allowed in a sandboxed graft"),
-	HOSTILE(bad_mov_ss, 0, "instruction not allowed in a sandboxed graft"),
-	HOSTILE(bad_wrmsr, 0, "instruction not allowed in a sandboxed graft"),
-	HOSTILE(bad_rep_stos, 0, "instruction not allowed in a sandboxed graft"),
-	HOSTILE(bad_gs_load, 0, "segment override prefix"),
-	HOSTILE(bad_vector, 0, "vector (VEX/EVEX/XOP) instructions are not allowed"),
-	HOSTILE(bad_write_r15, 0, "writes %r15, the window base"),
-	HOSTILE(bad_write_rsp, 0, "write to %rsp outside the stack guard"),
-	HOSTILE(bad_add_rsp, 0, "write to %rsp outside the stack guard"),
-	HOSTILE(bad_pop_rsp, 0, "write to %rsp outside the stack guard"),
-	HOSTILE(bad_leave, 0, "instruction not allowed in a sandboxed graft"),
-	HOSTILE(bad_stack_guard_mask, 15, "mov to %rsp not preceded, in its bundle, by and $0x7fff"),
-	HOSTILE(bad_cross_bundle, 30, "crosses a 32-byte bundle boundary"),
-	HOSTILE(bad_undecodable, 0, "undecodable (06): not a valid instruction"),
+#define HOSTILE_ENTRY(n, off, msg) { #n, n, n##_end, (msg), (off) },
+	HOSTILE_CASES(HOSTILE_ENTRY)
 };
 
 HOST_TEST(sfi_refuses_each_hostile_case)

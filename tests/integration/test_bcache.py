@@ -31,8 +31,10 @@ MISBEHAVING_EVICT = [
     ("bad_victim", "bad-victim", r"bad result 0x8: not a buffer index"),
     # Sandboxed, its stack is the window's: running off either end faults (a
     # push below it cannot be delivered: double fault; a store above: page fault).
-    ("recurse", "recurse", r"(double fault \(stack overflow\?\) at pc|page fault \(write, not "
-                           r"present\) at address 0x[0-9a-f]+, pc) recurse\+0x[0-9a-f]+"),
+    # Its stack runs out at a push (a write) or at the API stack probe before a
+    # call into the API (a read), whichever comes first.
+    ("recurse", "recurse", r"(double fault \(stack overflow\?\) at pc|page fault \((write|read), "
+                           r"not present\) at address 0x[0-9a-f]+, pc) recurse\+0x[0-9a-f]+"),
 ]
 
 

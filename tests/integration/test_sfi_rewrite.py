@@ -93,7 +93,7 @@ def job_rules(ctx):
         "orb $1, (%rax)": "orb $1,", "andl %edx, (%rax)": "andl %edx,",
         "xorq %rdx, (%rax)": "xorq %rdx,", "subw $2, (%rax)": "subw $2,",
         "adcl $0, (%rax)": "adcl $0,", "sbbl %ecx, (%rax)": "sbbl %ecx,",
-        "btsl $3, (%rax)": "btsl $3,", "btrq %rcx, (%rax)": "btrq %rcx,",
+        "btsl $3, (%rax)": "btsl $3,", "btrq $63, (%rax)": "btrq $63,",
         "btcw $1, (%rax)": "btcw $1,", "shldq $3, %rdx, (%rax)": "shldq $3, %rdx,",
         "xchgl %edx, (%rax)": "xchgl %edx,", "lock xaddq %rdx, (%rax)": "lock xaddq %rdx,",
         "lock cmpxchgl %edx, (%rax)": "lock cmpxchgl %edx,", "popq (%rax)": "popq",
@@ -120,13 +120,14 @@ def job_rules(ctx):
     expect_rewrite(ctx, "jmp-indirect-r14", text + "\tjmp *%r14\n", "\n".join(
         [".text"] + MASKED_JUMP))
     # Direct calls: inside the graft push + jmp to a bundle-aligned return
-    # point; into the API a real call. Local jumps stay.
+    # point; into the API a real call after the API stack probe. Local jumps stay.
     local = "\t.text\n\t.type helper, @function\nhelper:\n\tret\n"
     expect_rewrite(ctx, "call-local", local + "\tcall helper\n\tcall helper\n", "\n".join(
         [".text", ".type helper, @function", ".p2align 5", "helper:"] + RET +
         ["pushq $.Lsfi_ret0", "jmp helper", ".p2align 5", ".Lsfi_ret0:",
          "pushq $.Lsfi_ret1", "jmp helper", ".p2align 5", ".Lsfi_ret1:"]))
-    expect_rewrite(ctx, "call-api", text + "\tcall graft_log\n", ".text\ncall graft_log")
+    expect_rewrite(ctx, "call-api", text + "\tcall graft_log\n", "\n".join(
+        [".text", LOCK, "testb %al, -0x4000(%rsp)", "call graft_log", UNLOCK]))
     expect_rewrite(ctx, "jumps-local", text + ".L2:\n\tjne .L2\n\tjmp .L2\n",
                    ".text\n.L2:\njne .L2\njmp .L2")
     # The stack pointer moves only through the guard.
@@ -193,6 +194,8 @@ REFUSALS = [
     ("movabsq %rax, 0x1234", "absolute"), ("movl %eax, (%eax)", "32-bit addressing"),
     ("addr32 movl %eax, (%rax)", "prefix"), ("notrack jmp *%rax", "prefix"),
     ("lock", "prefix without"), ("jmp .L9+4", "expression"),
+    ("btsq %rax, (%rdi)", "register bit offset"), ("btrl %eax, 8(%rdi)", "register bit offset"),
+    ("lock btcq %rcx, (%rdx)", "register bit offset"),
 ]
 
 
@@ -289,6 +292,11 @@ def check_object(obj):
             problems.append(f"{where}: ret")
         if mnem == "call" and "*" in text:
             problems.append(f"{where}: indirect call")
+        if mnem == "call" and relocs.get((sec, off + 1)):      # out of the graft: the API
+            ok = same(2) and prev[2][3] == f"test %al,-{sfi.SFI_API_STACK:#x}(%rsp)"
+            if not ok:
+                problems.append(f"{where}: API call not after the API stack probe in its bundle")
+            interior.add(off)
         if "(%r15,%r14" in text and not mnem.startswith("lea"):
             ok = same(2) and re.search(r"^(lea|mov)\S* .*,%r14d$", prev[2][3])
             if not ok:
@@ -427,6 +435,9 @@ def job_table_and_constants(ctx):
     ctx.result("stack-mask-agrees-with-sfi.h", value("SFI_STACK_SIZE") - 1 == sfi.SFI_STACK_MASK,
                f"sfi.h SFI_STACK_SIZE {defines.get('SFI_STACK_SIZE')}, rewriter "
                f"SFI_STACK_MASK {sfi.SFI_STACK_MASK:#x}")
+    ctx.result("api-stack-agrees-with-sfi.h", value("SFI_API_STACK") == sfi.SFI_API_STACK,
+               f"sfi.h SFI_API_STACK {defines.get('SFI_API_STACK')}, rewriter "
+               f"SFI_API_STACK {sfi.SFI_API_STACK:#x}")
 
 
 # ---- Every graft -----------------------------------------------------------------

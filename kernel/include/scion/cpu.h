@@ -22,6 +22,9 @@ struct cpu {
 	struct cpu *self;		/* must be first: arch/percpu.h */
 	uintptr_t sandbox_sp;		/* own CPU; must be second (%gs:8): the kernel stack
 					   pointer a sandboxed graft's exit returns to (arch/sfi.h) */
+	uintptr_t entry_scratch[2];	/* own CPU, interrupts masked; must be third (%gs:16):
+					   the trap entry's scratch while it has no stack of
+					   its own yet (arch) */
 	unsigned index;			/* 0 .. cpu_count() - 1, set once */
 	bool online;			/* set once by the CPU itself */
 	struct thread *current;		/* own CPU, changed under sched_lock */

@@ -157,7 +157,12 @@ uint64_t graft_dispatch(const struct graft_point *p, const uint64_t args[6]);
 #define GRAFT_POINT_EVENT(id, slot_lvalue, default_impl, budget, text) \
 	GRAFT_POINT_DEFINE_(id, GRAFT_KIND_EVENT, slot_lvalue, default_impl, budget, NULL, text)
 
-/* Exported graft API: GRAFT_EXPORT(fn) makes fn resolvable by grafts. */
+/*
+ * Exported graft API: GRAFT_EXPORT(fn) makes fn resolvable by grafts. A
+ * sandboxed graft's call of fn runs fn on the graft's own stack, with at
+ * least SFI_API_STACK bytes of it free below (arch/sfi.h): an exported
+ * function may need no more stack than a kernel thread has.
+ */
 struct graft_export {
 	const char *name;
 	uintptr_t address;

@@ -90,6 +90,17 @@ enum insn_map {
 	INSN_MAP_XOPA = 10,
 };
 
+/*
+ * What a form admitted in a sandboxed graft may write (arch/sfi.h): the
+ * sfi= attribute of its line in arch/x86/opcodes.map.
+ */
+enum insn_sfi_write {
+	INSN_SFI_WRITE_NONE,		/* no memory */
+	INSN_SFI_WRITE_OPERAND,		/* its ModRM memory operand, sfi_write_size bytes at the EA */
+	INSN_SFI_WRITE_PAIR,		/* cmpxchg8b/16b: sfi_write_size (8 or 16) bytes at the EA */
+	INSN_SFI_WRITE_STACK,		/* push, call: sfi_write_size bytes below %rsp */
+};
+
 #define INSN_PFX_LOCK   0x01
 #define INSN_PFX_REP    0x02	/* f3 */
 #define INSN_PFX_REPNE  0x04	/* f2 */
@@ -128,7 +139,11 @@ struct insn {
 	bool mem_read, mem_write;
 	bool semantics_known;	/* false: registers and flags are the safe over-approximation */
 	bool vendor_specific;	/* length or target depends on the CPU vendor */
-	bool sfi_allowed;	/* its opcode may appear in a sandboxed graft (arch/sfi.h) */
+	bool sfi_allowed;	/* its form is admitted in a sandboxed graft (arch/sfi.h) */
+	bool mandatory_prefix;	/* its form was selected by a 66, f2 or f3 prefix */
+	uint8_t sfi_write;	/* enum insn_sfi_write, when sfi_allowed */
+	uint8_t sfi_write_size;	/* bytes it may write, when sfi_write is not NONE */
+	uint8_t sfi_refusal;	/* index for insn_sfi_refusal, when not sfi_allowed */
 	const char *invalid_why;	/* INSN_INVALID: why, when the length is still known */
 	uint16_t mnemonic;	/* index for insn_mnemonic */
 	uint64_t target;	/* branch target (direct branches), or rip-relative address */
@@ -147,6 +162,9 @@ int insn_decode(struct insn *in, const uint8_t *code, size_t avail, uint64_t add
 
 /* A name for the instruction ("mov", "jcc", "sse" for a family...). */
 const char *insn_mnemonic(const struct insn *in);
+
+/* Why a form is refused in a sandboxed graft (one line), or "" when it is not. */
+const char *insn_sfi_refusal(const struct insn *in);
 
 /* Name of register n (0-15) or of flag bit n (16-22). */
 const char *insn_reg_name(unsigned n);

@@ -35,6 +35,8 @@ struct arch_cpu {
 	/* Stacks for double fault and NMI: they must work on a broken stack. */
 	uint8_t df_stack[IST_STACK_SIZE] __attribute__((aligned(16)));
 	uint8_t nmi_stack[IST_STACK_SIZE] __attribute__((aligned(16)));
+	/* Where interrupts arrive, to be moved off at once (trap_entry.S). */
+	uint8_t entry_stack[IST_STACK_SIZE] __attribute__((aligned(16)));
 };
 
 enum ipi_kind {
