@@ -125,7 +125,7 @@ static bool aggregate(struct trace_firing *x, const struct trace_action *a, uint
 {
 	struct trace_session *s = x->session;
 	const struct trace_agg *g = &s->obj.aggs[a->arg];
-	uint8_t *key = x->cpu->key;
+	uint8_t *key = x->cpu->agg_key;
 	uint64_t value = 0, incr = 1;
 	struct dif_fault fault;
 

@@ -53,6 +53,7 @@ static void session_free(struct trace_session *s)
 		kfree(s->cpu[i].scratch);
 		kfree(s->cpu[i].locals);
 		kfree(s->cpu[i].key);
+		kfree(s->cpu[i].agg_key);
 	}
 	aggbuf_destroy(s->aggs);
 	dynvar_destroy(s->dynvars);
@@ -219,7 +220,8 @@ static int allocate(struct trace_session *s)
 		c->scratch = kmalloc(TRACE_SCRATCH);
 		c->locals = kzalloc(o->locals_bytes ? o->locals_bytes : 8);
 		c->key = kmalloc(TRACE_KEY_MAX);
-		if (!c->staging || !c->scratch || !c->locals || !c->key)
+		c->agg_key = kmalloc(DOF_MAX_KEYBYTES);
+		if (!c->staging || !c->scratch || !c->locals || !c->key || !c->agg_key)
 			return -ENOMEM;
 	}
 	uint64_t wall = arch_rtc_seconds();

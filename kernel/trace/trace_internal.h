@@ -187,6 +187,9 @@ struct trace_cpu {
 	uint32_t scratch_used;
 	uint8_t *locals;		/* clause-local variables of this probe firing */
 	uint8_t *key;			/* a dynamic variable's key being built */
+	uint8_t *agg_key;		/* an aggregation's key tuple (DOF_MAX_KEYBYTES): its
+					   own, since its key and value programs may load
+					   dynamic variables, which build theirs in key */
 	uint64_t random;		/* rand()'s state */
 };
 
