@@ -31,16 +31,16 @@
 #include <arch/trap.h>
 #include "vectors.h"
 
-#define SFI_AREA_BASE   0xffffd00000000000ull	/* above VMAP_LIMIT, below TEXT_ALIAS_BASE */
+#define SFI_AREA_BASE   0xffffd00000000000ull	/* above VMAP_LIMIT, below VBUF_BASE */
 #define SFI_AREA_SLOTS  2048u			/* windows of SFI_WINDOW_STRIDE: 16 TiB */
 #define STACK_PAGES     (SFI_STACK_SIZE / PAGE_SIZE)
 
-_Static_assert(SFI_AREA_BASE + (uint64_t)SFI_AREA_SLOTS * SFI_WINDOW_STRIDE <= TEXT_ALIAS_BASE,
-	       "the window area overlaps the text aliases");
+_Static_assert(SFI_AREA_BASE + (uint64_t)SFI_AREA_SLOTS * SFI_WINDOW_STRIDE <= VBUF_BASE,
+	       "the window area overlaps the large buffers");
 _Static_assert(SFI_AREA_BASE >= VMAP_LIMIT, "the window area overlaps the stacks");
 /* The last window's upper guard lies past the area: nothing may be mapped there either. */
 _Static_assert(SFI_AREA_BASE + (uint64_t)SFI_AREA_SLOTS * SFI_WINDOW_STRIDE + SFI_WINDOW_SIZE <=
-	       TEXT_ALIAS_BASE, "the last window's upper guard overlaps the text aliases");
+	       VBUF_BASE, "the last window's upper guard overlaps the large buffers");
 /* txn_call.S spells these out. */
 _Static_assert(offsetof(struct cpu, sandbox_sp) == 8, "txn_call.S reaches sandbox_sp at %gs:8");
 _Static_assert(offsetof(struct cpu, entry_scratch) == 16, "trap_entry.S's scratch at %gs:16");

@@ -18,6 +18,7 @@
 #include <scion/probe.h>
 #include <scion/trace.h>
 #include <scion/record.h>
+#include <scion/symtab.h>
 #include <scion/version.h>
 #include <scion/channel.h>
 #include <arch/cpu.h>
@@ -305,6 +306,7 @@ static const struct {
 	[CHAN_OP_REC_PUT] = { "rec-put", record_put_request },
 	[CHAN_OP_REC_GET] = { "rec-get", record_get_request },
 	[CHAN_OP_GRAFT_LOAD_TRUSTED] = { "graft-load-trusted", op_graft_load_trusted },
+	[CHAN_OP_SYMBOLIZE] = { "symbolize", symbolize_request },
 };
 
 void channel_handle_request(uint32_t seq, const uint8_t *payload, uint32_t length)

@@ -229,12 +229,12 @@ static int graft_stat(int argc, char **argv)
 	struct graft *g = named_graft(argv[2]);
 	if (!g)
 		return -ENOENT;
-	printk("graft %s: invocations %llu commits %llu aborts %llu cycles %llu mode %s text %zu\n",
-	       g->name, (unsigned long long)READ_ONCE(g->invocations),
+	printk("graft %s: invocations %llu commits %llu aborts %llu cycles %llu mode %s text %zu "
+	       "at 0x%llx\n", g->name, (unsigned long long)READ_ONCE(g->invocations),
 	       (unsigned long long)READ_ONCE(g->commits), (unsigned long long)READ_ONCE(g->aborts),
 	       (unsigned long long)READ_ONCE(g->cycles),
 	       g->builtin ? "built-in" : g->sandboxed ? "sandboxed" : "trusted",
-	       (size_t)(g->code_end - g->code_start));
+	       (size_t)(g->code_end - g->code_start), (unsigned long long)g->code_start);
 	return 0;
 }
 

@@ -11,7 +11,10 @@
  * Invariant: as for tbuf — the active buffer is touched only by its CPU
  * with interrupts masked; the inactive one only by the drain, between
  * switches. Entry links live beside the data (link[]), so the data
- * goes to the host as it is.
+ * goes to the host as it is. Each buffer is one large buffer (vbuf.c):
+ * its size is whatever the session's aggsize asks, as memory allows; its
+ * entry index has room for as many entries as the smallest entry of the
+ * session's aggregations lets fit.
  */
 #include <scion/hash.h>
 #include <scion/mm.h>
@@ -24,6 +27,7 @@
 #define AGG_MIN_ENTRY 16	/* dof_aggent + one 8-byte value */
 
 struct aggbuf {
+	struct vbuf mem;		/* data, then offset[], next[], hash[] */
 	uint8_t *data;
 	uint32_t used;
 	uint32_t nentries;
@@ -53,37 +57,52 @@ static void clear(struct aggbuf *b)
 	memset(b->bucket, 0, sizeof(b->bucket));
 }
 
+/* Bytes of one buffer: the data and its entry index. */
+static uint64_t buf_bytes(uint32_t size, uint32_t max_entries)
+{
+	return (uint64_t)size + 3ull * max_entries * sizeof(uint32_t);
+}
+
 static bool init_buf(struct aggbuf *b, uint32_t size, uint32_t max_entries)
 {
-	b->data = kmalloc(size);
-	b->offset = kmalloc(max_entries * sizeof(uint32_t));
-	b->next = kmalloc(max_entries * sizeof(uint32_t));
-	b->hash = kmalloc(max_entries * sizeof(uint32_t));
+	if (vbuf_alloc(&b->mem, buf_bytes(size, max_entries)))
+		return false;
+	b->data = b->mem.data;
+	b->offset = (uint32_t *)(b->mem.data + size);
+	b->next = b->offset + max_entries;
+	b->hash = b->next + max_entries;
 	clear(b);
-	return b->data && b->offset && b->next && b->hash;
+	return true;
 }
 
 void aggbuf_destroy(struct aggbuf_set *a)
 {
 	if (!a)
 		return;
-	for (unsigned i = 0; i < 2 * a->ncpus; i++) {
-		kfree(a->pool[i].data);
-		kfree(a->pool[i].offset);
-		kfree(a->pool[i].next);
-		kfree(a->pool[i].hash);
-	}
+	for (unsigned i = 0; i < 2 * a->ncpus; i++)
+		vbuf_free(&a->pool[i].mem);
 	kfree(a);
 }
 
-struct aggbuf_set *aggbuf_create(uint32_t bytes)
+static uint32_t max_entries_of(uint32_t bytes, uint32_t min_entry)
+{
+	return bytes / (min_entry > AGG_MIN_ENTRY ? min_entry : AGG_MIN_ENTRY);
+}
+
+uint64_t aggbuf_bytes_needed(uint32_t bytes, uint32_t min_entry, unsigned ncpus)
+{
+	uint64_t one = buf_bytes(bytes, max_entries_of(bytes, min_entry));
+	return 2ull * ncpus * ((one + PAGE_SIZE - 1) & ~(PAGE_SIZE - 1));
+}
+
+struct aggbuf_set *aggbuf_create(uint32_t bytes, uint32_t min_entry)
 {
 	unsigned ncpus = cpu_count();
 	struct aggbuf_set *a = kzalloc(sizeof(*a) + 2 * ncpus * sizeof(struct aggbuf));
 	if (!a)
 		return NULL;
 	a->size = bytes;
-	a->max_entries = bytes / AGG_MIN_ENTRY;
+	a->max_entries = max_entries_of(bytes, min_entry);
 	a->ncpus = ncpus;
 	for (unsigned i = 0; i < ncpus; i++) {
 		a->cpu[i].active = &a->pool[2 * i];

@@ -65,6 +65,7 @@ static int read_options(struct reader *r, struct trace_object *o, char *why, siz
 			     (unsigned long long)v, (unsigned long long)option_rules[id].min,
 			     (unsigned long long)option_rules[id].max);
 		o->option[id] = v;
+		o->option_given[id] = true;
 	}
 	return 0;
 }

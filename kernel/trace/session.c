@@ -204,10 +204,67 @@ static int build_ecbs(struct trace_session *s, struct matches *m)
 	return 0;
 }
 
-static int allocate(struct trace_session *s)
+/* Bytes of memory free, less an eighth left for the rest of the kernel. */
+static uint64_t spare_memory(void)
+{
+	struct pmm_stats m;
+	pmm_get_stats(&m);
+	uint64_t free_bytes = m.free_pages * PAGE_SIZE;
+	return free_bytes - free_bytes / 8;
+}
+
+/*
+ * The size of o's aggregation buffers and the smallest entry they hold.
+ * An aggsize the program asked for is refused, with the largest that
+ * fits, when memory cannot hold two buffers of it per CPU; the default
+ * is lowered instead (as dtrace's bufresize=auto lowers), and the event
+ * says so. A program without aggregations gets the smallest buffers.
+ */
+static int size_aggregations(const struct trace_object *o, uint32_t *bytes, uint32_t *min_entry,
+			     char *why, size_t whylen)
+{
+	*bytes = (uint32_t)o->option[DOF_OPT_AGGSIZE];
+	*min_entry = UINT32_MAX;
+	for (uint32_t i = 0; i < o->naggs; i++) {
+		uint32_t e = (uint32_t)sizeof(struct dof_aggent) + o->aggs[i].keybytes +
+			     o->aggs[i].valbytes;
+		if (e < *min_entry)
+			*min_entry = e;
+	}
+	if (!o->naggs) {
+		*bytes = *min_entry = DOF_AGGSIZE_MIN;
+		return 0;
+	}
+	unsigned ncpus = cpu_count();
+	uint64_t spare = spare_memory();
+	uint32_t fit = *bytes;
+	while (fit > DOF_AGGSIZE_MIN && aggbuf_bytes_needed(fit, *min_entry, ncpus) > spare)
+		fit /= 2;
+	if (fit == *bytes)
+		return 0;
+	if (o->option_given[DOF_OPT_AGGSIZE]) {
+		snprintf(why, whylen, "aggsize=%uk needs %llu MiB for %u CPUs (two buffers each, "
+			 "with their index); %llu MiB of memory are spare: at most aggsize=%uk fits",
+			 *bytes >> 10, (unsigned long long)(aggbuf_bytes_needed(*bytes, *min_entry,
+										ncpus) >> 20),
+			 ncpus, (unsigned long long)(spare >> 20), fit >> 10);
+		return -ENOMEM;
+	}
+	channel_event("trace: aggregation size lowered to %uk (%llu MiB of memory spare)",
+		      fit >> 10, (unsigned long long)(spare >> 20));
+	*bytes = fit;
+	return 0;
+}
+
+static int allocate(struct trace_session *s, char *why, size_t whylen)
 {
 	const struct trace_object *o = &s->obj;
-	s->aggs = aggbuf_create((uint32_t)o->option[DOF_OPT_AGGSIZE]);
+	uint32_t aggsize, min_entry;
+	int err = size_aggregations(o, &aggsize, &min_entry, why, whylen);
+	if (err)
+		return err;
+	snprintf(why, whylen, "no memory for the session's buffers");
+	s->aggs = aggbuf_create(aggsize, min_entry);
 	s->dynvars = dynvar_create((uint32_t)o->option[DOF_OPT_DYNVARSIZE]);
 	s->specs = spec_create((uint32_t)o->option[DOF_OPT_NSPEC],
 			       (uint32_t)o->option[DOF_OPT_SPECSIZE]);
@@ -380,11 +437,12 @@ int trace_start_request(uint32_t seq, const uint8_t *body, uint32_t len)
 		goto fail;
 	if ((err = match_probes(s, &m, why, sizeof(why))))
 		goto fail;
-	if ((err = build_ecbs(s, &m)) || (err = allocate(s))) {
-		snprintf(why, sizeof(why), "no memory for %u enabled probes and the session's "
-			 "buffers", m.n);
+	if ((err = build_ecbs(s, &m))) {
+		snprintf(why, sizeof(why), "no memory for %u enabled probes", m.n);
 		goto fail;
 	}
+	if ((err = allocate(s, why, sizeof(why))))
+		goto fail;
 	uint32_t stream;
 	if ((err = channel_stream_start(&trace_source, s, bufsize ? bufsize : DEFAULT_BUFSIZE,
 					switch_ms, "", &stream, why, sizeof(why))))

@@ -71,6 +71,7 @@ struct trace_var {
 
 struct trace_object {
 	uint64_t option[DOF_OPT_LIMIT];
+	bool option_given[DOF_OPT_LIMIT];	/* the object set it (else the default) */
 	uint32_t nprogs;
 	struct dif_prog *progs;
 	uint32_t naggs;
@@ -139,7 +140,14 @@ uint32_t dynvar_count(struct dynvar_space *d);
 
 /* Aggregation buffers (aggbuf.c): per CPU, switched like trace buffers. */
 struct aggbuf_set;
-struct aggbuf_set *aggbuf_create(uint32_t bytes);
+/*
+ * aggbuf_create - two buffers of bytes per CPU, indexed for entries of
+ * at least min_entry bytes (a dof_aggent, its key, its values). NULL when
+ * memory is short. aggbuf_bytes_needed says beforehand how much it takes.
+ * Caller's context: thread.
+ */
+struct aggbuf_set *aggbuf_create(uint32_t bytes, uint32_t min_entry);
+uint64_t aggbuf_bytes_needed(uint32_t bytes, uint32_t min_entry, unsigned ncpus);
 void aggbuf_destroy(struct aggbuf_set *a);
 /*
  * aggbuf_update - fold one value into (agg, key) on this CPU's active

@@ -493,7 +493,7 @@ HOST_TEST(d_cg_errors)
 			"stackframes");
 	expect_cg_error(t, "#pragma D option strsize=8k\nBEGIN { trace(1); }", D_PRAGMA_OPTSET,
 			"strsize");
-	expect_cg_error(t, "#pragma D option bufresize=manual\n#pragma D option aggsize=2m\n"
+	expect_cg_error(t, "#pragma D option bufresize=manual\n#pragma D option aggsize=2g\n"
 			"BEGIN { trace(1); }", D_PRAGMA_OPTSET, "aggsize");
 	expect_cg_error(t, "#pragma D option aggsize=1k\nBEGIN { trace(1); }", D_PRAGMA_OPTSET,
 			"less than Scion's minimum (4096)");
@@ -523,14 +523,18 @@ HOST_TEST(d_cg_errors)
 	expect_cg_error(t, big, D_PDESC_INVAL, "65 probe descriptions");
 	free(big);
 
-	/* bufresize=auto (the default) reduces sizes past the kernel's to its maximum. */
+	/*
+	 * bufresize=auto (the default) reduces sizes past the kernel's to its
+	 * maximum (for aggsize, what its buffers' offsets allow; memory is
+	 * the kernel's to judge).
+	 */
 	struct dt_program *p;
 	struct dt_object *obj = d_generate("#pragma D option aggsize=2g\n#pragma D option nspec=2\n"
 					   "BEGIN { trace(1); }", &p);
 	char why[300];
 	REQUIRE(t, obj, "%s", d_first_error(p, why, sizeof(why)));
-	CHECK(t, obj->option_set[DOF_OPT_AGGSIZE] && obj->option[DOF_OPT_AGGSIZE] == 1u << 20,
-	      "aggsize clamped to 1m: %llu", (unsigned long long)obj->option[DOF_OPT_AGGSIZE]);
+	CHECK(t, obj->option_set[DOF_OPT_AGGSIZE] && obj->option[DOF_OPT_AGGSIZE] == 1u << 30,
+	      "aggsize clamped to 1g: %llu", (unsigned long long)obj->option[DOF_OPT_AGGSIZE]);
 	CHECK(t, obj->option_set[DOF_OPT_NSPEC] && obj->option[DOF_OPT_NSPEC] == 2, "nspec 2");
 	CHECK(t, !obj->option_set[DOF_OPT_DYNVARSIZE] && !obj->option_set[DOF_OPT_SPECSIZE],
 	      "options not set stay out of the object");

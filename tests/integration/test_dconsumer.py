@@ -34,9 +34,10 @@ HEAD = "CPU     ID                    FUNCTION:NAME\n"
 HIST = "           value  ------------- Distribution ------------- count    \n"
 
 
-def symbolize(addr):
+def symbolize(addr, return_address=False):
+    look = addr - 1 if return_address else addr
     for start, size, name in SYMBOLS:
-        if start <= addr < start + size:
+        if start <= look < start + size:
             return "kernel`%s+0x%x" % (name, addr - start) if addr > start else "kernel`" + name
     return None
 
@@ -172,13 +173,13 @@ def _record_session(quiet):
                   (12, stk, [{"kind": "stack", "data": frames}]),
                   (2, p, [{"kind": "printf", "format": "%s=%d\n", "args": [s, v]}])], quiet=quiet)
     cpu0 = a.record(1, 1, 100, -5, -1, -1, 200, "hello", BCACHE + 0x12) + \
-        stk.record(3, 12, 400, [BCACHE + 0x12, VFS, 0xffff800000001234, 0])
+        stk.record(3, 12, 400, [BCACHE + 0x12, VFS + 0x10, 0xffff800000001234, 0])
     cpu1 = rec(2, 12, 300) + p.record(4, 2, 500, "x", 7)
     return s_.snap([(0, cpu0), (1, cpu1)]).text()
 
 
 def job_records(ctx):
-    stack = ("\n" + " " * 14 + "kernel`bcache_read+0x12\n" + " " * 14 + "kernel`vfs_read\n" +
+    stack = ("\n" + " " * 14 + "kernel`bcache_read+0x12\n" + " " * 14 + "kernel`vfs_read+0x10\n" +
              " " * 14 + "0xffff800000001234\n")
     expect(ctx, "default-output", _record_session(False),
            HEAD +
@@ -308,7 +309,7 @@ def job_printa_formats(ctx):
     aggs = [agg(0, "count", [key(sym="func")]), agg(1, "count", [key("stack", 16)]),
             agg(2, "avg"), agg(3, "quantize", [key("string", 16)]),
             agg(4, "count", [key(), key("string", 12), key(width=2, signed=False)])]
-    frames = b"".join(x.to_bytes(8, "little") for x in (BCACHE + 0x12, VFS))
+    frames = b"".join(x.to_bytes(8, "little") for x in (BCACHE + 0x12, VFS + 0x10))
     data = (entry(0, [BCACHE + 0x12], [2]) + entry(0, [BCACHE + 0x20], [3]) +
             entry(0, [VFS + 4], [1]) + entry(1, [frames], [4]) + entry(2, [], [2, -10]) +
             entry(3, [("q", 16)], quantize(1)) + entry(4, [-2, ("k", 12), 0xfffe], [1]) +
@@ -323,7 +324,7 @@ def job_printa_formats(ctx):
     bar = lambda n: "|" + "@" * n + " " * (40 - n)  # noqa: E731
     expect(ctx, "printa-formats-and-key-kinds", s.text(),
            "kernel`vfs_read 1\nkernel`bcache_read 5\n" +
-           "\n\n" + " " * 14 + "kernel`bcache_read+0x12\n" + " " * 14 + "kernel`vfs_read\n" +
+           "\n\n" + " " * 14 + "kernel`bcache_read+0x12\n" + " " * 14 + "kernel`vfs_read+0x10\n" +
            " " * 16 + "4\n" +
            "9223372036854775803\n" +       # dtrace divides a printa("%@d") average unsigned
            "\n" + " " * 15 + "-5\n" +
@@ -506,18 +507,18 @@ def job_stack_keys(ctx):
     s.snap([], [(0, entry(0, [pcs(BCACHE + 0x12, VFS + 4)], [2])),
                 (1, entry(0, [pcs(BCACHE + 0x12, VFS + 4)], [3]) +
                  entry(0, [pcs(VFS + 8)], [1]) + entry(1, [pcs(VFS, depth=1), 9], [40]))])
-    s.snap([], [(1, entry(0, [pcs(0x1234, BCACHE)], [1]) + entry(1, [pcs(VFS, depth=1), 9], [2]))])
+    s.snap([], [(1, entry(0, [pcs(0x1234, BCACHE + 0x10)], [1]) + entry(1, [pcs(VFS, depth=1), 9], [2]))])
     frame = " " * 14
     expect(ctx, "stack-keys", s.text(),
            "\n" + "\n" + frame + "kernel`vfs_read+0x8\n" + " " * 16 + "1\n" +
-           "\n" + frame + "0x1234\n" + frame + "kernel`bcache_read\n" + " " * 16 + "1\n" +
+           "\n" + frame + "0x1234\n" + frame + "kernel`bcache_read+0x10\n" + " " * 16 + "1\n" +
            "\n" + frame + "kernel`bcache_read+0x12\n" + frame + "kernel`vfs_read+0x4\n" +
            " " * 16 + "5\n" +
            "\n" + frame + "kernel`vfs_read\n" + " " * 16 + "9" + " " * 15 + "42\n")
     s = _printa_session(aggs[:1], [], stackindent=4)
-    s.snap([], entry(0, [pcs(VFS + 8, BCACHE)], [7]))
+    s.snap([], entry(0, [pcs(VFS + 8, BCACHE + 0x10)], [7]))
     expect(ctx, "stack-keys-stackindent", s.text(),
-           "\n\n    kernel`vfs_read+0x8\n    kernel`bcache_read\n" + " " * 16 + "7\n")
+           "\n\n    kernel`vfs_read+0x8\n    kernel`bcache_read+0x10\n" + " " * 16 + "7\n")
 
 
 # --- drops, errors, exit and the end -----------------------------------------------

@@ -7,6 +7,7 @@
 #include <scion/mm.h>
 #include <scion/thread.h>
 #include <scion/string.h>
+#include <scion/errno.h>
 #include <arch/mmu.h>
 #include <arch/trap.h>
 
@@ -106,4 +107,48 @@ KTEST(mm_stack_guard_page, 1)
 	KT_EXPECT(t, vmap_is_guard(guard), "vmap_is_guard does not know the guard page");
 	uintptr_t sp = arch_current_fp();
 	KT_EXPECT(t, sp >= me->stack_base && sp < me->stack_top, "running outside its own stack");
+}
+
+/*
+ * Large buffers (kernel/mm/vbuf.c): mapped page by page and writable
+ * throughout, an unmapped gap after each, every page given back on free,
+ * and the same area taken again; sizes refused with -EINVAL.
+ */
+KTEST(mm_large_buffers, 1)
+{
+	struct pmm_stats before, after;
+	struct vbuf a, b;
+	const size_t size = (5u << 20) + 123;	/* past kmalloc's 4 MiB, not page-sized */
+
+	/* The area's page tables stay once made: make them, then count pages. */
+	KT_ASSERT(t, vbuf_alloc(&a, size) == 0 && vbuf_alloc(&b, PAGE_SIZE) == 0, "no large buffer");
+	vbuf_free(&a);
+	vbuf_free(&b);
+	pmm_get_stats(&before);
+	KT_ASSERT(t, vbuf_alloc(&a, size) == 0, "5 MiB: no large buffer");
+	KT_EXPECT(t, a.size == ALIGN_UP(size, PAGE_SIZE), "size %zu", a.size);
+	for (size_t off = 0; off < a.size; off += PAGE_SIZE)
+		a.data[off] = (uint8_t)(off >> 12);
+	bool same = true;
+	for (size_t off = 0; off < a.size; off += PAGE_SIZE)
+		same = same && a.data[off] == (uint8_t)(off >> 12);
+	KT_EXPECT(t, same, "a page reads back differently");
+	KT_EXPECT(t, arch_translate((uintptr_t)a.data + a.size, NULL) == UINT64_MAX,
+		  "the page after the buffer is mapped");
+	KT_ASSERT(t, vbuf_alloc(&b, PAGE_SIZE) == 0, "a second buffer");
+	KT_EXPECT(t, b.data >= a.data + a.size + PAGE_SIZE || b.data + b.size <= a.data,
+		  "the buffers overlap or touch");
+	uint8_t *first = a.data;
+	vbuf_free(&a);
+	vbuf_free(&b);
+	KT_EXPECT(t, a.data == NULL && a.pages == NULL, "freeing leaves the buffer described");
+	KT_EXPECT(t, arch_translate((uintptr_t)first, NULL) == UINT64_MAX, "still mapped after free");
+	pmm_get_stats(&after);
+	KT_EXPECT(t, after.free_pages == before.free_pages, "%lld pages not given back",
+		  (long long)(before.free_pages - after.free_pages));
+	KT_ASSERT(t, vbuf_alloc(&a, PAGE_SIZE) == 0, "the area taken again");
+	KT_EXPECT(t, a.data == first, "freed granules are not reused");
+	vbuf_free(&a);
+	KT_EXPECT(t, vbuf_alloc(&a, 0) == -EINVAL && a.data == NULL, "size 0 accepted");
+	KT_EXPECT(t, vbuf_alloc(&a, (size_t)1 << 40) == -EINVAL, "1 TiB accepted");
 }

@@ -53,7 +53,7 @@ static const uint8_t *snapshot(struct aggbuf_set *a, uint32_t *bytes)
 
 KTEST(trace_aggregation_functions, 1)
 {
-	struct aggbuf_set *a = aggbuf_create(AGG_BYTES);
+	struct aggbuf_set *a = aggbuf_create(AGG_BYTES, 0);
 	KT_ASSERT(t, a, "no aggregation buffers");
 	struct trace_agg fns[] = {
 		{ .func = DOF_AGG_COUNT, .nkeys = 1, .keybytes = 8, .valbytes = 8 },
@@ -106,7 +106,7 @@ KTEST(trace_aggregation_functions, 1)
 
 KTEST(trace_aggregation_buckets, 1)
 {
-	struct aggbuf_set *a = aggbuf_create(AGG_BYTES);
+	struct aggbuf_set *a = aggbuf_create(AGG_BYTES, 0);
 	KT_ASSERT(t, a, "no aggregation buffers");
 	struct trace_agg q = { .func = DOF_AGG_QUANTIZE, .nkeys = 0, .keybytes = 0,
 			       .valbytes = DOF_QUANTIZE_BUCKETS * 8, .nvalues = 1 };
@@ -145,7 +145,7 @@ KTEST(trace_aggregation_buckets, 1)
 
 KTEST(trace_aggregation_weighted_buckets, 1)
 {
-	struct aggbuf_set *a = aggbuf_create(AGG_BYTES);
+	struct aggbuf_set *a = aggbuf_create(AGG_BYTES, 0);
 	KT_ASSERT(t, a, "no aggregation buffers");
 	struct trace_agg q = { .func = DOF_AGG_QUANTIZE, .valbytes = DOF_QUANTIZE_BUCKETS * 8,
 			       .nvalues = 1 };
@@ -181,7 +181,7 @@ KTEST(trace_aggregation_weighted_buckets, 1)
 
 KTEST(trace_aggregation_full, 1)
 {
-	struct aggbuf_set *a = aggbuf_create(AGG_BYTES);
+	struct aggbuf_set *a = aggbuf_create(AGG_BYTES, 0);
 	KT_ASSERT(t, a, "no aggregation buffers");
 	struct trace_agg c = { .func = DOF_AGG_COUNT, .nkeys = 1, .keybytes = 8, .valbytes = 8 };
 	const unsigned fit = AGG_BYTES / 24;	/* entry header 8, key 8, count 8 */

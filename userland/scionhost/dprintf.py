@@ -218,10 +218,11 @@ def wall_time(ns, localtime=time.localtime):
 _OFFSET = re.compile(r"\+0x([0-9a-fA-F]+)$")
 
 
-def addr2str(addr, symbolize):
+def addr2str(addr, symbolize, return_address=False):
     """A kernel address as module`symbol+0xoff (module`symbol at the
     symbol's first byte, as dtrace prints it), or 0x... when unknown."""
-    name = symbolize(addr) if symbolize else None
+    name = (symbolize(addr, return_address=True) if return_address else symbolize(addr)) \
+        if symbolize else None
     if not name:
         return "0x%x" % addr
     m = _OFFSET.search(name)
@@ -320,13 +321,14 @@ def print_bytes(data, width, quiet, raw=False):
 
 def print_stack(data, indent, symbolize):
     """stack(): a newline, then a frame a line (module`symbol+0xoff),
-    indented, up to the first zero PC."""
+    indented, up to the first zero PC. Frames after the first are return
+    addresses, named by the byte before them."""
     out = ["\n"]
     for off in range(0, len(data) - 7, 8):
         pc = int.from_bytes(data[off:off + 8], "little")
         if pc == 0:
             break
-        out.append(" " * indent + addr2str(pc, symbolize) + "\n")
+        out.append(" " * indent + addr2str(pc, symbolize, return_address=off > 0) + "\n")
     return "".join(out)
 
 

@@ -87,22 +87,35 @@ def full_spec(desc):
 
 
 class Symbols:
-    """Kernel addresses to "kernel`function+0xoff" through the guest's `syms`."""
+    """Code addresses to "module`symbol+0xoff", named by the kernel (SYMBOLIZE op):
+    kernel functions (trap entry included), probe patches (by the kernel
+    instruction they stand for), grafts ("graft`NAME+0xoff"). A return
+    address is looked up by the byte before it (a call to a noreturn
+    function may end its caller)."""
 
     def __init__(self, client):
         self.client = client
         self.cache = {}
 
-    def __call__(self, addr):
-        if addr in self.cache:
-            return self.cache[addr]
-        name = None
-        status, body = self.client.request(frame.OP_SHELL, f"syms {addr:#x}".encode())
-        text = body.decode("utf-8", "replace").strip()
-        if status >= 0 and " is " in text:
-            name = "kernel`" + text.split(" is ", 1)[1].strip()
-        self.cache[addr] = name
-        return name
+    def __call__(self, addr, return_address=False):
+        key = (addr, return_address)
+        if key not in self.cache:
+            flags = frame.SYM_RETURN_ADDRESS if return_address else 0
+            status, body = self.client.request(frame.OP_SYMBOLIZE, struct.pack("<QQ", addr, flags))
+            self.cache[key] = (symbol_name(body[:frame.SYM_RECORD_BYTES])
+                               if status >= 0 and len(body) == frame.SYM_RECORD_BYTES else None)
+        return self.cache[key]
+
+
+def symbol_name(record):
+    """One SYMBOLIZE record as dtrace prints a frame, or None when nothing holds it."""
+    start, offset, kind, length = struct.unpack_from("<QQHH", record)
+    name = record[frame.SYM_NAME_OFFSET:frame.SYM_NAME_OFFSET + length].decode("utf-8", "replace")
+    if kind in (frame.SYM_KERNEL, frame.SYM_PATCH):
+        return f"kernel`{name}+0x{offset:x}"
+    if kind == frame.SYM_GRAFT:
+        return f"graft`{name}+0x{offset:x}"
+    return None
 
 
 def start(client, meta, args, on_chunk):

@@ -85,7 +85,31 @@ enum chan_op {
 				   the stream file's size, then its bytes from offset */
 	CHAN_OP_GRAFT_LOAD_TRUSTED = 12,	/* as GRAFT_LOAD, loaded without the sandbox's
 					   verifier (kernel/graft/graft.c: trusted mode) */
+	CHAN_OP_SYMBOLIZE = 13,	/* n x { u64 address, u64 flags (CHAN_SYM_*) } -> n records of
+				   CHAN_SYM_RECORD_BYTES naming each (below) */
 	CHAN_OP_LIMIT,
+};
+
+/*
+ * SYMBOLIZE records (kernel/sym/symbolize.c), one per address asked:
+ *
+ *   0  u64  start of what holds the address (0: nothing known)
+ *   8  u64  the offset to print after the name (into the function; for a
+ *           probe patch, of the kernel instruction the patch stands for)
+ *  16  u16  kind (enum chan_sym_kind)    18  u16  name length
+ *  24  the name, NUL-padded to CHAN_SYM_NAME_MAX bytes
+ */
+#define CHAN_SYM_RETURN_ADDRESS 1	/* flags: look the address up by the byte before it */
+#define CHAN_SYM_MAX_ADDRESSES  256
+#define CHAN_SYM_NAME_MAX       64
+#define CHAN_SYM_NAME_OFFSET    24
+#define CHAN_SYM_RECORD_BYTES   88
+
+enum chan_sym_kind {
+	CHAN_SYM_UNKNOWN = 0,
+	CHAN_SYM_KERNEL = 1,	/* a kernel function */
+	CHAN_SYM_PATCH = 2,	/* a probe patch: the function of the instruction it stands for */
+	CHAN_SYM_GRAFT = 3,	/* a loaded graft's text: the graft's name */
 };
 
 /*

@@ -112,9 +112,15 @@ enum dof_option {
 #define DOF_DYNVARSIZE_DEFAULT	(64u << 10)
 #define DOF_DYNVARSIZE_MIN	(4u << 10)
 #define DOF_DYNVARSIZE_MAX	(4u << 20)
-#define DOF_AGGSIZE_DEFAULT	(64u << 10)
+/*
+ * Aggregation buffers per CPU: dtrace's default, which holds a quantize()
+ * keyed by function name for every kernel function (about 1.3 KiB each);
+ * at most what the buffers' 32-bit offsets allow, and what memory allows
+ * (the kernel refuses more: kernel/trace/session.c).
+ */
+#define DOF_AGGSIZE_DEFAULT	(4u << 20)
 #define DOF_AGGSIZE_MIN		(4u << 10)
-#define DOF_AGGSIZE_MAX		(1u << 20)
+#define DOF_AGGSIZE_MAX		(1u << 30)
 
 enum dof_clause_flag {
 	DOF_CLAUSE_RECORD = 0x1,	/* writes a record per firing */

@@ -95,6 +95,34 @@ void vmap_stack_free(uintptr_t base, size_t size);
 bool vmap_is_guard(uintptr_t addr);
 
 /*
+ * A large buffer (kernel/mm/vbuf.c): size bytes at data, virtually
+ * contiguous, of single pages (pages[], their physical addresses).
+ */
+struct vbuf {
+	uint8_t *data;
+	size_t size;
+	uint64_t *pages;
+};
+
+/*
+ * vbuf_alloc - Overview: map size bytes (rounded up to pages) of fresh
+ *   pages, contiguous in the kernel's large-buffer area, with an unmapped
+ *   gap after them. Their contents are not cleared.
+ * Return value: 0, or -ENOMEM (no memory or no room in the area) or
+ *   -EINVAL (size 0, or more than the area can hold), with *b empty.
+ * Caller's context: thread, no spinlocks held (allocates, maps).
+ */
+int vbuf_alloc(struct vbuf *b, size_t size);
+
+/*
+ * vbuf_free - Overview: unmap b, make every CPU drop its translations of
+ *   it (a cross-call), then free its pages; b is empty afterwards (freeing
+ *   an empty buffer does nothing). Caller's context: thread, no spinlocks
+ *   held; nothing uses b any more.
+ */
+void vbuf_free(struct vbuf *b);
+
+/*
  * mmio_map - map device registers uncached.
  * Return value: the virtual address of phys, or NULL.
  */

@@ -61,6 +61,14 @@ size_t symtab_foreach_glob(const struct symtab *t, const char *pattern,
  */
 char *symtab_format(const struct symtab *t, uint64_t addr, char *buf, size_t size);
 
+/*
+ * symbolize_request - the SYMBOLIZE op (scion/chan_proto.h): name each
+ *   address given (kernel function, probe patch, graft), for the host.
+ * Return value: 0, or -errno after an error answer.
+ * Caller's context: the channel's request thread (may sleep).
+ */
+int symbolize_request(uint32_t seq, const uint8_t *body, uint32_t len);
+
 /* Check the table's invariants (sorted, names in order, in bounds). Return value: 0 or -EINVAL. */
 int symtab_validate(const struct symtab *t);
 

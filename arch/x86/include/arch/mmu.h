@@ -8,6 +8,8 @@
  *                                         text and rodata are read-only
  *   MMIO_BASE        0xffffc00000000000  device registers, uncached
  *   VMAP_BASE        0xffffc80000000000  thread stacks with guard pages
+ *   (0xffffd00000000000: sandboxed grafts' windows, arch/x86/sfi.c)
+ *   VBUF_BASE        0xfffff00000000000  large buffers built of pages (kernel/mm/vbuf.c)
  *   TEXT_ALIAS_BASE  0xfffffe0000000000  temporary writable text aliases
  *   KERNEL_VIRT_BASE 0xffffffff80000000  the kernel image (phys + base)
  *   PATCH_CODE_BASE  0xffffffffc0000000  probe patches, read-only executable
@@ -32,6 +34,8 @@
 #define MMIO_LIMIT        0xffffc80000000000ull
 #define VMAP_BASE         0xffffc80000000000ull
 #define VMAP_LIMIT        0xffffd00000000000ull
+#define VBUF_BASE         0xfffff00000000000ull
+#define VBUF_SIZE         (256ull << 30)
 #define TEXT_ALIAS_BASE   0xfffffe0000000000ull
 #define PATCH_CODE_BASE   0xffffffffc0000000ull
 #define PATCH_CODE_SIZE   (16ull << 20)
