@@ -235,7 +235,7 @@ static void run_ecb(struct trace_firing *x)
 		memset(rec, 0, c->record_size);
 		h->epid = x->ecb->epid;
 		h->probe_id = x->hit->probe->id;
-		h->timestamp = clock_ns();
+		h->timestamp = trace_firing_now(x);
 	}
 	if (!run_actions(x, rec, &spec_id, &exiting, &exit_status))
 		return;
@@ -265,7 +265,7 @@ void trace_fire(struct trace_session *s, struct trace_ecb *ecbs, const struct pr
 	unsigned cpu = this_cpu_index();
 	if (cpu >= MAX_CPUS || !s->cpu[cpu].staging)
 		return;
-	struct trace_firing x = { s, &s->cpu[cpu], hit, NULL, args, { 0, 0 } };
+	struct trace_firing x = { s, &s->cpu[cpu], hit, NULL, args, { 0, 0 }, 0 };
 	if (runs_in == TRACE_ACTIVE)
 		memset(x.cpu->locals, 0, s->obj.locals_bytes);
 	for (struct trace_ecb *e = ecbs; e; e = e->next) {

@@ -79,9 +79,9 @@ static uint64_t env_builtin(void *env, unsigned id)
 		return trap_frame_arg(x->hit->regs, n);
 	}
 	switch (id) {
-	case DIF_VAR_TIMESTAMP: return clock_ns();
-	case DIF_VAR_VTIMESTAMP: return t ? t->run_ns + (clock_ns() - t->oncpu_since) : 0;
-	case DIF_VAR_WALLTIMESTAMP: return x->session->wall_base_ns + clock_ns();
+	case DIF_VAR_TIMESTAMP: return trace_firing_now(x);
+	case DIF_VAR_VTIMESTAMP: return t ? t->run_ns + (trace_firing_now(x) - t->oncpu_since) : 0;
+	case DIF_VAR_WALLTIMESTAMP: return x->session->wall_base_ns + trace_firing_now(x);
 	case DIF_VAR_CPU: return this_cpu_index();
 	case DIF_VAR_TID: return t ? t->tid : 0;
 	case DIF_VAR_PID: return 0;	/* one address space: the kernel's */

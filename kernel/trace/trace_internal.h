@@ -23,6 +23,7 @@
 #include <scion/spinlock.h>
 #include <scion/tbuf.h>
 #include <scion/cpu.h>
+#include <scion/clock.h>
 
 #define TRACE_SCRATCH   16384		/* bytes of scratch per CPU per firing */
 #define TRACE_MAX_ECBS  16384		/* per session */
@@ -257,7 +258,20 @@ struct trace_firing {
 	struct trace_ecb *ecb;
 	const uint64_t *args;		/* dtrace-provider probes: their arguments; else NULL */
 	uint64_t strtok[2];		/* strtok()'s place in this firing (dif_env_ops) */
+	uint64_t now_ns;		/* the clock, read once a firing (0: not yet) */
 };
+
+/*
+ * The firing's time: timestamp, vtimestamp and walltimestamp, and the
+ * records' time, are one reading of the clock for every clause of one
+ * probe firing, as in DTrace (a - b of two timestamp reads is 0).
+ */
+static inline uint64_t trace_firing_now(struct trace_firing *x)
+{
+	if (!x->now_ns)
+		x->now_ns = clock_ns();
+	return x->now_ns;
+}
 extern const struct dif_env_ops trace_env_ops;
 /* Copy the string at addr (at most max bytes, NUL included): its length, or -EFAULT. */
 long trace_copy_string(char *dst, uint64_t addr, size_t max);

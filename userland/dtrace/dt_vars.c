@@ -409,8 +409,20 @@ bool dt_check_modifiable(struct dt_checker *ck, struct dt_node *n, const char *o
 			 "operand of %s must be a variable or an associative array element", op);
 		return false;
 	}
-	if (!dt_check_expr(ck, n))
+	/*
+	 * As dtrace (dt_cook_op1, dt_cook_op2): ++, -- and op= make a global
+	 * or global associative array that does not exist yet, an int64,
+	 * so that `n++` and `@`-less counters like `n[probefunc]++` work.
+	 */
+	const struct dt_node *name = n->kind == DT_N_INDEX ? n->left : n;
+	if (name->kind == DT_N_IDENT && !var_lookup(ck, DT_SCOPE_GLOBAL, name->str) &&
+	    !is_reserved(name->str)) {
+		if (!(n->kind == DT_N_INDEX ? dt_resolve_array(ck, n, &dt_type_int64) :
+		      dt_resolve_lvalue(ck, n, dt_type_int64)))
+			return false;
+	} else if (!dt_check_expr(ck, n)) {
 		return false;
+	}
 	if (n->kind != DT_N_VAR && n->kind != DT_N_ARRAY) {	/* p[i]: memory, read-only */
 		dt_error(ck->ctx, n->loc, D_OP_LVAL, "operand of %s must be a variable or an "
 			 "associative array element", op);
