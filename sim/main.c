@@ -24,6 +24,15 @@
  * a truncated or corrupt one is refused with one line, and no log of a
  * failed replay is left looking complete (written to NAME.part, renamed
  * at the end).
+ *
+ * An incomplete recording (its directory's meta.json says "complete":
+ * false: records dropped, or the channel lost mid-recording, with a
+ * "reason") is replayed after one line saying so. A block cache trace
+ * replays every request that arrived. A scheduler's trace and log share
+ * one run of sequence numbers, so a record that never arrived is a gap,
+ * after which no history can be rebuilt: the sched replays take both
+ * streams up to the first gap (the records that arrived after it are
+ * left out, and the line says how many).
  */
 #include <errno.h>
 #include <stdarg.h>
@@ -227,18 +236,222 @@ static int simulate(struct stream_file *trace, struct stream_file *log, const ch
 	return 0;
 }
 
+static bool is_dir(const char *p)
+{
+	struct stat st;
+	return !stat(p, &st) && S_ISDIR(st.st_mode);
+}
+
+/* --- An incomplete recording: its meta.json, and the sched streams' whole prefix -- */
+
+static const char *json_ws(const char *p, const char *end)
+{
+	while (p < end && (*p == ' ' || *p == '\t' || *p == '\n' || *p == '\r'))
+		p++;
+	return p;
+}
+
+/* The JSON string at p (at its '"') into out (escapes decoded; a code point beyond
+ * ASCII as '?'); the byte after it, or NULL when it is not a whole string. */
+static const char *json_string(const char *p, const char *end, char *out, size_t n)
+{
+	size_t k = 0;
+	if (p >= end || *p++ != '"')
+		return NULL;
+	while (p < end && *p != '"') {
+		char c = *p++;
+		if (c == '\\') {
+			if (p >= end)
+				return NULL;
+			c = *p++;
+			switch (c) {
+			case 'n': case 't': case 'r': case 'b': case 'f':
+				c = ' ';	/* one line */
+				break;
+			case 'u': {
+				unsigned v = 0;
+				for (int i = 0; i < 4; i++, p++) {
+					if (p >= end || !*p || !strchr("0123456789abcdefABCDEF", *p))
+						return NULL;
+					v = v * 16 + (unsigned)(*p <= '9' ? *p - '0' : (*p | 0x20) - 'a' + 10);
+				}
+				c = v >= 0x20 && v < 0x7f ? (char)v : '?';
+				break;
+			}
+			default:
+				break;		/* \" \\ \/ are themselves */
+			}
+		}
+		if (out && k + 1 < n)
+			out[k++] = c;
+	}
+	if (out && n)
+		out[k] = 0;
+	return p < end ? p + 1 : NULL;
+}
+
+/* Past the JSON value at p (any: nested ones whole); NULL when it is cut short. */
+static const char *json_skip(const char *p, const char *end)
+{
+	if (p < end && *p == '"')
+		return json_string(p, end, NULL, 0);
+	if (p < end && (*p == '{' || *p == '[')) {
+		int depth = 0;
+		while (p < end) {
+			if (*p == '"') {
+				if (!(p = json_string(p, end, NULL, 0)))
+					return NULL;
+				continue;
+			}
+			depth += (*p == '{' || *p == '[') - (*p == '}' || *p == ']');
+			p++;
+			if (!depth)
+				return p;
+		}
+		return NULL;
+	}
+	const char *start = p;
+	while (p < end && (strchr("+-.eE", *p) || (*p >= '0' && *p <= '9') ||
+			   (*p >= 'a' && *p <= 'z')))
+		p++;
+	return p > start ? p : NULL;
+}
+
+/*
+ * meta_incomplete - whether the meta.json at path says its recording is
+ *   incomplete ("complete": false at its top level), with its "reason" in
+ *   reason (or "records were dropped" when it gives none). A meta.json that
+ *   is missing or not a JSON object says nothing: 0.
+ */
+static int meta_incomplete(const char *path, char *reason, size_t n)
+{
+	static char buf[1 << 16];
+	char key[32];
+	FILE *fp = fopen(path, "rb");
+	if (!fp)
+		return 0;
+	size_t len = fread(buf, 1, sizeof(buf), fp);
+	fclose(fp);
+	const char *p = json_ws(buf, buf + len), *end = buf + len;
+	bool incomplete = false;
+	snprintf(reason, n, "records were dropped");
+	if (p >= end || *p++ != '{')
+		return 0;
+	for (;;) {
+		p = json_ws(p, end);
+		if (p < end && *p == '}')
+			break;
+		if (!(p = json_string(p, end, key, sizeof(key))))
+			return 0;
+		p = json_ws(p, end);
+		if (p >= end || *p++ != ':')
+			return 0;
+		p = json_ws(p, end);
+		if (!strcmp(key, "complete") && end - p >= 5 && !memcmp(p, "false", 5))
+			incomplete = true;
+		const char *value = p;
+		if (!(p = json_skip(p, end)))
+			return 0;
+		if (!strcmp(key, "reason") && *value == '"')
+			json_string(value, end, reason, n);
+		p = json_ws(p, end);
+		if (p < end && *p == ',') {
+			p++;
+			continue;
+		}
+		if (p < end && *p == '}')
+			break;
+		return 0;
+	}
+	return incomplete;
+}
+
+/* The sequence number of the first record missing from the merged run of trace
+ * and log (each sorted), or 0 when none is. */
+static uint64_t first_missing(const struct stream_file *trace, const struct stream_file *log)
+{
+	size_t ot = sizeof(trace->header), ol = sizeof(log->header);
+	const char *bad;
+	const struct rec_head *a = sim_walk(trace->data, trace->size, &ot, &bad);
+	const struct rec_head *b = sim_walk(log->data, log->size, &ol, &bad);
+	uint64_t expect = 0;
+	for (bool first = true; a || b; first = false) {
+		bool take_a = a && (!b || rec_seq(a) < rec_seq(b));
+		uint64_t seq = rec_seq(take_a ? a : b);
+		if (!first && seq != expect)
+			return expect;
+		expect = seq + 1;
+		if (take_a)
+			a = sim_walk(trace->data, trace->size, &ot, &bad);
+		else
+			b = sim_walk(log->data, log->size, &ol, &bad);
+	}
+	return 0;
+}
+
+/* Keep f's records before sequence number seq; returns how many it left out. */
+static uint64_t cut_at(struct stream_file *f, uint64_t seq)
+{
+	size_t off = sizeof(f->header), keep = off;
+	uint64_t kept = 0;
+	const char *bad;
+	for (const struct rec_head *h; (h = sim_walk(f->data, f->size, &off, &bad));) {
+		if (rec_seq(h) >= seq)
+			break;
+		keep = off;
+		kept++;
+	}
+	uint64_t left = f->header.records - kept;
+	f->size = keep;
+	f->header.records = kept;
+	return left;
+}
+
+/*
+ * incomplete - say that the recording trace_arg (meta.json beside its trace) is
+ *   incomplete, when its meta.json says so, and for a sched recording with its
+ *   log keep both streams' records before the first that did not arrive.
+ *   Return value: whether it is incomplete (then its drops are said too).
+ */
+static bool incomplete(const char *trace_arg, const char *dir, struct stream_file *trace,
+		       struct stream_file *log, bool sched, bool follow)
+{
+	char meta[4200], reason[1024];
+	const char *base = strrchr(trace_arg, '/');
+	base = base ? base + 1 : trace_arg;
+	if (!is_dir(trace_arg) && strcmp(base, "trace.bin"))
+		return false;		/* a trace file of its own: no meta.json of its */
+	snprintf(meta, sizeof(meta), "%s/meta.json", dir);
+	if (!meta_incomplete(meta, reason, sizeof(reason)))
+		return false;
+	const char *verb = follow ? "following" : "replaying";
+	uint64_t gap = sched && log ? first_missing(trace, log) : 0;
+	if (!sched) {
+		fprintf(stderr, "scion-sim: %s: an incomplete recording (%s): %s the %llu requests "
+			"that arrived\n", trace_arg, reason, verb,
+			(unsigned long long)trace->header.records);
+	} else if (!gap) {
+		fprintf(stderr, "scion-sim: %s: an incomplete recording (%s): %s the %llu events "
+			"%sthat arrived\n", trace_arg, reason, verb,
+			(unsigned long long)trace->header.records, log ? "and their picks " : "");
+	} else {
+		uint64_t left = cut_at(trace, gap) + cut_at(log, gap);
+		fprintf(stderr, "scion-sim: %s: an incomplete recording (%s): %s the %llu events and "
+			"%llu picks before seq %llu, the first that did not arrive (%llu records "
+			"after it left out)\n", trace_arg, reason, verb,
+			(unsigned long long)trace->header.records,
+			(unsigned long long)log->header.records, (unsigned long long)gap,
+			(unsigned long long)left);
+	}
+	return true;
+}
+
 static int usage(void)
 {
 	fprintf(stderr, "usage: scion-sim policies\n"
 			"       scion-sim replay TRACE --policy P [--policy Q ...] [--log LOG] "
 			"[--model HIT_NS,MISS_NS] [--follow] [--out DIR] [--progress] [-v]\n");
 	return 2;
-}
-
-static bool is_dir(const char *p)
-{
-	struct stat st;
-	return !stat(p, &st) && S_ISDIR(st.st_mode);
 }
 
 /* Where the logs go: out, else DIR/sim (made). Return value: 0, or 1 (said why). */
@@ -307,11 +520,12 @@ static int replay(int argc, char **argv)
 	}
 	if (load(&trace, REC_STREAM_TRACE) || (have_log && load(&log, REC_STREAM_LOG)))
 		return 1;
-	if (trace.header.drops)
-		fprintf(stderr, "scion-sim: %s: the recording dropped %llu records: this replays an "
-			"incomplete trace\n", trace.path, (unsigned long long)trace.header.drops);
 	char why[200], out_dir[4200];
 	bool sched = !strncmp(trace.header.module, "sched", sizeof(trace.header.module));
+	if (!incomplete(trace_arg, dir, &trace, have_log ? &log : NULL, sched, follow) &&
+	    trace.header.drops)
+		fprintf(stderr, "scion-sim: %s: the recording dropped %llu records: this replays an "
+			"incomplete trace\n", trace.path, (unsigned long long)trace.header.drops);
 	if (!sched && strncmp(trace.header.module, "bcache", sizeof(trace.header.module)))
 		return fail("%s: a trace of module '%.*s'; scion-sim replays bcache and sched",
 			    trace.path, (int)sizeof(trace.header.module), trace.header.module);

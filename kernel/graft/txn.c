@@ -188,7 +188,7 @@ enum txn_outcome txn_run(const struct graft_point *p, struct graft *g, const uin
 	t->undo_base = tc->nundo;
 	t->lock_base = tc->nlocks;
 	t->start = arch_cycles();
-	t->deadline = t->start + READ_ONCE(p->state->budget_cycles);
+	t->deadline = g->unbudgeted ? UINT64_MAX : t->start + READ_ONCE(p->state->budget_cycles);
 	if (t->hands_on && outer->deadline < t->deadline)
 		t->deadline = outer->deadline;
 	tc->depth++;

@@ -11,7 +11,8 @@ RESPONSEs by sequence number, passing DATA to a callback and keeping
 EVENTs. Streams (STREAM_OPEN / STREAM_CLOSE) deliver their DATA chunks
 to the callback given when opening them, during any request or pump().
 Every failure is a ScionError whose message is the one line the `scion`
-command prints after "scion: ".
+command prints after "scion: "; losing the channel mid-session (it
+closes, or the kernel stops answering) is its subclass ChannelLost.
 """
 
 import fcntl
@@ -33,6 +34,18 @@ SUN_PATH_MAX = 107      # bytes of a UNIX socket path, without the NUL
 
 class ScionError(Exception):
     """A failure to report as one line, "scion: MESSAGE"."""
+
+
+class ChannelLost(ScionError):
+    """The channel closed (QEMU exited, Scion powered off) or the kernel stopped
+    answering in the middle of a session: what arrived before is all there is.
+    Commands that collect data (record.py, streams.py, trace.py) keep it.
+    closed: the channel closed (else the kernel stopped answering); detail: what
+    happened, in a few words without the socket's path."""
+
+    def __init__(self, message, closed=True, detail=None):
+        super().__init__(message)
+        self.closed, self.detail = closed, detail or message
 
 
 def default_socket_path():
@@ -128,8 +141,9 @@ class Client:
         while True:
             f = self._next_frame(deadline)
             if f is None:
-                raise ScionError(f"no response to {frame.OP_NAMES.get(op, f'op {op}')} within "
-                                 f"{timeout:g} s (socket {self.socket_path})")
+                what = f"no response to {frame.OP_NAMES.get(op, f'op {op}')} within {timeout:g} s"
+                raise ChannelLost(f"{what} (socket {self.socket_path})", closed=False,
+                                  detail=what)
             if f.type in (frame.RESPONSE, frame.ERROR) and f.seq == seq:
                 return self._decode(frame.decode_status, f)
             if f.type == frame.DATA:
@@ -293,15 +307,16 @@ class Client:
         try:
             self._sock.sendall(data)
         except socket.timeout:
-            raise ScionError(f"the kernel does not read the control channel (socket "
-                             f"{self.socket_path}; sending timed out after {self.timeout:g} s)"
-                             ) from None
+            raise ChannelLost(f"the kernel does not read the control channel (socket "
+                              f"{self.socket_path}; sending timed out after {self.timeout:g} s)",
+                              closed=False, detail=f"sending timed out after {self.timeout:g} s"
+                              ) from None
         except OSError:
             raise self._closed() from None
 
     def _closed(self):
-        return ScionError(f"the control channel at {self.socket_path} closed (Scion powered "
-                          "off or QEMU exited)")
+        return ChannelLost(f"the control channel at {self.socket_path} closed (Scion powered "
+                           "off or QEMU exited)", detail="Scion powered off or QEMU exited")
 
     def _next_frame(self, deadline):
         """The next frame the kernel sent, or None at the deadline."""

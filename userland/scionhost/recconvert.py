@@ -26,7 +26,11 @@ beside OUT that then takes OUT's place. A recording that cannot be read
 (a file missing or cut short, a bad magic, a module this does not know,
 fewer records than its header says, a record of a type it should not
 hold) is one line on stderr and exit status 1, and leaves no output
-behind."""
+behind; so is a directory holding only the .part files of a `scion
+record` that died (`scion record recover DIR` first). An incomplete
+recording (meta.json's "complete": false: drops, or a channel lost
+mid-recording) is converted after a one-line warning on stderr that
+gives its "reason"."""
 
 import csv
 import os
@@ -94,6 +98,7 @@ def load(directory):
     if not os.path.isdir(directory):
         raise recfmt.RecError(f"{directory}: " + ("not a directory" if os.path.exists(directory)
                                                   else "no such recording directory"))
+    recfmt.unfinished(directory)
     if not os.path.lexists(os.path.join(directory, recfmt.META_FILE)):
         raise recfmt.RecError(f"{directory}: no {recfmt.META_FILE}; give a directory `scion "
                               f"record` wrote ({recfmt.META_FILE}, {recfmt.TRACE_FILE}, "
@@ -175,6 +180,9 @@ def ctf_env(meta, streams):
         env[f"{name}_records"] = len(stream[1]) if stream else 0
         env[f"{name}_drops"] = stream[0]["drops"] if stream else 0
     env["complete"] = int(meta.get("complete", True) is True)
+    reason = recfmt.incomplete_reason(meta)
+    if reason:
+        env["reason"] = reason          # why not (drops, the channel lost mid-recording)
     return env
 
 
@@ -229,6 +237,12 @@ def cmd_record_convert(args):
     out = args.output
     try:
         meta, streams = load(args.dir)
+        reason = recfmt.incomplete_reason(meta)
+        if reason:
+            counts = " and ".join(f"{len(s[1])} {name} records" for name, s in streams.items()
+                                  if s)
+            print(f"scion: {args.dir}: an incomplete recording ({reason}): converting the "
+                  f"{counts} that arrived", file=sys.stderr)
         if args.to == "text":
             if out in (None, "-"):
                 write_text(sys.stdout, streams)

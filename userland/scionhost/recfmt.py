@@ -7,7 +7,16 @@ module's inputs), log.bin (its outputs) and meta.json (module, policy,
 kernel version, configuration, record and drop counts).
 
 Reading never trusts the bytes: a short, truncated or mislabelled file
-raises RecError with one line naming the file and the record."""
+raises RecError with one line naming the file and the record.
+
+While `scion record` runs, each stream is also on disk as NAME.part
+(trace.bin.part, log.bin.part; PART_SUFFIX): the same header, whose
+record and drop counts are provisional (rewritten after each chunk is
+appended, so they may lag the body by one chunk), then the records in
+the order they arrived (each CPU's in order, the CPUs interleaved), the
+last one possibly cut short if the host died while writing it.
+read_partial() reads such a file; `scion record recover DIR` turns the
+parts into a recording."""
 
 import json
 import os
@@ -69,6 +78,7 @@ OUTCOMES = {1: "hit", 2: "wait", 3: "miss", 4: "error"}
 FATES = {1: "started", 2: "cached", 3: "no-buffer", 4: "failed"}
 
 TRACE_FILE, LOG_FILE, META_FILE = "trace.bin", "log.bin", "meta.json"
+PART_SUFFIX = ".part"       # a file still being written (see the module's docstring)
 
 
 class RecError(Exception):
@@ -279,6 +289,28 @@ def read_stream(path, stream=None):
     return header, records
 
 
+def read_partial(path):
+    """(header dict, [raw records], bytes left over) of a NAME.part stream: the
+    header must be whole and valid (RecError if not); its counts are ignored; the
+    records are taken up to the end, or up to the first one cut short or of a
+    bad size (what a host killed mid-write leaves), whose bytes and everything
+    after them are left over. Records are in arrival order, not sorted."""
+    try:
+        with open(path, "rb") as f:
+            data = f.read()
+    except OSError as e:
+        raise RecError(f"{path}: {e.strerror}")
+    header = unpack_header(data, path)
+    records, offset = [], HEADER.size
+    while offset + HEAD.size + 8 <= len(data):
+        size = HEAD.unpack_from(data, offset)[0]
+        if size < HEAD.size + 8 or size % 8 or offset + size > len(data):
+            break
+        records.append(bytes(data[offset:offset + size]))
+        offset += size
+    return header, records, len(data) - offset
+
+
 def write_stream(path, header_bytes, raw_records):
     with open(path, "wb") as f:
         f.write(header_bytes)
@@ -295,6 +327,27 @@ def read_meta(directory):
         raise RecError(f"{path}: {e.strerror}")
     except ValueError as e:
         raise RecError(f"{path}: not JSON ({e})")
+
+
+def unfinished(directory):
+    """RecError when directory holds the .part files of a `scion record` that died
+    but no recording (no meta.json): they must be recovered first."""
+    parts = [name + PART_SUFFIX for name in (TRACE_FILE, LOG_FILE)
+             if os.path.exists(os.path.join(directory, name + PART_SUFFIX))]
+    if parts and not os.path.lexists(os.path.join(directory, META_FILE)):
+        raise RecError(f"{directory}: a recording that did not end ({', '.join(parts)}); "
+                       f"`scion record recover {directory}` makes a recording of what arrived")
+
+
+def incomplete_reason(meta):
+    """Why a recording's meta.json says it is incomplete, or None when it is complete
+    (a meta without "complete" is): its "reason", else a word about its drops."""
+    if not isinstance(meta, dict) or meta.get("complete", True) is not False:
+        return None
+    reason = meta.get("reason")
+    if isinstance(reason, str) and reason.strip():
+        return " ".join(reason.split())
+    return "records were dropped"
 
 
 def block_text(b):

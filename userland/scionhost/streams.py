@@ -5,7 +5,12 @@ and `scion events` (the kernel's event lines, also sent as EVENT frames
 to whichever client holds the channel).
 
 Records are decoded by frame.decode_probe_records; drops are always
-reported, on stderr as dtrace does, and in the JSON.
+reported, on stderr as dtrace does, and in the JSON. A recording survives
+the guest: if the channel closes (or the kernel stops answering) mid-way,
+the records that arrived are printed (or written to -o FILE) as usual, the
+JSON says "complete": false with a "reason" and "totals": null (the
+kernel's totals never came), one line on stderr says how many were kept,
+and the exit status is partial.EXIT_INCOMPLETE (3).
 """
 
 import json
@@ -13,8 +18,8 @@ import re
 import sys
 import time
 
-from . import frame, tables
-from .client import Client, ScionError
+from . import frame, partial, tables
+from .client import ChannelLost, Client, ScionError
 
 DEFAULT_BUFSIZE = 64 * 1024
 DEFAULT_SWITCH_MS = 200
@@ -56,47 +61,98 @@ def collect_until(client, args):
 
 
 def cmd_probe_record(args):
-    records, chunk_drops = [], {}
+    """Record probe firings; what arrived is kept if the channel is lost mid-recording
+    (printed, or written to -o FILE, with "complete": false and a "reason" in the
+    JSON; one line on stderr; exit status EXIT_INCOMPLETE). With -o, FILE.part holds
+    the records as they arrive (see add_probe_record's -o)."""
+    records, chunk_drops, part = [], {}, None
 
     def on_chunk(cpu, count, drops, body):
-        records.extend(frame.decode_probe_records(body, count))
+        new = frame.decode_probe_records(body, count)
+        records.extend(new)
         chunk_drops[cpu] = chunk_drops.get(cpu, 0) + drops
+        if part:
+            for r in new:
+                r["name"] = names.get(r["probe"], f"probe {r['probe']}")
+            part.write("".join(json.dumps(r) + "\n" for r in new))
 
+    lost, totals, output = None, None, ""
+    stream = None
     with session(args) as client:
         names = probe_names(client, args.spec)
-        stream, cpus, bufsize = client.stream_open("probes", args.bufsize, args.switchrate,
-                                                   args.spec, on_chunk)
         try:
-            output = collect_until(client, args)
-        finally:
-            totals = client.stream_close(stream)
+            if args.output:
+                part = partial.PartFile(args.output, binary=False)
+                part.write(json.dumps({"probe_record": args.spec, "bufsize": args.bufsize,
+                                       "switch_ms": args.switchrate}) + "\n")
+            stream, cpus, bufsize = client.stream_open("probes", args.bufsize, args.switchrate,
+                                                       args.spec, on_chunk)
+            started = time.monotonic()
+            try:
+                output = collect_until(client, args)
+                totals = client.stream_close(stream)
+            except ChannelLost as e:
+                lost = e
+        except BaseException:
+            if part:
+                part.remove()
+            if not lost and stream is not None:
+                try:
+                    client.stream_close(stream)
+                except ScionError:
+                    pass
+            raise
+    elapsed = time.monotonic() - started
     dropped = sum(chunk_drops.values())
     # The kernel's totals and what arrived must agree, or something was lost.
-    if totals.get("records") != len(records) or totals.get("drops") != dropped:
+    if totals is not None and (totals.get("records") != len(records) or
+                               totals.get("drops") != dropped):
+        if part:
+            part.remove()
         raise ScionError(f"stream {stream}: the kernel sent {totals.get('records')} records and "
                          f"{totals.get('drops')} drops, {len(records)} and {dropped} arrived")
+    reasons = ([partial.lost_reason(lost, elapsed)] if lost else []) + \
+        ([f"{dropped} record{'s were' if dropped != 1 else ' was'} dropped in full buffers"]
+         if dropped else [])
+    reason = "; ".join(reasons)
     records.sort(key=lambda r: r["timestamp_ns"])
     for r in records:
         r["name"] = names.get(r["probe"], f"probe {r['probe']}")
     summary = (f"{len(records)} record{'s' if len(records) != 1 else ''}, {dropped} dropped "
                f"({cpus} CPU{'s' if cpus != 1 else ''} x {bufsize} bytes, switch every "
                f"{args.switchrate} ms)")
-    if args.json:
-        print(json.dumps({"records": records, "dropped": dropped,
-                          "dropped_per_cpu": {str(c): d for c, d in sorted(chunk_drops.items())},
-                          "cpus": cpus, "bufsize": bufsize, "totals": totals,
-                          "output": output}, indent=2))
-    else:
-        sys.stdout.write(output)
+
+    def write(out):
+        if args.json:
+            doc = {"records": records, "dropped": dropped,
+                   "dropped_per_cpu": {str(c): d for c, d in sorted(chunk_drops.items())},
+                   "cpus": cpus, "bufsize": bufsize, "totals": totals, "output": output,
+                   "complete": not reason}
+            if reason:
+                doc["reason"] = reason
+            out.write(json.dumps(doc, indent=2) + "\n")
+            return
+        out.write(output)
         if records:
             start = records[0]["timestamp_ns"]
-            print(f"{'TIME(us)':>12} {'CPU':>3} {'TID':>5}  {'ARG0':>18}  PROBE")
+            out.write(f"{'TIME(us)':>12} {'CPU':>3} {'TID':>5}  {'ARG0':>18}  PROBE\n")
             for r in records:
-                print(f"{(r['timestamp_ns'] - start) / 1000:12.3f} {r['cpu']:3} {r['tid']:5}  "
-                      f"{r['arg0']:#18x}  {r['name']}")
+                out.write(f"{(r['timestamp_ns'] - start) / 1000:12.3f} {r['cpu']:3} "
+                          f"{r['tid']:5}  {r['arg0']:#18x}  {r['name']}\n")
+
+    if args.output:
+        partial.publish(args.output, write, binary=False)
+        part.remove()
+    else:
+        write(sys.stdout)
     for cpu, drops in sorted(chunk_drops.items()):
         if drops:
             print(f"scion: {drops} drop{'s' if drops != 1 else ''} on CPU {cpu}", file=sys.stderr)
+    if lost:
+        where = f"{args.output}: " if args.output else ""
+        print(f"scion: {where}an incomplete recording ({reason}): kept the {len(records)} "
+              f"record{'s' if len(records) != 1 else ''} that arrived", file=sys.stderr)
+        return partial.EXIT_INCOMPLETE
     print(f"scion: {summary}", file=sys.stderr)
     return 0
 
@@ -176,6 +232,10 @@ def add_probe_record(probe_sub, subcommand, byte_count):
                         f"(default {DEFAULT_BUFSIZE // 1024}K)")
     p.add_argument("--switchrate", type=int, default=DEFAULT_SWITCH_MS, metavar="MS",
                    help=f"ms between buffer switches, 10 to 60000 (default {DEFAULT_SWITCH_MS})")
+    p.add_argument("-o", "--output", metavar="FILE", help="write the output (the table, or "
+                   "with --json the JSON) to FILE; while recording, FILE.part gets each "
+                   "record as it arrives, one JSON object per line after a first line "
+                   "describing the recording, and is removed once FILE is written")
     return p
 
 

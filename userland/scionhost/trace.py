@@ -7,19 +7,23 @@ loads the object, and the kernel streams the principal buffers, the
 aggregation snapshots and a status chunk every switch interval. The
 consumer (dconsumer.py) prints them the way dtrace(1M) does. The trace
 ends when the program calls exit(), when --duration or --run says, or on
-Ctrl-C; the stream's close runs END and brings the last data.
+Ctrl-C; the stream's close runs END and brings the last data. Output to
+-o FILE is written to FILE.part as it comes and renamed at the end; if
+the channel is lost mid-trace, what arrived is still printed and the
+exit status is partial.EXIT_INCOMPLETE (3).
 """
 
 import json
 import os
+import re
 import signal
 import struct
 import subprocess
 import sys
 import time
 
-from . import frame, tables
-from .client import Client, ScionError
+from . import frame, partial, tables
+from .client import ChannelLost, Client, ScionError
 
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 CHUNK_AGG = frame.CHUNK_AGG
@@ -152,26 +156,85 @@ def start(client, meta, args, on_chunk):
 
 
 class Snapshots:
-    """Chunks grouped by snapshot: trace and aggregation chunks until a status chunk."""
+    """Chunks grouped by snapshot: trace and aggregation chunks until a status chunk.
+    on_ready, when set, is called as each snapshot completes (to consume it at once)."""
 
     def __init__(self):
         self.records, self.aggs, self.ready = [], [], []
+        self.arrived = 0                    # trace records, all snapshots
+        self.on_ready = None
 
     def on_chunk(self, cpu, count, drops, body):
         if cpu == CHUNK_STATUS:
             self.ready.append((self.records, self.aggs, body))
             self.records, self.aggs = [], []
+            if self.on_ready:
+                self.on_ready()
         elif cpu & CHUNK_AGG:
             self.aggs.append((cpu & ~CHUNK_AGG, body))
         else:
             self.records.append((cpu, body, drops))
+            self.arrived += count
 
     def take(self):
         ready, self.ready = self.ready, []
         return ready
 
+    def cut(self):
+        """The channel is lost: what arrived of a snapshot whose status never came is
+        ready too."""
+        if self.records or self.aggs:
+            self.ready.append((self.records, self.aggs, None))
+            self.records, self.aggs = [], []
+
+
+class KeptSymbols:
+    """A symbolizer that outlives the channel: once it is lost, an address not named
+    before stays a number (as dtrace prints one it cannot name)."""
+
+    def __init__(self, symbolize):
+        self.symbolize, self.lost, self.known = symbolize, False, {}
+
+    def __call__(self, addr, return_address=False):
+        key = (addr, return_address)
+        if key not in self.known:
+            if self.lost:
+                return None
+            try:
+                self.known[key] = (self.symbolize(addr, return_address=True) if return_address
+                                   else self.symbolize(addr))
+            except ChannelLost:
+                self.lost = True
+                return None
+        return self.known[key]
+
+
+def needs_symbols(meta):
+    """Whether the program's output may name code addresses (stack(), sym(), func(),
+    %a, a symbol-keyed aggregation): their names come from the kernel (SYMBOLIZE),
+    which answers nothing while a --run command runs."""
+    def walk(v):
+        if isinstance(v, dict):
+            if v.get("type") in ("stack", "ustack") or v.get("kind") in ("stack", "ustack"):
+                return True
+            if v.get("sym") not in (None, "none"):
+                return True
+            if isinstance(v.get("format"), str) and re.search(r"%[^a-zA-Z%]*[aA]", v["format"]):
+                return True
+            return any(walk(x) for k, x in v.items() if k != "object_hex")
+        if isinstance(v, list):
+            return any(walk(x) for x in v)
+        return False
+    return walk(meta)
+
 
 def cmd_trace(args):
+    """Run the program; its output goes to stdout or -o FILE as snapshots arrive
+    (FILE.part, flushed after each, renamed to FILE at the end). With --run, snapshots
+    are consumed as they arrive unless the output names code addresses (needs_symbols:
+    then when the command ends). If the channel is lost mid-trace, what arrived is
+    printed (the last snapshot's aggregations too), one line says so and the exit
+    status is partial.EXIT_INCOMPLETE."""
     from .dconsumer import Consumer
 
     if args.list:
@@ -180,19 +243,26 @@ def cmd_trace(args):
         raise ScionError("give -n PROGRAM or -s FILE (or -l)")
     meta = compile_program(args)
     quiet = bool(meta["options"].get("quiet"))
-    out = open(args.output, "w") if args.output else sys.stdout
     snaps = Snapshots()
-    interrupted = []
+    interrupted, lost, part = [], None, None
     with Client(args.socket, timeout=args.timeout, wait=args.wait) as client:
         stream, cpus, epids = start(client, meta, args, snaps.on_chunk)
+        started = time.monotonic()
+        if args.output:
+            part = partial.PartFile(args.output, binary=False)
+        out = part.f if part else sys.stdout
         specs = sorted({full_spec(d) for c in meta["clauses"] for d in c["probes"]})
-        names = probe_names(client, specs)
+        try:
+            names = probe_names(client, specs)
+        except ChannelLost as e:
+            names, lost = {}, e
         if not quiet:
             what = (f"script '{args.script}'" if args.script else f"description '{args.program}'")
             n = len(epids)
             print(f"dtrace: {what} matched {n} probe{'s' if n != 1 else ''}", file=sys.stderr)
+        symbols = KeptSymbols(Symbols(client))
         consumer = Consumer(meta, epids, lambda pid: names.get(pid, ("?", "?", "?", str(pid))),
-                            Symbols(client), out, sys.stderr, quiet)
+                            symbols, out, sys.stderr, quiet)
 
         def consume():
             for records, aggs, status in snaps.take():
@@ -201,22 +271,43 @@ def cmd_trace(args):
         previous = signal.signal(signal.SIGINT, lambda *_: interrupted.append(True))
         try:
             deadline = time.monotonic() + args.duration if args.duration is not None else None
-            if args.run:
-                st, body = client.request(frame.OP_SHELL, args.run.encode(),
-                                          timeout=max(args.timeout, 600.0))
-                out.write(body.decode("utf-8", "replace")) if args.show_run else None
-            while not args.run and not consumer.exited and not interrupted:
-                if deadline is not None and time.monotonic() >= deadline:
-                    break
-                client.pump(0.05)
-                consume()
+            try:
+                if args.run and not lost:
+                    if not needs_symbols(meta):
+                        snaps.on_ready = consume
+                    st, body = client.request(frame.OP_SHELL, args.run.encode(),
+                                              timeout=max(args.timeout, 600.0))
+                    snaps.on_ready = None
+                    out.write(body.decode("utf-8", "replace")) if args.show_run else None
+                while not args.run and not lost and not consumer.exited and not interrupted:
+                    if deadline is not None and time.monotonic() >= deadline:
+                        break
+                    client.pump(0.05)
+                    consume()
+            except ChannelLost as e:
+                lost = e
         finally:
+            snaps.on_ready = None
             signal.signal(signal.SIGINT, previous)
-            client.stream_close(stream)
+            if not lost:
+                try:
+                    client.stream_close(stream)
+                except ChannelLost as e:
+                    lost = e
+            if lost:
+                symbols.lost = True
+                snaps.cut()
             consume()
         consumer.finish()
-    if out is not sys.stdout:
-        out.close()
+    if part:
+        part.finish()
+    if lost:
+        where = f"{args.output}: " if args.output else ""
+        print(f"scion: {where}the trace ended early "
+              f"({partial.lost_reason(lost, time.monotonic() - started)}): kept the output of "
+              f"the {snaps.arrived} record{'s' if snaps.arrived != 1 else ''} that arrived",
+              file=sys.stderr)
+        return partial.EXIT_INCOMPLETE
     return consumer.exit_status if consumer.exited else 0
 
 
@@ -243,7 +334,8 @@ def add_trace(sub, subcommand):
     what.add_argument("-s", dest="script", metavar="FILE", help="a D script")
     p.add_argument("-l", dest="list", action="store_true", help="list probes (matching -n)")
     p.add_argument("-q", dest="quiet", action="store_true", help="quiet: only explicit output")
-    p.add_argument("-o", dest="output", metavar="FILE", help="write the trace output to FILE")
+    p.add_argument("-o", dest="output", metavar="FILE", help="write the trace output to FILE "
+                   "(FILE.part while tracing, flushed as data arrives)")
     p.add_argument("-x", action="append", metavar="OPT[=VAL]",
                    help="a D option (bufsize, switchrate, dynvarsize, nspec, specsize, ...)")
     p.add_argument("-C", dest="cpp", action="store_true", help="run the C preprocessor first")

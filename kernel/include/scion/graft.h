@@ -184,6 +184,9 @@ struct graft {
 	uintptr_t region[3];			/* set once: text, rodata, data (graft area) */
 	size_t region_size[3];			/* set once */
 	bool builtin;				/* set once: kernel code registered as a graft (tests) */
+	bool unbudgeted;			/* set once: built-in code that ends on its own (a
+						   recorder): no time budget, so a loaded host's
+						   slow guest never aborts it */
 	bool sandboxed;				/* set once: verified, runs in its sandbox (arch/sfi.h) */
 	struct arch_sfi sfi;			/* set once: its windows, when sandboxed */
 	bool quiet;				/* set once: aborts are not logged (benchmarks) */
