@@ -287,6 +287,37 @@ dtc: $(DTC)
 host-tests: $(DCHECK) $(DTC)
 # ---- end of the D compiler's block -------------------------------------------
 
+# ---- The D oracle (tests/dref/) ---------------------------------------------------
+# build/host/d-oracle: random D programs and fixed regressions, compiled by the
+# library above and run two ways whose results must agree: by a reference
+# evaluator of the checked program, and by the kernel's own trace machinery
+# (kernel/trace/ built for the host over tests/dref/dref_kernel.c: dof_load,
+# trace_probe_handler and the ECB, DIF, variable and buffer code behind it).
+# `make test` runs it (tests/integration/test_d_oracle.py); d-oracle --seed N
+# --programs N picks the programs, --only I runs one. tests/fuzz/fuzz_d_oracle.c
+# drives the same comparison from fuzz input.
+D_ORACLE := $(BUILD)/host/d-oracle
+D_ORACLE_KERNEL_SRCS := kernel/trace/dif_exec.c kernel/trace/dif_subr.c \
+	kernel/trace/dif_subr_search.c kernel/trace/ecb.c kernel/trace/env.c kernel/trace/dynvar.c \
+	kernel/trace/aggbuf.c kernel/trace/buffer.c kernel/trace/spec.c kernel/trace/dof.c \
+	kernel/trace/session_state.c \
+	kernel/lib/hash.c
+D_ORACLE_SRCS := $(sort $(wildcard tests/dref/*.c)) tests/host/kernel_fakes.c
+$(D_ORACLE): $(D_ORACLE_SRCS) $(D_ORACLE_KERNEL_SRCS) $(DTRACE_LIB_SRCS) $(DTRACE_LIB_HEADERS) \
+		$(wildcard tests/dref/*.h tests/host/include/arch/*.h kernel/trace/*.h \
+		kernel/include/scion/*.h)
+	@mkdir -p $(dir $@)
+	$(call say,HOSTCC,$@)
+	$(Q)$(HOST_CC) $(HOST_CFLAGS) -o $@ $(D_ORACLE_SRCS) $(D_ORACLE_KERNEL_SRCS) \
+		$(DTRACE_LIB_SRCS)
+.PHONY: d-oracle print-D_ORACLE_KERNEL_SRCS
+d-oracle: $(D_ORACLE)
+# The kernel files the oracle runs, for tests/fuzz/run.sh's d_oracle target.
+print-D_ORACLE_KERNEL_SRCS:
+	@echo $(D_ORACLE_KERNEL_SRCS)
+host-tests: $(D_ORACLE)
+# ---- end of the D oracle's block ---------------------------------------------------
+
 # The decoder on the host: the objdump oracle, with Zydis as a second opinion when installed.
 DECODER_SRCS := $(ARCH_DIR)/insn_decode.c $(BUILD)/gen/x86_opcodes.c
 ZYDIS := $(wildcard /usr/include/Zydis/Zydis.h)

@@ -46,25 +46,6 @@ static void dtrace_provide(void)
 }
 PROBE_PROVIDER(dtrace_provider, "dtrace", dtrace_provide, NULL);
 
-static void session_free(struct trace_session *s)
-{
-	for (unsigned i = 0; i < MAX_CPUS; i++) {
-		kfree(s->cpu[i].staging);
-		kfree(s->cpu[i].scratch);
-		kfree(s->cpu[i].locals);
-		kfree(s->cpu[i].key);
-		kfree(s->cpu[i].agg_key);
-	}
-	aggbuf_destroy(s->aggs);
-	dynvar_destroy(s->dynvars);
-	spec_destroy(s->specs);
-	kfree(s->globals);
-	kfree(s->ecbs);
-	kfree(s->enablings);
-	dof_free(&s->obj);
-	kfree(s);
-}
-
 /* Matching: the (clause, probe) pairs, in clause order. */
 struct matches {
 	uint32_t n, cap;
@@ -224,15 +205,9 @@ static int size_aggregations(const struct trace_object *o, uint32_t *bytes, uint
 			     char *why, size_t whylen)
 {
 	*bytes = (uint32_t)o->option[DOF_OPT_AGGSIZE];
-	*min_entry = UINT32_MAX;
-	for (uint32_t i = 0; i < o->naggs; i++) {
-		uint32_t e = (uint32_t)sizeof(struct dof_aggent) + o->aggs[i].keybytes +
-			     o->aggs[i].valbytes;
-		if (e < *min_entry)
-			*min_entry = e;
-	}
+	*min_entry = trace_agg_min_entry(o);
 	if (!o->naggs) {
-		*bytes = *min_entry = DOF_AGGSIZE_MIN;
+		*bytes = DOF_AGGSIZE_MIN;
 		return 0;
 	}
 	unsigned ncpus = cpu_count();
@@ -263,23 +238,9 @@ static int allocate(struct trace_session *s, char *why, size_t whylen)
 	int err = size_aggregations(o, &aggsize, &min_entry, why, whylen);
 	if (err)
 		return err;
-	snprintf(why, whylen, "no memory for the session's buffers");
-	s->aggs = aggbuf_create(aggsize, min_entry);
-	s->dynvars = dynvar_create((uint32_t)o->option[DOF_OPT_DYNVARSIZE]);
-	s->specs = spec_create((uint32_t)o->option[DOF_OPT_NSPEC],
-			       (uint32_t)o->option[DOF_OPT_SPECSIZE]);
-	s->globals = kzalloc(o->globals_bytes ? o->globals_bytes : 8);
-	if (!s->aggs || !s->dynvars || !s->specs || !s->globals)
+	if (trace_session_allocate(s, aggsize, min_entry)) {
+		snprintf(why, whylen, "no memory for the session's buffers");
 		return -ENOMEM;
-	for (unsigned i = 0; i < cpu_count(); i++) {
-		struct trace_cpu *c = &s->cpu[i];
-		c->staging = kmalloc(DOF_MAX_RECORD);
-		c->scratch = kmalloc(TRACE_SCRATCH);
-		c->locals = kzalloc(o->locals_bytes ? o->locals_bytes : 8);
-		c->key = kmalloc(TRACE_KEY_MAX);
-		c->agg_key = kmalloc(DOF_MAX_KEYBYTES);
-		if (!c->staging || !c->scratch || !c->locals || !c->key || !c->agg_key)
-			return -ENOMEM;
 	}
 	uint64_t wall = arch_rtc_seconds();
 	s->wall_base_ns = wall ? wall * 1000000000ull - clock_ns() : 0;
@@ -405,7 +366,7 @@ static void trace_drain(void *priv, struct chan_stream_sink *sink)
 
 static void trace_release(void *priv)
 {
-	session_free(priv);
+	trace_session_free(priv);
 }
 
 CHAN_STREAM_SOURCE_FULL(trace_source, "trace", "(opened by TRACE_START)", trace_open,
@@ -470,7 +431,7 @@ int trace_start_request(uint32_t seq, const uint8_t *body, uint32_t len)
 fail:
 	kfree(m.clause);
 	kfree(m.probe);
-	session_free(s);
+	trace_session_free(s);
 	channel_error(seq, err, "trace start: %s", why);
 	return err;
 }

@@ -4,7 +4,7 @@
  * its enabling control blocks on probes (ecb.c), the DIF environment
  * of a firing (env.c), dynamic variables (dynvar.c), aggregation
  * buffers (aggbuf.c), speculations (spec.c) and the session's life
- * (session.c).
+ * (session.c, its memory in session_state.c).
  *
  * Probe context: everything reached from trace_fire runs with
  * interrupts masked and this CPU's probe_nesting raised, so no probe
@@ -227,6 +227,21 @@ struct trace_session {
 	uint64_t wall_base_ns;		/* set once: walltimestamp - timestamp */
 	uint32_t stream;		/* set once the stream is open */
 };
+
+/* session_state.c: a session's memory (session.c's step 2). */
+/* The smallest aggregation entry of o (DOF_AGGSIZE_MIN without aggregations). */
+uint32_t trace_agg_min_entry(const struct trace_object *o);
+/*
+ * trace_session_allocate - the per-CPU state, aggregation buffers of
+ *   aggsize bytes indexed for min_entry, dynamic variables, speculations
+ *   and globals of s's loaded object.
+ * Return value: 0, or -1 when memory ran out (trace_session_free frees
+ *   what was made).
+ * Caller's context: thread context; may sleep.
+ */
+int trace_session_allocate(struct trace_session *s, uint32_t aggsize, uint32_t min_entry);
+/* Free s, its object, ECBs and memory; not its principal buffers. */
+void trace_session_free(struct trace_session *s);
 
 /* ecb.c */
 /*

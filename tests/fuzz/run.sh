@@ -57,6 +57,8 @@ sources() {
 		kernel/trace/dif_subr_search.c ;;
 	d_parse|d_cg) echo userland/dtrace/dt_*.c kernel/trace/dif_verify.c kernel/trace/dif_exec.c \
 		kernel/trace/dif_subr.c kernel/trace/dif_subr_search.c ;;
+	d_oracle) echo userland/dtrace/dt_*.c tests/dref/dref_*.c kernel/trace/dif_verify.c \
+		$(make -s --no-print-directory print-D_ORACLE_KERNEL_SRCS) ;;
 	sim_replay) echo kernel/sim/replay.c kernel/bcache/cache.c kernel/bcache/api.c \
 		kernel/bcache/policy_default.c kernel/lib/errno.c sim/current.c tests/fuzz/replay_env.c ;;
 	sched_replay) echo kernel/sim/sched_replay.c kernel/sim/sched_follow.c \
@@ -80,6 +82,7 @@ max_len() {
 	chan_frame) echo 4096 ;;
 	dif) echo 1024 ;;
 	d_parse|d_cg) echo 4096 ;;
+	d_oracle) echo 8192 ;;
 	sim_replay) echo 8192 ;;
 	sched_replay) echo 4096 ;;
 	esac
@@ -125,6 +128,14 @@ seed() {
 		printf '\1\300\0\0\0\1\0\1\0\0\1\2\1\0\6\0\1\0\2\0\0\0\5\0\0\0\3\0\1\0\4\0\0\0' \
 			>"$dir/seed-follow"
 		printf '\1\100\4\0\1' >"$dir/seed-follow-raw"
+		;;
+	d_oracle)
+		# Decisions, not text: a few arbitrary byte strings (all zeros is the smallest program).
+		head -c 64 /dev/zero >"$dir/seed-zeros"
+		for i in 1 2 3 4; do
+			LC_ALL=C awk -v s="$i" 'BEGIN { srand(s); for (n = 0; n < 3000; n++) printf "%c", int(rand() * 256) }' \
+				>"$dir/seed-$i"
+		done
 		;;
 	d_parse|d_cg)
 		# The good corpus, each behind a mode byte of 0 (a script, no macro arguments).

@@ -7,7 +7,8 @@
  * precedence) and against the front end's constant folding of the same
  * expression with the arguments written as constants, over edge values.
  * Also: short-circuit evaluation, ?:, strings and subroutines, variables
- * of each scope and associative arrays, ++/--/op= on narrow types,
+ * of each scope and associative arrays (keys converted to their
+ * signature's types), ++/--/op= on narrow types,
  * curthread members and NULL thread pointers, speculation, and the
  * errors code generation reports.
  */
@@ -344,6 +345,29 @@ HOST_TEST(d_cg_associative_arrays)
 		   " trace(m[\"ab\", 2]); trace(m[substr(\"xab\", 1), strlen(\"zz\")]); }", args, &k);
 	CHECK(t, rec(&k, 0) == 9 && rec(&k, 1) == 9, "nested keys: %llu %llu",
 	      (unsigned long long)rec(&k, 0), (unsigned long long)rec(&k, 1));
+	fake_kernel_reset(&k);
+}
+
+/*
+ * Integer keys take the key types of their array's or aggregation's
+ * signature, as DTrace converts a tuple to its prototype (found by the D
+ * oracle, tests/dref/): a[300] is a[44] when a's key is a uint8_t.
+ */
+HOST_TEST(d_cg_keys_convert_to_the_signature)
+{
+	static const int64_t args[D_NARGS] = { 300, -1, 0 };
+	struct fake_kernel k;
+	run_clause(t, "int8_t a[uint8_t]; BEGIN { a[arg0] = 5; trace(a[44]); trace(a[(uint8_t)arg0]);"
+		   " self->s[(int16_t)arg1] = 7; trace(self->s[65535]); @k[(uint8_t)arg1] = count();"
+		   " @k[arg0] = count(); @k[arg1] = count(); }", args, &k);
+	CHECK(t, k.nrecords == 3 && rec(&k, 0) == 5 && rec(&k, 1) == 5 && rec(&k, 2) == 7,
+	      "a[300] is a[44] for a uint8_t key: %llu %llu %llu", (unsigned long long)rec(&k, 0),
+	      (unsigned long long)rec(&k, 1), (unsigned long long)rec(&k, 2));
+	const struct fake_agg_update *u = k.aggs;
+	CHECK(t, k.naggs == 3 && u[0].keys[0].value == 255 && u[1].keys[0].value == 44 &&
+	      u[2].keys[0].value == 255, "@k's keys as its uint8_t: %llu %llu %llu",
+	      (unsigned long long)u[0].keys[0].value, (unsigned long long)u[1].keys[0].value,
+	      (unsigned long long)u[2].keys[0].value);
 	fake_kernel_reset(&k);
 }
 

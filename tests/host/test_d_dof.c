@@ -163,8 +163,11 @@ static void read_back(struct host_test_ctx *t, const struct dt_object *obj)
 			uint8_t type = (uint8_t)get(&r, 1);
 			CHECK(t, get(&r, 1) == 0, "key padding");
 			uint16_t size = (uint16_t)get(&r, 2);
-			CHECK(t, type == (ac->keys[k].kind == DT_DATUM_STRING ? DIF_TYPE_STRING :
-					  DIF_TYPE_INT) && size == ac->keys[k].size,
+			bool string = ac->keys[k].kind == DT_DATUM_STRING;
+			/* A string is declared strsize bytes; it takes that rounded up to 8. */
+			CHECK(t, type == (string ? DIF_TYPE_STRING : DIF_TYPE_INT) &&
+			      size == (string ? obj->strsize : ac->keys[k].size) &&
+			      (size + 7u) / 8 * 8 == ac->keys[k].size,
 			      "aggregation %u key %d: type %u size %u", i, k, type, size);
 		}
 		bool lq = ac->func == DOF_AGG_LQUANTIZE;

@@ -3,6 +3,7 @@
 
 import os
 import re
+import subprocess
 
 import machine
 
@@ -65,3 +66,37 @@ def poweroff(ctx, boot):
     ctx.result("poweroff-exit-status-0", boot.status == 0,
                f"QEMU exit status {boot.status} (log: {boot.log_path})")
     ctx.result("no-panic", "panic:" not in boot.output, f"panic (log: {boot.log_path})")
+
+
+HOST_DETAIL_MAX = 600
+
+
+def run_host_checker(ctx, name, args, result, timeout):
+    """Run build/host/NAME (a host checker that prints one `<result>`
+    line per item and closes with `N passed, M failed`): one result per
+    line result matches (group 1 the item, group 2 its verdict, OK...
+    or FAILED...), one for a run that ended badly. Its output is kept in
+    build/test-logs/JOB.log when it fails."""
+    binary = os.path.join(ctx.build, "host", name)
+    if not os.path.isfile(binary):
+        ctx.result("binary", False, f"{binary} is missing (make {os.path.relpath(binary, ctx.root)})")
+        return
+    proc = subprocess.run([binary] + args, capture_output=True, text=True, timeout=timeout)
+    out = proc.stdout + proc.stderr
+    log = os.path.join(ctx.log_dir, f"{ctx.job}.log")
+    closing = SUMMARY.search(proc.stdout)
+    if proc.returncode != 0 or not closing or int(closing.group(2)) != 0:
+        os.makedirs(ctx.log_dir, exist_ok=True)
+        with open(log, "w") as f:
+            f.write(out)
+    found = 0
+    for line in proc.stdout.splitlines():
+        m = result.match(line)
+        if not m:
+            continue
+        found += 1
+        ok = m.group(2).startswith("OK")
+        ctx.result(m.group(1), ok, "" if ok else f"{m.group(2)[:HOST_DETAIL_MAX]} (log: {log})")
+    if not found or not closing or (proc.returncode != 0 and int(closing.group(2)) == 0):
+        tail = "\n    ".join(out.strip().splitlines()[-10:])
+        ctx.result("run", False, f"exit status {proc.returncode} (log: {log}):\n    {tail}")

@@ -11,39 +11,16 @@ kept in build/test-logs/ when it fails."""
 
 import os
 import re
-import subprocess
+import sys
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from common import run_host_checker  # noqa: E402
 
 RESULT = re.compile(r"^sfi-proof (?:selftest )?(.+?): (OK.*|FAILED.*)$")
-CLOSING = re.compile(r"^(\d+) passed, (\d+) failed$", re.M)
-DETAIL_MAX = 600
 
 
 def run_proof(ctx, args, timeout):
-    binary = os.path.join(ctx.build, "host", "sfi-proof")
-    if not os.path.isfile(binary):
-        ctx.result("binary", False, f"{binary} is missing (make {os.path.relpath(binary, ctx.root)})")
-        return
-    proc = subprocess.run([binary] + args, capture_output=True, text=True, timeout=timeout)
-    out = proc.stdout + proc.stderr
-    log = os.path.join(ctx.log_dir, f"{ctx.job}.log")
-    closing = CLOSING.search(proc.stdout)
-    failed = proc.returncode != 0 or not closing or int(closing.group(2)) != 0
-    if failed:
-        os.makedirs(ctx.log_dir, exist_ok=True)
-        with open(log, "w") as f:
-            f.write(out)
-    found = 0
-    for line in proc.stdout.splitlines():
-        m = RESULT.match(line)
-        if m:
-            found += 1
-            verdict = m.group(2)
-            ok = verdict.startswith("OK")
-            ctx.result(m.group(1), ok,
-                       "" if ok else f"{verdict[:DETAIL_MAX]} (log: {log})")
-    if not found or not closing or (proc.returncode != 0 and int(closing.group(2)) == 0):
-        tail = "\n    ".join(out.strip().splitlines()[-10:])
-        ctx.result("run", False, f"exit status {proc.returncode} (log: {log}):\n    {tail}")
+    run_host_checker(ctx, "sfi-proof", args, RESULT, timeout)
 
 
 def job_quick(ctx):

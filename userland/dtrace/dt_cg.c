@@ -13,9 +13,10 @@
  *   depends on their upper bits (/ % >> & | ^ and comparisons), and a
  *   result that can leave its type's range (+ - * << unary - ~, signed /)
  *   is truncated and re-extended, as dtrace's dt_cg_typecast does for a
- *   cast. Casts and stores into narrower variables do the same. Division,
- *   remainder, right shift and ordering comparisons are signed or
- *   unsigned as that type is.
+ *   cast. Casts and stores into narrower variables do the same, and so do
+ *   an associative array's integer keys, converted to the key types of its
+ *   signature (DTrace's prototype). Division, remainder, right shift and
+ *   ordering comparisons are signed or unsigned as that type is.
  * - && and || evaluate their right operand only when needed; ^^ always
  *   evaluates both. Results of comparisons and logical operators are 0/1.
  * - Strings are addresses; comparisons of strings go through SCMP.
@@ -240,14 +241,21 @@ struct keys {
 	int32_t size[DT_MAX_KEYS];	/* PUSHT's imm: 0 for an integer, strsize for a string */
 };
 
-static void eval_keys(struct dt_cg *cg, const struct dt_node *first, struct keys *k)
+/*
+ * Evaluate keys or arguments into registers. sig, an array's key types
+ * (NULL for a call's arguments): each integer key is converted to its
+ * type, as DTrace converts a tuple to the array's prototype, so that
+ * a[(uint8_t)300] and a[44] name one element.
+ */
+static void eval_keys(struct dt_cg *cg, const struct dt_node *first, const struct dt_type *sig,
+		      struct keys *k)
 {
 	k->n = 0;
 	for (const struct dt_node *a = first; a; a = a->next) {
 		if (k->n == DT_MAX_KEYS || k->n == DIF_MAX_TUPLE)
 			dt_cg_fail(cg, a->loc, D_CG_EXPR, "too many keys or arguments: at most %d",
 				   DT_MAX_KEYS);
-		k->reg[k->n] = dt_cg_expr(cg, a);
+		k->reg[k->n] = sig ? dt_cg_expr_as(cg, a, sig[k->n]) : dt_cg_expr(cg, a);
 		k->size[k->n] = a->type.kind == DT_TYPE_STRING ? cg->strsize : 0;
 		k->n++;
 	}
@@ -290,7 +298,7 @@ static void lvalue_begin(struct dt_cg *cg, const struct dt_node *n, struct lvalu
 	lv->var = n->ref.var;
 	lv->keys.n = 0;
 	if (n->kind == DT_N_ARRAY)
-		eval_keys(cg, n->args, &lv->keys);
+		eval_keys(cg, n->args, lv->var->keys, &lv->keys);
 	if (lv->var->is_array && lv->var->scope == DT_SCOPE_CLAUSE)
 		dt_cg_fail(cg, n->loc, D_DECL_LOCASSC, "clause-local associative arrays do not "
 			   "exist");
@@ -585,7 +593,7 @@ static int gen_call(struct dt_cg *cg, const struct dt_node *n)
 		dt_cg_fail(cg, n->loc, D_UNKNOWN, "internal error: %s( ) has no DIF subroutine",
 			   f->name);
 	struct keys args;
-	eval_keys(cg, n->args, &args);
+	eval_keys(cg, n->args, NULL, &args);
 	push_keys(cg, n, &args);
 	free_keys(cg, &args);
 	int r = reg_alloc(cg, n);
@@ -637,6 +645,14 @@ int dt_cg_expr(struct dt_cg *cg, const struct dt_node *n)
 	}
 	dt_cg_fail(cg, n->loc, D_UNKNOWN, "internal error: expression node of kind %d has no "
 		   "code", (int)n->kind);
+}
+
+int dt_cg_expr_as(struct dt_cg *cg, const struct dt_node *n, struct dt_type to)
+{
+	int r = dt_cg_expr(cg, n);
+	if (n->type.kind == DT_TYPE_INT && to.kind == DT_TYPE_INT)
+		fit(cg, n, r, n->type, to);
+	return r;
 }
 
 uint32_t dt_cg_prog_finish(struct dt_cg *cg, int reg, struct dt_type type, struct dt_loc loc)

@@ -55,6 +55,13 @@ void dt_cg_prog_reset(struct dt_cg *cg);
  */
 int dt_cg_expr(struct dt_cg *cg, const struct dt_node *n);
 void dt_cg_reg_free(struct dt_cg *cg, int reg);
+/*
+ * dt_cg_expr, then an integer value converted to integer type `to` as C
+ * converts it (truncated to its width, re-extended); other values as
+ * they are. For keys, which take the type of their array's or
+ * aggregation's signature.
+ */
+int dt_cg_expr_as(struct dt_cg *cg, const struct dt_node *n, struct dt_type to);
 
 /*
  * End the program with RET reg (0: r0, the value 0) returning a value of

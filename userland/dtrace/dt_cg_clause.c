@@ -18,7 +18,9 @@
  *   default action).
  * - An aggregation key's items sit back to back, each a multiple of 8
  *   bytes so the values after the key stay aligned: integers 8 bytes,
- *   strings strsize rounded up to 8 (the size the object declares),
+ *   converted to the key's type in the aggregation's signature (its first
+ *   definition's), which is how the consumer prints them; strings strsize
+ *   rounded up to 8 (the object declares strsize: what the kernel copies);
  *   stack() its frames x 8 bytes, which the kernel walks itself: such a
  *   key has no program in the AGGREGATE action.
  * - The object's limits (scion/dof.h) are checked here with a message
@@ -67,19 +69,28 @@ static struct dt_loc program_loc(const struct dt_program *p)
 
 /*
  * One program: the assignment statements [first, stop) for their effect,
- * then value (NULL: return 0). DOF_NONE after a reported failure.
+ * then value (NULL: return 0), converted to *as when given (an
+ * aggregation key: its signature's type). DOF_NONE after a reported
+ * failure.
  */
-static uint32_t gen_prog(struct dt_cg *cg, const struct dt_stmt *first, const struct dt_stmt *stop,
-			 const struct dt_node *value, struct dt_loc loc)
+static uint32_t gen_prog_as(struct dt_cg *cg, const struct dt_stmt *first,
+			    const struct dt_stmt *stop, const struct dt_node *value,
+			    const struct dt_type *as, struct dt_loc loc)
 {
 	dt_cg_prog_reset(cg);
 	if (setjmp(cg->fail))
 		return DOF_NONE;
 	for (const struct dt_stmt *s = first; s && s != stop; s = s->next)
 		dt_cg_reg_free(cg, dt_cg_expr(cg, s->expr));
-	int reg = value ? dt_cg_expr(cg, value) : 0;
+	int reg = !value ? 0 : as ? dt_cg_expr_as(cg, value, *as) : dt_cg_expr(cg, value);
 	return dt_cg_prog_finish(cg, reg, value ? value->type : dt_type_int64,
 				 value ? value->loc : loc);
+}
+
+static uint32_t gen_prog(struct dt_cg *cg, const struct dt_stmt *first, const struct dt_stmt *stop,
+			 const struct dt_node *value, struct dt_loc loc)
+{
+	return gen_prog_as(cg, first, stop, value, NULL, loc);
 }
 
 /* ---- one clause ---- */
@@ -289,10 +300,12 @@ static void gen_aggregate(struct clause_gen *g, const struct dt_stmt *s)
 					   nkeyprogs + nvalues);
 	if (!k)
 		return;
-	int i = 0;
-	for (const struct dt_node *key = s->keys; key; key = key->next)
+	int i = 0, nth = 0;
+	/* Each key converts to the aggregation's key type, as an array's key does. */
+	for (const struct dt_node *key = s->keys; key; key = key->next, nth++)
 		if (key->type.kind != DT_TYPE_STACK)
-			k->progs[i++] = gen_prog(cg, NULL, NULL, key, s->loc);
+			k->progs[i++] = gen_prog_as(cg, NULL, NULL, key, &s->agg->keys[nth],
+						    s->loc);
 	if (s->func->id != DT_F_COUNT)
 		k->progs[i++] = gen_prog(cg, NULL, NULL, s->args, s->loc);
 	if (incr)

@@ -85,7 +85,15 @@ static void put_prog(struct out *o, const struct dif_prog *p)
 	put_u16(o, p->strsize);
 }
 
-static void put_agg(struct out *o, const struct dt_agg_code *ac)
+/*
+ * A string key is declared as strsize bytes, what the kernel copies of it
+ * (strsize - 1 and the NUL, as everywhere else), though it takes strsize
+ * rounded up to 8 in the key (ac->keys[i].size, the consumer's layout):
+ * declaring the rounded size let a string the program had not cut (a
+ * built-in, a literal) keep up to 7 more bytes as a key than as any other
+ * value, so @[execname] and @[strjoin(execname, "")] were two entries.
+ */
+static void put_agg(struct out *o, const struct dt_agg_code *ac, uint16_t strsize)
 {
 	const struct dt_agg *a = ac->agg;
 	bool lq = ac->func == DOF_AGG_LQUANTIZE;
@@ -96,7 +104,8 @@ static void put_agg(struct out *o, const struct dt_agg_code *ac)
 		put_u8(o, ac->keys[i].kind == DT_DATUM_STRING ? DIF_TYPE_STRING :
 			  ac->keys[i].kind == DT_DATUM_STACK ? DOF_KEY_STACK : DIF_TYPE_INT);
 		put_u8(o, 0);
-		put_u16(o, (uint16_t)ac->keys[i].size);
+		put_u16(o, ac->keys[i].kind == DT_DATUM_STRING ? strsize :
+			   (uint16_t)ac->keys[i].size);
 	}
 	put_u64(o, lq ? (uint64_t)a->lq_low : 0);
 	put_u64(o, lq ? (uint64_t)a->lq_high : 0);
@@ -145,7 +154,7 @@ static void put_object(struct out *o, const struct dt_object *obj)
 		put_prog(o, &obj->progs[i]);
 	put_u32(o, (uint32_t)obj->naggs);
 	for (int i = 0; i < obj->naggs; i++)
-		put_agg(o, &obj->aggs[i]);
+		put_agg(o, &obj->aggs[i], obj->strsize);
 	put_u32(o, (uint32_t)obj->nclauses);
 	for (int i = 0; i < obj->nclauses; i++)
 		put_clause(o, &obj->clauses[i]);

@@ -1,0 +1,26 @@
+# SPDX-License-Identifier: BSD-2-Clause
+"""The D oracle (build/host/d-oracle, tests/dref/), no QEMU: D programs
+compiled by the D library and run two ways -- by a reference evaluator of
+the checked program and by the kernel's own trace machinery built for the
+host (dof_load, trace_probe_handler, ecb.c, env.c, dynvar.c, aggbuf.c) --
+whose aggregations, records, globals and error counts must agree. One
+result per fixed regression (D as people write it: aggregations keyed
+and valued by thread-locals and array elements set by other clauses),
+one for the random programs (a fixed seed, so a run is reproducible:
+exploring new seeds is the libFuzzer target's job, tests/fuzz/run.sh; a
+failure says how to rerun that program alone). The run's output is kept in
+build/test-logs/ when it fails."""
+
+import os
+import re
+import sys
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from common import run_host_checker  # noqa: E402
+
+SEED = 20261125
+RESULT = re.compile(r"^d-oracle (?:regress )?(\S+): (OK.*|FAILED.*)$")
+
+
+def job_programs(ctx):
+    run_host_checker(ctx, "d-oracle", ["--seed", str(SEED)], RESULT, timeout=900)
