@@ -63,8 +63,11 @@ KERNEL_SRCS := $(sort $(wildcard kernel/*/*.c) $(wildcard $(ARCH_DIR)/*.c) \
 	$(wildcard $(BOOT_DIR)/*.c) $(wildcard tests/kernel/*.c) \
 	$(wildcard kernel/*/*.S) $(wildcard $(ARCH_DIR)/*.S) $(wildcard $(BOOT_DIR)/*.S) \
 	$(wildcard tests/kernel/*.S))
+# D programs the in-kernel tests run in sessions the kernel starts itself.
+KTEST_D_GEN := $(patsubst tests/kernel/%.d,$(BUILD)/gen/ktest_d/%.c,$(wildcard tests/kernel/*.d))
 KERNEL_OBJS := $(patsubst %,$(BUILD)/obj/%.o,$(KERNEL_SRCS)) $(BUILD)/obj/version.o \
-	$(BUILD)/obj/gen/x86_opcodes.o $(BUILD)/obj/gen/x86_encodings.o
+	$(BUILD)/obj/gen/x86_opcodes.o $(BUILD)/obj/gen/x86_encodings.o \
+	$(patsubst $(BUILD)/gen/%.c,$(BUILD)/obj/gen/%.o,$(KTEST_D_GEN))
 GENERATED_HEADERS := $(BUILD)/gen/x86_encodings.h
 
 KERNEL := $(BUILD)/kernel.elf
@@ -287,6 +290,16 @@ dtc: $(DTC)
 host-tests: $(DCHECK) $(DTC)
 # ---- end of the D compiler's block -------------------------------------------
 
+# The D programs of the in-kernel tests (KTEST_D_GEN, above), compiled by
+# dtc and embedded as d_object_<name>.
+$(BUILD)/gen/ktest_d/%.json: tests/kernel/%.d $(DTC)
+	@mkdir -p $(dir $@)
+	$(call say,DTC,$<)
+	$(Q)$(DTC) -o $@ -s $<
+.PRECIOUS: $(BUILD)/gen/ktest_d/%.json $(BUILD)/gen/ktest_d/%.c
+$(BUILD)/gen/ktest_d/%.c: $(BUILD)/gen/ktest_d/%.json tools/embed_file.py
+	$(Q)$(PYTHON) tools/embed_file.py --hex-field object_hex $< d_object_$(subst -,_,$*) -o $@
+
 # ---- The D oracle (tests/dref/) ---------------------------------------------------
 # build/host/d-oracle: random D programs and fixed regressions, compiled by the
 # library above and run two ways whose results must agree: by a reference
@@ -299,8 +312,8 @@ host-tests: $(DCHECK) $(DTC)
 D_ORACLE := $(BUILD)/host/d-oracle
 D_ORACLE_KERNEL_SRCS := kernel/trace/dif_exec.c kernel/trace/dif_subr.c \
 	kernel/trace/dif_subr_search.c kernel/trace/ecb.c kernel/trace/env.c kernel/trace/dynvar.c \
-	kernel/trace/aggbuf.c kernel/trace/buffer.c kernel/trace/spec.c kernel/trace/dof.c \
-	kernel/trace/session_state.c \
+	kernel/trace/aggbuf.c kernel/tbuf/tbuf.c kernel/trace/spec.c kernel/trace/dof.c \
+	kernel/trace/session_state.c kernel/trace/session_read.c \
 	kernel/lib/hash.c
 D_ORACLE_SRCS := $(sort $(wildcard tests/dref/*.c)) tests/host/kernel_fakes.c
 $(D_ORACLE): $(D_ORACLE_SRCS) $(D_ORACLE_KERNEL_SRCS) $(DTRACE_LIB_SRCS) $(DTRACE_LIB_HEADERS) \

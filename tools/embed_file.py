@@ -3,11 +3,14 @@
 """Embed a file in a C program as a byte array.
 
 Writes a C file defining `const unsigned char NAME[]` with the bytes of
-INPUT and `const size_t NAME_size`, so a host test can carry a binary
-fixture (the graft loader's test object) without reading files at run
-time. The output is rewritten only when it changes.
+INPUT and `const size_t NAME_size`, so a test can carry a binary fixture
+(the graft loader's test object, a compiled D program an in-kernel test
+runs) without reading files at run time. With --hex-field F, INPUT is a
+JSON object and the bytes are its field F in hex (dtc's "object_hex").
+The output is rewritten only when it changes.
 """
 import argparse
+import json
 import os
 import re
 import sys
@@ -33,11 +36,18 @@ def main():
     ap.add_argument("input")
     ap.add_argument("name", help="the C identifier of the array")
     ap.add_argument("-o", "--output", required=True)
+    ap.add_argument("--hex-field", metavar="F",
+                    help="INPUT is JSON; embed the bytes its field F holds in hex")
     args = ap.parse_args()
     if not re.fullmatch(r"[A-Za-z_][A-Za-z0-9_]*", args.name):
         sys.exit(f"embed_file: {args.name!r} is not a C identifier")
     with open(args.input, "rb") as f:
         data = f.read()
+    if args.hex_field:
+        try:
+            data = bytes.fromhex(json.loads(data)[args.hex_field])
+        except (ValueError, KeyError, TypeError) as e:
+            sys.exit(f"embed_file: {args.input}: no hex field {args.hex_field!r}: {e}")
     if not data:
         sys.exit(f"embed_file: {args.input} is empty")
     text = render(data, args.name, args.input)

@@ -1,28 +1,17 @@
 // SPDX-License-Identifier: BSD-2-Clause
 /*
- * Trace sessions: what `scion trace` runs. A session is born from a
- * TRACE_START request carrying a trace object (scion/dof.h) and lives
- * exactly as long as the stream that carries its data to the host:
- *
- *   1. load and check the object (dof.c), match each clause's probe
- *      descriptions and give every (clause, probe) pair an EPID;
- *   2. allocate the per-CPU state, aggregation buffers, dynamic
- *      variable space, speculations and globals;
- *   3. open the stream (the "trace" source): its buffers become the
- *      principal buffers; the session enters WARMUP, its probes are
- *      enabled (they run nothing yet), BEGIN's clauses run, and the
- *      session becomes ACTIVE (unless BEGIN called exit());
- *   4. every switch interval the stream sends the principal buffers,
- *      then the drain hook the aggregation buffers and a status chunk;
- *   5. STREAM_CLOSE (or a new HELLO): the session enters DRAINING (no
- *      probe runs anything), END's clauses run, the probes are
- *      disabled, the last drain sends what is left, with ENDED set in
- *      the status, and the session is freed.
+ * Trace sessions: the life scion/trace.h describes, for any client.
+ * This file loads the object, matches its probe descriptions to probes
+ * (EPIDs in clause order, one enabling per probe), sizes its aggregation
+ * space to the memory there is, and moves the session through its
+ * states; session_state.c holds its memory, session_read.c reads its
+ * data, trace_stream.c binds it to the control channel.
  * dtrace:::BEGIN, END and ERROR are probes of their own (the dtrace
  * provider) that only the session fires, for its own clauses.
+ *
+ * States move LOADED -> WARMUP -> ACTIVE -> DRAINING -> STOPPED, forward
+ * only; exit() in a clause moves WARMUP or ACTIVE to DRAINING (ecb.c).
  */
-#include <scion/channel.h>
-#include <scion/chan_proto.h>
 #include <scion/mm.h>
 #include <scion/string.h>
 #include <scion/format.h>
@@ -33,8 +22,6 @@
 #include <arch/rtc.h>
 #include <scion/trace.h>
 #include "trace_internal.h"
-
-#define DEFAULT_BUFSIZE 65536
 
 static struct probe *dtrace_begin, *dtrace_end, *dtrace_error;
 
@@ -198,11 +185,11 @@ static uint64_t spare_memory(void)
  * The size of o's aggregation buffers and the smallest entry they hold.
  * An aggsize the program asked for is refused, with the largest that
  * fits, when memory cannot hold two buffers of it per CPU; the default
- * is lowered instead (as dtrace's bufresize=auto lowers), and the event
- * says so. A program without aggregations gets the smallest buffers.
+ * is lowered instead (as dtrace's bufresize=auto lowers), and the
+ * session's notice says so. A program without aggregations gets the smallest buffers.
  */
 static int size_aggregations(const struct trace_object *o, uint32_t *bytes, uint32_t *min_entry,
-			     char *why, size_t whylen)
+			     char *notice, char *why, size_t whylen)
 {
 	*bytes = (uint32_t)o->option[DOF_OPT_AGGSIZE];
 	*min_entry = trace_agg_min_entry(o);
@@ -225,8 +212,8 @@ static int size_aggregations(const struct trace_object *o, uint32_t *bytes, uint
 			 ncpus, (unsigned long long)(spare >> 20), fit >> 10);
 		return -ENOMEM;
 	}
-	channel_event("trace: aggregation size lowered to %uk (%llu MiB of memory spare)",
-		      fit >> 10, (unsigned long long)(spare >> 20));
+	snprintf(notice, TRACE_NOTICE_MAX, "trace: aggregation size lowered to %uk (%llu MiB "
+		 "of memory spare)", fit >> 10, (unsigned long long)(spare >> 20));
 	*bytes = fit;
 	return 0;
 }
@@ -235,7 +222,7 @@ static int allocate(struct trace_session *s, char *why, size_t whylen)
 {
 	const struct trace_object *o = &s->obj;
 	uint32_t aggsize, min_entry;
-	int err = size_aggregations(o, &aggsize, &min_entry, why, whylen);
+	int err = size_aggregations(o, &aggsize, &min_entry, s->notice, why, whylen);
 	if (err)
 		return err;
 	if (trace_session_allocate(s, aggsize, min_entry)) {
@@ -278,28 +265,79 @@ static void disable_all(struct trace_session *s)
 	kfree(probes);
 }
 
-static int trace_open(struct tbuf_set *bufs, const char *args, void **priv, char *why,
-		      size_t whylen)
+int trace_session_create(const uint8_t *object, uint32_t len, struct trace_session **out,
+			 char *why, size_t whylen)
 {
-	struct trace_session *s = *priv;
-	(void)args;
+	struct matches m = { 0 };
+	struct trace_session *s = kzalloc(sizeof(*s));
+	int err;
 	if (!s) {
-		snprintf(why, whylen, "trace sessions start with a TRACE_START request (scion trace)");
-		return -EINVAL;
+		snprintf(why, whylen, "no memory for a session");
+		return -ENOMEM;
+	}
+	if ((err = dof_load(object, len, &s->obj, why, whylen)))
+		goto fail;
+	if ((err = match_probes(s, &m, why, whylen)))
+		goto fail;
+	if ((err = build_ecbs(s, &m))) {
+		snprintf(why, whylen, "no memory for %u enabled probes", m.n);
+		goto fail;
+	}
+	if ((err = allocate(s, why, whylen)))
+		goto fail;
+	kfree(m.clause);
+	kfree(m.probe);
+	*out = s;
+	return 0;
+fail:
+	kfree(m.clause);
+	kfree(m.probe);
+	trace_session_free(s);
+	return err;
+}
+
+const char *trace_session_notice(const struct trace_session *s)
+{
+	return s->notice[0] ? s->notice : NULL;
+}
+
+/*
+ * Start, in order:
+ *   1. the principal buffers (the caller's or the session's own);
+ *   2. WARMUP, then every probe enabled in one batch: probe hits find
+ *      the state WARMUP and run nothing;
+ *   3. BEGIN's clauses (they may call exit(), moving to DRAINING);
+ *   4. WARMUP -> ACTIVE, unless exit() moved it on.
+ */
+int trace_session_start(struct trace_session *s, struct tbuf_set *bufs, char *why,
+			size_t whylen)
+{
+	if (!bufs) {
+		bufs = tbuf_create(TRACE_DEFAULT_BUFSIZE);
+		if (!bufs) {
+			snprintf(why, whylen, "no memory for %u bytes of trace buffers per CPU",
+				 TRACE_DEFAULT_BUFSIZE);
+			return -ENOMEM;
+		}
+		s->own_bufs = true;
 	}
 	s->bufs = bufs;
 	__atomic_store_n(&s->state, TRACE_WARMUP, __ATOMIC_RELEASE);
 	struct probe **probes;
 	struct probe_consumer **cs = consumers_of(s, &probes);
 	if (!cs) {
+		__atomic_store_n(&s->state, TRACE_STOPPED, __ATOMIC_RELEASE);
 		snprintf(why, whylen, "no memory to enable %u probes", s->nenablings);
 		return -ENOMEM;
 	}
 	unsigned enabled = probe_enable_batch(probes, cs, s->nenablings);
 	kfree(cs);
 	kfree(probes);
+	s->enabled = true;
 	if (enabled != s->nenablings) {
+		__atomic_store_n(&s->state, TRACE_STOPPED, __ATOMIC_RELEASE);
 		disable_all(s);
+		s->enabled = false;
 		snprintf(why, whylen, "%u of %u probes could not be enabled (the console says why)",
 			 s->nenablings - enabled, s->nenablings);
 		return -EINVAL;
@@ -311,127 +349,48 @@ static int trace_open(struct tbuf_set *bufs, const char *args, void **priv, char
 	return 0;
 }
 
-static void trace_close(void *priv)
-{
-	struct trace_session *s = priv;
-	__atomic_store_n(&s->state, TRACE_DRAINING, __ATOMIC_RELEASE);
-	trace_fire_session_probe(s, s->end, (const uint64_t[6]){ 0 }, TRACE_DRAINING);
-	__atomic_store_n(&s->state, TRACE_STOPPED, __ATOMIC_RELEASE);
-	disable_all(s);
-}
-
-/* Send CPU cpu's aggregation snapshot in chunks of whole entries. */
-static void send_aggregations(struct trace_session *s, struct chan_stream_sink *sink, unsigned cpu)
-{
-	uint32_t bytes;
-	const uint8_t *data = aggbuf_taken(s->aggs, cpu, &bytes);
-	uint32_t start = 0, at = 0, entries = 0;
-	while (at < bytes) {
-		const struct dof_aggent *e = (const struct dof_aggent *)(data + at);
-		uint32_t size = (uint32_t)sizeof(*e) + e->keybytes + e->valbytes;
-		if (at + size - start > CHANNEL_CHUNK_MAX) {
-			chan_stream_send(sink, CHAN_CHUNK_AGG | cpu, entries, 0, data + start,
-					 at - start);
-			start = at;
-			entries = 0;
-		}
-		at += size;
-		entries++;
-	}
-	if (at > start)
-		chan_stream_send(sink, CHAN_CHUNK_AGG | cpu, entries, 0, data + start, at - start);
-}
-
-static void trace_drain(void *priv, struct chan_stream_sink *sink)
-{
-	struct trace_session *s = priv;
-	aggbuf_switch(s->aggs);
-	for (unsigned cpu = 0; cpu < cpu_count() && cpu < MAX_CPUS; cpu++)
-		send_aggregations(s, sink, cpu);
-	struct dof_status st = {
-		.dynvar_drops = __atomic_load_n(&s->counters.dynvar_drops, __ATOMIC_RELAXED),
-		.spec_drops = __atomic_load_n(&s->counters.spec_drops, __ATOMIC_RELAXED),
-		.spec_unavail = __atomic_load_n(&s->counters.spec_unavail, __ATOMIC_RELAXED),
-		.agg_drops = __atomic_load_n(&s->counters.agg_drops, __ATOMIC_RELAXED),
-		.errors = __atomic_load_n(&s->counters.errors, __ATOMIC_RELAXED),
-	};
-	if (__atomic_load_n(&s->exited, __ATOMIC_ACQUIRE)) {
-		st.flags |= DOF_STATUS_EXITED;
-		st.exit_status = s->exit_status;
-	}
-	if (__atomic_load_n(&s->state, __ATOMIC_ACQUIRE) == TRACE_STOPPED)
-		st.flags |= DOF_STATUS_ENDED;
-	chan_stream_send(sink, CHAN_CHUNK_STATUS, 0, 0, &st, sizeof(st));
-}
-
-static void trace_release(void *priv)
-{
-	trace_session_free(priv);
-}
-
-CHAN_STREAM_SOURCE_FULL(trace_source, "trace", "(opened by TRACE_START)", trace_open,
-			trace_close, trace_drain, trace_release);
-
 /*
- * TRACE_START: u32 bufsize, u32 switch_ms, the object. Replies with the
- * stream id, the CPUs, and each EPID's clause and probe.
+ * Stop, in order:
+ *   1. DRAINING: probe hits run nothing (exit() may have moved it here);
+ *   2. END's clauses, once, if the session started;
+ *   3. STOPPED, then the probes disabled (disabling waits out every hit
+ *      in flight, so nothing runs on the session's memory afterwards).
  */
-int trace_start_request(uint32_t seq, const uint8_t *body, uint32_t len)
+void trace_session_stop(struct trace_session *s)
 {
-	char why[192];
-	struct matches m = { 0 };
-	int err;
+	enum trace_state was = __atomic_load_n(&s->state, __ATOMIC_ACQUIRE);
+	if (was == TRACE_STOPPED && !s->enabled)
+		return;
+	if (was != TRACE_STOPPED && was != TRACE_LOADED) {
+		__atomic_store_n(&s->state, TRACE_DRAINING, __ATOMIC_RELEASE);
+		trace_fire_session_probe(s, s->end, (const uint64_t[6]){ 0 }, TRACE_DRAINING);
+	}
+	__atomic_store_n(&s->state, TRACE_STOPPED, __ATOMIC_RELEASE);
+	if (s->enabled) {
+		disable_all(s);
+		s->enabled = false;
+	}
+}
 
-	if (len < 8) {
-		channel_error(seq, -EINVAL, "trace start: give u32 bufsize, u32 switch_ms and a "
-			      "trace object");
-		return -EINVAL;
-	}
-	uint32_t bufsize = (uint32_t)chan_get_le(body, 4);
-	uint32_t switch_ms = (uint32_t)chan_get_le(body + 4, 4);
-	struct trace_session *s = kzalloc(sizeof(*s));
-	if (!s) {
-		channel_error(seq, -ENOMEM, "trace start: no memory for a session");
-		return -ENOMEM;
-	}
-	if ((err = dof_load(body + 8, len - 8, &s->obj, why, sizeof(why))))
-		goto fail;
-	if ((err = match_probes(s, &m, why, sizeof(why))))
-		goto fail;
-	if ((err = build_ecbs(s, &m))) {
-		snprintf(why, sizeof(why), "no memory for %u enabled probes", m.n);
-		goto fail;
-	}
-	if ((err = allocate(s, why, sizeof(why))))
-		goto fail;
-	uint32_t stream;
-	if ((err = channel_stream_start(&trace_source, s, bufsize ? bufsize : DEFAULT_BUFSIZE,
-					switch_ms, "", &stream, why, sizeof(why))))
-		goto fail;
-	/* From here the stream owns the session. */
-	size_t reply_len = 12 + (size_t)m.n * 8;
-	uint8_t *reply = kmalloc(reply_len);
-	if (!reply) {
-		channel_error(seq, -ENOMEM, "trace start: stream %u is open but no memory for the "
-			      "reply; close it", stream);
-	} else {
-		chan_put_le(reply, stream, 4);
-		chan_put_le(reply + 4, cpu_count(), 4);
-		chan_put_le(reply + 8, m.n, 4);
-		for (uint32_t i = 0; i < m.n; i++) {
-			chan_put_le(reply + 12 + i * 8, m.clause[i], 4);
-			chan_put_le(reply + 16 + i * 8, m.probe[i]->id, 4);
-		}
-		channel_respond(seq, 0, reply, reply_len);
-		kfree(reply);
-	}
-	kfree(m.clause);
-	kfree(m.probe);
-	return 0;
-fail:
-	kfree(m.clause);
-	kfree(m.probe);
+void trace_session_destroy(struct trace_session *s)
+{
+	if (!s)
+		return;
+	trace_session_stop(s);
+	if (s->own_bufs)
+		tbuf_destroy(s->bufs);
 	trace_session_free(s);
-	channel_error(seq, err, "trace start: %s", why);
-	return err;
+}
+
+uint32_t trace_session_necbs(const struct trace_session *s)
+{
+	return s->necbs;
+}
+
+void trace_session_ecb(const struct trace_session *s, uint32_t epid, uint32_t *clause,
+		       uint32_t *probe_id)
+{
+	const struct trace_ecb *e = &s->ecbs[epid - 1];
+	*clause = (uint32_t)(e->clause - s->obj.clauses);
+	*probe_id = e->probe->id;
 }

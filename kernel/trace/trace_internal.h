@@ -27,6 +27,7 @@
 
 #define TRACE_SCRATCH   16384		/* bytes of scratch per CPU per firing */
 #define TRACE_MAX_ECBS  16384		/* per session */
+#define TRACE_NOTICE_MAX 96
 #define TRACE_SESSIONS  4
 
 /* One action of a clause, checked when loaded. */
@@ -225,7 +226,9 @@ struct trace_session {
 	struct trace_cpu cpu[MAX_CPUS];
 	struct trace_counters counters;	/* atomic */
 	uint64_t wall_base_ns;		/* set once: walltimestamp - timestamp */
-	uint32_t stream;		/* set once the stream is open */
+	bool own_bufs;			/* bufs made by trace_session_start, freed with it */
+	bool enabled;			/* its consumer: probes enabled, not yet disabled */
+	char notice[TRACE_NOTICE_MAX];	/* set once at creation: a line for the user, or "" */
 };
 
 /* session_state.c: a session's memory (session.c's step 2). */

@@ -14,7 +14,7 @@
  *              trace_probe_handler -> trace_fire -> predicate, actions,
  *              aggregate (ecb.c), the DIF environment (env.c), dynamic
  *              variables (dynvar.c), aggregation and trace buffers
- *              (aggbuf.c, buffer.c): dref_session.c, over the host stand-
+ *              (aggbuf.c, kernel/tbuf/tbuf.c): dref_session.c, over the host stand-
  *              ins of dref_kernel.c.
  *
  * Both produce struct dref_results: every aggregation entry per CPU

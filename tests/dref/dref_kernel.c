@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: BSD-2-Clause
 /*
  * The kernel services kernel/trace/ needs, stood in for on the host so
- * ecb.c, env.c, dynvar.c, aggbuf.c, buffer.c, spec.c and dof.c run
+ * ecb.c, env.c, dynvar.c, aggbuf.c, spec.c, dof.c, session_*.c and
+ * kernel/tbuf/tbuf.c run
  * unchanged (tests/host/kernel_fakes.c gives printk, panic and the
  * spinlocks):
  * - CPUs: a table of struct cpu; this_cpu() (tests/host/include/

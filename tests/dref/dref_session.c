@@ -10,16 +10,16 @@
  * each firing enters where a probe hit enters the kernel,
  * trace_probe_handler with the registers of the hit (BEGIN and END
  * through trace_fire_session_probe), on the CPU, thread and clock
- * reading the scenario gives, and the consumer's side reads the trace
- * buffers (tbuf_switch/tbuf_taken) and aggregation buffers
- * (aggbuf_switch/aggbuf_taken) whenever the scenario drains them,
- * merging aggregation snapshots as the host consumer does (add counts,
- * sums and buckets, keep minima and maxima).
+ * reading the scenario gives, and the consumer's side reads the
+ * principal and aggregation buffers with session_read.c's walks
+ * whenever the scenario drains them, merging aggregation snapshots with
+ * trace_agg_merge as the host consumer does.
  */
 #include <stdio.h>
 #include <string.h>
 #include <scion/thread.h>
 #include <scion/mm.h>
+#include <scion/trace.h>
 #include <trace/trace_internal.h>
 #include "dref.h"
 #include "dref_kernel.h"
@@ -98,83 +98,39 @@ static void session_free(struct trace_session *s)
 	trace_session_free(s);
 }
 
-/* ---- the consumer's side ---- */
+/* ---- the consumer's side: session_read.c's walks, merged as the host consumer merges ---- */
 
-static void merge(uint8_t func, uint64_t *into, const uint64_t *delta, uint32_t n, bool fresh)
+static void take_entry(void *arg, unsigned cpu, const struct dof_aggent *e)
 {
-	switch (func) {
-	case DOF_AGG_MIN:
-		if (fresh || (int64_t)delta[0] < (int64_t)into[0])
-			into[0] = delta[0];
-		return;
-	case DOF_AGG_MAX:
-		if (fresh || (int64_t)delta[0] > (int64_t)into[0])
-			into[0] = delta[0];
-		return;
-	case DOF_AGG_STDDEV: {
-		unsigned __int128 a = (unsigned __int128)into[3] << 64 | into[2];
-		unsigned __int128 b = (unsigned __int128)delta[3] << 64 | delta[2];
-		into[0] += delta[0];
-		into[1] += delta[1];
-		into[2] = (uint64_t)(a + b);
-		into[3] = (uint64_t)((a + b) >> 64);
-		return;
-	}
-	default:		/* counts, sums, avg's pair, buckets */
-		for (uint32_t i = 0; i < n; i++)
-			into[i] += delta[i];
-		return;
-	}
+	struct host_session *h = arg;
+	uint32_t n = e->valbytes / 8;
+	bool fresh;
+	uint64_t *into = dref_agg_entry(h->out, cpu, e->agg, dof_aggent_key(e), e->keybytes, n,
+					&fresh);
+	uint8_t func = (uint8_t)trace_session_agg_func(h->s, e->agg);
+	trace_agg_merge(func, into, dof_aggent_values(e), n, fresh);
 }
 
 static void take_aggregations(struct host_session *h)
 {
-	struct trace_session *s = h->s;
-	aggbuf_switch(s->aggs);
-	for (unsigned cpu = 0; cpu < cpu_count(); cpu++) {
-		uint32_t bytes, at = 0;
-		const uint8_t *data = aggbuf_taken(s->aggs, cpu, &bytes);
-		while (at + sizeof(struct dof_aggent) <= bytes) {
-			const struct dof_aggent *e = (const struct dof_aggent *)(data + at);
-			const uint8_t *key = (const uint8_t *)(e + 1);
-			uint64_t vals[DOF_LQUANTIZE_MAX_LEVELS + 2];
-			uint32_t n = e->valbytes / 8;
-			if (e->agg >= s->obj.naggs || n > sizeof(vals) / 8)
-				break;
-			memcpy(vals, key + e->keybytes, n * 8);
-			bool fresh;
-			uint64_t *into = dref_agg_entry(h->out, cpu, e->agg, key, e->keybytes, n,
-							&fresh);
-			merge(s->obj.aggs[e->agg].func, into, vals, n, fresh);
-			at += (uint32_t)sizeof(*e) + e->keybytes + e->valbytes;
-		}
-	}
+	trace_session_take_aggregations(h->s, take_entry, h);
+}
+
+static void take_record(void *arg, unsigned cpu, const struct dof_rechdr *r, uint32_t size)
+{
+	struct host_session *h = arg;
+	uint8_t copy[DOF_MAX_RECORD];
+	if (size > sizeof(copy))
+		size = sizeof(copy);
+	memcpy(copy, r, size);
+	if (r->epid == DOF_EPID_ERROR && size == sizeof(*r) + sizeof(struct dof_error))
+		((struct dof_error *)(copy + sizeof(*r)))->pc = 0;	/* a host address */
+	dref_add_record(h->out, cpu, copy, size);
 }
 
 static void take_records(struct host_session *h)
 {
-	struct trace_session *s = h->s;
-	tbuf_switch(s->bufs);
-	for (unsigned cpu = 0; cpu < cpu_count(); cpu++) {
-		uint32_t bytes, at = 0;
-		uint64_t records, drops;
-		const uint8_t *data = tbuf_taken(s->bufs, cpu, &bytes, &records, &drops);
-		h->out->record_drops += drops;
-		while (at + sizeof(struct dof_rechdr) <= bytes) {
-			const struct dof_rechdr *r = (const struct dof_rechdr *)(data + at);
-			bool error = r->epid == DOF_EPID_ERROR;
-			uint32_t size = error ? (uint32_t)(sizeof(*r) + sizeof(struct dof_error)) :
-				trace_record_size(s, r->epid);
-			if (!size || size > bytes - at)
-				size = bytes - at;	/* not a record: keep the rest, shown */
-			uint8_t copy[DOF_MAX_RECORD];
-			memcpy(copy, r, size);
-			if (error && size == sizeof(*r) + sizeof(struct dof_error))
-				((struct dof_error *)(copy + sizeof(*r)))->pc = 0;
-			dref_add_record(h->out, cpu, copy, size);
-			at += (size + 7) & ~7u;
-		}
-	}
+	h->out->record_drops += trace_session_take_records(h->s, take_record, h);
 }
 
 static void take_globals(struct host_session *h)
@@ -286,11 +242,13 @@ int dref_kernel_run(const struct dt_object *obj, const struct dref_scenario *sc,
 	take_records(&h);
 	take_aggregations(&h);
 	take_globals(&h);
-	out->errors = s->counters.errors;
-	out->dynvar_drops = s->counters.dynvar_drops;
-	out->agg_drops = s->counters.agg_drops;
-	out->exited = s->exited;
-	out->exit_status = s->exited ? s->exit_status : 0;
+	struct dof_status st;
+	trace_session_status(s, &st);
+	out->errors = st.errors;
+	out->dynvar_drops = st.dynvar_drops;
+	out->agg_drops = st.agg_drops;
+	out->exited = st.flags & DOF_STATUS_EXITED;
+	out->exit_status = st.exit_status;
 	session_free(s);
 	return 0;
 }

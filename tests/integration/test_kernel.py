@@ -2,7 +2,8 @@
 """In-kernel test runs on 1, 2, 4 and 8 CPUs, with the test disk attached
 (as a snapshot) so the blk_ tests run.
 
-Code-patching tests (poke_*, probe_*) run under single-threaded TCG only
+Code-patching tests (poke_*, probe_*, and trace_session_*, whose
+programs enable probes) run under single-threaded TCG only
 (PLATFORMS.md: QEMU's MTTCG keeps stale translations of code another
 vCPU rewrites). The 2-CPU run uses multi-threaded TCG for the rest, so
 locks and cross-calls race for real; the 4-CPU run interleaves vCPUs on
@@ -40,14 +41,15 @@ def job_smp1(ctx):
 
 
 def job_smp2_multithreaded(ctx):
-    boot = run_kernel_tests(ctx, "smp2-mttcg", 2, "*,!poke_*,!probe_*",
+    boot = run_kernel_tests(ctx, "smp2-mttcg", 2, "*,!poke_*,!probe_*,!trace_session_*",
                             single_thread_tcg=False)
     check_fault_report(ctx, "smp2-mttcg", boot)
     check_disk_tests_ran(ctx, "smp2-mttcg", boot)
 
 
 def job_smp2_patching(ctx):
-    run_kernel_tests(ctx, "smp2-patching", 2, "poke_*,probe_*", single_thread_tcg=True)
+    run_kernel_tests(ctx, "smp2-patching", 2, "poke_*,probe_*,trace_session_*",
+                     single_thread_tcg=True)
 
 
 def job_smp4(ctx):

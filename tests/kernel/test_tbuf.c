@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: BSD-2-Clause
 /*
- * In-kernel tests of the per-CPU trace buffers (kernel/trace/buffer.c):
+ * In-kernel tests of the per-CPU trace buffers (kernel/tbuf/tbuf.c):
  * sizes refused, exact fill and drop counts, what a switch hands over
  * and what it leaves behind (the states between the steps), each CPU
  * writing only its own buffer, and writers on every CPU racing a

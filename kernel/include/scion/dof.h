@@ -213,6 +213,17 @@ struct dof_aggent {
 	uint16_t valbytes;
 };
 
+/* An entry's key tuple, and its values (valbytes / 8 of them) after it. */
+static inline const uint8_t *dof_aggent_key(const struct dof_aggent *e)
+{
+	return (const uint8_t *)(e + 1);
+}
+
+static inline const uint64_t *dof_aggent_values(const struct dof_aggent *e)
+{
+	return (const uint64_t *)(dof_aggent_key(e) + e->keybytes);
+}
+
 /*
  * Session status: one DATA chunk with cpu field CHAN_CHUNK_STATUS after
  * every snapshot, totals since the session started. It also marks the

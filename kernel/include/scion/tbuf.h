@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: BSD-2-Clause */
 /*
- * Per-CPU trace buffers (kernel/trace/buffer.c), DTrace's scheme: each
+ * Per-CPU trace buffers (kernel/tbuf/tbuf.c), DTrace's scheme: each
  * CPU of a buffer set owns an active buffer, written by code running on
  * that CPU with interrupts masked (probe context), and an inactive one
  * that belongs to the consumer. The consumer switches them with a

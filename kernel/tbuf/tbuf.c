@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: BSD-2-Clause
 /*
- * Per-CPU active/inactive trace buffers (scion/tbuf.h).
+ * Per-CPU active/inactive trace buffers (scion/tbuf.h): what channel
+ * streams, recording sessions and trace sessions write records into.
  *
  * Invariant: a CPU's active buffer is touched only by that CPU with
  * interrupts masked, and the switch runs on that CPU as a cross-call

@@ -1,0 +1,138 @@
+// SPDX-License-Identifier: BSD-2-Clause
+/*
+ * `scion trace`: a trace session bound to the control channel. A
+ * TRACE_START request creates the session (scion/trace.h, step 1) and
+ * opens a stream (the "trace" source) that carries its data to the host;
+ * the session lives exactly as long as that stream:
+ *
+ *   1. TRACE_START: the session is created; the reply gives the stream,
+ *      the CPUs and each EPID's clause and probe;
+ *   2. the stream opens: its buffers become the session's principal
+ *      buffers and the session starts;
+ *   3. every switch interval the stream sends the principal buffers,
+ *      then the drain hook the aggregation snapshots and a status chunk;
+ *   4. STREAM_CLOSE (or a new HELLO): the session stops, the last drain
+ *      sends what is left, with ENDED set in the status;
+ *   5. the stream's release destroys the session.
+ */
+#include <scion/channel.h>
+#include <scion/chan_proto.h>
+#include <scion/dof.h>
+#include <scion/errno.h>
+#include <scion/format.h>
+#include <scion/mm.h>
+#include <scion/trace.h>
+#include <scion/cpu.h>
+
+static int trace_open(struct tbuf_set *bufs, const char *args, void **priv, char *why,
+		      size_t whylen)
+{
+	struct trace_session *s = *priv;
+	(void)args;
+	if (!s) {
+		snprintf(why, whylen, "trace sessions start with a TRACE_START request (scion trace)");
+		return -EINVAL;
+	}
+	return trace_session_start(s, bufs, why, whylen);
+}
+
+static void trace_close(void *priv)
+{
+	trace_session_stop(priv);
+}
+
+/* Send CPU cpu's aggregation snapshot in chunks of whole entries. */
+static void send_aggregations(struct trace_session *s, struct chan_stream_sink *sink, unsigned cpu)
+{
+	uint32_t bytes;
+	const uint8_t *data = trace_session_aggregation_snapshot(s, cpu, &bytes);
+	uint32_t start = 0, at = 0, entries = 0;
+	while (at < bytes) {
+		const struct dof_aggent *e = (const struct dof_aggent *)(data + at);
+		uint32_t size = (uint32_t)sizeof(*e) + e->keybytes + e->valbytes;
+		if (at + size - start > CHANNEL_CHUNK_MAX) {
+			chan_stream_send(sink, CHAN_CHUNK_AGG | cpu, entries, 0, data + start,
+					 at - start);
+			start = at;
+			entries = 0;
+		}
+		at += size;
+		entries++;
+	}
+	if (at > start)
+		chan_stream_send(sink, CHAN_CHUNK_AGG | cpu, entries, 0, data + start, at - start);
+}
+
+static void trace_drain(void *priv, struct chan_stream_sink *sink)
+{
+	struct trace_session *s = priv;
+	trace_session_switch_aggregations(s);
+	for (unsigned cpu = 0; cpu < cpu_count() && cpu < MAX_CPUS; cpu++)
+		send_aggregations(s, sink, cpu);
+	struct dof_status st;
+	trace_session_status(s, &st);
+	chan_stream_send(sink, CHAN_CHUNK_STATUS, 0, 0, &st, sizeof(st));
+}
+
+static void trace_release(void *priv)
+{
+	trace_session_destroy(priv);
+}
+
+CHAN_STREAM_SOURCE_FULL(trace_source, "trace", "(opened by TRACE_START)", trace_open,
+			trace_close, trace_drain, trace_release);
+
+/* The reply: u32 stream, u32 CPUs, u32 EPIDs, then each EPID's u32 clause and u32 probe id. */
+static void reply_started(uint32_t seq, const struct trace_session *s, uint32_t stream)
+{
+	uint32_t n = trace_session_necbs(s);
+	size_t reply_len = 12 + (size_t)n * 8;
+	uint8_t *reply = kmalloc(reply_len);
+	if (!reply) {
+		channel_error(seq, -ENOMEM, "trace start: stream %u is open but no memory for the "
+			      "reply; close it", stream);
+		return;
+	}
+	chan_put_le(reply, stream, 4);
+	chan_put_le(reply + 4, cpu_count(), 4);
+	chan_put_le(reply + 8, n, 4);
+	for (uint32_t epid = 1; epid <= n; epid++) {
+		uint32_t clause, probe;
+		trace_session_ecb(s, epid, &clause, &probe);
+		chan_put_le(reply + 12 + (epid - 1) * 8, clause, 4);
+		chan_put_le(reply + 16 + (epid - 1) * 8, probe, 4);
+	}
+	channel_respond(seq, 0, reply, reply_len);
+	kfree(reply);
+}
+
+int trace_start_request(uint32_t seq, const uint8_t *body, uint32_t len)
+{
+	char why[192];
+	struct trace_session *s;
+	int err;
+
+	if (len < 8) {
+		channel_error(seq, -EINVAL, "trace start: give u32 bufsize, u32 switch_ms and a "
+			      "trace object");
+		return -EINVAL;
+	}
+	uint32_t bufsize = (uint32_t)chan_get_le(body, 4);
+	uint32_t switch_ms = (uint32_t)chan_get_le(body + 4, 4);
+	if ((err = trace_session_create(body + 8, len - 8, &s, why, sizeof(why)))) {
+		channel_error(seq, err, "trace start: %s", why);
+		return err;
+	}
+	if (trace_session_notice(s))
+		channel_event("%s", trace_session_notice(s));
+	uint32_t stream;
+	if ((err = channel_stream_start(&trace_source, s, bufsize ? bufsize : TRACE_DEFAULT_BUFSIZE,
+					switch_ms, "", &stream, why, sizeof(why)))) {
+		trace_session_destroy(s);
+		channel_error(seq, err, "trace start: %s", why);
+		return err;
+	}
+	/* From here the stream owns the session. */
+	reply_started(seq, s, stream);
+	return 0;
+}

@@ -1,0 +1,198 @@
+// SPDX-License-Identifier: BSD-2-Clause
+/*
+ * In-kernel tests of trace sessions the kernel starts itself
+ * (scion/trace.h), with no host attached: a compiled D program
+ * (test_trace_session.d, embedded by the build) in a session with its
+ * own buffers, the probe fired, its aggregations and records read back
+ * and merged in the kernel, the states between the life steps (nothing
+ * counted before start or after stop, END's status), and objects the
+ * session refuses with a reason.
+ */
+#include <scion/ktest.h>
+#include <scion/sdt.h>
+#include <scion/string.h>
+#include <scion/dof.h>
+#include <scion/trace.h>
+
+extern const unsigned char d_object_test_trace_session[];
+extern const size_t d_object_test_trace_session_size;
+
+#define FIRINGS   30	/* arg0 cycles through 0..KEYS-1, arg1 is the firing's number */
+#define KEYS      3
+#define WHY_BYTES 128
+
+/* The probe the program enables: sdt:kernel:trace_session_fixture:session-hit. */
+static __noinline void trace_session_fixture(uint64_t key, uint64_t value)
+{
+	SDT_PROBE2(session__hit, key, value);
+}
+
+static void fire(unsigned from, unsigned to)
+{
+	for (unsigned i = from; i < to; i++)
+		trace_session_fixture(i % KEYS, i);
+}
+
+/* What the test reads back: each aggregation merged over the CPUs. */
+struct totals {
+	const struct trace_session *s;
+	uint64_t hits[KEYS];	/* @hits[arg0] = count() */
+	uint64_t total;		/* @total = sum(arg1) */
+	uint64_t largest;	/* @largest = max(arg1) */
+	bool largest_seen;
+	unsigned entries, strays;
+	unsigned records, record_sum, bad_records;
+};
+
+static void take_entry(void *arg, unsigned cpu, const struct dof_aggent *e)
+{
+	struct totals *t = arg;
+	const uint64_t *v = dof_aggent_values(e);
+	int func = trace_session_agg_func(t->s, e->agg);
+	uint64_t key = e->keybytes == 8 ? *(const uint64_t *)dof_aggent_key(e) : 0;
+	(void)cpu;
+	t->entries++;
+	if (func == DOF_AGG_COUNT && e->keybytes == 8 && key < KEYS)
+		trace_agg_merge(DOF_AGG_COUNT, &t->hits[key], v, 1, false);
+	else if (func == DOF_AGG_SUM && !e->keybytes)
+		trace_agg_merge(DOF_AGG_SUM, &t->total, v, 1, false);
+	else if (func == DOF_AGG_MAX && !e->keybytes) {
+		trace_agg_merge(DOF_AGG_MAX, &t->largest, v, 1, !t->largest_seen);
+		t->largest_seen = true;
+	} else
+		t->strays++;
+}
+
+/* trace(arg1) when arg0 == 1: the header, then the value at the next multiple of 8. */
+static void take_record(void *arg, unsigned cpu, const struct dof_rechdr *r, uint32_t size)
+{
+	struct totals *t = arg;
+	uint32_t clause = ~0u, probe_id;
+	(void)cpu;
+	if (r->epid != DOF_EPID_ERROR && r->epid >= 1 && r->epid <= trace_session_necbs(t->s))
+		trace_session_ecb(t->s, r->epid, &clause, &probe_id);
+	if (clause != 1 || size != sizeof(*r) + 8) {
+		t->bad_records++;
+		return;
+	}
+	uint64_t value = *(const uint64_t *)(r + 1);
+	t->records++;
+	t->record_sum += (unsigned)value;
+	if (value % KEYS != 1)
+		t->bad_records++;
+}
+
+static void read_all(struct trace_session *s, struct totals *t, uint64_t *drops)
+{
+	*drops += trace_session_take_records(s, take_record, t);
+	trace_session_take_aggregations(s, take_entry, t);
+}
+
+/* What firings from..to-1 add, computed the plain way. */
+static void expect_firings(struct ktest_ctx *t, const struct totals *got, unsigned from, unsigned to)
+{
+	uint64_t hits[KEYS] = { 0 }, total = 0, largest = 0;
+	unsigned records = 0, record_sum = 0;
+	for (unsigned i = from; i < to; i++) {
+		hits[i % KEYS]++;
+		total += i;
+		largest = i;
+		if (i % KEYS == 1) {
+			records++;
+			record_sum += i;
+		}
+	}
+	for (unsigned k = 0; k < KEYS; k++)
+		KT_EXPECT(t, got->hits[k] == hits[k], "@hits[%u] is %lu, not %lu", k,
+			  (unsigned long)got->hits[k], (unsigned long)hits[k]);
+	KT_EXPECT(t, got->total == total, "@total is %lu, not %lu", (unsigned long)got->total,
+		  (unsigned long)total);
+	KT_EXPECT(t, got->largest_seen && got->largest == largest, "@largest is %lu, not %lu",
+		  (unsigned long)got->largest, (unsigned long)largest);
+	KT_EXPECT(t, got->records == records && got->record_sum == record_sum,
+		  "%u trace() records summing to %u, not %u summing to %u", got->records,
+		  got->record_sum, records, record_sum);
+	KT_EXPECT(t, !got->strays && !got->bad_records, "%u unexpected entries, %u bad records",
+		  got->strays, got->bad_records);
+}
+
+KTEST(trace_session_in_kernel, 1)
+{
+	char why[WHY_BYTES] = "";
+	struct trace_session *s = NULL;
+	int rc = trace_session_create(d_object_test_trace_session,
+				      (uint32_t)d_object_test_trace_session_size, &s, why, sizeof(why));
+	KT_ASSERT(t, rc == 0 && s, "create: %d %s", rc, why);
+	KT_EXPECT(t, trace_session_necbs(s) == 2, "%u EPIDs, not one per clause",
+		  trace_session_necbs(s));
+
+	/* Step 1 done: created, nothing enabled; firing now counts nothing. */
+	fire(0, FIRINGS);
+	struct totals before = { .s = s };
+	rc = trace_session_start(s, NULL, why, sizeof(why));
+	KT_EXPECT(t, rc == 0, "start: %d %s", rc, why);
+	uint64_t drops = 0;
+	read_all(s, &before, &drops);
+	KT_EXPECT(t, rc || (!before.entries && !before.records),
+		  "%u entries, %u records from firings before start", before.entries,
+		  before.records);
+
+	/* Step 2 done: running with its own buffers. Read twice while it runs. */
+	struct totals got = { .s = s };
+	if (!rc) {
+		fire(0, FIRINGS / 2);
+		read_all(s, &got, &drops);
+		fire(FIRINGS / 2, FIRINGS);
+		read_all(s, &got, &drops);
+		expect_firings(t, &got, 0, FIRINGS);
+		KT_EXPECT(t, drops == 0, "%lu records dropped", (unsigned long)drops);
+	}
+
+	/* Step 4: stopped (twice: idempotent); later firings count nothing. */
+	trace_session_stop(s);
+	trace_session_stop(s);
+	fire(0, FIRINGS);
+	struct totals after = { .s = s };
+	read_all(s, &after, &drops);
+	KT_EXPECT(t, !after.entries && !after.records, "%u entries, %u records after stop",
+		  after.entries, after.records);
+	struct dof_status st;
+	trace_session_status(s, &st);
+	KT_EXPECT(t, rc || (st.flags & DOF_STATUS_ENDED), "status after stop lacks ENDED (%#x)",
+		  st.flags);
+	KT_EXPECT(t, !st.errors && !st.agg_drops, "%lu errors, %lu aggregation drops",
+		  (unsigned long)st.errors, (unsigned long)st.agg_drops);
+	trace_session_destroy(s);
+}
+
+/* Objects a session refuses: each with a reason, nothing left behind. */
+KTEST(trace_session_refuses, 1)
+{
+	static uint8_t object[4096];
+	size_t len = d_object_test_trace_session_size;
+	KT_ASSERT(t, len <= sizeof(object), "the test object outgrew its copy");
+	const struct {
+		const char *what;
+		uint32_t at;	/* the byte changed, or ~0: the object cut short */
+		uint8_t value;
+	} cases[] = {
+		{ "a bad magic", 0, 0 },
+		{ "a bad version", 4, 0xee },
+		{ "an object cut short", ~0u, 0 },
+	};
+	for (unsigned i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		memcpy(object, d_object_test_trace_session, len);
+		uint32_t n = (uint32_t)len;
+		if (cases[i].at == ~0u)
+			n = (uint32_t)len / 2;
+		else
+			object[cases[i].at] = cases[i].value;
+		char why[WHY_BYTES] = "";
+		struct trace_session *s = NULL;
+		int rc = trace_session_create(object, n, &s, why, sizeof(why));
+		KT_EXPECT(t, rc < 0 && !s && why[0], "%s: accepted (%d) or no reason", cases[i].what,
+			  rc);
+		if (!rc && s)
+			trace_session_destroy(s);
+	}
+}
