@@ -2,13 +2,13 @@
 /*
  * The current simulation instances on the host (kernel/bcache/cache.h's
  * cache_env_current, scion/runq.h's sched_env_current) and a
- * simulation's memory (kernel/sim/sched_replay.h's sim_alloc): one
+ * simulation's memory (kernel/insitu/sched_replay.h's sim_alloc): one
  * thread replays, so one variable serves where the kernel keeps one per
  * CPU. Shared by scion-sim and the replays' fuzz targets.
  */
 #include <stdlib.h>
 #include "../kernel/bcache/cache.h"
-#include "../kernel/sim/sched_replay.h"
+#include "../kernel/insitu/sched_replay.h"
 
 static struct bcache_cache *current;
 static struct sched_runq *current_rq;

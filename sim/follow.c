@@ -2,12 +2,12 @@
 /*
  * scion-sim's follow of a scheduler recording (`scion sim replay DIR
  * --policy P --follow`; sched.c hands it over): for each pick-next
- * policy, the kernel's own follow (kernel/sim/sched_follow.c over the
+ * policy, the kernel's own follow (kernel/insitu/sched_follow.c over the
  * kernel's run queue) of the trace and log together, the policy asked
  * at each recorded pick, its answers written as OUT/NAME.follow.log.bin
  * (as NAME.follow.log.bin.part until whole), and a row per policy with
  * its agreement, as the kernel's `sim run REC ... mode=follow` prints
- * it (kernel/sim/cmd_sim_follow.c). The follow's checks do not depend on
+ * it (kernel/insitu/cmd_sim_follow.c). The follow's checks do not depend on
  * the policy, so a recording whose records do not fit its history is
  * refused with one line by the first policy, before the table.
  */

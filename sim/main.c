@@ -2,8 +2,8 @@
 /*
  * scion-sim: replay a recorded block cache or scheduler trace against
  * policies on the host (`scion sim replay` runs it). The replay is the
- * kernel's own (kernel/sim/replay.c over an instance of the kernel's
- * cache, kernel/bcache/cache.c; for the scheduler kernel/sim/sched_replay.c
+ * kernel's own (kernel/insitu/bcache_replay.c over an instance of the kernel's
+ * cache, kernel/bcache/cache.c; for the scheduler kernel/insitu/sched_replay.c
  * over an instance of its run queue, driven by sched.c here), so a log
  * written here equals, byte for byte, the one `sim run` writes in the
  * kernel for the same trace, policies and model.
@@ -19,7 +19,7 @@
  * there is one, calibrates the latency model and is the reference each
  * policy's log is compared with. --follow replays a sched recording's
  * trace and log together, asking each policy at each recorded pick
- * (kernel/sim/sched_follow.h) instead of the open-loop model; it needs
+ * (kernel/insitu/sched_follow.h) instead of the open-loop model; it needs
  * the log (the directory's log.bin, or --log LOG). Files are read whole and checked before anything is replayed;
  * a truncated or corrupt one is refused with one line, and no log of a
  * failed replay is left looking complete (written to NAME.part, renamed

@@ -2,10 +2,10 @@
 /*
  * scion-sim's replay of a scheduler trace (main.c dispatches on the
  * trace's module): for each pick-next policy a simulation built from
- * the trace by the kernel's own code (kernel/sim/sched_replay.c over the
+ * the trace by the kernel's own code (kernel/insitu/sched_replay.c over the
  * kernel's run queue, kernel/sched/runq.c), its picks written as
  * OUT/NAME.log.bin, and the comparison printed as the kernel's `sim run`
- * prints it (kernel/sim/cmd_sim_sched.c): a row per policy beside the
+ * prints it (kernel/insitu/cmd_sim_sched.c): a row per policy beside the
  * live one's, then each thread's wait and done ticks under every
  * policy. Every policy is checked before anything runs; a log is
  * written to NAME.log.bin.part and renamed only once whole. --follow

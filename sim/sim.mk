@@ -17,11 +17,11 @@ SIM := $(BUILD)/host/scion-sim
 SIM_CFLAGS := -std=gnu11 -O2 -g -Wall -Wextra -Werror -fno-strict-aliasing \
 	-Itests/host/include -Ikernel/include -I$(ARCH_DIR)/include -Igrafts/include
 SIM_KERNEL_SRCS := kernel/bcache/cache.c kernel/bcache/api.c kernel/bcache/policy_default.c \
-	kernel/sim/replay.c kernel/sim/policy_names.c kernel/lib/errno.c \
+	kernel/insitu/bcache_replay.c kernel/insitu/bcache_policy_names.c kernel/lib/errno.c \
 	kernel/sched/runq.c kernel/sched/api.c kernel/sched/policy_default.c \
-	kernel/sim/sched_replay.c kernel/sim/sched_follow.c kernel/sim/sched_format.c
+	kernel/insitu/sched_replay.c kernel/insitu/sched_follow.c kernel/insitu/sched_format.c
 SIM_SRCS := $(sort $(wildcard sim/*.c))
-SIM_HEADERS := $(wildcard sim/*.h kernel/sim/*.h kernel/bcache/cache.h kernel/include/scion/*.h \
+SIM_HEADERS := $(wildcard sim/*.h kernel/insitu/*.h kernel/bcache/cache.h kernel/include/scion/*.h \
 	grafts/include/graft/*.h)
 # The grafts that implement a block cache policy or a pick-next policy.
 SIM_GRAFT_SRCS := $(sort $(shell grep -lE 'GRAFT_METHOD.(bcache_|sched_pick_next)' grafts/*.c))

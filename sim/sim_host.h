@@ -3,7 +3,7 @@
  * The host simulator's own interfaces (sim/): its environment (env.c),
  * its policies (policies.c), the command (main.c) and its scheduler
  * replays (sched.c, follow.c). The replays themselves are the kernel's,
- * kernel/sim/replay.c, sched_replay.c and sched_follow.c, built here
+ * kernel/insitu/bcache_replay.c, sched_replay.c and sched_follow.c, built here
  * unchanged.
  */
 #ifndef SIM_HOST_H
@@ -12,8 +12,8 @@
 #include <stdbool.h>
 #include <stdint.h>
 #include <stdio.h>
-#include "../kernel/sim/replay.h"
-#include "../kernel/sim/sched_follow.h"
+#include "../kernel/insitu/bcache_replay.h"
+#include "../kernel/insitu/sched_follow.h"
 
 extern bool sim_verbose;
 

@@ -72,7 +72,7 @@ uint32_t lapic_timer_current(void);
 void ioapic_init(void);
 int ioapic_route_isa(unsigned isa_irq, uint8_t vector, uint32_t dest_apic_id);
 
-/* pic.c / timer.c */
+/* timer.c: the legacy PIC masked, the timer calibrated */
 void pic_disable(void);
 void timer_calibrate(void);
 

@@ -2,7 +2,8 @@
 /*
  * The live block cache's state, shared by its files: the mechanism
  * (bcache.c over the portable bookkeeping of cache.c), the graft points
- * (policy_lru.c), the workload (workload.c) and the shell command.
+ * (points.c; the default policies in policy_default.c), the workload
+ * (workload.c) and the shell command.
  *
  * One lock, the cache lock (bcache.wq.lock, a spinlock taken with
  * interrupts masked because I/O completes in interrupt context), guards

@@ -3,7 +3,7 @@
  * The block cache's decisions, on one instance (cache.h): lookup,
  * insertion, eviction through the policy, demand admission and the
  * read-ahead plan. Portable: no locks, no disk, no clock, so the live
- * cache (bcache.c) and every simulation instance (kernel/sim/, the
+ * cache (bcache.c) and every simulation instance (kernel/insitu/, the
  * host's sim/) run exactly this code and decide alike.
  *
  * Invariants (instance lock held): a buffer is in its hash chain and on

@@ -5,7 +5,7 @@
  * clock, the policy words, the read-ahead plan and the counters. This
  * is the cache's per-instance state in the VINO sense: the live cache
  * (bcache.c) embeds one and adds the data buffers and the disk; a
- * simulation instance (kernel/sim/, sim/ on the host) is one of these
+ * simulation instance (kernel/insitu/, sim/ on the host) is one of these
  * alone, whose "disk reads" complete at once and carry no data.
  *
  * cache.c is portable C with no kernel services, built into the kernel

@@ -15,7 +15,7 @@
 #include <scion/format.h>
 #include <arch/cpu.h>
 #include "bcache_internal.h"
-#include "../sim/replay.h"
+#include "../insitu/bcache_replay.h"
 
 static struct tbuf_set *recording_bufs;	/* set by the session around its grafts */
 

@@ -25,7 +25,7 @@
  * load order. Grafts stay loaded (and their statistics kept) until the
  * kernel stops. Each keeps a copy of its image, from which a private
  * copy (its own code and data, never registered or installed) can be
- * linked for a simulation instance (kernel/sim/).
+ * linked for a simulation instance (kernel/insitu/).
  */
 #include <scion/graft.h>
 #include <scion/txn.h>

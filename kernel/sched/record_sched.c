@@ -8,7 +8,7 @@
  * timer interrupt), and only write into the session's per-CPU buffers.
  *
  * A recording is one closed stretch of the scheduler's history, so that
- * a replay can rebuild the run queue from it (kernel/sim/sched_follow.c):
+ * a replay can rebuild the run queue from it (kernel/insitu/sched_follow.c):
  * begin, under sched_lock, writes the state every thread is in (which
  * runs where, the queue in order, who sleeps, with the counters
  * policies read) and only then lets the grafts write; end, under

@@ -5,7 +5,7 @@
  * and calling the pick-next and tick policies with the instance
  * current. Portable: no locks, no clock, no threads of the kernel's, so
  * the live scheduler (sched.c) and every simulation instance
- * (kernel/sim/, the host's sim/) run exactly this code.
+ * (kernel/insitu/, the host's sim/) run exactly this code.
  *
  * Invariants (instance lock held): an entity is on queue exactly while
  * it is runnable and not running; length counts them.

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: BSD-2-Clause
 /*
  * libFuzzer target: a scheduler trace replayed by the simulation code
- * the kernel and the host share (kernel/sim/sched_replay.c over the run
+ * the kernel and the host share (kernel/insitu/sched_replay.c over the run
  * queue of kernel/sched/runq.c), in either mode. The first byte picks
  * the CPUs (1 to 8); the second the policy (its low bits: the default
  * round robin, the graft grafts/sched_lifo.c, or a fewest-ticks-first
@@ -32,7 +32,7 @@
 #include <graft/manifest.h>
 #include "fuzz.h"
 #include "replay_env.h"
-#include "sim/sched_follow.h"
+#include "insitu/sched_follow.h"
 
 /* grafts/sched_lifo.c, built in: newest first, through the graft API. */
 extern const struct graft_manifest graft_manifest;

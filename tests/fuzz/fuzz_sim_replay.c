@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: BSD-2-Clause
 /*
  * libFuzzer target: a block cache trace of arbitrary records replayed by
- * the simulation code the kernel and the host share (kernel/sim/replay.c
+ * the simulation code the kernel and the host share (kernel/insitu/bcache_replay.c
  * over kernel/bcache/cache.c, default policies). The first two bytes
  * pick the configuration (1 to 64 buffers, 1 to 4096 blocks); the rest is
  * the trace's body. Every record is walked within bounds or refused;
@@ -12,7 +12,7 @@
 #include <string.h>
 #include "fuzz.h"
 #include "replay_env.h"
-#include "sim/replay.h"
+#include "insitu/bcache_replay.h"
 
 static uint64_t logged;
 

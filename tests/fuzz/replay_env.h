@@ -6,7 +6,7 @@
 #ifndef FUZZ_REPLAY_ENV_H
 #define FUZZ_REPLAY_ENV_H
 
-#include "sim/replay.h"
+#include "insitu/bcache_replay.h"
 
 struct fuzz_walk {
 	const uint8_t *data;

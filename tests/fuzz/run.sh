@@ -59,11 +59,11 @@ sources() {
 		kernel/trace/dif_subr.c kernel/trace/dif_subr_search.c ;;
 	d_oracle) echo userland/dtrace/dt_*.c tests/dref/dref_*.c kernel/trace/dif_verify.c \
 		$(make -s --no-print-directory print-D_ORACLE_KERNEL_SRCS) ;;
-	sim_replay) echo kernel/sim/replay.c kernel/bcache/cache.c kernel/bcache/api.c \
+	sim_replay) echo kernel/insitu/bcache_replay.c kernel/bcache/cache.c kernel/bcache/api.c \
 		kernel/bcache/policy_default.c kernel/lib/errno.c sim/current.c tests/fuzz/replay_env.c ;;
-	sched_replay) echo kernel/sim/sched_replay.c kernel/sim/sched_follow.c \
-		kernel/sim/sched_format.c kernel/sched/runq.c \
-		kernel/sched/api.c kernel/sched/policy_default.c kernel/sim/replay.c \
+	sched_replay) echo kernel/insitu/sched_replay.c kernel/insitu/sched_follow.c \
+		kernel/insitu/sched_format.c kernel/sched/runq.c \
+		kernel/sched/api.c kernel/sched/policy_default.c kernel/insitu/bcache_replay.c \
 		kernel/bcache/cache.c kernel/bcache/api.c kernel/bcache/policy_default.c \
 		kernel/lib/errno.c sim/current.c tests/fuzz/replay_env.c grafts/sched_lifo.c ;;
 	*) return 1 ;;

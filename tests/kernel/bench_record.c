@@ -22,7 +22,7 @@
 #include <scion/sched.h>
 #include <scion/clock.h>
 #include <arch/cpu.h>
-#include "../../kernel/sim/sim_internal.h"
+#include "../../kernel/insitu/insitu_internal.h"
 
 #define READS   500	/* a round's records (104 bytes a read) fit one 64 KiB buffer */
 #define ROUNDS  5

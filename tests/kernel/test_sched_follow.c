@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: BSD-2-Clause
 /*
  * In-kernel tests of following a scheduler recording (mode=follow,
- * kernel/sim/sched_follow.h):
+ * kernel/insitu/sched_follow.h):
  *
  *   - a small recording made by hand, as the live round robin would
  *     record it (a start state of a running, two queued and a sleeping
@@ -24,7 +24,7 @@
 #include <scion/wait.h>
 #include <scion/errno.h>
 #include <arch/cpu.h>
-#include "../../kernel/sim/sim_internal.h"
+#include "../../kernel/insitu/insitu_internal.h"
 
 enum { STATE, EVENT, PICK };
 

@@ -13,7 +13,7 @@
 #include <scion/record.h>
 #include <scion/string.h>
 #include <scion/wait.h>
-#include "../../kernel/sim/sim_internal.h"
+#include "../../kernel/insitu/insitu_internal.h"
 
 #define EV(tick, tid, kind) { tick, tid, SCHED_EVENT_##kind }
 

@@ -66,7 +66,7 @@ GRAFT_POINT_TYPEDEF(bcache_readahead);
  * The cache's inputs and outputs, as events (VINO's module boundaries):
  * recording grafts on them write the cache's trace (requests) and log
  * (results), which a simulation instance replays (kernel/record/,
- * kernel/sim/). Both fire with the cache lock held, interrupts masked,
+ * kernel/insitu/). Both fire with the cache lock held, interrupts masked,
  * in the reading thread; handlers may not sleep and should only look.
  */
 
@@ -108,7 +108,7 @@ struct bcache_result {
  *   numbers the cache's requests from 1 after each reset, in the order
  *   the cache serves them.
  * Arguments: seq; block; in_flight, disk reads of the cache still in
- *   flight at admission (a replay assumes none: see kernel/sim/).
+ *   flight at admission (a replay assumes none: see kernel/insitu/).
  * Return value: none. Default: nothing.
  * Caller's context: as above.
  */

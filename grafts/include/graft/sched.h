@@ -9,7 +9,7 @@
  * graft never holds a pointer it could get wrong; sched_runq_thread's
  * pointer is opaque, only handed back. A policy may be running for the
  * live scheduler or for a simulation instance replaying a recorded
- * trace (kernel/sim/, sim/): the API answers for the instance it runs
+ * trace (kernel/insitu/, sim/): the API answers for the instance it runs
  * for, whose CPUs and threads may be simulated ones (sched_cpu() is the
  * CPU deciding; graft_cpu() the real one executing the graft).
  *
@@ -58,7 +58,7 @@ GRAFT_POINT_TYPEDEF(sched_tick);
  * The scheduler's inputs and outputs, as events (VINO's module
  * boundaries): recording grafts on them write the scheduler's trace
  * (what threads did) and log (what the scheduler decided), which a
- * simulation instance replays (kernel/record/, kernel/sim/). Both fire
+ * simulation instance replays (kernel/record/, kernel/insitu/). Both fire
  * with sched_lock held and interrupts masked, on the CPU concerned;
  * handlers may not sleep and should only look. seq numbers events and
  * picks together, in the order they happened (assigned under

@@ -5,7 +5,7 @@
  * (results). This is their format, on the wire (the "record" stream
  * source), in files on the host (trace.bin, log.bin) and in recordings
  * kept in the kernel; shared by the kernel (kernel/record/,
- * kernel/sim/), the host simulator (sim/) and, spelled in Python,
+ * kernel/insitu/), the host simulator (sim/) and, spelled in Python,
  * userland/scionhost/recfmt.py: change them together.
  *
  * A file is one header followed by records in sequence order. Every
@@ -16,7 +16,7 @@
  *
  * A log written by a simulation has the same format as one recorded
  * live; its latencies come from the device-latency model instead of
- * the clock (sim/replay.c says how).
+ * the clock (kernel/insitu/bcache_replay.c says how).
  */
 #ifndef SCION_RECFMT_H
 #define SCION_RECFMT_H

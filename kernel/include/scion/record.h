@@ -6,7 +6,7 @@
  * per-CPU buffers, from where they go either to the host (the "record"
  * stream source, `scion record`) or into a recording kept in the
  * kernel (`record start` / `record stop` in the shell), which
- * simulations replay (`sim run`, kernel/sim/).
+ * simulations replay (`sim run`, kernel/insitu/).
  *
  * Lock order: store_lock (recordings) -> session_lock -> graft locks.
  */

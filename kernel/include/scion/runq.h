@@ -7,7 +7,7 @@
  * runs, the CPU the decision is for and the thread running there. The
  * live scheduler (kernel/sched/sched.c) embeds one instance and keeps a
  * struct sched_entity in every struct thread; a simulation instance
- * (kernel/sim/, sim/ on the host) is one of these alone over simulated
+ * (kernel/insitu/, sim/ on the host) is one of these alone over simulated
  * threads, whose entities it keeps in its own memory.
  *
  * runq.c and policy_default.c are portable C with no kernel services,

@@ -1,4 +1,4 @@
-/* quantize of an expression (with an increment: see bad/agg_quantize_increment.d). */
+/* quantize of an expression (with an increment: see tests/trace/agg_weighted.d). */
 fbt::bcache_read:entry
 {
 	@sizes = quantize(arg1);

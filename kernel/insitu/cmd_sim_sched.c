@@ -16,7 +16,7 @@
 #include <scion/format.h>
 #include <scion/errno.h>
 #include <scion/mm.h>
-#include "sim_internal.h"
+#include "insitu_internal.h"
 
 #define SIM_MAX_POLICIES 8
 #define LINE_MAX 512

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: BSD-2-Clause
 /*
- * How a simulation's policies are named (replay.h): on the command line
+ * How a simulation's policies are named (bcache_replay.h): on the command line
  * as "2q", "2q+stride" or "evict=2q readahead=stride", in a recording's
  * header as "evict=lru readahead=sequential". Portable: `sim run` in
  * the kernel and `scion sim replay` on the host read names the same way.
@@ -8,7 +8,7 @@
 #include <scion/string.h>
 #include <scion/format.h>
 #include <scion/errno.h>
-#include "replay.h"
+#include "bcache_replay.h"
 
 const char *const sim_default_names[SIM_KINDS] = {
 	[SIM_EVICT] = "lru", [SIM_READAHEAD] = "sequential",

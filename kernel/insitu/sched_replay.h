@@ -58,7 +58,7 @@
 
 #include <scion/runq.h>
 #include <scion/recfmt.h>
-#include "replay.h"
+#include "bcache_replay.h"
 
 #define SCHED_SIM_MAX_CPUS    64
 #define SCHED_SIM_MAX_THREADS 4096

@@ -14,7 +14,7 @@
 #include <scion/format.h>
 #include <scion/errno.h>
 #include <scion/graft.h>
-#include "sim_internal.h"
+#include "insitu_internal.h"
 
 #define USAGE "sim run REC POLICY [POLICY ...] [model=HIT_NS,MISS_NS | mode=open|follow] | " \
 	"sim policies"

@@ -18,7 +18,7 @@
 #include <scion/string.h>
 #include <scion/format.h>
 #include <scion/errno.h>
-#include "sim_internal.h"
+#include "insitu_internal.h"
 
 #define LINE_MAX 512
 

@@ -1,14 +1,14 @@
 /* SPDX-License-Identifier: BSD-2-Clause */
 /*
- * The kernel's simulation instances (instance.c) and the `sim` command
+ * The kernel's simulation instances (bcache_instance.c) and the `sim` command
  * (cmd_sim.c). An instance belongs to the thread that made it.
  */
-#ifndef KERNEL_SIM_INTERNAL_H
-#define KERNEL_SIM_INTERNAL_H
+#ifndef KERNEL_INSITU_INTERNAL_H
+#define KERNEL_INSITU_INTERNAL_H
 
 #include <scion/record.h>
 #include <scion/spinlock.h>
-#include "replay.h"
+#include "bcache_replay.h"
 #include "sched_replay.h"
 #include "sched_follow.h"
 #include "../bcache/bcache_internal.h"

@@ -29,7 +29,7 @@
 #include <scion/string.h>
 #include <scion/format.h>
 #include <scion/errno.h>
-#include "sim_internal.h"
+#include "insitu_internal.h"
 
 void *sim_alloc(size_t n)
 {

@@ -5,7 +5,7 @@
  * cache's own decision code with alternate policies, and every request
  * of the trace yields the log record the live cache would have written
  * with those policies. Portable C: the kernel (`sim run`) and the host
- * (`scion sim replay`, sim/) build the same replay.c, so for the same
+ * (`scion sim replay`, sim/) build the same bcache_replay.c, so for the same
  * trace, policies and model they write the same log, byte for byte.
  *
  * What a replay assumes: the disk reads of one request have completed

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: BSD-2-Clause
 /*
- * The trace replay (replay.h): checks each request record, runs it
+ * The trace replay (bcache_replay.h): checks each request record, runs it
  * through the simulation instance exactly as bcache_read runs a demand
  * read through the live one (cache_demand, then cache_read_ahead), and
  * writes the log record with the model's latency. Portable: no kernel
@@ -9,7 +9,7 @@
 #include <scion/string.h>
 #include <scion/format.h>
 #include <scion/errno.h>
-#include "replay.h"
+#include "bcache_replay.h"
 
 const struct rec_head *sim_walk(const uint8_t *data, size_t size, size_t *offset,
 				const char **why)

@@ -24,7 +24,7 @@
 #include <scion/string.h>
 #include <scion/format.h>
 #include <scion/errno.h>
-#include "sim_internal.h"
+#include "insitu_internal.h"
 
 static struct sim_instance *instance_of(struct bcache_cache *c)
 {
