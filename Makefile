@@ -196,9 +196,9 @@ $(DISK): tools/mkdisk.py
 	$(Q)$(PYTHON) tools/mkdisk.py $@ --size $(DISK_SIZE)
 
 # Refuse bad SMP/MEM values before building anything. Both boots go
-# through the host command `scion run` (userland/scionhost/run.py).
+# through the host command `scion run` (host/scionhost/run.py).
 CONTROL_SOCKET ?= $(BUILD)/control.sock
-SCION_RUN = $(PYTHON) userland/scion --socket $(CONTROL_SOCKET) run --no-build \
+SCION_RUN = $(PYTHON) host/scion --socket $(CONTROL_SOCKET) run --no-build \
 	--smp '$(SMP)' --mem '$(MEM)' --tcg '$(TCG)'
 run-options:
 	@$(SCION_RUN) --caller 'make run' --check
@@ -258,7 +258,7 @@ FUZZ_CC ?= clang
 fuzz: $(BUILD)/gen/x86_opcodes.c $(GRAFT_FIXTURE) grafts
 	@BUILD='$(BUILD)' FUZZ_CC='$(FUZZ_CC)' tests/fuzz/run.sh $(FUZZ_SECONDS)
 
-# ---- The D compiler's front end (userland/dtrace/) -------------------------
+# ---- The D compiler's front end (host/dtrace/) -------------------------
 # A portable host library: its sources join the host unit tests (with the
 # sanitizers) and the fuzz target tests/fuzz/fuzz_d_parse.c; the corpus of
 # good and bad D programs in tests/d/ is read at run time from D_CORPUS_DIR.
@@ -268,22 +268,22 @@ fuzz: $(BUILD)/gen/x86_opcodes.c $(GRAFT_FIXTURE) grafts
 # verifier, the trace object of kernel/include/scion/dof.h) and prints the
 # JSON the host consumer reads: dtc [-C] [-x opt=val] [-o FILE] (-s FILE |
 # -n PROGRAM) [args...].
-DTRACE_TOOLS := userland/dtrace/dcheck.c userland/dtrace/dtc.c userland/dtrace/dt_driver.c
-DTRACE_LIB_SRCS := $(filter-out $(DTRACE_TOOLS),$(wildcard userland/dtrace/*.c)) \
+DTRACE_TOOLS := host/dtrace/dcheck.c host/dtrace/dtc.c host/dtrace/dt_driver.c
+DTRACE_LIB_SRCS := $(filter-out $(DTRACE_TOOLS),$(wildcard host/dtrace/*.c)) \
 	kernel/trace/dif_verify.c
-DTRACE_LIB_HEADERS := $(wildcard userland/dtrace/*.h) kernel/include/scion/dif.h \
+DTRACE_LIB_HEADERS := $(wildcard host/dtrace/*.h) kernel/include/scion/dif.h \
 	kernel/include/scion/dof.h
 HOST_USERLAND_SRCS := $(filter-out kernel/%,$(DTRACE_LIB_SRCS))
-HOST_USERLAND_CFLAGS = -Iuserland/dtrace -DD_CORPUS_DIR='"$(abspath tests/d)"'
+HOST_USERLAND_CFLAGS = -Ihost/dtrace -DD_CORPUS_DIR='"$(abspath tests/d)"'
 $(HOST_TESTS): $(HOST_USERLAND_SRCS) $(DTRACE_LIB_HEADERS)
 DCHECK := $(BUILD)/host/dcheck
 DTC := $(BUILD)/host/dtc
 # dt_driver.c: the command line and source reading both tools share.
-$(BUILD)/host/dcheck $(BUILD)/host/dtc: $(BUILD)/host/%: userland/dtrace/%.c \
-		userland/dtrace/dt_driver.c $(DTRACE_LIB_SRCS) $(DTRACE_LIB_HEADERS)
+$(BUILD)/host/dcheck $(BUILD)/host/dtc: $(BUILD)/host/%: host/dtrace/%.c \
+		host/dtrace/dt_driver.c $(DTRACE_LIB_SRCS) $(DTRACE_LIB_HEADERS)
 	@mkdir -p $(dir $@)
 	$(call say,HOSTCC,$@)
-	$(Q)$(HOST_CC) $(HOST_CFLAGS) -o $@ $< userland/dtrace/dt_driver.c $(DTRACE_LIB_SRCS)
+	$(Q)$(HOST_CC) $(HOST_CFLAGS) -o $@ $< host/dtrace/dt_driver.c $(DTRACE_LIB_SRCS)
 .PHONY: dcheck dtc
 dcheck: $(DCHECK)
 dtc: $(DTC)
@@ -390,7 +390,7 @@ sfi-proof: $(SFI_PROOF)
 test: $(SFI_PROOF)
 # ---- end of the SFI proof's block ----------------------------------------------
 
-include sim/sim.mk
+include host/sim/sim.mk
 
 test: deps kernel iso grafts host-tests $(SIM) $(CHECK_DECODER) $(DISK)
 	@$(PYTHON) tests/run_tests.py --build $(BUILD)

@@ -22,8 +22,15 @@ import time
 import traceback
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
-sys.path.insert(0, os.path.join(ROOT, "qemu"))
-import harness  # noqa: E402
+# The folders tests import from (the QEMU harness, the host package, the
+# tests' shared modules), set here once and in PYTHONPATH for the programs
+# the tests start, so that no test edits sys.path.
+IMPORT_PATHS = [os.path.join(ROOT, d) for d in ("qemu", "host", "tests/integration",
+                                                  "tests/oneliners")]
+sys.path[:0] = IMPORT_PATHS
+os.environ["PYTHONPATH"] = os.pathsep.join(
+    IMPORT_PATHS + [p for p in os.environ.get("PYTHONPATH", "").split(os.pathsep) if p])
+import harness
 
 
 class Context:

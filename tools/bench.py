@@ -82,7 +82,7 @@ def channel_bench(kernel, out_dir):
     """The control channel measured from the host (host time: the figure a
     user of `scion` sees): request round trip (ECHO of 16 bytes) and bulk
     throughput guest -> host (DATA frames), in one boot."""
-    sys.path.insert(0, os.path.join(ROOT, "userland"))
+    sys.path.insert(0, os.path.join(ROOT, "host"))
     from scionhost import client, frame
     sock = os.path.join(out_dir, "bench-channel.sock")
     boot = harness.Boot("bench-channel", out_dir, kernel=kernel, smp=1, single_thread_tcg=True,

@@ -32,7 +32,7 @@ import sys
 import time
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
-sys.path.insert(0, os.path.join(ROOT, "userland"))
+sys.path.insert(0, os.path.join(ROOT, "host"))
 from scionhost import recfmt  # noqa: E402
 
 REQUESTS = 1_000_000

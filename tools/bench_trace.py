@@ -53,7 +53,7 @@ PUBLISHED = [{
 
 
 def scion(sock, *args, timeout=300):
-    argv = [sys.executable, os.path.join(ROOT, "userland", "scion"), "--socket", sock, *args]
+    argv = [sys.executable, os.path.join(ROOT, "host", "scion"), "--socket", sock, *args]
     return subprocess.run(argv, capture_output=True, text=True, timeout=timeout)
 
 

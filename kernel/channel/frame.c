@@ -2,7 +2,7 @@
 /*
  * Control channel frames: CRC-32, headers, and the receiver's parser.
  * The parser follows the rules written in scion/chan_proto.h state by
- * state, so the host's reference parser (userland/scionhost/frame.py)
+ * state, so the host's reference parser (host/scionhost/frame.py)
  * can predict its counts for any byte stream. It never allocates and
  * never reads beyond the caller's buffer: a length is checked against
  * CHAN_MAX_PAYLOAD before a payload byte is stored.

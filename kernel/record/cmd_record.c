@@ -4,7 +4,7 @@
  * `record list`, `record show REC [trace|log] [FIRST [COUNT]]`,
  * `record delete REC`. Records print as one line each, in the text form
  * `scion record convert --to text` writes on the host
- * (userland/scionhost/recfmt.py), so the two can be compared.
+ * (host/scionhost/recfmt.py), so the two can be compared.
  */
 #include <scion/record.h>
 #include <scion/shell.h>

@@ -36,7 +36,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
-#include "../../userland/dtrace/dtrace.h"
+#include "../../host/dtrace/dtrace.h"
 
 #define DREF_STRMAX	256	/* largest strsize a program may set (bytes, NUL included) */
 #define DREF_CPUS	4

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: BSD-2-Clause
 /*
  * libFuzzer target: the D compiler through code generation
- * (userland/dtrace/dt_cg*.c, dt_dof.c) on arbitrary source. The first
+ * (host/dtrace/dt_cg*.c, dt_dof.c) on arbitrary source. The first
  * byte picks the mode (-n or a script) and the strsize option; the rest
  * is the program. A program the front end accepts must either generate
  * or fail with reported errors; a generated object must hold only
@@ -14,7 +14,7 @@
 #include <string.h>
 #include "fuzz.h"
 #include <scion/dif_exec.h>
-#include "../../userland/dtrace/dtrace.h"
+#include "../../host/dtrace/dtrace.h"
 
 #define SCRATCH 8192
 

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: BSD-2-Clause
 /*
- * libFuzzer target: the D compiler's front end (userland/dtrace/) on
+ * libFuzzer target: the D compiler's front end (host/dtrace/) on
  * arbitrary source text. The first byte picks the mode (-n or a script),
  * how many macro arguments there are and whether the first line is also
  * tried as a -x option; the rest is the program. Checked: no crash, leak
@@ -11,7 +11,7 @@
  */
 #include <string.h>
 #include "fuzz.h"
-#include "../../userland/dtrace/dtrace.h"
+#include "../../host/dtrace/dtrace.h"
 
 static const char *const macro_args[] = { "1", "bcache_read", "a b", "-5", "0x10", "" };
 

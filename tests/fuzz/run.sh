@@ -55,17 +55,17 @@ sources() {
 	chan_frame) echo kernel/channel/frame.c ;;
 	dif) echo kernel/trace/dif_verify.c kernel/trace/dif_exec.c kernel/trace/dif_subr.c \
 		kernel/trace/dif_subr_search.c ;;
-	d_parse|d_cg) echo userland/dtrace/dt_*.c kernel/trace/dif_verify.c kernel/trace/dif_exec.c \
+	d_parse|d_cg) echo host/dtrace/dt_*.c kernel/trace/dif_verify.c kernel/trace/dif_exec.c \
 		kernel/trace/dif_subr.c kernel/trace/dif_subr_search.c ;;
-	d_oracle) echo userland/dtrace/dt_*.c tests/dref/dref_*.c kernel/trace/dif_verify.c \
+	d_oracle) echo host/dtrace/dt_*.c tests/dref/dref_*.c kernel/trace/dif_verify.c \
 		$(make -s --no-print-directory print-D_ORACLE_KERNEL_SRCS) ;;
 	sim_replay) echo kernel/insitu/bcache_replay.c kernel/bcache/cache.c kernel/bcache/api.c \
-		kernel/bcache/policy_default.c kernel/lib/errno.c sim/current.c tests/fuzz/replay_env.c ;;
+		kernel/bcache/policy_default.c kernel/lib/errno.c host/sim/current.c tests/fuzz/replay_env.c ;;
 	sched_replay) echo kernel/insitu/sched_replay.c kernel/insitu/sched_follow.c \
 		kernel/insitu/sched_format.c kernel/sched/runq.c \
 		kernel/sched/api.c kernel/sched/policy_default.c kernel/insitu/bcache_replay.c \
 		kernel/bcache/cache.c kernel/bcache/api.c kernel/bcache/policy_default.c \
-		kernel/lib/errno.c sim/current.c tests/fuzz/replay_env.c grafts/sched_lifo.c ;;
+		kernel/lib/errno.c host/sim/current.c tests/fuzz/replay_env.c grafts/sched_lifo.c ;;
 	*) return 1 ;;
 	esac
 }

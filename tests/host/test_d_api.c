@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: BSD-2-Clause
 /*
- * Host tests of the D front end's API (userland/dtrace/dtrace.h): the
+ * Host tests of the D front end's API (host/dtrace/dtrace.h): the
  * options table and its units, error formats and limits, what a checked
  * AST gives a code generator (resolutions, ids, types, folded constants,
  * format conversions), macro arguments, -n mode, the preprocessor, and

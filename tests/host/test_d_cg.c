@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: BSD-2-Clause
 /*
- * Host tests of the D code generator (userland/dtrace/dt_cg*.c): D
+ * Host tests of the D code generator (host/dtrace/dt_cg*.c): D
  * snippets compiled through dt_generate and their programs RUN by the
  * portable interpreter in a fake kernel (d_cg_helpers.c). Expressions are
  * checked two ways: against expected values (signedness, truncation,

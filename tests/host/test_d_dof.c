@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: BSD-2-Clause
 /*
- * Host tests of the trace object (userland/dtrace/dt_dof.c, scion/dof.h)
+ * Host tests of the trace object (host/dtrace/dt_dof.c, scion/dof.h)
  * and what the consumer is told about it: a reader written here from
  * dof.h alone parses the object's bytes back (every count, program,
  * aggregation, probe description and action, and nothing left over) and

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: BSD-2-Clause
 /*
- * Host tests of the D lexer (userland/dtrace/dt_lex.c): operators with
+ * Host tests of the D lexer (host/dtrace/dt_lex.c): operators with
  * longest match, literals and escapes, locations across lines and line
  * markers, the context-sensitive probe descriptions, aggregations and
  * macro arguments, malformed tokens, and never reading past the end of a

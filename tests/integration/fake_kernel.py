@@ -13,12 +13,9 @@ that two clients never interleaved.
 import os
 import socket
 import struct
-import sys
 import threading
 
-sys.path.insert(0, os.path.join(os.path.dirname(os.path.dirname(os.path.dirname(
-    os.path.abspath(__file__)))), "userland"))
-from scionhost import frame  # noqa: E402
+from scionhost import frame
 
 EINVAL = 22
 ENOSYS = 38

@@ -6,13 +6,10 @@ a physical block holds); one larger than memory allows is refused with
 one line naming the largest that fits, and the kernel goes on; drops are
 still reported when a buffer does fill."""
 
-import os
 import re
-import sys
 
-sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from common import poweroff  # noqa: E402
-from test_channel import channel_boot, scion  # noqa: E402
+from common import poweroff
+from test_channel import channel_boot, scion
 
 PER_FUNCTION = "fbt:::return { @[probefunc] = quantize(1); } tick-1s { exit(0); }"
 

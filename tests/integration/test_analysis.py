@@ -3,11 +3,8 @@
 function, `cfg` shows a function's blocks, `insn` decodes one instruction
 with its free registers, and bad arguments get one-line errors."""
 
-import os
-import sys
 
-sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from common import poweroff, shell_boot  # noqa: E402
+from common import poweroff, shell_boot
 
 
 def job_shell_commands(ctx):

@@ -8,13 +8,10 @@ bcache.readahead are aborted with the cache's state as it was before
 the invocation (full dumps compared), locks free, the default back in
 place, and later workloads still correct."""
 
-import os
 import re
-import sys
 
-sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from bcache_model import Cache, command_workload  # noqa: E402
-from common import graft_path, poweroff, shell_boot  # noqa: E402
+from bcache_model import Cache, command_workload
+from common import graft_path, poweroff, shell_boot
 
 RUN = (r"bcache run \w+: (\d+) reads, (\d+) hits, (\d+) misses, (\d+) prefetches, (\d+) used, "
        r"(\d+) evictions, (\d+) disk reads, (\d+) errors, (\d+) bad blocks, \d+ cycles\r?\n")

@@ -6,12 +6,10 @@ line (unknown or refused ones are reported, the rest still applied)."""
 import os
 import re
 import subprocess
-import sys
 
 import machine
 
-sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from common import poweroff, shell_boot  # noqa: E402
+from common import poweroff, shell_boot
 
 
 def job_grub_iso_to_shell(ctx):

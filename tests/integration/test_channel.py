@@ -1,6 +1,6 @@
 # SPDX-License-Identifier: BSD-2-Clause
 """The control channel (COM2 on a UNIX socket) driven by the host command
-userland/scion: status, loading a graft from a file, installing it,
+host/scion: status, loading a graft from a file, installing it,
 running a workload and reading stats, all checked against the guest
 shell's own answers; version mismatch refused on both sides; 100,000
 hostile frames whose rejection counts the kernel must report exactly as
@@ -18,22 +18,15 @@ import sys
 import threading
 import time
 
-sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from bcache_model import Cache, command_workload  # noqa: E402
-from common import graft_path, poweroff, shell_boot  # noqa: E402
+from bcache_model import Cache, command_workload
+from common import graft_path, poweroff, shell_boot
 
 HOSTILE_FRAMES = 100_000
 
 
-def userland(ctx):
-    sys.path.insert(0, os.path.join(ctx.root, "userland"))
-    from scionhost import frame  # noqa: E402
-    return frame
-
-
 def scion(ctx, sock, *args, env=None, timeout=60):
-    """Run userland/scion against sock; returns (exit status, stdout, stderr)."""
-    argv = [sys.executable, os.path.join(ctx.root, "userland", "scion"), "--socket", sock, *args]
+    """Run host/scion against sock; returns (exit status, stdout, stderr)."""
+    argv = [sys.executable, os.path.join(ctx.root, "host", "scion"), "--socket", sock, *args]
     p = subprocess.run(argv, capture_output=True, text=True, timeout=timeout,
                        env={**os.environ, **(env or {})})
     return p.returncode, p.stdout, p.stderr
@@ -133,7 +126,7 @@ def hostile_stream(frame, rng):
 
 def job_hostile_input(ctx):
     """100,000 damaged frames: counted exactly, answered, and the channel still works."""
-    frame = userland(ctx)
+    from scionhost import frame
     # Zero bytes finish any frame the stream leaves open (payloads are short),
     # then a last good REQUEST whose answer says the kernel has read it all.
     marker_seq = 0x7e57ab1e
@@ -198,7 +191,7 @@ def job_two_clients(ctx):
     """Two clients at once are served one after the other; with --wait 0 the second is refused."""
     boot, sock = channel_boot(ctx, "two-clients", smp=1)
     try:
-        argv = [sys.executable, os.path.join(ctx.root, "userland", "scion"), "--socket", sock]
+        argv = [sys.executable, os.path.join(ctx.root, "host", "scion"), "--socket", sock]
         procs = [subprocess.Popen(argv + ["shell", "graft", "points", "-v"], stdout=subprocess.PIPE,
                                   stderr=subprocess.PIPE, text=True) for _ in range(2)]
         outs = [p.communicate(timeout=120) for p in procs]

@@ -11,12 +11,9 @@ exploring new seeds is the libFuzzer target's job, tests/fuzz/run.sh; a
 failure says how to rerun that program alone). The run's output is kept in
 build/test-logs/ when it fails."""
 
-import os
 import re
-import sys
 
-sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from common import run_host_checker  # noqa: E402
+from common import run_host_checker
 
 SEED = 20261125
 RESULT = re.compile(r"^d-oracle (?:regress )?(\S+): (OK.*|FAILED.*)$")

@@ -1,5 +1,5 @@
 # SPDX-License-Identifier: BSD-2-Clause
-"""The `scion trace` consumer (userland/scionhost/dconsumer.py) without
+"""The `scion trace` consumer (host/scionhost/dconsumer.py) without
 QEMU: synthetic dtc metadata, records and aggregation chunks laid out as
 kernel/include/scion/dof.h says, and the exact text illumos dtrace(1M)
 prints for them: default and quiet records, printf conversions, printa
@@ -18,8 +18,7 @@ import time
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.path.dirname(os.path.dirname(HERE))
-sys.path.insert(0, os.path.join(ROOT, "userland"))
-from scionhost.dconsumer import FAULTS, Consumer  # noqa: E402
+from scionhost.dconsumer import FAULTS, Consumer
 
 M64 = (1 << 64) - 1
 PROBES = {1: ("dtrace", "", "", "BEGIN"), 2: ("dtrace", "", "", "END"),

@@ -12,8 +12,7 @@ import subprocess
 import sys
 import time
 
-sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from common import graft_path, poweroff, shell_boot  # noqa: E402
+from common import graft_path, poweroff, shell_boot
 
 GOOD = ["sched_fair", "sched_lifo", "test_scale", "tick_count"]
 REFUSED_AT_LOAD = [

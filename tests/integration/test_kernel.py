@@ -10,11 +10,8 @@ locks and cross-calls race for real; the 4-CPU run interleaves vCPUs on
 one host thread because the machine has two cores.
 """
 
-import sys
-import os
 
-sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from common import run_kernel_tests  # noqa: E402
+from common import run_kernel_tests
 
 FAULT_REPORT = r"#0 0x[0-9a-f]+ ktest_fault_victim\+0x[0-9a-f]+"
 

@@ -23,17 +23,14 @@ fail them, dtrace's correct output pass.
 
 import os
 import subprocess
-import sys
 import time
 
 HERE = os.path.dirname(os.path.abspath(__file__))
-sys.path.insert(0, HERE)
-sys.path.insert(0, os.path.join(os.path.dirname(HERE), "oneliners"))
-from common import graft_path, poweroff  # noqa: E402
-from test_channel import channel_boot, scion  # noqa: E402
+from common import graft_path, poweroff
+from test_channel import channel_boot, scion
 
-import dtrace_checks as checks  # noqa: E402
-import oneliner_corpus as corpus  # noqa: E402
+import dtrace_checks as checks
+import oneliner_corpus as corpus
 
 
 def indent(text, limit):
@@ -123,7 +120,6 @@ def issue20_text(key_bytes):
 def job_oneliner_checks(ctx):
     """The checks against known text: a 256-byte thread-local key printed
     where "lock" belongs fails shape and keys; the right output passes."""
-    sys.path.insert(0, os.path.join(ctx.root, "userland"))
     case = next(c for c in corpus.CORPUS if c.name == "lock-latency-avg")
     fns = dict([checks.check_shape()] + case.checks)
     good = issue20_text(b"lock".ljust(256, b"\0"))

@@ -11,8 +11,7 @@ import re
 import subprocess
 import sys
 
-sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from common import PROMPT, SUMMARY, poweroff, shell_boot  # noqa: E402
+from common import PROMPT, SUMMARY, poweroff, shell_boot
 
 ENABLED = r"probe: enabled (\d+) of (\d+) probes? \((\w+)\); (\d+) sites patched: (\d+) jump, (\d+) int3"
 

@@ -16,14 +16,11 @@ import random
 import re
 import shutil
 import subprocess
-import sys
 import tempfile
 
 HERE = os.path.dirname(os.path.abspath(__file__))
-sys.path.insert(0, os.path.join(os.path.dirname(os.path.dirname(HERE)), "userland"))
-sys.path.insert(0, HERE)
-from scionhost import recfmt  # noqa: E402
-from test_scion_host import describe, one_error_line, run_scion  # noqa: E402
+from scionhost import recfmt
+from test_scion_host import describe, one_error_line, run_scion
 
 POLICY = "evict=lru readahead=sequential"
 NO = recfmt.NO_BLOCK

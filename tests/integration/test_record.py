@@ -14,13 +14,11 @@ import re
 import shutil
 import struct
 import subprocess
-import sys
 
-sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from bcache_model import command_workload  # noqa: E402
-from common import graft_path, poweroff  # noqa: E402
-from test_bcache import RUN, read_dump  # noqa: E402
-from test_channel import channel_boot, scion  # noqa: E402
+from bcache_model import command_workload
+from common import graft_path, poweroff
+from test_bcache import RUN, read_dump
+from test_channel import channel_boot, scion
 
 BUFFERS = 16
 WORKLOAD = "bcache run random n=400 range=48 seed=7"
@@ -33,8 +31,7 @@ ROW = re.compile(r"^evict=(\S+) readahead=(\S+)\s+(\d+)\s+(\d+)\s+(\d+)\s+(\d+)\
 
 
 def recfmt(ctx):
-    sys.path.insert(0, os.path.join(ctx.root, "userland"))
-    from scionhost import recfmt as module  # noqa: E402
+    from scionhost import recfmt as module
     return module
 
 

@@ -23,11 +23,10 @@ import subprocess
 import sys
 import time
 
-sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from bcache_model import command_workload  # noqa: E402
-from test_channel import channel_boot, scion  # noqa: E402
-from test_record import recfmt  # noqa: E402
-from test_sched_sim import check_history  # noqa: E402
+from bcache_model import command_workload
+from test_channel import channel_boot, scion
+from test_record import recfmt
+from test_sched_sim import check_history
 
 EXIT_INCOMPLETE = 3
 BCACHE_BUFFERS = 16
@@ -50,8 +49,8 @@ def generous_budgets(boot, *points):
 
 
 def start_scion(ctx, sock, *args):
-    """userland/scion against sock, in the background."""
-    argv = [sys.executable, os.path.join(ctx.root, "userland", "scion"), "--socket", sock, *args]
+    """host/scion against sock, in the background."""
+    argv = [sys.executable, os.path.join(ctx.root, "host", "scion"), "--socket", sock, *args]
     return subprocess.Popen(argv, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
 
 

@@ -22,10 +22,9 @@ import subprocess
 import sys
 import time
 
-sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from common import graft_path, poweroff  # noqa: E402
-from test_channel import channel_boot, scion  # noqa: E402
-from test_record import recfmt, recording_boot, request, sim  # noqa: E402
+from common import graft_path, poweroff
+from test_channel import channel_boot, scion
+from test_record import recfmt, recording_boot, request, sim
 
 WORKLOAD = "sched run n=6 rounds=4 compute=2 sleep=3"
 THREADS, ROUNDS, COMPUTE = 6, 4, 2
@@ -287,7 +286,7 @@ def job_follow_live_policies(ctx):
                                "fair-live")
 
         # Recording begins while the workload runs: its threads are running and queued.
-        worker = subprocess.Popen([sys.executable, os.path.join(ctx.root, "userland", "scion"),
+        worker = subprocess.Popen([sys.executable, os.path.join(ctx.root, "host", "scion"),
                                    "--socket", sock, "--timeout", "300", "shell", "sched",
                                    "run", "n=6", "rounds=25",
                                    "compute=3", "sleep=2"], stdout=subprocess.PIPE,

@@ -18,11 +18,9 @@ import time
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.path.dirname(os.path.dirname(HERE))
-SCION = os.path.join(ROOT, "userland", "scion")
-sys.path.insert(0, os.path.join(ROOT, "userland"))
-sys.path.insert(0, HERE)
-from scionhost import frame  # noqa: E402
-from fake_kernel import FakeKernel  # noqa: E402
+SCION = os.path.join(ROOT, "host", "scion")
+from scionhost import frame
+from fake_kernel import FakeKernel
 
 FAKE_VERSION = "v-test"
 

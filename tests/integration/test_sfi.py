@@ -19,12 +19,10 @@ booted kernel over the control channel:
 
 import os
 import re
-import sys
 import time
 
-sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from common import graft_path, poweroff  # noqa: E402
-from test_channel import channel_boot, scion  # noqa: E402
+from common import graft_path, poweroff
+from test_channel import channel_boot, scion
 
 OFFENCE = r"offset (0x[0-9a-f]+): (\S+) \(([0-9a-f .]+)\): (.*)"
 # Each hostile object: the offset of the offending instruction (None:

@@ -9,12 +9,9 @@ escaping (and per confined control). `make sfi-proof FULL=1` runs the
 exhaustive enumeration instead of the quick sample. A run's output is
 kept in build/test-logs/ when it fails."""
 
-import os
 import re
-import sys
 
-sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from common import run_host_checker  # noqa: E402
+from common import run_host_checker
 
 RESULT = re.compile(r"^sfi-proof (?:selftest )?(.+?): (OK.*|FAILED.*)$")
 

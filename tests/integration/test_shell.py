@@ -3,12 +3,9 @@
 over-long lines and wrong arguments give one-line errors and the shell
 goes on."""
 
-import os
 import random
-import sys
 
-sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from common import PROMPT, poweroff, shell_boot  # noqa: E402
+from common import PROMPT, poweroff, shell_boot
 
 
 def job_random_bytes(ctx):

@@ -16,9 +16,8 @@ import subprocess
 import sys
 import threading
 
-sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from common import graft_path, poweroff  # noqa: E402
-from test_channel import channel_boot, scion, userland  # noqa: E402
+from common import graft_path, poweroff
+from test_channel import channel_boot, scion
 
 SEQ_START, SEQ_READS = 100, 40
 RANDOM_READS = 100
@@ -96,7 +95,6 @@ def job_probe_record(ctx):
                        and re.search(want, err) is not None, f"exit {rc}: {out!r} {err!r}")
 
         # A client that opens a stream and vanishes: the next session closes it.
-        userland(ctx)
         from scionhost.client import Client
         client = Client(sock, timeout=60)
         client.open()
@@ -155,7 +153,7 @@ def events_of(text):
 def job_events(ctx):
     boot, sock = channel_boot(ctx, "events", smp=1)
     try:
-        argv = [sys.executable, os.path.join(ctx.root, "userland", "scion"), "--socket", sock]
+        argv = [sys.executable, os.path.join(ctx.root, "host", "scion"), "--socket", sock]
         boot.command("channel event start", r"scion> ")
         follower = subprocess.Popen(argv + ["events", "--follow", "--count", "3", "--duration",
                                             "120"], stdout=subprocess.PIPE,
@@ -198,7 +196,6 @@ def job_events(ctx):
                    and history[-1][1] == "mark: marker from the console",
                    f"exit {rc}: {out[-600:]!r} {err!r}")
 
-        userland(ctx)
         from scionhost import frame
         from scionhost.client import Client
         with Client(sock, timeout=60) as client:

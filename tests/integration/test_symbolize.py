@@ -14,15 +14,11 @@ and stack() frames named wherever the kernel can name them.
 import os
 import re
 import struct
-import sys
 
-sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..",
-                                "userland"))
-from common import graft_path, poweroff  # noqa: E402
-from test_channel import channel_boot, scion  # noqa: E402
-from scionhost import frame  # noqa: E402
-from scionhost.client import Client  # noqa: E402
+from common import graft_path, poweroff
+from test_channel import channel_boot, scion
+from scionhost import frame
+from scionhost.client import Client
 
 BARE = re.compile(r"^\s+0x[0-9a-f]+\s*$", re.M)
 

@@ -28,11 +28,9 @@ alone."""
 import os
 import re
 import shlex
-import sys
 
-sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from common import graft_path, poweroff  # noqa: E402
-from test_channel import channel_boot, scion  # noqa: E402
+from common import graft_path, poweroff
+from test_channel import channel_boot, scion
 
 DIRECTIVE = re.compile(r"^\s*/\*\s*(run|flags|args|status|smp|graft):\s*(.*?)\s*\*/\s*$")
 
@@ -207,9 +205,8 @@ def job_trace_hostile_objects(ctx):
     import random
     import struct
     import subprocess
-    sys.path.insert(0, os.path.join(ctx.root, "userland"))
-    from scionhost import frame  # noqa: E402
-    from scionhost.client import Client  # noqa: E402
+    from scionhost import frame
+    from scionhost.client import Client
 
     src = ("BEGIN { x = 1; self->y = 2; a[1, \"k\"] = 3; @c[probefunc] = count(); "
            "@q = quantize(x); printf(\"%d %s\\n\", x + self->y, strjoin(\"a\", \"b\")); } "

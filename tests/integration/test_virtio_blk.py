@@ -4,14 +4,11 @@ function, `disk read` shows sectors of the test image (tools/mkdisk.py)
 with their pattern checked, errors are one line; without a disk the
 commands say so and the in-kernel blk_ tests report SKIPPED."""
 
-import os
 import re
-import sys
 
 import machine
 
-sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from common import PROMPT, TEST_LINE, poweroff, shell_boot  # noqa: E402
+from common import PROMPT, TEST_LINE, poweroff, shell_boot
 
 DISK_LINE = r"vda: virtio-blk, 65536 sectors \(32 MiB\)"
 PCI_LINE = r"\n00:[0-1][0-9a-f]\.0 1af4:1042 class 01\.00 virtio-blk\n"

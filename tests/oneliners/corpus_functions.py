@@ -6,7 +6,7 @@ Part of the one-liner corpus (oneliner_corpus.py says how an entry reads)."""
 
 import re
 
-from dtrace_checks import (all_quantize, arity, check, check_frames, check_lquantize,
+from dtrace_checks import (all_quantize, check, check_frames, check_lquantize,
                            dtrace_avg, dtrace_stddev, keys_are_functions, lquantize_counts,
                            need, quantize_counts, table)
 from oneliner import blocks, equal, SEQ40, RAND60, RAND80, add

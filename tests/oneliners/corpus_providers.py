@@ -6,7 +6,7 @@ Part of the one-liner corpus (oneliner_corpus.py says how an entry reads)."""
 
 import re
 
-from dtrace_checks import (all_quantize, arity, check, check_lquantize, check_quantize,
+from dtrace_checks import (all_quantize, check, check_lquantize, check_quantize,
                            keys_are_functions, need, quantize_counts, table)
 from oneliner import blocks, model, equal, SEQ40, RAND100, RAND80, SCHED, RESET, add
 

@@ -4,13 +4,11 @@ join in order, and the deterministic workloads their checks compare with."""
 
 import os
 import re
-import sys
 
 from dtrace_checks import need
 
 HERE = os.path.dirname(os.path.abspath(__file__))
-sys.path.insert(0, os.path.join(os.path.dirname(HERE), "integration"))
-from bcache_model import Cache, command_workload  # noqa: E402
+from bcache_model import Cache, command_workload
 
 
 class OneLiner:

@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: BSD-2-Clause */
 /*
  * The control channel's wire format, shared by the kernel
- * (kernel/channel/) and the host command (userland/scion, which spells
+ * (kernel/channel/) and the host command (host/scion, which spells
  * the same constants in Python: change both together).
  *
  * A frame is a 16-byte header, the payload, and the payload's CRC:

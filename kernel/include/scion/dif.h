@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: BSD-2-Clause */
 /*
- * DIF, the trace bytecode: what the D compiler (userland/dtrace/) emits
+ * DIF, the trace bytecode: what the D compiler (host/dtrace/) emits
  * for predicates and action arguments, and what the kernel verifies
  * when a program is loaded (kernel/trace/dif_verify.c) and runs in
  * probe context (kernel/trace/dif_exec.c). Portable C shared with the

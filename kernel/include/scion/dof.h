@@ -1,10 +1,10 @@
 /* SPDX-License-Identifier: BSD-2-Clause */
 /*
  * The trace object ("DOF", after DTrace's object format): what the D
- * compiler (userland/dtrace/dt_dof.c) emits and the kernel loads
+ * compiler (host/dtrace/dt_dof.c) emits and the kernel loads
  * (kernel/trace/dof.c) when `scion trace` starts a session, plus the
  * layout of what the session sends back. Shared by the compiler, the
- * kernel and the host consumer (userland/scionhost/dconsumer.py), so
+ * kernel and the host consumer (host/scionhost/dconsumer.py), so
  * every number here is part of the protocol.
  *
  * Encoding: little-endian, packed, no padding. The kernel reads it with

@@ -6,7 +6,7 @@
  * source), in files on the host (trace.bin, log.bin) and in recordings
  * kept in the kernel; shared by the kernel (kernel/record/,
  * kernel/insitu/), the host simulator (sim/) and, spelled in Python,
- * userland/scionhost/recfmt.py: change them together.
+ * host/scionhost/recfmt.py: change them together.
  *
  * A file is one header followed by records in sequence order. Every
  * record starts with u16 size (bytes, a multiple of 8, including this

@@ -4,7 +4,7 @@
  * (kernel/bcache/policy_default.c, kernel/sched/policy_default.c) and
  * the block cache and pick-next grafts of grafts/, compiled from the
  * same sources for the host; their manifests
- * come from a table generated at build time (sim/sim.mk), never kept by
+ * come from a table generated at build time (host/sim/sim.mk), never kept by
  * hand. A graft runs as in a simulation instance in the kernel: in a
  * transaction (env.c), its result checked like the graft point checks
  * it, the default answering when it aborts or reaches its own point.

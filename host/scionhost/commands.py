@@ -4,7 +4,7 @@
 Most run a guest shell command through the SHELL op and print its output:
 on stdout when the command succeeds, on stderr (and exit status 1) when
 its status is negative. --json turns the guest's tables into JSON with
-tables.py. main() is the entry point of userland/scion.
+tables.py. main() is the entry point of host/scion.
 """
 
 import argparse

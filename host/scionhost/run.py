@@ -157,7 +157,7 @@ def boot(args):
                                     single_thread_tcg=args.tcg == "single")
     except machine.ConfigError as e:
         raise ScionError(str(e)) from None
-    print(f"scion: control channel on {args.socket} (e.g. userland/scion --socket "
+    print(f"scion: control channel on {args.socket} (e.g. host/scion --socket "
           f"{args.socket} status)", file=sys.stderr)
     if args.gdb:
         return run_gdb(argv, port, args.kernel_symbols or os.path.join(BUILD, "kernel.elf"))

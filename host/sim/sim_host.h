@@ -12,8 +12,8 @@
 #include <stdbool.h>
 #include <stdint.h>
 #include <stdio.h>
-#include "../kernel/insitu/bcache_replay.h"
-#include "../kernel/insitu/sched_follow.h"
+#include "../../kernel/insitu/bcache_replay.h"
+#include "../../kernel/insitu/sched_follow.h"
 
 extern bool sim_verbose;
 

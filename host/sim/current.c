@@ -7,8 +7,8 @@
  * CPU. Shared by scion-sim and the replays' fuzz targets.
  */
 #include <stdlib.h>
-#include "../kernel/bcache/cache.h"
-#include "../kernel/insitu/sched_replay.h"
+#include "../../kernel/bcache/cache.h"
+#include "../../kernel/insitu/sched_replay.h"
 
 static struct bcache_cache *current;
 static struct sched_runq *current_rq;

@@ -25,7 +25,7 @@ from collections import deque
 
 from . import frame
 
-# userland/scionhost/client.py -> the repository.
+# host/scionhost/client.py -> the repository.
 REPO = os.path.dirname(os.path.dirname(os.path.dirname(os.path.realpath(__file__))))
 HELLO_RESEND_SECONDS = 0.5
 LOCK_POLL_SECONDS = 0.05

@@ -605,7 +605,7 @@ struct dt_object {
 int dt_generate(struct dt_program *program, struct dt_object **out);
 
 /*
- * The object as one JSON document for the host consumer (userland/dtrace/
+ * The object as one JSON document for the host consumer (host/dtrace/
  * dt_json.c describes it): the object's bytes in hex, the options, the
  * aggregations and each clause's record layout and actions. malloc'd,
  * NUL-terminated; NULL when out of memory.

@@ -1,7 +1,7 @@
 # SPDX-License-Identifier: BSD-2-Clause
 """`scion trace`: DTrace on a running Scion.
 
-The D program is compiled on the host by build/host/dtc (userland/dtrace/)
+The D program is compiled on the host by build/host/dtc (host/dtrace/)
 into a trace object and a description of its records; the TRACE_START op
 loads the object, and the kernel streams the principal buffers, the
 aggregation snapshots and a status chunk every switch interval. The

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: BSD-2-Clause
 /*
  * The generated object as one JSON document, for the host consumer
- * (userland/scionhost/): what `dtc` prints.
+ * (host/scionhost/): what `dtc` prints.
  *
  *   { "object_hex": "<the object's bytes as hex>",
  *     "strsize": n,
