@@ -73,6 +73,7 @@ GENERATED_HEADERS := $(BUILD)/gen/x86_encodings.h
 KERNEL := $(BUILD)/kernel.elf
 KERNEL32 := $(BUILD)/kernel32.elf
 KSYMS := $(BUILD)/kernel.syms
+LAYOUTS_PY := $(BUILD)/gen/scion_layouts.py
 ISO := $(BUILD)/scion.iso
 # The test disk (virtio-blk, vda): every sector holds a pattern the kernel checks.
 DISK := $(BUILD)/disk.img
@@ -81,7 +82,7 @@ DISK_SIZE ?= 32M
 .PHONY: all kernel iso run run-options test bench gdb deps host-tests fuzz check-decoder sim clean
 .DEFAULT_GOAL := all
 
-kernel: $(KERNEL) $(KERNEL32) $(KSYMS)
+kernel: $(KERNEL) $(KERNEL32) $(KSYMS) $(LAYOUTS_PY)
 iso: $(ISO)
 
 # The probe machinery, the patch builder and text patching must never be
@@ -124,13 +125,23 @@ $(BUILD)/obj/gen/%.o: $(BUILD)/gen/%.c $(ARCH_DIR)/x86_opcodes.h $(GENERATED_HEA
 	@mkdir -p $(dir $@)
 	$(Q)$(CC) $(KERNEL_CFLAGS) -I$(ARCH_DIR) -c $< -o $@
 
+# The host's description of every wire and record layout, generated from the
+# headers that define them (host/scionhost/layouts.py reads it;
+# tests/integration/test_layouts.py checks it against the compiler).
+LAYOUT_HEADERS := $(addprefix kernel/include/scion/,errno.h chan_proto.h chan_reply.h recfmt.h dof.h \
+	dif_exec.h)
+$(LAYOUTS_PY): $(LAYOUT_HEADERS) tools/gen_layouts.py
+	@mkdir -p $(dir $@)
+	$(call say,GEN,$@)
+	$(Q)$(PYTHON) tools/gen_layouts.py $(LAYOUT_HEADERS) -o $@
+
 # Two link passes: the symbol table of the first image goes into the second.
 $(BUILD)/symtab-empty.c: tools/gen_symtab.py
 	@mkdir -p $(dir $@)
 	$(Q)$(PYTHON) tools/gen_symtab.py --empty -o $@
-$(BUILD)/symtab.c: $(BUILD)/kernel.stage1.elf tools/gen_symtab.py
+$(BUILD)/symtab.c: $(BUILD)/kernel.stage1.elf tools/gen_symtab.py tools/elf64.py
 	$(call say,SYMTAB,$@)
-	$(Q)$(PYTHON) tools/gen_symtab.py --readelf $(READELF) $< -o $@
+	$(Q)$(PYTHON) tools/gen_symtab.py $< -o $@
 $(BUILD)/obj/symtab.o: $(BUILD)/symtab.c
 	$(Q)$(CC) $(KERNEL_CFLAGS) -c $< -o $@
 $(BUILD)/obj/symtab-empty.o: $(BUILD)/symtab-empty.c
@@ -143,14 +154,15 @@ $(BUILD)/kernel.stage1.elf: $(KERNEL_OBJS) $(BUILD)/obj/symtab-empty.o $(ARCH_DI
 $(KERNEL): $(KERNEL_OBJS) $(BUILD)/obj/symtab.o $(ARCH_DIR)/kernel.ld
 	$(call say,LD,$@)
 	$(Q)$(LD) $(KERNEL_LDFLAGS) -o $@.tmp $(KERNEL_OBJS) $(BUILD)/obj/symtab.o
-	$(Q)$(PYTHON) tools/gen_symtab.py --readelf $(READELF) $@.tmp -o $(BUILD)/symtab-check.c --check $(BUILD)/symtab.c
+	$(Q)$(PYTHON) tools/gen_symtab.py $@.tmp -o $(BUILD)/symtab-check.c --check $(BUILD)/symtab.c
 	$(Q)$(PYTHON) tools/text_hash.py $@.tmp
 	$(Q)mv $@.tmp $@
 
-# Every symbol of the image, data included, for D's `name (scion trace gives it to dtc -K).
+# Every symbol of the image, data included, with sizes where they have one: for D's
+# `name (scion trace gives it to dtc -K) and the host's naming of kernel code addresses.
 $(KSYMS): $(KERNEL)
 	$(call say,NM,$@)
-	$(Q)$(NM) --defined-only -n $< > $@.tmp && mv $@.tmp $@
+	$(Q)$(NM) --defined-only -n -S $< > $@.tmp && mv $@.tmp $@
 
 # QEMU's -kernel loads multiboot1 images only from 32-bit ELF files.
 $(KERNEL32): $(KERNEL)
@@ -200,7 +212,7 @@ $(DISK): tools/mkdisk.py
 CONTROL_SOCKET ?= $(BUILD)/control.sock
 SCION_RUN = $(PYTHON) host/scion --socket $(CONTROL_SOCKET) run --no-build \
 	--smp '$(SMP)' --mem '$(MEM)' --tcg '$(TCG)'
-run-options:
+run-options: $(LAYOUTS_PY)
 	@$(SCION_RUN) --caller 'make run' --check
 
 run: run-options deps iso $(DISK)

@@ -21,6 +21,7 @@ needs=(
 	"libzydis-dev:/usr/include/Zydis/Zydis.h"
 	"libclang-rt-14-dev:/usr/lib/llvm-14/lib/clang/*/lib/linux/libclang_rt.fuzzer-x86_64.a"
 	"babeltrace2:babeltrace2"
+	"python3-pyelftools:/usr/lib/python3/dist-packages/elftools/__init__.py"
 )
 
 missing=()

@@ -49,11 +49,18 @@ def write_trace(path):
     records = []
     for seq in range(1, REQUESTS + 1):
         block = (seq % 80) if rng.random() < 0.7 else rng.randrange(BLOCKS)
-        records.append(recfmt.REQUEST.pack(recfmt.REQUEST.size, recfmt.TYPE_BCACHE_REQUEST, 0,
-                                           seq, seq * 1000, 1, 0, block, 0))
+        records.append(recfmt.encode_record({"type": "request", "cpu": 0, "seq": seq,
+                                             "time_ns": seq * 1000, "tid": 1, "pid": 0,
+                                             "block": block, "in_flight": 0}))
     header = recfmt.pack_header(recfmt.STREAM_TRACE, "bcache", "evict=lru readahead=sequential",
                                 [BUFFERS, BLOCKS, 0, 0], len(records), 0)
     recfmt.write_stream(path, header, records)
+
+
+def sched_event(cpu, seq, tick, tid, kind):
+    """A sched event record at tick (its time_ns is the tick too), affinity any."""
+    return recfmt.encode_record({"type": "event", "cpu": cpu, "seq": seq, "tick": tick,
+                                 "time_ns": tick, "tid": tid, "kind": kind, "affinity": -1})
 
 
 def xorshift(state):
@@ -81,9 +88,7 @@ def write_sched_trace(path):
                     wake[i] = tick + 1 + xorshift(state) % 6
             if kind:
                 seq += 1
-                records.append(recfmt.SCHED_EVENT.pack(recfmt.SCHED_EVENT.size,
-                                                       recfmt.TYPE_SCHED_EVENT, 0, seq, tick,
-                                                       tick, 100 + i, kind, -1))
+                records.append(sched_event(0, seq, tick, 100 + i, kind))
     header = recfmt.pack_header(recfmt.STREAM_TRACE, "sched", "pick_next=rr tick=rr",
                                 [SCHED_CPUS, 100, 2, 0], len(records), 0)
     recfmt.write_stream(path, header, records)
@@ -110,16 +115,15 @@ def write_sched_history(trace_path, log_path):
     def event(tick, tid, kind, cpu=0):
         nonlocal seq
         seq += 1
-        events.append(recfmt.SCHED_EVENT.pack(recfmt.SCHED_EVENT.size, recfmt.TYPE_SCHED_EVENT,
-                                              cpu, seq, tick, tick, tid, kind, -1))
+        events.append(sched_event(cpu, seq, tick, tid, kind))
 
     def pick(tick, cpu, prev):
         nonlocal seq
         seq += 1
         queued = len(queue)
         chosen = queue.pop(0) if queue else 0
-        picks.append(recfmt.SCHED_PICK.pack(recfmt.SCHED_PICK.size, recfmt.TYPE_SCHED_PICK, cpu,
-                                            seq, tick, chosen, prev, cpu, queued))
+        picks.append(recfmt.encode_record({"type": "pick", "cpu": cpu, "seq": seq, "tick": tick,
+                                           "tid": chosen, "prev": prev, "queued": queued}))
         running[cpu] = chosen
 
     for tick in range(SCHED_TICKS):

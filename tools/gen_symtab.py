@@ -2,7 +2,7 @@
 # SPDX-License-Identifier: BSD-2-Clause
 """Generate the kernel's runtime symbol table (kernel/include/scion/symtab.h).
 
-Reads the ELF symbols of a linked kernel (`readelf -sW`) and writes a C
+Reads the ELF symbols of a linked kernel (pyelftools, tools/elf64.py) and writes a C
 file with every function (STT_FUNC with a size) in kernel text: sorted by
 address, with an index sorted by name. Labels inside functions are not
 functions: assembly functions carry .type and .size like C ones. With
@@ -14,9 +14,9 @@ so the functions do not move; `--check OTHER.c` verifies that by
 comparing the table regenerated from the final image with OTHER.c.
 """
 import argparse
-import re
-import subprocess
 import sys
+
+import elf64
 
 SYM_INIT = 0x1
 SYM_GLOBAL = 0x2
@@ -25,21 +25,14 @@ MARKERS = ("__text_start", "__text_end", "__init_text_start", "__init_text_end",
            "__noprobe_start", "__noprobe_end")
 
 
-def read_symbols(readelf, elf):
-    out = subprocess.run([readelf, "-sW", elf], check=True, capture_output=True,
-                         text=True).stdout
+def read_symbols(elf):
+    """(functions [(addr, size, bind, name)], {marker: address}) of a linked kernel."""
     syms, markers = [], {}
-    for line in out.splitlines():
-        parts = line.split()
-        # Num: Value Size Type Bind Vis Ndx Name
-        if len(parts) != 8 or not parts[0].endswith(":") or parts[6] == "UND" or \
-                not re.fullmatch(r"[0-9a-f]+", parts[1]):
-            continue
-        addr, size, typ, bind, name = int(parts[1], 16), int(parts[2], 0), parts[3], parts[4], parts[7]
-        if name in MARKERS:
-            markers[name] = addr
-        if typ == "FUNC":
-            syms.append((addr, size, bind, name))
+    for sym in elf64.symbols(elf):
+        if sym.name in MARKERS:
+            markers[sym.name] = sym.value
+        if sym.type == "FUNC":
+            syms.append((sym.value, sym.size, sym.bind, sym.name))
     for m in MARKERS:
         if m not in markers:
             sys.exit(f"gen_symtab: {elf} lacks the linker symbol {m}")
@@ -102,14 +95,13 @@ def main():
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("elf", nargs="?")
     ap.add_argument("-o", "--output", required=True)
-    ap.add_argument("--readelf", default="readelf")
     ap.add_argument("--empty", action="store_true")
     ap.add_argument("--check", metavar="FIRST_PASS_C")
     args = ap.parse_args()
     if args.empty:
         text = render([])
     else:
-        syms, markers = read_symbols(args.readelf, args.elf)
+        syms, markers = read_symbols(args.elf)
         text = render(functions(syms, markers))
     if args.check:
         with open(args.check) as f:

@@ -2,8 +2,9 @@
 /*
  * Kernel symbols for D's `name and kernel`name: the address of a symbol
  * of the kernel the program will run on, looked up in its symbol list
- * (dt_compile_args.ksyms: `nm --defined-only` lines, "ADDRESS TYPE NAME",
- * which the build writes next to the kernel and `scion trace` hands dtc).
+ * (dt_compile_args.ksyms: `nm --defined-only -S` lines, "ADDRESS [SIZE]
+ * TYPE NAME", which the build writes next to the kernel and `scion trace`
+ * hands dtc).
  * The compiler resolves them, as dtrace does from the kernel's symbol
  * tables: the running kernel is the build the list came from, since the
  * control channel refuses a kernel of another build.
@@ -15,7 +16,7 @@
 #include <string.h>
 #include "dt_impl.h"
 
-/* Parse one "ADDRESS TYPE NAME" line at s (up to end); false if it is not one. */
+/* Parse one "ADDRESS [SIZE] TYPE NAME" line at s (up to end); false if it is not one. */
 static bool parse_line(const char *s, const char *end, uint64_t *addr, char *type,
 		       const char **name, size_t *len)
 {
@@ -23,6 +24,9 @@ static bool parse_line(const char *s, const char *end, uint64_t *addr, char *typ
 	if (s == end || !strchr("0123456789abcdefABCDEF", *s))
 		return false;
 	*addr = strtoull(s, &after, 16);
+	if (after + 3 <= end && after[0] == ' ' && after[2] != ' ' &&
+	    strchr("0123456789abcdefABCDEF", after[1]))
+		strtoull(after + 1, &after, 16);	/* the size, which lookups do not need */
 	if (after + 3 > end || after[0] != ' ' || after[2] != ' ')
 		return false;
 	*type = after[1];

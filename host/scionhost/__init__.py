@@ -1,8 +1,10 @@
 # SPDX-License-Identifier: BSD-2-Clause
 """The host side of Scion's control channel, behind the `scion` command.
 
-frame.py is the wire format (kernel/include/scion/chan_proto.h in Python)
-and a reference receiver; client.py a session with the kernel (socket,
-lock, handshake, requests); tables.py turns the guest's shell tables into
-objects for --json; commands.py the subcommands; run.py `scion run`.
+layouts.py holds the kernel's binary layouts and constants as the build
+generates them from the C headers; frame.py is the wire format
+(kernel/include/scion/chan_proto.h) and a reference receiver; client.py a
+session with the kernel (socket, lock, handshake, requests); replies.py
+the structured replies (scion/chan_reply.h) the commands read, never the
+shell's text; commands.py the subcommands; run.py `scion run`.
 """

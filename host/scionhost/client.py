@@ -195,18 +195,17 @@ class Client:
 
     def stream_close(self, stream):
         """Close a stream (its last chunks arrive first); returns the
-        kernel's totals as a dict of ints (bytes, records, drops, ...)."""
+        kernel's totals (struct chan_stream_totals) as a dict of ints
+        (bytes, records, drops, frames, switches)."""
         status, body = self.request(frame.OP_STREAM_CLOSE, struct.pack("<I", stream))
         self._streams.pop(stream, None)
         if status < 0:
             raise ScionError(body.decode("utf-8", "replace").strip() or
                              f"stream close {stream}: {frame.errno_name(status)}")
-        totals = {}
-        for line in body.decode("utf-8", "replace").splitlines():
-            name, _, value = line.partition(" ")
-            if value.isdigit():
-                totals[name] = int(value)
-        return totals
+        try:
+            return frame.decode_stream_totals(body)
+        except frame.FrameError as e:
+            raise ScionError(f"malformed STREAM_CLOSE answer: {e}") from None
 
     def _chunk(self, stream, data):
         cpu, records, drops, body = self._decode(frame.decode_chunk,

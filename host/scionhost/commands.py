@@ -1,10 +1,12 @@
 # SPDX-License-Identifier: BSD-2-Clause
 """The `scion` subcommands: each a thin layer over one control-channel op.
 
-Most run a guest shell command through the SHELL op and print its output:
-on stdout when the command succeeds, on stderr (and exit status 1) when
-its status is negative. --json turns the guest's tables into JSON with
-tables.py. main() is the entry point of host/scion.
+Most run a guest shell command through the SHELL op and print its output
+for people: on stdout when the command succeeds, on stderr (and exit
+status 1) when its status is negative. What the host reads as data comes
+from the ops that answer in structured records (replies.py): `status`,
+`channel`, and with --json `probe list`, `stats` and `graft list`; the
+shell's text is never parsed. main() is the entry point of host/scion.
 """
 
 import argparse
@@ -15,7 +17,7 @@ import struct
 import sys
 import time
 
-from . import frame, recconvert, record, streams, tables, trace
+from . import frame, recconvert, record, replies, streams, trace
 from . import run as run_command
 from .client import Client, ScionError, default_socket_path
 
@@ -69,33 +71,37 @@ def print_json(value):
     print(json.dumps(value, indent=2))
 
 
-def shell(args, words, parse=None):
-    """Run a guest command; with parse and --json, print its table as JSON."""
+def shell(args, words, query=None):
+    """Run a guest command and print its output; with --json, print instead
+    what query(client) asks of the kernel's structured replies."""
+    if query and getattr(args, "json", False):
+        with session(args) as client:
+            print_json(query(client))
+        return 0
     line = shell_line(words)
     with session(args) as client:
         status, body = client.request(frame.OP_SHELL, line.encode())
-    if status >= 0 and parse and getattr(args, "json", False):
-        print_json(parse(body.decode("utf-8", "replace")))
-        return 0
     return report(status, body, f"`{line}`")
 
 
-def text_op(args, op, parse, what):
-    """One request whose answer is text: printed, or parsed to JSON with --json."""
-    with session(args) as client:
-        status, body = client.request(op)
-    if status >= 0 and args.json:
-        print_json(parse(body.decode("utf-8", "replace")))
-        return 0
-    return report(status, body, what)
+def print_values(args, values, sep):
+    """A structured reply: JSON with --json, else a "key{sep}value" line each."""
+    if args.json:
+        print_json(values)
+    else:
+        sys.stdout.write("".join(f"{k}{sep}{v}\n" for k, v in values.items()))
+    return 0
 
 
 def cmd_status(args):
-    return text_op(args, frame.OP_STATUS, tables.key_values, "status")
+    with session(args) as client:
+        status = replies.status(client)
+    return print_values(args, {k: status[k] for k in replies.STATUS_KEYS}, ": ")
 
 
 def cmd_channel(args):
-    return text_op(args, frame.OP_STATS, tables.name_values, "channel")
+    with session(args) as client:
+        return print_values(args, replies.channel_stats(client), " ")
 
 
 def cmd_probe(args):
@@ -104,7 +110,7 @@ def cmd_probe(args):
         return streams.cmd_probe_record(args)
     if sub == "list":
         return shell(args, ["probe", "list"] + ([args.pattern] if args.pattern else []),
-                     tables.probe_list)
+                     lambda client: replies.probe_list(client, args.pattern or ""))
     if sub == "enable":
         if not args.words:
             raise ScionError("probe enable: give <id|spec> <count|hcount> [auto|jump|int3]")
@@ -117,7 +123,7 @@ def cmd_probe(args):
 
 
 def cmd_stats(args):
-    return shell(args, ["stats"], tables.stats)
+    return shell(args, ["stats"], replies.stats)
 
 
 def cmd_graft(args):
@@ -129,7 +135,7 @@ def cmd_graft(args):
     if sub == "remove":
         return shell(args, ["graft", "remove", args.name])
     if sub == "list":
-        return shell(args, ["graft", "list"], tables.graft_list)
+        return shell(args, ["graft", "list"], replies.graft_list)
     if sub == "points":
         return shell(args, ["graft", "points"] + (["-v"] if args.verbose else []))
     return shell(args, ["graft", sub])

@@ -13,11 +13,12 @@ import math
 import struct
 import time
 
+from .layouts import C, layout
 from .dprintf import (M64, FormatError, Int, Str, Text, cdiv, print_bytes, print_stack,
                       render, signed, sym_name, sym_start, unsigned)
 
-QZERO, QBUCKETS = 63, 127
-ENTRY = struct.Struct("<IHH")
+QZERO, QBUCKETS = C.DOF_QUANTIZE_ZERO, C.DOF_QUANTIZE_BUCKETS
+ENTRY = layout("dof_aggent").ordered("agg", "keybytes", "valbytes")
 DIST = "------------- Distribution -------------"
 NVALS = {"count": 1, "sum": 1, "min": 1, "max": 1, "avg": 2, "stddev": 4, "quantize": QBUCKETS}
 

@@ -18,20 +18,23 @@ import struct
 import time
 
 from .dagg import Aggregations
+from .layouts import C, layout
 from .dprintf import (FormatError, Int, Str, Text, parse, print_bytes, print_stack, render,
                       signed, sym_name, unsigned)
 
-RECHDR = struct.Struct("<IIQ")          # struct dof_rechdr
-ERROR = struct.Struct("<IIIIQ")         # struct dof_error
-STATUS = struct.Struct("<QQQQQIi")      # struct dof_status
-EPID_ERROR = 0xffffffff
-STATUS_EXITED = 0x1
-# enum dif_fault_kind in dtrace's words; a subroutine argument out of range
+RECHDR = layout("dof_rechdr").ordered("epid", "probe_id", "timestamp")
+ERROR = layout("dof_error").ordered("epid", "action", "pc", "fault", "addr")
+STATUS = layout("dof_status").ordered("dynvar_drops", "spec_drops", "spec_unavail", "agg_drops",
+                                      "errors", "flags", "exit_status")
+EPID_ERROR = C.DOF_EPID_ERROR
+STATUS_EXITED = C.DOF_STATUS_EXITED
+PC_NONE = C.DIF_PC_NONE
+# enum dif_fault_kind (scion/dif_exec.h) in dtrace's words; a subroutine argument out of range
 # (the kernel's "illegal argument") is what dtrace calls an illegal operation.
 FAULTS = ("no error", "invalid address", "invalid alignment", "divide-by-zero",
           "out of scratch space", "tuple stack overflow", "dynamic variable drop",
           "illegal operation", "illegal operation")
-ADDRESS_FAULTS = (1, 2)                 # the messages that show the address
+ADDRESS_FAULTS = (C.DIF_FAULT_BADADDR, C.DIF_FAULT_ALIGN)     # the messages that show the address
 STATUS_DROPS = (("dynamic variable drop", ""), ("speculative drop", ""),
                 ("failed speculation", " (no speculative buffer available)"),
                 ("aggregation drop", ""))
@@ -164,7 +167,7 @@ class Consumer:
             epid, probe, ":".join(self._names(probe)),
             FAULTS[fault] if fault < len(FAULTS) else "unknown fault",
             " (0x%x)" % addr if fault in ADDRESS_FAULTS else "", where,
-            "" if pc == 0xffffffff else " at DIF offset %d" % pc))
+            "" if pc == PC_NONE else " at DIF offset %d" % pc))
 
     # --- records -----------------------------------------------------------
 

@@ -4,7 +4,8 @@ consumer (dconsumer.py), formatted the way illumos dtrace(1M) prints.
 
 A format is split into conversions as dtrace's libdtrace does; each is
 then printed with C printf rules (flags # 0 - + space, width,
-precision), with dtrace's choices on top: a precision of 0 counts as
+precision: Python's % operator, which follows C but for the few
+cases c_int names), with dtrace's choices on top: a precision of 0 counts as
 none, a negative * width left-justifies, '?' is a width of 16, %d of an
 unsigned value prints as %u, the value's own width (1, 2, 4 or 8 bytes)
 decides how it is read (a size prefix h, l, ll names that width: the
@@ -89,37 +90,39 @@ def decode(data):
 
 def c_int(value, conv, flags, width, prec):
     """One integer conversion as C's printf prints it; value is already
-    signed (d, i) or unsigned (u, o, x, X)."""
-    mag = -value if value < 0 else value
-    digits = {"o": "%o", "x": "%x", "X": "%X"}.get(conv, "%d") % mag
-    if prec is not None:
-        digits = "" if prec == 0 and mag == 0 else digits.rjust(prec, "0")
-    prefix = ""
-    if conv in "di":
-        prefix = "-" if value < 0 else "+" if "+" in flags else " " if " " in flags else ""
-    if "#" in flags:
-        if conv == "o" and not digits.startswith("0"):
-            digits = "0" + digits
-        elif conv in "xX" and mag:
-            prefix = "0" + conv
-    pad = width - len(prefix) - len(digits)
-    if pad <= 0:
-        return prefix + digits
+    signed (d, i) or unsigned (u, o, x, X). Python's % operator does the
+    work; it differs from C in four places, handled first: '#' with o
+    (C raises the precision until the first digit is 0, Python writes
+    0o), '#' with x or X of zero (C writes no 0x), '0' with a precision
+    and '+' or ' ' with an unsigned conversion (C ignores the flag)."""
+    if conv not in "di":
+        flags = flags.replace("+", "").replace(" ", "")
     if "-" in flags:
-        return prefix + digits + " " * pad
-    if "0" in flags and prec is None:
-        return prefix + "0" * pad + digits
-    return " " * pad + prefix + digits
+        flags = flags.replace("0", "")
+    if prec == 0 and value == 0:          # C prints no digits (dtrace passes no 0 precision)
+        text = ("0" if conv == "o" and "#" in flags else
+                "+" if "+" in flags else " " if " " in flags else "")
+        return c_str(text, flags, width)
+    if prec is not None:
+        flags = flags.replace("0", "")
+    if "#" in flags and (conv == "o" or value == 0):
+        if conv == "o":
+            digits = "%o" % value
+            if not digits.startswith("0"):
+                prec = max(prec or 0, len(digits) + 1)
+        flags = flags.replace("#", "")
+        if prec is not None and "0" in flags:    # the zeros pad, as C's 0 flag does
+            prec, flags = max(prec, width), flags.replace("0", "")
+    spec = "%" + "".join(f for f in "#0-+ " if f in flags) + (str(width) if width else "")
+    if prec is not None:
+        spec += ".%d" % prec
+    return (spec + ("d" if conv in "diu" else conv)) % value
 
 
 def c_str(text, flags, width, prec=None):
-    """%s: precision truncates, width pads."""
-    if prec is not None:
-        text = text[:prec]
-    pad = width - len(text)
-    if pad <= 0:
-        return text
-    return text + " " * pad if "-" in flags else " " * pad + text
+    """%s: precision truncates, width pads (Python's %s, as C's)."""
+    spec = "%" + ("-" if "-" in flags else "") + (str(width) if width else "")
+    return (spec + ("" if prec is None else ".%d" % prec) + "s") % text
 
 
 # --- format parsing --------------------------------------------------------

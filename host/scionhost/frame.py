@@ -1,37 +1,41 @@
 # SPDX-License-Identifier: BSD-2-Clause
 """The control channel's wire format in Python, and a reference receiver.
 
-The constants spell kernel/include/scion/chan_proto.h again (change both
-together). encode* builds frames, decode_* takes payloads apart, and
-ReferenceParser is the header's byte-by-byte receiver followed literally:
-with the kernel's accepted types it predicts the kernel's counters for any
-byte stream (tests feed it hostile input), and with the host's accepted
-types it is the client's streaming decoder, so both ends resynchronise by
-the same rules.
+Every number and layout comes from kernel/include/scion/chan_proto.h (and
+errno.h), through the description the build generates from them
+(layouts.py): nothing is spelled again here. encode* builds frames,
+decode_* takes payloads apart, and ReferenceParser is the header's
+byte-by-byte receiver followed literally: with the kernel's accepted
+types it predicts the kernel's counters for any byte stream (tests feed
+it hostile input), and with the host's accepted types it is the client's
+streaming decoder, so both ends resynchronise by the same rules.
 """
 
 import struct
 import zlib
 from collections import namedtuple
 
-MAGIC0 = 0xAC
-MAGIC1 = 0x5C
-VERSION = 1
-HEADER_BYTES = 16
-CRC_BYTES = 4
-MAX_PAYLOAD = 262144
-IDLE_RESET_MS = 200
-REQUEST_HEADER_BYTES = 4    # u16 op, u16 reserved (0)
-STATUS_BYTES = 4            # i32 at the start of RESPONSE and ERROR
+from .layouts import C, layout
 
-# Frame types.
-HELLO = 1
-REQUEST = 2
-RESPONSE = 3
-ERROR = 4
-EVENT = 5
-DATA = 6
-TYPE_LIMIT = 7
+MAGIC0 = C.CHAN_MAGIC0
+MAGIC1 = C.CHAN_MAGIC1
+VERSION = C.CHAN_VERSION
+HEADER_BYTES = C.CHAN_HEADER_BYTES
+CRC_BYTES = C.CHAN_CRC_BYTES
+MAX_PAYLOAD = C.CHAN_MAX_PAYLOAD
+IDLE_RESET_MS = C.CHAN_IDLE_RESET_MS
+REQUEST_HEADER_BYTES = C.CHAN_REQUEST_HEADER_BYTES    # u16 op, u16 reserved (0)
+STATUS_BYTES = C.CHAN_STATUS_BYTES                    # i32 at the start of RESPONSE and ERROR
+STREAM_MAX_BUF = C.CHAN_STREAM_MAX_BUF
+
+# Frame types (enum chan_frame_type).
+HELLO = C.CHAN_HELLO
+REQUEST = C.CHAN_REQUEST
+RESPONSE = C.CHAN_RESPONSE
+ERROR = C.CHAN_ERROR
+EVENT = C.CHAN_EVENT
+DATA = C.CHAN_DATA
+TYPE_LIMIT = C.CHAN_TYPE_LIMIT
 TYPE_NAMES = {HELLO: "HELLO", REQUEST: "REQUEST", RESPONSE: "RESPONSE", ERROR: "ERROR",
               EVENT: "EVENT", DATA: "DATA"}
 
@@ -40,60 +44,47 @@ TYPE_NAMES = {HELLO: "HELLO", REQUEST: "REQUEST", RESPONSE: "RESPONSE", ERROR: "
 HOST_SENT_TYPES = frozenset({HELLO, REQUEST})
 KERNEL_SENT_TYPES = frozenset({HELLO, RESPONSE, ERROR, EVENT, DATA})
 
-# Request operations.
-OP_STATUS = 1
-OP_SHELL = 2
-OP_GRAFT_LOAD = 3
-OP_ECHO = 4
-OP_BULK = 5
-OP_STATS = 6
-OP_STREAM_OPEN = 7
-OP_STREAM_CLOSE = 8
-OP_TRACE_START = 9
-OP_REC_PUT = 10
-OP_REC_GET = 11
-OP_GRAFT_LOAD_TRUSTED = 12
-OP_SYMBOLIZE = 13
-OP_LIMIT = 14
-OP_NAMES = {OP_STATUS: "STATUS", OP_SHELL: "SHELL", OP_GRAFT_LOAD: "GRAFT_LOAD",
-            OP_ECHO: "ECHO", OP_BULK: "BULK", OP_STATS: "STATS",
-            OP_STREAM_OPEN: "STREAM_OPEN", OP_STREAM_CLOSE: "STREAM_CLOSE",
-            OP_TRACE_START: "TRACE_START", OP_REC_PUT: "REC_PUT", OP_REC_GET: "REC_GET",
-            OP_GRAFT_LOAD_TRUSTED: "GRAFT_LOAD_TRUSTED", OP_SYMBOLIZE: "SYMBOLIZE"}
-# SYMBOLIZE's records (chan_proto.h).
-SYM_RETURN_ADDRESS = 1
-SYM_MAX_ADDRESSES = 256
-SYM_NAME_MAX = 64
-SYM_NAME_OFFSET = 24
-SYM_RECORD_BYTES = 88
-SYM_UNKNOWN, SYM_KERNEL, SYM_PATCH, SYM_GRAFT = 0, 1, 2, 3
+# Request operations (enum chan_op): OP_STATUS, ... as CHAN_OP_STATUS, ...
+OP_NAMES = {value: name[len("CHAN_OP_"):] for name, value in
+            C.by_header["chan_proto.h"].items() if name.startswith("CHAN_OP_") and
+            name != "CHAN_OP_LIMIT"}
+globals().update({"OP_" + name: value for value, name in OP_NAMES.items()})
+OP_LIMIT = C.CHAN_OP_LIMIT
+# SYMBOLIZE's records (struct chan_sym_record).
+SYM_RECORD = layout("chan_sym_record")
+SYM_RETURN_ADDRESS = C.CHAN_SYM_RETURN_ADDRESS
+SYM_MAX_ADDRESSES = C.CHAN_SYM_MAX_ADDRESSES
+SYM_NAME_MAX = C.CHAN_SYM_NAME_MAX
+SYM_RECORD_BYTES = SYM_RECORD.size
+SYM_UNKNOWN, SYM_KERNEL = C.CHAN_SYM_UNKNOWN, C.CHAN_SYM_KERNEL
+SYM_PATCH, SYM_GRAFT = C.CHAN_SYM_PATCH, C.CHAN_SYM_GRAFT
 
 # Streams: DATA on a stream id > 0 carries a chunk header, then records.
-CHUNK_HEADER_BYTES = 16
-CHUNK_AGG = 0x80000000                      # cpu field: aggregation data of CPU (low bits)
-CHUNK_STATUS = 0xffffffff                   # cpu field: a source's status, ends a snapshot
-CHUNK_HEADER = struct.Struct("<IIQ")        # cpu, records, drops
+CHUNK_HEADER_BYTES = C.CHAN_CHUNK_HEADER_BYTES
+CHUNK_AGG = C.CHAN_CHUNK_AGG                # cpu field: aggregation data of CPU (low bits)
+CHUNK_STATUS = C.CHAN_CHUNK_STATUS          # cpu field: a source's status, ends a snapshot
+CHUNK_HEADER = layout("chan_chunk_header").struct     # cpu, records, drops
 # The "probes" source's record (struct chan_probe_record).
-PROBE_RECORD = struct.Struct("<QQQIHH")     # timestamp_ns, tid, arg0, probe_id, cpu, size
+PROBE_RECORD = layout("chan_probe_record")
+STREAM_TOTALS = layout("chan_stream_totals")
 
-# Why a receiver rejects a frame, in the order the header lists them.
+# Why a receiver rejects a frame (enum chan_reject), in the order the header lists them.
 BAD_HEADER_CRC = "bad header CRC"
 BAD_VERSION = "bad version"
 OVERSIZED = "oversized"
 BAD_PAYLOAD_CRC = "bad payload CRC"
 UNKNOWN_TYPE = "unknown type"
 TRUNCATED = "truncated"
-REJECT_REASONS = (BAD_HEADER_CRC, BAD_VERSION, OVERSIZED, BAD_PAYLOAD_CRC, UNKNOWN_TYPE,
-                  TRUNCATED)
+REJECT_CODES = {BAD_HEADER_CRC: C.CHAN_REJECT_BAD_HEADER_CRC,
+                BAD_VERSION: C.CHAN_REJECT_BAD_VERSION, OVERSIZED: C.CHAN_REJECT_OVERSIZED,
+                BAD_PAYLOAD_CRC: C.CHAN_REJECT_BAD_PAYLOAD_CRC,
+                UNKNOWN_TYPE: C.CHAN_REJECT_UNKNOWN_TYPE, TRUNCATED: C.CHAN_REJECT_TRUNCATED}
+REJECT_REASONS = tuple(sorted(REJECT_CODES, key=REJECT_CODES.get))
 
 # kernel/include/scion/errno.h: statuses are 0 or minus one of these.
-ERRNO_NAMES = {1: "EPERM", 2: "ENOENT", 3: "ESRCH", 4: "EINTR", 5: "EIO", 7: "E2BIG",
-               8: "ENOEXEC", 11: "EAGAIN", 12: "ENOMEM", 14: "EFAULT", 16: "EBUSY",
-               17: "EEXIST", 19: "ENODEV", 22: "EINVAL", 27: "EFBIG", 28: "ENOSPC",
-               34: "ERANGE", 38: "ENOSYS", 71: "EPROTO", 74: "EBADMSG", 95: "ENOTSUP",
-               110: "ETIMEDOUT"}
+ERRNO_NAMES = {value: name for name, value in C.by_header["errno.h"].items()}
 
-_HEADER = struct.Struct("<BBBBIII")     # magic0, magic1, version, type, seq, length, crc
+_HEADER = layout("chan_frame_header").struct   # magic0, magic1, version, type, seq, length, crc
 _U32 = struct.Struct("<I")
 
 Frame = namedtuple("Frame", "type seq payload")
@@ -130,8 +121,11 @@ def encode(frame_type, seq, payload, version=VERSION):
         _U32.pack(crc32(payload))
 
 
+_REQUEST_HEADER = layout("chan_request_header")
+
+
 def encode_request(seq, op, body=b""):
-    return encode(REQUEST, seq, struct.pack("<HH", op, 0) + bytes(body))
+    return encode(REQUEST, seq, _REQUEST_HEADER.pack(op=op) + bytes(body))
 
 
 def encode_hello(seq, host_version):
@@ -142,8 +136,7 @@ def decode_request(payload):
     """REQUEST payload -> (op, body)."""
     if len(payload) < REQUEST_HEADER_BYTES:
         raise FrameError(f"REQUEST payload of {len(payload)} bytes has no op")
-    op, _reserved = struct.unpack_from("<HH", payload)
-    return op, bytes(payload[REQUEST_HEADER_BYTES:])
+    return _REQUEST_HEADER.unpack(payload)["op"], bytes(payload[REQUEST_HEADER_BYTES:])
 
 
 def decode_status(payload):
@@ -175,13 +168,20 @@ def decode_probe_records(body, count):
                          f"of {PROBE_RECORD.size} bytes its header announces")
     records = []
     for off in range(0, len(body), PROBE_RECORD.size):
-        ts, tid, arg0, probe_id, cpu, size = PROBE_RECORD.unpack_from(body, off)
-        if size != PROBE_RECORD.size:
-            raise FrameError(f"probe record at byte {off} says it is {size} bytes, not "
+        r = PROBE_RECORD.unpack(body, off)
+        if r["size"] != PROBE_RECORD.size:
+            raise FrameError(f"probe record at byte {off} says it is {r['size']} bytes, not "
                              f"{PROBE_RECORD.size}")
-        records.append({"timestamp_ns": ts, "tid": tid, "arg0": arg0, "probe": probe_id,
-                        "cpu": cpu})
+        records.append({"timestamp_ns": r["timestamp_ns"], "tid": r["tid"], "arg0": r["arg0"],
+                        "probe": r["probe_id"], "cpu": r["cpu"]})
     return records
+
+
+def decode_stream_totals(body):
+    """STREAM_CLOSE's answer (struct chan_stream_totals) -> {name: count}."""
+    if len(body) != STREAM_TOTALS.size:
+        raise FrameError(f"stream totals of {len(body)} bytes, not {STREAM_TOTALS.size}")
+    return STREAM_TOTALS.unpack(body)
 
 
 def decode_event(payload):

@@ -61,19 +61,35 @@ PACKET_MAGIC = 0xC1FC1FC1
 STREAM_IDS = {"trace": 0, "log": 1}
 CLOCK_MAX = (1 << 64) - 1
 
-# The packet header and context and the event header, as METADATA declares
-# them (change both together). Every field is byte-aligned: nothing is padded.
-PACKET_HEADER = struct.Struct("<I16sI")         # magic, trace uuid, stream_id
-# timestamp_begin, timestamp_end, content_size and packet_size (bits), events_discarded
-PACKET_CONTEXT = struct.Struct("<QQQQQ")
-PACKET_HEAD_BYTES = PACKET_HEADER.size + PACKET_CONTEXT.size
-EVENT_HEADER = struct.Struct("<IQ")             # event class id, timestamp
+# The integer types fields may use: the TSDL typealiases and their struct
+# formats (byte-aligned, little-endian). uint64_hex_t is a uint64_t that
+# readers show in hex (a graft point's argument words and results are often
+# addresses or -1); uint64_clock_t a uint64_t mapped to the kernel clock.
+SCALARS = {"uint8_t": "B", "uint32_t": "I", "int32_t": "i", "uint64_t": "Q", "uint64_hex_t": "Q",
+           "uint64_clock_t": "Q"}
 
-# The integer types event fields may use: the TSDL typealiases and their
-# struct formats (byte-aligned, little-endian). uint64_hex_t is a uint64_t
-# that readers show in hex (a graft point's argument words and results are
-# often addresses or -1).
-SCALARS = {"uint8_t": "B", "uint32_t": "I", "int32_t": "i", "uint64_t": "Q", "uint64_hex_t": "Q"}
+# The packet header and context and the event header: one table each, from
+# which METADATA declares them and the writer packs them. Every field is
+# byte-aligned: nothing is padded.
+PACKET_HEADER_FIELDS = (("magic", "uint32_t"), ("uuid", "uint8_t", 16), ("stream_id", "uint32_t"))
+PACKET_CONTEXT_FIELDS = (("timestamp_begin", "uint64_clock_t"),
+                         ("timestamp_end", "uint64_clock_t"),
+                         ("content_size", "uint64_t"),        # bits
+                         ("packet_size", "uint64_t"),         # bits
+                         ("events_discarded", "uint64_t"))
+EVENT_HEADER_FIELDS = (("id", "uint32_t"), ("timestamp", "uint64_clock_t"))
+
+
+def header_struct(fields):
+    """The struct.Struct of a header's fields (a uint8_t array packs as bytes)."""
+    return struct.Struct("<" + "".join(f"{f[2]}s" if len(f) > 2 else SCALARS[f[1]]
+                                       for f in fields))
+
+
+PACKET_HEADER = header_struct(PACKET_HEADER_FIELDS)
+PACKET_CONTEXT = header_struct(PACKET_CONTEXT_FIELDS)
+PACKET_HEAD_BYTES = PACKET_HEADER.size + PACKET_CONTEXT.size
+EVENT_HEADER = header_struct(EVENT_HEADER_FIELDS)
 
 METADATA = string.Template("""/* CTF 1.8 */
 /* A Scion recording of $module, written by `scion record convert --to ctf`. */
@@ -90,10 +106,7 @@ trace {
 	uuid = "$uuid";
 	byte_order = le;
 	packet.header := struct {
-		uint32_t magic;
-		uint8_t uuid[16];
-		uint32_t stream_id;
-	};
+$packet_header	};
 };
 
 env {
@@ -120,14 +133,10 @@ $types$streams$events""")
 # Both streams (trace, log) have the same packet context and event header.
 STREAM = string.Template("""stream {
 	id = $id;
-	event.header := struct { uint32_t id; uint64_clock_t timestamp; };
+	event.header := struct {
+$event_header	};
 	packet.context := struct {
-		uint64_clock_t timestamp_begin;
-		uint64_clock_t timestamp_end;
-		uint64_t content_size;
-		uint64_t packet_size;
-		uint64_t events_discarded;
-	};
+$packet_context	};
 };
 
 """)
@@ -303,10 +312,13 @@ def metadata(env, module, the_uuid, timing):
               for stream, classes in module.streams.items() for cls in classes]
     return METADATA.substitute(
         module=name, uuid=the_uuid, env=env_lines(env),
+        packet_header=tsdl_fields(PACKET_HEADER_FIELDS, "\t\t"),
         clock_description=tsdl_string(timing.clock),
         offset_s=timing.base // 10**9, offset=timing.base % 10**9,
         types=tsdl_types(module),
-        streams="".join(STREAM.substitute(id=i) for i in sorted(STREAM_IDS.values())),
+        streams="".join(STREAM.substitute(id=i, event_header=tsdl_fields(EVENT_HEADER_FIELDS, "\t\t"),
+                                          packet_context=tsdl_fields(PACKET_CONTEXT_FIELDS, "\t\t"))
+                        for i in sorted(STREAM_IDS.values())),
         events="".join(events))
 
 

@@ -1,7 +1,8 @@
 # SPDX-License-Identifier: BSD-2-Clause
 """Recordings of a module's boundaries, as kernel/include/scion/recfmt.h
-lays them out (change both together): a file is a 128-byte header and
-records in sequence order; every record starts with u16 size, u16 type,
+lays them out (its structures and numbers reach Python through the
+layouts the build generates from it: layouts.py): a file is a 128-byte
+header and records in sequence order; every record starts with u16 size, u16 type,
 u32 cpu, then u64 seq. A recording directory holds trace.bin (the
 module's inputs), log.bin (its outputs) and meta.json (module, policy,
 kernel version, configuration, record and drop counts).
@@ -22,55 +23,53 @@ import json
 import os
 import struct
 
-MAGIC = b"SCIONREC"
-VERSION = 1
-HEADER = struct.Struct("<8sHHI16s48s4QQQ")
-assert HEADER.size == 128
-STREAM_TRACE, STREAM_LOG = 1, 2
+from .layouts import C, layout
+
+MAGIC = C.REC_MAGIC.encode()
+VERSION = C.REC_VERSION
+HEADER = layout("rec_file_header")
+STREAM_TRACE, STREAM_LOG = C.REC_STREAM_TRACE, C.REC_STREAM_LOG
 STREAM_NAMES = {STREAM_TRACE: "trace", STREAM_LOG: "log"}
+POINT_MODULE = C.REC_POINT_MODULE        # STREAM_RECORDS has its streams' records
 # What each stream of a module holds (decoded records' "type").
 STREAM_RECORDS = {"bcache": {STREAM_TRACE: "request", STREAM_LOG: "result"},
                   "sched": {STREAM_TRACE: "event", STREAM_LOG: "pick"},
-                  "point": {STREAM_TRACE: "call", STREAM_LOG: "done"}}
-CONFIG_BUFFERS, CONFIG_BLOCKS = 0, 1                  # bcache's configuration words
-CONFIG_CPUS, CONFIG_HZ, CONFIG_SLICE = 0, 1, 2        # sched's
+                  POINT_MODULE: {STREAM_TRACE: "call", STREAM_LOG: "done"}}
+CONFIG_BUFFERS, CONFIG_BLOCKS = C.REC_BCACHE_CONFIG_BUFFERS, C.REC_BCACHE_CONFIG_BLOCKS
+CONFIG_CPUS, CONFIG_HZ, CONFIG_SLICE = (C.REC_SCHED_CONFIG_CPUS, C.REC_SCHED_CONFIG_HZ,
+                                        C.REC_SCHED_CONFIG_SLICE)
 CONFIG_NAMES = {"bcache": ("buffers", "blocks"), "sched": ("cpus", "hz", "slice_ticks")}
+CONFIG_WORDS = C.REC_CONFIG_WORDS
 # What a module's trace and log hold, in words (`scion record` and the kernel's `record stop`;
 # a graft point's recording says requests and results, as bcache's does).
 STREAM_WHAT = {"sched": ("events", "picks")}
 
-HEAD = struct.Struct("<HHI")
-TYPE_BCACHE_REQUEST, TYPE_BCACHE_RESULT = 1, 2
-TYPE_SCHED_EVENT, TYPE_SCHED_PICK = 3, 4
-REQUEST = struct.Struct("<HHIQQQQQQ")            # head, seq, time_ns, tid, pid, block, in_flight
-assert REQUEST.size == 56
-RESULT = struct.Struct("<HHIQBBHIQQQ")           # head, seq, outcome, nprefetch, reserved,
-assert RESULT.size == 48                         # disk_reads, block, victim, latency_ns
-PREFETCH = struct.Struct("<QQII")                # block, victim, fate, reserved
+HEAD = layout("rec_head").struct                  # size, type, cpu: every record's first word
+SEQ = struct.Struct("<Q")                         # and its second
+TYPE_BCACHE_REQUEST, TYPE_BCACHE_RESULT = C.REC_BCACHE_REQUEST, C.REC_BCACHE_RESULT
+TYPE_SCHED_EVENT, TYPE_SCHED_PICK = C.REC_SCHED_EVENT, C.REC_SCHED_PICK
+REQUEST = layout("rec_bcache_request")
+RESULT = layout("rec_bcache_result")
+PREFETCH = layout("rec_bcache_prefetch")
 # A graft point recorded on its own (module "point"): its calls and how each ended.
-TYPE_POINT_CALL, TYPE_POINT_DONE = 16, 17
-POINT_ARGS = 6                                   # every call records this many argument words
-POINT_CALL = struct.Struct(f"<HHIQQQ{POINT_ARGS}Q")  # head, seq, time_ns, tid, args
-assert POINT_CALL.size == 80
-POINT_DONE = struct.Struct("<HHIQQQII")          # head, seq, time_ns, result, outcome, reserved
-assert POINT_DONE.size == 40
-POINT_MODULE = "point"        # STREAM_RECORDS has its streams' records
+TYPE_POINT_CALL, TYPE_POINT_DONE = C.REC_POINT_CALL, C.REC_POINT_DONE
+POINT_CALL = layout("rec_point_call")
+POINT_ARGS = len(POINT_CALL.unpack(bytes(POINT_CALL.size))["args"])   # argument words a call records
+POINT_DONE = layout("rec_point_done")
 POINT_OUTCOMES = {1: "default", 2: "committed", 3: "aborted"}
 LOG_TYPES = frozenset({TYPE_BCACHE_RESULT, TYPE_SCHED_PICK, TYPE_POINT_DONE})  # the rest: traces'
 PREFETCH_MAX = 8
 NO_BLOCK = (1 << 64) - 1
 
-SCHED_EVENT = struct.Struct("<HHIQQQQIi")       # head, seq, tick, time_ns, tid, kind, affinity
-assert SCHED_EVENT.size == 48
-SCHED_PICK = struct.Struct("<HHIQQQQII")        # head, seq, tick, tid, prev, cpu, queued
-assert SCHED_PICK.size == 48
+SCHED_EVENT = layout("rec_sched_event")
+SCHED_PICK = layout("rec_sched_pick")
 EVENTS = {1: "runnable", 2: "block", 3: "exit", 4: "tick", 5: "yield",
-          6: "queued", 7: "running", 8: "sleeping"}
+          C.SCHED_EVENT_QUEUED: "queued", C.SCHED_EVENT_RUNNING: "running",
+          C.SCHED_EVENT_SLEEPING: "sleeping"}
 # A sched recording starts with the state of every thread (kinds queued, running, sleeping):
-# an event record with the entity's counters after it, 72 bytes (recfmt.h's rec_sched_state).
-STATE_KINDS = frozenset({6, 7, 8})
-SCHED_STATE = struct.Struct("<QQiI")            # after the event: ticks_run, switches_in, slice
-assert SCHED_EVENT.size + SCHED_STATE.size == 72
+# an event record with the entity's counters after it (recfmt.h's rec_sched_state).
+STATE_KINDS = frozenset({C.SCHED_EVENT_QUEUED, C.SCHED_EVENT_RUNNING, C.SCHED_EVENT_SLEEPING})
+SCHED_STATE = layout("rec_sched_state")
 STATE_FIELDS = ("ticks_run", "switches_in", "slice")   # a decoded start-state record's counters
 EVENT_KINDS = {name: kind for kind, name in EVENTS.items()}
 
@@ -90,17 +89,19 @@ def _text(raw):
 
 
 def pack_header(stream, module, policy, config, records, drops):
-    config = (list(config) + [0, 0, 0, 0])[:4]
-    return HEADER.pack(MAGIC, VERSION, stream, HEADER.size, module.encode()[:16],
-                       policy.encode()[:47], *config, records, drops)
+    config = (list(config) + [0] * CONFIG_WORDS)[:CONFIG_WORDS]
+    return HEADER.pack(magic=MAGIC, version=VERSION, stream=stream, header_bytes=HEADER.size,
+                       module=module.encode()[:C.REC_MODULE_MAX],
+                       policy=policy.encode()[:C.REC_POLICY_MAX - 1], config=config,
+                       records=records, drops=drops)
 
 
 def unpack_header(data, what="file"):
     if len(data) < HEADER.size:
         raise RecError(f"{what}: {len(data)} bytes, shorter than a recording header "
                        f"({HEADER.size})")
-    (magic, version, stream, header_bytes, module, policy, c0, c1, c2, c3, records,
-     drops) = HEADER.unpack_from(data)
+    h = HEADER.unpack(data)
+    magic, version, stream, header_bytes = h["magic"], h["version"], h["stream"], h["header_bytes"]
     if magic != MAGIC:
         raise RecError(f"{what}: not a Scion recording (no {MAGIC.decode()} magic)")
     if version != VERSION or header_bytes != HEADER.size:
@@ -108,8 +109,13 @@ def unpack_header(data, what="file"):
                        f"header); this reads version {VERSION}")
     if stream not in STREAM_NAMES:
         raise RecError(f"{what}: unknown stream {stream} in its header")
-    return {"stream": stream, "module": _text(module), "policy": _text(policy),
-            "config": [c0, c1, c2, c3], "records": records, "drops": drops}
+    return {"stream": stream, "module": _text(h["module"]), "policy": _text(h["policy"]),
+            "config": h["config"], "records": h["records"], "drops": h["drops"]}
+
+
+def _fields(lay, data, offset, *names, prefix=""):
+    r = lay.unpack(data, offset)
+    return {name: r[prefix + name] for name in names}
 
 
 def decode_record(data, offset=0):
@@ -121,45 +127,39 @@ def decode_record(data, offset=0):
         raise RecError(f"a record of {size} bytes at byte {offset} "
                        f"({'truncated' if offset + size > len(data) else 'bad size'})")
     if rtype == TYPE_BCACHE_REQUEST and size == REQUEST.size:
-        _, _, _, seq, time_ns, tid, pid, block, in_flight = REQUEST.unpack_from(data, offset)
-        return {"type": "request", "size": size, "cpu": cpu, "seq": seq, "time_ns": time_ns,
-                "tid": tid, "pid": pid, "block": block, "in_flight": in_flight}
+        return {"type": "request", "size": size, "cpu": cpu, **_fields(
+            REQUEST, data, offset, "seq", "time_ns", "tid", "pid", "block", "in_flight")}
     if rtype == TYPE_BCACHE_RESULT and size >= RESULT.size:
-        (_, _, _, seq, outcome, nprefetch, _, disk_reads, block, victim,
-         latency_ns) = RESULT.unpack_from(data, offset)
+        r = RESULT.unpack(data, offset)
+        nprefetch = r["nprefetch"]
         if nprefetch > PREFETCH_MAX or size != RESULT.size + nprefetch * PREFETCH.size:
             raise RecError(f"a result record at byte {offset}: {nprefetch} prefetches "
                            f"in {size} bytes")
-        prefetch = []
-        for k in range(nprefetch):
-            pb, pv, fate, _ = PREFETCH.unpack_from(data, offset + RESULT.size + k * PREFETCH.size)
-            prefetch.append({"block": pb, "victim": pv, "fate": fate})
-        return {"type": "result", "size": size, "cpu": cpu, "seq": seq, "outcome": outcome,
-                "block": block, "victim": victim, "latency_ns": latency_ns,
-                "disk_reads": disk_reads, "prefetch": prefetch}
-    if rtype == TYPE_SCHED_EVENT and size in (SCHED_EVENT.size,
-                                              SCHED_EVENT.size + SCHED_STATE.size):
-        _, _, _, seq, tick, time_ns, tid, kind, affinity = SCHED_EVENT.unpack_from(data, offset)
-        r = {"type": "event", "size": size, "cpu": cpu, "seq": seq, "tick": tick,
-             "time_ns": time_ns, "tid": tid, "kind": kind, "affinity": affinity}
-        if size > SCHED_EVENT.size:     # a start-state record: the counters policies read
-            r["ticks_run"], r["switches_in"], r["slice"], _ = \
-                SCHED_STATE.unpack_from(data, offset + SCHED_EVENT.size)
+        prefetch = [_fields(PREFETCH, data, offset + RESULT.size + k * PREFETCH.size,
+                            "block", "victim", "fate") for k in range(nprefetch)]
+        return {"type": "result", "size": size, "cpu": cpu, "seq": r["seq"],
+                "outcome": r["outcome"], "block": r["block"], "victim": r["victim"],
+                "latency_ns": r["latency_ns"], "disk_reads": r["disk_reads"],
+                "prefetch": prefetch}
+    if rtype == TYPE_SCHED_EVENT and size in (SCHED_EVENT.size, SCHED_STATE.size):
+        r = {"type": "event", "size": size, "cpu": cpu, **_fields(
+            SCHED_EVENT, data, offset, "seq", "tick", "time_ns", "tid", "kind", "affinity")}
+        if size == SCHED_STATE.size:     # a start-state record: the counters policies read
+            r.update(_fields(SCHED_STATE, data, offset, *STATE_FIELDS))
         return r
     if rtype == TYPE_SCHED_PICK and size == SCHED_PICK.size:
-        _, _, _, seq, tick, tid, prev, pcpu, queued = SCHED_PICK.unpack_from(data, offset)
-        return {"type": "pick", "size": size, "cpu": pcpu, "seq": seq, "tick": tick,
-                "tid": tid, "prev": prev, "queued": queued, "head_cpu": cpu}
+        p = SCHED_PICK.unpack(data, offset)
+        return {"type": "pick", "size": size, "cpu": p["cpu"], "seq": p["seq"],
+                "tick": p["tick"], "tid": p["tid"], "prev": p["prev"], "queued": p["queued"],
+                "head_cpu": cpu}
     if rtype == TYPE_POINT_CALL and size == POINT_CALL.size:
-        _, _, _, seq, time_ns, tid, *args = POINT_CALL.unpack_from(data, offset)
-        return {"type": "call", "size": size, "cpu": cpu, "seq": seq, "time_ns": time_ns,
-                "tid": tid, "args": args}
+        return {"type": "call", "size": size, "cpu": cpu, **_fields(
+            POINT_CALL, data, offset, "seq", "time_ns", "tid", "args")}
     if rtype == TYPE_POINT_DONE and size == POINT_DONE.size:
-        _, _, _, seq, time_ns, result, outcome, _ = POINT_DONE.unpack_from(data, offset)
-        return {"type": "done", "size": size, "cpu": cpu, "seq": seq, "time_ns": time_ns,
-                "result": result, "outcome": outcome}
+        return {"type": "done", "size": size, "cpu": cpu, **_fields(
+            POINT_DONE, data, offset, "seq", "time_ns", "result", "outcome")}
     return {"type": f"type {rtype}", "size": size, "cpu": cpu,
-            "seq": struct.unpack_from("<Q", data, offset + HEAD.size)[0]}
+            "seq": SEQ.unpack_from(data, offset + HEAD.size)[0]}
 
 
 def is_state_event(r):
@@ -178,18 +178,26 @@ def record_class(r):
     return "snapshot" if is_state_event(r) else r["type"]
 
 
+def _head(lay, rtype, cpu, size=None):
+    return {"head.size": size or lay.size, "head.type": rtype, "head.cpu": cpu}
+
+
 def encode_record(r):
     """decode_record's inverse for a request, result, event, pick, call or done dict
     (size is computed), so decode_record(encode_record(r)) gives r back. An event of a
     start-state kind (STATE_KINDS), or one that carries the counters (STATE_FIELDS),
     is the 72-byte start-state record with them; a state kind without its counters is
     a ValueError, since the format has no 48-byte form of it."""
+    def pack(lay, rtype, cpu, *names, size=None, prefix="", **more):
+        values = {prefix + k: v for k, v in _head(lay, rtype, cpu, size).items()}
+        values.update({prefix + name: r[name] for name in names})
+        values.update(more)
+        return lay.pack(**values)
+
     if r["type"] == "call":
-        return POINT_CALL.pack(POINT_CALL.size, TYPE_POINT_CALL, r["cpu"], r["seq"], r["time_ns"],
-                               r["tid"], *r["args"])
+        return pack(POINT_CALL, TYPE_POINT_CALL, r["cpu"], "seq", "time_ns", "tid", "args")
     if r["type"] == "done":
-        return POINT_DONE.pack(POINT_DONE.size, TYPE_POINT_DONE, r["cpu"], r["seq"], r["time_ns"],
-                               r["result"], r["outcome"], 0)
+        return pack(POINT_DONE, TYPE_POINT_DONE, r["cpu"], "seq", "time_ns", "result", "outcome")
     if r["type"] == "event":
         state = r["kind"] in STATE_KINDS or "ticks_run" in r
         missing = [name for name in STATE_FIELDS if name not in r]
@@ -197,24 +205,24 @@ def encode_record(r):
             raise ValueError(f"sched event seq {r['seq']}: a start-state record "
                              f"({EVENTS.get(r['kind'], r['kind'])}) without "
                              f"{', '.join(missing)}")
-        size = SCHED_EVENT.size + (SCHED_STATE.size if state else 0)
-        event = SCHED_EVENT.pack(size, TYPE_SCHED_EVENT, r["cpu"], r["seq"], r["tick"],
-                                 r["time_ns"], r["tid"], r["kind"], r["affinity"])
+        names = ("seq", "tick", "time_ns", "tid", "kind", "affinity")
         if not state:
-            return event
-        return event + SCHED_STATE.pack(r["ticks_run"], r["switches_in"], r["slice"], 0)
+            return pack(SCHED_EVENT, TYPE_SCHED_EVENT, r["cpu"], *names)
+        return pack(SCHED_STATE, TYPE_SCHED_EVENT, r["cpu"], *names, prefix="event.",
+                    size=SCHED_STATE.size, **{name: r[name] for name in STATE_FIELDS})
     if r["type"] == "pick":
-        return SCHED_PICK.pack(SCHED_PICK.size, TYPE_SCHED_PICK, r.get("head_cpu", r["cpu"]),
-                               r["seq"], r["tick"], r["tid"], r["prev"], r["cpu"], r["queued"])
+        return pack(SCHED_PICK, TYPE_SCHED_PICK, r.get("head_cpu", r["cpu"]), "seq", "tick",
+                    "tid", "prev", "cpu", "queued")
     if r["type"] == "request":
-        return REQUEST.pack(REQUEST.size, TYPE_BCACHE_REQUEST, r["cpu"], r["seq"], r["time_ns"],
-                            r["tid"], r["pid"], r["block"], r["in_flight"])
+        return pack(REQUEST, TYPE_BCACHE_REQUEST, r["cpu"], "seq", "time_ns", "tid", "pid",
+                    "block", "in_flight")
     prefetch = r["prefetch"]
-    head = RESULT.pack(RESULT.size + len(prefetch) * PREFETCH.size, TYPE_BCACHE_RESULT, r["cpu"],
-                       r["seq"], r["outcome"], len(prefetch), 0,
-                       r.get("disk_reads", int(r["outcome"] in (3, 4))), r["block"], r["victim"],
-                       r["latency_ns"])
-    return head + b"".join(PREFETCH.pack(p["block"], p["victim"], p["fate"], 0) for p in prefetch)
+    head = pack(RESULT, TYPE_BCACHE_RESULT, r["cpu"], "seq", "outcome", "block", "victim",
+                "latency_ns", size=RESULT.size + len(prefetch) * PREFETCH.size,
+                nprefetch=len(prefetch),
+                disk_reads=r.get("disk_reads", int(r["outcome"] in (3, 4))))
+    return head + b"".join(PREFETCH.pack(block=p["block"], victim=p["victim"], fate=p["fate"])
+                           for p in prefetch)
 
 
 def split_records(data):
@@ -237,7 +245,7 @@ def raw_type(raw):
 
 
 def raw_seq(raw):
-    return struct.unpack_from("<Q", raw, HEAD.size)[0]
+    return SEQ.unpack_from(raw, HEAD.size)[0]
 
 
 def read_stream(path, stream=None):
@@ -277,8 +285,7 @@ def read_stream(path, stream=None):
                     is_state_event(r) != (r["kind"] in STATE_KINDS):
                 raise RecError(f"a sched event of kind {EVENTS.get(r['kind'], r['kind'])} in "
                                f"{r['size']} bytes at byte {offset} (a start-state kind is "
-                               f"{SCHED_EVENT.size + SCHED_STATE.size} bytes, any other "
-                               f"{SCHED_EVENT.size})")
+                               f"{SCHED_STATE.size} bytes, any other {SCHED_EVENT.size})")
             records.append(r)
             offset += r["size"]
     except RecError as e:

@@ -14,11 +14,10 @@ and the exit status is partial.EXIT_INCOMPLETE (3).
 """
 
 import json
-import re
 import sys
 import time
 
-from . import frame, partial, tables
+from . import frame, partial, replies
 from .client import ChannelLost, Client, ScionError
 
 DEFAULT_BUFSIZE = 64 * 1024
@@ -28,14 +27,6 @@ FOLLOW_POLL_SECONDS = 0.5
 
 def session(args):
     return Client(args.socket, timeout=args.timeout, wait=args.wait)
-
-
-def probe_names(client, spec):
-    """{probe id: full name} for the probes spec matches (guest `probe list`)."""
-    status, body = client.request(frame.OP_SHELL, f"probe list {spec}".encode())
-    if status < 0:
-        raise ScionError(body.decode("utf-8", "replace").strip() or f"probe list {spec} failed")
-    return {row["id"]: row["probe"] for row in tables.probe_list(body.decode("utf-8", "replace"))}
 
 
 def collect_until(client, args):
@@ -79,7 +70,7 @@ def cmd_probe_record(args):
     lost, totals, output = None, None, ""
     stream = None
     with session(args) as client:
-        names = probe_names(client, args.spec)
+        names = replies.probe_names(client, args.spec)
         try:
             if args.output:
                 part = partial.PartFile(args.output, binary=False)
@@ -157,24 +148,13 @@ def cmd_probe_record(args):
     return 0
 
 
-# kernel/channel/event.c channel_events_print: "N SEC.MSC  TEXT".
-EVENT_ROW = re.compile(r"^\s*(\d+)\s+(\d+)\.(\d{3})  (.*)$")
-
-
-def recent_events(args):
-    """The events the kernel still keeps, as (number, uptime_ms, text), oldest first."""
+def recent_events(args, after=0):
+    """The events the kernel still keeps after number after, as (number, uptime_ms, text),
+    oldest first (the EVENTS op)."""
     # Following must outwait other clients, which may hold the channel for long.
     wait = float("inf") if args.follow else args.wait
     with Client(args.socket, timeout=args.timeout, wait=wait) as client:
-        status, body = client.request(frame.OP_SHELL, b"channel events")
-    if status < 0:
-        raise ScionError(body.decode("utf-8", "replace").strip() or "channel events failed")
-    events = []
-    for line in body.decode("utf-8", "replace").splitlines():
-        m = EVENT_ROW.match(line)
-        if m:
-            events.append((int(m[1]), int(m[2]) * 1000 + int(m[3]), m[4]))
-    return events
+        return replies.events(client, after)
 
 
 def cmd_events(args):
@@ -200,7 +180,7 @@ def cmd_events(args):
             if deadline is not None and time.monotonic() >= deadline:
                 break
             time.sleep(FOLLOW_POLL_SECONDS)
-            for event in recent_events(args):
+            for event in recent_events(args, last):
                 if event[0] <= last:
                     continue
                 if event[0] > last + 1:

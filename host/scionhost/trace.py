@@ -22,14 +22,14 @@ import subprocess
 import sys
 import time
 
-from . import frame, partial, tables
+from . import frame, ksyms, partial, replies
 from .client import ChannelLost, Client, ScionError
 
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 CHUNK_AGG = frame.CHUNK_AGG
 CHUNK_STATUS = frame.CHUNK_STATUS
 MIN_SWITCH_MS = 10
-MAX_BUFSIZE = 131072          # CHANNEL_STREAM_MAX_BUF in kernel/channel/channel_internal.h
+MAX_BUFSIZE = frame.STREAM_MAX_BUF
 DEFAULT_BUFSIZE = 65536
 DTRACE_DEFAULT_BUFSIZE = 4 << 20
 DTRACE_DEFAULT_RATE_NS = 1000000000
@@ -74,13 +74,16 @@ def probe_names(client, specs):
     """{probe id: (provider, module, function, name)} for the probes specs match."""
     names = {}
     for spec in specs:
-        status, body = client.request(frame.OP_SHELL, f"probe list {spec}".encode())
-        if status < 0:
+        try:
+            rows = replies.probe_names(client, spec)
+        except ChannelLost:
+            raise
+        except ScionError:
             continue
-        for row in tables.probe_list(body.decode("utf-8", "replace")):
-            parts = row["probe"].split(":", 3)
+        for pid, name in rows.items():
+            parts = name.split(":", 3)
             if len(parts) == 4:
-                names[row["id"]] = tuple(parts)
+                names[pid] = tuple(parts)
     return names
 
 
@@ -91,18 +94,23 @@ def full_spec(desc):
 
 
 class Symbols:
-    """Code addresses to "module`symbol+0xoff", named by the kernel (SYMBOLIZE op):
-    kernel functions (trap entry included), probe patches (by the kernel
-    instruction they stand for), grafts ("graft`NAME+0xoff"). A return
-    address is looked up by the byte before it (a call to a noreturn
-    function may end its caller)."""
+    """Code addresses to "module`symbol+0xoff": kernel functions (trap entry
+    included) on the host from build/kernel.syms (ksyms.py), the rest by the
+    kernel (SYMBOLIZE op): probe patches (by the kernel instruction they stand
+    for), grafts ("graft`NAME+0xoff"). A return address is looked up by the
+    byte before it (a call to a noreturn function may end its caller)."""
 
-    def __init__(self, client):
+    def __init__(self, client, kernel=None):
         self.client = client
+        self.kernel = kernel            # ksyms.KernelSymbols, or None: ask for everything
         self.cache = {}
 
     def __call__(self, addr, return_address=False):
         key = (addr, return_address)
+        look = addr - 1 if return_address and addr else addr
+        if key not in self.cache and self.kernel and self.kernel.in_text(look):
+            found = self.kernel.lookup(look)
+            self.cache[key] = f"kernel`{found[0]}+0x{addr - found[1]:x}" if found else None
         if key not in self.cache:
             flags = frame.SYM_RETURN_ADDRESS if return_address else 0
             status, body = self.client.request(frame.OP_SYMBOLIZE, struct.pack("<QQ", addr, flags))
@@ -112,13 +120,14 @@ class Symbols:
 
 
 def symbol_name(record):
-    """One SYMBOLIZE record as dtrace prints a frame, or None when nothing holds it."""
-    start, offset, kind, length = struct.unpack_from("<QQHH", record)
-    name = record[frame.SYM_NAME_OFFSET:frame.SYM_NAME_OFFSET + length].decode("utf-8", "replace")
-    if kind in (frame.SYM_KERNEL, frame.SYM_PATCH):
-        return f"kernel`{name}+0x{offset:x}"
-    if kind == frame.SYM_GRAFT:
-        return f"graft`{name}+0x{offset:x}"
+    """One SYMBOLIZE record (struct chan_sym_record) as dtrace prints a frame, or None
+    when nothing holds it."""
+    r = frame.SYM_RECORD.unpack(record)
+    name = r["name"][:r["name_len"]].decode("utf-8", "replace")
+    if r["kind"] in (frame.SYM_KERNEL, frame.SYM_PATCH):
+        return f"kernel`{name}+0x{r['offset']:x}"
+    if r["kind"] == frame.SYM_GRAFT:
+        return f"graft`{name}+0x{r['offset']:x}"
     return None
 
 
@@ -189,8 +198,9 @@ class Snapshots:
 
 
 class KeptSymbols:
-    """A symbolizer that outlives the channel: once it is lost, an address not named
-    before stays a number (as dtrace prints one it cannot name)."""
+    """A symbolizer that outlives the channel: once it is lost, an address the host
+    cannot name itself (outside the kernel's text) and not named before stays a
+    number (as dtrace prints one it cannot name)."""
 
     def __init__(self, symbolize):
         self.symbolize, self.lost, self.known = symbolize, False, {}
@@ -198,7 +208,9 @@ class KeptSymbols:
     def __call__(self, addr, return_address=False):
         key = (addr, return_address)
         if key not in self.known:
-            if self.lost:
+            kernel = getattr(self.symbolize, "kernel", None)
+            look = addr - 1 if return_address and addr else addr
+            if self.lost and not (kernel and kernel.in_text(look)):
                 return None
             try:
                 self.known[key] = (self.symbolize(addr, return_address=True) if return_address
@@ -260,7 +272,7 @@ def cmd_trace(args):
             what = (f"script '{args.script}'" if args.script else f"description '{args.program}'")
             n = len(epids)
             print(f"dtrace: {what} matched {n} probe{'s' if n != 1 else ''}", file=sys.stderr)
-        symbols = KeptSymbols(Symbols(client))
+        symbols = KeptSymbols(Symbols(client, ksyms.load(ksyms_path())))
         consumer = Consumer(meta, epids, lambda pid: names.get(pid, ("?", "?", "?", str(pid))),
                             symbols, out, sys.stderr, quiet)
 
@@ -314,12 +326,9 @@ def cmd_trace(args):
 def list_probes(args):
     spec = full_spec(args.program) if args.program else ""
     with Client(args.socket, timeout=args.timeout, wait=args.wait) as client:
-        status, body = client.request(frame.OP_SHELL, f"probe list {spec}".strip().encode(),
-                                      timeout=max(args.timeout, 120.0))
-    if status < 0:
-        raise ScionError(body.decode("utf-8", "replace").strip())
+        rows = replies.probe_list(client, spec, timeout=max(args.timeout, 120.0))
     print(f"{'ID':>5} {'PROVIDER':>17} {'MODULE':>29} {'FUNCTION':>32} NAME")
-    for row in tables.probe_list(body.decode("utf-8", "replace")):
+    for row in rows:
         prov, mod, func, name = (row["probe"].split(":", 3) + ["", "", "", ""])[:4]
         print(f"{row['id']:5} {prov:>17} {mod:>29} {func:>32} {name}")
     return 0

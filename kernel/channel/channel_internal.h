@@ -15,13 +15,13 @@
 #include <scion/wait.h>
 #include <scion/mutex.h>
 #include <scion/channel.h>
+#include <scion/chan_reply.h>
 #include "frame.h"
 
 #define CHANNEL_RX_RING 4096	/* a power of two */
-#define CHANNEL_EVENT_TEXT 160	/* bytes of an event's text, NUL included */
+#define CHANNEL_EVENT_TEXT CHAN_EVENT_TEXT_MAX	/* bytes of an event's text, NUL included */
 #define CHANNEL_EVENT_LINE (CHANNEL_EVENT_TEXT + 48)	/* "N MS TEXT" */
 #define CHANNEL_STREAMS 4	/* open at once */
-#define CHANNEL_STREAM_MAX_BUF 131072	/* bytes per CPU buffer: one DATA frame */
 #define CHANNEL_SWITCH_MIN_MS 10
 #define CHANNEL_SWITCH_MAX_MS 60000
 
@@ -62,6 +62,36 @@ void channel_send(uint8_t type, uint32_t seq, const void *a, size_t alen, const 
 void channel_handle_request(uint32_t seq, const uint8_t *payload, uint32_t length);
 
 /*
+ * List replies (query.c; the form is scion/chan_reply.h's): begin takes
+ * the request apart (more_body: text may follow the start, as PROBE_LIST's
+ * spec), answering a malformed one with an ERROR (then it returns -errno), add hands out a zeroed record for each item in key
+ * order (NULL for one before the request's start, or past the page:
+ * skip it), finish sends the answer.
+ * Caller's context: the channel thread, may sleep.
+ */
+struct chan_list {
+	uint32_t seq;
+	uint64_t start;
+	size_t record_bytes, room;		/* room: records one page holds */
+	struct chan_list_head head;
+	uint8_t *page;				/* the head, then the records */
+};
+int chan_list_begin(struct chan_list *l, uint32_t seq, const uint8_t *body, uint32_t len,
+		    size_t record_bytes, const char *what, bool more_body);
+void *chan_list_add(struct chan_list *l, uint64_t key);
+int chan_list_finish(struct chan_list *l);
+
+/* The ops of query.c, answered in structured records (scion/chan_reply.h). */
+int channel_op_status(uint32_t seq, const uint8_t *body, uint32_t len);
+int channel_op_stats(uint32_t seq, const uint8_t *body, uint32_t len);
+int channel_op_probe_list(uint32_t seq, const uint8_t *body, uint32_t len);
+int channel_op_graft_list(uint32_t seq, const uint8_t *body, uint32_t len);
+int channel_op_metrics(uint32_t seq, const uint8_t *body, uint32_t len);
+
+/* The channel's counters, read unlocked (a snapshot in motion). */
+void channel_get_stats(struct chan_channel_stats *s);
+
+/*
  * Events (event.c): channel_event_take copies the oldest unsent event's
  * wire text into buf (CHANNEL_EVENT_LINE bytes) and returns its length,
  * 0 when none waits; channel_events_print is `channel events`.
@@ -70,6 +100,7 @@ void channel_handle_request(uint32_t seq, const uint8_t *payload, uint32_t lengt
 size_t channel_event_take(char *buf);
 bool channel_event_pending(void);
 int channel_events_print(void);
+int channel_events_request(uint32_t seq, const uint8_t *body, uint32_t len);	/* the EVENTS op */
 
 /*
  * Streams and the output thread (stream.c). The ops run in the channel

@@ -20,6 +20,7 @@
 #include <scion/printk.h>
 #include <scion/shell.h>
 #include <scion/errno.h>
+#include <scion/mutex.h>
 #include "channel_internal.h"
 
 #define EVENT_SLOTS 64		/* a power of two */
@@ -84,17 +85,24 @@ bool channel_event_pending(void)
 	return READ_ONCE(events.sent) != READ_ONCE(events.posted);
 }
 
-/* `channel events`: the ones still in the ring, oldest first, one per line. */
-int channel_events_print(void)
+/*
+ * The events still in the ring, oldest first: fn(n, ms, text) for each
+ * (text is a copy, so fn may sleep). Return value: the number of the
+ * newest event posted; *lost: those overwritten before they were sent.
+ */
+static uint64_t events_foreach(void (*fn)(uint64_t n, uint64_t ms, const char *text, void *arg),
+			       void *arg, uint64_t *lost)
 {
-	static char text[CHANNEL_EVENT_TEXT];
+	static char text[CHANNEL_EVENT_TEXT];	/* callers: the shell, the channel thread: one
+						   at a time under events_mutex */
+	static struct mutex events_mutex = MUTEX_INIT(events_mutex, "channel-events-read");
 	irqflags_t f = spin_lock_irqsave(&events.lock);
-	uint64_t last = events.posted, lost = events.lost;
+	uint64_t last = events.posted;
+	*lost = events.lost;
 	spin_unlock_irqrestore(&events.lock, f);
 	uint64_t first = last > EVENT_SLOTS ? last - EVENT_SLOTS + 1 : 1;
 
-	printk("%llu event%s posted, %llu lost before they were sent\n", (unsigned long long)last,
-	       last == 1 ? "" : "s", (unsigned long long)lost);
+	mutex_lock(&events_mutex);
 	for (uint64_t n = first; n <= last; n++) {
 		uint64_t ms = 0;
 		f = spin_lock_irqsave(&events.lock);
@@ -106,8 +114,53 @@ int channel_events_print(void)
 		}
 		spin_unlock_irqrestore(&events.lock, f);
 		if (kept)
-			printk("%6llu %6llu.%03llu  %s\n", (unsigned long long)n,
-			       (unsigned long long)(ms / 1000), (unsigned long long)(ms % 1000), text);
+			fn(n, ms, text, arg);
 	}
+	mutex_unlock(&events_mutex);
+	return last;
+}
+
+static void print_event(uint64_t n, uint64_t ms, const char *text, void *arg)
+{
+	(void)arg;
+	printk("%6llu %6llu.%03llu  %s\n", (unsigned long long)n, (unsigned long long)(ms / 1000),
+	       (unsigned long long)(ms % 1000), text);
+}
+
+/* `channel events`: the ones still in the ring, oldest first, one per line. */
+int channel_events_print(void)
+{
+	uint64_t lost, last;
+	/* The count line comes first: read it, then print the events it counted and any newer. */
+	irqflags_t f = spin_lock_irqsave(&events.lock);
+	last = events.posted;
+	lost = events.lost;
+	spin_unlock_irqrestore(&events.lock, f);
+	printk("%llu event%s posted, %llu lost before they were sent\n", (unsigned long long)last,
+	       last == 1 ? "" : "s", (unsigned long long)lost);
+	events_foreach(print_event, NULL, &lost);
 	return 0;
+}
+
+static void list_event(uint64_t n, uint64_t ms, const char *text, void *arg)
+{
+	struct chan_event_info *r = chan_list_add(arg, n);
+	if (r) {
+		r->number = n;
+		r->uptime_ms = ms;
+		strlcpy(r->text, text, sizeof(r->text));
+	}
+}
+
+/* EVENTS: the events still kept, after the request's start. */
+int channel_events_request(uint32_t seq, const uint8_t *body, uint32_t len)
+{
+	struct chan_list l;
+	uint64_t lost;
+	int err = chan_list_begin(&l, seq, body, len, sizeof(struct chan_event_info), "events",
+				  false);
+	if (err)
+		return err;
+	events_foreach(list_event, &l, &lost);
+	return chan_list_finish(&l);
 }

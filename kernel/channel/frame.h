@@ -20,18 +20,7 @@ uint32_t chan_crc32(uint32_t crc, const void *data, size_t n);
 void chan_header_encode(uint8_t out[CHAN_HEADER_BYTES], uint8_t type, uint32_t seq,
 			uint32_t length);
 
-enum chan_reject {
-	CHAN_REJECT_NONE,
-	CHAN_REJECT_BAD_HEADER_CRC,
-	CHAN_REJECT_BAD_VERSION,
-	CHAN_REJECT_OVERSIZED,
-	CHAN_REJECT_BAD_PAYLOAD_CRC,
-	CHAN_REJECT_UNKNOWN_TYPE,
-	CHAN_REJECT_TRUNCATED,
-	CHAN_REJECT_KINDS,
-};
-
-/* "bad header CRC", ... (for messages and counters). */
+/* "bad header CRC", ... for enum chan_reject (scion/chan_proto.h): messages and counters. */
 const char *chan_reject_name(enum chan_reject r);
 
 enum chan_parse_state { CHAN_SYNC, CHAN_MAGIC, CHAN_HEADER, CHAN_PAYLOAD };

@@ -4,7 +4,8 @@
  * one handler each, run by the channel thread one at a time. A handler
  * answers with exactly one RESPONSE (DATA frames may come before it).
  * SHELL runs a shell command with the thread's printk output captured
- * into the response instead of the console.
+ * into the response instead of the console. The ops that report state
+ * in structured records are query.c's.
  */
 #include <scion/shell.h>
 #include <scion/printk.h>
@@ -29,58 +30,6 @@
 #define COMMAND_MAX     512
 #define BULK_CHUNK      4096
 #define BULK_STREAM     0
-#define TEXT_BYTES      2048
-#define KIB_PER_PAGE    4
-
-/* A text response built up line by line. */
-struct text {
-	char buf[TEXT_BYTES];
-	size_t n;
-};
-
-static __printf(2, 3) void text_add(struct text *t, const char *fmt, ...)
-{
-	va_list ap;
-	va_start(ap, fmt);
-	int n = vsnprintf(t->buf + t->n, sizeof(t->buf) - t->n, fmt, ap);
-	va_end(ap);
-	t->n += (size_t)n < sizeof(t->buf) - t->n ? (size_t)n : sizeof(t->buf) - t->n - 1;
-}
-
-static void count_graft(struct graft *g, void *arg)
-{
-	unsigned *counts = arg;
-	counts[0]++;
-	counts[1] += g->installed;
-}
-
-static int op_status(uint32_t seq, const uint8_t *body, uint32_t len)
-{
-	static struct text t;
-	struct pmm_stats mem;
-	struct probe_stats probes;
-	unsigned grafts[2] = { 0, 0 };
-
-	(void)body;
-	(void)len;
-	t.n = 0;
-	pmm_get_stats(&mem);
-	probe_get_stats(&probes);
-	graft_foreach(count_graft, grafts);
-	text_add(&t, "version: %s\nbuild: %s\n", scion_version, scion_build_info);
-	text_add(&t, "uptime_ms: %llu\ncpus: %u\n",
-		 (unsigned long long)(clock_ticks() * 1000 / HZ), cpu_count());
-	text_add(&t, "memory_kib: %llu\nmemory_free_kib: %llu\n",
-		 (unsigned long long)mem.managed_pages * KIB_PER_PAGE,
-		 (unsigned long long)mem.free_pages * KIB_PER_PAGE);
-	text_add(&t, "grafts_loaded: %u\ngrafts_installed: %u\n", grafts[0], grafts[1]);
-	text_add(&t, "probes: %u\nprobe_sites: %u\n", probes.probes, probes.sites);
-	text_add(&t, "channel_frames_accepted: %llu\nchannel_frames_rejected: %llu\n",
-		 (unsigned long long)channel.parser.accepted,
-		 (unsigned long long)channel.parser.rejected);
-	channel_respond(seq, 0, t.buf, t.n);
-	return 0;
-}
 
 struct capture {
 	struct output_sink sink;
@@ -138,7 +87,7 @@ static int op_shell(uint32_t seq, const uint8_t *body, uint32_t len)
 static int graft_load_request(uint32_t seq, const uint8_t *body, uint32_t len,
 			      enum graft_load_mode mode)
 {
-	char name[48], err[160], line[224];
+	char name[48], err[160], line[GRAFT_LOAD_LINE];
 	size_t name_len = 0;
 
 	while (name_len < len && name_len < sizeof(name) && body[name_len])
@@ -153,15 +102,11 @@ static int graft_load_request(uint32_t seq, const uint8_t *body, uint32_t len,
 	const uint8_t *image = body + name_len + 1;
 	size_t size = len - name_len - 1;
 	struct graft *g = graft_load(image, size, name, mode, err, sizeof(err));
-	int n;
+	size_t n = graft_load_line(line, sizeof(line), name, g, err);
 	if (g)
-		n = snprintf(line, sizeof(line), "graft: %s: loaded '%s' for %s (version %u%s)\n", name,
-			     g->name, g->point->name, g->version, g->sandboxed ? "" : ", trusted");
-	else
-		n = snprintf(line, sizeof(line), "graft: %s: refused: %s\n", name, err);
-	if (g)
-		printk("%s", line);	/* the console sees what the channel loaded */
-	channel_respond(seq, g ? 0 : -EINVAL, line, (size_t)n < sizeof(line) ? (size_t)n : sizeof(line) - 1);
+		printk("%s\n", line);	/* the console sees what the channel loaded */
+	line[n++] = '\n';
+	channel_respond(seq, g ? 0 : -EINVAL, line, n);
 	return g ? 0 : -EINVAL;
 }
 
@@ -206,45 +151,32 @@ static int op_bulk(uint32_t seq, const uint8_t *body, uint32_t len)
 	return 0;
 }
 
-/* The channel's counters as "name value" lines (STATS op, `channel` command). */
-static void stats_text(struct text *t)
+/* The channel's counters as "name value" lines: `channel` (the STATS op has them as records). */
+static void print_stats(void)
 {
-	const struct chan_parser *p = &channel.parser;
-	const struct channel_counters *c = &channel.counters;
+	struct chan_channel_stats s;
 
-	t->n = 0;
-	text_add(t, "frames_accepted %llu\nframes_rejected %llu\ngarbage_bytes %llu\n",
-		 (unsigned long long)p->accepted, (unsigned long long)p->rejected,
-		 (unsigned long long)p->garbage_bytes);
+	channel_get_stats(&s);
+	printk("frames_accepted %llu\nframes_rejected %llu\ngarbage_bytes %llu\n",
+	       (unsigned long long)s.frames_accepted, (unsigned long long)s.frames_rejected,
+	       (unsigned long long)s.garbage_bytes);
 	for (int r = CHAN_REJECT_NONE + 1; r < CHAN_REJECT_KINDS; r++) {
 		char name[32];
 		size_t k;
 		for (k = 0; chan_reject_name(r)[k] && k < sizeof(name) - 1; k++)
 			name[k] = chan_reject_name(r)[k] == ' ' ? '_' : chan_reject_name(r)[k];
 		name[k] = '\0';
-		text_add(t, "rejected_%s %llu\n", name, (unsigned long long)p->rejects[r]);
+		printk("rejected_%s %llu\n", name, (unsigned long long)s.rejected[r]);
 	}
-	text_add(t, "rx_bytes %llu\ntx_bytes %llu\nframes_sent %llu\nerrors_sent %llu\n",
-		 (unsigned long long)c->rx_bytes, (unsigned long long)c->tx_bytes,
-		 (unsigned long long)c->frames_sent, (unsigned long long)c->errors_sent);
-	text_add(t, "requests %llu\nrequests_failed %llu\nhellos %llu\nversion_mismatches %llu\n"
-		 "rx_stalls %llu\n", (unsigned long long)c->requests,
-		 (unsigned long long)c->requests_failed, (unsigned long long)c->hellos,
-		 (unsigned long long)c->version_mismatches, (unsigned long long)c->rx_stalls);
-	text_add(t, "rx_ring_used %u\nrx_held %d\nparser_state %d\n",
-		 READ_ONCE(channel.ring_head) - READ_ONCE(channel.ring_tail),
-		 READ_ONCE(channel.input_held), (int)channel.parser.state);
-}
-
-static int op_stats(uint32_t seq, const uint8_t *body, uint32_t len)
-{
-	static struct text t;
-
-	(void)body;
-	(void)len;
-	stats_text(&t);
-	channel_respond(seq, 0, t.buf, t.n);
-	return 0;
+	printk("rx_bytes %llu\ntx_bytes %llu\nframes_sent %llu\nerrors_sent %llu\n",
+	       (unsigned long long)s.rx_bytes, (unsigned long long)s.tx_bytes,
+	       (unsigned long long)s.frames_sent, (unsigned long long)s.errors_sent);
+	printk("requests %llu\nrequests_failed %llu\nhellos %llu\nversion_mismatches %llu\n"
+	       "rx_stalls %llu\n", (unsigned long long)s.requests,
+	       (unsigned long long)s.requests_failed, (unsigned long long)s.hellos,
+	       (unsigned long long)s.version_mismatches, (unsigned long long)s.rx_stalls);
+	printk("rx_ring_used %u\nrx_held %u\nparser_state %u\n", s.rx_ring_used, s.rx_held,
+	       s.parser_state);
 }
 
 /*
@@ -254,8 +186,6 @@ static int op_stats(uint32_t seq, const uint8_t *body, uint32_t len)
  */
 static int cmd_channel(int argc, char **argv)
 {
-	static struct text t;
-
 	if (argc == 2 && !strcmp(argv[1], "events"))
 		return channel_events_print();
 	if (argc >= 3 && !strcmp(argv[1], "event")) {
@@ -280,8 +210,7 @@ static int cmd_channel(int argc, char **argv)
 		printk("channel: no control channel (boot QEMU with a second serial port on a socket)\n");
 		return -ENODEV;
 	}
-	stats_text(&t);
-	printk("%s", t.buf);
+	print_stats();
 	return 0;
 }
 SHELL_COMMAND(channel, "[events | event TEXT | streams]",
@@ -294,12 +223,12 @@ static const struct {
 	const char *name;
 	op_fn fn;
 } ops[CHAN_OP_LIMIT] = {
-	[CHAN_OP_STATUS] = { "status", op_status },
+	[CHAN_OP_STATUS] = { "status", channel_op_status },
 	[CHAN_OP_SHELL] = { "shell", op_shell },
 	[CHAN_OP_GRAFT_LOAD] = { "graft-load", op_graft_load },
 	[CHAN_OP_ECHO] = { "echo", op_echo },
 	[CHAN_OP_BULK] = { "bulk", op_bulk },
-	[CHAN_OP_STATS] = { "stats", op_stats },
+	[CHAN_OP_STATS] = { "stats", channel_op_stats },
 	[CHAN_OP_STREAM_OPEN] = { "stream-open", channel_stream_open },
 	[CHAN_OP_STREAM_CLOSE] = { "stream-close", channel_stream_close },
 	[CHAN_OP_TRACE_START] = { "trace-start", trace_start_request },
@@ -307,6 +236,10 @@ static const struct {
 	[CHAN_OP_REC_GET] = { "rec-get", record_get_request },
 	[CHAN_OP_GRAFT_LOAD_TRUSTED] = { "graft-load-trusted", op_graft_load_trusted },
 	[CHAN_OP_SYMBOLIZE] = { "symbolize", symbolize_request },
+	[CHAN_OP_PROBE_LIST] = { "probe-list", channel_op_probe_list },
+	[CHAN_OP_GRAFT_LIST] = { "graft-list", channel_op_graft_list },
+	[CHAN_OP_METRICS] = { "metrics", channel_op_metrics },
+	[CHAN_OP_EVENTS] = { "events", channel_events_request },
 };
 
 void channel_handle_request(uint32_t seq, const uint8_t *payload, uint32_t length)

@@ -31,9 +31,6 @@
 
 LINKER_TABLE_DECLARE(struct chan_stream_source, stream_sources);
 
-struct stream_totals {
-	uint64_t bytes, records, drops, frames, switches;
-};
 
 struct stream {
 	uint32_t id;				/* streams_lock: 0 while the slot is free */
@@ -44,7 +41,7 @@ struct stream {
 	struct tbuf_set *bufs;			/* set at open */
 	uint32_t switch_ms;			/* set at open */
 	struct mutex drain_lock;		/* one drain at a time */
-	struct stream_totals sent;		/* drain_lock */
+	struct chan_stream_totals sent;		/* drain_lock */
 };
 
 static struct mutex streams_lock = MUTEX_INIT(streams_lock, "channel-streams");
@@ -66,13 +63,12 @@ struct chan_stream_sink {
 static void send_chunk(struct stream *s, uint32_t cpu_field, uint32_t records, uint64_t drops,
 		       const void *data, size_t bytes)
 {
-	uint8_t head[CHAN_STATUS_BYTES + CHAN_CHUNK_HEADER_BYTES];
+	struct {
+		uint32_t stream;
+		struct chan_chunk_header chunk;
+	} __packed head = { s->id, { cpu_field, records, drops } };
 
-	chan_put_le(head, s->id, 4);
-	chan_put_le(head + 4, cpu_field, 4);
-	chan_put_le(head + 8, records, 4);
-	chan_put_le(head + 12, drops, 8);
-	channel_send(CHAN_DATA, 0, head, sizeof(head), data, bytes);
+	channel_send(CHAN_DATA, 0, &head, sizeof(head), data, bytes);
 	s->sent.bytes += bytes;
 	s->sent.frames++;
 }
@@ -224,10 +220,10 @@ int channel_stream_open(uint32_t seq, const uint8_t *body, uint32_t len)
 		return -ENOENT;
 	}
 	if (!parse_u32(size_word, size_len, &bufsize) || bufsize < TBUF_MIN_SIZE ||
-	    bufsize > CHANNEL_STREAM_MAX_BUF || bufsize % TBUF_ALIGN) {
+	    bufsize > CHAN_STREAM_MAX_BUF || bufsize % TBUF_ALIGN) {
 		channel_error(seq, -EINVAL, "stream open: buffer size '%.*s': give %u to %u bytes, "
 			      "a multiple of %u", (int)size_len, size_word, TBUF_MIN_SIZE,
-			      CHANNEL_STREAM_MAX_BUF, TBUF_ALIGN);
+			      CHAN_STREAM_MAX_BUF, TBUF_ALIGN);
 		return -EINVAL;
 	}
 	if (!parse_u32(ms_word, ms_len, &switch_ms) || switch_ms < CHANNEL_SWITCH_MIN_MS ||
@@ -255,9 +251,9 @@ int channel_stream_start(const struct chan_stream_source *src, void *priv, uint3
 			 uint32_t switch_ms, const char *args, uint32_t *id, char *why,
 			 size_t whylen)
 {
-	if (bufsize < TBUF_MIN_SIZE || bufsize > CHANNEL_STREAM_MAX_BUF || bufsize % TBUF_ALIGN) {
+	if (bufsize < TBUF_MIN_SIZE || bufsize > CHAN_STREAM_MAX_BUF || bufsize % TBUF_ALIGN) {
 		snprintf(why, whylen, "buffer size %u: give %u to %u bytes, a multiple of %u",
-			 bufsize, TBUF_MIN_SIZE, CHANNEL_STREAM_MAX_BUF, TBUF_ALIGN);
+			 bufsize, TBUF_MIN_SIZE, CHAN_STREAM_MAX_BUF, TBUF_ALIGN);
 		return -EINVAL;
 	}
 	if (switch_ms < CHANNEL_SWITCH_MIN_MS || switch_ms > CHANNEL_SWITCH_MAX_MS) {
@@ -315,7 +311,7 @@ int channel_stream_start(const struct chan_stream_source *src, void *priv, uint3
  *   4. release the source, free the buffers and the slot.
  * The totals (what was sent over the stream's life) go to *totals.
  */
-static void stream_close(struct stream *s, struct stream_totals *totals)
+static void stream_close(struct stream *s, struct chan_stream_totals *totals)
 {
 	mutex_lock(&streams_lock);
 	s->closing = true;
@@ -336,8 +332,7 @@ static void stream_close(struct stream *s, struct stream_totals *totals)
 
 int channel_stream_close(uint32_t seq, const uint8_t *body, uint32_t len)
 {
-	char text[192];
-	struct stream_totals totals;
+	struct chan_stream_totals totals;
 
 	if (len != 4) {
 		channel_error(seq, -EINVAL, "stream close: give the stream id as a u32");
@@ -355,17 +350,13 @@ int channel_stream_close(uint32_t seq, const uint8_t *body, uint32_t len)
 		return -ENOENT;
 	}
 	stream_close(s, &totals);
-	int n = snprintf(text, sizeof(text), "bytes %llu\nrecords %llu\ndrops %llu\nframes %llu\n"
-			 "switches %llu\n", (unsigned long long)totals.bytes,
-			 (unsigned long long)totals.records, (unsigned long long)totals.drops,
-			 (unsigned long long)totals.frames, (unsigned long long)totals.switches);
-	channel_respond(seq, 0, text, (size_t)n);
+	channel_respond(seq, 0, &totals, sizeof(totals));
 	return 0;
 }
 
 void channel_streams_close_all(void)
 {
-	struct stream_totals totals;
+	struct chan_stream_totals totals;
 	for (int i = 0; i < CHANNEL_STREAMS; i++) {
 		mutex_lock(&streams_lock);
 		bool open = streams[i].id && !streams[i].closing;

@@ -66,6 +66,19 @@ static int graft_avail(int argc, char **argv)
 	return 0;
 }
 
+/* One line for the console and the same as an event for the host. */
+static __printf(1, 2) void announce(const char *fmt, ...)
+{
+	char line[256];	/* the event keeps the first CHAN_EVENT_TEXT_MAX - 1 */
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(line, sizeof(line), fmt, ap);
+	va_end(ap);
+	printk("%s\n", line);
+	channel_event("%s", line);
+}
+
 static struct graft *named_graft(const char *name)
 {
 	struct graft *g = graft_find(name);
@@ -91,15 +104,11 @@ static int graft_install_cmd(int argc, char **argv)
 		printk("graft: install %s: %s\n", g->name, err);
 		return e;
 	}
-	if (tid) {
-		printk("graft: '%s' installed at %s for thread %llu\n", g->name, g->point->name,
-		       (unsigned long long)tid);
-		channel_event("graft: '%s' installed at %s for thread %llu", g->name, g->point->name,
-			      (unsigned long long)tid);
-	} else {
-		printk("graft: '%s' installed at %s\n", g->name, g->point->name);
-		channel_event("graft: '%s' installed at %s", g->name, g->point->name);
-	}
+	if (tid)
+		announce("graft: '%s' installed at %s for thread %llu", g->name, g->point->name,
+			 (unsigned long long)tid);
+	else
+		announce("graft: '%s' installed at %s", g->name, g->point->name);
 	return 0;
 }
 
@@ -116,8 +125,7 @@ static int graft_remove_cmd(int argc, char **argv)
 		printk("graft: remove %s: it is not installed\n", g->name);
 		return -ENOENT;
 	}
-	printk("graft: '%s' removed from %s\n", g->name, g->point->name);
-	channel_event("graft: '%s' removed from %s", g->name, g->point->name);
+	announce("graft: '%s' removed from %s", g->name, g->point->name);
 	return 0;
 }
 

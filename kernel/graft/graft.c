@@ -273,9 +273,20 @@ struct graft *graft_load(const void *image, size_t size, const char *source,
 	}
 	list_add_tail(&grafts, &g->node);
 	mutex_unlock(&graft_registry);
-	channel_event("graft: %s: loaded '%s' for %s (version %u)", source, g->name,
-		      g->point->name, g->version);
+	char line[GRAFT_LOAD_LINE];
+	graft_load_line(line, sizeof(line), source, g, NULL);
+	channel_event("%s", line);
 	return g;
+}
+
+size_t graft_load_line(char *buf, size_t size, const char *source, const struct graft *g,
+		       const char *why)
+{
+	int n = g ? snprintf(buf, size - 1, "graft: %s: loaded '%s' for %s (version %u%s)", source,
+			     g->name, g->point->name, g->version, g->sandboxed || g->builtin ? ""
+			     : ", trusted")
+		  : snprintf(buf, size - 1, "graft: %s: refused: %s", source, why);
+	return (size_t)n < size - 1 ? (size_t)n : size - 2;
 }
 
 struct graft *graft_load_private(const struct graft *g, char *err, size_t errlen)
@@ -411,11 +422,9 @@ void graft_init(void)
 		b->graft = graft_load(phys_to_virt(m->phys_start), b->size, b->source,
 				      boot_module_trusted(m) ? GRAFT_TRUSTED : GRAFT_SANDBOXED,
 				      b->error, sizeof(b->error));
-		if (b->graft)
-			printk("graft: %s: loaded '%s' for %s (version %u)\n", b->source, b->graft->name,
-			       b->graft->point->name, b->graft->version);
-		else
-			printk("graft: %s: refused: %s\n", b->source, b->error);
+		char line[GRAFT_LOAD_LINE];
+		graft_load_line(line, sizeof(line), b->source, b->graft, b->error);
+		printk("%s\n", line);
 	}
 }
 

@@ -132,10 +132,11 @@ static void finish_abort(struct txn_cpu *tc, struct txn *t)
 	graft_note_abort(t->graft, t->why);
 	if (t->graft->quiet)
 		return;
-	printk("graft: '%s' aborted at %s: %s; %u change%s undone, graft removed, default used\n",
-	       t->graft->name, t->point->name, t->why, records, records == 1 ? "" : "s");
-	channel_event("graft: '%s' aborted at %s: %s; %u change%s undone", t->graft->name,
-		      t->point->name, t->why, records, records == 1 ? "" : "s");
+	char line[256];	/* the event keeps the first CHAN_EVENT_TEXT_MAX - 1 */
+	snprintf(line, sizeof(line), "graft: '%s' aborted at %s: %s; %u change%s undone",
+		 t->graft->name, t->point->name, t->why, records, records == 1 ? "" : "s");
+	printk("%s, graft removed, default used\n", line);
+	channel_event("%s", line);
 }
 
 static void finish_commit(struct txn_cpu *tc, struct txn *t)

@@ -45,17 +45,33 @@ static int64_t shell_count(const struct probe *p)
 	return total;
 }
 
-struct listing {
-	unsigned shown;
+struct shell_listing {
+	bool (*fn)(struct probe *p, int64_t count, void *arg);
+	void *arg;
 };
 
-static bool list_one(struct probe *p, void *arg)
+static bool with_count(struct probe *p, void *arg)
+{
+	struct shell_listing *l = arg;
+	return l->fn(p, shell_count(p), l->arg);
+}
+
+int probe_shell_list(const char *spec, bool (*fn)(struct probe *p, int64_t count, void *arg),
+		     void *arg, const char **why)
+{
+	struct shell_listing l = { fn, arg };
+	mutex_lock(&shell_mutex);
+	int n = probe_lookup(spec, with_count, &l, why);
+	mutex_unlock(&shell_mutex);
+	return n;
+}
+
+static bool list_one(struct probe *p, int64_t count, void *arg)
 {
 	char name[192];
-	struct listing *l = arg;
-	int64_t count = shell_count(p);
+	unsigned *shown = arg;
 
-	if (!l->shown++)
+	if (!(*shown)++)
 		printk("  %-6s %-60s %-5s %s\n", "ID", "PROBE", "SITES", "ENABLED");
 	if (count >= 0)
 		printk("  %-6u %-60s %-5u %u, count %lld\n", p->id, probe_fullname(p, name, sizeof(name)),
@@ -68,16 +84,14 @@ static bool list_one(struct probe *p, void *arg)
 
 static int probe_list(int argc, char **argv)
 {
-	struct listing l = { 0 };
+	unsigned shown = 0;
 	const char *why;
 
 	if (argc > 3) {
 		printk("probe: usage: probe list [spec]\n");
 		return -EINVAL;
 	}
-	mutex_lock(&shell_mutex);
-	int n = probe_lookup(argc == 3 ? argv[2] : "", list_one, &l, &why);
-	mutex_unlock(&shell_mutex);
+	int n = probe_shell_list(argc == 3 ? argv[2] : "", list_one, &shown, &why);
 	if (n < 0) {
 		printk("probe: %s: %s\n", argv[2], why);
 		return n;

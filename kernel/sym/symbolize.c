@@ -73,7 +73,7 @@ static void name_address(uint64_t addr, uint64_t flags, struct named *out)
 
 int symbolize_request(uint32_t seq, const uint8_t *body, uint32_t len)
 {
-	const size_t item = 16, record = CHAN_SYM_RECORD_BYTES;
+	const size_t item = 16, record = sizeof(struct chan_sym_record);
 	if (len % item || len / item > CHAN_SYM_MAX_ADDRESSES) {
 		channel_error(seq, -EINVAL, "symbolize: give up to %u pairs of u64 address, u64 flags",
 			      CHAN_SYM_MAX_ADDRESSES);
@@ -88,14 +88,10 @@ int symbolize_request(uint32_t seq, const uint8_t *body, uint32_t len)
 	for (size_t i = 0; i < n; i++) {
 		struct named nm;
 		name_address(chan_get_le(body + i * item, 8), chan_get_le(body + i * item + 8, 8), &nm);
-		uint8_t *r = reply + i * record;
-		memset(r, 0, record);
-		chan_put_le(r, nm.start, 8);
-		chan_put_le(r + 8, nm.offset, 8);
-		chan_put_le(r + 16, nm.kind, 2);
-		size_t name_len = strlen(nm.name);
-		chan_put_le(r + 18, name_len, 2);
-		memcpy(r + CHAN_SYM_NAME_OFFSET, nm.name, name_len);
+		struct chan_sym_record r = { .start = nm.start, .offset = nm.offset,
+					     .kind = nm.kind, .name_len = (uint16_t)strlen(nm.name) };
+		memcpy(r.name, nm.name, r.name_len);
+		memcpy(reply + i * record, &r, record);
 	}
 	channel_respond(seq, 0, reply, n * record);
 	kfree(reply);

@@ -20,6 +20,7 @@ static const char ksyms[] =
 	"ffffffff80119130 t copy\n"
 	"ffffffff80119200 T copy\n"
 	"ffffffff8016f100 D bcache\n"
+	"ffffffff8016f200 0000000000000040 T sized\n"	/* `nm -S`: with its size */
 	"ffffffff80170000 b static_only\n"
 	"garbage line\n"
 	"ffffffff80180000 R last_without_newline";
@@ -57,6 +58,7 @@ HOST_TEST(d_kernel_symbols_are_addresses)
 		{ "kernel`bcache", 0xffffffff8016f100ull },
 		{ "&kernel`bcache + 8", 0xffffffff8016f108ull },
 		{ "`copy", 0xffffffff80119200ull },		/* the global, not the static */
+		{ "`sized", 0xffffffff8016f200ull },
 		{ "`static_only", 0xffffffff80170000ull },
 		{ "`last_without_newline", 0xffffffff80180000ull },
 		{ "`_start", 0xffffffff80100000ull },

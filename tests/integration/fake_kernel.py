@@ -4,7 +4,10 @@ the host command `scion` without QEMU.
 
 It listens on a UNIX socket and serves one connection at a time, as
 QEMU's chardev does, parsing what the host sends with the reference
-receiver and answering the ops from canned text. It checks the host, not
+receiver and answering the ops from canned text and canned records
+(the structured replies of chan_reply.h, built with the host's layouts;
+list answers are paged a few records at a time, so the host's paging is
+exercised). It checks the host, not
 the kernel: what it answers is only as right as chan_proto.h's reading
 here. Each connection's accepted frames are recorded, so a test can see
 that two clients never interleaved.
@@ -16,6 +19,7 @@ import struct
 import threading
 
 from scionhost import frame
+from scionhost.layouts import layout
 
 EINVAL = 22
 ENOSYS = 38
@@ -27,13 +31,16 @@ class FakeKernel:
     booting); silent_ops: ops never answered; noise: bytes sent before
     the HELLO reply (garbage, stray frames, as after a vanished client);
     refuse_other_versions=False answers any host's HELLO, leaving the
-    version check to the host; hold_seconds delays every answer."""
+    version check to the host; hold_seconds delays every answer; answers:
+    op -> function(body) -> (status, reply body), replacing the canned
+    answer of that op (default_answers)."""
 
     def __init__(self, path, version="v-test", shell=None, ignore_hellos=0, silent_ops=(),
-                 noise=b"", hold_seconds=0.0, refuse_other_versions=True):
+                 noise=b"", hold_seconds=0.0, refuse_other_versions=True, answers=None):
         self.path = path
         self.version = version
         self.shell = shell or {}
+        self.answers = {**default_answers(version), **(answers or {})}
         self.ignore_hellos = ignore_hellos
         self.silent_ops = set(silent_ops)
         self.noise = noise
@@ -108,9 +115,10 @@ class FakeKernel:
             return
         if self.hold_seconds:
             threading.Event().wait(self.hold_seconds)
-        if op == frame.OP_STATUS:
-            reply = response(f.seq, 0, f"version: {self.version}\nuptime: 1.250 s\ncpus: 2\n"
-                             "memory: 262144 KiB\ngrafts: 3 loaded, 1 installed\n")
+        if op in self.answers:
+            status, answer = self.answers[op](body)
+            reply = frame.encode(frame.RESPONSE if status >= 0 else frame.ERROR, f.seq,
+                                 struct.pack("<i", status) + answer)
         elif op == frame.OP_SHELL:
             status, text = self.shell.get(body.decode(), (-2, f"scion: unknown command "
                                                          f"'{body.decode()}'\n"))
@@ -127,8 +135,6 @@ class FakeKernel:
                 chunk = b"\x5a" * min(60000, n - start)
                 reply += frame.encode(frame.DATA, 0, struct.pack("<I", 0) + chunk)
             reply += frame.encode(frame.RESPONSE, f.seq, struct.pack("<iQ", 0, 123456))
-        elif op == frame.OP_STATS:
-            reply = response(f.seq, 0, "frames_accepted 5\nframes_rejected 0\ngarbage_bytes 0\n")
         else:
             reply = error(f.seq, -ENOSYS, f"unknown op {op}")
         conn.sendall(reply)
@@ -140,3 +146,63 @@ def response(seq, status, text):
 
 def error(seq, status, text):
     return frame.encode(frame.ERROR, seq, struct.pack("<i", status) + text.encode())
+
+
+# --- canned structured replies (kernel/include/scion/chan_reply.h) ---------
+
+PAGE_RECORDS = 2        # records per list answer: small, so lists take several
+
+
+def list_answer(name, records, page=PAGE_RECORDS):
+    """An op answering a list of (key, {member: value}) records, paged as the kernel does."""
+    lay, head, request = layout(name), layout("chan_list_head"), layout("chan_list_request")
+
+    def answer(body):
+        if len(body) < request.size:
+            return -EINVAL, b"list: a request shorter than its start"
+        start = request.unpack(body)["start"]
+        after = [(key, r) for key, r in records if key > start]
+        shown = after[:page]
+        more = len(after) > page
+        head_bytes = head.pack(count=len(shown), total=len(records), record_bytes=lay.size,
+                               more=int(more), next=shown[-1][0] if shown else start)
+        return 0, head_bytes + b"".join(lay.pack(**r) for _, r in shown)
+    return answer
+
+
+def struct_answer(name, **values):
+    return lambda body: (0, layout(name).pack(**values))
+
+
+def default_answers(version):
+    probes = [(1, dict(id=1, sites=1, consumers=0, count=-1,
+                       name=b"fbt:kernel:kernel_main:entry")),
+              (2, dict(id=2, sites=1, consumers=1, count=42,
+                       name=b"fbt:kernel:thread_create:entry"))]
+    grafts = [(1, dict(name=b"lifo", point=b"sched.pick_next", installed=1, invocations=55,
+                       commits=55, time_us=12, mode=1)),
+              (2, dict(name=b"loop", point=b"test.method", installed=1, scope_tid=7,
+                       invocations=1, aborts=1, time_us=5000, mode=2,
+                       last_abort=b"time budget exceeded")),
+              (3, dict(name=b"spare", point=b"test.event", installed=0, mode=3))]
+    metrics = [(1, dict(id=1, kind=1, function=b"thread_create", calls=12)),
+               (2, dict(id=2, kind=2, function=b"thread_yield", tid=4, calls=4, area=6001)),
+               (3, dict(id=3, kind=3, function=b"thread_sleep_ticks"))]
+    events = [(n, dict(number=n, uptime_ms=1000 + n, text=f"mark: {n}".encode()))
+              for n in range(1, 6)]
+    return {
+        frame.OP_STATUS: struct_answer(
+            "chan_status", version=version.encode(), build=b"gcc 12, x86_64", uptime_ms=1250,
+            cpus=2, memory_kib=262144, memory_free_kib=200000, grafts_loaded=3,
+            grafts_installed=1, probes=721, probe_sites=3, jump_sites=2, int3_sites=1,
+            probe_installs=5, probe_removals=2, sync_rounds=9, jumps_refused=1,
+            cycles_per_second=3000000000),
+        frame.OP_STATS: struct_answer("chan_channel_stats", frames_accepted=5,
+                                      rejected=[0, 1, 0, 0, 0, 0, 2]),
+        frame.OP_PROBE_LIST: lambda body: list_answer("chan_probe_info", [
+            p for p in probes if body[8:] in (b"", b"fbt:::entry") or
+            body[8:].decode() in p[1]["name"].decode()])(body),
+        frame.OP_GRAFT_LIST: list_answer("chan_graft_info", grafts),
+        frame.OP_METRICS: list_answer("chan_metric_info", metrics),
+        frame.OP_EVENTS: list_answer("chan_event_info", events),
+    }

@@ -8,6 +8,7 @@ the host's reference parser predicts, the channel working afterwards;
 two clients at once served one after the other."""
 
 import fcntl
+import json
 import os
 import random
 import re
@@ -162,8 +163,8 @@ def job_hostile_input(ctx):
                    f"{len(stream)} bytes, {HOSTILE_FRAMES} frames in "
                    f"{time.monotonic() - started:.0f} s; last frame answered: "
                    f"{any(f.seq == marker_seq for f in answered)}")
-        rc, out, err = scion(ctx, sock, "channel")
-        counts = dict((m.group(1), int(m.group(2))) for m in re.finditer(r"^(\w+)\s+(\d+)$", out, re.M))
+        rc, out, err = scion(ctx, sock, "channel", "--json")
+        counts = json.loads(out) if rc == 0 else {}
         # The status call itself adds its HELLO and STATS request: two accepted frames.
         ctx.result("rejected-as-predicted", counts.get("frames_rejected") == model.rejected,
                    f"kernel {counts.get('frames_rejected')}, reference parser {model.rejected} "
@@ -181,6 +182,81 @@ def job_hostile_input(ctx):
                    f"{errors} ERROR frames for {model.rejected} rejected frames")
         rc, out, err = scion(ctx, sock, "status")
         ctx.result("status-after", rc == 0 and "version:" in out, f"exit {rc}: {out}{err}")
+        boot.command("uptime", r"up \S+")
+        ctx.result("console-after", True)
+    finally:
+        poweroff(ctx, boot)
+
+
+def structured_vs_shell(ctx, boot, sock):
+    """What the structured replies say against what the guest shell prints."""
+    rc, out, err = scion(ctx, sock, "probe", "list", "--json", "fbt::thread_c*:")
+    rows = json.loads(out) if rc == 0 else []
+    guest = boot.command("probe list fbt::thread_c*:", r"[\s\S]*?\d+ probes?\r?\n")
+    shell_rows = re.findall(r"^\s+(\d+)\s+(\S+)\s+(\d+)\s+(\d+)", guest.group(0), re.M)
+    ctx.result("probe-list-as-shell", rows and [(str(r["id"]), r["probe"], str(r["sites"]),
+                                               str(r["consumers"])) for r in rows] == shell_rows,
+               f"structured {rows}; shell {shell_rows}")
+    # Every probe, over several answers (not on the console: its names include panic).
+    rc, out, err = scion(ctx, sock, "probe", "list", "--json")
+    every = json.loads(out) if rc == 0 else []
+    ids = [r["id"] for r in every]
+    rc, out, err = scion(ctx, sock, "status", "--json")
+    known = json.loads(out).get("probes") if rc == 0 else None
+    ctx.result("probe-list-all-pages", len(every) == known and
+               len(every) * 216 > 65536 and ids == sorted(set(ids)),
+               f"{len(every)} records, {known} probes known")
+    rc, out, err = scion(ctx, sock, "graft", "list", "--json")
+    grafts = json.loads(out) if rc == 0 else None
+    guest = boot.command("graft list", r"[\s\S]*?graft area[^\n]*\r?\n")
+    lines = [line.split() for line in guest.group(0).splitlines()[1:] if line.strip()
+             and not line.startswith(("graft area", "(no grafts", "    "))
+             and line.split()[:2] != ["graft", "point"]]
+    ctx.result("graft-list-as-shell", grafts is not None and [
+        [g["graft"], g["point"], *g["scope"].split(), g["state"], str(g["invocations"]),
+         str(g["commits"]), str(g["aborts"])] for g in grafts] ==
+        [line[:len(line) - 2] for line in lines], f"structured {grafts}; shell {lines}")
+    rc, out, err = scion(ctx, sock, "stats", "--json")
+    stats = json.loads(out) if rc == 0 else {}
+    guest = boot.command("stats", r"probes: (\d+) known, (\d+) sites patched")
+    ctx.result("stats-as-shell", stats.get("probes", {}).get("known") == int(guest.group(1))
+               and stats["probes"]["sites"] == int(guest.group(2)), f"{stats} / {guest.group(0)}")
+    scion(ctx, sock, "shell", "channel", "event", "structured-marker")
+    rc, out, err = scion(ctx, sock, "events")
+    ctx.result("events", rc == 0 and "mark: structured-marker" in out, f"exit {rc}: {out}{err}")
+
+
+def job_structured_replies(ctx):
+    """The structured ops agree with the shell, and refuse bad requests in one line."""
+    from scionhost import frame
+    from scionhost.client import Client
+    from scionhost.layouts import layout
+    boot, sock = channel_boot(ctx, "structured", smp=1)
+    try:
+        scion(ctx, sock, "graft", "load", graft_path(ctx, "evict_clock"))
+        scion(ctx, sock, "graft", "install", "clock")
+        scion(ctx, sock, "shell", "count", "thread_create")
+        scion(ctx, sock, "shell", "latency", "thread_yield")
+        structured_vs_shell(ctx, boot, sock)
+        bad = [("status-with-body", frame.OP_STATUS, b"x", "status: a request of 1 bytes"),
+               ("list-short", frame.OP_GRAFT_LIST, b"\0\0", "graft list: a request of 2 bytes"),
+               ("list-long", frame.OP_METRICS, bytes(12), "metrics: a request of 12 bytes"),
+               ("events-long", frame.OP_EVENTS, bytes(9), "events: a request of 9 bytes"),
+               ("probe-spec-nul", frame.OP_PROBE_LIST, bytes(8) + b"fbt\0x",
+                "probe list: give a spec of at most"),
+               ("probe-spec-long", frame.OP_PROBE_LIST, bytes(8) + b"f" * 400,
+                "probe list: give a spec of at most"),
+               ("probe-spec-bad", frame.OP_PROBE_LIST, bytes(8) + b"a:b:c:d:e",
+                "probe list a:b:c:d:e: ")]
+        with Client(sock) as client:
+            for name, op, body, want in bad:
+                status, text = client.request(op, body)
+                line = text.decode("utf-8", "replace")
+                ctx.result(f"refused/{name}", status < 0 and line.startswith(want)
+                           and "\n" not in line.strip(), f"{status}: {line!r}")
+            status, text = client.request(frame.OP_STATUS)
+            ctx.result("answers-after-refusals", status == 0 and
+                       len(text) == layout("chan_status").size, f"{status}, {len(text)} bytes")
         boot.command("uptime", r"up \S+")
         ctx.result("console-after", True)
     finally:

@@ -611,3 +611,31 @@ if __name__ == "__main__":
     failed = sum(not ok for _, ok, _ in ctx.results)
     print("%d passed, %d failed" % (len(ctx.results) - failed, failed))
     sys.exit(1 if failed else 0)
+
+
+def job_printf_conversions_as_libc(ctx):
+    """dprintf's integer and string conversions (Python's % with C's exceptions)
+    print what the C library's snprintf prints, over every flag, width and
+    precision combination of a grid."""
+    import ctypes
+    import itertools
+    from scionhost.dprintf import c_int, c_str
+    libc = ctypes.CDLL(None)
+    buf = ctypes.create_string_buffer(256)
+    wrong = []
+    for flags, width, prec, conv in itertools.product(
+            ["", "#", "0", "-", "+", " ", "#0", "-#", "+0", " 0", "-0", "#-0+", "+ ", "#0 +"],
+            [0, 1, 5, 12], [None, 0, 1, 3, 8], "dioxXu"):
+        for v in (0, 1, 7, 8, 255, 4096, 123456789, -1, -42, (1 << 63) - 1):
+            v = v if conv in "di" else v & ((1 << 64) - 1)
+            spec = f"%{flags}{width or ''}{'' if prec is None else f'.{prec}'}ll{conv}"
+            libc.snprintf(buf, 256, spec.encode(), ctypes.c_longlong(v))
+            got = c_int(v, conv, "".join(f for f in "#0-+ " if f in flags), width, prec)
+            if got != buf.value.decode():
+                wrong.append(f"{spec} of {v}: C {buf.value.decode()!r}, here {got!r}")
+    for flags, width, prec in itertools.product(["", "-"], [0, 3, 10], [None, 0, 2, 20]):
+        spec = f"%{flags}{width or ''}{'' if prec is None else f'.{prec}'}s"
+        libc.snprintf(buf, 256, spec.encode(), b"hello")
+        if c_str("hello", flags, width, prec) != buf.value.decode():
+            wrong.append(f"{spec}: C {buf.value.decode()!r}")
+    ctx.result("as-snprintf", not wrong, f"{len(wrong)} differ: " + "; ".join(wrong[:5]))

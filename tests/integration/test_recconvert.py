@@ -510,8 +510,10 @@ def job_sched(ctx):
             recfmt.write_stream(os.path.join(bad, "trace.bin"),
                                 recfmt.pack_header(recfmt.STREAM_TRACE, "sched", SCHED_POLICY,
                                                    SCHED_CONFIG, len(SCHED_TRACE), 0),
-                                [recfmt.SCHED_EVENT.pack(size, recfmt.TYPE_SCHED_EVENT, 0, 1, 5,
-                                                         50_100_000, 6, kind, -1) + tail]
+                                [recfmt.SCHED_EVENT.pack(
+                                    head__size=size, head__type=recfmt.TYPE_SCHED_EVENT, seq=1,
+                                    tick=5, time_ns=50_100_000, tid=6, kind=kind,
+                                    affinity=-1) + tail]
                                 + [recfmt.encode_record(r) for r in SCHED_TRACE[1:]])
             proc = convert(bad, "text")
             ctx.result(f"{name}-refused", one_error_line(proc, "scion: record convert: ")

@@ -179,8 +179,8 @@ def write_recording(rf, path, stream, module, records, count=None, config=(16, 8
 
 
 def request(rf, seq, block):
-    return rf.REQUEST.pack(rf.REQUEST.size, rf.TYPE_BCACHE_REQUEST, 0, seq, 1000 * seq, 5, 0,
-                           block, 0)
+    return rf.encode_record({"type": "request", "cpu": 0, "seq": seq, "time_ns": 1000 * seq,
+                             "tid": 5, "pid": 0, "block": block, "in_flight": 0})
 
 
 def job_bad_input(ctx):

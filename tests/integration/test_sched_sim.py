@@ -351,13 +351,13 @@ def live_state(boot):
 
 
 def event(rf, seq, tick, tid, kind, affinity=-1):
-    return rf.SCHED_EVENT.pack(rf.SCHED_EVENT.size, rf.TYPE_SCHED_EVENT, 0, seq, tick, tick,
-                               tid, rf.EVENT_KINDS[kind], affinity)
+    return rf.encode_record({"type": "event", "cpu": 0, "seq": seq, "tick": tick, "time_ns": tick,
+                             "tid": tid, "kind": rf.EVENT_KINDS[kind], "affinity": affinity})
 
 
 def pick(rf, seq, tick, cpu, tid, prev, queued):
-    return rf.SCHED_PICK.pack(rf.SCHED_PICK.size, rf.TYPE_SCHED_PICK, cpu, seq, tick, tid, prev,
-                              cpu, queued)
+    return rf.encode_record({"type": "pick", "cpu": cpu, "seq": seq, "tick": tick, "tid": tid,
+                             "prev": prev, "queued": queued})
 
 
 def follow_recording(rf, d, name, picks):

@@ -57,12 +57,14 @@ class TempDir:
 # --- the wire format -------------------------------------------------------
 
 def header_constants():
-    """CHAN_* numbers of chan_proto.h: #defines and enum members."""
+    """CHAN_* numbers of chan_proto.h: #defines and enum members, read here on their
+    own (the generated description frame.py uses is checked against the compiler by
+    test_layouts.py)."""
     with open(os.path.join(ROOT, "kernel", "include", "scion", "chan_proto.h")) as f:
         text = f.read()
     values = {name: int(value, 0) for name, value in
               re.findall(r"#define\s+CHAN_(\w+)\s+(0x[0-9a-fA-F]+|\d+)", text)}
-    for body in re.findall(r"enum\s+\w+\s*{(.*?)}", text, re.S):
+    for body in re.findall(r"enum\s+(?!chan_reject)\w+\s*{(.*?)}", text, re.S):
         following = 0
         for name, value in re.findall(r"CHAN_(\w+)\s*(?:=\s*(\d+))?\s*,", body):
             following = int(value) if value else following
@@ -381,7 +383,7 @@ def job_lock(ctx):
         out1, err1 = first.communicate(timeout=30)
         out2, err2 = second.communicate(timeout=30)
         ctx.result("both-served", first.returncode == 0 and second.returncode == 0
-                   and "uptime: 1.250 s" in out1 and "frames_accepted 5" in out2,
+                   and "uptime_ms: 1250" in out1 and "frames_accepted 5" in out2,
                    f"first {first.returncode} {err1!r}, second {second.returncode} {err2!r}")
         ops = [[op for _, _, op, _ in s if op is not None] for s in fake.sessions]
         ctx.result("one-session-each-not-interleaved",
@@ -389,6 +391,48 @@ def job_lock(ctx):
 
 
 # --- whole sessions against the stand-in kernel -----------------------------
+
+def corrupt_answers():
+    """(name, scion arguments, answers that break one rule, what the one error line says)."""
+    from scionhost.layouts import layout
+    head, probe = layout("chan_list_head"), layout("chan_probe_info")
+
+    def raw(status, body):
+        return lambda _: (status, body)
+    return [
+        ("status-short", ["status"], {frame.OP_STATUS: raw(0, b"\0" * 40)},
+         "scion: malformed STATUS answer: 40 bytes, where a struct chan_status is"),
+        ("channel-long", ["channel", "--json"], {frame.OP_STATS: raw(0, b"\0" * 400)},
+         "scion: malformed STATS answer: 400 bytes"),
+        ("list-no-head", ["probe", "list", "--json"], {frame.OP_PROBE_LIST: raw(0, b"\1\2")},
+         "scion: malformed PROBE_LIST answer: 2 bytes, shorter than its"),
+        ("list-record-size", ["graft", "list", "--json"], {frame.OP_GRAFT_LIST: raw(
+            0, head.pack(count=1, total=1, record_bytes=100) + bytes(100))},
+         "scion: malformed GRAFT_LIST answer: records of 100 bytes, where a struct"),
+        ("list-count", ["probe", "list", "--json"], {frame.OP_PROBE_LIST: raw(
+            0, head.pack(count=3, total=3, record_bytes=probe.size) + bytes(probe.size))},
+         "scion: malformed PROBE_LIST answer:"),
+        ("list-stuck", ["events"], {frame.OP_EVENTS: raw(
+            0, head.pack(count=0, total=9, record_bytes=layout("chan_event_info").size, more=1,
+                         next=0))},
+         "scion: malformed EVENTS answer: it asks to go on from 0"),
+        ("error-status", ["probe", "list", "--json"], {frame.OP_PROBE_LIST: raw(
+            -22, b"probe list x:y:z:w:v: malformed spec")},
+         "scion: probe list x:y:z:w:v: malformed spec"),
+        ("error-no-text", ["stats", "--json"], {frame.OP_METRICS: raw(-12, b"")},
+         "scion: METRICS: ENOMEM"),
+    ]
+
+
+def job_structured_replies_refused_when_damaged(ctx):
+    """A damaged structured reply: one clear line, exit 1, no traceback."""
+    for name, argv, answers, want in corrupt_answers():
+        with TempDir() as tmp, FakeKernel(os.path.join(tmp, "c.sock"), FAKE_VERSION,
+                                          answers=answers) as fake:
+            proc = run_scion(["--socket", fake.path] + argv)
+            ctx.result(name, one_error_line(proc, want) and not proc.stdout, describe(proc))
+
+
 
 SHELL_OUTPUT = {
     "probe list": (0, "  ID     PROBE" + " " * 56 + "SITES ENABLED\n"
@@ -447,16 +491,31 @@ def job_fake_kernel_session(ctx):
         proc = run_scion(sock + ["stats", "--json"])
         stats = json.loads(proc.stdout) if proc.returncode == 0 else {}
         ctx.result("stats-json", stats.get("probes", {}).get("known") == 721
+                   and stats["probes"].get("jumps_refused") == 1
                    and [m["kind"] for m in stats.get("metrics", [])] ==
                    ["count", "latency", "concurrency"]
                    and stats["metrics"][1].get("tid") == 4
                    and stats["metrics"][1].get("cycles_per_call") == 1500.25
+                   and stats["metrics"][1].get("us_per_call") == 0.5
                    and stats["metrics"][2].get("average_inside") is None, describe(proc))
         proc = run_scion(sock + ["graft", "list", "--json"])
         grafts = json.loads(proc.stdout) if proc.returncode == 0 else []
-        ctx.result("graft-list-json", [g["graft"] for g in grafts] == ["lifo", "loop"]
-                   and grafts[1]["scope"] == "tid 7"
+        ctx.result("graft-list-json", [g["graft"] for g in grafts] == ["lifo", "loop", "spare"]
+                   and [g["scope"] for g in grafts] == ["global", "tid 7", "-"]
+                   and [g["mode"] for g in grafts] == ["sandboxed", "trusted", "built-in"]
+                   and grafts[2]["state"] == "loaded" and "last_abort" not in grafts[0]
                    and grafts[1].get("last_abort") == "time budget exceeded", describe(proc))
+        proc = run_scion(sock + ["events"])
+        ctx.result("events-over-three-pages", proc.returncode == 0 and [
+            line.split()[0] for line in proc.stdout.splitlines()] == ["1", "2", "3", "4", "5"]
+            and "1.005  mark: 5" in proc.stdout, describe(proc))
+        proc = run_scion(sock + ["status", "--json"])
+        status = json.loads(proc.stdout) if proc.returncode == 0 else {}
+        ctx.result("status-json-keys", list(status) == [
+            "version", "build", "uptime_ms", "cpus", "memory_kib", "memory_free_kib",
+            "grafts_loaded", "grafts_installed", "probes", "probe_sites",
+            "channel_frames_accepted", "channel_frames_rejected"]
+            and status["version"] == FAKE_VERSION and status["uptime_ms"] == 1250, describe(proc))
         proc = run_scion(sock + ["graft", "points", "-v"])
         ctx.result("graft-points-v", proc.returncode == 0 and proc.stdout.startswith("point"),
                    describe(proc))
@@ -477,8 +536,17 @@ def job_fake_kernel_session(ctx):
         ctx.result("bulk", proc.returncode == 0 and proc.stdout.startswith(
             "received 1048576 bytes in") and "123456 cycles" in proc.stdout, describe(proc))
         proc = run_scion(sock + ["channel", "--json"])
-        ctx.result("channel-json", proc.returncode == 0
-                   and json.loads(proc.stdout).get("frames_accepted") == 5, describe(proc))
+        counters = json.loads(proc.stdout) if proc.returncode == 0 else {}
+        ctx.result("channel-json", counters.get("frames_accepted") == 5
+                   and counters.get("rejected_bad_header_CRC") == 1
+                   and counters.get("rejected_truncated") == 2
+                   and list(counters)[:4] == ["frames_accepted", "frames_rejected",
+                                               "garbage_bytes", "rejected_bad_header_CRC"],
+                   describe(proc))
+        proc = run_scion(sock + ["channel"])
+        ctx.result("channel-text", proc.returncode == 0 and proc.stdout.startswith(
+            "frames_accepted 5\nframes_rejected 0\n") and "rejected_truncated 2\n" in proc.stdout,
+            describe(proc))
 
         proc = run_scion(sock + ["status"], env={"SCION_HOST_VERSION": "v-other"})
         ctx.result("kernel-refuses-other-version", one_error_line(

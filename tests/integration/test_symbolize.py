@@ -41,10 +41,8 @@ def ask(client, pairs):
     status, reply = client.request(frame.OP_SYMBOLIZE, body)
     records = []
     for i in range(len(reply) // frame.SYM_RECORD_BYTES):
-        rec = reply[i * frame.SYM_RECORD_BYTES:(i + 1) * frame.SYM_RECORD_BYTES]
-        start, offset, kind, length = struct.unpack_from("<QQHH", rec)
-        name = rec[frame.SYM_NAME_OFFSET:frame.SYM_NAME_OFFSET + length].decode()
-        records.append((start, offset, kind, name))
+        r = frame.SYM_RECORD.unpack(reply, i * frame.SYM_RECORD_BYTES)
+        records.append((r["start"], r["offset"], r["kind"], r["name"][:r["name_len"]].decode()))
     return status, records, reply
 
 
@@ -83,6 +81,18 @@ def job_symbolize_op(ctx):
                            records[-1][1] == 8, f"{records[-1]}")
             else:
                 ctx.result("graft-text", False, f"no text address in `graft stat clock`: {text!r}")
+            # The host names kernel addresses from build/kernel.syms as the kernel does.
+            from scionhost import ksyms, trace
+            table = ksyms.load(os.path.join(ctx.build, "kernel.syms"))
+            asked = trace.Symbols(client)               # every address asked of the kernel
+            local = trace.Symbols(client, table)        # kernel text named on the host
+            sample = [(start + off, ret) for start, _, _ in table.functions[::7]
+                      for off in (0, 1, 5) for ret in (False, True)]
+            sample += [(table.text[1] - 1, False), (table.text[0], True)]
+            differ = [(hex(a), r, asked(a, return_address=r), local(a, return_address=r))
+                      for a, r in sample if asked(a, return_address=r) != local(a, return_address=r)]
+            ctx.result("host-names-kernel-text-as-the-kernel", table and not differ and
+                       len(sample) > 1000, f"{len(sample)} addresses; differ: {differ[:5]}")
             # Malformed: not a whole number of pairs, or too many.
             for what, body in (("odd-length", b"\x00" * 17),
                                ("too-many", b"\x00" * 16 * (frame.SYM_MAX_ADDRESSES + 1))):

@@ -25,6 +25,7 @@ SCION_TRACE_UPDATE=1 rewrites the expected files from what the runs
 print (read the diff before committing it); it leaves NAME.out.re files
 alone."""
 
+import json
 import os
 import re
 import shlex
@@ -71,16 +72,17 @@ ERROR_PROBE = re.compile(r"\(ID (\d+): ([^)]+)\)")
 
 
 class ProbeNames:
-    """Probe IDs of one guest to full names, asked of the guest's probe list."""
+    """Probe IDs of one guest to full names, from `scion probe list --json`
+    (the PROBE_LIST op's records)."""
 
     def __init__(self, ctx, sock):
         self.ctx, self.sock, self.names = ctx, sock, {}
 
     def lookup(self, probe_id, spec):
         if probe_id not in self.names:
-            rc, out, _ = scion(self.ctx, self.sock, "shell", "probe", "list", spec)
-            for row in re.finditer(r"^\s+(\d+)\s+(\S+)\s+\d+\s+\d+", out, re.M):
-                self.names[int(row[1])] = row[2]
+            rc, out, _ = scion(self.ctx, self.sock, "probe", "list", "--json", spec)
+            for row in (json.loads(out) if rc == 0 else []):
+                self.names[row["id"]] = row["probe"]
         return self.names.get(probe_id, f"unknown-{probe_id}")
 
     def canonical(self, text):

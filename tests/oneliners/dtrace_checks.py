@@ -37,7 +37,7 @@ def need(cond, message):
         raise Fail(message)
 
 
-# --- the kernel's symbol table (build/kernel.syms, `nm` of the kernel) ------
+# --- the kernel's symbol table (build/kernel.syms, `nm -S` of the kernel) ---
 
 class KernelSymbols:
     """Text symbols of the booted kernel, each with the range up to the
@@ -47,9 +47,9 @@ class KernelSymbols:
         rows = []
         with open(path) as f:
             for line in f:
-                parts = line.split()
-                if len(parts) == 3:
-                    rows.append((int(parts[0], 16), parts[1], parts[2]))
+                parts = line.split()            # ADDRESS [SIZE] TYPE NAME (`nm -S`)
+                if len(parts) in (3, 4):
+                    rows.append((int(parts[0], 16), parts[-2], parts[-1]))
         rows.sort()
         self.functions = {}                 # name -> [(start, end)]: static names repeat
         self._starts = []                   # (start, end, name) of text symbols, by start

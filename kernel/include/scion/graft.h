@@ -281,6 +281,18 @@ int graft_install(struct graft *g, uint64_t tid, char *err, size_t errlen);
  */
 int graft_remove(struct graft *g);
 
+/*
+ * graft_load_line - the one line that says what became of loading a
+ * graft from source: "graft: SOURCE: loaded 'NAME' for POINT (version
+ * N[, trusted])" when g is the graft loaded, else "graft: SOURCE:
+ * refused: WHY". The console, the event and GRAFT_LOAD's answer all
+ * carry it. Writes at most size - 2 characters and a NUL (room for a
+ * newline); returns their number. Caller's context: any.
+ */
+#define GRAFT_LOAD_LINE 224
+size_t graft_load_line(char *buf, size_t size, const char *source, const struct graft *g,
+		       const char *why);
+
 /* Visit every loaded graft (registry mutex held; fn may not sleep). */
 void graft_foreach(void (*fn)(struct graft *g, void *arg), void *arg);
 

@@ -201,6 +201,15 @@ char *probe_fullname(const struct probe *p, char *buf, size_t size);
 int probe_lookup(const char *spec, bool (*fn)(struct probe *p, void *arg), void *arg,
 		 const char **why);
 
+/*
+ * probe_shell_list - probe_lookup, with each probe's count from the
+ *   shell's `probe enable` enablings (-1 where it has none): what `probe
+ *   list` prints and the channel's PROBE_LIST op reports.
+ * Caller's context: as probe_lookup.
+ */
+int probe_shell_list(const char *spec, bool (*fn)(struct probe *p, int64_t count, void *arg),
+		     void *arg, const char **why);
+
 /* The probe with this id, or NULL. Caller's context: thread, may sleep. */
 struct probe *probe_by_id(uint32_t id);
 

@@ -1,0 +1,144 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
+/*
+ * The control channel's structured replies: how the kernel reports its
+ * state to the host (the ops of scion/chan_proto.h marked "->
+ * struct ..."). The guest shell prints the same facts for people; the
+ * host reads these records and never the shell's text.
+ *
+ * One form for all of them: fixed-size records of the structures
+ * below, little-endian, naturally aligned (the sizes are asserted),
+ * strings NUL-padded in fixed arrays (cut at the array's size). A
+ * single report (STATUS, STATS) is one structure. A list (PROBE_LIST,
+ * GRAFT_LIST, METRICS, EVENTS) is asked for with a struct
+ * chan_list_request and answered with a struct chan_list_head followed
+ * by head.count records of head.record_bytes bytes each, in key order;
+ * one answer carries at most CHAN_LIST_PAGE_BYTES of records, and while
+ * head.more is 1 the host asks again with start = head.next. A host
+ * that finds a record size other than its own refuses the reply (the
+ * handshake already refuses a kernel of another build). A malformed
+ * request gets an ERROR with one line, like every other op.
+ *
+ * The host's description of these structures is generated from this
+ * file (tools/gen_layouts.py); tests/integration/test_layouts.py checks
+ * the generated offsets against the compiler's.
+ */
+#ifndef SCION_CHAN_REPLY_H
+#define SCION_CHAN_REPLY_H
+
+#include <stdint.h>
+#include <scion/chan_proto.h>
+
+#define CHAN_LIST_PAGE_BYTES  65536	/* bytes of records in one list answer, at most */
+#define CHAN_TEXT_MAX         64	/* version and build strings */
+#define CHAN_PROBE_NAME_MAX   192	/* provider:module:function:name */
+#define CHAN_GRAFT_NAME_MAX   32
+#define CHAN_POINT_NAME_MAX   32
+#define CHAN_ABORT_TEXT_MAX   112
+#define CHAN_FUNCTION_NAME_MAX 64
+#define CHAN_EVENT_TEXT_MAX   160
+
+/* STATUS: the kernel at a glance (`scion status`) and the probe totals (`stats`). */
+struct chan_status {
+	char version[CHAN_TEXT_MAX];	/* the build's version, as the handshake's */
+	char build[CHAN_TEXT_MAX];	/* compiler and architecture */
+	uint64_t uptime_ms;
+	uint64_t memory_kib, memory_free_kib;
+	uint64_t channel_frames_accepted, channel_frames_rejected;
+	uint64_t cycles_per_second;	/* the cycle counter's rate (metrics are in cycles) */
+	uint32_t cpus;
+	uint32_t grafts_loaded, grafts_installed;
+	uint32_t probes;		/* probes known */
+	uint32_t probe_sites;		/* sites patched */
+	uint32_t jump_sites, int3_sites;
+	uint32_t reserved;
+	uint64_t probe_installs, probe_removals, sync_rounds, jumps_refused;
+};
+_Static_assert(sizeof(struct chan_status) == 240, "chan_status changed");
+
+/* STATS: the channel's counters (`channel` in the shell). */
+struct chan_channel_stats {
+	uint64_t frames_accepted, frames_rejected, garbage_bytes;
+	uint64_t rejected[CHAN_REJECT_KINDS];	/* by enum chan_reject ([0] stays 0) */
+	uint64_t rx_bytes, tx_bytes, frames_sent, errors_sent;
+	uint64_t requests, requests_failed;	/* accepted REQUESTs; those answered with an error */
+	uint64_t hellos, version_mismatches;
+	uint64_t rx_stalls;			/* times the ring filled and input was held back */
+	uint32_t rx_ring_used;			/* bytes waiting in the receive ring */
+	uint32_t rx_held;			/* 1: the device holds input back */
+	uint32_t parser_state;			/* the receiver's state: 0 SYNC .. 3 PAYLOAD */
+	uint32_t reserved;
+};
+_Static_assert(sizeof(struct chan_channel_stats) == 168, "chan_channel_stats changed");
+
+struct chan_list_request {
+	uint64_t start;		/* the key of the last record seen: 0 for the first */
+};
+
+struct chan_list_head {
+	uint32_t count;		/* records in this answer */
+	uint32_t total;		/* records that match, this answer's and the others' */
+	uint32_t record_bytes;	/* the size of each record */
+	uint32_t more;		/* 1: ask again from next */
+	uint64_t next;		/* the key of this answer's last record */
+};
+_Static_assert(sizeof(struct chan_list_head) == 24, "chan_list_head changed");
+
+/* PROBE_LIST: one record per probe the spec matches; key: the probe id. */
+struct chan_probe_info {
+	uint32_t id;
+	uint32_t sites;
+	uint32_t consumers;	/* enablings attached (the shell's, metrics', trace sessions') */
+	uint32_t reserved;
+	int64_t count;		/* hits counted by the shell's `probe enable`; -1: none there */
+	char name[CHAN_PROBE_NAME_MAX];
+};
+_Static_assert(sizeof(struct chan_probe_info) == 216, "chan_probe_info changed");
+
+enum chan_graft_mode {
+	CHAN_GRAFT_SANDBOXED = 1,	/* verified, runs in its sandbox */
+	CHAN_GRAFT_TRUSTED = 2,		/* loaded without the sandbox */
+	CHAN_GRAFT_BUILTIN = 3,		/* kernel code registered as a graft */
+};
+
+/* GRAFT_LIST: one record per loaded graft, in load order; key: its place, from 1. */
+struct chan_graft_info {
+	char name[CHAN_GRAFT_NAME_MAX];
+	char point[CHAN_POINT_NAME_MAX];
+	uint64_t scope_tid;		/* installed for this thread only; 0: for every thread */
+	uint64_t invocations, commits, aborts;
+	uint64_t cycles;		/* spent in its invocations */
+	uint64_t time_us;		/* the same in microseconds */
+	uint32_t installed;		/* 1: installed at its point; 0: loaded only */
+	uint32_t mode;			/* enum chan_graft_mode */
+	char last_abort[CHAN_ABORT_TEXT_MAX];	/* why it last aborted; empty: never */
+};
+_Static_assert(sizeof(struct chan_graft_info) == 232, "chan_graft_info changed");
+
+enum chan_metric_kind {
+	CHAN_METRIC_COUNT = 1,		/* calls */
+	CHAN_METRIC_LATENCY = 2,	/* area / calls: cycles per call */
+	CHAN_METRIC_CONCURRENCY = 3,	/* area / elapsed: threads inside on average */
+};
+
+/* METRICS: one record per metric (scion/metrics.h), in id order; key: the id. */
+struct chan_metric_info {
+	uint32_t id;
+	uint32_t kind;			/* enum chan_metric_kind */
+	uint64_t tid;			/* 0: every thread */
+	uint64_t calls;
+	int64_t inside;			/* threads inside now */
+	uint64_t area;			/* threads inside summed over time, in cycles */
+	uint64_t elapsed;		/* cycles since the metric was set up */
+	char function[CHAN_FUNCTION_NAME_MAX];
+};
+_Static_assert(sizeof(struct chan_metric_info) == 112, "chan_metric_info changed");
+
+/* EVENTS: the kernel's recent events still kept; key: the event's number. */
+struct chan_event_info {
+	uint64_t number;		/* 1, 2, ...: a gap means events were lost */
+	uint64_t uptime_ms;		/* when it was posted */
+	char text[CHAN_EVENT_TEXT_MAX];	/* one line */
+};
+_Static_assert(sizeof(struct chan_event_info) == 176, "chan_event_info changed");
+
+#endif
