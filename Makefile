@@ -11,11 +11,13 @@
 #   make sim                                                the host simulator (scion sim replay)
 #   make kernel | iso | host-tests | deps | clean
 #
-# Sources are found by wildcard: adding a file to kernel/, arch/, boot/ or
-# tests/kernel/ adds it to the kernel; tests, commands and boot options
-# register themselves through linker tables.
+# Sources are found by wildcard: adding a file to kernel/, arch/<arch>/ (its
+# boot/ included) or tests/kernel/ adds it to the kernel; tests, commands and
+# boot options register themselves through linker tables. Everything about
+# the machine (flags, generated tables, host-buildable sources, image
+# conversions, the port's host tools) is in arch/$(ARCH)/arch.mk.
 
-ARCH ?= x86_64
+ARCH ?= x86
 BUILD ?= build
 SMP ?= 1
 MEM ?= 256M
@@ -31,13 +33,19 @@ Q :=
 say = @true
 endif
 
+# The machine's name works too: ARCH=x86_64 is the x86 port.
 ifeq ($(ARCH),x86_64)
-ARCH_DIR := arch/x86
-BOOT_DIR := boot/x86_64
-CROSS :=
-else
-$(error ARCH=$(ARCH) is not supported yet; use ARCH=x86_64)
+override ARCH := x86
 endif
+ARCH_DIR := arch/$(ARCH)
+ifeq ($(wildcard $(ARCH_DIR)/arch.mk),)
+$(error ARCH=$(ARCH) is not supported yet (no $(ARCH_DIR)/arch.mk); use ARCH=x86)
+endif
+
+KERNEL := $(BUILD)/kernel.elf
+KSYMS := $(BUILD)/kernel.syms
+ISO := $(BUILD)/scion.iso
+include $(ARCH_DIR)/arch.mk
 
 CC := $(CROSS)gcc
 LD := $(CROSS)ld
@@ -49,32 +57,21 @@ include grafts/grafts.mk
 
 KERNEL_INCLUDES := -Ikernel/include -I$(ARCH_DIR)/include -Igrafts/include -I$(BUILD)/gen
 KERNEL_CFLAGS := -std=gnu11 -O2 -g -Wall -Wextra -Werror -ffreestanding -fno-builtin \
-	-fno-pic -fno-pie -mcmodel=kernel -mno-red-zone -mgeneral-regs-only \
-	-mno-mmx -mno-sse -mno-sse2 -fno-stack-protector -fcf-protection=none \
-	-fno-omit-frame-pointer -mno-omit-leaf-frame-pointer -fno-optimize-sibling-calls \
+	-fno-pic -fno-pie $(ARCH_KERNEL_CFLAGS) -fno-stack-protector \
+	-fno-omit-frame-pointer -fno-optimize-sibling-calls \
 	-fno-asynchronous-unwind-tables -fno-tree-loop-distribute-patterns \
 	-fno-reorder-blocks-and-partition \
 	-fno-strict-aliasing $(KERNEL_INCLUDES)
 KERNEL_ASFLAGS := -fno-pic -fno-pie -g $(KERNEL_INCLUDES) -Wa,--noexecstack
-KERNEL_LDFLAGS := -nostdlib -z max-page-size=4096 --no-warn-rwx-segments -z noexecstack \
-	-T $(ARCH_DIR)/kernel.ld
+KERNEL_LDFLAGS := -nostdlib --no-warn-rwx-segments -z noexecstack $(ARCH_KERNEL_LDFLAGS)
 
-KERNEL_SRCS := $(sort $(wildcard kernel/*/*.c) $(wildcard $(ARCH_DIR)/*.c) \
-	$(wildcard $(BOOT_DIR)/*.c) $(wildcard tests/kernel/*.c) \
-	$(wildcard kernel/*/*.S) $(wildcard $(ARCH_DIR)/*.S) $(wildcard $(BOOT_DIR)/*.S) \
-	$(wildcard tests/kernel/*.S))
+KERNEL_SRCS := $(sort $(wildcard kernel/*/*.c) $(ARCH_KERNEL_SRCS) $(wildcard tests/kernel/*.c) \
+	$(wildcard kernel/*/*.S) $(wildcard tests/kernel/*.S))
 # D programs the in-kernel tests run in sessions the kernel starts itself.
 KTEST_D_GEN := $(patsubst tests/kernel/%.d,$(BUILD)/gen/ktest_d/%.c,$(wildcard tests/kernel/*.d))
-KERNEL_OBJS := $(patsubst %,$(BUILD)/obj/%.o,$(KERNEL_SRCS)) $(BUILD)/obj/version.o \
-	$(BUILD)/obj/gen/x86_opcodes.o $(BUILD)/obj/gen/x86_encodings.o \
+KERNEL_OBJS := $(patsubst %,$(BUILD)/obj/%.o,$(KERNEL_SRCS)) $(BUILD)/obj/version.o $(ARCH_GEN_OBJS) \
 	$(patsubst $(BUILD)/gen/%.c,$(BUILD)/obj/gen/%.o,$(KTEST_D_GEN))
-GENERATED_HEADERS := $(BUILD)/gen/x86_encodings.h
-
-KERNEL := $(BUILD)/kernel.elf
-KERNEL32 := $(BUILD)/kernel32.elf
-KSYMS := $(BUILD)/kernel.syms
 LAYOUTS_PY := $(BUILD)/gen/scion_layouts.py
-ISO := $(BUILD)/scion.iso
 # The test disk (virtio-blk, vda): every sector holds a pattern the kernel checks.
 DISK := $(BUILD)/disk.img
 DISK_SIZE ?= 32M
@@ -82,20 +79,24 @@ DISK_SIZE ?= 32M
 .PHONY: all kernel iso run run-options test bench gdb deps host-tests fuzz check-decoder sim clean
 .DEFAULT_GOAL := all
 
-kernel: $(KERNEL) $(KERNEL32) $(KSYMS) $(LAYOUTS_PY)
+kernel: $(KERNEL) $(ARCH_IMAGES) $(KSYMS) $(LAYOUTS_PY)
 iso: $(ISO)
 
 # The probe machinery, the patch builder and text patching must never be
 # probed: their code goes to .text.noprobe (whose bounds the probe code
 # checks); tools/check_noprobe.py proves that what probe context runs is there.
-NOPROBE_SRCS := $(filter kernel/probe/% kernel/poke/% $(ARCH_DIR)/patch_% $(ARCH_DIR)/relocate.c,\
-		  $(KERNEL_SRCS))
+NOPROBE_SRCS := $(filter kernel/probe/% kernel/poke/% $(ARCH_NOPROBE_SRCS),$(KERNEL_SRCS))
 
-$(BUILD)/obj/%.c.o: %.c | $(GENERATED_HEADERS)
+$(BUILD)/obj/%.c.o: %.c | $(ARCH_GEN_HEADERS)
 	@mkdir -p $(dir $@)
 	$(call say,CC,$<)
 	$(Q)$(CC) $(KERNEL_CFLAGS) -MMD -MP -c $< -o $@
 	$(if $(filter $<,$(NOPROBE_SRCS)),$(Q)$(OBJCOPY) --rename-section .text=.text.noprobe $@)
+
+# Other generated C (the in-kernel tests' D programs); the arch's tables have their own rule.
+$(BUILD)/obj/gen/%.o: $(BUILD)/gen/%.c | $(ARCH_GEN_HEADERS)
+	@mkdir -p $(dir $@)
+	$(Q)$(CC) $(KERNEL_CFLAGS) -c $< -o $@
 
 $(BUILD)/obj/%.S.o: %.S
 	@mkdir -p $(dir $@)
@@ -108,22 +109,11 @@ VERSION := $(shell git describe --always --dirty 2>/dev/null || echo unknown)
 $(BUILD)/version.c: FORCE
 	@mkdir -p $(dir $@)
 	@printf '/* Generated by the Makefile. */\nconst char scion_version[] = "%s";\nconst char scion_build_info[] = "%s, %s";\n' \
-		'$(VERSION)' '$(shell $(CC) -dumpfullversion)' '$(ARCH)' > $@.$$$$.tmp; \
+		'$(VERSION)' '$(shell $(CC) -dumpfullversion)' '$(ARCH_NAME)' > $@.$$$$.tmp; \
 		cmp -s $@.$$$$.tmp $@ && rm $@.$$$$.tmp || mv $@.$$$$.tmp $@
 	@printf '%s\n' '$(VERSION)' > $(BUILD)/version.txt
 $(BUILD)/obj/version.o: $(BUILD)/version.c
 	$(Q)$(CC) $(KERNEL_CFLAGS) -c $< -o $@
-
-# The decoder's opcode tables and the patch builder's encodings, generated
-# from the readable map.
-$(BUILD)/gen/x86_opcodes.c $(BUILD)/gen/x86_encodings.c $(BUILD)/gen/x86_encodings.h &: \
-		$(ARCH_DIR)/opcodes.map tools/gen_x86_opcodes.py
-	@mkdir -p $(BUILD)/gen
-	$(call say,GEN,$(BUILD)/gen/x86_opcodes.c)
-	$(Q)$(PYTHON) tools/gen_x86_opcodes.py $< -o $(BUILD)/gen/x86_opcodes.c --encodings $(BUILD)/gen
-$(BUILD)/obj/gen/%.o: $(BUILD)/gen/%.c $(ARCH_DIR)/x86_opcodes.h $(GENERATED_HEADERS)
-	@mkdir -p $(dir $@)
-	$(Q)$(CC) $(KERNEL_CFLAGS) -I$(ARCH_DIR) -c $< -o $@
 
 # The host's description of every wire and record layout, generated from the
 # headers that define them (host/scionhost/layouts.py reads it;
@@ -164,11 +154,6 @@ $(KSYMS): $(KERNEL)
 	$(call say,NM,$@)
 	$(Q)$(NM) --defined-only -n -S $< > $@.tmp && mv $@.tmp $@
 
-# QEMU's -kernel loads multiboot1 images only from 32-bit ELF files.
-$(KERNEL32): $(KERNEL)
-	$(call say,OBJCOPY,$@)
-	$(Q)$(OBJCOPY) -O elf32-i386 $< $@
-
 # The ISO's GRUB menu carries CMDLINE; rebuild it only when CMDLINE changes.
 $(BUILD)/iso-cmdline: FORCE
 	@mkdir -p $(dir $@)
@@ -189,16 +174,8 @@ $(BUILD)/iso-grafts: FORCE
 	@mkdir -p $(dir $@)
 	@echo '$(ISO_GRAFTS)' > $@.$$$$.tmp; cmp -s $@.$$$$.tmp $@ && rm $@.$$$$.tmp || mv $@.$$$$.tmp $@
 
-$(ISO): $(KERNEL) boot/grub.cfg.in $(BUILD)/iso-cmdline $(BUILD)/iso-grafts $(ISO_GRAFTS)
-	@rm -rf $(BUILD)/iso && mkdir -p $(BUILD)/iso/boot/grub $(BUILD)/iso/boot/grafts $(BUILD)/tmp
-	$(call say,ISO,$@)
-	$(Q)cp $(KERNEL) $(BUILD)/iso/boot/scion.elf
-	$(Q)for g in $(ISO_GRAFTS); do cp $$g $(BUILD)/iso/boot/grafts/; \
-		printf '\tmodule2 /boot/grafts/%s %s\n' "$${g##*/}" "$${g##*/}"; done > $(BUILD)/iso-modules
-	$(Q)sed -e 's|@CMDLINE@|$(CMDLINE)|' -e '/@MODULES@/{r $(BUILD)/iso-modules' -e 'd}' \
-		boot/grub.cfg.in > $(BUILD)/iso/boot/grub/grub.cfg
-	$(Q)TMPDIR=$(abspath $(BUILD)/tmp) grub-mkrescue -o $@ $(BUILD)/iso 2> $(BUILD)/grub-mkrescue.log \
-		|| { cat $(BUILD)/grub-mkrescue.log; exit 1; }
+# The ISO's recipe is the arch's (arch.mk); what it carries is chosen here.
+$(ISO): $(BUILD)/iso-cmdline $(BUILD)/iso-grafts $(ISO_GRAFTS)
 
 deps:
 	@qemu/deps.sh
@@ -229,9 +206,7 @@ HOST_CFLAGS := -std=gnu11 -O1 -g -Wall -Wextra -Werror -fsanitize=address,undefi
 	-I$(ARCH_DIR)/include -I$(ARCH_DIR) -Igrafts/include -I$(BUILD)/gen
 HOST_KERNEL_SRCS := kernel/lib/glob.c kernel/lib/errno.c kernel/sym/symtab.c kernel/core/bootopt.c \
 	kernel/shell/lineedit.c kernel/mm/pmm.c kernel/mm/kmalloc.c kernel/mm/ranges.c \
-	$(BOOT_DIR)/multiboot.c $(ARCH_DIR)/insn_decode.c $(BUILD)/gen/x86_opcodes.c \
-	$(ARCH_DIR)/patch_emit.c $(ARCH_DIR)/relocate.c $(ARCH_DIR)/jump_table.c $(ARCH_DIR)/sfi_verify.c \
-	$(BUILD)/gen/x86_encodings.c kernel/graft/elf_load.c kernel/graft/elf_reloc.c
+	$(ARCH_HOST_SRCS) kernel/graft/elf_load.c kernel/graft/elf_reloc.c
 HOST_KERNEL_SRCS += kernel/dev/virtqueue.c kernel/channel/frame.c kernel/trace/dif_verify.c \
 	kernel/trace/dif_exec.c kernel/trace/dif_subr.c kernel/trace/dif_subr_search.c
 HOST_KERNEL_PRIVATE_HEADERS := kernel/dev/virtio.h kernel/channel/frame.h kernel/trace/dif_internal.h
@@ -254,7 +229,7 @@ $(GRAFT_CORRUPT_DIR)/expected.txt: $(GRAFT_FIXTURE) tools/mkcorrupt_grafts.py
 
 host-tests: $(HOST_TESTS)
 $(HOST_TESTS): $(HOST_KERNEL_PRIVATE_HEADERS)
-$(HOST_TESTS): $(HOST_TEST_SRCS) $(HOST_KERNEL_SRCS) $(GENERATED_HEADERS) $(HOST_TEST_GEN) \
+$(HOST_TESTS): $(HOST_TEST_SRCS) $(HOST_KERNEL_SRCS) $(ARCH_GEN_HEADERS) $(HOST_TEST_GEN) \
 		$(GRAFT_CORRUPT_DIR)/expected.txt $(wildcard tests/host/include/arch/*.h tests/host/*.h \
 		kernel/include/scion/*.h kernel/graft/*.h grafts/include/graft/*.h)
 	@mkdir -p $(dir $@)
@@ -267,7 +242,7 @@ $(HOST_TESTS): $(HOST_TEST_SRCS) $(HOST_KERNEL_SRCS) $(GENERATED_HEADERS) $(HOST
 FUZZ_SECONDS ?= 20
 FUZZ_CC ?= clang
 
-fuzz: $(BUILD)/gen/x86_opcodes.c $(GRAFT_FIXTURE) grafts
+fuzz: $(ARCH_GEN_SRCS) $(GRAFT_FIXTURE) grafts
 	@BUILD='$(BUILD)' FUZZ_CC='$(FUZZ_CC)' tests/fuzz/run.sh $(FUZZ_SECONDS)
 
 # ---- The D compiler's front end (host/dtrace/) -------------------------
@@ -343,75 +318,17 @@ print-D_ORACLE_KERNEL_SRCS:
 host-tests: $(D_ORACLE)
 # ---- end of the D oracle's block ---------------------------------------------------
 
-# The decoder on the host: the objdump oracle, with Zydis as a second opinion when installed.
-DECODER_SRCS := $(ARCH_DIR)/insn_decode.c $(BUILD)/gen/x86_opcodes.c
-ZYDIS := $(wildcard /usr/include/Zydis/Zydis.h)
-SECOND_OPINION := $(if $(ZYDIS),tests/decoder/zydis_glue.c,tests/decoder/no_second_opinion.c)
-SECOND_OPINION_LIBS := $(if $(ZYDIS),-lZydis,)
-DECODER_HOST_CFLAGS := -std=gnu11 -O2 -g -Wall -Wextra -Werror -I$(ARCH_DIR)/include -I$(ARCH_DIR) \
-	-Itests/decoder
-CHECK_DECODER := $(BUILD)/host/check-decoder
-FILES ?= $(KERNEL)
-
-BENCH_DECODER := $(BUILD)/host/bench-decoder
-DECODER_TOOL_DEPS := $(DECODER_SRCS) $(SECOND_OPINION) tests/decoder/elf_text.c \
-	$(wildcard tests/decoder/*.h) $(ARCH_DIR)/include/arch/insn.h $(ARCH_DIR)/x86_opcodes.h
-
-$(BUILD)/host/%-decoder: tests/decoder/%_decoder.c $(DECODER_TOOL_DEPS)
-	@mkdir -p $(dir $@)
-	$(call say,HOSTCC,$@)
-	$(Q)$(HOST_CC) $(DECODER_HOST_CFLAGS) -o $@ $< tests/decoder/elf_text.c $(DECODER_SRCS) \
-		$(SECOND_OPINION) $(SECOND_OPINION_LIBS)
-
-# The patch builder on the host: nanoseconds per probe hit (make bench).
-BENCH_PATCH := $(BUILD)/host/bench-patch
-PATCH_HOST_SRCS := tests/patch/bench_patch.c tests/patch/bench_targets.S $(ARCH_DIR)/patch_emit.c \
-	$(ARCH_DIR)/relocate.c $(BUILD)/gen/x86_encodings.c $(DECODER_SRCS)
-$(BENCH_PATCH): $(PATCH_HOST_SRCS) $(GENERATED_HEADERS) $(ARCH_DIR)/include/arch/patch.h
-	@mkdir -p $(dir $@)
-	$(call say,HOSTCC,$@)
-	$(Q)$(HOST_CC) $(HOST_CFLAGS) -mno-red-zone -o $@ $(PATCH_HOST_SRCS)
-
-check-decoder: $(CHECK_DECODER) $(KERNEL)
-	@$(CHECK_DECODER) $(FILES)
-
-# ---- The SFI proof (tests/sfi/) -----------------------------------------------
-# build/host/sfi-proof runs every instruction form the sandbox's verifier
-# accepts, single-stepped in a traced child laid out like a graft's window,
-# and fails a form when the CPU shows it escaped (tests/sfi/sfi_proof.c).
-#   make sfi-proof            the self-test, then the quick sample (`make test` runs both)
-#   make sfi-proof FULL=1     the self-test, then the exhaustive enumeration (hours)
-# Built without ASan, for speed; UBSan stays on. tests/fuzz/fuzz_sfi_verify.c
-# shares the window child (run.sh builds it).
-SFI_PROOF := $(BUILD)/host/sfi-proof
-SFI_PROOF_SRCS := $(sort $(wildcard tests/sfi/*.c tests/sfi/*.S)) $(ARCH_DIR)/sfi_verify.c \
-	$(ARCH_DIR)/sfi_text.c $(ARCH_DIR)/insn_decode.c $(BUILD)/gen/x86_opcodes.c \
-	$(BUILD)/gen/x86_encodings.c
-SFI_PROOF_CFLAGS := -std=gnu11 -O2 -g -Wall -Wextra -Werror -fsanitize=undefined \
-	-fno-sanitize-recover=undefined -fno-omit-frame-pointer -Itests/sfi -Ikernel/include \
-	-I$(ARCH_DIR)/include -I$(ARCH_DIR) -I$(BUILD)/gen
-$(SFI_PROOF): $(SFI_PROOF_SRCS) $(wildcard tests/sfi/*.h) $(GENERATED_HEADERS) \
-		$(ARCH_DIR)/include/arch/sfi.h $(ARCH_DIR)/include/arch/insn.h $(ARCH_DIR)/x86_opcodes.h
-	@mkdir -p $(dir $@)
-	$(call say,HOSTCC,$@)
-	$(Q)$(HOST_CC) $(SFI_PROOF_CFLAGS) -o $@ $(SFI_PROOF_SRCS)
-.PHONY: sfi-proof
-sfi-proof: $(SFI_PROOF)
-	@$(SFI_PROOF) --self-test
-	@$(SFI_PROOF) $(if $(FULL),--full,--quick)
-test: $(SFI_PROOF)
-# ---- end of the SFI proof's block ----------------------------------------------
 
 include host/sim/sim.mk
 
-test: deps kernel iso grafts host-tests $(SIM) $(CHECK_DECODER) $(DISK)
+test: deps kernel iso grafts host-tests $(SIM) $(ARCH_TEST_TOOLS) $(DISK)
 	@$(PYTHON) tests/run_tests.py --build $(BUILD)
 
-bench: deps kernel grafts $(BENCH_DECODER) $(BENCH_PATCH) $(SIM) $(DISK)
-	@$(PYTHON) tools/bench.py --kernel $(KERNEL32) --disk $(DISK) --out $(BUILD)/bench --decoder-bench $(BENCH_DECODER) \
-		--patch-bench $(BENCH_PATCH) --sim $(SIM)
+bench: deps kernel grafts $(ARCH_BENCH_TOOLS) $(SIM) $(DISK)
+	@$(PYTHON) tools/bench.py --kernel $(QEMU_KERNEL) --disk $(DISK) --out $(BUILD)/bench $(ARCH_BENCH_ARGS) \
+		--sim $(SIM)
 
-all: kernel iso grafts host-tests $(SIM) $(CHECK_DECODER) $(BENCH_DECODER) $(BENCH_PATCH) $(DISK)
+all: kernel iso grafts host-tests $(SIM) $(ARCH_HOST_TOOLS) $(DISK)
 
 clean:
 	rm -rf $(BUILD)

@@ -1,7 +1,8 @@
 # SPDX-License-Identifier: BSD-2-Clause
 #
 # The graft build, included by the top Makefile (which defines BUILD, CC,
-# OBJCOPY, PYTHON, Q and say).
+# OBJCOPY, PYTHON, Q and say, and includes the arch's arch.mk first: the
+# machine flags and the sandboxing step are the arch's).
 #
 #   make grafts      grafts/*.c     -> $(BUILD)/grafts/NAME.graft          (sandboxed)
 #                    grafts/bad/*.c -> $(BUILD)/grafts/bad/NAME.graft      (sandboxed)
@@ -11,26 +12,26 @@
 # A graft is one C file compiled, not linked, into a relocatable ELF64
 # object that the kernel's loader (kernel/graft/elf_load.c) links
 # against the exported graft API. The flags give it the kernel's code
-# model and ABI (no red zone, no SSE, no stack protector, no CET) and
-# keep out what the loader refuses: common symbols, unwind tables, PIC
-# (GOT and PLT relocations). Debug sections are stripped; symbols stay,
+# model and ABI (ARCH_GRAFT_CFLAGS, and no stack protector) and keep out
+# what the loader refuses: common symbols, unwind tables, PIC (GOT and
+# PLT relocations). Debug sections are stripped; symbols stay,
 # because the loader links through them. Misbehaving grafts for tests
 # live in grafts/bad/ and build into their own folder, so nothing
 # installs one by accident.
 #
-# Software fault isolation (arch/x86/include/arch/sfi.h): the graft every
-# test and `make run` use is sandboxed. GCC writes assembly with
-# GRAFT_SFI_CFLAGS as well, tools/sfi_x86.py rewrites it (masked stores,
-# masked indirect branches and returns, the stack guard, 32-byte bundles,
-# the .note.scion.sfi marker) and the assembler builds the object; the
-# loader's verifier checks the result. NAME.s (GCC's) and NAME.sfi.s (the
-# rewriter's) stay next to the graft: the rewriter's errors name lines of
-# NAME.s. The trusted build (today's recipe, for `graft load --trusted`)
-# goes to trusted/.
+# Software fault isolation (the arch's scheme, arch/<arch>/include/arch/sfi.h):
+# the graft every test and `make run` use is sandboxed. GCC writes assembly
+# with ARCH_GRAFT_SFI_CFLAGS as well, the arch's rewriter
+# (ARCH_SFI_REWRITER) rewrites it (masked stores, masked indirect branches
+# and returns, the stack guard, bundles, the .note.scion.sfi marker), the
+# assembler builds the object and ARCH_SFI_FINISH finishes it in place;
+# the loader's verifier checks the result. NAME.s (GCC's) and NAME.sfi.s
+# (the rewriter's) stay next to the graft: the rewriter's errors name
+# lines of NAME.s. The trusted build (today's recipe, for `graft load
+# --trusted`) goes to trusted/.
 
 GRAFT_CFLAGS := -std=gnu11 -O2 -Wall -Wextra -Werror -ffreestanding -fno-builtin \
-	-fno-pic -fno-pie -mcmodel=kernel -mno-red-zone -mgeneral-regs-only -mno-sse \
-	-fno-stack-protector -fcf-protection=none -fno-asynchronous-unwind-tables \
+	-fno-pic -fno-pie $(ARCH_GRAFT_CFLAGS) -fno-stack-protector -fno-asynchronous-unwind-tables \
 	-fno-common -fno-exceptions -Igrafts/include
 GRAFT_HEADERS := $(wildcard grafts/include/graft/*.h)
 
@@ -45,23 +46,9 @@ HOSTILE_GRAFT_SRCS := $(sort $(wildcard grafts/hostile/*.c))
 HOSTILE_GRAFT_HEADERS := $(wildcard grafts/hostile/*.h)
 HOSTILE_GRAFTS := $(patsubst grafts/hostile/%.c,$(BUILD)/grafts/hostile/%.graft,$(HOSTILE_GRAFT_SRCS))
 
-# What the sandbox needs from GCC, each for a reason the rewriter relies on:
-#   -ffixed-r14 -ffixed-r15       %r14 is the sandbox's scratch register and %r15
-#                                 the window base: GCC must never allocate them
-#   -fno-jump-tables              a switch's jump table would branch to case labels
-#                                 that are not bundle starts
-#   -fno-optimize-sibling-calls   no tail call (jmp) into the graft API, which the
-#                                 verifier refuses
-#   -fomit-frame-pointer          no leave / mov %rbp, %rsp epilogue (the default at
-#                                 -O2; stated because the rewriter depends on it)
-#   -falign-functions=32          functions at bundle starts (the rewriter adds
-#                                 .p2align 5 to every function label as well)
-#   -mstringop-strategy=unrolled_loop  struct copies and clears as plain moves, not
-#                                 rep movs / rep stos (string instructions are refused)
-GRAFT_SFI_CFLAGS := -ffixed-r14 -ffixed-r15 -fno-jump-tables -fno-optimize-sibling-calls \
-	-fomit-frame-pointer -falign-functions=32 -mstringop-strategy=unrolled_loop
-SFI_REWRITER := tools/sfi_x86.py
-SFI_NOPS := tools/sfi_nops.py	# gas's one-byte padding nops become multi-byte nops
+GRAFT_SFI_CFLAGS := $(ARCH_GRAFT_SFI_CFLAGS)
+SFI_REWRITER := $(ARCH_SFI_REWRITER)
+SFI_FINISH := $(ARCH_SFI_FINISH)
 
 # Compile $< into the trusted (unsandboxed) graft $@; the host tests'
 # fixture is built this way too (the loader's ELF tests, independent of SFI).
@@ -80,7 +67,7 @@ define graft_compile_sfi
 	$(Q)$(CC) $(GRAFT_CFLAGS) $(GRAFT_SFI_CFLAGS) -S $< -o $(basename $@).s
 	$(Q)$(PYTHON) $(SFI_REWRITER) $(basename $@).s -o $(basename $@).sfi.s
 	$(Q)$(CC) -c $(basename $@).sfi.s -o $@.o
-	$(Q)$(PYTHON) $(SFI_NOPS) $@.o
+	$(Q)$(PYTHON) $(SFI_FINISH) $@.o
 	$(Q)$(OBJCOPY) --strip-debug $@.o $@
 	$(Q)rm -f $@.o
 endef
@@ -99,10 +86,10 @@ $(BUILD)/grafts/trusted/%.graft: grafts/%.c $(GRAFT_HEADERS)
 $(BUILD)/grafts/hostile/%.graft: grafts/hostile/%.c $(GRAFT_HEADERS) $(HOSTILE_GRAFT_HEADERS)
 	$(graft_compile)
 
-$(BUILD)/grafts/bad/%.graft: grafts/bad/%.c $(GRAFT_HEADERS) $(BAD_GRAFT_HEADERS) $(SFI_REWRITER) $(SFI_NOPS)
+$(BUILD)/grafts/bad/%.graft: grafts/bad/%.c $(GRAFT_HEADERS) $(BAD_GRAFT_HEADERS) $(SFI_REWRITER) $(SFI_FINISH)
 	$(graft_compile_sfi)
 
-$(BUILD)/grafts/%.graft: grafts/%.c $(GRAFT_HEADERS) $(SFI_REWRITER) $(SFI_NOPS)
+$(BUILD)/grafts/%.graft: grafts/%.c $(GRAFT_HEADERS) $(SFI_REWRITER) $(SFI_FINISH)
 	$(graft_compile_sfi)
 
 .PHONY: grafts

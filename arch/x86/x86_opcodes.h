@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: BSD-2-Clause */
 /*
  * The decoder's opcode tables (generated from arch/x86/opcodes.map by
- * tools/gen_x86_opcodes.py into build/gen/x86_opcodes.c) and the codes
+ * arch/x86/tools/gen_x86_opcodes.py into build/gen/x86_opcodes.c) and the codes
  * their fields use. Private to the decoder.
  */
 #ifndef ARCH_X86_OPCODES_H

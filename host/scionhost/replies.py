@@ -165,7 +165,7 @@ def stats(client):
     """`stats` as data: {"metrics": [...], "probes": the probe totals}."""
     s = status(client)
     probes = {"known": s["probes"], "sites": s["probe_sites"], "jump_sites": s["jump_sites"],
-              "int3_sites": s["int3_sites"], "installs": s["probe_installs"],
+              "int3_sites": s["breakpoint_sites"], "installs": s["probe_installs"],
               "removals": s["probe_removals"], "sync_rounds": s["sync_rounds"],
               "jumps_refused": s["jumps_refused"]}
     return {"metrics": metrics(client, s["cycles_per_second"]), "probes": probes}

@@ -1,5 +1,8 @@
 /* SPDX-License-Identifier: BSD-2-Clause */
-/* Interfaces between the files of kernel/analysis. */
+/*
+ * Interfaces between the files of kernel/analysis. Instructions reach
+ * them only as the arch's summaries (scion/insn_summary.h).
+ */
 #ifndef KERNEL_ANALYSIS_INTERNAL_H
 #define KERNEL_ANALYSIS_INTERNAL_H
 
@@ -9,10 +12,7 @@
 /* One instruction as the analysis keeps it while building a function. */
 struct cfg_insn {
 	uint32_t offset;	/* from the function's start */
-	uint8_t length;
-	uint8_t cf;		/* enum insn_cf */
-	uint32_t reads, writes;	/* with calls summarised by the ABI */
-	uint64_t target;
+	struct insn_summary s;	/* the arch's summary (calls by the calling convention) */
 };
 
 /* What a block reads before writing (use) and writes (def). */
@@ -22,8 +22,8 @@ struct cfg_block_effects {
 
 static inline void effects_add(struct cfg_block_effects *e, const struct cfg_insn *ci)
 {
-	e->use |= ci->reads & ~e->def;
-	e->def |= ci->writes;
+	e->use |= ci->s.reads & ~e->def;
+	e->def |= ci->s.writes;
 }
 
 /* The bytes of kernel text the analysis reads (the pristine image). */
@@ -38,8 +38,22 @@ int cfg_build_function(struct cfg_function *f, const uint8_t *code);
 /* Fill live_in/live_out of f's blocks from their effects (liveness.c). */
 void cfg_solve_liveness(struct cfg_function *f, const struct cfg_block_effects *effects);
 
-/* An instruction summarised as the analysis sees it (calls by the ABI). */
-void cfg_summarise(const void *insn, struct cfg_insn *ci, uint32_t offset);
+/*
+ * The last instruction that runs before the transfer at insns[i] takes
+ * effect: i itself, or its last delay slot (no further than insns[n - 1]).
+ */
+static inline uint32_t cfg_transfer_end(const struct cfg_insn *insns, uint32_t i, uint32_t n)
+{
+	uint32_t last = i + insns[i].s.delay_slots;
+	return last < n ? last : n - 1;
+}
+
+/*
+ * The instruction among insns[first .. last] that decides how a block
+ * ending at last ends: last itself, or a block-ending transfer whose
+ * delay slots run up to last.
+ */
+uint32_t cfg_control_of(const struct cfg_insn *insns, uint32_t first, uint32_t last);
 
 static inline int fail_nomem(struct cfg_function *f)
 {

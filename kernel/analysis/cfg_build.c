@@ -2,20 +2,21 @@
 /*
  * Basic blocks, edges, call sites and jump tables of one function.
  *
- * The function's bytes are decoded once, front to back (compiler output
- * keeps no data in text), into a compact instruction list with a mark per
- * byte: instruction start, block leader. Leaders are the entry, every
- * branch target inside the function, every jump-table target and every
- * instruction after one that ends a block; calls do not end blocks (their
- * sites are recorded apart). A branch into the middle of an instruction,
- * or bytes that do not decode, fail the function with the address.
+ * The function's bytes are summarised once, front to back (compiler
+ * output keeps no data in text), by the arch (arch_insn_summarise) into
+ * a compact instruction list with a mark per byte: instruction start,
+ * block leader. Leaders are the entry, every branch target inside the
+ * function, every jump-table target and every instruction after one that
+ * ends a block (after its delay slots, on a machine that has them);
+ * calls do not end blocks (their sites are recorded apart). A branch
+ * into the middle of an instruction, or bytes that do not decode, fail
+ * the function with the address.
  */
 #include <scion/cfg.h>
+#include <scion/insn_summary.h>
 #include <scion/mm.h>
 #include <scion/string.h>
 #include <scion/errno.h>
-#include <arch/insn.h>
-#include <arch/abi.h>
 #include "analysis_internal.h"
 
 #define MARK_START  0x1
@@ -27,7 +28,7 @@ extern char __rodata_start[], __rodata_end[];
 
 struct pending_table {
 	uint32_t insn;		/* index of the indirect jump */
-	struct insn_jump_table jt;
+	struct insn_jump_table_summary jt;
 };
 
 struct work {
@@ -41,17 +42,6 @@ struct work {
 	uint32_t ntables;
 };
 
-static bool ends_block(uint8_t cf)
-{
-	switch (cf) {
-	case INSN_CF_NONE: case INSN_CF_CALL: case INSN_CF_CALL_INDIRECT: case INSN_CF_CALL_FAR:
-	case INSN_CF_SYSCALL: case INSN_CF_INT: case INSN_CF_INT3: case INSN_CF_HLT:
-		return false;
-	default:
-		return true;
-	}
-}
-
 static bool inside(const struct work *w, uint64_t addr)
 {
 	return addr >= w->base && addr - w->base < w->size;
@@ -64,27 +54,22 @@ static int fail(struct work *w, enum cfg_status status, uint64_t addr)
 	return -EINVAL;
 }
 
-/* Effects as the analysis sees them: calls by the ABI. */
-void cfg_summarise(const void *insn, struct cfg_insn *ci, uint32_t off)
+uint32_t cfg_control_of(const struct cfg_insn *insns, uint32_t first, uint32_t last)
 {
-	const struct insn *in = insn;
-
-	ci->offset = off;
-	ci->length = in->length;
-	ci->cf = in->cf;
-	ci->target = in->target;
-	ci->reads = in->regs_read;
-	ci->writes = in->regs_written;
-	if (in->cf == INSN_CF_CALL || in->cf == INSN_CF_CALL_INDIRECT || in->cf == INSN_CF_CALL_FAR) {
-		ci->reads |= ABI_CALL_READS;
-		ci->writes |= ABI_CALLER_SAVED;
+	for (uint32_t k = 1; k <= last - first && k <= INSN_DELAY_SLOTS_MAX; k++) {
+		const struct insn_summary *s = &insns[last - k].s;
+		if (s->delay_slots == k && insn_class_ends_block(s->cls))
+			return last - k;
+		if (s->delay_slots >= k)
+			break;		/* last is a delay slot of a transfer that does not end blocks */
 	}
+	return last;
 }
 
 /* Check a jump table's entries; on success they become leaders and targets. */
 static bool accept_table(struct work *w, struct pending_table *pt)
 {
-	const struct insn_jump_table *jt = &pt->jt;
+	const struct insn_jump_table_summary *jt = &pt->jt;
 	uint64_t bytes = (uint64_t)jt->entries * jt->entry_size;
 
 	if (jt->relative || jt->entry_size != 8 || jt->entries > 4096 ||
@@ -99,34 +84,31 @@ static bool accept_table(struct work *w, struct pending_table *pt)
 	return true;
 }
 
-/* Decode the SLICE instructions before insns[n] again, for a jump-table slice. */
-static unsigned recent_instructions(const struct work *w, uint32_t n, struct insn *before)
+/* The offsets of the SLICE instructions before insns[n], for a jump-table slice. */
+static unsigned recent_instructions(const struct work *w, uint32_t n, uint32_t *before)
 {
 	unsigned k = n < SLICE ? n : SLICE;
-	for (unsigned i = 0; i < k; i++) {
-		const struct cfg_insn *ci = &w->insns[n - k + i];
-		insn_decode(&before[i], w->code + ci->offset, w->size - ci->offset,
-			    w->base + ci->offset);
-	}
+	for (unsigned i = 0; i < k; i++)
+		before[i] = w->insns[n - k + i].offset;
 	return k;
 }
 
 static int decode_all(struct work *w)
 {
-	struct insn in;
 	uint32_t n = 0;
 
-	for (uint64_t off = 0; off < w->size; off += in.length, n++) {
-		insn_decode(&in, w->code + off, w->size - off, w->base + off);
-		if (in.status != INSN_OK)
+	for (uint64_t off = 0; off < w->size; off += w->insns[n++].s.length) {
+		struct cfg_insn *ci = &w->insns[n];
+		if (arch_insn_summarise(&ci->s, w->code + off, w->size - off, w->base + off))
 			return fail(w, CFG_UNDECODABLE, w->base + off);
 		w->marks[off] |= MARK_START;
-		cfg_summarise(&in, &w->insns[n], (uint32_t)off);
-		if (in.cf == INSN_CF_JMP_INDIRECT && w->ntables < MAX_TABLES) {
-			struct insn before[SLICE];
+		ci->offset = (uint32_t)off;
+		if (ci->s.cls == INSN_CLASS_JUMP_INDIRECT && w->ntables < MAX_TABLES) {
+			uint32_t before[SLICE];
 			unsigned k = recent_instructions(w, n, before);
 			struct pending_table *pt = &w->tables[w->ntables];
-			if (insn_find_jump_table(&in, before, k, &pt->jt)) {
+			if (arch_insn_jump_table(w->code, w->base, w->size, before, k, (uint32_t)off,
+						 &pt->jt)) {
 				pt->insn = n;
 				w->ntables++;
 			}
@@ -141,15 +123,17 @@ static int mark_leaders(struct work *w)
 	w->marks[0] |= MARK_LEADER;
 	for (uint32_t i = 0; i < w->ninsns; i++) {
 		const struct cfg_insn *ci = &w->insns[i];
-		uint64_t next = ci->offset + ci->length;
-		bool direct = ci->cf == INSN_CF_JMP || ci->cf == INSN_CF_JCC ||
-			      ci->cf == INSN_CF_LOOP || ci->cf == INSN_CF_XBEGIN;
-		if (direct && inside(w, ci->target)) {
-			if (!(w->marks[ci->target - w->base] & MARK_START))
+		const struct cfg_insn *end = ci;
+		if (ci->s.delay_slots)		/* x86 has none: keep its loop short */
+			end = &w->insns[cfg_transfer_end(w->insns, i, w->ninsns)];
+		uint64_t next = end->offset + end->s.length;
+		bool direct = ci->s.cls == INSN_CLASS_JUMP || ci->s.cls == INSN_CLASS_BRANCH;
+		if (direct && inside(w, ci->s.target)) {
+			if (!(w->marks[ci->s.target - w->base] & MARK_START))
 				return fail(w, CFG_BAD_TARGET, w->base + ci->offset);
-			w->marks[ci->target - w->base] |= MARK_LEADER;
+			w->marks[ci->s.target - w->base] |= MARK_LEADER;
 		}
-		if (ends_block(ci->cf) && next < w->size)
+		if (insn_class_ends_block(ci->s.cls) && next < w->size)
 			w->marks[next] |= MARK_LEADER;
 	}
 	uint32_t kept = 0;
@@ -182,30 +166,34 @@ static void add_succ(struct cfg_function *f, struct cfg_block *b, uint32_t targe
 	b->nsucc++;
 }
 
-/* The edges and end kind of block b, whose last instruction is insns[last]. */
-static void connect(struct work *w, struct cfg_block *b, uint32_t last)
+/*
+ * The edges and end kind of block b, whose instructions are
+ * insns[first .. last]; control(first, last) decides how it ends.
+ */
+static void connect(struct work *w, struct cfg_block *b, uint32_t first, uint32_t last)
 {
 	struct cfg_function *f = w->f;
-	const struct cfg_insn *ci = &w->insns[last];
-	uint64_t next = w->base + ci->offset + ci->length;
+	uint32_t control = cfg_control_of(w->insns, first, last);
+	const struct insn_summary *cs = &w->insns[control].s;
+	uint64_t next = b->end;
 
 	b->first_succ = f->nsucc;
 	b->nsucc = 0;
-	if (insn_cf_falls_through(ci->cf)) {
+	if (insn_class_falls_through(cs->cls)) {
 		if (inside(w, next))
 			add_succ(f, b, block_of(f, next));
 		else
 			b->end_kind |= CFG_END_FALLS_OUT;
 	}
-	switch (ci->cf) {
-	case INSN_CF_JMP: case INSN_CF_JCC: case INSN_CF_LOOP: case INSN_CF_XBEGIN:
-		if (inside(w, ci->target))
-			add_succ(f, b, block_of(f, ci->target));
+	switch (cs->cls) {
+	case INSN_CLASS_JUMP: case INSN_CLASS_BRANCH:
+		if (inside(w, cs->target))
+			add_succ(f, b, block_of(f, cs->target));
 		else
 			b->end_kind |= CFG_END_TAIL_CALL;
 		break;
-	case INSN_CF_JMP_INDIRECT: {
-		const struct pending_table *pt = table_for(w, last);
+	case INSN_CLASS_JUMP_INDIRECT: {
+		const struct pending_table *pt = table_for(w, control);
 		if (!pt) {
 			b->end_kind |= CFG_END_UNRESOLVED;
 			f->nunresolved++;
@@ -218,13 +206,13 @@ static void connect(struct work *w, struct cfg_block *b, uint32_t last)
 			add_succ(f, b, block_of(f, entry[i]));
 		break;
 	}
-	case INSN_CF_RET:
+	case INSN_CLASS_RETURN:
 		b->end_kind |= CFG_END_RETURN;
 		break;
-	case INSN_CF_JMP_FAR: case INSN_CF_RET_FAR:
+	case INSN_CLASS_LEAVE:
 		b->end_kind |= CFG_END_UNRESOLVED;
 		break;
-	case INSN_CF_IRET: case INSN_CF_SYSRET: case INSN_CF_UD:
+	case INSN_CLASS_STOP:
 		b->end_kind |= CFG_END_STOP;
 		break;
 	default:
@@ -241,7 +229,7 @@ static int build_blocks(struct work *w, struct cfg_block_effects *effects)
 	for (uint32_t i = 0; i < w->ninsns; i++) {
 		if (w->marks[w->insns[i].offset] & MARK_LEADER)
 			nblocks++;
-		if (w->insns[i].cf == INSN_CF_CALL || w->insns[i].cf == INSN_CF_CALL_INDIRECT)
+		if (insn_class_is_call(w->insns[i].s.cls))
 			ncalls++;
 	}
 	for (uint32_t t = 0; t < w->ntables; t++)
@@ -260,11 +248,11 @@ static int build_blocks(struct work *w, struct cfg_block_effects *effects)
 			b++;
 			f->blocks[b].start = w->base + ci->offset;
 		}
-		f->blocks[b].end = w->base + ci->offset + ci->length;
+		f->blocks[b].end = w->base + ci->offset + ci->s.length;
 		f->blocks[b].ninsns++;
-		if (ci->cf == INSN_CF_CALL || ci->cf == INSN_CF_CALL_INDIRECT)
+		if (insn_class_is_call(ci->s.cls))
 			f->calls[f->ncalls++] = (struct cfg_call){
-				w->base + ci->offset, ci->cf == INSN_CF_CALL ? ci->target : 0 };
+				w->base + ci->offset, ci->s.cls == INSN_CLASS_CALL ? ci->s.target : 0 };
 		effects_add(&effects[b], ci);
 	}
 	f->nblocks = nblocks;
@@ -272,7 +260,7 @@ static int build_blocks(struct work *w, struct cfg_block_effects *effects)
 	uint32_t first = 0;
 	for (b = 0; b < nblocks; b++) {
 		uint32_t last = first + f->blocks[b].ninsns - 1;
-		connect(w, &f->blocks[b], last);
+		connect(w, &f->blocks[b], first, last);
 		first = last + 1;
 	}
 	return 0;

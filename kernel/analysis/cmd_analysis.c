@@ -1,23 +1,27 @@
 // SPDX-License-Identifier: BSD-2-Clause
-/* Shell commands over the structural analysis: `analysis`, `cfg`, `insn`. */
+/*
+ * Shell commands over the structural analysis: `analysis`, `cfg`, `insn`.
+ * What `insn` says of the instruction itself is the arch's
+ * (arch_insn_describe); the registers live around it are the analysis's.
+ */
 #include <scion/cfg.h>
+#include <scion/insn_summary.h>
 #include <scion/shell.h>
 #include <scion/printk.h>
 #include <scion/format.h>
 #include <scion/string.h>
 #include <scion/errno.h>
-#include <arch/insn.h>
+#include <arch/analysis.h>
 #include <arch/timer.h>
 
-/* "rax rbx ... CF ZF" for a register mask; "-" when empty. */
-static const char *format_regs(uint32_t mask, char *buf, size_t size)
+const char *cfg_format_regs(uint32_t mask, char *buf, size_t size)
 {
 	size_t n = 0;
 
 	buf[0] = '\0';
-	for (unsigned r = 0; r < INSN_NREGS && n < size; r++)
+	for (unsigned r = 0; r < ARCH_NREGS && n < size; r++)
 		if (mask & (1u << r))
-			n += (size_t)snprintf(buf + n, size - n, "%s%s", n ? " " : "", insn_reg_name(r));
+			n += (size_t)snprintf(buf + n, size - n, "%s%s", n ? " " : "", arch_reg_name(r));
 	if (!n)
 		snprintf(buf, size, "-");
 	return buf;
@@ -107,7 +111,7 @@ static int cmd_cfg(int argc, char **argv)
 		printk("  block %-3u +0x%-5llx..+0x%-5llx %3u insns ->%-12s %-10s live-in: %s\n", i,
 		       (unsigned long long)(b->start - s->addr), (unsigned long long)(b->end - s->addr),
 		       b->ninsns, n ? succ : " -", end_name(b->end_kind),
-		       format_regs(b->live_in, regs, sizeof(regs)));
+		       cfg_format_regs(b->live_in, regs, sizeof(regs)));
 	}
 	return 0;
 }
@@ -134,19 +138,9 @@ static int parse_location(const char *arg, uint64_t *addr)
 	return 0;
 }
 
-static const char *cf_name(uint8_t cf)
-{
-	static const char *const names[] = {
-		"none", "jmp", "jcc", "loop", "xbegin", "call", "jmp indirect", "call indirect",
-		"ret", "far ret", "far jmp", "far call", "iret", "syscall", "sysret", "int", "int3",
-		"hlt", "ud",
-	};
-	return cf < sizeof(names) / sizeof(names[0]) ? names[cf] : "?";
-}
-
 static int cmd_insn(int argc, char **argv)
 {
-	char regs[160], sym[96], bytes[3 * INSN_MAX_LENGTH + 1];
+	char regs[160];
 	uint64_t addr;
 
 	if (argc != 2) {
@@ -164,53 +158,15 @@ static int cmd_insn(int argc, char **argv)
 		printk("insn: 0x%llx is not in kernel text\n", (unsigned long long)addr);
 		return -EINVAL;
 	}
-	struct insn in;
-	uint64_t avail = s->addr + s->size - addr;
-	insn_decode(&in, (const uint8_t *)(uintptr_t)addr, avail, addr);
-	size_t n = 0;
-	for (unsigned i = 0; i < in.length; i++)
-		n += (size_t)snprintf(bytes + n, sizeof(bytes) - n, "%s%02x", i ? " " : "",
-				      ((const uint8_t *)(uintptr_t)addr)[i]);
-	printk("0x%llx %s: %s\n", (unsigned long long)addr, ksym_format(addr, sym, sizeof(sym)),
-	       n ? bytes : "");
-	if (in.status != INSN_OK) {
-		printk("  %s%s%s\n", in.status == INSN_INVALID ? "invalid instruction" :
-		       "instruction runs past the end of the function",
-		       in.invalid_why ? ": " : "", in.invalid_why ? in.invalid_why : "");
-		return -EINVAL;
-	}
-	printk("  %s, %u bytes, map %u opcode 0x%02x, operand size %u%s\n", insn_mnemonic(&in),
-	       in.length, in.map, in.opcode, in.operand_size,
-	       in.semantics_known ? "" : " (effects over-approximated)");
-	printk("  prefixes 0x%02x (%u legacy), rex 0x%02x", in.prefixes, in.nprefixes, in.rex);
-	if (in.has_modrm)
-		printk(", modrm 0x%02x at +%u (mod %u reg %u rm %u)", in.modrm, in.modrm_offset,
-		       in.modrm >> 6, (in.modrm >> 3) & 7, in.modrm & 7);
-	if (in.has_sib)
-		printk(", sib 0x%02x", in.sib);
-	printk("\n");
-	if (in.disp_size)
-		printk("  displacement %lld (%u bytes at +%u)%s\n", (long long)in.disp, in.disp_size,
-		       in.disp_offset, in.rip_relative ? ", rip-relative" : "");
-	if (in.imm_size)
-		printk("  immediate %lld (%u bytes at +%u)\n", (long long)in.imm, in.imm_size,
-		       in.imm_offset);
-	if (in.rip_relative || insn_has_branch_target(&in))
-		printk("  %s 0x%llx %s\n", in.rip_relative ? "refers to" : "target",
-		       (unsigned long long)in.target, ksym_format(in.target, sym, sizeof(sym)));
-	printk("  control flow: %s%s\n", cf_name(in.cf),
-	       insn_falls_through(&in) ? "" : " (does not fall through)");
-	printk("  reads: %s\n", format_regs(in.regs_read, regs, sizeof(regs)));
-	printk("  writes: %s\n", format_regs(in.regs_written, regs, sizeof(regs)));
-	if (in.has_memory)
-		printk("  memory: %s%s%s\n", in.mem_read ? "read " : "", in.mem_write ? "write" : "",
-		       !in.mem_read && !in.mem_write ? "address only" : "");
+	err = arch_insn_describe(addr, s->addr + s->size - addr);
+	if (err)
+		return err;
 	uint32_t before, after;
 	if (cfg_live_at(addr, &before, &after) == 0) {
-		printk("  live before: %s\n", format_regs(before, regs, sizeof(regs)));
-		printk("  free before: %s\n", format_regs(~before & INSN_ALL_REGS, regs, sizeof(regs)));
-		printk("  live after:  %s\n", format_regs(after, regs, sizeof(regs)));
-		printk("  free after:  %s\n", format_regs(~after & INSN_ALL_REGS, regs, sizeof(regs)));
+		printk("  live before: %s\n", cfg_format_regs(before, regs, sizeof(regs)));
+		printk("  free before: %s\n", cfg_format_regs(~before & ARCH_REGS_ALL, regs, sizeof(regs)));
+		printk("  live after:  %s\n", cfg_format_regs(after, regs, sizeof(regs)));
+		printk("  free after:  %s\n", cfg_format_regs(~after & ARCH_REGS_ALL, regs, sizeof(regs)));
 	} else {
 		printk("  live registers: unknown (not an instruction boundary of an analysed function)\n");
 	}

@@ -116,7 +116,7 @@ int channel_op_status(uint32_t seq, const uint8_t *body, uint32_t len)
 	s.probes = probes.probes;
 	s.probe_sites = probes.sites;
 	s.jump_sites = probes.jump_sites;
-	s.int3_sites = probes.int3_sites;
+	s.breakpoint_sites = probes.breakpoint_sites;
 	s.probe_installs = probes.installs;
 	s.probe_removals = probes.removals;
 	s.sync_rounds = probes.sync_rounds;

@@ -1,19 +1,17 @@
 /* SPDX-License-Identifier: BSD-2-Clause */
 /*
- * The parts of the ELF64 object format (System V gABI) and of the x86-64
- * psABI that the graft loader reads: the file header, section headers,
- * symbols and RELA relocations, with the constants it checks. Layouts
- * are the on-disk ones; the loader copies each record out of the file
- * with memcpy before using it, so no record needs to be aligned in the
- * file, and it assumes a little-endian host (checked below).
+ * The parts of the ELF64 object format (System V gABI) that the graft
+ * loader reads: the file header, section headers, symbols and RELA
+ * relocations, with the constants it checks. Layouts are the on-disk
+ * ones; the loader copies each record out of the file with memcpy
+ * before using it, so no record needs to be aligned in the file, and it
+ * reads them in the kernel's own byte order (the machine's e_machine,
+ * byte order and relocation types are in arch/elf.h).
  */
 #ifndef KERNEL_GRAFT_ELF64_H
 #define KERNEL_GRAFT_ELF64_H
 
 #include <stdint.h>
-
-_Static_assert(__BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__,
-	       "the graft loader reads little-endian ELF records in place");
 
 /* e_ident */
 #define ELF_IDENT_SIZE		16
@@ -22,10 +20,10 @@ _Static_assert(__BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__,
 #define ELF_IDENT_VERSION	6
 #define ELF_CLASS_64		2
 #define ELF_DATA_LSB		1	/* two's complement, little-endian */
+#define ELF_DATA_MSB		2	/* two's complement, big-endian */
 #define ELF_VERSION_CURRENT	1
 
 #define ELF_TYPE_REL		1	/* relocatable object */
-#define ELF_MACHINE_X86_64	62
 
 struct elf64_header {
 	uint8_t ident[ELF_IDENT_SIZE];
@@ -55,7 +53,6 @@ struct elf64_header {
 #define SHT_REL			9
 #define SHT_GROUP		17
 #define SHT_SYMTAB_SHNDX	18
-#define SHT_X86_64_UNWIND	0x70000001u	/* .eh_frame on x86-64 */
 
 /* Section flags */
 #define SHF_WRITE		0x1u
@@ -116,15 +113,6 @@ struct elf64_rela {
 
 #define ELF64_RELA_SYMBOL(info)		((uint32_t)((info) >> 32))
 #define ELF64_RELA_TYPE(info)		((uint32_t)(info))
-
-/* x86-64 relocation types the loader applies (the rest are refused by name) */
-#define R_X86_64_NONE		0
-#define R_X86_64_64		1
-#define R_X86_64_PC32		2
-#define R_X86_64_PLT32		4
-#define R_X86_64_32		10
-#define R_X86_64_32S		11
-#define R_X86_64_PC64		24
 
 _Static_assert(sizeof(struct elf64_header) == 64, "ELF64 header layout");
 _Static_assert(sizeof(struct elf64_section) == 64, "ELF64 section header layout");

@@ -28,9 +28,14 @@
 #include <scion/errno.h>
 #include <scion/format.h>
 #include <scion/string.h>
+#include <arch/elf.h>
 #include "elf_load_internal.h"
 
 #define KIB 1024
+
+/* The loader reads records in place: the machine's objects are in the kernel's byte order. */
+_Static_assert((ARCH_ELF_DATA == ELF_DATA_LSB) == (__BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__),
+	       "graft objects must have the kernel's byte order");
 
 static const uint8_t elf_magic[] = { 0x7f, 'E', 'L', 'F' };
 static const char *const region_names[GRAFT_REGIONS] = { "text", "rodata", "data" };
@@ -108,8 +113,8 @@ static int check_header(struct elf_loader *ld)
 	if (eh.ident[ELF_IDENT_CLASS] != ELF_CLASS_64)
 		return elf_fail(ld, -ENOEXEC, "ELF class %u is not ELFCLASS64: a graft is a 64-bit object",
 				eh.ident[ELF_IDENT_CLASS]);
-	if (eh.ident[ELF_IDENT_DATA] != ELF_DATA_LSB)
-		return elf_fail(ld, -ENOEXEC, "ELF data encoding %u is not little-endian",
+	if (eh.ident[ELF_IDENT_DATA] != ARCH_ELF_DATA)
+		return elf_fail(ld, -ENOEXEC, "ELF data encoding %u is not " ARCH_ELF_DATA_NAME,
 				eh.ident[ELF_IDENT_DATA]);
 	if (eh.ident[ELF_IDENT_VERSION] != ELF_VERSION_CURRENT || eh.version != ELF_VERSION_CURRENT)
 		return elf_fail(ld, -ENOEXEC, "ELF version %u/%u is not %u", eh.ident[ELF_IDENT_VERSION],
@@ -119,9 +124,9 @@ static int check_header(struct elf_loader *ld)
 				"ELF type %u is not a relocatable object (ET_REL): "
 				"compile the graft with -c, do not link it",
 				eh.type);
-	if (eh.machine != ELF_MACHINE_X86_64)
-		return elf_fail(ld, -ENOEXEC, "ELF machine %u is not x86-64 (%u)", eh.machine,
-				ELF_MACHINE_X86_64);
+	if (eh.machine != ARCH_ELF_MACHINE)
+		return elf_fail(ld, -ENOEXEC, "ELF machine %u is not " ARCH_ELF_MACHINE_NAME " (%u)",
+				eh.machine, ARCH_ELF_MACHINE);
 	if (eh.ehsize != sizeof(eh))
 		return elf_fail(ld, -ENOEXEC, "ELF header size %u, expected %zu", eh.ehsize, sizeof(eh));
 	if (eh.shentsize != sizeof(struct elf64_section))
@@ -207,7 +212,8 @@ static int check_section(struct elf_loader *ld, unsigned i)
 				(unsigned long long)sh.offset, (unsigned long long)sh.size, ld->size);
 	if (sh.type == SHT_REL)
 		return elf_fail(ld, -ENOEXEC,
-				"%s: SHT_REL relocations are not supported (x86-64 objects use SHT_RELA)", label);
+				"%s: SHT_REL relocations are not supported (" ARCH_ELF_MACHINE_NAME
+				" objects use SHT_RELA)", label);
 	if (sh.type == SHT_SYMTAB_SHNDX)
 		return elf_fail(ld, -ENOEXEC, "%s: extended section indexes (SHT_SYMTAB_SHNDX) are not supported",
 				label);
@@ -215,7 +221,7 @@ static int check_section(struct elf_loader *ld, unsigned i)
 		ld->out->sfi_note = true;
 	if (!(sh.flags & SHF_ALLOC) || sh.type == SHT_NOTE)
 		return 0;	/* not loaded: debug info, comments, notes, groups, tables */
-	if (sh.type != SHT_PROGBITS && sh.type != SHT_NOBITS && sh.type != SHT_X86_64_UNWIND)
+	if (sh.type != SHT_PROGBITS && sh.type != SHT_NOBITS && sh.type != ARCH_ELF_SHT_UNWIND)
 		return elf_fail(ld, -ENOEXEC, "%s: allocated section of type 0x%x is not supported in a graft",
 				label, sh.type);
 	if (sh.flags & SHF_TLS)

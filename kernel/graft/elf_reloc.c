@@ -3,9 +3,10 @@
  * The graft ELF loader's symbols and relocations (see elf_load.c for the
  * whole load). A graft links only against the exported graft API:
  * every undefined symbol must be resolved by ops->resolve, and an
- * undefined weak symbol is refused rather than left at 0. Only the
- * relocation types a -mcmodel=kernel, -fno-pic object uses are
- * applied; GOT, PLT, TLS and the rest are refused by name.
+ * undefined weak symbol is refused rather than left at 0. Which
+ * relocation types are applied, and how, is the machine's psABI
+ * (arch_elf_reloc_* in arch/elf.h): this file walks the records, checks
+ * their links, symbols and offsets, and finds each symbol's value.
  *
  * elf_relocate runs twice over the same records: once before any memory
  * is allocated, checking links, symbol indexes, types and offsets, and
@@ -15,55 +16,10 @@
 #include <scion/errno.h>
 #include <scion/format.h>
 #include <scion/string.h>
+#include <arch/elf.h>
 #include "elf_load_internal.h"
 
 #define RELOC_MESSAGE_MAX	96	/* "relocation N in <section label>" */
-
-static const char *const reloc_type_names[] = {
-	[0] = "R_X86_64_NONE", [1] = "R_X86_64_64", [2] = "R_X86_64_PC32",
-	[3] = "R_X86_64_GOT32", [4] = "R_X86_64_PLT32", [5] = "R_X86_64_COPY",
-	[6] = "R_X86_64_GLOB_DAT", [7] = "R_X86_64_JUMP_SLOT", [8] = "R_X86_64_RELATIVE",
-	[9] = "R_X86_64_GOTPCREL", [10] = "R_X86_64_32", [11] = "R_X86_64_32S",
-	[12] = "R_X86_64_16", [13] = "R_X86_64_PC16", [14] = "R_X86_64_8",
-	[15] = "R_X86_64_PC8", [16] = "R_X86_64_DTPMOD64", [17] = "R_X86_64_DTPOFF64",
-	[18] = "R_X86_64_TPOFF64", [19] = "R_X86_64_TLSGD", [20] = "R_X86_64_TLSLD",
-	[21] = "R_X86_64_DTPOFF32", [22] = "R_X86_64_GOTTPOFF", [23] = "R_X86_64_TPOFF32",
-	[24] = "R_X86_64_PC64", [25] = "R_X86_64_GOTOFF64", [26] = "R_X86_64_GOTPC32",
-	[27] = "R_X86_64_GOT64", [28] = "R_X86_64_GOTPCREL64", [29] = "R_X86_64_GOTPC64",
-	[30] = "R_X86_64_GOTPLT64", [31] = "R_X86_64_PLTOFF64", [32] = "R_X86_64_SIZE32",
-	[33] = "R_X86_64_SIZE64", [34] = "R_X86_64_GOTPC32_TLSDESC", [35] = "R_X86_64_TLSDESC_CALL",
-	[36] = "R_X86_64_TLSDESC", [37] = "R_X86_64_IRELATIVE", [38] = "R_X86_64_RELATIVE64",
-	[41] = "R_X86_64_GOTPCRELX", [42] = "R_X86_64_REX_GOTPCRELX",
-};
-
-static const char *reloc_type_name(uint32_t type)
-{
-	if (type < ARRAY_SIZE(reloc_type_names) && reloc_type_names[type])
-		return reloc_type_names[type];
-	return "unknown";
-}
-
-/* The width in bytes of the field a supported type writes; false if unsupported. */
-static bool reloc_supported(uint32_t type, unsigned *width)
-{
-	switch (type) {
-	case R_X86_64_NONE:
-		*width = 0;
-		return true;
-	case R_X86_64_64:
-	case R_X86_64_PC64:
-		*width = sizeof(uint64_t);
-		return true;
-	case R_X86_64_PC32:
-	case R_X86_64_PLT32:
-	case R_X86_64_32:
-	case R_X86_64_32S:
-		*width = sizeof(uint32_t);
-		return true;
-	default:
-		return false;
-	}
-}
 
 static void read_symbol(const struct elf_loader *ld, size_t index, struct elf64_symbol *out)
 {
@@ -221,12 +177,6 @@ static int symbol_value(struct elf_loader *ld, const char *where, size_t index, 
 	return 0;
 }
 
-static bool fits_signed32(uint64_t v)
-{
-	int64_t s = (int64_t)v;
-	return s >= INT32_MIN && s <= INT32_MAX;
-}
-
 /* One record: checked, and with apply, computed and stored. */
 static int relocate_one(struct elf_loader *ld, unsigned rela_index, const struct elf64_section *rela,
 			unsigned target, const struct elf64_section *target_sh, size_t j, bool apply)
@@ -235,6 +185,7 @@ static int relocate_one(struct elf_loader *ld, unsigned rela_index, const struct
 	char where[RELOC_MESSAGE_MAX], label[ELF_LABEL_MAX];
 	unsigned width;
 	uint64_t symbol, value;
+	const char *why;
 
 	memcpy(&r, ld->file + rela->offset + j * sizeof(r), sizeof(r));
 	uint32_t type = ELF64_RELA_TYPE(r.info), sym_index = ELF64_RELA_SYMBOL(r.info);
@@ -243,40 +194,27 @@ static int relocate_one(struct elf_loader *ld, unsigned rela_index, const struct
 	if (sym_index >= ld->nsyms)
 		return elf_fail(ld, -ENOEXEC, "%s: symbol index %u is outside the symbol table (%zu symbols)",
 				where, sym_index, ld->nsyms);
-	if (!reloc_supported(type, &width))
+	if (!arch_elf_reloc_supported(type, &width))
 		return elf_fail(ld, -ENOEXEC, "%s: unsupported relocation type %u (%s)", where, type,
-				reloc_type_name(type));
+				arch_elf_reloc_name(type));
 	if (r.offset > target_sh->size || width > target_sh->size - r.offset)
 		return elf_fail(ld, -ENOEXEC,
 				"%s: type %u (%s) at offset 0x%llx + %u bytes "
 				"lies beyond the end of the section (size 0x%llx)",
-				where, type, reloc_type_name(type), (unsigned long long)r.offset, width,
+				where, type, arch_elf_reloc_name(type), (unsigned long long)r.offset, width,
 				(unsigned long long)target_sh->size);
 	int rc = symbol_value(ld, where, sym_index, apply, &symbol);
-	if (rc || !apply || type == R_X86_64_NONE)
-		return rc;
+	if (rc || !apply || !width)
+		return rc;	/* a type that writes no field (R_*_NONE) */
 
 	unsigned region = ld->section_region[target];
 	uint8_t *field = ld->region_base[region] + ld->section_offset[target] + r.offset;
-	uint64_t place = (uintptr_t)field;
-	bool pc_relative = type == R_X86_64_PC32 || type == R_X86_64_PLT32 || type == R_X86_64_PC64;
-	value = symbol + (uint64_t)r.addend - (pc_relative ? place : 0);
-	bool fits = width == sizeof(uint64_t) || (type == R_X86_64_32 ? value <= UINT32_MAX
-								  : fits_signed32(value));
-	if (!fits) {
+	if (arch_elf_reloc_apply(type, field, (uintptr_t)field, symbol, r.addend, &value, &why)) {
 		struct elf64_symbol sym;
 		read_symbol(ld, sym_index, &sym);
-		return elf_fail(ld, -ERANGE,
-				"%s: %s to %s%+lld gives 0x%llx, which does not fit in 32 bits: "
-				"the graft must lie within 2 GiB of what it refers to",
-				where, reloc_type_name(type), symbol_label(ld, sym_index, &sym, label),
-				(long long)r.addend, (unsigned long long)value);
-	}
-	if (width == sizeof(uint64_t)) {
-		memcpy(field, &value, sizeof(value));
-	} else {
-		uint32_t low = (uint32_t)value;
-		memcpy(field, &low, sizeof(low));
+		return elf_fail(ld, -ERANGE, "%s: %s to %s%+lld gives 0x%llx, which %s",
+				where, arch_elf_reloc_name(type), symbol_label(ld, sym_index, &sym, label),
+				(long long)r.addend, (unsigned long long)value, why);
 	}
 	ld->out->nrelocs++;
 	return 0;

@@ -1,8 +1,9 @@
 // SPDX-License-Identifier: BSD-2-Clause
 /*
- * The graft area: where loaded grafts live, within rel32 reach of the
- * kernel (GRAFT_AREA_BASE, arch/mmu.h) so that graft code calls the
- * exported API directly and the kernel's -mcmodel=kernel relocations fit.
+ * The graft area: where loaded grafts live, within the arch's branch
+ * reach of the kernel text (GRAFT_AREA_BASE and ARCH_CODE_REACH,
+ * arch/mmu.h) so that graft code calls the exported API directly and
+ * the relocations of the kernel's code model fit.
  *
  * A bitmap of the area's pages, guarded by graft_mem_lock; each region
  * is followed by one page that stays unmapped, so a graft running off
@@ -22,6 +23,11 @@
 #include "graft_internal.h"
 
 #define GRAFT_AREA_PAGES (GRAFT_AREA_SIZE / PAGE_SIZE)
+
+/* Every graft reaches the whole kernel image (which starts at KERNEL_VIRT_BASE) directly. */
+_Static_assert(GRAFT_AREA_BASE > KERNEL_VIRT_BASE &&
+	       GRAFT_AREA_BASE + GRAFT_AREA_SIZE - KERNEL_VIRT_BASE <= ARCH_CODE_REACH,
+	       "the graft area must lie within ARCH_CODE_REACH of the kernel text");
 #define GUARD_PAGES 1
 
 static struct mutex graft_mem_lock = MUTEX_INIT(graft_mem_lock, "graft-area");

@@ -110,9 +110,10 @@ static int cmd_stats(int argc, char **argv)
 	printk("metrics:\n");
 	metric_foreach(print_metric, NULL);
 	probe_get_stats(&s);
-	printk("probes: %u known, %u sites patched (%u jump, %u int3); %llu installs, "
+	printk("probes: %u known, %u sites patched (%u jump, %u %s); %llu installs, "
 	       "%llu removals, %llu sync rounds, %llu jumps refused\n", s.probes, s.sites,
-	       s.jump_sites, s.int3_sites, (unsigned long long)s.installs,
+	       s.jump_sites, s.breakpoint_sites, probe_mechanism_name(PROBE_MECH_BREAKPOINT),
+	       (unsigned long long)s.installs,
 	       (unsigned long long)s.removals, (unsigned long long)s.sync_rounds,
 	       (unsigned long long)s.refused_jumps);
 	return 0;

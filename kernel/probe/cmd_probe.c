@@ -28,11 +28,6 @@ struct enabling {
 static struct mutex shell_mutex = MUTEX_INIT(shell_mutex, "probe-shell");
 static LIST_HEAD(enablings);		/* shell_mutex */
 
-static const char *mech_name(enum probe_mechanism m)
-{
-	return m == PROBE_MECH_JUMP ? "jump" : m == PROBE_MECH_INT3 ? "int3" : "auto";
-}
-
 /* The shell's count on p (sum of its enablings), or -1 if none. */
 static int64_t shell_count(const struct probe *p)
 {
@@ -172,7 +167,8 @@ static int probe_enable_cmd(int argc, char **argv)
 	bool in_c;
 
 	if (argc < 4 || argc > 5) {
-		printk("probe: usage: probe enable <id|spec> <count|hcount> [auto|jump|int3]\n");
+		printk("probe: usage: probe enable <id|spec> <count|hcount> [auto|jump|%s]\n",
+		       probe_mechanism_name(PROBE_MECH_BREAKPOINT));
 		return -EINVAL;
 	}
 	if (!strcmp(argv[3], "count")) {
@@ -186,10 +182,11 @@ static int probe_enable_cmd(int argc, char **argv)
 	if (argc == 5) {
 		if (!strcmp(argv[4], "jump"))
 			mech = PROBE_MECH_JUMP;
-		else if (!strcmp(argv[4], "int3"))
-			mech = PROBE_MECH_INT3;
+		else if (!strcmp(argv[4], probe_mechanism_name(PROBE_MECH_BREAKPOINT)))
+			mech = PROBE_MECH_BREAKPOINT;
 		else if (strcmp(argv[4], "auto")) {
-			printk("probe: unknown mechanism '%s' (auto, jump or int3)\n", argv[4]);
+			printk("probe: unknown mechanism '%s' (auto, jump or %s)\n", argv[4],
+			       probe_mechanism_name(PROBE_MECH_BREAKPOINT));
 			return -EINVAL;
 		}
 	}
@@ -232,8 +229,9 @@ static int probe_enable_cmd(int argc, char **argv)
 	mutex_unlock(&shell_mutex);
 	struct probe_stats s;
 	probe_get_stats(&s);
-	printk("probe: enabled %u of %u probe%s (%s); %u sites patched: %u jump, %u int3\n", ok, c.n,
-	       c.n == 1 ? "" : "s", argv[3], s.sites, s.jump_sites, s.int3_sites);
+	printk("probe: enabled %u of %u probe%s (%s); %u sites patched: %u jump, %u %s\n", ok, c.n,
+	       c.n == 1 ? "" : "s", argv[3], s.sites, s.jump_sites, s.breakpoint_sites,
+	       probe_mechanism_name(PROBE_MECH_BREAKPOINT));
 	if (ok < c.n)
 		err = -EINVAL;
 out:
@@ -334,7 +332,7 @@ static int probe_info(int argc, char **argv)
 		}
 		printk("  0x%llx %-32s %s probe, %u byte%s patched, patch at 0x%llx, %u consumer%s, "
 		       "%llu hits in C, %llu missed\n", (unsigned long long)p->sites[i], sym,
-		       mech_name(info.mechanism), info.length, info.length == 1 ? "" : "s",
+		       probe_mechanism_name(info.mechanism), info.length, info.length == 1 ? "" : "s",
 		       (unsigned long long)info.patch, info.consumers, info.consumers == 1 ? "" : "s",
 		       (unsigned long long)info.hits, (unsigned long long)info.missed);
 		if (info.why_not_jump)

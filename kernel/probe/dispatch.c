@@ -1,8 +1,8 @@
 // SPDX-License-Identifier: BSD-2-Clause
 /*
- * Running consumers: from the breakpoint handler (int3 sites, and jump
- * sites while their jump is being written) and from the frame call in a
- * jump patch.
+ * Running consumers: from the breakpoint handler (breakpoint sites, and
+ * jump sites while their jump is being written) and from the frame call
+ * in a jump patch.
  *
  * Consumers run with interrupts masked, so that once a round of
  * cross-calls has completed after a consumer was detached, no CPU is
@@ -195,19 +195,19 @@ void probe_dispatch_frame(struct trap_frame *frame, uint64_t state)
 
 bool probe_breakpoint(struct trap_frame *frame)
 {
-	uint64_t addr = trap_frame_pc(frame) - 1;
+	uint64_t addr = arch_probe_breakpoint_addr(frame);
 	struct probe_site *site = site_lookup(addr);
 
 	if (!site) {
 		/* Trapped on a breakpoint that was removed while the trap was taken: retry. */
-		if (*(const volatile uint8_t *)(uintptr_t)addr != patch_breakpoint_byte()) {
+		if (!arch_probe_is_breakpoint(addr)) {
 			trap_frame_set_pc(frame, addr);
 			return true;
 		}
 		return false;
 	}
 	struct site_state *st = __atomic_load_n(&site->state, __ATOMIC_ACQUIRE);
-	if (st->mechanism == SITE_INT3)
+	if (st->mechanism == PROBE_SITE_BREAKPOINT)
 		run_consumers(st, st->n, frame);
 	trap_frame_set_pc(frame, st->resume);
 	return true;

@@ -3,8 +3,8 @@
  * The fbt provider (function boundary tracing): for every function the
  * structural analysis read and that may be probed, fbt:kernel:F:entry at
  * its first instruction and fbt:kernel:F:return at each instruction that
- * leaves it: every ret, and every unconditional jump to another function
- * (a tail call leaves the caller's frame as a ret would).
+ * leaves it: every return, and every unconditional jump to another
+ * function (a tail call leaves the caller's frame as a return would).
  *
  * Aliases (two names, one address) get probes under the name the analysis
  * kept. Functions with no way out (they never return) have no return
@@ -13,24 +13,9 @@
 #include <scion/probe.h>
 #include <scion/cfg.h>
 #include <scion/symtab.h>
-#include <scion/textimage.h>
 #include <scion/mm.h>
 #include <scion/printk.h>
-#include <arch/insn.h>
 #include "probe_internal.h"
-
-/* The address of the last instruction of block b. */
-static uint64_t last_insn(const struct cfg_block *b, struct insn *in)
-{
-	uint64_t at = b->start, last = b->start;
-
-	while (at < b->end) {
-		insn_decode(in, text_image_bytes(at), b->end - at, at);
-		last = at;
-		at += in->length;
-	}
-	return last;
-}
 
 /* The exits of f into sites (room for f->nblocks); returns how many. */
 static uint32_t exits(const struct cfg_function *f, uint64_t *sites)
@@ -39,12 +24,13 @@ static uint32_t exits(const struct cfg_function *f, uint64_t *sites)
 
 	for (uint32_t i = 0; i < f->nblocks; i++) {
 		const struct cfg_block *b = &f->blocks[i];
-		struct insn in;
-		if (!(b->end_kind & (CFG_END_RETURN | CFG_END_TAIL_CALL)))
+		struct insn_summary in;
+		uint64_t at;
+		if (!(b->end_kind & (CFG_END_RETURN | CFG_END_TAIL_CALL)) ||
+		    cfg_block_control(b, &at, &in))
 			continue;
-		uint64_t at = last_insn(b, &in);
-		bool leaves = in.cf == INSN_CF_RET ||
-			      ((b->end_kind & CFG_END_TAIL_CALL) && in.cf == INSN_CF_JMP);
+		bool leaves = in.cls == INSN_CLASS_RETURN ||
+			      ((b->end_kind & CFG_END_TAIL_CALL) && in.cls == INSN_CLASS_JUMP);
 		const char *why;
 		if (leaves && !probe_check_address(at, &why))
 			sites[n++] = at;

@@ -1,7 +1,9 @@
 // SPDX-License-Identifier: BSD-2-Clause
 /*
- * Memory for patches and their data, within rel32 reach of the kernel
- * text (arch/mmu.h: PATCH_CODE_BASE, PATCH_DATA_BASE).
+ * Memory for patches and their data, within the arch's branch reach of
+ * the kernel text (arch/mmu.h: PATCH_CODE_BASE, PATCH_DATA_BASE,
+ * ARCH_CODE_REACH), so a patch branches back to the text and inline code
+ * reaches its counters directly.
  *
  * Code is handed out in 64-byte units from a bitmap; its pages are mapped
  * read-only and executable when first used, and written through their
@@ -24,6 +26,11 @@
 #define UNITS_PER_PAGE (PAGE_SIZE / CODE_UNIT)
 #define DATA_SLOTS     (PATCH_DATA_SIZE / 8)
 #define BITS           64
+
+_Static_assert(PATCH_CODE_BASE > KERNEL_VIRT_BASE && PATCH_DATA_BASE > KERNEL_VIRT_BASE &&
+	       PATCH_CODE_BASE + PATCH_CODE_SIZE - KERNEL_VIRT_BASE <= ARCH_CODE_REACH &&
+	       PATCH_DATA_BASE + PATCH_DATA_SIZE - KERNEL_VIRT_BASE <= ARCH_CODE_REACH,
+	       "patches and their data must lie within ARCH_CODE_REACH of the kernel text");
 
 static uint64_t code_used[CODE_UNITS / BITS];	/* probe_mutex */
 static uint64_t data_used[DATA_SLOTS / BITS];	/* probe_mutex */
@@ -154,7 +161,7 @@ bool probe_patch_origin(uint64_t pc, uint64_t *origin)
 		return false;
 	uint64_t start = PATCH_CODE_BASE + (unit - (back - 1u)) * CODE_UNIT;
 	const struct patch_header *h = (const struct patch_header *)(uintptr_t)start;
-	if (h->magic != PATCH_MAGIC || h->nmap == 0 || h->nmap > PATCH_MAP_MAX)
+	if (h->magic != PATCH_MAGIC || h->nmap == 0 || h->nmap > PROBE_PATCH_ORIGINS_MAX)
 		return false;
 	uint32_t off = (uint32_t)(pc - start);
 	unsigned i = 0;

@@ -1,7 +1,9 @@
 /* SPDX-License-Identifier: BSD-2-Clause */
 /*
  * Interfaces between the files of kernel/probe. Everything here runs in
- * .text.noprobe (the Makefile moves the whole directory there).
+ * .text.noprobe (the Makefile moves the whole directory there, and the
+ * arch's probe files with it). The machine's half is the contract of
+ * scion/probe_arch.h; nothing here knows an instruction encoding.
  *
  * probe_mutex guards the probe list, every site's fields except those
  * marked otherwise, and the patch heap. The breakpoint handler reads the
@@ -13,13 +15,11 @@
 #define KERNEL_PROBE_INTERNAL_H
 
 #include <scion/probe.h>
+#include <scion/probe_arch.h>
 #include <scion/mutex.h>
-#include <arch/patch.h>
 #include <scion/textpoke.h>
 
 extern struct mutex probe_mutex;
-
-#define SITE_REGION_MAX 16
 
 /*
  * What the breakpoint handler and the dispatcher need of a site, published
@@ -28,7 +28,7 @@ extern struct mutex probe_mutex;
  */
 struct site_state {
 	uint64_t addr;				/* the probed instruction */
-	uint8_t mechanism;			/* enum site_mechanism */
+	uint8_t mechanism;			/* enum probe_site_mechanism */
 	uint64_t resume;			/* where a trapped CPU goes on: patch or copy */
 	uint64_t hits;				/* atomic: consumers run in C */
 	uint64_t missed;			/* atomic: nested hits, consumers skipped */
@@ -46,17 +46,14 @@ struct site_state {
  * relocated instruction to where it came from.
  */
 #define PATCH_MAGIC 0x53435054u		/* "TPCS" */
-#define PATCH_MAP_MAX (SITE_REGION_MAX + 1)
 
 struct patch_header {
 	uint32_t magic;
-	uint16_t nmap;
+	uint16_t nmap;				/* at most PROBE_PATCH_ORIGINS_MAX */
 	uint16_t code_offset;			/* where the code starts */
 	uint64_t site;				/* the probed address */
-	struct patch_map {
-		uint16_t code;			/* offset from the patch's start */
-		uint16_t orig;			/* offset of the original from the site */
-	} map[];
+	struct probe_patch_origin map[];	/* code: offset from the patch's start;
+						   orig: of the original from the site */
 };
 
 struct patch {
@@ -67,13 +64,11 @@ struct patch {
 	struct list_node node;			/* retired patches (probe_mutex) */
 };
 
-enum site_mechanism { SITE_INT3 = 1, SITE_JUMP = 2 };
-
 struct probe_site {
 	uint64_t addr;
-	uint8_t mechanism;			/* enum site_mechanism */
+	uint8_t mechanism;			/* enum probe_site_mechanism */
 	uint8_t length;				/* bytes patched: 1, or the detoured region */
-	uint8_t orig[SITE_REGION_MAX];		/* the original bytes of the region */
+	uint8_t orig[ARCH_PROBE_REGION_MAX];		/* the original bytes of the region */
 	const char *why_not_jump;
 	uint32_t live_before;			/* registers live at addr (analysis) */
 	struct patch *patch;			/* the code (jump) or out-of-line copy */
@@ -83,22 +78,13 @@ struct probe_site {
 	unsigned nconsumers;
 	struct list_node node;			/* all sites */
 	struct list_node work;			/* sites one batch operation works on */
-	uint8_t want;				/* enum site_want: what the batch does to it */
+	uint8_t want;				/* enum probe_site_change: what the batch does */
 };
 
 /* A consumer attached to a site (a probe with several sites has one link per site). */
 struct site_link {
 	struct probe_consumer *consumer;
 	struct list_node node;
-};
-
-/* What a commit does to a site (probe_site.want). */
-enum site_want { WANT_NONE, WANT_INSTALL, WANT_REBUILD, WANT_REMOVE };
-
-/* Per site and step of a commit: the bytes to write (kept until the batch is written). */
-struct site_bytes {
-	uint8_t head;
-	uint8_t tail[SITE_REGION_MAX];
 };
 
 /* site.c */
@@ -119,22 +105,23 @@ struct site_batch {
 unsigned site_attach_batch(const uint64_t *addrs, struct probe_consumer **cs, unsigned n,
 			   int *errors, const struct site_batch *coming);
 void site_detach_batch(const uint64_t *addrs, struct probe_consumer **cs, unsigned n);
-void site_get_counts(uint32_t *sites, uint32_t *jumps, uint32_t *int3s);
+void site_get_counts(uint32_t *sites, uint32_t *jumps, uint32_t *breakpoints);
 extern uint64_t probe_sync_rounds, probe_installs, probe_removals, probe_refused_jumps;
 
 /* site_build.c */
 /* A new patch (and state) for s and its consumers. Return value: 0 or -ENOMEM. */
 int site_build(struct probe_site *s, struct patch **out);
-/* Turn s, about to be a jump site, into an int3 site with why as the reason. */
-int site_demote_to_int3(struct probe_site *s, const char *why);
+/* Turn s, about to be a jump site, into a breakpoint site with why as the reason. */
+int site_demote_to_breakpoint(struct probe_site *s, const char *why);
 
 /* site_commit.c */
 /*
  * Carry out the `want` of every site on work (linked by probe_site.work)
- * with ops and bytes as room for one text write per site; frees removed
- * sites and leaves the others with WANT_NONE, off the list.
+ * with ops and steps as room for one text write and one step description
+ * per site; frees removed sites and leaves the others with
+ * PROBE_CHANGE_NONE, off the list.
  */
-void site_commit(struct list_node *work, struct text_poke_op *ops, struct site_bytes *bytes);
+void site_commit(struct list_node *work, struct text_poke_op *ops, struct probe_step_site *steps);
 
 /* patch_heap.c */
 struct patch *patch_alloc(uint32_t size);
@@ -151,19 +138,12 @@ void data_free(uint64_t *slot);
  */
 bool code_in_use(const uint64_t *starts, const uint64_t *ends, unsigned n, bool *in_use);
 
-/*
- * Where a jump probe at addr would detour [addr, addr + *length): checks
- * the analysis (leaders, calls, function end) and that every instruction
- * relocates. Return value: 0, or -EINVAL with *why.
- */
-int jump_region(uint64_t addr, unsigned *length, const char **why);
-
 /* dispatch.c */
 void probe_dispatch_frame(struct trap_frame *frame, uint64_t state);
 bool consumer_inline(const struct probe_consumer *c, uint32_t live_before);
 /* No retired patch is left: released accumulators may be reused. */
 void accumulators_quiet(void);
-/* Per-CPU slot offsets of an accumulator, for inline code (%gs-relative). */
+/* Per-CPU slot offsets of an accumulator, for inline code (from the per-CPU base). */
 void accumulator_slots(const struct probe_accumulator *acc, struct patch_accumulator *out);
 
 /* soft.c: software-fired probes' consumer slots. Caller holds probe_mutex. */

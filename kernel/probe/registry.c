@@ -564,7 +564,7 @@ void probe_get_stats(struct probe_stats *s)
 	*s = (struct probe_stats){ 0 };
 	mutex_lock(&probe_mutex);
 	s->probes = nprobes;
-	site_get_counts(&s->sites, &s->jump_sites, &s->int3_sites);
+	site_get_counts(&s->sites, &s->jump_sites, &s->breakpoint_sites);
 	s->installs = probe_installs;
 	s->removals = probe_removals;
 	s->sync_rounds = probe_sync_rounds;

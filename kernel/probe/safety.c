@@ -4,10 +4,9 @@
  *
  * Static checks come from the symbol table and the structural analysis:
  * an address must be an instruction boundary of an analysed function
- * outside the probe machinery and boot-only code. A jump probe further
- * needs its detoured region to hold no branch target after its first
- * byte, no call but as its last instruction, to stay in its function and
- * to relocate.
+ * outside the probe machinery and boot-only code. What a jump probe
+ * further needs of its detoured region is the arch's to check
+ * (arch_probe_check_region), with the same analysis.
  *
  * The dynamic check (code_in_use) looks for execution inside a range,
  * which it only needs for code no CPU can enter any more (the first byte
@@ -27,7 +26,7 @@
 #include <scion/textimage.h>
 #include <scion/errno.h>
 #include <scion/mm.h>
-#include <arch/insn.h>
+#include <scion/insn_summary.h>
 #include <arch/trap.h>
 #include "probe_internal.h"
 
@@ -102,77 +101,13 @@ int probe_check_address(uint64_t addr, const char **why)
 		return -EINVAL;
 	}
 	const struct cfg_block *b = cfg_block_at(f, addr);
-	struct insn in;
+	struct insn_summary in;
 	for (uint64_t at = b->start; at <= addr; at += in.length) {
 		if (at == addr)
 			return 0;
-		insn_decode(&in, text_image_bytes(at), b->end - at, at);
-		if (in.status != INSN_OK)
+		if (arch_insn_summarise(&in, text_image_bytes(at), b->end - at, at))
 			break;
 	}
 	*why = "not an instruction boundary";
 	return -EINVAL;
-}
-
-/*
- * Bytes after the end of the function holding addr that no function
- * holds (alignment padding up to the next symbol), at most want: a jump
- * over a final ret may cover them, since nothing executes or branches
- * there.
- */
-static unsigned padding_after(uint64_t fn_end, unsigned want)
-{
-	unsigned n = 0;
-	while (n < want && fn_end + n < (uintptr_t)__text_end &&
-	       !symtab_lookup_addr(&kernel_symtab, fn_end + n, NULL))
-		n++;
-	return n;
-}
-
-int jump_region(uint64_t addr, unsigned *length, const char **why)
-{
-	const struct cfg_function *f = cfg_function_at(addr);
-	uint64_t fn_end = f->sym->addr + f->sym->size;
-	uint8_t scratch[PATCH_RELOCATE_MAX];
-	uint64_t at = addr;
-
-	while (at < addr + PATCH_JUMP_LEN) {
-		struct insn in;
-		if (at >= fn_end) {
-			*why = "the function ends within the 5 bytes a jump needs";
-			return -EINVAL;
-		}
-		insn_decode(&in, text_image_bytes(at), fn_end - at, at);
-		if (in.status != INSN_OK) {
-			*why = "an instruction in the detoured bytes does not decode";
-			return -EINVAL;
-		}
-		const struct cfg_block *blk = cfg_block_at(f, at);
-		if (!blk || (at != addr && blk->start == at)) {
-			*why = "a branch target lies inside the 5 bytes a jump would cover";
-			return -EINVAL;
-		}
-		bool last = at + in.length >= addr + PATCH_JUMP_LEN;
-		if ((in.cf == INSN_CF_CALL || in.cf == INSN_CF_CALL_INDIRECT) && !last) {
-			*why = "a call inside the detoured bytes would return into them";
-			return -EINVAL;
-		}
-		struct patch_buf b;
-		patch_buf_init(&b, scratch, sizeof(scratch), PATCH_CODE_BASE);
-		if (patch_relocate(&b, &in, text_image_bytes(at), why))
-			return -EINVAL;
-		at += in.length;
-		/* The function's last instruction never falls through: its padding may be covered. */
-		if (at == fn_end && at < addr + PATCH_JUMP_LEN && !insn_falls_through(&in)) {
-			unsigned need = (unsigned)(addr + PATCH_JUMP_LEN - at);
-			if (padding_after(fn_end, need) == need)
-				at += need;
-		}
-	}
-	if (at - addr > SITE_REGION_MAX) {
-		*why = "the detoured instructions are too long";
-		return -EINVAL;
-	}
-	*length = (unsigned)(at - addr);
-	return 0;
 }

@@ -12,7 +12,7 @@
 #include <scion/string.h>
 #include <scion/printk.h>
 #include <scion/textimage.h>
-#include <arch/insn.h>
+#include <scion/insn_summary.h>
 #include "probe_internal.h"
 
 /* thread__switch -> thread-switch */
@@ -59,9 +59,9 @@ static void sdt_provide(void)
 			       (unsigned long long)s->addr, sym ? why : "in no function");
 			continue;
 		}
-		struct insn in;
-		insn_decode(&in, text_image_bytes(s->addr), ARCH_SDT_SITE_LEN, s->addr);
-		if (in.length != ARCH_SDT_SITE_LEN) {
+		struct insn_summary in;
+		if (arch_insn_summarise(&in, text_image_bytes(s->addr), ARCH_SDT_SITE_LEN, s->addr) ||
+		    in.length != ARCH_SDT_SITE_LEN) {
 			printk("sdt: site %s at %s is not the %u-byte no-op the macro writes; "
 			       "no probe\n", s->name, ksym_format(s->addr, name, sizeof(name)),
 			       ARCH_SDT_SITE_LEN);

@@ -23,7 +23,7 @@
 #include <scion/clock.h>
 #include <scion/thread.h>
 #include <scion/sort.h>
-#include <arch/abi.h>
+#include <arch/analysis.h>
 #include "probe_internal.h"
 
 #define BUCKETS 1024
@@ -97,9 +97,9 @@ void site_unpublish(struct probe_site *s)
 /* The jump site whose detoured region contains addr (not at its start), or NULL. */
 static struct probe_site *jump_covering(uint64_t addr)
 {
-	for (unsigned back = 1; back < SITE_REGION_MAX; back++) {
+	for (unsigned back = 1; back < ARCH_PROBE_REGION_MAX; back++) {
 		struct probe_site *s = site_find_locked(addr - back);
-		if (s && s->mechanism == SITE_JUMP && back < s->length)
+		if (s && s->mechanism == PROBE_SITE_JUMP && back < s->length)
 			return s;
 	}
 	return NULL;
@@ -141,23 +141,24 @@ static struct probe_site *site_create(uint64_t addr, enum probe_mechanism mech,
 	s->addr = addr;
 	list_init(&s->consumer_list);
 	list_init(&s->work);
-	memcpy(s->orig, text_image_bytes(addr), SITE_REGION_MAX);
+	memcpy(s->orig, text_image_bytes(addr), ARCH_PROBE_REGION_MAX);
 	uint32_t after;
 	if (cfg_live_at(addr, &s->live_before, &after))
-		s->live_before = INSN_ALL_REGS;
+		s->live_before = ARCH_REGS_ALL;
 
 	unsigned len = 0;
 	const char *jump_why = NULL;
-	int jerr = mech == PROBE_MECH_INT3 ? -EINVAL : jump_region(addr, &len, &jump_why);
-	if (mech == PROBE_MECH_INT3)
-		jump_why = "an int3 probe was asked for";
+	int jerr = mech == PROBE_MECH_BREAKPOINT ? -EINVAL
+						 : arch_probe_check_region(addr, &len, &jump_why);
+	if (mech == PROBE_MECH_BREAKPOINT)
+		jump_why = ARCH_PROBE_A_BREAKPOINT " probe was asked for";
 	if (!jerr && (site_within(addr, len) ||
 		      (coming && sorted_u64_any_between(coming->sorted, coming->n, addr, addr + len)))) {
 		jerr = -EEXIST;
 		jump_why = "another probe lies inside the bytes a jump would detour";
 	}
 	if (!jerr) {
-		s->mechanism = SITE_JUMP;
+		s->mechanism = PROBE_SITE_JUMP;
 		s->length = (uint8_t)len;
 		return s;
 	}
@@ -168,19 +169,14 @@ static struct probe_site *site_create(uint64_t addr, enum probe_mechanism mech,
 		kfree(s);
 		return NULL;
 	}
-	/* An int3 probe executes the instruction out of line: it must relocate. */
-	struct insn in;
-	uint8_t scratch[PATCH_RELOCATE_MAX];
-	struct patch_buf b;
-	insn_decode(&in, text_image_bytes(addr), SITE_REGION_MAX, addr);
-	patch_buf_init(&b, scratch, sizeof(scratch), PATCH_CODE_BASE);
-	if (patch_relocate(&b, &in, text_image_bytes(addr), why)) {
+	/* A breakpoint probe executes the instruction out of line: the arch checks it can. */
+	if (arch_probe_prepare_breakpoint(addr, &len, why)) {
 		*err = -EINVAL;
 		kfree(s);
 		return NULL;
 	}
-	s->mechanism = SITE_INT3;
-	s->length = in.length;
+	s->mechanism = PROBE_SITE_BREAKPOINT;
+	s->length = (uint8_t)len;
 	s->why_not_jump = jump_why;
 	return s;
 }
@@ -210,13 +206,13 @@ static bool unlink_consumer(struct probe_site *s, struct probe_consumer *c)
 	return false;
 }
 
-static void add_work(struct list_node *work, struct probe_site *s, enum site_want w)
+static void add_work(struct list_node *work, struct probe_site *s, enum probe_site_change w)
 {
-	if (s->want == WANT_NONE) {
+	if (s->want == PROBE_CHANGE_NONE) {
 		s->want = (uint8_t)w;
 		list_add_tail(work, &s->work);
-	} else if (w == WANT_REMOVE || s->want == WANT_REMOVE) {
-		s->want = s->nconsumers ? WANT_REBUILD : WANT_REMOVE;
+	} else if (w == PROBE_CHANGE_REMOVE || s->want == PROBE_CHANGE_REMOVE) {
+		s->want = s->nconsumers ? PROBE_CHANGE_REBUILD : PROBE_CHANGE_REMOVE;
 	}
 }
 
@@ -232,7 +228,7 @@ static void prepare(struct list_node *work, void (*fail_attach)(struct probe_sit
 	list_foreach_safe(work, it, tmp) {
 		struct probe_site *s = list_entry(it, struct probe_site, work);
 		struct patch *p, *old = s->patch;
-		if (s->want == WANT_REMOVE)
+		if (s->want == PROBE_CHANGE_REMOVE)
 			continue;
 		while (site_build(s, &p)) {
 			if (!fail_attach) {
@@ -243,17 +239,17 @@ static void prepare(struct list_node *work, void (*fail_attach)(struct probe_sit
 			       (unsigned long long)s->addr);
 			fail_attach(s, arg);
 			list_remove(&s->work);
-			if (s->want == WANT_INSTALL) {
+			if (s->want == PROBE_CHANGE_INSTALL) {
 				unpend(s);
 				kfree(s);
 			} else {
-				s->want = WANT_NONE;
+				s->want = PROBE_CHANGE_NONE;
 			}
 			goto next;
 		}
 		s->patch = p;
 		__atomic_store_n(&s->state, p->state, __ATOMIC_RELEASE);
-		if (s->want == WANT_INSTALL) {
+		if (s->want == PROBE_CHANGE_INSTALL) {
 			unpend(s);
 			list_add_tail(&all_sites, &s->node);
 			publish(s);
@@ -265,14 +261,14 @@ next:;
 }
 
 /* Room for the text writes of a batch of n sites. */
-static bool batch_memory(unsigned n, struct text_poke_op **ops, struct site_bytes **bytes)
+static bool batch_memory(unsigned n, struct text_poke_op **ops, struct probe_step_site **steps)
 {
 	*ops = kmalloc((n ? n : 1) * sizeof(**ops));
-	*bytes = kmalloc((n ? n : 1) * sizeof(**bytes));
-	if (*ops && *bytes)
+	*steps = kmalloc((n ? n : 1) * sizeof(**steps));
+	if (*ops && *steps)
 		return true;
 	kfree(*ops);
-	kfree(*bytes);
+	kfree(*steps);
 	printk("probe: no memory to change %u sites\n", n);
 	return false;
 }
@@ -303,9 +299,9 @@ unsigned site_attach_batch(const uint64_t *addrs, struct probe_consumer **cs, un
 	struct attach_batch a = { addrs, cs, n, errors };
 	unsigned ok = 0;
 	struct text_poke_op *ops;
-	struct site_bytes *bytes;
+	struct probe_step_site *steps;
 
-	if (!batch_memory(n, &ops, &bytes)) {
+	if (!batch_memory(n, &ops, &steps)) {
 		for (unsigned i = 0; i < n; i++)
 			errors[i] = -ENOMEM;
 		return 0;
@@ -319,9 +315,9 @@ unsigned site_attach_batch(const uint64_t *addrs, struct probe_consumer **cs, un
 		bool fresh = !s;
 		if (fresh)
 			s = site_create(addrs[i], mech, coming, &err, &why);
-		else if (mech == PROBE_MECH_JUMP && s->mechanism != SITE_JUMP)
-			err = -EEXIST, why = "an int3 probe is already at this address";
-		else if (mech == PROBE_MECH_INT3 && s->mechanism != SITE_INT3)
+		else if (mech == PROBE_MECH_JUMP && s->mechanism != PROBE_SITE_JUMP)
+			err = -EEXIST, why = ARCH_PROBE_A_BREAKPOINT " probe is already at this address";
+		else if (mech == PROBE_MECH_BREAKPOINT && s->mechanism != PROBE_SITE_BREAKPOINT)
 			err = -EEXIST, why = "a jump probe is already at this address";
 		if (!err && link_consumer(s, cs[i]))
 			err = -ENOMEM;
@@ -335,15 +331,15 @@ unsigned site_attach_batch(const uint64_t *addrs, struct probe_consumer **cs, un
 		}
 		if (fresh)
 			pend(s);
-		add_work(&work, s, fresh ? WANT_INSTALL : WANT_REBUILD);
+		add_work(&work, s, fresh ? PROBE_CHANGE_INSTALL : PROBE_CHANGE_REBUILD);
 	}
 	prepare(&work, fail_attach, &a);
-	site_commit(&work, ops, bytes);
+	site_commit(&work, ops, steps);
 	mutex_unlock(&probe_mutex);
 	for (unsigned i = 0; i < n; i++)
 		ok += !errors[i];
 	kfree(ops);
-	kfree(bytes);
+	kfree(steps);
 	return ok;
 }
 
@@ -351,35 +347,45 @@ void site_detach_batch(const uint64_t *addrs, struct probe_consumer **cs, unsign
 {
 	LIST_HEAD(work);
 	struct text_poke_op *ops;
-	struct site_bytes *bytes;
+	struct probe_step_site *steps;
 
 	/* Detaching must not fail: without memory, wait for some. */
-	while (!batch_memory(n, &ops, &bytes))
+	while (!batch_memory(n, &ops, &steps))
 		thread_sleep_ms(10);
 	mutex_lock(&probe_mutex);
 	for (unsigned i = 0; i < n; i++) {
 		struct probe_site *s = site_find_locked(addrs[i]);
 		if (!s || !unlink_consumer(s, cs[i]))
 			continue;
-		add_work(&work, s, s->nconsumers ? WANT_REBUILD : WANT_REMOVE);
+		add_work(&work, s, s->nconsumers ? PROBE_CHANGE_REBUILD : PROBE_CHANGE_REMOVE);
 	}
 	prepare(&work, NULL, NULL);
-	site_commit(&work, ops, bytes);
+	site_commit(&work, ops, steps);
 	mutex_unlock(&probe_mutex);
 	kfree(ops);
-	kfree(bytes);
+	kfree(steps);
 }
 
-void site_get_counts(uint32_t *sites, uint32_t *jumps, uint32_t *int3s)
+void site_get_counts(uint32_t *sites, uint32_t *jumps, uint32_t *breakpoints)
 {
-	*sites = *jumps = *int3s = 0;
+	*sites = *jumps = *breakpoints = 0;
 	list_foreach(&all_sites, it) {
 		struct probe_site *s = list_entry(it, struct probe_site, node);
 		(*sites)++;
-		if (s->mechanism == SITE_JUMP)
+		if (s->mechanism == PROBE_SITE_JUMP)
 			(*jumps)++;
 		else
-			(*int3s)++;
+			(*breakpoints)++;
+	}
+}
+
+const char *probe_mechanism_name(enum probe_mechanism m)
+{
+	switch (m) {
+	case PROBE_MECH_JUMP: return "jump";
+	case PROBE_MECH_BREAKPOINT: return ARCH_PROBE_BREAKPOINT_NAME;
+	case PROBE_MECH_SPRINGBOARD: return "springboard";
+	default: return "auto";
 	}
 }
 
@@ -390,9 +396,9 @@ void probe_site_info(uint64_t addr, struct probe_site_info *info)
 	struct probe_site *s = site_find_locked(addr);
 	if (s) {
 		info->present = true;
-		info->mechanism = s->mechanism == SITE_JUMP ? PROBE_MECH_JUMP : PROBE_MECH_INT3;
-		info->length = s->mechanism == SITE_JUMP ? s->length : 1;
-		info->why_not_jump = s->mechanism == SITE_JUMP ? NULL : s->why_not_jump;
+		info->mechanism = s->mechanism == PROBE_SITE_JUMP ? PROBE_MECH_JUMP : PROBE_MECH_BREAKPOINT;
+		info->length = s->mechanism == PROBE_SITE_JUMP ? s->length : ARCH_PROBE_BREAKPOINT_LEN;
+		info->why_not_jump = s->mechanism == PROBE_SITE_JUMP ? NULL : s->why_not_jump;
 		info->hits = READ_ONCE(s->state->hits);
 		info->missed = READ_ONCE(s->state->missed);
 		info->consumers = s->nconsumers;

@@ -1,30 +1,28 @@
 // SPDX-License-Identifier: BSD-2-Clause
 /*
- * Changing the text of probe sites safely while every CPU runs.
+ * Changing the text of probe sites safely while every CPU runs: the
+ * protocol of scion/probe_arch.h, on a batch of sites at once.
  *
- * A commit works on a batch of sites at once, each with one
- * thing to do: install, rebuild (new consumers: a new patch), remove.
- * Every step writes all the batch's bytes and then synchronises every CPU
- * once, so a batch of PROBE_BATCH sites costs three rounds, not three per
- * site. The steps, as djprobe does them:
+ * A commit works on a batch of sites, each with one thing to do:
+ * install, rebuild (new consumers: a new patch), remove. Every step
+ * writes all the batch's bytes and then synchronises every CPU once, so
+ * a batch of PROBE_BATCH sites costs three rounds, not three per site.
+ * The steps, as djprobe does them:
  *
- *   1. Write int3 over the first byte of every site (installs, rebuilt
- *      jumps, removed jumps); restore the byte of removed int3 sites.
- *      Sync. From here a CPU that reaches a jump site traps, and the
- *      breakpoint handler sends it to the site's current patch.
- *   2. Installs only: make sure no CPU or thread is inside a region past
- *      its first byte (interrupted and preempted pcs, safety.c), looking
- *      again a few times; a site still in use becomes an int3 probe (its
- *      breakpoint is already in place).
- *   3. Write the tail of every jump (rel32), or restore the tail of every
- *      removed jump. Sync.
- *   4. Write the jmp opcode over the int3 of every jump, or restore the
- *      first byte of every removed jump. Sync.
+ *   1. Write the breakpoint. Sync.
+ *   2. Installs only: make sure no CPU or thread is inside a jump's
+ *      region past its first instruction (interrupted and preempted pcs,
+ *      safety.c), looking again a few times; a site still in use
+ *      becomes a breakpoint probe (its breakpoint is already in place).
+ *   3. Write the body. Sync.
+ *   4. Arm. Sync.
  *   5. Unpublish removed sites; retire replaced and removed patches (they
  *      are freed once nothing runs in them); one more sync before the
  *      removed sites' memory is freed (the handler walks the table).
  *
- * Tests watch the intermediate states through probe_set_step_observer.
+ * What steps 1, 3 and 4 write at each site is the arch's
+ * (arch_probe_write_step; x86: arch/x86/splice.c). Tests watch the
+ * intermediate states through probe_set_step_observer.
  * Caller's context: probe_mutex held.
  */
 #include <scion/probe.h>
@@ -51,59 +49,35 @@ static void sync_all(void)
 	probe_sync_rounds++;
 }
 
-/* Collect the text writes of one step into ops; returns how many. */
-static size_t step_ops(struct list_node *work, int step, struct text_poke_op *ops,
-		       struct site_bytes *bytes)
+/* The batch as the arch's write steps see it, in work-list order. */
+static void describe(struct list_node *work, struct probe_step_site *steps)
 {
-	size_t n = 0, i = 0;
-	uint8_t brk = patch_breakpoint_byte();
+	size_t i = 0;
 
 	list_foreach(work, it) {
 		struct probe_site *s = list_entry(it, struct probe_site, work);
-		struct site_bytes *sb = &bytes[i++];
-		bool jump = s->mechanism == SITE_JUMP;
-		void *at = (void *)(uintptr_t)s->addr;
-		uint8_t jmp[PATCH_JUMP_LEN];
-
-		if (s->want == WANT_NONE)
-			continue;
-		if (jump && s->want != WANT_REMOVE)
-			patch_jump_bytes(jmp, s->addr, s->patch->entry);
-		switch (step) {
-		case 1:
-			if (s->want == WANT_REMOVE && !jump) {
-				sb->head = s->orig[0];
-			} else if (s->want == WANT_INSTALL || jump) {
-				sb->head = brk;
-			} else {
-				continue;	/* rebuilt int3 site: no text change */
-			}
-			ops[n++] = (struct text_poke_op){ at, &sb->head, 1 };
-			break;
-		case 3:
-			if (!jump)
-				continue;
-			if (s->want == WANT_REMOVE) {
-				memcpy(sb->tail, s->orig + 1, s->length - 1u);
-				ops[n++] = (struct text_poke_op){ at + 1, sb->tail, s->length - 1u };
-			} else {
-				memcpy(sb->tail, jmp + 1, PATCH_JUMP_LEN - 1);
-				ops[n++] = (struct text_poke_op){ at + 1, sb->tail, PATCH_JUMP_LEN - 1 };
-			}
-			break;
-		case 4:
-			if (!jump)
-				continue;
-			sb->head = s->want == WANT_REMOVE ? s->orig[0] : jmp[0];
-			ops[n++] = (struct text_poke_op){ at, &sb->head, 1 };
-			break;
-		}
+		struct probe_step_site *d = &steps[i++];
+		d->addr = s->addr;
+		d->mechanism = s->mechanism;
+		d->change = s->want;
+		d->length = s->length;
+		d->orig = s->orig;
+		d->patch = s->patch ? s->patch->entry : 0;
 	}
-	return n;
+}
+
+/* One write step for the whole batch: the arch's bytes, then one sync. */
+static void write_step(struct list_node *work, size_t n, unsigned step, struct text_poke_op *ops,
+		       struct probe_step_site *steps)
+{
+	describe(work, steps);
+	size_t k = arch_probe_write_step(step, steps, n, ops);
+	if (k)
+		poke(ops, k);
 }
 
 /*
- * Step 2: installs that something is still inside become int3 probes.
+ * Step 2: installs that something is still inside become breakpoint probes.
  * Whatever is inside can only leave (the breakpoint stops newcomers), so
  * a region found in use is looked at again a few times, a millisecond
  * apart, before the site gives up on its jump.
@@ -122,17 +96,17 @@ static void check_installs(struct list_node *work, unsigned n)
 		/* Without memory to check, no jump is safe. */
 		list_foreach(work, it) {
 			struct probe_site *s = list_entry(it, struct probe_site, work);
-			if (s->want == WANT_INSTALL && s->mechanism == SITE_JUMP)
-				site_demote_to_int3(s, "no memory to check that no CPU is inside the region");
+			if (s->want == PROBE_CHANGE_INSTALL && s->mechanism == PROBE_SITE_JUMP)
+				site_demote_to_breakpoint(s, "no memory to check that no CPU is inside the region");
 		}
 		goto out;
 	}
 	list_foreach(work, it) {
 		struct probe_site *s = list_entry(it, struct probe_site, work);
-		if (s->want != WANT_INSTALL || s->mechanism != SITE_JUMP)
+		if (s->want != PROBE_CHANGE_INSTALL || s->mechanism != PROBE_SITE_JUMP)
 			continue;
 		sites[k] = s;
-		starts[k] = s->addr + 1;
+		starts[k] = s->addr + 1;	/* a pc at the first byte runs the breakpoint */
 		ends[k++] = s->addr + s->length;
 	}
 	for (unsigned try = 0; k && try < CHECK_TRIES; try++) {
@@ -153,7 +127,7 @@ static void check_installs(struct list_node *work, unsigned n)
 		k = still;
 	}
 	for (unsigned i = 0; i < k; i++)
-		site_demote_to_int3(sites[i], "a CPU or thread stayed inside the region while it was patched");
+		site_demote_to_breakpoint(sites[i], "a CPU or thread stayed inside the region while it was patched");
 out:
 	kfree(starts);
 	kfree(ends);
@@ -179,7 +153,7 @@ static void observe(unsigned step)
 }
 
 /* Carry out every site's `want`: the steps at the top of the file. */
-void site_commit(struct list_node *work, struct text_poke_op *ops, struct site_bytes *bytes)
+void site_commit(struct list_node *work, struct text_poke_op *ops, struct probe_step_site *steps)
 {
 	size_t n = 0;
 	list_foreach(work, it)
@@ -187,28 +161,22 @@ void site_commit(struct list_node *work, struct text_poke_op *ops, struct site_b
 	if (!n)
 		return;
 
-	size_t k = step_ops(work, 1, ops, bytes);
-	if (k) {
-		poke(ops, k);
-	}
-	observe(1);
+	write_step(work, n, PROBE_STEP_BREAKPOINT, ops, steps);
+	observe(PROBE_STEP_BREAKPOINT);
 	check_installs(work, (unsigned)n);
-	for (int step = 3; step <= 4; step++) {
-		k = step_ops(work, step, ops, bytes);
-		if (k) {
-			poke(ops, k);
-		}
-		observe((unsigned)step);
-	}
+	write_step(work, n, PROBE_STEP_BODY, ops, steps);
+	observe(PROBE_STEP_BODY);
+	write_step(work, n, PROBE_STEP_ARM, ops, steps);
+	observe(PROBE_STEP_ARM);
 
 	list_foreach(work, it) {
 		struct probe_site *s = list_entry(it, struct probe_site, work);
-		if (s->want == WANT_REMOVE) {
+		if (s->want == PROBE_CHANGE_REMOVE) {
 			site_unpublish(s);
 			list_remove(&s->node);
 			patch_retire(s->patch);
 			probe_removals++;
-		} else if (s->want == WANT_INSTALL) {
+		} else if (s->want == PROBE_CHANGE_INSTALL) {
 			probe_installs++;
 		}
 	}
@@ -220,10 +188,10 @@ void site_commit(struct list_node *work, struct text_poke_op *ops, struct site_b
 	list_foreach_safe(work, it, tmp) {
 		struct probe_site *s = list_entry(it, struct probe_site, work);
 		list_remove(&s->work);
-		if (s->want == WANT_REMOVE)
+		if (s->want == PROBE_CHANGE_REMOVE)
 			kfree(s);
 		else
-			s->want = WANT_NONE;
+			s->want = PROBE_CHANGE_NONE;
 	}
 	patch_collect();
 }

@@ -45,13 +45,13 @@ sources() {
 	case $1 in
 	lineedit) echo kernel/shell/lineedit.c ;;
 	bootopt) echo kernel/core/bootopt.c kernel/lib/errno.c ;;
-	multiboot2) echo boot/x86_64/multiboot.c ;;
+	multiboot2) echo arch/x86/boot/multiboot.c ;;
 	glob) echo kernel/lib/glob.c ;;
 	insn) echo arch/x86/insn_decode.c "$BUILD/gen/x86_opcodes.c" ;;
 	sfi_verify) echo arch/x86/sfi_verify.c arch/x86/sfi_text.c arch/x86/insn_decode.c \
 		"$BUILD/gen/x86_opcodes.c" "$BUILD/gen/x86_encodings.c" tests/sfi/window_child.c \
 		tests/sfi/window_setup.c tests/sfi/window_states.c tests/sfi/window_seal.S ;;
-	graft_elf) echo kernel/graft/elf_load.c kernel/graft/elf_reloc.c ;;
+	graft_elf) echo kernel/graft/elf_load.c kernel/graft/elf_reloc.c arch/x86/elf_reloc.c ;;
 	chan_frame) echo kernel/channel/frame.c ;;
 	dif) echo kernel/trace/dif_verify.c kernel/trace/dif_exec.c kernel/trace/dif_subr.c \
 		kernel/trace/dif_subr_search.c ;;

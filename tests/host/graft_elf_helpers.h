@@ -21,6 +21,7 @@
 #include <stdint.h>
 #include "graft/elf64.h"
 #include "graft/elf_load.h"
+#include <arch/elf.h>
 
 /* Where the test resolver says the fixture's two exports live (below 2 GiB). */
 #define FIXTURE_EXPORT_ADD	0x10000000ull

@@ -1,8 +1,9 @@
 // SPDX-License-Identifier: BSD-2-Clause
 /*
  * Host tests of the graft ELF loader's relocation arithmetic
- * (kernel/graft/elf_reloc.c) on small objects built here, where every
- * relocation's expected value is known exactly: each supported type,
+ * (kernel/graft/elf_reloc.c and arch/x86/elf_reloc.c) on small objects
+ * built here, where every relocation's expected value is known exactly:
+ * each supported type,
  * the edges of the 32-bit fields (fits / overflows by one), symbols of
  * every kind (section, defined, undefined, absolute, none), and
  * relocations of unloaded sections skipped even when they are garbage.

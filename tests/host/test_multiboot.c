@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: BSD-2-Clause
-/* Host tests of parsing multiboot1/2 boot information (boot/x86_64/multiboot.c). */
+/* Host tests of parsing multiboot1/2 boot information (arch/x86/boot/multiboot.c). */
 #include <string.h>
 #include "host_test.h"
 #include <scion/boot.h>

@@ -194,7 +194,7 @@ def default_answers(version):
         frame.OP_STATUS: struct_answer(
             "chan_status", version=version.encode(), build=b"gcc 12, x86_64", uptime_ms=1250,
             cpus=2, memory_kib=262144, memory_free_kib=200000, grafts_loaded=3,
-            grafts_installed=1, probes=721, probe_sites=3, jump_sites=2, int3_sites=1,
+            grafts_installed=1, probes=721, probe_sites=3, jump_sites=2, breakpoint_sites=1,
             probe_installs=5, probe_removals=2, sync_rounds=9, jumps_refused=1,
             cycles_per_second=3000000000),
         frame.OP_STATS: struct_answer("chan_channel_stats", frames_accepted=5,

@@ -1,5 +1,5 @@
 # SPDX-License-Identifier: BSD-2-Clause
-"""The graft build's sandboxing step (tools/sfi_x86.py) on the host, no
+"""The graft build's sandboxing step (arch/x86/tools/sfi_x86.py) on the host, no
 QEMU: each rewriting rule on small snippets (exact output), the one-line
 refusals, assembled snippets decoded by objdump (bundles, return points,
 the R_X86_64_32S mask relocations, the note), the instruction table
@@ -20,7 +20,7 @@ import sys
 import tempfile
 
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
-_spec = importlib.util.spec_from_file_location("sfi_x86", os.path.join(ROOT, "tools", "sfi_x86.py"))
+_spec = importlib.util.spec_from_file_location("sfi_x86", os.path.join(ROOT, "arch", "x86", "tools", "sfi_x86.py"))
 sfi = importlib.util.module_from_spec(_spec)
 _spec.loader.exec_module(sfi)
 
@@ -224,7 +224,7 @@ def job_refusals(ctx):
         src, dst = os.path.join(tmp, "bad.s"), os.path.join(tmp, "bad.sfi.s")
         with open(src, "w") as f:
             f.write("\t.text\n\tcli\n\tret\n\trep stosq\n")
-        proc = subprocess.run([sys.executable, os.path.join(ROOT, "tools", "sfi_x86.py"), src,
+        proc = subprocess.run([sys.executable, os.path.join(ROOT, "arch", "x86", "tools", "sfi_x86.py"), src,
                                "-o", dst], capture_output=True, text=True)
         lines = proc.stderr.splitlines()
         ctx.result("cli-exit-status", proc.returncode == 1 and not os.path.exists(dst),

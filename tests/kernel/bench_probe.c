@@ -65,7 +65,7 @@ BENCH(probe_hit, 1)
 				       .mechanism = PROBE_MECH_JUMP };
 	report_hit("probe.hit.jump_empty_handler", entry, &jump, none);
 	struct probe_consumer int3 = { .action = PROBE_HANDLER, .handler = empty_handler,
-				       .mechanism = PROBE_MECH_INT3 };
+				       .mechanism = PROBE_MECH_BREAKPOINT };
 	report_hit("probe.hit.int3_empty_handler", entry, &int3, none);
 	struct tbuf_set *bufs = tbuf_create(TBUF_MAX_SIZE);
 	if (bufs) {

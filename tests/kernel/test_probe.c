@@ -74,7 +74,7 @@ KTEST(probe_exact_counts, 1)
 	struct probe_consumer c_exit = { .action = PROBE_EXIT, .acc = &acc };
 	struct probe_consumer c_jump = handler_consumer(&jump_hits, PROBE_MECH_JUMP);
 	struct probe_consumer c_mid = count_consumer(mid_count, PROBE_MECH_JUMP);
-	struct probe_consumer c_int3 = handler_consumer(&int3_hits, PROBE_MECH_INT3);
+	struct probe_consumer c_int3 = handler_consumer(&int3_hits, PROBE_MECH_BREAKPOINT);
 	/* The entry holds only the counter, so its patch runs no C at all. */
 	struct probe *probes[] = { entry, late, late, ret, mid, mid };
 	struct probe_consumer *cs[] = { &c_entry, &c_int3, &c_enter, &c_exit, &c_jump, &c_mid };
@@ -87,7 +87,7 @@ KTEST(probe_exact_counts, 1)
 	probe_site_info((uintptr_t)pf_sum_mid, &info);
 	KT_EXPECT(t, info.mechanism == PROBE_MECH_JUMP, "pf_sum_mid is not a jump probe");
 	probe_site_info((uintptr_t)pf_sum_late, &info);
-	KT_EXPECT(t, info.mechanism == PROBE_MECH_INT3, "pf_sum_late is not an int3 probe");
+	KT_EXPECT(t, info.mechanism == PROBE_MECH_BREAKPOINT, "pf_sum_late is not an int3 probe");
 
 	uint64_t wrong, k = call_from_threads(t, cpu_count() + 1, &wrong);
 	KT_EXPECT(t, wrong == 0, "%llu wrong results while probed", (unsigned long long)wrong);
@@ -308,7 +308,7 @@ KTEST(probe_refusals, 1)
 
 	/* An int3 site refuses a consumer that insists on a jump. */
 	struct probe *late = probe_at(pf_sum_late);
-	struct probe_consumer c3 = handler_consumer(&hits, PROBE_MECH_INT3);
+	struct probe_consumer c3 = handler_consumer(&hits, PROBE_MECH_BREAKPOINT);
 	struct probe_consumer c4 = handler_consumer(&hits2, PROBE_MECH_JUMP);
 	KT_ASSERT(t, late && probe_enable(late, &c3) == 0, "int3 probe refused");
 	KT_EXPECT(t, probe_enable(late, &c4) != 0 && !c4.probe, "a jump was stacked on an int3 site");

@@ -94,7 +94,7 @@ struct controller {
 static void stress_controller(void *arg)
 {
 	static const enum probe_mechanism mechs[] = { PROBE_MECH_AUTO, PROBE_MECH_JUMP,
-						       PROBE_MECH_INT3 };
+						       PROBE_MECH_BREAKPOINT };
 	struct controller *ctl = arg;
 
 	for (unsigned cycle = 0; cycle < STRESS_CYCLES; cycle++) {
@@ -364,7 +364,7 @@ KTEST(probe_every_instruction_enabled, 1)
 		fired += hits[i] != 0;
 	probe_disable_batch(cs, used);
 	printk("probe_every_instruction_enabled: %u functions, %u sites (%u jump, %u int3), "
-	       "%u functions ran probed\n", used, nsites, st.jump_sites, st.int3_sites, fired);
+	       "%u functions ran probed\n", used, nsites, st.jump_sites, st.breakpoint_sites, fired);
 	KT_EXPECT(t, used >= 50, "only %u functions reached", used);
 	KT_EXPECT(t, enabled == used, "%u of %u probes enabled", enabled, used);
 	KT_EXPECT(t, got == expected, "results differ with every instruction probed");

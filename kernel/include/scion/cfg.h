@@ -5,10 +5,12 @@
  * blocks, control-flow edges, call sites, jump tables and the registers
  * live at each block entry (kernel/analysis/).
  *
- * Calls are summarised by the ABI (arch/abi.h), not followed. Jumps to
- * outside the function are tail calls; indirect jumps are resolved when a
- * jump table is found and otherwise marked unanalysable (everything is
- * then assumed live there). Register sets are arch/insn.h masks.
+ * The analysis reads instructions only through the arch's summaries
+ * (scion/insn_summary.h). Calls are summarised by the calling
+ * convention, not followed. Jumps to outside the function are tail
+ * calls; indirect jumps are resolved when a jump table is found and
+ * otherwise marked unanalysable (everything is then assumed live
+ * there). Register sets are the arch's masks (arch/analysis.h).
  *
  * The analysis runs once, on first use, under a mutex; its results are
  * read-only afterwards.
@@ -18,13 +20,14 @@
 
 #include <scion/compiler.h>
 #include <scion/symtab.h>
+#include <scion/insn_summary.h>
 
 /* How a block ends, beyond its edges. */
-#define CFG_END_RETURN       0x01	/* ret */
+#define CFG_END_RETURN       0x01	/* returns */
 #define CFG_END_TAIL_CALL    0x02	/* jumps to another function */
 #define CFG_END_UNRESOLVED   0x04	/* indirect jump with no table found */
 #define CFG_END_JUMP_TABLE   0x08	/* indirect jump through a resolved table */
-#define CFG_END_STOP         0x10	/* ud2, iret, sysret...: nothing follows */
+#define CFG_END_STOP         0x10	/* nothing follows (INSN_CLASS_STOP) */
 #define CFG_END_FALLS_OUT    0x20	/* falls past the end of the function */
 
 struct cfg_block {
@@ -101,5 +104,18 @@ const struct cfg_block *cfg_block_at(const struct cfg_function *f, uint64_t addr
 int cfg_live_at(uint64_t addr, uint32_t *before, uint32_t *after);
 
 const char *cfg_status_name(enum cfg_status s);
+
+/*
+ * cfg_block_control - the instruction that decides how block b ends: its
+ * last, or the transfer whose delay slots end the block.
+ * Arguments: b, a block of an analysed function; addr and s, filled in.
+ * Return value: 0, or -EINVAL if the block does not decode (it did when
+ *   it was analysed: only if the text image changed under it).
+ * Caller's context: any thread.
+ */
+int cfg_block_control(const struct cfg_block *b, uint64_t *addr, struct insn_summary *s);
+
+/* The arch's names of the registers in mask, space-separated, into buf; "-" when empty. */
+const char *cfg_format_regs(uint32_t mask, char *buf, size_t size);
 
 #endif

@@ -49,7 +49,7 @@ struct chan_status {
 	uint32_t grafts_loaded, grafts_installed;
 	uint32_t probes;		/* probes known */
 	uint32_t probe_sites;		/* sites patched */
-	uint32_t jump_sites, int3_sites;
+	uint32_t jump_sites, breakpoint_sites;	/* by mechanism */
 	uint32_t reserved;
 	uint64_t probe_installs, probe_removals, sync_rounds, jumps_refused;
 };

@@ -44,8 +44,9 @@
 
 /*
  * Code the probe machinery runs while handling a probe hit (trap entry,
- * the int3 path, dispatch): probes there would recurse, so they are
- * refused. Whole directories (kernel/probe, kernel/poke) are moved into
+ * the breakpoint path, dispatch): probes there would recurse, so they are
+ * refused. Whole directories (kernel/probe, kernel/poke) and the arch's
+ * probe files (ARCH_NOPROBE_SRCS in arch/<arch>/arch.mk) are moved into
  * this section by the Makefile; single functions elsewhere use __noprobe.
  */
 #define __noprobe       __section(".text.noprobe") __noinline

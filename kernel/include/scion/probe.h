@@ -8,12 +8,16 @@
  * no text; enabling it attaches a consumer to each of its sites, and the
  * first consumer at an address patches the text there:
  *
- *   - jump probe (djprobe): a 5-byte jmp to a code patch holding inline
+ *   - jump probe (djprobe): a branch to a code patch holding inline
  *     annotations (counters, accumulators) or a call to the dispatcher
- *     with every register saved, the relocated instructions the jmp
- *     displaced, and a jmp back. Used when the analysis shows it safe.
- *   - int3 probe: a breakpoint; the trap handler runs the consumers and
- *     sends the CPU through an out-of-line copy of the instruction.
+ *     with every register saved, the relocated instructions the branch
+ *     displaced, and a branch back. Used when the analysis shows it safe.
+ *   - breakpoint probe: the machine's breakpoint instruction; the trap
+ *     handler runs the consumers and sends the CPU through an
+ *     out-of-line copy of the instruction.
+ *   - springboard probe: reserved for a machine whose short branch
+ *     cannot reach the patch area (scion/probe_arch.h); none yet.
+ * How each is written is the arch's (scion/probe_arch.h).
  *
  * Probes on the same address share one site and one patch. Removing the
  * last consumer restores the original bytes; `text verify` proves it.
@@ -40,10 +44,18 @@ enum probe_action {
 };
 
 enum probe_mechanism {
-	PROBE_MECH_AUTO,	/* jump when safe, else int3 */
+	PROBE_MECH_AUTO,	/* jump when safe, else breakpoint */
 	PROBE_MECH_JUMP,	/* jump or refuse */
-	PROBE_MECH_INT3,
+	PROBE_MECH_BREAKPOINT,
+	PROBE_MECH_SPRINGBOARD,	/* reserved: no machine uses it yet */
 };
+
+/*
+ * What people call a mechanism ("auto", "jump", and the machine's name
+ * for its breakpoint probe: "int3" on x86), for the shell and the host.
+ * Caller's context: any.
+ */
+const char *probe_mechanism_name(enum probe_mechanism m);
 
 struct probe_hit {
 	struct probe *probe;
@@ -301,7 +313,7 @@ int probe_check_address(uint64_t addr, const char **why);
 /* What the site at addr uses and why (`probe info`). */
 struct probe_site_info {
 	bool present;			/* a site is patched there */
-	enum probe_mechanism mechanism;	/* PROBE_MECH_JUMP or PROBE_MECH_INT3 */
+	enum probe_mechanism mechanism;	/* PROBE_MECH_JUMP or PROBE_MECH_BREAKPOINT */
 	unsigned length;		/* bytes patched */
 	const char *why_not_jump;	/* NULL for a jump probe */
 	uint64_t hits;			/* consumer runs in C (inline code is not counted) */
@@ -314,28 +326,31 @@ void probe_site_info(uint64_t addr, struct probe_site_info *info);
 
 /* Counts since boot, for `stats` and benchmarks. */
 struct probe_stats {
-	uint32_t probes, sites, jump_sites, int3_sites;
+	uint32_t probes, sites, jump_sites, breakpoint_sites;
 	uint64_t installs, removals, sync_rounds, refused_jumps;
 };
 /* Fill s. Caller's context: thread, may sleep. */
 void probe_get_stats(struct probe_stats *s);
 
 /*
- * probe_breakpoint - the arch breakpoint handler's hook, for every int3
- * taken in kernel mode.
- * Arguments: frame, the trapped registers (frame pc is after the int3).
- * Return value: true when the int3 was a probe's, or one removed while
- *   the trap was being taken; frame's pc is then where execution goes on.
- *   false for any other int3 (the caller reports it as a fault).
+ * probe_breakpoint - the arch breakpoint handler's hook, for every
+ * breakpoint instruction taken in kernel mode.
+ * Arguments: frame, the trapped registers (as the trap left them:
+ *   arch_probe_breakpoint_addr finds the breakpoint).
+ * Return value: true when the breakpoint was a probe's, or one removed
+ *   while the trap was being taken; frame's pc is then where execution
+ *   goes on. false for any other breakpoint (the caller reports it as a
+ *   fault).
  * Caller's context: trap handler, interrupts masked; lock-free. Runs in
  *   .text.noprobe with everything it calls (tools/check_noprobe.py).
  */
 bool probe_breakpoint(struct trap_frame *frame);
 
 /*
- * For tests of the text-changing protocol (site.c): fn is called, with
- * the probe lock held, after steps 1, 3 and 4 of every commit, when the
- * text of that step is in place on every CPU. NULL turns it off.
+ * For tests of the text-changing protocol (site_commit.c, scion/probe_arch.h):
+ * fn is called, with the probe lock held, after steps 1, 3 and 4 of
+ * every commit (enum probe_step), when the text of that step is in place
+ * on every CPU. NULL turns it off.
  */
 void probe_set_step_observer(void (*fn)(unsigned step, void *arg), void *arg);
 

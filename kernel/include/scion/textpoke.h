@@ -17,7 +17,8 @@
  * running instructions fetched before the write. A change confined to
  * one naturally aligned 8-byte word is made with a single store, so
  * other CPUs see the old or the new bytes, never a mix; anything larger
- * must be made safe by its caller (the int3 protocol of jump probes).
+ * must be made safe by its caller (the breakpoint protocol of jump
+ * probes, scion/probe_arch.h).
  * Arguments: addr in kernel text; 1 <= len <= TEXT_POKE_MAX.
  * Return value: 0, -EINVAL for a range outside kernel text or a bad
  *   length, -ENOMEM if the alias cannot be mapped.

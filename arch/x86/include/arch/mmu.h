@@ -16,7 +16,8 @@
  *   PATCH_DATA_BASE  0xffffffffc1000000  probe counters, read/write
  *   GRAFT_AREA_BASE  0xffffffffc2000000  loaded grafts: text read-only executable,
  *                                         rodata read-only, data read/write
- * (the patch and graft areas are within rel32 reach of the kernel and of each other)
+ * (the patch and graft areas are within rel32 reach of the kernel and of each
+ * other: ARCH_CODE_REACH)
  * The lower half is unmapped once boot is over.
  */
 #ifndef ARCH_MMU_H
@@ -43,6 +44,16 @@
 #define PATCH_DATA_SIZE   (16ull << 20)
 #define GRAFT_AREA_BASE   0xffffffffc2000000ull
 #define GRAFT_AREA_SIZE   (32ull << 20)
+
+/*
+ * How far a direct branch, call or PC-relative operand reaches: rel32,
+ * 2 GiB either way. Code placed within it of the kernel text (probe
+ * patches, grafts) branches back to the text and calls the kernel
+ * directly, and a graft's relocations (arch/elf.h) fit their 32-bit
+ * fields; kernel/probe/patch_heap.c and kernel/graft/graft_mem.c check
+ * their areas against it at build time.
+ */
+#define ARCH_CODE_REACH   (2ull << 30)
 
 /* Flags for arch_map_page. A mapping is always readable. */
 #define MAP_WRITE    0x1u

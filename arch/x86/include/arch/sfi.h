@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: BSD-2-Clause */
 /*
  * Software fault isolation for grafts on x86-64: the scheme that the
- * graft build's sandboxing step (tools/sfi_x86.py) writes, that the
+ * graft build's sandboxing step (arch/x86/tools/sfi_x86.py) writes, that the
  * loader's verifier (arch/x86/sfi_verify.c) checks, and that the
  * dispatcher (arch/x86/txn_call.S) and trap entry (trap_entry.S) run.
  * VINO's MiSFIT in the shape of NaCl and LFI: a rewriting step at build

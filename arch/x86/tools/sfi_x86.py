@@ -3,10 +3,10 @@
 """The graft build's sandboxing step: GCC's AT&T assembly in, sandboxed
 assembly out, following the scheme of arch/x86/include/arch/sfi.h.
 
-    tools/sfi_x86.py IN.s -o OUT.s
+    arch/x86/tools/sfi_x86.py IN.s -o OUT.s
 
 The input is `gcc -S` output for one graft, compiled with -ffixed-r14
--ffixed-r15 -fno-jump-tables -fno-optimize-sibling-calls (grafts.mk).
+-ffixed-r15 -fno-jump-tables -fno-optimize-sibling-calls (arch/x86/arch.mk).
 The output assembles into an object whose text the loader's verifier
 (arch/x86/sfi_verify.c) accepts: the verifier alone makes the guarantee,
 so this step only has to be complete for what GCC emits and to refuse,

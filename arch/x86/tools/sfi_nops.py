@@ -3,7 +3,7 @@
 """The last step of a sandboxed graft's build: the padding gas writes in
 bundle mode, as one-byte nops, becomes multi-byte nops.
 
-    tools/sfi_nops.py OBJ
+    arch/x86/tools/sfi_nops.py OBJ
 
 In `.bundle_align_mode`, gas pads with runs of 0x90 wherever a locked
 sequence (a guarded store, a masked branch, the API stack probe and its
@@ -23,10 +23,12 @@ import re
 import subprocess
 import sys
 
-import elf64
-from sfi_x86 import SFI_BUNDLE_SHIFT
+ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__)))))
+sys.path.insert(0, os.path.join(ROOT, "tools"))  # elf64.py, shared by every arch's tools
 
-ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+import elf64  # noqa: E402
+from sfi_x86 import SFI_BUNDLE_SHIFT  # noqa: E402
+
 BUNDLE = 1 << SFI_BUNDLE_SHIFT
 ONE_BYTE_NOP = b"\x90"
 INSN = re.compile(r"^\s*([0-9a-f]+):\t([0-9a-f ]+?)\s*\t")

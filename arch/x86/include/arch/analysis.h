@@ -1,0 +1,25 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
+/*
+ * The register sets of x86-64 as the structural analysis counts them
+ * (the contract is scion/insn_summary.h; summaries come from
+ * arch/x86/insn_summary.c): the 16 general registers and the 7 flags of
+ * arch/insn.h, numbered as the decoder numbers them, and what the System
+ * V calling convention (arch/abi.h) keeps live where control leaves a
+ * function.
+ */
+#ifndef ARCH_ANALYSIS_H
+#define ARCH_ANALYSIS_H
+
+#include <arch/insn.h>
+#include <arch/abi.h>
+
+/* Registers the analysis tracks: numbers 0 .. ARCH_NREGS - 1, names from arch_reg_name. */
+#define ARCH_NREGS		INSN_NREGS
+#define ARCH_REGS_ALL		INSN_ALL_REGS
+
+/* Live where a function returns: the return values, the callee-saved registers, rsp and DF. */
+#define ARCH_LIVE_AT_RETURN	ABI_LIVE_AT_RETURN
+/* Live at a tail call: the callee may read any general register (its arguments and more). */
+#define ARCH_LIVE_AT_TAIL_CALL	(INSN_GPRS | ABI_ALWAYS_LIVE)
+
+#endif
