@@ -9,11 +9,12 @@
 #   make gdb [SMP=n]                                        QEMU halted + gdb with symbols
 #   make fuzz [FUZZ_SECONDS=n]                              libFuzzer targets, n seconds each
 #   make sim                                                the host simulator (scion sim replay)
-#   make kernel | iso | host-tests | deps | clean
+#   make kernel | iso | test-kernel | host-tests | deps | clean
 #
-# Sources are found by wildcard: adding a file to kernel/, arch/<arch>/ (its
-# boot/ included) or tests/kernel/ adds it to the kernel; tests, commands and
-# boot options register themselves through linker tables. Everything about
+# Sources are found by wildcard: adding a file to kernel/ or arch/<arch>/ (its
+# boot/ included) adds it to the kernel, one to tests/kernel/ to the test
+# kernel (make test-kernel: build/test/); tests, commands and boot options
+# register themselves through linker tables. Everything about
 # the machine (flags, generated tables, host-buildable sources, image
 # conversions, the port's host tools) is in arch/$(ARCH)/arch.mk.
 
@@ -42,9 +43,23 @@ ifeq ($(wildcard $(ARCH_DIR)/arch.mk),)
 $(error ARCH=$(ARCH) is not supported yet (no $(ARCH_DIR)/arch.mk); use ARCH=x86)
 endif
 
-KERNEL := $(BUILD)/kernel.elf
-KSYMS := $(BUILD)/kernel.syms
-ISO := $(BUILD)/scion.iso
+# Two kernels link the same objects ($(BUILD)/obj). The kernel a user boots
+# ($(BUILD)/kernel.elf) has no in-kernel tests or benchmarks and no test.*
+# graft points; KERNEL_TESTS=yes links the test kernel, which has them (all
+# of tests/kernel/ and the D programs its tests run), into $(BUILD)/test/.
+# `make test` and `make bench` build both and boot the test kernel.
+KERNEL_TESTS ?= no
+TEST_KDIR := $(BUILD)/test
+ifeq ($(KERNEL_TESTS),yes)
+KDIR := $(TEST_KDIR)
+else ifeq ($(KERNEL_TESTS),no)
+KDIR := $(BUILD)
+else
+$(error KERNEL_TESTS=$(KERNEL_TESTS): say yes (the test kernel) or no (the kernel a user boots))
+endif
+KERNEL := $(KDIR)/kernel.elf
+KSYMS := $(KDIR)/kernel.syms
+ISO := $(KDIR)/scion.iso
 include $(ARCH_DIR)/arch.mk
 
 CC := $(CROSS)gcc
@@ -65,12 +80,15 @@ KERNEL_CFLAGS := -std=gnu11 -O2 -g -Wall -Wextra -Werror -ffreestanding -fno-bui
 KERNEL_ASFLAGS := -fno-pic -fno-pie -g $(KERNEL_INCLUDES) -Wa,--noexecstack
 KERNEL_LDFLAGS := -nostdlib --no-warn-rwx-segments -z noexecstack $(ARCH_KERNEL_LDFLAGS)
 
-KERNEL_SRCS := $(sort $(wildcard kernel/*/*.c) $(ARCH_KERNEL_SRCS) $(wildcard tests/kernel/*.c) \
-	$(wildcard kernel/*/*.S) $(wildcard tests/kernel/*.S))
+KERNEL_SRCS := $(sort $(wildcard kernel/*/*.c) $(ARCH_KERNEL_SRCS) $(wildcard kernel/*/*.S))
 # D programs the in-kernel tests run in sessions the kernel starts itself.
 KTEST_D_GEN := $(patsubst tests/kernel/%.d,$(BUILD)/gen/ktest_d/%.c,$(wildcard tests/kernel/*.d))
-KERNEL_OBJS := $(patsubst %,$(BUILD)/obj/%.o,$(KERNEL_SRCS)) $(BUILD)/obj/version.o $(ARCH_GEN_OBJS) \
+KTEST_SRCS := $(sort $(wildcard tests/kernel/*.c tests/kernel/*.S))
+KERNEL_OBJS := $(patsubst %,$(BUILD)/obj/%.o,$(KERNEL_SRCS)) $(BUILD)/obj/version.o $(ARCH_GEN_OBJS)
+ifeq ($(KERNEL_TESTS),yes)
+KERNEL_OBJS += $(patsubst %,$(BUILD)/obj/%.o,$(KTEST_SRCS)) \
 	$(patsubst $(BUILD)/gen/%.c,$(BUILD)/obj/gen/%.o,$(KTEST_D_GEN))
+endif
 LAYOUTS_PY := $(BUILD)/gen/scion_layouts.py
 # The test disk (virtio-blk, vda): every sector holds a pattern the kernel checks.
 DISK := $(BUILD)/disk.img
@@ -129,22 +147,23 @@ $(LAYOUTS_PY): $(LAYOUT_HEADERS) tools/gen_layouts.py
 $(BUILD)/symtab-empty.c: tools/gen_symtab.py
 	@mkdir -p $(dir $@)
 	$(Q)$(PYTHON) tools/gen_symtab.py --empty -o $@
-$(BUILD)/symtab.c: $(BUILD)/kernel.stage1.elf tools/gen_symtab.py tools/elf64.py
+$(KDIR)/symtab.c: $(KDIR)/kernel.stage1.elf tools/gen_symtab.py tools/elf64.py
 	$(call say,SYMTAB,$@)
 	$(Q)$(PYTHON) tools/gen_symtab.py $< -o $@
-$(BUILD)/obj/symtab.o: $(BUILD)/symtab.c
+$(KDIR)/symtab.o: $(KDIR)/symtab.c
 	$(Q)$(CC) $(KERNEL_CFLAGS) -c $< -o $@
 $(BUILD)/obj/symtab-empty.o: $(BUILD)/symtab-empty.c
 	$(Q)$(CC) $(KERNEL_CFLAGS) -c $< -o $@
 
-$(BUILD)/kernel.stage1.elf: $(KERNEL_OBJS) $(BUILD)/obj/symtab-empty.o $(ARCH_DIR)/kernel.ld
+$(KDIR)/kernel.stage1.elf: $(KERNEL_OBJS) $(BUILD)/obj/symtab-empty.o $(ARCH_DIR)/kernel.ld
+	@mkdir -p $(dir $@)
 	$(call say,LD,$@)
 	$(Q)$(LD) $(KERNEL_LDFLAGS) -o $@ $(KERNEL_OBJS) $(BUILD)/obj/symtab-empty.o
 
-$(KERNEL): $(KERNEL_OBJS) $(BUILD)/obj/symtab.o $(ARCH_DIR)/kernel.ld
+$(KERNEL): $(KERNEL_OBJS) $(KDIR)/symtab.o $(ARCH_DIR)/kernel.ld
 	$(call say,LD,$@)
-	$(Q)$(LD) $(KERNEL_LDFLAGS) -o $@.tmp $(KERNEL_OBJS) $(BUILD)/obj/symtab.o
-	$(Q)$(PYTHON) tools/gen_symtab.py $@.tmp -o $(BUILD)/symtab-check.c --check $(BUILD)/symtab.c
+	$(Q)$(LD) $(KERNEL_LDFLAGS) -o $@.tmp $(KERNEL_OBJS) $(KDIR)/symtab.o
+	$(Q)$(PYTHON) tools/gen_symtab.py $@.tmp -o $(KDIR)/symtab-check.c --check $(KDIR)/symtab.c
 	$(Q)$(PYTHON) tools/text_hash.py $@.tmp
 	$(Q)mv $@.tmp $@
 
@@ -155,7 +174,7 @@ $(KSYMS): $(KERNEL)
 	$(Q)$(NM) --defined-only -n -S $< > $@.tmp && mv $@.tmp $@
 
 # The ISO's GRUB menu carries CMDLINE; rebuild it only when CMDLINE changes.
-$(BUILD)/iso-cmdline: FORCE
+$(KDIR)/iso-cmdline: FORCE
 	@mkdir -p $(dir $@)
 	@echo '$(CMDLINE)' > $@.$$$$.tmp; cmp -s $@.$$$$.tmp $@ && rm $@.$$$$.tmp || mv $@.$$$$.tmp $@
 
@@ -170,12 +189,12 @@ graft_file = $(if $(filter %.graft,$(1)),$(1),$(if $(wildcard grafts/$(1).c),$(B
 GRAFT_WORDS := $(patsubst all,$(patsubst grafts/%.c,%,$(GRAFT_SRCS)),$(GRAFTS))
 ISO_GRAFTS := $(foreach w,$(GRAFT_WORDS),$(call graft_file,$(w)))
 
-$(BUILD)/iso-grafts: FORCE
+$(KDIR)/iso-grafts: FORCE
 	@mkdir -p $(dir $@)
 	@echo '$(ISO_GRAFTS)' > $@.$$$$.tmp; cmp -s $@.$$$$.tmp $@ && rm $@.$$$$.tmp || mv $@.$$$$.tmp $@
 
 # The ISO's recipe is the arch's (arch.mk); what it carries is chosen here.
-$(ISO): $(BUILD)/iso-cmdline $(BUILD)/iso-grafts $(ISO_GRAFTS)
+$(ISO): $(KDIR)/iso-cmdline $(KDIR)/iso-grafts $(ISO_GRAFTS)
 
 deps:
 	@qemu/deps.sh
@@ -321,14 +340,21 @@ host-tests: $(D_ORACLE)
 
 include host/sim/sim.mk
 
-test: deps kernel iso grafts host-tests $(SIM) $(ARCH_TEST_TOOLS) $(DISK)
-	@$(PYTHON) tests/run_tests.py --build $(BUILD)
+# The test kernel, after everything it shares with the first is built (so
+# the two makes never write the same file).
+.PHONY: test-kernel
+test-kernel: kernel iso grafts
+	@$(MAKE) --no-print-directory KERNEL_TESTS=yes kernel iso
 
-bench: deps kernel grafts $(ARCH_BENCH_TOOLS) $(SIM) $(DISK)
-	@$(PYTHON) tools/bench.py --kernel $(QEMU_KERNEL) --disk $(DISK) --out $(BUILD)/bench $(ARCH_BENCH_ARGS) \
+test: deps kernel iso test-kernel grafts host-tests $(SIM) $(ARCH_TEST_TOOLS) $(DISK)
+	@$(PYTHON) tests/run_tests.py --build $(BUILD) --kernel-dir $(TEST_KDIR)
+
+bench: deps test-kernel grafts $(ARCH_BENCH_TOOLS) $(SIM) $(DISK)
+	@$(PYTHON) tools/bench.py --kernel $(TEST_KDIR)/$(notdir $(QEMU_KERNEL)) --disk $(DISK) \
+		--out $(BUILD)/bench $(ARCH_BENCH_ARGS) \
 		--sim $(SIM)
 
-all: kernel iso grafts host-tests $(SIM) $(ARCH_HOST_TOOLS) $(DISK)
+all: kernel iso test-kernel grafts host-tests $(SIM) $(ARCH_HOST_TOOLS) $(DISK)
 
 clean:
 	rm -rf $(BUILD)

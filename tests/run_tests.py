@@ -36,11 +36,16 @@ import harness
 class Context:
     """What a job gets: paths, a way to boot, and a way to report results."""
 
-    def __init__(self, build, job):
+    def __init__(self, build, kernel_dir, job):
         self.root = ROOT
         self.build = os.path.join(ROOT, build)
-        self.kernel32 = os.path.join(self.build, "kernel32.elf")
-        self.iso = os.path.join(self.build, "scion.iso")
+        # The test kernel (in-kernel tests, test.* graft points) and what
+        # belongs to it; host tools, grafts and the disk are in build.
+        self.kernel_dir = os.path.join(ROOT, kernel_dir)
+        self.kernel_elf = os.path.join(self.kernel_dir, "kernel.elf")
+        self.kernel32 = os.path.join(self.kernel_dir, "kernel32.elf")
+        self.ksyms = os.path.join(self.kernel_dir, "kernel.syms")
+        self.iso = os.path.join(self.kernel_dir, "scion.iso")
         self.disk = os.path.join(self.build, "disk.img")
         self.log_dir = os.path.join(self.build, "test-logs")
         self.job = job
@@ -93,8 +98,8 @@ def discover_jobs():
     return jobs
 
 
-def run_job(build, name, fn):
-    ctx = Context(build, name)
+def run_job(build, kernel_dir, name, fn):
+    ctx = Context(build, kernel_dir, name)
     started = time.monotonic()
     try:
         fn(ctx)
@@ -110,10 +115,14 @@ def run_job(build, name, fn):
 def main():
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--build", default="build")
+    ap.add_argument("--kernel-dir", help="the test kernel's folder (default: BUILD/test)")
     ap.add_argument("--jobs", type=int, default=2)
     ap.add_argument("--only", help="run only integration jobs whose name contains this")
     ap.add_argument("--verbose", action="store_true", help="print every passing result too")
     args = ap.parse_args()
+    kernel_dir = args.kernel_dir or os.path.join(args.build, "test")
+    # `scion trace` names the test kernel's symbols, not the user kernel's.
+    os.environ["SCION_KSYMS"] = os.path.join(ROOT, kernel_dir, "kernel.syms")
 
     results = []
     if not args.only:
@@ -122,7 +131,7 @@ def main():
               f"{sum(not ok for _, ok, _ in results)} failed", flush=True)
     jobs = [(n, f) for n, f in discover_jobs() if not args.only or args.only in n]
     with concurrent.futures.ThreadPoolExecutor(max_workers=args.jobs) as pool:
-        futures = [pool.submit(run_job, args.build, n, f) for n, f in jobs]
+        futures = [pool.submit(run_job, args.build, kernel_dir, n, f) for n, f in jobs]
         for fut in concurrent.futures.as_completed(futures):
             name, job_results, seconds = fut.result()
             failed = [r for r in job_results if not r[1]]

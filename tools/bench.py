@@ -179,6 +179,9 @@ def main():
     ap.add_argument("--sim", help="the host simulator (build/host/scion-sim)")
     args = ap.parse_args()
     os.makedirs(args.out, exist_ok=True)
+    # `scion trace` names the benchmarked kernel's symbols (kernel.syms beside it).
+    os.environ["SCION_KSYMS"] = os.path.join(os.path.dirname(os.path.abspath(args.kernel)),
+                                             "kernel.syms")
     qemu_version = subprocess.run(["qemu-system-x86_64", "--version"], capture_output=True,
                                   text=True).stdout.splitlines()[0]
     runs = [run_config(args.kernel, args.out, name, smp, args.disk) for name, smp in CONFIGS]

@@ -100,7 +100,7 @@ ARCH_SFI_FINISH := $(ARCH_DIR)/tools/sfi_nops.py
 
 # ---- Images ---------------------------------------------------------------------
 # QEMU's -kernel loads multiboot1 images only from 32-bit ELF files.
-QEMU_KERNEL := $(BUILD)/kernel32.elf
+QEMU_KERNEL := $(KDIR)/kernel32.elf
 ARCH_IMAGES := $(QEMU_KERNEL)
 $(QEMU_KERNEL): $(KERNEL)
 	$(call say,OBJCOPY,$@)
@@ -110,15 +110,15 @@ $(QEMU_KERNEL): $(KERNEL)
 # (the top Makefile adds ISO_GRAFTS and the files holding CMDLINE and
 # GRAFTS to the prerequisites).
 $(ISO): $(KERNEL) $(ARCH_DIR)/boot/grub.cfg.in
-	@rm -rf $(BUILD)/iso && mkdir -p $(BUILD)/iso/boot/grub $(BUILD)/iso/boot/grafts $(BUILD)/tmp
+	@rm -rf $(KDIR)/iso && mkdir -p $(KDIR)/iso/boot/grub $(KDIR)/iso/boot/grafts $(BUILD)/tmp
 	$(call say,ISO,$@)
-	$(Q)cp $(KERNEL) $(BUILD)/iso/boot/scion.elf
-	$(Q)for g in $(ISO_GRAFTS); do cp $$g $(BUILD)/iso/boot/grafts/; \
-		printf '\tmodule2 /boot/grafts/%s %s\n' "$${g##*/}" "$${g##*/}"; done > $(BUILD)/iso-modules
-	$(Q)sed -e 's|@CMDLINE@|$(CMDLINE)|' -e '/@MODULES@/{r $(BUILD)/iso-modules' -e 'd}' \
-		$(ARCH_DIR)/boot/grub.cfg.in > $(BUILD)/iso/boot/grub/grub.cfg
-	$(Q)TMPDIR=$(abspath $(BUILD)/tmp) grub-mkrescue -o $@ $(BUILD)/iso 2> $(BUILD)/grub-mkrescue.log \
-		|| { cat $(BUILD)/grub-mkrescue.log; exit 1; }
+	$(Q)cp $(KERNEL) $(KDIR)/iso/boot/scion.elf
+	$(Q)for g in $(ISO_GRAFTS); do cp $$g $(KDIR)/iso/boot/grafts/; \
+		printf '\tmodule2 /boot/grafts/%s %s\n' "$${g##*/}" "$${g##*/}"; done > $(KDIR)/iso-modules
+	$(Q)sed -e 's|@CMDLINE@|$(CMDLINE)|' -e '/@MODULES@/{r $(KDIR)/iso-modules' -e 'd}' \
+		$(ARCH_DIR)/boot/grub.cfg.in > $(KDIR)/iso/boot/grub/grub.cfg
+	$(Q)TMPDIR=$(abspath $(BUILD)/tmp) grub-mkrescue -o $@ $(KDIR)/iso 2> $(KDIR)/grub-mkrescue.log \
+		|| { cat $(KDIR)/grub-mkrescue.log; exit 1; }
 
 # ---- The port's host tools -------------------------------------------------------
 # The decoder on the host: the objdump oracle, with Zydis as a second opinion when installed.

@@ -6,6 +6,7 @@
  * guest instructions, and collects the lines (tools/bench.py).
  */
 #include <scion/bench.h>
+#include <scion/ktest.h>
 #include <scion/shell.h>
 #include <scion/glob.h>
 #include <scion/cpu.h>
@@ -26,6 +27,10 @@ static int cmd_bench(int argc, char **argv)
 	}
 	const char *selector = argc == 2 ? argv[1] : "*";
 	int ran = 0;
+	if (!LINKER_TABLE_COUNT(benches)) {
+		printk("bench: %s\n", KTEST_NONE_HERE);
+		return -ENOENT;
+	}
 	printk("bench config cpus=%u cycles_per_second=%llu\n", cpu_count(),
 	       (unsigned long long)arch_cycles_per_second());
 	LINKER_TABLE_FOREACH(struct bench, benches, b) {

@@ -100,6 +100,11 @@ int ktest_run(const char *selector)
 {
 	int passed = 0, failed = 0, skipped = 0, selected = 0;
 
+	if (!LINKER_TABLE_COUNT(ktests)) {
+		printk("ktest: %s\n", KTEST_NONE_HERE);
+		printk("0 passed, 1 failed\n");
+		return 1;
+	}
 	printk("ktest: running tests matching '%s' on %u CPU%s\n", selector, cpu_count(),
 	       cpu_count() == 1 ? "" : "s");
 	for (const struct ktest *kt = next_by_name(NULL); kt; kt = next_by_name(kt)) {
@@ -208,6 +213,10 @@ static int cmd_tests(int argc, char **argv)
 	if (argc != 1) {
 		printk("%s: takes no arguments\n", argv[0]);
 		return -EINVAL;
+	}
+	if (!LINKER_TABLE_COUNT(ktests)) {
+		printk("%s: %s\n", argv[0], KTEST_NONE_HERE);
+		return -ENOENT;
 	}
 	for (const struct ktest *kt = next_by_name(NULL); kt; kt = next_by_name(kt))
 		print_test(kt);

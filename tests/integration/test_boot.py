@@ -35,8 +35,9 @@ def make_run(ctx, args, stdin_text, timeout=180):
 
 
 def job_make_run_from_a_pipe(ctx):
-    """printf 'cpus\\npoweroff\\n' | make run SMP=4 prints the CPUs and exits 0."""
-    proc = make_run(ctx, ["SMP=4"], "cpus\npoweroff\n")
+    """printf 'cpus\\ntests\\npoweroff\\n' | make run SMP=4 prints the CPUs and exits 0;
+    the kernel a user boots has no in-kernel tests (the test kernel has them)."""
+    proc = make_run(ctx, ["SMP=4"], "cpus\ntests\nbench\npoweroff\n")
     log = os.path.join(ctx.log_dir, "boot.make_run_from_a_pipe.log")
     os.makedirs(ctx.log_dir, exist_ok=True)
     with open(log, "w") as f:
@@ -47,6 +48,10 @@ def job_make_run_from_a_pipe(ctx):
     table = proc.stdout.split("cpu  hw-id", 1)[-1].split("scion>", 1)[0]
     rows = re.findall(r"^\s+\d+\s+\d+\s+\d+\s+\d+\s+\d+\s+\d+\s+\S+$", table, re.M)
     ctx.result("one-row-per-cpu", len(rows) == 4, f"{len(rows)} CPU rows (log: {log})")
+    for command in ("tests", "bench"):
+        ctx.result(f"no-{command}-in-the-user-kernel",
+                   f"{command}: this kernel has no in-kernel tests or benchmarks; the test "
+                   "kernel has them" in proc.stdout, f"'{command}' answered otherwise (log: {log})")
 
 
 def job_make_run_refuses_bad_options(ctx):

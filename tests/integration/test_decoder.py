@@ -52,7 +52,7 @@ def check(ctx, name, args, min_files=1, min_insns=1):
 
 
 def job_kernel_image(ctx):
-    check(ctx, "kernel", [os.path.join(ctx.build, "kernel.elf")], min_insns=10000)
+    check(ctx, "kernel", [ctx.kernel_elf], min_insns=10000)
 
 
 def job_system_binaries(ctx):

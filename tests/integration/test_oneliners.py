@@ -77,7 +77,7 @@ def run_case(ctx, sock, case, symbols, guest):
 
 
 def job_oneliners(ctx):
-    symbols = checks.KernelSymbols(os.path.join(ctx.build, "kernel.syms"))
+    symbols = checks.KernelSymbols(ctx.ksyms)
     boot, sock = channel_boot(ctx, "oneliners", smp=2, single_thread_tcg=True)
 
     def guest(command):

@@ -19,7 +19,7 @@ ENABLED = r"probe: enabled (\d+) of (\d+) probes? \((\w+)\); (\d+) sites patched
 def job_noprobe_placement(ctx):
     """What probe context runs lies in .text.noprobe (tools/check_noprobe.py)."""
     tool = os.path.join(os.path.dirname(__file__), "..", "..", "tools", "check_noprobe.py")
-    proc = subprocess.run([sys.executable, tool, os.path.join(ctx.build, "kernel.elf")],
+    proc = subprocess.run([sys.executable, tool, ctx.kernel_elf],
                           capture_output=True, text=True, timeout=120)
     lines = proc.stdout.strip().splitlines()
     m = re.match(r"noprobe: (\d+) functions checked, (\d+) outside", lines[-1] if lines else "")

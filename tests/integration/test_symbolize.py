@@ -26,7 +26,7 @@ BARE = re.compile(r"^\s+0x[0-9a-f]+\s*$", re.M)
 def kernel_symbols(ctx):
     """{name: (address, size)} of the kernel's functions, from the ELF."""
     import subprocess
-    out = subprocess.run(["nm", "-S", os.path.join(ctx.build, "kernel.elf")], capture_output=True,
+    out = subprocess.run(["nm", "-S", ctx.kernel_elf], capture_output=True,
                          text=True, check=True).stdout
     syms = {}
     for line in out.splitlines():
@@ -83,7 +83,7 @@ def job_symbolize_op(ctx):
                 ctx.result("graft-text", False, f"no text address in `graft stat clock`: {text!r}")
             # The host names kernel addresses from build/kernel.syms as the kernel does.
             from scionhost import ksyms, trace
-            table = ksyms.load(os.path.join(ctx.build, "kernel.syms"))
+            table = ksyms.load(ctx.ksyms)
             asked = trace.Symbols(client)               # every address asked of the kernel
             local = trace.Symbols(client, table)        # kernel text named on the host
             sample = [(start + off, ret) for start, _, _ in table.functions[::7]

@@ -31,6 +31,14 @@ struct ktest {
 
 LINKER_TABLE_DECLARE(struct ktest, ktests);
 
+/*
+ * Tests, benchmarks and the test.* graft points are linked only into the
+ * test kernel (tests/kernel/, make test-kernel); the kernel a user boots
+ * answers `test`, `tests` and `bench` with this.
+ */
+#define KTEST_NONE_HERE "this kernel has no in-kernel tests or benchmarks; the test kernel has " \
+	"them (make test-kernel: build/test/)"
+
 #define KTEST_TIMEOUT_S 60
 
 #define KTEST_DEFINE(tname, cpus, is_manual) \
