@@ -296,7 +296,7 @@ void probe_accumulator_release(struct probe_accumulator *acc);
  * probe_record_hit - a PROBE_HANDLER that writes one struct
  * chan_probe_record (scion/chan_proto.h) per hit into the per-CPU
  * buffer set bufs (scion/tbuf.h), or counts a drop: the "probes"
- * stream source's consumer (kernel/probe/record.c).
+ * stream source's consumer (kernel/probe/probe_stream.c).
  * Caller's context: probe context (interrupts masked).
  */
 void probe_record_hit(const struct probe_hit *hit, void *bufs);

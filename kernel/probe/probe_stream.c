@@ -21,7 +21,7 @@
 
 #define RECORD_PROBES_MAX 4096
 
-struct recording {
+struct probe_stream {
 	unsigned n;
 	struct probe *probes[RECORD_PROBES_MAX];
 	struct probe_consumer consumers[RECORD_PROBES_MAX];
@@ -44,7 +44,7 @@ void probe_record_hit(const struct probe_hit *hit, void *bufs)
 
 static bool collect(struct probe *p, void *arg)
 {
-	struct recording *r = arg;
+	struct probe_stream *r = arg;
 	if (r->n == RECORD_PROBES_MAX) {
 		r->n++;		/* too many: the caller refuses the spec */
 		return false;
@@ -62,9 +62,9 @@ static int record_open(struct tbuf_set *bufs, const char *args, void **priv, cha
 		snprintf(why, whylen, "give a probe spec, e.g. fbt::bcache_read:entry");
 		return -EINVAL;
 	}
-	struct recording *r = kzalloc(sizeof(*r));
+	struct probe_stream *r = kzalloc(sizeof(*r));
 	if (!r) {
-		snprintf(why, whylen, "no memory for the recording");
+		snprintf(why, whylen, "no memory for the probe stream");
 		return -ENOMEM;
 	}
 	int found = probe_lookup(args, collect, r, &reason);
@@ -103,7 +103,7 @@ static int record_open(struct tbuf_set *bufs, const char *args, void **priv, cha
 
 static void record_close(void *priv)
 {
-	struct recording *r = priv;
+	struct probe_stream *r = priv;
 	probe_disable_batch(r->enabled, r->n);
 	kfree(r);
 }
