@@ -203,7 +203,8 @@ __noprobe void trap_dispatch(struct trap_frame *f)
 		timer_only_interrupt(f);
 		return;
 	}
-	c->irq_depth++;
+	if (c->irq_depth++ == 0)
+		cpu_irq_time_enter(c);
 	c->interrupts++;
 	struct trap_frame *outer = c->arch.irq_frame;
 	c->arch.irq_frame = f;
@@ -222,9 +223,10 @@ __noprobe void trap_dispatch(struct trap_frame *f)
 	    (f->vector < VEC_PIC_BASE || f->vector >= VEC_PIC_BASE + 16))
 		lapic_eoi();
 	c->arch.irq_frame = outer;
-	c->irq_depth--;
-	if (c->irq_depth == 0)
+	if (--c->irq_depth == 0) {
+		cpu_irq_time_exit(c);
 		sched_irq_exit(trap_frame_pc(f));
+	}
 }
 
 static void ipi_xcall(void *arg)

@@ -115,15 +115,30 @@ static int start_read(struct bcache_cache *c, int i)
  *      reads it planned (cache_read_ahead).
  *   5. Fire bcache.result with what happened (also after a failure).
  */
+/*
+ * Sleep on the cache's queue for the disk (a buffer loading, or room in
+ * the disk's queue), the time going to the thread's disk waits.
+ * bcache.wq.lock held; it is dropped while asleep.
+ */
+static void sleep_for_disk(struct thread *self, uint64_t timeout_ticks)
+{
+	uint64_t from = clock_ns();
+	waitq_sleep(&bcache.wq, timeout_ticks);
+	__atomic_store_n(&self->disk_wait_ns, self->disk_wait_ns + (clock_ns() - from),
+			 __ATOMIC_RELAXED);
+}
+
 int bcache_read(uint64_t block, void *out)
 {
 	struct bcache_cache *c = &bcache.cache;
+	struct thread *self = thread_current();
 
 	if (!bcache.disk)
 		return -ENODEV;
 	if (block >= c->blocks)
 		return -EINVAL;
 
+	__atomic_store_n(&self->bcache_reads, self->bcache_reads + 1, __ATOMIC_RELAXED);
 	bool timed = bcache_result_observed();
 	uint64_t start_ns = timed ? clock_ns() : 0;
 	irqflags_t f = spin_lock_irqsave(&bcache.wq.lock);
@@ -137,11 +152,11 @@ int bcache_read(uint64_t block, void *out)
 	for (;;) {
 		int got = cache_demand(c, block, &result, &i);
 		if (got == -EBUSY) {
-			waitq_sleep(&bcache.wq, 0);	/* every buffer is loading */
+			sleep_for_disk(self, 0);	/* every buffer is loading */
 			continue;
 		}
 		if (got == -EAGAIN) {
-			waitq_sleep(&bcache.wq, RETRY_TICKS);	/* the disk queue was full */
+			sleep_for_disk(self, RETRY_TICKS);	/* the disk queue was full */
 			continue;
 		}
 		if (got < 0) {
@@ -151,7 +166,7 @@ int bcache_read(uint64_t block, void *out)
 		struct bcache_buffer *b = &c->buffer[i];
 		uint32_t generation = b->generation;
 		while (b->state == BUFFER_LOADING && b->generation == generation)
-			waitq_sleep(&bcache.wq, 0);
+			sleep_for_disk(self, 0);
 		if (b->generation == generation)
 			break;
 		if (b->failed_generation == generation) {
@@ -180,6 +195,19 @@ void bcache_settle(void)
 	wait_event(&bcache.wq, bcache.cache.in_flight == 0);
 }
 
+/* The counters of the cache before its resets (bcache.wq.lock): bcache_get_totals. */
+static struct bcache_stats retired;
+
+_Static_assert(sizeof(struct bcache_stats) % sizeof(uint64_t) == 0,
+	       "struct bcache_stats holds only 64-bit counters");
+static void add_stats(struct bcache_stats *into, const struct bcache_stats *s)
+{
+	uint64_t *a = (uint64_t *)into;
+	const uint64_t *b = (const uint64_t *)s;
+	for (size_t i = 0; i < sizeof(*s) / sizeof(uint64_t); i++)
+		a[i] += b[i];
+}
+
 int bcache_reset(unsigned nbuffers)
 {
 	if (!bcache.disk)
@@ -189,6 +217,7 @@ int bcache_reset(unsigned nbuffers)
 	irqflags_t f = spin_lock_irqsave(&bcache.wq.lock);
 	while (bcache.cache.in_flight)
 		waitq_sleep(&bcache.wq, 0);
+	add_stats(&retired, &bcache.cache.stats);
 	cache_empty(&bcache.cache);
 	bcache.cache.nbuffers = nbuffers;
 	spin_unlock_irqrestore(&bcache.wq.lock, f);
@@ -199,6 +228,14 @@ void bcache_get_stats(struct bcache_stats *s)
 {
 	irqflags_t f = spin_lock_irqsave(&bcache.wq.lock);
 	*s = bcache.cache.stats;
+	spin_unlock_irqrestore(&bcache.wq.lock, f);
+}
+
+void bcache_get_totals(struct bcache_stats *s)
+{
+	irqflags_t f = spin_lock_irqsave(&bcache.wq.lock);
+	*s = retired;
+	add_stats(s, &bcache.cache.stats);
 	spin_unlock_irqrestore(&bcache.wq.lock, f);
 }
 

@@ -11,6 +11,11 @@
  * A completion stores r->complete with release order after r->status;
  * waiters read it with acquire order under d->wq.lock, and blkdev_wake
  * takes that lock after the store, so no wake-up is lost.
+ *
+ * For the monitor, each request's latency (submission to completion) is
+ * summed, and each disk's busy time (at least one request in flight) is
+ * kept under its busy_lock, which nests inside nothing and is taken with
+ * interrupts masked (completions run in interrupt context).
  */
 #include <scion/blkdev.h>
 #include <scion/errno.h>
@@ -19,6 +24,7 @@
 #include <scion/printk.h>
 #include <scion/spinlock.h>
 #include <scion/clock.h>
+#include <scion/thread.h>
 #include "blkdev_driver.h"
 
 /* blkdev_read/blkdev_write: how long to sleep before saying a request is late. */
@@ -45,6 +51,7 @@ int blkdev_register(struct blkdev *d, const char *prefix)
 	}
 	snprintf(d->name, sizeof(d->name), "%s%c", prefix, 'a' + same_prefix);
 	waitq_init(&d->wq, "blkdev-wait");
+	spin_init(&d->busy_lock, "blkdev-busy");
 	disks[ndisks] = d;
 	__atomic_store_n(&ndisks, ndisks + 1, __ATOMIC_RELEASE);
 	spin_unlock_irqrestore(&disks_lock, f);
@@ -111,6 +118,18 @@ const char *blkdev_model(const struct blkdev *d)
 	return d->model;
 }
 
+/* A request entered (+1) or left (-1) the disk at now: the busy time's bookkeeping. */
+static void busy_change(struct blkdev *d, uint64_t now, int by)
+{
+	irqflags_t f = spin_lock_irqsave(&d->busy_lock);
+	if (by > 0 && d->in_flight++ == 0)
+		d->busy_since = now;
+	else if (by < 0 && --d->in_flight == 0 && now > d->busy_since)
+		__atomic_store_n(&d->stats.busy_ns, d->stats.busy_ns + (now - d->busy_since),
+				 __ATOMIC_RELAXED);
+	spin_unlock_irqrestore(&d->busy_lock, f);
+}
+
 static int refuse(struct blk_request *r, int err)
 {
 	r->status = err;
@@ -130,9 +149,13 @@ int blkdev_submit(struct blkdev *d, struct blk_request *r)
 		return refuse(r, -EINVAL);
 	if (r->write && d->read_only)
 		return refuse(r, -EPERM);
+	r->submitted_ns = clock_ns();
+	busy_change(d, r->submitted_ns, +1);
 	int err = d->ops->submit(d, r);
-	if (err)
+	if (err) {
+		busy_change(d, clock_ns(), -1);
 		return refuse(r, err);
+	}
 	return 0;
 }
 
@@ -141,6 +164,11 @@ void blkdev_complete(struct blkdev *d, struct blk_request *r)
 	void (*done)(struct blk_request *) = r->done;
 	uint64_t *requests = r->write ? &d->stats.writes : &d->stats.reads;
 	uint64_t *sectors = r->write ? &d->stats.sectors_written : &d->stats.sectors_read;
+	uint64_t now = clock_ns();
+
+	if (now > r->submitted_ns)
+		__atomic_fetch_add(&d->stats.latency_ns, now - r->submitted_ns, __ATOMIC_RELAXED);
+	busy_change(d, now, -1);
 
 	if (r->status) {
 		__atomic_fetch_add(&d->stats.errors, 1, __ATOMIC_RELAXED);
@@ -175,11 +203,18 @@ int blkdev_wait(struct blk_request *r, uint64_t timeout_ticks)
 
 	if (!d)
 		return -EINVAL;
+	if (is_complete(r))
+		return r->status;
+	uint64_t from = clock_ns();
+	bool late = false;
 	if (timeout_ticks == 0)
 		wait_event(&d->wq, is_complete(r));
-	else if (!wait_event_timeout(&d->wq, is_complete(r), timeout_ticks))
-		return -ETIMEDOUT;
-	return r->status;
+	else
+		late = !wait_event_timeout(&d->wq, is_complete(r), timeout_ticks);
+	struct thread *self = thread_current();
+	__atomic_store_n(&self->disk_wait_ns, self->disk_wait_ns + (clock_ns() - from),
+			 __ATOMIC_RELAXED);
+	return late ? -ETIMEDOUT : r->status;
 }
 
 /* Submit r, sleeping for room while the queue is full; 0 or the refusal. */
@@ -251,4 +286,11 @@ void blkdev_get_stats(const struct blkdev *d, struct blkdev_stats *s)
 	s->sectors_written = __atomic_load_n(&d->stats.sectors_written, __ATOMIC_RELAXED);
 	s->interrupts = __atomic_load_n(&d->stats.interrupts, __ATOMIC_RELAXED);
 	s->errors = __atomic_load_n(&d->stats.errors, __ATOMIC_RELAXED);
+	s->latency_ns = __atomic_load_n(&d->stats.latency_ns, __ATOMIC_RELAXED);
+	irqflags_t f = spin_lock_irqsave((struct spinlock *)&d->busy_lock);
+	s->busy_ns = d->stats.busy_ns;
+	uint64_t now = clock_ns();
+	if (d->in_flight && now > d->busy_since)
+		s->busy_ns += now - d->busy_since;	/* the period still going on */
+	spin_unlock_irqrestore((struct spinlock *)&d->busy_lock, f);
 }

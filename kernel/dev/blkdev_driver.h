@@ -40,7 +40,11 @@ struct blkdev {
 	const struct blkdev_ops *ops;		/* set once */
 	struct waitq wq;			/* completions wake it (blkdev_wait, room) */
 	uint64_t completions;			/* atomic: requests completed so far */
-	struct blkdev_stats stats;		/* atomic adds, lock-free reads */
+	struct blkdev_stats stats;		/* atomic adds, lock-free reads; busy_ns:
+						   busy_lock */
+	struct spinlock busy_lock;		/* in_flight, busy_since, stats.busy_ns */
+	unsigned in_flight;			/* busy_lock: submitted, not completed */
+	uint64_t busy_since;			/* busy_lock: clock_ns() when in_flight left 0 */
 	bool live;				/* set once, release order: findable */
 };
 

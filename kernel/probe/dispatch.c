@@ -151,6 +151,7 @@ static void run_consumers(struct site_state *st, unsigned n, struct trap_frame *
 		return;
 	}
 	atomic_add(&st->hits, 1);
+	__atomic_store_n(&cpu->probe_hits, cpu->probe_hits + 1, __ATOMIC_RELAXED);
 	cpu->probe_nesting++;
 	for (unsigned i = 0; i < n; i++) {
 		struct probe_hit hit = { st->c[i]->firing_for, st->addr, frame };
@@ -171,6 +172,7 @@ void probe_fire_consumers(struct probe *p, struct trap_frame *frame)
 		return;
 	}
 	atomic_add(&s->hits, 1);
+	__atomic_store_n(&cpu->probe_hits, cpu->probe_hits + 1, __ATOMIC_RELAXED);
 	cpu->probe_nesting++;
 	for (unsigned i = 0; i < PROBE_SOFT_CONSUMERS; i++) {
 		struct probe_consumer *c = __atomic_load_n(&s->slot[i], __ATOMIC_ACQUIRE);

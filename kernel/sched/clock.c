@@ -23,13 +23,17 @@ uint64_t clock_ticks(void)
 	return __atomic_load_n(&ticks, __ATOMIC_RELAXED);
 }
 
-uint64_t clock_ns(void)
+uint64_t clock_cycles_to_ns(uint64_t c)
 {
 	uint64_t hz = arch_cycles_per_second();
 	if (!hz)
 		return 0;
-	uint64_t c = arch_cycles() - boot_info.entry_cycles;
 	return c / hz * 1000000000ull + c % hz * 1000000000ull / hz;
+}
+
+uint64_t clock_ns(void)
+{
+	return clock_cycles_to_ns(arch_cycles() - boot_info.entry_cycles);
 }
 
 void thread_sleep_ms(uint64_t ms)

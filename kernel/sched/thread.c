@@ -110,6 +110,13 @@ void thread_foreach(void (*fn)(struct thread *t, void *arg), void *arg)
 	spin_unlock_irqrestore(&threads_lock, f);
 }
 
+void sched_foreach_thread(void (*fn)(struct thread *t, void *arg), void *arg)
+{
+	irqflags_t f = spin_lock_irqsave(&sched_lock);
+	thread_foreach(fn, arg);
+	spin_unlock_irqrestore(&sched_lock, f);
+}
+
 struct thread *thread_current(void)
 {
 	/* Masked, so the thread cannot move to another CPU between the two loads. */

@@ -15,6 +15,13 @@
 #include <scion/string.h>
 #include <arch/cpu.h>
 
+static uint64_t all_drops;	/* atomic: records refused by every set since boot */
+
+uint64_t tbuf_all_drops(void)
+{
+	return __atomic_load_n(&all_drops, __ATOMIC_RELAXED);
+}
+
 struct tbuf_set *tbuf_create(uint32_t size)
 {
 	if (size < TBUF_MIN_SIZE || size > TBUF_MAX_SIZE || size % TBUF_ALIGN)
@@ -57,6 +64,7 @@ void *tbuf_reserve(struct tbuf_set *set, uint32_t bytes)
 	uint32_t need = (bytes + TBUF_ALIGN - 1) & ~(uint32_t)(TBUF_ALIGN - 1);
 	if (need > set->size - c->offset) {
 		c->drops++;
+		__atomic_fetch_add(&all_drops, 1, __ATOMIC_RELAXED);
 		return NULL;
 	}
 	void *record = c->active + c->offset;

@@ -68,6 +68,9 @@ int bcache_reset(unsigned nbuffers);
 /* A snapshot of the counters. Any context but the cache lock's holder. */
 void bcache_get_stats(struct bcache_stats *s);
 
+/* The same counted since boot, across resets (the monitor's). Same context. */
+void bcache_get_totals(struct bcache_stats *s);
+
 /*
  * bcache_dump - print the cache's whole state (configuration, access
  * clock, policy words, every occupied buffer, the LRU order) with

@@ -39,6 +39,7 @@ struct blk_request {				/* caller-owned; one I/O */
 
 	/* Private to the block layer and the driver: callers leave them alone. */
 	struct blkdev *dev;			/* set by blkdev_submit */
+	uint64_t submitted_ns;			/* set by blkdev_submit: clock_ns() */
 	bool complete;				/* set once, with release order, at completion */
 	struct blk_request *completed_next;	/* driver: batch of completions */
 	uint32_t driver_slot;			/* driver: its bookkeeping for r */
@@ -49,6 +50,10 @@ struct blkdev_stats {
 	uint64_t sectors_read, sectors_written;	/* by those requests */
 	uint64_t interrupts;			/* the disk's completion interrupts */
 	uint64_t errors;			/* requests the device failed */
+	uint64_t latency_ns;			/* submission to completion, summed over the
+						   requests completed (the mean: / reads + writes
+						   + errors) */
+	uint64_t busy_ns;			/* time with at least one request in flight */
 };
 
 /*

@@ -11,6 +11,7 @@
 #include <scion/spinlock.h>
 #include <arch/percpu.h>
 #include <arch/smp.h>
+#include <arch/cpu.h>
 
 #define MAX_CPUS ARCH_MAX_CPUS
 #define PROBE_CPU_SLOTS 192	/* 64 accumulators of 3 slots */
@@ -35,12 +36,19 @@ struct cpu {
 	uint64_t ticks;			/* own CPU: timer ticks */
 	uint64_t idle_ticks;		/* own CPU: ticks that found the idle thread */
 	uint64_t interrupts;		/* own CPU: interrupts taken */
+	uint64_t irq_cycles;		/* own CPU writes, anyone reads: cycles spent in
+					   interrupt handlers (cpu_irq_time_enter/exit) */
+	uint64_t irq_idle_cycles;	/* own CPU writes: the part of them that interrupted
+					   the idle thread */
+	uint64_t irq_since;		/* own CPU: the cycle count at the outermost entry */
 	uint64_t xcalls;		/* own CPU: cross-call functions run */
 
 	unsigned txn_depth;		/* own CPU: graft transactions open (kernel/graft/txn.c) */
 	bool txn_timer_only;		/* own CPU: a graft runs with only the timer unmasked */
 
 	int probe_nesting;		/* own CPU: probe consumers running */
+	uint64_t probe_hits;		/* own CPU writes (atomic store): probe hits whose
+					   consumers ran (the monitor's probe.hits) */
 	uint64_t probe_slots[PROBE_CPU_SLOTS];	/* own CPU: accumulators (kernel/probe) */
 
 	struct spinlock xcall_lock;
@@ -64,6 +72,26 @@ static inline struct cpu *cpu_by_index(unsigned i)
 static inline unsigned this_cpu_index(void)
 {
 	return this_cpu()->index;
+}
+
+/*
+ * cpu_irq_time_enter, cpu_irq_time_exit - the arch's interrupt entry
+ *   calls these around the outermost handler of c, the executing CPU, so
+ *   that interrupt time is known apart from the threads' (the monitor's
+ *   cpu.irq, cpu.idle and cpu.busy). One cycle-counter read each.
+ * Caller's context: interrupt entry and exit, interrupts masked.
+ */
+static inline void cpu_irq_time_enter(struct cpu *c)
+{
+	c->irq_since = arch_cycles();
+}
+
+static inline void cpu_irq_time_exit(struct cpu *c)
+{
+	uint64_t spent = arch_cycles() - c->irq_since;
+	__atomic_store_n(&c->irq_cycles, c->irq_cycles + spent, __ATOMIC_RELAXED);
+	if (c->current == c->idle)
+		__atomic_store_n(&c->irq_idle_cycles, c->irq_idle_cycles + spent, __ATOMIC_RELAXED);
 }
 
 /* True in interrupt context (an interrupt handler runs on this CPU). */

@@ -59,6 +59,9 @@ struct thread {
 	bool timed_out;			/* sched_lock: last sleep ended by its deadline */
 	struct thread *joiner;		/* sched_lock: thread waiting in thread_join */
 	struct output_sink *output;	/* own thread: where its printk goes (NULL: console) */
+	/* What it asked of the I/O path, for the monitor's per-thread profile. */
+	uint64_t bcache_reads;		/* own thread writes (atomic store): block cache reads */
+	uint64_t disk_wait_ns;		/* own thread writes (atomic store): time in blkdev_wait */
 };
 
 /*
@@ -98,6 +101,15 @@ struct thread *thread_current(void);
 
 /* Visit every thread under threads_lock; fn must not sleep or take sched_lock. */
 void thread_foreach(void (*fn)(struct thread *t, void *arg), void *arg);
+
+/*
+ * sched_foreach_thread - visit every thread with sched_lock and then
+ *   threads_lock held, so that its state and on-CPU time are consistent
+ *   (the monitor's per-thread sources read them). Scheduling waits on
+ *   every CPU meanwhile: fn must be short, not sleep, take no lock.
+ * Caller's context: thread; no spinlock held.
+ */
+void sched_foreach_thread(void (*fn)(struct thread *t, void *arg), void *arg);
 
 const char *thread_state_name(enum thread_state s);
 

@@ -1,0 +1,110 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
+/*
+ * Self-monitoring's statistics sources (VINO): every module publishes
+ * the counters and gauges it keeps through the monitor_sources linker
+ * table, never a hand-kept list, and the monitor (kernel/monitor/) reads
+ * them all at each sampling round.
+ *
+ *   MONITOR_GLOBAL(bcache_hits, "bcache.hits", "reads", MONITOR_COUNTER, read_hits);
+ *
+ * A name is "resource.statistic" (the resource is what a profile's
+ * interval and bands are kept for); a counter only grows (the analysis
+ * takes differences), a gauge is a level. A source is global, per CPU
+ * (read once for each CPU index) or per thread (read once for each
+ * thread, and per process once processes exist).
+ */
+#ifndef SCION_MONITOR_H
+#define SCION_MONITOR_H
+
+#include <scion/compiler.h>
+
+struct thread;
+
+enum monitor_kind {
+	MONITOR_COUNTER,	/* grows; the difference over an interval is what happened */
+	MONITOR_GAUGE,		/* a level at the moment it is read */
+};
+
+enum monitor_scope {
+	MONITOR_SCOPE_GLOBAL,
+	MONITOR_SCOPE_CPU,
+	MONITOR_SCOPE_THREAD,
+};
+
+#define MONITOR_NAME_MAX 32	/* bytes of a source's name, NUL included */
+#define MONITOR_UNIT_MAX 16
+
+struct monitor_source {
+	const char *name;
+	const char *unit;
+	uint8_t kind;		/* enum monitor_kind */
+	uint8_t scope;		/* enum monitor_scope */
+	/*
+	 * The reader of the source's scope.
+	 * Caller's context: thread. global and cpu may sleep; thread is
+	 * called for each thread with the thread list's lock held (it may
+	 * not sleep or take sched_lock) and reads only that thread's fields.
+	 */
+	union {
+		uint64_t (*global)(void);
+		uint64_t (*cpu)(unsigned cpu);
+		uint64_t (*thread)(const struct thread *t);
+	} read;
+};
+
+LINKER_TABLE_DECLARE(struct monitor_source, monitor_sources);
+
+#define MONITOR_SOURCE_(id, sname, sunit, skind, sscope, member, fn)			\
+	static const struct monitor_source monitor_source_##id				\
+	LINKER_TABLE_ENTRY(monitor_sources) = {						\
+		.name = sname, .unit = sunit, .kind = skind, .scope = sscope,		\
+		.read.member = fn,							\
+	};										\
+	_Static_assert(sizeof(sname) <= MONITOR_NAME_MAX, "monitor source name too long"); \
+	_Static_assert(sizeof(sunit) <= MONITOR_UNIT_MAX, "monitor source unit too long")
+
+#define MONITOR_GLOBAL(id, name, unit, kind, fn) \
+	MONITOR_SOURCE_(id, name, unit, kind, MONITOR_SCOPE_GLOBAL, global, fn)
+#define MONITOR_PER_CPU(id, name, unit, kind, fn) \
+	MONITOR_SOURCE_(id, name, unit, kind, MONITOR_SCOPE_CPU, cpu, fn)
+#define MONITOR_PER_THREAD(id, name, unit, kind, fn) \
+	MONITOR_SOURCE_(id, name, unit, kind, MONITOR_SCOPE_THREAD, thread, fn)
+
+/*
+ * monitor_source_find - the source called name, or NULL.
+ * Caller's context: any.
+ */
+const struct monitor_source *monitor_source_find(const char *name);
+
+/* The sources in name order: the one after prev (NULL: the first), or NULL. Any context. */
+const struct monitor_source *monitor_source_next(const struct monitor_source *prev);
+
+/*
+ * monitor_read - a global or per-CPU source's value (index: the CPU for
+ *   a per-CPU source, ignored for a global one).
+ * Return value: 0 with *value, or -EINVAL for a per-thread source or a
+ *   CPU index out of range.
+ * Caller's context: thread, may sleep.
+ */
+int monitor_read(const struct monitor_source *s, unsigned index, uint64_t *value);
+
+/* One thread's per-thread sources, read together (monitor_read_threads). */
+#define MONITOR_THREAD_SOURCES_MAX 8
+struct monitor_thread_row {
+	uint64_t tid;
+	char name[24];
+	uint64_t value[MONITOR_THREAD_SOURCES_MAX];	/* in the order of sources[] */
+};
+
+/*
+ * monitor_read_threads - every thread's per-thread sources, at one moment.
+ * Arguments: sources (nsources of them, at most MONITOR_THREAD_SOURCES_MAX,
+ *   each per-thread), rows (room for max).
+ * Return value: the threads there are (more than max when rows ran out:
+ *   the first max were filled), or -EINVAL for a bad source list.
+ * Caller's context: thread, no spinlock held (scheduling waits meanwhile).
+ */
+int monitor_read_threads(const struct monitor_source *const *sources, unsigned nsources,
+			 struct monitor_thread_row *rows, unsigned max);
+
+#endif
