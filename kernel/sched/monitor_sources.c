@@ -10,7 +10,10 @@
  * came online count as idle), less the interrupts that idle time took;
  * irq is the time in interrupt handlers (cpu_irq_time_enter/exit); busy
  * is the rest. Readers take sched_lock, so a thread's on-CPU time and
- * whether it is running are read together.
+ * whether it is running are read together. An interrupt still running
+ * on another CPU is counted where it will be only when it ends, so idle
+ * and busy could step back by that much (microseconds): each is reported
+ * as the most it has been, which keeps them counters.
  */
 #include <scion/monitor.h>
 #include <scion/sched.h>
@@ -27,26 +30,45 @@ static uint64_t on_cpu_ns(const struct thread *t, uint64_t now)
 	return ns;
 }
 
+static uint64_t reported_idle[MAX_CPUS], reported_busy[MAX_CPUS];	/* atomic */
+
+/* The larger of value and what *reported already says; the result is reported. */
+static uint64_t never_less(uint64_t *reported, uint64_t value)
+{
+	uint64_t seen = __atomic_load_n(reported, __ATOMIC_RELAXED);
+	while (value > seen &&
+	       !__atomic_compare_exchange_n(reported, &seen, value, false, __ATOMIC_RELAXED,
+					    __ATOMIC_RELAXED))
+		;
+	return value > seen ? value : seen;
+}
+
 static uint64_t cpu_irq_ns(unsigned i)
 {
 	return clock_cycles_to_ns(__atomic_load_n(&cpu_by_index(i)->irq_cycles, __ATOMIC_RELAXED));
 }
 
-static uint64_t cpu_idle_ns(unsigned i)
+/* CPU i's idle time up to now. */
+static uint64_t idle_until(unsigned i, uint64_t now)
 {
 	struct cpu *c = cpu_by_index(i);
 	irqflags_t f = spin_lock_irqsave(&sched_lock);
-	uint64_t idle = c->idle ? on_cpu_ns(c->idle, clock_ns()) : 0;
+	uint64_t idle = c->idle ? on_cpu_ns(c->idle, now) : 0;
 	spin_unlock_irqrestore(&sched_lock, f);
 	uint64_t interrupted = clock_cycles_to_ns(__atomic_load_n(&c->irq_idle_cycles,
 								   __ATOMIC_RELAXED));
 	return idle > interrupted ? idle - interrupted : 0;
 }
 
+static uint64_t cpu_idle_ns(unsigned i)
+{
+	return never_less(&reported_idle[i], idle_until(i, clock_ns()));
+}
+
 static uint64_t cpu_busy_ns(unsigned i)
 {
-	uint64_t now = clock_ns(), idle = cpu_idle_ns(i), irq = cpu_irq_ns(i);
-	return now > idle + irq ? now - idle - irq : 0;
+	uint64_t now = clock_ns(), idle = idle_until(i, now), irq = cpu_irq_ns(i);
+	return never_less(&reported_busy[i], now > idle + irq ? now - idle - irq : 0);
 }
 
 MONITOR_PER_CPU(cpu_busy, "cpu.busy", "ns", MONITOR_COUNTER, cpu_busy_ns);
