@@ -6,6 +6,8 @@
 #                                                           (build/disk.img attached as vda)
 #   make test                                               every test; ends "N passed, M failed"
 #   make bench                                              figures under -icount into build/bench/
+#   make bench-profile                                      the profile database and nightly analysis
+#                                                           figures alone (host only, no QEMU)
 #   make gdb [SMP=n]                                        QEMU halted + gdb with symbols
 #   make fuzz [FUZZ_SECONDS=n]                              libFuzzer targets, n seconds each
 #   make sim                                                the host simulator (scion sim replay)
@@ -24,7 +26,10 @@ SMP ?= 1
 MEM ?= 256M
 TCG ?= single
 CMDLINE ?=
-PYTHON ?= python3
+# Debian's interpreter when there is one: only it sees the python3-* packages
+# (numpy, scipy, matplotlib, psycopg2) the profile analysis and its tests need,
+# where python3 on PATH may be another (pyenv, a venv).
+PYTHON ?= $(if $(wildcard /usr/bin/python3),/usr/bin/python3,python3)
 V ?= 0
 ifeq ($(V),0)
 Q := @
@@ -94,7 +99,8 @@ LAYOUTS_PY := $(BUILD)/gen/scion_layouts.py
 DISK := $(BUILD)/disk.img
 DISK_SIZE ?= 32M
 
-.PHONY: all kernel iso run run-options test bench gdb deps host-tests fuzz check-decoder sim clean
+.PHONY: all kernel iso run run-options test bench bench-profile gdb deps host-tests fuzz \
+	check-decoder sim clean
 .DEFAULT_GOAL := all
 
 kernel: $(KERNEL) $(ARCH_IMAGES) $(KSYMS) $(LAYOUTS_PY)
@@ -353,6 +359,11 @@ bench: deps test-kernel grafts $(ARCH_BENCH_TOOLS) $(SIM) $(DISK)
 	@$(PYTHON) tools/bench.py --kernel $(TEST_KDIR)/$(notdir $(QEMU_KERNEL)) --disk $(DISK) \
 		--out $(BUILD)/bench $(ARCH_BENCH_ARGS) \
 		--sim $(SIM)
+
+# tools/bench_profile.py: also part of `make bench`; alone, it merges its
+# figures into build/bench/results.json.
+bench-profile: deps
+	@$(PYTHON) tools/bench_profile.py --out $(BUILD)/bench
 
 all: kernel iso test-kernel grafts host-tests $(SIM) $(ARCH_HOST_TOOLS) $(DISK)
 

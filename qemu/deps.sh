@@ -22,6 +22,13 @@ needs=(
 	"libclang-rt-14-dev:/usr/lib/llvm-14/lib/clang/*/lib/linux/libclang_rt.fuzzer-x86_64.a"
 	"babeltrace2:babeltrace2"
 	"python3-pyelftools:/usr/lib/python3/dist-packages/elftools/__init__.py"
+	# The profile database and the nightly analysis (host/scionhost/profile/),
+	# seen by Debian's /usr/bin/python3; PostgreSQL for its tests.
+	"python3-numpy:/usr/lib/python3/dist-packages/numpy/__init__.py"
+	"python3-scipy:/usr/lib/python3/dist-packages/scipy/__init__.py"
+	"python3-matplotlib:/usr/lib/python3/dist-packages/matplotlib/__init__.py"
+	"python3-psycopg2:/usr/lib/python3/dist-packages/psycopg2/__init__.py"
+	"postgresql:/usr/lib/postgresql/*/bin/initdb"
 )
 
 missing=()

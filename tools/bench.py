@@ -22,6 +22,7 @@ import harness  # noqa: E402
 import bench_trace  # noqa: E402
 import bench_record  # noqa: E402
 import bench_sfi  # noqa: E402
+import bench_profile  # noqa: E402
 
 CONFIGS = [("smp1", 1), ("smp2", 2), ("smp4", 4)]
 FIGURE = re.compile(r"^bench (\S+) (\d+) (\S+)$", re.M)
@@ -193,6 +194,7 @@ def main():
     trace = bench_trace.trace_bench(args.kernel, args.out)
     sim = bench_record.record_bench(args.sim, args.out) if args.sim else None
     sfi = bench_sfi.sfi_bench(args.kernel, args.disk, args.out) if args.disk else None
+    profile = bench_profile.profile_bench(args.out)
     results = {
         "generated": datetime.datetime.now(datetime.timezone.utc).isoformat(timespec="seconds"),
         "qemu": qemu_version,
@@ -206,6 +208,7 @@ def main():
         "trace": trace,
         "sim_host": sim,
         "sfi": sfi,
+        "profile": profile,
         "published": PUBLISHED,
     }
     path = os.path.join(args.out, "results.json")
@@ -245,6 +248,7 @@ def main():
         bench_record.print_record(sim)
     if sfi:
         bench_sfi.print_sfi(sfi)
+    bench_profile.print_profile(profile)
     print_published(runs[0])
     print(f"\n{qemu_version}; -icount shift=0,sleep=off; results in {path}")
 

@@ -19,6 +19,7 @@ import time
 
 from . import frame, recconvert, record, replies, streams, trace
 from . import run as run_command
+from .profile import cli as profile_cli
 from .client import Client, ScionError, default_socket_path
 
 DEFAULT_TIMEOUT = 30.0
@@ -312,6 +313,7 @@ def build_parser():
     p.add_argument("bytes", type=byte_count, metavar="BYTES", help="e.g. 1048576 or 16M")
 
     run_command.add_parser(sub, ap.get_default("socket"))
+    profile_cli.add_parsers(sub, subcommand)
     return ap
 
 
