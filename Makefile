@@ -27,8 +27,8 @@ MEM ?= 256M
 TCG ?= single
 CMDLINE ?=
 # Debian's interpreter when there is one: only it sees the python3-* packages
-# (numpy, scipy, matplotlib, psycopg2) the profile analysis and its tests need,
-# where python3 on PATH may be another (pyenv, a venv).
+# (pyelftools for tools/, numpy, scipy, matplotlib, psycopg2 for the profile
+# analysis and its tests), where python3 on PATH may be another (pyenv, a venv).
 PYTHON ?= $(if $(wildcard /usr/bin/python3),/usr/bin/python3,python3)
 V ?= 0
 ifeq ($(V),0)
@@ -143,7 +143,7 @@ $(BUILD)/obj/version.o: $(BUILD)/version.c
 # headers that define them (host/scionhost/layouts.py reads it;
 # tests/integration/test_layouts.py checks it against the compiler).
 LAYOUT_HEADERS := $(addprefix kernel/include/scion/,errno.h chan_proto.h chan_reply.h recfmt.h dof.h \
-	dif_exec.h)
+	dif_exec.h profile_config.h)
 $(LAYOUTS_PY): $(LAYOUT_HEADERS) tools/gen_layouts.py
 	@mkdir -p $(dir $@)
 	$(call say,GEN,$@)
@@ -362,7 +362,7 @@ bench: deps test-kernel grafts $(ARCH_BENCH_TOOLS) $(SIM) $(DISK)
 
 # tools/bench_profile.py: also part of `make bench`; alone, it merges its
 # figures into build/bench/results.json.
-bench-profile: deps
+bench-profile: deps $(LAYOUTS_PY)
 	@$(PYTHON) tools/bench_profile.py --out $(BUILD)/bench
 
 all: kernel iso test-kernel grafts host-tests $(SIM) $(ARCH_HOST_TOOLS) $(DISK)

@@ -19,7 +19,8 @@ import sys
 import tempfile
 
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
-HEADERS = ("errno.h", "chan_proto.h", "chan_reply.h", "recfmt.h", "dof.h", "dif_exec.h")
+HEADERS = ("errno.h", "chan_proto.h", "chan_reply.h", "recfmt.h", "dof.h", "dif_exec.h",
+           "profile_config.h")
 SIGNED_CODES = set("bhiq")
 UNSIGNED_CODES = set("BHIQ")
 

@@ -1,12 +1,13 @@
 # SPDX-License-Identifier: BSD-2-Clause
-"""The profile configuration file of kernel/include/scion/profile_config.h
-in Python (change both together; tests/integration/test_profile_config.py
-compiles the header and compares every size, offset and constant):
-write() turns the nightly analysis's next-day profile into the file,
-read() checks a file exactly as the kernel does and returns it, and
-show() prints it for people (`scion profile config show FILE`).
+"""The profile configuration file of kernel/include/scion/profile_config.h:
+encode() turns the nightly analysis's next-day profile into the file,
+decode()/read() check a file exactly as the kernel does and return it, and
+show() prints it for people (`scion profile config show FILE`). The
+layout and the constants are the header's, as the build generates them
+(tools/gen_layouts.py, host/scionhost/layouts.py); nothing here spells
+an offset.
 
-read() refuses a file with one line naming the first check that fails,
+decode() refuses a file with one line naming the first check that fails,
 in the header's order, so the Python reader predicts the kernel's
 verdict on any file.
 """
@@ -15,41 +16,28 @@ import datetime
 import struct
 import zlib
 
+from ..layouts import C, layout
 from .db import ProfileError
 
-MAGIC = 0x46435053
-VERSION = 1
-NAME_MAX = 32
-MACHINE_MAX = 32
-VALUE_SCALE = 1000
-MAX_RESOURCES = 256
-MAX_BUCKETS = 1440
-DAY_MS = 86400000
-MIN_INTERVAL_MS = 1
-MAX_INTERVAL_MS = 3600000
-KIND_GAUGE, KIND_COUNTER = 0, 1
-SCOPE_GLOBAL, SCOPE_CPU, SCOPE_THREAD = 0, 1, 2
-FLAG_BANDED = 0x1
-FLAGS_KNOWN = FLAG_BANDED
-KINDS = {"gauge": KIND_GAUGE, "counter": KIND_COUNTER}
-SCOPES = {"global": SCOPE_GLOBAL, "cpu": SCOPE_CPU, "thread": SCOPE_THREAD}
-
-# (field, struct code) in the header's order; the layout test reads these.
-HEADER_FIELDS = [("magic", "I"), ("version", "H"), ("header_size", "H"), ("resource_size", "H"),
-                 ("bucket_size", "H"), ("resource_count", "I"), ("bucket_count", "I"),
-                 ("bucket_ms", "I"), ("value_scale", "I"), ("total_size", "I"),
-                 ("valid_day", "q"), ("generated", "q"), ("burst_every_s", "I"),
-                 ("burst_ms", "I"), ("crc32", "I"), ("reserved", "I"),
-                 ("machine", f"{MACHINE_MAX}s")]
-RESOURCE_FIELDS = [("name", f"{NAME_MAX}s"), ("interval_ms", "I"), ("window_ms", "I"),
-                   ("duration_ms", "I"), ("kind", "B"), ("scope", "B"), ("flags", "H")]
-BUCKET_FIELDS = [("expected", "q"), ("low", "q"), ("high", "q")]
-LAYOUTS = {"profile_config_header": HEADER_FIELDS, "profile_config_resource": RESOURCE_FIELDS,
-           "profile_config_bucket": BUCKET_FIELDS}
-HEADER = struct.Struct("<" + "".join(c for _, c in HEADER_FIELDS))
-RESOURCE = struct.Struct("<" + "".join(c for _, c in RESOURCE_FIELDS))
-BUCKET = struct.Struct("<" + "".join(c for _, c in BUCKET_FIELDS))
-CRC_OFFSET = struct.calcsize("<" + "".join(c for f, c in HEADER_FIELDS[:14]))
+MAGIC = C.PROFILE_CONFIG_MAGIC
+VERSION = C.PROFILE_CONFIG_VERSION
+NAME_MAX = C.PROFILE_NAME_MAX
+VALUE_SCALE = C.PROFILE_VALUE_SCALE
+MAX_RESOURCES = C.PROFILE_MAX_RESOURCES
+MAX_BUCKETS = C.PROFILE_MAX_BUCKETS
+DAY_MS = C.PROFILE_DAY_MS
+MIN_INTERVAL_MS = C.PROFILE_MIN_INTERVAL_MS
+MAX_INTERVAL_MS = C.PROFILE_MAX_INTERVAL_MS
+FLAG_BANDED = C.PROFILE_FLAG_BANDED
+FLAGS_KNOWN = C.PROFILE_FLAGS_KNOWN
+KINDS = {"gauge": C.PROFILE_KIND_GAUGE, "counter": C.PROFILE_KIND_COUNTER}
+SCOPES = {"global": C.PROFILE_SCOPE_GLOBAL, "cpu": C.PROFILE_SCOPE_CPU,
+          "thread": C.PROFILE_SCOPE_THREAD}
+HEADER = layout("profile_config_header")
+RESOURCE = layout("profile_config_resource")
+BUCKET = layout("profile_config_bucket")
+BUCKET_STRUCT = BUCKET.ordered("expected", "low", "high")
+CRC_OFFSET = next(offset for name, offset, _, _ in HEADER.fields if name == "crc32")
 
 
 def scaled(value):
@@ -73,16 +61,20 @@ def encode(cfg):
     total = HEADER.size + len(resources) * (RESOURCE.size + nb * BUCKET.size)
     body = bytearray()
     for r in resources:
-        body += RESOURCE.pack(r["name"].encode(), r["interval_ms"], r["window_ms"],
-                              r["duration_ms"], KINDS[r["kind"]], SCOPES[r["scope"]],
-                              FLAG_BANDED if r["buckets"] else 0)
+        body += RESOURCE.pack(name=r["name"].encode(), interval_ms=r["interval_ms"],
+                              window_ms=r["window_ms"], duration_ms=r["duration_ms"],
+                              kind=KINDS[r["kind"]], scope=SCOPES[r["scope"]],
+                              flags=FLAG_BANDED if r["buckets"] else 0)
     for r in resources:
         for e, lo, hi in (r["buckets"] or [(0, 0, 0)] * nb):
-            body += BUCKET.pack(e, lo, hi)
-    header = HEADER.pack(MAGIC, VERSION, HEADER.size, RESOURCE.size, BUCKET.size,
-                         len(resources), nb, cfg["bucket_ms"], VALUE_SCALE, total,
-                         day_seconds(cfg["valid_day"]), int(cfg["generated"]),
-                         cfg["burst_every_s"], cfg["burst_ms"], 0, 0, cfg["machine"].encode()[:31])
+            body += BUCKET_STRUCT.pack(e, lo, hi)
+    header = HEADER.pack(magic=MAGIC, version=VERSION, header_size=HEADER.size,
+                         resource_size=RESOURCE.size, bucket_size=BUCKET.size,
+                         resource_count=len(resources), bucket_count=nb,
+                         bucket_ms=cfg["bucket_ms"], value_scale=VALUE_SCALE, total_size=total,
+                         valid_day=day_seconds(cfg["valid_day"]), generated=int(cfg["generated"]),
+                         burst_every_s=cfg["burst_every_s"], burst_ms=cfg["burst_ms"],
+                         machine=cfg["machine"].encode()[:C.PROFILE_MACHINE_MAX - 1])
     data = bytearray(header) + body
     struct.pack_into("<I", data, CRC_OFFSET, zlib.crc32(bytes(data)))
     return bytes(data)
@@ -107,7 +99,7 @@ def decode(data, where="profile configuration"):
 
     if len(data) < HEADER.size:
         raise bad(f"{len(data)} bytes, shorter than the {HEADER.size}-byte header")
-    h = dict(zip((f for f, _ in HEADER_FIELDS), HEADER.unpack_from(data)))
+    h = HEADER.unpack(data)
     checks = [
         (h["magic"] == MAGIC, f"magic {h['magic']:#010x}, not {MAGIC:#010x} (not a profile "
                               f"configuration)"),
@@ -143,8 +135,7 @@ def decode(data, where="profile configuration"):
         raise bad(str(e))
     resources, seen = [], set()
     for i in range(n):
-        r = dict(zip((f for f, _ in RESOURCE_FIELDS),
-                     RESOURCE.unpack_from(data, HEADER.size + i * RESOURCE.size)))
+        r = RESOURCE.unpack(data, HEADER.size + i * RESOURCE.size)
         try:
             r["name"] = name_of(r["name"], f"resource {i} name")
         except ValueError as e:
@@ -163,7 +154,7 @@ def decode(data, where="profile configuration"):
                       f"duration {r['duration_ms']} ms out of range (interval {MIN_INTERVAL_MS}.."
                       f"{MAX_INTERVAL_MS} <= window <= duration <= a day)")
         base = HEADER.size + n * RESOURCE.size + i * nb * BUCKET.size
-        buckets = [BUCKET.unpack_from(data, base + b * BUCKET.size) for b in range(nb)]
+        buckets = [BUCKET_STRUCT.unpack_from(data, base + b * BUCKET.size) for b in range(nb)]
         if r["flags"] & FLAG_BANDED:
             for b, (e, lo, hi) in enumerate(buckets):
                 if not 0 <= lo <= e <= hi:

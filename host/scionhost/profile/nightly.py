@@ -183,8 +183,9 @@ class Analysis:
                     bursts, sizes = (self.reader.bursts(name, s, day0) if scope != "thread"
                                      else ([], []))
                     lengths += sizes
-                    per_scope.append(intervals.recommend(current, bursts, runs))
-            out[name] = intervals.combine(per_scope)
+                    if runs or bursts:      # a collection that only touches the day: none
+                        per_scope.append(intervals.recommend(current, bursts, runs))
+            out[name] = intervals.combine(per_scope or [intervals.recommend(current, [], [])])
             if lengths:
                 self.burst_ms = int(np.median(lengths))
         return out

@@ -8,10 +8,11 @@
  * its bucket's band for duration_ms raises a red flag.
  *
  * The file is written on the host by host/scionhost/profile/config.py
- * (which spells this layout in Python; a test compiles this header and
- * compares every size and offset) and given to the kernel by `scion
- * profile config load FILE` or as a boot module. Layout, all integers
- * little-endian, no floating point (the kernel uses none):
+ * (with this layout as tools/gen_layouts.py generates it from this
+ * header; tests/integration/test_layouts.py checks that against the
+ * compiler) and given to the kernel by `scion profile config load FILE`
+ * or as a boot module. Layout, all integers little-endian, no floating
+ * point (the kernel uses none):
  *
  *   struct profile_config_header
  *   struct profile_config_resource   [resource_count]
