@@ -202,18 +202,6 @@ class Database:
     def query(self, sql, params=(), doing="reading"):
         return self.execute(sql, params, doing).fetchall()
 
-    def iterate(self, sql, params=(), chunk=100000):
-        """Rows of a large result, fetched chunk by chunk."""
-        cur = self.execute(sql, params, "reading")
-        try:
-            while True:
-                rows = cur.fetchmany(chunk)
-                if not rows:
-                    return
-                yield from rows
-        except self.dialect.module_error as e:
-            raise self.error(e, "reading") from None
-
     def insert(self, table, row, key=None):
         """Insert one row (a dict); with key, return the key the database gave it."""
         cols = list(row)
