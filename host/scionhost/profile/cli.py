@@ -25,6 +25,15 @@ import time
 from .db import DEFAULT_LOCK_TIMEOUT, ProfileError
 
 DB_HELP = "a profile database: a file (SQLite, the default) or a postgresql:// URL"
+# `profile synth`'s numeric options: (option, default, metavar, what it sets).
+SYNTH_NUMBERS = [
+    ("--interval-ms", 100, "MS", "sampling interval of the last --full-days days"),
+    ("--history-interval-ms", 10000, "MS", "sampling interval of the days before"),
+    ("--full-days", 1, "N", "how many of the last days are sampled at --interval-ms"),
+    ("--thread-interval-ms", 10000, "MS", "sampling interval of the per-thread resources"),
+    ("--burst-ms", 500, "N", "1 ms samples per burst, 0 for none"),
+    ("--burst-every-min", 60, "MIN", "a burst every MIN minutes"),
+]
 
 
 class Progress:
@@ -229,18 +238,9 @@ def add_parsers(sub, subcommand):
     p.add_argument("--days", type=int, required=True, metavar="N")
     p.add_argument("--machine", default="synthetic", metavar="M",
                    help="the machine's name (default synthetic)")
-    p.add_argument("--interval-ms", type=int, default=100, metavar="MS",
-                   help="sampling interval of the last --full-days days (default 100)")
-    p.add_argument("--history-interval-ms", type=int, default=10000, metavar="MS",
-                   help="sampling interval of the days before (default 10000)")
-    p.add_argument("--full-days", type=int, default=1, metavar="N",
-                   help="how many of the last days are sampled at --interval-ms (default 1)")
-    p.add_argument("--thread-interval-ms", type=int, default=10000, metavar="MS",
-                   help="sampling interval of the per-thread resources (default 10000)")
-    p.add_argument("--burst-ms", type=int, default=500, metavar="N",
-                   help="1 ms samples per burst, 0 for none (default 500)")
-    p.add_argument("--burst-every-min", type=int, default=60, metavar="MIN",
-                   help="a burst every MIN minutes (default 60)")
+    for option, default, metavar, what in SYNTH_NUMBERS:
+        p.add_argument(option, type=int, default=default, metavar=metavar,
+                       help=f"{what} (default {default})")
     p.add_argument("--anomaly", action="append", metavar="KIND@DAY,HH:MM[,DUR][,SIZE]",
                    help="inject an anomaly: KIND process, group or load; DAY a day number from "
                         "0 or a date; e.g. process@12,14:30,45m,0.5 (repeatable)")
