@@ -49,7 +49,7 @@ def write_rate(spec):
     from scionhost.profile import db as pdb
     db = pdb.open_db(spec, create=True)
     mid = db.machine_id("bench", 2, create=True)
-    rids = [db.resource_id(f"bench.r{i}", "ops", "counter", "global") for i in range(27)]
+    rids = [db.resource_id(f"bench.r{i}", "reads", "counter", "global") for i in range(27)]
     cid = db.new_collection(mid, "api", 10**18, {})
     per = WRITE_SAMPLES // len(rids)
     wall = 10**18 + np.arange(1, per + 1, dtype=np.int64) * 10**8

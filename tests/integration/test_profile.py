@@ -108,7 +108,7 @@ def job_intervals(ctx):
     n_bursts, burst = 24, 500
     pattern = [synth.burst_values("gauge", "threads", "sched.runq", 0.6, rng, burst)
                for _ in range(n_bursts)]
-    noise = [synth.burst_values("counter", "ops", "bcache.reads", 300.0, rng, burst) / 1e-3
+    noise = [synth.burst_values("counter", "reads", "bcache.reads", 300.0, rng, burst) / 1e-3
              for _ in range(n_bursts)]
     flat = [np.zeros(1024) for _ in range(48)]
     white = [5000 + 100 * rng.standard_normal(1024) for _ in range(48)]

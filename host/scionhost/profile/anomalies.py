@@ -12,7 +12,7 @@ relative to the expected value, and in band half-widths.
 Decomposition (VINO's per-process profiles; per thread name until Scion
 has processes): a resource is decomposed by its per-thread counterpart
 (DECOMPOSED_BY: CPU and scheduler figures by thread.cpu, block-cache
-ones by thread.bcache_reads, disk ones by thread.disk_waits). For each
+ones by thread.bcache_reads, disk ones by thread.disk_wait). For each
 thread, observed = its mean rate over the anomaly, expected = the same
 span of the reference days, weighted as the reference profile (a thread
 absent from a reference counts as 0 there); contribution = observed -
@@ -41,8 +41,8 @@ GROUP_MAX = 3
 # resource (or prefix.) -> (per-thread resource, +1 if it moves with the threads, -1 against)
 DECOMPOSED_BY = {"cpu.busy": ("thread.cpu", 1), "cpu.idle": ("thread.cpu", -1),
                  "sched.runq": ("thread.cpu", 1), "sched.runnable": ("thread.cpu", 1),
-                 "sched.blocked": ("thread.disk_waits", 1),
-                 "bcache.": ("thread.bcache_reads", 1), "disk.": ("thread.disk_waits", 1)}
+                 "sched.blocked": ("thread.disk_wait", 1),
+                 "bcache.": ("thread.bcache_reads", 1), "disk.": ("thread.disk_wait", 1)}
 
 
 def counterpart(resource):

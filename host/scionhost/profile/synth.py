@@ -8,11 +8,12 @@ The model: a 2-CPU machine runs named threads whose CPU demand follows
 a daily pattern (office hours on weekdays, a quarter of that at
 weekends), scheduled jobs (batch at 02:00 daily, backup on Sundays at
 01:00, an indexer for 6 minutes every hour), day-to-day variation
-(each thread's level ±5%, a slow "weather" of ±2% (three sinusoids of 2 to 6 hours) over the day) and
-short-term noise (an Ornstein-Uhlenbeck process with a 2 s correlation
+(each thread's level ±5%, a slow drift of ±2%: three sinusoids of 2 to
+6 hours) and short-term noise (an Ornstein-Uhlenbeck process with a 2 s correlation
 time, so there is structure at second scale, averaged exactly for each
 sampling interval). Block-cache reads, misses and disk waits follow
-each thread's CPU; the global resources (CPU busy, idle and interrupt
+each thread's CPU; the system resources, named, measured and scoped as
+the kernel's statistics sources publish them (CPU busy, idle and interrupt
 time per CPU, the run queue, memory, block cache, disk, grafts,
 probes, trace drops, channel bytes) are derived from the threads, so
 the threads always add up to the global figures. 1 ms bursts (default
@@ -47,25 +48,29 @@ from .db import ProfileError, SampleWriter
 DAY_NS = 86400 * 10**9
 NCPUS = 2
 MEM_BYTES = 256 << 20
-# (name, unit, kind, scope): what the kernel's statistics sources will publish.
+# (name, unit, kind, scope): what the kernel's statistics sources publish
+# (kernel/include/scion/monitor.h; each module's monitor_sources.c).
 RESOURCES = [
     ("cpu.busy", "ns", "counter", "cpu"), ("cpu.idle", "ns", "counter", "cpu"),
     ("cpu.irq", "ns", "counter", "cpu"),
     ("sched.runq", "threads", "gauge", "global"), ("sched.runnable", "threads", "gauge", "global"),
     ("sched.blocked", "threads", "gauge", "global"),
     ("mm.free", "bytes", "gauge", "global"), ("mm.heap", "bytes", "gauge", "global"),
-    ("bcache.reads", "ops", "counter", "global"), ("bcache.hits", "ops", "counter", "global"),
-    ("bcache.misses", "ops", "counter", "global"), ("bcache.waits", "ops", "counter", "global"),
-    ("bcache.evictions", "ops", "counter", "global"),
-    ("bcache.prefetches", "ops", "counter", "global"),
-    ("disk.requests", "ops", "counter", "global"), ("disk.bytes", "bytes", "counter", "global"),
-    ("disk.busy", "ns", "counter", "global"), ("disk.latency", "ns", "gauge", "global"),
-    ("graft.invocations", "ops", "counter", "global"),
-    ("graft.commits", "ops", "counter", "global"), ("graft.aborts", "ops", "counter", "global"),
-    ("probe.hits", "ops", "counter", "global"), ("trace.drops", "ops", "counter", "global"),
+    ("bcache.reads", "reads", "counter", "global"),
+    ("bcache.hits", "reads", "counter", "global"),
+    ("bcache.misses", "reads", "counter", "global"),
+    ("bcache.waits", "reads", "counter", "global"),
+    ("bcache.evictions", "blocks", "counter", "global"),
+    ("bcache.prefetches", "blocks", "counter", "global"),
+    ("disk.requests", "requests", "counter", "global"),
+    ("disk.bytes", "bytes", "counter", "global"), ("disk.busy", "ns", "counter", "global"),
+    ("disk.latency", "ns", "counter", "global"),          # summed over the requests
+    ("graft.invocations", "calls", "counter", "global"),
+    ("graft.commits", "calls", "counter", "global"), ("graft.aborts", "calls", "counter", "global"),
+    ("probe.hits", "hits", "counter", "cpu"), ("trace.drops", "records", "counter", "global"),
     ("channel.bytes", "bytes", "counter", "global"),
-    ("thread.cpu", "ns", "counter", "thread"), ("thread.bcache_reads", "ops", "counter", "thread"),
-    ("thread.disk_waits", "ops", "counter", "thread"),
+    ("thread.cpu", "ns", "counter", "thread"), ("thread.bcache_reads", "reads", "counter", "thread"),
+    ("thread.disk_wait", "ns", "counter", "thread"),
 ]
 THREAD_UNITS = {r[0]: r[1] for r in RESOURCES if r[3] == "thread"}
 SYSTEM_RESOURCES = [r for r in RESOURCES if r[3] != "thread"]
@@ -89,6 +94,7 @@ PROCESS_CANDIDATES = ["indexer", "db", "web-3", "logger", "web-5"]
 KIND_DEFAULT_SIZE = {"process": 0.5, "group": 0.6, "load": 1.6}
 NOISE_SIGMA, NOISE_TAU_S = 0.25, 2.0           # per-thread short-term noise (relative)
 RUNQ_SPIKE_PERIOD_MS, RUNQ_SPIKE_MS, RUNQ_SPIKE = 20, 2, 4.0
+DISK_WAIT_NS = 300e3            # a thread waits this long for each block-cache miss
 
 
 def parse_day(text, what="date"):
@@ -211,19 +217,20 @@ class Model:
         return out
 
     def thread_rates(self, cpu):
-        """Per-thread rates per second: cpu ns, block-cache reads, disk waits."""
+        """Per-thread rates per second: CPU time (ns), block-cache reads, and the
+        time waiting for the disk (ns), DISK_WAIT_NS per miss; and the misses."""
         reads = np.array([THREADS[n][2] for n in self.names])[:, None] * cpu
         misses = reads * (1 - np.array([THREADS[n][3] for n in self.names]))[:, None]
         return {"thread.cpu": cpu * 1e9, "thread.bcache_reads": reads,
-                "thread.disk_waits": misses}
+                "thread.disk_wait": misses * DISK_WAIT_NS}, misses
 
     def system_values(self, day, secs, cpu, rng):
         """Rates (counters, per second) and levels (gauges) of the system resources:
         name -> array, or [CPUs, n] for the per-CPU ones."""
-        t = self.thread_rates(cpu)
+        t, per_thread_misses = self.thread_rates(cpu)
         total = cpu.sum(axis=0)
         reads = t["thread.bcache_reads"].sum(axis=0)
-        misses = t["thread.disk_waits"].sum(axis=0)
+        misses = per_thread_misses.sum(axis=0)
         prefetches = 0.4 * misses
         requests = misses + prefetches
         util = np.minimum(requests * 150e-6, 0.95)
@@ -244,9 +251,9 @@ class Model:
             "bcache.waits": 0.05 * misses, "bcache.evictions": 0.98 * misses,
             "bcache.prefetches": prefetches, "disk.requests": requests,
             "disk.bytes": requests * 4096, "disk.busy": util * 1e9,
-            "disk.latency": 150e3 * (1 + 2 * util / (1 - util)) * jitter,
+            "disk.latency": requests * 150e3 * (1 + 2 * util / (1 - util)) * jitter,
             "graft.invocations": 200 + 3000 * total, "graft.aborts": np.full(len(secs), 0.002),
-            "probe.hits": 1000 * total, "trace.drops": np.zeros(len(secs)),
+            "probe.hits": 1000 * busy, "trace.drops": np.zeros(len(secs)),
             "channel.bytes": 20000 * (1 + 0.05 * rng.standard_normal(len(secs))),
         }
         v["mm.free"] = MEM_BYTES - (30 << 20) - v["mm.heap"]
@@ -254,8 +261,8 @@ class Model:
         return v
 
 
-# What a counter counts in: events one by one, bytes by the block, time by 10 us.
-QUANTUM = {"ops": 1, "bytes": 4096, "ns": 10000}
+# What a counter counts in: bytes by the block, time by 10 us, the rest one by one.
+QUANTUM = {"bytes": 4096, "ns": 10000}
 
 
 class Counters:
@@ -267,7 +274,7 @@ class Counters:
         self.total, self.rng = {}, rng
 
     def cumulate(self, key, unit, rates, interval_s):
-        q = QUANTUM[unit]
+        q = QUANTUM.get(unit, 1)
         inc = self.rng.poisson(np.maximum(rates, 0) * interval_s / q) * q
         acc = self.total.get(key, 0) + np.cumsum(inc, dtype=np.int64)
         self.total[key] = int(acc[-1])
@@ -279,7 +286,7 @@ def burst_values(kind, unit, name, mean, rng, n):
     its increments (Poisson), for a gauge white noise, plus sched.runq's spikes
     every 20 ms that 100 ms averages hide."""
     if kind == "counter":
-        q = QUANTUM[unit]
+        q = QUANTUM.get(unit, 1)
         return rng.poisson(max(mean, 0) * 1e-3 / q, n) * q
     vals = mean * (1 + 0.05 * rng.standard_normal(n))
     if name == "sched.runq":
@@ -381,7 +388,7 @@ def write_day(writer, model, res, counters, day, day_ns, boot_ns, step_ms, tstep
         wall = day_ns + (np.arange(1, n + 1, dtype=np.int64) * ms * 10**6)
         cpu = model.demand(day, secs, rng, ms / 1000.0)
         if group == "thread":
-            for name, values in model.thread_rates(cpu).items():
+            for name, values in model.thread_rates(cpu)[0].items():
                 for i in range(len(model.names)):
                     cum = counters.cumulate((name, i + 1), THREAD_UNITS[name], values[i],
                                            ms / 1000.0)
