@@ -142,12 +142,16 @@ $(BUILD)/obj/version.o: $(BUILD)/version.c
 # The host's description of every wire and record layout, generated from the
 # headers that define them (host/scionhost/layouts.py reads it;
 # tests/integration/test_layouts.py checks it against the compiler).
+# The graft API's headers give only constants: the codes recfmt.h's records carry.
 LAYOUT_HEADERS := $(addprefix kernel/include/scion/,errno.h chan_proto.h chan_reply.h recfmt.h dof.h \
-	dif_exec.h profile_config.h)
-$(LAYOUTS_PY): $(LAYOUT_HEADERS) tools/gen_layouts.py
+	dif_exec.h profile_config.h blk_pattern.h)
+LAYOUT_CONSTANT_HEADERS := kernel/include/scion/graft.h grafts/include/graft/bcache.h \
+	grafts/include/graft/sched.h
+$(LAYOUTS_PY): $(LAYOUT_HEADERS) $(LAYOUT_CONSTANT_HEADERS) tools/gen_layouts.py
 	@mkdir -p $(dir $@)
 	$(call say,GEN,$@)
-	$(Q)$(PYTHON) tools/gen_layouts.py $(LAYOUT_HEADERS) -o $@
+	$(Q)$(PYTHON) tools/gen_layouts.py $(LAYOUT_HEADERS) --constants-only \
+		$(LAYOUT_CONSTANT_HEADERS) -o $@
 
 # Two link passes: the symbol table of the first image goes into the second.
 $(BUILD)/symtab-empty.c: tools/gen_symtab.py
@@ -205,9 +209,9 @@ $(ISO): $(KDIR)/iso-cmdline $(KDIR)/iso-grafts $(ISO_GRAFTS)
 deps:
 	@qemu/deps.sh
 
-$(DISK): tools/mkdisk.py
+$(DISK): tools/mkdisk.py $(LAYOUTS_PY)
 	$(call say,MKDISK,$@)
-	$(Q)$(PYTHON) tools/mkdisk.py $@ --size $(DISK_SIZE)
+	$(Q)SCION_LAYOUTS=$(LAYOUTS_PY) $(PYTHON) tools/mkdisk.py $@ --size $(DISK_SIZE)
 
 # Refuse bad SMP/MEM values before building anything. Both boots go
 # through the host command `scion run` (host/scionhost/run.py).

@@ -2,30 +2,36 @@
 # SPDX-License-Identifier: BSD-2-Clause
 """`make bench`: boot benchmark configurations under QEMU with
 -icount shift=0,sleep=off, where the guest's cycle counter counts guest
-instructions exactly, run the kernel's `bench` command, print a table and
-write every figure with its configuration to OUT/results.json."""
+instructions exactly, run the kernel's benchmarks, print a table and
+write every figure with its configuration to OUT/results.json.
+
+Figures come from the kernel as records of the control channel's "bench"
+stream (bench_boot.py, host/scionhost/bench.py), never from the console's
+text; the stream's thread holds the channel while benchmarks run, so the
+channel's own threads add no instruction to a figure."""
 
 import argparse
 import datetime
 import json
 import os
 import platform
-import re
-import struct
 import subprocess
 import sys
 import time
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
-sys.path.insert(0, os.path.join(ROOT, "qemu"))
-import harness  # noqa: E402
+import bench_boot  # noqa: E402  (sets the import paths of qemu/ and host/)
 import bench_trace  # noqa: E402
 import bench_record  # noqa: E402
 import bench_sfi  # noqa: E402
 import bench_profile  # noqa: E402
+from scionhost import bench as kernel_bench  # noqa: E402
+from scionhost import frame  # noqa: E402
+from scionhost.layouts import layout  # noqa: E402
 
 CONFIGS = [("smp1", 1), ("smp2", 2), ("smp4", 4)]
-FIGURE = re.compile(r"^bench (\S+) (\d+) (\S+)$", re.M)
+RUN_TIMEOUT = 500
+BULK_REQUEST = layout("chan_bulk_request", "bytes")
 DECODE_CORPUS = ["/usr/lib/x86_64-linux-gnu/libc.so.6", "/usr/bin/qemu-system-x86_64",
                  "/usr/lib/x86_64-linux-gnu/libcrypto.so.3", "/usr/bin/gdb"]
 
@@ -46,32 +52,40 @@ PUBLISHED = [{
 }]
 
 
+def figures_of(items):
+    """The kernel's figures as results.json has them: the cycle counter counts guest
+    instructions under icount."""
+    return [{"figure": f["figure"], "value": f["value"],
+             "unit": "guest instructions" if f["unit"] == "cycles" else f["unit"]}
+            for f in kernel_bench.figures(items)]
+
+
 def run_config(kernel, out_dir, name, smp, disk=None):
-    boot = harness.Boot(f"bench-{name}", out_dir, kernel=kernel, smp=smp, icount=True,
-                        timeout=600, disk=disk, disk_snapshot=True)
+    b, sock = bench_boot.boot(f"bench-{name}", out_dir, kernel=kernel, smp=smp, icount=True,
+                              timeout=600, disk=disk, disk_snapshot=True)
     try:
-        boot.wait_for(r"scion> ")
-        boot.command("bench", r"benchmarks finished: \d+", timeout=500)
-        boot.command("poweroff", r"powering off")
+        with bench_boot.session(b, sock) as c:
+            version = bench_boot.kernel_version(c)
+            items, _ = kernel_bench.run(c, "", timeout=RUN_TIMEOUT)
     finally:
-        boot.finish()
-    version = re.search(r"Scion (\S+) booting", boot.output)
-    figures = [{"figure": f, "value": int(v),
-                "unit": "guest instructions" if u == "cycles" else u}
-               for f, v, u in FIGURE.findall(boot.output)]
+        bench_boot.power_off(b)
+    cpus = [i["value"] for i in items if i["kind"] == "config" and i["name"] == "cpus"]
+    if cpus != [smp]:
+        sys.exit(f"bench: {name} ran on {cpus} CPUs, not {smp} (log: {b.log_path})")
     # Under icount an idle machine's clock jumps to the next timer: boot
     # phases that wait (timer calibration, CPU start-up) count waited
     # nanoseconds as instructions.
+    figures = figures_of(items)
     if not figures:
-        sys.exit(f"bench: no figures from {name} (log: {boot.log_path})")
+        sys.exit(f"bench: no figures from {name} (log: {b.log_path})")
     return {
         "config": {"name": name, "smp": smp, "mem": "256M", "boot": "qemu -kernel (multiboot1)",
                    "accel": "tcg, single-threaded (implied by icount)",
                    "icount": "shift=0,sleep=off",
                    "disk": "virtio-blk, raw, snapshot=on" if disk else "none"},
-        "kernel_version": version.group(1) if version else "unknown",
+        "kernel_version": version,
         "figures": figures,
-        "log": os.path.relpath(boot.log_path, ROOT),
+        "log": os.path.relpath(b.log_path, ROOT),
     }
 
 
@@ -83,14 +97,11 @@ def channel_bench(kernel, out_dir):
     """The control channel measured from the host (host time: the figure a
     user of `scion` sees): request round trip (ECHO of 16 bytes) and bulk
     throughput guest -> host (DATA frames), in one boot."""
-    sys.path.insert(0, os.path.join(ROOT, "host"))
-    from scionhost import client, frame
-    sock = os.path.join(out_dir, "bench-channel.sock")
-    boot = harness.Boot("bench-channel", out_dir, kernel=kernel, smp=1, single_thread_tcg=True,
-                        timeout=300, control_socket=sock)
+    b, sock = bench_boot.boot("bench-channel", out_dir, kernel=kernel, smp=1,
+                              single_thread_tcg=True, timeout=300)
     try:
-        boot.wait_for(r"scion> ")
-        with client.Client(sock, timeout=120, wait=10) as c:
+        with bench_boot.session(b, sock) as c:
+            bench_boot.kernel_version(c)        # booted and answering: then measure
             rtts = []
             for _ in range(CHANNEL_ECHOES):
                 t0 = time.perf_counter()
@@ -98,12 +109,11 @@ def channel_bench(kernel, out_dir):
                 rtts.append(time.perf_counter() - t0)
             got = [0]
             t0 = time.perf_counter()
-            c.request(frame.OP_BULK, struct.pack("<I", CHANNEL_BULK_BYTES),
+            c.request(frame.OP_BULK, BULK_REQUEST.pack(bytes=CHANNEL_BULK_BYTES),
                       on_data=lambda stream, data: got.__setitem__(0, got[0] + len(data)))
             seconds = time.perf_counter() - t0
-        boot.command("poweroff", r"powering off")
     finally:
-        boot.finish()
+        bench_boot.power_off(b)
     rtts.sort()
     return {
         "config": {"name": "channel", "smp": 1, "accel": "tcg, single-threaded", "icount": "off",
@@ -117,7 +127,7 @@ def channel_bench(kernel, out_dir):
             {"figure": "channel.bulk_guest_to_host", "value": round(got[0] / seconds / 1e6, 3),
              "unit": "MB/s (host)"},
         ],
-        "log": os.path.relpath(boot.log_path, ROOT),
+        "log": os.path.relpath(b.log_path, ROOT),
     }
 
 
@@ -200,7 +210,9 @@ def main():
         "qemu": qemu_version,
         "machine": f"{platform.system()} {platform.machine()}",
         "note": "under -icount shift=0 the guest TSC advances one per guest instruction: "
-                "values are guest instructions per operation, identical run to run",
+                "values are guest instructions per operation, identical run to run; the "
+                "kernel's figures come over the control channel (the bench stream), whose "
+                "threads are held asleep while benchmarks run",
         "runs": runs,
         "host": host,
         "host_patch": patch,

@@ -26,7 +26,6 @@ recorded yields, per pick)."""
 
 import os
 import random
-import re
 import subprocess
 import sys
 import time

@@ -8,22 +8,28 @@ counts guest instructions) with every example graft twice as a boot
 module: sandboxed (build/grafts/NAME.graft) and trusted
 (build/grafts/trusted/NAME.graft, loaded as NAME-trusted). For each
 graft, its workload runs once with the sandboxed build installed and once
-with the trusted one; `graft stat` gives the instructions spent in the
-graft's invocations (txn_run's count: the transaction's begin and commit,
-the dispatch into the graft, the graft) and how many there were. The
-figures are instructions per invocation for each build and the overhead
-of the sandboxed one in percent; MiSFIT's published overhead (about 10%)
-is quoted beside them. `graft verify` runs the verifier again over each
-loaded sandboxed graft: instructions per KiB of text region (code and the
-ud2 that fills the region to its power of two)."""
+with the trusted one; the graft's GRAFT_LIST record gives the
+instructions spent in its invocations (txn_run's count: the
+transaction's begin and commit, the dispatch into the graft, the graft)
+and how many there were. The figures are instructions per invocation for
+each build and the overhead of the sandboxed one in percent; MiSFIT's
+published overhead (about 10%) is quoted beside them. `graft verify` runs
+the verifier again over each loaded sandboxed graft, and GRAFT_LIST has
+what it took: instructions per KiB of text region (code and the ud2 that
+fills the region to its power of two).
+
+The commands (install, the workload, remove, verify) go over the control
+channel's SHELL op, each inside `channel held` so that the channel's own
+threads stay asleep while it runs; only their exit status is looked at.
+The numbers come from GRAFT_LIST (bench_boot.py), never from the shell's
+text."""
 
 import os
-import re
 import sys
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
-sys.path.insert(0, os.path.join(ROOT, "qemu"))
-import harness  # noqa: E402
+import bench_boot  # noqa: E402  (sets the import paths of qemu/ and host/)
+from scionhost import replies  # noqa: E402
 
 # (file, graft name, workload): workloads like tests/integration/test_sfi.py's.
 EXAMPLES = [
@@ -38,29 +44,33 @@ EXAMPLES = [
     # tick-count's ticks come mostly from sleeping, which the clock skips.
     ("tick_count", "tick-count", ["sched run n=1 rounds=3 compute=1 sleep=5"]),
 ]
-STAT = re.compile(r"graft (\S+): invocations (\d+) commits (\d+) aborts (\d+) cycles (\d+) "
-                  r"mode (\S+) text (\d+)")
-VERIFY = re.compile(r"graft (\S+): verified (\d+) bytes of text in (\d+) cycles")
 MISFIT = {"system": "MiSFIT (Small, Seltzer: MiSFIT: Constructing Safe Extensible Systems, "
                     "IEEE Concurrency 1998)",
           "figure": "software fault isolation overhead, about 10% (as the issue quotes it)"}
 
 
-def run(boot, command, expect=""):
-    """Type command and wait for expect in its output, then for the prompt
-    after it (not the one before: the echo of the command comes first)."""
-    m = boot.command(command, re.escape(command) + r"\r?\n[\s\S]*?" + expect + r"[\s\S]*?scion> ",
-                     timeout=900)
-    return re.search(expect, m.group(0)) if expect else m
+def run(c, command):
+    """A guest command over the channel, with the channel's threads asleep meanwhile."""
+    bench_boot.shell(c, f"channel held {command}")
 
 
-def measure(boot, name, graft, commands):
-    run(boot, f"graft install {graft}", r"installed at")
+def graft_record(c, graft):
+    """The graft's GRAFT_LIST record (the raw counters: cycles, not microseconds)."""
+    found = [r for r in replies.request_list(c, replies.frame.OP_GRAFT_LIST, "chan_graft_info")
+             if replies.text(r["name"]) == graft]
+    if len(found) != 1:
+        sys.exit(f"bench: GRAFT_LIST has {len(found)} grafts named {graft}")
+    return found[0]
+
+
+def measure(c, graft, commands):
+    run(c, f"graft install {graft}")
     for command in commands:
-        run(boot, command)
-    run(boot, f"graft remove {graft}", r"removed from")
-    m = run(boot, f"graft stat {graft}", STAT.pattern)
-    return {"invocations": int(m[2]), "aborts": int(m[4]), "cycles": int(m[5]), "mode": m[6]}
+        run(c, command)
+    run(c, f"graft remove {graft}")
+    r = graft_record(c, graft)
+    return {"invocations": r["invocations"], "aborts": r["aborts"], "cycles": r["cycles"],
+            "mode": replies.GRAFT_MODES.get(r["mode"], r["mode"])}
 
 
 def sfi_bench(kernel, disk, out_dir):
@@ -69,37 +79,37 @@ def sfi_bench(kernel, disk, out_dir):
         modules.append(os.path.join(ROOT, "build", "grafts", name + ".graft"))
         modules.append(os.path.join(ROOT, "build", "grafts", "trusted", name + ".graft") +
                        " trusted")
-    boot = harness.Boot("bench-sfi", out_dir, kernel=kernel, smp=1, icount=True, timeout=2400,
-                        disk=disk, disk_snapshot=True, modules=modules)
+    b, sock = bench_boot.boot("bench-sfi", out_dir, kernel=kernel, smp=1, icount=True,
+                              timeout=2400, disk=disk, disk_snapshot=True, modules=modules)
     figures = []
     try:
-        boot.wait_for(r"scion> ")
-        for name, graft, commands in EXAMPLES:
-            sandboxed = measure(boot, name, graft, commands)
-            trusted = measure(boot, name, graft + "-trusted", commands)
-            if sandboxed["mode"] != "sandboxed" or trusted["mode"] != "trusted":
-                sys.exit(f"bench: {graft}: modes {sandboxed['mode']}/{trusted['mode']} "
-                         f"(log: {boot.log_path})")
-            per = {}
-            for mode, s in (("sandboxed", sandboxed), ("trusted", trusted)):
-                if not s["invocations"] or s["aborts"]:
-                    sys.exit(f"bench: {graft} ({mode}): {s['invocations']} invocations, "
-                             f"{s['aborts']} aborts (log: {boot.log_path})")
-                per[mode] = s["cycles"] / s["invocations"]
-                figures.append({"figure": f"sfi.{name}.{mode}_per_invocation",
-                                "value": round(per[mode]), "unit": "guest instructions",
-                                "invocations": s["invocations"]})
-            figures.append({"figure": f"sfi.{name}.overhead",
-                            "value": round(100 * (per["sandboxed"] - per["trusted"]) /
-                                           per["trusted"], 1), "unit": "percent"})
-            m = run(boot, f"graft verify {graft}", VERIFY.pattern)
-            figures.append({"figure": f"sfi.{name}.verify_per_kib",
-                            "value": round(int(m[3]) * 1024 / int(m[2])),
-                            "unit": "guest instructions per KiB of text region",
-                            "text_bytes": int(m[2])})
-        boot.command("poweroff", r"powering off")
+        with bench_boot.session(b, sock) as c:
+            for name, graft, commands in EXAMPLES:
+                sandboxed = measure(c, graft, commands)
+                trusted = measure(c, graft + "-trusted", commands)
+                if sandboxed["mode"] != "sandboxed" or trusted["mode"] != "trusted":
+                    sys.exit(f"bench: {graft}: modes {sandboxed['mode']}/{trusted['mode']} "
+                             f"(log: {b.log_path})")
+                per = {}
+                for mode, s in (("sandboxed", sandboxed), ("trusted", trusted)):
+                    if not s["invocations"] or s["aborts"]:
+                        sys.exit(f"bench: {graft} ({mode}): {s['invocations']} invocations, "
+                                 f"{s['aborts']} aborts (log: {b.log_path})")
+                    per[mode] = s["cycles"] / s["invocations"]
+                    figures.append({"figure": f"sfi.{name}.{mode}_per_invocation",
+                                    "value": round(per[mode]), "unit": "guest instructions",
+                                    "invocations": s["invocations"]})
+                figures.append({"figure": f"sfi.{name}.overhead",
+                                "value": round(100 * (per["sandboxed"] - per["trusted"]) /
+                                               per["trusted"], 1), "unit": "percent"})
+                run(c, f"graft verify {graft}")
+                r = graft_record(c, graft)
+                figures.append({"figure": f"sfi.{name}.verify_per_kib",
+                                "value": round(r["verify_cycles"] * 1024 / r["text_bytes"]),
+                                "unit": "guest instructions per KiB of text region",
+                                "text_bytes": r["text_bytes"]})
     finally:
-        boot.finish()
+        bench_boot.power_off(b)
     return {
         "config": {"name": "sfi", "smp": 1, "mem": "256M", "icount": "shift=0,sleep=off",
                    "accel": "tcg, single-threaded (implied by icount)",
@@ -109,7 +119,7 @@ def sfi_bench(kernel, disk, out_dir):
                                "commit, dispatch, the graft"},
         "figures": figures,
         "published": MISFIT,
-        "log": os.path.relpath(boot.log_path, ROOT),
+        "log": os.path.relpath(b.log_path, ROOT),
     }
 
 

@@ -2,24 +2,27 @@
 """The tracing part of `make bench`: what one firing of a D program costs.
 
 One boot under -icount shift=0,sleep=off with the control channel. The
-guest's `bench trace_pf_sum` prints the guest instructions one call of
-pf_sum (tests/kernel/probe_fixture.S) takes, the least of 5 rounds of 1000
-calls. It runs once with nothing enabled and once under each D program
-below, each enabled on fbt:kernel:pf_sum:entry by `scion trace` as a user
-runs it; the difference is the cost of one firing: the jump probe, the
+kernel's benchmark trace_pf_sum measures the guest instructions one call
+of pf_sum (tests/kernel/probe_fixture.S) takes, the least of 5 rounds of
+1000 calls. It runs once with nothing enabled and once under each D
+program below, each compiled and enabled on fbt:kernel:pf_sum:entry as
+`scion trace` does it (host/scionhost/trace.py, the same flags; the
+trace session's stream stays open meanwhile, and its totals must show no
+drop); the difference is the cost of one firing: the jump probe, the
 trace consumer, the predicate and actions, the buffer or aggregation
-write. The in-kernel `bench probe_hit` of the same boot gives the probe
-alone (an empty handler), so the tracing framework's own share can be read
-off beside it."""
+write. The figure comes as a record of the "bench" stream
+(host/scionhost/bench.py), whose thread holds the channel while it
+measures. The in-kernel benchmark probe_hit of the same boot gives the
+probe alone (an empty handler), so the tracing framework's own share can
+be read off beside it."""
 
 import os
-import re
-import subprocess
 import sys
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
-sys.path.insert(0, os.path.join(ROOT, "qemu"))
-import harness  # noqa: E402
+import bench_boot  # noqa: E402  (sets the import paths of qemu/ and host/)
+from scionhost import bench as kernel_bench  # noqa: E402
+from scionhost import commands, trace  # noqa: E402
 
 PROBE = "fbt:kernel:pf_sum:entry"
 # (figure, D program): the enablings the issue names. pf_sum is called as
@@ -31,10 +34,9 @@ PROGRAMS = [
     ("trace.firing.count_by_probefunc", PROBE + " { @[probefunc] = count(); }"),
     ("trace.firing.quantize_arg0", PROBE + " { @ = quantize(arg0); }"),
 ]
-# 5000 firings of 24-byte records fit in one buffer: nothing is dropped.
+# 5000 firings of 24-byte records fit in one buffer: nothing is dropped (and the
+# buffer is not drained while the benchmark holds the channel).
 TRACE_FLAGS = ["-q", "-x", "bufsize=128k"]
-CALL = re.compile(r"^bench trace\.pf_sum\.call (\d+) cycles$", re.M)
-FIGURE = re.compile(r"^bench (\S+) (\d+) (\S+)$", re.M)
 
 # Published per-event costs of other tracers (results.json "published").
 PUBLISHED = [{
@@ -52,48 +54,50 @@ PUBLISHED = [{
 }]
 
 
-def scion(sock, *args, timeout=300):
-    argv = [sys.executable, os.path.join(ROOT, "host", "scion"), "--socket", sock, *args]
-    return subprocess.run(argv, capture_output=True, text=True, timeout=timeout)
+def figure(c, selector, name):
+    """One figure of the kernel's benchmarks that selector runs."""
+    items, _ = kernel_bench.run(c, selector)
+    found = [f["value"] for f in kernel_bench.figures(items) if f["figure"] == name]
+    if len(found) != 1:
+        sys.exit(f"bench: benchmark {selector} reported {name} {len(found)} times")
+    return found[0]
 
 
-def call_cost(sock, program=None):
+def call_cost(c, program=None):
     """Guest instructions per call of pf_sum, with program enabled (or nothing)."""
     if program is None:
-        r = scion(sock, "shell", "bench", "trace_pf_sum")
-    else:
-        r = scion(sock, "trace", *TRACE_FLAGS, "-n", program, "--run", "bench trace_pf_sum",
-                  "--show-run")
-    m = CALL.search(r.stdout)
-    if r.returncode != 0 or not m:
-        sys.exit(f"bench: trace benchmark failed ({program or 'nothing enabled'}): "
-                 f"exit {r.returncode}: {r.stdout[-500:]}{r.stderr[-500:]}")
-    return int(m[1])
+        return figure(c, "trace_pf_sum", "trace.pf_sum.call")
+    args = commands.build_parser().parse_args(["trace", *TRACE_FLAGS, "-n", program])
+    meta = trace.compile_program(args)
+    stream, _, _ = trace.start(c, meta, args, lambda *chunk: None)
+    try:
+        cost = figure(c, "trace_pf_sum", "trace.pf_sum.call")
+    finally:
+        totals = c.stream_close(stream)
+    if totals["drops"]:
+        sys.exit(f"bench: {program}: {totals['drops']} trace records dropped; a firing that "
+                 "drops costs less than one that writes")
+    return cost
 
 
 def trace_bench(kernel, out_dir):
-    sock = os.path.join(out_dir, "bench-trace.sock")
-    boot = harness.Boot("bench-trace", out_dir, kernel=kernel, smp=1, icount=True,
-                        timeout=900, control_socket=sock)
+    b, sock = bench_boot.boot("bench-trace", out_dir, kernel=kernel, smp=1, icount=True,
+                              timeout=900)
     figures = []
     try:
-        boot.wait_for(r"scion> ")
-        boot.wait_for(r"channel: control channel on COM2")
-        base = call_cost(sock)
-        figures.append({"figure": "trace.pf_sum.call_unprobed", "value": base,
-                        "unit": "guest instructions"})
-        for name, program in PROGRAMS:
-            cost = call_cost(sock, program)
-            figures.append({"figure": name, "value": cost - base,
-                            "unit": "guest instructions per firing", "program": program})
-        probe = scion(sock, "shell", "bench", "probe_hit")
-        for fig, value, unit in FIGURE.findall(probe.stdout):
-            if fig == "probe.hit.jump_empty_handler":
-                figures.append({"figure": fig, "value": int(value),
-                                "unit": "guest instructions per firing"})
-        boot.command("poweroff", r"powering off")
+        with bench_boot.session(b, sock) as c:
+            base = call_cost(c)
+            figures.append({"figure": "trace.pf_sum.call_unprobed", "value": base,
+                            "unit": "guest instructions"})
+            for name, program in PROGRAMS:
+                cost = call_cost(c, program)
+                figures.append({"figure": name, "value": cost - base,
+                                "unit": "guest instructions per firing", "program": program})
+            figures.append({"figure": "probe.hit.jump_empty_handler",
+                            "value": figure(c, "probe_hit", "probe.hit.jump_empty_handler"),
+                            "unit": "guest instructions per firing"})
     finally:
-        boot.finish()
+        bench_boot.power_off(b)
     return {
         "config": {"name": "trace", "smp": 1, "mem": "256M", "accel": "tcg, single-threaded "
                    "(implied by icount)", "icount": "shift=0,sleep=off",
@@ -101,7 +105,7 @@ def trace_bench(kernel, out_dir):
                    "scion_trace_flags": " ".join(TRACE_FLAGS)},
         "figures": figures,
         "published": PUBLISHED,
-        "log": os.path.relpath(boot.log_path, ROOT),
+        "log": os.path.relpath(b.log_path, ROOT),
     }
 
 

@@ -4,12 +4,15 @@
 holds a pattern the kernel can verify (kernel/dev/blk_pattern.c,
 scion/blk_pattern.h):
 
-    bytes 0..7     b"SCIONBLK"
+    bytes 0..7     b"SCIONBLK"                       struct blk_pattern_header
     bytes 8..15    the sector number, little-endian 64-bit
     bytes 16..511  byte i = (sector * 31 + i) & 0xff
 
-The output is the same for the same size, every time. Change the
-formula here and in blk_pattern.c together.
+The output is the same for the same size, every time. The header's
+layout and the constants come from the build's description of
+blk_pattern.h (host/scionhost/layouts.py; make sets SCION_LAYOUTS); the
+byte formula is blk_pattern.c's, and the kernel checks every sector it
+reads against it.
 
     tools/mkdisk.py OUT [--size 32M]
 """
@@ -17,13 +20,17 @@ formula here and in blk_pattern.c together.
 import argparse
 import os
 import re
-import struct
 import sys
 
-SECTOR_SIZE = 512
-MAGIC = b"SCIONBLK"
-HEADER_BYTES = 16
-MULTIPLIER = 31
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))),
+                                "host"))
+from scionhost.layouts import C, layout  # noqa: E402
+
+SECTOR_SIZE = 512               # the disk's (virtio-blk's) sector
+HEADER = layout("blk_pattern_header", "magic", "sector")
+MAGIC = C.BLK_PATTERN_MAGIC.encode()
+HEADER_BYTES = C.BLK_PATTERN_HEADER_BYTES
+MULTIPLIER = C.BLK_PATTERN_MULTIPLIER
 SUFFIXES = {"": 1, "K": 1 << 10, "M": 1 << 20, "G": 1 << 30}
 MAX_SIZE = 4 << 30
 
@@ -46,7 +53,7 @@ def fill_for(residue):
 
 
 def sector_bytes(sector, fills):
-    return MAGIC + struct.pack("<Q", sector) + fills[(sector * MULTIPLIER) & 0xff]
+    return HEADER.pack(magic=MAGIC, sector=sector) + fills[(sector * MULTIPLIER) & 0xff]
 
 
 def main():

@@ -6,5 +6,6 @@ generates them from the C headers; frame.py is the wire format
 (kernel/include/scion/chan_proto.h) and a reference receiver; client.py a
 session with the kernel (socket, lock, handshake, requests); replies.py
 the structured replies (scion/chan_reply.h) the commands read, never the
-shell's text; commands.py the subcommands; run.py `scion run`.
+shell's text; bench.py the in-kernel benchmarks' figures from the "bench"
+stream; commands.py the subcommands; run.py `scion run`.
 """

@@ -19,17 +19,19 @@ import fcntl
 import os
 import random
 import socket
-import struct
 import time
 from collections import deque
 
 from . import frame
+from .layouts import layout
 
 # host/scionhost/client.py -> the repository.
 REPO = os.path.dirname(os.path.dirname(os.path.dirname(os.path.realpath(__file__))))
 HELLO_RESEND_SECONDS = 0.5
 LOCK_POLL_SECONDS = 0.05
 SUN_PATH_MAX = 107      # bytes of a UNIX socket path, without the NUL
+_STREAM_OPEN_REPLY = layout("chan_stream_open_reply", "stream", "cpus", "bufsize")
+_STREAM_CLOSE = layout("chan_stream_close_request", "stream")
 
 
 class ScionError(Exception):
@@ -46,6 +48,15 @@ class ChannelLost(ScionError):
     def __init__(self, message, closed=True, detail=None):
         super().__init__(message)
         self.closed, self.detail = closed, detail or message
+
+
+def answer(lay, body, what, exact=True):
+    """An answer body that is (exact) or starts with struct lay.name -> {member: value};
+    a ScionError of one line naming what when it is not."""
+    try:
+        return frame.decode_struct(lay, body, what, exact)
+    except frame.FrameError as e:
+        raise ScionError(str(e)) from None
 
 
 def default_socket_path():
@@ -182,11 +193,9 @@ class Client:
         if status < 0:
             raise ScionError(body.decode("utf-8", "replace").strip() or
                              f"stream open {source}: {frame.errno_name(status)}")
-        if len(body) < 12:
-            raise ScionError(f"malformed STREAM_OPEN answer of {len(body)} bytes")
-        stream, cpus, size = struct.unpack_from("<III", body)
-        self._streams[stream] = on_chunk
-        return stream, cpus, size
+        r = answer(_STREAM_OPEN_REPLY, body, "STREAM_OPEN")
+        self._streams[r["stream"]] = on_chunk
+        return r["stream"], r["cpus"], r["bufsize"]
 
     def watch_stream(self, stream, on_chunk):
         """Send stream's chunks to on_chunk(cpu, records, drops, body) (a
@@ -197,7 +206,7 @@ class Client:
         """Close a stream (its last chunks arrive first); returns the
         kernel's totals (struct chan_stream_totals) as a dict of ints
         (bytes, records, drops, frames, switches)."""
-        status, body = self.request(frame.OP_STREAM_CLOSE, struct.pack("<I", stream))
+        status, body = self.request(frame.OP_STREAM_CLOSE, _STREAM_CLOSE.pack(stream=stream))
         self._streams.pop(stream, None)
         if status < 0:
             raise ScionError(body.decode("utf-8", "replace").strip() or

@@ -13,17 +13,19 @@ import argparse
 import json
 import os
 import statistics
-import struct
 import sys
 import time
 
-from . import frame, recconvert, record, replies, streams, trace
+from . import bench, frame, recconvert, record, replies, streams, trace
 from . import run as run_command
 from .profile import cli as profile_cli
-from .client import Client, ScionError, default_socket_path
+from .client import Client, ScionError, answer, default_socket_path
+from .layouts import layout
 
 DEFAULT_TIMEOUT = 30.0
 DEFAULT_WAIT = 30.0
+BULK_REQUEST = layout("chan_bulk_request", "bytes")
+BULK_REPLY = layout("chan_bulk_reply", "cycles")
 
 
 class Parser(argparse.ArgumentParser):
@@ -212,13 +214,14 @@ def cmd_bulk(args):
 
     with session(args) as client:
         started = time.perf_counter()
-        status, body = client.request(frame.OP_BULK, struct.pack("<I", args.bytes), on_data=count)
+        status, body = client.request(frame.OP_BULK, BULK_REQUEST.pack(bytes=args.bytes),
+                                      on_data=count)
         seconds = time.perf_counter() - started
     if status < 0:
         return report(status, body, "BULK")
     if received[0] != args.bytes:
         raise ScionError(f"BULK delivered {received[0]} of {args.bytes} bytes")
-    cycles = f"; kernel: {struct.unpack_from('<Q', body)[0]} cycles" if len(body) >= 8 else ""
+    cycles = f"; kernel: {answer(BULK_REPLY, body, 'BULK')['cycles']} cycles"
     print(f"received {received[0]} bytes in {seconds:.3f} s: "
           f"{received[0] / seconds / 1e6:.2f} MB/s (host time){cycles}")
     return 0
@@ -300,6 +303,7 @@ def build_parser():
                json_flag=True)
     streams.add_events(sub, subcommand)
     trace.add_trace(sub, subcommand)
+    bench.add_bench(sub, subcommand)
     recconvert.add_record_convert(record.add_record(sub, subcommand, byte_count), subcommand)
     record.add_sim(sub, subcommand)
 

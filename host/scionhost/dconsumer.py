@@ -14,7 +14,6 @@ at the end.
     c.finish()                          # after the last snapshot
 """
 
-import struct
 import time
 
 from .dagg import Aggregations

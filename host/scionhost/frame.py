@@ -11,7 +11,6 @@ it hostile input), and with the host's accepted types it is the client's
 streaming decoder, so both ends resynchronise by the same rules.
 """
 
-import struct
 import zlib
 from collections import namedtuple
 
@@ -27,6 +26,9 @@ IDLE_RESET_MS = C.CHAN_IDLE_RESET_MS
 REQUEST_HEADER_BYTES = C.CHAN_REQUEST_HEADER_BYTES    # u16 op, u16 reserved (0)
 STATUS_BYTES = C.CHAN_STATUS_BYTES                    # i32 at the start of RESPONSE and ERROR
 STREAM_MAX_BUF = C.CHAN_STREAM_MAX_BUF
+STREAM_SWITCH_MIN_MS = C.CHAN_STREAM_SWITCH_MIN_MS
+STREAM_SWITCH_MAX_MS = C.CHAN_STREAM_SWITCH_MAX_MS
+REC_PUT_FINISH = C.CHAN_REC_PUT_FINISH         # REC_PUT flags: the upload is complete
 
 # Frame types (enum chan_frame_type).
 HELLO = C.CHAN_HELLO
@@ -51,6 +53,7 @@ OP_NAMES = {value: name[len("CHAN_OP_"):] for name, value in
 globals().update({"OP_" + name: value for value, name in OP_NAMES.items()})
 OP_LIMIT = C.CHAN_OP_LIMIT
 # SYMBOLIZE's records (struct chan_sym_record).
+SYM_REQUEST = layout("chan_sym_request", "address", "flags")
 SYM_RECORD = layout("chan_sym_record")
 SYM_RETURN_ADDRESS = C.CHAN_SYM_RETURN_ADDRESS
 SYM_MAX_ADDRESSES = C.CHAN_SYM_MAX_ADDRESSES
@@ -63,10 +66,14 @@ SYM_PATCH, SYM_GRAFT = C.CHAN_SYM_PATCH, C.CHAN_SYM_GRAFT
 CHUNK_HEADER_BYTES = C.CHAN_CHUNK_HEADER_BYTES
 CHUNK_AGG = C.CHAN_CHUNK_AGG                # cpu field: aggregation data of CPU (low bits)
 CHUNK_STATUS = C.CHAN_CHUNK_STATUS          # cpu field: a source's status, ends a snapshot
-CHUNK_HEADER = layout("chan_chunk_header").struct     # cpu, records, drops
+CHUNK_HEADER = layout("chan_chunk_header").ordered("cpu", "records", "drops")
 # The "probes" source's record (struct chan_probe_record).
 PROBE_RECORD = layout("chan_probe_record")
 STREAM_TOTALS = layout("chan_stream_totals")
+# The "bench" source's records (struct chan_bench_record; host/scionhost/bench.py).
+BENCH_NAME_MAX, BENCH_UNIT_MAX = C.CHAN_BENCH_NAME_MAX, C.CHAN_BENCH_UNIT_MAX
+BENCH_FIGURE, BENCH_CONFIG, BENCH_SKIPPED = (C.CHAN_BENCH_FIGURE, C.CHAN_BENCH_CONFIG,
+                                             C.CHAN_BENCH_SKIPPED)
 
 # Why a receiver rejects a frame (enum chan_reject), in the order the header lists them.
 BAD_HEADER_CRC = "bad header CRC"
@@ -85,7 +92,9 @@ REJECT_REASONS = tuple(sorted(REJECT_CODES, key=REJECT_CODES.get))
 ERRNO_NAMES = {value: name for name, value in C.by_header["errno.h"].items()}
 
 _HEADER = layout("chan_frame_header").struct   # magic0, magic1, version, type, seq, length, crc
-_U32 = struct.Struct("<I")
+_TRAILER = layout("chan_frame_trailer").ordered("crc")     # the payload's CRC
+_RESPONSE_HEADER = layout("chan_response_header").ordered("status")   # RESPONSE and ERROR
+_DATA_HEADER = layout("chan_data_header").ordered("stream")
 
 Frame = namedtuple("Frame", "type seq payload")
 
@@ -108,7 +117,7 @@ def encode_header(frame_type, seq, length, version=VERSION):
     """The 16 header bytes with a correct header CRC. version and length
     are not checked, so tests can build frames a receiver must refuse."""
     head = _HEADER.pack(MAGIC0, MAGIC1, version, frame_type, seq, length, 0)[:12]
-    return head + _U32.pack(crc32(head))
+    return head + _TRAILER.pack(crc32(head))
 
 
 def encode(frame_type, seq, payload, version=VERSION):
@@ -118,7 +127,7 @@ def encode(frame_type, seq, payload, version=VERSION):
         raise FrameError(f"payload of {len(payload)} bytes; a frame carries at most "
                          f"{MAX_PAYLOAD}")
     return encode_header(frame_type, seq, len(payload), version) + payload + \
-        _U32.pack(crc32(payload))
+        _TRAILER.pack(crc32(payload))
 
 
 _REQUEST_HEADER = layout("chan_request_header")
@@ -139,18 +148,37 @@ def decode_request(payload):
     return _REQUEST_HEADER.unpack(payload)["op"], bytes(payload[REQUEST_HEADER_BYTES:])
 
 
+def encode_status(status, body=b""):
+    """A RESPONSE or ERROR payload: status, then body (what a kernel sends; tests)."""
+    return _RESPONSE_HEADER.pack(status) + bytes(body)
+
+
+def encode_data(stream, data):
+    """A DATA payload: the stream id, then the bytes (what a kernel sends; tests)."""
+    return _DATA_HEADER.pack(stream) + bytes(data)
+
+
 def decode_status(payload):
     """RESPONSE or ERROR payload -> (status, body)."""
-    if len(payload) < STATUS_BYTES:
+    if len(payload) < _RESPONSE_HEADER.size:
         raise FrameError(f"payload of {len(payload)} bytes has no status")
-    return struct.unpack_from("<i", payload)[0], bytes(payload[STATUS_BYTES:])
+    return _RESPONSE_HEADER.unpack_from(payload)[0], bytes(payload[_RESPONSE_HEADER.size:])
 
 
 def decode_data(payload):
     """DATA payload -> (stream, bytes)."""
-    if len(payload) < 4:
+    if len(payload) < _DATA_HEADER.size:
         raise FrameError(f"DATA payload of {len(payload)} bytes has no stream number")
-    return _U32.unpack_from(payload)[0], bytes(payload[4:])
+    return _DATA_HEADER.unpack_from(payload)[0], bytes(payload[_DATA_HEADER.size:])
+
+
+def decode_struct(lay, body, what, exact=True):
+    """An answer body that is (or, exact=False, starts with) struct lay.name -> {member:
+    value}; FrameError naming what when it is not."""
+    if len(body) < lay.size or (exact and len(body) != lay.size):
+        raise FrameError(f"malformed {what} answer of {len(body)} bytes, where a struct "
+                         f"{lay.name} is {lay.size}")
+    return lay.unpack(body)
 
 
 def decode_chunk(data):
@@ -293,7 +321,7 @@ class ReferenceParser:
 
     def _payload_complete(self):
         payload = bytes(self._body[:self._length])
-        (payload_crc,) = _U32.unpack_from(self._body, self._length)
+        (payload_crc,) = _TRAILER.unpack_from(self._body, self._length)
         if crc32(payload) != payload_crc:
             self._reject(BAD_PAYLOAD_CRC, self._seq)
         elif self._type not in self.accept_types:

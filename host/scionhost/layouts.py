@@ -105,7 +105,12 @@ class Layout:
         return out
 
     def pack(self, **values):
-        """The structure's bytes; members not given are zero."""
+        """The structure's bytes; members not given are zero, a name that is no member
+        is a TypeError (the header renamed it: a zero must not go out instead)."""
+        known = {n for fname, _, _ in self.names for n in (fname, fname.replace(".", "__"))}
+        unknown = sorted(set(values) - known)
+        if unknown:
+            raise TypeError(f"struct {self.name} has no member {', '.join(unknown)}")
         flat = []
         for fname, code, count in self.names:
             value = values.get(fname.replace(".", "__"), values.get(fname))
@@ -132,10 +137,15 @@ def _flatten(fields, prefix):
 _CACHE = {}
 
 
-def layout(name):
-    """struct name of the kernel's headers as a Layout."""
+def layout(name, *members):
+    """struct name of the kernel's headers as a Layout. members, when given, are the
+    members the caller packs and reads, in order: a header that has moved on (a member
+    added, removed, renamed or moved) fails at import rather than with wrong bytes;
+    a member's type or size the generated description follows by itself."""
     if name not in _CACHE:
         _CACHE[name] = Layout(name)
+    if members:
+        _CACHE[name].ordered(*members)
     return _CACHE[name]
 
 

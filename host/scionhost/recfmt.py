@@ -21,7 +21,6 @@ parts into a recording."""
 
 import json
 import os
-import struct
 
 from .layouts import C, layout
 
@@ -44,8 +43,8 @@ CONFIG_WORDS = C.REC_CONFIG_WORDS
 # a graft point's recording says requests and results, as bcache's does).
 STREAM_WHAT = {"sched": ("events", "picks")}
 
-HEAD = layout("rec_head").struct                  # size, type, cpu: every record's first word
-SEQ = struct.Struct("<Q")                         # and its second
+HEAD = layout("rec_head").ordered("size", "type", "cpu")    # every record's first word
+SEQ = layout("rec_common")                        # and its second: the sequence number
 TYPE_BCACHE_REQUEST, TYPE_BCACHE_RESULT = C.REC_BCACHE_REQUEST, C.REC_BCACHE_RESULT
 TYPE_SCHED_EVENT, TYPE_SCHED_PICK = C.REC_SCHED_EVENT, C.REC_SCHED_PICK
 REQUEST = layout("rec_bcache_request")
@@ -56,14 +55,16 @@ TYPE_POINT_CALL, TYPE_POINT_DONE = C.REC_POINT_CALL, C.REC_POINT_DONE
 POINT_CALL = layout("rec_point_call")
 POINT_ARGS = len(POINT_CALL.unpack(bytes(POINT_CALL.size))["args"])   # argument words a call records
 POINT_DONE = layout("rec_point_done")
-POINT_OUTCOMES = {1: "default", 2: "committed", 3: "aborted"}
+POINT_OUTCOMES = {C.GRAFT_OUTCOME_DEFAULT: "default", C.GRAFT_OUTCOME_COMMITTED: "committed",
+                  C.GRAFT_OUTCOME_ABORTED: "aborted"}
 LOG_TYPES = frozenset({TYPE_BCACHE_RESULT, TYPE_SCHED_PICK, TYPE_POINT_DONE})  # the rest: traces'
-PREFETCH_MAX = 8
-NO_BLOCK = (1 << 64) - 1
+PREFETCH_MAX = C.BCACHE_PREFETCH_MAX
+NO_BLOCK = C.BCACHE_NO_BLOCK
 
 SCHED_EVENT = layout("rec_sched_event")
 SCHED_PICK = layout("rec_sched_pick")
-EVENTS = {1: "runnable", 2: "block", 3: "exit", 4: "tick", 5: "yield",
+EVENTS = {C.SCHED_EVENT_RUNNABLE: "runnable", C.SCHED_EVENT_BLOCK: "block",
+          C.SCHED_EVENT_EXIT: "exit", C.SCHED_EVENT_TICK: "tick", C.SCHED_EVENT_YIELD: "yield",
           C.SCHED_EVENT_QUEUED: "queued", C.SCHED_EVENT_RUNNING: "running",
           C.SCHED_EVENT_SLEEPING: "sleeping"}
 # A sched recording starts with the state of every thread (kinds queued, running, sleeping):
@@ -73,8 +74,10 @@ SCHED_STATE = layout("rec_sched_state")
 STATE_FIELDS = ("ticks_run", "switches_in", "slice")   # a decoded start-state record's counters
 EVENT_KINDS = {name: kind for kind, name in EVENTS.items()}
 
-OUTCOMES = {1: "hit", 2: "wait", 3: "miss", 4: "error"}
-FATES = {1: "started", 2: "cached", 3: "no-buffer", 4: "failed"}
+OUTCOMES = {C.BCACHE_OUTCOME_HIT: "hit", C.BCACHE_OUTCOME_WAIT: "wait",
+            C.BCACHE_OUTCOME_MISS: "miss", C.BCACHE_OUTCOME_ERROR: "error"}
+FATES = {C.BCACHE_PREFETCH_STARTED: "started", C.BCACHE_PREFETCH_CACHED: "cached",
+         C.BCACHE_PREFETCH_NO_BUFFER: "no-buffer", C.BCACHE_PREFETCH_FAILED: "failed"}
 
 TRACE_FILE, LOG_FILE, META_FILE = "trace.bin", "log.bin", "meta.json"
 PART_SUFFIX = ".part"       # a file still being written (see the module's docstring)
@@ -159,7 +162,7 @@ def decode_record(data, offset=0):
         return {"type": "done", "size": size, "cpu": cpu, **_fields(
             POINT_DONE, data, offset, "seq", "time_ns", "result", "outcome")}
     return {"type": f"type {rtype}", "size": size, "cpu": cpu,
-            "seq": SEQ.unpack_from(data, offset + HEAD.size)[0]}
+            "seq": SEQ.unpack(data, offset)["seq"]}
 
 
 def is_state_event(r):
@@ -245,7 +248,7 @@ def raw_type(raw):
 
 
 def raw_seq(raw):
-    return SEQ.unpack_from(raw, HEAD.size)[0]
+    return SEQ.unpack(raw)["seq"]
 
 
 def read_stream(path, stream=None):

@@ -27,19 +27,25 @@ and replaying traces on the host.
 
 import json
 import os
-import struct
 import sys
 import time
 
 from . import frame, partial, recfmt
-from .client import ChannelLost, Client, ScionError
+from .client import ChannelLost, Client, ScionError, answer
+from .layouts import layout
 from .streams import collect_until
 
 DEFAULT_BUFSIZE = 128 * 1024
 DEFAULT_SWITCH_MS = 100
 PUT_CHUNK = 192 * 1024
-PUT_FINISH = 1
 GET_CHUNK = 200 * 1024
+# REC_PUT and REC_GET (scion/chan_proto.h).
+PUT_REQUEST = layout("chan_rec_put_request", "rec", "stream", "flags")
+PUT_REPLY = layout("chan_rec_put_reply", "rec")
+PUT_FINISH = frame.REC_PUT_FINISH
+GET_REQUEST = layout("chan_rec_get_request", "rec", "stream", "reserved", "offset", "max",
+                     "reserved2")
+GET_REPLY = layout("chan_rec_get_reply", "size")
 
 
 def session(args):
@@ -383,12 +389,12 @@ def cmd_upload(args):
         for i, (stream, data) in enumerate(streams):
             for off in range(0, len(data), PUT_CHUNK):
                 last = i == len(streams) - 1 and off + PUT_CHUNK >= len(data)
-                body = struct.pack("<IHH", rec, stream, PUT_FINISH if last else 0)
+                body = PUT_REQUEST.pack(rec=rec, stream=stream, flags=PUT_FINISH if last else 0)
                 status, reply = client.request(frame.OP_REC_PUT, body + data[off:off + PUT_CHUNK])
                 if status < 0:
                     raise ScionError(reply.decode("utf-8", "replace").strip() or
                                      f"upload: {frame.errno_name(status)}")
-                rec = struct.unpack_from("<I", reply)[0]
+                rec = answer(PUT_REPLY, reply, "REC_PUT")["rec"]
     print(f"rec{rec}")
     return 0
 
@@ -396,16 +402,16 @@ def cmd_upload(args):
 def fetch_stream(client, rec, stream):
     data, total = b"", None
     while total is None or len(data) < total:
-        body = struct.pack("<IHHQI", rec, stream, 0, len(data), GET_CHUNK)
+        body = GET_REQUEST.pack(rec=rec, stream=stream, offset=len(data), max=GET_CHUNK)
         status, reply = client.request(frame.OP_REC_GET, body)
         if status < 0:
             raise ScionError(reply.decode("utf-8", "replace").strip() or
                              f"download: {frame.errno_name(status)}")
-        total = struct.unpack_from("<Q", reply)[0]
-        if len(reply) <= 8 and len(data) < total:
+        total = answer(GET_REPLY, reply, "REC_GET", exact=False)["size"]
+        if len(reply) <= GET_REPLY.size and len(data) < total:
             raise ScionError(f"download rec{rec}: the kernel stopped at byte {len(data)} of "
                              f"{total}")
-        data += reply[8:]
+        data += reply[GET_REPLY.size:]
     return data
 
 

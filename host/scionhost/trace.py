@@ -17,20 +17,23 @@ import json
 import os
 import re
 import signal
-import struct
 import subprocess
 import sys
 import time
 
 from . import frame, ksyms, partial, replies
-from .client import ChannelLost, Client, ScionError
+from .client import ChannelLost, Client, ScionError, answer
+from .layouts import layout
 
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 CHUNK_AGG = frame.CHUNK_AGG
 CHUNK_STATUS = frame.CHUNK_STATUS
-MIN_SWITCH_MS = 10
+MIN_SWITCH_MS = frame.STREAM_SWITCH_MIN_MS
 MAX_BUFSIZE = frame.STREAM_MAX_BUF
-DEFAULT_BUFSIZE = 65536
+KERNEL_DEFAULT_BUFSIZE = 0      # TRACE_START's bufsize 0: the kernel's own default
+START_REQUEST = layout("chan_trace_start_request", "bufsize", "switch_ms")
+START_REPLY = layout("chan_trace_start_reply", "stream", "cpus", "nepids")
+EPID = layout("chan_trace_epid", "clause", "probe_id")
 DTRACE_DEFAULT_BUFSIZE = 4 << 20
 DTRACE_DEFAULT_RATE_NS = 1000000000
 
@@ -113,7 +116,8 @@ class Symbols:
             self.cache[key] = f"kernel`{found[0]}+0x{addr - found[1]:x}" if found else None
         if key not in self.cache:
             flags = frame.SYM_RETURN_ADDRESS if return_address else 0
-            status, body = self.client.request(frame.OP_SYMBOLIZE, struct.pack("<QQ", addr, flags))
+            status, body = self.client.request(frame.OP_SYMBOLIZE,
+                                               frame.SYM_REQUEST.pack(address=addr, flags=flags))
             self.cache[key] = (symbol_name(body[:frame.SYM_RECORD_BYTES])
                                if status >= 0 and len(body) == frame.SYM_RECORD_BYTES else None)
         return self.cache[key]
@@ -135,9 +139,10 @@ def start(client, meta, args, on_chunk):
     """TRACE_START: returns (stream, cpus, {epid: (clause, probe id)})."""
     opts = meta["options"]
     bufsize = int(opts.get("bufsize") or DTRACE_DEFAULT_BUFSIZE)
-    # dtrace's defaults (4m, 1hz) suit its machines; a guest on a serial line gets smaller ones.
+    # dtrace's defaults (4m, 1hz) suit its machines; a guest on a serial line gets the
+    # kernel's smaller one (TRACE_DEFAULT_BUFSIZE, asked for as 0).
     if bufsize == DTRACE_DEFAULT_BUFSIZE:
-        bufsize = DEFAULT_BUFSIZE
+        bufsize = KERNEL_DEFAULT_BUFSIZE
     if bufsize > MAX_BUFSIZE:
         print(f"dtrace: bufsize {bufsize} lowered to {MAX_BUFSIZE} (the kernel's most)",
               file=sys.stderr)
@@ -146,22 +151,21 @@ def start(client, meta, args, on_chunk):
     rate_ns = int(opts.get("switchrate") or DTRACE_DEFAULT_RATE_NS)
     switch_ms = (args.switch_ms if rate_ns == DTRACE_DEFAULT_RATE_NS else
                  max(MIN_SWITCH_MS, rate_ns // 1000000))
-    body = struct.pack("<II", bufsize, switch_ms) + bytes.fromhex(meta["object_hex"])
+    body = START_REQUEST.pack(bufsize=bufsize, switch_ms=switch_ms) + \
+        bytes.fromhex(meta["object_hex"])
     status, reply = client.request(frame.OP_TRACE_START, body)
     if status < 0:
         raise ScionError(reply.decode("utf-8", "replace").strip() or
                          f"trace start: {frame.errno_name(status)}")
-    if len(reply) < 12:
-        raise ScionError(f"malformed TRACE_START answer of {len(reply)} bytes")
-    stream, cpus, nepids = struct.unpack_from("<III", reply)
-    if len(reply) != 12 + 8 * nepids:
-        raise ScionError(f"TRACE_START answer of {len(reply)} bytes for {nepids} EPIDs")
+    head = answer(START_REPLY, reply, "TRACE_START", exact=False)
+    if len(reply) != START_REPLY.size + EPID.size * head["nepids"]:
+        raise ScionError(f"TRACE_START answer of {len(reply)} bytes for {head['nepids']} EPIDs")
     epids = {}
-    for i in range(nepids):
-        clause, probe = struct.unpack_from("<II", reply, 12 + 8 * i)
-        epids[i + 1] = (clause, probe)
-    client.watch_stream(stream, on_chunk)
-    return stream, cpus, epids
+    for i in range(head["nepids"]):
+        e = EPID.unpack(reply, START_REPLY.size + EPID.size * i)
+        epids[i + 1] = (e["clause"], e["probe_id"])
+    client.watch_stream(head["stream"], on_chunk)
+    return head["stream"], head["cpus"], epids
 
 
 class Snapshots:

@@ -56,45 +56,37 @@ static bool receive_byte(uint8_t byte)
 void channel_send(uint8_t type, uint32_t seq, const void *a, size_t alen, const void *b,
 		  size_t blen)
 {
-	uint8_t header[CHAN_HEADER_BYTES], crc_bytes[CHAN_CRC_BYTES];
-	uint32_t crc = chan_crc32(chan_crc32(0, a, alen), b, blen);
+	uint8_t header[CHAN_HEADER_BYTES];
+	struct chan_frame_trailer trailer = { chan_crc32(chan_crc32(0, a, alen), b, blen) };
 
 	chan_header_encode(header, type, seq, (uint32_t)(alen + blen));
-	chan_put_le(crc_bytes, crc, CHAN_CRC_BYTES);
 	mutex_lock(&channel.tx_lock);
 	arch_channel_write(header, sizeof(header));
 	arch_channel_write(a, alen);
 	arch_channel_write(b, blen);
-	arch_channel_write(crc_bytes, sizeof(crc_bytes));
-	channel.counters.tx_bytes += sizeof(header) + alen + blen + sizeof(crc_bytes);
+	arch_channel_write(&trailer, sizeof(trailer));
+	channel.counters.tx_bytes += sizeof(header) + alen + blen + sizeof(trailer);
 	channel.counters.frames_sent++;
 	channel.counters.errors_sent += type == CHAN_ERROR;
 	mutex_unlock(&channel.tx_lock);
 }
 
-static void put_status(uint8_t out[CHAN_STATUS_BYTES], int status)
-{
-	chan_put_le(out, (uint32_t)status, CHAN_STATUS_BYTES);
-}
-
 void channel_respond(uint32_t seq, int status, const void *body, size_t len)
 {
-	uint8_t head[CHAN_STATUS_BYTES];
-	put_status(head, status);
-	channel_send(CHAN_RESPONSE, seq, head, sizeof(head), body, len);
+	struct chan_response_header head = { status };
+	channel_send(CHAN_RESPONSE, seq, &head, sizeof(head), body, len);
 }
 
 void channel_error(uint32_t seq, int err, const char *fmt, ...)
 {
-	uint8_t head[CHAN_STATUS_BYTES];
+	struct chan_response_header head = { err };
 	char text[MESSAGE_MAX];
 	va_list ap;
 
 	va_start(ap, fmt);
 	int n = vsnprintf(text, sizeof(text), fmt, ap);
 	va_end(ap);
-	put_status(head, err);
-	channel_send(CHAN_ERROR, seq, head, sizeof(head), text,
+	channel_send(CHAN_ERROR, seq, &head, sizeof(head), text,
 		     n < (int)sizeof(text) ? (size_t)n : sizeof(text) - 1);
 }
 
@@ -144,11 +136,20 @@ static void channel_thread(void *arg)
 	struct chan_event ev;
 	(void)arg;
 
+	channel.thread = thread_current();
 	for (;;) {
 		irqflags_t f = spin_lock_irqsave(&channel.rx_wq.lock);
 		uint64_t deadline = clock_ticks() + ms_to_ticks(CHAN_IDLE_RESET_MS);
-		while (ring_used() == 0 && clock_ticks() < deadline)
+		while (ring_used() == 0 && clock_ticks() < deadline) {
+			if (READ_ONCE(channel.held)) {
+				/* No idle reset while held: only the host's bytes wake it. */
+				channel.rx_parked = true;
+				waitq_sleep(&channel.rx_wq, 0);
+				channel.rx_parked = false;
+				continue;
+			}
 			waitq_sleep(&channel.rx_wq, deadline - clock_ticks());
+		}
 		uint32_t n = 0;
 		while (n < BATCH_BYTES && ring_used())
 			batch[n++] = channel.ring[channel.ring_tail++ % CHANNEL_RX_RING];

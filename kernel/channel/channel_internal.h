@@ -22,8 +22,6 @@
 #define CHANNEL_EVENT_TEXT CHAN_EVENT_TEXT_MAX	/* bytes of an event's text, NUL included */
 #define CHANNEL_EVENT_LINE (CHANNEL_EVENT_TEXT + 48)	/* "N MS TEXT" */
 #define CHANNEL_STREAMS 4	/* open at once */
-#define CHANNEL_SWITCH_MIN_MS 10
-#define CHANNEL_SWITCH_MAX_MS 60000
 
 struct channel_counters {
 	uint64_t rx_bytes, tx_bytes;
@@ -42,6 +40,10 @@ struct channel {
 	struct mutex tx_lock;			/* serializes whole frames */
 	struct chan_parser parser;		/* thread */
 	bool handshake_done;			/* thread: a HELLO with this build's version came */
+	struct thread *thread;			/* set once: the channel thread */
+	bool held;				/* hold.c's holder writes it (WRITE_ONCE); the
+						   threads read it under their queue's lock */
+	bool rx_parked;				/* rx_wq.lock: the thread sleeps, held */
 	struct channel_counters counters;	/* rx_*: rx_wq.lock; tx_bytes, frames_sent,
 						   errors_sent: tx_lock; the rest: thread */
 };
@@ -101,6 +103,18 @@ size_t channel_event_take(char *buf);
 bool channel_event_pending(void);
 int channel_events_print(void);
 int channel_events_request(uint32_t seq, const uint8_t *body, uint32_t len);	/* the EVENTS op */
+
+/*
+ * Holding the channel (hold.c, scion/channel.h). While channel.held,
+ * each thread sleeps with no timeout and notes that it does under its
+ * own queue's lock (channel.rx_parked; the output thread's, read by
+ * channel_output_parked), so the holder, reading the note under the
+ * same lock, knows the thread is asleep and not just about to be.
+ * channel_output_kick wakes the output thread, held or not (any context
+ * but with no spinlock held).
+ */
+bool channel_output_parked(void);
+void channel_output_kick(void);
 
 /*
  * Streams and the output thread (stream.c). The ops run in the channel

@@ -38,7 +38,12 @@ uint32_t chan_crc32(uint32_t crc, const void *data, size_t n)
 	return ~crc;
 }
 
-enum { OFF_VERSION = 2, OFF_TYPE = 3, OFF_SEQ = 4, OFF_LENGTH = 8, OFF_HEADER_CRC = 12 };
+/* Where struct chan_frame_header's members are (the wire's byte order: chan_put_le). */
+#define OFF_VERSION    offsetof(struct chan_frame_header, version)
+#define OFF_TYPE       offsetof(struct chan_frame_header, type)
+#define OFF_SEQ        offsetof(struct chan_frame_header, seq)
+#define OFF_LENGTH     offsetof(struct chan_frame_header, length)
+#define OFF_HEADER_CRC offsetof(struct chan_frame_header, crc)
 
 void chan_header_encode(uint8_t out[CHAN_HEADER_BYTES], uint8_t type, uint32_t seq,
 			uint32_t length)

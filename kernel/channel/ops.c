@@ -128,26 +128,29 @@ static int op_echo(uint32_t seq, const uint8_t *body, uint32_t len)
 
 static int op_bulk(uint32_t seq, const uint8_t *body, uint32_t len)
 {
-	static uint8_t chunk[CHAN_STATUS_BYTES + BULK_CHUNK];
-	if (len != 4) {
-		static const char msg[] = "bulk: give the byte count as a u32\n";
-		channel_respond(seq, -EINVAL, msg, sizeof(msg) - 1);
+	static struct {
+		struct chan_data_header head;	/* stream 0 */
+		uint8_t bytes[BULK_CHUNK];
+	} chunk;
+	struct chan_bulk_request req;
+
+	if (len != sizeof(req)) {
+		channel_error(seq, -EINVAL, "bulk: give a struct chan_bulk_request (%zu bytes: the "
+			      "byte count), not %u bytes", sizeof(req), len);
 		return -EINVAL;
 	}
-	uint32_t total = (uint32_t)chan_get_le(body, 4);
+	memcpy(&req, body, sizeof(req));
 	for (size_t i = 0; i < BULK_CHUNK; i++)
-		chunk[CHAN_STATUS_BYTES + i] = (uint8_t)i;
-	memset(chunk, 0, CHAN_STATUS_BYTES);	/* stream 0 */
+		chunk.bytes[i] = (uint8_t)i;
+	chunk.head.stream = BULK_STREAM;
 	uint64_t start = arch_cycles();
-	for (uint32_t sent = 0; sent < total;) {
-		uint32_t n = total - sent < BULK_CHUNK ? total - sent : BULK_CHUNK;
-		channel_send(CHAN_DATA, seq, chunk, CHAN_STATUS_BYTES + n, NULL, 0);
+	for (uint32_t sent = 0; sent < req.bytes;) {
+		uint32_t n = req.bytes - sent < BULK_CHUNK ? req.bytes - sent : BULK_CHUNK;
+		channel_send(CHAN_DATA, seq, &chunk, sizeof(chunk.head) + n, NULL, 0);
 		sent += n;
 	}
-	uint64_t cycles = arch_cycles() - start;
-	uint8_t out[8];
-	chan_put_le(out, cycles, sizeof(out));
-	channel_respond(seq, 0, out, sizeof(out));
+	struct chan_bulk_reply reply = { .cycles = arch_cycles() - start };
+	channel_respond(seq, 0, &reply, sizeof(reply));
 	return 0;
 }
 
@@ -180,12 +183,31 @@ static void print_stats(void)
 }
 
 /*
+ * `channel held CMD...`: CMD with the channel held (hold.c), so that a
+ * measurement it makes counts no instruction of the channel's threads;
+ * the benchmark tools run their workloads this way over the channel
+ * itself (from the channel thread, which then runs CMD and is not in
+ * the way; the output thread sleeps until CMD returns).
+ */
+static int run_held(int argc, char **argv)
+{
+	bool held = channel_hold();
+	int status = shell_run(argc, argv);
+	if (held)
+		channel_release();
+	return status;
+}
+
+/*
  * Shell: `channel` prints the counters (read unlocked: a snapshot in
  * motion), `channel events` the recent events, `channel event TEXT`
- * posts a marker event, `channel streams` the sources and open streams.
+ * posts a marker event, `channel streams` the sources and open streams,
+ * `channel held CMD` runs CMD with the channel held.
  */
 static int cmd_channel(int argc, char **argv)
 {
+	if (argc >= 3 && !strcmp(argv[1], "held"))
+		return run_held(argc - 2, argv + 2);
 	if (argc == 2 && !strcmp(argv[1], "events"))
 		return channel_events_print();
 	if (argc >= 3 && !strcmp(argv[1], "event")) {
@@ -203,7 +225,7 @@ static int cmd_channel(int argc, char **argv)
 		return 0;
 	}
 	if (argc != 1) {
-		printk("channel: usage: channel [events | event TEXT | streams]\n");
+		printk("channel: usage: channel [events | event TEXT | streams | held CMD...]\n");
 		return -EINVAL;
 	}
 	if (!channel.present) {
@@ -213,9 +235,9 @@ static int cmd_channel(int argc, char **argv)
 	print_stats();
 	return 0;
 }
-SHELL_COMMAND(channel, "[events | event TEXT | streams]",
-	      "the control channel's counters, its recent events, a marker event, its streams",
-	      cmd_channel);
+SHELL_COMMAND(channel, "[events | event TEXT | streams | held CMD...]",
+	      "the control channel's counters, its recent events, a marker event, its streams; "
+	      "CMD with its threads asleep", cmd_channel);
 
 typedef int (*op_fn)(uint32_t seq, const uint8_t *body, uint32_t len);
 
@@ -244,20 +266,21 @@ static const struct {
 
 void channel_handle_request(uint32_t seq, const uint8_t *payload, uint32_t length)
 {
+	struct chan_request_header head;
+
 	channel.counters.requests++;
-	if (length < CHAN_REQUEST_HEADER_BYTES) {
+	if (length < sizeof(head)) {
 		channel.counters.requests_failed++;
-		channel_error(seq, -EINVAL, "request of %u bytes: shorter than its %u-byte op header",
-			      length, CHAN_REQUEST_HEADER_BYTES);
+		channel_error(seq, -EINVAL, "request of %u bytes: shorter than its %zu-byte op header",
+			      length, sizeof(head));
 		return;
 	}
-	uint16_t op = (uint16_t)chan_get_le(payload, 2);
-	if (op >= CHAN_OP_LIMIT || !ops[op].fn) {
+	memcpy(&head, payload, sizeof(head));
+	if (head.op >= CHAN_OP_LIMIT || !ops[head.op].fn) {
 		channel.counters.requests_failed++;
-		channel_error(seq, -ENOSYS, "unknown op %u", op);
+		channel_error(seq, -ENOSYS, "unknown op %u", head.op);
 		return;
 	}
-	if (ops[op].fn(seq, payload + CHAN_REQUEST_HEADER_BYTES,
-		       length - CHAN_REQUEST_HEADER_BYTES) < 0)
+	if (ops[head.op].fn(seq, payload + sizeof(head), length - (uint32_t)sizeof(head)) < 0)
 		channel.counters.requests_failed++;
 }

@@ -221,6 +221,9 @@ static void list_graft(struct graft *g, void *arg)
 	r->time_us = hz ? r->cycles / per_us : 0;
 	r->mode = g->builtin ? CHAN_GRAFT_BUILTIN : g->sandboxed ? CHAN_GRAFT_SANDBOXED
 								   : CHAN_GRAFT_TRUSTED;
+	r->text_start = g->code_start;
+	r->text_bytes = (uint32_t)(g->code_end - g->code_start);
+	r->verify_cycles = READ_ONCE(g->verify_cycles);
 	graft_last_abort(g, r->last_abort, sizeof(r->last_abort));
 }
 

@@ -48,10 +48,37 @@ static struct mutex streams_lock = MUTEX_INIT(streams_lock, "channel-streams");
 static struct stream streams[CHANNEL_STREAMS];	/* streams_lock */
 static uint32_t last_stream_id;			/* streams_lock */
 static struct waitq output_wq = WAITQ_INIT(output_wq, "channel-output");
+static bool output_parked;			/* output_wq.lock: asleep while held */
+
+void channel_output_kick(void)
+{
+	waitq_wake_all(&output_wq);
+}
 
 void channel_wake_output(void)
 {
-	waitq_wake_all(&output_wq);
+	if (!READ_ONCE(channel.held))	/* a held channel's output thread stays asleep */
+		channel_output_kick();
+}
+
+bool channel_output_parked(void)
+{
+	irqflags_t f = spin_lock_irqsave(&output_wq.lock);
+	bool parked = output_parked;
+	spin_unlock_irqrestore(&output_wq.lock, f);
+	return parked;
+}
+
+/* While the channel is held (hold.c), sleep with no timeout until it is released. */
+static void park_while_held(void)
+{
+	irqflags_t f = spin_lock_irqsave(&output_wq.lock);
+	while (READ_ONCE(channel.held)) {
+		output_parked = true;
+		waitq_sleep(&output_wq, 0);
+		output_parked = false;
+	}
+	spin_unlock_irqrestore(&output_wq.lock, f);
 }
 
 /* Where a source's drain sends its own chunks: the stream being drained. */
@@ -63,10 +90,11 @@ struct chan_stream_sink {
 static void send_chunk(struct stream *s, uint32_t cpu_field, uint32_t records, uint64_t drops,
 		       const void *data, size_t bytes)
 {
+	/* On the wire the chunk header follows the 4-byte stream id unaligned. */
 	struct {
-		uint32_t stream;
+		struct chan_data_header data;
 		struct chan_chunk_header chunk;
-	} __packed head = { s->id, { cpu_field, records, drops } };
+	} __packed head = { { s->id }, { cpu_field, records, drops } };
 
 	channel_send(CHAN_DATA, 0, &head, sizeof(head), data, bytes);
 	s->sent.bytes += bytes;
@@ -106,7 +134,7 @@ static void drain(struct stream *s)
 
 /*
  * The output thread: sends posted events, and drains each stream when
- * its switch interval has passed.
+ * its switch interval has passed; while the channel is held, nothing.
  */
 static void output_thread(void *arg)
 {
@@ -115,6 +143,7 @@ static void output_thread(void *arg)
 
 	for (;;) {
 		size_t len;
+		park_while_held();
 		while ((len = channel_event_take(line)))
 			channel_send(CHAN_EVENT, 0, line, len, NULL, 0);
 
@@ -142,7 +171,7 @@ static void output_thread(void *arg)
 		}
 
 		irqflags_t f = spin_lock_irqsave(&output_wq.lock);
-		if (!channel_event_pending() && clock_ticks() < next)
+		if (!channel_event_pending() && clock_ticks() < next && !READ_ONCE(channel.held))
 			waitq_sleep(&output_wq, next - clock_ticks());
 		spin_unlock_irqrestore(&output_wq.lock, f);
 	}
@@ -226,10 +255,10 @@ int channel_stream_open(uint32_t seq, const uint8_t *body, uint32_t len)
 			      CHAN_STREAM_MAX_BUF, TBUF_ALIGN);
 		return -EINVAL;
 	}
-	if (!parse_u32(ms_word, ms_len, &switch_ms) || switch_ms < CHANNEL_SWITCH_MIN_MS ||
-	    switch_ms > CHANNEL_SWITCH_MAX_MS) {
+	if (!parse_u32(ms_word, ms_len, &switch_ms) || switch_ms < CHAN_STREAM_SWITCH_MIN_MS ||
+	    switch_ms > CHAN_STREAM_SWITCH_MAX_MS) {
 		channel_error(seq, -EINVAL, "stream open: switch interval '%.*s': give %u to %u ms",
-			      (int)ms_len, ms_word, CHANNEL_SWITCH_MIN_MS, CHANNEL_SWITCH_MAX_MS);
+			      (int)ms_len, ms_word, CHAN_STREAM_SWITCH_MIN_MS, CHAN_STREAM_SWITCH_MAX_MS);
 		return -EINVAL;
 	}
 
@@ -239,11 +268,8 @@ int channel_stream_open(uint32_t seq, const uint8_t *body, uint32_t len)
 		channel_error(seq, err, "stream open: %s", why);
 		return err;
 	}
-	uint8_t reply[12];
-	chan_put_le(reply, id, 4);
-	chan_put_le(reply + 4, cpu_count(), 4);
-	chan_put_le(reply + 8, bufsize, 4);
-	channel_respond(seq, 0, reply, sizeof(reply));
+	struct chan_stream_open_reply reply = { .stream = id, .cpus = cpu_count(), .bufsize = bufsize };
+	channel_respond(seq, 0, &reply, sizeof(reply));
 	return 0;
 }
 
@@ -256,9 +282,9 @@ int channel_stream_start(const struct chan_stream_source *src, void *priv, uint3
 			 bufsize, TBUF_MIN_SIZE, CHAN_STREAM_MAX_BUF, TBUF_ALIGN);
 		return -EINVAL;
 	}
-	if (switch_ms < CHANNEL_SWITCH_MIN_MS || switch_ms > CHANNEL_SWITCH_MAX_MS) {
+	if (switch_ms < CHAN_STREAM_SWITCH_MIN_MS || switch_ms > CHAN_STREAM_SWITCH_MAX_MS) {
 		snprintf(why, whylen, "switch interval %u ms: give %u to %u ms", switch_ms,
-			 CHANNEL_SWITCH_MIN_MS, CHANNEL_SWITCH_MAX_MS);
+			 CHAN_STREAM_SWITCH_MIN_MS, CHAN_STREAM_SWITCH_MAX_MS);
 		return -EINVAL;
 	}
 	mutex_lock(&streams_lock);
@@ -333,12 +359,15 @@ static void stream_close(struct stream *s, struct chan_stream_totals *totals)
 int channel_stream_close(uint32_t seq, const uint8_t *body, uint32_t len)
 {
 	struct chan_stream_totals totals;
+	struct chan_stream_close_request req;
 
-	if (len != 4) {
-		channel_error(seq, -EINVAL, "stream close: give the stream id as a u32");
+	if (len != sizeof(req)) {
+		channel_error(seq, -EINVAL, "stream close: give a struct chan_stream_close_request "
+			      "(%zu bytes: the stream id), not %u bytes", sizeof(req), len);
 		return -EINVAL;
 	}
-	uint32_t id = (uint32_t)chan_get_le(body, 4);
+	memcpy(&req, body, sizeof(req));
+	uint32_t id = req.stream;
 	struct stream *s = NULL;
 	mutex_lock(&streams_lock);
 	for (int i = 0; i < CHANNEL_STREAMS && !s; i++)

@@ -7,30 +7,37 @@
 #include <scion/blkdev.h>
 #include <scion/string.h>
 
-#define BYTE_BITS 8
 #define BYTE_MASK 0xffu
 
-static uint8_t pattern_byte(uint64_t sector, unsigned i)
+static void pattern_header(uint64_t sector, struct blk_pattern_header *h)
 {
-	if (i < BLK_PATTERN_MAGIC_BYTES)
-		return (uint8_t)BLK_PATTERN_MAGIC[i];
-	if (i < BLK_PATTERN_HEADER_BYTES)
-		return (uint8_t)(sector >> (BYTE_BITS * (i - BLK_PATTERN_MAGIC_BYTES)));
+	memcpy(h->magic, BLK_PATTERN_MAGIC, sizeof(h->magic));
+	h->sector = sector;
+}
+
+static uint8_t pattern_byte(uint64_t sector, unsigned i, const struct blk_pattern_header *h)
+{
+	if (i < sizeof(*h))
+		return ((const uint8_t *)h)[i];
 	return (uint8_t)((sector * BLK_PATTERN_MULTIPLIER + i) & BYTE_MASK);
 }
 
 void blk_pattern_fill(uint64_t sector, void *buf)
 {
+	struct blk_pattern_header h;
 	uint8_t *p = buf;
+	pattern_header(sector, &h);
 	for (unsigned i = 0; i < BLK_SECTOR_SIZE; i++)
-		p[i] = pattern_byte(sector, i);
+		p[i] = pattern_byte(sector, i, &h);
 }
 
 bool blk_pattern_check(uint64_t sector, const void *buf, unsigned *bad_offset)
 {
+	struct blk_pattern_header h;
 	const uint8_t *p = buf;
+	pattern_header(sector, &h);
 	for (unsigned i = 0; i < BLK_SECTOR_SIZE; i++) {
-		if (p[i] != pattern_byte(sector, i)) {
+		if (p[i] != pattern_byte(sector, i, &h)) {
 			if (bad_offset)
 				*bad_offset = i;
 			return false;

@@ -227,7 +227,7 @@ static int graft_txn(int argc, char **argv)
 	return 0;
 }
 
-/* `graft stat NAME`: one graft's counters, exact (a benchmark reads them). */
+/* `graft stat NAME`: one graft's counters, exact, for people (programs read GRAFT_LIST). */
 static int graft_stat(int argc, char **argv)
 {
 	if (argc != 3) {

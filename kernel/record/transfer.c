@@ -22,11 +22,9 @@
 #include <scion/errno.h>
 #include <scion/bcache.h>
 
-#define PUT_HEAD_BYTES 8	/* u32 id (0: a new upload), u16 stream, u16 flags */
-#define PUT_FINISH     1u	/* flags: the upload is complete after this data */
-#define GET_HEAD_BYTES 20	/* u32 id, u16 stream, u16 0, u64 offset, u32 max */
-#define GET_REPLY_HEAD 8	/* u64 the stream file's size */
-#define GET_MAX        (CHAN_MAX_PAYLOAD - CHAN_STATUS_BYTES - GET_REPLY_HEAD - 64)
+/* A REC_GET answer's bytes at most: a frame's payload less the status and the size. */
+#define GET_MAX (CHAN_MAX_PAYLOAD - sizeof(struct chan_response_header) - \
+		 sizeof(struct chan_rec_get_reply) - 64)
 
 struct upload {
 	struct recording *rec;		/* one user: the upload's */
@@ -152,15 +150,16 @@ static const char *put_finish(char *why, size_t whylen)
 int record_put_request(uint32_t seq, const uint8_t *body, uint32_t len)
 {
 	char why[160];
+	struct chan_rec_put_request req;
 
-	if (len < PUT_HEAD_BYTES) {
-		channel_error(seq, -EINVAL, "REC_PUT of %u bytes: shorter than its %u-byte head", len,
-			      PUT_HEAD_BYTES);
+	if (len < sizeof(req)) {
+		channel_error(seq, -EINVAL, "REC_PUT of %u bytes: shorter than its %zu-byte struct "
+			      "chan_rec_put_request", len, sizeof(req));
 		return -EINVAL;
 	}
-	uint32_t id = (uint32_t)chan_get_le(body, 4);
-	unsigned stream = (unsigned)chan_get_le(body + 4, 2);
-	unsigned flags = (unsigned)chan_get_le(body + 6, 2);
+	memcpy(&req, body, sizeof(req));
+	uint32_t id = req.rec;
+	unsigned stream = req.stream, flags = req.flags;
 	if (stream != REC_STREAM_TRACE && stream != REC_STREAM_LOG) {
 		channel_error(seq, -EINVAL, "REC_PUT: stream %u is neither trace (1) nor log (2)",
 			      stream);
@@ -177,8 +176,8 @@ int record_put_request(uint32_t seq, const uint8_t *body, uint32_t len)
 		channel_error(seq, -ENOENT, "REC_PUT: rec%u is not an upload in progress", id);
 		return -ENOENT;
 	}
-	const char *problem = put_bytes(stream - 1, body + PUT_HEAD_BYTES, len - PUT_HEAD_BYTES);
-	if (!problem && (flags & PUT_FINISH))
+	const char *problem = put_bytes(stream - 1, body + sizeof(req), len - (uint32_t)sizeof(req));
+	if (!problem && (flags & CHAN_REC_PUT_FINISH))
 		problem = put_finish(why, sizeof(why));
 	if (problem) {
 		unsigned failed = up.rec->id;
@@ -186,29 +185,32 @@ int record_put_request(uint32_t seq, const uint8_t *body, uint32_t len)
 		channel_error(seq, -EINVAL, "upload rec%u refused: %s", failed, problem);
 		return -EINVAL;
 	}
-	uint8_t reply[4];
-	chan_put_le(reply, up.rec->id, 4);
-	if (flags & PUT_FINISH) {
+	struct chan_rec_put_reply reply = { .rec = up.rec->id };
+	if (flags & CHAN_REC_PUT_FINISH) {
 		rec_store_complete(up.rec);
 		rec_store_put(up.rec);
 		memset(&up, 0, sizeof(up));
 	}
-	channel_respond(seq, 0, reply, sizeof(reply));
+	channel_respond(seq, 0, &reply, sizeof(reply));
 	return 0;
 }
 
 int record_get_request(uint32_t seq, const uint8_t *body, uint32_t len)
 {
-	static uint8_t reply[GET_REPLY_HEAD + GET_MAX];
+	static struct {
+		struct chan_rec_get_reply head;
+		uint8_t data[GET_MAX];
+	} reply;
+	struct chan_rec_get_request req;
 
-	if (len != GET_HEAD_BYTES) {
-		channel_error(seq, -EINVAL, "REC_GET of %u bytes: give %u", len, GET_HEAD_BYTES);
+	if (len != sizeof(req)) {
+		channel_error(seq, -EINVAL, "REC_GET of %u bytes: give a struct chan_rec_get_request "
+			      "(%zu bytes)", len, sizeof(req));
 		return -EINVAL;
 	}
-	unsigned id = (unsigned)chan_get_le(body, 4);
-	unsigned stream = (unsigned)chan_get_le(body + 4, 2);
-	uint64_t offset = chan_get_le(body + 8, 8);
-	uint32_t max = (uint32_t)chan_get_le(body + 16, 4);
+	memcpy(&req, body, sizeof(req));
+	unsigned id = req.rec, stream = req.stream;
+	uint64_t offset = req.offset;
 	if (stream != REC_STREAM_TRACE && stream != REC_STREAM_LOG) {
 		channel_error(seq, -EINVAL, "REC_GET: stream %u is neither trace (1) nor log (2)",
 			      stream);
@@ -221,17 +223,16 @@ int record_get_request(uint32_t seq, const uint8_t *body, uint32_t len)
 	}
 	const struct rec_file_header *h = &r->header[stream - 1];
 	const struct rec_data *d = &r->stream[stream - 1];
-	uint64_t total = sizeof(*h) + d->bytes;
-	uint32_t n = max < GET_MAX ? max : GET_MAX, done = 0;
-	chan_put_le(reply, total, 8);
+	uint32_t n = req.max < GET_MAX ? req.max : GET_MAX, done = 0;
+	reply.head.size = sizeof(*h) + d->bytes;
 	if (offset < sizeof(*h)) {
 		done = (uint32_t)(sizeof(*h) - offset) < n ? (uint32_t)(sizeof(*h) - offset) : n;
-		memcpy(reply + GET_REPLY_HEAD, (const uint8_t *)h + offset, done);
+		memcpy(reply.data, (const uint8_t *)h + offset, done);
 	}
 	if (done < n && offset + done >= sizeof(*h))
-		done += (uint32_t)rec_data_read(d, offset + done - sizeof(*h),
-						reply + GET_REPLY_HEAD + done, n - done);
+		done += (uint32_t)rec_data_read(d, offset + done - sizeof(*h), reply.data + done,
+						n - done);
 	rec_store_put(r);
-	channel_respond(seq, 0, reply, GET_REPLY_HEAD + done);
+	channel_respond(seq, 0, &reply, sizeof(reply.head) + done);
 	return 0;
 }

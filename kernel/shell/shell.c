@@ -77,6 +77,11 @@ int shell_execute(char *line)
 	if (argc == 0)
 		return 0;
 	argv[argc] = NULL;
+	return shell_run(argc, argv);
+}
+
+int shell_run(int argc, char **argv)
+{
 	const struct shell_cmd *c = find_command(argv[0]);
 	if (!c) {
 		printk("scion: unknown command '%s'; type 'help' for the list\n", argv[0]);

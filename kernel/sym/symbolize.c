@@ -73,10 +73,10 @@ static void name_address(uint64_t addr, uint64_t flags, struct named *out)
 
 int symbolize_request(uint32_t seq, const uint8_t *body, uint32_t len)
 {
-	const size_t item = 16, record = sizeof(struct chan_sym_record);
+	const size_t item = sizeof(struct chan_sym_request), record = sizeof(struct chan_sym_record);
 	if (len % item || len / item > CHAN_SYM_MAX_ADDRESSES) {
-		channel_error(seq, -EINVAL, "symbolize: give up to %u pairs of u64 address, u64 flags",
-			      CHAN_SYM_MAX_ADDRESSES);
+		channel_error(seq, -EINVAL, "symbolize: give up to %u struct chan_sym_request "
+			      "(u64 address, u64 flags)", CHAN_SYM_MAX_ADDRESSES);
 		return -EINVAL;
 	}
 	size_t n = len / item;
@@ -86,8 +86,10 @@ int symbolize_request(uint32_t seq, const uint8_t *body, uint32_t len)
 		return -ENOMEM;
 	}
 	for (size_t i = 0; i < n; i++) {
+		struct chan_sym_request req;
 		struct named nm;
-		name_address(chan_get_le(body + i * item, 8), chan_get_le(body + i * item + 8, 8), &nm);
+		memcpy(&req, body + i * item, item);
+		name_address(req.address, req.flags, &nm);
 		struct chan_sym_record r = { .start = nm.start, .offset = nm.offset,
 					     .kind = nm.kind, .name_len = (uint16_t)strlen(nm.name) };
 		memcpy(r.name, nm.name, r.name_len);

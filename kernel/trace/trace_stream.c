@@ -21,6 +21,7 @@
 #include <scion/errno.h>
 #include <scion/format.h>
 #include <scion/mm.h>
+#include <scion/string.h>
 #include <scion/trace.h>
 #include <scion/cpu.h>
 
@@ -82,26 +83,24 @@ static void trace_release(void *priv)
 CHAN_STREAM_SOURCE_FULL(trace_source, "trace", "(opened by TRACE_START)", trace_open,
 			trace_close, trace_drain, trace_release);
 
-/* The reply: u32 stream, u32 CPUs, u32 EPIDs, then each EPID's u32 clause and u32 probe id. */
+/* The reply: struct chan_trace_start_reply, then each EPID's clause and probe id. */
 static void reply_started(uint32_t seq, const struct trace_session *s, uint32_t stream)
 {
 	uint32_t n = trace_session_necbs(s);
-	size_t reply_len = 12 + (size_t)n * 8;
-	uint8_t *reply = kmalloc(reply_len);
+	size_t reply_len = sizeof(struct chan_trace_start_reply) +
+			   (size_t)n * sizeof(struct chan_trace_epid);
+	struct chan_trace_start_reply *reply = kmalloc(reply_len);
 	if (!reply) {
 		channel_error(seq, -ENOMEM, "trace start: stream %u is open but no memory for the "
 			      "reply; close it", stream);
 		return;
 	}
-	chan_put_le(reply, stream, 4);
-	chan_put_le(reply + 4, cpu_count(), 4);
-	chan_put_le(reply + 8, n, 4);
-	for (uint32_t epid = 1; epid <= n; epid++) {
-		uint32_t clause, probe;
-		trace_session_ecb(s, epid, &clause, &probe);
-		chan_put_le(reply + 12 + (epid - 1) * 8, clause, 4);
-		chan_put_le(reply + 16 + (epid - 1) * 8, probe, 4);
-	}
+	reply->stream = stream;
+	reply->cpus = cpu_count();
+	reply->nepids = n;
+	for (uint32_t epid = 1; epid <= n; epid++)
+		trace_session_ecb(s, epid, &reply->epids[epid - 1].clause,
+				  &reply->epids[epid - 1].probe_id);
 	channel_respond(seq, 0, reply, reply_len);
 	kfree(reply);
 }
@@ -112,14 +111,17 @@ int trace_start_request(uint32_t seq, const uint8_t *body, uint32_t len)
 	struct trace_session *s;
 	int err;
 
-	if (len < 8) {
-		channel_error(seq, -EINVAL, "trace start: give u32 bufsize, u32 switch_ms and a "
-			      "trace object");
+	struct chan_trace_start_request req;
+
+	if (len < sizeof(req)) {
+		channel_error(seq, -EINVAL, "trace start: give a struct chan_trace_start_request "
+			      "(bufsize, switch_ms) and a trace object");
 		return -EINVAL;
 	}
-	uint32_t bufsize = (uint32_t)chan_get_le(body, 4);
-	uint32_t switch_ms = (uint32_t)chan_get_le(body + 4, 4);
-	if ((err = trace_session_create(body + 8, len - 8, &s, why, sizeof(why)))) {
+	memcpy(&req, body, sizeof(req));
+	uint32_t bufsize = req.bufsize, switch_ms = req.switch_ms;
+	if ((err = trace_session_create(body + sizeof(req), len - (uint32_t)sizeof(req), &s, why,
+					sizeof(why)))) {
 		channel_error(seq, err, "trace start: %s", why);
 		return err;
 	}

@@ -10,10 +10,13 @@ the prefetches it started have landed, so the only buffers ever not
 evictable are those a read-ahead plan is filling right now.
 """
 
-NO_BLOCK = (1 << 64) - 1
+from scionhost.layouts import C
+
+# The contract's constants (graft/bcache.h), as the build generated them.
+NO_BLOCK = C.BCACHE_NO_BLOCK
 MASK64 = (1 << 64) - 1
-POLICY_WORDS = 8
-PREFETCH_MAX = 8
+POLICY_WORDS = C.BCACHE_POLICY_WORDS
+PREFETCH_MAX = C.BCACHE_PREFETCH_MAX
 DISK_BLOCKS = 8192
 
 

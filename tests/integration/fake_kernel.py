@@ -15,7 +15,6 @@ that two clients never interleaved.
 
 import os
 import socket
-import struct
 import threading
 
 from scionhost import frame
@@ -118,7 +117,7 @@ class FakeKernel:
         if op in self.answers:
             status, answer = self.answers[op](body)
             reply = frame.encode(frame.RESPONSE if status >= 0 else frame.ERROR, f.seq,
-                                 struct.pack("<i", status) + answer)
+                                 frame.encode_status(status, answer))
         elif op == frame.OP_SHELL:
             status, text = self.shell.get(body.decode(), (-2, f"scion: unknown command "
                                                          f"'{body.decode()}'\n"))
@@ -127,25 +126,26 @@ class FakeKernel:
             name, _, image = body.partition(b"\0")
             reply = response(f.seq, 0, f"graft: loaded {name.decode()} ({len(image)} bytes)\n")
         elif op == frame.OP_ECHO:
-            reply = frame.encode(frame.RESPONSE, f.seq, struct.pack("<i", 0) + body)
+            reply = frame.encode(frame.RESPONSE, f.seq, frame.encode_status(0, body))
         elif op == frame.OP_BULK:
-            (n,) = struct.unpack("<I", body)
+            n = layout("chan_bulk_request").unpack(body)["bytes"]
             reply = b""
             for start in range(0, n, 60000):
                 chunk = b"\x5a" * min(60000, n - start)
-                reply += frame.encode(frame.DATA, 0, struct.pack("<I", 0) + chunk)
-            reply += frame.encode(frame.RESPONSE, f.seq, struct.pack("<iQ", 0, 123456))
+                reply += frame.encode(frame.DATA, 0, frame.encode_data(0, chunk))
+            reply += frame.encode(frame.RESPONSE, f.seq, frame.encode_status(
+                0, layout("chan_bulk_reply").pack(cycles=123456)))
         else:
             reply = error(f.seq, -ENOSYS, f"unknown op {op}")
         conn.sendall(reply)
 
 
 def response(seq, status, text):
-    return frame.encode(frame.RESPONSE, seq, struct.pack("<i", status) + text.encode())
+    return frame.encode(frame.RESPONSE, seq, frame.encode_status(status, text.encode()))
 
 
 def error(seq, status, text):
-    return frame.encode(frame.ERROR, seq, struct.pack("<i", status) + text.encode())
+    return frame.encode(frame.ERROR, seq, frame.encode_status(status, text.encode()))
 
 
 # --- canned structured replies (kernel/include/scion/chan_reply.h) ---------

@@ -13,7 +13,6 @@ import os
 import random
 import re
 import socket
-import struct
 import subprocess
 import sys
 import threading
@@ -110,7 +109,7 @@ def hostile_stream(frame, rng):
                 payload = b"\xff\xff" + payload[2:]    # nothing that runs commands or floods
             out += frame.encode(ftype, i, payload)
             continue
-        good = bytearray(frame.encode(frame.REQUEST, i, struct.pack("<HH", 0xfff0, 0) + payload))
+        good = bytearray(frame.encode_request(i, 0xfff0, payload))
         if kind == 1:                      # one bit flipped anywhere
             bit = rng.randrange(len(good) * 8)
             good[bit // 8] ^= 1 << (bit % 8)

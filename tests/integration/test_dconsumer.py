@@ -12,15 +12,21 @@ Run alone with `python3 tests/integration/test_dconsumer.py`."""
 import io
 import os
 import re
-import struct
 import sys
 import time
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.path.dirname(os.path.dirname(HERE))
 from scionhost.dconsumer import FAULTS, Consumer
+from scionhost.layouts import C, layout
 
 M64 = (1 << 64) - 1
+# The trace records of scion/dof.h, as the kernel writes them.
+RECHDR = layout("dof_rechdr", "epid", "probe_id", "timestamp")
+AGGENT = layout("dof_aggent", "agg", "keybytes", "valbytes")
+STATUS = layout("dof_status", "dynvar_drops", "spec_drops", "spec_unavail", "agg_drops", "errors",
+                "flags", "exit_status")
+ERROR = layout("dof_error", "epid", "action", "pc", "fault", "addr")
 PROBES = {1: ("dtrace", "", "", "BEGIN"), 2: ("dtrace", "", "", "END"),
           3: ("dtrace", "", "", "ERROR"),
           12: ("fbt", "kernel", "bcache_read", "entry"),
@@ -67,7 +73,7 @@ class Layout:
         return self._add("stack", 8 * frames, frames=frames)
 
     def record(self, epid, probe, ts, *values):
-        out = struct.pack("<IIQ", epid, probe, ts)
+        out = RECHDR.pack(epid=epid, probe_id=probe, timestamp=ts)
         for size, v in zip(self.fields, values):
             if isinstance(v, int):
                 v = (v & M64).to_bytes(8, "little")
@@ -94,13 +100,14 @@ def entry(aid, keys, vals):
     kb = b"".join((k & M64).to_bytes(8, "little") if isinstance(k, int) else
                   k if isinstance(k, bytes) else k[0].encode().ljust((k[1] + 7) & ~7, b"\0")
                   for k in keys)
-    out = struct.pack("<IHH", aid, len(kb), 8 * len(vals)) + kb + \
-        struct.pack("<%dQ" % len(vals), *[v & M64 for v in vals])
+    out = AGGENT.pack(agg=aid, keybytes=len(kb), valbytes=8 * len(vals)) + kb + \
+        b"".join((v & M64).to_bytes(8, "little") for v in vals)     # values: D's u64s
     return out + b"\0" * (-len(out) % 8)
 
 
 def status(dyn=0, spec=0, unavail=0, aggd=0, errors=0, flags=0, exit_status=0):
-    return struct.pack("<QQQQQIi", dyn, spec, unavail, aggd, errors, flags, exit_status)
+    return STATUS.pack(dynvar_drops=dyn, spec_drops=spec, spec_unavail=unavail, agg_drops=aggd,
+                       errors=errors, flags=flags, exit_status=exit_status)
 
 
 def quantize(*values):
@@ -316,7 +323,8 @@ def job_printa_formats(ctx):
     # the same key with its string packed to its 12 bytes (no padding) merges too
     packed = ((M64 - 1).to_bytes(8, "little") + b"k".ljust(12, b"\0") +
               (0xfffe).to_bytes(8, "little"))
-    data += struct.pack("<IHH", 4, len(packed), 8) + packed + struct.pack("<Q", 4) + b"\0" * 4
+    data += AGGENT.pack(agg=4, keybytes=len(packed), valbytes=8) + packed + \
+        (4).to_bytes(8, "little") + b"\0" * 4
     printas = [("%a %@u\n", [0]), (None, [1]), ("%@d\n", [2]), (None, [2]), ("%s %@d|\n", [3]),
                ("%x %5.1s %d %@x\n", [4])]
     s = _printa_session(aggs, printas).snap([(0, rec(1, 2, 1))], data)
@@ -525,10 +533,10 @@ def job_stack_keys(ctx):
 def job_messages(ctx):
     s = Session([(1, None, []), (12, None, [])])
     err = lambda epid, action, pc, fault, addr, ts=5: (  # noqa: E731
-        struct.pack("<IIQ", 0xffffffff, 12, ts) +
-        struct.pack("<IIIIQ", epid, action, pc, fault, addr))
+        RECHDR.pack(epid=C.DOF_EPID_ERROR, probe_id=12, timestamp=ts) +
+        ERROR.pack(epid=epid, action=action, pc=pc, fault=fault, addr=addr))
     s.snap([(0, err(2, 1, 8, 1, 0) + err(2, 0, 3, 3, 0, 6), 1),
-            (2, err(2, 2, 4, 2, 0x1001, 7) + err(2, 1, 0xffffffff, 42, 0, 8), 5)],
+            (2, err(2, 2, 4, 2, 0x1001, 7) + err(2, 1, C.DIF_PC_NONE, 42, 0, 8), 5)],
            stat=status(dyn=2, unavail=1, aggd=1))
     s.snap(stat=status(dyn=2, spec=3, unavail=4, aggd=1))
     head = "dtrace: error on enabled probe ID 2 (ID 12: fbt:kernel:bcache_read:entry): "

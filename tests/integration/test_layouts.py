@@ -10,7 +10,11 @@ every constant's value. One difference fails. The same program compiled
 against a copy of the headers with one member widened and one constant
 changed must report both: a layout changed in C is caught wherever
 Python still holds the old one. host/scionhost/layouts.py's struct
-formats are checked to put each member at its offset. No QEMU."""
+formats are checked to put each member at its offset. Every request and
+answer body the host sends or reads has a structure here, and the host's
+code names the members it uses (layouts.layout(NAME, members...)): a
+member renamed, added or moved in the header makes the host fail at
+import, which a job shows with a regenerated description. No QEMU."""
 
 import os
 import shutil
@@ -19,10 +23,36 @@ import sys
 import tempfile
 
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
-HEADERS = ("errno.h", "chan_proto.h", "chan_reply.h", "recfmt.h", "dof.h", "dif_exec.h",
-           "profile_config.h")
+# Where the headers the description names are (#include <scion/...>, <graft/...>, <arch/...>).
+INCLUDE_DIRS = ("kernel/include", "grafts/include", "arch/x86/include")
 SIGNED_CODES = set("bhiq")
 UNSIGNED_CODES = set("BHIQ")
+INT64_MAX = (1 << 63) - 1
+# Every structure the host reads or writes: the generator must not leave one out.
+DESCRIBED = (
+    # frames and the requests and answers of the ops
+    "chan_frame_header", "chan_frame_trailer", "chan_request_header", "chan_response_header",
+    "chan_data_header", "chan_bulk_request", "chan_bulk_reply", "chan_stream_open_reply",
+    "chan_stream_close_request", "chan_stream_totals", "chan_trace_start_request",
+    "chan_trace_start_reply", "chan_trace_epid", "chan_rec_put_request", "chan_rec_put_reply",
+    "chan_rec_get_request", "chan_rec_get_reply", "chan_sym_request", "chan_sym_record",
+    # streams
+    "chan_chunk_header", "chan_probe_record", "chan_bench_record", "chan_bench_status",
+    # structured replies
+    "chan_status", "chan_probe_info", "chan_graft_info", "chan_metric_info", "chan_event_info",
+    "chan_channel_stats", "chan_list_request", "chan_list_head",
+    # recordings and trace data
+    "rec_file_header", "rec_head", "rec_common", "rec_bcache_request", "rec_bcache_result",
+    "rec_bcache_prefetch", "rec_sched_event", "rec_sched_state", "rec_sched_pick",
+    "rec_point_call", "rec_point_done", "dof_rechdr", "dof_error", "dof_aggent", "dof_status",
+    # the test disk's sector header (tools/mkdisk.py), the profile configuration
+    "blk_pattern_header", "profile_config_header", "profile_config_resource",
+    "profile_config_bucket")
+# Constants of the API headers read for constants alone (the codes records carry).
+DESCRIBED_CONSTANTS = ("BCACHE_NO_BLOCK", "BCACHE_PREFETCH_MAX", "BCACHE_OUTCOME_HIT",
+                       "BCACHE_PREFETCH_FAILED", "SCHED_EVENT_RUNNABLE", "SCHED_EVENT_YIELD",
+                       "GRAFT_OUTCOME_ABORTED", "CHAN_REC_PUT_FINISH", "CHAN_BENCH_FIGURE",
+                       "CHAN_STREAM_SWITCH_MIN_MS")
 
 
 def load_layouts():
@@ -32,7 +62,7 @@ def load_layouts():
 
 def c_program(gen):
     """C source printing what the compiler says of everything gen describes."""
-    lines = [f"#include <scion/{h}>" for h in HEADERS]
+    lines = [f"#include <{h}>" for h in gen.HEADERS]
     lines += ["int printf(const char *, ...);", "int main(void)", "{"]
     for name, info in gen.STRUCTS.items():
         lines.append(f'\tprintf("struct {name} %zu %zu\\n", sizeof(struct {name}), '
@@ -50,6 +80,8 @@ def c_program(gen):
         for cname, value in values.items():
             if isinstance(value, str):
                 lines.append(f'\tprintf("const {cname} %s\\n", {cname});')
+            elif value > INT64_MAX:
+                lines.append(f'\tprintf("const {cname} %llu\\n", (unsigned long long)({cname}));')
             else:
                 lines.append(f'\tprintf("const {cname} %lld\\n", (long long)({cname}));')
     lines += ["\treturn 0;", "}"]
@@ -76,12 +108,13 @@ def expected(gen):
     return out
 
 
-def compiler_says(gen, include_dir, work):
-    """Compile and run c_program against include_dir: (lines, error text)."""
+def compiler_says(gen, include_dirs, work):
+    """Compile and run c_program against include_dirs: (lines, error text)."""
     src, exe = os.path.join(work, "layouts.c"), os.path.join(work, "layouts")
     with open(src, "w") as f:
         f.write(c_program(gen))
-    proc = subprocess.run(["gcc", "-std=gnu11", "-w", "-I", include_dir, "-o", exe, src],
+    proc = subprocess.run(["gcc", "-std=gnu11", "-w"] +
+                          [arg for d in include_dirs for arg in ("-I", d)] + ["-o", exe, src],
                           capture_output=True, text=True)
     if proc.returncode != 0:
         return None, proc.stderr[-2000:]
@@ -97,8 +130,9 @@ def differences(got, want):
 def job_agree(ctx):
     layouts = load_layouts()
     gen = layouts._GEN
+    include_dirs = [os.path.join(ROOT, d) for d in INCLUDE_DIRS]
     with tempfile.TemporaryDirectory(prefix="scion-layouts-") as work:
-        got, err = compiler_says(gen, os.path.join(ROOT, "kernel", "include"), work)
+        got, err = compiler_says(gen, include_dirs, work)
         ctx.result("program-compiles", got is not None, err)
         if got is None:
             return
@@ -106,16 +140,16 @@ def job_agree(ctx):
         wrong = differences(got, want)
         ctx.result("every-offset-size-and-constant", not wrong,
                    f"{len(wrong)} differences: " + "; ".join(wrong[:8]))
-        for name in ("chan_status", "chan_probe_info", "chan_graft_info", "chan_metric_info",
-                     "chan_event_info", "chan_channel_stats", "chan_list_head", "chan_sym_record",
-                     "chan_frame_header", "chan_chunk_header", "chan_probe_record",
-                     "chan_stream_totals", "rec_file_header", "rec_bcache_result",
-                     "rec_sched_state", "dof_rechdr", "dof_error", "dof_aggent", "dof_status"):
+        for name in DESCRIBED:
             ctx.result(f"described/{name}", name in gen.STRUCTS, "not in the generated module")
+        constants = {k for values in gen.CONSTANTS.values() for k in values}
+        missing = [c for c in DESCRIBED_CONSTANTS if c not in constants]
+        ctx.result("described-constants", not missing, f"not in the generated module: {missing}")
 
         # The same program against headers where C moved on and Python did not.
         inc = os.path.join(work, "include")
         shutil.copytree(os.path.join(ROOT, "kernel", "include"), inc)
+        include_dirs[0] = inc
         path = os.path.join(inc, "scion", "chan_proto.h")
         with open(path) as f:
             text = f.read()
@@ -125,7 +159,7 @@ def job_agree(ctx):
             f.write(changed)
         ctx.result("test-edits-applied", "\tuint32_t cpu;\n\tuint16_t size;" in changed and
                    "131072" in changed, "chan_proto.h no longer has the lines this test edits")
-        got2, err = compiler_says(gen, inc, work)
+        got2, err = compiler_says(gen, include_dirs, work)
         wrong = differences(got2 or [], want)
         caught = [w for w in wrong if "chan_probe_record.cpu" in w or "chan_probe_record.size" in w]
         ctx.result("a-widened-member-is-caught", bool(caught), "; ".join(wrong[:8]) or err)
@@ -134,9 +168,7 @@ def job_agree(ctx):
 
         # Generated again from the changed headers, the description follows them.
         out = os.path.join(work, "regen.py")
-        proc = subprocess.run([sys.executable, os.path.join(ROOT, "tools", "gen_layouts.py")] +
-                              [os.path.join(inc, "scion", h) for h in HEADERS] + ["-o", out],
-                              capture_output=True, text=True)
+        proc = regenerate(gen, include_dirs, out)
         regen = {}
         if proc.returncode == 0:
             exec(open(out).read(), regen)
@@ -146,6 +178,72 @@ def job_agree(ctx):
                 STRUCTS, CONSTANTS = regen["STRUCTS"], regen["CONSTANTS"]
             agrees = not differences(got2 or [], expected(Gen))
         ctx.result("regenerated-from-changed-headers-agrees", agrees, proc.stderr)
+
+
+def header_path(name, include_dirs):
+    """Where #include <name> finds it among include_dirs."""
+    return next(os.path.join(d, name) for d in include_dirs
+                if os.path.exists(os.path.join(d, name)))
+
+
+def regenerate(gen, include_dirs, out):
+    """tools/gen_layouts.py over the headers gen was made from, found in include_dirs."""
+    structural = [h for h in gen.HEADERS if h not in gen.CONSTANT_HEADERS]
+    return subprocess.run([sys.executable, os.path.join(ROOT, "tools", "gen_layouts.py")] +
+                          [header_path(h, include_dirs) for h in structural] +
+                          ["--constants-only"] +
+                          [header_path(h, include_dirs) for h in gen.CONSTANT_HEADERS] +
+                          ["-o", out], capture_output=True, text=True)
+
+
+# (structure, header, text in it, the same text changed, a module whose import must then fail)
+RENAMES = (
+    ("chan_rec_get_request", "chan_proto.h", "\tuint32_t max;\t\t\t/* bytes wanted at most */",
+     "\tuint32_t most;", "scionhost.record"),
+    ("chan_trace_start_reply", "chan_proto.h", "\tuint32_t nepids;\n", "\tuint32_t epids_n;\n",
+     "scionhost.trace"),
+    ("chan_bench_record", "chan_proto.h", "\tuint16_t kind;\t\t\t/* enum chan_bench_kind */",
+     "\tuint16_t sort;", "scionhost.bench"),
+    ("chan_stream_open_reply", "chan_proto.h",
+     "\tuint32_t bufsize;\t\t/* bytes per CPU buffer */", "\tuint32_t bufsize, spare;",
+     "scionhost.client"),
+)
+
+
+def job_host_follows_members(ctx):
+    """A member renamed, added or moved in a header, generated again: the host code that
+    packs or reads that structure fails at import, naming it, instead of sending zeros."""
+    layouts = load_layouts()
+    gen = layouts._GEN
+    for what, header, old, new, module in RENAMES:
+        with tempfile.TemporaryDirectory(prefix="scion-layouts-") as work:
+            inc = os.path.join(work, "include")
+            shutil.copytree(os.path.join(ROOT, "kernel", "include"), inc)
+            path = os.path.join(inc, "scion", header)
+            with open(path) as f:
+                text = f.read()
+            if old not in text:
+                ctx.result(f"{what}/edit-applies", False, f"{header} no longer has {old!r}")
+                continue
+            with open(path, "w") as f:
+                f.write(text.replace(old, new))
+            out = os.path.join(work, "changed.py")
+            dirs = [inc] + [os.path.join(ROOT, d) for d in INCLUDE_DIRS[1:]]
+            proc = regenerate(gen, dirs, out)
+            if proc.returncode != 0:
+                ctx.result(f"{what}/regenerated", False, proc.stderr)
+                continue
+            env = dict(os.environ, SCION_LAYOUTS=out)
+            run = subprocess.run([sys.executable, "-c", f"import {module}"], env=env,
+                                 capture_output=True, text=True, timeout=60)
+            ctx.result(f"{what}/import-fails", run.returncode != 0 and "ImportError" in run.stderr
+                       and what in run.stderr, f"exit {run.returncode}: {run.stderr[-400:]}")
+    # Packing a member the structure does not have is refused too.
+    try:
+        layouts.layout("chan_rec_put_request").pack(rec=1, recording=2)
+        ctx.result("pack-refuses-unknown-member", False, "packed a member that does not exist")
+    except TypeError as e:
+        ctx.result("pack-refuses-unknown-member", "recording" in str(e), str(e))
 
 
 def job_generator_limits(ctx):

@@ -42,15 +42,15 @@ def patched(data, offset, fmt, value, fix_crc=True):
     b = bytearray(data)
     struct.pack_into("<" + fmt, b, offset, value)
     if fix_crc:
-        struct.pack_into("<I", b, config.CRC_OFFSET, 0)
-        struct.pack_into("<I", b, config.CRC_OFFSET, zlib.crc32(bytes(b)))
+        config.CRC.pack_into(b, config.CRC_OFFSET, 0)
+        config.CRC.pack_into(b, config.CRC_OFFSET, zlib.crc32(bytes(b)))
     return bytes(b)
 
 
 def with_crc(b):
     b = bytearray(b)
-    struct.pack_into("<I", b, config.CRC_OFFSET, 0)
-    struct.pack_into("<I", b, config.CRC_OFFSET, zlib.crc32(bytes(b)))
+    config.CRC.pack_into(b, config.CRC_OFFSET, 0)
+    config.CRC.pack_into(b, config.CRC_OFFSET, zlib.crc32(bytes(b)))
     return bytes(b)
 
 

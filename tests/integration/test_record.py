@@ -12,7 +12,6 @@ import json
 import os
 import re
 import shutil
-import struct
 import subprocess
 
 from bcache_model import command_workload
@@ -236,7 +235,7 @@ def job_bad_input(ctx):
     boot, sock = channel_boot(ctx, "bad", smp=1, single_thread_tcg=True)
     try:
         # The kernel checks uploads itself: send the bad files past the host's check.
-        from scionhost import frame
+        from scionhost import frame, record
         from scionhost.client import Client
         for name, expect in (("truncated-record", r"the last record is cut short"),
                              ("fewer-than-header", r"30 records, its header says 40"),
@@ -244,8 +243,8 @@ def job_bad_input(ctx):
                              ("log-as-trace", r"does not start with a version 1 trace header")):
             data = open(os.path.join(d, f"{name}.bin"), "rb").read()
             with Client(sock, timeout=30) as client:
-                status, body = client.request(frame.OP_REC_PUT, struct.pack("<IHH", 0, 1, 1) +
-                                              data)
+                status, body = client.request(frame.OP_REC_PUT, record.PUT_REQUEST.pack(
+                    rec=0, stream=record.recfmt.STREAM_TRACE, flags=record.PUT_FINISH) + data)
             text = body.decode("utf-8", "replace")
             ctx.result(f"upload-refused/{name}", status < 0 and
                        re.search(r"upload rec\d+ refused: .*" + expect, text), f"{status}: {text}")

@@ -10,7 +10,6 @@ import random
 import re
 import shutil
 import socket
-import struct
 import subprocess
 import sys
 import tempfile
@@ -20,7 +19,10 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.path.dirname(os.path.dirname(HERE))
 SCION = os.path.join(ROOT, "host", "scion")
 from scionhost import frame
+from scionhost.layouts import layout
 from fake_kernel import FakeKernel
+
+TRAILER = layout("chan_frame_trailer", "crc")
 
 FAKE_VERSION = "v-test"
 
@@ -88,8 +90,8 @@ def job_frame_codec(ctx):
     raw = frame.encode(frame.HELLO, 0x01020304, b"abc")
     layout_ok = (raw[:4] == bytes((0xAC, 0x5C, 1, frame.HELLO)) and raw[4:8] == b"\x04\x03\x02\x01"
                  and raw[8:12] == b"\x03\x00\x00\x00"
-                 and raw[12:16] == struct.pack("<I", frame.crc32(raw[:12]))
-                 and raw[16:19] == b"abc" and raw[19:] == struct.pack("<I", frame.crc32(b"abc"))
+                 and raw[12:16] == TRAILER.pack(crc=frame.crc32(raw[:12]))
+                 and raw[16:19] == b"abc" and raw[19:] == TRAILER.pack(crc=frame.crc32(b"abc"))
                  and len(raw) == 16 + 3 + 4)
     ctx.result("header-layout", layout_ok, raw.hex())
     empty = frame.encode(frame.REQUEST, 9, b"")
@@ -108,9 +110,9 @@ def job_frame_codec(ctx):
     ctx.result("request-and-hello-round-trip", ok, repr(frames)[:200])
 
     kernel_side = frame.ReferenceParser(frame.KERNEL_SENT_TYPES)
-    stream = (frame.encode(frame.RESPONSE, 5, struct.pack("<i", -22) + b"probe: usage\n")
-              + frame.encode(frame.ERROR, 6, struct.pack("<i", -38) + b"unknown op 9")
-              + frame.encode(frame.DATA, 0, struct.pack("<I", 3) + b"\x00\xac\x5c")
+    stream = (frame.encode(frame.RESPONSE, 5, frame.encode_status(-22, b"probe: usage\n"))
+              + frame.encode(frame.ERROR, 6, frame.encode_status(-38, b"unknown op 9"))
+              + frame.encode(frame.DATA, 0, frame.encode_data(3, b"\x00\xac\x5c"))
               + frame.encode(frame.HELLO, 7, b"v1\ngcc 12.2.0, x86_64"))
     got = kernel_side.feed(stream)
     ok = (len(got) == 4 and frame.decode_status(got[0].payload) == (-22, b"probe: usage\n")
@@ -143,8 +145,9 @@ def refused(fn, *args):
 def stream_decoding(ctx):
     """Stream chunks, probe records and events as the kernel lays them out
     (struct chan_probe_record and the chunk header of chan_proto.h)."""
-    rec = struct.pack("<QQQIHH", 1000, 7, 0xdead, 42, 1, 32)
-    chunk = struct.pack("<IIQ", 1, 2, 5) + rec + rec
+    rec = frame.PROBE_RECORD.pack(timestamp_ns=1000, tid=7, arg0=0xdead, probe_id=42, cpu=1,
+                                  size=frame.PROBE_RECORD.size)
+    chunk = frame.CHUNK_HEADER.pack(1, 2, 5) + rec + rec
     cpu, count, drops, body = frame.decode_chunk(chunk)
     records = frame.decode_probe_records(body, count)
     ctx.result("chunk-and-records-decode",
@@ -176,15 +179,15 @@ def without_magic0(payload_choices):
     """The first payload whose frame tail (payload + CRC) has no 0xac, so
     scanning it as garbage counts every byte."""
     for p in payload_choices:
-        if frame.MAGIC0 not in p + struct.pack("<I", frame.crc32(p)):
+        if frame.MAGIC0 not in p + TRAILER.pack(crc=frame.crc32(p)):
             return p
     raise AssertionError("no payload without 0xac")
 
 
 def job_reference_parser(ctx):
     good = frame.encode_request(100, frame.OP_STATUS, b"")
-    tail_payload = without_magic0(struct.pack("<HH", frame.OP_ECHO, 0) + bytes([i]) * 6
-                                  for i in range(1, 100))
+    tail_payload = without_magic0(layout("chan_request_header").pack(op=frame.OP_ECHO) +
+                                  bytes([i]) * 6 for i in range(1, 100))
     tail = len(tail_payload) + 4
 
     bad_crc = bytearray(frame.encode_header(frame.REQUEST, 0x5CAC, 0))
@@ -464,7 +467,7 @@ SHELL_OUTPUT = {
 def job_fake_kernel_session(ctx):
     import json
     noise = (b"\x00garbage\xac"
-             + frame.encode(frame.ERROR, 0, struct.pack("<i", -5) + b"bad header CRC")
+             + frame.encode(frame.ERROR, 0, frame.encode_status(-5, b"bad header CRC"))
              + frame.encode(frame.EVENT, 0, b"graft: lifo aborted")     # not "N MS TEXT"
              + frame.encode(frame.EVENT, 0, b"4 1200 graft: 'lifo' aborted")
              + frame.encode(frame.RESPONSE, 999, b"\0\0\0\0late answer to another client"))

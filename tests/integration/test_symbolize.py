@@ -13,12 +13,12 @@ and stack() frames named wherever the kernel can name them.
 
 import os
 import re
-import struct
 
 from common import graft_path, poweroff
 from test_channel import channel_boot, scion
-from scionhost import frame
+from scionhost import frame, replies
 from scionhost.client import Client
+from scionhost.layouts import text
 
 BARE = re.compile(r"^\s+0x[0-9a-f]+\s*$", re.M)
 
@@ -37,7 +37,7 @@ def kernel_symbols(ctx):
 
 
 def ask(client, pairs):
-    body = b"".join(struct.pack("<QQ", addr, flags) for addr, flags in pairs)
+    body = b"".join(frame.SYM_REQUEST.pack(address=addr, flags=flags) for addr, flags in pairs)
     status, reply = client.request(frame.OP_SYMBOLIZE, body)
     records = []
     for i in range(len(reply) // frame.SYM_RECORD_BYTES):
@@ -53,11 +53,9 @@ def job_symbolize_op(ctx):
         rc, out, err = scion(ctx, sock, "graft", "load", graft_path(ctx, "evict_clock"))
         ctx.result("graft-loaded", rc == 0, out + err)
         with Client(sock) as client:
-            status, text = client.request(frame.OP_SHELL, b"graft stat clock")
-            graft_text = None
-            m = re.search(rb"text \d+ at (0x[0-9a-f]+)", text)
-            if m:
-                graft_text = int(m.group(1), 16)
+            clock = [r for r in replies.request_list(client, frame.OP_GRAFT_LIST, "chan_graft_info")
+                     if text(r["name"]) == "clock"]
+            graft_text = clock[0]["text_start"] if clock else None
             online, online_size = syms["cpu_online_main"]
             stubs, _ = syms["trap_stubs"]
             pairs = [(syms["pf_sum"][0], 0), (syms["pf_sum"][0] + 3, 0),
@@ -80,7 +78,7 @@ def job_symbolize_op(ctx):
                 ctx.result("graft-text", records[-1][2:] == (frame.SYM_GRAFT, "clock") and
                            records[-1][1] == 8, f"{records[-1]}")
             else:
-                ctx.result("graft-text", False, f"no text address in `graft stat clock`: {text!r}")
+                ctx.result("graft-text", False, f"no graft 'clock' in GRAFT_LIST: {clock}")
             # The host names kernel addresses from build/kernel.syms as the kernel does.
             from scionhost import ksyms, trace
             table = ksyms.load(ctx.ksyms)

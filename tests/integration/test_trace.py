@@ -205,9 +205,8 @@ def job_trace_hostile_objects(ctx):
     runs and closes; the kernel keeps running and its text is intact."""
     import json
     import random
-    import struct
     import subprocess
-    from scionhost import frame
+    from scionhost import frame, trace
     from scionhost.client import Client
 
     src = ("BEGIN { x = 1; self->y = 2; a[1, \"k\"] = 3; @c[probefunc] = count(); "
@@ -232,7 +231,7 @@ def job_trace_hostile_objects(ctx):
         bad_lines = []
         with Client(sock, timeout=60, wait=60) as client:
             for data in cases:
-                body = struct.pack("<II", 0, 100) + data
+                body = trace.START_REQUEST.pack(bufsize=0, switch_ms=100) + data
                 status, reply = client.request(frame.OP_TRACE_START, body)
                 if status < 0:
                     refused += 1
@@ -241,7 +240,7 @@ def job_trace_hostile_objects(ctx):
                         bad_lines.append(text)
                     continue
                 started += 1
-                stream = struct.unpack_from("<I", reply)[0]
+                stream = trace.START_REPLY.unpack(reply)["stream"]
                 client.watch_stream(stream, lambda *a: None)
                 client.stream_close(stream)
         ctx.result("corrupt-objects-refused-with-one-line",

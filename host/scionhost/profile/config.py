@@ -37,7 +37,9 @@ HEADER = layout("profile_config_header")
 RESOURCE = layout("profile_config_resource")
 BUCKET = layout("profile_config_bucket")
 BUCKET_STRUCT = BUCKET.ordered("expected", "low", "high")
-CRC_OFFSET = next(offset for name, offset, _, _ in HEADER.fields if name == "crc32")
+CRC_OFFSET, CRC_CODE = next((offset, code) for name, offset, code, _ in HEADER.fields
+                            if name == "crc32")
+CRC = struct.Struct("<" + CRC_CODE)         # the header's crc32 member, as the header types it
 
 
 def scaled(value):
@@ -76,7 +78,7 @@ def encode(cfg):
                          burst_every_s=cfg["burst_every_s"], burst_ms=cfg["burst_ms"],
                          machine=cfg["machine"].encode()[:C.PROFILE_MACHINE_MAX - 1])
     data = bytearray(header) + body
-    struct.pack_into("<I", data, CRC_OFFSET, zlib.crc32(bytes(data)))
+    CRC.pack_into(data, CRC_OFFSET, zlib.crc32(bytes(data)))
     return bytes(data)
 
 
@@ -123,7 +125,7 @@ def decode(data, where="profile configuration"):
         raise bad(f"{len(data)} bytes, but total_size says {h['total_size']} and the counts "
                   f"{size} (truncated or padded)")
     zeroed = bytearray(data)
-    struct.pack_into("<I", zeroed, CRC_OFFSET, 0)
+    CRC.pack_into(zeroed, CRC_OFFSET, 0)
     if zlib.crc32(bytes(zeroed)) != h["crc32"]:
         raise bad(f"crc32 {h['crc32']:#010x} does not match the contents "
                   f"({zlib.crc32(bytes(zeroed)):#010x})")

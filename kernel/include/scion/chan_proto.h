@@ -82,42 +82,44 @@ enum chan_reject {
 
 enum chan_frame_type {
 	CHAN_HELLO = 1,		/* host: its build version; kernel: "VERSION\nBUILD-INFO" */
-	CHAN_REQUEST = 2,	/* host: u16 op, u16 0, body */
-	CHAN_RESPONSE = 3,	/* kernel: i32 status (0 or -errno), body */
-	CHAN_ERROR = 4,		/* kernel: i32 -errno, one line of text */
+	CHAN_REQUEST = 2,	/* host: struct chan_request_header, body */
+	CHAN_RESPONSE = 3,	/* kernel: struct chan_response_header, body */
+	CHAN_ERROR = 4,		/* kernel: struct chan_response_header (-errno), one line */
 	CHAN_EVENT = 5,		/* kernel: one line of text, unasked */
-	CHAN_DATA = 6,		/* kernel: u32 stream, bytes (bulk data) */
+	CHAN_DATA = 6,		/* kernel: struct chan_data_header, bytes (bulk data) */
 	CHAN_TYPE_LIMIT,
 };
 
 /*
- * Requests. Ops that report the kernel's state answer in structured
- * records (scion/chan_reply.h says each one's form); the text some
- * other ops answer with (SHELL's output, GRAFT_LOAD's line, error
- * messages) is for people and is printed, never parsed.
+ * Requests. Every request body and answer body of a fixed form is a
+ * structure below (or in scion/chan_reply.h, the reports of the
+ * kernel's state); the kernel's parsers read those structures and the
+ * host's are generated from them. The text some ops answer with
+ * (SHELL's output, GRAFT_LOAD's line, error messages) is for people and
+ * is printed, never parsed.
  */
 enum chan_op {
 	CHAN_OP_STATUS = 1,	/* -> struct chan_status */
 	CHAN_OP_SHELL = 2,	/* command line -> status, the command's output */
 	CHAN_OP_GRAFT_LOAD = 3,	/* file name, NUL, ELF image -> the loader's one line */
 	CHAN_OP_ECHO = 4,	/* bytes -> the same bytes */
-	CHAN_OP_BULK = 5,	/* u32 n -> DATA frames of n bytes in all on stream 0, then u64 cycles */
+	CHAN_OP_BULK = 5,	/* struct chan_bulk_request -> DATA frames of that many bytes
+				   in all on stream 0, then struct chan_bulk_reply */
 	CHAN_OP_STATS = 6,	/* -> struct chan_channel_stats: the channel's counters */
-	CHAN_OP_STREAM_OPEN = 7,	/* "SOURCE BUFSIZE SWITCH_MS [ARGS]" -> u32 id, u32 cpus,
-					   u32 bufsize; then DATA chunks on stream id */
-	CHAN_OP_STREAM_CLOSE = 8,	/* u32 id -> the last chunks, then struct
-					   chan_stream_totals */
-	CHAN_OP_TRACE_START = 9,	/* u32 bufsize, u32 switch_ms, a trace object (scion/dof.h)
-					   -> u32 stream, u32 cpus, u32 nepids, nepids x
-					   { u32 clause, u32 probe id } (EPID = index + 1);
+	CHAN_OP_STREAM_OPEN = 7,	/* "SOURCE BUFSIZE SWITCH_MS [ARGS]" -> struct
+					   chan_stream_open_reply; then DATA chunks on the stream */
+	CHAN_OP_STREAM_CLOSE = 8,	/* struct chan_stream_close_request -> the last chunks,
+					   then struct chan_stream_totals */
+	CHAN_OP_TRACE_START = 9,	/* struct chan_trace_start_request (a trace object,
+					   scion/dof.h, after it) -> struct chan_trace_start_reply;
 					   then DATA chunks on the stream; STREAM_CLOSE ends it */
-	CHAN_OP_REC_PUT = 10,	/* u32 rec (0: new), u16 stream (1 trace, 2 log), u16 flags
-				   (1: finished), bytes of that stream's file -> u32 rec */
-	CHAN_OP_REC_GET = 11,	/* u32 rec, u16 stream, u16 0, u64 offset, u32 max -> u64
-				   the stream file's size, then its bytes from offset */
+	CHAN_OP_REC_PUT = 10,	/* struct chan_rec_put_request, then bytes of that stream's
+				   file -> struct chan_rec_put_reply */
+	CHAN_OP_REC_GET = 11,	/* struct chan_rec_get_request -> struct chan_rec_get_reply
+				   (the stream file's size), then its bytes from offset */
 	CHAN_OP_GRAFT_LOAD_TRUSTED = 12,	/* as GRAFT_LOAD, loaded without the sandbox's
 					   verifier (kernel/graft/graft.c: trusted mode) */
-	CHAN_OP_SYMBOLIZE = 13,	/* n x { u64 address, u64 flags (CHAN_SYM_*) } -> n x struct
+	CHAN_OP_SYMBOLIZE = 13,	/* n x struct chan_sym_request -> n x struct
 				   chan_sym_record naming each (below) */
 	CHAN_OP_PROBE_LIST = 14,	/* struct chan_list_request, then a probe spec (text, may
 					   be empty: all) -> a list of struct chan_probe_info */
@@ -129,14 +131,27 @@ enum chan_op {
 	CHAN_OP_LIMIT,
 };
 
+/* BULK: a transfer test of the guest -> host path (`scion bulk`). */
+struct chan_bulk_request {
+	uint32_t bytes;			/* DATA bytes to send on stream 0, in all */
+};
+struct chan_bulk_reply {
+	uint64_t cycles;		/* the kernel's cycles from the first DATA frame to the last */
+};
+
 /*
- * SYMBOLIZE records (kernel/sym/symbolize.c), one per address asked:
- *
- * struct chan_sym_record.
+ * SYMBOLIZE (kernel/sym/symbolize.c): up to CHAN_SYM_MAX_ADDRESSES
+ * requests, answered by one record each, in order.
  */
 #define CHAN_SYM_RETURN_ADDRESS 1	/* flags: look the address up by the byte before it */
 #define CHAN_SYM_MAX_ADDRESSES  256
 #define CHAN_SYM_NAME_MAX       64
+
+struct chan_sym_request {
+	uint64_t address;
+	uint64_t flags;			/* CHAN_SYM_* */
+};
+_Static_assert(sizeof(struct chan_sym_request) == 16, "symbolize request changed");
 
 struct chan_sym_record {
 	uint64_t start;			/* start of what holds the address (0: nothing known) */
@@ -159,18 +174,22 @@ enum chan_sym_kind {
 
 /*
  * Streams. Every switch interval the kernel sends, for each CPU whose
- * buffer holds records or counted drops, one DATA frame: u32 stream id,
- * then this chunk header, then the records (each starts on an 8-byte
- * boundary; their layout is the source's). A HELLO closes the streams
- * of the previous session.
+ * buffer holds records or counted drops, one DATA frame: struct
+ * chan_data_header (the stream id), then this chunk header, then the
+ * records (each starts on an 8-byte boundary; their layout is the
+ * source's). A HELLO closes the streams of the previous session.
  *
- * struct chan_chunk_header.
+ * STREAM_OPEN's request is text, "SOURCE BUFSIZE SWITCH_MS [ARGS]":
+ * BUFSIZE bytes per CPU buffer (at most CHAN_STREAM_MAX_BUF, a multiple
+ * of 8), SWITCH_MS between CHAN_STREAM_SWITCH_MIN_MS and _MAX_MS.
  *
  * EVENT frames (seq 0) carry "N MS TEXT": the event's number (1, 2, ...;
  * a gap means events were lost), uptime in ms, one line of text.
  */
 #define CHAN_CHUNK_HEADER_BYTES 16
 #define CHAN_STREAM_MAX_BUF 131072	/* bytes per CPU buffer a stream may ask for */
+#define CHAN_STREAM_SWITCH_MIN_MS 10
+#define CHAN_STREAM_SWITCH_MAX_MS 60000
 
 struct chan_chunk_header {
 	uint32_t cpu;			/* a CPU, or CHAN_CHUNK_AGG | cpu, or CHAN_CHUNK_STATUS */
@@ -178,6 +197,16 @@ struct chan_chunk_header {
 	uint64_t drops;			/* records dropped in the period */
 };
 _Static_assert(sizeof(struct chan_chunk_header) == CHAN_CHUNK_HEADER_BYTES, "chunk header changed");
+
+struct chan_stream_open_reply {
+	uint32_t stream;		/* the id its DATA frames carry (1, 2, ...) */
+	uint32_t cpus;			/* CPUs whose buffers it has */
+	uint32_t bufsize;		/* bytes per CPU buffer */
+};
+
+struct chan_stream_close_request {
+	uint32_t stream;
+};
 
 /* What a stream sent over its life: STREAM_CLOSE's answer. */
 struct chan_stream_totals {
@@ -199,6 +228,97 @@ struct chan_probe_record {
 	uint16_t size;		/* 32: the record's length */
 };
 
+/*
+ * The "bench" source (kernel/test/bench_stream.c; the benchmarks are the
+ * test kernel's, tests/kernel/bench_*.c): ARGS selects benchmarks as the
+ * shell's `bench` does (empty: all). Opening it starts a thread that
+ * holds the channel (channel_hold: neither of its threads runs while a
+ * benchmark measures) and runs them; each figure is one record. When
+ * the run is over the stream sends one status chunk (CHAN_CHUNK_STATUS,
+ * struct chan_bench_status) and the host closes the stream.
+ */
+#define CHAN_BENCH_NAME_MAX 64
+#define CHAN_BENCH_UNIT_MAX 24
+
+enum chan_bench_kind {
+	CHAN_BENCH_FIGURE = 1,	/* a benchmark's figure: name, value, unit */
+	CHAN_BENCH_CONFIG = 2,	/* the run's configuration: name (cpus, cycles_per_second), value */
+	CHAN_BENCH_SKIPPED = 3,	/* name: a benchmark that did not run; value: the CPUs it needs */
+};
+
+struct chan_bench_record {
+	uint64_t value;
+	uint32_t seq;			/* 1, 2, ...: the order they were reported in */
+	uint16_t kind;			/* enum chan_bench_kind */
+	uint16_t size;			/* the record's length */
+	char name[CHAN_BENCH_NAME_MAX];	/* NUL-padded */
+	char unit[CHAN_BENCH_UNIT_MAX];	/* what value counts ("cycles": the cycle counter's) */
+};
+_Static_assert(sizeof(struct chan_bench_record) == 104, "bench record changed");
+
+struct chan_bench_status {
+	uint32_t ran;			/* benchmarks run */
+	uint32_t records;		/* records written: the host checks it got them all */
+	int32_t status;			/* 0; -ENOENT: none ran; -EINTR: the stream closed first */
+	uint32_t reserved;
+};
+
+/*
+ * TRACE_START (kernel/trace/trace_stream.c): the session's buffers and
+ * switch interval, then the trace object; the answer names the stream
+ * and, for each EPID (its index + 1), the clause and the probe.
+ */
+struct chan_trace_start_request {
+	uint32_t bufsize;		/* per CPU buffer; 0: the kernel's default */
+	uint32_t switch_ms;
+	uint8_t object[];		/* the trace object (scion/dof.h), to the end */
+};
+
+struct chan_trace_epid {
+	uint32_t clause;
+	uint32_t probe_id;
+};
+
+struct chan_trace_start_reply {
+	uint32_t stream;
+	uint32_t cpus;
+	uint32_t nepids;
+	struct chan_trace_epid epids[];	/* nepids of them */
+};
+
+/*
+ * REC_PUT and REC_GET (kernel/record/transfer.c): a recording's stream
+ * files (scion/recfmt.h) to and from the kernel's store.
+ */
+#define CHAN_REC_PUT_FINISH 1		/* flags: the upload is complete after this data */
+
+struct chan_rec_put_request {
+	uint32_t rec;			/* 0: a new upload; else the upload in progress */
+	uint16_t stream;		/* enum rec_stream: 1 trace, 2 log */
+	uint16_t flags;			/* CHAN_REC_PUT_* */
+	uint8_t data[];			/* the next bytes of that stream's file */
+};
+
+struct chan_rec_put_reply {
+	uint32_t rec;			/* the upload's (and then the recording's) number */
+};
+
+struct chan_rec_get_request {
+	uint32_t rec;
+	uint16_t stream;		/* enum rec_stream */
+	uint16_t reserved;		/* 0 */
+	uint64_t offset;		/* into the stream file */
+	uint32_t max;			/* bytes wanted at most */
+	uint32_t reserved2;		/* 0 */
+};
+_Static_assert(sizeof(struct chan_rec_get_request) == 24, "REC_GET request changed");
+
+struct chan_rec_get_reply {
+	uint64_t size;			/* the whole stream file's */
+	uint8_t data[];			/* its bytes from offset, as many as fit */
+};
+
+/* The frame's payload starts, by type, with one of these. */
 #define CHAN_REQUEST_HEADER_BYTES 4	/* u16 op, u16 reserved (0) */
 #define CHAN_STATUS_BYTES         4	/* i32 at the start of RESPONSE and ERROR */
 
@@ -207,6 +327,21 @@ struct chan_request_header {
 	uint16_t reserved;		/* 0 */
 };
 _Static_assert(sizeof(struct chan_request_header) == CHAN_REQUEST_HEADER_BYTES, "request changed");
+
+struct chan_response_header {		/* RESPONSE and ERROR */
+	int32_t status;			/* 0 (or more), or -errno */
+};
+_Static_assert(sizeof(struct chan_response_header) == CHAN_STATUS_BYTES, "response changed");
+
+struct chan_data_header {		/* DATA */
+	uint32_t stream;		/* 0: BULK's; else a stream's id (a chunk header follows) */
+};
+
+/* What follows every payload (or the header, when the payload is empty). */
+struct chan_frame_trailer {
+	uint32_t crc;			/* CRC-32 of the payload */
+};
+_Static_assert(sizeof(struct chan_frame_trailer) == CHAN_CRC_BYTES, "frame trailer changed");
 
 /* Little-endian integers of the wire format, bytes long (1 to 8). */
 static inline void chan_put_le(uint8_t *p, uint64_t v, unsigned bytes)

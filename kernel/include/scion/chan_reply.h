@@ -110,9 +110,13 @@ struct chan_graft_info {
 	uint64_t time_us;		/* the same in microseconds */
 	uint32_t installed;		/* 1: installed at its point; 0: loaded only */
 	uint32_t mode;			/* enum chan_graft_mode */
+	uint64_t text_start;		/* its text (built in: the kernel function's) */
+	uint64_t verify_cycles;		/* what the last `graft verify` took; 0: none yet */
+	uint32_t text_bytes;		/* its text region (sandboxed: padded to a power of two) */
+	uint32_t reserved;
 	char last_abort[CHAN_ABORT_TEXT_MAX];	/* why it last aborted; empty: never */
 };
-_Static_assert(sizeof(struct chan_graft_info) == 232, "chan_graft_info changed");
+_Static_assert(sizeof(struct chan_graft_info) == 256, "chan_graft_info changed");
 
 enum chan_metric_kind {
 	CHAN_METRIC_COUNT = 1,		/* calls */

@@ -100,6 +100,27 @@ int channel_stream_start(const struct chan_stream_source *src, void *priv, uint3
 			 size_t whylen);
 
 /*
+ * channel_hold / channel_release - Overview: keep the channel's own
+ *   threads off the CPUs while a measurement runs (the "bench" stream
+ *   source, `channel held CMD`). While the channel is held the channel
+ *   thread sleeps until the host sends a byte (not every
+ *   CHAN_IDLE_RESET_MS) and the output thread until the release: no
+ *   event goes out and no stream is drained (their buffers keep filling
+ *   and count what does not fit), so a benchmark counts none of their
+ *   instructions. channel_hold returns once both threads are asleep, or
+ *   after HOLD_WAIT_MS (kernel/channel/hold.c) should one be busy with a
+ *   long request; channel_release wakes them, and what waited goes out.
+ * Arguments: none.
+ * Return value (hold): true when the caller now holds the channel;
+ *   false when another thread does (one holder at a time) or there is
+ *   no channel; only a true hold is released.
+ * Caller's context: thread, may sleep; not the output thread (the
+ *   channel thread may: it then runs the measurement itself).
+ */
+bool channel_hold(void);
+void channel_release(void);
+
+/*
  * channel_respond / channel_error - answer request seq: a RESPONSE
  *   (status, then body), or an ERROR (-errno, one line).
  * Caller's context: the channel thread (ops run there), may sleep.

@@ -196,6 +196,7 @@ struct graft {
 	bool installed;				/* point lock */
 	uint64_t invocations, commits, aborts;	/* atomic */
 	uint64_t cycles;			/* atomic: time inside the graft */
+	uint64_t verify_cycles;			/* atomic: what the last graft_reverify took */
 	char last_abort[112];			/* abort_lock (txn.c) */
 	struct list_node node;			/* graft_registry mutex */
 };

@@ -64,10 +64,16 @@ struct rec_head {
 					   a followed sched log's: the decision's CPU) */
 };
 
+/* What every record starts with: its head, then the sequence number the module gave it. */
+struct rec_common {
+	struct rec_head head;
+	uint64_t seq;
+};
+
 /* A record's sequence number: every record's second word. */
 static inline uint64_t rec_seq(const struct rec_head *h)
 {
-	return *(const uint64_t *)(h + 1);
+	return ((const struct rec_common *)h)->seq;
 }
 
 enum rec_type {

@@ -39,6 +39,13 @@ __noreturn void shell_main(void *arg);
  */
 int shell_execute(char *line);
 
+/*
+ * shell_run - run a command already split into words (argv[argc] NULL):
+ *   a command that runs another (`channel held CMD`).
+ * Return value: as shell_execute's.
+ */
+int shell_run(int argc, char **argv);
+
 /* Cycle counter when the shell first printed its prompt (0 before). */
 extern uint64_t shell_first_prompt_cycles;
 
