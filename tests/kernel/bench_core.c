@@ -90,10 +90,21 @@ BENCH(xcall, 1)
 	bench_report("xcall.all", (c1 - c0) / XCALL_ROUNDS, "cycles");
 	if (cpu_count() < 2)
 		return;
+	/* Pinned where it runs, so the target stays another CPU for every round. */
+	struct thread *me = thread_current();
+	irqflags_t f = spin_lock_irqsave(&sched_lock);
+	int saved = me->se.affinity;
+	unsigned here = this_cpu_index();
+	me->se.affinity = (int)here;
+	spin_unlock_irqrestore(&sched_lock, f);
+	unsigned target = here == 0 ? 1 : 0;
 	c0 = arch_cycles();
 	for (int i = 0; i < XCALL_ROUNDS; i++)
-		xcall_one(1, nothing, NULL);
+		xcall_one(target, nothing, NULL);
 	c1 = arch_cycles();
+	f = spin_lock_irqsave(&sched_lock);
+	me->se.affinity = saved;
+	spin_unlock_irqrestore(&sched_lock, f);
 	bench_report("xcall.one_remote", (c1 - c0) / XCALL_ROUNDS, "cycles");
 }
 
