@@ -49,19 +49,21 @@ static int substr(struct run *x, uint64_t *out)
 	int64_t n = x->ntuple == 3 ? (int64_t)x->tuple[2].value : size;
 	if (start < 0) {
 		start += len;
-		if (start < 0 && n > 0 && n > -start) {
+		if (start < 0 && n > 0 && n + start > 0) {	/* n > -start, which may not exist */
 			n += start;
 			start = 0;
 		}
 	}
-	if (start < 0 || start >= len)
+	if (start < 0 || start >= len) {
 		n = 0;
-	else if (n < 0)
-		n += len - start;
-	else if (n > size - start)
-		n = size - start;
-	if (n > len - start)
-		n = len - start;
+	} else {
+		if (n < 0)
+			n += len - start;
+		else if (n > size - start)
+			n = size - start;
+		if (n > len - start)
+			n = len - start;
+	}
 	if (n <= 0) {
 		s[0] = '\0';
 	} else {

@@ -7,7 +7,8 @@
 # Prints one line per target and `N passed, M failed`; exits non-zero
 # when a target fails to build or finds a crash. Corpora are kept in
 # $BUILD/fuzz/corpus/NAME between runs; a crash leaves its input as
-# $BUILD/fuzz/NAME-crash-* and its log as $BUILD/fuzz/NAME.log. Uses the
+# $BUILD/fuzz/NAME-crash-* and its log as $BUILD/fuzz/NAME.log (copy a
+# fixed one into tests/fuzz/regressions/NAME/: those inputs run first). Uses the
 # generated sources and the fixture graft `make fuzz` builds in $BUILD.
 #
 #   tests/fuzz/run.sh [seconds]      from the top of the tree
@@ -177,6 +178,13 @@ for src in tests/fuzz/fuzz_*.c; do
 	# shellcheck disable=SC2086
 	if ! $FUZZ_CC $CFLAGS -o "$bin" "$src" tests/host/kernel_fakes.c $srcs >"$log" 2>&1; then
 		echo "fuzz $name: FAILED: does not build (see $log)"
+		failed=$((failed + 1))
+		continue
+	fi
+	# Inputs that once crashed the target (tests/fuzz/regressions/NAME/) run first, each once.
+	if [ -d "tests/fuzz/regressions/$name" ] &&
+	   ! "$bin" tests/fuzz/regressions/"$name"/* >"$log" 2>&1; then
+		echo "fuzz $name: FAILED: an input that once crashed it does again (see $log)"
 		failed=$((failed + 1))
 		continue
 	fi

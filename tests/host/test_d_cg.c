@@ -269,6 +269,12 @@ HOST_TEST(d_cg_strings_and_subroutines)
 		{ "strjoin(strjoin(\"a\", \"b\"), strjoin(\"c\", \"d\"))", "abcd" },
 		{ "substr(probefunc, 2, 4)", "ache" },
 		{ "substr(\"hello\", -3)", "llo" },
+		/* starts and lengths at the ends of int64_t: no sum may overflow (UBSan watches) */
+		{ "substr(\"a\", -9223372036854775807, 2)", "" },
+		{ "substr(\"a\", -9223372036854775807 - 1)", "" },
+		{ "substr(\"hello\", 1, -9223372036854775807)", "" },
+		{ "substr(\"hello\", 9223372036854775807, 9223372036854775807)", "" },
+		{ "substr(\"hello\", -2, 9223372036854775807)", "lo" },
 		{ "lltostr(arg0)", "-42" },
 		{ "lltostr(255, 16)", "0xff" },
 		{ "basename(\"/usr/lib/libc.so\")", "libc.so" },
