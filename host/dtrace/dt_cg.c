@@ -655,11 +655,15 @@ int dt_cg_expr_as(struct dt_cg *cg, const struct dt_node *n, struct dt_type to)
 	return r;
 }
 
+/* A copy of bytes at src in the context's memory (NULL for none). */
+static void *copy_out(struct dt_ctx *ctx, const void *src, size_t bytes)
+{
+	return bytes ? memcpy(dt_alloc(ctx, bytes), src, bytes) : NULL;
+}
+
 uint32_t dt_cg_prog_finish(struct dt_cg *cg, int reg, struct dt_type type, struct dt_loc loc)
 {
-	static const struct dt_node nowhere;
-	struct dt_node at = nowhere;
-	at.loc = loc;
+	struct dt_node at = { .loc = loc };
 	emit(cg, &at, DIF_OP_RET, 0, reg, 0, 0);
 
 	struct dt_object *obj = cg->obj;
@@ -667,17 +671,10 @@ uint32_t dt_cg_prog_finish(struct dt_cg *cg, int reg, struct dt_type type, struc
 		dt_cg_fail(cg, loc, D_CG_EXPR, "too many programs: the object holds at most %d "
 			   "(predicates, recorded values, keys...)", DOF_MAX_PROGS);
 	struct dt_ctx *ctx = cg->ctx;
-	struct dif_insn *insns = dt_alloc(ctx, cg->ninsns * sizeof(*insns));
-	uint64_t *ints = cg->nints ? dt_alloc(ctx, cg->nints * sizeof(*ints)) : NULL;
-	char *strtab = cg->strtab_len ? dt_alloc(ctx, cg->strtab_len) : NULL;
-	struct dif_var *vars = cg->nvars ? dt_alloc(ctx, cg->nvars * sizeof(*vars)) : NULL;
-	memcpy(insns, cg->insns, cg->ninsns * sizeof(*insns));
-	if (ints)
-		memcpy(ints, cg->ints, cg->nints * sizeof(*ints));
-	if (strtab)
-		memcpy(strtab, cg->strtab, cg->strtab_len);
-	if (vars)
-		memcpy(vars, cg->vars, cg->nvars * sizeof(*vars));
+	struct dif_insn *insns = copy_out(ctx, cg->insns, cg->ninsns * sizeof(*insns));
+	uint64_t *ints = copy_out(ctx, cg->ints, cg->nints * sizeof(*ints));
+	char *strtab = copy_out(ctx, cg->strtab, cg->strtab_len);
+	struct dif_var *vars = copy_out(ctx, cg->vars, cg->nvars * sizeof(*vars));
 	bool string = type.kind == DT_TYPE_STRING;
 	struct dif_prog p = {
 		.insns = insns, .ninsns = cg->ninsns, .ints = ints, .nints = cg->nints,

@@ -52,7 +52,7 @@ enum probe_mechanism {
 
 /*
  * What people call a mechanism ("auto", "jump", and the machine's name
- * for its breakpoint probe: "int3" on x86), for the shell and the host.
+ * for its breakpoint probe, from arch/probe.h), for the shell and the host.
  * Caller's context: any.
  */
 const char *probe_mechanism_name(enum probe_mechanism m);

@@ -6,9 +6,9 @@
  * arch_check_optimized_kprobe, arch_prepare_optimized_kprobe,
  * arch_optimize_kprobes): prepare a site, check a jump's region, build a
  * site's patch, write one step of the protocol for a batch of sites, and
- * tell a probe's breakpoint from any other. Each port implements it
- * (x86-64: arch/x86/probe_site.c and arch/x86/splice.c, with its sizes
- * and names in arch/probe.h and its code builder in arch/patch.h); the
+ * tell a probe's breakpoint from any other. Each port implements it in
+ * arch/<arch>/probe_site.c and arch/<arch>/splice.c, with its sizes and
+ * names in arch/probe.h and its code builder in arch/patch.h; the
  * portable code never writes an instruction byte itself.
  *
  * A site patches the text at one address with one of these mechanisms:
@@ -202,8 +202,8 @@ bool arch_probe_is_breakpoint(uint64_t addr);
 
 /*
  * arch_probe_breakpoint_addr (inline, arch/probe.h) - Overview: the
- *   address of the breakpoint a trap frame trapped on (x86's int3 leaves
- *   the pc after it).
+ *   address of the breakpoint a trap frame trapped on (a machine may
+ *   report the pc after the breakpoint instruction).
  */
 
 #endif
