@@ -128,6 +128,10 @@ enum chan_op {
 	CHAN_OP_METRICS = 16,	/* struct chan_list_request -> a list of struct chan_metric_info */
 	CHAN_OP_EVENTS = 17,	/* struct chan_list_request (start: the last event number
 				   seen) -> a list of struct chan_event_info */
+	CHAN_OP_MONITOR = 18,	/* struct monitor_ctl_request (scion/monitor_rec.h) ->
+				   struct monitor_ctl_status */
+	CHAN_OP_PROFILE_CONFIG = 19,	/* a profile configuration file (scion/profile_config.h)
+					   -> one line saying what was loaded */
 	CHAN_OP_LIMIT,
 };
 
