@@ -14,6 +14,7 @@
 #include <scion/errno.h>
 #include <scion/string.h>
 #include <scion/format.h>
+#include "monitor_internal.h"
 
 #define THREAD_ROWS_MAX 256
 
@@ -79,6 +80,8 @@ static int cmd_monitor(int argc, char **argv)
 {
 	if (argc == 2 && !strcmp(argv[1], "threads"))
 		return list_threads();
+	if (argc >= 2 && !strcmp(argv[1], "config"))
+		return monitor_cmd_config(argc, argv);
 	if (argc != 1 && !(argc == 2 && !strcmp(argv[1], "sources"))) {
 		printk("monitor: usage: monitor [sources | threads]\n");
 		return -EINVAL;

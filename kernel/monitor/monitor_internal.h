@@ -87,6 +87,17 @@ int monitor_config_load(const void *file, size_t size, char *msg, size_t msglen)
 /* Whether a configuration is in force; *valid_day its day. Caller's context: thread. */
 bool monitor_config_in_force(int64_t *valid_day);
 
+/*
+ * monitor_cmd_config - the shell's `monitor config [show]` (argv[0] is
+ *   "monitor", argv[1] "config"): the configuration in force (machine,
+ *   day, each resource's interval, window, duration, and a banded one's
+ *   bucket for the time of day now) and the red flags raised, or "no
+ *   profile configuration loaded".
+ * Return value: 0, or -EINVAL after a usage line.
+ * Caller's context: the shell's thread, may sleep.
+ */
+int monitor_cmd_config(int argc, char **argv);
+
 /* ---- redflag.c ---------------------------------------------------- */
 
 /*

@@ -2,8 +2,10 @@
 /*
  * The sdt provider: one probe per (enclosing function, name) of the sites
  * SDT_PROBE* compiled into the kernel (scion/sdt.h), taken from the
- * linker table table.sdt_sites. A site in code that may not be probed
- * (boot-only, or the probe machinery) gets no probe, and says so.
+ * linker table table.sdt_sites. A site named "provider:name" (the
+ * SDT_PROBE*_P forms) belongs to that provider instead of sdt. A site in
+ * code that may not be probed (boot-only, or the probe machinery) gets
+ * no probe, and says so.
  */
 #include <scion/probe.h>
 #include <scion/sdt.h>
@@ -30,6 +32,21 @@ static void display_name(const char *in, char *out, size_t size)
 	out[n] = '\0';
 }
 
+/* "monitor:redflag" -> provider "monitor", name "redflag"; "thread__switch" is sdt's. */
+static const char *split_provider(const char *site_name, char *provider, size_t size)
+{
+	const char *colon = strchr(site_name, ':');
+	size_t n = colon ? (size_t)(colon - site_name) : 0;
+
+	if (!colon || n >= size) {
+		strlcpy(provider, "sdt", size);
+		return site_name;
+	}
+	memcpy(provider, site_name, n);
+	provider[n] = '\0';
+	return colon + 1;
+}
+
 static bool same_probe(const struct sdt_site *a, const struct sdt_site *b)
 {
 	return symtab_lookup_addr(&kernel_symtab, a->addr, NULL) ==
@@ -41,7 +58,7 @@ static void sdt_provide(void)
 	size_t n = LINKER_TABLE_COUNT(sdt_sites);
 	uint64_t *sites = kmalloc((n ? n : 1) * sizeof(uint64_t));
 	const char *why;
-	char name[64];
+	char name[64], provider[32];
 
 	if (!sites) {
 		printk("sdt: out of memory; no sdt probes\n");
@@ -71,8 +88,9 @@ static void sdt_provide(void)
 		for (const struct sdt_site *e = s; e < __stop_table_sdt_sites; e++)
 			if (same_probe(e, s))
 				sites[k++] = e->addr;
-		display_name(s->name, name, sizeof(name));
-		if (!probe_create("sdt", "kernel", ksym_name(&kernel_symtab, sym), name, sites, k))
+		display_name(split_provider(s->name, provider, sizeof(provider)), name,
+			     sizeof(name));
+		if (!probe_create(provider, "kernel", ksym_name(&kernel_symtab, sym), name, sites, k))
 			printk("sdt: out of memory for %s\n", name);
 	}
 	kfree(sites);

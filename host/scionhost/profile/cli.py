@@ -7,6 +7,7 @@ without numpy.
   scion profile synth --db DB --start DATE --days N [...]     synth.py
   scion profile info --db DB [--machine M] [--json]           what a database holds
   scion profile config show FILE                              config.py
+  scion profile config load FILE                              the PROFILE_CONFIG op
   scion analyze nightly --db DB [--day D] [--machine M] --out DIR [--json]   nightly.py
   scion analyze score --db DB [--machine M] [--from D] [--to D] [--json]     evaluate.py
 
@@ -163,6 +164,32 @@ def cmd_config_show(args):
     return 0
 
 
+def cmd_config_load(args):
+    """Send FILE to the running kernel (PROFILE_CONFIG op) and print its one
+    line; the kernel checks the file itself, so a bad one is refused there
+    and the configuration in force stays."""
+    from .. import frame
+    from ..client import Client
+    room = frame.MAX_PAYLOAD - frame.REQUEST_HEADER_BYTES
+    try:
+        with open(args.file, "rb") as f:
+            data = f.read(room + 1)
+    except OSError as e:
+        raise ProfileError(f"cannot read {args.file}: {e.strerror}") from None
+    if len(data) > room:
+        raise ProfileError(f"{args.file} is over {room} bytes; the control channel carries at "
+                           f"most {room} bytes of configuration (one frame of "
+                           f"{frame.MAX_PAYLOAD} bytes)")
+    with Client(args.socket, timeout=args.timeout, wait=args.wait) as client:
+        status, body = client.request(frame.OP_PROFILE_CONFIG, data)
+    text = body.decode("utf-8", "replace").rstrip("\n")
+    if status < 0:
+        raise ProfileError(text or f"profile config load {args.file}: "
+                           f"{frame.errno_name(status)} ({status})")
+    print(text)
+    return 0
+
+
 def cmd_nightly(args):
     from . import nightly
     day = date_arg(args.day) if args.day else None
@@ -258,6 +285,9 @@ def add_parsers(sub, subcommand):
     csub = cfg.add_subparsers(dest="config_command", metavar="SUBCOMMAND", required=True)
     p = subcommand(csub, "show", "check a profile configuration as the kernel does and print it",
                    cmd_config_show, json_flag=True)
+    p.add_argument("file", metavar="FILE")
+    p = subcommand(csub, "load", "send a profile configuration to the running kernel, which "
+                   "checks it and puts it in force (PROFILE_CONFIG op)", cmd_config_load)
     p.add_argument("file", metavar="FILE")
 
     an = subcommand(sub, "analyze", "off-line analysis of recorded profiles (VINO)")

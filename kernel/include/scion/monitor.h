@@ -107,4 +107,15 @@ struct monitor_thread_row {
 int monitor_read_threads(const struct monitor_source *const *sources, unsigned nsources,
 			 struct monitor_thread_row *rows, unsigned max);
 
+/*
+ * monitor_profile_config_request - the PROFILE_CONFIG op
+ *   (scion/chan_proto.h, scion/monitor_rec.h): the body is a profile
+ *   configuration file (scion/profile_config.h), loaded as the one in
+ *   force; the answer is the loader's one line, or an error frame with
+ *   the line naming the check that refused it.
+ * Return value: 0, or the negative errno sent.
+ * Caller's context: the channel thread, may sleep.
+ */
+int monitor_profile_config_request(uint32_t seq, const uint8_t *body, uint32_t len);
+
 #endif

@@ -13,6 +13,11 @@
  * probe. Enabling patches the no-op into a jump to a code patch that
  * calls the consumers; probe handlers read the arguments with
  * trap_frame_arg(hit->regs, n).
+ *
+ * A subsystem that is a provider of its own names its sites with the
+ * _P forms: SDT_PROBE5_P(monitor, redflag, ...) is the probe
+ * monitor:kernel:<enclosing function>:redflag (`monitor:::redflag` in
+ * D); the site's table entry is named "monitor:redflag".
  */
 #ifndef SCION_SDT_H
 #define SCION_SDT_H
@@ -22,14 +27,16 @@
 
 struct sdt_site {
 	uint64_t addr;		/* the no-op */
-	const char *name;	/* as written: thread__switch */
+	const char *name;	/* as written: thread__switch, or provider:name */
 };
 
 LINKER_TABLE_DECLARE(struct sdt_site, sdt_sites);
 
-#define SDT_PROBE0(name)                 ARCH_SDT_PROBE0(name)
-#define SDT_PROBE1(name, a0)             ARCH_SDT_PROBE1(name, a0)
-#define SDT_PROBE2(name, a0, a1)         ARCH_SDT_PROBE2(name, a0, a1)
-#define SDT_PROBE3(name, a0, a1, a2)     ARCH_SDT_PROBE3(name, a0, a1, a2)
+#define SDT_PROBE0(name)                 ARCH_SDT_PROBE0(#name)
+#define SDT_PROBE1(name, a0)             ARCH_SDT_PROBE1(#name, a0)
+#define SDT_PROBE2(name, a0, a1)         ARCH_SDT_PROBE2(#name, a0, a1)
+#define SDT_PROBE3(name, a0, a1, a2)     ARCH_SDT_PROBE3(#name, a0, a1, a2)
+#define SDT_PROBE5_P(provider, name, a0, a1, a2, a3, a4) \
+	ARCH_SDT_PROBE5(#provider ":" #name, a0, a1, a2, a3, a4)
 
 #endif
