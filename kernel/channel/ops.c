@@ -263,6 +263,7 @@ static const struct {
 	[CHAN_OP_GRAFT_LIST] = { "graft-list", channel_op_graft_list },
 	[CHAN_OP_METRICS] = { "metrics", channel_op_metrics },
 	[CHAN_OP_EVENTS] = { "events", channel_events_request },
+	[CHAN_OP_MONITOR] = { "monitor", monitor_ctl_request },
 	[CHAN_OP_PROFILE_CONFIG] = { "profile-config", monitor_profile_config_request },
 };
 

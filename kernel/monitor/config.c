@@ -18,12 +18,14 @@
 #include <scion/mm.h>
 #include <scion/string.h>
 #include <scion/compiler.h>
+#include <scion/calendar.h>
 #include <stdarg.h>
 #include "../channel/frame.h"
 #include "config_internal.h"
 
 #define MS_PER_MIN 60000u
 #define NS_PER_MS  1000000
+#define SECONDS_PER_DAY 86400
 
 struct mutex monitor_config_lock = MUTEX_INIT(monitor_config_lock, "monitor_config");
 const struct monitor_config *monitor_config_current;
@@ -317,16 +319,8 @@ const struct profile_config_bucket *monitor_config_bucket(const struct monitor_c
 
 void monitor_config_format_day(int64_t seconds, char *out, size_t size)
 {
-	/* Days since 1970 to a civil date (Howard Hinnant's days_from_civil inverse). */
-	int64_t days = seconds >= 0 ? seconds / 86400 : -((-seconds + 86399) / 86400);
-	int64_t z = days + 719468;
-	int64_t era = (z >= 0 ? z : z - 146096) / 146097;
-	int64_t doe = z - era * 146097;
-	int64_t yoe = (doe - doe / 1460 + doe / 36524 - doe / 146096) / 365;
-	int64_t doy = doe - (365 * yoe + yoe / 4 - yoe / 100);
-	int64_t mp = (5 * doy + 2) / 153;
-	int64_t d = doy - (153 * mp + 2) / 5 + 1;
-	int64_t m = mp < 10 ? mp + 3 : mp - 9;
-	int64_t y = yoe + era * 400 + (m <= 2);
-	snprintf(out, size, "%04lld-%02lld-%02lld", (long long)y, (long long)m, (long long)d);
+	int64_t days = seconds >= 0 ? seconds / SECONDS_PER_DAY :
+		       -((-seconds + SECONDS_PER_DAY - 1) / SECONDS_PER_DAY);
+	struct calendar_date d = calendar_date_from_days(days);
+	snprintf(out, size, "%04lld-%02u-%02u", (long long)d.year, d.month, d.day);
 }

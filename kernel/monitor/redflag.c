@@ -10,10 +10,13 @@
  * line to the host, and the static probe monitor:::redflag. The next
  * flag for the source waits until its value has come back inside.
  *
- * A window is REDFLAG_PANES panes of window_ms / REDFLAG_PANES each
- * (no per-sample history, whatever the interval): its value covers the
- * panes of the last window_ms, the oldest maybe in part. No floating
- * point: rates are computed by long division in base 1000.
+ * Windows, durations and buckets are calendar time (scion/monitor_rec.h:
+ * under a scaled calendar a window of 60 s is 60 s of the day), rates
+ * per monotonic second. A window is REDFLAG_PANES panes of window_ms /
+ * REDFLAG_PANES each (no per-sample history, whatever the interval):
+ * its value covers the panes of the last window_ms, the oldest maybe in
+ * part. No floating point: rates are computed by long division in base
+ * 1000.
  *
  * Invariants: a source's state is read and written only under
  * monitor_config_lock (the measurement thread observes, a load resets),
@@ -35,16 +38,18 @@
 _Static_assert(PROFILE_VALUE_SCALE == BASE, "the red flags' arithmetic assumes the scale 1000");
 
 struct pane {
-	uint64_t seq_plus_one;		/* mono_ns / pane_ns + 1; 0: empty */
-	uint64_t first_ns, first_value;	/* its first sample (a counter's rate starts there) */
+	uint64_t seq_plus_one;		/* calendar ns / pane_ns + 1; 0: empty */
+	uint64_t first_mono_ns;		/* its first sample (a counter's rate starts there) */
+	uint64_t first_value;
 	uint64_t sum, count;		/* of its samples (a gauge's mean) */
 };
 
 struct redflag_source {
 	struct pane pane[REDFLAG_PANES];
-	uint64_t last_ns;		/* the last sample's time and value; 0: none */
+	uint64_t last_mono_ns;		/* the sample before this one; 0: none */
+	uint64_t last_wall_ns;
 	uint64_t last_value;
-	uint64_t outside_since_ns;	/* when the value left the band, 0: inside */
+	uint64_t outside_since_ns;	/* calendar time it left the band, 0: inside */
 	bool raised;			/* this excursion's flag is raised */
 	uint32_t flags;			/* raised under the configuration in force */
 };
@@ -79,36 +84,31 @@ static int64_t mul_div_base(uint64_t a, unsigned digits, uint64_t d)
 	return (int64_t)(whole * scale + frac);
 }
 
-static void forget(struct redflag_source *st)
-{
-	memset(st->pane, 0, sizeof(st->pane));
-	st->last_ns = 0;
-	st->last_value = 0;
-}
-
-/* Fold one sample into its pane. */
+/* Fold one sample (at calendar time wall) into its pane. */
 static void add_sample(struct redflag_source *st, uint64_t pane_ns, uint64_t mono_ns,
-		       uint64_t value)
+		       uint64_t wall, uint64_t value)
 {
-	uint64_t seq = mono_ns / pane_ns + 1;
+	uint64_t seq = wall / pane_ns + 1;
 	struct pane *p = &st->pane[seq % REDFLAG_PANES];
 
 	if (p->seq_plus_one != seq)
-		*p = (struct pane){ .seq_plus_one = seq, .first_ns = mono_ns, .first_value = value };
+		*p = (struct pane){ .seq_plus_one = seq, .first_mono_ns = mono_ns,
+				    .first_value = value };
 	p->sum += value;
 	p->count++;
-	st->last_ns = mono_ns;
-	st->last_value = value;
 }
 
 /*
- * The window's value at mono_ns (the sample just added): false while
- * it has none yet (a counter needs two samples apart in time).
+ * The window's value for the sample just added (at mono_ns, calendar
+ * wall): a gauge's mean over the window; a counter's rate per monotonic
+ * second since the window's first sample, or since the sample before
+ * when the window holds only this one (a scaled calendar can make a
+ * window shorter than the interval). false while there is none yet.
  */
 static bool window_value(const struct redflag_source *st, uint8_t kind, uint64_t pane_ns,
-			 uint64_t mono_ns, uint64_t value, int64_t *out)
+			 uint64_t mono_ns, uint64_t wall, uint64_t value, int64_t *out)
 {
-	uint64_t now = mono_ns / pane_ns + 1, sum = 0, count = 0;
+	uint64_t now = wall / pane_ns + 1, sum = 0, count = 0;
 	const struct pane *oldest = NULL;
 
 	for (unsigned i = 0; i < REDFLAG_PANES; i++) {
@@ -126,9 +126,16 @@ static bool window_value(const struct redflag_source *st, uint8_t kind, uint64_t
 		*out = mul_div_base(sum, MEAN_DIGITS, count);
 		return true;
 	}
-	if (!oldest || oldest->first_ns >= mono_ns)
+	uint64_t from_ns = oldest ? oldest->first_mono_ns : mono_ns, from_value = value;
+	if (oldest && from_ns < mono_ns)
+		from_value = oldest->first_value;
+	else if (st->last_mono_ns && st->last_mono_ns < mono_ns) {
+		from_ns = st->last_mono_ns;
+		from_value = st->last_value;
+	} else {
 		return false;
-	*out = mul_div_base(value - oldest->first_value, RATE_DIGITS, mono_ns - oldest->first_ns);
+	}
+	*out = mul_div_base(value - from_value, RATE_DIGITS, mono_ns - from_ns);
 	return true;
 }
 
@@ -171,13 +178,24 @@ static bool observe_locked(const struct monitor_config *cfg, unsigned index, uin
 	const struct profile_config_resource *res = &cfg->resource[r];
 	struct redflag_source *st = &sources[index];
 	uint64_t pane_ns = (uint64_t)res->window_ms * NS_PER_MS / REDFLAG_PANES;
+	uint64_t wall = wall_ns < 0 ? 0 : (uint64_t)wall_ns;
 	int64_t v;
 
-	if (st->last_ns && (mono_ns < st->last_ns ||
-			    (res->kind == PROFILE_KIND_COUNTER && value < st->last_value)))
-		forget(st);	/* time or a counter went back: start the window again */
-	add_sample(st, pane_ns ? pane_ns : 1, mono_ns, value);
-	if (!window_value(st, res->kind, pane_ns ? pane_ns : 1, mono_ns, value, &v))
+	if (!pane_ns)
+		pane_ns = 1;
+	if (st->last_mono_ns && (mono_ns < st->last_mono_ns || wall < st->last_wall_ns ||
+				 (res->kind == PROFILE_KIND_COUNTER && value < st->last_value))) {
+		/* time, the calendar or a counter went back: start the window again */
+		memset(st->pane, 0, sizeof(st->pane));
+		st->last_mono_ns = 0;
+		st->outside_since_ns = 0;
+	}
+	add_sample(st, pane_ns, mono_ns, wall, value);
+	bool have = window_value(st, res->kind, pane_ns, mono_ns, wall, value, &v);
+	st->last_mono_ns = mono_ns;
+	st->last_wall_ns = wall;
+	st->last_value = value;
+	if (!have)
 		return false;
 	const struct profile_config_bucket *b = monitor_config_bucket(cfg, (unsigned)r, wall_ns);
 	if (v >= b->low && v <= b->high) {
@@ -186,8 +204,8 @@ static bool observe_locked(const struct monitor_config *cfg, unsigned index, uin
 		return false;
 	}
 	if (!st->outside_since_ns)
-		st->outside_since_ns = mono_ns ? mono_ns : 1;
-	uint64_t outside_ns = mono_ns - st->outside_since_ns;
+		st->outside_since_ns = wall ? wall : 1;
+	uint64_t outside_ns = wall > st->outside_since_ns ? wall - st->outside_since_ns : 0;
 	if (st->raised || outside_ns < (uint64_t)res->duration_ms * NS_PER_MS)
 		return false;
 	st->raised = true;

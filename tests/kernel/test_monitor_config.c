@@ -365,13 +365,36 @@ static void feed_rate(unsigned index, uint64_t *now, uint64_t *value, uint64_t s
 		monitor_redflag_observe(index, *now, (int64_t)*now, *value);
 }
 
-/* Named probe_* so the harness runs it where text patching works (single-threaded TCG). */
-KTEST(probe_monitor_redflags, 1)
+/* Load the flagged configuration with the measurement thread off; its state for restore. */
+static bool flagged_setup(struct cfg_file *f, struct monitor_ctl_status *status, char *msg)
+{
+	/* The measurement thread feeds the same sources: keep it off while the series run. */
+	monitor_get_status(status);
+	monitor_stop();
+	/* bucket k: expected (k + 1) * 100, band +-50 (the gauge's unit; per second for the counter) */
+	return build(f, flagged, 2, DAY_2026_11_25, 100 * SCALE) && load(f, msg) == 0;
+}
+
+static void flagged_teardown(struct cfg_file *f, const struct monitor_ctl_status *status,
+			     const struct saved_intervals *saved, char *msg)
+{
+	kfree(f->buf);
+	restore_intervals(saved);
+	if (status->running)
+		monitor_start(msg, MSG_BYTES);
+}
+
+/*
+ * The series a gauge and a counter go through (also what
+ * tests/integration/test_monitor_config.py traces as monitor:::redflag:
+ * 4 flags, values 300, 300, 200 and 300 per second).
+ */
+KTEST(monitor_redflag_series, 1)
 {
 	static struct saved_intervals saved;
-	struct cfg_file f;
-	char msg[MSG_BYTES];
-	struct flag_seen seen = { 0 };
+	struct monitor_ctl_status status;
+	struct cfg_file f = { 0 };
+	char msg[MSG_BYTES] = "";
 
 	save_intervals(&saved);
 	unsigned gauge = index_of("mm.free"), counter = index_of("channel.bytes");
@@ -380,16 +403,7 @@ KTEST(probe_monitor_redflags, 1)
 	KT_ASSERT(t, monitor_source_at(counter)->kind == MONITOR_COUNTER &&
 		  monitor_source_at(counter)->scope == MONITOR_SCOPE_GLOBAL,
 		  "channel.bytes is not a global counter");
-	/* bucket k: expected (k + 1) * 100, band +-50 (the gauge's unit; per second for the counter) */
-	KT_ASSERT(t, build(&f, flagged, 2, DAY_2026_11_25, 100 * SCALE), "no memory");
-	KT_ASSERT(t, load(&f, msg) == 0, "refused: %s", msg);
-	struct probe *p = probe_named("monitor:::redflag");
-	KT_ASSERT(t, p, "no probe monitor:::redflag");
-	char full[128];
-	probe_fullname(p, full, sizeof(full));
-	KT_EXPECT(t, !strncmp(full, "monitor:kernel:", 15), "the probe is %s", full);
-	struct probe_consumer c = { .action = PROBE_HANDLER, .handler = flag_handler, .arg = &seen };
-	KT_ASSERT(t, probe_enable(p, &c) == 0, "enabling monitor:::redflag failed");
+	KT_ASSERT(t, flagged_setup(&f, &status, msg), "the configuration was refused: %s", msg);
 
 	uint64_t before = monitor_redflag_count(), now = 1000 * NS_PER_MS;
 	/* Bucket 0 of the day: [50, 150]. */
@@ -399,16 +413,8 @@ KTEST(probe_monitor_redflags, 1)
 	feed(gauge, &now, 0, 100, 2);
 	KT_EXPECT(t, monitor_redflag_count() == before, "a flag for 900 ms outside of 1000");
 	feed(gauge, &now, 0, 300, 11);		/* outside for 1000 ms */
-	KT_EXPECT(t, monitor_redflag_count() == before + 1 && seen.hits == 1,
-		  "%llu flags (%llu probe hits) for 1000 ms outside, not 1",
-		  (unsigned long long)(monitor_redflag_count() - before),
-		  (unsigned long long)seen.hits);
-	KT_EXPECT(t, seen.name && !strcmp((const char *)seen.name, "mm.free") &&
-		  seen.value == 300 * SCALE && seen.expected == 100 * SCALE &&
-		  seen.low == 50 * SCALE && seen.high == 150 * SCALE,
-		  "the probe saw value %llu expected %llu band %llu..%llu",
-		  (unsigned long long)seen.value, (unsigned long long)seen.expected,
-		  (unsigned long long)seen.low, (unsigned long long)seen.high);
+	KT_EXPECT(t, monitor_redflag_count() == before + 1, "%llu flags for 1000 ms outside, not 1",
+		  (unsigned long long)(monitor_redflag_count() - before));
 	feed(gauge, &now, 0, 10, 50);		/* still outside, now below */
 	KT_EXPECT(t, monitor_redflag_count() == before + 1, "a second flag while still outside");
 	feed(gauge, &now, 0, 150, 1);		/* back inside (the border is inside) */
@@ -424,31 +430,66 @@ KTEST(probe_monitor_redflags, 1)
 	feed(gauge, &now, days_later + quarter_past, 200, 30);
 	KT_EXPECT(t, monitor_redflag_count() == before + 2, "a flag for 200 at 00:15");
 	feed(gauge, &now, days_later, 200, 11);
-	KT_EXPECT(t, monitor_redflag_count() == before + 3 && seen.expected == 100 * SCALE,
-		  "200 at 00:00 raised %llu flags (expected %llu)",
-		  (unsigned long long)(monitor_redflag_count() - before - 2),
-		  (unsigned long long)seen.expected);
+	KT_EXPECT(t, monitor_redflag_count() == before + 3, "200 at 00:00 raised %llu flags",
+		  (unsigned long long)(monitor_redflag_count() - before - 2));
 
 	/* The counter: 10 per 100 ms is 100 per second, in its band; 30 is 300 per second. */
 	uint64_t value = 5000;
 	feed_rate(counter, &now, &value, 10, 30);
 	KT_EXPECT(t, monitor_redflag_count() == before + 3, "a flag for a rate in the band");
 	feed_rate(counter, &now, &value, 30, 40);
-	KT_EXPECT(t, monitor_redflag_count() == before + 4 && seen.value == 300 * SCALE &&
-		  !strcmp((const char *)seen.name, "channel.bytes"),
-		  "%llu counter flags, the last rate %llu",
-		  (unsigned long long)(monitor_redflag_count() - before - 3),
-		  (unsigned long long)seen.value);
+	KT_EXPECT(t, monitor_redflag_count() == before + 4, "%llu counter flags, not 1",
+		  (unsigned long long)(monitor_redflag_count() - before - 3));
 
 	/* A new configuration forgets the excursion in progress: 400 + 700 ms are not 1000. */
 	feed(gauge, &now, 0, 100, 1);
 	feed(gauge, &now, 0, 300, 5);
-	KT_ASSERT(t, load(&f, msg) == 0, "reload refused: %s", msg);
+	KT_EXPECT(t, load(&f, msg) == 0, "reload refused: %s", msg);
 	feed(gauge, &now, 0, 300, 8);
 	KT_EXPECT(t, monitor_redflag_count() == before + 4, "a flag counted time from before "
 		  "the reload");
+	flagged_teardown(&f, &status, &saved, msg);
+}
+
+/* Named probe_* so the harness runs it where text patching works (single-threaded TCG). */
+KTEST(probe_monitor_redflag, 1)
+{
+	static struct saved_intervals saved;
+	struct monitor_ctl_status status;
+	struct cfg_file f = { 0 };
+	char msg[MSG_BYTES] = "", full[128];
+	struct flag_seen seen = { 0 };
+
+	save_intervals(&saved);
+	unsigned gauge = index_of("mm.free"), counter = index_of("channel.bytes");
+	KT_ASSERT(t, gauge < MONITOR_SOURCES_MAX && counter < MONITOR_SOURCES_MAX,
+		  "mm.free or channel.bytes has no index");
+	struct probe *p = probe_named("monitor:::redflag");
+	KT_ASSERT(t, p, "no probe monitor:::redflag");
+	probe_fullname(p, full, sizeof(full));
+	KT_EXPECT(t, !strncmp(full, "monitor:kernel:", 15) && !probe_named("sdt:::redflag"),
+		  "the probe is %s", full);
+	KT_ASSERT(t, flagged_setup(&f, &status, msg), "the configuration was refused: %s", msg);
+	struct probe_consumer c = { .action = PROBE_HANDLER, .handler = flag_handler, .arg = &seen };
+	KT_ASSERT(t, probe_enable(p, &c) == 0, "enabling monitor:::redflag failed");
+
+	uint64_t before = monitor_redflag_count(), now = 1000 * NS_PER_MS, value = 0;
+	feed(gauge, &now, 0, 300, 11);
+	KT_EXPECT(t, seen.hits == 1 && seen.name && !strcmp((const char *)seen.name, "mm.free") &&
+		  seen.value == 300 * SCALE && seen.expected == 100 * SCALE &&
+		  seen.low == 50 * SCALE && seen.high == 150 * SCALE,
+		  "%llu hits; the last saw value %llu expected %llu band %llu..%llu",
+		  (unsigned long long)seen.hits, (unsigned long long)seen.value,
+		  (unsigned long long)seen.expected, (unsigned long long)seen.low,
+		  (unsigned long long)seen.high);
+	feed_rate(counter, &now, &value, 30, 40);	/* 300 per second from the start */
+	KT_EXPECT(t, seen.hits == 2 && !strcmp((const char *)seen.name, "channel.bytes") &&
+		  seen.value == 300 * SCALE, "%llu hits; the counter's rate seen %llu",
+		  (unsigned long long)seen.hits, (unsigned long long)seen.value);
+	KT_EXPECT(t, monitor_redflag_count() == before + seen.hits, "%llu flags counted for %llu "
+		  "probe hits", (unsigned long long)(monitor_redflag_count() - before),
+		  (unsigned long long)seen.hits);
 	probe_disable(&c);
 	KT_EXPECT(t, text_identical(), "text differs from the booted image");
-	kfree(f.buf);
-	restore_intervals(&saved);
+	flagged_teardown(&f, &status, &saved, msg);
 }

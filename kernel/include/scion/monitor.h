@@ -108,6 +108,14 @@ int monitor_read_threads(const struct monitor_source *const *sources, unsigned n
 			 struct monitor_thread_row *rows, unsigned max);
 
 /*
+ * monitor_ctl_request - the channel's MONITOR op (kernel/monitor/monitor_op.c):
+ *   body is a struct monitor_ctl_request (scion/monitor_rec.h).
+ * Return value: 0, or the -errno its error frame carried.
+ * Caller's context: the channel thread, may sleep.
+ */
+int monitor_ctl_request(uint32_t seq, const uint8_t *body, uint32_t len);
+
+/*
  * monitor_profile_config_request - the PROFILE_CONFIG op
  *   (scion/chan_proto.h, scion/monitor_rec.h): the body is a profile
  *   configuration file (scion/profile_config.h), loaded as the one in
