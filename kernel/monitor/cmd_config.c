@@ -17,7 +17,6 @@
 
 #define MS_PER_MIN   60000u
 #define MIN_PER_HOUR 60u
-#define SCALE        PROFILE_VALUE_SCALE
 
 static const char *kind_name(uint8_t kind)
 {
@@ -28,13 +27,6 @@ static const char *scope_name(uint8_t scope)
 {
 	static const char *const names[] = { "global", "cpu", "thread" };
 	return scope <= PROFILE_SCOPE_THREAD ? names[scope] : "?";
-}
-
-static void format_scaled(int64_t v, char *out, size_t size)
-{
-	uint64_t mag = v < 0 ? 0 - (uint64_t)v : (uint64_t)v;
-	snprintf(out, size, "%s%llu.%03llu", v < 0 ? "-" : "", (unsigned long long)(mag / SCALE),
-		 (unsigned long long)(mag % SCALE));
 }
 
 /* Whether resource r names a source; its index into *index. */
@@ -59,9 +51,9 @@ static void print_resource(const struct monitor_config *cfg, unsigned r, int64_t
 		const struct profile_config_bucket *b = monitor_config_bucket(cfg, r, wall_ns);
 		uint64_t k = (uint64_t)(b - &cfg->bucket[(size_t)r * cfg->head.bucket_count]);
 		unsigned start_min = (unsigned)(k * cfg->head.bucket_ms / MS_PER_MIN);
-		format_scaled(b->expected, e, sizeof(e));
-		format_scaled(b->low, lo, sizeof(lo));
-		format_scaled(b->high, hi, sizeof(hi));
+		monitor_config_format_value(b->expected, e, sizeof(e));
+		monitor_config_format_value(b->low, lo, sizeof(lo));
+		monitor_config_format_value(b->high, hi, sizeof(hi));
 		snprintf(band, sizeof(band), "%02u:%02u %s [%s, %s]", start_min / MIN_PER_HOUR,
 			 start_min % MIN_PER_HOUR, e, lo, hi);
 	}

@@ -324,3 +324,11 @@ void monitor_config_format_day(int64_t seconds, char *out, size_t size)
 	struct calendar_date d = calendar_date_from_days(days);
 	snprintf(out, size, "%04lld-%02u-%02u", (long long)d.year, d.month, d.day);
 }
+
+void monitor_config_format_value(int64_t v, char *out, size_t size)
+{
+	uint64_t mag = v < 0 ? 0 - (uint64_t)v : (uint64_t)v;
+	snprintf(out, size, "%s%llu.%03llu", v < 0 ? "-" : "",
+		 (unsigned long long)(mag / PROFILE_VALUE_SCALE),
+		 (unsigned long long)(mag % PROFILE_VALUE_SCALE));
+}

@@ -33,6 +33,9 @@ extern const struct monitor_config *monitor_config_current;
 const struct profile_config_bucket *monitor_config_bucket(const struct monitor_config *cfg,
 							   unsigned r, int64_t wall_ns);
 
+/* A value in PROFILE_VALUE_SCALE units as a decimal: 1500 -> "1.500". */
+void monitor_config_format_value(int64_t v, char *out, size_t size);
+
 /* "2026-11-25" for seconds since 1970 (at the day's 00:00 or later). */
 void monitor_config_format_day(int64_t seconds, char *out, size_t size);
 

@@ -139,13 +139,6 @@ static bool window_value(const struct redflag_source *st, uint8_t kind, uint64_t
 	return true;
 }
 
-static void format_scaled(int64_t v, char *out, size_t size)
-{
-	uint64_t mag = v < 0 ? 0 - (uint64_t)v : (uint64_t)v;
-	snprintf(out, size, "%s%llu.%03llu", v < 0 ? "-" : "", (unsigned long long)(mag / BASE),
-		 (unsigned long long)(mag % BASE));
-}
-
 /*
  * Raise one red flag. The probe's arguments: arg0 the resource's name
  * (a kernel string), arg1 the window's value, arg2 the bucket's
@@ -157,10 +150,10 @@ static __noinline void redflag_raise(const struct redflag *f)
 	char value[24], low[24], high[24], expected[24];
 
 	atomic_add(&redflags_since_boot, 1);
-	format_scaled(f->value, value, sizeof(value));
-	format_scaled(f->band.low, low, sizeof(low));
-	format_scaled(f->band.high, high, sizeof(high));
-	format_scaled(f->band.expected, expected, sizeof(expected));
+	monitor_config_format_value(f->value, value, sizeof(value));
+	monitor_config_format_value(f->band.low, low, sizeof(low));
+	monitor_config_format_value(f->band.high, high, sizeof(high));
+	monitor_config_format_value(f->band.expected, expected, sizeof(expected));
 	channel_event("monitor: red flag: %s %s outside [%s, %s] (expected %s) for %llu ms",
 		      f->name, value, low, high, expected, (unsigned long long)f->outside_ms);
 	SDT_PROBE5_P(monitor, redflag, f->name, f->value, f->band.expected, f->band.low,

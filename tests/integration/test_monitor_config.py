@@ -1,0 +1,135 @@
+# SPDX-License-Identifier: BSD-2-Clause
+"""Profile configurations loaded into a running kernel and the red flags
+they raise (kernel/monitor/config.c, redflag.c), end to end:
+
+- `scion profile config load FILE` with a file host/scionhost/profile/
+  config.py wrote: one line saying what was loaded, `monitor config show`
+  shows it;
+- corrupt, truncated, empty, padded and oversized files: one line, exit
+  status 1, and the configuration in force is still the one shown before;
+- a band the machine cannot be in (mm.free expected 0): once the
+  measurement thread samples, a D trace of monitor:::redflag sees the red
+  flag with the source's name, value and band, the channel's events carry
+  its line, and `monitor config show` counts it.
+The checks of every malformed file are the in-kernel tests'
+(tests/kernel/test_monitor_config.c); this is the path a user takes.
+"""
+
+import datetime
+import os
+import re
+import subprocess
+import sys
+import zlib
+
+from common import poweroff
+from test_channel import channel_boot, scion
+
+DAY = datetime.date(2026, 11, 25)
+BUCKETS = 96
+LOADED = re.compile(r"^profile config: loaded for 2026-11-25 \(machine itest\): 4 resources, "
+                    r"96 buckets of 15 min, (\d+) intervals changed, 1 unknown$")
+SHOWN = "profile config: for 2026-11-25 (machine itest)"
+TRACE = ('monitor:::redflag { printf("redflag %c%c%c%c%c%c%c value %d expected %d band %d %d\\n", '
+         '((char *)arg0)[0], ((char *)arg0)[1], ((char *)arg0)[2], ((char *)arg0)[3], '
+         '((char *)arg0)[4], ((char *)arg0)[5], ((char *)arg0)[6], arg1, arg2, arg3, arg4); '
+         'exit(0); }')
+
+
+def configuration():
+    """mm.free may never be above 0 (a red flag as soon as it is sampled for 200 ms)."""
+    return {"machine": "itest", "valid_day": DAY, "generated": 1795478400, "bucket_ms": 900000,
+            "burst_every_s": 3600, "burst_ms": 0, "resources": [
+                {"name": "mm.free", "kind": "gauge", "scope": "global", "interval_ms": 50,
+                 "window_ms": 100, "duration_ms": 200, "buckets": [(0, 0, 0)] * BUCKETS},
+                {"name": "cpu.busy", "kind": "counter", "scope": "cpu", "interval_ms": 100,
+                 "window_ms": 60000, "duration_ms": 600000,
+                 "buckets": [(10 ** 12, 0, 10 ** 15)] * BUCKETS},
+                {"name": "thread.cpu", "kind": "counter", "scope": "thread",
+                 "interval_ms": 1000, "window_ms": 60000, "duration_ms": 600000,
+                 "buckets": None},
+                {"name": "nosuch.resource", "kind": "gauge", "scope": "global",
+                 "interval_ms": 100, "window_ms": 100, "duration_ms": 100,
+                 "buckets": [(5, 0, 10)] * BUCKETS}]}
+
+
+def one_line(text):
+    return text.count("\n") == 1 and text.endswith("\n")
+
+
+def job_profile_config_load(ctx):
+    from scionhost import frame
+    from scionhost.profile import config
+
+    good = config.encode(configuration())
+    bad_crc = bytearray(good)
+    bad_crc[len(good) // 2] ^= 0x40
+    files = {"good": good, "crc": bytes(bad_crc), "truncated": good[:-1], "empty": b"",
+             "padded": good + b"\0" * 100000,
+             "oversized": good + b"\0" * (frame.MAX_PAYLOAD - len(good))}
+    paths = {}
+    os.makedirs(ctx.log_dir, exist_ok=True)
+    for name, data in files.items():
+        paths[name] = os.path.join(ctx.log_dir, f"{ctx.job}-{name}.cfg")
+        with open(paths[name], "wb") as f:
+            f.write(data)
+
+    boot, sock = channel_boot(ctx, "config", smp=2, single_thread_tcg=True)
+    try:
+        rc, out, err = scion(ctx, sock, "shell", "monitor", "config", "show")
+        ctx.result("none-at-boot", rc == 0 and "no profile configuration loaded" in out,
+                   f"exit {rc}: {out}{err}")
+        rc, out, err = scion(ctx, sock, "profile", "config", "load", paths["good"])
+        m = LOADED.match(out.strip())
+        ctx.result("load-one-line", rc == 0 and one_line(out) and m and not err and
+                   int(m.group(1)) == 2, f"exit {rc}: {out!r} {err!r}")
+        rc, shown, err = scion(ctx, sock, "shell", "monitor", "config", "show")
+        rows = {line.split()[0]: line for line in shown.splitlines()[3:] if line.startswith("  ")}
+        ctx.result("show", rc == 0 and shown.startswith(SHOWN) and
+                   re.search(r"\s50\s+100\s+200\s+\d\d:\d\d 0.000 \[0.000, 0.000\]\s+0$",
+                             rows.get("mm.free", "")) and
+                   "(no bands)" in rows.get("thread.cpu", "") and
+                   "(no such source)" in rows.get("nosuch.resource", ""), shown + err)
+
+        refusals = {"crc": "crc32", "truncated": "the file has", "empty": "0 bytes, shorter",
+                    "padded": "the file has", "oversized": "the control channel carries at most"}
+        for name, says in refusals.items():
+            rc, out, err = scion(ctx, sock, "profile", "config", "load", paths[name])
+            ctx.result(f"refuse-{name}", rc == 1 and not out and one_line(err) and
+                       err.startswith("scion: ") and says in err, f"exit {rc}: {out!r} {err!r}")
+        rc, out, err = scion(ctx, sock, "shell", "monitor", "config", "show")
+        ctx.result("old-config-stays", rc == 0 and out == shown, f"before:\n{shown}after:\n{out}")
+
+        # The trace is armed when it says how many probes it matched; the console (not
+        # the channel, which the trace holds) then starts the measurement thread.
+        argv = [sys.executable, os.path.join(ctx.root, "host", "scion"), "--socket", sock,
+                "trace", "-n", TRACE, "--duration", "90"]
+        trace = subprocess.Popen(argv, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+        try:
+            armed = ""
+            for _ in range(5):      # the line saying what matched comes once it is armed
+                armed = trace.stderr.readline()
+                if "matched" in armed or not armed:
+                    break
+            ctx.result("trace-armed", "matched 1 probe" in armed, armed)
+            boot.command("monitor start", r"scion> ")
+            out, err = trace.communicate(timeout=120)
+        finally:
+            if trace.poll() is None:
+                trace.kill()
+                trace.wait()
+        boot.command("monitor stop", r"scion> ")
+        m = re.search(r"redflag mm\.free value (\d+) expected 0 band 0 0", out)
+        ctx.result("trace-sees-red-flag", trace.returncode == 0 and m and int(m.group(1)) > 0,
+                   f"exit {trace.returncode}: {out!r} {err!r}")
+        rc, out, err = scion(ctx, sock, "shell", "channel", "events")
+        ctx.result("event-line", re.search(r"monitor: red flag: mm\.free \d+\.\d{3} outside "
+                                           r"\[0\.000, 0\.000\] \(expected 0\.000\) for \d+ ms",
+                                           out), out + err)
+        rc, out, err = scion(ctx, sock, "shell", "monitor", "config", "show")
+        ctx.result("show-counts-it", re.search(r"red flags: 1 under this configuration", out) and
+                   re.search(r"^  mm\.free .* 1$", out, re.M), out + err)
+        rc, out, err = scion(ctx, sock, "text", "verify")
+        ctx.result("text-restored", rc == 0 and "text: identical" in out, out + err)
+    finally:
+        poweroff(ctx, boot)
