@@ -11,12 +11,16 @@ they raise (kernel/monitor/config.c, redflag.c), end to end:
   measurement thread samples, a D trace of monitor:::redflag sees the red
   flag with the source's name, value and band, the channel's events carry
   its line, and `monitor config show` counts it.
+- the host's reader (config.decode) predicts the kernel's verdict on
+  randomly damaged files, most with their CRC made right again so the
+  checks behind it are reached.
 The checks of every malformed file are the in-kernel tests'
 (tests/kernel/test_monitor_config.c); this is the path a user takes.
 """
 
 import datetime
 import os
+import random
 import re
 import subprocess
 import sys
@@ -51,6 +55,49 @@ def configuration():
                 {"name": "nosuch.resource", "kind": "gauge", "scope": "global",
                  "interval_ms": 100, "window_ms": 100, "duration_ms": 100,
                  "buckets": [(5, 0, 10)] * BUCKETS}]}
+
+
+def damaged(good, rng, config):
+    """good with 1 to 3 bytes changed; the CRC recomputed three times in four."""
+    data = bytearray(good)
+    for _ in range(rng.randint(1, 3)):
+        at = rng.randrange(len(data)) if rng.random() < 0.5 else rng.randrange(
+            config.HEADER.size + 4 * config.RESOURCE.size)    # mostly header and resources
+        data[at] = rng.randrange(256)
+    if rng.random() < 0.75:
+        config.CRC.pack_into(data, config.CRC_OFFSET, 0)
+        config.CRC.pack_into(data, config.CRC_OFFSET, zlib.crc32(bytes(data)))
+    return bytes(data)
+
+
+def verdicts_agree(ctx, sock, good, config):
+    """The kernel refuses exactly the damaged files config.decode refuses."""
+    from scionhost import frame
+    from scionhost.client import Client
+    from scionhost.profile.db import ProfileError
+    rng = random.Random(22)
+    disagree, refused, lines_bad = [], 0, []
+    with Client(sock, timeout=60, wait=60) as client:
+        for i in range(200):
+            data = damaged(good, rng, config)
+            try:
+                config.decode(data)
+                host_ok = True
+            except ProfileError:
+                host_ok = False
+            status, body = client.request(frame.OP_PROFILE_CONFIG, data)
+            line = body.decode("utf-8", "replace")
+            if status < 0 and "burst_ms" in line:
+                continue        # the sampler's limit on bursts, not a check of the file
+            refused += status < 0
+            if (status >= 0) != host_ok:
+                disagree.append(f"case {i}: kernel {line.strip()!r}, host "
+                                f"{'accepts' if host_ok else 'refuses'}")
+            if not line.startswith("profile config: ") or line.rstrip("\n").count("\n"):
+                lines_bad.append(line)
+    ctx.result("host-reader-predicts-kernel", not disagree and refused >= 50,
+               f"{refused} refused; {disagree[:5]}")
+    ctx.result("damaged-one-line", not lines_bad, repr(lines_bad[:3]))
 
 
 def one_line(text):
@@ -129,6 +176,7 @@ def job_profile_config_load(ctx):
         rc, out, err = scion(ctx, sock, "shell", "monitor", "config", "show")
         ctx.result("show-counts-it", re.search(r"red flags: 1 under this configuration", out) and
                    re.search(r"^  mm\.free .* 1$", out, re.M), out + err)
+        verdicts_agree(ctx, sock, good, config)
         rc, out, err = scion(ctx, sock, "text", "verify")
         ctx.result("text-restored", rc == 0 and "text: identical" in out, out + err)
     finally:
