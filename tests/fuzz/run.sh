@@ -54,6 +54,7 @@ sources() {
 		tests/sfi/window_setup.c tests/sfi/window_states.c tests/sfi/window_seal.S ;;
 	graft_elf) echo kernel/graft/elf_load.c kernel/graft/elf_reloc.c arch/x86/elf_reloc.c ;;
 	chan_frame) echo kernel/channel/frame.c ;;
+	profile_config) echo kernel/monitor/config_check.c kernel/channel/frame.c ;;
 	dif) echo kernel/trace/dif_verify.c kernel/trace/dif_exec.c kernel/trace/dif_subr.c \
 		kernel/trace/dif_subr_search.c ;;
 	d_parse|d_cg) echo host/dtrace/dt_*.c kernel/trace/dif_verify.c kernel/trace/dif_exec.c \
@@ -81,6 +82,7 @@ max_len() {
 	sfi_verify) echo 8160 ;;
 	graft_elf) echo 16384 ;;
 	chan_frame) echo 4096 ;;
+	profile_config) echo 8192 ;;
 	dif) echo 1024 ;;
 	d_parse|d_cg) echo 4096 ;;
 	d_oracle) echo 8192 ;;
@@ -109,6 +111,18 @@ seed() {
 		done
 		;;
 	chan_frame) printf '\254\134\001\002\001\000\000\000\002\000\000\000\0\0\0\0ok\0\0\0\0' >"$dir/seed" ;;
+	profile_config)
+		# Mode 1 (the target seals it), then the smallest good file: the header (one
+		# resource, one bucket of a day), "cpu.busy" every 100 ms, banded, 0 <= 5 <= 10.
+		{
+			printf '\1SPCF\1\0\140\0\60\0\30\0\1\0\0\0\1\0\0\0\0\134\46\5\350\3\0\0'
+			head -c 36 /dev/zero
+			printf 'm'; head -c 31 /dev/zero
+			printf 'cpu.busy'; head -c 24 /dev/zero
+			printf '\144\0\0\0\144\0\0\0\144\0\0\0\0\0\1\0'
+			printf '\5'; head -c 15 /dev/zero; printf '\12'; head -c 7 /dev/zero
+		} >"$dir/seed"
+		;;
 	sim_replay)
 		# 4 buffers, 17 blocks; requests (56 bytes: size, type 1, cpu, seq, time, tid,
 		# pid, block, in_flight) for blocks 1, 2, 1, 3.
