@@ -49,7 +49,8 @@ struct redflag_source {
 	uint64_t last_mono_ns;		/* the sample before this one; 0: none */
 	uint64_t last_wall_ns;
 	uint64_t last_value;
-	uint64_t outside_since_ns;	/* calendar time it left the band, 0: inside */
+	bool outside;			/* the last value was outside the band */
+	uint64_t outside_since_ns;	/* calendar time it left the band */
 	bool raised;			/* this excursion's flag is raised */
 	uint32_t flags;			/* raised under the configuration in force */
 };
@@ -181,7 +182,7 @@ static bool observe_locked(const struct monitor_config *cfg, unsigned index, uin
 		/* time, the calendar or a counter went back: start the window again */
 		memset(st->pane, 0, sizeof(st->pane));
 		st->last_mono_ns = 0;
-		st->outside_since_ns = 0;
+		st->outside = false;
 	}
 	add_sample(st, pane_ns, mono_ns, wall, value);
 	bool have = window_value(st, res->kind, pane_ns, mono_ns, wall, value, &v);
@@ -192,12 +193,14 @@ static bool observe_locked(const struct monitor_config *cfg, unsigned index, uin
 		return false;
 	const struct profile_config_bucket *b = monitor_config_bucket(cfg, (unsigned)r, wall_ns);
 	if (v >= b->low && v <= b->high) {
-		st->outside_since_ns = 0;
+		st->outside = false;
 		st->raised = false;	/* back inside: the next excursion may flag */
 		return false;
 	}
-	if (!st->outside_since_ns)
-		st->outside_since_ns = wall ? wall : 1;
+	if (!st->outside) {
+		st->outside = true;
+		st->outside_since_ns = wall;
+	}
 	uint64_t outside_ns = wall > st->outside_since_ns ? wall - st->outside_since_ns : 0;
 	if (st->raised || outside_ns < (uint64_t)res->duration_ms * NS_PER_MS)
 		return false;

@@ -385,9 +385,9 @@ static void flagged_teardown(struct cfg_file *f, const struct monitor_ctl_status
 }
 
 /*
- * The series a gauge and a counter go through (also what
- * tests/integration/test_monitor_config.py traces as monitor:::redflag:
- * 4 flags, values 300, 300, 200 and 300 per second).
+ * Synthetic series of a gauge and a counter at real time: in the band,
+ * out for less than the duration, out for longer (one flag however long),
+ * back in and out again, the bucket of the time of day, a reload.
  */
 KTEST(monitor_redflag_series, 1)
 {
@@ -491,5 +491,56 @@ KTEST(probe_monitor_redflag, 1)
 		  (unsigned long long)seen.hits);
 	probe_disable(&c);
 	KT_EXPECT(t, text_identical(), "text differs from the booted image");
+	flagged_teardown(&f, &status, &saved, msg);
+}
+
+/* n samples 100 ms apart on the monotonic clock and 1 s apart on a 10x calendar. */
+static void feed_scaled(unsigned index, uint64_t *now, int64_t *wall, uint64_t *value,
+			uint64_t step, unsigned n)
+{
+	for (unsigned i = 0; i < n; i++, *now += 100 * NS_PER_MS, *wall += 1000 * (int64_t)NS_PER_MS,
+	     *value += step)
+		monitor_redflag_observe(index, *now, *wall, *value);
+}
+
+/*
+ * Under a scaled calendar, windows and durations are calendar time and a
+ * counter's rate is per monotonic second (scion/monitor_rec.h): at 10x,
+ * 2 s outside take 2 calendar samples, and the window of 1 s holds only
+ * the sample itself, so the rate is taken since the sample before.
+ */
+KTEST(monitor_redflag_calendar_time, 1)
+{
+	static struct saved_intervals saved;
+	struct monitor_ctl_status status;
+	struct cfg_file f = { 0 };
+	char msg[MSG_BYTES] = "";
+
+	save_intervals(&saved);
+	unsigned gauge = index_of("mm.free"), counter = index_of("channel.bytes");
+	KT_ASSERT(t, gauge < MONITOR_SOURCES_MAX && counter < MONITOR_SOURCES_MAX,
+		  "mm.free or channel.bytes has no index");
+	KT_ASSERT(t, flagged_setup(&f, &status, msg), "the configuration was refused: %s", msg);
+	uint64_t before = monitor_redflag_count(), now = 1000 * NS_PER_MS, level = 300, value = 0;
+	int64_t wall = 0;
+
+	/* The gauge's duration is 1 s of the calendar: the second sample outside flags. */
+	feed_scaled(gauge, &now, &wall, &level, 0, 1);
+	KT_EXPECT(t, monitor_redflag_count() == before, "a flag at the first sample outside");
+	feed_scaled(gauge, &now, &wall, &level, 0, 1);
+	KT_EXPECT(t, monitor_redflag_count() == before + 1, "%llu flags after 1 s of the calendar "
+		  "outside", (unsigned long long)(monitor_redflag_count() - before));
+
+	/* The counter: 10 per 100 ms of monotonic time is 100 per second, in band, at any scale. */
+	feed_scaled(counter, &now, &wall, &value, 10, 30);
+	KT_EXPECT(t, monitor_redflag_count() == before + 1, "a rate of 10 per 100 ms was taken as "
+		  "per calendar time");
+	/* Each sample is the value before its step: the first of these is still 10 on. */
+	feed_scaled(counter, &now, &wall, &value, 30, 3);	/* outside for 1 s of the calendar */
+	KT_EXPECT(t, monitor_redflag_count() == before + 1, "a flag after 1 s of 2 outside");
+	feed_scaled(counter, &now, &wall, &value, 30, 1);
+	KT_EXPECT(t, monitor_redflag_count() == before + 2, "%llu counter flags after 2 s of the "
+		  "calendar outside, not 1",
+		  (unsigned long long)(monitor_redflag_count() - before - 1));
 	flagged_teardown(&f, &status, &saved, msg);
 }
