@@ -365,23 +365,41 @@ static void feed_rate(unsigned index, uint64_t *now, uint64_t *value, uint64_t s
 		monitor_redflag_observe(index, *now, (int64_t)*now, *value);
 }
 
-/* Load the flagged configuration with the measurement thread off; its state for restore. */
-static bool flagged_setup(struct cfg_file *f, struct monitor_ctl_status *status, char *msg)
+/* What a red-flag test runs with: the flagged configuration loaded, sampling off. */
+struct flagged_run {
+	struct saved_intervals saved;
+	struct monitor_ctl_status status;	/* before: sampling is restarted if it was on */
+	struct cfg_file f;
+	char msg[MSG_BYTES];
+	unsigned gauge, counter;		/* mm.free's and channel.bytes' indexes */
+};
+
+/* Set up run (static: it is large); NULL, or why the test cannot run. */
+static const char *flagged_setup(struct flagged_run *run)
 {
+	save_intervals(&run->saved);
+	run->gauge = index_of("mm.free");
+	run->counter = index_of("channel.bytes");
+	if (run->gauge >= MONITOR_SOURCES_MAX || run->counter >= MONITOR_SOURCES_MAX)
+		return "mm.free or channel.bytes has no index";
+	if (monitor_source_at(run->counter)->kind != MONITOR_COUNTER ||
+	    monitor_source_at(run->counter)->scope != MONITOR_SCOPE_GLOBAL)
+		return "channel.bytes is not a global counter";
 	/* The measurement thread feeds the same sources: keep it off while the series run. */
-	monitor_get_status(status);
+	monitor_get_status(&run->status);
 	monitor_stop();
 	/* bucket k: expected (k + 1) * 100, band +-50 (the gauge's unit; per second for the counter) */
-	return build(f, flagged, 2, DAY_2026_11_25, 100 * SCALE) && load(f, msg) == 0;
+	if (!build(&run->f, flagged, 2, DAY_2026_11_25, 100 * SCALE))
+		return "no memory";
+	return load(&run->f, run->msg) ? run->msg : NULL;
 }
 
-static void flagged_teardown(struct cfg_file *f, const struct monitor_ctl_status *status,
-			     const struct saved_intervals *saved, char *msg)
+static void flagged_teardown(struct flagged_run *run)
 {
-	kfree(f->buf);
-	restore_intervals(saved);
-	if (status->running)
-		monitor_start(msg, MSG_BYTES);
+	kfree(run->f.buf);
+	restore_intervals(&run->saved);
+	if (run->status.running)
+		monitor_start(run->msg, sizeof(run->msg));
 }
 
 /*
@@ -391,19 +409,10 @@ static void flagged_teardown(struct cfg_file *f, const struct monitor_ctl_status
  */
 KTEST(monitor_redflag_series, 1)
 {
-	static struct saved_intervals saved;
-	struct monitor_ctl_status status;
-	struct cfg_file f = { 0 };
-	char msg[MSG_BYTES] = "";
-
-	save_intervals(&saved);
-	unsigned gauge = index_of("mm.free"), counter = index_of("channel.bytes");
-	KT_ASSERT(t, gauge < MONITOR_SOURCES_MAX && counter < MONITOR_SOURCES_MAX,
-		  "mm.free or channel.bytes has no index");
-	KT_ASSERT(t, monitor_source_at(counter)->kind == MONITOR_COUNTER &&
-		  monitor_source_at(counter)->scope == MONITOR_SCOPE_GLOBAL,
-		  "channel.bytes is not a global counter");
-	KT_ASSERT(t, flagged_setup(&f, &status, msg), "the configuration was refused: %s", msg);
+	static struct flagged_run run;
+	const char *why = flagged_setup(&run);
+	KT_ASSERT(t, !why, "cannot run: %s", why);
+	unsigned gauge = run.gauge, counter = run.counter;
 
 	uint64_t before = monitor_redflag_count(), now = 1000 * NS_PER_MS;
 	/* Bucket 0 of the day: [50, 150]. */
@@ -444,32 +453,28 @@ KTEST(monitor_redflag_series, 1)
 	/* A new configuration forgets the excursion in progress: 400 + 700 ms are not 1000. */
 	feed(gauge, &now, 0, 100, 1);
 	feed(gauge, &now, 0, 300, 5);
-	KT_EXPECT(t, load(&f, msg) == 0, "reload refused: %s", msg);
+	KT_EXPECT(t, load(&run.f, run.msg) == 0, "reload refused: %s", run.msg);
 	feed(gauge, &now, 0, 300, 8);
 	KT_EXPECT(t, monitor_redflag_count() == before + 4, "a flag counted time from before "
 		  "the reload");
-	flagged_teardown(&f, &status, &saved, msg);
+	flagged_teardown(&run);
 }
 
 /* Named probe_* so the harness runs it where text patching works (single-threaded TCG). */
 KTEST(probe_monitor_redflag, 1)
 {
-	static struct saved_intervals saved;
-	struct monitor_ctl_status status;
-	struct cfg_file f = { 0 };
-	char msg[MSG_BYTES] = "", full[128];
+	static struct flagged_run run;
 	struct flag_seen seen = { 0 };
+	char full[128];
 
-	save_intervals(&saved);
-	unsigned gauge = index_of("mm.free"), counter = index_of("channel.bytes");
-	KT_ASSERT(t, gauge < MONITOR_SOURCES_MAX && counter < MONITOR_SOURCES_MAX,
-		  "mm.free or channel.bytes has no index");
 	struct probe *p = probe_named("monitor:::redflag");
 	KT_ASSERT(t, p, "no probe monitor:::redflag");
 	probe_fullname(p, full, sizeof(full));
 	KT_EXPECT(t, !strncmp(full, "monitor:kernel:", 15) && !probe_named("sdt:::redflag"),
 		  "the probe is %s", full);
-	KT_ASSERT(t, flagged_setup(&f, &status, msg), "the configuration was refused: %s", msg);
+	const char *why = flagged_setup(&run);
+	KT_ASSERT(t, !why, "cannot run: %s", why);
+	unsigned gauge = run.gauge, counter = run.counter;
 	struct probe_consumer c = { .action = PROBE_HANDLER, .handler = flag_handler, .arg = &seen };
 	KT_ASSERT(t, probe_enable(p, &c) == 0, "enabling monitor:::redflag failed");
 
@@ -491,7 +496,7 @@ KTEST(probe_monitor_redflag, 1)
 		  (unsigned long long)seen.hits);
 	probe_disable(&c);
 	KT_EXPECT(t, text_identical(), "text differs from the booted image");
-	flagged_teardown(&f, &status, &saved, msg);
+	flagged_teardown(&run);
 }
 
 /* n samples 100 ms apart on the monotonic clock and 1 s apart on a 10x calendar. */
@@ -506,21 +511,16 @@ static void feed_scaled(unsigned index, uint64_t *now, int64_t *wall, uint64_t *
 /*
  * Under a scaled calendar, windows and durations are calendar time and a
  * counter's rate is per monotonic second (scion/monitor_rec.h): at 10x,
- * 2 s outside take 2 calendar samples, and the window of 1 s holds only
- * the sample itself, so the rate is taken since the sample before.
+ * samples 100 ms apart are 1 s apart on the calendar, so the gauge's
+ * 1 s outside takes two of them, and the counter's window of 1 s holds
+ * only the sample itself, so its rate is taken since the sample before.
  */
 KTEST(monitor_redflag_calendar_time, 1)
 {
-	static struct saved_intervals saved;
-	struct monitor_ctl_status status;
-	struct cfg_file f = { 0 };
-	char msg[MSG_BYTES] = "";
-
-	save_intervals(&saved);
-	unsigned gauge = index_of("mm.free"), counter = index_of("channel.bytes");
-	KT_ASSERT(t, gauge < MONITOR_SOURCES_MAX && counter < MONITOR_SOURCES_MAX,
-		  "mm.free or channel.bytes has no index");
-	KT_ASSERT(t, flagged_setup(&f, &status, msg), "the configuration was refused: %s", msg);
+	static struct flagged_run run;
+	const char *why = flagged_setup(&run);
+	KT_ASSERT(t, !why, "cannot run: %s", why);
+	unsigned gauge = run.gauge, counter = run.counter;
 	uint64_t before = monitor_redflag_count(), now = 1000 * NS_PER_MS, level = 300, value = 0;
 	int64_t wall = 0;
 
@@ -542,5 +542,5 @@ KTEST(monitor_redflag_calendar_time, 1)
 	KT_EXPECT(t, monitor_redflag_count() == before + 2, "%llu counter flags after 2 s of the "
 		  "calendar outside, not 1",
 		  (unsigned long long)(monitor_redflag_count() - before - 1));
-	flagged_teardown(&f, &status, &saved, msg);
+	flagged_teardown(&run);
 }
