@@ -8,6 +8,8 @@
 #   make bench                                              figures under -icount into build/bench/
 #   make bench-profile                                      the profile database and nightly analysis
 #                                                           figures alone (host only, no QEMU)
+#   make nightly                                            the self-monitoring loop end to end:
+#                                                           profile Scion, analyse, load, red flags
 #   make gdb [SMP=n]                                        QEMU halted + gdb with symbols
 #   make fuzz [FUZZ_SECONDS=n]                              libFuzzer targets, n seconds each
 #   make sim                                                the host simulator (scion sim replay)
@@ -99,7 +101,7 @@ LAYOUTS_PY := $(BUILD)/gen/scion_layouts.py
 DISK := $(BUILD)/disk.img
 DISK_SIZE ?= 32M
 
-.PHONY: all kernel iso run run-options test bench bench-profile gdb deps host-tests fuzz \
+.PHONY: all kernel iso run run-options test bench bench-profile nightly gdb deps host-tests fuzz \
 	check-decoder sim clean
 .DEFAULT_GOAL := all
 
@@ -368,6 +370,10 @@ bench: deps test-kernel grafts $(ARCH_BENCH_TOOLS) $(SIM) $(DISK)
 # figures into build/bench/results.json.
 bench-profile: deps $(LAYOUTS_PY)
 	@$(PYTHON) tools/bench_profile.py --out $(BUILD)/bench
+
+# tools/nightly.py: collect days from Scion running `daily`, analyse, feed back.
+nightly: deps kernel $(LAYOUTS_PY)
+	@$(PYTHON) tools/nightly.py --kernel $(BUILD)/$(notdir $(QEMU_KERNEL)) --out $(BUILD)/nightly
 
 all: kernel iso test-kernel grafts host-tests $(SIM) $(ARCH_HOST_TOOLS) $(DISK)
 

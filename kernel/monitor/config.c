@@ -82,10 +82,12 @@ static unsigned apply_intervals_locked(const struct monitor_config *cfg)
 		if (cfg->resource_of[s] < 0)
 			continue;
 		const struct profile_config_resource *r = &cfg->resource[cfg->resource_of[s]];
-		if (monitor_interval_of(s) == r->interval_ms)
+		/* The analysis measures intervals on the calendar; the sampler on its clock. */
+		uint32_t real_ms = monitor_real_ms_of(r->interval_ms);
+		if (monitor_interval_of(s) == real_ms)
 			continue;
-		/* The file's interval passed the sampler's range: this cannot be refused. */
-		if (monitor_set_interval(r->name, r->interval_ms, why, sizeof(why)) > 0)
+		/* Within the sampler's range by construction: this cannot be refused. */
+		if (monitor_set_interval(r->name, real_ms, why, sizeof(why)) > 0)
 			changed++;
 	}
 	return changed;

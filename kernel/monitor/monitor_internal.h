@@ -61,6 +61,14 @@ int monitor_set_burst(uint32_t burst_ms, uint32_t every_s, char *why, size_t why
  */
 int monitor_set_clock(uint32_t scale, int64_t start_s, char *why, size_t whylen);
 
+/*
+ * monitor_real_ms_of - the monotonic milliseconds that calendar_ms of the
+ *   calendar take at the present time scale, within the sampler's
+ *   interval range (a profile configuration's intervals are calendar time).
+ * Caller's context: any.
+ */
+uint32_t monitor_real_ms_of(uint32_t calendar_ms);
+
 /* The calendar at monotonic time mono_ns (nanoseconds since 1970). Any context. */
 int64_t monitor_wall_ns(uint64_t mono_ns);
 

@@ -188,6 +188,14 @@ static uint32_t calendar_scale(void)
 	return s;
 }
 
+uint32_t monitor_real_ms_of(uint32_t calendar_ms)
+{
+	uint64_t ms = (uint64_t)calendar_ms * MONITOR_SCALE_ONE / calendar_scale();
+	if (ms < PROFILE_MIN_INTERVAL_MS)
+		return PROFILE_MIN_INTERVAL_MS;
+	return ms > PROFILE_MAX_INTERVAL_MS ? PROFILE_MAX_INTERVAL_MS : (uint32_t)ms;
+}
+
 /* ---- settings -------------------------------------------------------- */
 
 /* Whether pattern names s: its name, its resource (before the dot) or "*". */

@@ -214,7 +214,9 @@ class DayReader:
         for c in self.collections(day0):
             wall, mono, value = self.read(c["collection"], rid, scope_id, day0, day0 + DAY_NS, 1)
             if len(wall):
-                cuts = np.flatnonzero(np.diff(wall) > 2 * 10**6) + 1
-                lengths += [len(part) for part in np.split(wall, cuts)]
+                # A burst's samples are 1 ms apart on the kernel's clock (on the
+                # calendar too, unless a time scale stretches it).
+                cuts = np.flatnonzero(np.diff(mono) > 2 * 10**6) + 1
+                lengths += [len(part) for part in np.split(mono, cuts)]
             out += self.runs(kind, wall, mono, value, 10**6, 32)
         return out, lengths

@@ -19,6 +19,11 @@
  *   struct profile_config_bucket     [resource_count * bucket_count]
  *                                    (resource i's buckets at i * bucket_count)
  *
+ * Times are the calendar's (scion/monitor_rec.h): bucket_ms, window_ms,
+ * duration_ms and interval_ms are milliseconds of the day, which under a
+ * time scale pass faster than real ones; the kernel samples a resource
+ * every interval_ms / scale real milliseconds (at least 1).
+ *
  * Values are fixed point: PROFILE_VALUE_SCALE units per unit of the
  * resource, per second for a counter (its rate), as a level for a gauge.
  * A per-CPU resource's values are for the sum over the CPUs; a
