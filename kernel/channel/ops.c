@@ -22,6 +22,7 @@
 #include <scion/symtab.h>
 #include <scion/version.h>
 #include <scion/channel.h>
+#include <scion/monitor.h>
 #include <arch/cpu.h>
 #include "channel_internal.h"
 
@@ -262,6 +263,7 @@ static const struct {
 	[CHAN_OP_GRAFT_LIST] = { "graft-list", channel_op_graft_list },
 	[CHAN_OP_METRICS] = { "metrics", channel_op_metrics },
 	[CHAN_OP_EVENTS] = { "events", channel_events_request },
+	[CHAN_OP_MONITOR] = { "monitor", monitor_ctl_request },
 };
 
 void channel_handle_request(uint32_t seq, const uint8_t *payload, uint32_t length)

@@ -1,12 +1,16 @@
 // SPDX-License-Identifier: BSD-2-Clause
 /*
- * Shell: `monitor` lists every statistics source the modules publish
- * (scion/monitor.h) with its value now: one line per global source, one
- * value per CPU for a per-CPU source; `monitor threads` reads the
- * per-thread sources of every thread. For people: the host reads the
- * monitor's samples as records, never this text.
+ * Shell: `monitor` prints the sampler's state (sampling on or off,
+ * intervals, the burst schedule, the calendar, samples written and
+ * dropped, the profile configuration, red flags) and every statistics
+ * source the modules publish (scion/monitor.h) with its interval and
+ * its value now; `monitor threads` reads the per-thread sources of
+ * every thread; the other forms change the sampler as the host's
+ * MONITOR op does. For people: the host reads the monitor's samples
+ * and state as records, never this text.
  */
-#include <scion/monitor.h>
+#include "monitor_internal.h"
+#include <scion/calendar.h>
 #include <scion/shell.h>
 #include <scion/printk.h>
 #include <scion/cpu.h>
@@ -29,8 +33,8 @@ static void print_source(const struct monitor_source *s)
 	uint64_t v;
 
 	if (s->scope == MONITOR_SCOPE_THREAD) {
-		printk("  %-22s %-7s %-8s per thread (monitor threads)\n", s->name, kind_name(s),
-		       s->unit);
+		printk("  %-22s %-7s %-8s %6u per thread (monitor threads)\n", s->name,
+		       kind_name(s), s->unit, monitor_interval_of((unsigned)monitor_source_index(s)));
 		return;
 	}
 	unsigned n = s->scope == MONITOR_SCOPE_CPU ? cpu_count() : 1;
@@ -40,7 +44,8 @@ static void print_source(const struct monitor_source *s)
 		at += (size_t)snprintf(values + at, sizeof(values) - at, "%s%llu", i ? " " : "",
 				       (unsigned long long)v);
 	}
-	printk("  %-22s %-7s %-8s %s%s\n", s->name, kind_name(s), s->unit,
+	printk("  %-22s %-7s %-8s %6u %s%s\n", s->name, kind_name(s), s->unit,
+	       monitor_interval_of((unsigned)monitor_source_index(s)),
 	       s->scope == MONITOR_SCOPE_CPU ? "per CPU: " : "", values);
 }
 
@@ -75,15 +80,40 @@ static int list_threads(void)
 	return 0;
 }
 
-static int cmd_monitor(int argc, char **argv)
+static void print_status(void)
 {
-	if (argc == 2 && !strcmp(argv[1], "threads"))
-		return list_threads();
-	if (argc != 1 && !(argc == 2 && !strcmp(argv[1], "sources"))) {
-		printk("monitor: usage: monitor [sources | threads]\n");
-		return -EINVAL;
+	struct monitor_ctl_status st;
+	char now[32];
+
+	monitor_get_status(&st);
+	calendar_format(st.wall_ns / 1000000000ll, now, sizeof(now));
+	printk("sampling %s%s; shortest interval %u ms\n", st.running ? "on" : "off",
+	       st.streaming ? ", a monitor stream is open" : "", st.min_interval_ms);
+	if (st.burst_ms)
+		printk("bursts: %u samples 1 ms apart every %u s of the calendar; %llu so far\n",
+		       st.burst_ms, st.burst_every_s, (unsigned long long)st.bursts);
+	else
+		printk("bursts: off\n");
+	printk("calendar: %s, %u.%03u x real time\n", now, st.scale / MONITOR_SCALE_ONE,
+	       st.scale % MONITOR_SCALE_ONE);
+	printk("rounds %llu, samples written %llu, dropped %llu\n", (unsigned long long)st.rounds,
+	       (unsigned long long)st.samples_written, (unsigned long long)st.samples_dropped);
+	if (st.config_loaded) {
+		char day[32];
+		calendar_format(st.config_valid_day, day, sizeof(day));
+		day[10] = '\0';
+		printk("profile configuration: for %s (monitor config show)\n", day);
+	} else {
+		printk("profile configuration: none loaded\n");
 	}
-	printk("  %-22s %-7s %-8s %s\n", "source", "kind", "unit", "value");
+	printk("red flags raised: %llu\n", (unsigned long long)st.redflags);
+}
+
+static int list_sources(bool with_status)
+{
+	if (with_status)
+		print_status();
+	printk("  %-22s %-7s %-8s %6s %s\n", "source", "kind", "unit", "ms", "value");
 	unsigned n = 0;
 	for (const struct monitor_source *s = monitor_source_next(NULL); s;
 	     s = monitor_source_next(s), n++)
@@ -91,5 +121,94 @@ static int cmd_monitor(int argc, char **argv)
 	printk("%u sources\n", n);
 	return 0;
 }
-SHELL_COMMAND(monitor, "[sources | threads]",
-	      "the statistics sources every module publishes, with their values now", cmd_monitor);
+
+/* "720" or "0.5" (up to three decimals) in thousandths. */
+static bool parse_scale(const char *text, uint32_t *out)
+{
+	uint64_t whole = 0, frac = 0;
+	unsigned digits = 0;
+	const char *p = text;
+	for (; *p >= '0' && *p <= '9'; p++)
+		if ((whole = whole * 10 + (uint64_t)(*p - '0')) > UINT32_MAX)
+			return false;
+	if (p == text)
+		return false;
+	if (*p == '.')
+		for (p++; *p >= '0' && *p <= '9' && digits < 3; p++, digits++)
+			frac = frac * 10 + (uint64_t)(*p - '0');
+	if (*p)
+		return false;
+	while (digits++ < 3)
+		frac *= 10;
+	uint64_t v = whole * MONITOR_SCALE_ONE + frac;
+	if (v > UINT32_MAX)
+		return false;
+	*out = (uint32_t)v;
+	return true;
+}
+
+static int usage(void)
+{
+	printk("monitor: usage: monitor [sources | threads | start | stop | interval SOURCE|RESOURCE|* MS"
+	       " | burst MS EVERY_S | burst now | clock SCALE [YYYY-MM-DD[THH:MM]] | config show]\n");
+	return -EINVAL;
+}
+
+static int done(int err, const char *why)
+{
+	if (err < 0)
+		printk("monitor: %s\n", why);
+	return err < 0 ? err : 0;
+}
+
+static int cmd_monitor(int argc, char **argv)
+{
+	char why[160] = "";
+	uint64_t a, b;
+
+	if (argc == 1)
+		return list_sources(true);
+	const char *verb = argv[1];
+	if (argc == 2 && !strcmp(verb, "sources"))
+		return list_sources(false);
+	if (argc == 2 && !strcmp(verb, "threads"))
+		return list_threads();
+	if (argc >= 2 && !strcmp(verb, "config"))
+		return monitor_cmd_config(argc, argv);
+	if (argc == 2 && !strcmp(verb, "start"))
+		return done(monitor_start(why, sizeof(why)), why);
+	if (argc == 2 && !strcmp(verb, "stop")) {
+		monitor_stop();
+		return 0;
+	}
+	if (argc == 4 && !strcmp(verb, "interval")) {
+		if (parse_u64(argv[3], &a, false) || a > UINT32_MAX)
+			return done(-EINVAL, "give the interval in whole milliseconds");
+		int n = monitor_set_interval(argv[2], (uint32_t)a, why, sizeof(why));
+		if (n > 0)
+			printk("monitor: %d source%s every %llu ms\n", n, n == 1 ? "" : "s",
+			       (unsigned long long)a);
+		return done(n, why);
+	}
+	if (argc == 3 && !strcmp(verb, "burst") && !strcmp(argv[2], "now"))
+		return done(monitor_burst_now(why, sizeof(why)), why);
+	if (argc == 4 && !strcmp(verb, "burst")) {
+		if (parse_u64(argv[2], &a, false) || parse_u64(argv[3], &b, false) || a > UINT32_MAX ||
+		    b > UINT32_MAX)
+			return done(-EINVAL, "give the burst's 1 ms samples and the seconds between bursts");
+		return done(monitor_set_burst((uint32_t)a, (uint32_t)b, why, sizeof(why)), why);
+	}
+	if ((argc == 3 || argc == 4) && !strcmp(verb, "clock")) {
+		uint32_t scale;
+		int64_t start = 0;
+		if (!parse_scale(argv[2], &scale))
+			return done(-EINVAL, "give the time scale as a number (720: a day in 2 minutes)");
+		if (argc == 4 && calendar_parse(argv[3], &start))
+			return done(-EINVAL, "give the calendar's start as YYYY-MM-DD[THH:MM[:SS]] (UTC)");
+		return done(monitor_set_clock(scale, start, why, sizeof(why)), why);
+	}
+	return usage();
+}
+SHELL_COMMAND(monitor, "[sources | threads | start | stop | interval S MS | burst MS EVERY_S | "
+	      "burst now | clock SCALE [START] | config show]",
+	      "self-monitoring: the sampler's state and every statistics source", cmd_monitor);

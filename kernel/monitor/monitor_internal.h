@@ -68,6 +68,13 @@ int64_t monitor_wall_ns(uint64_t mono_ns);
 int monitor_start(char *why, size_t whylen);
 void monitor_stop(void);
 
+/*
+ * monitor_burst_now - begin a burst at the next wake-up, whatever the
+ *   schedule says. Return value: 0, or -EINVAL with why when sampling
+ *   is off or bursts are (burst length 0). Caller's context: thread.
+ */
+int monitor_burst_now(char *why, size_t whylen);
+
 /* The monitor's state now. Caller's context: thread. */
 void monitor_get_status(struct monitor_ctl_status *st);
 
@@ -86,6 +93,9 @@ int monitor_config_load(const void *file, size_t size, char *msg, size_t msglen)
 
 /* Whether a configuration is in force; *valid_day its day. Caller's context: thread. */
 bool monitor_config_in_force(int64_t *valid_day);
+
+/* `monitor config ...` in the shell (argv[0] "monitor", argv[1] "config"). */
+int monitor_cmd_config(int argc, char **argv);
 
 /* ---- redflag.c ---------------------------------------------------- */
 

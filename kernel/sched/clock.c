@@ -7,6 +7,7 @@
 #include <scion/clock.h>
 #include <scion/sched.h>
 #include <scion/boot.h>
+#include <scion/cpu.h>
 #include <scion/shell.h>
 #include <scion/printk.h>
 #include <scion/errno.h>
@@ -47,10 +48,50 @@ void thread_sleep_ms(uint64_t ms)
 	thread_sleep_ticks(ms_to_ticks(ms));
 }
 
-void clock_count_tick(void)
+/*
+ * A CPU's fast tick (clock_set_fast_tick): its timer interrupts factor
+ * times a tick; every factor-th is also the tick. Touched only by its
+ * own CPU, with interrupts masked.
+ */
+struct fast_tick {
+	unsigned factor;		/* 0 or 1: the timer interrupts once a tick */
+	unsigned count;			/* interrupts since the last tick */
+	void (*fn)(void);		/* called on every interrupt (not in timer-only mode) */
+};
+static struct fast_tick fast_ticks[MAX_CPUS];
+
+/* Whether this timer interrupt is also a tick. */
+static bool interrupt_is_tick(struct fast_tick *ft)
+{
+	if (ft->factor <= 1)
+		return true;
+	if (++ft->count < ft->factor)
+		return false;
+	ft->count = 0;
+	return true;
+}
+
+void clock_set_fast_tick(unsigned factor, void (*fn)(void))
+{
+	irqflags_t f = arch_irq_save();
+	struct fast_tick *ft = &fast_ticks[this_cpu_index()];
+	ft->fn = factor > 1 ? fn : NULL;
+	ft->count = 0;
+	ft->factor = factor > 1 ? factor : 1;
+	arch_timer_start(HZ * ft->factor);
+	arch_irq_restore(f);
+}
+
+static void count_tick(void)
 {
 	if (this_cpu_index() == 0)
 		__atomic_store_n(&ticks, ticks + 1, __ATOMIC_RELAXED);
+}
+
+void clock_count_tick(void)
+{
+	if (interrupt_is_tick(&fast_ticks[this_cpu_index()]))
+		count_tick();
 }
 
 static void timer_tick_nothing(unsigned cpu, uint64_t tick)
@@ -65,7 +106,12 @@ GRAFT_POINT_EVENT(timer_tick, timer_tick_event, timer_tick_nothing, 1000,
 
 void clock_timer_interrupt(void)
 {
-	clock_count_tick();
+	struct fast_tick *ft = &fast_ticks[this_cpu_index()];
+	if (ft->fn)
+		ft->fn();
+	if (!interrupt_is_tick(ft))
+		return;
+	count_tick();
 	sched_tick();
 	profile_tick();
 	timer_tick_event(this_cpu_index(), clock_ticks());

@@ -38,6 +38,20 @@ void clock_timer_interrupt(void);
  */
 void clock_count_tick(void);
 
+/*
+ * clock_set_fast_tick - Overview: make the calling CPU's timer interrupt
+ *   factor times a tick, calling fn on every interrupt, for work that
+ *   needs a finer clock than HZ for a while (the monitor's 1 ms bursts);
+ *   the tick itself (count, scheduler, timer.tick) still comes every
+ *   factor-th interrupt. factor 0 or 1 returns to one interrupt a tick.
+ * Arguments: factor; fn (any context: it runs in the timer interrupt
+ *   with interrupts masked; not called while a graft holds the CPU in
+ *   timer-only mode, so it may take a leaf spinlock of its own).
+ * Return value: none.
+ * Caller's context: thread bound to the CPU it changes; does not sleep.
+ */
+void clock_set_fast_tick(unsigned factor, void (*fn)(void));
+
 /* Start the tick on the calling CPU. */
 void clock_start_cpu(void);
 

@@ -107,4 +107,12 @@ struct monitor_thread_row {
 int monitor_read_threads(const struct monitor_source *const *sources, unsigned nsources,
 			 struct monitor_thread_row *rows, unsigned max);
 
+/*
+ * monitor_ctl_request - the channel's MONITOR op (kernel/monitor/monitor_op.c):
+ *   body is a struct monitor_ctl_request (scion/monitor_rec.h).
+ * Return value: 0, or the -errno its error frame carried.
+ * Caller's context: the channel thread, may sleep.
+ */
+int monitor_ctl_request(uint32_t seq, const uint8_t *body, uint32_t len);
+
 #endif

@@ -1,0 +1,195 @@
+# SPDX-License-Identifier: BSD-2-Clause
+"""The measurement thread and the "monitor" stream (kernel/monitor/sampler.c,
+monitor_stream.c), read raw from the channel with the layouts generated from
+scion/monitor_rec.h (the host's collector is tested in test_profile_collect).
+
+- Opening the stream writes the source table first, then rounds: every due
+  source in each round, one sample per CPU for a per-CPU source, one per
+  thread for a per-thread one, the thread named before its first sample; the
+  status's samples_written equals the samples received; closing it turns
+  sampling off again.
+- Intervals: a source at 50 ms is sampled about twice as often as one at
+  100 ms; a 1 ms burst gives samples 1 ms apart (no busy-wait: the fast tick).
+- The calendar: `clock 720 2026-11-25` starts the day there and runs 720x.
+- The MONITOR op refuses bad requests with one line and changes nothing; so
+  does the shell.
+- A buffer too small for the rounds drops them: the next round says how many
+  samples were lost and the counts add up.
+"""
+
+import re
+import struct
+
+from common import poweroff
+from test_channel import channel_boot
+
+DAY_2026_11_25 = 1795564800  # seconds since 1970 at 2026-11-25 00:00 UTC
+
+
+def decode(body, L, C):
+    """Records of one chunk: (type, dict, samples)."""
+    head = L.layout("monitor_rec_head")
+    kinds = {C.MONITOR_REC_SOURCE: "monitor_rec_source", C.MONITOR_REC_THREAD: "monitor_rec_thread",
+             C.MONITOR_REC_ROUND: "monitor_rec_round"}
+    sample = L.layout("monitor_sample")
+    out, at = [], 0
+    while at + head.size <= len(body):
+        h = head.unpack(body[at:at + head.size])
+        if h["size"] < head.size or at + h["size"] > len(body):
+            raise ValueError(f"record at {at}: size {h['size']}")
+        lay = L.layout(kinds[h["type"]])
+        rec = lay.unpack(body[at:at + lay.size])
+        samples = []
+        if h["type"] == C.MONITOR_REC_ROUND:
+            base = at + lay.size
+            samples = [sample.unpack(body[base + i * sample.size:base + (i + 1) * sample.size])
+                       for i in range(rec["nsamples"])]
+        out.append((h["type"], rec, samples))
+        at += (h["size"] + 7) & ~7
+    return out
+
+
+class Collector:
+    def __init__(self, L, C):
+        self.L, self.C = L, C
+        self.records, self.statuses = [], []
+
+    def __call__(self, cpu, count, drops, body):
+        if cpu == self.C.CHAN_CHUNK_STATUS:
+            self.statuses.append(self.L.layout("monitor_stream_status").unpack(body))
+        else:
+            self.records += decode(body, self.L, self.C)
+
+    def of(self, kind):
+        return [r for r in self.records if r[0] == kind]
+
+
+def ctl(client, frame, L, C, cmd, **fields):
+    req = L.layout("monitor_ctl_request")
+    values = {"cmd": cmd, "ms": 0, "every_s": 0, "scale": 0, "start_s": 0, "name": b""}
+    values.update(fields)
+    status, body = client.request(frame.OP_MONITOR, req.pack(**values))
+    if status < 0:
+        return status, body.decode("utf-8", "replace")
+    return status, L.layout("monitor_ctl_status").unpack(body)
+
+
+def job_monitor_stream(ctx):
+    from scionhost import frame, layouts as L
+    from scionhost.client import Client
+    C = L.C
+
+    boot, sock = channel_boot(ctx, "monitor-stream", smp=2)
+    try:
+        with Client(sock, timeout=60) as client:
+            st = ctl(client, frame, L, C, C.MONITOR_CTL_STATUS)[1]
+            ctx.result("off-at-boot", st["running"] == 0 and st["streaming"] == 0 and
+                       st["sources"] > 20, repr(st))
+            ok = all(ctl(client, frame, L, C, *a, **kw)[0] == 0 for a, kw in (
+                ((C.MONITOR_CTL_INTERVAL,), dict(name=b"cpu", ms=50)),
+                ((C.MONITOR_CTL_INTERVAL,), dict(name=b"thread", ms=200)),
+                ((C.MONITOR_CTL_BURST,), dict(ms=100, every_s=3600)),
+                ((C.MONITOR_CTL_CLOCK,), dict(scale=720 * C.MONITOR_SCALE_ONE,
+                                              start_s=DAY_2026_11_25))))
+            ctx.result("settings-accepted", ok)
+
+            got = Collector(L, C)
+            stream, cpus, _ = client.stream_open("monitor", 131072, 100, "", got)
+            st = ctl(client, frame, L, C, C.MONITOR_CTL_STATUS)[1]
+            ctx.result("stream-turns-sampling-on", st["running"] == 1 and st["streaming"] == 1,
+                       repr(st))
+            client.pump(1.5)
+            ctx.result("burst-now", ctl(client, frame, L, C, C.MONITOR_CTL_BURST_NOW)[0] == 0)
+            client.pump(2.5)
+            client.stream_close(stream)
+            st = ctl(client, frame, L, C, C.MONITOR_CTL_STATUS)[1]
+            ctx.result("close-turns-it-off", st["running"] == 0 and st["streaming"] == 0 and
+                       st["bursts"] >= 1, repr(st))
+
+            sources = {r[1]["index"]: r[1] for r in got.of(C.MONITOR_REC_SOURCE)}
+            first_round = next(i for i, r in enumerate(got.records) if r[0] == C.MONITOR_REC_ROUND)
+            ctx.result("sources-first", len(sources) == got.statuses[-1]["sources"] and
+                       all(r[0] == C.MONITOR_REC_SOURCE for r in got.records[:len(sources)]) and
+                       first_round >= len(sources), f"{len(sources)} sources")
+            rounds = got.of(C.MONITOR_REC_ROUND)
+            samples = sum(len(r[2]) for r in rounds)
+            last = got.statuses[-1]
+            ctx.result("status-counts-every-sample", last["ended"] == 1 and
+                       last["samples_written"] == samples and last["samples_dropped"] == 0,
+                       f"{samples} received, status {last}")
+
+            name = {i: s["name"].rstrip(b"\0").decode() for i, s in sources.items()}
+            normal = [r for r in rounds if not r[1]["flags"] & C.MONITOR_ROUND_BURST]
+            burst = [r for r in rounds if r[1]["flags"] & C.MONITOR_ROUND_BURST]
+            per_cpu_ok = all(sorted(s["scope_id"] for s in r[2] if name[s["source"]] == "cpu.busy")
+                             in ([], list(range(cpus))) for r in normal)
+            ctx.result("one-sample-per-cpu", per_cpu_ok and cpus == 2)
+
+            def count(src):
+                return sum(1 for r in normal if any(name[s["source"]] == src for s in r[2]))
+            fast, slow = count("cpu.busy"), count("mm.free")
+            ctx.result("intervals-per-source", slow >= 5 and 1.6 <= fast / slow <= 2.4,
+                       f"cpu.busy (50 ms) in {fast} rounds, mm.free (100 ms) in {slow}")
+
+            threads = {r[1]["tid"]: r[1]["name"].rstrip(b"\0").decode()
+                       for r in got.of(C.MONITOR_REC_THREAD)}
+            tids = {s["scope_id"] for r in normal for s in r[2] if name[s["source"]] == "thread.cpu"}
+            ctx.result("threads-named", tids and tids <= set(threads) and
+                       "monitor" in threads.values(), f"{sorted(threads.values())}")
+
+            gaps = [b[1]["mono_ns"] - a[1]["mono_ns"] for a, b in zip(burst, burst[1:])]
+            ctx.result("burst-1ms-apart", len(burst) == 100 and
+                       sorted(gaps)[len(gaps) // 2] in range(900_000, 1_100_000),
+                       f"{len(burst)} burst rounds, median gap {sorted(gaps)[len(gaps) // 2]} ns")
+
+            walls = [r[1]["wall_ns"] for r in normal]
+            monos = [r[1]["mono_ns"] for r in normal]
+            rate = (walls[-1] - walls[0]) / (monos[-1] - monos[0])
+            ctx.result("calendar-scaled", walls[0] >= DAY_2026_11_25 * 10**9 and
+                       walls[-1] < (DAY_2026_11_25 + 86400) * 10**9 and 719 < rate < 721 and
+                       all(b > a for a, b in zip(walls, walls[1:])),
+                       f"first {walls[0]}, rate {rate}")
+
+            # Bad requests: one line, nothing changed.
+            for what, args, kw, expect in (
+                    ("interval-zero", (C.MONITOR_CTL_INTERVAL,), dict(name=b"cpu", ms=0),
+                     r"interval 0 ms out of range"),
+                    ("no-such-source", (C.MONITOR_CTL_INTERVAL,), dict(name=b"nope", ms=10),
+                     r"no source or resource is called 'nope'"),
+                    ("burst-too-long", (C.MONITOR_CTL_BURST,), dict(ms=5000, every_s=2),
+                     r"less than the time between bursts"),
+                    ("scale-zero", (C.MONITOR_CTL_CLOCK,), dict(scale=0), r"time scale 0"),
+                    ("unknown-command", (99,), {}, r"no command 99")):
+                status, line = ctl(client, frame, L, C, *args, **kw)
+                ctx.result(f"refuses-{what}", status < 0 and re.search(expect, line) and
+                           line.strip().count("\n") == 0, f"{status}: {line!r}")
+            status, body = client.request(frame.OP_MONITOR, b"\0" * 7)
+            ctx.result("refuses-short-request", status < 0 and b"a request of 7 bytes" in body)
+            st = ctl(client, frame, L, C, C.MONITOR_CTL_STATUS)[1]
+            ctx.result("refusals-change-nothing", st["burst_ms"] == 100 and
+                       st["min_interval_ms"] == 50 and st["scale"] == 720000, repr(st))
+
+            # Drops: a buffer that holds the sources and a few rounds.
+            small = Collector(L, C)
+            ctl(client, frame, L, C, C.MONITOR_CTL_INTERVAL, name=b"*", ms=10)
+            stream, _, _ = client.stream_open("monitor", 8192, 1000, "", small)
+            client.pump(2.5)
+            client.stream_close(stream)
+            last = small.statuses[-1]
+            rounds = small.of(C.MONITOR_REC_ROUND)
+            lost = sum(r[1]["lost_before"] for r in rounds)
+            received = sum(len(r[2]) for r in rounds)
+            ctx.result("drops-counted", last["samples_dropped"] > 0 and
+                       received == last["samples_written"] and
+                       lost <= last["samples_dropped"] and lost > 0,
+                       f"received {received}, lost_before sum {lost}, status {last}")
+            status, text = client.request(frame.OP_SHELL, b"monitor")
+            out = text.decode()
+            ctx.result("shell-shows-state", re.search(r"sampling off", out) and
+                       re.search(r"calendar: 2026-11-2[5-6] \d\d:\d\d:\d\d, 720\.000 x", out) and
+                       re.search(r"bursts: 100 samples 1 ms apart every 3600 s", out), out[:600])
+            status, text = client.request(frame.OP_SHELL, b"monitor interval cpu 0")
+            ctx.result("shell-refuses-one-line", text.decode().strip() ==
+                       "monitor: interval 0 ms out of range (1 to 3600000 ms)", text.decode())
+    finally:
+        poweroff(ctx, boot)
