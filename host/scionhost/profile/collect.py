@@ -65,7 +65,8 @@ class Collector:
         self.records = self.drops = 0
         self.rounds = self.samples = 0
         self.gaps = self.lost = 0
-        self.prev_wall = start_wall_ns
+        self.prev_wall = start_wall_ns  # the calendar of the round before (at first: the open)
+        self.first_wall = None
 
     def on_chunk(self, cpu, count, drops, body):
         if cpu == frame.CHUNK_STATUS:
@@ -114,8 +115,11 @@ class Collector:
 
     def take_round(self, r, streams):
         burst = 1 if r.flags & BURST else 0
+        if self.first_wall is None:
+            self.first_wall = r.wall_ns
         if r.lost_before:
-            self.writer.add_gap(r.cpu, self.prev_wall, r.wall_ns, r.lost_before, DROP_REASON)
+            self.writer.add_gap(r.cpu, min(self.prev_wall, r.wall_ns), r.wall_ns,
+                                r.lost_before, DROP_REASON)
             self.gaps += 1
             self.lost += r.lost_before
         if not r.flags & CONTINUED:
@@ -212,15 +216,17 @@ def collect(client, db, machine, bufsize=DEFAULT_BUFSIZE, switch_ms=DEFAULT_SWIT
     started = time.monotonic()
     writer = None
     try:
+        # The calendar runs once sampling does (the open started it if it was off).
+        opened = monitor.control(client, C.MONITOR_CTL_STATUS)
         mid = db.machine_id(machine, cpus, create=True)
         params = {"bufsize": bufsize, "switch_ms": switch_ms, "cpus": cpus,
-                  "kernel": client.kernel_version, "scale": before["scale"],
-                  "min_interval_ms": before["min_interval_ms"], "burst_ms": before["burst_ms"],
-                  "burst_every_s": before["burst_every_s"],
+                  "kernel": client.kernel_version, "scale": opened["scale"],
+                  "min_interval_ms": opened["min_interval_ms"], "burst_ms": opened["burst_ms"],
+                  "burst_every_s": opened["burst_every_s"],
                   "duration_s": duration if duration is not None else "follow"}
-        cid = db.new_collection(mid, "collect", before["wall_ns"], params)
+        cid = db.new_collection(mid, "collect", opened["wall_ns"], params)
         writer = SampleWriter(db, cid, batch_seconds=batch_seconds)
-        coll = Collector(db, writer, before["wall_ns"])
+        coll = Collector(db, writer, opened["wall_ns"])
         coll_box.append(coll)
         # DATA that came before STREAM_OPEN's answer was kept by the client.
         for sid, data in [d for d in client.data if d[0] == stream]:
@@ -244,6 +250,10 @@ def collect(client, db, machine, bufsize=DEFAULT_BUFSIZE, switch_ms=DEFAULT_SWIT
         after = monitor.control(client, C.MONITOR_CTL_STATUS)
         final = coll.finish(after["wall_ns"])
         writer.flush()
+        if coll.first_wall is not None and coll.first_wall < opened["wall_ns"]:
+            with db.transaction(doing=f"writing collection {cid}"):
+                db.execute("UPDATE collections SET started_ns = ? WHERE collection_id = ?",
+                           (coll.first_wall, cid))
         mismatch = check_end(coll, final, totals, writer.committed)
         if mismatch:
             raise ProfileError(f"{mismatch}; collection {cid} in {db.where} stays incomplete")
@@ -257,8 +267,8 @@ def collect(client, db, machine, bufsize=DEFAULT_BUFSIZE, switch_ms=DEFAULT_SWIT
                 pass
         if writer is not None and not isinstance(e, ProfileError):
             try:
-                if isinstance(e, ChannelLost):
-                    coll.process()      # the records of the drain the loss cut short
+                if isinstance(e, ChannelLost) and coll_box:
+                    coll_box[0].process()   # the records of the drain the loss cut short
                 writer.flush()          # what arrived intact is kept
             except (ScionError, KeyboardInterrupt):
                 pass
