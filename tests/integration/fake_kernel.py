@@ -91,8 +91,11 @@ class FakeKernel:
                 return
             if not data:
                 return
-            for f in parser.feed(data):
-                self._answer(conn, f, log)
+            try:
+                for f in parser.feed(data):
+                    self._answer(conn, f, log)
+            except OSError:
+                return          # the host hung up in the middle of an answer
 
     def _answer(self, conn, f, log):
         if f.type == frame.HELLO:

@@ -294,8 +294,14 @@ def job_collect_fake(ctx):
                        "--duration", "0.2")
             ctx.result("garbage-one-line", failed_one_line(proc, "type 65535"), proc.stderr)
 
-            requests.clear()
+        # A fake of its own: the one above may have lost its thread to the host
+        # hanging up in the middle of its answer.
+        requests.clear()
+        with FakeKernel(sock, version="v-test", answers=fake_answers(requests, chunks, totals)):
             proc = run(sock, "monitor", "clock", "1d/2m", "2024-03-04T06:00")
+            if not requests:
+                ctx.result("clock-request", False, proc.stderr)
+                return
             ctx.result("clock-request", proc.returncode == 0 and requests[-1]["cmd"] ==
                        C.MONITOR_CTL_CLOCK and requests[-1]["scale"] == 720000 and
                        requests[-1]["start_s"] == 1709532000 and "time scale: 720x" in proc.stdout,

@@ -262,6 +262,7 @@ def collect(client, db, machine, bufsize=DEFAULT_BUFSIZE, switch_ms=DEFAULT_SWIT
     except BaseException as e:
         if stream is not None and not isinstance(e, ChannelLost):
             try:
+                client.watch_stream(stream, lambda *chunk: None)    # what is left is dropped
                 client.stream_close(stream)
             except (ScionError, KeyboardInterrupt):
                 pass
