@@ -25,7 +25,7 @@ import re
 
 from . import frame
 from .client import Client, ScionError, answer
-from .layouts import C, layout, text
+from .layouts import C, layout
 
 REQUEST = layout("monitor_ctl_request", "cmd", "ms", "every_s", "scale", "start_s", "name")
 STATUS = layout("monitor_ctl_status")

@@ -37,7 +37,6 @@ import tempfile
 import time
 
 from scionhost import frame
-from scionhost.client import ScionError
 from scionhost.layouts import C, layout
 from scionhost.profile import collect, db as pdb
 from scionhost.profile.monitor_records import (BURST, CONTINUED, HEAD, RecordError, decode_chunk,
@@ -160,7 +159,7 @@ def job_collect_decoder(ctx):
             "short-header": (good + b"\x03\x00", 4, ["middle of a record header"]),
             "wrong-size": (HEAD.pack(type=C.MONITOR_REC_SOURCE, size=60) + bytes(56), 1,
                            ["source record", "60 bytes"]),
-            "round-size": (round_record(1, 1, 1, [(0, 0, 1), (0, 1, 2)])[:-16] , 1,
+            "round-size": (round_record(1, 1, 1, [(0, 0, 1), (0, 1, 2)])[:-16], 1,
                            ["truncated"]),
             "miscounted": (good, 2, ["holds 3 records", "says 2"]),
             "zero-size": (HEAD.pack(type=C.MONITOR_REC_ROUND, size=0) + bytes(28), 1,

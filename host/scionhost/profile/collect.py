@@ -229,8 +229,7 @@ def collect(client, db, machine, bufsize=DEFAULT_BUFSIZE, switch_ms=DEFAULT_SWIT
         coll = Collector(db, writer, opened["wall_ns"])
         coll_box.append(coll)
         # DATA that came before STREAM_OPEN's answer was kept by the client.
-        for sid, data in [d for d in client.data if d[0] == stream]:
-            early.append(frame.decode_chunk(data))
+        early.extend(frame.decode_chunk(data) for sid, data in client.data if sid == stream)
         client.data = [d for d in client.data if d[0] != stream]
         for chunk in early:
             coll.on_chunk(*chunk)
