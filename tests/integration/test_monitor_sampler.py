@@ -193,3 +193,61 @@ def job_monitor_stream(ctx):
                        "monitor: interval 0 ms out of range (1 to 3600000 ms)", text.decode())
     finally:
         poweroff(ctx, boot)
+
+
+THREAD_ROW = re.compile(r"^ +(\d+) (\S+) +(\d+) +(\d+) +(\d+)\s*$", re.M)
+
+
+def thread_cpu(client, frame):
+    """thread.cpu (ns) by thread name, from `monitor threads` (tests may read shell text)."""
+    status, text = client.request(frame.OP_SHELL, b"monitor threads")
+    return {m.group(2): int(m.group(4)) for m in THREAD_ROW.finditer(text.decode())}  # name order: bcache_reads, cpu, disk_wait
+
+
+def job_daily_workload(ctx):
+    """`daily`: the web threads' CPU follows the calendar's office hours, the
+    rogue spins only inside its window, and bad arguments get one line."""
+    from scionhost import frame
+    from scionhost.client import Client
+
+    boot, sock = channel_boot(ctx, "daily-workload", smp=2)
+    try:
+        with Client(sock, timeout=60) as client:
+            def shell(line):
+                return client.request(frame.OP_SHELL, line.encode())[1].decode()
+
+            def cpu_over(start, seconds=1.0):
+                shell(f"monitor clock 1 {start}")
+                before = thread_cpu(client, frame)
+                client.pump(seconds)
+                after = thread_cpu(client, frame)
+                return {k: after[k] - before.get(k, 0) for k in after}
+
+            out = shell("daily start threads=2 rogue=10:00-11:00")
+            ctx.result("starts", "2 web threads and the rogue running" in out, out)
+            cpu_over("2026-11-25T02:00")    # warm up: TCG translates the threads' code first
+            night, day, after = (cpu_over("2026-11-25T02:00"), cpu_over("2026-11-25T10:10"),
+                                 cpu_over("2026-11-25T11:30"))
+            ctx.result("office-hours", day["web-0"] > 5 * night["web-0"] and
+                       day["web-1"] > 5 * night["web-1"] and day["web-0"] > day["web-1"],
+                       f"night {night}, day {day}")
+            ctx.result("rogue-in-its-window", day["rogue"] > 300_000_000 and
+                       day["rogue"] > 4 * max(night["rogue"], after["rogue"]),
+                       f"rogue: night {night['rogue']}, 10:10 {day['rogue']}, "
+                       f"11:30 {after['rogue']} ns in 1 s")
+            out = shell("daily")
+            ctx.result("status", re.search(r"daily: 3 threads; 11:3\d on the calendar, demand \d+ "
+                                           r"per mille; rogue 10:00-11:00", out), out)
+            for line, expect in (("daily rogue 25:00-26:00", "give the rogue's window"),
+                                 ("daily rogue 10:00-10:00", "give the rogue's window"),
+                                 ("daily start", "already running"),
+                                 ("daily start threads=99", "threads=N with N from 1 to 8"),
+                                 ("daily frob", "usage")):
+                out = shell(line).strip()
+                ctx.result(f"refuses-{line.replace(' ', '-')}",
+                           expect in out and out.count("\n") == 0, out)
+            out = shell("daily stop")
+            ctx.result("stops", "daily: stopped" in out and "rogue" not in thread_cpu(client, frame),
+                       out)
+    finally:
+        poweroff(ctx, boot)

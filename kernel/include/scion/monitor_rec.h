@@ -34,9 +34,14 @@
  * the RTC's time at the anchor plus the monotonic time since, times
  * the time scale (MONITOR_SCALE_ONE is real time; `monitor clock`
  * sets the scale and optionally where the simulated calendar starts).
- * Intervals, windows and durations are monotonic milliseconds, so a
+ * Sampling intervals and bursts' 1 ms steps are monotonic time, so a
  * time scale changes where samples fall in the day, not how often they
- * are taken. A counter's value is cumulative; a per-CPU source has one
+ * are taken; a counter's rate is per monotonic second. What follows the
+ * day is calendar time: the burst schedule, and a profile
+ * configuration's buckets, windows and durations (a window of 15
+ * minutes is 15 minutes of the day, under any scale). So a day at
+ * scale 1440 passes in a minute and looks, bucket by bucket, like a
+ * real one sampled more sparsely. A counter's value is cumulative; a per-CPU source has one
  * sample per CPU (scope_id the CPU), a per-thread one per thread
  * (scope_id the tid), a global one scope_id 0.
  */
