@@ -21,7 +21,8 @@ monitor.py): the kernel's "monitor" stream into a profile database.
                     one row per CPU per round of a per-CPU source, named
                     threads, `scion profile info` reads it; SIGTERM mid-way:
                     incomplete and consistent; a tiny --bufsize: drops stored
-                    as gaps whose lost counts sum to samples_dropped.
+                    as gaps whose lost counts sum to samples_dropped; the guest
+                    powered off mid-way: one line, what arrived kept, incomplete.
   collect_nightly   the real kernel with its calendar at 2880x (a day in 30
                     s): one collection covering 2024-03-04 into SQLite, the
                     same rows copied to PostgreSQL: `scion analyze nightly
@@ -420,6 +421,23 @@ def job_collect_kernel(ctx):
             st = json.loads(out) if rc == 0 else {}
             ctx.result("monitor-status", rc == 0 and st.get("sources", 0) > 0 and
                        not st.get("streaming") and not st.get("running"), out + err)
+
+            # The guest powers off mid-collection: what arrived is kept, incomplete.
+            spec = os.path.join(tmp, "lost.db")
+            proc = subprocess.Popen([sys.executable, SCION, "--socket", sock, "profile",
+                                     "collect", "--db", spec, "--duration", "120", "--quiet"],
+                                    stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+            time.sleep(5)
+            boot.command("poweroff", r"powering off")
+            boot.proc.wait(timeout=60)
+            out, err = proc.communicate(timeout=60)
+            ctx.result("channel-lost/one-line", proc.returncode == 1 and err.count("\n") == 1
+                       and "closed" in err and "incomplete" in err, err)
+            with pdb.open_db(spec) as db:
+                got = db.query("SELECT complete, samples FROM collections")
+                rows = db.query("SELECT COUNT(*) FROM samples")[0][0]
+            ctx.result("channel-lost/incomplete-and-consistent", len(got) == 1 and
+                       got[0][0] == 0 and got[0][1] == rows > 0, f"{got}, {rows} rows")
     finally:
         poweroff(ctx, boot)
 
