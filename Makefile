@@ -144,11 +144,12 @@ $(BUILD)/obj/version.o: $(BUILD)/version.c
 # The host's description of every wire and record layout, generated from the
 # headers that define them (host/scionhost/layouts.py reads it;
 # tests/integration/test_layouts.py checks it against the compiler).
-# The graft API's headers give only constants: the codes recfmt.h's records carry.
+# The graft API's headers give only constants: the codes recfmt.h's records carry
+# (monitor.h: the source kinds and scopes the monitor stream's records carry).
 LAYOUT_HEADERS := $(addprefix kernel/include/scion/,errno.h chan_proto.h chan_reply.h recfmt.h dof.h \
 	dif_exec.h profile_config.h monitor_rec.h blk_pattern.h)
-LAYOUT_CONSTANT_HEADERS := kernel/include/scion/graft.h grafts/include/graft/bcache.h \
-	grafts/include/graft/sched.h
+LAYOUT_CONSTANT_HEADERS := kernel/include/scion/graft.h kernel/include/scion/monitor.h \
+	grafts/include/graft/bcache.h grafts/include/graft/sched.h
 $(LAYOUTS_PY): $(LAYOUT_HEADERS) $(LAYOUT_CONSTANT_HEADERS) tools/gen_layouts.py
 	@mkdir -p $(dir $@)
 	$(call say,GEN,$@)

@@ -16,7 +16,7 @@ import statistics
 import sys
 import time
 
-from . import bench, frame, recconvert, record, replies, streams, trace
+from . import bench, frame, monitor, recconvert, record, replies, streams, trace
 from . import run as run_command
 from .profile import cli as profile_cli
 from .client import Client, ScionError, answer, default_socket_path
@@ -304,6 +304,7 @@ def build_parser():
     streams.add_events(sub, subcommand)
     trace.add_trace(sub, subcommand)
     bench.add_bench(sub, subcommand)
+    monitor.add_monitor(sub, subcommand)
     recconvert.add_record_convert(record.add_record(sub, subcommand, byte_count), subcommand)
     record.add_sim(sub, subcommand)
 

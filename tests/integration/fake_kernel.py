@@ -31,8 +31,9 @@ class FakeKernel:
     the HELLO reply (garbage, stray frames, as after a vanished client);
     refuse_other_versions=False answers any host's HELLO, leaving the
     version check to the host; hold_seconds delays every answer; answers:
-    op -> function(body) -> (status, reply body), replacing the canned
-    answer of that op (default_answers)."""
+    op -> function(body) -> (status, reply body[, frames]), replacing the
+    canned answer of that op (default_answers); frames, when given, are
+    encoded frames sent before the answer (a stream's last DATA chunks)."""
 
     def __init__(self, path, version="v-test", shell=None, ignore_hellos=0, silent_ops=(),
                  noise=b"", hold_seconds=0.0, refuse_other_versions=True, answers=None):
@@ -90,8 +91,11 @@ class FakeKernel:
                 return
             if not data:
                 return
-            for f in parser.feed(data):
-                self._answer(conn, f, log)
+            try:
+                for f in parser.feed(data):
+                    self._answer(conn, f, log)
+            except OSError:
+                return          # the host hung up in the middle of an answer
 
     def _answer(self, conn, f, log):
         if f.type == frame.HELLO:
@@ -115,9 +119,10 @@ class FakeKernel:
         if self.hold_seconds:
             threading.Event().wait(self.hold_seconds)
         if op in self.answers:
-            status, answer = self.answers[op](body)
-            reply = frame.encode(frame.RESPONSE if status >= 0 else frame.ERROR, f.seq,
-                                 frame.encode_status(status, answer))
+            status, answer, *before = self.answers[op](body)
+            reply = b"".join(before) + frame.encode(
+                frame.RESPONSE if status >= 0 else frame.ERROR, f.seq,
+                frame.encode_status(status, answer))
         elif op == frame.OP_SHELL:
             status, text = self.shell.get(body.decode(), (-2, f"scion: unknown command "
                                                          f"'{body.decode()}'\n"))

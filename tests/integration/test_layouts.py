@@ -207,6 +207,8 @@ RENAMES = (
     ("chan_stream_open_reply", "chan_proto.h",
      "\tuint32_t bufsize;\t\t/* bytes per CPU buffer */", "\tuint32_t bufsize, spare;",
      "scionhost.client"),
+    ("monitor_rec_round", "monitor_rec.h", "\tuint32_t lost_before;", "\tuint32_t lost;",
+     "scionhost.profile.monitor_records"),
 )
 
 

@@ -5,6 +5,7 @@ are imported only when a command runs, so the rest of `scion` works
 without numpy.
 
   scion profile synth --db DB --start DATE --days N [...]     synth.py
+  scion profile collect --db DB --duration S | --follow [...] collect.py
   scion profile info --db DB [--machine M] [--json]           what a database holds
   scion profile config show FILE                              config.py
   scion profile config load FILE                              the PROFILE_CONFIG op
@@ -255,8 +256,8 @@ def common(p, db=True):
 
 def add_parsers(sub, subcommand):
     """`scion profile ...` and `scion analyze ...` on the main parser."""
-    prof = subcommand(sub, "profile", "profile databases: synthetic histories, what a "
-                      "database holds, profile configurations")
+    prof = subcommand(sub, "profile", "profile databases: the kernel's samples collected, "
+                      "synthetic histories, what a database holds, profile configurations")
     psub = prof.add_subparsers(dest="profile_command", metavar="SUBCOMMAND", required=True)
     p = subcommand(psub, "synth", "write a synthetic profile history with injected anomalies "
                    "(and their ground truth) into a database", cmd_synth, json_flag=True)
@@ -274,6 +275,10 @@ def add_parsers(sub, subcommand):
     p.add_argument("--gaps", type=int, default=0, metavar="N",
                    help="drop the samples of N random spans of 1 to 10 minutes, stored as gaps")
     p.add_argument("--seed", type=int, default=1, metavar="S")
+
+    from ..commands import byte_count
+    from .collect import add_collect
+    add_collect(psub, subcommand, common, byte_count)
 
     p = subcommand(psub, "info", "what a profile database holds: machines, collections "
                    "(complete or not), gaps, analysed days", cmd_info, json_flag=True)
