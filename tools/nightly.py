@@ -42,9 +42,9 @@ import bench_boot  # noqa: E402
 SCION = [sys.executable, os.path.join(ROOT, "host", "scion")]
 SCALE = 1440                    # the calendar's speed: a day in a minute
 DAY_SECONDS = 86400 / SCALE     # real seconds a calendar day takes
-SYSTEM_INTERVAL_MS = 20         # real ms between samples of the system resources
-THREAD_INTERVAL_MS = 100
-BURST_MS, BURST_EVERY_S = 200, 3600
+SYSTEM_INTERVAL_MS = 250        # real ms between samples: 6 minutes of the calendar
+THREAD_INTERVAL_MS = 250
+BURST_MS, BURST_EVERY_S = 100, 3600   # a burst's CPU shows in its bucket: keep it short
 ROGUE = ("10:00", "11:30")
 MORNING = ("08:30", "12:30")    # the red-flag runs' part of the next day
 SYNTH_DAYS = 30

@@ -36,7 +36,6 @@
 #define DAILY_DEFAULT      3
 #define PER_MILLE          1000
 #define MINUTES_PER_DAY    1440
-#define ROGUE_DUTY         900	/* per mille of a step the rogue computes */
 #define STEP_TICKS         5	/* compute, then sleep this many ticks */
 #define STEP_NS            (STEP_TICKS * 1000000000ull / HZ)
 
@@ -122,9 +121,12 @@ static void rogue_main(void *arg)
 {
 	(void)arg;
 	while (!READ_ONCE(stopping)) {
-		if (in_rogue_window(minute_of_day(now_wall_ns())))
-			compute_for(STEP_NS * ROGUE_DUTY / PER_MILLE);
-		thread_sleep_ticks(STEP_TICKS);
+		if (in_rogue_window(minute_of_day(now_wall_ns()))) {
+			compute_for(STEP_NS);
+			thread_sleep_ticks(1);	/* most of a CPU: a step, then a tick's rest */
+		} else {
+			thread_sleep_ticks(STEP_TICKS);
+		}
 	}
 }
 
