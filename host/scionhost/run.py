@@ -36,6 +36,9 @@ def add_parser(subparsers, default_socket):
                    help="a .graft file (or the name of one in grafts/ or grafts/bad/) to boot "
                         "as a module; repeat for more; default: every build/grafts/*.graft")
     p.add_argument("--no-grafts", action="store_true", help="boot no graft modules")
+    p.add_argument("--profile-config", action="append", default=[], metavar="FILE",
+                   help="a profile configuration (profile-DAY.cfg of `scion analyze "
+                        "nightly`) to boot as a module: the monitor loads it at boot")
     p.add_argument("--cmdline", default="", metavar="OPTS", help="kernel boot options "
                    "(name=value words; `bootopts` lists them)")
     # SUPPRESS: `scion --socket P run` and `scion run --socket P` both set it.
@@ -73,6 +76,20 @@ def graft_files(names):
             raise ScionError(f"no graft {name} (give a .graft file or the name of "
                              "grafts/NAME.c or grafts/bad/NAME.c)")
         files.append(os.path.abspath(found))
+    return files
+
+
+def profile_config_files(names):
+    """Each --profile-config as an absolute path; the kernel knows a
+    configuration module by its name's ".cfg" (kernel/core/boot_module.c)."""
+    files = []
+    for name in names:
+        if not os.path.isfile(name):
+            raise ScionError(f"no profile configuration {name}")
+        if not name.endswith(".cfg"):
+            raise ScionError(f"{name}: a profile configuration's name ends in .cfg "
+                             "(the kernel takes other modules for grafts)")
+        files.append(os.path.abspath(name))
     return files
 
 
@@ -134,6 +151,9 @@ def boot(args):
     kernel = None
     modules = []
     if args.iso:
+        if args.profile_config:
+            raise ScionError("--profile-config boots a module, which an ISO names in its "
+                             "grub.cfg: give it without --iso")
         if not os.path.isfile(args.iso):
             raise ScionError(f"no ISO at {args.iso} (`make iso` builds it)")
     else:
@@ -144,6 +164,7 @@ def boot(args):
             modules = graft_files(args.graft)
         elif not args.no_grafts:
             modules = sorted(glob.glob(os.path.join(BUILD, "grafts", "*.graft")))
+        modules += profile_config_files(args.profile_config)
     disk = args.disk or os.path.join(BUILD, "disk.img")
     if args.disk and not os.path.isfile(disk):
         raise ScionError(f"disk image {disk} does not exist")

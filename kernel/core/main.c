@@ -27,6 +27,7 @@
 #include <scion/bcache.h>
 #include <scion/channel.h>
 #include <scion/graft.h>
+#include <scion/monitor.h>
 #include <arch/init.h>
 #include <arch/smp.h>
 #include <arch/console.h>
@@ -65,6 +66,7 @@ static void init_main(void *arg)
 	boot_phase_done("devices");
 	arch_console_enable_input();
 	graft_init();
+	monitor_config_boot();
 	channel_init();
 	if (ktest_boot_requested())
 		ktest_boot_run();

@@ -388,16 +388,6 @@ void graft_last_abort(const struct graft *g, char *buf, size_t n)
 	spin_unlock_irqrestore(&abort_lock, f);
 }
 
-/* The module's file name without its directories. */
-static const char *module_name(const struct boot_module *m)
-{
-	const char *name = m->cmdline;
-	for (const char *s = m->cmdline; *s && *s != ' '; s++)
-		if (*s == '/')
-			name = s + 1;
-	return name;
-}
-
 /* Whether the module's command line asks for a trusted load: "NAME.graft trusted". */
 static bool boot_module_trusted(const struct boot_module *m)
 {
@@ -410,16 +400,10 @@ void graft_init(void)
 	graft_points_init();
 	for (unsigned i = 0; i < boot_info.nmodules; i++) {
 		const struct boot_module *m = &boot_info.modules[i];
+		if (boot_module_is_profile_config(m))
+			continue;	/* the monitor's (monitor_config_boot) */
 		struct graft_boot_module *b = &boot_grafts[nboot_grafts++];
-		const char *name = module_name(m);
-		size_t n = strlen(name);
-		const char *space = strchr(name, ' ');
-		if (space)
-			n = (size_t)(space - name);
-		if (n >= sizeof(b->source))
-			n = sizeof(b->source) - 1;
-		memcpy(b->source, name, n);
-		b->source[n] = '\0';
+		boot_module_name(m, b->source, sizeof(b->source));
 		b->size = m->phys_end - m->phys_start;
 		b->graft = graft_load(phys_to_virt(m->phys_start), b->size, b->source,
 				      boot_module_trusted(m) ? GRAFT_TRUSTED : GRAFT_SANDBOXED,

@@ -181,3 +181,40 @@ def job_profile_config_load(ctx):
         ctx.result("text-restored", rc == 0 and "text: identical" in out, out + err)
     finally:
         poweroff(ctx, boot)
+
+
+def job_profile_config_boot_module(ctx):
+    """A configuration booted as a module (its name ends in .cfg) is loaded
+    at boot with one line, a damaged one after it is refused with one line and
+    leaves the first in force, and a graft module beside them is still a graft."""
+    from common import graft_path, shell_boot
+    from scionhost.profile import config
+
+    good = config.encode(configuration())
+    bad = bytearray(good)
+    bad[len(good) // 2] ^= 0x40
+    os.makedirs(ctx.log_dir, exist_ok=True)
+    paths = []
+    for name, data in (("good", good), ("damaged", bytes(bad))):
+        paths.append(os.path.join(ctx.log_dir, f"{ctx.job}-{name}.cfg"))
+        with open(paths[-1], "wb") as f:
+            f.write(data)
+    boot = shell_boot(ctx, "config-module", smp=1,
+                      modules=paths + [graft_path(ctx, "tick_count")])
+    try:
+        out = boot.output
+        loaded = re.search(rf"boot module {ctx.job}-good\.cfg: (.*)\n", out)
+        ctx.result("loaded-at-boot", loaded and LOADED.match(loaded.group(1).strip()),
+                   loaded.group(0) if loaded else f"no line (log: {boot.log_path})")
+        refused = re.search(rf"boot module {ctx.job}-damaged\.cfg: (.*)\n", out)
+        ctx.result("damaged-refused", refused and "crc32" in refused.group(1) and
+                   "loaded" not in refused.group(1),
+                   refused.group(0) if refused else f"no line (log: {boot.log_path})")
+        ctx.result("graft-module-still-a-graft",
+                   re.search(r"graft: tick_count\.graft: loaded 'tick-count'", out) is not None and
+                   "graft: " + f"{ctx.job}-good.cfg" not in out, f"log: {boot.log_path}")
+        mark = boot.mark()
+        boot.command("monitor config show", r"scion> ")
+        ctx.result("first-stays-in-force", SHOWN in boot.output[mark:], boot.output[mark:][:400])
+    finally:
+        poweroff(ctx, boot)

@@ -63,6 +63,22 @@ struct boot_phase {
 };
 
 void boot_phase_done(const char *name);
+
+/*
+ * boot_module_name - a module's file name: its command line's first
+ *   word without directories ("build/grafts/clock.graft trusted" ->
+ *   "clock.graft"), copied into buf (truncated to size - 1).
+ * Caller's context: any.
+ */
+void boot_module_name(const struct boot_module *m, char *buf, size_t size);
+
+/*
+ * boot_module_is_profile_config - whether module m is a profile
+ *   configuration for the monitor (its file name ends in ".cfg"), which
+ *   kernel/monitor/ loads, rather than a graft, which kernel/graft/ does.
+ * Caller's context: any.
+ */
+bool boot_module_is_profile_config(const struct boot_module *m);
 /* The recorded phases, in order; returns their number. */
 unsigned boot_phases(const struct boot_phase **phases);
 

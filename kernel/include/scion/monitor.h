@@ -126,4 +126,11 @@ int monitor_ctl_request(uint32_t seq, const uint8_t *body, uint32_t len);
  */
 int monitor_profile_config_request(uint32_t seq, const uint8_t *body, uint32_t len);
 
+/*
+ * monitor_config_boot - load the profile configurations given as boot
+ *   modules (kernel/monitor/config_boot.c), printing one line for each.
+ * Caller's context: the init thread, once, after graft_init.
+ */
+void monitor_config_boot(void);
+
 #endif
