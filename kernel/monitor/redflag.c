@@ -216,7 +216,8 @@ void monitor_redflag_observe(unsigned index, uint64_t mono_ns, int64_t wall_ns, 
 	struct redflag flag;
 	bool raise = false;
 
-	if (index >= MONITOR_SOURCES_MAX)
+	/* Without a configuration (most of the time) a round takes no lock per source. */
+	if (index >= MONITOR_SOURCES_MAX || !READ_ONCE(monitor_config_current))
 		return;
 	mutex_lock(&monitor_config_lock);
 	if (monitor_config_current)
