@@ -10,9 +10,10 @@ Everything goes through `scion`, as a researcher's cron job would run it:
      injected anomalies of the three kinds, analysed for its last day and
      scored against the ground truth (`scion analyze score`): the analysis
      at the scale of a real history.
-  2. Scion itself (machine "scion-qemu"): booted with the `daily`
-     workload (office-hours web threads) and a calendar that runs 1440
-     times real time (a day a minute), it is profiled for the days the
+  2. Scion itself (machine "scion-qemu"): booted under -icount (its clock
+     counts instructions, so host load changes nothing it measures) with
+     the `daily` workload (office-hours web threads) and a calendar that
+     runs 1440 times its clock (a day a guest minute), it is profiled for the days the
      analysis of DAY and of the day after need as references (DAY-7,
      DAY-6, DAY-1) and for DAY itself, on which the thread "rogue" spins
      from 10:00 to 11:30 (`scion profile collect`, one collection a day).
@@ -40,8 +41,12 @@ sys.path.insert(0, os.path.join(ROOT, "tools"))
 import bench_boot  # noqa: E402
 
 SCION = [sys.executable, os.path.join(ROOT, "host", "scion")]
-SCALE = 1440                    # the calendar's speed: a day in a minute
-DAY_SECONDS = 86400 / SCALE     # real seconds a calendar day takes
+SCALE = 1440                    # the calendar's speed: a day in a minute of guest time
+DAY_END = "23:50"               # a day's collection ends once a round reaches this
+# Drain the stream once a second: each drain's cross-calls make the channel's
+# output thread wait for the other vCPU, which single-threaded TCG runs in
+# turns, so at 100 ms its waiting would rise with the load it profiles.
+SWITCH_MS = "1000"
 SYSTEM_INTERVAL_MS = 250        # real ms between samples: 6 minutes of the calendar
 THREAD_INTERVAL_MS = 250
 BURST_MS, BURST_EVERY_S = 100, 3600   # a burst's CPU shows in its bucket: keep it short
@@ -54,13 +59,14 @@ class Failed(Exception):
     pass
 
 
-def run(argv, what, timeout=900, json_out=False):
+def run(argv, what, timeout=900, json_out=False, quiet=False):
     t0 = time.monotonic()
     p = subprocess.run(argv, capture_output=True, text=True, timeout=timeout)
     took = time.monotonic() - t0
     if p.returncode:
         raise Failed(f"{what}: exit {p.returncode}: {(p.stderr or p.stdout).strip()[-400:]}")
-    print(f"nightly: {what} ({took:.1f} s)", flush=True)
+    if not quiet:
+        print(f"nightly: {what} ({took:.1f} s)", flush=True)
     return (json.loads(p.stdout) if json_out else p.stdout), took
 
 
@@ -93,7 +99,8 @@ def collect_day(sock, db, day, rogue, report):
     scion(sock, "shell", "daily", "rogue", f"{rogue[0]}-{rogue[1]}" if rogue else "off",
           what=f"rogue {'from ' + rogue[0] if rogue else 'off'}")
     summary, took = scion(sock, "profile", "collect", "--db", db, "--machine", "scion-qemu",
-                          "--duration", f"{DAY_SECONDS - 1.5:.1f}", "--json", "--quiet",
+                          "--until", f"{day.isoformat()}T{DAY_END}", "--switch-ms", SWITCH_MS,
+                          "--json", "--quiet",
                           what=f"{day} collected", json_out=True)
     report.setdefault("collected", []).append({"day": day.isoformat(), **summary})
 
@@ -109,8 +116,19 @@ def find_rogue(results):
     return None
 
 
-def status(sock):
-    return scion(sock, "monitor", "status", "--json", what="monitor status", json_out=True)[0]
+def status(sock, quiet=False):
+    return run(SCION + ["--socket", sock, "monitor", "status", "--json"], "monitor status",
+               json_out=True, quiet=quiet)[0]
+
+
+def wait_for_calendar(sock, day, hhmm):
+    """Until the kernel's calendar reaches day hhmm (guest time: under icount
+    it runs as fast as the guest's instructions, not the host's clock)."""
+    t = datetime.datetime.combine(day, datetime.time.fromisoformat(hhmm),
+                                  tzinfo=datetime.timezone.utc)
+    target = int(t.timestamp()) * 10**9
+    while status(sock, quiet=True)["wall_ns"] < target:
+        time.sleep(0.25)
 
 
 def morning(sock, day, rogue):
@@ -120,9 +138,7 @@ def morning(sock, day, rogue):
     before = status(sock)["redflags"]
     scion(sock, "monitor", "clock", str(SCALE), f"{day.isoformat()}T{MORNING[0]}",
           what=f"calendar at {day} {MORNING[0]}")
-    h0, m0 = map(int, MORNING[0].split(":"))
-    h1, m1 = map(int, MORNING[1].split(":"))
-    time.sleep(((h1 - h0) * 3600 + (m1 - m0) * 60) / SCALE)
+    wait_for_calendar(sock, day, MORNING[1])
     return status(sock)["redflags"] - before
 
 
@@ -144,7 +160,10 @@ def main():
     try:
         if not args.skip_synthetic:
             synthetic_month(db, args.out, day, report)
-        b, sock = bench_boot.boot("nightly", args.out, kernel=args.kernel, smp=2, timeout=1800)
+        # Under -icount the guest's clock counts its instructions: CPU time,
+        # the calendar and the workload do not depend on what else the host runs.
+        b, sock = bench_boot.boot("nightly", args.out, kernel=args.kernel, smp=2, icount=True,
+                                  timeout=3600)
         try:
             with bench_boot.session(b, sock):
                 pass        # the kernel answers

@@ -16,6 +16,7 @@ enum {
 #define LSR_DATA_READY 0x01
 #define LSR_THR_EMPTY  0x20
 #define IER_RX         0x01
+#define IER_TX_EMPTY   0x02	/* interrupt when the transmitter holding register empties */
 #define BAUD_115200    1
 
 /* 115200 baud, 8 data bits, no parity, one stop bit; interrupts off. */

@@ -56,6 +56,8 @@ struct thread_walk {
 static void read_thread(struct thread *t, void *arg)
 {
 	struct thread_walk *w = arg;
+	if (t->is_idle)
+		return;		/* a CPU's idle time is cpu.idle: threads add up to cpu.busy */
 	if (w->n < w->max) {
 		struct monitor_thread_row *r = &w->rows[w->n];
 		r->tid = t->tid;

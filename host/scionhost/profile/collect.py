@@ -24,8 +24,8 @@ Invariants:
     totals, and every source the kernel wrote arrived; a mismatch is a
     one-line error (exit status 1) and the collection stays incomplete.
   * the collection is marked complete only when it ended as asked: its
-    --duration ran out, or a --follow was stopped by Ctrl-C or SIGTERM
-    (its only way to end). A --duration stopped early, a channel that
+    --duration ran out, the calendar reached --until, or a --follow was
+    stopped by Ctrl-C or SIGTERM (its only way to end). A --duration stopped early, a channel that
     closed, a stream that could not be read: what was committed is kept,
     consistent, marked incomplete, and the error is one line. A second
     Ctrl-C or SIGTERM while the stream closes gives up at once.
@@ -196,8 +196,9 @@ def check_end(coll, final, totals, committed):
 
 
 def collect(client, db, machine, bufsize=DEFAULT_BUFSIZE, switch_ms=DEFAULT_SWITCH_MS,
-            duration=None, stop=None, progress=None, batch_seconds=2.0):
-    """Collect until duration seconds have passed (None: until stop.what is set).
+            duration=None, stop=None, progress=None, batch_seconds=2.0, until_ns=None):
+    """Collect until duration seconds have passed, or (until_ns) until a round
+    written reaches that calendar time (neither: until stop.what is set).
     Returns the summary dict; "complete" says whether it ended as asked."""
     from .. import monitor
     stop = stop or Stop()
@@ -223,7 +224,11 @@ def collect(client, db, machine, bufsize=DEFAULT_BUFSIZE, switch_ms=DEFAULT_SWIT
                   "kernel": client.kernel_version, "scale": opened["scale"],
                   "min_interval_ms": opened["min_interval_ms"], "burst_ms": opened["burst_ms"],
                   "burst_every_s": opened["burst_every_s"],
-                  "duration_s": duration if duration is not None else "follow"}
+                  "duration_s": duration if duration is not None else "follow",
+                  "until_ns": until_ns}
+        if until_ns is not None and opened["wall_ns"] >= until_ns:
+            raise ProfileError(f"--until: the calendar is already at {opened['wall_ns']} ns, "
+                               f"past {until_ns} (scion monitor clock sets it)")
         cid = db.new_collection(mid, "collect", opened["wall_ns"], params)
         writer = SampleWriter(db, cid, batch_seconds=batch_seconds)
         coll = Collector(db, writer, opened["wall_ns"])
@@ -238,12 +243,15 @@ def collect(client, db, machine, bufsize=DEFAULT_BUFSIZE, switch_ms=DEFAULT_SWIT
             now = time.monotonic()
             if deadline is not None and now >= deadline:
                 break
+            if until_ns is not None and coll.status and coll.status["last_wall_ns"] >= until_ns:
+                break
             client.pump(POLL_SECONDS if deadline is None else min(POLL_SECONDS, deadline - now))
             if progress:
                 elapsed = time.monotonic() - started
                 progress.update(f"collect: {coll.samples:,} samples, {coll.rounds:,} rounds, "
                                 f"{coll.gaps} gaps, {elapsed:.0f} s",
-                                min(1.0, elapsed / duration) if duration else None)
+                                min(1.0, elapsed / duration) if duration else
+                                calendar_share(coll, opened["wall_ns"], until_ns))
         totals = client.stream_close(stream)
         stream = None
         after = monitor.control(client, C.MONITOR_CTL_STATUS)
@@ -256,7 +264,7 @@ def collect(client, db, machine, bufsize=DEFAULT_BUFSIZE, switch_ms=DEFAULT_SWIT
         mismatch = check_end(coll, final, totals, writer.committed)
         if mismatch:
             raise ProfileError(f"{mismatch}; collection {cid} in {db.where} stays incomplete")
-        complete = duration is None or not stop.what
+        complete = (duration is None and until_ns is None) or not stop.what
         writer.close(complete=complete)
     except BaseException as e:
         if stream is not None and not isinstance(e, ChannelLost):
@@ -282,6 +290,23 @@ def collect(client, db, machine, bufsize=DEFAULT_BUFSIZE, switch_ms=DEFAULT_SWIT
             "bufsize": bufsize, "switch_ms": switch_ms, "status": final}
 
 
+def calendar_share(coll, start_ns, until_ns):
+    """How far the calendar has come from the open to --until (None without one)."""
+    if until_ns is None or not coll.status or until_ns <= start_ns:
+        return None
+    return max(0.0, min(1.0, (coll.status["last_wall_ns"] - start_ns) / (until_ns - start_ns)))
+
+
+def until_arg(text):
+    """--until YYYY-MM-DD[THH:MM[:SS]] (UTC) as calendar nanoseconds."""
+    import datetime
+    try:
+        t = datetime.datetime.fromisoformat(text)
+    except ValueError:
+        raise ProfileError(f"--until {text!r}: give YYYY-MM-DD[THH:MM[:SS]] (UTC)") from None
+    return int(t.replace(tzinfo=datetime.timezone.utc).timestamp()) * 10**9
+
+
 def cmd_collect(args):
     from .cli import progress_of
     if args.duration is not None and args.duration <= 0:
@@ -295,7 +320,8 @@ def cmd_collect(args):
         with Client(args.socket, timeout=args.timeout, wait=args.wait) as client:
             summary = collect(client, db, args.machine, args.bufsize, args.switch_ms,
                               duration=None if args.follow else args.duration, stop=stop,
-                              progress=progress)
+                              progress=progress,
+                              until_ns=until_arg(args.until) if args.until else None)
     except KeyboardInterrupt:
         raise ProfileError(f"interrupted twice: the stream was abandoned; what was committed "
                            f"is kept, its collection marked incomplete ({args.db})") from None
@@ -309,8 +335,9 @@ def cmd_collect(args):
         if db is not None:
             db.close()
     if not summary["complete"]:
+        asked = f"{args.duration:g} s" if args.duration else f"the calendar to {args.until}"
         raise ProfileError(f"interrupted ({summary['stopped_by']}) after {summary['seconds']:g} "
-                           f"of {args.duration:g} s: the {summary['samples']} samples stored are "
+                           f"s of {asked}: the {summary['samples']} samples stored are "
                            f"kept, collection {summary['collection']} marked incomplete "
                            f"({args.db})")
     if args.json:
@@ -330,6 +357,9 @@ def add_collect(psub, subcommand, common, byte_count):
     g.add_argument("--duration", type=float, metavar="S", help="collect for S seconds")
     g.add_argument("--follow", action="store_true",
                    help="collect until Ctrl-C or SIGTERM (a clean end)")
+    g.add_argument("--until", metavar="YYYY-MM-DD[THH:MM]",
+                   help="collect until the kernel's calendar reaches this time (UTC): a day "
+                        "under a time scale, however fast the guest runs")
     p.add_argument("--machine", default=socket.gethostname(), metavar="NAME",
                    help="the machine's name in the database (default: this host's name)")
     p.add_argument("--bufsize", type=byte_count, default=DEFAULT_BUFSIZE, metavar="B",

@@ -97,7 +97,9 @@ struct monitor_thread_row {
 };
 
 /*
- * monitor_read_threads - every thread's per-thread sources, at one moment.
+ * monitor_read_threads - every thread's per-thread sources, at one moment;
+ *   the CPUs' idle threads are left out (their time is cpu.idle), so the
+ *   threads' thread.cpu adds up to the CPUs' busy time less interrupts.
  * Arguments: sources (nsources of them, at most MONITOR_THREAD_SOURCES_MAX,
  *   each per-thread), rows (room for max).
  * Return value: the threads there are (more than max when rows ran out:

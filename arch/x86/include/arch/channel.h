@@ -30,8 +30,9 @@ bool arch_channel_init(void);
 
 /*
  * arch_channel_write - send n bytes, waiting for the transmitter.
- * Caller's context: thread or any context the caller serializes (one
- *   writer at a time); never sleeps.
+ * Caller's context: thread, no spinlock held (it sleeps while the
+ *   transmitter is busy, once arch_channel_start_input has turned the
+ *   device's interrupt on); one writer at a time (the caller serializes).
  */
 void arch_channel_write(const void *data, size_t n);
 
