@@ -458,10 +458,19 @@ def job_collect_nightly(ctx):
                 rc, out, err = scion_at(ctx, sock, "monitor", *args)
                 ctx.result(f"monitor-{args[0]}", rc == 0, out + err)
             spec = os.path.join(tmp, "day.db")
-            summary = collect_json(ctx, sock, "day", "--db", spec, "--duration", "33",
+            # --until: as long as the calendar takes to cover the day, however fast it runs.
+            summary = collect_json(ctx, sock, "day", "--db", spec, "--until", "2024-03-05T00:05",
                                    "--machine", "qemu")
             if not summary:
                 return
+            last = summary["status"]["last_wall_ns"]
+            ctx.result("until-the-calendar", summary["complete"] and
+                       1709597100 * 10**9 <= last < 1709600400 * 10**9,
+                       f"complete {summary['complete']}, last round at {last}")
+            rc, out, err = scion_at(ctx, sock, "profile", "collect", "--db", spec, "--until",
+                                    "2024-03-04T12:00", "--machine", "qemu")
+            ctx.result("until-in-the-past", rc == 1 and err.count("\n") == 1 and
+                       "--until: the calendar is already at" in err, f"exit {rc}: {err!r}")
             try:
                 server = PostgresServer()
                 server.__enter__()
