@@ -17,6 +17,13 @@
 #define ARCH_NREGS		INSN_NREGS
 #define ARCH_REGS_ALL		INSN_ALL_REGS
 
+/*
+ * The most delay slots a transfer has on this machine (at most
+ * INSN_DELAY_SLOTS_MAX): none, so the analysis's code for them compiles
+ * away.
+ */
+#define ARCH_DELAY_SLOTS_MAX	0
+
 /* Live where a function returns: the return values, the callee-saved registers, rsp and DF. */
 #define ARCH_LIVE_AT_RETURN	ABI_LIVE_AT_RETURN
 /* Live at a tail call: the callee may read any general register (its arguments and more). */
