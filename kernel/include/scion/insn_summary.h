@@ -5,8 +5,10 @@
  * instruction as the control-flow graph and the liveness analysis need
  * it, in terms every machine shares, and the hooks that produce it. The
  * port implements them over its decoder (x86-64: arch/x86/insn_summary.c
- * over arch/x86/insn_decode.c); the analysis never sees a decoded
- * instruction, an opcode or a register name.
+ * and arch/insn_summary.h, over arch/x86/insn_decode.c); the analysis
+ * never sees a decoded instruction, an opcode or a register name. A
+ * hook the analysis calls per instruction may be inline in the arch's
+ * header, which this file includes last.
  *
  * Register sets are bitmasks of the arch's register numbers, general
  * registers and condition flags alike (arch/analysis.h: ARCH_NREGS,

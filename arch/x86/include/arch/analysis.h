@@ -2,10 +2,10 @@
 /*
  * The register sets of x86-64 as the structural analysis counts them
  * (the contract is scion/insn_summary.h; summaries come from
- * arch/x86/insn_summary.c): the 16 general registers and the 7 flags of
- * arch/insn.h, numbered as the decoder numbers them, and what the System
- * V calling convention (arch/abi.h) keeps live where control leaves a
- * function.
+ * arch/insn_summary.h): the 16 general registers and the 7 flags of
+ * arch/insn.h, numbered as the decoder numbers them, what the System V
+ * calling convention (arch/abi.h) keeps live where control leaves a
+ * function, and the delay slots x86 has (none).
  */
 #ifndef ARCH_ANALYSIS_H
 #define ARCH_ANALYSIS_H
