@@ -1,28 +1,26 @@
 // SPDX-License-Identifier: BSD-2-Clause
 /*
  * x86-64 instructions summarised for the structural analysis (the
- * contract is scion/insn_summary.h): the decoder's control-flow classes
- * folded into the machine-neutral ones, its register sets as they are
- * (arch/analysis.h numbers them), and calls summarised by the System V
- * calling convention (arch/abi.h): a call reads the argument registers,
- * rax (the vector count of varargs calls) and rsp, and clobbers every
- * caller-saved register and the status flags. x86 has no delay slots.
+ * contract is scion/insn_summary.h): the table that folds the decoder's
+ * control-flow classes into the machine-neutral ones (the summariser
+ * that applies it is inline, arch/insn_summary.h), jump tables, and
+ * register names.
  *
  * Pure functions over the bytes they are given; no locks.
  */
 #include <scion/insn_summary.h>
-#include <scion/errno.h>
+#include <arch/insn_summary.h>
 #include <arch/insn.h>
-#include <arch/abi.h>
 
 /*
  * The decoder's class (enum insn_cf) -> the analysis's (enum insn_class),
  * with what the summary needs besides: whether target is a branch
- * destination, whether the calling convention summarises it.
+ * destination, whether the calling convention summarises it
+ * (arch_insn_summary_of, inline in arch/insn_summary.h, applies them).
  */
-#define HAS_TARGET 0x1
-#define ABI_CALL   0x2
-static const struct { uint8_t cls, flags; } class_of[] = {
+#define HAS_TARGET ARCH_INSN_HAS_TARGET
+#define ABI_CALL   ARCH_INSN_ABI_CALL
+const struct arch_insn_class arch_insn_classes[ARCH_INSN_CLASSES] = {
 	[INSN_CF_NONE] = { INSN_CLASS_SEQ, 0 },
 	[INSN_CF_JMP] = { INSN_CLASS_JUMP, HAS_TARGET },
 	[INSN_CF_JCC] = { INSN_CLASS_BRANCH, HAS_TARGET },
@@ -43,35 +41,6 @@ static const struct { uint8_t cls, flags; } class_of[] = {
 	[INSN_CF_HLT] = { INSN_CLASS_SEQ, 0 },			/* until an interrupt, then on */
 	[INSN_CF_UD] = { INSN_CLASS_STOP, 0 },
 };
-
-static void summarise(struct insn_summary *s, const struct insn *in)
-{
-	unsigned cls = INSN_CLASS_LEAVE, flags = 0;
-
-	if (in->cf < sizeof(class_of) / sizeof(class_of[0])) {
-		cls = class_of[in->cf].cls;
-		flags = class_of[in->cf].flags;
-	}
-	s->length = in->length;
-	s->cls = (uint8_t)cls;
-	s->delay_slots = 0;
-	s->target = flags & HAS_TARGET ? in->target : 0;
-	s->reads = in->regs_read;
-	s->writes = in->regs_written;
-	if (flags & ABI_CALL) {
-		s->reads |= ABI_CALL_READS;
-		s->writes |= ABI_CALLER_SAVED;
-	}
-}
-
-int arch_insn_summarise(struct insn_summary *s, const uint8_t *code, size_t avail, uint64_t addr)
-{
-	struct insn in;
-
-	insn_decode(&in, code, avail, addr);
-	summarise(s, &in);
-	return in.status == INSN_OK ? 0 : -EINVAL;
-}
 
 #define SLICE 16	/* instructions the slice looks back over (jump_table.c's limit) */
 

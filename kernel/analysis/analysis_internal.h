@@ -8,6 +8,7 @@
 
 #include <scion/cfg.h>
 #include <scion/errno.h>
+#include <arch/analysis.h>
 
 /* One instruction as the analysis keeps it while building a function. */
 struct cfg_insn {
@@ -41,10 +42,12 @@ void cfg_solve_liveness(struct cfg_function *f, const struct cfg_block_effects *
 /*
  * The last instruction that runs before the transfer at insns[i] takes
  * effect: i itself, or its last delay slot (no further than insns[n - 1]).
+ * Inline, like cfg_control_of, so that on a machine without delay slots
+ * (ARCH_DELAY_SLOTS_MAX 0) both come to i and last at no cost.
  */
 static inline uint32_t cfg_transfer_end(const struct cfg_insn *insns, uint32_t i, uint32_t n)
 {
-	uint32_t last = i + insns[i].s.delay_slots;
+	uint32_t last = i + (ARCH_DELAY_SLOTS_MAX ? insns[i].s.delay_slots : 0);
 	return last < n ? last : n - 1;
 }
 
@@ -53,7 +56,17 @@ static inline uint32_t cfg_transfer_end(const struct cfg_insn *insns, uint32_t i
  * ending at last ends: last itself, or a block-ending transfer whose
  * delay slots run up to last.
  */
-uint32_t cfg_control_of(const struct cfg_insn *insns, uint32_t first, uint32_t last);
+static inline uint32_t cfg_control_of(const struct cfg_insn *insns, uint32_t first, uint32_t last)
+{
+	for (uint32_t k = 1; k <= last - first && k <= ARCH_DELAY_SLOTS_MAX; k++) {
+		const struct insn_summary *s = &insns[last - k].s;
+		if (s->delay_slots == k && insn_class_ends_block(s->cls))
+			return last - k;
+		if (s->delay_slots >= k)
+			break;		/* last is a delay slot of a transfer that does not end blocks */
+	}
+	return last;
+}
 
 static inline int fail_nomem(struct cfg_function *f)
 {

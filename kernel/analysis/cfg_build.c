@@ -54,18 +54,6 @@ static int fail(struct work *w, enum cfg_status status, uint64_t addr)
 	return -EINVAL;
 }
 
-uint32_t cfg_control_of(const struct cfg_insn *insns, uint32_t first, uint32_t last)
-{
-	for (uint32_t k = 1; k <= last - first && k <= INSN_DELAY_SLOTS_MAX; k++) {
-		const struct insn_summary *s = &insns[last - k].s;
-		if (s->delay_slots == k && insn_class_ends_block(s->cls))
-			return last - k;
-		if (s->delay_slots >= k)
-			break;		/* last is a delay slot of a transfer that does not end blocks */
-	}
-	return last;
-}
-
 /* Check a jump table's entries; on success they become leaders and targets. */
 static bool accept_table(struct work *w, struct pending_table *pt)
 {
@@ -123,17 +111,19 @@ static int mark_leaders(struct work *w)
 	w->marks[0] |= MARK_LEADER;
 	for (uint32_t i = 0; i < w->ninsns; i++) {
 		const struct cfg_insn *ci = &w->insns[i];
-		const struct cfg_insn *end = ci;
-		if (ci->s.delay_slots)		/* x86 has none: keep its loop short */
-			end = &w->insns[cfg_transfer_end(w->insns, i, w->ninsns)];
-		uint64_t next = end->offset + end->s.length;
+		if (ci->s.cls == INSN_CLASS_SEQ)
+			continue;	/* most instructions: nothing to mark, at the least cost */
 		bool direct = ci->s.cls == INSN_CLASS_JUMP || ci->s.cls == INSN_CLASS_BRANCH;
 		if (direct && inside(w, ci->s.target)) {
 			if (!(w->marks[ci->s.target - w->base] & MARK_START))
 				return fail(w, CFG_BAD_TARGET, w->base + ci->offset);
 			w->marks[ci->s.target - w->base] |= MARK_LEADER;
 		}
-		if (insn_class_ends_block(ci->s.cls) && next < w->size)
+		if (!insn_class_ends_block(ci->s.cls))
+			continue;
+		const struct cfg_insn *end = &w->insns[cfg_transfer_end(w->insns, i, w->ninsns)];
+		uint64_t next = end->offset + end->s.length;
+		if (next < w->size)
 			w->marks[next] |= MARK_LEADER;
 	}
 	uint32_t kept = 0;

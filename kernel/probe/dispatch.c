@@ -146,18 +146,17 @@ static void run_consumers(struct site_state *st, unsigned n, struct trap_frame *
 {
 	struct cpu *cpu = this_cpu();
 
-	if (cpu->probe_nesting) {
+	if (cpu_probe_running(cpu)) {
 		atomic_add(&st->missed, 1);
 		return;
 	}
 	atomic_add(&st->hits, 1);
-	__atomic_store_n(&cpu->probe_hits, cpu->probe_hits + 1, __ATOMIC_RELAXED);
-	cpu->probe_nesting++;
+	cpu_probe_hit_begin(cpu);
 	for (unsigned i = 0; i < n; i++) {
 		struct probe_hit hit = { st->c[i]->firing_for, st->addr, frame };
 		consumer_run(st->c[i], &hit);
 	}
-	cpu->probe_nesting--;
+	cpu_probe_hit_end(cpu);
 }
 
 void probe_fire_consumers(struct probe *p, struct trap_frame *frame)
@@ -166,14 +165,13 @@ void probe_fire_consumers(struct probe *p, struct trap_frame *frame)
 	struct cpu *cpu = this_cpu();
 	struct probe_soft *s = p->soft;
 
-	if (cpu->probe_nesting) {
+	if (cpu_probe_running(cpu)) {
 		atomic_add(&s->missed, 1);
 		arch_irq_restore(f);
 		return;
 	}
 	atomic_add(&s->hits, 1);
-	__atomic_store_n(&cpu->probe_hits, cpu->probe_hits + 1, __ATOMIC_RELAXED);
-	cpu->probe_nesting++;
+	cpu_probe_hit_begin(cpu);
 	for (unsigned i = 0; i < PROBE_SOFT_CONSUMERS; i++) {
 		struct probe_consumer *c = __atomic_load_n(&s->slot[i], __ATOMIC_ACQUIRE);
 		if (!c)
@@ -181,7 +179,7 @@ void probe_fire_consumers(struct probe *p, struct trap_frame *frame)
 		struct probe_hit hit = { p, trap_frame_pc(frame), frame };
 		consumer_run(c, &hit);
 	}
-	cpu->probe_nesting--;
+	cpu_probe_hit_end(cpu);
 	arch_irq_restore(f);
 }
 

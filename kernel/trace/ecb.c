@@ -298,12 +298,12 @@ void trace_fire_session_probe(struct trace_session *s, struct trace_ecb *ecbs,
 	trap_frame_capture(&frame);
 	irqflags_t f = arch_irq_save();
 	struct cpu *c = this_cpu();
-	c->probe_nesting++;
+	cpu_probe_run_begin(c);
 	struct probe_hit hit = { ecbs->probe, trap_frame_pc(&frame), &frame };
 	if (s->cpu[this_cpu_index()].locals)
 		memset(s->cpu[this_cpu_index()].locals, 0, s->obj.locals_bytes);
 	trace_fire(s, ecbs, &hit, args, runs_in);
-	c->probe_nesting--;
+	cpu_probe_run_end(c);
 	arch_irq_restore(f);
 }
 

@@ -45,7 +45,7 @@ void dref_host_cpus(unsigned n)
 		cpus[i].index = i;
 		cpus[i].online = i < ncpus;
 		cpus[i].current = NULL;
-		cpus[i].probe_nesting = 0;
+		cpus[i].probe_hits = cpus[i].probe_left = 0;
 	}
 	host_this_cpu = &cpus[0];
 }

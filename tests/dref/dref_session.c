@@ -183,9 +183,9 @@ static void fire(struct host_session *h, const struct dref_scenario *sc,
 		}
 		trap_frame_set_pc(&frame, addr);
 		struct probe_hit hit = { &h->probes[f->probe], addr, &frame };
-		this_cpu()->probe_nesting++;
+		cpu_probe_hit_begin(this_cpu());
 		trace_probe_handler(&hit, en);
-		this_cpu()->probe_nesting--;
+		cpu_probe_hit_end(this_cpu());
 	}
 	if (f->drain_after) {
 		take_records(h);

@@ -6,7 +6,7 @@
  * time split into busy + idle + irq adding up to the time since boot,
  * and sources that move by exactly what the test did: CPU time spun,
  * block cache reads and disk waits (the thread's and the disk's), trace
- * buffer drops, graft invocations and commits.
+ * buffer drops, graft invocations and commits, probe hits.
  */
 #include <scion/ktest.h>
 #include <scion/monitor.h>
@@ -22,6 +22,7 @@
 #include <scion/errno.h>
 #include <graft/test.h>
 #include "graft_test.h"
+#include "probe_test.h"
 
 /* The resources issue 22's profile asks every kernel to publish. */
 static const char *const required[] = {
@@ -233,4 +234,57 @@ KTEST(monitor_graft_calls, 1)
 		  (unsigned long long)(read_one("graft.invocations", 0) - calls),
 		  (unsigned long long)(read_one("graft.commits", 0) - commits));
 	graft_destroy_builtin(g);
+}
+
+/* probe.hits summed over every CPU (a thread may move between reads). */
+static uint64_t probe_hits_all(void)
+{
+	uint64_t sum = 0;
+	for (unsigned i = 0; i < cpu_count(); i++)
+		sum += read_one("probe.hits", i);
+	return sum;
+}
+
+/* A handler that calls the probed function again: its hits are nested, missed. */
+static void call_again(const struct probe_hit *hit, void *arg)
+{
+	count_handler(hit, arg);
+	pf_sum(1, 1);
+}
+
+#define PROBE_CALLS 100
+
+/*
+ * probe.hits grows by the hits whose consumers ran, on jump and
+ * breakpoint sites alike; nested hits (missed) are not counted. Named
+ * probe_* so the harness runs it where text patching works.
+ */
+KTEST(probe_monitor_hits, 1)
+{
+	struct probe *entry = probe_named("fbt:kernel:pf_sum:entry"), *late = probe_at(pf_sum_late);
+	uint64_t entry_hits = 0, late_hits = 0;
+	struct probe_site_info info;
+
+	KT_ASSERT(t, entry && late, "fixture probes missing");
+	struct probe_consumer c_entry = { .action = PROBE_HANDLER, .handler = call_again,
+					  .arg = &entry_hits, .mechanism = PROBE_MECH_JUMP };
+	struct probe_consumer c_late = handler_consumer(&late_hits, PROBE_MECH_BREAKPOINT);
+	struct probe *probes[] = { entry, late };
+	struct probe_consumer *cs[] = { &c_entry, &c_late };
+	KT_ASSERT(t, probe_enable_batch(probes, cs, 2) == 2, "enabling the fixture's probes failed");
+	probe_site_info((uintptr_t)pf_sum, &info);
+	uint64_t missed = info.missed, before = probe_hits_all();
+	for (uint64_t i = 0; i < PROBE_CALLS; i++)
+		KT_EXPECT(t, pf_sum(i, 1) == pf_sum_expected(i, 1), "wrong result while probed");
+	uint64_t grew = probe_hits_all() - before;
+	probe_site_info((uintptr_t)pf_sum, &info);
+	probe_disable_batch(cs, 2);
+	KT_EXPECT(t, entry_hits == PROBE_CALLS && late_hits == PROBE_CALLS,
+		  "handlers ran %llu and %llu times for %u calls", (unsigned long long)entry_hits,
+		  (unsigned long long)late_hits, PROBE_CALLS);
+	KT_EXPECT(t, info.missed - missed == PROBE_CALLS, "%llu nested hits missed, not %u",
+		  (unsigned long long)(info.missed - missed), PROBE_CALLS);
+	KT_EXPECT(t, grew == 2 * PROBE_CALLS, "probe.hits grew by %llu for %u hits",
+		  (unsigned long long)grew, 2 * PROBE_CALLS);
+	KT_EXPECT(t, text_identical(), "text differs from the booted image");
 }

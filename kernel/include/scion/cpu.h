@@ -46,9 +46,17 @@ struct cpu {
 	unsigned txn_depth;		/* own CPU: graft transactions open (kernel/graft/txn.c) */
 	bool txn_timer_only;		/* own CPU: a graft runs with only the timer unmasked */
 
-	int probe_nesting;		/* own CPU: probe consumers running */
-	uint64_t probe_hits;		/* own CPU writes (atomic store): probe hits whose
-					   consumers ran (the monitor's probe.hits) */
+	/*
+	 * Probe consumers running on this CPU (cpu_probe_running and the
+	 * functions after it): probe_hits counts the hits whose consumers
+	 * ran, the monitor's probe.hits (own CPU writes with atomic stores,
+	 * anyone reads); probe_left, own CPU, those whose consumers have
+	 * returned. Two counters rather than a nesting depth and a hit
+	 * count, so that counting a hit costs no instruction more than the
+	 * depth alone did (issue 21).
+	 */
+	uint64_t probe_hits;
+	uint64_t probe_left;
 	uint64_t probe_slots[PROBE_CPU_SLOTS];	/* own CPU: accumulators (kernel/probe) */
 
 	struct spinlock xcall_lock;
@@ -92,6 +100,40 @@ static inline void cpu_irq_time_exit(struct cpu *c)
 	__atomic_store_n(&c->irq_cycles, c->irq_cycles + spent, __ATOMIC_RELAXED);
 	if (c->current == c->idle)
 		__atomic_store_n(&c->irq_idle_cycles, c->irq_idle_cycles + spent, __ATOMIC_RELAXED);
+}
+
+/*
+ * cpu_probe_running - whether probe consumers run on c, the executing CPU
+ *   (a hit taken meanwhile skips its consumers).
+ * cpu_probe_hit_begin, cpu_probe_hit_end - around the consumers of a
+ *   probe hit: counted in probe.hits.
+ * cpu_probe_run_begin, cpu_probe_run_end - around consumers that run for
+ *   no probe hit (a trace session's BEGIN and END clauses): not counted.
+ * Caller's context: interrupts masked.
+ */
+static inline bool cpu_probe_running(const struct cpu *c)
+{
+	return c->probe_hits != c->probe_left;
+}
+
+static inline void cpu_probe_hit_begin(struct cpu *c)
+{
+	__atomic_store_n(&c->probe_hits, c->probe_hits + 1, __ATOMIC_RELAXED);
+}
+
+static inline void cpu_probe_hit_end(struct cpu *c)
+{
+	c->probe_left++;
+}
+
+static inline void cpu_probe_run_begin(struct cpu *c)
+{
+	c->probe_left--;	/* running while probe_hits != probe_left; no hit counted */
+}
+
+static inline void cpu_probe_run_end(struct cpu *c)
+{
+	c->probe_left++;
 }
 
 /* True in interrupt context (an interrupt handler runs on this CPU). */

@@ -5,8 +5,10 @@
  * instruction as the control-flow graph and the liveness analysis need
  * it, in terms every machine shares, and the hooks that produce it. The
  * port implements them over its decoder (x86-64: arch/x86/insn_summary.c
- * over arch/x86/insn_decode.c); the analysis never sees a decoded
- * instruction, an opcode or a register name.
+ * and arch/insn_summary.h, over arch/x86/insn_decode.c); the analysis
+ * never sees a decoded instruction, an opcode or a register name. A
+ * hook the analysis calls per instruction may be inline in the arch's
+ * header, which this file includes last.
  *
  * Register sets are bitmasks of the arch's register numbers, general
  * registers and condition flags alike (arch/analysis.h: ARCH_NREGS,
@@ -43,7 +45,10 @@ enum insn_class {
 					   an interrupt) */
 };
 
-/* The most delay slots a transfer has on any machine (SPARC: 1). */
+/*
+ * The most delay slots a transfer has on any machine (SPARC: 1); each
+ * arch's own most is ARCH_DELAY_SLOTS_MAX (arch/analysis.h).
+ */
 #define INSN_DELAY_SLOTS_MAX 2
 
 struct insn_summary {
@@ -93,16 +98,18 @@ struct insn_jump_table_summary {
 };
 
 /*
- * arch_insn_summarise - Overview: the summary of the instruction at
- *   code[0].
+ * arch_insn_summarise (inline, arch/insn_summary.h, included at the end
+ *   of this file: the analysis calls it for every instruction) -
+ *   Overview: the summary of the instruction at code[0].
  * Arguments: s, filled in; code, the bytes; avail, how many may be read
  *   (never more are touched); addr, the address of code[0] (for
  *   targets).
  * Return value: 0; -EINVAL when the bytes are not a valid instruction or
  *   it runs past avail (s->length is then unreliable).
  * Caller's context: any; pure.
+ *   int arch_insn_summarise(struct insn_summary *s, const uint8_t *code,
+ *                           size_t avail, uint64_t addr);
  */
-int arch_insn_summarise(struct insn_summary *s, const uint8_t *code, size_t avail, uint64_t addr);
 
 /*
  * arch_insn_jump_table - Overview: recognise the jump table the indirect
@@ -142,5 +149,8 @@ const char *arch_reg_name(unsigned n);
  * Caller's context: thread (the shell), prints with printk.
  */
 int arch_insn_describe(uint64_t addr, uint64_t avail);
+
+/* The arch's inline hooks, which need the types above. */
+#include <arch/insn_summary.h>
 
 #endif

@@ -2,10 +2,10 @@
 /*
  * The register sets of x86-64 as the structural analysis counts them
  * (the contract is scion/insn_summary.h; summaries come from
- * arch/x86/insn_summary.c): the 16 general registers and the 7 flags of
- * arch/insn.h, numbered as the decoder numbers them, and what the System
- * V calling convention (arch/abi.h) keeps live where control leaves a
- * function.
+ * arch/insn_summary.h): the 16 general registers and the 7 flags of
+ * arch/insn.h, numbered as the decoder numbers them, what the System V
+ * calling convention (arch/abi.h) keeps live where control leaves a
+ * function, and the delay slots x86 has (none).
  */
 #ifndef ARCH_ANALYSIS_H
 #define ARCH_ANALYSIS_H
@@ -16,6 +16,13 @@
 /* Registers the analysis tracks: numbers 0 .. ARCH_NREGS - 1, names from arch_reg_name. */
 #define ARCH_NREGS		INSN_NREGS
 #define ARCH_REGS_ALL		INSN_ALL_REGS
+
+/*
+ * The most delay slots a transfer has on this machine (at most
+ * INSN_DELAY_SLOTS_MAX): none, so the analysis's code for them compiles
+ * away.
+ */
+#define ARCH_DELAY_SLOTS_MAX	0
 
 /* Live where a function returns: the return values, the callee-saved registers, rsp and DF. */
 #define ARCH_LIVE_AT_RETURN	ABI_LIVE_AT_RETURN
