@@ -11,6 +11,8 @@
 #define DAYS_PER_ERA      146097
 #define DAYS_1970_FROM_0  719468	/* 0000-03-01 to 1970-01-01 */
 #define SECONDS_PER_DAY   86400
+#define NS_PER_MS         1000000ll
+#define NS_PER_DAY        (SECONDS_PER_DAY * 1000000000ll)
 
 static int64_t floor_div(int64_t a, int64_t b)
 {
@@ -94,4 +96,20 @@ void calendar_format(int64_t seconds, char *buf, size_t size)
 	struct calendar_date d = calendar_date_from_days(days);
 	snprintf(buf, size, "%04lld-%02u-%02u %02lld:%02lld:%02lld", (long long)d.year, d.month, d.day,
 		 (long long)(in_day / 3600), (long long)(in_day / 60 % 60), (long long)(in_day % 60));
+}
+
+void calendar_format_date(int64_t seconds, char *buf, size_t size)
+{
+	struct calendar_date d = calendar_date_from_days(floor_div(seconds, SECONDS_PER_DAY));
+	snprintf(buf, size, "%04lld-%02u-%02u", (long long)d.year, d.month, d.day);
+}
+
+int64_t calendar_day_of(int64_t wall_ns)
+{
+	return floor_div(wall_ns, NS_PER_DAY);
+}
+
+uint32_t calendar_ms_of_day(int64_t wall_ns)
+{
+	return (uint32_t)((wall_ns - calendar_day_of(wall_ns) * NS_PER_DAY) / NS_PER_MS);
 }

@@ -8,6 +8,7 @@
  * the file it sent, never this text. Holds monitor_config_lock while it
  * prints, so what it shows is one configuration.
  */
+#include <scion/calendar.h>
 #include <scion/clock.h>
 #include <scion/errno.h>
 #include <scion/format.h>
@@ -72,8 +73,8 @@ static void show_locked(const struct monitor_config *cfg)
 	int64_t wall_ns = monitor_wall_ns(clock_ns());
 	uint32_t flags = 0;
 
-	monitor_config_format_day(cfg->head.valid_day, day, sizeof(day));
-	monitor_config_format_day(cfg->head.generated, made, sizeof(made));
+	calendar_format_date(cfg->head.valid_day, day, sizeof(day));
+	calendar_format_date(cfg->head.generated, made, sizeof(made));
 	printk("profile config: for %s (machine %s), written %s: %u resources (%u unknown), "
 	       "%u buckets of %u ms, bursts of %u ms every %u s\n", day, cfg->head.machine, made,
 	       cfg->head.resource_count, cfg->unknown, cfg->head.bucket_count, cfg->head.bucket_ms,

@@ -99,9 +99,8 @@ static void print_status(void)
 	printk("rounds %llu, samples written %llu, dropped %llu\n", (unsigned long long)st.rounds,
 	       (unsigned long long)st.samples_written, (unsigned long long)st.samples_dropped);
 	if (st.config_loaded) {
-		char day[32];
-		calendar_format(st.config_valid_day, day, sizeof(day));
-		day[10] = '\0';
+		char day[16];
+		calendar_format_date(st.config_valid_day, day, sizeof(day));
 		printk("profile configuration: for %s (monitor config show)\n", day);
 	} else {
 		printk("profile configuration: none loaded\n");

@@ -23,8 +23,6 @@
 #include "config_internal.h"
 
 #define MS_PER_MIN 60000u
-#define NS_PER_MS  1000000
-#define SECONDS_PER_DAY 86400
 
 struct mutex monitor_config_lock = MUTEX_INIT(monitor_config_lock, "monitor_config");
 const struct monitor_config *monitor_config_current;
@@ -112,7 +110,7 @@ int monitor_config_load(const void *file, size_t size, char *msg, size_t msglen)
 		return err;
 	}
 	unsigned changed = apply_intervals_locked(cfg);
-	monitor_config_format_day(cfg->head.valid_day, day, sizeof(day));
+	calendar_format_date(cfg->head.valid_day, day, sizeof(day));
 	uint32_t bucket_ms = cfg->head.bucket_ms;
 	snprintf(msg, msglen, "profile config: loaded for %s (machine %s): %u resources, %u buckets "
 		 "of %u %s, %u intervals changed, %u unknown", day, cfg->head.machine,
@@ -140,17 +138,8 @@ bool monitor_config_in_force(int64_t *valid_day)
 const struct profile_config_bucket *monitor_config_bucket(const struct monitor_config *cfg,
 							   unsigned r, int64_t wall_ns)
 {
-	uint64_t ms_of_day = wall_ns < 0 ? 0 : (uint64_t)wall_ns / NS_PER_MS % PROFILE_DAY_MS;
-	uint64_t k = ms_of_day / cfg->head.bucket_ms;
+	uint64_t k = calendar_ms_of_day(wall_ns) / cfg->head.bucket_ms;
 	return &cfg->bucket[(size_t)r * cfg->head.bucket_count + k];
-}
-
-void monitor_config_format_day(int64_t seconds, char *out, size_t size)
-{
-	int64_t days = seconds >= 0 ? seconds / SECONDS_PER_DAY :
-		       -((-seconds + SECONDS_PER_DAY - 1) / SECONDS_PER_DAY);
-	struct calendar_date d = calendar_date_from_days(days);
-	snprintf(out, size, "%04lld-%02u-%02u", (long long)d.year, d.month, d.day);
 }
 
 void monitor_config_format_value(int64_t v, char *out, size_t size)

@@ -36,9 +36,6 @@ const struct profile_config_bucket *monitor_config_bucket(const struct monitor_c
 /* A value in PROFILE_VALUE_SCALE units as a decimal: 1500 -> "1.500". */
 void monitor_config_format_value(int64_t v, char *out, size_t size);
 
-/* "2026-11-25" for seconds since 1970 (at the day's 00:00 or later). */
-void monitor_config_format_day(int64_t seconds, char *out, size_t size);
-
 /*
  * monitor_redflag_reset_locked - forget every source's window and
  *   outside-the-band time, and the flags counted under the old

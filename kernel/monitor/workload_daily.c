@@ -22,6 +22,7 @@
  * stop); the rogue window is read without it (READ_ONCE) by the rogue.
  */
 #include "monitor_internal.h"
+#include <scion/calendar.h>
 #include <scion/clock.h>
 #include <scion/errno.h>
 #include <scion/format.h>
@@ -31,11 +32,12 @@
 #include <scion/shell.h>
 #include <scion/string.h>
 #include <scion/thread.h>
+#include <arch/timer.h>
 
 #define DAILY_MAX_THREADS  8
 #define DAILY_DEFAULT      3
 #define PER_MILLE          1000
-#define MINUTES_PER_DAY    1440
+#define MS_PER_MINUTE      60000u
 #define STEP_TICKS         5	/* compute, then sleep this many ticks */
 #define STEP_NS            (STEP_TICKS * 1000000000ull / HZ)
 
@@ -58,17 +60,10 @@ static int64_t now_wall_ns(void)
 	return monitor_wall_ns(clock_ns());
 }
 
-/* Minutes since midnight and the day number of calendar time wall. */
+/* Minutes since midnight of calendar time wall. */
 static unsigned minute_of_day(int64_t wall)
 {
-	int64_t minutes = wall / 60000000000ll;
-	int64_t m = minutes % MINUTES_PER_DAY;
-	return (unsigned)(m < 0 ? m + MINUTES_PER_DAY : m);
-}
-
-static uint64_t day_number(int64_t wall)
-{
-	return (uint64_t)(wall / 86400000000000ll);
+	return calendar_ms_of_day(wall) / MS_PER_MINUTE;
 }
 
 /* The office-hours demand at minute (per mille). */
@@ -89,11 +84,10 @@ static unsigned day_variation(uint64_t d, unsigned k)
 	return 950 + (unsigned)(x % 101);
 }
 
+/* Burn ns of CPU time (the workload's demand; the spinning is the point). */
 static void compute_for(uint64_t ns)
 {
-	uint64_t end = clock_ns() + ns;
-	while (clock_ns() < end)
-		__asm__ volatile("" ::: "memory");
+	arch_udelay(ns / 1000);
 }
 
 static void web_main(void *arg)
@@ -102,7 +96,7 @@ static void web_main(void *arg)
 	while (!READ_ONCE(stopping)) {
 		int64_t wall = now_wall_ns();
 		uint64_t duty = (uint64_t)demand(minute_of_day(wall)) * share[k] / PER_MILLE *
-				day_variation(day_number(wall), k) / PER_MILLE;
+				day_variation((uint64_t)calendar_day_of(wall), k) / PER_MILLE;
 		compute_for(STEP_NS * duty / PER_MILLE);
 		thread_sleep_ticks(STEP_TICKS);
 	}

@@ -63,3 +63,25 @@ KTEST(calendar_refuses_non_dates, 1)
 			  bad[i], (long long)s);
 	}
 }
+
+KTEST(calendar_day_and_time_of_day, 1)
+{
+	static const struct { int64_t wall_ns, day; uint32_t ms; const char *date; } known[] = {
+		{ 0, 0, 0, "1970-01-01" },
+		{ 86399999999999ll, 0, 86399999, "1970-01-01" },
+		{ 1795564800000000000ll + 37800123456789ll, 20782, 37800123, "2026-11-25" },
+		{ -1, -1, 86399999, "1969-12-31" },		/* before 1970: floor, not truncate */
+		{ -86400000000000ll, -1, 0, "1969-12-31" },
+	};
+	for (unsigned i = 0; i < sizeof(known) / sizeof(known[0]); i++) {
+		char date[16];
+		calendar_format_date(known[i].wall_ns / 1000000000ll -
+				     (known[i].wall_ns % 1000000000ll < 0), date, sizeof(date));
+		KT_EXPECT(t, calendar_day_of(known[i].wall_ns) == known[i].day &&
+			  calendar_ms_of_day(known[i].wall_ns) == known[i].ms &&
+			  !strcmp(date, known[i].date),
+			  "%lld ns: day %lld, %u ms into it, %s", (long long)known[i].wall_ns,
+			  (long long)calendar_day_of(known[i].wall_ns),
+			  calendar_ms_of_day(known[i].wall_ns), date);
+	}
+}

@@ -31,4 +31,11 @@ int calendar_parse(const char *text, int64_t *seconds);
 /* Format seconds since 1970 as "YYYY-MM-DD HH:MM:SS" into buf (at least 20 bytes). */
 void calendar_format(int64_t seconds, char *buf, size_t size);
 
+/* Format the day of seconds since 1970 as "YYYY-MM-DD" into buf (at least 11 bytes). */
+void calendar_format_date(int64_t seconds, char *buf, size_t size);
+
+/* The day number (days since 1970-01-01) and the milliseconds into it of wall_ns, ns since 1970. */
+int64_t calendar_day_of(int64_t wall_ns);
+uint32_t calendar_ms_of_day(int64_t wall_ns);
+
 #endif
