@@ -37,7 +37,15 @@ static int env_read(void *e, uint64_t addr, void *buf, size_t n)
 	for (int i = 0; i < 3; i++) {
 		struct region *r = &env->regions[i];
 		if (addr >= r->base && addr - r->base <= r->len && n <= r->len - (addr - r->base)) {
-			memcpy(buf, (const void *)(uintptr_t)addr, n);
+			/*
+			 * Byte by byte, forward, as the kernel's arch_safe_read (rep
+			 * movsb) copies: a D program may read scratch memory that the
+			 * copy's own destination overlaps, which memcpy may not do.
+			 */
+			const volatile uint8_t *from = (const uint8_t *)(uintptr_t)addr;
+			uint8_t *to = buf;
+			for (size_t k = 0; k < n; k++)
+				to[k] = from[k];
 			return 0;
 		}
 	}
