@@ -52,10 +52,20 @@ ARCH_NOPROBE_SRCS := $(ARCH_DIR)/patch_emit.c $(ARCH_DIR)/relocate.c $(ARCH_DIR)
 # from the readable map.
 X86_GEN := $(ARCH_DIR)/tools/gen_x86_opcodes.py
 ARCH_GEN_SRCS := $(BUILD)/gen/x86_opcodes.c $(BUILD)/gen/x86_encodings.c
-ARCH_GEN_HEADERS := $(BUILD)/gen/x86_encodings.h
-ARCH_GEN_OBJS := $(BUILD)/obj/gen/x86_opcodes.o $(BUILD)/obj/gen/x86_encodings.o
+ARCH_GEN_HEADERS := $(BUILD)/gen/x86_encodings.h $(BUILD)/gen/linux_syscalls.h
+ARCH_GEN_OBJS := $(BUILD)/obj/gen/x86_opcodes.o $(BUILD)/obj/gen/x86_encodings.o \
+	$(BUILD)/obj/gen/linux_syscalls.o
 
-$(ARCH_GEN_SRCS) $(ARCH_GEN_HEADERS) &: $(ARCH_DIR)/opcodes.map $(X86_GEN)
+# User processes speak the Linux x86-64 system-call ABI: its numbers and
+# names come from Linux's own UAPI header (linux-libc-dev).
+ARCH_SYSCALL_HEADER := /usr/include/x86_64-linux-gnu/asm/unistd_64.h
+$(BUILD)/gen/linux_syscalls.c $(BUILD)/gen/linux_syscalls.h &: $(ARCH_SYSCALL_HEADER) tools/gen_syscalls.py
+	@mkdir -p $(BUILD)/gen
+	$(call say,GEN,$(BUILD)/gen/linux_syscalls.c)
+	$(Q)$(PYTHON) tools/gen_syscalls.py $< --header $(BUILD)/gen/linux_syscalls.h \
+		--source $(BUILD)/gen/linux_syscalls.c
+
+$(ARCH_GEN_SRCS) $(BUILD)/gen/x86_encodings.h &: $(ARCH_DIR)/opcodes.map $(X86_GEN)
 	@mkdir -p $(BUILD)/gen
 	$(call say,GEN,$(BUILD)/gen/x86_opcodes.c)
 	$(Q)$(PYTHON) $(X86_GEN) $< -o $(BUILD)/gen/x86_opcodes.c --encodings $(BUILD)/gen

@@ -1,7 +1,17 @@
 // SPDX-License-Identifier: BSD-2-Clause
-/* Initial stack layout of a new thread (see switch.S). */
+/*
+ * Initial stack layout of a new thread (see switch.S), and what a switch
+ * hands from one thread to the next besides its registers: user
+ * threads' FPU/SSE registers and FS base, the address space, and the
+ * kernel stack an entry from ring 3 lands on (the TSS's rsp0 for traps
+ * and interrupts, %gs:kernel_sp for SYSCALL).
+ */
 #include <arch/context.h>
+#include <arch/mmu.h>
+#include <arch/x86.h>
 #include <scion/thread.h>
+#include <scion/cpu.h>
+#include "fpu.h"
 
 extern char thread_trampoline[];
 
@@ -24,4 +34,19 @@ void arch_context_init(struct thread *t, uintptr_t stack_top)
 	struct initial_frame *f = (struct initial_frame *)(stack_top - 8 - sizeof(*f));
 	*f = (struct initial_frame){ .ret = (uintptr_t)thread_trampoline };
 	t->arch.saved_sp = (uintptr_t)f;
+}
+
+void arch_thread_switch(struct thread *prev, struct thread *next)
+{
+	struct cpu *c = this_cpu();
+
+	if (prev->arch.fpu)
+		__asm__ __volatile__("fxsave64 %0" : "=m"(*prev->arch.fpu));
+	if (next->arch.fpu) {
+		__asm__ __volatile__("fxrstor64 %0" :: "m"(*next->arch.fpu));
+		wrmsr(MSR_FS_BASE, next->arch.fs_base);
+	}
+	arch_as_activate(next->arch.as);
+	c->kernel_sp = next->stack_top;
+	c->arch.tss.rsp[0] = next->stack_top;
 }

@@ -9,10 +9,13 @@
 #include <scion/cpu.h>
 #include <scion/string.h>
 #include <arch/x86.h>
+#include <arch/user.h>
 #include "vectors.h"
 
 #define GDT_KERNEL_CODE 0x00209a0000000000ull	/* present, DPL0, code, long mode */
 #define GDT_KERNEL_DATA 0x0000920000000000ull	/* present, DPL0, data, writable */
+#define GDT_USER_DATA   0x0000f20000000000ull	/* present, DPL3, data, writable */
+#define GDT_USER_CODE   0x0020fa0000000000ull	/* present, DPL3, code, long mode */
 #define TSS_TYPE_AVAILABLE 0x89ull
 
 struct idt_gate {
@@ -83,8 +86,8 @@ void cpu_tables_load(struct cpu *c)
 	a->gdt[0] = 0;
 	a->gdt[1] = GDT_KERNEL_CODE;
 	a->gdt[2] = GDT_KERNEL_DATA;
-	a->gdt[3] = 0;
-	a->gdt[4] = 0;
+	a->gdt[SEL_USER_DATA / 8] = GDT_USER_DATA;
+	a->gdt[SEL_USER_CODE / 8] = GDT_USER_CODE;
 	a->gdt[5] = (sizeof(a->tss) - 1) | ((tss & 0xffffff) << 16) |
 		    (TSS_TYPE_AVAILABLE << 40) | ((tss >> 24) & 0xff) << 56;
 	a->gdt[6] = tss >> 32;
@@ -107,4 +110,5 @@ void cpu_tables_load(struct cpu *c)
 		:: "m"(gdtp), "m"(idtp), [code] "i"(SEL_KERNEL_CODE),
 		   [data] "i"(SEL_KERNEL_DATA), [tss] "r"(SEL_TSS)
 		: "rax", "memory");
+	arch_user_cpu_init();
 }

@@ -22,17 +22,8 @@
 #include <arch/mmu.h>
 #include <arch/x86.h>
 #include "x86_internal.h"
+#include "pte.h"
 
-#define PTE_PRESENT  0x1ull
-#define PTE_WRITE    0x2ull
-#define PTE_PWT      0x8ull
-#define PTE_PCD      0x10ull
-#define PTE_LARGE    0x80ull
-#define PTE_GLOBAL   0x100ull
-#define PTE_NX       (1ull << 63)
-#define PTE_ADDR     0x000ffffffffff000ull
-#define PTE_TABLE    (PTE_PRESENT | PTE_WRITE)
-#define LARGE_PAGE   (2ull << 20)
 
 extern char __text_start[], __init_text_end[], __rodata_start[], __rodata_end[];
 extern char __data_start[], __image_end[], __image_phys_start[];
@@ -40,12 +31,7 @@ extern char __data_start[], __image_end[], __image_phys_start[];
 static uint64_t *kernel_pml4;
 static struct spinlock pt_lock = SPINLOCK_INIT("page-tables");
 
-static unsigned level_index(uintptr_t va, int level)
-{
-	return (va >> (12 + 9 * level)) & 511;
-}
-
-static uint64_t *alloc_table(void)
+uint64_t *pt_alloc_table(void)
 {
 	uint64_t pa = pmm_alloc(0);
 	if (pa == PHYS_NONE)
@@ -55,35 +41,43 @@ static uint64_t *alloc_table(void)
 	return t;
 }
 
-/*
- * The entry for va at level stop (0 = 4 KiB PTE, 1 = PD entry), creating
- * intermediate tables when create is set. NULL if absent or a large page
- * is in the way.
- */
-static uint64_t *walk(uintptr_t va, int stop, bool create)
+uint64_t *pt_walk(uint64_t *root, uintptr_t va, int stop, bool create, uint64_t table_flags)
 {
-	uint64_t *table = kernel_pml4;
+	uint64_t *table = root;
 
 	for (int level = 3; level > stop; level--) {
-		uint64_t *e = &table[level_index(va, level)];
+		uint64_t *e = &table[pt_index(va, level)];
 		if (!(*e & PTE_PRESENT)) {
 			if (!create)
 				return NULL;
-			uint64_t *next = alloc_table();
+			uint64_t *next = pt_alloc_table();
 			if (!next)
 				return NULL;
-			*e = virt_to_phys(next) | PTE_TABLE;
+			*e = virt_to_phys(next) | table_flags;
 		} else if (*e & PTE_LARGE) {
 			return NULL;
 		}
 		table = phys_to_virt(*e & PTE_ADDR);
 	}
-	return &table[level_index(va, stop)];
+	return &table[pt_index(va, stop)];
 }
 
-static uint64_t pte_flags(unsigned flags)
+static uint64_t *walk(uintptr_t va, int stop, bool create)
+{
+	return pt_walk(kernel_pml4, va, stop, create, PTE_TABLE);
+}
+
+uint64_t *mmu_kernel_pml4(void)
+{
+	return kernel_pml4;
+}
+
+uint64_t pt_flags(unsigned flags)
 {
 	uint64_t f = PTE_PRESENT;
+
+	if (flags & MAP_USER)
+		f |= PTE_USER;
 
 	if (flags & MAP_WRITE)
 		f |= PTE_WRITE;
@@ -92,6 +86,12 @@ static uint64_t pte_flags(unsigned flags)
 	if (flags & MAP_NOCACHE)
 		f |= PTE_PCD | PTE_PWT;
 	return f;
+}
+
+unsigned pt_map_flags(uint64_t e)
+{
+	return ((e & PTE_WRITE) ? MAP_WRITE : 0) | ((e & PTE_NX) ? 0 : MAP_EXEC) |
+	       ((e & PTE_PCD) ? MAP_NOCACHE : 0) | ((e & PTE_USER) ? MAP_USER : 0);
 }
 
 int arch_map_page(uintptr_t va, uint64_t pa, unsigned flags)
@@ -104,7 +104,7 @@ int arch_map_page(uintptr_t va, uint64_t pa, unsigned flags)
 	else if (*e & PTE_PRESENT)
 		err = -EEXIST;
 	else
-		*e = (pa & PTE_ADDR) | pte_flags(flags);
+		*e = (pa & PTE_ADDR) | pt_flags(flags);
 	spin_unlock_irqrestore(&pt_lock, f);
 	return err;
 }
@@ -128,15 +128,13 @@ uint64_t arch_translate(uintptr_t va, unsigned *flags)
 	uint64_t *table = kernel_pml4;
 
 	for (int level = 3; level >= 0; level--) {
-		uint64_t e = READ_ONCE(table[level_index(va, level)]);
+		uint64_t e = READ_ONCE(table[pt_index(va, level)]);
 		if (!(e & PTE_PRESENT))
 			return UINT64_MAX;
 		if (level == 0 || (e & PTE_LARGE)) {
 			uint64_t page_mask = (1ull << (12 + 9 * level)) - 1;
 			if (flags)
-				*flags = ((e & PTE_WRITE) ? MAP_WRITE : 0) |
-					 ((e & PTE_NX) ? 0 : MAP_EXEC) |
-					 ((e & PTE_PCD) ? MAP_NOCACHE : 0);
+				*flags = pt_map_flags(e);
 			return (e & PTE_ADDR & ~page_mask) | (va & page_mask);
 		}
 		table = phys_to_virt(e & PTE_ADDR);
@@ -170,7 +168,7 @@ static __init void map_image(void)
 		uint64_t *e = walk(va, 0, true);
 		if (!e)
 			panic("mmu: out of memory mapping the kernel image");
-		*e = virt_to_phys((void *)va) | pte_flags(image_rights(va)) | PTE_GLOBAL;
+		*e = virt_to_phys((void *)va) | pt_flags(image_rights(va)) | PTE_GLOBAL;
 	}
 }
 
@@ -187,7 +185,7 @@ static __init void map_direct_chunk(uint64_t pa)
 	if (*pde & PTE_PRESENT)
 		return;
 	if (pa + LARGE_PAGE <= img_start || pa >= img_end) {
-		*pde = pa | pte_flags(MAP_WRITE) | PTE_LARGE | PTE_GLOBAL;
+		*pde = pa | pt_flags(MAP_WRITE) | PTE_LARGE | PTE_GLOBAL;
 		return;
 	}
 	for (uint64_t p = pa; p < pa + LARGE_PAGE; p += PAGE_SIZE) {
@@ -197,7 +195,7 @@ static __init void map_direct_chunk(uint64_t pa)
 		uint64_t *e = walk(va + (p - pa), 0, true);
 		if (!e)
 			panic("mmu: out of memory building the direct map");
-		*e = p | pte_flags(rights) | PTE_GLOBAL;
+		*e = p | pt_flags(rights) | PTE_GLOBAL;
 	}
 }
 
@@ -209,9 +207,20 @@ bool mmu_direct_mapped_type(uint32_t type)
 
 __init void mmu_init(void)
 {
-	kernel_pml4 = alloc_table();
+	kernel_pml4 = pt_alloc_table();
 	if (!kernel_pml4)
 		panic("mmu: no memory for the top-level page table");
+	/*
+	 * Every top-level slot of the kernel half gets its table now: user
+	 * address spaces copy these slots when they are made, so a kernel
+	 * mapping added later must never need a new top-level entry.
+	 */
+	for (unsigned i = PML4_KERNEL_FIRST; i < PT_ENTRIES; i++) {
+		uint64_t *t = pt_alloc_table();
+		if (!t)
+			panic("mmu: no memory for the kernel half's tables");
+		kernel_pml4[i] = virt_to_phys(t) | PTE_TABLE;
+	}
 	map_image();
 	for (uint64_t pa = 0; pa < (1ull << 20); pa += LARGE_PAGE)
 		map_direct_chunk(pa);

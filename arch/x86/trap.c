@@ -23,6 +23,9 @@
 #include <arch/txn.h>
 #include <arch/safe_read.h>
 #include <arch/irq.h>
+#include <arch/user.h>
+#include <arch/mmu.h>
+#include <scion/proc.h>
 #include <arch/x86.h>
 #include "vectors.h"
 #include "x86_internal.h"
@@ -121,6 +124,21 @@ bool __noprobe arch_safe_read_fixup(struct trap_frame *f)
 	return true;
 }
 
+/*
+ * A page fault at a user address, from user mode or from the kernel
+ * copying to or from user memory, may be a page the process has not
+ * touched yet: the process's memory map resolves it (demand paging).
+ */
+static __noprobe bool resolve_user_page_fault(struct trap_frame *f)
+{
+	uintptr_t addr = read_cr2();
+	if (addr >= USER_LIMIT)
+		return false;
+	unsigned access = (f->error & PF_FETCH) ? PROC_ACCESS_EXEC :
+			  (f->error & PF_WRITE) ? PROC_ACCESS_WRITE : PROC_ACCESS_READ;
+	return proc_page_fault(addr, access, trap_frame_is_user(f));
+}
+
 static __noprobe void handle_exception(struct trap_frame *f)
 {
 	struct fault_info info = {
@@ -139,6 +157,8 @@ static __noprobe void handle_exception(struct trap_frame *f)
 			return;
 		break;
 	case VEC_PAGE_FAULT:
+		if (resolve_user_page_fault(f))
+			return;
 		if (arch_safe_read_fixup(f))
 			return;
 		decode_page_fault(&info);
@@ -157,6 +177,10 @@ static __noprobe void handle_exception(struct trap_frame *f)
 		      this_cpu()->index, (unsigned long long)f->rip);
 	default:
 		break;
+	}
+	if (trap_frame_is_user(f)) {
+		proc_user_fault(f, &info);
+		return;
 	}
 	fault_handle(f, &info);
 }
@@ -196,6 +220,8 @@ __noprobe void trap_dispatch(struct trap_frame *f)
 
 	if (f->vector < VEC_FIRST_IRQ) {
 		handle_exception(f);
+		if (trap_frame_is_user(f) && f->vector != VEC_NMI)
+			proc_return_to_user(f);
 		return;
 	}
 	c = this_cpu();
@@ -227,6 +253,8 @@ __noprobe void trap_dispatch(struct trap_frame *f)
 		cpu_irq_time_exit(c);
 		sched_irq_exit(trap_frame_pc(f));
 	}
+	if (trap_frame_is_user(f))
+		proc_return_to_user(f);
 }
 
 static void ipi_xcall(void *arg)

@@ -34,11 +34,18 @@
  *     (the CPU's own push, or a stub's) becomes a double fault, which
  *     aborts the graft's transaction (arch_sfi_entry_overflow): it is
  *     synchronous, so nothing else was under way.
- * The interrupted code never runs in ring 3 yet; when it does, step 1
- * must take the thread's kernel stack for it (see the check below).
+ * From ring 3 (step 0), the path is the usual one of x86_64 kernels:
+ * swapgs makes %gs the kernel's per-CPU base again (user mode has its
+ * own GS base), an exception has arrived on the thread's kernel stack
+ * (the TSS's rsp0, set at each switch), and an interrupt's frame is
+ * copied there from the entry stack (step 3, destination %gs:kernel_sp).
+ * So a user thread's frame always sits at the top of its kernel stack
+ * (arch/user.h). NMIs and double faults swap too when they come from
+ * ring 3, and every return to ring 3 swaps back just before iretq.
  */
 #define CPU_SANDBOX_SP     8	/* offsetof(struct cpu, sandbox_sp) */
 #define CPU_ENTRY_SCRATCH  16	/* offsetof(struct cpu, entry_scratch) */
+#define CPU_KERNEL_SP      32	/* offsetof(struct cpu, kernel_sp) */
 #define FRAME_CS           24	/* struct trap_frame from .vector: vector, error, rip, cs, */
 #define FRAME_RSP_HIGH     44	/* rflags, rsp (its high half at 44), ss */
 #define FRAME_WORDS        7
@@ -62,7 +69,7 @@ trap_stubs:
 	.endif
 	pushq $vector
 	.if (vector == VEC_NMI) || (vector == VEC_DOUBLE_FAULT)
-	jmp trap_save
+	jmp trap_save_ist
 	.else
 	jmp trap_common
 	.endif
@@ -70,8 +77,19 @@ trap_stubs:
 	.endr
 	.size trap_stubs, . - trap_stubs
 
+	.type trap_save_ist, @function
+trap_save_ist:
+	testb $3, FRAME_CS(%rsp)
+	jz trap_save
+	swapgs
+	jmp trap_save
+	.size trap_save_ist, . - trap_save_ist
+
 	.type trap_common, @function
 trap_common:
+	/* Step 0. */
+	testb $3, FRAME_CS(%rsp)
+	jnz from_user
 	/* Step 1. */
 	cmpq $FIRST_IRQ_VECTOR, (%rsp)
 	jae from_entry_stack
@@ -82,8 +100,6 @@ trap_common:
 	movq %rax, %gs:CPU_ENTRY_SCRATCH
 	jmp to_sandbox_caller
 from_entry_stack:
-	testb $3, FRAME_CS(%rsp)
-	jnz from_user			/* no ring 3 yet: see above */
 	movq %rax, %gs:CPU_ENTRY_SCRATCH
 	movq 40(%rsp), %rax
 	andq $-16, %rax
@@ -126,6 +142,8 @@ trap_save:
 	movq %rsp, %rdi
 	cld
 	call trap_dispatch
+	.globl trap_return
+trap_return:
 	popq %r15
 	popq %r14
 	popq %r13
@@ -142,9 +160,17 @@ trap_save:
 	popq %rbx
 	popq %rax
 	addq $16, %rsp
-	iretq
+	testb $3, 8(%rsp)		/* the frame's cs: back to ring 3? */
+	jz 1f
+	swapgs
+1:	iretq
 from_user:
-	ud2
+	swapgs
+	cmpq $FIRST_IRQ_VECTOR, (%rsp)
+	jb trap_save			/* an exception: already on the kernel stack */
+	movq %rax, %gs:CPU_ENTRY_SCRATCH
+	movq %gs:CPU_KERNEL_SP, %rax
+	jmp copy_frame
 	.size trap_common, . - trap_common
 
 	.globl trap_entry_end

@@ -37,6 +37,8 @@
 
 #define SEL_KERNEL_CODE     0x08
 #define SEL_KERNEL_DATA     0x10
+#define SEL_USER_DATA       0x18	/* with RPL 3: 0x1b */
+#define SEL_USER_CODE       0x20	/* with RPL 3: 0x23 */
 #define SEL_TSS             0x28
 
 #endif

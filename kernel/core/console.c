@@ -14,6 +14,7 @@
 #include <scion/printk.h>
 #include <scion/mm.h>
 #include <scion/errno.h>
+#include <scion/proc.h>
 #include <arch/console.h>
 
 #define INPUT_RING_SIZE 4096
@@ -49,8 +50,13 @@ void console_write(const char *s, size_t n)
 	spin_unlock_irqrestore(&console_lock, f);
 }
 
+#define CTRL_C 0x03
+
 void console_input_byte(uint8_t c)
 {
+	/* Ctrl-C interrupts the foreground process, if one runs, instead of being read. */
+	if (c == CTRL_C && proc_console_interrupt())
+		return;
 	irqflags_t f = spin_lock_irqsave(&input_wq.lock);
 	if (input_tail - input_head == INPUT_RING_SIZE) {
 		input_dropped++;
@@ -66,6 +72,21 @@ uint8_t console_getc(void)
 	irqflags_t f = spin_lock_irqsave(&input_wq.lock);
 	while (input_head == input_tail)
 		waitq_sleep(&input_wq, 0);
+	uint8_t c = input_ring[input_head++ % INPUT_RING_SIZE];
+	spin_unlock_irqrestore(&input_wq.lock, f);
+	return c;
+}
+
+int console_getc_unless(bool (*stop)(void))
+{
+	irqflags_t f = spin_lock_irqsave(&input_wq.lock);
+	while (input_head == input_tail) {
+		if (stop()) {
+			spin_unlock_irqrestore(&input_wq.lock, f);
+			return -EINTR;
+		}
+		waitq_sleep(&input_wq, 0);
+	}
 	uint8_t c = input_ring[input_head++ % INPUT_RING_SIZE];
 	spin_unlock_irqrestore(&input_wq.lock, f);
 	return c;

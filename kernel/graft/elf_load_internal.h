@@ -13,7 +13,7 @@
 #define KERNEL_GRAFT_ELF_LOAD_INTERNAL_H
 
 #include <scion/compiler.h>
-#include "elf64.h"
+#include <scion/elf64.h>
 #include "elf_load.h"
 
 #define ELF_NOT_LOADED		GRAFT_REGIONS	/* section_region[] of a section not loaded */

@@ -14,7 +14,11 @@ static const struct {
 	{ ENODEV, "ENODEV" }, { EINVAL, "EINVAL" }, { EFBIG, "EFBIG" },
 	{ ENOSPC, "ENOSPC" }, { ERANGE, "ERANGE" }, { ENOSYS, "ENOSYS" },
 	{ EPROTO, "EPROTO" }, { EBADMSG, "EBADMSG" },
-	{ ENOTSUP, "ENOTSUP" }, { ETIMEDOUT, "ETIMEDOUT" },
+	{ ENOTSUP, "ENOTSUP" }, { ETIMEDOUT, "ETIMEDOUT" }, { EBADF, "EBADF" },
+	{ ECHILD, "ECHILD" }, { EACCES, "EACCES" }, { ENOTDIR, "ENOTDIR" },
+	{ EISDIR, "EISDIR" }, { ENFILE, "ENFILE" }, { EMFILE, "EMFILE" },
+	{ ENOTTY, "ENOTTY" }, { ESPIPE, "ESPIPE" }, { EROFS, "EROFS" }, { EPIPE, "EPIPE" },
+	{ ENAMETOOLONG, "ENAMETOOLONG" }, { EOVERFLOW, "EOVERFLOW" },
 };
 
 const char *errno_name(int err)

@@ -222,6 +222,7 @@ static struct thread *switch_to_next(uintptr_t preempted_pc)
 	next->oncpu_since = now;
 	c->current = next;
 	SDT_PROBE2(thread__switch, prev->tid, next->tid);
+	arch_thread_switch(prev, next);
 	prev = arch_context_switch(prev, next);
 	return finish_switch(prev);
 }

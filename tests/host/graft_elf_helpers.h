@@ -19,7 +19,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
-#include "graft/elf64.h"
+#include <scion/elf64.h>
 #include "graft/elf_load.h"
 #include <arch/elf.h>
 

@@ -27,4 +27,11 @@ uint8_t console_getc(void);
 /* Bytes dropped because the input queue was full. */
 uint64_t console_input_dropped(void);
 
+/*
+ * console_getc_unless - as console_getc, but give up with -EINTR when
+ *   stop() holds (checked before each sleep, and after each wake).
+ * Caller's context: thread, may sleep.
+ */
+int console_getc_unless(bool (*stop)(void));
+
 #endif

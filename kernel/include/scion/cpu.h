@@ -26,6 +26,12 @@ struct cpu {
 	uintptr_t entry_scratch[2];	/* own CPU, interrupts masked; must be third (%gs:16):
 					   the trap entry's scratch while it has no stack of
 					   its own yet (arch) */
+	uintptr_t kernel_sp;		/* own CPU, set at each switch; must be fourth (%gs:32):
+					   the top of the running thread's kernel stack, where
+					   an entry from user space lands (arch) */
+	uintptr_t user_sp;		/* own CPU, interrupts masked; must be fifth (%gs:40):
+					   the system-call entry's scratch for the user stack
+					   pointer (arch) */
 	unsigned index;			/* 0 .. cpu_count() - 1, set once */
 	bool online;			/* set once by the CPU itself */
 	struct thread *current;		/* own CPU, changed under sched_lock */

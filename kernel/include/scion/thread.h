@@ -59,6 +59,9 @@ struct thread {
 	bool timed_out;			/* sched_lock: last sleep ended by its deadline */
 	struct thread *joiner;		/* sched_lock: thread waiting in thread_join */
 	struct output_sink *output;	/* own thread: where its printk goes (NULL: console) */
+	struct process *proc;		/* own thread: its user process, NULL for a kernel thread */
+	bool in_uaccess;		/* own thread: copying user memory (copyin/copyout), so
+					   a page fault at a user address may be resolved */
 	/* What it asked of the I/O path, for the monitor's per-thread profile. */
 	uint64_t bcache_reads;		/* own thread writes (atomic store): block cache reads */
 	uint64_t disk_wait_ns;		/* own thread writes (atomic store): time in blkdev_wait */

@@ -14,11 +14,28 @@
  * Callee-saved registers and the resume address sit on its stack.
  * struct thread embeds this as its first member (switch.S relies on it).
  */
+struct arch_as;
+struct fpu_state;
+
 struct arch_thread {
 	uintptr_t saved_sp;
+	struct arch_as *as;		/* set while the thread is not running elsewhere:
+					   its user address space, NULL for the kernel's */
+	struct fpu_state *fpu;		/* user threads only (arch/user.h) */
+	uintptr_t fs_base;		/* own thread: the user thread pointer */
 };
 
 struct thread;
+
+/*
+ * arch_thread_switch - hand this CPU's per-thread machine state from
+ *   prev to next: the FPU/SSE registers of user threads, the FS base,
+ *   the address space, and the kernel stack an entry from user mode
+ *   lands on.
+ * Caller's context: the scheduler, just before arch_context_switch;
+ *   interrupts masked, sched_lock held.
+ */
+void arch_thread_switch(struct thread *prev, struct thread *next);
 
 /*
  * arch_context_switch - save prev's callee-saved state, resume next.

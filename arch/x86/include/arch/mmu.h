@@ -18,7 +18,12 @@
  *                                         rodata read-only, data read/write
  * (the patch and graft areas are within rel32 reach of the kernel and of each
  * other: ARCH_CODE_REACH)
- * The lower half is unmapped once boot is over.
+ * The lower half is unmapped once boot is over; each user address space
+ * (struct arch_as) maps its own lower half and shares this kernel half:
+ *   USER_BASE        0x0000000000010000  lowest user mapping (NULL pages stay unmapped)
+ *   USER_LIMIT       0x00007ffffffff000  end of user mappings (exclusive): the last
+ *                                         canonical page stays unmapped so that no
+ *                                         SYSRET ever returns to a non-canonical pc
  */
 #ifndef ARCH_MMU_H
 #define ARCH_MMU_H
@@ -59,6 +64,16 @@
 #define MAP_WRITE    0x1u
 #define MAP_EXEC     0x2u
 #define MAP_NOCACHE  0x4u
+#define MAP_USER     0x8u	/* user-accessible: arch_as_map only */
+
+#define USER_BASE    0x0000000000010000ull
+#define USER_LIMIT   0x00007ffffffff000ull
+
+/* Whether [addr, addr + len) lies wholly in the user range (len 0: addr itself). */
+static inline int user_range_ok(uintptr_t addr, size_t len)
+{
+	return addr >= USER_BASE && addr <= USER_LIMIT && len <= USER_LIMIT - addr;
+}
 
 static inline void *phys_to_virt(uint64_t pa)
 {
@@ -106,5 +121,86 @@ uint64_t arch_translate(uintptr_t va, unsigned *flags);
 
 /* Flush this CPU's whole non-global TLB. */
 void arch_flush_tlb_local(void);
+
+/*
+ * User address spaces (arch/x86/address_space.c).
+ *
+ * An arch_as is the page tables of one user address space: the lower
+ * half its own, the kernel half shared with every other (its top-level
+ * entries point at the kernel's tables, which exist from boot on, so a
+ * kernel mapping made later is seen by every address space). It maps
+ * pages the caller owns: the arch layer never allocates or frees a
+ * mapped page, only its own tables.
+ *
+ * An address space is changed only by the thread that runs in it, or
+ * when no thread does (before its first run, after its last): so a
+ * change needs no TLB shootdown, only a local flush when it is live
+ * here. Each switch between address spaces reloads the root, which
+ * flushes the user half (kernel mappings are global).
+ */
+struct arch_as;
+
+/*
+ * arch_as_create - a new user address space with nothing mapped.
+ * Return value: the space, or NULL when memory ran out.
+ * Caller's context: thread; may take the page allocator's lock.
+ */
+struct arch_as *arch_as_create(void);
+
+/*
+ * arch_as_destroy - release an address space's tables.
+ * Arguments: as, not active on any CPU; release is called with the
+ *   physical address of every page still mapped (may be NULL).
+ * Caller's context: thread.
+ */
+void arch_as_destroy(struct arch_as *as, void (*release)(uint64_t pa, void *arg), void *arg);
+
+/*
+ * arch_as_map - map one user page.
+ * Arguments: va page aligned in [USER_BASE, USER_LIMIT); pa; flags MAP_*
+ *   (MAP_USER is implied).
+ * Return value: 0, -ENOMEM when a table cannot be allocated, -EEXIST
+ *   when va is already mapped, -EINVAL for a va outside the user range.
+ */
+int arch_as_map(struct arch_as *as, uintptr_t va, uint64_t pa, unsigned flags);
+
+/*
+ * arch_as_unmap_range - unmap the pages of [start, end) that are mapped.
+ * Arguments: release, if not NULL, gets each unmapped page's physical
+ *   address; empty tables are skipped, so a sparse range is cheap.
+ * Return value: the number of pages unmapped.
+ */
+size_t arch_as_unmap_range(struct arch_as *as, uintptr_t start, uintptr_t end,
+			   void (*release)(uint64_t pa, void *arg), void *arg);
+
+/*
+ * arch_as_protect_range - set the rights (MAP_WRITE, MAP_EXEC) of the
+ *   mapped pages of [start, end). Return value: pages changed.
+ */
+size_t arch_as_protect_range(struct arch_as *as, uintptr_t start, uintptr_t end, unsigned flags);
+
+/*
+ * arch_as_walk - call fn for every mapped page of [start, end), in
+ *   address order; stop early when fn returns nonzero.
+ * Return value: fn's nonzero value, or 0.
+ */
+int arch_as_walk(struct arch_as *as, uintptr_t start, uintptr_t end,
+		 int (*fn)(uintptr_t va, uint64_t pa, unsigned flags, void *arg), void *arg);
+
+/*
+ * arch_as_translate - the physical address va maps to in as, or
+ *   UINT64_MAX; *flags (if not NULL) receives its MAP_* rights.
+ */
+uint64_t arch_as_translate(struct arch_as *as, uintptr_t va, unsigned *flags);
+
+/*
+ * arch_as_activate - make as this CPU's user address space (NULL: none,
+ *   only the kernel half). Caller's context: interrupts masked, or the
+ *   thread that runs in as.
+ */
+void arch_as_activate(struct arch_as *as);
+
+/* Pages of page tables that as holds (for accounting). */
+size_t arch_as_table_pages(const struct arch_as *as);
 
 #endif

@@ -21,7 +21,7 @@ struct tss {
 	uint16_t iomap_base;
 } __attribute__((packed));
 
-#define GDT_ENTRIES 7	/* null, kcode, kdata, ucode32 (unused), ucode, tss (2) */
+#define GDT_ENTRIES 7	/* null, kcode, kdata, udata, ucode, tss (2) */
 #define IST_STACK_SIZE 8192
 
 /* Per-CPU arch state, embedded in struct cpu. Written only by its CPU after bring-up. */

@@ -1,15 +1,16 @@
 /* SPDX-License-Identifier: BSD-2-Clause */
 /*
  * The parts of the ELF64 object format (System V gABI) that the graft
- * loader reads: the file header, section headers, symbols and RELA
- * relocations, with the constants it checks. Layouts are the on-disk
+ * loader reads (the file header, section headers, symbols and RELA
+ * relocations) and that the program loader reads (the file header and
+ * program headers), with the constants they check. Layouts are the on-disk
  * ones; the loader copies each record out of the file with memcpy
  * before using it, so no record needs to be aligned in the file, and it
  * reads them in the kernel's own byte order (the machine's e_machine,
  * byte order and relocation types are in arch/elf.h).
  */
-#ifndef KERNEL_GRAFT_ELF64_H
-#define KERNEL_GRAFT_ELF64_H
+#ifndef SCION_ELF64_H
+#define SCION_ELF64_H
 
 #include <stdint.h>
 
@@ -24,6 +25,8 @@
 #define ELF_VERSION_CURRENT	1
 
 #define ELF_TYPE_REL		1	/* relocatable object */
+#define ELF_TYPE_EXEC		2	/* executable at fixed addresses */
+#define ELF_TYPE_DYN		3	/* shared object, or a position-independent executable */
 
 struct elf64_header {
 	uint8_t ident[ELF_IDENT_SIZE];
@@ -115,6 +118,32 @@ struct elf64_rela {
 #define ELF64_RELA_TYPE(info)		((uint32_t)(info))
 
 _Static_assert(sizeof(struct elf64_header) == 64, "ELF64 header layout");
+
+/* Program headers: what a program loader maps. */
+struct elf64_program {
+	uint32_t type;
+	uint32_t flags;
+	uint64_t offset;
+	uint64_t vaddr;
+	uint64_t paddr;
+	uint64_t filesz;
+	uint64_t memsz;
+	uint64_t align;
+};
+_Static_assert(sizeof(struct elf64_program) == 56, "ELF64 program header layout");
+
+#define PT_NULL			0
+#define PT_LOAD			1
+#define PT_DYNAMIC		2
+#define PT_INTERP		3
+#define PT_NOTE			4
+#define PT_PHDR			6
+#define PT_TLS			7
+#define PT_GNU_STACK		0x6474e551u
+
+#define PF_X			0x1u
+#define PF_W			0x2u
+#define PF_R			0x4u
 _Static_assert(sizeof(struct elf64_section) == 64, "ELF64 section header layout");
 _Static_assert(sizeof(struct elf64_symbol) == 24, "ELF64 symbol layout");
 _Static_assert(sizeof(struct elf64_rela) == 24, "ELF64 RELA layout");

@@ -1,0 +1,133 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
+/*
+ * User processes (kernel/proc/): unmodified static Linux x86-64 programs
+ * in ring 3, each with its own address space and one thread, speaking
+ * the Linux system-call ABI.
+ *
+ * This header is what the rest of the kernel and the arch layer call:
+ * the hooks on the way in from and out to user mode, and starting,
+ * waiting for, signalling and listing processes.
+ */
+#ifndef SCION_PROC_H
+#define SCION_PROC_H
+
+#include <stdint.h>
+#include <stdbool.h>
+#include <stddef.h>
+
+struct trap_frame;
+struct fault_info;
+struct process;
+
+#define PROC_NAME_MAX 16	/* execname: the program's base name, truncated */
+
+/* Linux signal numbers the kernel itself sends. */
+#define SIGHUP   1
+#define SIGINT   2
+#define SIGQUIT  3
+#define SIGILL   4
+#define SIGTRAP  5
+#define SIGABRT  6
+#define SIGBUS   7
+#define SIGFPE   8
+#define SIGKILL  9
+#define SIGUSR1  10
+#define SIGSEGV  11
+#define SIGUSR2  12
+#define SIGPIPE  13
+#define SIGALRM  14
+#define SIGTERM  15
+#define SIGCHLD  17
+#define SIGCONT  18
+#define SIGSTOP  19
+#define NSIG_LINUX 64
+
+/* What a page fault tried (proc_page_fault). */
+#define PROC_ACCESS_READ  0
+#define PROC_ACCESS_WRITE 1
+#define PROC_ACCESS_EXEC  2
+
+/*
+ * proc_page_fault - resolve a fault at a user address by giving the
+ *   process the page it has not touched yet (demand paging).
+ * Arguments: addr, below USER_LIMIT; access, PROC_ACCESS_*; from_user,
+ *   whether user mode faulted (else the kernel did, copying user memory:
+ *   resolved only inside copyin/copyout, never from probe context).
+ * Return value: true when the page is now mapped and the access may be
+ *   retried; false for a fault the caller must treat as one.
+ * Caller's context: the page-fault handler, interrupts masked.
+ */
+bool proc_page_fault(uintptr_t addr, unsigned access, bool from_user);
+
+/*
+ * proc_user_fault - an exception in user mode that demand paging did not
+ *   resolve: the process gets the matching signal (SIGSEGV, SIGFPE,
+ *   SIGILL, SIGBUS...), which kills it on the way back to user mode,
+ *   with a one-line report.
+ * Caller's context: the exception handler, interrupts masked.
+ */
+void proc_user_fault(struct trap_frame *f, const struct fault_info *info);
+
+/*
+ * proc_return_to_user - the work due before a user thread goes back to
+ *   ring 3: a fatal signal ends the process here (never returning), and
+ *   a pending reschedule is taken.
+ * Caller's context: the last step of a trap, interrupt or system call
+ *   from user mode, on the thread's kernel stack, no locks held;
+ *   interrupts may be masked (they are enabled while work is done).
+ */
+void proc_return_to_user(struct trap_frame *f);
+
+/*
+ * syscall_handle - run the system call f asks for and store its result
+ *   in f. Caller's context: the arch's system-call entry, interrupts
+ *   enabled, on the calling thread's kernel stack.
+ */
+void syscall_handle(struct trap_frame *f);
+
+/* The process the calling thread belongs to, or NULL for a kernel thread. */
+struct process *proc_current(void);
+
+/* Identity of a process, for tracing and reports. */
+int proc_pid(const struct process *p);
+int proc_ppid(const struct process *p);
+const char *proc_name(const struct process *p);
+
+/*
+ * proc_spawn - start a program from the boot archive as a new process
+ *   whose parent is the kernel (the shell's `run`, the host's exec).
+ * Arguments: path, absolute; argv, NULL-terminated (argv[0] included);
+ *   with_console: stdin, stdout and stderr are the console.
+ * Return value: the new pid, or a negative errno (-ENOENT, -ENOEXEC,
+ *   -EAGAIN at the process limit, -ENOMEM).
+ * Caller's context: thread, may sleep.
+ */
+int proc_spawn(const char *path, const char *const argv[], bool with_console);
+
+/*
+ * proc_wait_kernel_child - wait until a process proc_spawn started ends.
+ * Return value: 0 with *status set to its Linux wait status, or -ECHILD.
+ * Caller's context: thread, may sleep.
+ */
+int proc_wait_kernel_child(int pid, int *status);
+
+/*
+ * proc_kill - send signal sig (1..64; 0 checks existence) to pid.
+ * Return value: 0, -ESRCH, or -EINVAL for a bad signal.
+ */
+int proc_kill(int pid, int sig);
+
+/* The console's foreground process (Ctrl-C sends it SIGINT); 0: none. */
+void proc_set_foreground(int pid);
+
+/*
+ * proc_console_interrupt - the console read Ctrl-C: SIGINT to the
+ *   foreground process. Return value: whether there was one (else the
+ *   byte is input as usual). Caller's context: any, interrupts included.
+ */
+bool proc_console_interrupt(void);
+
+/* Processes alive or not yet reaped, and pages their memory holds. */
+unsigned proc_count(void);
+
+#endif

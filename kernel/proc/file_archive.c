@@ -1,0 +1,368 @@
+// SPDX-License-Identifier: BSD-2-Clause
+/*
+ * Files and directories of the boot archive as open files (read-only:
+ * opening for writing or creating gives EROFS), path names relative to
+ * a process's working directory, and the calls that take a path: open,
+ * openat, newfstatat, chdir, getcwd.
+ */
+#include <scion/archive.h>
+#include <scion/errno.h>
+#include <scion/mm.h>
+#include <scion/string.h>
+#include "proc_internal.h"
+
+#define LINUX_AT_FDCWD (-100)
+#define LINUX_AT_EMPTY_PATH 0x1000
+#define LINUX_AT_SYMLINK_NOFOLLOW 0x100
+#define LINUX_DT_DIR 4
+#define LINUX_DT_REG 8
+
+/*
+ * Normalize path (relative to base when it does not start with '/')
+ * into out: absolute, no ".", "..", empty or trailing components.
+ * Return value: 0, -ENAMETOOLONG.
+ */
+static int normalize(const char *base, const char *path, char *out, size_t size)
+{
+	char tmp[PATH_MAX_LINUX];
+	size_t n = 0;
+	if (path[0] != '/') {
+		n = strlcpy(tmp, base, sizeof(tmp));
+		if (n + 1 >= sizeof(tmp))
+			return -ENAMETOOLONG;
+		tmp[n++] = '/';
+	}
+	if (n + strlen(path) >= sizeof(tmp))
+		return -ENAMETOOLONG;
+	strlcpy(tmp + n, path, sizeof(tmp) - n);
+
+	size_t o = 0;
+	const char *s = tmp;
+	while (*s) {
+		while (*s == '/')
+			s++;
+		const char *e = s;
+		while (*e && *e != '/')
+			e++;
+		size_t len = (size_t)(e - s);
+		if (len == 0 || (len == 1 && s[0] == '.')) {
+			/* nothing */
+		} else if (len == 2 && s[0] == '.' && s[1] == '.') {
+			while (o > 0 && out[o - 1] != '/')
+				o--;
+			if (o > 0)
+				o--;
+		} else {
+			if (o + 1 + len + 1 > size)
+				return -ENAMETOOLONG;
+			out[o++] = '/';
+			memcpy(out + o, s, len);
+			o += len;
+		}
+		s = e;
+	}
+	if (o == 0)
+		out[o++] = '/';
+	out[o] = '\0';
+	return 0;
+}
+
+/* A user path, resolved against dirfd (AT_FDCWD or a directory fd) into out. */
+int path_resolve(struct process *p, int dirfd, const char *path, char *out, size_t size)
+{
+	const char *base = p->cwd;
+	struct file *dir = NULL;
+	if (path[0] == '\0')
+		return -ENOENT;
+	if (path[0] != '/' && dirfd != LINUX_AT_FDCWD) {
+		dir = fd_get(p, dirfd);
+		if (!dir)
+			return -EBADF;
+		if (dir->ops->getdents == NULL) {
+			file_put(dir);
+			return -ENOTDIR;
+		}
+		base = ((const struct archive_file *)dir->priv)->path;
+	}
+	int err = normalize(base, path, out, size);
+	if (dir)
+		file_put(dir);
+	return err;
+}
+
+static const char *base_name(const char *path)
+{
+	const char *b = path;
+	for (const char *s = path; *s; s++)
+		if (*s == '/')
+			b = s + 1;
+	return b;
+}
+
+static void fill_stat(const struct archive_file *af, struct linux_stat *st)
+{
+	memset(st, 0, sizeof(*st));
+	st->st_dev = 1;
+	st->st_ino = af->ino;
+	st->st_nlink = 1;
+	st->st_mode = af->mode;
+	st->st_size = (int64_t)af->size;
+	st->st_blksize = PAGE_SIZE;
+	st->st_blocks = (int64_t)((af->size + 511) / 512);
+	st->st_atime = st->st_mtime = st->st_ctime = af->mtime;
+}
+
+int path_stat(const char *abs_path, struct linux_stat *st)
+{
+	const struct archive_file *af = archive_lookup(abs_path);
+	if (!af)
+		return -ENOENT;
+	fill_stat(af, st);
+	return 0;
+}
+
+static int64_t archive_read(struct file *f, uintptr_t ubuf, size_t len)
+{
+	const struct archive_file *af = f->priv;
+	uint64_t off = __atomic_load_n(&f->offset, __ATOMIC_RELAXED);
+	if (off >= af->size)
+		return 0;
+	size_t n = af->size - off < len ? af->size - off : len;
+	if (copyout(ubuf, (const uint8_t *)af->data + off, n))
+		return -EFAULT;
+	__atomic_store_n(&f->offset, off + n, __ATOMIC_RELAXED);
+	return (int64_t)n;
+}
+
+#define SEEK_SET_L 0
+#define SEEK_CUR_L 1
+#define SEEK_END_L 2
+
+static int64_t archive_lseek(struct file *f, int64_t off, int whence)
+{
+	const struct archive_file *af = f->priv;
+	int64_t base;
+	switch (whence) {
+	case SEEK_SET_L: base = 0; break;
+	case SEEK_CUR_L: base = (int64_t)f->offset; break;
+	case SEEK_END_L: base = (int64_t)af->size; break;
+	default: return -EINVAL;
+	}
+	if ((off > 0 && base > INT64_MAX - off) || base + off < 0)
+		return -EINVAL;
+	f->offset = (uint64_t)(base + off);
+	return (int64_t)f->offset;
+}
+
+static int archive_stat(struct file *f, struct linux_stat *st)
+{
+	fill_stat(f->priv, st);
+	return 0;
+}
+
+/* struct linux_dirent64: d_ino, d_off, d_reclen, d_type, then the name. */
+#define DIRENT_HEADER 19
+
+/*
+ * A directory's entries, "." and ".." first; the file offset counts
+ * entries returned, so a read continues where the last stopped.
+ */
+static int64_t archive_getdents(struct file *f, uintptr_t ubuf, size_t len)
+{
+	const struct archive_file *dir = f->priv;
+	uint8_t rec[DIRENT_HEADER + 256 + 8];
+	size_t done = 0;
+	uint64_t index = 0, want = f->offset;
+	size_t cursor = 0;
+	for (;;) {
+		const char *name;
+		uint64_t ino;
+		uint8_t type;
+		if (index == 0 || index == 1) {
+			name = index == 0 ? "." : "..";
+			ino = dir->ino;
+			type = LINUX_DT_DIR;
+		} else {
+			const struct archive_file *c = archive_child(dir->path, &cursor);
+			if (!c)
+				break;
+			name = base_name(c->path);
+			ino = c->ino;
+			type = archive_is_dir(c) ? LINUX_DT_DIR : LINUX_DT_REG;
+		}
+		index++;
+		if (index <= want)
+			continue;
+		size_t nlen = strlen(name);
+		if (nlen > 255)
+			nlen = 255;
+		size_t reclen = ALIGN_UP(DIRENT_HEADER + nlen + 1, 8);
+		if (done + reclen > len)
+			return done ? (int64_t)done : -EINVAL;
+		memset(rec, 0, reclen);
+		uint64_t off = index;
+		uint16_t rl = (uint16_t)reclen;
+		memcpy(rec, &ino, 8);
+		memcpy(rec + 8, &off, 8);
+		memcpy(rec + 16, &rl, 2);
+		rec[18] = type;
+		memcpy(rec + DIRENT_HEADER, name, nlen);
+		if (copyout(ubuf + done, rec, reclen))
+			return -EFAULT;
+		done += reclen;
+		f->offset = index;
+	}
+	return (int64_t)done;
+}
+
+static const struct file_ops archive_file_ops = {
+	.kind = "file", .read = archive_read, .lseek = archive_lseek, .stat = archive_stat,
+};
+
+static const struct file_ops archive_dir_ops = {
+	.kind = "dir", .lseek = archive_lseek, .stat = archive_stat, .getdents = archive_getdents,
+};
+
+int archive_open(const char *abs_path, unsigned flags, struct file **out)
+{
+	const struct archive_file *af = archive_lookup(abs_path);
+	if (!af)
+		return (flags & LINUX_O_CREAT) ? -EROFS : -ENOENT;
+	if ((flags & LINUX_O_CREAT) && (flags & LINUX_O_EXCL))
+		return -EEXIST;
+	bool dir = archive_is_dir(af);
+	if ((flags & LINUX_O_DIRECTORY) && !dir)
+		return -ENOTDIR;
+	if ((flags & LINUX_O_ACCMODE) != LINUX_O_RDONLY || (flags & LINUX_O_TRUNC))
+		return dir ? -EISDIR : -EROFS;
+	*out = file_new(dir ? &archive_dir_ops : &archive_file_ops, flags, (void *)af);
+	return *out ? 0 : -ENOMEM;
+}
+
+static int64_t do_openat(int dirfd, uintptr_t upath, uint64_t flags)
+{
+	struct process *p = proc_current();
+	char *path = kmalloc(2 * PATH_MAX_LINUX);
+	if (!path)
+		return -ENOMEM;
+	char *abs = path + PATH_MAX_LINUX;
+	int64_t r = copyin_str(path, upath, PATH_MAX_LINUX);
+	if (r >= 0)
+		r = path_resolve(p, dirfd, path, abs, PATH_MAX_LINUX);
+	struct file *f = NULL;
+	if (r >= 0)
+		r = archive_open(abs, (unsigned)flags, &f);
+	kfree(path);
+	if (r < 0)
+		return r;
+	int fd = fd_install(p, f, 0, flags & LINUX_O_CLOEXEC);
+	if (fd < 0)
+		file_put(f);
+	return fd;
+}
+
+SYSCALL(open)
+{
+	return do_openat(LINUX_AT_FDCWD, a0, a1);
+}
+
+SYSCALL(openat)
+{
+	return do_openat((int)a0, a1, a2);
+}
+
+SYSCALL(newfstatat)
+{
+	struct process *p = proc_current();
+	int dirfd = (int)a0;
+	uint64_t flags = a3;
+	if (flags & ~(uint64_t)(LINUX_AT_EMPTY_PATH | LINUX_AT_SYMLINK_NOFOLLOW | 0x800))
+		return -EINVAL;
+	char *path = kmalloc(2 * PATH_MAX_LINUX);
+	if (!path)
+		return -ENOMEM;
+	char *abs = path + PATH_MAX_LINUX;
+	struct linux_stat st;
+	int64_t r = copyin_str(path, a1, PATH_MAX_LINUX);
+	if (r == 0 && (flags & LINUX_AT_EMPTY_PATH)) {
+		struct file *f = dirfd == LINUX_AT_FDCWD ? NULL : fd_get(p, dirfd);
+		if (dirfd == LINUX_AT_FDCWD) {
+			r = path_stat(p->cwd, &st);
+		} else if (!f) {
+			r = -EBADF;
+		} else {
+			memset(&st, 0, sizeof(st));
+			r = f->ops->stat(f, &st);
+			file_put(f);
+		}
+	} else {
+		if (r >= 0)
+			r = path_resolve(p, dirfd, path, abs, PATH_MAX_LINUX);
+		if (r >= 0)
+			r = path_stat(abs, &st);
+	}
+	kfree(path);
+	if (r >= 0 && copyout(a2, &st, sizeof(st)))
+		r = -EFAULT;
+	return r < 0 ? r : 0;
+}
+
+SYSCALL(stat)
+{
+	return sys_newfstatat((uint64_t)(int64_t)LINUX_AT_FDCWD, a0, a1, 0, 0, 0);
+}
+
+SYSCALL(lstat)
+{
+	return sys_newfstatat((uint64_t)(int64_t)LINUX_AT_FDCWD, a0, a1, 0, 0, 0);
+}
+
+SYSCALL(access)
+{
+	struct process *p = proc_current();
+	char *path = kmalloc(2 * PATH_MAX_LINUX);
+	if (!path)
+		return -ENOMEM;
+	char *abs = path + PATH_MAX_LINUX;
+	int64_t r = copyin_str(path, a0, PATH_MAX_LINUX);
+	if (r >= 0)
+		r = path_resolve(p, LINUX_AT_FDCWD, path, abs, PATH_MAX_LINUX);
+	if (r >= 0)
+		r = archive_lookup(abs) ? ((a1 & 2) ? -EROFS : 0) : -ENOENT;
+	kfree(path);
+	return r < 0 ? r : 0;
+}
+
+SYSCALL(chdir)
+{
+	struct process *p = proc_current();
+	char *path = kmalloc(2 * PATH_MAX_LINUX);
+	if (!path)
+		return -ENOMEM;
+	char *abs = path + PATH_MAX_LINUX;
+	int64_t r = copyin_str(path, a0, PATH_MAX_LINUX);
+	if (r >= 0)
+		r = path_resolve(p, LINUX_AT_FDCWD, path, abs, PATH_MAX_LINUX);
+	if (r >= 0) {
+		const struct archive_file *af = archive_lookup(abs);
+		if (!af)
+			r = -ENOENT;
+		else if (!archive_is_dir(af))
+			r = -ENOTDIR;
+		else if (strlen(abs) >= sizeof(p->cwd))
+			r = -ENAMETOOLONG;
+		else
+			strlcpy(p->cwd, abs, sizeof(p->cwd));
+	}
+	kfree(path);
+	return r < 0 ? r : 0;
+}
+
+SYSCALL(getcwd)
+{
+	struct process *p = proc_current();
+	size_t n = strlen(p->cwd) + 1;
+	if (a1 < n)
+		return -ERANGE;
+	return copyout(a0, p->cwd, n) ? -EFAULT : (int64_t)n;
+}

@@ -1,0 +1,231 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
+/*
+ * What the files of kernel/proc/ share: the process, its memory map, its
+ * open files, and the system-call table.
+ *
+ * Lock order: proc_lock -> a process's files_lock -> waitq locks ->
+ * sched_lock. A process's memory map and its fd table are changed only
+ * by its own thread, or before its first or after its last run (when no
+ * other thread can see them), so they need no lock of their own beyond
+ * what `ps` reads (counts, read with READ_ONCE).
+ */
+#ifndef PROC_INTERNAL_H
+#define PROC_INTERNAL_H
+
+#include <scion/proc.h>
+#include <scion/list.h>
+#include <scion/spinlock.h>
+#include <scion/wait.h>
+#include <scion/thread.h>
+#include <scion/compiler.h>
+#include <arch/mmu.h>
+#include <arch/trap.h>
+#include <linux_syscalls.h>
+
+/* Limits that protect the kernel from its processes. */
+#define PROC_MAX          64		/* processes alive or zombie */
+#define FD_MAX            64		/* open files per process */
+#define PROC_PAGE_LIMIT   (64u << 8)	/* 64 MiB of memory per process */
+#define VM_MAX_AREAS      64
+#define ARG_BYTES_MAX     (64 * 1024)	/* argv + envp strings at execve */
+#define ARG_COUNT_MAX     1024
+#define PATH_MAX_LINUX    4096
+#define CWD_MAX           256
+#define STACK_SIZE_MAX    (8ull << 20)
+#define STACK_TOP         USER_LIMIT
+#define MMAP_TOP          (STACK_TOP - STACK_SIZE_MAX - (1ull << 20))	/* a gap below the stack */
+#define PIE_LOAD_BASE     0x555555554000ull
+#define BRK_ROOM          (1ull << 30)	/* address space kept free above the heap's start */
+
+/* A region of the memory map. */
+enum vm_kind { VMA_IMAGE, VMA_BRK, VMA_ANON, VMA_STACK };
+
+struct vm_area {
+	uintptr_t start, end;		/* page aligned, end exclusive */
+	unsigned prot;			/* MAP_WRITE | MAP_EXEC; always readable */
+	enum vm_kind kind;
+};
+
+struct vm {
+	struct arch_as *as;
+	struct vm_area areas[VM_MAX_AREAS];	/* sorted, disjoint */
+	unsigned nareas;
+	uintptr_t brk_start, brk;	/* the heap: [brk_start, brk) */
+	size_t pages;			/* pages mapped (own thread writes; READ_ONCE) */
+};
+
+struct file;
+struct linux_stat;
+
+/* What a kind of open file does; each takes user pointers itself. */
+struct file_ops {
+	const char *kind;	/* for `ps -f`-like listings and errors */
+	int64_t (*read)(struct file *f, uintptr_t ubuf, size_t len);
+	int64_t (*write)(struct file *f, uintptr_t ubuf, size_t len);
+	int64_t (*lseek)(struct file *f, int64_t off, int whence);	/* NULL: -ESPIPE */
+	int (*stat)(struct file *f, struct linux_stat *st);
+	int64_t (*getdents)(struct file *f, uintptr_t ubuf, size_t len);	/* NULL: -ENOTDIR */
+	void (*release)(struct file *f);
+	bool is_tty;
+};
+
+struct file {
+	const struct file_ops *ops;
+	unsigned refs;			/* files_lock of the processes sharing it (atomic) */
+	unsigned flags;			/* O_ACCMODE, O_APPEND, O_NONBLOCK */
+	uint64_t offset;		/* the process that reads it (shared after fork, like Linux) */
+	void *priv;
+};
+
+#define LINUX_O_ACCMODE  3
+#define LINUX_O_RDONLY   0
+#define LINUX_O_WRONLY   1
+#define LINUX_O_RDWR     2
+#define LINUX_O_CREAT    0100
+#define LINUX_O_EXCL     0200
+#define LINUX_O_TRUNC    01000
+#define LINUX_O_APPEND   02000
+#define LINUX_O_NONBLOCK 04000
+#define LINUX_O_DIRECTORY 0200000
+#define LINUX_O_CLOEXEC  02000000
+
+/* struct stat of the Linux x86-64 ABI. */
+struct linux_stat {
+	uint64_t st_dev, st_ino, st_nlink;
+	uint32_t st_mode, st_uid, st_gid, pad0;
+	uint64_t st_rdev;
+	int64_t st_size, st_blksize, st_blocks;
+	uint64_t st_atime, st_atime_nsec, st_mtime, st_mtime_nsec, st_ctime, st_ctime_nsec;
+	int64_t unused[3];
+};
+_Static_assert(sizeof(struct linux_stat) == 144, "struct stat of x86-64 Linux");
+
+#define LINUX_S_IFMT   0170000
+#define LINUX_S_IFDIR  0040000
+#define LINUX_S_IFCHR  0020000
+#define LINUX_S_IFIFO  0010000
+#define LINUX_S_IFREG  0100000
+
+enum proc_state { PROC_ALIVE, PROC_ZOMBIE };
+
+struct sigaction_rec {
+	uint64_t handler, flags, restorer, mask;
+};
+#define LINUX_SIG_DFL 0
+#define LINUX_SIG_IGN 1
+
+struct process {
+	int pid;				/* set once */
+	char name[PROC_NAME_MAX];		/* own thread (exec) */
+	struct process *parent;			/* proc_lock; NULL: the kernel's child */
+	struct list_node children;		/* proc_lock: struct process by sibling */
+	struct list_node sibling;		/* proc_lock */
+	struct list_node all_node;		/* proc_lock */
+	enum proc_state state;			/* proc_lock */
+	int wait_status;			/* proc_lock, valid when ZOMBIE: Linux wait status */
+	struct thread *thread;			/* proc_lock: NULL once it has exited */
+	struct waitq child_wq;			/* a child of this process changed state */
+	struct vm vm;				/* own thread (see above) */
+	struct spinlock files_lock;		/* fds[] against readers (ps, exit) */
+	struct file *fds[FD_MAX];		/* files_lock for change; own thread reads */
+	uint64_t cloexec;			/* own thread: bit per fd below 64 */
+	char cwd[CWD_MAX];			/* own thread */
+	uint64_t pending;			/* atomic: signals sent, bit sig-1 */
+	uint64_t blocked;			/* own thread: rt_sigprocmask */
+	struct sigaction_rec actions[NSIG_LINUX];	/* own thread */
+	int fatal_signal;			/* atomic: the signal that kills it, 0 */
+	bool fault_reported;			/* own thread */
+	uint64_t clear_child_tid;		/* own thread: set_tid_address */
+	uint64_t start_ns;			/* set once */
+	uint64_t syscalls;			/* own thread: calls made */
+	bool kernel_waits;			/* set once: proc_wait_kernel_child will reap it */
+};
+
+extern struct spinlock proc_lock;
+
+/* proc.c */
+struct process *proc_alloc(struct process *parent);
+void proc_free(struct process *p);
+struct process *proc_find_locked(int pid);
+__noreturn void proc_exit(int wait_status);
+int proc_start_thread(struct process *p, const struct trap_frame *frame,
+		      const struct thread *fpu_from);
+void proc_set_name(struct process *p, const char *path);
+bool proc_signal_pending(void);
+#define WAIT_STATUS_EXITED(code)   (((code) & 0xff) << 8)
+#define WAIT_STATUS_SIGNALED(sig)  ((sig) & 0x7f)
+
+/* A process as `ps` shows it. */
+struct proc_row {
+	int pid, ppid;
+	bool zombie;
+	size_t pages;
+	uint64_t syscalls;
+	char name[PROC_NAME_MAX];
+};
+unsigned proc_snapshot(struct proc_row *rows, unsigned max);
+
+/* vm.c */
+int vm_init(struct vm *vm);
+void vm_destroy(struct vm *vm);
+int vm_add_area(struct vm *vm, uintptr_t start, uintptr_t end, unsigned prot, enum vm_kind kind);
+int vm_remove_range(struct vm *vm, uintptr_t start, uintptr_t end);
+struct vm_area *vm_find(struct vm *vm, uintptr_t addr);
+uintptr_t vm_find_gap(struct vm *vm, size_t len);
+int vm_populate(struct vm *vm, uintptr_t addr, unsigned prot);
+int vm_copy(struct vm *dst, struct vm *src);
+void vm_page_release(uint64_t pa, void *arg);
+
+/* uaccess.c */
+int copyin(void *dst, uintptr_t usrc, size_t n);
+int copyout(uintptr_t udst, const void *src, size_t n);
+int64_t copyin_str(char *dst, uintptr_t usrc, size_t size);
+
+/* exec.c */
+int exec_load(struct process *p, const char *path, char *const *argv, unsigned argc,
+	      char *const *envp, unsigned envc, struct trap_frame *frame);
+
+/* file.c */
+int fd_install(struct process *p, struct file *f, int min_fd, bool cloexec);
+struct file *fd_get(struct process *p, int fd);
+int fd_close(struct process *p, int fd);
+void fd_close_all(struct process *p);
+void fd_close_on_exec(struct process *p);
+void fd_copy_table(struct process *dst, struct process *src);
+struct file *file_new(const struct file_ops *ops, unsigned flags, void *priv);
+void file_get(struct file *f);
+void file_put(struct file *f);
+struct file *tty_open(unsigned flags);
+int archive_open(const char *abs_path, unsigned flags, struct file **out);
+int path_resolve(struct process *p, int dirfd, const char *path, char *out, size_t size);
+int path_stat(const char *abs_path, struct linux_stat *st);
+
+/* signal.c */
+void signal_send(struct process *p, int sig);
+int signal_default_is_ignore(int sig);
+
+/* The system-call table: every implementation adds itself with SYSCALL. */
+typedef int64_t syscall_fn(uint64_t, uint64_t, uint64_t, uint64_t, uint64_t, uint64_t);
+struct syscall_entry {
+	unsigned nr;
+	const char *name;
+	syscall_fn *fn;
+};
+
+/*
+ * SYSCALL(name) { ... } defines sys_name(a0 .. a5) and enters it in the
+ * table under Linux's number SYS_name (linux_syscalls.h, generated from
+ * Linux's own header): a misspelt name does not compile.
+ */
+#define SYSCALL(sname) \
+	static syscall_fn sys_##sname; \
+	static const struct syscall_entry UNIQUE(syscall_entry_) LINKER_TABLE_ENTRY(syscalls) = { \
+		.nr = SYS_##sname, .name = #sname, .fn = sys_##sname, \
+	}; \
+	static int64_t sys_##sname(__unused uint64_t a0, __unused uint64_t a1, __unused uint64_t a2, \
+				   __unused uint64_t a3, __unused uint64_t a4, __unused uint64_t a5)
+
+/* The frame of the system call the calling thread is in (fork, execve). */
+struct trap_frame *syscall_frame(void);
+
+#endif

@@ -1,0 +1,83 @@
+// SPDX-License-Identifier: BSD-2-Clause
+/*
+ * The console as a process's terminal: writes go to the console as the
+ * kernel's own output does; reads take one line (cooked mode, echoed,
+ * backspace edits, Ctrl-D at the start of a line is end of file).
+ * Ctrl-C never reaches a reader: the console's input path sends SIGINT
+ * to the foreground process (proc_console_interrupt).
+ */
+#include <scion/console.h>
+#include <scion/errno.h>
+#include <scion/string.h>
+#include "proc_internal.h"
+
+#define TTY_CHUNK 256
+#define CTRL_D 0x04
+
+static int64_t tty_read(struct file *f, uintptr_t ubuf, size_t len)
+{
+	(void)f;
+	char line[TTY_CHUNK];
+	size_t n = 0;
+	if (!len)
+		return 0;
+	while (n < len && n < sizeof(line)) {
+		int got = console_getc_unless(proc_signal_pending);
+		if (got < 0)
+			return n ? (int64_t)n : -EINTR;
+		char c = (char)got;
+		if (c == '\r')
+			c = '\n';
+		if (c == CTRL_D) {
+			if (n == 0)
+				return 0;
+			break;
+		}
+		if (c == '\b' || c == 0x7f) {
+			if (n) {
+				n--;
+				console_write("\b \b", 3);
+			}
+			continue;
+		}
+		line[n++] = c;
+		console_write(&c, 1);
+		if (c == '\n')
+			break;
+	}
+	return copyout(ubuf, line, n) ? -EFAULT : (int64_t)n;
+}
+
+static int64_t tty_write(struct file *f, uintptr_t ubuf, size_t len)
+{
+	(void)f;
+	char chunk[TTY_CHUNK];
+	size_t done = 0;
+	while (done < len) {
+		size_t n = len - done < sizeof(chunk) ? len - done : sizeof(chunk);
+		if (copyin(chunk, ubuf + done, n))
+			return done ? (int64_t)done : -EFAULT;
+		console_write(chunk, n);
+		done += n;
+	}
+	return (int64_t)done;
+}
+
+static int tty_stat(struct file *f, struct linux_stat *st)
+{
+	(void)f;
+	st->st_mode = LINUX_S_IFCHR | 0620;
+	st->st_rdev = (5ull << 8) | 1;	/* /dev/console */
+	st->st_blksize = 1024;
+	st->st_nlink = 1;
+	return 0;
+}
+
+static const struct file_ops tty_ops = {
+	.kind = "tty", .read = tty_read, .write = tty_write, .stat = tty_stat, .is_tty = true,
+};
+
+struct file *tty_open(unsigned flags)
+{
+	return file_new(&tty_ops, flags, NULL);
+}
