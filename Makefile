@@ -3,7 +3,8 @@
 # Scion: one entry point for building, running, testing and measuring.
 #
 #   make run [SMP=n] [MEM=size] [TCG=single|multi] [CMDLINE=".."] [GRAFTS=".."]  boot the GRUB ISO
-#                                                           (build/disk.img attached as vda)
+#            [PROGRAMS=all|none|NAMES|FILE.cpio]           (build/disk.img attached as vda; the
+#                                                           program archive as a .cpio module)
 #   make test                                               every test; ends "N passed, M failed"
 #   make bench                                              figures under -icount into build/bench/
 #   make bench-profile                                      the profile database and nightly analysis
@@ -13,6 +14,8 @@
 #   make gdb [SMP=n]                                        QEMU halted + gdb with symbols
 #   make fuzz [FUZZ_SECONDS=n]                              libFuzzer targets, n seconds each
 #   make sim                                                the host simulator (scion sim replay)
+#   make userland                                           userland/*.c with musl-gcc -static, and
+#                                                           build/userland/programs.cpio
 #   make kernel | iso | test-kernel | host-tests | deps | clean
 #
 # Sources are found by wildcard: adding a file to kernel/ or arch/<arch>/ (its
@@ -76,6 +79,7 @@ OBJCOPY := $(CROSS)objcopy
 NM := $(CROSS)nm
 
 include grafts/grafts.mk
+include userland/userland.mk
 
 KERNEL_INCLUDES := -Ikernel/include -I$(ARCH_DIR)/include -Igrafts/include -I$(BUILD)/gen
 KERNEL_CFLAGS := -std=gnu11 -O2 -g -Wall -Wextra -Werror -ffreestanding -fno-builtin \
@@ -206,8 +210,15 @@ $(KDIR)/iso-grafts: FORCE
 	@mkdir -p $(dir $@)
 	@echo '$(ISO_GRAFTS)' > $@.$$$$.tmp; cmp -s $@.$$$$.tmp $@ && rm $@.$$$$.tmp || mv $@.$$$$.tmp $@
 
+# PROGRAMS (userland/userland.mk): the program archive the ISO hands the
+# kernel as a module whose name ends in .cpio; all (the default) is
+# $(BUILD)/userland/programs.cpio, none is no archive.
+$(KDIR)/iso-programs: FORCE
+	@mkdir -p $(dir $@)
+	@echo '$(ISO_PROGRAMS)' > $@.$$$$.tmp; cmp -s $@.$$$$.tmp $@ && rm $@.$$$$.tmp || mv $@.$$$$.tmp $@
+
 # The ISO's recipe is the arch's (arch.mk); what it carries is chosen here.
-$(ISO): $(KDIR)/iso-cmdline $(KDIR)/iso-grafts $(ISO_GRAFTS)
+$(ISO): $(KDIR)/iso-cmdline $(KDIR)/iso-grafts $(ISO_GRAFTS) $(KDIR)/iso-programs $(ISO_PROGRAMS)
 
 deps:
 	@qemu/deps.sh
@@ -236,7 +247,7 @@ HOST_CC ?= gcc
 HOST_CFLAGS := -std=gnu11 -O1 -g -Wall -Wextra -Werror -fsanitize=address,undefined \
 	-fno-omit-frame-pointer -Itests/host/include -Ikernel/include -Ikernel -Itests/host \
 	-I$(ARCH_DIR)/include -I$(ARCH_DIR) -Igrafts/include -I$(BUILD)/gen
-HOST_KERNEL_SRCS := kernel/lib/glob.c kernel/lib/errno.c kernel/sym/symtab.c kernel/core/bootopt.c \
+HOST_KERNEL_SRCS := kernel/lib/glob.c kernel/lib/errno.c kernel/lib/cpio.c kernel/sym/symtab.c kernel/core/bootopt.c \
 	kernel/shell/lineedit.c kernel/mm/pmm.c kernel/mm/kmalloc.c kernel/mm/ranges.c \
 	$(ARCH_HOST_SRCS) kernel/graft/elf_load.c kernel/graft/elf_reloc.c
 HOST_KERNEL_SRCS += kernel/dev/virtqueue.c kernel/channel/frame.c kernel/trace/dif_verify.c \
@@ -359,7 +370,7 @@ include host/sim/sim.mk
 test-kernel: kernel iso grafts
 	@$(MAKE) --no-print-directory KERNEL_TESTS=yes kernel iso
 
-test: deps kernel iso test-kernel grafts host-tests $(SIM) $(ARCH_TEST_TOOLS) $(DISK)
+test: deps kernel iso test-kernel grafts userland host-tests $(SIM) $(ARCH_TEST_TOOLS) $(DISK)
 	@$(PYTHON) tests/run_tests.py --build $(BUILD) --kernel-dir $(TEST_KDIR)
 
 bench: deps test-kernel grafts $(ARCH_BENCH_TOOLS) $(SIM) $(DISK)
@@ -376,7 +387,7 @@ bench-profile: deps $(LAYOUTS_PY)
 nightly: deps kernel $(LAYOUTS_PY)
 	@$(PYTHON) tools/nightly.py --kernel $(BUILD)/$(notdir $(QEMU_KERNEL)) --out $(BUILD)/nightly
 
-all: kernel iso test-kernel grafts host-tests $(SIM) $(ARCH_HOST_TOOLS) $(DISK)
+all: kernel iso test-kernel grafts userland host-tests $(SIM) $(ARCH_HOST_TOOLS) $(DISK)
 
 clean:
 	rm -rf $(BUILD)

@@ -17,6 +17,9 @@ needs=(
 	"python3:python3"
 	"git:git"
 	"gdb:gdb"
+	# The user programs (userland/): musl-gcc -static, and the archive they travel in.
+	"musl-tools:musl-gcc"
+	"cpio:cpio"
 	"clang:clang"
 	"libzydis-dev:/usr/include/Zydis/Zydis.h"
 	"libclang-rt-14-dev:/usr/lib/llvm-14/lib/clang/*/lib/linux/libclang_rt.fuzzer-x86_64.a"

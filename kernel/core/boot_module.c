@@ -3,12 +3,14 @@
  * What a boot module is (scion/boot.h): its name, and whose it is. The
  * loader's command line for a module is its path and, after a space,
  * words for whoever loads it ("clock.graft trusted"); a name ending in
- * ".cfg" is a profile configuration, anything else a graft.
+ * ".cfg" is a profile configuration, one ending in ".cpio" the program
+ * archive (kernel/fs/archive.c), anything else a graft.
  */
 #include <scion/boot.h>
 #include <scion/string.h>
 
 #define PROFILE_CONFIG_SUFFIX ".cfg"
+#define PROGRAM_ARCHIVE_SUFFIX ".cpio"
 
 void boot_module_name(const struct boot_module *m, char *buf, size_t size)
 {
@@ -25,10 +27,20 @@ void boot_module_name(const struct boot_module *m, char *buf, size_t size)
 	buf[n] = '\0';
 }
 
-bool boot_module_is_profile_config(const struct boot_module *m)
+static bool name_ends_in(const struct boot_module *m, const char *suffix)
 {
 	char name[sizeof(m->cmdline)];
 	boot_module_name(m, name, sizeof(name));
-	size_t n = strlen(name), k = strlen(PROFILE_CONFIG_SUFFIX);
-	return n > k && !strcmp(name + n - k, PROFILE_CONFIG_SUFFIX);
+	size_t n = strlen(name), k = strlen(suffix);
+	return n > k && !strcmp(name + n - k, suffix);
+}
+
+bool boot_module_is_profile_config(const struct boot_module *m)
+{
+	return name_ends_in(m, PROFILE_CONFIG_SUFFIX);
+}
+
+bool boot_module_is_program_archive(const struct boot_module *m)
+{
+	return name_ends_in(m, PROGRAM_ARCHIVE_SUFFIX);
 }

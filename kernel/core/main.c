@@ -10,6 +10,7 @@
  * starts the other CPUs, finds the devices (their interrupts may go to
  * any CPU), then console input, and the shell or the tests.
  */
+#include <scion/archive.h>
 #include <scion/boot.h>
 #include <scion/bootopt.h>
 #include <scion/printk.h>
@@ -67,6 +68,7 @@ static void init_main(void *arg)
 	arch_console_enable_input();
 	graft_init();
 	monitor_config_boot();
+	archive_init();
 	channel_init();
 	if (ktest_boot_requested())
 		ktest_boot_run();

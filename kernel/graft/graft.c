@@ -402,6 +402,8 @@ void graft_init(void)
 		const struct boot_module *m = &boot_info.modules[i];
 		if (boot_module_is_profile_config(m))
 			continue;	/* the monitor's (monitor_config_boot) */
+		if (boot_module_is_program_archive(m))
+			continue;	/* the program archive's (archive_init) */
 		struct graft_boot_module *b = &boot_grafts[nboot_grafts++];
 		boot_module_name(m, b->source, sizeof(b->source));
 		b->size = m->phys_end - m->phys_start;

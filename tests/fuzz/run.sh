@@ -54,6 +54,7 @@ sources() {
 		tests/sfi/window_setup.c tests/sfi/window_states.c tests/sfi/window_seal.S ;;
 	graft_elf) echo kernel/graft/elf_load.c kernel/graft/elf_reloc.c arch/x86/elf_reloc.c ;;
 	chan_frame) echo kernel/channel/frame.c ;;
+	cpio) echo kernel/lib/cpio.c ;;
 	profile_config) echo kernel/monitor/config_check.c kernel/channel/frame.c ;;
 	dif) echo kernel/trace/dif_verify.c kernel/trace/dif_exec.c kernel/trace/dif_subr.c \
 		kernel/trace/dif_subr_search.c ;;
@@ -82,6 +83,7 @@ max_len() {
 	sfi_verify) echo 8160 ;;
 	graft_elf) echo 16384 ;;
 	chan_frame) echo 4096 ;;
+	cpio) echo 16384 ;;
 	profile_config) echo 8192 ;;
 	dif) echo 1024 ;;
 	d_parse|d_cg) echo 4096 ;;
@@ -111,6 +113,15 @@ seed() {
 		done
 		;;
 	chan_frame) printf '\254\134\001\002\001\000\000\000\002\000\000\000\0\0\0\0ok\0\0\0\0' >"$dir/seed" ;;
+	cpio)
+		# A small archive as `cpio -o -H newc` writes it: ".", "etc", "etc/motd", "hello", a link.
+		d=$(mktemp -d)
+		mkdir "$d/etc" && printf 'welcome\n' >"$d/etc/motd" && printf '\177ELF' >"$d/hello"
+		ln -s hello "$d/link"
+		(cd "$d" && find . | LC_ALL=C sort | cpio -o -H newc -R 0:0 --reproducible --quiet) \
+			>"$dir/seed"
+		rm -rf "$d"
+		;;
 	profile_config)
 		# Mode 1 (the target seals it), then the smallest good file: the header (one
 		# resource, one bucket of a day), "cpu.busy" every 100 ms, banded, 0 <= 5 <= 10.

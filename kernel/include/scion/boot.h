@@ -79,6 +79,14 @@ void boot_module_name(const struct boot_module *m, char *buf, size_t size);
  * Caller's context: any.
  */
 bool boot_module_is_profile_config(const struct boot_module *m);
+
+/*
+ * boot_module_is_program_archive - whether module m is a program archive
+ *   (its file name ends in ".cpio": a cpio newc archive of the programs
+ *   user processes run), which kernel/fs/archive.c loads.
+ * Caller's context: any.
+ */
+bool boot_module_is_program_archive(const struct boot_module *m);
 /* The recorded phases, in order; returns their number. */
 unsigned boot_phases(const struct boot_phase **phases);
 
