@@ -57,12 +57,8 @@ int fd_install(struct process *p, struct file *f, int min_fd, bool cloexec)
 		}
 	}
 	spin_unlock_irqrestore(&p->files_lock, fl);
-	if (fd >= 0) {
-		if (cloexec)
-			p->cloexec |= 1ull << fd;
-		else
-			p->cloexec &= ~(1ull << fd);
-	}
+	if (fd >= 0)
+		fd_set_cloexec(p, fd, cloexec);
 	return fd;
 }
 
@@ -89,7 +85,7 @@ int fd_close(struct process *p, int fd)
 	spin_unlock_irqrestore(&p->files_lock, fl);
 	if (!f)
 		return -EBADF;
-	p->cloexec &= ~(1ull << fd);
+	fd_set_cloexec(p, fd, false);
 	file_put(f);
 	return 0;
 }
@@ -103,7 +99,7 @@ void fd_close_all(struct process *p)
 void fd_close_on_exec(struct process *p)
 {
 	for (int fd = 0; fd < FD_MAX; fd++)
-		if (p->cloexec & (1ull << fd))
+		if (fd_cloexec(p, fd))
 			fd_close(p, fd);
 }
 
@@ -116,7 +112,7 @@ void fd_copy_table(struct process *dst, struct process *src)
 			file_get(dst->fds[fd]);
 	}
 	spin_unlock_irqrestore(&src->files_lock, fl);
-	dst->cloexec = src->cloexec;
+	memcpy(dst->cloexec, src->cloexec, sizeof(dst->cloexec));
 }
 
 static int64_t file_read(struct file *f, uintptr_t buf, size_t len)
@@ -246,10 +242,7 @@ static int64_t do_dup3(int oldfd, int newfd, uint64_t flags)
 	struct file *old = p->fds[newfd];
 	p->fds[newfd] = f;
 	spin_unlock_irqrestore(&p->files_lock, fl);
-	if (flags & LINUX_O_CLOEXEC)
-		p->cloexec |= 1ull << newfd;
-	else
-		p->cloexec &= ~(1ull << newfd);
+	fd_set_cloexec(p, newfd, flags & LINUX_O_CLOEXEC);
 	if (old)
 		file_put(old);
 	return newfd;
@@ -352,13 +345,10 @@ SYSCALL(fcntl)
 			return r;	/* the reference is the new fd's */
 		break;
 	case LINUX_F_GETFD:
-		r = (p->cloexec >> fd) & 1 ? LINUX_FD_CLOEXEC : 0;
+		r = fd_cloexec(p, fd) ? LINUX_FD_CLOEXEC : 0;
 		break;
 	case LINUX_F_SETFD:
-		if (a2 & LINUX_FD_CLOEXEC)
-			p->cloexec |= 1ull << fd;
-		else
-			p->cloexec &= ~(1ull << fd);
+		fd_set_cloexec(p, fd, a2 & LINUX_FD_CLOEXEC);
 		r = 0;
 		break;
 	case LINUX_F_GETFL:

@@ -112,11 +112,31 @@ static void fill_stat(const struct archive_file *af, struct linux_stat *st)
 	st->st_atime = st->st_mtime = st->st_ctime = af->mtime;
 }
 
+/* Why abs_path is not there: ENOTDIR when a component before its last is a file. */
+static int missing(const char *abs_path)
+{
+	char prefix[PATH_MAX_LINUX];
+	for (size_t i = 1; abs_path[i]; i++) {
+		if (abs_path[i] != '/')
+			continue;
+		if (i >= sizeof(prefix))
+			break;
+		memcpy(prefix, abs_path, i);
+		prefix[i] = '\0';
+		const struct archive_file *af = archive_lookup(prefix);
+		if (!af)
+			return -ENOENT;
+		if (!archive_is_dir(af))
+			return -ENOTDIR;
+	}
+	return -ENOENT;
+}
+
 int path_stat(const char *abs_path, struct linux_stat *st)
 {
 	const struct archive_file *af = archive_lookup(abs_path);
 	if (!af)
-		return -ENOENT;
+		return missing(abs_path);
 	fill_stat(af, st);
 	return 0;
 }
@@ -226,8 +246,10 @@ static const struct file_ops archive_dir_ops = {
 int archive_open(const char *abs_path, unsigned flags, struct file **out)
 {
 	const struct archive_file *af = archive_lookup(abs_path);
-	if (!af)
-		return (flags & LINUX_O_CREAT) ? -EROFS : -ENOENT;
+	if (!af) {
+		int why = missing(abs_path);
+		return why == -ENOENT && (flags & LINUX_O_CREAT) ? -EROFS : why;
+	}
 	if ((flags & LINUX_O_CREAT) && (flags & LINUX_O_EXCL))
 		return -EEXIST;
 	bool dir = archive_is_dir(af);

@@ -24,7 +24,7 @@
 
 /* Limits that protect the kernel from its processes. */
 #define PROC_MAX          64		/* processes alive or zombie */
-#define FD_MAX            64		/* open files per process */
+#define FD_MAX            256		/* open files per process */
 #define PROC_PAGE_LIMIT   (64u << 8)	/* 64 MiB of memory per process */
 #define VM_MAX_AREAS      64
 #define ARG_BYTES_MAX     (64 * 1024)	/* argv + envp strings at execve */
@@ -128,7 +128,7 @@ struct process {
 	struct vm vm;				/* own thread (see above) */
 	struct spinlock files_lock;		/* fds[] against readers (ps, exit) */
 	struct file *fds[FD_MAX];		/* files_lock for change; own thread reads */
-	uint64_t cloexec;			/* own thread: bit per fd below 64 */
+	uint64_t cloexec[FD_MAX / 64];		/* own thread: close-on-exec, bit per fd */
 	char cwd[CWD_MAX];			/* own thread */
 	uint64_t pending;			/* atomic: signals sent, bit sig-1 */
 	uint64_t blocked;			/* own thread: rt_sigprocmask */
@@ -184,6 +184,19 @@ int64_t copyin_str(char *dst, uintptr_t usrc, size_t size);
 /* exec.c */
 int exec_load(struct process *p, const char *path, char *const *argv, unsigned argc,
 	      char *const *envp, unsigned envc, struct trap_frame *frame);
+
+static inline bool fd_cloexec(const struct process *p, int fd)
+{
+	return (p->cloexec[fd / 64] >> (fd % 64)) & 1;
+}
+
+static inline void fd_set_cloexec(struct process *p, int fd, bool on)
+{
+	if (on)
+		p->cloexec[fd / 64] |= 1ull << (fd % 64);
+	else
+		p->cloexec[fd / 64] &= ~(1ull << (fd % 64));
+}
 
 /* file.c */
 int fd_install(struct process *p, struct file *f, int min_fd, bool cloexec);
