@@ -75,8 +75,12 @@ def damaged(ctx):
     files = {}
     files["truncated"] = good[:len(good) // 2]
     files["odc"] = b"070707" + good[6:]
-    # Rename etc/motd to ../motd in place (same length: "etc/motd" -> "../motd" + "x").
-    files["dotdot"] = good.replace(b"etc/motd\0", b"../motdx\0", 1)
+    # Rename the entry etc/motd (its name right after a 110-byte header, not the
+    # string inside a program) to ../motdx in place: the same length.
+    at = good.find(b"etc/motd\0")
+    while at >= 0 and good[at - 110:at - 104] != b"070701":
+        at = good.find(b"etc/motd\0", at + 1)
+    files["dotdot"] = good[:at] + b"../motdx\0" + good[at + 9:]
     paths = {}
     for name, data in files.items():
         paths[name] = os.path.join(ctx.log_dir, f"{ctx.job}-{name}.cpio")
