@@ -47,15 +47,25 @@ class Context:
         self.ksyms = os.path.join(self.kernel_dir, "kernel.syms")
         self.iso = os.path.join(self.kernel_dir, "scion.iso")
         self.disk = os.path.join(self.build, "disk.img")
+        # The user programs (make userland) and the archive that carries them.
+        self.userland = os.path.join(self.build, "userland")
+        self.programs_archive = os.path.join(self.userland, "programs.cpio")
         self.log_dir = os.path.join(self.build, "test-logs")
         self.job = job
         self.results = []
 
-    def boot(self, name, **kw):
+    def boot(self, name, programs=None, **kw):
         """Boot the kernel (or kw's iso) with the test disk attached as a
         snapshot (writes are discarded) when it exists; disk=None boots
-        without it."""
+        without it. programs=True adds the program archive
+        (build/userland/programs.cpio) as a module, programs=PATH that
+        .cpio file (kernel boots only: an ISO carries its own)."""
         kw.setdefault("kernel", self.kernel32)
+        if programs:
+            path = self.programs_archive if programs is True else programs
+            if not os.path.isfile(path):
+                raise harness.BootError(f"no program archive {path} (make userland)")
+            kw["modules"] = list(kw.get("modules") or ()) + [path]
         if "disk" not in kw and os.path.isfile(self.disk):
             kw.update(disk=self.disk, disk_snapshot=True)
         return harness.Boot(f"{self.job}-{name}", self.log_dir, **kw)

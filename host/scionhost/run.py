@@ -39,6 +39,11 @@ def add_parser(subparsers, default_socket):
     p.add_argument("--profile-config", action="append", default=[], metavar="FILE",
                    help="a profile configuration (profile-DAY.cfg of `scion analyze "
                         "nightly`) to boot as a module: the monitor loads it at boot")
+    p.add_argument("--programs", action="append", default=[], metavar="FILE",
+                   help="a program archive (a cpio newc file whose name ends in .cpio) to boot "
+                        "as a module: the programs user processes run and the shell's ls "
+                        "lists; default: build/userland/programs.cpio when it is built")
+    p.add_argument("--no-programs", action="store_true", help="boot no program archive")
     p.add_argument("--cmdline", default="", metavar="OPTS", help="kernel boot options "
                    "(name=value words; `bootopts` lists them)")
     # SUPPRESS: `scion --socket P run` and `scion run --socket P` both set it.
@@ -93,10 +98,36 @@ def profile_config_files(names):
     return files
 
 
+def program_archives(names, no_programs):
+    """Each --programs as an absolute path, or the built archive when there
+    is one; the kernel knows a program archive by its name's ".cpio"
+    (kernel/core/boot_module.c)."""
+    if no_programs:
+        if names:
+            raise ScionError("--programs and --no-programs contradict each other")
+        return []
+    if not names:
+        default = os.path.join(BUILD, "userland", "programs.cpio")
+        return [default] if os.path.isfile(default) else []
+    files = []
+    for name in names:
+        if not os.path.isfile(name):
+            raise ScionError(f"no program archive {name} (`make userland` builds "
+                             "build/userland/programs.cpio)")
+        if not name.endswith(".cpio"):
+            raise ScionError(f"{name}: a program archive's name ends in .cpio "
+                             "(the kernel takes other modules for grafts)")
+        files.append(os.path.abspath(name))
+    return files
+
+
 def build():
     targets = ["kernel", "grafts"]
     with open(os.path.join(REPO, "Makefile"), encoding="utf-8") as f:
         makefile = f.read()
+    # The program archive, when the Makefile builds one.
+    if "include userland/userland.mk" in makefile:
+        targets.append("userland")
     # `make run` attaches the test disk; build it the same way when the Makefile knows it.
     if "DISK := $(BUILD)/disk.img" in makefile:
         targets.append(os.path.join("build", "disk.img"))
@@ -154,6 +185,9 @@ def boot(args):
         if args.profile_config:
             raise ScionError("--profile-config boots a module, which an ISO names in its "
                              "grub.cfg: give it without --iso")
+        if args.programs:
+            raise ScionError("--programs boots a module, which an ISO names in its "
+                             "grub.cfg (make iso PROGRAMS=...): give it without --iso")
         if not os.path.isfile(args.iso):
             raise ScionError(f"no ISO at {args.iso} (`make iso` builds it)")
     else:
@@ -165,6 +199,7 @@ def boot(args):
         elif not args.no_grafts:
             modules = sorted(glob.glob(os.path.join(BUILD, "grafts", "*.graft")))
         modules += profile_config_files(args.profile_config)
+        modules += program_archives(args.programs, args.no_programs)
     disk = args.disk or os.path.join(BUILD, "disk.img")
     if args.disk and not os.path.isfile(disk):
         raise ScionError(f"disk image {disk} does not exist")

@@ -1,29 +1,32 @@
 // SPDX-License-Identifier: BSD-2-Clause
 /*
- * The program archive's file tree (scion/archive.h). At boot every module
- * whose name ends in ".cpio" is parsed (kernel/lib/cpio.c: a counting
- * pass, then a pass that keeps the entries); the files and directories of
- * the accepted ones, the directories they imply and "/" become one array
- * sorted by path. A directory's descendants are then one contiguous run
- * just after it (every path that starts with "/etc/" sorts together), so
- * a lookup is a binary search and a listing a scan of that run. File data
- * stays where the boot loader put the module (mm keeps modules), read
- * through the direct map. Built once, never changed: no locks.
+ * The program archive's file tree (scion/archive.h). Each archive is
+ * parsed (kernel/lib/cpio.c: a counting pass, then a pass that keeps the
+ * entries); the files and directories of the accepted ones, the
+ * directories they imply and "/" become one array sorted by path, in an
+ * order where '/' sorts first, so that a directory's descendants are one
+ * contiguous run just after it: a lookup is a binary search and a listing
+ * a scan of that run. File data stays in the archive's bytes (at boot the
+ * module where the boot loader put it, which mm keeps, through the direct
+ * map). Built once (archive_boot.c finds the modules), never changed
+ * afterwards: no locks. No machine-specific code and no boot state here:
+ * the host unit tests (tests/host/test_archive.c) build trees of their own.
  */
 #include <scion/archive.h>
-#include <scion/boot.h>
 #include <scion/cpio.h>
 #include <scion/errno.h>
 #include <scion/format.h>
 #include <scion/mm.h>
 #include <scion/printk.h>
 #include <scion/string.h>
-#include <arch/mmu.h>
+#include "archive_internal.h"
 
 #define MSG_BYTES 200
 #define IMPLIED_DIR_MODE (ARCHIVE_S_IFDIR | 0755)
 
-static const struct archive_file root_only = { .path = "/", .mode = IMPLIED_DIR_MODE, .ino = 1 };
+static const char root_path[] = "/";	/* never freed; every other path is kmalloc'ed */
+static const struct archive_file root_only = { .path = root_path, .mode = IMPLIED_DIR_MODE,
+					       .ino = 1 };
 static const struct archive_file *files = &root_only;
 static unsigned nfiles = 1;
 static unsigned nmodules;
@@ -116,17 +119,17 @@ static char *abs_path(const char *name, size_t len)
 struct loaded {
 	struct cpio_entry *e;
 	long n;
-	char name[sizeof(boot_info.modules[0].cmdline)];
+	const char *name;
 };
 
 /* Parse module m; its entries (kmalloc) and count, or n < 0 after saying why. */
-static void load_module(const struct boot_module *m, struct loaded *out)
+static void load_module(const struct archive_module *m, struct loaded *out)
 {
 	char msg[MSG_BYTES];
-	const void *bytes = phys_to_virt(m->phys_start);
-	size_t size = m->phys_end - m->phys_start;
+	const void *bytes = m->bytes;
+	size_t size = m->size;
 
-	boot_module_name(m, out->name, sizeof(out->name));
+	out->name = m->name;
 	out->e = NULL;
 	out->n = cpio_parse(bytes, size, NULL, 0, NULL, msg, sizeof(msg));
 	if (out->n < 0)
@@ -186,6 +189,25 @@ static long find_in(const struct archive_file *t, size_t n, const char *path)
 	return -1;
 }
 
+static void free_path(const char *path)
+{
+	if (path != root_path)
+		kfree((void *)path);
+}
+
+/* Forget the tree (free what it allocated): back to "/" alone. */
+static void tree_free(void)
+{
+	if (files != &root_only) {
+		for (unsigned i = 0; i < nfiles; i++)
+			free_path(files[i].path);
+		kfree((void *)files);
+	}
+	files = &root_only;
+	nfiles = 1;
+	nmodules = 0;
+}
+
 static void build(struct loaded *mods, unsigned nmods)
 {
 	size_t cap = 1;
@@ -199,14 +221,14 @@ static void build(struct loaded *mods, unsigned nmods)
 	}
 	size_t n = 0;
 	bool oom = false;
-	c[n++] = (struct candidate){ .f = { .path = "/", .mode = IMPLIED_DIR_MODE },
+	c[n++] = (struct candidate){ .f = { .path = root_path, .mode = IMPLIED_DIR_MODE },
 				     .order = ~0u, .implied = true };
 	for (unsigned k = 0; k < nmods; k++) {
 		for (long i = 0; i < mods[k].n; i++) {
 			const struct cpio_entry *e = &mods[k].e[i];
 			unsigned order = k << MODULE_SHIFT | (unsigned)i;
 			if (!e->name_len) {	/* "." */
-				c[n++] = (struct candidate){ .f = { .path = "/", .mode = e->mode,
+				c[n++] = (struct candidate){ .f = { .path = root_path, .mode = e->mode,
 						.mtime = e->mtime }, .order = order };
 				continue;
 			}
@@ -241,6 +263,9 @@ static void build(struct loaded *mods, unsigned nmods)
 	struct archive_file *out = kzalloc(n * sizeof(*out));
 	if (!out) {
 		printk("archive: no memory for %zu paths; no program archive\n", n);
+		for (size_t i = 0; i < n; i++)
+			free_path(c[i].f.path);
+		kfree(c);
 		return;
 	}
 	size_t kept = 0, hidden = 0;
@@ -252,6 +277,7 @@ static void build(struct loaded *mods, unsigned nmods)
 				       c[i].f.path);
 				hidden++;
 			}
+			free_path(c[i].f.path);
 			continue;
 		}
 		/* The parent, kept earlier (it sorts before), must be a directory. */
@@ -267,6 +293,7 @@ static void build(struct loaded *mods, unsigned nmods)
 				printk("archive: %s lies under a file of an earlier module; dropped\n",
 				       c[i].f.path);
 				hidden++;
+				free_path(c[i].f.path);
 				continue;
 			}
 		}
@@ -281,25 +308,24 @@ static void build(struct loaded *mods, unsigned nmods)
 		printk("archive: %zu paths hidden or dropped\n", hidden);
 }
 
-void archive_init(void)
+unsigned archive_build(const struct archive_module *modules, unsigned n)
 {
-	static struct loaded mods[BOOT_MAX_MODULES];
+	static struct loaded mods[ARCHIVE_MAX_MODULES];
 	unsigned nmods = 0;
 
-	for (unsigned i = 0; i < boot_info.nmodules; i++) {
-		const struct boot_module *m = &boot_info.modules[i];
-		if (!boot_module_is_program_archive(m))
-			continue;
-		load_module(m, &mods[nmods]);
+	tree_free();
+	for (unsigned i = 0; i < n && nmods < ARCHIVE_MAX_MODULES; i++) {
+		load_module(&modules[i], &mods[nmods]);
 		if (mods[nmods].n >= 0)
 			nmods++;
 	}
 	if (!nmods)
-		return;
+		return 0;
 	build(mods, nmods);
 	nmodules = nmods;
 	for (unsigned k = 0; k < nmods; k++)
 		kfree(mods[k].e);
+	return nmods;
 }
 
 static long find(const char *path)

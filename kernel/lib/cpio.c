@@ -102,7 +102,7 @@ static const char *normalize_name(const char *name, size_t n, size_t *start, siz
 	for (size_t i = 0; i < n; i++) {
 		uint8_t c = (uint8_t)name[i];
 		if (c < 0x20 || c >= 0x7f)
-			return "a byte below 0x20 or above 0x7e in the name";
+			return "a byte below 0x20 or above 0x7e in the name";	/* first */
 	}
 	if (name[0] == '/')
 		return "an absolute name (names are relative to the archive's root)";
@@ -253,8 +253,10 @@ long cpio_parse(const void *archive, size_t size, struct cpio_entry *entries, si
 		}
 		size_t start = 0, len = 0;
 		const char *bad = normalize_name(name, n, &start, &len);
+		if (bad && !strncmp(bad, "a byte", 6))
+			return refuse(msg, msglen, at, "%s", bad);	/* not printed: unprintable */
 		if (bad)
-			return refuse(msg, msglen, at, "%s", bad);
+			return refuse(msg, msglen, at, "'%s': %s", name, bad);
 		uint32_t mode = f[F_MODE];
 		if (mode & ~(uint32_t)MODE_KNOWN_BITS)
 			return refuse(msg, msglen, at, "'%s': mode 0%o has bits outside the file "

@@ -20,11 +20,13 @@ def graft_path(ctx, name):
     raise FileNotFoundError(f"{name}.graft is not built (make grafts)")
 
 
-def run_kernel_tests(ctx, name, smp, selector, single_thread_tcg, mem="256M", timeout=400):
+def run_kernel_tests(ctx, name, smp, selector, single_thread_tcg, mem="256M", timeout=400,
+                     programs=None):
     """Boot with test=selector, add one result per test, check the ending.
+    programs=True boots with the program archive (as ctx.boot).
     Returns the Boot (finished) for further checks."""
     boot = ctx.boot(name, smp=smp, mem=mem, cmdline=f"test={selector} panic=exit",
-                    single_thread_tcg=single_thread_tcg, timeout=timeout)
+                    single_thread_tcg=single_thread_tcg, timeout=timeout, programs=programs)
     boot.finish()
     out = boot.output
     tests = TEST_LINE.findall(out)
@@ -49,7 +51,9 @@ PROMPT = r"scion> "
 
 
 def shell_boot(ctx, name, **kw):
-    """Boot to the shell prompt (kernel image by default, kw as for ctx.boot)."""
+    """Boot to the shell prompt (kernel image by default, kw as for ctx.boot:
+    programs=True adds build/userland/programs.cpio as a module,
+    programs=PATH another .cpio file)."""
     kw.setdefault("timeout", 180)
     boot = ctx.boot(name, **kw)
     boot.wait_for(PROMPT)

@@ -334,6 +334,21 @@ def job_cli_errors(ctx):
                           "--socket", missing])
         ctx.result("run-refuses-missing-iso", one_error_line(proc, "scion: run: no ISO at"),
                    describe(proc))
+        proc = run_scion(["run", "--programs", os.path.join(tmp, "none.cpio"), "--no-build",
+                          "--socket", missing])
+        ctx.result("run-refuses-missing-programs", one_error_line(
+            proc, "scion: run: no program archive"), describe(proc))
+        not_cpio = os.path.join(tmp, "programs.tar")
+        with open(not_cpio, "wb") as f:
+            f.write(b"x")
+        proc = run_scion(["run", "--programs", not_cpio, "--no-build", "--socket", missing])
+        ctx.result("run-refuses-programs-not-named-cpio", one_error_line(
+            proc, f"scion: run: {not_cpio}: a program archive's name ends in .cpio"),
+            describe(proc))
+        proc = run_scion(["run", "--iso", os.path.join(tmp, "none.iso"), "--programs", not_cpio,
+                          "--no-build", "--socket", missing])
+        ctx.result("run-refuses-programs-with-iso", one_error_line(
+            proc, "scion: run: --programs boots a module, which an ISO names"), describe(proc))
         live = os.path.join(tmp, "live.sock")
         with socket.socket(socket.AF_UNIX, socket.SOCK_STREAM) as listener:
             listener.bind(live)
