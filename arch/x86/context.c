@@ -8,6 +8,7 @@
  */
 #include <arch/context.h>
 #include <arch/mmu.h>
+#include <arch/trap.h>
 #include <arch/x86.h>
 #include <scion/thread.h>
 #include <scion/cpu.h>
@@ -26,6 +27,12 @@ _Static_assert(offsetof(struct thread, arch.saved_sp) == 0, "switch.S needs save
 
 void arch_context_init(struct thread *t, uintptr_t stack_top)
 {
+	/*
+	 * The top of every stack is kept for the user frame (arch/user.h):
+	 * entries from ring 3 build it there, so kernel frames start below.
+	 */
+	stack_top -= sizeof(struct trap_frame);
+	_Static_assert(sizeof(struct trap_frame) % 16 == 0, "stack_top stays 16-byte aligned");
 	/*
 	 * After the pops and ret, rsp points at fake_return; the trampoline's
 	 * call needs rsp 16-byte aligned there, so fake_return sits at

@@ -285,7 +285,7 @@ int exec_load(struct process *p, const char *path, char *const *argv, unsigned a
 	const struct archive_file *af = archive_lookup(path);
 	if (!af)
 		return -ENOENT;
-	if (!af->data && (af->mode & LINUX_S_IFMT) == LINUX_S_IFDIR)
+	if (archive_is_dir(af) || !(af->mode & 0111))
 		return -EACCES;
 	struct image *im = kzalloc(sizeof(*im));
 	if (!im)
@@ -317,7 +317,10 @@ int exec_load(struct process *p, const char *path, char *const *argv, unsigned a
 				arch_as_activate(p->vm.as);
 				arch_irq_restore(f);
 			}
-			vm_destroy(old);
+			if (p->vfork_parent)
+				proc_vfork_release(p);	/* the old map is the parent's */
+			else
+				vm_destroy(old);
 			arch_user_frame_init(frame, im->eh.entry + im->bias, sp);
 		}
 	}

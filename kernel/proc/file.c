@@ -131,7 +131,11 @@ static int64_t file_write(struct file *f, uintptr_t buf, size_t len)
 	return f->ops->write(f, buf, len);
 }
 
-/* Lengths are ssize_t in Linux: anything with the top bit set is refused. */
+/*
+ * Linux moves at most this much in one call; the whole buffer must lie in
+ * user space all the same (checked before anything moves, as Linux's
+ * access_ok does), so a huge length is EFAULT, not a short transfer.
+ */
 #define LEN_MAX 0x7ffff000ull
 
 SYSCALL(read)
@@ -139,6 +143,10 @@ SYSCALL(read)
 	struct file *f = fd_get(proc_current(), (int)a0);
 	if (!f)
 		return -EBADF;
+	if (a2 && !user_range_ok(a1, a2)) {
+		file_put(f);
+		return -EFAULT;
+	}
 	int64_t r = file_read(f, a1, a2 > LEN_MAX ? LEN_MAX : a2);
 	file_put(f);
 	return r;
@@ -149,6 +157,10 @@ SYSCALL(write)
 	struct file *f = fd_get(proc_current(), (int)a0);
 	if (!f)
 		return -EBADF;
+	if (a2 && !user_range_ok(a1, a2)) {
+		file_put(f);
+		return -EFAULT;
+	}
 	int64_t r = file_write(f, a1, a2 > LEN_MAX ? LEN_MAX : a2);
 	file_put(f);
 	return r;
@@ -175,6 +187,10 @@ static int64_t do_vector(uint64_t fd, uintptr_t uiov, uint64_t count, bool writi
 		}
 		if (v.len > LEN_MAX || (uint64_t)total + v.len > LEN_MAX) {
 			r = -EINVAL;
+			break;
+		}
+		if (v.len && !user_range_ok(v.base, v.len)) {
+			r = -EFAULT;
 			break;
 		}
 		if (!v.len)

@@ -218,6 +218,23 @@ int proc_start_thread(struct process *p, const struct trap_frame *frame,
 	return si.err;
 }
 
+/*
+ * A vfork child gives its parent's memory map back (at exec, with its
+ * own map in place, or at exit): forget the borrowed one and wake the
+ * parent waiting in vfork.
+ */
+void proc_vfork_release(struct process *p)
+{
+	struct process *parent = p->vfork_parent;
+	if (!parent)
+		return;
+	p->vfork_parent = NULL;
+	irqflags_t f = spin_lock_irqsave(&parent->child_wq.lock);
+	parent->vfork_done = true;
+	spin_unlock_irqrestore(&parent->child_wq.lock, f);
+	waitq_wake_all(&parent->child_wq);
+}
+
 bool proc_signal_pending(void)
 {
 	struct process *p = proc_current();
@@ -237,6 +254,10 @@ __noreturn void proc_exit(int wait_status)
 	t->arch.as = NULL;
 	arch_as_activate(NULL);
 	arch_irq_restore(f);
+	if (p->vfork_parent) {
+		memset(&p->vm, 0, sizeof(p->vm));	/* the parent's: not ours to free */
+		proc_vfork_release(p);
+	}
 	vm_destroy(&p->vm);
 	/* Step 3. */
 	bool free_now;

@@ -139,6 +139,9 @@ struct process {
 	uint64_t start_ns;			/* set once */
 	uint64_t syscalls;			/* own thread: calls made */
 	bool kernel_waits;			/* set once: proc_wait_kernel_child will reap it */
+	struct process *vfork_parent;		/* own thread: a vfork child runs in this parent's
+						   memory map (vm borrowed) until it execs or exits */
+	bool vfork_done;			/* the parent's child_wq.lock: the child let it go */
 };
 
 extern struct spinlock proc_lock;
@@ -164,6 +167,8 @@ struct proc_row {
 	char name[PROC_NAME_MAX];
 };
 unsigned proc_snapshot(struct proc_row *rows, unsigned max);
+
+void proc_vfork_release(struct process *p);
 
 /* vm.c */
 int vm_init(struct vm *vm);

@@ -54,8 +54,13 @@ SYSCALL(mmap)
 		return -EINVAL;
 	if ((flags & (LINUX_MAP_SHARED | LINUX_MAP_PRIVATE)) != LINUX_MAP_PRIVATE)
 		return -EINVAL;	/* shared mappings need a file or another process: not yet */
-	if (!(flags & LINUX_MAP_ANONYMOUS))
-		return fd < 0 ? -EBADF : -ENODEV;	/* no mappable files yet */
+	if (!(flags & LINUX_MAP_ANONYMOUS)) {
+		struct file *f = fd_get(proc_current(), fd);
+		if (!f)
+			return -EBADF;
+		file_put(f);
+		return -ENODEV;	/* no mappable files yet */
+	}
 	if (len > USER_LIMIT)
 		return -ENOMEM;
 	len = ALIGN_UP(len, PAGE_SIZE);

@@ -17,7 +17,7 @@
 #include <arch/user.h>
 #include "proc_internal.h"
 
-static int64_t do_fork(void)
+static int64_t do_fork(bool share_memory)
 {
 	struct process *parent = proc_current();
 	struct process *child = proc_alloc(parent);
@@ -26,9 +26,16 @@ static int64_t do_fork(void)
 	strlcpy(child->name, parent->name, sizeof(child->name));
 	memcpy(child->actions, parent->actions, sizeof(child->actions));
 	child->blocked = parent->blocked;
-	int err = vm_init(&child->vm);
-	if (!err)
-		err = vm_copy(&child->vm, &parent->vm);
+	int err = 0;
+	if (share_memory) {
+		child->vm = parent->vm;		/* borrowed: see proc_vfork_release */
+		child->vfork_parent = parent;
+		parent->vfork_done = false;
+	} else {
+		err = vm_init(&child->vm);
+		if (!err)
+			err = vm_copy(&child->vm, &parent->vm);
+	}
 	if (err) {
 		proc_free(child);
 		return err == -ENOMEM ? -EAGAIN : err;
@@ -39,20 +46,34 @@ static int64_t do_fork(void)
 	arch_thread_user_sync();
 	err = proc_start_thread(child, &frame, thread_current());
 	if (err) {
+		if (share_memory)
+			memset(&child->vm, 0, sizeof(child->vm));
 		proc_free(child);
 		return -EAGAIN;
 	}
-	return child->pid;
+	int pid = child->pid;	/* child may be gone by the time the wait below ends */
+	if (share_memory) {
+		irqflags_t f = spin_lock_irqsave(&parent->child_wq.lock);
+		while (!parent->vfork_done)
+			waitq_sleep(&parent->child_wq, 0);
+		spin_unlock_irqrestore(&parent->child_wq.lock, f);
+	}
+	return pid;
 }
 
 SYSCALL(fork)
 {
-	return do_fork();
+	return do_fork(false);
 }
 
+/*
+ * vfork: the child runs in the parent's memory, on its stack, while the
+ * parent waits in here until the child execs or exits (Linux's and
+ * POSIX's vfork); writes the child makes before that are the parent's.
+ */
 SYSCALL(vfork)
 {
-	return do_fork();
+	return do_fork(true);
 }
 
 #define LINUX_CSIGNAL 0xff
@@ -66,7 +87,7 @@ SYSCALL(clone)
 	if ((flags & ~(uint64_t)(LINUX_CSIGNAL | LINUX_CLONE_CHILD_SETTID | LINUX_CLONE_CHILD_CLEARTID)) ||
 	    (flags & LINUX_CSIGNAL) != SIGCHLD || a1)
 		return -EINVAL;
-	return do_fork();
+	return do_fork(false);
 }
 
 /* Copy a NULL-terminated user array of strings into one kernel block. */
