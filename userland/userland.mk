@@ -40,22 +40,30 @@ MUSL_LIB := /usr/lib/x86_64-linux-musl
 .PHONY: userland
 userland: $(USERLAND_PROGRAMS) $(USERLAND_ARCHIVE)
 
+# What is missing, said before the first compile rather than as "command not found".
+need_tool = @command -v $(1) >/dev/null 2>&1 || { echo "userland: $(1) not found: apt-get \
+	install $(2) (make deps installs it)" >&2; exit 1; }
+
 $(USERLAND_DIR)/%: userland/%.c $(USERLAND_HEADERS)
 	@mkdir -p $(dir $@)
+	$(call need_tool,$(USERLAND_CC),musl-tools)
 	$(call say,MUSLCC,$@)
 	$(Q)$(USERLAND_CC) -static $(USERLAND_CFLAGS) -o $@ $<
 
 $(USERLAND_DIR)/%-pie: userland/%.c $(USERLAND_HEADERS)
 	@mkdir -p $(dir $@)
+	$(call need_tool,$(USERLAND_CC),musl-tools)
 	$(call say,MUSLCC,$@)
 	$(Q)$(USERLAND_CC) -static-pie -fPIE $(USERLAND_CFLAGS) -nostartfiles -o $@ \
-		$(MUSL_LIB)/rcrt1.o $(MUSL_LIB)/crti.o $$(gcc -print-file-name=crtbeginS.o) $< \
-		$$(gcc -print-file-name=crtendS.o) $(MUSL_LIB)/crtn.o \
+		$(MUSL_LIB)/rcrt1.o $(MUSL_LIB)/crti.o \
+		$$($(USERLAND_CC) -print-file-name=crtbeginS.o) $< \
+		$$($(USERLAND_CC) -print-file-name=crtendS.o) $(MUSL_LIB)/crtn.o \
 		-Wl,-static,-pie,--no-dynamic-linker,-z,text
 
 # pack_archive OUT, PROGRAMS: a staging tree (programs at the root, then
 # userland/root/), packed in a fixed order with fixed owners and mtimes.
 define pack_archive
+	$(call need_tool,cpio,cpio)
 	@rm -rf $(1).tree && mkdir -p $(1).tree
 	$(call say,CPIO,$(1))
 	$(Q)cp $(2) $(1).tree/
