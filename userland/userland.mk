@@ -18,8 +18,9 @@
 #
 # The archive holds every program at its root and userland/root/'s tree
 # (etc/motd), in C-locale order, owned by 0:0, with inode numbers from
-# --reproducible and every mtime the last commit's, so that the same
-# sources give the same bytes. A boot module whose name ends in .cpio is
+# --reproducible, modes 0755 for programs and directories and 0644 for
+# the rest (whatever the umask), and every mtime the last commit's, so
+# that the same sources give the same bytes. A boot module whose name ends in .cpio is
 # the program archive (kernel/fs/archive.c); PROGRAMS picks what `make
 # run`'s ISO carries: all (programs.cpio), none, a .cpio file, or names
 # of programs (packed, with userland/root/, into selected.cpio).
@@ -68,6 +69,8 @@ define pack_archive
 	$(call say,CPIO,$(1))
 	$(Q)cp $(2) $(1).tree/
 	$(Q)cp -R userland/root/. $(1).tree/
+	$(Q)find $(1).tree -type d -exec chmod 0755 {} + && find $(1).tree -type f -exec chmod 0644 {} +
+	$(Q)cd $(1).tree && chmod 0755 $(notdir $(2))
 	$(Q)find $(1).tree -exec touch -h -d @$(USERLAND_MTIME) {} +
 	$(Q)cd $(1).tree && find . | LC_ALL=C sort | \
 		cpio -o -H newc -R 0:0 --reproducible --quiet > $(abspath $(1)).tmp
