@@ -18,8 +18,9 @@
 #
 # The archive holds every program at its root and userland/root/'s tree
 # (etc/motd), in C-locale order, owned by 0:0, with inode numbers from
-# --reproducible and every mtime the last commit's, so that the same
-# sources give the same bytes. A boot module whose name ends in .cpio is
+# --reproducible, modes 0755 for programs and directories and 0644 for
+# the rest (whatever the umask), and every mtime the last commit's, so
+# that the same sources give the same bytes. A boot module whose name ends in .cpio is
 # the program archive (kernel/fs/archive.c); PROGRAMS picks what `make
 # run`'s ISO carries: all (programs.cpio), none, a .cpio file, or names
 # of programs (packed, with userland/root/, into selected.cpio).
@@ -40,26 +41,36 @@ MUSL_LIB := /usr/lib/x86_64-linux-musl
 .PHONY: userland
 userland: $(USERLAND_PROGRAMS) $(USERLAND_ARCHIVE)
 
+# What is missing, said before the first compile rather than as "command not found".
+need_tool = @command -v $(1) >/dev/null 2>&1 || { echo "userland: $(1) not found: apt-get \
+	install $(2) (make deps installs it)" >&2; exit 1; }
+
 $(USERLAND_DIR)/%: userland/%.c $(USERLAND_HEADERS)
 	@mkdir -p $(dir $@)
+	$(call need_tool,$(USERLAND_CC),musl-tools)
 	$(call say,MUSLCC,$@)
 	$(Q)$(USERLAND_CC) -static $(USERLAND_CFLAGS) -o $@ $<
 
 $(USERLAND_DIR)/%-pie: userland/%.c $(USERLAND_HEADERS)
 	@mkdir -p $(dir $@)
+	$(call need_tool,$(USERLAND_CC),musl-tools)
 	$(call say,MUSLCC,$@)
 	$(Q)$(USERLAND_CC) -static-pie -fPIE $(USERLAND_CFLAGS) -nostartfiles -o $@ \
-		$(MUSL_LIB)/rcrt1.o $(MUSL_LIB)/crti.o $$(gcc -print-file-name=crtbeginS.o) $< \
-		$$(gcc -print-file-name=crtendS.o) $(MUSL_LIB)/crtn.o \
+		$(MUSL_LIB)/rcrt1.o $(MUSL_LIB)/crti.o \
+		$$($(USERLAND_CC) -print-file-name=crtbeginS.o) $< \
+		$$($(USERLAND_CC) -print-file-name=crtendS.o) $(MUSL_LIB)/crtn.o \
 		-Wl,-static,-pie,--no-dynamic-linker,-z,text
 
 # pack_archive OUT, PROGRAMS: a staging tree (programs at the root, then
 # userland/root/), packed in a fixed order with fixed owners and mtimes.
 define pack_archive
+	$(call need_tool,cpio,cpio)
 	@rm -rf $(1).tree && mkdir -p $(1).tree
 	$(call say,CPIO,$(1))
 	$(Q)cp $(2) $(1).tree/
 	$(Q)cp -R userland/root/. $(1).tree/
+	$(Q)find $(1).tree -type d -exec chmod 0755 {} + && find $(1).tree -type f -exec chmod 0644 {} +
+	$(Q)cd $(1).tree && chmod 0755 $(notdir $(2))
 	$(Q)find $(1).tree -exec touch -h -d @$(USERLAND_MTIME) {} +
 	$(Q)cd $(1).tree && find . | LC_ALL=C sort | \
 		cpio -o -H newc -R 0:0 --reproducible --quiet > $(abspath $(1)).tmp

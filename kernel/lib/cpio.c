@@ -251,6 +251,8 @@ long cpio_parse(const void *archive, size_t size, struct cpio_entry *entries, si
 			sum->end = off;
 			return (long)kept;
 		}
+		if (kept + skipped == CPIO_MAX_ENTRIES)
+			return refuse(msg, msglen, at, "more than %u entries", CPIO_MAX_ENTRIES);
 		size_t start = 0, len = 0;
 		const char *bad = normalize_name(name, n, &start, &len);
 		if (bad && !strncmp(bad, "a byte", 6))

@@ -15,7 +15,7 @@
 #include <scion/cpio.h>
 #include <scion/errno.h>
 
-#define MAX_ARCHIVE 8192
+#define MAX_ARCHIVE (CPIO_MAX_ENTRIES * 120 + 8192)
 #define MSG 200
 
 enum { F_INO, F_MODE, F_UID, F_GID, F_NLINK, F_MTIME, F_FILESIZE, F_DEVMAJOR, F_DEVMINOR,
@@ -79,7 +79,8 @@ static void set_field(struct ab *b, size_t at, int i, uint32_t v)
 /* The standard good archive: ".", "etc", "etc/motd", "hello", trailer. */
 static void good(struct ab *b)
 {
-	memset(b, 0, sizeof(*b));
+	b->len = 0;	/* add() writes every byte, paddings included */
+	b->next_ino = 0;
 	add(b, ".", CPIO_S_IFDIR | 0755, NULL);
 	add(b, "etc", CPIO_S_IFDIR | 0755, NULL);
 	add(b, "etc/motd", CPIO_S_IFREG | 0644, "welcome to Scion\n");
@@ -533,4 +534,25 @@ HOST_TEST(cpio_every_truncation_and_byte)
 			      "byte %zu = 0x%02x: rc %ld", i, values[k], rc);
 		}
 	}
+}
+
+HOST_TEST(cpio_entry_limit)
+{
+	static struct ab b;
+	memset(&b, 0, sizeof(b));
+	for (int i = 0; i < CPIO_MAX_ENTRIES; i++) {
+		char name[16];
+		snprintf(name, sizeof(name), "%x", i);	/* 1-3 chars: 112 or 116 bytes each */
+		add(&b, name, i % 7 ? CPIO_S_IFREG | 0644 : CPIO_S_IFLNK | 0777, NULL);
+	}
+	size_t end = b.len;
+	trailer(&b);
+	char msg[MSG];
+	long n = cpio_parse(b.buf, b.len, NULL, 0, NULL, msg, sizeof(msg));
+	CHECK(t, n > 0 && n < CPIO_MAX_ENTRIES, "exactly the limit (links included): %ld %s", n, msg);
+	b.len = end;
+	add(&b, "one-more", CPIO_S_IFREG | 0644, NULL);
+	trailer(&b);
+	CHECK(t, cpio_parse(b.buf, b.len, NULL, 0, NULL, msg, sizeof(msg)) == -EINVAL &&
+	      strstr(msg, "more than 4096 entries"), "one past the limit: '%s'", msg);
 }

@@ -1,7 +1,7 @@
 # SPDX-License-Identifier: BSD-2-Clause
 """A short libFuzzer run of every target in tests/fuzz/ (the parsers of
 untrusted input: console lines, boot command lines, multiboot
-information, glob patterns). `make fuzz FUZZ_SECONDS=n` runs longer.
+information, glob patterns, program archives). `make fuzz FUZZ_SECONDS=n` runs longer.
 Then, with the binary run.sh built, the sandbox verifier's target must
 see the reviewer's hostile graft escape when it runs it unverified, and
 refuse it verified."""

@@ -134,7 +134,7 @@ static inline int check_done(void)
 	return check_failed ? 1 : 0;
 }
 
-/* Build prefix + path into a static buffer (one at a time per call site is enough). */
+/* prefix + path into buf (size bytes); returns buf. */
 static inline const char *check_path(char *buf, size_t size, const char *path)
 {
 	snprintf(buf, size, "%s%s", check_prefix, path);

@@ -29,6 +29,8 @@
  *   - a mode with unknown bits or no known file type; a directory with
  *     data; a regular file with nlink above 1 (cpio stores hard-linked
  *     data once, in the last link);
+ *   - more than CPIO_MAX_ENTRIES entries (skipped ones included): the
+ *     name checks below compare each entry with those before it;
  *   - more than one entry of a name, and an entry under a name that is
  *     not a directory ("a" a file and "a/b") (both checked only when the
  *     caller keeps the entries: a counting pass cannot see earlier names).
@@ -45,6 +47,7 @@
 #define CPIO_HEADER_SIZE 110
 #define CPIO_NAME_MAX 255		/* bytes of a name, its NUL not counted */
 #define CPIO_TRAILER "TRAILER!!!"
+#define CPIO_MAX_ENTRIES 4096		/* before the trailer, skipped ones included */
 
 /* Linux's st_mode file types (octal), as cpio stores them. */
 #define CPIO_S_IFMT   0170000
