@@ -8,6 +8,8 @@
 #   make bench                                              figures under -icount into build/bench/
 #   make bench-profile                                      the profile database and nightly analysis
 #                                                           figures alone (host only, no QEMU)
+#   make bench-linux                                        the system call figures' Linux column
+#                                                           alone (Debian's kernel in the same QEMU)
 #   make nightly                                            the self-monitoring loop end to end:
 #                                                           profile Scion, analyse, load, red flags
 #   make gdb [SMP=n]                                        QEMU halted + gdb with symbols
@@ -101,8 +103,8 @@ LAYOUTS_PY := $(BUILD)/gen/scion_layouts.py
 DISK := $(BUILD)/disk.img
 DISK_SIZE ?= 32M
 
-.PHONY: all kernel iso run run-options test bench bench-profile nightly gdb deps host-tests fuzz \
-	check-decoder sim clean
+.PHONY: all kernel iso run run-options test bench bench-profile bench-linux nightly gdb deps \
+	deps-bench host-tests fuzz check-decoder sim clean
 .DEFAULT_GOAL := all
 
 kernel: $(KERNEL) $(ARCH_IMAGES) $(KSYMS) $(LAYOUTS_PY)
@@ -211,6 +213,23 @@ $(ISO): $(KDIR)/iso-cmdline $(KDIR)/iso-grafts $(ISO_GRAFTS)
 
 deps:
 	@qemu/deps.sh
+
+# What `make bench` needs beyond `make test`: musl-tools and cpio.
+deps-bench:
+	@qemu/deps.sh bench
+
+# The system call benchmark's programs (issue 23): static Linux x86-64
+# binaries from Debian's musl-gcc, which run unmodified on Linux and on
+# Scion. Only userland/bench_*.c here; a rule building every userland/*.c
+# into $(BUILD)/userland/NAME the same way supersedes this one when they
+# merge (keep BENCH_USERLAND: the bench's list).
+MUSL_CC ?= musl-gcc
+USERLAND_CFLAGS := -static -O2 -Wall -Wextra -Werror
+BENCH_USERLAND := $(patsubst userland/%.c,$(BUILD)/userland/%,$(wildcard userland/bench_*.c))
+$(BUILD)/userland/bench_%: userland/bench_%.c | deps-bench
+	@mkdir -p $(dir $@)
+	$(call say,MUSLCC,$@)
+	$(Q)$(MUSL_CC) $(USERLAND_CFLAGS) -o $@ $<
 
 $(DISK): tools/mkdisk.py $(LAYOUTS_PY)
 	$(call say,MKDISK,$@)
@@ -362,15 +381,22 @@ test-kernel: kernel iso grafts
 test: deps kernel iso test-kernel grafts host-tests $(SIM) $(ARCH_TEST_TOOLS) $(DISK)
 	@$(PYTHON) tests/run_tests.py --build $(BUILD) --kernel-dir $(TEST_KDIR)
 
-bench: deps test-kernel grafts $(ARCH_BENCH_TOOLS) $(SIM) $(DISK)
+bench: deps deps-bench test-kernel grafts $(ARCH_BENCH_TOOLS) $(SIM) $(DISK) $(BENCH_USERLAND)
 	@$(PYTHON) tools/bench.py --kernel $(TEST_KDIR)/$(notdir $(QEMU_KERNEL)) --disk $(DISK) \
 		--out $(BUILD)/bench $(ARCH_BENCH_ARGS) \
-		--sim $(SIM)
+		--sim $(SIM) --userland $(BUILD)/userland --linux-dir $(BUILD)/linux
 
 # tools/bench_profile.py: also part of `make bench`; alone, it merges its
 # figures into build/bench/results.json.
 bench-profile: deps $(LAYOUTS_PY)
 	@$(PYTHON) tools/bench_profile.py --out $(BUILD)/bench
+
+# tools/bench_linux.py: also part of `make bench`; alone, it fetches Debian's
+# kernel into build/linux/ (once), boots it on an initramfs of the bench
+# programs and merges the Linux column into build/bench/results.json.
+bench-linux: deps deps-bench $(BENCH_USERLAND)
+	@$(PYTHON) tools/bench_linux.py --out $(BUILD)/bench --userland $(BUILD)/userland \
+		--linux-dir $(BUILD)/linux
 
 # tools/nightly.py: collect days from Scion running `daily`, analyse, feed back.
 nightly: deps kernel $(LAYOUTS_PY)
