@@ -25,11 +25,16 @@
  * Method: each row runs one warm-up batch, then K timed batches of N
  * operations (the TSC read once before and once after a batch); VALUE is
  * the batch with the fewest instructions per operation, MEDIAN the median
- * batch. The minimum: interference only ever adds instructions to a batch
+ * batch. K is 15, 31 for fork and 63 for execve: on Linux their cost
+ * depends on where address space randomization put things (execve from
+ * 206000 to 228000 instructions), and more samples keep the minimum from
+ * moving between runs. The minimum: interference only ever adds instructions to a batch
  * (a timer tick, another process woken, a slab refill) and differs between
  * kernels (Linux ticks at 250 Hz here, Scion at 100 Hz), while the operation
- * itself is the same every time; batches are sized to stay well under a
- * tick (about a million instructions) so most have none. The median shows
+ * itself is the same every time; batches are sized to stay under a tick
+ * (4 million instructions at 250 Hz) so that many have none, and large
+ * enough to spread what an allocator does every so many operations (the
+ * fault row's 256 pages: about 1.7 million instructions on Linux). The median shows
  * how much interference there was. Each per-operation figure includes the
  * loop and the libc wrapper, a few instructions of this program.
  *
@@ -72,11 +77,12 @@
 #include <sys/syscall.h>
 #include <sys/wait.h>
 
-#define BATCHES 15
+#define BATCHES 15              /* K of most rows */
+#define MAX_BATCHES 63          /* K of the execve row */
 #define PAGE 4096
 #define FAULT_PAGES 256
 
-static uint64_t values[BATCHES];
+static uint64_t values[MAX_BATCHES];
 static int failed;
 
 static inline uint64_t tsc(void)
@@ -125,15 +131,15 @@ static int cmp_u64(const void *a, const void *b)
 	return x < y ? -1 : x > y;
 }
 
-/* values[] holds K batch totals of n operations each: print the row. */
-static void report(const char *row, int n)
+/* values[0..k) hold k batch totals of n operations each: print the row. */
+static void report(const char *row, int k, int n)
 {
 	char line[160];
-	qsort(values, BATCHES, sizeof(values[0]), cmp_u64);
+	qsort(values, (size_t)k, sizeof(values[0]), cmp_u64);
 	uint64_t min = (values[0] + (uint64_t)n / 2) / (uint64_t)n;
-	uint64_t med = (values[BATCHES / 2] + (uint64_t)n / 2) / (uint64_t)n;
+	uint64_t med = (values[k / 2] + (uint64_t)n / 2) / (uint64_t)n;
 	snprintf(line, sizeof(line), "bench: %s %llu insns/op (min of %d batches of %d; median %llu)\n",
-		 row, (unsigned long long)min, BATCHES, n, (unsigned long long)med);
+		 row, (unsigned long long)min, k, n, (unsigned long long)med);
 	say(line);
 }
 
@@ -148,7 +154,7 @@ static void bench_getpid(void)
 		if (b >= 0)
 			values[b] = t1 - t0;
 	}
-	report("getpid_round_trip", N);
+	report("getpid_round_trip", BATCHES, N);
 }
 
 static void bench_pipe(void)
@@ -172,7 +178,7 @@ static void bench_pipe(void)
 		if (b >= 0)
 			values[b] = t1 - t0;
 	}
-	report("pipe_write_read_1byte", N);
+	report("pipe_write_read_1byte", BATCHES, N);
 }
 
 static int reap(long pid)
@@ -184,8 +190,8 @@ static int reap(long pid)
 
 static void bench_fork(void)
 {
-	enum { N = 2 };
-	for (int b = -1; b < BATCHES; b++) {
+	enum { N = 2, K = 31 };
+	for (int b = -1; b < K; b++) {
 		uint64_t t0 = tsc();
 		for (int i = 0; i < N; i++) {
 			long pid = raw_fork();
@@ -200,7 +206,7 @@ static void bench_fork(void)
 		if (b >= 0)
 			values[b] = t1 - t0;
 	}
-	report("fork_exit_wait", N);
+	report("fork_exit_wait", K, N);
 }
 
 static void hex16(char *out, uint64_t v)
@@ -221,7 +227,7 @@ static void bench_execve(const char *target)
 	snprintf(wfd, sizeof(wfd), "%d", fd[1]);
 	char *argv[] = { (char *)target, start, wfd, NULL };
 	char *envp[] = { NULL };
-	for (int b = -1; b < BATCHES; b++) {
+	for (int b = -1; b < MAX_BATCHES; b++) {
 		long pid = raw_fork();
 		if (pid == 0) {
 			hex16(start, tsc());
@@ -238,7 +244,7 @@ static void bench_execve(const char *target)
 		if (b >= 0)
 			values[b] = took;
 	}
-	report("execve_small_program", 1);
+	report("execve_small_program", MAX_BATCHES, 1);
 }
 
 static void bench_fault(void)
@@ -258,7 +264,7 @@ static void bench_fault(void)
 		if (b >= 0)
 			values[b] = t1 - t0;
 	}
-	report("page_fault_anon_first_touch", FAULT_PAGES);
+	report("page_fault_anon_first_touch", BATCHES, FAULT_PAGES);
 }
 
 static void bench_switch(void)
@@ -297,7 +303,7 @@ static void bench_switch(void)
 	if (write(there[1], &c, 1) != 1 || !reap(pid))
 		ok = 0;
 	if (ok)
-		report("context_switch_pipe", 2 * N);
+		report("context_switch_pipe", BATCHES, 2 * N);
 	else
 		error("context_switch_pipe", "write, read or the partner's exit failed");
 }
