@@ -139,20 +139,26 @@ def print_table(section, out=sys.stdout):
           f"guest instructions per operation, min of batches):", file=out)
     header = f"  {'row':30}" + "".join(f"{s:>10}" for s in SYSTEMS) + f"{'scion/linux':>13}  goal"
     print(header, file=out)
+    met = compared = 0
     for r in rows:
         cells = [values.get(s, {}).get(r) for s in SYSTEMS]
         line = f"  {r:30}" + "".join(f"{'n/a' if v is None else v:>10}" for v in cells)
         linux, scion = cells
         if linux and scion is not None:
+            compared += 1
+            met += scion <= linux
             line += f"{scion / linux:>13.2f}  {'met' if scion <= linux else 'not met'}"
         else:
             line += f"{'n/a':>13}  n/a"
         print(line, file=out)
+    if compared:
+        print(f"  goal (Scion at or below Linux): met on {met} of {compared} rows", file=out)
     for s in SYSTEMS:
         if s in systems:
             cfg = systems[s]["config"]
-            print(f"  {s}: {cfg.get('kernel', '?')}; {cfg.get('qemu', '?')}; "
-                  f"{cfg.get('flags', '?')}; log {systems[s].get('log', '?')}", file=out)
+            said = [cfg[k] for k in ("kernel", "qemu", "flags") if k in cfg]
+            print(f"  {s}: {'; '.join(map(str, said))}; log {systems[s].get('log', '?')}",
+                  file=out)
         else:
             why = section.get("unavailable", {}).get(s, "not measured")
             print(f"  {s}: n/a ({why})", file=out)
