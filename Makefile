@@ -9,6 +9,8 @@
 #   make bench                                              figures under -icount into build/bench/
 #   make bench-profile                                      the profile database and nightly analysis
 #                                                           figures alone (host only, no QEMU)
+#   make bench-linux                                        the system call figures' Linux column
+#                                                           alone (Debian's kernel in the same QEMU)
 #   make nightly                                            the self-monitoring loop end to end:
 #                                                           profile Scion, analyse, load, red flags
 #   make gdb [SMP=n]                                        QEMU halted + gdb with symbols
@@ -105,8 +107,8 @@ LAYOUTS_PY := $(BUILD)/gen/scion_layouts.py
 DISK := $(BUILD)/disk.img
 DISK_SIZE ?= 32M
 
-.PHONY: all kernel iso run run-options test bench bench-profile nightly gdb deps host-tests fuzz \
-	check-decoder sim clean
+.PHONY: all kernel iso run run-options test bench bench-profile bench-linux nightly gdb deps \
+	deps-bench host-tests fuzz check-decoder sim clean
 .DEFAULT_GOAL := all
 
 kernel: $(KERNEL) $(ARCH_IMAGES) $(KSYMS) $(LAYOUTS_PY)
@@ -222,6 +224,14 @@ $(ISO): $(KDIR)/iso-cmdline $(KDIR)/iso-grafts $(ISO_GRAFTS) $(KDIR)/iso-program
 
 deps:
 	@qemu/deps.sh
+
+# What `make bench` needs beyond `make test`: musl-tools and cpio.
+deps-bench:
+	@qemu/deps.sh bench
+
+# The system call benchmark's programs (issue 23) are userland/bench_*.c,
+# built like every program of userland/ (userland/userland.mk).
+BENCH_USERLAND := $(patsubst userland/%.c,$(BUILD)/userland/%,$(wildcard userland/bench_*.c))
 
 $(DISK): tools/mkdisk.py $(LAYOUTS_PY)
 	$(call say,MKDISK,$@)
@@ -373,15 +383,22 @@ test-kernel: kernel iso grafts
 test: deps kernel iso test-kernel grafts userland host-tests $(SIM) $(ARCH_TEST_TOOLS) $(DISK)
 	@$(PYTHON) tests/run_tests.py --build $(BUILD) --kernel-dir $(TEST_KDIR)
 
-bench: deps test-kernel grafts $(ARCH_BENCH_TOOLS) $(SIM) $(DISK)
+bench: deps deps-bench test-kernel grafts $(ARCH_BENCH_TOOLS) $(SIM) $(DISK) $(BENCH_USERLAND)
 	@$(PYTHON) tools/bench.py --kernel $(TEST_KDIR)/$(notdir $(QEMU_KERNEL)) --disk $(DISK) \
 		--out $(BUILD)/bench $(ARCH_BENCH_ARGS) \
-		--sim $(SIM)
+		--sim $(SIM) --userland $(BUILD)/userland --linux-dir $(BUILD)/linux
 
 # tools/bench_profile.py: also part of `make bench`; alone, it merges its
 # figures into build/bench/results.json.
 bench-profile: deps $(LAYOUTS_PY)
 	@$(PYTHON) tools/bench_profile.py --out $(BUILD)/bench
+
+# tools/bench_linux.py: also part of `make bench`; alone, it fetches Debian's
+# kernel into build/linux/ (once), boots it on an initramfs of the bench
+# programs and merges the Linux column into build/bench/results.json.
+bench-linux: deps deps-bench $(BENCH_USERLAND)
+	@$(PYTHON) tools/bench_linux.py --out $(BUILD)/bench --userland $(BUILD)/userland \
+		--linux-dir $(BUILD)/linux
 
 # tools/nightly.py: collect days from Scion running `daily`, analyse, feed back.
 nightly: deps kernel $(LAYOUTS_PY)

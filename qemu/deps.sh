@@ -2,6 +2,9 @@
 # SPDX-License-Identifier: BSD-2-Clause
 # Install what building, running and testing Scion needs on Debian 12,
 # and say what is installed. Without root, print the command to run.
+# `deps.sh bench`: what `make bench` needs besides (the system call
+# benchmark's static programs and the initramfs of its Linux run; Debian's
+# kernel itself is fetched by tools/bench_linux.py, never installed).
 set -euo pipefail
 
 # package:command-or-path (a glob) that proves it is there
@@ -33,6 +36,12 @@ needs=(
 	"python3-psycopg2:/usr/lib/python3/dist-packages/psycopg2/__init__.py"
 	"postgresql:/usr/lib/postgresql/*/bin/initdb"
 )
+if [[ ${1:-} == bench ]]; then
+	needs=(
+		"musl-tools:musl-gcc"
+		"cpio:cpio"
+	)
+fi
 
 missing=()
 for entry in "${needs[@]}"; do

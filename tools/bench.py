@@ -25,6 +25,8 @@ import bench_trace  # noqa: E402
 import bench_record  # noqa: E402
 import bench_sfi  # noqa: E402
 import bench_profile  # noqa: E402
+import bench_linux  # noqa: E402
+import bench_compare  # noqa: E402
 from scionhost import bench as kernel_bench  # noqa: E402
 from scionhost import frame  # noqa: E402
 from scionhost.layouts import layout  # noqa: E402
@@ -188,6 +190,10 @@ def main():
     ap.add_argument("--decoder-bench", help="host decode benchmark tool")
     ap.add_argument("--patch-bench", help="host patch (probe hit) benchmark tool")
     ap.add_argument("--sim", help="the host simulator (build/host/scion-sim)")
+    ap.add_argument("--userland", help="the system call benchmark's static programs "
+                    "(build/userland/): its Linux column (bench_linux.py)")
+    ap.add_argument("--linux-dir", default=os.path.join(ROOT, "build", "linux"),
+                    help="where Debian's kernel for the Linux column is kept")
     args = ap.parse_args()
     os.makedirs(args.out, exist_ok=True)
     # `scion trace` names the benchmarked kernel's symbols (kernel.syms beside it).
@@ -205,6 +211,11 @@ def main():
     sim = bench_record.record_bench(args.sim, args.out) if args.sim else None
     sfi = bench_sfi.sfi_bench(args.kernel, args.disk, args.out) if args.disk else None
     profile = bench_profile.profile_bench(args.out)
+    # The system call figures side by side: the Linux column here; the
+    # Scion column (same rows, bench_compare.set_system(syscalls, "scion",
+    # ...)) once Scion runs processes.
+    syscalls = (bench_linux.syscalls_section(args.userland, args.linux_dir, args.out)
+                if args.userland else None)
     results = {
         "generated": datetime.datetime.now(datetime.timezone.utc).isoformat(timespec="seconds"),
         "qemu": qemu_version,
@@ -221,6 +232,7 @@ def main():
         "sim_host": sim,
         "sfi": sfi,
         "profile": profile,
+        "syscalls": syscalls,
         "published": PUBLISHED,
     }
     path = os.path.join(args.out, "results.json")
@@ -261,6 +273,8 @@ def main():
     if sfi:
         bench_sfi.print_sfi(sfi)
     bench_profile.print_profile(profile)
+    if syscalls:
+        bench_compare.print_table(syscalls)
     print_published(runs[0])
     print(f"\n{qemu_version}; -icount shift=0,sleep=off; results in {path}")
 

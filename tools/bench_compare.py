@@ -1,0 +1,192 @@
+#!/usr/bin/env python3
+# SPDX-License-Identifier: BSD-2-Clause
+"""The system call benchmark side by side: Linux and Scion running the same
+static binary (userland/bench_syscalls.c) in the same QEMU under
+-icount shift=0,sleep=off. This module is the one reader of that
+program's output and the one writer of the "syscalls" section of
+build/bench/results.json; tools/bench_linux.py fills the "linux" column,
+the Scion bench fills the "scion" one with the same calls.
+
+bench_syscalls prints, one line per row (its opening comment says why):
+
+    bench: NAME VALUE insns/op (min of K batches of N; median MEDIAN)
+    bench: error NAME: WHAT          (a row it could not measure)
+    bench: done                      (the last line)
+
+The results file's section:
+
+    "syscalls": {
+      "program": "userland/bench_syscalls.c", "unit": ..., "rows": [NAME, ...],
+      "systems": {
+        "linux": {"config": {...}, "figures": [FIGURE, ...], "log": PATH},
+        "scion": {... the same shape ...}
+      },
+      "unavailable": {"linux": "why there is no Linux column"}   (only then)
+    }
+    FIGURE = {"figure": NAME, "value": VALUE, "unit": "guest instructions",
+              "median": MEDIAN, "batches": K, "batch": N}
+
+Filling the Scion column: run bench_syscalls on Scion (one CPU, the
+same QEMU flags), take the console text and call
+    figures = bench_compare.parse(text)            # raises ParseError
+    bench_compare.store(results_path, "scion", config, figures, log)
+or put {"config", "figures", "log"} under section["systems"]["scion"]
+in tools/bench.py. A column that is absent prints as n/a.
+
+    tools/bench_compare.py [RESULTS]          the table from a results file
+    tools/bench_compare.py --linux LOG [--scion LOG]   from console logs
+"""
+
+import argparse
+import json
+import os
+import re
+import sys
+
+ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+DEFAULT_RESULTS = os.path.join(ROOT, "build", "bench", "results.json")
+SECTION = "syscalls"
+PROGRAM = "userland/bench_syscalls.c"
+SYSTEMS = ["linux", "scion"]
+# The rows in the program's order: the table's order.
+ROWS = ["getpid_round_trip", "pipe_write_read_1byte", "fork_exit_wait", "execve_small_program",
+        "page_fault_anon_first_touch", "context_switch_pipe"]
+UNIT = ("guest instructions per operation, user and kernel (the guest TSC under "
+        "-icount shift=0,sleep=off), the minimum of K batches of N operations")
+
+# The twin of bench_syscalls.c's report() and error() formats.
+ROW_RE = re.compile(r"^bench: ([a-z0-9_]+) ([0-9]+) insns/op "
+                    r"\(min of ([0-9]+) batches of ([0-9]+); median ([0-9]+)\)$", re.M)
+ERROR_RE = re.compile(r"^bench: error ([a-z0-9_]+): (.*)$", re.M)
+DONE_RE = re.compile(r"^bench: done$", re.M)
+
+
+class ParseError(Exception):
+    """The program's output is not a complete run."""
+
+
+def parse(text):
+    """The figures of one complete run of bench_syscalls from console text
+    (other lines, a kernel's among them, are skipped; '\\r' is dropped)."""
+    text = text.replace("\r", "")
+    errors = [f"{m.group(1)}: {m.group(2)}" for m in ERROR_RE.finditer(text)]
+    if errors:
+        raise ParseError("bench_syscalls could not measure " + "; ".join(errors))
+    if not DONE_RE.search(text):
+        raise ParseError("bench_syscalls did not finish (no 'bench: done' line)")
+    figures = [{"figure": m.group(1), "value": int(m.group(2)), "unit": "guest instructions",
+                "median": int(m.group(5)), "batches": int(m.group(3)), "batch": int(m.group(4))}
+               for m in ROW_RE.finditer(text)]
+    missing = [r for r in ROWS if r not in {f["figure"] for f in figures}]
+    if missing:
+        raise ParseError(f"bench_syscalls printed no row {', '.join(missing)}")
+    return figures
+
+
+def empty_section():
+    return {"program": PROGRAM, "unit": UNIT, "rows": list(ROWS), "systems": {}}
+
+
+def set_system(section, system, config, figures, log):
+    section["systems"][system] = {"config": config, "figures": figures, "log": log}
+    section.get("unavailable", {}).pop(system, None)
+    if not section.get("unavailable", True):
+        del section["unavailable"]
+
+
+def set_unavailable(section, system, why):
+    section["systems"].pop(system, None)
+    section.setdefault("unavailable", {})[system] = why
+
+
+def load_section(path):
+    """The section of a results file (a fresh one if there is none)."""
+    if os.path.exists(path):
+        with open(path) as f:
+            section = json.load(f).get(SECTION)
+        if section:
+            return section
+    return empty_section()
+
+
+def save_section(path, section):
+    """Put the section into a results file, keeping everything else in it."""
+    results = {}
+    if os.path.exists(path):
+        with open(path) as f:
+            results = json.load(f)
+    results[SECTION] = section
+    with open(path, "w") as f:
+        json.dump(results, f, indent=2)
+        f.write("\n")
+
+
+def store(path, system, config, figures, log):
+    """One system's column into the results file, the other column kept."""
+    section = load_section(path)
+    set_system(section, system, config, figures, log)
+    save_section(path, section)
+
+
+def print_table(section, out=sys.stdout):
+    systems = section.get("systems", {})
+    values = {s: {f["figure"]: f["value"] for f in systems[s]["figures"]}
+              for s in SYSTEMS if s in systems}
+    rows = list(section.get("rows", ROWS))
+    for s in values:
+        rows += [r for r in values[s] if r not in rows]
+    print(f"\nsystem calls, the same static binary on each kernel ({PROGRAM}; "
+          f"guest instructions per operation, min of batches):", file=out)
+    header = f"  {'row':30}" + "".join(f"{s:>10}" for s in SYSTEMS) + f"{'scion/linux':>13}  goal"
+    print(header, file=out)
+    met = compared = 0
+    for r in rows:
+        cells = [values.get(s, {}).get(r) for s in SYSTEMS]
+        line = f"  {r:30}" + "".join(f"{'n/a' if v is None else v:>10}" for v in cells)
+        linux, scion = cells
+        if linux and scion is not None:
+            compared += 1
+            met += scion <= linux
+            line += f"{scion / linux:>13.2f}  {'met' if scion <= linux else 'not met'}"
+        else:
+            line += f"{'n/a':>13}  n/a"
+        print(line, file=out)
+    if compared:
+        print(f"  goal (Scion at or below Linux): met on {met} of {compared} rows", file=out)
+    for s in SYSTEMS:
+        if s in systems:
+            cfg = systems[s]["config"]
+            said = [cfg[k] for k in ("kernel", "qemu", "flags") if k in cfg]
+            print(f"  {s}: {'; '.join(map(str, said))}; log {systems[s].get('log', '?')}",
+                  file=out)
+        else:
+            why = section.get("unavailable", {}).get(s, "not measured")
+            print(f"  {s}: n/a ({why})", file=out)
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("results", nargs="?", default=DEFAULT_RESULTS,
+                    help="a results file (default build/bench/results.json)")
+    ap.add_argument("--linux", metavar="LOG", help="a console log of bench_syscalls on Linux")
+    ap.add_argument("--scion", metavar="LOG", help="a console log of bench_syscalls on Scion")
+    args = ap.parse_args()
+    if args.linux or args.scion:
+        section = empty_section()
+        for system, log in (("linux", args.linux), ("scion", args.scion)):
+            if log:
+                with open(log, errors="replace") as f:
+                    try:
+                        figures = parse(f.read())
+                    except ParseError as e:
+                        sys.exit(f"bench_compare: {log}: {e}")
+                set_system(section, system, {"kernel": system}, figures, log)
+    else:
+        if not os.path.exists(args.results):
+            sys.exit(f"bench_compare: no {args.results} (run make bench or make bench-linux)")
+        section = load_section(args.results)
+    print_table(section)
+
+
+if __name__ == "__main__":
+    main()
