@@ -31,6 +31,9 @@ extern char __data_start[], __image_end[], __image_phys_start[];
 static uint64_t *kernel_pml4;
 static struct spinlock pt_lock = SPINLOCK_INIT("page-tables");
 
+/* Tables pt_walk has made (the kernel's walks hold pt_lock, so the difference is theirs). */
+static size_t pmm_tables_made;
+
 uint64_t *pt_alloc_table(void)
 {
 	uint64_t pa = pmm_alloc(0);
@@ -53,6 +56,7 @@ uint64_t *pt_walk(uint64_t *root, uintptr_t va, int stop, bool create, uint64_t 
 			uint64_t *next = pt_alloc_table();
 			if (!next)
 				return NULL;
+			__atomic_fetch_add(&pmm_tables_made, 1, __ATOMIC_RELAXED);
 			*e = virt_to_phys(next) | table_flags;
 		} else if (*e & PTE_LARGE) {
 			return NULL;
@@ -62,9 +66,19 @@ uint64_t *pt_walk(uint64_t *root, uintptr_t va, int stop, bool create, uint64_t 
 	return &table[pt_index(va, stop)];
 }
 
+static size_t kernel_table_pages;	/* pt_lock: tables of the kernel half, never freed */
+
 static uint64_t *walk(uintptr_t va, int stop, bool create)
 {
-	return pt_walk(kernel_pml4, va, stop, create, PTE_TABLE);
+	size_t before = pmm_tables_made;
+	uint64_t *e = pt_walk(kernel_pml4, va, stop, create, PTE_TABLE);
+	kernel_table_pages += pmm_tables_made - before;
+	return e;
+}
+
+size_t arch_kernel_table_pages(void)
+{
+	return READ_ONCE(kernel_table_pages);
 }
 
 uint64_t *mmu_kernel_pml4(void)

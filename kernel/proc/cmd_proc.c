@@ -41,6 +41,7 @@ static int cmd_run(int argc, char **argv)
 		return pid;
 	}
 	if (background) {
+		proc_disown(pid);
 		printk("[%d] %s\n", pid, path);
 		return 0;
 	}

@@ -413,6 +413,22 @@ int proc_spawn(const char *path, const char *const argv[], bool with_console)
 	return p->pid;
 }
 
+void proc_disown(int pid)
+{
+	struct process *zombie = NULL;
+	irqflags_t f = spin_lock_irqsave(&proc_lock);
+	struct process *p = proc_find_locked(pid);
+	if (p && !p->parent && p->kernel_waits) {
+		p->kernel_waits = false;
+		if (p->state == PROC_ZOMBIE) {
+			unlink_locked(p);
+			zombie = p;
+		}
+	}
+	spin_unlock_irqrestore(&proc_lock, f);
+	kfree(zombie);
+}
+
 void proc_set_foreground(int pid)
 {
 	WRITE_ONCE(foreground_pid, pid);

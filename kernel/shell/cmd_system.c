@@ -6,6 +6,7 @@
 #include <scion/sched.h>
 #include <scion/graft.h>
 #include <scion/mm.h>
+#include <arch/mmu.h>
 #include <scion/boot.h>
 #include <scion/bootopt.h>
 #include <scion/clock.h>
@@ -96,6 +97,8 @@ static int cmd_mem(int argc, char **argv)
 	printk("physical: %llu KiB managed, %llu KiB free\n",
 	       (unsigned long long)(ps.managed_pages * PAGE_SIZE >> 10),
 	       (unsigned long long)(ps.free_pages * PAGE_SIZE >> 10));
+	printk("kernel page tables: %zu KiB (kept for good)\n",
+	       arch_kernel_table_pages() * (size_t)PAGE_SIZE >> 10);
 	printk("  free blocks by order:");
 	for (unsigned o = 0; o <= PMM_MAX_ORDER; o++)
 		printk(" %llu", (unsigned long long)ps.free_blocks[o]);

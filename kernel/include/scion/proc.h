@@ -112,6 +112,12 @@ int proc_spawn(const char *path, const char *const argv[], bool with_console);
 int proc_wait_kernel_child(int pid, int *status);
 
 /*
+ * proc_disown - the kernel will not wait for pid (a background `run`):
+ *   it is freed when it exits, or now if it has exited already.
+ */
+void proc_disown(int pid);
+
+/*
  * proc_kill - send signal sig (1..64; 0 checks existence) to pid.
  * Return value: 0, -ESRCH, or -EINVAL for a bad signal.
  */

@@ -119,6 +119,12 @@ uint64_t arch_unmap_page(uintptr_t va);
  */
 uint64_t arch_translate(uintptr_t va, unsigned *flags);
 
+/*
+ * Pages of the kernel half's page tables (they are never freed: a new
+ * vmap slot may add one for good). Caller's context: any.
+ */
+size_t arch_kernel_table_pages(void);
+
 /* Flush this CPU's whole non-global TLB. */
 void arch_flush_tlb_local(void);
 

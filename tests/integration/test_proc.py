@@ -1,0 +1,112 @@
+# SPDX-License-Identifier: BSD-2-Clause
+"""User processes on Scion: the same static musl binaries test_userland
+checks on Linux run here from the program archive and must give Linux's
+answers (`NAME: N passed, 0 failed`); the hostile ones are killed by
+SIGSEGV with a one-line report naming pid, program, signal and address,
+or get their error (bad_pointers, fork_bomb's EAGAIN at the process
+limit); an endless loop started in the background is listed by `ps` and
+killed from the shell; a system call Scion lacks is counted by number;
+and after every program has run, the free memory is what it was after
+a first round (every page a process held is given back). Two CPUs under
+multi-threaded TCG, so processes really run in parallel."""
+
+import re
+
+from common import poweroff, shell_boot
+from test_userland import CHECKED, KILLED
+
+PROMPT = r"\nscion> "
+
+
+def run(boot, line, expect=PROMPT, timeout=120):
+    start = boot.mark()
+    if timeout:
+        boot.command(line, expect, timeout=timeout)
+    else:
+        boot.command(line, expect)
+    return boot.output[start:]
+
+
+def free_kib(ctx, boot, label):
+    """Free memory plus the kernel's page tables, which a new thread
+    stack's vmap slot may grow for good (kernel/mm/vmap.c): what the
+    processes themselves held must all come back."""
+    out = run(boot, "mem")
+    m = re.search(r"physical: \d+ KiB managed, (\d+) KiB free", out)
+    t = re.search(r"kernel page tables: (\d+) KiB", out)
+    ctx.result(f"mem-{label}", m and t, f"no 'physical:' or page-table line in {out!r}")
+    return int(m.group(1)) + int(t.group(1)) if m and t else -1
+
+
+def run_all(ctx, boot, label):
+    for name in CHECKED:
+        out = run(boot, f"run {name}")
+        m = re.search(rf"^{re.escape(name.replace('-pie', ''))}: (\d+) passed, (\d+) failed$", out, re.M)
+        ctx.result(f"{label}/{name}", m and m.group(2) == "0" and int(m.group(1)) > 0 and
+                   "exited with status" not in out,
+                   f"{name} on Scion: {out.strip()[-1500:]!r} (log: {boot.log_path})")
+    for name, sig in KILLED.items():
+        out = run(boot, f"run {name}")
+        ctx.result(f"{label}/{name}-killed",
+                   re.search(rf"proc: pid (\d+) \({name}\) killed by SIGSEGV: page fault \([^)]*user mode\)"
+                             rf" at pc 0x[0-9a-f]+ address 0x[0-9a-f]+", out) and
+                   re.search(rf"run: pid \d+ killed by signal {int(sig)}", out),
+                   f"{name}: {out.strip()[-800:]!r}")
+    out = run(boot, "run fork_bomb")
+    ctx.result(f"{label}/fork_bomb", re.search(r"fork_bomb: \d+ passed, 0 failed", out) and
+               re.search(r"fork_bomb: \d+ forks before fork failed with EAGAIN", out),
+               f"fork_bomb: {out.strip()[-800:]!r}")
+    out = run(boot, "ps")
+    ctx.result(f"{label}/no-process-left", re.search(r"^0 processes$", out, re.M),
+               f"processes left after the programs: {out!r}")
+
+
+def job_programs(ctx):
+    boot = shell_boot(ctx, "programs", programs=True, smp=2, single_thread_tcg=False,
+                      timeout=600)
+    try:
+        out = run(boot, "run hello one two")
+        ctx.result("hello", "hello from user space (argv[0] = hello)" in out and
+                   "hello: argv[2] = two" in out, f"hello: {out!r}")
+        out = run(boot, "run hello-pie")
+        ctx.result("hello-static-pie", "hello from user space (argv[0] = hello-pie)" in out,
+                   f"hello-pie: {out!r}")
+        # A first round warms the heap's slabs; the second must give every page back.
+        run_all(ctx, boot, "round1")
+        before = free_kib(ctx, boot, "before")
+        run_all(ctx, boot, "round2")
+        after = free_kib(ctx, boot, "after")
+        run_all(ctx, boot, "round3")
+        after3 = free_kib(ctx, boot, "after3")
+        ctx.result("memory-given-back", before > 0 and after == before == after3,
+                   f"{before} KiB free (and kernel page tables) before the second round, "
+                   f"{after} KiB after it, {after3} KiB after a third")
+
+        out = run(boot, "run spin &")
+        m = re.search(r"\[(\d+)\] /spin", out)
+        ctx.result("spin-started", m, f"run spin &: {out!r}")
+        if m:
+            pid = m.group(1)
+            out = run(boot, "ps")
+            ctx.result("ps-lists-spin", re.search(rf"^ +{pid} +0 alive .* spin$", out, re.M),
+                       f"ps: {out!r}")
+            out = run(boot, f"kill {pid} 9")
+            ctx.result("kill-spin", "kill:" not in out, f"kill: {out!r}")
+            gone = False
+            for _ in range(20):
+                out = run(boot, "ps")
+                if not re.search(rf"^ +{pid} ", out, re.M):
+                    gone = True
+                    break
+            ctx.result("spin-gone", gone, f"ps after kill: {out!r}")
+        out = run(boot, "kill 99999")
+        ctx.result("kill-no-such", "kill: 99999: no such process" in out, f"{out!r}")
+        out = run(boot, "run nosuch")
+        ctx.result("run-missing", re.search(r"run: /nosuch: ENOENT", out), f"{out!r}")
+        out = run(boot, "run etc/motd")
+        ctx.result("run-not-executable", re.search(r"run: /etc/motd: EACCES", out), f"{out!r}")
+        out = run(boot, "syscalls")
+        ctx.result("enosys-counted", re.search(r"^ +400 \(no such call\) +\d+$", out, re.M) and
+                   re.search(r"^ +1 write +\d+$", out, re.M), f"syscalls: {out!r}")
+    finally:
+        poweroff(ctx, boot)
