@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 # SPDX-License-Identifier: BSD-2-Clause
 """The Linux system-call numbers of the port's ABI, from the Linux UAPI
-header itself (linux-libc-dev's asm/unistd_64.h on x86_64), so that the
+header itself (linux-libc-dev's unistd header for the port), so that the
 kernel's numbers and names are never typed by hand: a header of SYS_name
 constants and a C table of every name by number (the syscall provider and
 the ENOSYS counts name calls Scion does not implement too).

@@ -214,7 +214,7 @@ static int build_stack(struct vm *vm, const struct image *im, const char *path,
 		       char *const *argv, unsigned argc, char *const *envp, unsigned envc,
 		       uintptr_t *sp_out)
 {
-	size_t strings = strlen(path) + 1 + sizeof("x86_64") + 16;
+	size_t strings = strlen(path) + 1 + sizeof(ARCH_UNAME_MACHINE) + 16;
 	for (unsigned i = 0; i < argc; i++)
 		strings += strlen(argv[i]) + 1;
 	for (unsigned i = 0; i < envc; i++)
@@ -248,7 +248,7 @@ static int build_stack(struct vm *vm, const struct image *im, const char *path,
 		argp[argc + i] = PUT_STRING(envp[i]);
 	for (unsigned i = 0; i < argc; i++)
 		argp[i] = PUT_STRING(argv[i]);
-	uintptr_t platform = PUT_STRING("x86_64");
+	uintptr_t platform = PUT_STRING(ARCH_UNAME_MACHINE);
 #undef PUT_STRING
 	top -= 16;
 	random_bytes(buf + top, 16);

@@ -98,7 +98,7 @@ struct linux_stat {
 	uint64_t st_atime, st_atime_nsec, st_mtime, st_mtime_nsec, st_ctime, st_ctime_nsec;
 	int64_t unused[3];
 };
-_Static_assert(sizeof(struct linux_stat) == 144, "struct stat of x86-64 Linux");
+_Static_assert(sizeof(struct linux_stat) == 144, "struct stat of the Linux ABI");
 
 #define LINUX_S_IFMT   0170000
 #define LINUX_S_IFDIR  0040000

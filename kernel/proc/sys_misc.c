@@ -15,6 +15,7 @@
 #include <scion/string.h>
 #include <scion/version.h>
 #include <arch/rtc.h>
+#include <arch/user.h>
 #include "proc_internal.h"
 
 #define NSEC 1000000000ull
@@ -163,7 +164,7 @@ SYSCALL(uname)
 	strlcpy(u.nodename, "scion", sizeof(u.nodename));
 	strlcpy(u.release, scion_version, sizeof(u.release));
 	strlcpy(u.version, scion_build_info, sizeof(u.version));
-	strlcpy(u.machine, "x86_64", sizeof(u.machine));
+	strlcpy(u.machine, ARCH_UNAME_MACHINE, sizeof(u.machine));
 	strlcpy(u.domainname, "(none)", sizeof(u.domainname));
 	return copyout(a0, &u, sizeof(u)) ? -EFAULT : 0;
 }

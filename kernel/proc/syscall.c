@@ -147,7 +147,7 @@ static int cmd_syscalls(int argc, char **argv)
 	unsigned implemented = 0;
 	LINKER_TABLE_FOREACH(struct syscall_entry, syscalls, e)
 		implemented++;
-	printk("%u system calls implemented (Linux x86-64 numbers); calls made:\n", implemented);
+	printk("%u system calls implemented (Linux's numbers); calls made:\n", implemented);
 	for (unsigned nr = 0; nr < SYSCALL_COUNT; nr++) {
 		uint64_t n = READ_ONCE(calls[nr]);
 		if (n)

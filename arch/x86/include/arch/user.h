@@ -19,6 +19,9 @@
 
 struct thread;
 
+/* The machine name programs see (uname's machine, AT_PLATFORM). */
+#define ARCH_UNAME_MACHINE "x86_64"
+
 /* The user frame at the top of t's kernel stack. */
 static inline struct trap_frame *arch_user_frame(uintptr_t stack_top)
 {
