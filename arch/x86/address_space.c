@@ -142,22 +142,7 @@ void arch_as_destroy(struct arch_as *as, void (*release)(uint64_t pa, void *arg)
 /* The PTE for va, making the tables on the way when create is set. */
 static uint64_t *user_walk(struct arch_as *as, uintptr_t va, bool create)
 {
-	uint64_t *table = as->pml4;
-
-	for (int level = 3; level > 0; level--) {
-		uint64_t *e = &table[pt_index(va, level)];
-		if (!(*e & PTE_PRESENT)) {
-			if (!create)
-				return NULL;
-			uint64_t *next = pt_alloc_table();
-			if (!next)
-				return NULL;
-			*e = virt_to_phys(next) | USER_TABLE;
-			as->table_pages++;
-		}
-		table = phys_to_virt(*e & PTE_ADDR);
-	}
-	return &table[pt_index(va, 0)];
+	return pt_walk(as->pml4, va, 0, create, USER_TABLE, &as->table_pages);
 }
 
 int arch_as_map(struct arch_as *as, uintptr_t va, uint64_t pa, unsigned flags)

@@ -31,9 +31,6 @@ extern char __data_start[], __image_end[], __image_phys_start[];
 static uint64_t *kernel_pml4;
 static struct spinlock pt_lock = SPINLOCK_INIT("page-tables");
 
-/* Tables pt_walk has made (the kernel's walks hold pt_lock, so the difference is theirs). */
-static size_t pmm_tables_made;
-
 uint64_t *pt_alloc_table(void)
 {
 	uint64_t pa = pmm_alloc(0);
@@ -44,7 +41,8 @@ uint64_t *pt_alloc_table(void)
 	return t;
 }
 
-uint64_t *pt_walk(uint64_t *root, uintptr_t va, int stop, bool create, uint64_t table_flags)
+uint64_t *pt_walk(uint64_t *root, uintptr_t va, int stop, bool create, uint64_t table_flags,
+		  size_t *tables_made)
 {
 	uint64_t *table = root;
 
@@ -56,7 +54,8 @@ uint64_t *pt_walk(uint64_t *root, uintptr_t va, int stop, bool create, uint64_t 
 			uint64_t *next = pt_alloc_table();
 			if (!next)
 				return NULL;
-			__atomic_fetch_add(&pmm_tables_made, 1, __ATOMIC_RELAXED);
+			if (tables_made)
+				WRITE_ONCE(*tables_made, *tables_made + 1);
 			*e = virt_to_phys(next) | table_flags;
 		} else if (*e & PTE_LARGE) {
 			return NULL;
@@ -70,10 +69,7 @@ static size_t kernel_table_pages;	/* pt_lock: tables of the kernel half, never f
 
 static uint64_t *walk(uintptr_t va, int stop, bool create)
 {
-	size_t before = pmm_tables_made;
-	uint64_t *e = pt_walk(kernel_pml4, va, stop, create, PTE_TABLE);
-	kernel_table_pages += pmm_tables_made - before;
-	return e;
+	return pt_walk(kernel_pml4, va, stop, create, PTE_TABLE, &kernel_table_pages);
 }
 
 size_t arch_kernel_table_pages(void)

@@ -8,6 +8,7 @@
 
 #include <stdint.h>
 #include <stdbool.h>
+#include <stddef.h>
 
 #define PTE_PRESENT  0x1ull
 #define PTE_WRITE    0x2ull
@@ -34,10 +35,12 @@ uint64_t *pt_alloc_table(void);
 /*
  * pt_walk - the entry for va at level stop (0: the 4 KiB PTE, 1: the PD
  *   entry) under root, creating tables with the rights of table_flags
- *   when create is set. NULL if absent or a large page is in the way.
+ *   when create is set (counting them in *tables_made, if not NULL).
+ *   NULL if absent, out of memory, or a large page is in the way.
  *   Caller's context: holds whatever lock guards root's tables.
  */
-uint64_t *pt_walk(uint64_t *root, uintptr_t va, int stop, bool create, uint64_t table_flags);
+uint64_t *pt_walk(uint64_t *root, uintptr_t va, int stop, bool create, uint64_t table_flags,
+		  size_t *tables_made);
 
 /* PTE bits for MAP_* flags. */
 uint64_t pt_flags(unsigned map_flags);

@@ -20,6 +20,7 @@
  * address faults in ring 0 on the user stack.
  * This is entry code: it lives in .text.noprobe.
  */
+#include "frame_regs.h"
 #define CPU_KERNEL_SP   32	/* offsetof(struct cpu, kernel_sp) */
 #define CPU_USER_SP     40	/* offsetof(struct cpu, user_sp) */
 #define SEL_USER_DATA3  0x1b
@@ -42,21 +43,7 @@ syscall_entry:
 	pushq %rcx
 	pushq $0
 	pushq $SYSCALL_VECTOR
-	pushq %rax
-	pushq %rbx
-	pushq %rcx
-	pushq %rdx
-	pushq %rsi
-	pushq %rdi
-	pushq %rbp
-	pushq %r8
-	pushq %r9
-	pushq %r10
-	pushq %r11
-	pushq %r12
-	pushq %r13
-	pushq %r14
-	pushq %r15
+	PUSH_FRAME_REGS
 	/* Step 4. */
 	movq %rsp, %rdi
 	xorl %ebp, %ebp			/* backtraces end here */
@@ -66,21 +53,7 @@ syscall_entry:
 	cli
 	testl %eax, %eax
 	jz trap_return
-	popq %r15
-	popq %r14
-	popq %r13
-	popq %r12
-	popq %r11
-	popq %r10
-	popq %r9
-	popq %r8
-	popq %rbp
-	popq %rdi
-	popq %rsi
-	popq %rdx
-	popq %rcx
-	popq %rbx
-	popq %rax
+	POP_FRAME_REGS
 	movq 40(%rsp), %rsp		/* past vector, error, rip, cs, rflags: the user rsp */
 	swapgs
 	sysretq

@@ -43,6 +43,7 @@
  * (arch/user.h). NMIs and double faults swap too when they come from
  * ring 3, and every return to ring 3 swaps back just before iretq.
  */
+#include "frame_regs.h"
 #define CPU_SANDBOX_SP     8	/* offsetof(struct cpu, sandbox_sp) */
 #define CPU_ENTRY_SCRATCH  16	/* offsetof(struct cpu, entry_scratch) */
 #define CPU_KERNEL_SP      32	/* offsetof(struct cpu, kernel_sp) */
@@ -124,41 +125,13 @@ copy_frame:
 	/* Step 4. */
 	.globl trap_save
 trap_save:
-	pushq %rax
-	pushq %rbx
-	pushq %rcx
-	pushq %rdx
-	pushq %rsi
-	pushq %rdi
-	pushq %rbp
-	pushq %r8
-	pushq %r9
-	pushq %r10
-	pushq %r11
-	pushq %r12
-	pushq %r13
-	pushq %r14
-	pushq %r15
+	PUSH_FRAME_REGS
 	movq %rsp, %rdi
 	cld
 	call trap_dispatch
 	.globl trap_return
 trap_return:
-	popq %r15
-	popq %r14
-	popq %r13
-	popq %r12
-	popq %r11
-	popq %r10
-	popq %r9
-	popq %r8
-	popq %rbp
-	popq %rdi
-	popq %rsi
-	popq %rdx
-	popq %rcx
-	popq %rbx
-	popq %rax
+	POP_FRAME_REGS
 	addq $16, %rsp
 	testb $3, 8(%rsp)		/* the frame's cs: back to ring 3? */
 	jz 1f

@@ -115,22 +115,6 @@ void fd_copy_table(struct process *dst, struct process *src)
 	memcpy(dst->cloexec, src->cloexec, sizeof(dst->cloexec));
 }
 
-static int64_t file_read(struct file *f, uintptr_t buf, size_t len)
-{
-	if ((f->flags & LINUX_O_ACCMODE) == LINUX_O_WRONLY)
-		return -EBADF;
-	if (!f->ops->read)
-		return -EISDIR;
-	return f->ops->read(f, buf, len);
-}
-
-static int64_t file_write(struct file *f, uintptr_t buf, size_t len)
-{
-	if ((f->flags & LINUX_O_ACCMODE) == LINUX_O_RDONLY || !f->ops->write)
-		return -EBADF;
-	return f->ops->write(f, buf, len);
-}
-
 /*
  * Linux moves at most this much in one call; the whole buffer must lie in
  * user space all the same (checked before anything moves, as Linux's
@@ -138,32 +122,44 @@ static int64_t file_write(struct file *f, uintptr_t buf, size_t len)
  */
 #define LEN_MAX 0x7ffff000ull
 
-SYSCALL(read)
+static int64_t file_read(struct file *f, uintptr_t buf, size_t len)
 {
-	struct file *f = fd_get(proc_current(), (int)a0);
+	if ((f->flags & LINUX_O_ACCMODE) == LINUX_O_WRONLY)
+		return -EBADF;
+	if (!f->ops->read)
+		return -EISDIR;
+	if (len && !user_range_ok(buf, len))
+		return -EFAULT;
+	return f->ops->read(f, buf, len > LEN_MAX ? LEN_MAX : len);
+}
+
+static int64_t file_write(struct file *f, uintptr_t buf, size_t len)
+{
+	if ((f->flags & LINUX_O_ACCMODE) == LINUX_O_RDONLY || !f->ops->write)
+		return -EBADF;
+	if (len && !user_range_ok(buf, len))
+		return -EFAULT;
+	return f->ops->write(f, buf, len > LEN_MAX ? LEN_MAX : len);
+}
+
+static int64_t do_rw(uint64_t fd, uintptr_t buf, size_t len, bool writing)
+{
+	struct file *f = fd_get(proc_current(), (int)fd);
 	if (!f)
 		return -EBADF;
-	if (a2 && !user_range_ok(a1, a2)) {
-		file_put(f);
-		return -EFAULT;
-	}
-	int64_t r = file_read(f, a1, a2 > LEN_MAX ? LEN_MAX : a2);
+	int64_t r = writing ? file_write(f, buf, len) : file_read(f, buf, len);
 	file_put(f);
 	return r;
 }
 
+SYSCALL(read)
+{
+	return do_rw(a0, a1, a2, false);
+}
+
 SYSCALL(write)
 {
-	struct file *f = fd_get(proc_current(), (int)a0);
-	if (!f)
-		return -EBADF;
-	if (a2 && !user_range_ok(a1, a2)) {
-		file_put(f);
-		return -EFAULT;
-	}
-	int64_t r = file_write(f, a1, a2 > LEN_MAX ? LEN_MAX : a2);
-	file_put(f);
-	return r;
+	return do_rw(a0, a1, a2, true);
 }
 
 struct linux_iovec {
@@ -187,10 +183,6 @@ static int64_t do_vector(uint64_t fd, uintptr_t uiov, uint64_t count, bool writi
 		}
 		if (v.len > LEN_MAX || (uint64_t)total + v.len > LEN_MAX) {
 			r = -EINVAL;
-			break;
-		}
-		if (v.len && !user_range_ok(v.base, v.len)) {
-			r = -EFAULT;
 			break;
 		}
 		if (!v.len)

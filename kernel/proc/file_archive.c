@@ -11,7 +11,6 @@
 #include <scion/string.h>
 #include "proc_internal.h"
 
-#define LINUX_AT_FDCWD (-100)
 #define LINUX_AT_EMPTY_PATH 0x1000
 #define LINUX_AT_SYMLINK_NOFOLLOW 0x100
 #define LINUX_DT_DIR 4
@@ -261,20 +260,42 @@ int archive_open(const char *abs_path, unsigned flags, struct file **out)
 	return *out ? 0 : -ENOMEM;
 }
 
+/*
+ * path_from_user - the user path at upath, resolved against dirfd
+ *   (AT_FDCWD or a directory fd), in a buffer the caller kfrees.
+ * Arguments: allow_empty: "" is returned as it is (AT_EMPTY_PATH);
+ *   otherwise it is ENOENT.
+ * Return value: 0 with *out set, or -EFAULT, -ENAMETOOLONG, -ENOENT,
+ *   -EBADF, -ENOTDIR, -ENOMEM.
+ */
+int path_from_user(struct process *p, int dirfd, uintptr_t upath, bool allow_empty, char **out)
+{
+	char *abs = kmalloc(2 * PATH_MAX_LINUX), *raw = abs + PATH_MAX_LINUX;
+	if (!abs)
+		return -ENOMEM;
+	int64_t r = copyin_str(raw, upath, PATH_MAX_LINUX);
+	if (r == 0 && allow_empty)
+		abs[0] = '\0';
+	else if (r >= 0)
+		r = path_resolve(p, dirfd, raw, abs, PATH_MAX_LINUX);
+	if (r < 0) {
+		kfree(abs);
+		return (int)r;
+	}
+	*out = abs;
+	return 0;
+}
+
 static int64_t do_openat(int dirfd, uintptr_t upath, uint64_t flags)
 {
 	struct process *p = proc_current();
-	char *path = kmalloc(2 * PATH_MAX_LINUX);
-	if (!path)
-		return -ENOMEM;
-	char *abs = path + PATH_MAX_LINUX;
-	int64_t r = copyin_str(path, upath, PATH_MAX_LINUX);
-	if (r >= 0)
-		r = path_resolve(p, dirfd, path, abs, PATH_MAX_LINUX);
+	char *abs;
+	int r = path_from_user(p, dirfd, upath, false, &abs);
+	if (r)
+		return r;
 	struct file *f = NULL;
-	if (r >= 0)
-		r = archive_open(abs, (unsigned)flags, &f);
-	kfree(path);
+	r = archive_open(abs, (unsigned)flags, &f);
+	kfree(abs);
 	if (r < 0)
 		return r;
 	int fd = fd_install(p, f, 0, flags & LINUX_O_CLOEXEC);
@@ -293,6 +314,20 @@ SYSCALL(openat)
 	return do_openat((int)a0, a1, a2);
 }
 
+/* fstat of dirfd itself (AT_EMPTY_PATH with an empty path). */
+static int stat_dirfd(struct process *p, int dirfd, struct linux_stat *st)
+{
+	if (dirfd == LINUX_AT_FDCWD)
+		return path_stat(p->cwd, st);
+	struct file *f = fd_get(p, dirfd);
+	if (!f)
+		return -EBADF;
+	memset(st, 0, sizeof(*st));
+	int r = f->ops->stat(f, st);
+	file_put(f);
+	return r;
+}
+
 SYSCALL(newfstatat)
 {
 	struct process *p = proc_current();
@@ -300,33 +335,16 @@ SYSCALL(newfstatat)
 	uint64_t flags = a3;
 	if (flags & ~(uint64_t)(LINUX_AT_EMPTY_PATH | LINUX_AT_SYMLINK_NOFOLLOW | 0x800))
 		return -EINVAL;
-	char *path = kmalloc(2 * PATH_MAX_LINUX);
-	if (!path)
-		return -ENOMEM;
-	char *abs = path + PATH_MAX_LINUX;
+	char *abs;
+	int r = path_from_user(p, dirfd, a1, flags & LINUX_AT_EMPTY_PATH, &abs);
+	if (r)
+		return r;
 	struct linux_stat st;
-	int64_t r = copyin_str(path, a1, PATH_MAX_LINUX);
-	if (r == 0 && (flags & LINUX_AT_EMPTY_PATH)) {
-		struct file *f = dirfd == LINUX_AT_FDCWD ? NULL : fd_get(p, dirfd);
-		if (dirfd == LINUX_AT_FDCWD) {
-			r = path_stat(p->cwd, &st);
-		} else if (!f) {
-			r = -EBADF;
-		} else {
-			memset(&st, 0, sizeof(st));
-			r = f->ops->stat(f, &st);
-			file_put(f);
-		}
-	} else {
-		if (r >= 0)
-			r = path_resolve(p, dirfd, path, abs, PATH_MAX_LINUX);
-		if (r >= 0)
-			r = path_stat(abs, &st);
-	}
-	kfree(path);
-	if (r >= 0 && copyout(a2, &st, sizeof(st)))
+	r = abs[0] ? path_stat(abs, &st) : stat_dirfd(p, dirfd, &st);
+	kfree(abs);
+	if (!r && copyout(a2, &st, sizeof(st)))
 		r = -EFAULT;
-	return r < 0 ? r : 0;
+	return r;
 }
 
 SYSCALL(stat)
@@ -339,45 +357,37 @@ SYSCALL(lstat)
 	return sys_newfstatat((uint64_t)(int64_t)LINUX_AT_FDCWD, a0, a1, 0, 0, 0);
 }
 
+#define LINUX_W_OK 2
+
 SYSCALL(access)
 {
-	struct process *p = proc_current();
-	char *path = kmalloc(2 * PATH_MAX_LINUX);
-	if (!path)
-		return -ENOMEM;
-	char *abs = path + PATH_MAX_LINUX;
-	int64_t r = copyin_str(path, a0, PATH_MAX_LINUX);
-	if (r >= 0)
-		r = path_resolve(p, LINUX_AT_FDCWD, path, abs, PATH_MAX_LINUX);
-	if (r >= 0)
-		r = archive_lookup(abs) ? ((a1 & 2) ? -EROFS : 0) : -ENOENT;
-	kfree(path);
-	return r < 0 ? r : 0;
+	char *abs;
+	int r = path_from_user(proc_current(), LINUX_AT_FDCWD, a0, false, &abs);
+	if (r)
+		return r;
+	struct linux_stat st;
+	r = path_stat(abs, &st);
+	kfree(abs);
+	return r ? r : (a1 & LINUX_W_OK) ? -EROFS : 0;
 }
 
 SYSCALL(chdir)
 {
 	struct process *p = proc_current();
-	char *path = kmalloc(2 * PATH_MAX_LINUX);
-	if (!path)
-		return -ENOMEM;
-	char *abs = path + PATH_MAX_LINUX;
-	int64_t r = copyin_str(path, a0, PATH_MAX_LINUX);
-	if (r >= 0)
-		r = path_resolve(p, LINUX_AT_FDCWD, path, abs, PATH_MAX_LINUX);
-	if (r >= 0) {
-		const struct archive_file *af = archive_lookup(abs);
-		if (!af)
-			r = -ENOENT;
-		else if (!archive_is_dir(af))
-			r = -ENOTDIR;
-		else if (strlen(abs) >= sizeof(p->cwd))
-			r = -ENAMETOOLONG;
-		else
-			strlcpy(p->cwd, abs, sizeof(p->cwd));
-	}
-	kfree(path);
-	return r < 0 ? r : 0;
+	char *abs;
+	struct linux_stat st;
+	int r = path_from_user(p, LINUX_AT_FDCWD, a0, false, &abs);
+	if (r)
+		return r;
+	r = path_stat(abs, &st);
+	if (!r && (st.st_mode & LINUX_S_IFMT) != LINUX_S_IFDIR)
+		r = -ENOTDIR;
+	else if (!r && strlen(abs) >= sizeof(p->cwd))
+		r = -ENAMETOOLONG;
+	if (!r)
+		strlcpy(p->cwd, abs, sizeof(p->cwd));
+	kfree(abs);
+	return r;
 }
 
 SYSCALL(getcwd)

@@ -77,6 +77,7 @@ struct file {
 	void *priv;
 };
 
+#define LINUX_AT_FDCWD   (-100)	/* "relative to the working directory" in the *at calls */
 #define LINUX_O_ACCMODE  3
 #define LINUX_O_RDONLY   0
 #define LINUX_O_WRONLY   1
@@ -216,6 +217,7 @@ void file_put(struct file *f);
 struct file *tty_open(unsigned flags);
 int archive_open(const char *abs_path, unsigned flags, struct file **out);
 int path_resolve(struct process *p, int dirfd, const char *path, char *out, size_t size);
+int path_from_user(struct process *p, int dirfd, uintptr_t upath, bool allow_empty, char **out);
 int path_stat(const char *abs_path, struct linux_stat *st);
 
 /* signal.c */

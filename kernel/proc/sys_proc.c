@@ -118,17 +118,15 @@ static int copy_strings(uintptr_t uarr, char **block, size_t *used, char ***list
 SYSCALL(execve)
 {
 	struct process *p = proc_current();
-	char *path = kmalloc(2 * PATH_MAX_LINUX), *abs = path ? path + PATH_MAX_LINUX : NULL;
+	char *abs = NULL;
 	char *strings = kmalloc(ARG_BYTES_MAX);
 	char **argv = kmalloc(ARG_COUNT_MAX * sizeof(char *));
 	char **envp = kmalloc(ARG_COUNT_MAX * sizeof(char *));
 	unsigned argc = 0, envc = 0;
 	size_t used = 0;
-	int64_t r = (path && strings && argv && envp) ? 0 : -ENOMEM;
+	int64_t r = (strings && argv && envp) ? 0 : -ENOMEM;
 	if (!r)
-		r = copyin_str(path, a0, PATH_MAX_LINUX);
-	if (r >= 0)
-		r = path_resolve(p, -100 /* AT_FDCWD */, path, abs, PATH_MAX_LINUX);
+		r = path_from_user(p, LINUX_AT_FDCWD, a0, false, &abs);
 	if (r >= 0)
 		r = copy_strings(a1, &strings, &used, &argv, &argc);
 	if (r >= 0)
@@ -145,7 +143,7 @@ SYSCALL(execve)
 		arch_thread_user_init(thread_current());	/* reset FPU state and TLS */
 		*frame = next;
 	}
-	kfree(path);
+	kfree(abs);
 	kfree(strings);
 	kfree(argv);
 	kfree(envp);
