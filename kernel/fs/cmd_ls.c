@@ -30,15 +30,6 @@ static void print_entry(const struct archive_file *f, const char *name)
 	       archive_is_dir(f) && strcmp(name, "/") ? "/" : "");
 }
 
-/* What follows a path's last '/'. */
-static const char *last_component(const char *path)
-{
-	const char *last = path;
-	for (const char *p = path; *p; p++)
-		if (*p == '/')
-			last = p + 1;
-	return last;
-}
 
 /* "/" + arg without trailing slashes (or arg so when absolute) into path. */
 static int normalize(const char *arg, char *path, size_t size)
@@ -82,7 +73,7 @@ static int cmd_ls(int argc, char **argv)
 	}
 	size_t cursor = 0, n = 0;
 	for (const struct archive_file *c; (c = archive_child(path, &cursor)); n++)
-		print_entry(c, last_component(c->path));
+		print_entry(c, path_last_component(c->path));
 	printk("%zu entr%s in %s\n", n, n == 1 ? "y" : "ies", path);
 	return 0;
 }

@@ -196,3 +196,12 @@ int parse_u64(const char *s, uint64_t *out, bool allow_suffix)
 	*out = v;
 	return 0;
 }
+
+const char *path_last_component(const char *path)
+{
+	const char *last = path;
+	for (const char *p = path; *p; p++)
+		if (*p == '/')
+			last = p + 1;
+	return last;
+}

@@ -89,15 +89,6 @@ int path_resolve(struct process *p, int dirfd, const char *path, char *out, size
 	return err;
 }
 
-static const char *base_name(const char *path)
-{
-	const char *b = path;
-	for (const char *s = path; *s; s++)
-		if (*s == '/')
-			b = s + 1;
-	return b;
-}
-
 static void fill_stat(const struct archive_file *af, struct linux_stat *st)
 {
 	memset(st, 0, sizeof(*st));
@@ -205,7 +196,7 @@ static int64_t archive_getdents(struct file *f, uintptr_t ubuf, size_t len)
 			const struct archive_file *c = archive_child(dir->path, &cursor);
 			if (!c)
 				break;
-			name = base_name(c->path);
+			name = path_last_component(c->path);
 			ino = c->ino;
 			type = archive_is_dir(c) ? LINUX_DT_DIR : LINUX_DT_REG;
 		}

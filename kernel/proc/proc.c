@@ -141,11 +141,7 @@ void proc_free(struct process *p)
 
 void proc_set_name(struct process *p, const char *path)
 {
-	const char *base = path;
-	for (const char *s = path; *s; s++)
-		if (*s == '/' && s[1])
-			base = s + 1;
-	strlcpy(p->name, base, sizeof(p->name));
+	strlcpy(p->name, path_last_component(path), sizeof(p->name));	/* path is normalized */
 }
 
 /* What a new process's thread starts from (proc_start_thread). */

@@ -19,6 +19,9 @@ int strncmp(const char *a, const char *b, size_t n);
 char *strchr(const char *s, int c);
 char *strstr(const char *haystack, const char *needle);
 size_t strlcpy(char *dst, const char *src, size_t size);
+
+/* What follows the last '/' of path (all of it when it has none). */
+const char *path_last_component(const char *path);
 /* Append src to the string in dst (size bytes in all); returns the length it tried to make. */
 size_t strlcat(char *dst, const char *src, size_t size);
 
