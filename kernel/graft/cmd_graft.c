@@ -6,6 +6,7 @@
  * asked and what to do.
  */
 #include <scion/graft.h>
+#include <scion/proc.h>
 #include <scion/txn.h>
 #include <scion/shell.h>
 #include <scion/printk.h>
@@ -89,11 +90,18 @@ static struct graft *named_graft(const char *name)
 
 static int graft_install_cmd(int argc, char **argv)
 {
-	uint64_t tid = 0;
+	uint64_t tid = 0, pid = 0;
 	char err[128];
 
-	if (argc < 3 || argc > 4 || (argc == 4 && (parse_u64(argv[3], &tid, false) || !tid))) {
-		printk("graft: usage: graft install NAME [TID] (TID: a thread id from `threads`)\n");
+	if (argc == 5 && !strcmp(argv[3], "pid")) {
+		if (parse_u64(argv[4], &pid, false) || !pid || pid > INT32_MAX ||
+		    !(tid = proc_thread_id((int)pid))) {
+			printk("graft: install: no process %s (`ps` lists them)\n", argv[4]);
+			return -ESRCH;
+		}
+	} else if (argc < 3 || argc > 4 || (argc == 4 && (parse_u64(argv[3], &tid, false) || !tid))) {
+		printk("graft: usage: graft install NAME [TID | pid PID] (TID: a thread id from "
+		       "`threads`, PID: a process from `ps`)\n");
 		return -EINVAL;
 	}
 	struct graft *g = named_graft(argv[2]);
@@ -104,7 +112,10 @@ static int graft_install_cmd(int argc, char **argv)
 		printk("graft: install %s: %s\n", g->name, err);
 		return e;
 	}
-	if (tid)
+	if (pid)
+		announce("graft: '%s' installed at %s for process %llu (until it exits)", g->name,
+			 g->point->name, (unsigned long long)pid);
+	else if (tid)
 		announce("graft: '%s' installed at %s for thread %llu", g->name, g->point->name,
 			 (unsigned long long)tid);
 	else

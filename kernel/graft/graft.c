@@ -348,6 +348,26 @@ struct graft *graft_find(const char *name)
 	return g;
 }
 
+struct scoped_removal {
+	uint64_t tid;
+	unsigned removed;
+};
+
+static void remove_if_scoped(struct graft *g, void *arg)
+{
+	struct scoped_removal *r = arg;
+	if (READ_ONCE(g->scope_tid) == r->tid && READ_ONCE(g->installed) && graft_remove(g) == 0)
+		r->removed++;
+}
+
+unsigned graft_remove_scoped(uint64_t tid)
+{
+	struct scoped_removal r = { tid, 0 };
+	if (tid)
+		graft_foreach(remove_if_scoped, &r);
+	return r.removed;
+}
+
 void graft_foreach(void (*fn)(struct graft *g, void *arg), void *arg)
 {
 	mutex_lock(&graft_registry);

@@ -2,9 +2,10 @@
 /*
  * The KernInst profiler in the shell: `count`, `latency` and
  * `concurrency` on a function, optionally for one thread
- * (`... tid N`), `stats` to read them, `metric remove <id|all>`.
+ * (`... tid N`) or process (`... pid N`), `stats` to read them, `metric remove <id|all>`.
  */
 #include <scion/metrics.h>
+#include <scion/proc.h>
 #include <scion/probe.h>
 #include <scion/shell.h>
 #include <scion/printk.h>
@@ -15,22 +16,29 @@
 
 static int add(enum metric_kind kind, int argc, char **argv)
 {
-	uint64_t tid = 0;
+	uint64_t tid = 0, pid = 0;
 
 	if (argc == 4 && !strcmp(argv[2], "tid")) {
 		if (parse_u64(argv[3], &tid, false) || !tid) {
 			printk("%s: '%s' is not a thread id\n", argv[0], argv[3]);
 			return -EINVAL;
 		}
+	} else if (argc == 4 && !strcmp(argv[2], "pid")) {
+		/* A process is its one thread: the metric follows that thread. */
+		if (parse_u64(argv[3], &pid, false) || !pid || pid > INT32_MAX ||
+		    !(tid = proc_thread_id((int)pid))) {
+			printk("%s: no process %s (`ps` lists them)\n", argv[0], argv[3]);
+			return -ESRCH;
+		}
 	} else if (argc != 2) {
-		printk("%s: usage: %s <function> [tid <n>]\n", argv[0], argv[0]);
+		printk("%s: usage: %s <function> [tid <n> | pid <n>]\n", argv[0], argv[0]);
 		return -EINVAL;
 	}
 	int id = metric_add(kind, argv[1], tid);
 	if (id < 0)
 		return id;
 	printk("%s: metric %d on %s%s; 'stats' reads it\n", argv[0], id, argv[1],
-	       tid ? " (one thread)" : "");
+	       pid ? " (one process)" : tid ? " (one thread)" : "");
 	return 0;
 }
 
@@ -38,20 +46,20 @@ static int cmd_count(int argc, char **argv)
 {
 	return add(METRIC_COUNT, argc, argv);
 }
-SHELL_COMMAND(count, "<function> [tid <n>]", "count the calls made to a function", cmd_count);
+SHELL_COMMAND(count, "<function> [tid <n> | pid <n>]", "count the calls made to a function", cmd_count);
 
 static int cmd_latency(int argc, char **argv)
 {
 	return add(METRIC_LATENCY, argc, argv);
 }
-SHELL_COMMAND(latency, "<function> [tid <n>]", "measure cycles per call of a function",
+SHELL_COMMAND(latency, "<function> [tid <n> | pid <n>]", "measure cycles per call of a function",
 	      cmd_latency);
 
 static int cmd_concurrency(int argc, char **argv)
 {
 	return add(METRIC_CONCURRENCY, argc, argv);
 }
-SHELL_COMMAND(concurrency, "<function> [tid <n>]",
+SHELL_COMMAND(concurrency, "<function> [tid <n> | pid <n>]",
 	      "measure the average number of threads inside a function", cmd_concurrency);
 
 /* x / y with three decimals, as "12.345". */

@@ -311,6 +311,7 @@ int exec_load(struct process *p, const char *path, char *const *argv, unsigned a
 			/* The new map replaces the old; the thread runs in it from now on. */
 			*old = p->vm;
 			p->vm = *vm;
+			p->vm.faults = old->faults;	/* usage counts survive exec, as in Linux */
 			/*
 			 * execve: the caller is p's own thread (by its proc, not
 			 * p->thread, which a new process's creator may not have

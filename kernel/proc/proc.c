@@ -11,7 +11,8 @@
  * (proc_internal.h).
  *
  * Exit, in its own thread, in these steps:
- *   1. close its files (pipes see EOF and EPIPE);
+ *   1. remove the grafts installed for it alone, close its files (pipes
+ *      see EOF and EPIPE);
  *   2. leave its address space for the kernel's and free it, with every
  *      page it held;
  *   3. under proc_lock: become a ZOMBIE with its wait status, hand its
@@ -22,6 +23,7 @@
 #include <scion/archive.h>
 #include <scion/clock.h>
 #include <scion/format.h>
+#include <scion/graft.h>
 #include <scion/console.h>
 #include <scion/errno.h>
 #include <scion/mm.h>
@@ -240,6 +242,10 @@ __noreturn void proc_exit(int wait_status)
 
 	arch_irq_enable();
 	/* Step 1. */
+	unsigned grafts = graft_remove_scoped(t->tid);
+	if (grafts)
+		printk("proc: pid %d (%s) exits: %u graft%s installed for it removed\n", p->pid,
+		       p->name, grafts, grafts == 1 ? "" : "s");
 	fd_close_all(p);
 	/* Step 2. */
 	irqflags_t f = arch_irq_save();
@@ -312,6 +318,7 @@ static int reap_child(struct process *parent, int pid, int *status)
 	if (zombie) {
 		result = zombie->pid;
 		*status = zombie->wait_status;
+		parent->child_faults += zombie->child_faults + zombie->vm.faults;
 		unlink_locked(zombie);
 	}
 	spin_unlock_irqrestore(&proc_lock, f);
@@ -421,6 +428,17 @@ void proc_disown(int pid)
 	kfree(zombie);
 }
 
+uint64_t proc_thread_id(int pid)
+{
+	uint64_t tid = 0;
+	irqflags_t f = spin_lock_irqsave(&proc_lock);
+	struct process *p = proc_find_locked(pid);
+	if (p && p->state == PROC_ALIVE && p->thread)
+		tid = p->thread->tid;
+	spin_unlock_irqrestore(&proc_lock, f);
+	return tid;
+}
+
 void proc_set_foreground(int pid)
 {
 	WRITE_ONCE(foreground_pid, pid);
@@ -443,7 +461,7 @@ unsigned proc_snapshot(struct proc_row *rows, unsigned max)
 		rows[n] = (struct proc_row){
 			.pid = p->pid, .ppid = p->parent ? p->parent->pid : 0,
 			.zombie = p->state == PROC_ZOMBIE, .pages = READ_ONCE(p->vm.pages),
-			.syscalls = READ_ONCE(p->syscalls),
+			.syscalls = READ_ONCE(p->syscalls), .faults = READ_ONCE(p->vm.faults),
 		};
 		memcpy(rows[n].name, p->name, sizeof(rows[n].name));
 		n++;

@@ -22,6 +22,7 @@
 #include <arch/trap.h>
 #include <scion/syscall.h>
 #include <arch/linux_abi.h>
+#include <graft/vm.h>
 
 /* Limits that protect the kernel from its processes. */
 #define PROC_MAX          64		/* processes alive or zombie */
@@ -47,12 +48,19 @@ struct vm_area {
 	enum vm_kind kind;
 };
 
+/* The memory map's policies: graft point slots (points.c). */
+struct vm_policy {
+	graft_fn_vm_fault_around *fault_around;	/* graft point vm.fault_around */
+};
+extern struct vm_policy vm_policy;
+
 struct vm {
 	struct arch_as *as;
 	struct vm_area areas[VM_MAX_AREAS];	/* sorted, disjoint */
 	unsigned nareas;
 	uintptr_t brk_start, brk;	/* the heap: [brk_start, brk) */
 	size_t pages;			/* pages mapped (own thread writes; READ_ONCE) */
+	uint64_t faults;		/* own thread writes: first touches served (minor faults) */
 };
 
 struct file;
@@ -132,6 +140,7 @@ struct process {
 	uint64_t clear_child_tid;		/* own thread: set_tid_address */
 	uint64_t start_ns;			/* set once */
 	uint64_t syscalls;			/* own thread: calls made */
+	uint64_t child_faults;			/* proc_lock: faults of the children it reaped */
 	bool kernel_waits;			/* set once: proc_wait_kernel_child will reap it */
 	struct process *vfork_parent;		/* own thread: a vfork child runs in this parent's
 						   memory map (vm borrowed) until it execs or exits */
@@ -157,7 +166,7 @@ struct proc_row {
 	int pid, ppid;
 	bool zombie;
 	size_t pages;
-	uint64_t syscalls;
+	uint64_t syscalls, faults;
 	char name[PROC_NAME_MAX];
 };
 unsigned proc_snapshot(struct proc_row *rows, unsigned max);

@@ -214,3 +214,39 @@ SYSCALL(prlimit64)
 	}
 	return a3 && copyout(a3, &r, sizeof(r)) ? -EFAULT : 0;
 }
+
+struct linux_rusage {
+	int64_t utime_sec, utime_usec, stime_sec, stime_usec;
+	int64_t maxrss, ixrss, idrss, isrss, minflt, majflt, nswap, inblock, oublock;
+	int64_t msgsnd, msgrcv, nsignals, nvcsw, nivcsw;
+};
+#define LINUX_RUSAGE_SELF 0
+#define LINUX_RUSAGE_CHILDREN (-1)
+
+/*
+ * getrusage: for RUSAGE_SELF the thread's CPU time (all of it counted as
+ * user time: the kernel does not split it yet), the pages it holds and
+ * its minor faults (first touches); for RUSAGE_CHILDREN the faults of
+ * the children it has reaped. Other fields are 0.
+ */
+SYSCALL(getrusage)
+{
+	struct process *p = proc_current();
+	struct linux_rusage ru;
+	memset(&ru, 0, sizeof(ru));
+	if ((int)a0 == LINUX_RUSAGE_SELF) {
+		uint64_t ns;
+		clock_read(LINUX_CLOCK_THREAD_CPUTIME_ID, &ns);
+		ru.utime_sec = (int64_t)(ns / NSEC);
+		ru.utime_usec = (int64_t)(ns % NSEC / 1000);
+		ru.maxrss = (int64_t)(READ_ONCE(p->vm.pages) * PAGE_SIZE / 1024);
+		ru.minflt = (int64_t)READ_ONCE(p->vm.faults);
+	} else if ((int)a0 == LINUX_RUSAGE_CHILDREN) {
+		irqflags_t f = spin_lock_irqsave(&proc_lock);
+		ru.minflt = (int64_t)p->child_faults;
+		spin_unlock_irqrestore(&proc_lock, f);
+	} else {
+		return -EINVAL;
+	}
+	return copyout(a1, &ru, sizeof(ru)) ? -EFAULT : 0;
+}

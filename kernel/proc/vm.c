@@ -186,7 +186,23 @@ bool proc_page_fault(uintptr_t addr, unsigned access, bool from_user)
 		return false;
 	if (arch_as_translate(vm->as, addr, NULL) != UINT64_MAX)
 		return false;	/* present: a protection fault, not a missing page */
-	return vm_populate(vm, addr, a->prot) == 0;
+	uintptr_t page = addr & ~(PAGE_SIZE - 1);
+	if (vm_populate(vm, page, a->prot))
+		return false;
+	WRITE_ONCE(vm->faults, vm->faults + 1);
+	if (a->kind == VMA_ANON || a->kind == VMA_BRK || a->kind == VMA_STACK) {
+		/* The policy may give more of the area at once (vm.fault_around). */
+		int n = vm_policy.fault_around(addr, a->start, a->end);
+		if (n > VM_FAULT_AROUND_MAX)
+			n = VM_FAULT_AROUND_MAX;
+		for (int i = 1; i < n && page + i * PAGE_SIZE < a->end; i++) {
+			uintptr_t next = page + i * PAGE_SIZE;
+			if (arch_as_translate(vm->as, next, NULL) == UINT64_MAX &&
+			    vm_populate(vm, next, a->prot))
+				break;
+		}
+	}
+	return true;
 }
 
 struct copy_ctx {

@@ -11,8 +11,9 @@ a first round (every page a process held is given back). Two CPUs under
 multi-threaded TCG, so processes really run in parallel."""
 
 import re
+import time
 
-from common import poweroff, shell_boot
+from common import graft_path, poweroff, shell_boot
 from test_userland import CHECKED, KILLED
 
 PROMPT = r"\nscion> "
@@ -82,9 +83,13 @@ def job_programs(ctx):
                    f"{before} KiB free (and kernel page tables) before the second round, "
                    f"{after} KiB after it, {after3} KiB after a third")
 
+        start = boot.mark()
         out = run(boot, "run spin &")
         m = re.search(r"\[(\d+)\] /spin", out)
         ctx.result("spin-started", m, f"run spin &: {out!r}")
+        # Its own line comes when it runs: wait for it, so that it cannot
+        # fall among the next command's output.
+        boot.wait_for(r"spin: pid \d+ spinning forever\n", start=start, timeout=60)
         if m:
             pid = m.group(1)
             out = run(boot, "ps")
@@ -92,12 +97,14 @@ def job_programs(ctx):
                        f"ps: {out!r}")
             out = run(boot, f"kill {pid} 9")
             ctx.result("kill-spin", "kill:" not in out, f"kill: {out!r}")
+            # It dies at its CPU's next timer interrupt: give it some host time.
             gone = False
-            for _ in range(20):
+            for _ in range(50):
                 out = run(boot, "ps")
                 if not re.search(rf"^ +{pid} ", out, re.M):
                     gone = True
                     break
+                time.sleep(0.2)
             ctx.result("spin-gone", gone, f"ps after kill: {out!r}")
         out = run(boot, "kill 99999")
         ctx.result("kill-no-such", "kill: 99999: no such process" in out, f"{out!r}")
@@ -108,5 +115,50 @@ def job_programs(ctx):
         out = run(boot, "syscalls")
         ctx.result("enosys-counted", re.search(r"^ +400 \(no such call\) +\d+$", out, re.M) and
                    re.search(r"^ +1 write +\d+$", out, re.M), f"syscalls: {out!r}")
+    finally:
+        poweroff(ctx, boot)
+
+
+def job_per_process_graft(ctx):
+    """A vm.fault_around graft installed for one process changes that
+    process's page faults only (8 pages a fault: 64 pages in 8 faults),
+    a KernInst count scoped to each process sees exactly its own faults,
+    and the graft is removed when its process exits."""
+    boot = shell_boot(ctx, "per-process-graft", programs=True,
+                      modules=[graft_path(ctx, "fault_around8")], timeout=300)
+    try:
+        pids = []
+        for _ in range(2):
+            out = run(boot, "run touch_pages 64 --wait &", r"\[(\d+)\] /touch_pages\n")
+            pids.append(re.search(r"\[(\d+)\] /touch_pages", out).group(1))
+        grafted, plain = pids
+        out = run(boot, f"graft install fault-around-8 pid {grafted}")
+        ctx.result("install-for-pid", f"installed at vm.fault_around for process {grafted}" in out,
+                   f"{out!r}")
+        out = run(boot, "graft install fault-around-8 pid 99999")
+        ctx.result("install-for-missing-pid", "no process 99999" in out, f"{out!r}")
+        for pid in pids:
+            out = run(boot, f"count proc_page_fault pid {pid}")
+            ctx.result(f"count-pid-{pid}", "(one process)" in out, f"{out!r}")
+        out = run(boot, f"kill {grafted} 10", r"touch_pages: \d+ passed, \d+ failed\n")
+        m = re.search(r"touch_pages: 64 pages, (\d+) faults", out)
+        ctx.result("grafted-process-faults", m and m.group(1) == "8",
+                   f"with fault-around-8: {out!r}")
+        ctx.result("graft-removed-at-exit",
+                   re.search(rf"proc: pid {grafted} \(touch_pages\) exits: 1 graft installed for it "
+                             r"removed", boot.output) or
+                   boot.wait_for(rf"pid {grafted} \(touch_pages\) exits: 1 graft", timeout=30),
+                   f"no removal line (log: {boot.log_path})")
+        out = run(boot, f"kill {plain} 10", r"touch_pages: \d+ passed, \d+ failed\n")
+        m = re.search(r"touch_pages: 64 pages, (\d+) faults", out)
+        ctx.result("other-process-unchanged", m and m.group(1) == "64",
+                   f"without the graft: {out!r}")
+        out = run(boot, "stats")
+        counts = re.findall(r"count +proc_page_fault tid \d+: (\d+) calls", out)
+        ctx.result("counts-per-process", counts == ["8", "64"], f"stats: {out!r}")
+        out = run(boot, "graft list")
+        ctx.result("graft-not-installed-after-exit",
+                   re.search(r"^fault-around-8 +vm\.fault_around +- +loaded", out, re.M),
+                   f"graft list: {out!r}")
     finally:
         poweroff(ctx, boot)

@@ -283,6 +283,14 @@ int graft_install(struct graft *g, uint64_t tid, char *err, size_t errlen);
 int graft_remove(struct graft *g);
 
 /*
+ * graft_remove_scoped - remove every graft installed for thread tid
+ *   alone (a process's grafts when it exits: `graft install NAME pid N`).
+ * Return value: how many were removed.
+ * Caller's context: thread, no spinlocks; takes the registry mutex.
+ */
+unsigned graft_remove_scoped(uint64_t tid);
+
+/*
  * graft_load_line - the one line that says what became of loading a
  * graft from source: "graft: SOURCE: loaded 'NAME' for POINT (version
  * N[, trusted])" when g is the graft loaded, else "graft: SOURCE:

@@ -142,6 +142,13 @@ void proc_set_foreground(int pid);
  */
 bool proc_console_interrupt(void);
 
+/*
+ * proc_thread_id - the thread id of live process pid (its one thread),
+ *   for what is scoped per thread (grafts, metrics) to apply per process.
+ * Return value: the tid, or 0 when no live process has that pid.
+ */
+uint64_t proc_thread_id(int pid);
+
 /* Processes alive or not yet reaped, and pages their memory holds. */
 unsigned proc_count(void);
 
