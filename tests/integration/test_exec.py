@@ -19,7 +19,12 @@ job_exec_suspended: a process made suspended is listed as stopped and
 writes nothing until EXEC_RESUME starts it, then runs to its end with
 its output and status as usual; resuming it again, a process that runs
 already or no process at all is refused in one line; closing the stream
-of a suspended process kills it (it never ran)."""
+of a suspended process kills it (it never ran). In the same boot,
+`scion trace -c CMD` (host/scionhost/trace.py) traces a program from its
+first instruction: the probe on the function that starts a process's
+thread fires exactly once, the program's writes are counted, its output
+is printed, and the trace ends by itself when the program does; a trace
+that ends first (exit() in D) kills the program it started."""
 
 import os
 import re
@@ -191,8 +196,30 @@ def job_exec_suspended(ctx):
                 time.sleep(0.2)
             ctx.result("closed-while-suspended-killed", gone and out == [],
                        f"ps: {rows}, output {out!r}")
+        trace_command(ctx, sock)
     finally:
         poweroff(ctx, boot)
+
+
+def trace_command(ctx, sock):
+    env = {"SCION_KSYMS": ctx.ksyms}
+    program = ("fbt::user_thread_main:entry { @starts = count(); } "
+               "fbt::sys_writev:entry { @writes = count(); } "
+               "END { printa(\"starts %@d\\n\", @starts); printa(\"writev %@d\\n\", @writes); }")
+    rc, out, err = scion(ctx, sock, "trace", "-q", "-n", program, "-c", "hello 'two words'",
+                         env=env, timeout=120)
+    ctx.result("trace-c", rc == 0 and "hello: argv[1] = two words\n" in out and
+               re.search(r"^starts 1$", out, re.M) and re.search(r"^writev [1-9]\d*$", out, re.M),
+               f"exit {rc}: {out!r} {err!r}")
+    rc, out, err = scion(ctx, sock, "trace", "-q", "-n",
+                         "profile:::tick-1s { printf(\"stop\\n\"); exit(0); }", "-c", "spin",
+                         env=env, timeout=120)
+    rows = ps_rows(ctx, sock)
+    ctx.result("trace-c-kills-at-end", rc == 0 and "stop" in out and
+               "spin" not in [n for _, n in rows.values()], f"exit {rc}: {out!r} {err!r}; ps {rows}")
+    rc, out, err = scion(ctx, sock, "trace", "-n", "BEGIN {}", "-c", "nosuch", env=env)
+    ctx.result("trace-c-missing", rc == 1 and one_line(err) and "/nosuch: no such program" in err,
+               f"exit {rc}: {err!r}")
 
 
 def ps_rows_channel(c):
