@@ -68,9 +68,9 @@ static int cmd_ps(int argc, char **argv)
 	}
 	static struct proc_row rows[PROC_MAX];	/* the shell is one thread */
 	unsigned n = proc_snapshot(rows, PROC_MAX);
-	printk("  PID  PPID STATE   PAGES SYSCALLS NAME\n");
+	printk("  PID  PPID STATE    PAGES SYSCALLS NAME\n");
 	for (unsigned i = 0; i < n; i++)
-		printk("%5d %5d %-6s %6zu %8llu %s\n", rows[i].pid, rows[i].ppid,
+		printk("%5d %5d %-7s %6zu %8llu %s\n", rows[i].pid, rows[i].ppid,
 		       rows[i].zombie ? "zombie" : rows[i].suspended ? "stopped" : "alive", rows[i].pages,
 		       (unsigned long long)rows[i].syscalls, rows[i].name);
 	printk("%u process%s\n", n, n == 1 ? "" : "es");
