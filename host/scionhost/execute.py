@@ -24,16 +24,16 @@ import sys
 
 from . import frame
 from .client import ScionError, answer
-from .layouts import C, layout
+from .layouts import layout
 
 REQUEST = layout("chan_exec_request", "flags", "argc", "switch_ms", "reserved")
 REPLY = layout("chan_exec_reply", "pid", "stream")
 OUTPUT = layout("chan_exec_output", "bytes", "fd", "size")
 STATUS = layout("chan_exec_status", "pid", "wait_status", "how", "code", "output_bytes")
 RESUME = layout("chan_exec_resume_request", "pid", "reserved")
-SUSPENDED, DETACH = C.CHAN_EXEC_SUSPENDED, C.CHAN_EXEC_DETACH
-EXITED, KILLED = C.CHAN_EXEC_EXITED, C.CHAN_EXEC_KILLED
-MAX_ARGS = C.CHAN_EXEC_MAX_ARGS
+SUSPENDED, DETACH = frame.EXEC_SUSPENDED, frame.EXEC_DETACH
+EXITED, KILLED = frame.EXEC_EXITED, frame.EXEC_KILLED
+MAX_ARGS = frame.EXEC_MAX_ARGS
 POLL_SECONDS = 0.05
 
 
