@@ -109,6 +109,7 @@ int proc_spawn(const char *path, const char *const argv[], bool with_console);
  *   CHAN_EXEC_SUSPENDED): it gets its thread and runs its program from
  *   the first instruction. A signal sent to it while suspended takes
  *   effect at once when it resumes (a fatal one ends it before it runs).
+ * Arguments: pid, a process proc_spawn_files made suspended.
  * Return value: 0; -ESRCH for no such process; -EINVAL for one that is
  *   not suspended; -ENOMEM (it stays suspended).
  * Caller's context: thread, may sleep.
@@ -120,6 +121,9 @@ int proc_resume(int pid);
  *   EXEC and EXEC_RESUME ops (kernel/proc/exec_op.c; the wire format is
  *   scion/chan_proto.h's): take the request apart, spawn or resume, and
  *   answer it.
+ * Arguments: seq, the request's sequence number; body and len, the
+ *   request after its op header (struct chan_exec_request and argv, or
+ *   struct chan_exec_resume_request).
  * Return value: 0, or -errno (the request was answered with an ERROR).
  * Caller's context: the channel thread, may sleep.
  */
