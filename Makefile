@@ -11,6 +11,7 @@
 #                                                           figures alone (host only, no QEMU)
 #   make bench-linux                                        the system call figures' Linux column
 #                                                           alone (Debian's kernel in the same QEMU)
+#   make bench-scion                                        their Scion column alone (scion exec)
 #   make nightly                                            the self-monitoring loop end to end:
 #                                                           profile Scion, analyse, load, red flags
 #   make gdb [SMP=n]                                        QEMU halted + gdb with symbols
@@ -107,7 +108,7 @@ LAYOUTS_PY := $(BUILD)/gen/scion_layouts.py
 DISK := $(BUILD)/disk.img
 DISK_SIZE ?= 32M
 
-.PHONY: all kernel iso run run-options test bench bench-profile bench-linux nightly gdb deps \
+.PHONY: all kernel iso run run-options test bench bench-profile bench-linux bench-scion nightly gdb deps \
 	deps-bench host-tests fuzz check-decoder sim clean
 .DEFAULT_GOAL := all
 
@@ -383,7 +384,8 @@ test-kernel: kernel iso grafts
 test: deps kernel iso test-kernel grafts userland host-tests $(SIM) $(ARCH_TEST_TOOLS) $(DISK)
 	@$(PYTHON) tests/run_tests.py --build $(BUILD) --kernel-dir $(TEST_KDIR)
 
-bench: deps deps-bench test-kernel grafts $(ARCH_BENCH_TOOLS) $(SIM) $(DISK) $(BENCH_USERLAND)
+bench: deps deps-bench test-kernel grafts $(ARCH_BENCH_TOOLS) $(SIM) $(DISK) $(BENCH_USERLAND) \
+		$(USERLAND_ARCHIVE)
 	@$(PYTHON) tools/bench.py --kernel $(TEST_KDIR)/$(notdir $(QEMU_KERNEL)) --disk $(DISK) \
 		--out $(BUILD)/bench $(ARCH_BENCH_ARGS) \
 		--sim $(SIM) --userland $(BUILD)/userland --linux-dir $(BUILD)/linux
@@ -399,6 +401,13 @@ bench-profile: deps $(LAYOUTS_PY)
 bench-linux: deps deps-bench $(BENCH_USERLAND)
 	@$(PYTHON) tools/bench_linux.py --out $(BUILD)/bench --userland $(BUILD)/userland \
 		--linux-dir $(BUILD)/linux
+
+# tools/bench_scion.py: also part of `make bench`; alone, it boots the test
+# kernel with the program archive, runs bench_syscalls through `scion exec`
+# and merges the Scion column into build/bench/results.json.
+bench-scion: deps deps-bench test-kernel $(BENCH_USERLAND) $(USERLAND_ARCHIVE)
+	@$(PYTHON) tools/bench_scion.py --kernel $(TEST_KDIR)/$(notdir $(QEMU_KERNEL)) \
+		--userland $(BUILD)/userland --out $(BUILD)/bench
 
 # tools/nightly.py: collect days from Scion running `daily`, analyse, feed back.
 nightly: deps kernel $(LAYOUTS_PY)

@@ -27,6 +27,7 @@ import bench_sfi  # noqa: E402
 import bench_profile  # noqa: E402
 import bench_linux  # noqa: E402
 import bench_compare  # noqa: E402
+import bench_scion  # noqa: E402
 from scionhost import bench as kernel_bench  # noqa: E402
 from scionhost import frame  # noqa: E402
 from scionhost.layouts import layout  # noqa: E402
@@ -211,11 +212,12 @@ def main():
     sim = bench_record.record_bench(args.sim, args.out) if args.sim else None
     sfi = bench_sfi.sfi_bench(args.kernel, args.disk, args.out) if args.disk else None
     profile = bench_profile.profile_bench(args.out)
-    # The system call figures side by side: the Linux column here; the
-    # Scion column (same rows, bench_compare.set_system(syscalls, "scion",
-    # ...)) once Scion runs processes.
+    # The system call figures side by side: Debian's Linux (bench_linux.py)
+    # and Scion (bench_scion.py: the same binary through `scion exec`).
     syscalls = (bench_linux.syscalls_section(args.userland, args.linux_dir, args.out)
                 if args.userland else None)
+    if syscalls is not None:
+        bench_scion.add_column(syscalls, args.kernel, args.userland, args.out)
     results = {
         "generated": datetime.datetime.now(datetime.timezone.utc).isoformat(timespec="seconds"),
         "qemu": qemu_version,

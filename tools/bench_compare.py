@@ -5,7 +5,7 @@ static binary (userland/bench_syscalls.c) in the same QEMU under
 -icount shift=0,sleep=off. This module is the one reader of that
 program's output and the one writer of the "syscalls" section of
 build/bench/results.json; tools/bench_linux.py fills the "linux" column,
-the Scion bench fills the "scion" one with the same calls.
+tools/bench_scion.py the "scion" one with the same calls.
 
 bench_syscalls prints, one line per row (its opening comment says why):
 
@@ -26,12 +26,13 @@ The results file's section:
     FIGURE = {"figure": NAME, "value": VALUE, "unit": "guest instructions",
               "median": MEDIAN, "batches": K, "batch": N}
 
-Filling the Scion column: run bench_syscalls on Scion (one CPU, the
-same QEMU flags), take the console text and call
+tools/bench_scion.py fills the Scion column: it runs bench_syscalls on
+Scion (one CPU, the same QEMU flags) through `scion exec`, takes the
+program's output and calls
     figures = bench_compare.parse(text)            # raises ParseError
-    bench_compare.store(results_path, "scion", config, figures, log)
-or put {"config", "figures", "log"} under section["systems"]["scion"]
-in tools/bench.py. A column that is absent prints as n/a.
+    bench_compare.set_system(section, "scion", config, figures, log)
+(tools/bench.py) or bench_compare.store(results_path, "scion", ...)
+(alone). A column that is absent prints as n/a.
 
     tools/bench_compare.py [RESULTS]          the table from a results file
     tools/bench_compare.py --linux LOG [--scion LOG]   from console logs

@@ -16,7 +16,7 @@ import statistics
 import sys
 import time
 
-from . import bench, frame, monitor, recconvert, record, replies, streams, trace
+from . import bench, execute, frame, monitor, recconvert, record, replies, streams, trace
 from . import run as run_command
 from .profile import cli as profile_cli
 from .client import Client, ScionError, answer, default_socket_path
@@ -303,6 +303,7 @@ def build_parser():
                json_flag=True)
     streams.add_events(sub, subcommand)
     trace.add_trace(sub, subcommand)
+    execute.add_exec(sub, subcommand)
     bench.add_bench(sub, subcommand)
     monitor.add_monitor(sub, subcommand)
     recconvert.add_record_convert(record.add_record(sub, subcommand, byte_count), subcommand)

@@ -74,6 +74,10 @@ STREAM_TOTALS = layout("chan_stream_totals")
 BENCH_NAME_MAX, BENCH_UNIT_MAX = C.CHAN_BENCH_NAME_MAX, C.CHAN_BENCH_UNIT_MAX
 BENCH_FIGURE, BENCH_CONFIG, BENCH_SKIPPED = (C.CHAN_BENCH_FIGURE, C.CHAN_BENCH_CONFIG,
                                              C.CHAN_BENCH_SKIPPED)
+# EXEC (host/scionhost/execute.py): its flags and limits, how a process ended.
+EXEC_SUSPENDED, EXEC_DETACH = C.CHAN_EXEC_SUSPENDED, C.CHAN_EXEC_DETACH
+EXEC_MAX_ARGS, EXEC_ARGS_BYTES = C.CHAN_EXEC_MAX_ARGS, C.CHAN_EXEC_ARGS_BYTES
+EXEC_EXITED, EXEC_KILLED = C.CHAN_EXEC_EXITED, C.CHAN_EXEC_KILLED
 
 # Why a receiver rejects a frame (enum chan_reject), in the order the header lists them.
 BAD_HEADER_CRC = "bad header CRC"

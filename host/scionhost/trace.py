@@ -11,17 +11,25 @@ Ctrl-C; the stream's close runs END and brings the last data. Output to
 -o FILE is written to FILE.part as it comes and renamed at the end; if
 the channel is lost mid-trace, what arrived is still printed and the
 exit status is partial.EXIT_INCOMPLETE (3).
+
+-c CMD (dtrace's): the program of the boot archive CMD names is made
+suspended (execute.Execution, the EXEC op) in the trace's session, its
+pid becomes the target (args.pid, as -p gives it: compile_program's
+$target), the trace starts, then the process is resumed; its output is
+printed as it comes, and the trace ends when it has ended (or as above;
+a target still running then is killed).
 """
 
 import json
 import os
 import re
+import shlex
 import signal
 import subprocess
 import sys
 import time
 
-from . import frame, ksyms, partial, replies
+from . import execute, frame, ksyms, partial, replies
 from .client import ChannelLost, Client, ScionError, answer
 from .layouts import layout
 
@@ -257,12 +265,15 @@ def cmd_trace(args):
         return list_probes(args)
     if args.program is None and args.script is None:
         raise ScionError("give -n PROGRAM or -s FILE (or -l)")
-    meta = compile_program(args)
-    quiet = bool(meta["options"].get("quiet"))
     snaps = Snapshots()
     interrupted, lost, part = [], None, None
     with Client(args.socket, timeout=args.timeout, wait=args.wait) as client:
+        target = start_command(client, args)
+        meta = compile_program(args)
+        quiet = bool(meta["options"].get("quiet"))
         stream, cpus, epids = start(client, meta, args, snaps.on_chunk)
+        if target:
+            target.resume()
         started = time.monotonic()
         if args.output:
             part = partial.PartFile(args.output, binary=False)
@@ -295,7 +306,8 @@ def cmd_trace(args):
                                               timeout=max(args.timeout, 600.0))
                     snaps.on_ready = None
                     out.write(body.decode("utf-8", "replace")) if args.show_run else None
-                while not args.run and not lost and not consumer.exited and not interrupted:
+                while (not args.run and not lost and not consumer.exited and not interrupted
+                       and not (target and target.status)):
                     if deadline is not None and time.monotonic() >= deadline:
                         break
                     client.pump(0.05)
@@ -315,6 +327,7 @@ def cmd_trace(args):
                 snaps.cut()
             consume()
         consumer.finish()
+        end_command(target, lost)
     if part:
         part.finish()
     if lost:
@@ -325,6 +338,40 @@ def cmd_trace(args):
               file=sys.stderr)
         return partial.EXIT_INCOMPLETE
     return consumer.exit_status if consumer.exited else 0
+
+
+def start_command(client, args):
+    """-c CMD: CMD's program made suspended in client's session (an
+    execute.Execution), its pid the target (args.pid); None without -c."""
+    if not getattr(args, "command", None):
+        return None
+    if args.run or getattr(args, "pid", None) is not None:
+        raise ScionError("give one of -c, -p and --run")
+    try:
+        argv = shlex.split(args.command)
+    except ValueError as e:
+        raise ScionError(f"-c '{args.command}': {e}") from None
+    if not argv:
+        raise ScionError("-c: give a program of the boot archive and its arguments")
+    target = execute.Execution(client, argv, suspended=True)
+    args.pid = target.pid
+    return target
+
+
+def end_command(target, lost):
+    """After the trace: a -c target that still runs is killed; its stream is closed."""
+    if not target or lost:
+        return
+    try:
+        if target.status is None:
+            target.interrupt(signal.SIGKILL)
+            for _ in range(100):
+                if target.poll(0.05):
+                    break
+        if target.status is not None:
+            target.finish()
+    except ChannelLost:
+        pass
 
 
 def list_probes(args):
@@ -352,6 +399,9 @@ def add_trace(sub, subcommand):
     p.add_argument("-x", action="append", metavar="OPT[=VAL]",
                    help="a D option (bufsize, switchrate, dynvarsize, nspec, specsize, ...)")
     p.add_argument("-C", dest="cpp", action="store_true", help="run the C preprocessor first")
+    p.add_argument("-c", dest="command", metavar="CMD",
+                   help="run CMD (a program of the boot archive and its arguments), made "
+                        "suspended, traced from its first instruction; stop when it ends")
     p.add_argument("--duration", type=float, metavar="S", help="stop after S seconds")
     p.add_argument("--run", metavar="CMD", help="run guest shell command CMD, then stop")
     p.add_argument("--show-run", action="store_true", help="print --run's output too")

@@ -23,6 +23,7 @@
 #include <scion/version.h>
 #include <scion/channel.h>
 #include <scion/monitor.h>
+#include <scion/proc.h>
 #include <arch/cpu.h>
 #include "channel_internal.h"
 
@@ -265,6 +266,8 @@ static const struct {
 	[CHAN_OP_EVENTS] = { "events", channel_events_request },
 	[CHAN_OP_MONITOR] = { "monitor", monitor_ctl_request },
 	[CHAN_OP_PROFILE_CONFIG] = { "profile-config", monitor_profile_config_request },
+	[CHAN_OP_EXEC] = { "exec", proc_exec_request },
+	[CHAN_OP_EXEC_RESUME] = { "exec-resume", proc_exec_resume_request },
 };
 
 void channel_handle_request(uint32_t seq, const uint8_t *payload, uint32_t length)

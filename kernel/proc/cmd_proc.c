@@ -59,6 +59,7 @@ static int cmd_run(int argc, char **argv)
 }
 SHELL_COMMAND(run, "PROG [ARGS] [&]", "run a program of the boot archive as a user process", cmd_run);
 
+/* STATE: alive, zombie, or stopped (made suspended by the host's exec, not resumed yet). */
 static int cmd_ps(int argc, char **argv)
 {
 	if (argc != 1) {
@@ -67,12 +68,12 @@ static int cmd_ps(int argc, char **argv)
 	}
 	static struct proc_row rows[PROC_MAX];	/* the shell is one thread */
 	unsigned n = proc_snapshot(rows, PROC_MAX);
-	printk("  PID  PPID STATE   PAGES   FAULTS SYSCALLS NAME\n");
+	printk("  PID  PPID STATE    PAGES   FAULTS SYSCALLS NAME\n");
 	for (unsigned i = 0; i < n; i++)
-		printk("%5d %5d %-6s %6zu %8llu %8llu %s\n", rows[i].pid, rows[i].ppid,
-		       rows[i].zombie ? "zombie" : "alive", rows[i].pages,
-		       (unsigned long long)rows[i].faults, (unsigned long long)rows[i].syscalls,
-		       rows[i].name);
+		printk("%5d %5d %-7s %6zu %8llu %8llu %s\n", rows[i].pid, rows[i].ppid,
+		       rows[i].zombie ? "zombie" : rows[i].suspended ? "stopped" : "alive",
+		       rows[i].pages, (unsigned long long)rows[i].faults,
+		       (unsigned long long)rows[i].syscalls, rows[i].name);
 	printk("%u process%s\n", n, n == 1 ? "" : "es");
 	return 0;
 }

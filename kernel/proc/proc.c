@@ -358,58 +358,122 @@ SYSCALL(wait4)
 	}
 }
 
-int proc_wait_kernel_child(int pid, int *status)
+int proc_reap_kernel_child(int pid, int *status)
 {
-	for (;;) {
-		irqflags_t f = spin_lock_irqsave(&proc_lock);
-		struct process *p = proc_find_locked(pid);
-		if (!p || p->parent || !p->kernel_waits) {
-			spin_unlock_irqrestore(&proc_lock, f);
-			return -ECHILD;
-		}
-		if (p->state == PROC_ZOMBIE) {
-			*status = p->wait_status;
-			unlink_locked(p);
-			spin_unlock_irqrestore(&proc_lock, f);
-			kfree(p);
-			return 0;
-		}
+	irqflags_t f = spin_lock_irqsave(&proc_lock);
+	struct process *p = proc_find_locked(pid);
+	if (!p || p->parent || !p->kernel_waits) {
 		spin_unlock_irqrestore(&proc_lock, f);
-		wait_event_timeout(&kernel_child_wq, false, 10);
+		return -ECHILD;
 	}
+	if (p->state != PROC_ZOMBIE) {
+		spin_unlock_irqrestore(&proc_lock, f);
+		return -EAGAIN;
+	}
+	*status = p->wait_status;
+	unlink_locked(p);
+	spin_unlock_irqrestore(&proc_lock, f);
+	kfree(p);
+	return 0;
 }
 
-int proc_spawn(const char *path, const char *const argv[], bool with_console)
+int proc_wait_kernel_child(int pid, int *status)
+{
+	int err;
+	while ((err = proc_reap_kernel_child(pid, status)) == -EAGAIN)
+		wait_event_timeout(&kernel_child_wq, false, 10);
+	return err;
+}
+
+int proc_spawn_files(const char *path, const char *const argv[], struct file *const stdio[3],
+		     bool suspended)
 {
 	static const char *const envp[] = { "PATH=/", "HOME=/", "TERM=vt100", NULL };
 	unsigned argc = 0, envc = 0;
+	int err = 0;
+	struct process *p = NULL;
+	struct trap_frame *frame = kmalloc(sizeof(*frame));
 	while (argv[argc])
 		argc++;
 	while (envp[envc])
 		envc++;
-	if (!archive_lookup(path))
-		return -ENOENT;
-	struct process *p = proc_alloc(NULL);
-	if (!p)
-		return -EAGAIN;
+	if (!frame)
+		err = -ENOMEM;
+	else if (!archive_lookup(path))
+		err = -ENOENT;
+	else if (!(p = proc_alloc(NULL)))
+		err = -EAGAIN;
+	if (err) {
+		for (int fd = 0; fd < 3; fd++)
+			if (stdio[fd])
+				file_put(stdio[fd]);
+		kfree(frame);
+		return err;
+	}
 	p->kernel_waits = true;
 	proc_set_name(p, path);
-	struct trap_frame frame;
-	int err = exec_load(p, path, (char *const *)argv, argc, (char *const *)envp, envc, &frame);
-	if (!err && with_console) {
-		for (int fd = 0; fd < 3 && !err; fd++) {
-			struct file *tty = tty_open(LINUX_O_RDWR);
-			if (!tty || fd_install(p, tty, fd, false) != fd)
-				err = -ENOMEM;
-		}
+	for (int fd = 0; fd < 3; fd++)	/* fds[] is empty: each goes where it should */
+		if (stdio[fd])
+			fd_install(p, stdio[fd], fd, false);
+	err = exec_load(p, path, (char *const *)argv, argc, (char *const *)envp, envc, frame);
+	if (!err && suspended) {
+		irqflags_t f = spin_lock_irqsave(&proc_lock);
+		p->start_frame = frame;
+		spin_unlock_irqrestore(&proc_lock, f);
+		return p->pid;
 	}
 	if (!err)
-		err = proc_start_thread(p, &frame, NULL);
+		err = proc_start_thread(p, frame, NULL);
+	kfree(frame);
 	if (err) {
 		proc_free(p);
 		return err;
 	}
 	return p->pid;
+}
+
+int proc_spawn(const char *path, const char *const argv[], bool with_console)
+{
+	struct file *stdio[3] = { NULL, NULL, NULL };
+	for (int fd = 0; fd < 3 && with_console; fd++) {
+		if (!(stdio[fd] = tty_open(LINUX_O_RDWR))) {
+			for (int i = 0; i < fd; i++)
+				file_put(stdio[i]);
+			return -ENOMEM;
+		}
+	}
+	return proc_spawn_files(path, argv, stdio, false);
+}
+
+bool proc_is_suspended(int pid)
+{
+	irqflags_t f = spin_lock_irqsave(&proc_lock);
+	struct process *p = proc_find_locked(pid);
+	bool suspended = p && p->start_frame;
+	spin_unlock_irqrestore(&proc_lock, f);
+	return suspended;
+}
+
+int proc_resume(int pid)
+{
+	irqflags_t f = spin_lock_irqsave(&proc_lock);
+	struct process *p = proc_find_locked(pid);
+	struct trap_frame *frame = p ? p->start_frame : NULL;
+	if (frame)
+		p->start_frame = NULL;	/* ours: a second resume finds none */
+	spin_unlock_irqrestore(&proc_lock, f);
+	if (!frame)
+		return p ? -EINVAL : -ESRCH;
+	/* p stays: nobody frees an ALIVE process that has no thread. */
+	int err = proc_start_thread(p, frame, NULL);
+	if (err) {
+		f = spin_lock_irqsave(&proc_lock);
+		p->start_frame = frame;
+		spin_unlock_irqrestore(&proc_lock, f);
+		return err;
+	}
+	kfree(frame);
+	return 0;
 }
 
 void proc_disown(int pid)
@@ -460,8 +524,9 @@ unsigned proc_snapshot(struct proc_row *rows, unsigned max)
 		struct process *p = list_entry(it, struct process, all_node);
 		rows[n] = (struct proc_row){
 			.pid = p->pid, .ppid = p->parent ? p->parent->pid : 0,
-			.zombie = p->state == PROC_ZOMBIE, .pages = READ_ONCE(p->vm.pages),
-			.syscalls = READ_ONCE(p->syscalls), .faults = READ_ONCE(p->vm.faults),
+			.zombie = p->state == PROC_ZOMBIE, .suspended = p->start_frame != NULL,
+			.pages = READ_ONCE(p->vm.pages), .faults = READ_ONCE(p->vm.faults),
+			.syscalls = READ_ONCE(p->syscalls),
 		};
 		memcpy(rows[n].name, p->name, sizeof(rows[n].name));
 		n++;

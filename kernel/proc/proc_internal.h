@@ -145,6 +145,8 @@ struct process {
 	struct process *vfork_parent;		/* own thread: a vfork child runs in this parent's
 						   memory map (vm borrowed) until it execs or exits */
 	bool vfork_done;			/* the parent's child_wq.lock: the child let it go */
+	struct trap_frame *start_frame;		/* proc_lock: a suspended process's first frame
+						   (proc_resume gives it its thread); else NULL */
 };
 
 extern struct spinlock proc_lock;
@@ -158,13 +160,40 @@ int proc_start_thread(struct process *p, const struct trap_frame *frame,
 		      const struct thread *fpu_from);
 void proc_set_name(struct process *p, const char *path);
 bool proc_signal_pending(void);
+
+/*
+ * proc_spawn_files - proc_spawn with the files fds 0, 1 and 2 get.
+ * Arguments: path, argv as proc_spawn's; stdio, three files whose
+ *   references pass to the process (all of them, on failure too; NULL
+ *   entries leave the fd closed); suspended: the process is made, its
+ *   program loaded and its files installed, but it gets its thread only
+ *   at proc_resume (`ps` shows it stopped).
+ * Return value: the pid, or a negative errno as proc_spawn's.
+ * Caller's context: thread, may sleep.
+ */
+int proc_spawn_files(const char *path, const char *const argv[], struct file *const stdio[3],
+		     bool suspended);
+
+/*
+ * proc_reap_kernel_child - proc_wait_kernel_child without waiting.
+ * Return value: 0 with *status (pid reaped); -EAGAIN while it lives
+ *   (or is suspended); -ECHILD when it is no child the kernel waits for.
+ * Caller's context: any thread; takes proc_lock.
+ */
+int proc_reap_kernel_child(int pid, int *status);
+
+/*
+ * proc_is_suspended - whether pid was made suspended and has not been
+ *   resumed (proc_resume). Caller's context: thread; takes proc_lock.
+ */
+bool proc_is_suspended(int pid);
 #define WAIT_STATUS_EXITED(code)   (((code) & 0xff) << 8)
 #define WAIT_STATUS_SIGNALED(sig)  ((sig) & 0x7f)
 
 /* A process as `ps` shows it. */
 struct proc_row {
 	int pid, ppid;
-	bool zombie;
+	bool zombie, suspended;
 	size_t pages;
 	uint64_t syscalls, faults;
 	char name[PROC_NAME_MAX];
@@ -217,6 +246,26 @@ int archive_open(const char *abs_path, unsigned flags, struct file **out);
 int path_resolve(struct process *p, int dirfd, const char *path, char *out, size_t size);
 int path_from_user(struct process *p, int dirfd, uintptr_t upath, bool allow_empty, char **out);
 int path_stat(const char *abs_path, struct linux_stat *st);
+
+/*
+ * chanout.c: the files of a process the host started (exec_op.c). A
+ *   chanout is the buffer its stdout and stderr write into and the
+ *   "exec" stream that sends it; chanout_create gives the caller a
+ *   reference, chanout_file a new file writing to it as fd 1 or 2 (its
+ *   own reference), chanout_stream_start the stream (on success the
+ *   caller's reference passes to the stream; the stream's id in *id, or
+ *   -errno with why filled in). null_file: reads end of file, writes are
+ *   discarded. Caller's context: thread, may sleep (stream start: the
+ *   channel thread).
+ */
+struct chanout;
+struct chanout *chanout_create(void);
+void chanout_put(struct chanout *c);
+void chanout_set_pid(struct chanout *c, int pid);
+struct file *chanout_file(struct chanout *c, int fd);
+int chanout_stream_start(struct chanout *c, uint32_t switch_ms, uint32_t *id, char *why,
+			 size_t whylen);
+struct file *null_file(unsigned flags);
 
 /* signal.c */
 void signal_send(struct process *p, int sig);

@@ -36,8 +36,10 @@ DESCRIBED = (
     "chan_stream_close_request", "chan_stream_totals", "chan_trace_start_request",
     "chan_trace_start_reply", "chan_trace_epid", "chan_rec_put_request", "chan_rec_put_reply",
     "chan_rec_get_request", "chan_rec_get_reply", "chan_sym_request", "chan_sym_record",
+    "chan_exec_request", "chan_exec_reply", "chan_exec_resume_request",
     # streams
     "chan_chunk_header", "chan_probe_record", "chan_bench_record", "chan_bench_status",
+    "chan_exec_output", "chan_exec_status",
     # structured replies
     "chan_status", "chan_probe_info", "chan_graft_info", "chan_metric_info", "chan_event_info",
     "chan_channel_stats", "chan_list_request", "chan_list_head",

@@ -132,6 +132,10 @@ enum chan_op {
 				   struct monitor_ctl_status */
 	CHAN_OP_PROFILE_CONFIG = 19,	/* a profile configuration file (scion/profile_config.h)
 					   -> one line saying what was loaded */
+	CHAN_OP_EXEC = 20,	/* struct chan_exec_request, then argv -> struct chan_exec_reply;
+				   then the program's output and its end on the reply's stream */
+	CHAN_OP_EXEC_RESUME = 21,	/* struct chan_exec_resume_request -> status 0: start a
+					   process EXEC created suspended */
 	CHAN_OP_LIMIT,
 };
 
@@ -320,6 +324,68 @@ _Static_assert(sizeof(struct chan_rec_get_request) == 24, "REC_GET request chang
 struct chan_rec_get_reply {
 	uint64_t size;			/* the whole stream file's */
 	uint8_t data[];			/* its bytes from offset, as many as fit */
+};
+
+/*
+ * EXEC and EXEC_RESUME (kernel/proc/exec_op.c): run a program of the
+ * boot archive as a process of the kernel's (`scion exec`). argv[0]
+ * names the program ("hello" or "/hello"); its stdin reads end of file,
+ * its stdout and stderr go to the host: the reply names a stream whose
+ * DATA chunks (cpu field 0) hold struct chan_exec_output records, each
+ * followed by the bytes of one write (or a piece of one) and padding to
+ * 8 bytes, in the order they were written; writers wait while the
+ * kernel's buffer is full, so nothing is dropped. Once the process has
+ * ended and its output has been sent, one status chunk
+ * (CHAN_CHUNK_STATUS) holds struct chan_exec_status; the host then
+ * closes the stream. Closing it earlier (or a new session) leaves the
+ * process running with its output discarded (a suspended one is
+ * killed). CHAN_EXEC_DETACH: no stream (stream 0), output discarded,
+ * nobody waits. CHAN_EXEC_SUSPENDED: the process is made but does not
+ * run until EXEC_RESUME names it (`scion trace -c` enables its probes
+ * in between).
+ */
+#define CHAN_EXEC_SUSPENDED  1		/* flags: made stopped; EXEC_RESUME starts it */
+#define CHAN_EXEC_DETACH     2		/* flags: no stream; output discarded, not waited for */
+#define CHAN_EXEC_MAX_ARGS   32		/* argv strings, argv[0] included */
+#define CHAN_EXEC_ARGS_BYTES 4096	/* argv strings in all, NULs included */
+
+struct chan_exec_request {
+	uint32_t flags;			/* CHAN_EXEC_* */
+	uint32_t argc;			/* 1 .. CHAN_EXEC_MAX_ARGS */
+	uint32_t switch_ms;		/* how often output goes out; 0: the kernel's default */
+	uint32_t reserved;		/* 0 */
+	uint8_t argv[];			/* argc NUL-terminated strings, nothing after them */
+};
+_Static_assert(sizeof(struct chan_exec_request) == 16, "EXEC request changed");
+
+struct chan_exec_reply {
+	int32_t pid;
+	uint32_t stream;		/* the output's stream; 0 with CHAN_EXEC_DETACH */
+};
+
+struct chan_exec_output {		/* one record of the output stream */
+	uint32_t bytes;			/* of output after this header */
+	uint16_t fd;			/* 1 (stdout) or 2 (stderr) */
+	uint16_t size;			/* the record's length: header, bytes, padding to 8 */
+};
+_Static_assert(sizeof(struct chan_exec_output) == 8, "EXEC output record changed");
+
+enum chan_exec_end {
+	CHAN_EXEC_EXITED = 1,		/* code: its exit status */
+	CHAN_EXEC_KILLED = 2,		/* code: the signal that ended it */
+};
+
+struct chan_exec_status {		/* the status chunk: how the process ended */
+	int32_t pid;
+	int32_t wait_status;		/* as Linux's wait4 reports it */
+	uint32_t how;			/* enum chan_exec_end */
+	uint32_t code;			/* the exit status or the signal */
+	uint64_t output_bytes;		/* output bytes sent before it, in all */
+};
+
+struct chan_exec_resume_request {
+	int32_t pid;
+	uint32_t reserved;		/* 0 */
 };
 
 /* The frame's payload starts, by type, with one of these. */

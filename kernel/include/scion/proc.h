@@ -105,6 +105,32 @@ const char *proc_name(const struct process *p);
 int proc_spawn(const char *path, const char *const argv[], bool with_console);
 
 /*
+ * proc_resume - start a process made suspended (the host's EXEC with
+ *   CHAN_EXEC_SUSPENDED): it gets its thread and runs its program from
+ *   the first instruction. A signal sent to it while suspended takes
+ *   effect at once when it resumes (a fatal one ends it before it runs).
+ * Arguments: pid, a process proc_spawn_files made suspended.
+ * Return value: 0; -ESRCH for no such process; -EINVAL for one that is
+ *   not suspended; -ENOMEM (it stays suspended).
+ * Caller's context: thread, may sleep.
+ */
+int proc_resume(int pid);
+
+/*
+ * proc_exec_request / proc_exec_resume_request - the control channel's
+ *   EXEC and EXEC_RESUME ops (kernel/proc/exec_op.c; the wire format is
+ *   scion/chan_proto.h's): take the request apart, spawn or resume, and
+ *   answer it.
+ * Arguments: seq, the request's sequence number; body and len, the
+ *   request after its op header (struct chan_exec_request and argv, or
+ *   struct chan_exec_resume_request).
+ * Return value: 0, or -errno (the request was answered with an ERROR).
+ * Caller's context: the channel thread, may sleep.
+ */
+int proc_exec_request(uint32_t seq, const uint8_t *body, uint32_t len);
+int proc_exec_resume_request(uint32_t seq, const uint8_t *body, uint32_t len);
+
+/*
  * proc_wait_kernel_child - wait until a process proc_spawn started ends.
  * Return value: 0 with *status set to its Linux wait status, or -ECHILD.
  * Caller's context: thread, may sleep.
