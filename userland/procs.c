@@ -143,13 +143,19 @@ static void waits(void)
 	CHECK_ERR(wait4(a, &status, 0, NULL), ECHILD, "wait4 for a child already reaped");
 	CHECK_ERR(wait4(-1, &status, WNOHANG, NULL), ECHILD, "wait4 WNOHANG with no children");
 
+	/* The child waits on a pipe, not a clock: it cannot exit before WNOHANG looked. */
+	int gate[2];
+	CHECK_EQ(pipe(gate), 0, "pipe for the slow child");
 	pid_t slow = fork();
 	if (slow == 0) {
-		struct timespec ts = { 0, 20 * 1000000 };
-		nanosleep(&ts, NULL);
-		_exit(6);
+		char b;
+		close(gate[1]);
+		_exit(read(gate[0], &b, 1) == 1 ? 6 : 7);
 	}
+	close(gate[0]);
 	CHECK_EQ(wait4(slow, &status, WNOHANG, NULL), 0, "wait4 WNOHANG before the child exits");
+	CHECK_EQ(write(gate[1], "x", 1), 1, "let the slow child go");
+	close(gate[1]);
 	CHECK_EQ(wait4(slow, &status, 0, NULL), slow, "wait4 then blocks until it exits");
 	CHECK(WIFEXITED(status) && WEXITSTATUS(status) == 6, "slow child status 0x%x", status);
 	CHECK_ERR(syscall(SYS_wait4, -1, &status, 0x100, NULL), EINVAL,

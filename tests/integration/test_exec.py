@@ -75,7 +75,7 @@ def ps_rows(ctx, sock):
     """The guest's `ps` as {pid: (state, name)} (people's text, only to check it here)."""
     rc, out, err = scion(ctx, sock, "shell", "ps")
     return {int(m.group(1)): (m.group(2), m.group(3)) for m in
-            re.finditer(r"^ *(\d+) +\d+ +(\w+) +\d+ +\d+ (\S+)$", out, re.M)}
+            re.finditer(r"^ *(\d+) +\d+ +(\w+) +\d+ +\d+ +\d+ (\S+)$", out, re.M)}
 
 
 def job_exec(ctx):
@@ -226,4 +226,4 @@ def ps_rows_channel(c):
     """`ps` through a session already open (people's text, only to check it here)."""
     status, body = c.request(frame.OP_SHELL, b"ps")
     return {int(m.group(1)): (m.group(2), m.group(3)) for m in
-            re.finditer(r"^ *(\d+) +\d+ +(\w+) +\d+ +\d+ (\S+)$", body.decode(), re.M)}
+            re.finditer(r"^ *(\d+) +\d+ +(\w+) +\d+ +\d+ +\d+ (\S+)$", body.decode(), re.M)}
