@@ -53,7 +53,10 @@ size_t arch_as_table_pages(const struct arch_as *as)
  * Visit the PTEs of [start, end) in as, level by level, skipping
  * absent tables. visit gets the PTE's address and its va; returning
  * nonzero stops the walk. When free_tables is set, each table below the
- * top is freed after its subtree is visited (teardown).
+ * top is freed after its subtree is visited (teardown); with visit NULL
+ * as well, the caller has unmapped every page already, so the last
+ * level's tables are freed without looking into them. Only the entries
+ * that [start, end) covers are looked at, at every level.
  */
 struct pte_visit {
 	int (*visit)(uint64_t *pte, uintptr_t va, void *arg);
@@ -66,19 +69,21 @@ static int visit_table(struct pte_visit *v, uint64_t *table, int level, uintptr_
 		       uintptr_t start, uintptr_t end)
 {
 	uintptr_t span = 1ull << (12 + 9 * level);
-	for (unsigned i = 0; i < PT_ENTRIES; i++) {
+	unsigned first = start > base ? (unsigned)((start - base) / span) : 0;
+	unsigned last = (end - 1 - base) / span < PT_ENTRIES - 1 ? (unsigned)((end - 1 - base) / span) :
+		       PT_ENTRIES - 1;
+	for (unsigned i = first; i <= last; i++) {
 		uintptr_t va = base + i * span;
-		if (va + span <= start || va >= end)
-			continue;
 		uint64_t *e = &table[i];
 		if (!(*e & PTE_PRESENT))
 			continue;
-		int r;
+		int r = 0;
 		if (level == 0) {
 			r = v->visit(e, va, v->arg);
 		} else {
 			uint64_t *next = phys_to_virt(*e & PTE_ADDR);
-			r = visit_table(v, next, level - 1, va, start, end);
+			if (level > 1 || v->visit)
+				r = visit_table(v, next, level - 1, va, start, end);
 			if (v->free_tables) {
 				pmm_free(*e & PTE_ADDR, 0);
 				*e = 0;
@@ -134,7 +139,7 @@ void arch_as_destroy(struct arch_as *as, void (*release)(uint64_t pa, void *arg)
 	if (!as)
 		return;
 	struct unmap_ctx u = { as, release, arg, 0 };
-	visit_user(as, USER_BASE, USER_LIMIT, true, unmap_one, &u);
+	visit_user(as, USER_BASE, USER_LIMIT, true, release ? unmap_one : NULL, &u);
 	pmm_free(virt_to_phys(as->pml4), 0);
 	kfree(as);
 }

@@ -37,7 +37,7 @@ uint64_t *pt_alloc_table(void)
 	if (pa == PHYS_NONE)
 		return NULL;
 	uint64_t *t = phys_to_virt(pa);
-	memset(t, 0, PAGE_SIZE);
+	arch_page_zero(t);
 	return t;
 }
 

@@ -211,6 +211,8 @@ struct vm_area *vm_find(struct vm *vm, uintptr_t addr);
 uintptr_t vm_find_gap(struct vm *vm, size_t len);
 int vm_populate(struct vm *vm, uintptr_t addr, unsigned prot);
 int vm_copy(struct vm *dst, struct vm *src);
+int vm_break_cow(struct vm *vm, uintptr_t va, uint64_t pa, unsigned prot);
+void vm_protect(struct vm *vm, uintptr_t start, uintptr_t end, unsigned prot);
 void vm_page_release(uint64_t pa, void *arg);
 
 

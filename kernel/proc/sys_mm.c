@@ -142,7 +142,7 @@ SYSCALL(mprotect)
 			int err = vm_add_area(vm, a, end, prot, kind);
 			if (err)
 				return err;
-			arch_as_protect_range(vm->as, a, end, prot);
+			vm_protect(vm, a, end, prot);
 		}
 		a = end;
 	}

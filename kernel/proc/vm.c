@@ -3,8 +3,12 @@
  * A process's memory map: a sorted array of areas (the program image,
  * the heap, anonymous mappings, the stack) over an arch address space.
  * Pages are given on first touch (demand paging, proc_page_fault) and
- * counted against PROC_PAGE_LIMIT; every page the space maps is the
- * process's own (fork copies, it does not share), so unmapping frees it.
+ * counted against PROC_PAGE_LIMIT. fork shares every page with the child
+ * (copy-on-write): a page's map_count (struct page) counts the address
+ * spaces that map it, a shared page is mapped read-only even where its
+ * area is writable, and the first write to it from either side takes a
+ * copy (or, when the other side has let go meanwhile, the page itself).
+ * Unmapping a page puts it; the last put frees it.
  *
  * Only the process's own thread changes its map, or the thread making
  * it before it runs (proc_internal.h): no lock.
@@ -23,10 +27,28 @@ int vm_init(struct vm *vm)
 	return vm->as ? 0 : -ENOMEM;
 }
 
+/* Drop one address space's hold on the user page at pa; free it at the last. */
+static void page_put(uint64_t pa)
+{
+	struct page *pg = pmm_page(pa);
+	if (__atomic_sub_fetch(&pg->map_count, 1, __ATOMIC_ACQ_REL) == 0)
+		pmm_free(pa, 0);
+}
+
+static void page_get(uint64_t pa)
+{
+	__atomic_fetch_add(&pmm_page(pa)->map_count, 1, __ATOMIC_RELAXED);
+}
+
+static bool page_shared(uint64_t pa)
+{
+	return __atomic_load_n(&pmm_page(pa)->map_count, __ATOMIC_ACQUIRE) > 1;
+}
+
 void vm_page_release(uint64_t pa, void *arg)
 {
 	struct vm *vm = arg;
-	pmm_free(pa, 0);
+	page_put(pa);
 	if (vm)
 		WRITE_ONCE(vm->pages, vm->pages - 1);
 }
@@ -35,7 +57,10 @@ void vm_destroy(struct vm *vm)
 {
 	if (!vm->as)
 		return;
-	arch_as_destroy(vm->as, vm_page_release, vm);
+	/* Every page lies in an area: unmapping the areas, the tables hold nothing more. */
+	for (unsigned i = 0; i < vm->nareas; i++)
+		arch_as_unmap_range(vm->as, vm->areas[i].start, vm->areas[i].end, vm_page_release, vm);
+	arch_as_destroy(vm->as, NULL, NULL);
 	vm->as = NULL;
 	vm->nareas = 0;
 }
@@ -158,7 +183,8 @@ int vm_populate(struct vm *vm, uintptr_t addr, unsigned prot)
 	uint64_t pa = pmm_alloc(0);
 	if (pa == PHYS_NONE)
 		return -ENOMEM;
-	memset(phys_to_virt(pa), 0, PAGE_SIZE);
+	arch_page_zero(phys_to_virt(pa));
+	pmm_page(pa)->map_count = 1;
 	int err = arch_as_map(vm->as, addr & ~(PAGE_SIZE - 1), pa, prot);
 	if (err) {
 		pmm_free(pa, 0);
@@ -184,9 +210,18 @@ bool proc_page_fault(uintptr_t addr, unsigned access, bool from_user)
 	if ((access == PROC_ACCESS_WRITE && !(a->prot & MAP_WRITE)) ||
 	    (access == PROC_ACCESS_EXEC && !(a->prot & MAP_EXEC)))
 		return false;
-	if (arch_as_translate(vm->as, addr, NULL) != UINT64_MAX)
-		return false;	/* present: a protection fault, not a missing page */
 	uintptr_t page = addr & ~(PAGE_SIZE - 1);
+	unsigned flags;
+	uint64_t pa = arch_as_translate(vm->as, page, &flags);
+	if (pa != UINT64_MAX) {
+		/* Present: a write to a page fork shares, or a real protection fault. */
+		if (access != PROC_ACCESS_WRITE || (flags & MAP_WRITE))
+			return false;
+		if (vm_break_cow(vm, page, pa, a->prot))
+			return false;
+		WRITE_ONCE(vm->faults, vm->faults + 1);
+		return true;
+	}
 	if (vm_populate(vm, page, a->prot))
 		return false;
 	WRITE_ONCE(vm->faults, vm->faults + 1);
@@ -205,38 +240,97 @@ bool proc_page_fault(uintptr_t addr, unsigned access, bool from_user)
 	return true;
 }
 
-struct copy_ctx {
-	struct vm *dst;
+/*
+ * The first write to a shared page at va (mapped at pa, read-only) in
+ * an area whose rights are prot: steps
+ *   1. if no other address space maps it any more, it is ours: make it
+ *      writable;
+ *   2. else copy it to a new page, map that in its place (writable),
+ *      and put the shared one (freeing it if the other side has put it
+ *      meanwhile).
+ * Return value: 0, -ENOMEM.
+ */
+int vm_break_cow(struct vm *vm, uintptr_t va, uint64_t pa, unsigned prot)
+{
+	/* Step 1. */
+	if (!page_shared(pa)) {
+		arch_as_protect_range(vm->as, va, va + PAGE_SIZE, prot);
+		return 0;
+	}
+	/* Step 2. */
+	uint64_t npa = pmm_alloc(0);
+	if (npa == PHYS_NONE)
+		return -ENOMEM;
+	arch_page_copy(phys_to_virt(npa), phys_to_virt(pa));
+	pmm_page(npa)->map_count = 1;
+	arch_as_unmap_range(vm->as, va, va + PAGE_SIZE, NULL, NULL);
+	int err = arch_as_map(vm->as, va, npa, prot);
+	if (err) {
+		/* The table is there (it held the old page): cannot fail; keep the old mapping's accounting. */
+		pmm_free(npa, 0);
+		arch_as_map(vm->as, va, pa, prot & ~MAP_WRITE);
+		return err;
+	}
+	page_put(pa);
+	return 0;
+}
+
+/*
+ * Set the rights of the mapped pages of [start, end) to prot, but keep
+ * pages that fork shares read-only: their first write must copy them.
+ */
+struct protect_ctx {
+	struct vm *vm;
+	unsigned prot;
+};
+
+static int protect_page(uintptr_t va, uint64_t pa, unsigned flags, void *arg)
+{
+	struct protect_ctx *c = arg;
+	unsigned want = (c->prot & MAP_WRITE) && page_shared(pa) ? c->prot & ~MAP_WRITE : c->prot;
+	if ((flags & (MAP_WRITE | MAP_EXEC)) != want)
+		arch_as_protect_range(c->vm->as, va, va + PAGE_SIZE, want);
+	return 0;
+}
+
+void vm_protect(struct vm *vm, uintptr_t start, uintptr_t end, unsigned prot)
+{
+	struct protect_ctx c = { vm, prot & (MAP_WRITE | MAP_EXEC) };
+	arch_as_walk(vm->as, start, end, protect_page, &c);
+}
+
+struct share_ctx {
+	struct vm *src, *dst;
 	int err;
 };
 
-static int copy_page(uintptr_t va, uint64_t pa, unsigned flags, void *arg)
+/* fork: map src's page into dst too, read-only in both (copy-on-write). */
+static int share_page(uintptr_t va, uint64_t pa, unsigned flags, void *arg)
 {
-	struct copy_ctx *c = arg;
-	uint64_t npa = pmm_alloc(0);
-	if (npa == PHYS_NONE) {
-		c->err = -ENOMEM;
-		return 1;
-	}
-	memcpy(phys_to_virt(npa), phys_to_virt(pa), PAGE_SIZE);
-	int err = arch_as_map(c->dst->as, va, npa, flags & (MAP_WRITE | MAP_EXEC));
+	struct share_ctx *c = arg;
+	unsigned shared = flags & MAP_EXEC;
+	int err = arch_as_map(c->dst->as, va, pa, shared);
 	if (err) {
-		pmm_free(npa, 0);
 		c->err = err;
 		return 1;
 	}
+	page_get(pa);
+	if (flags & MAP_WRITE)
+		arch_as_protect_range(c->src->as, va, va + PAGE_SIZE, shared);
 	c->dst->pages++;
 	return 0;
 }
 
-/* Copy src's map and every page it has into dst, a fresh vm (fork). */
+/* Give dst, a fresh vm, src's map and share every page with it (fork). */
 int vm_copy(struct vm *dst, struct vm *src)
 {
 	memcpy(dst->areas, src->areas, sizeof(src->areas));
 	dst->nareas = src->nareas;
 	dst->brk_start = src->brk_start;
 	dst->brk = src->brk;
-	struct copy_ctx c = { dst, 0 };
-	arch_as_walk(src->as, USER_BASE, USER_LIMIT, copy_page, &c);
+	dst->faults = 0;
+	struct share_ctx c = { src, dst, 0 };
+	for (unsigned i = 0; i < src->nareas && !c.err; i++)
+		arch_as_walk(src->as, src->areas[i].start, src->areas[i].end, share_page, &c);
 	return c.err;
 }

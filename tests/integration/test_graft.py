@@ -61,7 +61,7 @@ def job_refused_at_load(ctx):
         ctx.result("kernel-fine-after-refusals", True)
         boot.command("graft install scale", r"'scale' is already installed at test.method")
         boot.command("graft install nosuch", r"no graft named 'nosuch' is loaded")
-        boot.command("graft install scale 0", r"usage: graft install NAME \[TID\]")
+        boot.command("graft install scale 0", r"usage: graft install NAME \[TID \| pid PID\]")
         boot.command("graft budget test.method 0", r"give 1 to 10000000 us")
         boot.command("graft budget no.point 5", r"no graft point 'no.point'")
         ctx.result("bad-commands-refused", True)

@@ -58,18 +58,18 @@ KTEST(clock_fast_tick, 1)
 	/*
 	 * Ticks are every FACTOR-th interrupt, exactly. Against the clock
 	 * they may only fall short: without -icount a loaded host loses
-	 * timer interrupts (QEMU's LAPIC does not catch up missed periods),
-	 * so the lower bound is loose; the upper bound is tight, because a
-	 * fast tick that counted every interrupt would give FACTOR times too
-	 * many.
+	 * timer interrupts (QEMU's LAPIC does not catch up missed periods;
+	 * CI saw 16 and 8 of 20), so below only "some ticks came" holds;
+	 * the upper bound is tight, because a fast tick that counted every
+	 * interrupt would give FACTOR times too many.
 	 */
-	KT_EXPECT(t, fast >= SPAN_TICKS / 2 && fast <= SPAN_TICKS + 2,
+	KT_EXPECT(t, fast >= 1 && fast <= SPAN_TICKS + 2,
 		  "%llu ticks in %llu ms of a fast tick, not about %u (the tick must keep HZ)",
 		  (unsigned long long)fast, (unsigned long long)span_ms, SPAN_TICKS);
 	KT_EXPECT(t, during + FACTOR >= fast * FACTOR && during <= (fast + 1) * FACTOR,
 		  "%llu callbacks over %llu ticks, not %u a tick", (unsigned long long)during,
 		  (unsigned long long)fast, FACTOR);
-	KT_EXPECT(t, normal >= SPAN_TICKS / 2 && normal <= SPAN_TICKS + 2 && after == 0,
+	KT_EXPECT(t, normal >= 1 && normal <= SPAN_TICKS + 2 && after == 0,
 		  "back to the normal tick: %llu ticks, %llu callbacks", (unsigned long long)normal,
 		  (unsigned long long)after);
 }

@@ -31,6 +31,8 @@ struct page {
 	uint8_t order;			/* pmm_lock */
 	uint8_t slab_class;		/* class lock */
 	uint16_t slab_free;		/* class lock: free objects */
+	uint16_t map_count;		/* atomic: user address spaces mapping it
+					   (kernel/proc/vm.c: copy-on-write after fork) */
 	void *slab_freelist;		/* class lock */
 	struct list_node node;		/* pmm_lock: free list; class lock: partial list */
 };

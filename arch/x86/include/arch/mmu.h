@@ -93,6 +93,28 @@ static inline uint64_t virt_to_phys(const void *va)
 }
 
 /*
+ * arch_page_zero, arch_page_copy - clear or copy one whole page-aligned
+ *   4 KiB page with one string instruction of 8-byte words: fast on
+ *   hardware, and 512 counted instructions under QEMU's -icount, which
+ *   counts every iteration of a rep as one (a byte loop would be 4096).
+ * Caller's context: any; both pages mapped.
+ */
+static inline void arch_page_zero(void *page)
+{
+	void *d = page;
+	size_t n = PAGE_SIZE / 8;
+	__asm__ __volatile__("rep stosq" : "+D"(d), "+c"(n) : "a"(0ull) : "memory");
+}
+
+static inline void arch_page_copy(void *dst, const void *src)
+{
+	void *d = dst;
+	const void *s = src;
+	size_t n = PAGE_SIZE / 8;
+	__asm__ __volatile__("rep movsq" : "+D"(d), "+S"(s), "+c"(n) : : "memory");
+}
+
+/*
  * arch_map_page - map one 4 KiB page in the kernel address space.
  * Arguments: va, pa page aligned; flags MAP_*.
  * Return value: 0, -ENOMEM when a page table cannot be allocated,
@@ -156,7 +178,8 @@ struct arch_as *arch_as_create(void);
 /*
  * arch_as_destroy - release an address space's tables.
  * Arguments: as, not active on any CPU; release is called with the
- *   physical address of every page still mapped (may be NULL).
+ *   physical address of every page still mapped; NULL promises that
+ *   none is (the caller unmapped them all), which spares looking.
  * Caller's context: thread.
  */
 void arch_as_destroy(struct arch_as *as, void (*release)(uint64_t pa, void *arg), void *arg);
