@@ -118,7 +118,11 @@ struct sigaction_rec {
 struct process {
 	int pid;				/* set once */
 	char name[PROC_NAME_MAX];		/* own thread (exec) */
+	char psargs[PROC_PSARGS_MAX];		/* own thread (exec): argv joined by spaces,
+						   cut (curpsinfo->pr_psargs) */
 	struct process *parent;			/* proc_lock; NULL: the kernel's child */
+	int ppid;				/* proc_lock to change, read lock-free (probe
+						   context): parent's pid, 0 for none */
 	struct list_node children;		/* proc_lock: struct process by sibling */
 	struct list_node sibling;		/* proc_lock */
 	struct list_node all_node;		/* proc_lock */
@@ -155,8 +159,12 @@ __noreturn void proc_exit(int wait_status);
 int proc_start_thread(struct process *p, const struct trap_frame *frame,
 		      const struct thread *fpu_from);
 void proc_set_name(struct process *p, const char *path);
+void proc_set_psargs(struct process *p, char *const *argv, unsigned argc);
 bool proc_signal_pending(void);
 #define WAIT_STATUS_EXITED(code)   (((code) & 0xff) << 8)
+/* proc:::exit's arg0, illumos's (and waitid's) reasons. */
+#define PROC_CLD_EXITED 1
+#define PROC_CLD_KILLED 2
 #define WAIT_STATUS_SIGNALED(sig)  ((sig) & 0x7f)
 
 /* A process as `ps` shows it. */
@@ -244,6 +252,21 @@ struct syscall_entry {
 	}; \
 	static int64_t sys_##sname(__unused uint64_t a0, __unused uint64_t a1, __unused uint64_t a2, \
 				   __unused uint64_t a3, __unused uint64_t a4, __unused uint64_t a5)
+
+/*
+ * The syscall provider (systrace.c). systrace_live[nr]: consumers enabled
+ * on syscall::NAME:entry and :return of number nr (the probe registry
+ * changes it under probe_mutex; syscall_handle reads it without a lock,
+ * its one load per call while nothing traces).
+ * systrace_entry - fire nr's entry probe with f's six arguments.
+ * systrace_return - set D's errno from r, fire nr's return probe (arg0,
+ *   arg1: r).
+ * Caller's context of both: syscall_handle, the calling thread, nr below
+ *   SYSCALL_COUNT, systrace_live[nr] seen non-zero.
+ */
+extern unsigned systrace_live[SYSCALL_COUNT];
+void systrace_entry(unsigned nr, const struct trap_frame *f);
+void systrace_return(unsigned nr, int64_t r);
 
 /* The frame of the system call the calling thread is in (fork, execve). */
 struct trap_frame *syscall_frame(void);

@@ -9,10 +9,13 @@
  * is dropped. Handlers are recorded but not run: a signal that would
  * run one terminates the process as its default does, and says so.
  * Stop and continue are not implemented (SIGSTOP is refused by kill).
+ * proc:::signal-send (arg0 the target pid, arg1 the signal) fires for
+ * every signal sent, by kill or by the kernel, in the sender's context.
  */
 #include <scion/errno.h>
 #include <scion/printk.h>
 #include <scion/sched.h>
+#include <scion/sdt.h>
 #include <scion/string.h>
 #include "proc_internal.h"
 
@@ -31,6 +34,7 @@ void signal_send(struct process *p, int sig)
 {
 	if (sig <= 0 || sig > NSIG_LINUX)
 		return;
+	SDT_PROBE2_P(proc, signal__send, p->pid, sig);
 	const struct sigaction_rec *a = &p->actions[sig - 1];
 	bool fatal;
 	if (sig == SIGKILL)

@@ -7,7 +7,9 @@
  * The table is built at boot from the SYSCALL entries (a linker table,
  * proc_internal.h) indexed by Linux's numbers; a number without an
  * entry returns -ENOSYS and is counted, per number, in enosys_counts
- * (`syscalls` in the shell lists them by Linux's name).
+ * (`syscalls` in the shell lists them by Linux's name). Every call,
+ * implemented or not, passes the syscall provider's probes (systrace.c)
+ * on its way in and out.
  */
 #include <scion/errno.h>
 #include <scion/fault.h>
@@ -54,6 +56,11 @@ void syscall_handle(struct trap_frame *f)
 		build_table();	/* first call: every CPU builds the same table */
 	if (p)
 		p->syscalls++;
+	/* The syscall provider's one load and branch (systrace.c). */
+	bool traced = nr < SYSCALL_COUNT &&
+		      unlikely(__atomic_load_n(&systrace_live[nr], __ATOMIC_RELAXED) != 0);
+	if (unlikely(traced))
+		systrace_entry((unsigned)nr, f);
 	if (nr < SYSCALL_COUNT && table[nr]) {
 		__atomic_fetch_add(&calls[nr], 1, __ATOMIC_RELAXED);
 		r = table[nr]->fn(arch_syscall_arg(f, 0), arch_syscall_arg(f, 1), arch_syscall_arg(f, 2),
@@ -65,6 +72,8 @@ void syscall_handle(struct trap_frame *f)
 			__atomic_fetch_add(&enosys_out_of_range, 1, __ATOMIC_RELAXED);
 		r = -ENOSYS;
 	}
+	if (unlikely(traced))
+		systrace_return((unsigned)nr, r);
 	arch_syscall_set_return(f, r);
 	arch_irq_disable();
 	proc_return_to_user(f);
