@@ -258,15 +258,23 @@ struct syscall_entry {
  * on syscall::NAME:entry and :return of number nr (the probe registry
  * changes it under probe_mutex; syscall_handle reads it without a lock,
  * its one load per call while nothing traces).
- * systrace_entry - fire nr's entry probe with f's six arguments.
- * systrace_return - set D's errno from r, fire nr's return probe (arg0,
- *   arg1: r).
- * Caller's context of both: syscall_handle, the calling thread, nr below
+ * systrace_call - Overview: fire nr's entry probe with f's six
+ *   arguments, run the call (syscall_dispatch), set D's errno from its
+ *   result and fire nr's return probe (arg0, arg1: the result).
+ * Return value: the call's result.
+ * Caller's context: syscall_handle, the calling thread, nr below
  *   SYSCALL_COUNT, systrace_live[nr] seen non-zero.
  */
 extern unsigned systrace_live[SYSCALL_COUNT];
-void systrace_entry(unsigned nr, const struct trap_frame *f);
-void systrace_return(unsigned nr, int64_t r);
+int64_t systrace_call(unsigned nr, struct trap_frame *f);
+
+/*
+ * syscall_dispatch - run system call nr with f's arguments: its table
+ *   entry, or -ENOSYS (counted) for a number Scion does not implement.
+ * Return value: the call's result (it may not return: exit, execve...).
+ * Caller's context: syscall_handle or systrace_call, the calling thread.
+ */
+int64_t syscall_dispatch(uint64_t nr, struct trap_frame *f);
 
 /* The frame of the system call the calling thread is in (fork, execve). */
 struct trap_frame *syscall_frame(void);

@@ -46,21 +46,9 @@ struct trap_frame *syscall_frame(void)
 	return arch_user_frame(thread_current()->stack_top);
 }
 
-void syscall_handle(struct trap_frame *f)
+int64_t syscall_dispatch(uint64_t nr, struct trap_frame *f)
 {
-	uint64_t nr = arch_syscall_nr(f);
-	struct process *p = proc_current();
 	int64_t r;
-
-	if (unlikely(!__atomic_load_n(&table_built, __ATOMIC_ACQUIRE)))
-		build_table();	/* first call: every CPU builds the same table */
-	if (p)
-		p->syscalls++;
-	/* The syscall provider's one load and branch (systrace.c). */
-	bool traced = nr < SYSCALL_COUNT &&
-		      unlikely(__atomic_load_n(&systrace_live[nr], __ATOMIC_RELAXED) != 0);
-	if (unlikely(traced))
-		systrace_entry((unsigned)nr, f);
 	if (nr < SYSCALL_COUNT && table[nr]) {
 		__atomic_fetch_add(&calls[nr], 1, __ATOMIC_RELAXED);
 		r = table[nr]->fn(arch_syscall_arg(f, 0), arch_syscall_arg(f, 1), arch_syscall_arg(f, 2),
@@ -72,8 +60,24 @@ void syscall_handle(struct trap_frame *f)
 			__atomic_fetch_add(&enosys_out_of_range, 1, __ATOMIC_RELAXED);
 		r = -ENOSYS;
 	}
-	if (unlikely(traced))
-		systrace_return((unsigned)nr, r);
+	return r;
+}
+
+void syscall_handle(struct trap_frame *f)
+{
+	uint64_t nr = arch_syscall_nr(f);
+	struct process *p = proc_current();
+	int64_t r;
+
+	if (unlikely(!__atomic_load_n(&table_built, __ATOMIC_ACQUIRE)))
+		build_table();	/* first call: every CPU builds the same table */
+	if (p)
+		p->syscalls++;
+	/* The syscall provider's one load and branch while it is disabled (systrace.c). */
+	if (nr < SYSCALL_COUNT && unlikely(__atomic_load_n(&systrace_live[nr], __ATOMIC_RELAXED)))
+		r = systrace_call((unsigned)nr, f);
+	else
+		r = syscall_dispatch(nr, f);
 	arch_syscall_set_return(f, r);
 	arch_irq_disable();
 	proc_return_to_user(f);

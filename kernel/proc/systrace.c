@@ -15,8 +15,10 @@
  *
  * Zero cost while disabled: the probes are software probes (struct
  * probe_soft) whose consumers also count in systrace_live[nr], so
- * syscall_handle makes one load and one branch per call; the probes
- * exist whether or not anything enables them.
+ * syscall_handle makes one load and one branch per call (beside the
+ * number's range check it makes anyway) and goes through systrace_call
+ * only for a number with a consumer; the probes exist whether or not
+ * anything enables them.
  *
  * Invariant: systrace_live[nr] is the number of consumers enabled on
  * the entry and return probes of number nr (the probe registry keeps it,
@@ -81,17 +83,15 @@ static void fire(struct probe *p, const uint64_t *args, unsigned n)
 	probe_fire_consumers(p, &frame);
 }
 
-void systrace_entry(unsigned nr, const struct trap_frame *f)
+int64_t systrace_call(unsigned nr, struct trap_frame *f)
 {
 	uint64_t args[6];
 	for (unsigned i = 0; i < 6; i++)
 		args[i] = arch_syscall_arg(f, i);
 	fire(probes[nr][ENTRY], args, 6);
-}
-
-void systrace_return(unsigned nr, int64_t r)
-{
-	uint64_t args[2] = { (uint64_t)r, (uint64_t)r };
+	int64_t r = syscall_dispatch(nr, f);
+	uint64_t rets[2] = { (uint64_t)r, (uint64_t)r };
 	thread_current()->trace_errno = r < 0 && r >= -ERRNO_MAX ? (int)-r : 0;
-	fire(probes[nr][RETURN], args, 2);
+	fire(probes[nr][RETURN], rets, 2);
+	return r;
 }
