@@ -213,7 +213,7 @@ def main():
     host = host_decode(args.decoder_bench) if args.decoder_bench else None
     patch = host_patch(args.patch_bench) if args.patch_bench else None
     channel = channel_bench(args.kernel, args.out)
-    trace = bench_trace.trace_bench(args.kernel, args.out)
+    trace = bench_trace.trace_bench(args.kernel, args.out, args.programs)
     sim = bench_record.record_bench(args.sim, args.out) if args.sim else None
     sfi = bench_sfi.sfi_bench(args.kernel, args.disk, args.out) if args.disk else None
     profile = bench_profile.profile_bench(args.out)
