@@ -22,9 +22,13 @@ control channel (one CPU):
     new name, proc:::exit reason and code for both (1 0 for hello, 1 3
     for sys_count), signal-send SIGCHLD to the parent; pid, ppid, uid,
     tid and curpsinfo agree;
+  - `scion trace -l` lists syscall::NAME:entry and :return for every
+    name of the generated table (build/gen/linux_syscalls.c), io_setup
+    among them, and the six proc probes;
   - with nothing enabled afterwards, `text verify` shows every site
     restored."""
 
+import os
 import re
 
 from common import poweroff
@@ -78,9 +82,38 @@ def counts(out):
     return {(m[1], m[2]): int(m[3]) for m in re.finditer(r"^\s+(\S+)\s+(\S+)\s+(\d+)$", out, re.M)}
 
 
+def linux_names(ctx):
+    """Every name of Linux's table, as tools/gen_syscalls.py wrote it."""
+    with open(os.path.join(ctx.build, "gen", "linux_syscalls.c")) as f:
+        return set(re.findall(r'\] = "(\w+)",', f.read()))
+
+
+def listed(out):
+    """`scion trace -l` rows: {(provider, function, name)}."""
+    rows = set()
+    for line in out.splitlines()[1:]:
+        parts = line.split()
+        if len(parts) >= 4 and parts[0].isdigit():
+            rows.add((parts[1], parts[-2], parts[-1]))
+    return rows
+
+
 def job_proc_trace(ctx):
     boot, sock = channel_boot(ctx, "proc-trace", programs=True, smp=1, single_thread_tcg=True)
     try:
+        names = linux_names(ctx)
+        rc, out, err = scion(ctx, sock, "trace", "-l", "-n", "syscall:::", timeout=120)
+        rows = listed(out)
+        want = {("syscall", n, k) for n in names for k in ("entry", "return")}
+        ctx.result("syscall-probes-listed", rc == 0 and len(names) > 300 and rows == want and
+                   ("syscall", "io_setup", "entry") in rows,
+                   f"exit {rc}: {len(rows)} rows for {len(names)} names; missing "
+                   f"{sorted(want - rows)[:10]}, extra {sorted(rows - want)[:10]}\n{err}")
+        rc, out, err = scion(ctx, sock, "trace", "-l", "-n", "proc:::", timeout=120)
+        kinds = {r[2] for r in listed(out) if r[0] == "proc"}
+        ctx.result("proc-probes-listed", kinds == {"create", "exec", "exec-success",
+                                                   "exec-failure", "exit", "signal-send"},
+                   f"exit {rc}: {sorted(kinds)}\n{out[-1500:]}{err}")
         # -p: $target, exact counts, and the end at the process's exit.
         pid = background_pid(boot, "run sys_count 6000 &")
         ctx.result("background-pid", pid is not None, boot.output[-400:])
