@@ -46,7 +46,8 @@ struct trap_frame *syscall_frame(void)
 	return arch_user_frame(thread_current()->stack_top);
 }
 
-int64_t syscall_dispatch(uint64_t nr, struct trap_frame *f)
+/* The call itself, inline in syscall_handle (the untraced path pays no extra call). */
+static __always_inline int64_t dispatch(uint64_t nr, struct trap_frame *f)
 {
 	int64_t r;
 	if (nr < SYSCALL_COUNT && table[nr]) {
@@ -63,6 +64,11 @@ int64_t syscall_dispatch(uint64_t nr, struct trap_frame *f)
 	return r;
 }
 
+int64_t syscall_dispatch(uint64_t nr, struct trap_frame *f)
+{
+	return dispatch(nr, f);
+}
+
 void syscall_handle(struct trap_frame *f)
 {
 	uint64_t nr = arch_syscall_nr(f);
@@ -77,7 +83,7 @@ void syscall_handle(struct trap_frame *f)
 	if (nr < SYSCALL_COUNT && unlikely(__atomic_load_n(&systrace_live[nr], __ATOMIC_RELAXED)))
 		r = systrace_call((unsigned)nr, f);
 	else
-		r = syscall_dispatch(nr, f);
+		r = dispatch(nr, f);
 	arch_syscall_set_return(f, r);
 	arch_irq_disable();
 	proc_return_to_user(f);
