@@ -9,7 +9,7 @@ io_setup (which Scion does not implement), a fork whose child execs
 /hello, and exit_group(3). One boot with the program archive and the
 control channel (one CPU):
 
-  - `scion trace -p PID` on a background `run sys_count 6000 &` counts
+  - `scion trace -p PID` on a background `run sys_count 15000 &` counts
     `syscall:::entry /pid == $target/` by execname and probefunc: exactly
     5 getpid, 3 write, 1 read, 2 openat, 1 io_setup, 1 fork, 1 wait4, 1
     exit_group; and the trace ends by itself when the process exits;
@@ -115,7 +115,8 @@ def job_proc_trace(ctx):
                                                    "exec-failure", "exit", "signal-send"},
                    f"exit {rc}: {sorted(kinds)}\n{out[-1500:]}{err}")
         # -p: $target, exact counts, and the end at the process's exit.
-        pid = background_pid(boot, "run sys_count 6000 &")
+        # 15 s of sleep first: time for `scion trace` to start, even on a loaded host.
+        pid = background_pid(boot, "run sys_count 15000 &")
         ctx.result("background-pid", pid is not None, boot.output[-400:])
         rc, out, err = scion(ctx, sock, "trace", "-q", "-p", str(pid), "-n", COUNT, timeout=120)
         got = counts(out)
