@@ -16,8 +16,8 @@
  *      never touched: a tracer's copyinstr of it must fail, the kernel's
  *      own copy succeeds (demand paging) and the call gives ENOENT
  *   7. io_setup(7, &ctx): a call Scion does not implement (ENOSYS)
- *   8. fork; the child execve's /hello with the argument "from-sys-count"
- *      (it exits 0); the parent wait4's it
+ *   8. fork; the child execve's /nosuch (ENOENT), then /hello with the
+ *      argument "from-sys-count" (it exits 0); the parent wait4's it
  *   9. exit_group(3)
  *
  * Besides those, only what musl's start-up makes before main. On Linux
@@ -62,6 +62,7 @@ int main(int argc, char **argv)
 	if (pid == 0) {
 		char *const args[] = { "hello", "from-sys-count", NULL };
 		char *const env[] = { NULL };
+		syscall(SYS_execve, "/nosuch", args, env);
 		syscall(SYS_execve, "/hello", args, env);
 		syscall(SYS_exit_group, 127);
 	}

@@ -18,8 +18,8 @@ control channel (one CPU):
     untouched page is D's invalid address error, not a kernel fault;
     io_setup's entry fires (arg0 7) and its return has errno 38 (ENOSYS);
     proc:::create gives the child's pid in the parent (and the kernel's
-    spawn in pid 0), proc:::exec the path in the child, exec-success the
-    new name, proc:::exit reason and code for both (1 0 for hello, 1 3
+    spawn in pid 0), proc:::exec the path in the child, exec-failure
+    ENOENT (2) for a missing program, exec-success the new name, proc:::exit reason and code for both (1 0 for hello, 1 3
     for sys_count), signal-send SIGCHLD to the parent; pid, ppid, uid,
     tid and curpsinfo agree;
   - `scion trace -l` lists syscall::NAME:entry and :return for every
@@ -57,6 +57,8 @@ proc:::create
 { printf("create child %d by pid %d\n", arg0, pid); }
 proc:::exec
 { printf("exec %s by %s pid %d\n", stringof(arg0), execname, pid); }
+proc:::exec-failure
+{ printf("exec-failure %d by %s pid %d\n", arg0, execname, pid); }
 proc:::exec-success
 { printf("exec-success %s pid %d ppid %d psargs %s\n", execname, pid, ppid,
          curpsinfo->pr_psargs); }
@@ -150,6 +152,7 @@ def job_proc_trace(ctx):
         parent = spawn.group(1) if spawn else "?"
         child = fork.group(1) if fork else "?"
         ctx.result("exec", f"exec /hello by sys_count pid {child}" in out, text)
+        ctx.result("exec-failure", f"exec-failure 2 by sys_count pid {child}" in out, text)
         ctx.result("exec-success", f"exec-success hello pid {child} ppid {parent} "
                    "psargs hello from-sys-count" in out, text)
         ctx.result("exit-child", f"exit hello pid {child} reason 1 code 0 uid 0 same 1" in out,
