@@ -16,4 +16,10 @@ struct fpu_state {
 
 _Static_assert(sizeof(struct fpu_state) == 512, "fxsave's area is 512 bytes");
 
+/* The MXCSR bits this CPU accepts (fxrstor faults on any other). */
+uint32_t fpu_mxcsr_mask(void);
+
+/* Load the calling user thread's saved FPU registers and TLS into the CPU. */
+void fpu_load_current(void);
+
 #endif

@@ -48,6 +48,8 @@ _Static_assert((SEL_USER_DATA | 3) == 0x1b && (SEL_USER_CODE | 3) == 0x23 &&
 	       SEL_USER_CODE == SEL_USER_DATA + 8, "syscall_entry.S's selectors; SYSRET's GDT order");
 
 extern char syscall_entry[];
+
+static uint32_t mxcsr_mask;	/* set by the boot CPU's arch_user_cpu_init */
 bool x86_syscall(struct trap_frame *f);
 
 /*
@@ -77,6 +79,12 @@ void arch_user_cpu_init(void)
 	/* The kernel runs its entry with interrupts masked, DF clear, no single-step. */
 	wrmsr(MSR_SFMASK, RFLAGS_IF | RFLAGS_TF | RFLAGS_DF | RFLAGS_NT | RFLAGS_AC);
 	wrmsr(MSR_KERNEL_GS_BASE, 0);
+	if (!mxcsr_mask) {
+		/* fxsave reports the mask; 0 means the architectural default. */
+		static struct fpu_state probe;
+		__asm__ __volatile__("fxsave64 %0" : "=m"(probe));
+		mxcsr_mask = probe.mxcsr_mask ? probe.mxcsr_mask : 0xffbf;
+	}
 }
 
 void arch_user_frame_init(struct trap_frame *f, uintptr_t pc, uintptr_t sp)
@@ -87,6 +95,11 @@ void arch_user_frame_init(struct trap_frame *f, uintptr_t pc, uintptr_t sp)
 	f->cs = SEL_USER_CODE | 3;
 	f->ss = SEL_USER_DATA | 3;
 	f->rflags = RFLAGS_IF | RFLAGS_RESERVED;
+}
+
+uint32_t fpu_mxcsr_mask(void)
+{
+	return mxcsr_mask;
 }
 
 /* Load t's FPU registers and TLS into this CPU when t is the thread running here. */
@@ -116,6 +129,11 @@ int arch_thread_user_init(struct thread *t)
 	t->arch.fpu = fpu;
 	load_if_current(t);
 	return 0;
+}
+
+void fpu_load_current(void)
+{
+	load_if_current(thread_current());
 }
 
 void arch_thread_user_copy(struct thread *dst, const struct thread *src)

@@ -311,9 +311,15 @@ int exec_load(struct process *p, const char *path, char *const *argv, unsigned a
 			/* The new map replaces the old; the thread runs in it from now on. */
 			*old = p->vm;
 			p->vm = *vm;
-			if (p->thread == thread_current()) {
+			/*
+			 * execve: the caller is p's own thread (by its proc, not
+			 * p->thread, which a new process's creator may not have
+			 * set yet when the thread already runs).
+			 */
+			struct thread *me = thread_current();
+			if (me->proc == p) {
 				irqflags_t f = arch_irq_save();
-				p->thread->arch.as = p->vm.as;
+				me->arch.as = p->vm.as;
 				arch_as_activate(p->vm.as);
 				arch_irq_restore(f);
 			}

@@ -186,7 +186,10 @@ static void user_thread_main(void *arg)
 		arch_thread_user_copy(t, si->fpu_from);
 	if (!err) {
 		t->proc = p;
-		irqflags_t fl = arch_irq_save();
+		irqflags_t fl = spin_lock_irqsave(&proc_lock);
+		p->thread = t;	/* here, not in the creator: the thread may exit before the creator runs on */
+		spin_unlock_irqrestore(&proc_lock, fl);
+		fl = arch_irq_save();
 		t->arch.as = p->vm.as;
 		arch_as_activate(p->vm.as);
 		arch_irq_restore(fl);
@@ -220,16 +223,8 @@ int proc_start_thread(struct process *p, const struct trap_frame *frame,
 	struct thread *t = thread_create(name, user_thread_main, &si, -1);
 	if (!t)
 		return -ENOMEM;
-	irqflags_t f = spin_lock_irqsave(&proc_lock);
-	p->thread = t;
-	spin_unlock_irqrestore(&proc_lock, f);
 	thread_detach(t);
 	wait_event(&wq, si.copied);
-	if (si.err) {
-		f = spin_lock_irqsave(&proc_lock);
-		p->thread = NULL;
-		spin_unlock_irqrestore(&proc_lock, f);
-	}
 	return si.err;
 }
 
@@ -253,7 +248,8 @@ void proc_vfork_release(struct process *p)
 bool proc_signal_pending(void)
 {
 	struct process *p = proc_current();
-	return p && READ_ONCE(p->fatal_signal);
+	return p && (READ_ONCE(p->fatal_signal) ||
+		     (__atomic_load_n(&p->pending, __ATOMIC_RELAXED) & ~p->blocked));
 }
 
 __noreturn void proc_exit(int wait_status)

@@ -20,7 +20,8 @@
 #include <scion/compiler.h>
 #include <arch/mmu.h>
 #include <arch/trap.h>
-#include <linux_syscalls.h>
+#include <scion/syscall.h>
+#include <arch/linux_abi.h>
 
 /* Limits that protect the kernel from its processes. */
 #define PROC_MAX          64		/* processes alive or zombie */
@@ -55,7 +56,6 @@ struct vm {
 };
 
 struct file;
-struct linux_stat;
 
 /* What a kind of open file does; each takes user pointers itself. */
 struct file_ops {
@@ -90,16 +90,6 @@ struct file {
 #define LINUX_O_DIRECTORY 0200000
 #define LINUX_O_CLOEXEC  02000000
 
-/* struct stat of the Linux x86-64 ABI. */
-struct linux_stat {
-	uint64_t st_dev, st_ino, st_nlink;
-	uint32_t st_mode, st_uid, st_gid, pad0;
-	uint64_t st_rdev;
-	int64_t st_size, st_blksize, st_blocks;
-	uint64_t st_atime, st_atime_nsec, st_mtime, st_mtime_nsec, st_ctime, st_ctime_nsec;
-	int64_t unused[3];
-};
-_Static_assert(sizeof(struct linux_stat) == 144, "struct stat of the Linux ABI");
 
 #define LINUX_S_IFMT   0170000
 #define LINUX_S_IFDIR  0040000
@@ -138,6 +128,9 @@ struct process {
 	uint64_t pending;			/* atomic: signals sent, bit sig-1 */
 	uint64_t blocked;			/* own thread: rt_sigprocmask */
 	struct sigaction_rec actions[NSIG_LINUX];	/* own thread */
+	struct user_siginfo siginfo[NSIG_LINUX];	/* proc_lock: what each pending signal carries */
+	uint64_t suspend_mask;			/* own thread: the mask rt_sigsuspend replaced */
+	bool in_suspend;			/* own thread: rt_sigsuspend's mask is in force */
 	int fatal_signal;			/* atomic: the signal that kills it, 0 */
 	bool fault_reported;			/* own thread */
 	uint64_t clear_child_tid;		/* own thread: set_tid_address */
@@ -190,10 +183,6 @@ int vm_populate(struct vm *vm, uintptr_t addr, unsigned prot);
 int vm_copy(struct vm *dst, struct vm *src);
 void vm_page_release(uint64_t pa, void *arg);
 
-/* uaccess.c */
-int copyin(void *dst, uintptr_t usrc, size_t n);
-int copyout(uintptr_t udst, const void *src, size_t n);
-int64_t copyin_str(char *dst, uintptr_t usrc, size_t size);
 
 /* exec.c */
 int exec_load(struct process *p, const char *path, char *const *argv, unsigned argc,
@@ -230,28 +219,10 @@ int path_stat(const char *abs_path, struct linux_stat *st);
 
 /* signal.c */
 void signal_send(struct process *p, int sig);
+void signal_send_info(struct process *p, const struct user_siginfo *si);
 int signal_default_is_ignore(int sig);
-
-/* The system-call table: every implementation adds itself with SYSCALL. */
-typedef int64_t syscall_fn(uint64_t, uint64_t, uint64_t, uint64_t, uint64_t, uint64_t);
-struct syscall_entry {
-	unsigned nr;
-	const char *name;
-	syscall_fn *fn;
-};
-
-/*
- * SYSCALL(name) { ... } defines sys_name(a0 .. a5) and enters it in the
- * table under Linux's number SYS_name (linux_syscalls.h, generated from
- * Linux's own header): a misspelt name does not compile.
- */
-#define SYSCALL(sname) \
-	static syscall_fn sys_##sname; \
-	static const struct syscall_entry UNIQUE(syscall_entry_) LINKER_TABLE_ENTRY(syscalls) = { \
-		.nr = SYS_##sname, .name = #sname, .fn = sys_##sname, \
-	}; \
-	static int64_t sys_##sname(__unused uint64_t a0, __unused uint64_t a1, __unused uint64_t a2, \
-				   __unused uint64_t a3, __unused uint64_t a4, __unused uint64_t a5)
+void signal_deliver(struct process *p, struct trap_frame *f);
+const char *signal_name(int sig);
 
 /*
  * The syscall provider (systrace.c). systrace_live[nr]: consumers enabled
@@ -275,8 +246,5 @@ int64_t systrace_call(unsigned nr, struct trap_frame *f);
  * Caller's context: syscall_handle or systrace_call, the calling thread.
  */
 int64_t syscall_dispatch(uint64_t nr, struct trap_frame *f);
-
-/* The frame of the system call the calling thread is in (fork, execve). */
-struct trap_frame *syscall_frame(void);
 
 #endif

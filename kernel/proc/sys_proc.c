@@ -198,29 +198,6 @@ SYSCALL(set_tid_address)
 	return proc_pid(proc_current());
 }
 
-#define LINUX_ARCH_SET_GS 0x1001
-#define LINUX_ARCH_SET_FS 0x1002
-#define LINUX_ARCH_GET_FS 0x1003
-#define LINUX_ARCH_GET_GS 0x1004
-
-/* x86-64's call for the thread pointer (musl's start-up sets FS with it). */
-SYSCALL(arch_prctl)
-{
-	switch (a0) {
-	case LINUX_ARCH_SET_FS:
-		if (a1 >= USER_LIMIT)
-			return -EPERM;
-		arch_thread_set_tls(a1);
-		return 0;
-	case LINUX_ARCH_GET_FS: {
-		uint64_t v = arch_thread_tls();
-		return copyout(a1, &v, sizeof(v)) ? -EFAULT : 0;
-	}
-	default:
-		return -EINVAL;	/* GS is the kernel's (swapgs) */
-	}
-}
-
 SYSCALL(getuid)
 {
 	return 0;

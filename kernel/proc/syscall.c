@@ -102,24 +102,29 @@ static int fault_signal(unsigned vector)
 	}
 }
 
-static const char *signal_name(int sig)
-{
-	static const char *const names[] = {
-		[SIGHUP] = "SIGHUP", [SIGINT] = "SIGINT", [SIGQUIT] = "SIGQUIT", [SIGILL] = "SIGILL",
-		[SIGTRAP] = "SIGTRAP", [SIGABRT] = "SIGABRT", [SIGBUS] = "SIGBUS", [SIGFPE] = "SIGFPE",
-		[SIGKILL] = "SIGKILL", [SIGUSR1] = "SIGUSR1", [SIGSEGV] = "SIGSEGV",
-		[SIGUSR2] = "SIGUSR2", [SIGPIPE] = "SIGPIPE", [SIGALRM] = "SIGALRM",
-		[SIGTERM] = "SIGTERM", [SIGCHLD] = "SIGCHLD",
-	};
-	return sig > 0 && sig < (int)ARRAY_SIZE(names) && names[sig] ? names[sig] : "signal";
-}
-
 void proc_user_fault(struct trap_frame *f, const struct fault_info *info)
 {
 	struct process *p = proc_current();
 	if (!p)
 		panic("a user-mode fault in a thread without a process");
 	int sig = fault_signal(info->vector);
+	/*
+	 * A handler that may run gets the fault (and if it returns, the
+	 * fault comes again, as on Linux); ignored, blocked or left to its
+	 * default, the fault kills, with a report.
+	 */
+	const struct sigaction_rec *a = &p->actions[sig - 1];
+	if (a->handler != LINUX_SIG_DFL && a->handler != LINUX_SIG_IGN &&
+	    !(p->blocked & (1ull << (sig - 1)))) {
+		struct user_siginfo si = {
+			.signo = sig, .code = LINUX_SI_KERNEL,
+			.addr = info->has_address ? info->address : trap_frame_pc(f),
+		};
+		if (info->has_address)
+			si.code = vm_find(&p->vm, info->address) ? LINUX_SEGV_ACCERR : LINUX_SEGV_MAPERR;
+		signal_send_info(p, &si);
+		return;
+	}
 	if (!p->fault_reported) {
 		p->fault_reported = true;
 		char addr[40] = "";
@@ -129,7 +134,6 @@ void proc_user_fault(struct trap_frame *f, const struct fault_info *info)
 		       signal_name(sig), info->what, info->detail[0] ? " (" : "", info->detail,
 		       info->detail[0] ? ")" : "", (unsigned long long)trap_frame_pc(f), addr);
 	}
-	/* A fault cannot be ignored or blocked: SIG_IGN or not, it kills. */
 	int none = 0;
 	__atomic_compare_exchange_n(&p->fatal_signal, &none, sig, false, __ATOMIC_RELAXED,
 				    __ATOMIC_RELAXED);
@@ -138,7 +142,6 @@ void proc_user_fault(struct trap_frame *f, const struct fault_info *info)
 
 void proc_return_to_user(struct trap_frame *f)
 {
-	(void)f;
 	struct process *p = proc_current();
 	if (!p)
 		return;
@@ -149,6 +152,8 @@ void proc_return_to_user(struct trap_frame *f)
 			printk("proc: pid %d (%s) killed by %s\n", p->pid, p->name, signal_name(sig));
 		proc_exit(WAIT_STATUS_SIGNALED(sig));
 	}
+	if (unlikely(__atomic_load_n(&p->pending, __ATOMIC_RELAXED) & ~p->blocked))
+		signal_deliver(p, f);
 	if (unlikely(this_cpu()->need_resched)) {
 		arch_irq_enable();
 		thread_yield();

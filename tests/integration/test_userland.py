@@ -19,6 +19,7 @@ import subprocess
 import tempfile
 
 CHECKED = ["args", "args-pie", "sys_basic", "files", "memory", "procs", "pipes", "signals",
+           "sighandler", "bad_sigreturn",
            "bad_pointers"]
 KILLED = {"jump_kernel": signal.SIGSEGV, "exec_stack": signal.SIGSEGV,
           "stack_overflow": signal.SIGSEGV}

@@ -130,6 +130,15 @@ void proc_disown(int pid);
  */
 int proc_kill(int pid, int sig);
 
+/*
+ * proc_signal_set_mask - set the calling process's signal mask (as
+ *   rt_sigreturn restores it; SIGKILL and SIGSTOP are never blocked).
+ */
+void proc_signal_set_mask(uint64_t mask);
+
+/* rt_sigreturn found a frame it cannot return through: SIGSEGV kills the caller. */
+void proc_signal_bad_frame(void);
+
 /* The console's foreground process (Ctrl-C sends it SIGINT); 0: none. */
 void proc_set_foreground(int pid);
 

@@ -100,6 +100,53 @@ void arch_thread_user_release(struct thread *t);
 void arch_thread_set_tls(uintptr_t base);
 uintptr_t arch_thread_tls(void);
 
+struct user_siginfo;
+
+/* Bytes of the signal frame arch_signal_frame builds (frame and FPU state). */
+#define ARCH_SIGFRAME_MAX 1024
+
+/*
+ * arch_signal_frame - build, in buf, the frame that runs a signal
+ *   handler (Linux x86-64's rt_sigframe: return address = restorer,
+ *   ucontext with the registers of f and mask, siginfo, FPU state).
+ * Arguments: f, the user state to come back to; restorer, the user
+ *   code that calls rt_sigreturn (SA_RESTORER); mask, the signal mask
+ *   to restore; buf, ARCH_SIGFRAME_MAX bytes.
+ * Return value: its size; *user_addr gets where it must be copied (below
+ *   f's stack pointer and the red zone).
+ * Caller's context: the thread of the process, on its way to user mode.
+ */
+size_t arch_signal_frame(const struct trap_frame *f, const struct user_siginfo *si,
+			 uint64_t restorer, uint64_t mask, void *buf, uintptr_t *user_addr);
+
+/*
+ * arch_signal_enter - make f call handler(sig, &siginfo, &ucontext) on
+ *   the frame copied to frame_addr.
+ */
+void arch_signal_enter(struct trap_frame *f, int sig, uint64_t handler, uintptr_t frame_addr);
+
+/* Where rt_sigreturn finds the frame: the handler's return popped the restorer's address. */
+uintptr_t arch_sigreturn_frame_addr(const struct trap_frame *f);
+
+/*
+ * arch_signal_restore - rt_sigreturn: take back the registers, FPU state
+ *   and mask a frame holds (as the process may have changed them: the
+ *   segments are forced to the user's, only user-changeable flags are
+ *   taken, the FPU's MXCSR is masked to what the CPU accepts).
+ * Arguments: buf, the frame copied in from arch_sigreturn_frame_addr;
+ *   fpstate, its FPU area copied in (NULL when the frame has none).
+ * Return value: 0 with f and *mask set, or -EFAULT for a frame that
+ *   cannot be returned to (pc or sp outside user space).
+ */
+int arch_signal_restore(struct trap_frame *f, const void *buf, const void *fpstate, uint64_t *mask);
+
+/* Where a frame's FPU state is, as the frame says (0: none). */
+uintptr_t arch_sigframe_fpstate(const void *buf);
+
+/* Bytes of the frame (without FPU state) and of the FPU state. */
+#define ARCH_SIGFRAME_BASE 440
+#define ARCH_SIGFRAME_FPU  512
+
 /* Per-CPU set-up of ring 3: segments, the system-call MSRs, FPU/SSE. Caller: each CPU once. */
 void arch_user_cpu_init(void);
 
