@@ -73,19 +73,19 @@ def compile_program(args, target=None):
         return run_dtc(args, args.program + TARGET_EXIT_CLAUSE, None, ["-p", str(target)])
     with open(args.script, encoding="utf-8", errors="surrogateescape") as f:
         source = f.read()
-    # Beside the script, so that cpp's #include "..." finds what the script's would.
-    tmp = tempfile.NamedTemporaryFile("w", suffix=".d", prefix=".scion-target-",
-                                      dir=os.path.dirname(os.path.abspath(args.script)),
-                                      delete=False, encoding="utf-8", errors="surrogateescape")
+    # The clause goes after the script's last line, so dtc's line numbers stay the script's;
+    # its messages name the script, not the copy.
+    tmp = tempfile.NamedTemporaryFile("w", suffix=".d", prefix="scion-target-", delete=False,
+                                      encoding="utf-8", errors="surrogateescape")
     try:
         with tmp:
-            tmp.write(source + TARGET_EXIT_CLAUSE)
-        return run_dtc(args, None, tmp.name, ["-p", str(target)])
+            tmp.write(source + ("" if source.endswith("\n") else "\n") + TARGET_EXIT_CLAUSE)
+        return run_dtc(args, None, tmp.name, ["-p", str(target)], shown_as=args.script)
     finally:
         os.unlink(tmp.name)
 
 
-def run_dtc(args, program, script, extra):
+def run_dtc(args, program, script, extra, shown_as=None):
     dtc = dtc_path()
     if not os.path.exists(dtc):
         raise ScionError(f"{dtc} is missing: run `make` first")
@@ -104,7 +104,8 @@ def run_dtc(args, program, script, extra):
         argv += ["-s", script]
     argv += args.macro_args
     r = subprocess.run(argv, capture_output=True, text=True)
-    sys.stderr.write(r.stderr)      # errors, or warnings such as "... lowered to 1m"
+    err = r.stderr.replace(script, shown_as) if shown_as else r.stderr
+    sys.stderr.write(err)           # errors, or warnings such as "... lowered to 1m"
     if r.returncode != 0:
         raise SystemExit(1)
     return json.loads(r.stdout)

@@ -26,10 +26,19 @@ control channel (one CPU):
     name of the generated table (build/gen/linux_syscalls.c), io_setup
     among them, and the six proc probes;
   - with nothing enabled afterwards, `text verify` shows every site
-    restored."""
+    restored.
+
+And on the host alone (job target_compile): -p's program for -n and for
+-s (through cpp too) gets the proc:::exit clause after the user's own,
+$target is the pid given, a compile error names the script and its line
+(not the copy the clause was added to), and without -p $target is
+refused."""
 
 import os
 import re
+import subprocess
+import sys
+import tempfile
 
 from common import poweroff
 from test_channel import channel_boot, scion
@@ -166,3 +175,37 @@ def job_proc_trace(ctx):
         ctx.result("text-restored", rc == 0, out + err)
     finally:
         poweroff(ctx, boot)
+
+
+def job_target_compile(ctx):
+    sys.path.insert(0, os.path.join(ctx.root, "host"))
+    from scionhost import commands, trace
+
+    def compile_with(argv, target):
+        args = commands.build_parser().parse_args(["trace", *argv])
+        return trace.compile_program(args, target=target)
+
+    meta = compile_with(["-n", "BEGIN { trace($target); }"], 4321)
+    probes = [c["probes"] for c in meta["clauses"]]
+    ctx.result("n-target-clause", probes == [["BEGIN"], ["proc:::exit"]], f"{probes}")
+    # The object holds the pid: the constant 4321 as the trace() value (an LDI or a table entry).
+    ctx.result("n-target-value", (4321).to_bytes(2, "little").hex() in meta["object_hex"],
+               meta["object_hex"][:400])
+    with tempfile.TemporaryDirectory() as d:
+        script = os.path.join(d, "t.d")
+        with open(script, "w") as f:
+            f.write("#define WHO $target\nsyscall:::entry /pid == WHO/ { @[probefunc] = count(); }")
+        meta = compile_with(["-C", "-s", script], 99)
+        probes = [c["probes"] for c in meta["clauses"]]
+        ctx.result("s-target-clause", probes == [["syscall:::entry"], ["proc:::exit"]],
+                   f"{probes}")
+        with open(script, "w") as f:
+            f.write("BEGIN\n{\n\ttrace(nosuch);\n}\n")
+        r = subprocess.run([sys.executable, os.path.join(ctx.root, "host", "scion"), "trace",
+                            "-p", "5", "-s", script], capture_output=True, text=True)
+        ctx.result("s-errors-name-the-script", r.returncode == 1 and
+                   f"failed to compile script {script}: line 3:" in r.stderr, r.stderr)
+    dtc = os.path.join(ctx.build, "host", "dtc")
+    r = subprocess.run([dtc, "-n", "BEGIN { trace($target); }"], capture_output=True, text=True)
+    ctx.result("no-p-refused", r.returncode == 1 and "give the process with -p PID" in r.stderr,
+               r.stderr)
