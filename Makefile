@@ -387,7 +387,7 @@ test: deps kernel iso test-kernel grafts userland host-tests $(SIM) $(ARCH_TEST_
 bench: deps deps-bench test-kernel grafts $(ARCH_BENCH_TOOLS) $(SIM) $(DISK) $(BENCH_USERLAND) \
 		$(USERLAND_ARCHIVE)
 	@$(PYTHON) tools/bench.py --kernel $(TEST_KDIR)/$(notdir $(QEMU_KERNEL)) --disk $(DISK) \
-		--out $(BUILD)/bench $(ARCH_BENCH_ARGS) \
+		--out $(BUILD)/bench $(ARCH_BENCH_ARGS) --programs $(USERLAND_ARCHIVE) \
 		--sim $(SIM) --userland $(BUILD)/userland --linux-dir $(BUILD)/linux
 
 # tools/bench_profile.py: also part of `make bench`; alone, it merges its

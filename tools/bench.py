@@ -63,9 +63,11 @@ def figures_of(items):
             for f in kernel_bench.figures(items)]
 
 
-def run_config(kernel, out_dir, name, smp, disk=None):
+def run_config(kernel, out_dir, name, smp, disk=None, programs=None):
+    # The program archive: the syscall_probe benchmark runs userland/bench_getpid from it.
+    modules = [programs] if programs and os.path.isfile(programs) else None
     b, sock = bench_boot.boot(f"bench-{name}", out_dir, kernel=kernel, smp=smp, icount=True,
-                              timeout=600, disk=disk, disk_snapshot=True)
+                              timeout=600, disk=disk, disk_snapshot=True, modules=modules)
     try:
         with bench_boot.session(b, sock) as c:
             version = bench_boot.kernel_version(c)
@@ -85,7 +87,8 @@ def run_config(kernel, out_dir, name, smp, disk=None):
         "config": {"name": name, "smp": smp, "mem": "256M", "boot": "qemu -kernel (multiboot1)",
                    "accel": "tcg, single-threaded (implied by icount)",
                    "icount": "shift=0,sleep=off",
-                   "disk": "virtio-blk, raw, snapshot=on" if disk else "none"},
+                   "disk": "virtio-blk, raw, snapshot=on" if disk else "none",
+                   "programs": os.path.basename(programs) if modules else "none"},
         "kernel_version": version,
         "figures": figures,
         "log": os.path.relpath(b.log_path, ROOT),
@@ -191,6 +194,8 @@ def main():
     ap.add_argument("--decoder-bench", help="host decode benchmark tool")
     ap.add_argument("--patch-bench", help="host patch (probe hit) benchmark tool")
     ap.add_argument("--sim", help="the host simulator (build/host/scion-sim)")
+    ap.add_argument("--programs", help="the program archive (build/userland/programs.cpio): "
+                    "booted as a module, for the benchmarks that run user programs")
     ap.add_argument("--userland", help="the system call benchmark's static programs "
                     "(build/userland/): its Linux column (bench_linux.py)")
     ap.add_argument("--linux-dir", default=os.path.join(ROOT, "build", "linux"),
@@ -202,13 +207,14 @@ def main():
                                              "kernel.syms")
     qemu_version = subprocess.run(["qemu-system-x86_64", "--version"], capture_output=True,
                                   text=True).stdout.splitlines()[0]
-    runs = [run_config(args.kernel, args.out, name, smp, args.disk) for name, smp in CONFIGS]
+    runs = [run_config(args.kernel, args.out, name, smp, args.disk, args.programs)
+            for name, smp in CONFIGS]
     for run in runs:
         derive(run)
     host = host_decode(args.decoder_bench) if args.decoder_bench else None
     patch = host_patch(args.patch_bench) if args.patch_bench else None
     channel = channel_bench(args.kernel, args.out)
-    trace = bench_trace.trace_bench(args.kernel, args.out)
+    trace = bench_trace.trace_bench(args.kernel, args.out, args.programs)
     sim = bench_record.record_bench(args.sim, args.out) if args.sim else None
     sfi = bench_sfi.sfi_bench(args.kernel, args.disk, args.out) if args.disk else None
     profile = bench_profile.profile_bench(args.out)

@@ -14,7 +14,13 @@ write. The figure comes as a record of the "bench" stream
 (host/scionhost/bench.py), whose thread holds the channel while it
 measures. The in-kernel benchmark probe_hit of the same boot gives the
 probe alone (an empty handler), so the tracing framework's own share can
-be read off beside it."""
+be read off beside it.
+
+The same boot carries the program archive when `make bench` gives it:
+then the kernel's benchmark syscall_getpid (a getpid round trip from user
+mode) runs with nothing enabled and under each of SYSCALL_PROGRAMS on
+syscall::getpid:entry, whose differences are what one firing of the
+syscall provider costs a call, predicate false or aggregation updated."""
 
 import os
 import sys
@@ -54,6 +60,14 @@ PUBLISHED = [{
 }]
 
 
+# The syscall provider under D (the in-kernel benchmark syscall_getpid: a getpid
+# round trip from user mode, userland/bench_getpid in the program archive).
+SYSCALL_PROGRAMS = [
+    ("trace.syscall.getpid_count", "syscall::getpid:entry { @ = count(); }"),
+    ("trace.syscall.getpid_other_pid", "syscall::getpid:entry /pid == 99999/ { @ = count(); }"),
+]
+
+
 def figure(c, selector, name):
     """One figure of the kernel's benchmarks that selector runs."""
     items, _ = kernel_bench.run(c, selector)
@@ -63,15 +77,16 @@ def figure(c, selector, name):
     return found[0]
 
 
-def call_cost(c, program=None):
-    """Guest instructions per call of pf_sum, with program enabled (or nothing)."""
+def call_cost(c, program=None, selector="trace_pf_sum", name="trace.pf_sum.call"):
+    """Guest instructions per call of pf_sum (or what selector's benchmark reports as
+    name), with program enabled (or nothing)."""
     if program is None:
-        return figure(c, "trace_pf_sum", "trace.pf_sum.call")
+        return figure(c, selector, name)
     args = commands.build_parser().parse_args(["trace", *TRACE_FLAGS, "-n", program])
     meta = trace.compile_program(args)
     stream, _, _ = trace.start(c, meta, args, lambda *chunk: None)
     try:
-        cost = figure(c, "trace_pf_sum", "trace.pf_sum.call")
+        cost = figure(c, selector, name)
     finally:
         totals = c.stream_close(stream)
     if totals["drops"]:
@@ -80,9 +95,10 @@ def call_cost(c, program=None):
     return cost
 
 
-def trace_bench(kernel, out_dir):
+def trace_bench(kernel, out_dir, programs=None):
+    modules = [programs] if programs and os.path.isfile(programs) else None
     b, sock = bench_boot.boot("bench-trace", out_dir, kernel=kernel, smp=1, icount=True,
-                              timeout=900)
+                              timeout=900, modules=modules)
     figures = []
     try:
         with bench_boot.session(b, sock) as c:
@@ -93,6 +109,15 @@ def trace_bench(kernel, out_dir):
                 cost = call_cost(c, program)
                 figures.append({"figure": name, "value": cost - base,
                                 "unit": "guest instructions per firing", "program": program})
+            if modules:
+                getpid = ("syscall_getpid", "syscall.getpid.round_trip")
+                base = call_cost(c, None, *getpid)
+                figures.append({"figure": "trace.syscall.getpid_untraced", "value": base,
+                                "unit": "guest instructions per round trip"})
+                for name, program in SYSCALL_PROGRAMS:
+                    cost = call_cost(c, program, *getpid)
+                    figures.append({"figure": name, "value": cost - base,
+                                    "unit": "guest instructions per firing", "program": program})
             figures.append({"figure": "probe.hit.jump_empty_handler",
                             "value": figure(c, "probe_hit", "probe.hit.jump_empty_handler"),
                             "unit": "guest instructions per firing"})

@@ -586,7 +586,7 @@ static int gen_incdec(struct dt_cg *cg, const struct dt_node *n)
 static int gen_call(struct dt_cg *cg, const struct dt_node *n)
 {
 	const struct dt_func *f = n->ref.func;
-	if (f->id == DT_F_FUNC || f->id == DT_F_SYM)
+	if (f->id == DT_F_FUNC || f->id == DT_F_SYM || f->id == DT_F_STRINGOF)
 		return dt_cg_expr(cg, n->args);		/* the type says how it prints */
 	uint8_t subr = dt_cg_subroutine(f->id);
 	if (subr == DIF_SUBR_LIMIT)

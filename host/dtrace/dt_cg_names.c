@@ -35,6 +35,13 @@ uint8_t dt_cg_builtin_var(enum dt_builtin_id id)
 	case DT_BV_ARG8: return DIF_VAR_ARG8;
 	case DT_BV_ARG9: return DIF_VAR_ARG9;
 	case DT_BV_CALLER: return DIF_VAR_CALLER;
+	case DT_BV_PPID: return DIF_VAR_PPID;
+	case DT_BV_UID: return DIF_VAR_UID;
+	case DT_BV_ERRNO: return DIF_VAR_ERRNO;
+	case DT_BV_PS_PID: return DIF_VAR_PS_PID;
+	case DT_BV_PS_PPID: return DIF_VAR_PS_PPID;
+	case DT_BV_PS_FNAME: return DIF_VAR_PS_FNAME;
+	case DT_BV_PS_PSARGS: return DIF_VAR_PS_PSARGS;
 	case DT_BUILTIN_COUNT: break;
 	}
 	return DIF_VAR_LIMIT;
@@ -70,6 +77,8 @@ uint8_t dt_cg_subroutine(enum dt_func_id id)
 	case DT_F_STRRCHR: return DIF_SUBR_STRRCHR;
 	case DT_F_RINDEX: return DIF_SUBR_RINDEX;
 	case DT_F_STRTOK: return DIF_SUBR_STRTOK;
+	case DT_F_COPYIN: return DIF_SUBR_COPYIN;
+	case DT_F_COPYINSTR: return DIF_SUBR_COPYINSTR;
 	default: return DIF_SUBR_LIMIT;
 	}
 }

@@ -49,8 +49,29 @@ static bool is_current_thread(const struct dt_node *n)
 	}
 }
 
+/* curpsinfo->member: a built-in of its own ("curpsinfo->pr_pid"), the node becomes it. */
+static bool check_psinfo_member(struct dt_checker *ck, struct dt_node *n)
+{
+	char name[64];
+	snprintf(name, sizeof(name), "curpsinfo->%s", n->str);
+	const struct dt_builtin *b = dt_builtin_lookup(name);
+	if (!b) {
+		dt_error(ck->ctx, n->loc, D_TYPE_MEMBER, "curpsinfo has no member %s (Scion has "
+			 "pr_pid, pr_ppid, pr_fname, pr_psargs)", n->str);
+		return false;
+	}
+	n->kind = DT_N_BUILTIN;
+	n->ref.builtin = b;
+	n->str = b->name;
+	n->type = b->type;
+	n->left = NULL;
+	return true;
+}
+
 static bool check_member(struct dt_checker *ck, struct dt_node *n)
 {
+	if (n->left->kind == DT_N_IDENT && !strcmp(n->left->str, "curpsinfo"))
+		return check_psinfo_member(ck, n);
 	if (!dt_check_expr(ck, n->left))
 		return false;
 	if (n->left->type.kind != DT_TYPE_THREAD) {

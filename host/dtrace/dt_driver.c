@@ -3,7 +3,7 @@
  * The command line and source handling dcheck and dtc share
  * (dt_driver.h): flags up to -s or -n, which ends them (what follows is
  * the program's macro arguments), -x options set as they come, -K the
- * kernel's symbol list, and the source read whole from a file or stdin. Tools differ only in their own
+ * kernel's symbol list, -p PID the value of $target, and the source read whole from a file or stdin. Tools differ only in their own
  * flags and message texts, which struct dt_tool carries.
  *
  * Invariant: every failure prints one line on stderr; nothing here
@@ -84,12 +84,14 @@ int dt_cmdline_parse(struct dt_cmdline *c, const struct dt_tool *tool, int argc,
 			c->flag[(unsigned char)a[1]] = true;
 			continue;
 		}
-		if (!is_flag(a, "xsnK") && !is_flag(a, tool->valued))
+		if (!is_flag(a, "xsnKp") && !is_flag(a, tool->valued))
 			usage(tool);
 		if (++i == argc)
 			usage(tool);
 		if (a[1] == 'K') {
 			c->ksyms_file = argv[i];
+		} else if (a[1] == 'p') {
+			c->args.target = argv[i];
 		} else if (a[1] == 'x') {
 			if (!set_option(&c->opts, tool, argv[i]))
 				return DT_EXIT_USAGE;

@@ -420,27 +420,40 @@ static void lex_macro(struct dt_lexer *lx, struct dt_token *tok)
 	size_t start = lx->pos;
 	unsigned long n = 0;
 
+	const char *text;
 	tok->kind = T_ERROR;
 	if (!is_digit(peekc(lx, 0))) {
 		while (is_ident_char(peekc(lx, 0)))
 			lx->pos++;
 		const char *name = dt_strndup(lx->ctx, lx->src + start,
 					      lx->pos - start > 32 ? 32 : lx->pos - start);
-		if (lx->pos == start)
+		const char *target = lx->ctx->args ? lx->ctx->args->target : NULL;
+		if (lx->pos == start) {
 			lex_error(lx, tok->loc, D_SYNTAX, "invalid character '$'", NULL);
-		else
-			lex_error(lx, tok->loc, D_UNSUPPORTED, "macro variables are not supported: $",
-				  name);
-		return;
+			return;
+		}
+		if (strcmp(name, "target")) {
+			lex_error(lx, tok->loc, D_UNSUPPORTED, "macro variables other than $target "
+				  "are not supported: $", name);
+			return;
+		}
+		if (!target) {
+			lx->ctx->nsyntax++;
+			dt_error(lx->ctx, tok->loc, D_MACRO_UNDEF, "macro variable $target is not "
+				 "defined: give the process with -p PID");
+			return;
+		}
+		text = target;
+	} else {
+		while (is_digit(peekc(lx, 0))) {
+			if (n < 100000)
+				n = n * 10 + (unsigned long)(peekc(lx, 0) - '0');
+			lx->pos++;
+		}
+		text = macro_text(lx, tok, n, as_string);
+		if (!text)
+			return;
 	}
-	while (is_digit(peekc(lx, 0))) {
-		if (n < 100000)
-			n = n * 10 + (unsigned long)(peekc(lx, 0) - '0');
-		lx->pos++;
-	}
-	const char *text = macro_text(lx, tok, n, as_string);
-	if (!text)
-		return;
 	size_t len = strlen(text);
 	if (as_string) {
 		tok->kind = T_STRING;

@@ -200,7 +200,19 @@ static struct dt_node *parse_primary(struct dt_parser *p)
 		return n;
 	case T_BACKQUOTE:
 		return parse_ksym(p, NULL);
-	case T_KW_SIZEOF: case T_KW_STRINGOF: case T_KW_OFFSETOF: case T_KW_XLATE:
+	case T_KW_STRINGOF:
+		/* stringof(x): a call of the function of that name (dt_funcs.c). */
+		if (dt_peek(p)->kind != T_LPAREN) {
+			dt_refuse(p, t.loc, D_UNSUPPORTED, "%s", "stringof without parentheses is "
+				  "not supported: write stringof(x)");
+			return NULL;
+		}
+		n = dt_node_new(p->ctx, DT_N_IDENT, t.loc);
+		n->str = "stringof";
+		n->len = 8;
+		dt_advance(p, DT_LEX_NORMAL);
+		return n;
+	case T_KW_SIZEOF: case T_KW_OFFSETOF: case T_KW_XLATE:
 		dt_refuse(p, t.loc, D_UNSUPPORTED, "%s is not supported", t.text);
 		return NULL;
 	default:

@@ -53,6 +53,13 @@ const struct dt_builtin dt_builtins[DT_BUILTIN_COUNT] = {
 	{ DT_BV_ARG6, "arg6", ARG_T }, { DT_BV_ARG7, "arg7", ARG_T },
 	{ DT_BV_ARG8, "arg8", ARG_T }, { DT_BV_ARG9, "arg9", ARG_T },
 	{ DT_BV_CALLER, "caller", DT_INT_T(8, false, DT_TD_UINTPTR) },
+	{ DT_BV_PPID, "ppid", DT_INT_T(4, true, DT_TD_PID) },
+	{ DT_BV_UID, "uid", DT_INT_T(4, false, DT_TD_UINT) },
+	{ DT_BV_ERRNO, "errno", DT_INT_T(4, true, DT_TD_NONE) },
+	{ DT_BV_PS_PID, "curpsinfo->pr_pid", DT_INT_T(4, true, DT_TD_PID) },
+	{ DT_BV_PS_PPID, "curpsinfo->pr_ppid", DT_INT_T(4, true, DT_TD_PID) },
+	{ DT_BV_PS_FNAME, "curpsinfo->pr_fname", STR_T },
+	{ DT_BV_PS_PSARGS, "curpsinfo->pr_psargs", STR_T },
 };
 
 /* struct thread's members readable through curthread (kernel/include/scion/thread.h). */
@@ -76,17 +83,15 @@ static const struct {
 	{ "ustackdepth", D_UNSUPPORTED, "ustackdepth is not supported: Scion traces only "
 	  "the kernel" },
 	{ "stackdepth", D_UNSUPPORTED, "stackdepth is not supported yet" },
-	{ "ppid", D_UNSUPPORTED, "ppid is not supported: Scion has no processes" },
-	{ "uid", D_UNSUPPORTED, "uid is not supported: Scion has no users" },
 	{ "gid", D_UNSUPPORTED, "gid is not supported: Scion has no users" },
 	{ "zonename", D_UNSUPPORTED, "zonename is not supported: Scion has no zones" },
-	{ "cwd", D_UNSUPPORTED, "cwd is not supported: Scion has no processes" },
-	{ "root", D_UNSUPPORTED, "root is not supported: Scion has no processes" },
-	{ "curpsinfo", D_UNSUPPORTED, "curpsinfo is not supported: use curthread" },
+	{ "cwd", D_UNSUPPORTED, "cwd is not supported yet" },
+	{ "root", D_UNSUPPORTED, "root is not supported: Scion processes share one root" },
+	{ "curpsinfo", D_UNSUPPORTED, "curpsinfo is readable only through its members: "
+	  "curpsinfo->pr_pid, pr_ppid, pr_fname, pr_psargs" },
 	{ "curlwpsinfo", D_UNSUPPORTED, "curlwpsinfo is not supported: use curthread" },
 	{ "curcpu", D_UNSUPPORTED, "curcpu is not supported: use cpu" },
 	{ "ipl", D_UNSUPPORTED, "ipl is not supported" },
-	{ "errno", D_UNSUPPORTED, "errno is not supported: Scion has no system calls" },
 };
 
 static const char *const scope_prefix[DT_SCOPE_COUNT] = { "", "self->", "this->" };

@@ -5,12 +5,13 @@
  * its layout): the object's bytes, the options, the aggregations, and
  * each clause's record layout and actions.
  *
- *   dtc [-C] [-K SYMBOLS] [-S] [-x name[=value]]... [-o FILE] (-s FILE | -n PROGRAM)
- *       [args...]
+ *   dtc [-C] [-K SYMBOLS] [-S] [-p PID] [-x name[=value]]... [-o FILE]
+ *       (-s FILE | -n PROGRAM) [args...]
  *
  * -C runs the C preprocessor first, -K names the kernel's symbol list
  * (`nm --defined-only` of it: build/kernel.syms) for `name references,
- * -S prints the generated programs disassembled instead of the JSON, -x
+ * -S prints the generated programs disassembled instead of the JSON, -p
+ * PID is the value of the macro variable $target (the traced process), -x
  * sets an option, -o writes to FILE instead of stdout, args are the
  * macro arguments $1, $2...
  * Errors go to stderr as dtrace prints them, one per line:
@@ -29,8 +30,8 @@
 
 static const struct dt_tool dtc = {
 	.name = "dtc",
-	.usage = "dtc [-C] [-K SYMBOLS] [-S] [-x name[=value]]... [-o FILE] (-s FILE | -n "
-		 "PROGRAM) [args...]",
+	.usage = "dtc [-C] [-K SYMBOLS] [-S] [-p PID] [-x name[=value]]... [-o FILE] (-s FILE "
+		 "| -n PROGRAM) [args...]",
 	.flags = "S",
 	.valued = "o",
 	.option_failed = "dtrace: failed to set -x ",

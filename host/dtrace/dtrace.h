@@ -18,11 +18,14 @@
  * compiler: see struct dt_type and dt_printf.c.
  *
  * Refused with a message (mostly D_UNSUPPORTED): address-of (&), structs
- * and unions (curthread->member aside), sizeof/stringof/offsetof/xlate,
+ * and unions (curthread->member and curpsinfo->member aside),
+ * sizeof/offsetof/xlate (stringof(x) is x read as a string: parentheses
+ * required),
  * inline/translator/provider/typedef/extern/static declarations,
  * initializers, fixed-size and clause-local (this->) arrays, if/else and
- * loops, floating point, args[] (use arg0..arg9), $pid-style macro
- * variables, user-space and destructive functions (copyin*, ustack,
+ * loops, floating point, args[] (use arg0..arg9), macro variables other
+ * than $target (-p PID), user-space functions but copyin and copyinstr,
+ * destructive functions (ustack,
  * raise, system...), and the string subroutines the trace bytecode lacks
  * (toupper, strtoll, ...: see dt_funcs.c). Kernel symbols (`name,
  * kernel`name, &`name) are their addresses, from the symbol list the
@@ -165,6 +168,9 @@ enum dt_builtin_id {
 	DT_BV_PROBENAME, DT_BV_EPID, DT_BV_ID, DT_BV_CURTHREAD,
 	DT_BV_ARG0, DT_BV_ARG1, DT_BV_ARG2, DT_BV_ARG3, DT_BV_ARG4,
 	DT_BV_ARG5, DT_BV_ARG6, DT_BV_ARG7, DT_BV_ARG8, DT_BV_ARG9, DT_BV_CALLER,
+	DT_BV_PPID, DT_BV_UID, DT_BV_ERRNO,
+	/* curpsinfo->member: named "curpsinfo->pr_pid"..., reached only through -> */
+	DT_BV_PS_PID, DT_BV_PS_PPID, DT_BV_PS_FNAME, DT_BV_PS_PSARGS,
 	DT_BUILTIN_COUNT
 };
 
@@ -197,7 +203,7 @@ enum dt_func_id {
 	/* subroutines */
 	DT_F_SPECULATION, DT_F_STRLEN, DT_F_STRJOIN, DT_F_SUBSTR, DT_F_INDEX, DT_F_LLTOSTR,
 	DT_F_BASENAME, DT_F_DIRNAME, DT_F_RAND, DT_F_FUNC, DT_F_SYM, DT_F_STRSTR, DT_F_STRCHR,
-	DT_F_STRRCHR, DT_F_RINDEX, DT_F_STRTOK,
+	DT_F_STRRCHR, DT_F_RINDEX, DT_F_STRTOK, DT_F_COPYIN, DT_F_COPYINSTR, DT_F_STRINGOF,
 	/* aggregating functions */
 	DT_F_COUNT, DT_F_SUM, DT_F_MIN, DT_F_MAX, DT_F_AVG, DT_F_STDDEV, DT_F_QUANTIZE,
 	DT_F_LQUANTIZE,
@@ -469,6 +475,7 @@ struct dt_compile_args {
 	const char *filename;		/* names the source in errors and $0 */
 	int argc;			/* macro arguments $1..$argc */
 	const char *const *argv;	/* argv[0] is $1 */
+	const char *target;		/* $target's text (the -p PID), or NULL: undefined */
 	unsigned flags;
 	const struct dt_options *options;	/* -x options (defaultargs...), or NULL */
 	const char *cpp;		/* preprocessor command; NULL: "cpp" */

@@ -6,8 +6,17 @@ into a trace object and a description of its records; the TRACE_START op
 loads the object, and the kernel streams the principal buffers, the
 aggregation snapshots and a status chunk every switch interval. The
 consumer (dconsumer.py) prints them the way dtrace(1M) does. The trace
-ends when the program calls exit(), when --duration or --run says, or on
-Ctrl-C; the stream's close runs END and brings the last data. Output to
+ends when the program calls exit(), when --duration or --run says, when
+the process -p names exits, or on Ctrl-C; the stream's close runs END and
+brings the last data.
+
+-p PID (dtrace's): $target is PID in the program, and the trace ends when
+that process exits: the program gets one more clause,
+`proc:::exit /pid == $target/ { exit(0); }` (TARGET_EXIT_CLAUSE), and the
+process is checked to be alive before the trace starts and once it runs
+(an exit in between fires no probe). compile_program(args, target=PID)
+and target_alive are what another way of naming the target (-c, which
+starts the process) reuses. Output to
 -o FILE is written to FILE.part as it comes and renamed at the end; if
 the channel is lost mid-trace, what arrived is still printed and the
 exit status is partial.EXIT_INCOMPLETE (3).
@@ -27,6 +36,7 @@ import shlex
 import signal
 import subprocess
 import sys
+import tempfile
 import time
 
 from . import execute, frame, ksyms, partial, replies
@@ -55,12 +65,39 @@ def ksyms_path():
     return os.environ.get("SCION_KSYMS") or os.path.join(ROOT, "build", "kernel.syms")
 
 
-def compile_program(args):
-    """Run dtc; return its JSON, or raise ScionError with dtc's message."""
+# What follows the program when it traces a target process: the trace ends at its exit.
+TARGET_EXIT_CLAUSE = "\nproc:::exit\n/pid == $target/\n{\n\texit(0);\n}\n"
+
+
+def compile_program(args, target=None):
+    """Run dtc; return its JSON, or raise ScionError with dtc's message. target (a
+    pid, else args.pid when the command line has -p): $target's value, and
+    TARGET_EXIT_CLAUSE follows the program."""
+    if target is None:
+        target = getattr(args, "pid", None)
+    if target is None:
+        return run_dtc(args, args.program, args.script, [])
+    if args.program is not None:
+        return run_dtc(args, args.program + TARGET_EXIT_CLAUSE, None, ["-p", str(target)])
+    with open(args.script, encoding="utf-8", errors="surrogateescape") as f:
+        source = f.read()
+    # The clause goes after the script's last line, so dtc's line numbers stay the script's;
+    # its messages name the script, not the copy.
+    tmp = tempfile.NamedTemporaryFile("w", suffix=".d", prefix="scion-target-", delete=False,
+                                      encoding="utf-8", errors="surrogateescape")
+    try:
+        with tmp:
+            tmp.write(source + ("" if source.endswith("\n") else "\n") + TARGET_EXIT_CLAUSE)
+        return run_dtc(args, None, tmp.name, ["-p", str(target)], shown_as=args.script)
+    finally:
+        os.unlink(tmp.name)
+
+
+def run_dtc(args, program, script, extra, shown_as=None):
     dtc = dtc_path()
     if not os.path.exists(dtc):
         raise ScionError(f"{dtc} is missing: run `make` first")
-    argv = [dtc]
+    argv = [dtc] + extra
     if args.cpp:
         argv.append("-C")
     if os.path.exists(ksyms_path()):
@@ -69,16 +106,24 @@ def compile_program(args):
         argv += ["-x", opt]
     if args.quiet:
         argv += ["-x", "quiet"]
-    if args.program is not None:
-        argv += ["-n", args.program]
+    if program is not None:
+        argv += ["-n", program]
     else:
-        argv += ["-s", args.script]
+        argv += ["-s", script]
     argv += args.macro_args
     r = subprocess.run(argv, capture_output=True, text=True)
-    sys.stderr.write(r.stderr)      # errors, or warnings such as "... lowered to 1m"
+    err = r.stderr.replace(script, shown_as) if shown_as else r.stderr
+    sys.stderr.write(err)           # errors, or warnings such as "... lowered to 1m"
     if r.returncode != 0:
         raise SystemExit(1)
     return json.loads(r.stdout)
+
+
+def target_alive(client, pid):
+    """Whether process pid is alive (not exited, not a zombie): the status of the
+    guest shell's `kill PID 0`, which sends nothing."""
+    status, _ = client.request(frame.OP_SHELL, f"kill {int(pid)} 0".encode())
+    return status >= 0
 
 
 def probe_names(client, specs):
@@ -266,14 +311,18 @@ def cmd_trace(args):
     if args.program is None and args.script is None:
         raise ScionError("give -n PROGRAM or -s FILE (or -l)")
     snaps = Snapshots()
-    interrupted, lost, part = [], None, None
+    interrupted, lost, part, target_gone = [], None, None, []
     with Client(args.socket, timeout=args.timeout, wait=args.wait) as client:
         target = start_command(client, args)
+        if args.pid is not None and not target and not target_alive(client, args.pid):
+            raise ScionError(f"failed to grab pid {args.pid}: no such process")
         meta = compile_program(args)
         quiet = bool(meta["options"].get("quiet"))
         stream, cpus, epids = start(client, meta, args, snaps.on_chunk)
         if target:
             target.resume()
+        elif args.pid is not None and not target_alive(client, args.pid):
+            target_gone.append(True)    # exited before its proc:::exit was enabled
         started = time.monotonic()
         if args.output:
             part = partial.PartFile(args.output, binary=False)
@@ -307,7 +356,7 @@ def cmd_trace(args):
                     snaps.on_ready = None
                     out.write(body.decode("utf-8", "replace")) if args.show_run else None
                 while (not args.run and not lost and not consumer.exited and not interrupted
-                       and not (target and target.status)):
+                       and not target_gone and not (target and target.status)):
                     if deadline is not None and time.monotonic() >= deadline:
                         break
                     client.pump(0.05)
@@ -328,6 +377,8 @@ def cmd_trace(args):
             consume()
         consumer.finish()
         end_command(target, lost)
+    if args.pid is not None and not target and (target_gone or consumer.exited) and not quiet:
+        print(f"dtrace: pid {args.pid} has exited", file=sys.stderr)
     if part:
         part.finish()
     if lost:
@@ -402,6 +453,8 @@ def add_trace(sub, subcommand):
     p.add_argument("-c", dest="command", metavar="CMD",
                    help="run CMD (a program of the boot archive and its arguments), made "
                         "suspended, traced from its first instruction; stop when it ends")
+    p.add_argument("-p", dest="pid", type=int, metavar="PID",
+                   help="trace process PID: $target is PID, and the trace ends when it exits")
     p.add_argument("--duration", type=float, metavar="S", help="stop after S seconds")
     p.add_argument("--run", metavar="CMD", help="run guest shell command CMD, then stop")
     p.add_argument("--show-run", action="store_true", help="print --run's output too")

@@ -25,6 +25,8 @@ int soft_attach(struct probe *p, struct probe_consumer *c)
 			continue;
 		__atomic_store_n(&s->slot[i], c, __ATOMIC_RELEASE);
 		__atomic_store_n(&s->live, s->live + 1, __ATOMIC_RELEASE);
+		if (s->also_live)
+			__atomic_store_n(s->also_live, *s->also_live + 1, __ATOMIC_RELEASE);
 		return 0;
 	}
 	return -ENOSPC;
@@ -38,6 +40,8 @@ void soft_detach(struct probe *p, struct probe_consumer *c)
 			continue;
 		__atomic_store_n(&s->slot[i], NULL, __ATOMIC_RELEASE);
 		__atomic_store_n(&s->live, s->live - 1, __ATOMIC_RELEASE);
+		if (s->also_live)
+			__atomic_store_n(s->also_live, *s->also_live - 1, __ATOMIC_RELEASE);
 		return;
 	}
 }

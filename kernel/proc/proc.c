@@ -19,6 +19,10 @@
  *      children to no one (zombies among them are freed), and wake its
  *      parent's wait4, or free itself when no one will reap it;
  *   4. release its FPU state and end the thread.
+ * proc:::exit fires before step 1, in the exiting process (so pid and
+ * execname are its own): arg0 illumos's reason (CLD_EXITED 1, CLD_KILLED
+ * 2), arg1 the exit code or the signal. proc:::create fires for the
+ * kernel's spawn too (arg0 the new pid, in the spawning kernel thread).
  */
 #include <scion/archive.h>
 #include <scion/clock.h>
@@ -29,6 +33,7 @@
 #include <scion/mm.h>
 #include <scion/printk.h>
 #include <scion/sched.h>
+#include <scion/sdt.h>
 #include <scion/string.h>
 #include <arch/cpu.h>
 #include <arch/user.h>
@@ -53,17 +58,30 @@ int proc_pid(const struct process *p)
 
 int proc_ppid(const struct process *p)
 {
-	if (!p)
-		return 0;
-	irqflags_t f = spin_lock_irqsave(&proc_lock);
-	int ppid = p->parent ? p->parent->pid : 0;
-	spin_unlock_irqrestore(&proc_lock, f);
-	return ppid;
+	return p ? READ_ONCE(p->ppid) : 0;	/* no lock: probe context reads it */
 }
 
 const char *proc_name(const struct process *p)
 {
 	return p ? p->name : "";
+}
+
+const char *proc_psargs(const struct process *p)
+{
+	return p ? p->psargs : "";
+}
+
+void proc_set_psargs(struct process *p, char *const *argv, unsigned argc)
+{
+	size_t n = 0;
+	for (unsigned i = 0; i < argc && n + 1 < sizeof(p->psargs); i++) {
+		if (i)
+			p->psargs[n++] = ' ';
+		n += strlcpy(p->psargs + n, argv[i], sizeof(p->psargs) - n);
+		if (n >= sizeof(p->psargs))
+			n = sizeof(p->psargs) - 1;
+	}
+	p->psargs[n] = '\0';
 }
 
 unsigned proc_count(void)
@@ -115,6 +133,7 @@ struct process *proc_alloc(struct process *parent)
 	} while (pid_in_use(p->pid));
 	nprocesses++;
 	p->parent = parent;
+	WRITE_ONCE(p->ppid, parent ? parent->pid : 0);
 	if (parent)
 		list_add_tail(&parent->children, &p->sibling);
 	list_add_tail(&all_processes, &p->all_node);
@@ -241,6 +260,10 @@ __noreturn void proc_exit(int wait_status)
 	struct process *p = t->proc;
 
 	arch_irq_enable();
+	if ((wait_status & 0x7f) == 0)
+		SDT_PROBE2_P(proc, exit, PROC_CLD_EXITED, (wait_status >> 8) & 0xff);
+	else
+		SDT_PROBE2_P(proc, exit, PROC_CLD_KILLED, wait_status & 0x7f);
 	/* Step 1. */
 	unsigned grafts = graft_remove_scoped(t->tid);
 	if (grafts)
@@ -268,6 +291,7 @@ __noreturn void proc_exit(int wait_status)
 		struct process *c = list_entry(p->children.next, struct process, sibling);
 		list_remove(&c->sibling);
 		c->parent = NULL;
+		WRITE_ONCE(c->ppid, 0);
 		if (c->state == PROC_ZOMBIE) {
 			list_remove(&c->all_node);
 			nprocesses--;
@@ -415,11 +439,13 @@ int proc_spawn_files(const char *path, const char *const argv[], struct file *co
 	for (int fd = 0; fd < 3; fd++)	/* fds[] is empty: each goes where it should */
 		if (stdio[fd])
 			fd_install(p, stdio[fd], fd, false);
+	proc_set_psargs(p, (char *const *)argv, argc);
 	err = exec_load(p, path, (char *const *)argv, argc, (char *const *)envp, envc, frame);
 	if (!err && suspended) {
 		irqflags_t f = spin_lock_irqsave(&proc_lock);
 		p->start_frame = frame;
 		spin_unlock_irqrestore(&proc_lock, f);
+		SDT_PROBE1_P(proc, create, p->pid);
 		return p->pid;
 	}
 	if (!err)
@@ -429,6 +455,7 @@ int proc_spawn_files(const char *path, const char *const argv[], struct file *co
 		proc_free(p);
 		return err;
 	}
+	SDT_PROBE1_P(proc, create, p->pid);
 	return p->pid;
 }
 

@@ -116,7 +116,11 @@ struct sigaction_rec {
 struct process {
 	int pid;				/* set once */
 	char name[PROC_NAME_MAX];		/* own thread (exec) */
+	char psargs[PROC_PSARGS_MAX];		/* own thread (exec): argv joined by spaces,
+						   cut (curpsinfo->pr_psargs) */
 	struct process *parent;			/* proc_lock; NULL: the kernel's child */
+	int ppid;				/* proc_lock to change, read lock-free (probe
+						   context): parent's pid, 0 for none */
 	struct list_node children;		/* proc_lock: struct process by sibling */
 	struct list_node sibling;		/* proc_lock */
 	struct list_node all_node;		/* proc_lock */
@@ -159,6 +163,7 @@ __noreturn void proc_exit(int wait_status);
 int proc_start_thread(struct process *p, const struct trap_frame *frame,
 		      const struct thread *fpu_from);
 void proc_set_name(struct process *p, const char *path);
+void proc_set_psargs(struct process *p, char *const *argv, unsigned argc);
 bool proc_signal_pending(void);
 
 /*
@@ -188,6 +193,9 @@ int proc_reap_kernel_child(int pid, int *status);
  */
 bool proc_is_suspended(int pid);
 #define WAIT_STATUS_EXITED(code)   (((code) & 0xff) << 8)
+/* proc:::exit's arg0, illumos's (and waitid's) reasons. */
+#define PROC_CLD_EXITED 1
+#define PROC_CLD_KILLED 2
 #define WAIT_STATUS_SIGNALED(sig)  ((sig) & 0x7f)
 
 /* A process as `ps` shows it. */
@@ -276,5 +284,27 @@ int signal_default_is_ignore(int sig);
 void signal_deliver(struct process *p, struct trap_frame *f);
 const char *signal_name(int sig);
 
+/*
+ * The syscall provider (systrace.c). systrace_live[nr]: consumers enabled
+ * on syscall::NAME:entry and :return of number nr (the probe registry
+ * changes it under probe_mutex; syscall_handle reads it without a lock,
+ * its one load per call while nothing traces).
+ * systrace_call - Overview: fire nr's entry probe with f's six
+ *   arguments, run the call (syscall_dispatch), set D's errno from its
+ *   result and fire nr's return probe (arg0, arg1: the result).
+ * Return value: the call's result.
+ * Caller's context: syscall_handle, the calling thread, nr below
+ *   SYSCALL_COUNT, systrace_live[nr] seen non-zero.
+ */
+extern unsigned systrace_live[SYSCALL_COUNT];
+int64_t systrace_call(unsigned nr, struct trap_frame *f);
+
+/*
+ * syscall_dispatch - run system call nr with f's arguments: its table
+ *   entry, or -ENOSYS (counted) for a number Scion does not implement.
+ * Return value: the call's result (it may not return: exit, execve...).
+ * Caller's context: syscall_handle or systrace_call, the calling thread.
+ */
+int64_t syscall_dispatch(uint64_t nr, struct trap_frame *f);
 
 #endif

@@ -19,10 +19,15 @@
  * under proc_lock; p->actions and p->blocked are the process's own
  * thread's, read by senders without a lock (a stale read decides for a
  * signal racing with the change, as it may on Linux).
+ *
+ * proc:::signal-send (arg0 the target pid, arg1 the signal) fires for
+ * every signal sent, by kill or by the kernel, ignored or not, in the
+ * sender's context.
  */
 #include <scion/errno.h>
 #include <scion/printk.h>
 #include <scion/sched.h>
+#include <scion/sdt.h>
 #include <scion/string.h>
 #include <arch/cpu.h>
 #include <arch/user.h>
@@ -71,6 +76,7 @@ void signal_send_info(struct process *p, const struct user_siginfo *si)
 	int sig = si->signo;
 	if (sig <= 0 || sig > NSIG_LINUX)
 		return;
+	SDT_PROBE2_P(proc, signal__send, p->pid, sig);
 	uint64_t handler = READ_ONCE(p->actions[sig - 1].handler);
 	if (sig != SIGKILL && (handler == LINUX_SIG_IGN ||
 			       (handler == LINUX_SIG_DFL && signal_default_is_ignore(sig))))

@@ -10,8 +10,16 @@
  * register. vfork is fork: the child has its own copy, so the parent
  * need not wait for it (allowed by POSIX, visible only to programs that
  * rely on sharing).
+ *
+ * The proc provider's probes here (SDT sites, scion/sdt.h; README
+ * "The proc provider"): proc:::create (arg0 the child's pid) in the
+ * parent, after the child exists; proc:::exec (arg0 the resolved path,
+ * a kernel string: stringof(arg0)) once execve has a path;
+ * proc:::exec-success in the new program, its name already changed;
+ * proc:::exec-failure (arg0 the errno) when execve fails.
  */
 #include <scion/errno.h>
+#include <scion/sdt.h>
 #include <scion/mm.h>
 #include <scion/string.h>
 #include <arch/user.h>
@@ -24,6 +32,7 @@ static int64_t do_fork(bool share_memory)
 	if (!child)
 		return -EAGAIN;
 	strlcpy(child->name, parent->name, sizeof(child->name));
+	memcpy(child->psargs, parent->psargs, sizeof(child->psargs));
 	memcpy(child->actions, parent->actions, sizeof(child->actions));
 	child->blocked = parent->blocked;
 	int err = 0;
@@ -52,6 +61,7 @@ static int64_t do_fork(bool share_memory)
 		return -EAGAIN;
 	}
 	int pid = child->pid;	/* child may be gone by the time the wait below ends */
+	SDT_PROBE1_P(proc, create, pid);
 	if (share_memory) {
 		irqflags_t f = spin_lock_irqsave(&parent->child_wq.lock);
 		while (!parent->vfork_done)
@@ -128,6 +138,8 @@ SYSCALL(execve)
 	if (!r)
 		r = path_from_user(p, LINUX_AT_FDCWD, a0, false, &abs);
 	if (r >= 0)
+		SDT_PROBE1_P(proc, exec, abs);
+	if (r >= 0)
 		r = copy_strings(a1, &strings, &used, &argv, &argc);
 	if (r >= 0)
 		r = copy_strings(a2, &strings, &used, &envp, &envc);
@@ -136,12 +148,16 @@ SYSCALL(execve)
 		r = exec_load(p, abs, argv, argc, envp, envc, &next);
 	if (r >= 0) {
 		proc_set_name(p, abs);
+		proc_set_psargs(p, argv, argc);
 		fd_close_on_exec(p);
 		for (int sig = 0; sig < NSIG_LINUX; sig++)
 			if (p->actions[sig].handler != LINUX_SIG_IGN)
 				p->actions[sig] = (struct sigaction_rec){ 0 };
 		arch_thread_user_init(thread_current());	/* reset FPU state and TLS */
 		*frame = next;
+		SDT_PROBE0_P(proc, exec__success);
+	} else {
+		SDT_PROBE1_P(proc, exec__failure, -r);
 	}
 	kfree(abs);
 	kfree(strings);

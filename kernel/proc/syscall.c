@@ -7,7 +7,9 @@
  * The table is built at boot from the SYSCALL entries (a linker table,
  * proc_internal.h) indexed by Linux's numbers; a number without an
  * entry returns -ENOSYS and is counted, per number, in enosys_counts
- * (`syscalls` in the shell lists them by Linux's name).
+ * (`syscalls` in the shell lists them by Linux's name). Every call,
+ * implemented or not, passes the syscall provider's probes (systrace.c)
+ * on its way in and out.
  */
 #include <scion/errno.h>
 #include <scion/fault.h>
@@ -44,16 +46,10 @@ struct trap_frame *syscall_frame(void)
 	return arch_user_frame(thread_current()->stack_top);
 }
 
-void syscall_handle(struct trap_frame *f)
+/* The call itself, inline in syscall_handle (the untraced path pays no extra call). */
+static __always_inline int64_t dispatch(uint64_t nr, struct trap_frame *f)
 {
-	uint64_t nr = arch_syscall_nr(f);
-	struct process *p = proc_current();
 	int64_t r;
-
-	if (unlikely(!__atomic_load_n(&table_built, __ATOMIC_ACQUIRE)))
-		build_table();	/* first call: every CPU builds the same table */
-	if (p)
-		p->syscalls++;
 	if (nr < SYSCALL_COUNT && table[nr]) {
 		__atomic_fetch_add(&calls[nr], 1, __ATOMIC_RELAXED);
 		r = table[nr]->fn(arch_syscall_arg(f, 0), arch_syscall_arg(f, 1), arch_syscall_arg(f, 2),
@@ -65,6 +61,29 @@ void syscall_handle(struct trap_frame *f)
 			__atomic_fetch_add(&enosys_out_of_range, 1, __ATOMIC_RELAXED);
 		r = -ENOSYS;
 	}
+	return r;
+}
+
+int64_t syscall_dispatch(uint64_t nr, struct trap_frame *f)
+{
+	return dispatch(nr, f);
+}
+
+void syscall_handle(struct trap_frame *f)
+{
+	uint64_t nr = arch_syscall_nr(f);
+	struct process *p = proc_current();
+	int64_t r;
+
+	if (unlikely(!__atomic_load_n(&table_built, __ATOMIC_ACQUIRE)))
+		build_table();	/* first call: every CPU builds the same table */
+	if (p)
+		p->syscalls++;
+	/* The syscall provider's one load and branch while it is disabled (systrace.c). */
+	if (nr < SYSCALL_COUNT && unlikely(__atomic_load_n(&systrace_live[nr], __ATOMIC_RELAXED)))
+		r = systrace_call((unsigned)nr, f);
+	else
+		r = dispatch(nr, f);
 	arch_syscall_set_return(f, r);
 	arch_irq_disable();
 	proc_return_to_user(f);

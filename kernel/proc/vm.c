@@ -200,8 +200,12 @@ bool proc_page_fault(uintptr_t addr, unsigned access, bool from_user)
 	struct thread *t = c->current;
 	if (!t || !t->proc)
 		return false;
-	/* From the kernel only inside copyin/copyout, never in an interrupt. */
-	if (!from_user && (!t->in_uaccess || c->irq_depth))
+	/*
+	 * From the kernel only inside copyin/copyout, never in an interrupt,
+	 * and never for a probe's consumers (a D load, stringof, copyin in a
+	 * probe that fired inside copyin): a fault there is the trace's error.
+	 */
+	if (!from_user && (!t->in_uaccess || c->irq_depth || cpu_probe_running(c)))
 		return false;
 	struct vm *vm = &t->proc->vm;
 	struct vm_area *a = vm_find(vm, addr);

@@ -4,7 +4,8 @@
  * speculation(); the ones that search strings are in dif_subr_search.c.
  * Arguments come from the run's tuple; string arguments are read through
  * the fault-tolerant path and results are made in scratch space, never
- * longer than the program's strsize.
+ * longer than the program's strsize. copyin and copyinstr read user
+ * memory through the environment's copyin alone, never its read.
  */
 #include <scion/string.h>
 #include "dif_internal.h"
@@ -140,6 +141,47 @@ static int path_part(struct run *x, bool dir, uint64_t *out)
 	return 0;
 }
 
+static int user_fault(struct run *x, uint64_t addr)
+{
+	return dif_fail(x, DIF_FAULT_BADADDR, addr);
+}
+
+/* copyin(addr, size): size bytes of user memory in scratch (at most strsize). */
+static int copyin(struct run *x, uint64_t *out)
+{
+	uint64_t addr = x->tuple[0].value, size = x->tuple[1].value;
+	if (size > x->p->strsize)
+		return dif_fail(x, DIF_FAULT_BADARG, size);
+	uint8_t *buf = x->ops->scratch(x->env, size ? (size_t)size : 1);
+	if (!buf)
+		return dif_fail(x, DIF_FAULT_NOSCRATCH, 0);
+	if (size && (!x->ops->copyin || x->ops->copyin(x->env, addr, buf, (size_t)size)))
+		return user_fault(x, addr);
+	*out = address_of((const char *)buf);
+	return 0;
+}
+
+/* copyinstr(addr[, max]): the user string at addr, at most max bytes (and strsize - 1). */
+static int copyinstr(struct run *x, uint64_t *out)
+{
+	uint64_t addr = x->tuple[0].value;
+	size_t room = x->p->strsize;
+	if (x->ntuple == 2 && x->tuple[1].value < room - 1)
+		room = (size_t)x->tuple[1].value + 1;
+	char *s = dif_scratch_string(x);
+	if (!s)
+		return -1;
+	if (!x->ops->copyin)
+		return user_fault(x, addr);
+	struct dif_env_ops user = *x->ops;
+	user.read = x->ops->copyin;
+	uint64_t bad;
+	if (dif_copy_string(&user, x->env, addr, s, room, &bad) < 0)
+		return user_fault(x, bad);
+	*out = address_of(s);
+	return 0;
+}
+
 static int call(struct run *x, unsigned id, uint64_t *out)
 {
 	long len;
@@ -184,6 +226,10 @@ static int call(struct run *x, unsigned id, uint64_t *out)
 	case DIF_SUBR_SPECULATION:
 		*out = x->ops->speculation(x->env);
 		return 0;
+	case DIF_SUBR_COPYIN:
+		return copyin(x, out);
+	case DIF_SUBR_COPYINSTR:
+		return copyinstr(x, out);
 	}
 	return dif_fail(x, DIF_FAULT_ILLOP, id);
 }

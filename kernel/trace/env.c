@@ -5,7 +5,12 @@
  * arch_trace_readable has refused device memory; built-in variables
  * from the probe hit and the current thread (caller from a stack walk);
  * variables of the three scopes; scratch space, strtok()'s place and
- * speculation ids.
+ * speculation ids; copyin's reads of the current process's memory.
+ *
+ * Process built-ins (pid, ppid, execname, curpsinfo->...) are the
+ * current thread's process's (scion/proc.h), read without a lock: the
+ * process cannot go away under its own running thread. A kernel thread
+ * has pid 0 and its thread name as execname.
  *
  * Storage: global scalars in the session's globals area, clause-locals
  * in the CPU's locals area (zeroed at each probe firing), thread-locals
@@ -21,6 +26,8 @@
 #include <scion/clock.h>
 #include <scion/string.h>
 #include <scion/errno.h>
+#include <scion/proc.h>
+#include <arch/mmu.h>
 #include <arch/safe_read.h>
 #include <arch/stack.h>
 #include "trace_internal.h"
@@ -84,8 +91,16 @@ static uint64_t env_builtin(void *env, unsigned id)
 	case DIF_VAR_WALLTIMESTAMP: return x->session->wall_base_ns + trace_firing_now(x);
 	case DIF_VAR_CPU: return this_cpu_index();
 	case DIF_VAR_TID: return t ? t->tid : 0;
-	case DIF_VAR_PID: return 0;	/* one address space: the kernel's */
-	case DIF_VAR_EXECNAME: return (uint64_t)(uintptr_t)(t ? t->name : "");
+	case DIF_VAR_PID:
+	case DIF_VAR_PS_PID: return (uint64_t)proc_pid(t ? t->proc : NULL);
+	case DIF_VAR_PPID:
+	case DIF_VAR_PS_PPID: return (uint64_t)proc_ppid(t ? t->proc : NULL);
+	case DIF_VAR_UID: return 0;	/* one user */
+	case DIF_VAR_ERRNO: return t ? (uint64_t)t->trace_errno : 0;
+	case DIF_VAR_EXECNAME:
+	case DIF_VAR_PS_FNAME:
+		return (uint64_t)(uintptr_t)(!t ? "" : t->proc ? proc_name(t->proc) : t->name);
+	case DIF_VAR_PS_PSARGS: return (uint64_t)(uintptr_t)proc_psargs(t ? t->proc : NULL);
 	case DIF_VAR_PROBEPROV: return (uint64_t)(uintptr_t)p->provider;
 	case DIF_VAR_PROBEMOD: return (uint64_t)(uintptr_t)p->module;
 	case DIF_VAR_PROBEFUNC: return (uint64_t)(uintptr_t)p->function;
@@ -277,6 +292,27 @@ static uint64_t env_speculation(void *env)
 	return id;
 }
 
+/*
+ * copyin: user memory of the current process only, and only what is
+ * mapped now. in_uaccess is cleared around the read, so that a probe
+ * firing inside the kernel's own copyin (which allows demand paging)
+ * still never resolves a fault: an untouched page reads as an error.
+ */
+static int env_copyin(void *env, uint64_t addr, void *buf, size_t n)
+{
+	(void)env;
+	struct thread *t = this_cpu()->current;
+	if (!t || !t->proc || !n)
+		return n ? -EFAULT : 0;
+	if (!user_range_ok(addr, n))
+		return -EFAULT;
+	bool was = t->in_uaccess;
+	t->in_uaccess = false;
+	int err = arch_safe_read(buf, addr, n);
+	t->in_uaccess = was;
+	return err;
+}
+
 const struct dif_env_ops trace_env_ops = {
 	.read = env_read,
 	.builtin = env_builtin,
@@ -287,4 +323,5 @@ const struct dif_env_ops trace_env_ops = {
 	.speculation = env_speculation,
 	.strtok_state = env_strtok_state,
 	.scratch_release = env_scratch_release,
+	.copyin = env_copyin,
 };

@@ -103,9 +103,18 @@ static bool builtin(struct dref_eval *e, const struct dt_node *n, struct dref_va
 	case DT_BV_WALLTIMESTAMP: raw = e->sc->wall_base + f->now; break;
 	case DT_BV_CPU: raw = f->cpu; break;
 	case DT_BV_TID: raw = t->tid; break;
-	case DT_BV_PID: raw = 0; break;		/* one address space */
+	case DT_BV_PID:				/* the oracle's threads are kernel threads */
+	case DT_BV_PPID:
+	case DT_BV_UID:
+	case DT_BV_ERRNO:			/* no traced system call */
+	case DT_BV_PS_PID:
+	case DT_BV_PS_PPID: raw = 0; break;
+	case DT_BV_PS_PSARGS:
+		dref_str_value(e, v, "", 0);
+		return true;
 	case DT_BV_EPID: raw = e->epid; break;
 	case DT_BV_ID: raw = p->id; break;
+	case DT_BV_PS_FNAME:
 	case DT_BV_EXECNAME:
 		dref_str_value(e, v, t->name, strlen(t->name));
 		return true;

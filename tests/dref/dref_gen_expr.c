@@ -47,10 +47,12 @@ static const char *const int_builtins[] = {
 	"arg0", "arg1", "arg2", "arg3", "arg4", "arg5", "arg6", "timestamp", "vtimestamp",
 	"walltimestamp", "cpu", "tid", "pid", "epid", "id", "curthread->tid",
 	"curthread->affinity", "curthread->ticks_run", "curthread->switches_in",
+	"ppid", "uid", "errno", "curpsinfo->pr_pid", "curpsinfo->pr_ppid",
 };
 
 static const char *const str_builtins[] = {
 	"probefunc", "probename", "probemod", "probeprov", "execname", "curthread->name",
+	"curpsinfo->pr_fname", "curpsinfo->pr_psargs",
 };
 
 static const char *const delimiters[] = { ",", "/", "X", ", ", "ab", "-_", "" };

@@ -111,7 +111,7 @@ static uint64_t *env_strtok(void *e)
 
 static const struct dif_env_ops ops = {
 	env_read, env_builtin, env_load, env_store, env_scratch, env_random, env_random, env_strtok,
-	NULL,
+	NULL, NULL,	/* no user memory: copyin faults */
 };
 
 static void check_object(const struct dt_object *obj)

@@ -173,6 +173,7 @@ static uint64_t *fake_strtok_state(void *env)
 const struct dif_env_ops fake_kernel_ops = {
 	fake_read, fake_builtin, fake_load_var, fake_store_var, fake_scratch, fake_random,
 	fake_speculation, fake_strtok_state, NULL,	/* scratch lasts the firing */
+	NULL,						/* no user memory */
 };
 
 static char fake_thread_struct[64];

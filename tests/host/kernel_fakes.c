@@ -13,6 +13,7 @@
 #include <string.h>
 #include "host_test.h"
 #include <scion/spinlock.h>
+#include <scion/proc.h>
 
 uintptr_t host_phys_base;
 size_t host_phys_size;
@@ -21,6 +22,31 @@ char host_last_panic[512];
 static char printk_buf[16384];
 static size_t printk_len;
 volatile bool panic_in_progress;
+
+/* Processes (scion/proc.h): the host tests' threads are kernel threads, of no process. */
+int proc_pid(const struct process *p)
+{
+	(void)p;
+	return 0;
+}
+
+int proc_ppid(const struct process *p)
+{
+	(void)p;
+	return 0;
+}
+
+const char *proc_name(const struct process *p)
+{
+	(void)p;
+	return "";
+}
+
+const char *proc_psargs(const struct process *p)
+{
+	(void)p;
+	return "";
+}
 
 void vprintk(const char *fmt, va_list ap)
 {

@@ -570,11 +570,18 @@ HOST_TEST(d_cg_errors)
 	      "options not set stay out of the object");
 	dt_program_free(p);
 
-	/* The front end: errno, and members of a thread kept in a global. */
+	/* The front end: errno is a built-in, $target needs -p, and members of a thread kept in a global. */
 	p = dt_compile("BEGIN { trace(errno); }", 23, "t.d", 0, NULL, 0);
-	CHECK(t, p && p->nerrors == 1 && p->errors[0].tag == D_UNSUPPORTED &&
-	      strstr(p->errors[0].message, "no system calls"), "errno: %s",
+	CHECK(t, p && p->nerrors == 0, "errno: %s", d_first_error(p, why, sizeof(why)));
+	dt_program_free(p);
+	p = dt_compile("BEGIN { trace($target); }", 25, "t.d", 0, NULL, 0);
+	CHECK(t, p && p->nerrors == 1 && p->errors[0].tag == D_MACRO_UNDEF &&
+	      strstr(p->errors[0].message, "-p PID"), "$target without -p: %s",
 	      d_first_error(p, why, sizeof(why)));
+	dt_program_free(p);
+	struct dt_compile_args targeted = { .filename = "t.d", .target = "1234" };
+	p = dt_compile_with("BEGIN /pid == $target/ { trace($target + 1); }", 46, &targeted);
+	CHECK(t, p && p->nerrors == 0, "$target with -p: %s", d_first_error(p, why, sizeof(why)));
 	dt_program_free(p);
 	p = dt_compile("BEGIN { t = curthread; trace(t->tid); }", 39, "t.d", 0, NULL, 0);
 	CHECK(t, p && p->nerrors == 1 && p->errors[0].tag == D_UNSUPPORTED, "global thread: %s",

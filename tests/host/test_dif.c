@@ -4,7 +4,9 @@
  * each kind of malformed program refused with its message, arithmetic,
  * comparisons and forward branches, loads with sign extension through a
  * fake fault-tolerant memory, every run-time fault with its instruction
- * and address, string subroutines with D's edge cases, and variables.
+ * and address, string subroutines with D's edge cases, and variables;
+ * copyin and copyinstr through a fake user memory that only the
+ * environment's copyin reads (never its read, and the other way round).
  */
 #include <stdio.h>
 #include <string.h>
@@ -43,6 +45,20 @@ static int fake_read(void *env, uint64_t addr, void *buf, size_t n)
 		char *to = buf;
 		for (size_t i = 0; i < n && (i == 0 || from[i - 1]); i++)
 			to[i] = from[i];
+		return 0;
+	}
+	return -14;
+}
+
+/* The fake process's memory: 64 bytes at USER_FAKE; any other user address is untouched. */
+#define USER_FAKE 0x400000ull
+static const char user_mem[64] = "/etc/motd\0\0\0\0\0\0\0\x2a\0\0\0";
+
+static int fake_copyin(void *env, uint64_t addr, void *buf, size_t n)
+{
+	(void)env;
+	if (addr >= USER_FAKE && addr + n <= USER_FAKE + sizeof(user_mem)) {
+		memcpy(buf, user_mem + (addr - USER_FAKE), n);
 		return 0;
 	}
 	return -14;
@@ -127,7 +143,7 @@ static void fake_scratch_release(void *env, void *from)
 
 static const struct dif_env_ops fake_ops = {
 	fake_read, fake_builtin, fake_load_var, fake_store_var, fake_scratch, fake_random,
-	fake_speculation, fake_strtok_state, fake_scratch_release,
+	fake_speculation, fake_strtok_state, fake_scratch_release, fake_copyin,
 };
 
 static const char strtab[] = "hello\0/usr/lib/libc.so\0lo\0";
@@ -437,4 +453,64 @@ HOST_TEST(dif_variables)
 		env.assoc[i].used = true;
 	CHECK(t, run(t, p, &env, &out, &fault) == -1 && fault.kind == DIF_FAULT_DYNVAR && fault.pc == 8,
 	      "full dynamic space: %s at %u", dif_fault_name(fault.kind), fault.pc);
+}
+
+HOST_TEST(dif_copyin_reads_user_memory_only)
+{
+	struct fake_env env = { 0 };
+	struct dif_fault fault;
+	uint64_t out = 0;
+	/* copyinstr(USER_FAKE) and copyinstr(USER_FAKE, 4) */
+	struct dif_prog p = PROG(I(LDI, 1, 0, 0, (int32_t)USER_FAKE), I(PUSHT, 0, 1, 0, 0),
+				 I(CALL, 2, 0, 0, DIF_SUBR_COPYINSTR), I(RET, 0, 2, 0, 0));
+	CHECK(t, run(t, p, &env, &out, &fault) == 0 &&
+	      !strcmp((const char *)(uintptr_t)out, "/etc/motd"), "copyinstr");
+	p = PROG(I(LDI, 1, 0, 0, (int32_t)USER_FAKE), I(LDI, 3, 0, 0, 4), I(PUSHT, 0, 1, 0, 0),
+		 I(PUSHT, 0, 3, 0, 0), I(CALL, 2, 0, 0, DIF_SUBR_COPYINSTR), I(RET, 0, 2, 0, 0));
+	env.scratch_used = 0;
+	CHECK(t, run(t, p, &env, &out, &fault) == 0 &&
+	      !strcmp((const char *)(uintptr_t)out, "/etc"), "copyinstr(addr, 4)");
+	/* *(int *)copyin(USER_FAKE + 16, 4) == 42: the copy is kernel (scratch) memory */
+	p = PROG(I(LDI, 1, 0, 0, (int32_t)USER_FAKE + 16), I(LDI, 3, 0, 0, 4), I(PUSHT, 0, 1, 0, 0),
+		 I(PUSHT, 0, 3, 0, 0), I(CALL, 2, 0, 0, DIF_SUBR_COPYIN), I(RET, 0, 2, 0, 0));
+	env.scratch_used = 0;
+	CHECK(t, run(t, p, &env, &out, &fault) == 0 && out &&
+	      *(const int *)(uintptr_t)out == 42, "copyin");
+	/* A string at the end of the mapped bytes without a NUL: the next byte faults. */
+	struct { const char *what; struct dif_prog p; enum dif_fault_kind kind; uint64_t addr; } bad[] = {
+		{ "kernel-readable, not user", PROG(I(LDI, 1, 0, 0, (int32_t)MEM_BASE),
+			I(PUSHT, 0, 1, 0, 0), I(CALL, 2, 0, 0, DIF_SUBR_COPYINSTR), I(RET, 0, 2, 0, 0)),
+		  DIF_FAULT_BADADDR, MEM_BASE },
+		{ "untouched user page", PROG(I(LDI, 1, 0, 0, (int32_t)USER_FAKE + 4096),
+			I(LDI, 3, 0, 0, 8), I(PUSHT, 0, 1, 0, 0), I(PUSHT, 0, 3, 0, 0),
+			I(CALL, 2, 0, 0, DIF_SUBR_COPYIN), I(RET, 0, 2, 0, 0)),
+		  DIF_FAULT_BADADDR, USER_FAKE + 4096 },
+		{ "larger than strsize", PROG(I(LDI, 1, 0, 0, (int32_t)USER_FAKE),
+			I(LDI, 3, 0, 0, 65), I(PUSHT, 0, 1, 0, 0), I(PUSHT, 0, 3, 0, 0),
+			I(CALL, 2, 0, 0, DIF_SUBR_COPYIN), I(RET, 0, 2, 0, 0)),
+		  DIF_FAULT_BADARG, 65 },
+	};
+	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+		env.scratch_used = 0;
+		CHECK(t, run(t, bad[i].p, &env, &out, &fault) == -1 && fault.kind == bad[i].kind &&
+		      fault.addr == bad[i].addr && fault.pc == bad[i].p.ninsns - 2,
+		      "%s: kind %d addr %llx pc %u", bad[i].what, fault.kind,
+		      (unsigned long long)fault.addr, fault.pc);
+	}
+	/* An environment without user memory: copyin faults, never reads through read. */
+	struct dif_env_ops no_user = fake_ops;
+	no_user.copyin = NULL;
+	p = PROG(I(LDI, 1, 0, 0, (int32_t)USER_FAKE), I(PUSHT, 0, 1, 0, 0),
+		 I(CALL, 2, 0, 0, DIF_SUBR_COPYINSTR), I(RET, 0, 2, 0, 0));
+	env.scratch_used = 0;
+	CHECK(t, dif_run(&p, &no_user, &env, &out, &fault) == -1 && fault.kind == DIF_FAULT_BADADDR,
+	      "no copyin op: kind %d", fault.kind);
+	/* The last built-in and subroutine are known to the verifier; the next ones are not. */
+	char why[160];
+	p = PROG(I(LDB, 1, 0, 0, DIF_VAR_LIMIT - 1), I(RET, 0, 1, 0, 0));
+	CHECK(t, dif_verify(&p, why, sizeof(why)) == 0, "last built-in refused: %s", why);
+	CHECK(t, !strcmp(dif_builtin_name(DIF_VAR_ERRNO), "errno") &&
+	      !strcmp(dif_builtin_name(DIF_VAR_PS_PSARGS), "curpsinfo->pr_psargs") &&
+	      !strcmp(dif_subr_name(DIF_SUBR_COPYINSTR), "copyinstr") &&
+	      !strcmp(dif_builtin_name(DIF_VAR_LIMIT), "?"), "names");
 }

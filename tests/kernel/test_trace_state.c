@@ -7,12 +7,17 @@
  * leaves behind), dynamic variable space (exhaustion, deletion giving
  * the memory back, keys kept apart by scope and variable), and
  * speculations (ids until none is free, a full buffer, commit in order
- * into the principal buffer, discard).
+ * into the principal buffer, discard); and the borders of copyin's
+ * user reads.
  */
+#include <scion/errno.h>
 #include <scion/ktest.h>
 #include <scion/string.h>
+#include <scion/thread.h>
 #include <arch/cpu.h>
+#include <arch/mmu.h>
 #include "../../kernel/trace/trace_internal.h"
+#include "../../kernel/proc/proc_internal.h"
 
 #define AGG_BYTES 4096
 
@@ -279,4 +284,40 @@ KTEST(trace_speculations, 1)
 	KT_EXPECT(t, bytes == 0, "a discarded speculation committed %u bytes", bytes);
 	spec_destroy(s);
 	tbuf_destroy(bufs);
+}
+
+/*
+ * copyin's borders (env.c's trace_env_ops.copyin): a kernel thread has no
+ * user memory; with a process, only [USER_BASE, USER_LIMIT) reads, a range
+ * that runs past USER_LIMIT or starts below USER_BASE does not, a kernel
+ * address never does, an unmapped user page is an error (never resolved),
+ * and the thread's in_uaccess comes back as it was.
+ */
+KTEST(trace_copyin_borders, 1)
+{
+	static struct process fake;	/* no memory map: nothing can be resolved through it */
+	struct thread *self = thread_current();
+	uint8_t buf[16], kernel_bytes[8] = { 1, 2, 3, 4, 5, 6, 7, 8 };
+	uint64_t kaddr = (uint64_t)(uintptr_t)kernel_bytes;
+
+	KT_ASSERT(t, !self->proc, "the test thread belongs to a process");
+	KT_EXPECT(t, trace_env_ops.copyin(NULL, USER_BASE, buf, 8) == -EFAULT,
+		  "a kernel thread read user memory");
+	KT_EXPECT(t, trace_env_ops.copyin(NULL, USER_BASE, buf, 0) == 0, "0 bytes is not 0");
+	self->proc = &fake;
+	self->in_uaccess = true;
+	int kernel = trace_env_ops.copyin(NULL, kaddr, buf, 8);
+	int below = trace_env_ops.copyin(NULL, USER_BASE - 4, buf, 8);
+	int past = trace_env_ops.copyin(NULL, USER_LIMIT - 4, buf, 8);
+	int wraps = trace_env_ops.copyin(NULL, UINT64_MAX - 3, buf, 8);
+	int unmapped = trace_env_ops.copyin(NULL, USER_BASE, buf, 8);
+	bool kept = self->in_uaccess;
+	self->in_uaccess = false;
+	self->proc = NULL;
+	KT_EXPECT(t, kernel == -EFAULT, "a kernel address read as user memory: %d", kernel);
+	KT_EXPECT(t, below == -EFAULT, "below USER_BASE: %d", below);
+	KT_EXPECT(t, past == -EFAULT, "past USER_LIMIT: %d", past);
+	KT_EXPECT(t, wraps == -EFAULT, "a wrapping range: %d", wraps);
+	KT_EXPECT(t, unmapped == -EFAULT, "an unmapped user page: %d", unmapped);
+	KT_EXPECT(t, kept, "in_uaccess was not restored");
 }

@@ -138,7 +138,12 @@ enum dif_op {
 /*
  * Built-in variables (LDB). The curthread-> ones are the members of the
  * current thread D can read (curthread->tid and ->name are TID and
- * EXECNAME): the compiler never needs struct thread's layout.
+ * EXECNAME): the compiler never needs struct thread's layout; the
+ * curpsinfo-> ones likewise for the current process (illumos's psinfo_t
+ * members Scion has). New ones go at the end: the numbers are the
+ * kernel's and the compiler's (host/dtrace/dt_cg_names.c) alike.
+ * For a kernel thread pid, ppid, uid and the curpsinfo numbers are 0,
+ * execname and pr_fname its thread name, pr_psargs "".
  */
 #define DIF_BUILTINS(X) \
 	X(TIMESTAMP,  "timestamp",  DIF_TYPE_INT) \
@@ -168,13 +173,25 @@ enum dif_op {
 	X(THREAD_AFFINITY,   "curthread->affinity",    DIF_TYPE_INT) \
 	X(THREAD_TICKS_RUN,  "curthread->ticks_run",   DIF_TYPE_INT) \
 	X(THREAD_SWITCHES_IN, "curthread->switches_in", DIF_TYPE_INT) \
-	X(CALLER,     "caller",     DIF_TYPE_INT)
+	X(CALLER,     "caller",     DIF_TYPE_INT) \
+	X(PPID,       "ppid",       DIF_TYPE_INT) \
+	X(UID,        "uid",        DIF_TYPE_INT) \
+	X(ERRNO,      "errno",      DIF_TYPE_INT) \
+	X(PS_PID,     "curpsinfo->pr_pid",    DIF_TYPE_INT) \
+	X(PS_PPID,    "curpsinfo->pr_ppid",   DIF_TYPE_INT) \
+	X(PS_FNAME,   "curpsinfo->pr_fname",  DIF_TYPE_STRING) \
+	X(PS_PSARGS,  "curpsinfo->pr_psargs", DIF_TYPE_STRING)
 
 /*
  * Subroutines (CALL): name, arguments (min, max), result type. strstr,
  * strchr and strrchr give an address inside their first argument (a
  * copy of it in scratch space) or 0, D's NULL; strtok keeps its place
  * for the rest of the probe firing (struct dif_env_ops' strtok_state).
+ * copyin(addr, size) copies size bytes (at most the program's strsize)
+ * of the current process's memory into scratch and gives their address;
+ * copyinstr(addr[, max]) its string: both through struct dif_env_ops'
+ * copyin, which never resolves a page fault (an untouched page, a kernel
+ * address, a kernel thread: an invalid address fault).
  */
 #define DIF_SUBROUTINES(X) \
 	X(STRLEN,   "strlen",   1, 1, DIF_TYPE_INT) \
@@ -190,7 +207,9 @@ enum dif_op {
 	X(STRCHR,   "strchr",   2, 2, DIF_TYPE_STRING) \
 	X(STRRCHR,  "strrchr",  2, 2, DIF_TYPE_STRING) \
 	X(RINDEX,   "rindex",   2, 3, DIF_TYPE_INT) \
-	X(STRTOK,   "strtok",   2, 2, DIF_TYPE_STRING)
+	X(STRTOK,   "strtok",   2, 2, DIF_TYPE_STRING) \
+	X(COPYIN,   "copyin",   2, 2, DIF_TYPE_INT) \
+	X(COPYINSTR, "copyinstr", 1, 2, DIF_TYPE_STRING)
 
 enum dif_type {
 	DIF_TYPE_INT = 1,	/* 64-bit integer */

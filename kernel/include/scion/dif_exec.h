@@ -87,6 +87,14 @@ struct dif_env_ops {
 	 * afterwards. NULL: scratch is only given back after the firing.
 	 */
 	void (*scratch_release)(void *env, void *from);
+	/*
+	 * copyin() and copyinstr(): read n bytes of the current process's
+	 * memory at user address addr into buf. 0, or -EFAULT without a fault
+	 * taken and without resolving one: a kernel address, a page the
+	 * process never touched, no process (a kernel thread). NULL: the
+	 * environment has no user memory (every copyin faults).
+	 */
+	int (*copyin)(void *env, uint64_t addr, void *buf, size_t n);
 };
 
 /*

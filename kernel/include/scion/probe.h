@@ -100,6 +100,10 @@ struct probe_consumer {
 struct probe_soft {
 	struct probe_consumer *slot[PROBE_SOFT_CONSUMERS];	/* probe_mutex to change */
 	unsigned live;			/* probe_mutex to change: slots in use */
+	unsigned *also_live;		/* set before the first enabling (or NULL): a
+					   provider's own count, kept with live (probe_mutex to
+					   change), shared by several probes: the syscall
+					   provider's one load per system call */
 	bool session_only;		/* set once: fired by trace sessions themselves
 					   (dtrace:::BEGIN), never enabled */
 	uint64_t hits, missed;		/* atomic */

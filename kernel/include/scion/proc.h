@@ -20,6 +20,7 @@ struct fault_info;
 struct process;
 
 #define PROC_NAME_MAX 16	/* execname: the program's base name, truncated */
+#define PROC_PSARGS_MAX 80	/* curpsinfo->pr_psargs: the arguments, cut (illumos's PRARGSZ) */
 
 /* Linux signal numbers the kernel itself sends. */
 #define SIGHUP   1
@@ -88,10 +89,16 @@ void syscall_handle(struct trap_frame *f);
 /* The process the calling thread belongs to, or NULL for a kernel thread. */
 struct process *proc_current(void);
 
-/* Identity of a process, for tracing and reports. */
+/*
+ * Identity of a process, for tracing and reports: 0 and "" for NULL (a
+ * kernel thread). psargs: its arguments joined by spaces, at most
+ * PROC_PSARGS_MAX - 1 bytes. Caller's context: any, probe context
+ * included (no locks); p the caller's own process or one it holds.
+ */
 int proc_pid(const struct process *p);
 int proc_ppid(const struct process *p);
 const char *proc_name(const struct process *p);
+const char *proc_psargs(const struct process *p);
 
 /*
  * proc_spawn - start a program from the boot archive as a new process

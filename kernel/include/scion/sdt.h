@@ -36,6 +36,9 @@ LINKER_TABLE_DECLARE(struct sdt_site, sdt_sites);
 #define SDT_PROBE1(name, a0)             ARCH_SDT_PROBE1(#name, a0)
 #define SDT_PROBE2(name, a0, a1)         ARCH_SDT_PROBE2(#name, a0, a1)
 #define SDT_PROBE3(name, a0, a1, a2)     ARCH_SDT_PROBE3(#name, a0, a1, a2)
+#define SDT_PROBE0_P(provider, name) ARCH_SDT_PROBE0(#provider ":" #name)
+#define SDT_PROBE1_P(provider, name, a0) ARCH_SDT_PROBE1(#provider ":" #name, a0)
+#define SDT_PROBE2_P(provider, name, a0, a1) ARCH_SDT_PROBE2(#provider ":" #name, a0, a1)
 #define SDT_PROBE5_P(provider, name, a0, a1, a2, a3, a4) \
 	ARCH_SDT_PROBE5(#provider ":" #name, a0, a1, a2, a3, a4)
 

@@ -62,6 +62,8 @@ struct thread {
 	struct process *proc;		/* own thread: its user process, NULL for a kernel thread */
 	bool in_uaccess;		/* own thread: copying user memory (copyin/copyout), so
 					   a page fault at a user address may be resolved */
+	int trace_errno;		/* own thread: D's errno, the error (0: none) of the
+					   last system call the syscall provider traced */
 	/* What it asked of the I/O path, for the monitor's per-thread profile. */
 	uint64_t bcache_reads;		/* own thread writes (atomic store): block cache reads */
 	uint64_t disk_wait_ns;		/* own thread writes (atomic store): time in blkdev_wait */

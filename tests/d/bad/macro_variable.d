@@ -1,5 +1,5 @@
 BEGIN
 /pid == $pid/
 {
-	trace(1);
+	trace($target);
 }

@@ -1,5 +1,5 @@
 BEGIN
 {
-	trace(copyinstr(arg0));
+	copyout(arg0, arg1, 4);
 	@a = llquantize(arg0, 10, 0, 6, 20);
 }

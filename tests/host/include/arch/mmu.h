@@ -22,6 +22,15 @@ extern size_t host_phys_size;
 #define MAP_EXEC     0x2u
 #define MAP_NOCACHE  0x4u
 
+/* The user range as the kernel's: the host tests have no process, so no user memory is read. */
+#define USER_BASE    0x0000000000010000ull
+#define USER_LIMIT   0x00007ffffffff000ull
+
+static inline int user_range_ok(uintptr_t addr, size_t len)
+{
+	return addr >= USER_BASE && addr <= USER_LIMIT && len <= USER_LIMIT - addr;
+}
+
 static inline void *phys_to_virt(uint64_t pa)
 {
 	return (void *)(host_phys_base + (uintptr_t)pa);

@@ -1,5 +1,0 @@
-/* errno: Scion has no system calls to set it. */
-BEGIN
-{
-	trace(errno);
-}
