@@ -312,11 +312,16 @@ def cmd_trace(args):
         raise ScionError("give -n PROGRAM or -s FILE (or -l)")
     snaps = Snapshots()
     interrupted, lost, part, target_gone = [], None, None, []
+    # The program compiles before anything reaches the kernel, so that its
+    # errors come first -- except under -c, whose $target is known only
+    # once the command's process is made.
+    meta = None if args.command else compile_program(args)
     with Client(args.socket, timeout=args.timeout, wait=args.wait) as client:
         target = start_command(client, args)
         if args.pid is not None and not target and not target_alive(client, args.pid):
             raise ScionError(f"failed to grab pid {args.pid}: no such process")
-        meta = compile_program(args)
+        if meta is None:
+            meta = compile_program(args)
         quiet = bool(meta["options"].get("quiet"))
         stream, cpus, epids = start(client, meta, args, snaps.on_chunk)
         if target:
