@@ -118,7 +118,7 @@ def job_bad_requests(ctx):
             ("disable-missing", "probe disable 9999999", r"no probe with id 9999999"),
             ("count-missing", "count no_such_fn", r"no fbt probe for 'no_such_fn'"),
             ("count-bad-tid", "count pf_sum tid x", r"'x' is not a thread id"),
-            ("latency-usage", "latency", r"latency: usage: latency <function> \[tid <n>\]"),
+            ("latency-usage", "latency", r"latency: usage: latency <function> \[tid <n> \| pid <n>\]"),
             ("metric-missing", "metric remove 77", r"metric: no metric '77'"),
         ]
         for label, line, expect in checks:
