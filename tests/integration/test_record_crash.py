@@ -405,9 +405,13 @@ def job_trace(ctx):
     reads = [int(ln.split()[1]) for ln in lines] if ok else []
     ctx.result("readable", lines and ok and not os.path.exists(out + ".part"),
                f"{len(lines)} lines: {lines[:3]}")
+    # In the workload's order, none invented; but not always a prefix: when the
+    # reading thread moved between CPUs, the kill may take the tail of one CPU's
+    # buffer while the other's later records had already been sent (CI saw it).
     it = iter(blocks)
-    ctx.result("output-is-the-workload", reads == blocks[:len(reads)] if "drop" not in err
-               else all(any(b == a for b in it) for a in reads), f"{reads[:8]} vs {blocks[:8]}")
+    ctx.result("output-is-the-workload", len(reads) >= 1000 and
+               all(any(b == a for b in it) for a in reads),
+               f"{len(reads)} reads, {reads[:8]} vs {blocks[:8]}")
     m = re.search(r"kept the output of the (\d+) records", err)
     ctx.result("line-counts", m and int(m[1]) == len(lines), f"{len(lines)} lines: {err}")
     before = [ln for ln in held or [] if ln]
