@@ -167,6 +167,36 @@ struct linux_iovec {
 };
 #define IOV_MAX_LINUX 1024
 
+/*
+ * Overview: fetch the next non-empty entry of a walked iovec array and
+ * check it as Linux's import_iovec does: its range is user space, and
+ * the entries so far cover at most LEN_MAX bytes.
+ * Return value: 1 with *base and *len set; 0 at the end of the array;
+ * -EFAULT (the array or the entry's range is not user memory) or
+ * -EINVAL (the total overflows).
+ * Caller's context: a process's own thread; may sleep (copyin faults).
+ */
+int iov_walk_next(struct iov_walk *w, uintptr_t *base, size_t *len)
+{
+	while (w->next < w->count) {
+		struct linux_iovec v;
+		if (copyin(&v, w->uiov + w->next * sizeof(v), sizeof(v)))
+			return -EFAULT;
+		w->next++;
+		if (v.len > LEN_MAX || w->total + v.len > LEN_MAX)
+			return -EINVAL;
+		if (!v.len)
+			continue;
+		if (!user_range_ok(v.base, v.len))
+			return -EFAULT;
+		w->total += v.len;
+		*base = v.base;
+		*len = v.len;
+		return 1;
+	}
+	return 0;
+}
+
 static int64_t do_vector(uint64_t fd, uintptr_t uiov, uint64_t count, bool writing)
 {
 	if (count > IOV_MAX_LINUX)
@@ -174,24 +204,22 @@ static int64_t do_vector(uint64_t fd, uintptr_t uiov, uint64_t count, bool writi
 	struct file *f = fd_get(proc_current(), (int)fd);
 	if (!f)
 		return -EBADF;
-	int64_t total = 0, r = 0;
-	for (uint64_t i = 0; i < count; i++) {
-		struct linux_iovec v;
-		if (copyin(&v, uiov + i * sizeof(v), sizeof(v))) {
-			r = -EFAULT;
-			break;
-		}
-		if (v.len > LEN_MAX || (uint64_t)total + v.len > LEN_MAX) {
-			r = -EINVAL;
-			break;
-		}
-		if (!v.len)
-			continue;
-		r = writing ? file_write(f, v.base, v.len) : file_read(f, v.base, v.len);
+	struct iov_walk w = { .uiov = uiov, .count = count };
+	int64_t total = 0, r;
+	if (writing && f->ops->writev) {
+		bool writable = (f->flags & LINUX_O_ACCMODE) != LINUX_O_RDONLY;
+		r = writable ? f->ops->writev(f, &w) : -EBADF;
+		file_put(f);
+		return r;
+	}
+	uintptr_t base;
+	size_t len;
+	while ((r = iov_walk_next(&w, &base, &len)) > 0) {
+		r = writing ? file_write(f, base, len) : file_read(f, base, len);
 		if (r < 0)
 			break;
 		total += r;
-		if ((uint64_t)r < v.len)
+		if ((uint64_t)r < len)
 			break;
 		r = 0;
 	}

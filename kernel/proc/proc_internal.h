@@ -65,11 +65,21 @@ struct vm {
 
 struct file;
 
+/* A user iovec array being walked entry by entry (readv, writev). */
+struct iov_walk {
+	uintptr_t uiov;		/* user address of the array */
+	uint64_t count, next;	/* entries in it; the next to fetch */
+	uint64_t total;		/* bytes the entries fetched so far cover */
+};
+
 /* What a kind of open file does; each takes user pointers itself. */
 struct file_ops {
 	const char *kind;	/* for `ps -f`-like listings and errors */
 	int64_t (*read)(struct file *f, uintptr_t ubuf, size_t len);
 	int64_t (*write)(struct file *f, uintptr_t ubuf, size_t len);
+	/* NULL: writev is one write per entry. A file whose writes must
+	 * reach their reader whole (the terminal) gathers the entries. */
+	int64_t (*writev)(struct file *f, struct iov_walk *w);
 	int64_t (*lseek)(struct file *f, int64_t off, int whence);	/* NULL: -ESPIPE */
 	int (*stat)(struct file *f, struct linux_stat *st);
 	int64_t (*getdents)(struct file *f, uintptr_t ubuf, size_t len);	/* NULL: -ENOTDIR */
@@ -249,6 +259,7 @@ void fd_close_all(struct process *p);
 void fd_close_on_exec(struct process *p);
 void fd_copy_table(struct process *dst, struct process *src);
 struct file *file_new(const struct file_ops *ops, unsigned flags, void *priv);
+int iov_walk_next(struct iov_walk *w, uintptr_t *base, size_t *len);
 void file_get(struct file *f);
 void file_put(struct file *f);
 struct file *tty_open(unsigned flags);

@@ -63,6 +63,45 @@ static int64_t tty_write(struct file *f, uintptr_t ubuf, size_t len)
 	return (int64_t)done;
 }
 
+/*
+ * A writev is gathered into chunks, so that a line a C library builds
+ * from several entries (musl's printf: the buffered part, then the
+ * rest) reaches the console as one write, whole among the shell's and
+ * other processes' output, as on Linux, whose tty holds a write lock
+ * for the whole call. Up to TTY_CHUNK bytes are whole, like write's.
+ */
+static int64_t tty_writev(struct file *f, struct iov_walk *w)
+{
+	(void)f;
+	char chunk[TTY_CHUNK];
+	size_t fill = 0;
+	int64_t done = 0, r;
+	uintptr_t base;
+	size_t len;
+	while ((r = iov_walk_next(w, &base, &len)) > 0) {
+		for (size_t off = 0; off < len;) {
+			size_t n = len - off < sizeof(chunk) - fill ? len - off : sizeof(chunk) - fill;
+			if (copyin(chunk + fill, base + off, n)) {
+				r = -EFAULT;
+				goto flush;
+			}
+			fill += n;
+			off += n;
+			if (fill == sizeof(chunk)) {
+				console_write(chunk, fill);
+				done += (int64_t)fill;
+				fill = 0;
+			}
+		}
+	}
+flush:
+	if (fill) {
+		console_write(chunk, fill);
+		done += (int64_t)fill;
+	}
+	return done ? done : r;
+}
+
 static int tty_stat(struct file *f, struct linux_stat *st)
 {
 	(void)f;
@@ -74,7 +113,8 @@ static int tty_stat(struct file *f, struct linux_stat *st)
 }
 
 static const struct file_ops tty_ops = {
-	.kind = "tty", .read = tty_read, .write = tty_write, .stat = tty_stat, .is_tty = true,
+	.kind = "tty", .read = tty_read, .write = tty_write, .writev = tty_writev,
+	.stat = tty_stat, .is_tty = true,
 };
 
 struct file *tty_open(unsigned flags)

@@ -72,6 +72,15 @@ def job_programs(ctx):
         out = run(boot, "run hello-pie")
         ctx.result("hello-static-pie", "hello from user space (argv[0] = hello-pie)" in out,
                    f"hello-pie: {out!r}")
+        # Two processes writing lines at once, each line a writev of one
+        # entry per byte: every line comes through whole.
+        out = run(boot, "run tty_lines")
+        whole = [f"tty_lines: {who} {n} abcdefghijklmnopqrstuvwxyz0123456789"
+                 for who in ("parent", "child") for n in range(60)]
+        lines = set(out.replace("\r", "").split("\n"))
+        broken = [line for line in whole if line not in lines]
+        ctx.result("tty-writev-whole", not broken and "tty_lines: 4 passed, 0 failed" in out,
+                   f"{len(broken)} lines not whole, e.g. {broken[:2]}: {out[-1200:]!r}")
         # A first round warms the heap's slabs; the second must give every page back.
         run_all(ctx, boot, "round1")
         before = free_kib(ctx, boot, "before")
