@@ -3,8 +3,9 @@
 # Scion: one entry point for building, running, testing and measuring.
 #
 #   make run [SMP=n] [MEM=size] [TCG=single|multi] [CMDLINE=".."] [GRAFTS=".."]  boot the GRUB ISO
-#            [PROGRAMS=all|none|NAMES|FILE.cpio]           (build/disk.img attached as vda; the
-#                                                           program archive as a .cpio module)
+#            [PROGRAMS=all|none|NAMES|FILE.cpio]           (build/userland/rootfs.img, ext2, attached
+#            [RUN_DISK=file]                                as vda: the root file system; the program
+#                                                           archive as a .cpio module at /archive)
 #   make test                                               every test; ends "N passed, M failed"
 #   make bench                                              figures under -icount into build/bench/
 #   make bench-profile                                      the profile database and nightly analysis
@@ -246,8 +247,10 @@ SCION_RUN = $(PYTHON) host/scion --socket $(CONTROL_SOCKET) run --no-build \
 run-options: $(LAYOUTS_PY)
 	@$(SCION_RUN) --caller 'make run' --check
 
-run: run-options deps iso $(DISK)
-	@$(SCION_RUN) --caller 'make run' --iso $(ISO) --disk $(DISK)
+# RUN_DISK=$(DISK): the block cache's pattern disk instead (its `bcache workload`).
+RUN_DISK ?= $(ROOTFS)
+run: run-options deps iso $(RUN_DISK)
+	@$(SCION_RUN) --caller 'make run' --iso $(ISO) --disk $(RUN_DISK)
 
 gdb: run-options deps iso $(DISK)
 	@$(SCION_RUN) --caller 'make gdb' --iso $(ISO) --disk $(DISK) --disk-snapshot --gdb \

@@ -23,6 +23,8 @@ needs=(
 	# The user programs (userland/): musl-gcc -static, and the archive they travel in.
 	"musl-tools:musl-gcc"
 	"cpio:cpio"
+	# The root file system's image: mke2fs -d makes it, e2fsck and debugfs check it.
+	"e2fsprogs:/usr/sbin/mke2fs"
 	"clang:clang"
 	"libzydis-dev:/usr/include/Zydis/Zydis.h"
 	"libclang-rt-14-dev:/usr/lib/llvm-14/lib/clang/*/lib/linux/libclang_rt.fuzzer-x86_64.a"

@@ -7,6 +7,7 @@
 #                    userland/hello.c, args.c -> $(BUILD)/userland/hello-pie, args-pie (static PIE)
 #                    all of them, and userland/root/ (etc/motd), ->
 #                    $(BUILD)/userland/programs.cpio                 (cpio newc)
+#                    and $(BUILD)/userland/rootfs.img               (ext2, mke2fs -d)
 #
 # Each program is one C file built with Debian's musl-gcc (package
 # musl-tools) into an unmodified static Linux x86-64 binary: the same
@@ -35,11 +36,21 @@ USERLAND_PIE_NAMES := hello-pie args-pie
 USERLAND_PROGRAMS := $(addprefix $(USERLAND_DIR)/,$(USERLAND_NAMES) $(USERLAND_PIE_NAMES))
 USERLAND_ROOT_FILES := $(shell find userland/root -type f 2>/dev/null)
 USERLAND_ARCHIVE := $(USERLAND_DIR)/programs.cpio
+ROOTFS := $(USERLAND_DIR)/rootfs.img
 USERLAND_MTIME := $(shell git log -1 --format=%ct 2>/dev/null || echo 0)
 MUSL_LIB := /usr/lib/x86_64-linux-musl
 
 .PHONY: userland
-userland: $(USERLAND_PROGRAMS) $(USERLAND_ARCHIVE)
+userland: $(USERLAND_PROGRAMS) $(USERLAND_ARCHIVE) $(ROOTFS)
+
+# The root file system: an ext2 image (tools/mkrootfs.py, mke2fs -d) of
+# every program at its root, userland/root/'s tree and /fsdata, the tree
+# the file system tests read back. `make run` attaches it as vda.
+ROOTFS_SIZE ?= 64M
+$(ROOTFS): tools/mkrootfs.py $(USERLAND_PROGRAMS) $(USERLAND_ROOT_FILES)
+	$(call say,MKROOTFS,$@)
+	$(Q)$(PYTHON) tools/mkrootfs.py --out $@ --size $(ROOTFS_SIZE) \
+		--staging $(USERLAND_DIR)/rootfs --root userland/root $(USERLAND_PROGRAMS)
 
 # What is missing, said before the first compile rather than as "command not found".
 need_tool = @command -v $(1) >/dev/null 2>&1 || { echo "userland: $(1) not found: apt-get \

@@ -130,12 +130,17 @@ static void sleep_for_disk(struct thread *self, uint64_t timeout_ticks)
 
 int bcache_read(uint64_t block, void *out)
 {
+	return bcache_read_bytes(block, 0, out, BCACHE_BLOCK_SIZE);
+}
+
+int bcache_read_bytes(uint64_t block, size_t offset, void *out, size_t len)
+{
 	struct bcache_cache *c = &bcache.cache;
 	struct thread *self = thread_current();
 
 	if (!bcache.disk)
 		return -ENODEV;
-	if (block >= c->blocks)
+	if (block >= c->blocks || offset > BCACHE_BLOCK_SIZE || len > BCACHE_BLOCK_SIZE - offset)
 		return -EINVAL;
 
 	__atomic_store_n(&self->bcache_reads, self->bcache_reads + 1, __ATOMIC_RELAXED);
@@ -179,7 +184,7 @@ int bcache_read(uint64_t block, void *out)
 		 */
 	}
 	if (!err) {
-		memcpy(out, bcache.data[i], BCACHE_BLOCK_SIZE);
+		memcpy(out, (const uint8_t *)bcache.data[i] + offset, len);
 		cache_read_ahead(c, block, result.outcome != BCACHE_OUTCOME_MISS, &result);
 	} else {
 		result.outcome = BCACHE_OUTCOME_ERROR;

@@ -11,6 +11,7 @@
  * any CPU), then console input, and the shell or the tests.
  */
 #include <scion/archive.h>
+#include <scion/vfs.h>
 #include <scion/boot.h>
 #include <scion/bootopt.h>
 #include <scion/printk.h>
@@ -69,6 +70,7 @@ static void init_main(void *arg)
 	graft_init();
 	monitor_config_boot();
 	archive_init();
+	vfs_init();
 	channel_init();
 	if (ktest_boot_requested())
 		ktest_boot_run();

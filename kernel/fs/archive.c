@@ -367,3 +367,8 @@ unsigned archive_modules_loaded(void)
 {
 	return nmodules;
 }
+
+const struct archive_file *archive_by_ino(uint64_t ino)
+{
+	return ino >= 1 && ino <= nfiles ? &files[ino - 1] : NULL;
+}

@@ -19,6 +19,7 @@ static const struct {
 	{ EISDIR, "EISDIR" }, { ENFILE, "ENFILE" }, { EMFILE, "EMFILE" },
 	{ ENOTTY, "ENOTTY" }, { ESPIPE, "ESPIPE" }, { EROFS, "EROFS" }, { EPIPE, "EPIPE" },
 	{ ENAMETOOLONG, "ENAMETOOLONG" }, { EOVERFLOW, "EOVERFLOW" },
+	{ ENOTEMPTY, "ENOTEMPTY" }, { ELOOP, "ELOOP" },
 };
 
 const char *errno_name(int err)

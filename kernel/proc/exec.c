@@ -13,7 +13,7 @@
  * refusal names the field. The old map is replaced only once the new
  * one is complete, so a failed execve leaves the caller as it was.
  */
-#include <scion/archive.h>
+#include <scion/vfs.h>
 #include <scion/elf64.h>
 #include <scion/errno.h>
 #include <scion/mm.h>
@@ -45,9 +45,12 @@
 #define AT_EXECFN 31
 #define AUXV_PAIRS 18
 
+#define EXEC_FILE_MAX (64ull << 20)
+
 struct image {
 	const uint8_t *file;
 	size_t size;
+	struct vbuf copy;		/* the file read into memory, when its file system does not keep it there */
 	struct elf64_header eh;
 	struct elf64_program ph[MAX_PHDRS];
 	uint64_t bias;			/* added to every vaddr (static PIE) */
@@ -279,20 +282,44 @@ static int build_stack(struct vm *vm, const struct image *im, const char *path,
 	return 0;
 }
 
+/*
+ * The executable at path, in memory: in place when its file system keeps
+ * it there (the boot archive), else read whole into im->copy. -ENOENT
+ * and the walk's errors, -EACCES (not a regular file with an execute
+ * bit), -ENOEXEC (larger than EXEC_FILE_MAX), -ENOMEM, -EIO.
+ */
+static int open_image(struct image *im, const char *path)
+{
+	struct vnode *v;
+	int err = vfs_walk(path, true, &v);
+	if (err)
+		return err;
+	const void *in_memory = v->fs->ops->contents ? v->fs->ops->contents(v) : NULL;
+	if ((v->mode & VFS_S_IFMT) != VFS_S_IFREG || !(v->mode & 0111))
+		err = -EACCES;
+	else if (v->size > EXEC_FILE_MAX)
+		err = refuse(path, "larger than the loader takes");
+	else if (in_memory || v->size == 0)
+		im->file = in_memory;
+	else if (!(err = vbuf_alloc(&im->copy, (size_t)v->size))) {
+		int64_t got = v->fs->ops->read(v, 0, im->copy.data, (size_t)v->size);
+		err = got < 0 ? (int)got : (uint64_t)got != v->size ? -EIO : 0;
+		im->file = im->copy.data;
+	}
+	im->size = (size_t)v->size;
+	vnode_put(v);
+	return err;
+}
+
 int exec_load(struct process *p, const char *path, char *const *argv, unsigned argc,
 	      char *const *envp, unsigned envc, struct trap_frame *frame)
 {
-	const struct archive_file *af = archive_lookup(path);
-	if (!af)
-		return -ENOENT;
-	if (archive_is_dir(af) || !(af->mode & 0111))
-		return -EACCES;
 	struct image *im = kzalloc(sizeof(*im));
 	if (!im)
 		return -ENOMEM;
-	im->file = af->data;
-	im->size = af->size;
-	int err = check_image(im, path);
+	int err = open_image(im, path);
+	if (!err)
+		err = check_image(im, path);
 	/* Two maps are too large for the kernel stack: the new one and the old one. */
 	struct vm *vm = kzalloc(2 * sizeof(*vm)), *old = vm + 1;
 	uintptr_t sp = 0;
@@ -332,6 +359,7 @@ int exec_load(struct process *p, const char *path, char *const *argv, unsigned a
 		}
 	}
 	kfree(vm);
+	vbuf_free(&im->copy);
 	kfree(im);
 	return err;
 }

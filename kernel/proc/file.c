@@ -2,7 +2,7 @@
 /*
  * Open files and the fd table: what read, write, lseek, close, dup and
  * fstat do whatever the file is (the console, a file or directory of
- * the boot archive, a pipe end; their ops are in tty.c, file_archive.c
+ * a mounted file system, a pipe end; their ops are in tty.c, file_vfs.c
  * and pipe.c).
  *
  * A struct file is shared by every fd that refers to it (dup, fork), as

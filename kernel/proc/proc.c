@@ -24,7 +24,7 @@
  * 2), arg1 the exit code or the signal. proc:::create fires for the
  * kernel's spawn too (arg0 the new pid, in the spawning kernel thread).
  */
-#include <scion/archive.h>
+#include <scion/vfs.h>
 #include <scion/clock.h>
 #include <scion/format.h>
 #include <scion/graft.h>
@@ -421,11 +421,11 @@ int proc_spawn_files(const char *path, const char *const argv[], struct file *co
 		argc++;
 	while (envp[envc])
 		envc++;
-	if (!frame)
-		err = -ENOMEM;
-	else if (!archive_lookup(path))
-		err = -ENOENT;
-	else if (!(p = proc_alloc(NULL)))
+	struct linux_stat st;
+	err = frame ? path_stat(path, &st) : -ENOMEM;
+	if (!err && (st.st_mode & LINUX_S_IFMT) != LINUX_S_IFREG)
+		err = -EACCES;
+	if (!err && !(p = proc_alloc(NULL)))
 		err = -EAGAIN;
 	if (err) {
 		for (int fd = 0; fd < 3; fd++)

@@ -106,6 +106,7 @@ struct file {
 #define LINUX_O_APPEND   02000
 #define LINUX_O_NONBLOCK 04000
 #define LINUX_O_DIRECTORY 0200000
+#define LINUX_O_NOFOLLOW  0400000
 #define LINUX_O_CLOEXEC  02000000
 
 
@@ -263,7 +264,7 @@ int iov_walk_next(struct iov_walk *w, uintptr_t *base, size_t *len);
 void file_get(struct file *f);
 void file_put(struct file *f);
 struct file *tty_open(unsigned flags);
-int archive_open(const char *abs_path, unsigned flags, struct file **out);
+int vfs_open(const char *abs_path, unsigned flags, struct file **out);
 int path_resolve(struct process *p, int dirfd, const char *path, char *out, size_t size);
 int path_from_user(struct process *p, int dirfd, uintptr_t upath, bool allow_empty, char **out);
 int path_stat(const char *abs_path, struct linux_stat *st);

@@ -56,6 +56,9 @@ const struct archive_file *archive_lookup(const char *abs_path);
  */
 const struct archive_file *archive_child(const char *dir_abs_path, size_t *cursor);
 
+/* The entry whose inode number is ino, or NULL. */
+const struct archive_file *archive_by_ino(uint64_t ino);
+
 /* The number of entries of the tree, "/" included (1 with no archive). */
 unsigned archive_count(void);
 

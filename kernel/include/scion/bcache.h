@@ -51,6 +51,14 @@ uint64_t bcache_disk_blocks(void);
 int bcache_read(uint64_t block, void *buf);
 
 /*
+ * bcache_read_bytes - bcache_read of len bytes at offset in the block
+ * (a file system reading an inode or a block pointer copies only those).
+ * Return value: as bcache_read's; -EINVAL also when offset + len passes
+ *   the block's end. Caller's context: as bcache_read's.
+ */
+int bcache_read_bytes(uint64_t block, size_t offset, void *buf, size_t len);
+
+/*
  * bcache_settle - sleep until no I/O of the cache is in flight.
  * Caller's context: thread, no spinlocks held.
  */

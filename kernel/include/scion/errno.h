@@ -38,6 +38,8 @@
 #define ERANGE    34
 #define ENAMETOOLONG 36
 #define ENOSYS    38
+#define ENOTEMPTY 39
+#define ELOOP     40
 #define EPROTO    71
 #define EBADMSG   74
 #define EOVERFLOW 75

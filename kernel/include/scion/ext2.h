@@ -1,0 +1,122 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
+/*
+ * Reading an ext2 file system (kernel/ext2/): the superblock and group
+ * descriptors checked at open, inodes, the block map of a file, file
+ * data, directory entries and symbolic links. The image comes from
+ * outside the kernel, so this is a border: portable C that reaches the
+ * disk only through struct ext2_dev's read, checks every field it uses
+ * against the file system's geometry before it follows it, and turns
+ * whatever the disk says into data or a negative errno, never a read
+ * outside the disk or a loop. The VFS glue (kernel/ext2/vfs_ext2.c)
+ * gives it the block cache; the host tests give it image files that
+ * mke2fs made, and corrupted copies of them.
+ *
+ * Accepted at open: magic 0xEF53, revision 0 or 1, blocks of 1, 2 or 4
+ * KiB, inode size a power of two from 128 to the block size, geometry
+ * that agrees with itself (groups from the block count, inode count =
+ * groups * inodes per group, the inode table of every group inside the
+ * file system, the file system inside the disk), incompatible features
+ * only filetype. Unknown read-only-compatible features are named in the
+ * message and the volume is read only; today every volume is read only
+ * (EROFS for any write), since Scion does not write ext2 yet.
+ *
+ * Refused inodes (-EIO with a reason in the fs's last_error): a number
+ * of 0 or above the count, a block pointer outside the data area, a
+ * directory whose size is not a multiple of the block size, a regular
+ * file whose size needs more blocks than the block map holds.
+ * Refused directory records (-EIO): a record length below 12, not a
+ * multiple of 4, shorter than its name or crossing its block's end; a
+ * name length of 0 in a used record; an inode number above the count.
+ *
+ * Context: thread, may sleep (reads may wait for the disk); no state
+ * shared between calls but the struct ext2_fs, which is read only after
+ * ext2_open: calls may run on several CPUs at once.
+ */
+#ifndef SCION_EXT2_H
+#define SCION_EXT2_H
+
+#include <scion/compiler.h>
+
+struct ext2_dev {
+	/* Copy len bytes at byte offset from the disk into buf: 0 or -errno. */
+	int (*read)(void *ctx, uint64_t offset, void *buf, size_t len);
+	void *ctx;
+	uint64_t bytes;			/* the disk's size */
+};
+
+struct ext2_fs {
+	struct ext2_dev dev;
+	uint32_t block_size, block_log;	/* 1024 << (block_log - 10) */
+	uint32_t blocks, first_data_block, blocks_per_group;
+	uint32_t inodes, inodes_per_group, inode_size, first_ino;
+	uint32_t groups;
+	uint32_t feature_compat, feature_incompat, feature_ro_compat;
+	uint32_t free_blocks, free_inodes;
+	uint32_t *inode_table;		/* [groups]: first block of each group's inode table */
+	bool read_only;
+	char volume[17];
+	char last_error[96];		/* why the last refused inode or record was refused (racy: for messages) */
+};
+
+struct ext2_inode {
+	uint32_t ino;
+	uint32_t mode, uid, gid, nlink, flags;
+	uint64_t size;
+	uint64_t blocks512;		/* i_blocks: 512-byte units held */
+	int64_t atime, mtime, ctime;
+	uint32_t block[15];		/* the block map (or a fast symlink's target) */
+	uint32_t file_acl;
+};
+
+struct ext2_dirent {
+	uint32_t ino;
+	uint8_t type;			/* the record's file type (EXT2_FT_*), 0 when unknown */
+	uint8_t name_len;
+	char name[256];			/* NUL-terminated */
+};
+
+/*
+ * ext2_open - check the superblock and group descriptors on dev.
+ * Return value: 0 with *fs filled in; -EINVAL (not ext2, or a geometry
+ *   that does not add up), -EOPNOTSUPP (an incompatible feature, a block
+ *   size Scion does not take) or a read's error, with msg (msgsz bytes)
+ *   saying why in one line; -ENOMEM.
+ */
+int ext2_open(const struct ext2_dev *dev, struct ext2_fs *fs, char *msg, size_t msgsz);
+void ext2_close(struct ext2_fs *fs);
+
+/* ext2_read_inode - inode ino into *in: 0, -EIO (refused, fs->last_error says why) or a read's error. */
+int ext2_read_inode(struct ext2_fs *fs, uint32_t ino, struct ext2_inode *in);
+
+/*
+ * ext2_bmap - the disk block holding the file's block number index.
+ * Return value: 0 with *block set (0 for a hole), -EFBIG past the map,
+ *   -EIO for a pointer outside the data area, or a read's error.
+ */
+int ext2_bmap(struct ext2_fs *fs, const struct ext2_inode *in, uint64_t index, uint32_t *block);
+
+/* ext2_read - up to len bytes of the file at off into buf: the count (0 at the end) or -errno. */
+int64_t ext2_read(struct ext2_fs *fs, const struct ext2_inode *in, uint64_t off, void *buf,
+		  size_t len);
+
+/*
+ * ext2_dir_iterate - call fn for each used record of directory dir at
+ *   or after byte *pos, in order, until fn returns non-zero.
+ * Arguments: fn gets the record and the position just past it; it
+ *   returns 0 to go on, > 0 to stop having taken the record, < 0 to stop
+ *   without taking it (a caller's buffer is full). *pos moves past every
+ *   record fn took or that was unused.
+ * Return value: 0 at the directory's end, fn's non-zero value, or
+ *   -ENOTDIR, -EIO (a refused record or a hole), -ENOMEM, a read's error.
+ */
+int ext2_dir_iterate(struct ext2_fs *fs, const struct ext2_inode *dir, uint64_t *pos,
+		     int (*fn)(void *arg, const struct ext2_dirent *d, uint64_t next), void *arg);
+
+/* ext2_lookup - name (len bytes) in dir: 0 with *ino set, -ENOENT, or ext2_dir_next's errors. */
+int ext2_lookup(struct ext2_fs *fs, const struct ext2_inode *dir, const char *name, size_t len,
+		uint32_t *ino);
+
+/* ext2_readlink - a symbolic link's target, NUL-terminated in buf: its length, -EINVAL (not a link), -ENAMETOOLONG, -EIO. */
+int ext2_readlink(struct ext2_fs *fs, const struct ext2_inode *in, char *buf, size_t size);
+
+#endif
