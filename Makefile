@@ -261,12 +261,13 @@ HOST_CC ?= gcc
 HOST_CFLAGS := -std=gnu11 -O1 -g -Wall -Wextra -Werror -fsanitize=address,undefined \
 	-fno-omit-frame-pointer -Itests/host/include -Ikernel/include -Ikernel -Itests/host \
 	-I$(ARCH_DIR)/include -I$(ARCH_DIR) -Igrafts/include -I$(BUILD)/gen
-HOST_KERNEL_SRCS := kernel/lib/glob.c kernel/lib/errno.c kernel/lib/cpio.c kernel/fs/archive.c kernel/sym/symtab.c kernel/core/bootopt.c \
+HOST_KERNEL_SRCS := kernel/lib/glob.c kernel/lib/errno.c kernel/lib/cpio.c kernel/fs/archive.c \
+	kernel/ext2/super.c kernel/ext2/inode.c kernel/ext2/dir.c kernel/sym/symtab.c kernel/core/bootopt.c \
 	kernel/shell/lineedit.c kernel/mm/pmm.c kernel/mm/kmalloc.c kernel/mm/ranges.c \
 	$(ARCH_HOST_SRCS) kernel/graft/elf_load.c kernel/graft/elf_reloc.c
 HOST_KERNEL_SRCS += kernel/dev/virtqueue.c kernel/channel/frame.c kernel/trace/dif_verify.c \
 	kernel/trace/dif_exec.c kernel/trace/dif_subr.c kernel/trace/dif_subr_search.c
-HOST_KERNEL_PRIVATE_HEADERS := kernel/fs/archive_internal.h kernel/dev/virtio.h kernel/channel/frame.h kernel/trace/dif_internal.h
+HOST_KERNEL_PRIVATE_HEADERS := kernel/fs/archive_internal.h kernel/ext2/ext2_internal.h kernel/ext2/ext2_layout.h kernel/dev/virtio.h kernel/channel/frame.h kernel/trace/dif_internal.h
 HOST_TEST_SRCS := $(sort $(wildcard tests/host/*.c) $(wildcard tests/host/*.S))
 HOST_TESTS := $(BUILD)/host/unit-tests
 

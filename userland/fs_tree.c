@@ -74,7 +74,14 @@ static void walk(const char *real, const char *shown)
 	}
 	size_t n = 0, cap = 64;
 	char **names = malloc(cap * sizeof(*names));
-	for (struct dirent *e; (e = readdir(d));) {
+	for (;;) {
+		errno = 0;
+		struct dirent *e = readdir(d);
+		if (!e) {
+			if (errno)
+				fail("readdir", real);
+			break;
+		}
 		if (!strcmp(e->d_name, ".") || !strcmp(e->d_name, ".."))
 			continue;
 		if (n == cap)

@@ -55,6 +55,7 @@ sources() {
 	graft_elf) echo kernel/graft/elf_load.c kernel/graft/elf_reloc.c arch/x86/elf_reloc.c ;;
 	chan_frame) echo kernel/channel/frame.c ;;
 	cpio) echo kernel/lib/cpio.c ;;
+	ext2) echo kernel/ext2/super.c kernel/ext2/inode.c kernel/ext2/dir.c tests/host/ext2_walk.c ;;
 	profile_config) echo kernel/monitor/config_check.c kernel/channel/frame.c ;;
 	dif) echo kernel/trace/dif_verify.c kernel/trace/dif_exec.c kernel/trace/dif_subr.c \
 		kernel/trace/dif_subr_search.c ;;
@@ -84,6 +85,7 @@ max_len() {
 	graft_elf) echo 16384 ;;
 	chan_frame) echo 4096 ;;
 	cpio) echo 16384 ;;
+	ext2) echo 65536 ;;
 	profile_config) echo 8192 ;;
 	dif) echo 1024 ;;
 	d_parse|d_cg) echo 4096 ;;
@@ -120,6 +122,16 @@ seed() {
 		ln -s hello "$d/link"
 		(cd "$d" && find . | LC_ALL=C sort | cpio -o -H newc -R 0:0 --reproducible --quiet) \
 			>"$dir/seed"
+		rm -rf "$d"
+		;;
+	ext2)
+		# A 64 KiB volume of 1 KiB blocks as mke2fs -d makes it: a file, a directory, links.
+		d=$(mktemp -d)
+		mkdir "$d/tree" "$d/tree/dir" && printf 'hello\n' >"$d/tree/file"
+		head -c 3000 /dev/zero | tr '\0' x >"$d/tree/dir/three-blocks"
+		ln -s file "$d/tree/link" && ln -s "$(head -c 80 /dev/zero | tr '\0' y)" "$d/tree/long-link"
+		truncate -s 64k "$dir/seed"	# mke2fs leaves a new file's unused tail unwritten
+		PATH=$PATH:/usr/sbin mke2fs -q -F -t ext2 -b 1024 -N 16 -d "$d/tree" "$dir/seed" 64k
 		rm -rf "$d"
 		;;
 	profile_config)

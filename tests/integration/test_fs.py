@@ -1,0 +1,187 @@
+# SPDX-License-Identifier: BSD-2-Clause
+"""The root file system: build/userland/rootfs.img (ext2, mke2fs -d by
+tools/mkrootfs.py) attached as vda is mounted at / at boot; programs run
+from it; fs_tree reads back all of /fsdata (5000 files, links, a sparse
+file, a 4.5 MiB file) and its digest equals the one computed on the host
+from the tree the image was made from, and fs_read gets Linux's answers
+(links, ELOOP, ENAMETOOLONG, holes, getdents64 of a thousand entries,
+EROFS); the same two programs run on Linux over that tree first, to
+check the oracle. With the program archive too, the archive is at
+/archive. Damaged images (a bad magic, an inode count or block count
+that lies, a block pointer past the end, a directory record of a bad
+length, a directory linked into itself) are refused at mount or give
+EIO with one line each, and the shell goes on."""
+
+import os
+import re
+import shutil
+import struct
+import subprocess
+import sys
+
+from common import poweroff, shell_boot
+
+sys.path.insert(0, os.path.join(os.path.dirname(__file__), "..", "..", "tools"))
+import mkrootfs  # noqa: E402
+
+PROMPT = r"\nscion> "
+DEBUGFS = shutil.which("debugfs") or "/usr/sbin/debugfs"
+MKE2FS = shutil.which("mke2fs") or "/usr/sbin/mke2fs"
+E2FSCK = shutil.which("e2fsck") or "/usr/sbin/e2fsck"
+
+
+def run(boot, line, expect=PROMPT, timeout=300):
+    start = boot.mark()
+    boot.command(line, expect, timeout=timeout)
+    return boot.output[start:]
+
+
+def rootfs(ctx):
+    return os.path.join(ctx.userland, "rootfs.img")
+
+
+def staging(ctx):
+    return os.path.join(ctx.userland, "rootfs")
+
+
+def job_on_linux(ctx):
+    """The programs against the image's source tree on the host: the oracle agrees."""
+    tree = os.path.join(staging(ctx), "fsdata")
+    want, _ = mkrootfs.tree_digest(tree)
+    out = subprocess.run([os.path.join(ctx.userland, "fs_tree"), tree, "/fsdata"],
+                         capture_output=True, text=True, timeout=120).stdout
+    ctx.result("fs_tree-digest", out.strip() == want[0], f"fs_tree on Linux: {out!r}, "
+               f"mkrootfs.tree_digest: {want[0]!r}")
+    out = subprocess.run([os.path.join(ctx.userland, "fs_read"), os.path.abspath(staging(ctx))],
+                         capture_output=True, text=True, timeout=120).stdout
+    ctx.result("fs_read", re.search(r"^fs_read: \d+ passed, 0 failed$", out, re.M), out[-1500:])
+    check = subprocess.run([E2FSCK, "-fn", rootfs(ctx)], capture_output=True, text=True,
+                           timeout=120)
+    ctx.result("image-checks-clean", check.returncode == 0, check.stdout[-800:])
+
+
+def job_root(ctx):
+    boot = shell_boot(ctx, "root", disk=rootfs(ctx), disk_snapshot=True, timeout=600)
+    try:
+        ctx.expect("mounted", boot, r"ext2: vda: ext2 'scion-root': 16384 blocks of 4096 bytes")
+        ctx.expect("root-line", boot, r"vfs: / is ext2 on vda \(read only\)")
+        out = run(boot, "run hello from disk")
+        ctx.result("hello", "hello: argv[2] = disk" in out, f"{out!r}")
+        want, _ = mkrootfs.tree_digest(os.path.join(staging(ctx), "fsdata"))
+        out = run(boot, "run fs_tree")
+        ctx.result("fs_tree-digest", want[0] in out, f"Scion: {out.strip()!r}, expected "
+                   f"{want[0]!r} (log: {boot.log_path})")
+        out = run(boot, "run fs_read")
+        ctx.result("fs_read", re.search(r"^fs_read: \d+ passed, 0 failed$", out, re.M),
+                   f"{out[-1500:]!r}")
+        out = run(boot, "mounts")
+        ctx.result("mounts", re.search(r"^/ +ext2 +vda +ro$", out, re.M) and
+                   re.search(r"inode cache: \d+ cached", out), f"{out!r}")
+        out = run(boot, "run nosuch")
+        ctx.result("missing-program", "run: /nosuch: ENOENT" in out, f"{out!r}")
+    finally:
+        poweroff(ctx, boot)
+
+
+def job_root_and_archive(ctx):
+    boot = shell_boot(ctx, "root-and-archive", disk=rootfs(ctx), disk_snapshot=True,
+                      programs=True)
+    try:
+        ctx.expect("archive-line", boot, r"vfs: /archive is the program archive")
+        out = run(boot, "run /archive/hello one")
+        ctx.result("archive-hello", "hello from user space (argv[0] = /archive/hello)" in out,
+                   f"{out!r}")
+        out = run(boot, "run fs_read")
+        ctx.result("fs_read", re.search(r"^fs_read: \d+ passed, 0 failed$", out, re.M),
+                   f"{out[-1500:]!r}")
+    finally:
+        poweroff(ctx, boot)
+
+
+# A small image for the damage: a few programs and two directories.
+def small_image(ctx, path):
+    tree = path + ".tree"
+    shutil.rmtree(tree, ignore_errors=True)
+    for d in ("d00", "d01", "d02"):
+        os.makedirs(os.path.join(tree, "fsdata", d))
+        for f in range(3):
+            with open(os.path.join(tree, "fsdata", d, f"f{f:04d}"), "w") as out:
+                out.write(f"{d} {f}\n" * 100)
+    for prog in ("hello", "fs_tree"):
+        shutil.copy(os.path.join(ctx.userland, prog), tree)
+    subprocess.run([MKE2FS, "-q", "-F", "-t", "ext2", "-b", "4096", "-L", "small", "-d", tree,
+                    path, "4M"], check=True, capture_output=True, timeout=60)
+    shutil.rmtree(tree)
+
+
+def debugfs(path, request):
+    out = subprocess.run([DEBUGFS, "-w", "-R", request, path], capture_output=True, text=True,
+                         timeout=60)
+    return out.stdout + out.stderr
+
+
+def put(path, offset, fmt, value):
+    with open(path, "r+b") as f:
+        f.seek(offset)
+        f.write(struct.pack(fmt, value))
+
+
+def dir_block(path, name):
+    out = subprocess.run([DEBUGFS, "-R", f"bmap {name} 0", path], capture_output=True,
+                         text=True, timeout=60).stdout
+    return int(out.strip().split()[-1])
+
+
+def job_damaged(ctx):
+    base = os.path.join(ctx.log_dir, "fs-small.img")
+    os.makedirs(ctx.log_dir, exist_ok=True)
+    small_image(ctx, base)
+    cases = []
+
+    def case(name, damage, boot_line, command=None, command_expect=None):
+        cases.append((name, damage, boot_line, command, command_expect))
+
+    case("bad-magic", lambda p: put(p, 1024 + 56, "<H", 0x1234),
+         r"ext2: vda: no ext2 superblock \(magic 0x1234, not 0xef53\)",
+         "run hello", r"run: /hello: ENOENT")
+    case("inode-count-lies", lambda p: put(p, 1024 + 0, "<I", 99),
+         r"ext2: vda: 99 inodes, but 1 groups of \d+")
+    case("blocks-past-disk", lambda p: put(p, 1024 + 4, "<I", 2000),
+         r"ext2: vda: 2000 blocks of 4096 bytes, but the disk holds 4194304 bytes")
+    case("block-size", lambda p: put(p, 1024 + 24, "<I", 6),
+         r"ext2: vda: block size 1024 << 6 \(Scion takes 1, 2 and 4 KiB\)")
+    case("incompat-feature", lambda p: put(p, 1024 + 96, "<I", 0x42),
+         r"ext2: vda: incompatible features 0x40 Scion does not know")
+    case("block-pointer", lambda p: debugfs(p, "sif /fsdata/d00/f0001 block[0] 999999"),
+         r"vfs: / is ext2 on vda",
+         "run fs_tree /fsdata/d00",
+         r"ext2: inode \d+: block pointer 0 is 999999 \(of 1024\)[\s\S]*"
+         r"fs_tree: lstat /fsdata/d00/f0001: I/O error[\s\S]*"
+         r"fs_tree: /fsdata/d00: 2 files")
+    case("record-length", lambda p: put(p, dir_block(p, "/fsdata/d01") * 4096 + 4, "<H", 3),
+         r"vfs: / is ext2 on vda",
+         "run fs_tree /fsdata/d01",
+         r"ext2: directory inode \d+ block 0 offset 0: record length 3[\s\S]*"
+         r"fs_tree: readdir /fsdata/d01: I/O error")
+    case("directory-loop", lambda p: debugfs(p, "link /fsdata /fsdata/d02/up"),
+         r"vfs: / is ext2 on vda",
+         "run fs_tree /fsdata/d02/up/d02/up/d02/up/d01",
+         r"fs_tree: /fsdata/d02/up/d02/up/d02/up/d01: 3 files, 0 directories")
+
+    for name, damage, boot_line, command, command_expect in cases:
+        path = os.path.join(ctx.log_dir, f"fs-{name}.img")
+        shutil.copy(base, path)
+        damage(path)
+        boot = shell_boot(ctx, f"damaged-{name}", disk=path, disk_snapshot=True)
+        try:
+            ctx.expect(f"{name}/boot-line", boot, boot_line)
+            if command:
+                out = run(boot, command)
+                ok = re.search(command_expect, out)
+                ctx.result(f"{name}/command", ok, f"{command}: {out!r}")
+            out = run(boot, "mounts")
+            ctx.result(f"{name}/shell-goes-on", "inode cache:" in out, f"{out!r}")
+        finally:
+            poweroff(ctx, boot)
+        if ctx.results and all(ok for _, ok, _ in ctx.results):
+            os.unlink(path)
