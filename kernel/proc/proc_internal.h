@@ -21,6 +21,7 @@
 #include <arch/mmu.h>
 #include <arch/trap.h>
 #include <scion/syscall.h>
+#include <scion/monitor.h>
 #include <arch/linux_abi.h>
 #include <graft/vm.h>
 
@@ -155,6 +156,8 @@ struct process {
 	uint64_t start_ns;			/* set once */
 	uint64_t syscalls;			/* own thread: calls made */
 	uint64_t child_faults;			/* proc_lock: faults of the children it reaped */
+	struct monitor_exited exited;		/* proc_lock: its exited threads' per-thread
+						   figures (the monitor's process.* sources) */
 	bool kernel_waits;			/* set once: proc_wait_kernel_child will reap it */
 	struct process *vfork_parent;		/* own thread: a vfork child runs in this parent's
 						   memory map (vm borrowed) until it execs or exits */
