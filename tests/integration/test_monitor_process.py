@@ -140,7 +140,14 @@ def job_monitor_processes(ctx):
             [sys.executable, os.path.join(ctx.root, "host", "scion"), "--socket", sock,
              "profile", "collect", "--db", db, "--duration", "5", "--machine", "test"],
             stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
-        time.sleep(2.5)
+        opened = False
+        for _ in range(150):        # the stream open (the host's start-up may be slow)
+            if "a monitor stream is open" in shell(boot, "monitor"):
+                opened = True
+                break
+            time.sleep(0.2)
+        ctx.result("stream-opened", opened, f"collect never opened the stream: {collect.poll()}")
+        time.sleep(1)               # some rounds with spin alive, then kill it
         shell(boot, f"kill {spin} 9")
         gone = False
         for _ in range(50):
