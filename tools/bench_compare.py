@@ -129,6 +129,21 @@ def store(path, system, config, figures, log):
     save_section(path, section)
 
 
+def run_column(prog, system, out_dir, column, errors):
+    """The ending both column scripts share (bench_linux.py, bench_scion.py):
+    column() -> (config, figures, log) becomes system's column of
+    OUT_DIR/results.json, the other column kept, and the table is printed;
+    an exception of the errors tuple ends the program with "prog: WHY"."""
+    try:
+        config, figures, log = column()
+    except errors as e:
+        sys.exit(f"{prog}: {e}")
+    path = os.path.join(out_dir, "results.json")
+    store(path, system, config, figures, log)
+    print_table(load_section(path))
+    print(f"\nresults in {os.path.relpath(path)}")
+
+
 def print_table(section, out=sys.stdout):
     systems = section.get("systems", {})
     values = {s: {f["figure"]: f["value"] for f in systems[s]["figures"]}

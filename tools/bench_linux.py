@@ -256,16 +256,11 @@ def main():
     ap.add_argument("--refresh", action="store_true", help="fetch Debian's kernel again")
     ap.add_argument("--timeout", type=int, default=TIMEOUT, help="host seconds for the boot")
     args = ap.parse_args()
-    try:
-        config, figures, log = linux_column(args.userland, args.linux_dir, args.out,
-                                            vmlinuz=args.vmlinuz, refresh=args.refresh,
-                                            timeout=args.timeout)
-    except (Unavailable, RunError) as e:
-        sys.exit(f"bench_linux: {e}")
-    path = os.path.join(args.out, "results.json")
-    bench_compare.store(path, "linux", config, figures, log)
-    bench_compare.print_table(bench_compare.load_section(path))
-    print(f"\nresults in {os.path.relpath(path)}")
+    bench_compare.run_column(
+        "bench_linux", "linux", args.out,
+        lambda: linux_column(args.userland, args.linux_dir, args.out, vmlinuz=args.vmlinuz,
+                             refresh=args.refresh, timeout=args.timeout),
+        (Unavailable, RunError))
 
 
 if __name__ == "__main__":

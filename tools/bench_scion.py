@@ -120,14 +120,9 @@ def main():
     ap.add_argument("--out", default=os.path.join(ROOT, "build", "bench"),
                     help="the bench directory (results.json, the logs)")
     args = ap.parse_args()
-    try:
-        config, figures, log = scion_column(args.kernel, args.userland, args.out)
-    except RunError as e:
-        sys.exit(f"bench_scion: {e}")
-    path = os.path.join(args.out, "results.json")
-    bench_compare.store(path, "scion", config, figures, log)
-    bench_compare.print_table(bench_compare.load_section(path))
-    print(f"\nresults in {os.path.relpath(path)}")
+    bench_compare.run_column("bench_scion", "scion", args.out,
+                             lambda: scion_column(args.kernel, args.userland, args.out),
+                             (RunError,))
 
 
 if __name__ == "__main__":

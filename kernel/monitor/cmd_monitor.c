@@ -5,7 +5,9 @@
  * dropped, the profile configuration, red flags) and every statistics
  * source the modules publish (scion/monitor.h) with its interval and
  * its value now; `monitor threads` reads the per-thread sources of
- * every thread; the other forms change the sampler as the host's
+ * every thread and `monitor processes` the per-process ones of every
+ * process (the same statistics summed over each process's threads,
+ * those that exited included); the other forms change the sampler as the host's
  * MONITOR op does. For people: the host reads the monitor's samples
  * and state as records, never this text.
  */
@@ -20,6 +22,7 @@
 #include <scion/format.h>
 
 #define THREAD_ROWS_MAX 256
+#define PROCESS_ROWS_MAX 128
 
 static const char *kind_name(const struct monitor_source *s)
 {
@@ -32,9 +35,11 @@ static void print_source(const struct monitor_source *s)
 	size_t at = 0;
 	uint64_t v;
 
-	if (s->scope == MONITOR_SCOPE_THREAD) {
-		printk("  %-22s %-7s %-8s %6u per thread (monitor threads)\n", s->name,
-		       kind_name(s), s->unit, monitor_interval_of((unsigned)monitor_source_index(s)));
+	if (s->scope == MONITOR_SCOPE_THREAD || s->scope == MONITOR_SCOPE_PROCESS) {
+		bool thread = s->scope == MONITOR_SCOPE_THREAD;
+		printk("  %-22s %-7s %-8s %6u per %s (monitor %s)\n", s->name, kind_name(s),
+		       s->unit, monitor_interval_of((unsigned)monitor_source_index(s)),
+		       thread ? "thread" : "process", thread ? "threads" : "processes");
 		return;
 	}
 	unsigned n = s->scope == MONITOR_SCOPE_CPU ? cpu_count() : 1;
@@ -49,33 +54,66 @@ static void print_source(const struct monitor_source *s)
 	       s->scope == MONITOR_SCOPE_CPU ? "per CPU: " : "", values);
 }
 
-static int list_threads(void)
+/* The sources of one scope, in name order (at most MONITOR_THREAD_SOURCES_MAX). */
+static unsigned sources_of(enum monitor_scope scope, const struct monitor_source **out)
 {
-	const struct monitor_source *sources[MONITOR_THREAD_SOURCES_MAX];
 	unsigned n = 0;
-
 	for (const struct monitor_source *s = monitor_source_next(NULL); s;
 	     s = monitor_source_next(s))
-		if (s->scope == MONITOR_SCOPE_THREAD && n < MONITOR_THREAD_SOURCES_MAX)
-			sources[n++] = s;
-	struct monitor_thread_row *rows = kmalloc(THREAD_ROWS_MAX * sizeof(*rows));
-	if (!rows) {
-		printk("monitor: no memory for the thread table\n");
-		return -ENOMEM;
-	}
-	int threads = monitor_read_threads(sources, n, rows, THREAD_ROWS_MAX);
-	printk("  %6s %-23s", "tid", "name");
+		if (s->scope == scope && n < MONITOR_THREAD_SOURCES_MAX)
+			out[n++] = s;
+	return n;
+}
+
+static void print_header(const char *id, const char *first, const char *second,
+			 const struct monitor_source *const *sources, unsigned n)
+{
+	printk("  %6s %-23s%s", id, first, second);
 	for (unsigned i = 0; i < n; i++)
 		printk(" %20s", sources[i]->name);
 	printk("\n");
-	for (int r = 0; r < threads && r < THREAD_ROWS_MAX; r++) {
-		printk("  %6llu %-23s", (unsigned long long)rows[r].tid, rows[r].name);
-		for (unsigned i = 0; i < n; i++)
-			printk(" %20llu", (unsigned long long)rows[r].value[i]);
-		printk("\n");
+}
+
+static void print_values(const uint64_t *value, unsigned n)
+{
+	for (unsigned i = 0; i < n; i++)
+		printk(" %20llu", (unsigned long long)value[i]);
+	printk("\n");
+}
+
+/*
+ * `monitor threads` (scope THREAD: tid, name, thread.*) or `monitor
+ * processes` (scope PROCESS: pid, name, live threads (0: it exited and
+ * is not reaped yet), process.*): one line per thread or process.
+ */
+static int list_table(enum monitor_scope scope)
+{
+	bool threads = scope == MONITOR_SCOPE_THREAD;
+	const struct monitor_source *sources[MONITOR_THREAD_SOURCES_MAX];
+	unsigned n = sources_of(scope, sources);
+	int max = threads ? THREAD_ROWS_MAX : PROCESS_ROWS_MAX;
+	void *rows = kmalloc((size_t)max * (threads ? sizeof(struct monitor_thread_row)
+						    : sizeof(struct monitor_process_row)));
+	if (!rows) {
+		printk("monitor: no memory for the %s table\n", threads ? "thread" : "process");
+		return -ENOMEM;
 	}
-	if (threads > THREAD_ROWS_MAX)
-		printk("  (%d more threads not shown)\n", threads - THREAD_ROWS_MAX);
+	struct monitor_thread_row *t = rows;
+	struct monitor_process_row *p = rows;
+	int got = threads ? monitor_read_threads(sources, n, t, (unsigned)max)
+			  : monitor_read_processes(sources, n, p, (unsigned)max);
+	print_header(threads ? "tid" : "pid", "name", threads ? "" : " threads", sources, n);
+	for (int r = 0; r < got && r < max; r++) {
+		if (threads)
+			printk("  %6llu %-23s", (unsigned long long)t[r].tid, t[r].name);
+		else
+			printk("  %6d %-23s %7u", p[r].pid, p[r].name, p[r].threads);
+		print_values(threads ? t[r].value : p[r].value, n);
+	}
+	if (got > max)
+		printk("  (%d more %s not shown)\n", got - max, threads ? "threads" : "processes");
+	if (!threads)
+		printk("%d process%s\n", got < 0 ? 0 : got, got == 1 ? "" : "es");
 	kfree(rows);
 	return 0;
 }
@@ -148,7 +186,7 @@ static bool parse_scale(const char *text, uint32_t *out)
 
 static int usage(void)
 {
-	printk("monitor: usage: monitor [sources | threads | start | stop | interval SOURCE|RESOURCE|* MS"
+	printk("monitor: usage: monitor [sources | threads | processes | start | stop | interval SOURCE|RESOURCE|* MS"
 	       " | burst MS EVERY_S | burst now | clock SCALE [YYYY-MM-DD[THH:MM]] | config show]\n");
 	return -EINVAL;
 }
@@ -171,7 +209,9 @@ static int cmd_monitor(int argc, char **argv)
 	if (argc == 2 && !strcmp(verb, "sources"))
 		return list_sources(false);
 	if (argc == 2 && !strcmp(verb, "threads"))
-		return list_threads();
+		return list_table(MONITOR_SCOPE_THREAD);
+	if (argc == 2 && !strcmp(verb, "processes"))
+		return list_table(MONITOR_SCOPE_PROCESS);
 	if (argc >= 2 && !strcmp(verb, "config"))
 		return monitor_cmd_config(argc, argv);
 	if (argc == 2 && !strcmp(verb, "start"))
@@ -208,6 +248,6 @@ static int cmd_monitor(int argc, char **argv)
 	}
 	return usage();
 }
-SHELL_COMMAND(monitor, "[sources | threads | start | stop | interval S MS | burst MS EVERY_S | "
+SHELL_COMMAND(monitor, "[sources | threads | processes | start | stop | interval S MS | burst MS EVERY_S | "
 	      "burst now | clock SCALE [START] | config show]",
 	      "self-monitoring: the sampler's state and every statistics source", cmd_monitor);

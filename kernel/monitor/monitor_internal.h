@@ -142,6 +142,9 @@ void monitor_stream_round(uint16_t flags, uint64_t mono_ns, int64_t wall_ns,
 /* Announce a thread to the open stream the first time a round samples it. */
 void monitor_stream_thread(uint64_t tid, const char *name);
 
+/* Announce a process likewise (its pid and name). */
+void monitor_stream_process(int32_t pid, const char *name);
+
 /* Counts for monitor_get_status. */
 bool monitor_stream_open(void);
 void monitor_stream_totals(uint64_t *written, uint64_t *dropped);

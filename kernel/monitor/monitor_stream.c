@@ -7,9 +7,11 @@
  * stream at a time.
  *
  * Each thread is announced once per stream (a MONITOR_REC_THREAD before
- * the first round that samples it): the announced tids are kept in a
- * small open-addressed set, emptied when full (threads are then
- * announced again, which the host takes as the same thread).
+ * the first round that samples it), each process likewise (a
+ * MONITOR_REC_PROCESS): the announced tids and pids are kept in a small
+ * open-addressed set (a pid with PROCESS_KEY set), emptied when full
+ * (they are then announced again, which the host takes as the same
+ * thread or process).
  *
  * Invariants: bufs is non-NULL exactly while the stream is open; every
  * count covers the stream since it opened, except written_total and
@@ -27,6 +29,7 @@
 #include <scion/tbuf.h>
 
 #define ANNOUNCED_SLOTS 512	/* a power of two */
+#define PROCESS_KEY (1ull << 62)	/* a pid in announced[], apart from the tids */
 
 static struct spinlock stream_lock = SPINLOCK_INIT("monitor.stream");
 static struct tbuf_set *bufs;			/* stream_lock */
@@ -173,19 +176,33 @@ static void announce_all_again(void)
 	announced_count = 0;
 }
 
+/*
+ * The room for announcing key (a tid, or a pid with PROCESS_KEY) in a
+ * record of type and size, zeroed but for its head: NULL when no stream
+ * is open, key was announced already, or the buffer is full.
+ * stream_lock held (the caller fills the record before unlocking).
+ */
+static void *announce_record(uint64_t key, uint16_t type, uint16_t size)
+{
+	if (!bufs || announce(key))
+		return NULL;
+	struct monitor_rec_head *r = tbuf_reserve(bufs, size);
+	if (!r) {
+		announce_all_again();
+		return NULL;
+	}
+	memset(r, 0, size);
+	*r = (struct monitor_rec_head){ type, size };
+	return r;
+}
+
 void monitor_stream_thread(uint64_t tid, const char *name)
 {
 	irqflags_t f = spin_lock_irqsave(&stream_lock);
-	if (bufs && !announce(tid)) {
-		struct monitor_rec_thread *r = tbuf_reserve(bufs, sizeof(*r));
-		if (r) {
-			memset(r, 0, sizeof(*r));
-			r->head = (struct monitor_rec_head){ MONITOR_REC_THREAD, sizeof(*r) };
-			r->tid = tid;
-			strlcpy(r->name, name, sizeof(r->name));
-		} else {
-			announce_all_again();
-		}
+	struct monitor_rec_thread *r = announce_record(tid, MONITOR_REC_THREAD, sizeof(*r));
+	if (r) {
+		r->tid = tid;
+		strlcpy(r->name, name, sizeof(r->name));
 	}
 	spin_unlock_irqrestore(&stream_lock, f);
 }
@@ -235,5 +252,17 @@ void monitor_stream_round(uint16_t flags, uint64_t mono_ns, int64_t wall_ns,
 		totals.last_wall_ns = wall_ns;
 		at += part;
 	} while (at < n);
+	spin_unlock_irqrestore(&stream_lock, f);
+}
+
+void monitor_stream_process(int32_t pid, const char *name)
+{
+	irqflags_t f = spin_lock_irqsave(&stream_lock);
+	struct monitor_rec_process *r = announce_record(PROCESS_KEY | (uint32_t)pid,
+							MONITOR_REC_PROCESS, sizeof(*r));
+	if (r) {
+		r->pid = pid;
+		strlcpy(r->name, name, sizeof(r->name));
+	}
 	spin_unlock_irqrestore(&stream_lock, f);
 }

@@ -5,7 +5,8 @@
  * (built into the kernel, run like any graft: through the point's
  * dispatcher, in a transaction) wakes the thread "monitor" on CPU 0
  * whenever a source is due. The thread reads every due source and hands
- * the round to the "monitor" stream (monitor_stream.c) and each
+ * the round to the "monitor" stream (monitor_stream.c: a per-thread
+ * source gives a sample per thread, a per-process one per process) and each
  * interval sample to the online monitor (redflag.c). It is an ordinary
  * thread with ordinary accounting, so its cost shows in the profile
  * under its own name (thread.cpu of "monitor") and the analysis can
@@ -43,6 +44,7 @@
 #define MONITOR_CPU        0	/* the thread, the graft's wake-ups and the fast tick */
 #define BURST_FACTOR       (1000 / HZ)	/* timer interrupts a tick during a burst: 1 ms */
 #define THREAD_ROWS_MAX    256
+#define PROCESS_ROWS_MAX   128	/* more than PROC_MAX */
 #define MAX_BURST_MS       60000u
 #define MAX_SCALE          (1000000u * MONITOR_SCALE_ONE)
 #define NS_PER_MS          1000000ull
@@ -76,6 +78,7 @@ static int64_t next_burst_wall_ns;		/* calendar time of the next burst */
 static struct monitor_sample *round_buf;	/* room for every sample of one round */
 static unsigned round_room;
 static struct monitor_thread_row *thread_rows;
+static struct monitor_process_row *process_rows;
 
 static uint64_t rounds_total, bursts_total;	/* the thread writes; any reader */
 
@@ -295,31 +298,54 @@ static uint64_t next_multiple_after(uint64_t from, uint64_t step, uint64_t now)
 	return from + ((now - from) / step + 1) * step;
 }
 
+/* The due per-thread (or per-process) sources of a round: which and where. */
+struct due_list {
+	const struct monitor_source *sources[MONITOR_THREAD_SOURCES_MAX];
+	unsigned index[MONITOR_THREAD_SOURCES_MAX];
+	unsigned n;
+};
+
+static void due_add(struct due_list *d, unsigned i, const struct monitor_source *s)
+{
+	if (d->n < MONITOR_THREAD_SOURCES_MAX) {
+		d->index[d->n] = i;
+		d->sources[d->n++] = s;
+	}
+}
+
+/* Append one row's samples (scope_id: the tid or the pid) to round_buf. */
+static unsigned add_row(unsigned n, const struct due_list *d, uint32_t scope_id,
+			const uint64_t *value)
+{
+	for (unsigned k = 0; k < d->n && n < round_room; k++)
+		round_buf[n++] = (struct monitor_sample){ .source = (uint16_t)d->index[k],
+							  .scope_id = scope_id, .value = value[k] };
+	return n;
+}
+
 /*
  * Read the sources (every global and per-CPU one in a burst round,
  * else those due) into round_buf; return the sample count and feed the
- * online monitor with the interval samples.
+ * online monitor with the interval samples. Threads are read before
+ * processes, so a process's counters are never behind its threads'.
  */
 static unsigned read_round(uint64_t now, bool burst, int64_t wall)
 {
-	const struct monitor_source *thread_sources[MONITOR_THREAD_SOURCES_MAX];
-	unsigned thread_index[MONITOR_THREAD_SOURCES_MAX];
-	unsigned n = 0, nthread = 0, cpus = cpu_count();
+	struct due_list threads = { .n = 0 }, processes = { .n = 0 };
+	unsigned n = 0, cpus = cpu_count();
 
 	for (unsigned i = 0; i < nsources; i++) {
 		const struct monitor_source *s = sources[i];
-		if (burst ? s->scope == MONITOR_SCOPE_THREAD : !due(i, now))
+		bool per_task = s->scope == MONITOR_SCOPE_THREAD || s->scope == MONITOR_SCOPE_PROCESS;
+		if (burst ? per_task : !due(i, now))
 			continue;
 		if (!burst) {
 			next_due_ns[i] = next_multiple_after(next_due_ns[i],
 							     monitor_interval_of(i) * NS_PER_MS, now);
 			last_sampled_ns[i] = now;
 		}
-		if (s->scope == MONITOR_SCOPE_THREAD) {
-			if (nthread < MONITOR_THREAD_SOURCES_MAX) {
-				thread_index[nthread] = i;
-				thread_sources[nthread++] = s;
-			}
+		if (per_task) {
+			due_add(s->scope == MONITOR_SCOPE_THREAD ? &threads : &processes, i, s);
 			continue;
 		}
 		uint64_t sum = 0;
@@ -334,16 +360,22 @@ static unsigned read_round(uint64_t now, bool burst, int64_t wall)
 		if (!burst)
 			monitor_redflag_observe(i, now, wall, sum);
 	}
-	if (!nthread)
-		return n;
-	int threads = monitor_read_threads(thread_sources, nthread, thread_rows, THREAD_ROWS_MAX);
-	for (int r = 0; r < threads && r < THREAD_ROWS_MAX; r++) {
-		monitor_stream_thread(thread_rows[r].tid, thread_rows[r].name);
-		for (unsigned k = 0; k < nthread && n < round_room; k++)
-			round_buf[n++] = (struct monitor_sample){
-				.source = (uint16_t)thread_index[k],
-				.scope_id = (uint32_t)thread_rows[r].tid,
-				.value = thread_rows[r].value[k] };
+	if (threads.n) {
+		int rows = monitor_read_threads(threads.sources, threads.n, thread_rows,
+						THREAD_ROWS_MAX);
+		for (int r = 0; r < rows && r < THREAD_ROWS_MAX; r++) {
+			monitor_stream_thread(thread_rows[r].tid, thread_rows[r].name);
+			n = add_row(n, &threads, (uint32_t)thread_rows[r].tid, thread_rows[r].value);
+		}
+	}
+	if (processes.n) {
+		int rows = monitor_read_processes(processes.sources, processes.n, process_rows,
+						  PROCESS_ROWS_MAX);
+		for (int r = 0; r < rows && r < PROCESS_ROWS_MAX; r++) {
+			monitor_stream_process(process_rows[r].pid, process_rows[r].name);
+			n = add_row(n, &processes, (uint32_t)process_rows[r].pid,
+				    process_rows[r].value);
+		}
 	}
 	return n;
 }
@@ -452,18 +484,22 @@ static void sampler_main(void *arg)
 
 static int create_sampler(char *why, size_t whylen)
 {
-	unsigned room = nsources * cpu_count() + MONITOR_THREAD_SOURCES_MAX * THREAD_ROWS_MAX;
+	unsigned room = nsources * cpu_count() +
+			MONITOR_THREAD_SOURCES_MAX * (THREAD_ROWS_MAX + PROCESS_ROWS_MAX);
 	round_buf = kmalloc(room * sizeof(*round_buf));
 	thread_rows = kmalloc(THREAD_ROWS_MAX * sizeof(*thread_rows));
+	process_rows = kmalloc(PROCESS_ROWS_MAX * sizeof(*process_rows));
 	tick_graft = graft_create_builtin("monitor.tick", "timer.tick", (void *)monitor_tick);
-	sampler = round_buf && thread_rows && tick_graft ?
+	sampler = round_buf && thread_rows && process_rows && tick_graft ?
 		  thread_create("monitor", sampler_main, NULL, MONITOR_CPU) : NULL;
 	if (!sampler) {
 		kfree(round_buf);
 		kfree(thread_rows);
+		kfree(process_rows);
 		kfree(tick_graft);
 		round_buf = NULL;
 		thread_rows = NULL;
+		process_rows = NULL;
 		tick_graft = NULL;
 		snprintf(why, whylen, "no memory for the measurement thread");
 		return -ENOMEM;

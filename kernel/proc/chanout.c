@@ -149,11 +149,7 @@ static int64_t chanout_write_stderr(struct file *f, uintptr_t ubuf, size_t len)
 /* What fstat says of every file here: a pipe (programs buffer their output as into one). */
 static int chanout_stat(struct file *f, struct linux_stat *st)
 {
-	st->st_mode = LINUX_S_IFIFO | 0600;
-	st->st_ino = (uint64_t)(uintptr_t)f->priv >> 4;
-	st->st_nlink = 1;
-	st->st_blksize = OUT_PIECE_MAX;
-	return 0;
+	return fifo_stat(f, st, OUT_PIECE_MAX);
 }
 
 static void chanout_release(struct file *f)
@@ -191,11 +187,7 @@ static int64_t null_write(struct file *f, uintptr_t ubuf, size_t len)
 static int null_stat(struct file *f, struct linux_stat *st)
 {
 	(void)f;
-	st->st_mode = LINUX_S_IFCHR | 0666;
-	st->st_rdev = (1ull << 8) | 3;	/* /dev/null */
-	st->st_nlink = 1;
-	st->st_blksize = 4096;
-	return 0;
+	return chrdev_stat(st, 0666, 1, 3, 4096);	/* /dev/null */
 }
 
 static const struct file_ops null_ops = {

@@ -131,11 +131,7 @@ static int64_t pipe_write(struct file *f, uintptr_t ubuf, size_t len)
 
 static int pipe_stat(struct file *f, struct linux_stat *st)
 {
-	st->st_mode = LINUX_S_IFIFO | 0600;
-	st->st_ino = (uint64_t)(uintptr_t)f->priv >> 4;
-	st->st_nlink = 1;
-	st->st_blksize = PIPE_BUF_LINUX;
-	return 0;
+	return fifo_stat(f, st, PIPE_BUF_LINUX);
 }
 
 static void release_end(struct file *f, bool reader)

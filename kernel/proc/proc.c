@@ -15,7 +15,9 @@
  *      see EOF and EPIPE);
  *   2. leave its address space for the kernel's and free it, with every
  *      page it held;
- *   3. under proc_lock: become a ZOMBIE with its wait status, hand its
+ *   3. under proc_lock: move its thread's per-thread figures into the
+ *      process (the monitor's process.* sources keep counting them),
+ *      become a ZOMBIE with its wait status, hand its
  *      children to no one (zombies among them are freed), and wake its
  *      parent's wait4, or free itself when no one will reap it;
  *   4. release its FPU state and end the thread.
@@ -284,6 +286,7 @@ __noreturn void proc_exit(int wait_status)
 	bool free_now;
 	struct process *parent;
 	f = spin_lock_irqsave(&proc_lock);
+	monitor_thread_leaves(t, &p->exited);	/* with p->thread = NULL: seen whole */
 	p->state = PROC_ZOMBIE;
 	p->wait_status = wait_status;
 	p->thread = NULL;
@@ -560,4 +563,18 @@ unsigned proc_snapshot(struct proc_row *rows, unsigned max)
 	}
 	spin_unlock_irqrestore(&proc_lock, f);
 	return n;
+}
+
+void proc_foreach_monitor(void (*fn)(const struct proc_monitor_view *v, void *arg), void *arg)
+{
+	irqflags_t f = spin_lock_irqsave(&proc_lock);
+	irqflags_t s = spin_lock_irqsave(&sched_lock);
+	list_foreach(&all_processes, it) {
+		struct process *p = list_entry(it, struct process, all_node);
+		struct proc_monitor_view v = { .pid = p->pid, .name = p->name, .thread = p->thread,
+					       .exited = &p->exited };
+		fn(&v, arg);
+	}
+	spin_unlock_irqrestore(&sched_lock, s);
+	spin_unlock_irqrestore(&proc_lock, f);
 }

@@ -21,6 +21,7 @@
 #include <arch/mmu.h>
 #include <arch/trap.h>
 #include <scion/syscall.h>
+#include <scion/monitor.h>
 #include <arch/linux_abi.h>
 #include <graft/vm.h>
 
@@ -116,6 +117,37 @@ struct file {
 #define LINUX_S_IFIFO  0010000
 #define LINUX_S_IFREG  0100000
 
+/*
+ * chrdev_stat - what fstat says of a character device (the terminal,
+ *   /dev/null): S_IFCHR with perm, Linux's device number major:minor,
+ *   its block size and one link; the rest of *st as the caller left it.
+ * Return value: 0, as a file_ops stat returns.
+ */
+static inline int chrdev_stat(struct linux_stat *st, unsigned perm, unsigned major,
+			      unsigned minor, unsigned blksize)
+{
+	st->st_mode = LINUX_S_IFCHR | perm;
+	st->st_rdev = ((uint64_t)major << 8) | minor;
+	st->st_blksize = blksize;
+	st->st_nlink = 1;
+	return 0;
+}
+
+/*
+ * fifo_stat - what fstat says of a pipe-like file (a pipe, a channel
+ *   output): S_IFIFO 0600, an inode number from the object behind it
+ *   (f->priv), one link, its block size; the rest of *st as the caller
+ *   left it. Return value: 0, as a file_ops stat returns.
+ */
+static inline int fifo_stat(const struct file *f, struct linux_stat *st, unsigned blksize)
+{
+	st->st_mode = LINUX_S_IFIFO | 0600;
+	st->st_ino = (uint64_t)(uintptr_t)f->priv >> 4;
+	st->st_nlink = 1;
+	st->st_blksize = blksize;
+	return 0;
+}
+
 enum proc_state { PROC_ALIVE, PROC_ZOMBIE };
 
 struct sigaction_rec {
@@ -156,6 +188,8 @@ struct process {
 	uint64_t start_ns;			/* set once */
 	uint64_t syscalls;			/* own thread: calls made */
 	uint64_t child_faults;			/* proc_lock: faults of the children it reaped */
+	struct monitor_exited exited;		/* proc_lock: its exited threads' per-thread
+						   figures (the monitor's process.* sources) */
 	bool kernel_waits;			/* set once: proc_wait_kernel_child will reap it */
 	struct process *vfork_parent;		/* own thread: a vfork child runs in this parent's
 						   memory map (vm borrowed) until it execs or exits */

@@ -105,11 +105,7 @@ flush:
 static int tty_stat(struct file *f, struct linux_stat *st)
 {
 	(void)f;
-	st->st_mode = LINUX_S_IFCHR | 0620;
-	st->st_rdev = (5ull << 8) | 1;	/* /dev/console */
-	st->st_blksize = 1024;
-	st->st_nlink = 1;
-	return 0;
+	return chrdev_stat(st, 0620, 5, 1, 1024);	/* /dev/console */
 }
 
 static const struct file_ops tty_ops = {

@@ -3,7 +3,7 @@
  * What the scheduler publishes to the monitor (scion/monitor.h): each
  * CPU's time split into busy, idle and interrupt time, the run queue and
  * the threads by state, and each thread's CPU time, block cache reads,
- * disk waits.
+ * disk waits (and, with the same decomposition, each process's).
  *
  * A CPU's time since boot is busy + idle + irq: idle is the time its
  * idle thread ran (the boot CPU's boot work and a CPU's time before it
@@ -115,7 +115,7 @@ static uint64_t threads_blocked(void)
 MONITOR_GLOBAL(sched_runnable, "sched.runnable", "threads", MONITOR_GAUGE, threads_runnable);
 MONITOR_GLOBAL(sched_blocked, "sched.blocked", "threads", MONITOR_GAUGE, threads_blocked);
 
-/* Per thread; sched_foreach_thread holds sched_lock around these. */
+/* Per thread (and, summed, per process); sched_lock held around these. */
 static uint64_t thread_cpu_ns(const struct thread *t)
 {
 	return on_cpu_ns(t, clock_ns());
@@ -130,8 +130,8 @@ static uint64_t thread_disk_wait_ns(const struct thread *t)
 {
 	return __atomic_load_n(&t->disk_wait_ns, __ATOMIC_RELAXED);
 }
-MONITOR_PER_THREAD(thread_cpu, "thread.cpu", "ns", MONITOR_COUNTER, thread_cpu_ns);
-MONITOR_PER_THREAD(thread_bcache_reads, "thread.bcache_reads", "reads", MONITOR_COUNTER,
+MONITOR_PER_THREAD(thread_cpu, "cpu", "ns", MONITOR_COUNTER, thread_cpu_ns);
+MONITOR_PER_THREAD(thread_bcache_reads, "bcache_reads", "reads", MONITOR_COUNTER,
 		   thread_bcache_reads);
-MONITOR_PER_THREAD(thread_disk_wait, "thread.disk_wait", "ns", MONITOR_COUNTER,
+MONITOR_PER_THREAD(thread_disk_wait, "disk_wait", "ns", MONITOR_COUNTER,
 		   thread_disk_wait_ns);

@@ -39,7 +39,7 @@ def job_monitor_shell(ctx):
         boot.command("monitor frobnicate", r"usage[^\n]*\n[^\n]*scion> ")
         answer = [line.strip() for line in boot.output[start:].splitlines()[1:-1]]
         ctx.result("bad-argument-one-line", len(answer) == 1 and
-                   answer[0].startswith("monitor: usage: monitor [sources | threads | start"),
+                   answer[0].startswith("monitor: usage: monitor [sources | threads | processes | start"),
                    f"answered {answer!r}")
     finally:
         poweroff(ctx, boot)

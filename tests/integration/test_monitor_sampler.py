@@ -30,7 +30,7 @@ def decode(body, L, C):
     """Records of one chunk: (type, dict, samples)."""
     head = L.layout("monitor_rec_head")
     kinds = {C.MONITOR_REC_SOURCE: "monitor_rec_source", C.MONITOR_REC_THREAD: "monitor_rec_thread",
-             C.MONITOR_REC_ROUND: "monitor_rec_round"}
+             C.MONITOR_REC_ROUND: "monitor_rec_round", C.MONITOR_REC_PROCESS: "monitor_rec_process"}
     sample = L.layout("monitor_sample")
     out, at = [], 0
     while at + head.size <= len(body):

@@ -115,11 +115,11 @@ def job_bad_input(ctx):
         holder.close()
 
         conn = sqlite3.connect(db)
-        conn.execute("UPDATE meta SET value = '2' WHERE key = 'schema_version'")
+        conn.execute("UPDATE meta SET value = '1' WHERE key = 'schema_version'")
         conn.commit()
         conn.close()
         check(ctx, "schema-version", scion("analyze", "nightly", "--db", db, "--out", out),
-              "profile schema version 2", "reads version 1")
+              "profile schema version 1", "reads version 2")
         clock_backwards(ctx, os.path.join(tmp, "clock.db"))
 
 

@@ -36,7 +36,9 @@
 static void read_everything(struct monitor_thread_row *rows)
 {
 	const struct monitor_source *per_thread[MONITOR_THREAD_SOURCES_MAX];
-	unsigned nthread = 0;
+	const struct monitor_source *per_process[MONITOR_THREAD_SOURCES_MAX];
+	static struct monitor_process_row procs[THREAD_ROWS];
+	unsigned nthread = 0, nprocess = 0;
 	uint64_t v;
 
 	for (unsigned i = 0; i < monitor_source_count(); i++) {
@@ -46,10 +48,16 @@ static void read_everything(struct monitor_thread_row *rows)
 				per_thread[nthread++] = s;
 			continue;
 		}
+		if (s->scope == MONITOR_SCOPE_PROCESS) {
+			if (nprocess < MONITOR_THREAD_SOURCES_MAX)
+				per_process[nprocess++] = s;
+			continue;
+		}
 		for (unsigned c = 0; c < (s->scope == MONITOR_SCOPE_CPU ? cpu_count() : 1); c++)
 			monitor_read(s, c, &v);
 	}
 	monitor_read_threads(per_thread, nthread, rows, THREAD_ROWS);
+	monitor_read_processes(per_process, nprocess, procs, THREAD_ROWS);
 }
 
 /* The measurement thread's CPU time so far (ns), or 0 when it has none yet. */

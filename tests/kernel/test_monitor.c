@@ -6,7 +6,9 @@
  * time split into busy + idle + irq adding up to the time since boot,
  * and sources that move by exactly what the test did: CPU time spun,
  * block cache reads and disk waits (the thread's and the disk's), trace
- * buffer drops, graft invocations and commits, probe hits.
+ * buffer drops, graft invocations and commits, probe hits; and each
+ * per-thread source's per-process twin (the same unit and kind, a
+ * thread's share moved into a process when it leaves it).
  */
 #include <scion/ktest.h>
 #include <scion/monitor.h>
@@ -18,6 +20,7 @@
 #include <scion/sched.h>
 #include <scion/thread.h>
 #include <scion/string.h>
+#include <scion/format.h>
 #include <arch/cpu.h>
 #include <scion/errno.h>
 #include <graft/test.h>
@@ -31,6 +34,7 @@ static const char *const required[] = {
 	"bcache.evictions", "bcache.prefetches", "disk.requests", "disk.bytes", "disk.busy",
 	"disk.latency", "graft.invocations", "graft.commits", "graft.aborts", "probe.hits",
 	"trace.drops", "channel.bytes", "thread.cpu", "thread.bcache_reads", "thread.disk_wait",
+	"process.cpu", "process.bcache_reads", "process.disk_wait",
 };
 
 #define SPIN_NS        (30 * 1000 * 1000ull)	/* the CPU time the test burns */
@@ -57,7 +61,7 @@ KTEST(monitor_sources_table, 1)
 		KT_EXPECT(t, well_formed(s->name), "source name '%s' is not resource.statistic",
 			  s->name);
 		KT_EXPECT(t, s->unit && s->unit[0], "%s has no unit", s->name);
-		KT_EXPECT(t, s->kind <= MONITOR_GAUGE && s->scope <= MONITOR_SCOPE_THREAD,
+		KT_EXPECT(t, s->kind <= MONITOR_GAUGE && s->scope <= MONITOR_SCOPE_PROCESS,
 			  "%s: kind %u scope %u", s->name, s->kind, s->scope);
 		const struct monitor_source *next = monitor_source_next(s);
 		KT_EXPECT(t, !next || strcmp(next->name, s->name) > 0, "%s is published twice",
@@ -110,7 +114,7 @@ KTEST(monitor_counters_grow, 1)
 	unsigned n = 0;
 	for (const struct monitor_source *s = monitor_source_next(NULL); s;
 	     s = monitor_source_next(s))
-		if (s->kind == MONITOR_COUNTER && s->scope != MONITOR_SCOPE_THREAD)
+		if (s->kind == MONITOR_COUNTER && s->scope <= MONITOR_SCOPE_CPU)
 			for (unsigned i = 0; i < (s->scope == MONITOR_SCOPE_CPU ? cpu_count() : 1) &&
 			     n < MAX_VALUES; i++)
 				monitor_read(s, i, &before[n++]);
@@ -119,7 +123,7 @@ KTEST(monitor_counters_grow, 1)
 	n = 0;
 	for (const struct monitor_source *s = monitor_source_next(NULL); s;
 	     s = monitor_source_next(s))
-		if (s->kind == MONITOR_COUNTER && s->scope != MONITOR_SCOPE_THREAD)
+		if (s->kind == MONITOR_COUNTER && s->scope <= MONITOR_SCOPE_CPU)
 			for (unsigned i = 0; i < (s->scope == MONITOR_SCOPE_CPU ? cpu_count() : 1) &&
 			     n < MAX_VALUES; i++) {
 				uint64_t now;
@@ -287,4 +291,62 @@ KTEST(probe_monitor_hits, 1)
 	KT_EXPECT(t, grew == 2 * PROBE_CALLS, "probe.hits grew by %llu for %u hits",
 		  (unsigned long long)grew, 2 * PROBE_CALLS);
 	KT_EXPECT(t, text_identical(), "text differs from the booted image");
+}
+
+/*
+ * Every per-thread source has a per-process twin "process.STAT" of the
+ * same unit and kind that sums it, and only those; slots are distinct;
+ * the reader refuses any other source; a thread that leaves a process
+ * adds what it had to the process's share (here into a local one).
+ */
+KTEST(monitor_process_twins, 1)
+{
+	unsigned threads = 0, processes = 0;
+	bool slot_used[MONITOR_THREAD_SOURCES_MAX] = { false };
+	for (const struct monitor_source *s = monitor_source_next(NULL); s;
+	     s = monitor_source_next(s)) {
+		if (s->scope == MONITOR_SCOPE_THREAD) {
+			threads++;
+			char twin[MONITOR_NAME_MAX];
+			KT_EXPECT(t, !strncmp(s->name, "thread.", 7), "%s: not thread.STAT", s->name);
+			snprintf(twin, sizeof(twin), "process.%s", s->name + 7);
+			const struct monitor_source *p = monitor_source_find(twin);
+			KT_EXPECT(t, p && p->scope == MONITOR_SCOPE_PROCESS && p->of_thread == s &&
+				  p->kind == s->kind && !strcmp(p->unit, s->unit),
+				  "%s has no per-process twin %s", s->name, twin);
+			int slot = monitor_thread_slot(s);
+			KT_EXPECT(t, slot >= 0 && !slot_used[slot] && p && monitor_thread_slot(p) == slot,
+				  "%s: slot %d", s->name, slot);
+			if (slot >= 0)
+				slot_used[slot] = true;
+		} else if (s->scope == MONITOR_SCOPE_PROCESS) {
+			processes++;
+			KT_EXPECT(t, s->of_thread && !strncmp(s->name, "process.", 8),
+				  "%s: a per-process source that sums nothing", s->name);
+		} else {
+			KT_EXPECT(t, !s->of_thread, "%s sums a thread source", s->name);
+		}
+	}
+	KT_EXPECT(t, threads && threads == processes, "%u per-thread, %u per-process sources",
+		  threads, processes);
+
+	static struct monitor_process_row rows[4];
+	const struct monitor_source *bad = monitor_source_find("thread.cpu");
+	KT_EXPECT(t, monitor_read_processes(&bad, 1, rows, 4) == -EINVAL,
+		  "a per-thread source was read per process");
+
+	const struct monitor_source *cpu = monitor_source_find("process.cpu");
+	int slot = cpu ? monitor_thread_slot(cpu) : -1;
+	struct monitor_exited acc = { { 0 } };
+	spin(SPIN_NS / 10);
+	uint64_t before = mine("thread.cpu");
+	monitor_thread_leaves(thread_current(), &acc);
+	uint64_t after = mine("thread.cpu");
+	KT_EXPECT(t, slot >= 0 && acc.value[slot] >= before && acc.value[slot] <= after &&
+		  acc.value[slot] >= SPIN_NS / 10,
+		  "leaving moved %llu ns of thread.cpu (the thread had %llu..%llu)",
+		  slot >= 0 ? (unsigned long long)acc.value[slot] : 0ull,
+		  (unsigned long long)before, (unsigned long long)after);
+	KT_EXPECT(t, monitor_read_processes(&cpu, 1, rows, 0) >= 0,
+		  "reading no rows of processes failed");
 }

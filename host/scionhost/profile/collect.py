@@ -5,7 +5,8 @@ database (SQLite or PostgreSQL, db.py) as one collection.
 The stream (kernel/include/scion/monitor_rec.h) describes itself: source
 records at open (each becomes a resource: name, unit, kind, scope),
 thread records the first time a round samples a thread (rows of
-`threads`), rounds of samples (rows of `samples`, burst = 1 for a
+`threads`), process records likewise for a process (rows of
+`processes`: the per-process resources' scope ids), rounds of samples (rows of `samples`, burst = 1 for a
 burst's 1 ms rounds). Every drain of the stream ends with a status
 chunk; the records of one drain are stored together when it arrives:
 sources and threads first, then the rounds in sequence order (the
@@ -40,7 +41,7 @@ from .. import frame
 from ..client import ChannelLost, Client, ScionError
 from ..layouts import C
 from .db import ProfileError, SampleWriter, open_db
-from .monitor_records import (BURST, CONTINUED, RecordError, Round, Source, Thread,
+from .monitor_records import (BURST, CONTINUED, Process, RecordError, Round, Source, Thread,
                               decode_chunk, decode_status)
 
 DEFAULT_BUFSIZE = frame.STREAM_MAX_BUF   # per CPU: the most a stream may have
@@ -59,6 +60,8 @@ class Collector:
         self.sources = {}           # index -> (resource_id, Source)
         self.threads = {}           # tid -> name
         self.unnamed = set()        # tids sampled with no thread record (yet)
+        self.processes = {}         # pid -> name
+        self.unnamed_processes = set()  # pids sampled with no process record (yet)
         self.pending = []           # records of the drain in progress
         self.status = None          # the last status chunk
         self.statuses = 0
@@ -89,6 +92,8 @@ class Collector:
                 self.add_source(rec)
             elif isinstance(rec, Thread):
                 self.add_thread(rec.tid, rec.name)
+            elif isinstance(rec, Process):
+                self.add_process(rec.pid, rec.name)
         rounds.sort(key=lambda r: r.seq)        # stable: a round's parts stay in order
         streams = {}
         for r in rounds:
@@ -107,11 +112,19 @@ class Collector:
         self.sources[src.index] = (rid, src)
 
     def add_thread(self, tid, name):
-        if tid in self.threads:
+        self._name(self.threads, self.unnamed, tid, name, self.writer.add_thread)
+
+    def add_process(self, pid, name):
+        self._name(self.processes, self.unnamed_processes, pid, name, self.writer.add_process)
+
+    @staticmethod
+    def _name(known, unnamed, key, name, store):
+        """A thread's or process's name, the first one given: stored once."""
+        if key in known:
             return
-        self.threads[tid] = name
-        self.unnamed.discard(tid)
-        self.writer.add_thread(tid, name)
+        known[key] = name
+        unnamed.discard(key)
+        store(key, name)
 
     def take_round(self, r, streams):
         burst = 1 if r.flags & BURST else 0
@@ -124,7 +137,7 @@ class Collector:
             self.lost += r.lost_before
         if not r.flags & CONTINUED:
             self.rounds += 1
-        sources, threads = self.sources, self.threads
+        sources, threads, processes = self.sources, self.threads, self.processes
         for index, scope_id, value in r.samples:
             known = sources.get(index)
             if known is None:
@@ -134,6 +147,8 @@ class Collector:
             rid, src = known
             if src.scope == "thread" and scope_id not in threads:
                 self.unnamed.add(scope_id)
+            elif src.scope == "process" and scope_id not in processes:
+                self.unnamed_processes.add(scope_id)
             entry = streams.get((rid, scope_id, burst))
             if entry is None:
                 entry = streams[(rid, scope_id, burst)] = ([], [], [])
@@ -149,6 +164,8 @@ class Collector:
         self.process()
         for tid in sorted(self.unnamed - set(self.threads)):
             self.add_thread(tid, f"tid {tid}")
+        for pid in sorted(self.unnamed_processes - set(self.processes)):
+            self.add_process(pid, f"pid {pid}")
         final = self.status
         if final is None:
             raise ProfileError("monitor stream: no status chunk arrived, so nothing says how "

@@ -29,12 +29,12 @@ import time
 from ..client import ScionError
 
 SCHEMA_NAME = "scion-profile"
-SCHEMA_VERSION = 1
+SCHEMA_VERSION = 2            # 2: per-process resources and the processes table
 SCHEMA_FILE = os.path.join(os.path.dirname(os.path.abspath(__file__)), "schema.sql")
 DEFAULT_LOCK_TIMEOUT = 30.0
 KINDS = ("counter", "gauge")
 CACHE_KIB = 256 * 1024       # SQLite's page cache for a writer
-SCOPES = ("global", "cpu", "thread")
+SCOPES = ("global", "cpu", "thread", "process")
 
 
 class ProfileError(ScionError):
@@ -353,6 +353,7 @@ class SampleWriter:
         self.db, self.collection = db, collection_id
         self.batch_rows, self.batch_seconds = batch_rows, batch_seconds
         self.rows, self.threads, self.gaps, self.truth = [], [], [], []
+        self.processes = []
         self.last = {}              # (resource, scope, burst) -> (mono_ns, wall_ns)
         self.committed = 0
         self.ended_ns = None
@@ -414,6 +415,9 @@ class SampleWriter:
     def add_thread(self, tid, name, pid=None):
         self.threads.append((self.collection, tid, name, pid))
 
+    def add_process(self, pid, name):
+        self.processes.append((self.collection, pid, name))
+
     def add_gap(self, cpu, start_ns, end_ns, lost, reason):
         self.gaps.append((self.collection, cpu, start_ns, end_ns, lost, reason))
 
@@ -422,11 +426,12 @@ class SampleWriter:
 
     def flush(self):
         """Commit what is pending, with the collection's count and last time."""
-        if not (self.rows or self.threads or self.gaps or self.truth):
+        if not (self.rows or self.threads or self.processes or self.gaps or self.truth):
             return
         db = self.db
         with db.transaction(doing=f"writing collection {self.collection}"):
             db.insert_many("threads", ("collection_id", "tid", "name", "pid"), self.threads)
+            db.insert_many("processes", ("collection_id", "pid", "name"), self.processes)
             db.insert_many("samples", ("collection_id", "resource_id", "scope_id", "wall_ns",
                                        "burst", "mono_ns", "value"), self.rows)
             db.insert_many("gaps", ("collection_id", "cpu", "start_ns", "end_ns", "lost",
@@ -438,6 +443,7 @@ class SampleWriter:
                                                    self.collection))
         self.committed += len(self.rows)
         self.rows, self.threads, self.gaps, self.truth = [], [], [], []
+        self.processes = []
         self.flushed_at = time.monotonic()
 
     def close(self, complete=True):

@@ -5,8 +5,8 @@ records back to back, each starting with struct monitor_rec_head
 {type, size}; a status chunk (cpu CHAN_CHUNK_STATUS) holds one struct
 monitor_stream_status.
 
-decode_chunk() returns the chunk's records as Source, Thread and Round
-tuples, in the order they were written. Everything is checked before it
+decode_chunk() returns the chunk's records as Source, Thread, Process
+and Round tuples, in the order they were written. Everything is checked before it
 is believed: a record that runs past the chunk, a size too small for its
 type or not matching a round's sample count, an unknown type, a record
 count other than the chunk header's: each is a RecordError whose message
@@ -23,6 +23,7 @@ HEAD = layout("monitor_rec_head", "type", "size")
 SOURCE = layout("monitor_rec_source", "head.type", "head.size", "index", "kind", "scope",
                 "interval_ms", "reserved", "name", "unit")
 THREAD = layout("monitor_rec_thread", "head.type", "head.size", "reserved", "tid", "name")
+PROCESS = layout("monitor_rec_process", "head.type", "head.size", "pid", "name")
 ROUND = layout("monitor_rec_round", "head.type", "head.size", "nsamples", "flags", "seq",
                "lost_before", "mono_ns", "wall_ns")
 SAMPLE = layout("monitor_sample", "source", "reserved", "scope_id", "value")
@@ -33,12 +34,13 @@ STATUS = layout("monitor_stream_status", "version", "sources", "rounds_written",
 # enum monitor_kind and enum monitor_scope (scion/monitor.h) -> the database's words.
 KINDS = {C.MONITOR_COUNTER: "counter", C.MONITOR_GAUGE: "gauge"}
 SCOPES = {C.MONITOR_SCOPE_GLOBAL: "global", C.MONITOR_SCOPE_CPU: "cpu",
-          C.MONITOR_SCOPE_THREAD: "thread"}
+          C.MONITOR_SCOPE_THREAD: "thread", C.MONITOR_SCOPE_PROCESS: "process"}
 BURST = C.MONITOR_ROUND_BURST
 CONTINUED = C.MONITOR_ROUND_CONTINUED
 
 Source = namedtuple("Source", "index kind scope interval_ms name unit")
 Thread = namedtuple("Thread", "tid name")
+Process = namedtuple("Process", "pid name")
 # samples: [(source index, scope_id, value)]; cpu: the buffer it came in.
 Round = namedtuple("Round", "seq flags lost_before mono_ns wall_ns samples cpu")
 
@@ -63,6 +65,11 @@ def _thread(body, off, cpu):
     return Thread(r["tid"], text(r["name"]))
 
 
+def _process(body, off, cpu):
+    r = PROCESS.unpack(body, off)
+    return Process(r["pid"], text(r["name"]))
+
+
 def _round(body, off, size, cpu):
     r = ROUND.unpack(body, off)
     n = r["nsamples"]
@@ -81,11 +88,15 @@ def _round(body, off, size, cpu):
 # type -> (its name, its least size, the size it must be exactly or None)
 _TYPES = {C.MONITOR_REC_SOURCE: ("source", SOURCE.size, SOURCE.size),
           C.MONITOR_REC_THREAD: ("thread", THREAD.size, THREAD.size),
-          C.MONITOR_REC_ROUND: ("round", ROUND.size, None)}
+          C.MONITOR_REC_ROUND: ("round", ROUND.size, None),
+          C.MONITOR_REC_PROCESS: ("process", PROCESS.size, PROCESS.size)}
+_DECODE = {C.MONITOR_REC_SOURCE: _source, C.MONITOR_REC_THREAD: _thread,
+           C.MONITOR_REC_PROCESS: _process}
 
 
 def decode_chunk(body, count, cpu):
-    """One CPU's chunk (count records, as its header says) -> [Source | Thread | Round]."""
+    """One CPU's chunk (count records, as its header says) -> [Source | Thread | Process |
+    Round]."""
     body = bytes(body)
     out, off, end = [], 0, len(body)
     while off < end:
@@ -109,10 +120,8 @@ def decode_chunk(body, count, cpu):
                               f"chunk)")
         if rtype == C.MONITOR_REC_ROUND:
             out.append(_round(body, off, size, cpu))
-        elif rtype == C.MONITOR_REC_SOURCE:
-            out.append(_source(body, off, cpu))
         else:
-            out.append(_thread(body, off, cpu))
+            out.append(_DECODE[rtype](body, off, cpu))
         off += size
     if len(out) != count:
         raise RecordError(f"monitor stream: CPU {cpu}'s chunk holds {len(out)} records; its "
@@ -144,6 +153,11 @@ def source_record(index, kind, scope, name, unit, interval_ms=100):
 def thread_record(tid, name):
     return THREAD.pack(head__type=C.MONITOR_REC_THREAD, head__size=THREAD.size, tid=tid,
                        name=name.encode())
+
+
+def process_record(pid, name):
+    return PROCESS.pack(head__type=C.MONITOR_REC_PROCESS, head__size=PROCESS.size, pid=pid,
+                        name=name.encode())
 
 
 def round_record(seq, mono_ns, wall_ns, samples, flags=0, lost_before=0):

@@ -102,7 +102,10 @@ class Analysis:
         self.day = day or default_day(db, self.mid)
         self.reader = DayReader(db, self.mid)
         res = self.reader.resources
-        self.system = sorted(n for n, r in res.items() if r[3] != "thread")
+        # Per-process resources (process.cpu, ...) repeat the per-thread ones summed
+        # by process: the decomposition is by thread, so they are neither system
+        # resources nor analysed again.
+        self.system = sorted(n for n, r in res.items() if r[3] not in ("thread", "process"))
         self.threads = sorted(n for n, r in res.items() if r[3] == "thread")
         # Days already read, {(machine, window, day): data}: `analyze score` runs
         # day after day, and each day is a reference of several others.

@@ -33,7 +33,7 @@
 -- database of another version is refused, never reinterpreted.
 
 CREATE TABLE meta (
-    key   TEXT PRIMARY KEY,          -- 'schema' = 'scion-profile', 'schema_version' = '1'
+    key   TEXT PRIMARY KEY,          -- 'schema' = 'scion-profile', 'schema_version' = '2'
     value TEXT NOT NULL
 );
 
@@ -59,14 +59,13 @@ CREATE INDEX collections_by_machine ON collections (machine_id, started_ns);
 -- What the kernel publishes (its statistics sources' linker table).
 CREATE TABLE resources (
     resource_id ID_KEY,
-    name        TEXT NOT NULL UNIQUE,  -- 'cpu.busy', 'bcache.reads', 'thread.cpu', ...
+    name        TEXT NOT NULL UNIQUE,  -- 'cpu.busy', 'bcache.reads', 'thread.cpu', 'process.cpu', ...
     unit        TEXT NOT NULL,         -- 'ns', 'ops', 'bytes', 'threads', ...
     kind        TEXT NOT NULL CHECK (kind IN ('counter', 'gauge')),
-    scope       TEXT NOT NULL CHECK (scope IN ('global', 'cpu', 'thread'))
+    scope       TEXT NOT NULL CHECK (scope IN ('global', 'cpu', 'thread', 'process'))
 );
 
--- Threads (processes, once Scion has them) of a collection; scope_id of
--- a thread-scope sample is the tid.
+-- Threads of a collection; scope_id of a thread-scope sample is the tid.
 CREATE TABLE threads (
     collection_id BIGINT NOT NULL REFERENCES collections (collection_id),
     tid           BIGINT NOT NULL,
@@ -75,8 +74,19 @@ CREATE TABLE threads (
     PRIMARY KEY (collection_id, tid)
 );
 
+-- User processes of a collection, as threads are (the same columns);
+-- scope_id of a process-scope sample is the pid. A process-scope
+-- resource ('process.cpu', ...) is its thread-scope twin ('thread.cpu')
+-- summed over the process's threads, those that exited included.
+CREATE TABLE processes (
+    collection_id BIGINT NOT NULL REFERENCES collections (collection_id),
+    pid           BIGINT NOT NULL,
+    name          TEXT NOT NULL,
+    PRIMARY KEY (collection_id, pid)
+);
+
 -- One row per sample. scope_id: 0 for a global resource, the CPU for a
--- per-CPU one, the tid for a per-thread one. burst = 1 for the 1 ms
+-- per-CPU one, the tid for a per-thread one, the pid for a per-process one. burst = 1 for the 1 ms
 -- samples of a burst, 0 for the samples at the resource's interval.
 -- Stored in key order, so one resource's day is one range read.
 CREATE TABLE samples (

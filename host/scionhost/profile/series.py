@@ -63,6 +63,9 @@ class DayReader:
                                      (self.machine,))
                 self.cpus[collection] = max(rows[0][0], 1)
             return list(range(self.cpus[collection]))
+        if scope == "process":
+            return [r[0] for r in self.db.query("SELECT pid FROM processes WHERE "
+                                                "collection_id = ? ORDER BY pid", (collection,))]
         return [r[0] for r in self.db.query("SELECT tid FROM threads WHERE collection_id = ? "
                                             "ORDER BY tid", (collection,))]
 

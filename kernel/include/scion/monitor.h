@@ -11,7 +11,12 @@
  * interval and bands are kept for); a counter only grows (the analysis
  * takes differences), a gauge is a level. A source is global, per CPU
  * (read once for each CPU index) or per thread (read once for each
- * thread, and per process once processes exist).
+ * thread). Every per-thread statistic is published twice, with the same
+ * decomposition per process: MONITOR_PER_THREAD(id, "cpu", ...) makes
+ * "thread.cpu" (each thread's value) and "process.cpu" (a user
+ * process's value: the sum over its live threads plus what its threads
+ * that already exited had when they left it). A kernel thread belongs
+ * to no process and counts only per thread.
  */
 #ifndef SCION_MONITOR_H
 #define SCION_MONITOR_H
@@ -29,6 +34,7 @@ enum monitor_scope {
 	MONITOR_SCOPE_GLOBAL,
 	MONITOR_SCOPE_CPU,
 	MONITOR_SCOPE_THREAD,
+	MONITOR_SCOPE_PROCESS,	/* a per-thread source summed over each process's threads */
 };
 
 #define MONITOR_NAME_MAX 32	/* bytes of a source's name, NUL included */
@@ -40,25 +46,30 @@ struct monitor_source {
 	uint8_t kind;		/* enum monitor_kind */
 	uint8_t scope;		/* enum monitor_scope */
 	/*
-	 * The reader of the source's scope.
+	 * The reader of the source's scope (a per-process source has its
+	 * per-thread twin's, read for each thread of the process).
 	 * Caller's context: thread. global and cpu may sleep; thread is
-	 * called for each thread with the thread list's lock held (it may
-	 * not sleep or take sched_lock) and reads only that thread's fields.
+	 * called for each thread with sched_lock held (it may not sleep or
+	 * take a lock) and reads only that thread's fields.
 	 */
 	union {
 		uint64_t (*global)(void);
 		uint64_t (*cpu)(unsigned cpu);
 		uint64_t (*thread)(const struct thread *t);
 	} read;
+	/* A per-process source: the per-thread source it sums (else NULL). */
+	const struct monitor_source *of_thread;
 };
 
 LINKER_TABLE_DECLARE(struct monitor_source, monitor_sources);
 
 #define MONITOR_SOURCE_(id, sname, sunit, skind, sscope, member, fn)			\
+	MONITOR_SOURCE_OF_(id, sname, sunit, skind, sscope, member, fn, NULL)
+#define MONITOR_SOURCE_OF_(id, sname, sunit, skind, sscope, member, fn, of)		\
 	static const struct monitor_source monitor_source_##id				\
 	LINKER_TABLE_ENTRY(monitor_sources) = {						\
 		.name = sname, .unit = sunit, .kind = skind, .scope = sscope,		\
-		.read.member = fn,							\
+		.read.member = fn, .of_thread = of,					\
 	};										\
 	_Static_assert(sizeof(sname) <= MONITOR_NAME_MAX, "monitor source name too long"); \
 	_Static_assert(sizeof(sunit) <= MONITOR_UNIT_MAX, "monitor source unit too long")
@@ -67,8 +78,11 @@ LINKER_TABLE_DECLARE(struct monitor_source, monitor_sources);
 	MONITOR_SOURCE_(id, name, unit, kind, MONITOR_SCOPE_GLOBAL, global, fn)
 #define MONITOR_PER_CPU(id, name, unit, kind, fn) \
 	MONITOR_SOURCE_(id, name, unit, kind, MONITOR_SCOPE_CPU, cpu, fn)
-#define MONITOR_PER_THREAD(id, name, unit, kind, fn) \
-	MONITOR_SOURCE_(id, name, unit, kind, MONITOR_SCOPE_THREAD, thread, fn)
+/* stat: the statistic alone ("cpu"): publishes "thread." stat and "process." stat. */
+#define MONITOR_PER_THREAD(id, stat, unit, kind, fn)					\
+	MONITOR_SOURCE_(id, "thread." stat, unit, kind, MONITOR_SCOPE_THREAD, thread, fn);	\
+	MONITOR_SOURCE_OF_(id##_process, "process." stat, unit, kind, MONITOR_SCOPE_PROCESS,	\
+			   thread, fn, &monitor_source_##id)
 
 /*
  * monitor_source_find - the source called name, or NULL.
@@ -108,6 +122,49 @@ struct monitor_thread_row {
  */
 int monitor_read_threads(const struct monitor_source *const *sources, unsigned nsources,
 			 struct monitor_thread_row *rows, unsigned max);
+
+/*
+ * A process's share of its threads that exited (struct process holds
+ * one): for each per-thread source, what the threads had when they left
+ * the process, by the source's slot (monitor_thread_slot).
+ */
+struct monitor_exited {
+	uint64_t value[MONITOR_THREAD_SOURCES_MAX];
+};
+
+/* The slot of a per-thread source (or of a per-process one's twin) in a
+ * struct monitor_exited, or -1 past MONITOR_THREAD_SOURCES_MAX. Any context. */
+int monitor_thread_slot(const struct monitor_source *s);
+
+/*
+ * monitor_thread_leaves - add every per-thread source of t, read now,
+ *   into acc: a thread leaving its process (it exits) keeps its share
+ *   in the process's per-process figures.
+ * Caller's context: t itself, before it stops counting as the
+ *   process's; takes sched_lock (proc_lock may be held).
+ */
+void monitor_thread_leaves(const struct thread *t, struct monitor_exited *acc);
+
+/* One process's per-process sources, read together (monitor_read_processes). */
+struct monitor_process_row {
+	int32_t pid;
+	uint32_t threads;		/* live threads now (0: it exited, a zombie) */
+	char name[24];
+	uint64_t value[MONITOR_THREAD_SOURCES_MAX];	/* in the order of sources[] */
+};
+
+/*
+ * monitor_read_processes - every process's per-process sources, at one
+ *   moment: for each, the sum of its twin per-thread source over the
+ *   process's live threads plus its exited threads' share.
+ * Arguments: sources (nsources of them, at most MONITOR_THREAD_SOURCES_MAX,
+ *   each per-process), rows (room for max).
+ * Return value: the processes there are (more than max when rows ran
+ *   out: the first max were filled), or -EINVAL for a bad source list.
+ * Caller's context: thread, no spinlock held.
+ */
+int monitor_read_processes(const struct monitor_source *const *sources, unsigned nsources,
+			   struct monitor_process_row *rows, unsigned max);
 
 /*
  * monitor_ctl_request - the channel's MONITOR op (kernel/monitor/monitor_op.c):

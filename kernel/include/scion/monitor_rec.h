@@ -16,7 +16,8 @@
  *      any round (the stream describes itself: a source's index in a
  *      sample is its index here);
  *   2. MONITOR_REC_THREAD the first time a round samples a thread (its
- *      tid and name);
+ *      tid and name), MONITOR_REC_PROCESS the first time a round samples
+ *      a process (its pid and name);
  *   3. MONITOR_REC_ROUND: one sampling round's time and its samples.
  *      A round whose samples do not fit one record continues in the
  *      next records with the same seq (MONITOR_ROUND_CONTINUED); the
@@ -43,17 +44,20 @@
  * scale 1440 passes in a minute and looks, bucket by bucket, like a
  * real one sampled more sparsely. A counter's value is cumulative; a per-CPU source has one
  * sample per CPU (scope_id the CPU), a per-thread one per thread
- * (scope_id the tid), a global one scope_id 0.
+ * (scope_id the tid), a per-process one per process (scope_id the pid:
+ * the sum over its threads, those that exited included, so a zombie
+ * keeps its final figures until it is reaped), a global one scope_id 0.
  */
 #ifndef SCION_MONITOR_REC_H
 #define SCION_MONITOR_REC_H
 
 #include <stdint.h>
 
-#define MONITOR_STREAM_VERSION     1
+#define MONITOR_STREAM_VERSION     2	/* 2: per-process sources and records */
 #define MONITOR_SOURCE_NAME_MAX    32	/* = MONITOR_NAME_MAX (scion/monitor.h) */
 #define MONITOR_SOURCE_UNIT_MAX    16
 #define MONITOR_THREAD_NAME_MAX    24
+#define MONITOR_PROCESS_NAME_MAX   24
 #define MONITOR_ROUND_SAMPLES_MAX  250	/* samples in one round record */
 #define MONITOR_SCALE_ONE          1000	/* time scale in thousandths: 1000 = real time */
 #define MONITOR_DEFAULT_INTERVAL_MS 100
@@ -64,6 +68,7 @@ enum monitor_rec_type {
 	MONITOR_REC_SOURCE = 1,
 	MONITOR_REC_THREAD = 2,
 	MONITOR_REC_ROUND = 3,
+	MONITOR_REC_PROCESS = 4,
 };
 
 struct monitor_rec_head {
@@ -71,7 +76,8 @@ struct monitor_rec_head {
 	uint16_t size;			/* the whole record's bytes, samples included */
 };
 
-/* kind and scope as scion/monitor.h's enums (counter 0, gauge 1; global, cpu, thread). */
+/* kind and scope as scion/monitor.h's enums (counter 0, gauge 1; global, cpu, thread,
+ * process). */
 struct monitor_rec_source {
 	struct monitor_rec_head head;
 	uint16_t index;			/* what samples call it */
@@ -90,13 +96,19 @@ struct monitor_rec_thread {
 	char name[MONITOR_THREAD_NAME_MAX];	/* NUL-padded */
 };
 
+struct monitor_rec_process {
+	struct monitor_rec_head head;
+	int32_t pid;
+	char name[MONITOR_PROCESS_NAME_MAX];	/* the program's name, NUL-padded */
+};
+
 #define MONITOR_ROUND_BURST      0x1u	/* a 1 ms sample of a burst */
 #define MONITOR_ROUND_CONTINUED  0x2u	/* more samples of the round before (same seq) */
 
 struct monitor_sample {
 	uint16_t source;		/* index of its MONITOR_REC_SOURCE */
 	uint16_t reserved;
-	uint32_t scope_id;		/* 0, the CPU or the tid */
+	uint32_t scope_id;		/* 0, the CPU, the tid or the pid */
 	uint64_t value;
 };
 

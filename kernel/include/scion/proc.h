@@ -185,4 +185,26 @@ uint64_t proc_thread_id(int pid);
 /* Processes alive or not yet reaped, and pages their memory holds. */
 unsigned proc_count(void);
 
+struct thread;
+struct monitor_exited;
+
+/* What the monitor's per-process sources read of one process. */
+struct proc_monitor_view {
+	int pid;
+	const char *name;
+	const struct thread *thread;		/* its live thread, NULL once it exited */
+	const struct monitor_exited *exited;	/* its exited threads' share */
+};
+
+/*
+ * proc_foreach_monitor - visit every process (alive, suspended or a
+ *   zombie) for the monitor's per-process sources (scion/monitor.h).
+ * Arguments: fn, called with proc_lock and then sched_lock held (so a
+ *   thread's exit, which moves its share into its process under
+ *   proc_lock, is seen whole or not at all); it may not sleep or take a
+ *   lock; the view lives only for the call.
+ * Caller's context: thread, no spinlock held.
+ */
+void proc_foreach_monitor(void (*fn)(const struct proc_monitor_view *v, void *arg), void *arg);
+
 #endif
