@@ -20,6 +20,18 @@ static inline uint32_t ext2_le32(const uint8_t *p)
 	       ((uint32_t)p[3] << 24);
 }
 
+static inline void ext2_put16(uint8_t *p, uint32_t v)
+{
+	p[0] = (uint8_t)v;
+	p[1] = (uint8_t)(v >> 8);
+}
+
+static inline void ext2_put32(uint8_t *p, uint32_t v)
+{
+	for (int i = 0; i < 4; i++)
+		p[i] = (uint8_t)(v >> (8 * i));
+}
+
 /* Record why something on disk was refused; returns -EIO. */
 int ext2_refuse(struct ext2_fs *fs, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 
@@ -34,6 +46,31 @@ static inline int ext2_read_block(struct ext2_fs *fs, uint32_t block, uint32_t o
 				  size_t len)
 {
 	return fs->dev.read(fs->dev.ctx, ((uint64_t)block << fs->block_log) + off, buf, len);
+}
+
+/* Write len bytes at off of block; sync for metadata. */
+static inline int ext2_write_block(struct ext2_fs *fs, uint32_t block, uint32_t off,
+				   const void *buf, size_t len, bool sync)
+{
+	return fs->dev.write(fs->dev.ctx, ((uint64_t)block << fs->block_log) + off, buf, len, sync);
+}
+
+/* alloc.c */
+int ext2_alloc_block(struct ext2_fs *fs, uint32_t goal, uint32_t *block);
+int ext2_free_block(struct ext2_fs *fs, uint32_t block);
+int ext2_alloc_inode_number(struct ext2_fs *fs, uint32_t parent, bool dir, uint32_t *ino);
+int ext2_free_inode_number(struct ext2_fs *fs, uint32_t ino, bool dir);
+int ext2_zero_block(struct ext2_fs *fs, uint32_t block, bool sync);
+
+/* write.c */
+int ext2_bmap_alloc(struct ext2_fs *fs, struct ext2_inode *in, uint64_t index, uint32_t *block,
+		    bool *fresh);
+
+/* Blocks the map can address: 12 + p + p^2 + p^3 with p pointers a block. */
+static inline uint64_t ext2_map_blocks(const struct ext2_fs *fs)
+{
+	uint64_t p = fs->block_size / 4;
+	return 12 + p + p * p + p * p * p;
 }
 
 #endif

@@ -20,6 +20,7 @@
 #define EXT2_MAX_BLOCK_LOG	12	/* 4 KiB: Scion's block cache block */
 
 /* Superblock fields. */
+#define SB_WTIME		48	/* u32 */
 #define SB_INODES_COUNT		0	/* u32 */
 #define SB_BLOCKS_COUNT		4	/* u32 */
 #define SB_FREE_BLOCKS		12	/* u32 */
@@ -51,6 +52,9 @@
 #define GD_BLOCK_BITMAP		0	/* u32 */
 #define GD_INODE_BITMAP		4	/* u32 */
 #define GD_INODE_TABLE		8	/* u32 */
+#define GD_FREE_BLOCKS		12	/* u16 */
+#define GD_FREE_INODES		14	/* u16 */
+#define GD_USED_DIRS		16	/* u16 */
 
 /* An inode. */
 #define IN_MODE			0	/* u16 */
@@ -63,9 +67,12 @@
 #define IN_LINKS_COUNT		26	/* u16 */
 #define IN_BLOCKS		28	/* u32: 512-byte units held, metadata blocks included */
 #define IN_FLAGS		32	/* u32 */
+#define EXT2_INDEX_FL		0x1000	/* an htree directory: cleared when Scion changes one */
 #define IN_BLOCK		40	/* u32[15]: 12 direct, indirect, double, triple */
 #define IN_FILE_ACL		104	/* u32: extended attribute block */
 #define IN_SIZE_HIGH		108	/* u32: high half of a regular file's size */
+#define IN_DTIME		20	/* u32: when it was deleted */
+#define IN_GENERATION		100	/* u32 */
 #define IN_UID_HIGH		120	/* u16 */
 #define IN_GID_HIGH		122	/* u16 */
 #define EXT2_N_BLOCKS		15
@@ -82,6 +89,13 @@
 #define DE_FILE_TYPE		7	/* u8 */
 #define DE_NAME			8
 #define EXT2_NAME_LEN		255
+#define EXT2_DIR_REC_LEN(name_len) (((name_len) + DE_NAME + 3) & ~3u)
+
+/* Directory entry file types (with the filetype feature). */
+#define EXT2_FT_UNKNOWN		0
+#define EXT2_FT_REG_FILE	1
+#define EXT2_FT_DIR		2
+#define EXT2_FT_SYMLINK		7
 
 /* st_mode file types, as ext2 stores them (Linux's). */
 #define EXT2_S_IFMT		0170000

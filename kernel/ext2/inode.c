@@ -11,13 +11,6 @@
 #include <scion/string.h>
 #include "ext2_internal.h"
 
-/* Blocks the map can address: 12 + p + p^2 + p^3 with p pointers a block. */
-static uint64_t map_blocks(const struct ext2_fs *fs)
-{
-	uint64_t p = fs->block_size / 4;
-	return EXT2_NDIR_BLOCKS + p + p * p + p * p * p;
-}
-
 static bool is_fast_symlink(const struct ext2_fs *fs, const struct ext2_inode *in)
 {
 	uint64_t ea_blocks = in->file_acl ? fs->block_size >> 9 : 0;
@@ -30,7 +23,7 @@ int ext2_read_inode(struct ext2_fs *fs, uint32_t ino, struct ext2_inode *in)
 	if (ino == 0 || ino > fs->inodes)
 		return ext2_refuse(fs, "inode %u of %u", ino, fs->inodes);
 	uint32_t group = (ino - 1) / fs->inodes_per_group;
-	uint64_t at = ((uint64_t)fs->inode_table[group] << fs->block_log) +
+	uint64_t at = ((uint64_t)fs->group[group].inode_table << fs->block_log) +
 		      (uint64_t)((ino - 1) % fs->inodes_per_group) * fs->inode_size;
 	uint8_t raw[EXT2_GOOD_OLD_INODE_SIZE];
 	int err = fs->dev.read(fs->dev.ctx, at, raw, sizeof(raw));
@@ -50,6 +43,7 @@ int ext2_read_inode(struct ext2_fs *fs, uint32_t ino, struct ext2_inode *in)
 	in->atime = ext2_le32(raw + IN_ATIME);
 	in->mtime = ext2_le32(raw + IN_MTIME);
 	in->ctime = ext2_le32(raw + IN_CTIME);
+	in->dtime = ext2_le32(raw + IN_DTIME);
 	in->file_acl = ext2_le32(raw + IN_FILE_ACL);
 	for (int i = 0; i < EXT2_N_BLOCKS; i++)
 		in->block[i] = ext2_le32(raw + IN_BLOCK + 4 * i);
@@ -62,7 +56,7 @@ int ext2_read_inode(struct ext2_fs *fs, uint32_t ino, struct ext2_inode *in)
 	if (type == EXT2_S_IFDIR && in->size > (uint64_t)fs->blocks << fs->block_log)
 		return ext2_refuse(fs, "directory inode %u: size %llu is larger than the disk", ino,
 				   (unsigned long long)in->size);
-	if ((in->size + fs->block_size - 1) >> fs->block_log > map_blocks(fs))
+	if ((in->size + fs->block_size - 1) >> fs->block_log > ext2_map_blocks(fs))
 		return ext2_refuse(fs, "inode %u: size %llu is beyond its block map", ino,
 				   (unsigned long long)in->size);
 	if (!is_fast_symlink(fs, in))

@@ -101,8 +101,8 @@ static int read_groups(struct ext2_fs *fs, char *msg, size_t msgsz)
 	uint32_t gdt = fs->first_data_block + 1;
 	if ((uint64_t)fs->groups * GD_SIZE > (uint64_t)(fs->blocks - gdt) << fs->block_log)
 		REFUSE(-EINVAL, "%u group descriptors do not fit", fs->groups);
-	fs->inode_table = kmalloc(fs->groups * sizeof(uint32_t));
-	if (!fs->inode_table)
+	fs->group = kmalloc(fs->groups * sizeof(*fs->group));
+	if (!fs->group)
 		REFUSE(-ENOMEM, "no memory for %u groups", fs->groups);
 	for (uint32_t g = 0; g < fs->groups; g++) {
 		uint8_t gd[GD_SIZE];
@@ -110,11 +110,30 @@ static int read_groups(struct ext2_fs *fs, char *msg, size_t msgsz)
 		int err = fs->dev.read(fs->dev.ctx, at, gd, sizeof(gd));
 		if (err)
 			REFUSE(err, "group %u's descriptor: read error %d", g, err);
-		uint32_t table = ext2_le32(gd + GD_INODE_TABLE);
-		if (!ext2_block_ok(fs, table) || table + (uint64_t)table_blocks > fs->blocks)
+		struct ext2_group *grp = &fs->group[g];
+		grp->inode_table = ext2_le32(gd + GD_INODE_TABLE);
+		grp->block_bitmap = ext2_le32(gd + GD_BLOCK_BITMAP);
+		grp->inode_bitmap = ext2_le32(gd + GD_INODE_BITMAP);
+		grp->free_blocks = ext2_le16(gd + GD_FREE_BLOCKS);
+		grp->free_inodes = ext2_le16(gd + GD_FREE_INODES);
+		grp->used_dirs = ext2_le16(gd + GD_USED_DIRS);
+		if (!ext2_block_ok(fs, grp->inode_table) ||
+		    grp->inode_table + (uint64_t)table_blocks > fs->blocks)
 			REFUSE(-EINVAL, "group %u's inode table at block %u (of %u, %u blocks long)",
-			       g, table, fs->blocks, table_blocks);
-		fs->inode_table[g] = table;
+			       g, grp->inode_table, fs->blocks, table_blocks);
+		if (!ext2_block_ok(fs, grp->block_bitmap) || !ext2_block_ok(fs, grp->inode_bitmap))
+			REFUSE(-EINVAL, "group %u's bitmaps at blocks %u and %u (of %u)", g,
+			       grp->block_bitmap, grp->inode_bitmap, fs->blocks);
+		if (grp->free_blocks > fs->blocks_per_group ||
+		    grp->free_inodes > fs->inodes_per_group)
+			REFUSE(-EINVAL, "group %u: %u free blocks, %u free inodes", g,
+			       grp->free_blocks, grp->free_inodes);
+	}
+	/* The groups' counts are the ones kept up to date; the superblock's is their sum. */
+	fs->free_blocks = fs->free_inodes = 0;
+	for (uint32_t g = 0; g < fs->groups; g++) {
+		fs->free_blocks += fs->group[g].free_blocks;
+		fs->free_inodes += fs->group[g].free_inodes;
 	}
 	return 0;
 }
@@ -141,8 +160,8 @@ int ext2_open(const struct ext2_dev *dev, struct ext2_fs *fs, char *msg, size_t 
 		ext2_close(fs);
 		return err;
 	}
-	/* Scion does not write ext2 yet; unknown ro_compat features would forbid it anyway. */
-	fs->read_only = true;
+	fs->read_only = !dev->write || !dev->sync || !dev->now ||
+			(fs->feature_ro_compat & ~(uint32_t)EXT2_FEATURE_RO_COMPAT_KNOWN);
 	snprintf(msg, msgsz, "ext2 '%s': %u blocks of %u bytes (%u free), %u inodes (%u free), "
 		 "%u groups%s", fs->volume, fs->blocks, fs->block_size, fs->free_blocks, fs->inodes,
 		 fs->free_inodes, fs->groups,
@@ -153,6 +172,6 @@ int ext2_open(const struct ext2_dev *dev, struct ext2_fs *fs, char *msg, size_t 
 
 void ext2_close(struct ext2_fs *fs)
 {
-	kfree(fs->inode_table);
-	fs->inode_table = NULL;
+	kfree(fs->group);
+	fs->group = NULL;
 }

@@ -11,14 +11,22 @@
  * gives it the block cache; the host tests give it image files that
  * mke2fs made, and corrupted copies of them.
  *
+ * Writing (alloc.c, write.c, dir_write.c, namespace.c) keeps the
+ * metadata on the disk in an order that a crash can only leave leaked
+ * blocks or inodes, never a block in two files or a name for a freed
+ * inode: allocate (bitmap, then group counts) before pointing at it,
+ * un-point before freeing; every metadata block is written synchronously
+ * (dev.write with sync), file data is written back by the device. The
+ * superblock's free counts are a hint, written by ext2_sync_super.
+ *
  * Accepted at open: magic 0xEF53, revision 0 or 1, blocks of 1, 2 or 4
  * KiB, inode size a power of two from 128 to the block size, geometry
  * that agrees with itself (groups from the block count, inode count =
  * groups * inodes per group, the inode table of every group inside the
  * file system, the file system inside the disk), incompatible features
  * only filetype. Unknown read-only-compatible features are named in the
- * message and the volume is read only; today every volume is read only
- * (EROFS for any write), since Scion does not write ext2 yet.
+ * message and the volume is read only, as it is on a device without a
+ * write; writes then give EROFS.
  *
  * Refused inodes (-EIO with a reason in the fs's last_error): a number
  * of 0 or above the count, a block pointer outside the data area, a
@@ -28,9 +36,10 @@
  * multiple of 4, shorter than its name or crossing its block's end; a
  * name length of 0 in a used record; an inode number above the count.
  *
- * Context: thread, may sleep (reads may wait for the disk); no state
- * shared between calls but the struct ext2_fs, which is read only after
- * ext2_open: calls may run on several CPUs at once.
+ * Context: thread, may sleep (reads may wait for the disk). Calls that
+ * only read may run on several CPUs at once while nothing writes; the
+ * caller serializes every call that writes against all others (the VFS
+ * glue holds the file system's mutex).
  */
 #ifndef SCION_EXT2_H
 #define SCION_EXT2_H
@@ -40,8 +49,24 @@
 struct ext2_dev {
 	/* Copy len bytes at byte offset from the disk into buf: 0 or -errno. */
 	int (*read)(void *ctx, uint64_t offset, void *buf, size_t len);
+	/*
+	 * Write len bytes at offset (within one 4 KiB-aligned block): sync
+	 * (metadata) on the disk before it returns, else written back later.
+	 * NULL for a read-only device. 0 or -errno.
+	 */
+	int (*write)(void *ctx, uint64_t offset, const void *buf, size_t len, bool sync);
+	/* Everything written so far on the disk: 0 or the first error. NULL with write. */
+	int (*sync)(void *ctx);
+	/* The time for inode stamps, seconds since 1970. */
+	int64_t (*now)(void *ctx);
 	void *ctx;
 	uint64_t bytes;			/* the disk's size */
+};
+
+/* A block group: where its bitmaps and inode table are, and its counts. */
+struct ext2_group {
+	uint32_t block_bitmap, inode_bitmap, inode_table;
+	uint32_t free_blocks, free_inodes, used_dirs;	/* the writer's (see Context above) */
 };
 
 struct ext2_fs {
@@ -52,8 +77,9 @@ struct ext2_fs {
 	uint32_t groups;
 	uint32_t feature_compat, feature_incompat, feature_ro_compat;
 	uint32_t free_blocks, free_inodes;
-	uint32_t *inode_table;		/* [groups]: first block of each group's inode table */
+	struct ext2_group *group;	/* [groups] */
 	bool read_only;
+	bool super_dirty;		/* free counts not yet in the superblock (ext2_sync_super) */
 	char volume[17];
 	char last_error[96];		/* why the last refused inode or record was refused (racy: for messages) */
 };
@@ -63,7 +89,7 @@ struct ext2_inode {
 	uint32_t mode, uid, gid, nlink, flags;
 	uint64_t size;
 	uint64_t blocks512;		/* i_blocks: 512-byte units held */
-	int64_t atime, mtime, ctime;
+	int64_t atime, mtime, ctime, dtime;
 	uint32_t block[15];		/* the block map (or a fast symlink's target) */
 	uint32_t file_acl;
 };
@@ -118,5 +144,43 @@ int ext2_lookup(struct ext2_fs *fs, const struct ext2_inode *dir, const char *na
 
 /* ext2_readlink - a symbolic link's target, NUL-terminated in buf: its length, -EINVAL (not a link), -ENAMETOOLONG, -EIO. */
 int ext2_readlink(struct ext2_fs *fs, const struct ext2_inode *in, char *buf, size_t size);
+
+/*
+ * Writing (each: -EROFS on a read-only volume; -EIO for a refused
+ * on-disk structure, fs->last_error saying why; -ENOSPC; a device's
+ * error). The caller passes its own copy of every inode it names and
+ * gets it back changed (and written); see Context above.
+ */
+
+/* ext2_write_inode - in's fields onto its inode on the disk, synchronously. */
+int ext2_write_inode(struct ext2_fs *fs, const struct ext2_inode *in);
+
+/* ext2_write - len bytes of buf at off into the file, allocating blocks: the count or -errno (-EFBIG past the map). */
+int64_t ext2_write(struct ext2_fs *fs, struct ext2_inode *in, uint64_t off, const void *buf,
+		   size_t len);
+
+/* ext2_truncate - the file's size set to size, freeing the blocks past it (growing leaves a hole). */
+int ext2_truncate(struct ext2_fs *fs, struct ext2_inode *in, uint64_t size);
+
+/* ext2_dir_add - name -> ino (of type EXT2_FT_*) in dir: 0, -ENAMETOOLONG. The caller checked it is not there. */
+int ext2_dir_add(struct ext2_fs *fs, struct ext2_inode *dir, const char *name, size_t len,
+		 uint32_t ino, uint8_t type);
+
+/* ext2_dir_remove - drop name from dir: 0 with *ino what it named, -ENOENT. */
+int ext2_dir_remove(struct ext2_fs *fs, struct ext2_inode *dir, const char *name, size_t len,
+		    uint32_t *ino);
+
+/* ext2_dir_set - point the existing name at ino instead: 0, -ENOENT. */
+int ext2_dir_set(struct ext2_fs *fs, struct ext2_inode *dir, const char *name, size_t len,
+		 uint32_t ino, uint8_t type);
+
+/* ext2_dir_empty - 1 when dir holds only "." and "..", 0 when more, or -errno. */
+int ext2_dir_empty(struct ext2_fs *fs, const struct ext2_inode *dir);
+
+/* ext2_dir_init - the first block of a new directory dir ("." and ".." -> parent); sets dir->size. */
+int ext2_dir_init(struct ext2_fs *fs, struct ext2_inode *dir, uint32_t parent);
+
+/* ext2_sync_super - the free counts and write time into the superblock. */
+int ext2_sync_super(struct ext2_fs *fs);
 
 #endif
