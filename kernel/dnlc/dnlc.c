@@ -47,26 +47,30 @@ bool dnlc_locked_here(void)
 	return spin_held_here(&dnlc.lock);
 }
 
-/* FNV-1a over the name, mixed with the directory and the file system. */
-static unsigned bucket_of(const struct dnlc_table *t, uint32_t fs, uint64_t dir,
-			  const char *name, size_t len)
+uint64_t dnlc_name_hash(const char *name, size_t len)
 {
 	uint64_t h = 0xcbf29ce484222325ull;
 
 	for (size_t i = 0; i < len; i++)
 		h = (h ^ (uint8_t)name[i]) * 0x100000001b3ull;
-	h ^= dir * 0x9e3779b97f4a7c15ull;
-	h ^= (uint64_t)fs * 0xc2b2ae3d27d4eb4full;
+	return h;
+}
+
+/* The name's hash mixed with the directory and the file system. */
+static unsigned bucket_of(const struct dnlc_table *t, uint32_t fs, uint64_t dir, uint64_t hash)
+{
+	uint64_t h = hash ^ (dir * 0x9e3779b97f4a7c15ull) ^ ((uint64_t)fs * 0xc2b2ae3d27d4eb4full);
+
 	h ^= h >> 29;
 	return (unsigned)(h ^ (h >> 32)) & t->bucket_mask;
 }
 
 static int find(const struct dnlc_table *t, uint32_t fs, uint64_t dir, const char *name,
-		size_t len)
+		size_t len, uint64_t hash)
 {
 	if (!t->capacity)
 		return DNLC_NONE;
-	for (int32_t i = t->bucket[bucket_of(t, fs, dir, name, len)]; i != DNLC_NONE;
+	for (int32_t i = t->bucket[bucket_of(t, fs, dir, hash)]; i != DNLC_NONE;
 	     i = t->entry[i].hash_next) {
 		const struct dnlc_entry *e = &t->entry[i];
 		if (e->fs == fs && e->dir == dir && t->name[i].len == len &&
@@ -107,7 +111,8 @@ static void lru_append(struct dnlc_table *t, int32_t i)
 static void drop(struct dnlc_table *t, int32_t i)
 {
 	struct dnlc_entry *e = &t->entry[i];
-	int32_t *link = &t->bucket[bucket_of(t, e->fs, e->dir, t->name[i].s, t->name[i].len)];
+	int32_t *link = &t->bucket[bucket_of(t, e->fs, e->dir,
+					       dnlc_name_hash(t->name[i].s, t->name[i].len))];
 
 	while (*link != i)
 		link = &t->entry[*link].hash_next;
@@ -123,6 +128,7 @@ static void drop(struct dnlc_table *t, int32_t i)
 int dnlc_lookup(uint32_t fs, uint64_t dir, const char *name, size_t len, uint64_t *ino)
 {
 	int i = DNLC_NONE, outcome;
+	uint64_t hash = dnlc_name_hash(name, len);
 	irqflags_t f = spin_lock_irqsave(&dnlc.lock);
 	struct dnlc_table *t = &dnlc.table;
 
@@ -130,7 +136,7 @@ int dnlc_lookup(uint32_t fs, uint64_t dir, const char *name, size_t len, uint64_
 	if (len > DNLC_NAME_LEN) {
 		dnlc.stats.too_long++;
 		outcome = DNLC_OUTCOME_TOO_LONG;
-	} else if ((i = find(t, fs, dir, name, len)) == DNLC_NONE) {
+	} else if ((i = find(t, fs, dir, name, len, hash)) == DNLC_NONE) {
 		dnlc.stats.misses++;
 		outcome = DNLC_OUTCOME_MISS;
 	} else {
@@ -150,7 +156,7 @@ int dnlc_lookup(uint32_t fs, uint64_t dir, const char *name, size_t len, uint64_
 		lru_unlink(t, i);
 		lru_append(t, i);
 	}
-	dnlc_policy.lookup(fs, dir, name, len, i, outcome);
+	dnlc_policy.lookup(fs, dir, hash, len, i, outcome);
 	spin_unlock_irqrestore(&dnlc.lock, f);
 	return i == DNLC_NONE ? -ENOENT : 0;
 }
@@ -159,9 +165,10 @@ void dnlc_enter(uint32_t fs, uint64_t dir, const char *name, size_t len, uint64_
 {
 	if (len > DNLC_NAME_LEN)
 		return;
+	uint64_t hash = dnlc_name_hash(name, len);
 	irqflags_t f = spin_lock_irqsave(&dnlc.lock);
 	struct dnlc_table *t = &dnlc.table;
-	int32_t i = find(t, fs, dir, name, len);
+	int32_t i = find(t, fs, dir, name, len, hash);
 
 	if (i != DNLC_NONE)
 		drop(t, i);	/* the old answer never survives a new one */
@@ -175,7 +182,7 @@ void dnlc_enter(uint32_t fs, uint64_t dir, const char *name, size_t len, uint64_
 	}
 	i = t->free;
 	struct dnlc_entry *e = &t->entry[i];
-	unsigned b = bucket_of(t, fs, dir, name, len);
+	unsigned b = bucket_of(t, fs, dir, hash);
 	t->free = e->hash_next;
 	*e = (struct dnlc_entry){
 		.dir = dir, .ino = ino, .fs = fs, .used = 1, .hash_next = t->bucket[b],
@@ -196,8 +203,9 @@ void dnlc_remove(uint32_t fs, uint64_t dir, const char *name, size_t len)
 {
 	if (len > DNLC_NAME_LEN)
 		return;
+	uint64_t hash = dnlc_name_hash(name, len);
 	irqflags_t f = spin_lock_irqsave(&dnlc.lock);
-	int32_t i = find(&dnlc.table, fs, dir, name, len);
+	int32_t i = find(&dnlc.table, fs, dir, name, len, hash);
 	if (i != DNLC_NONE) {
 		drop(&dnlc.table, i);
 		dnlc.stats.removes++;
@@ -322,7 +330,8 @@ bool dnlc_check(char *why, size_t n)
 		if (!e->used)
 			continue;
 		used++;
-		if (find(t, e->fs, e->dir, t->name[i].s, t->name[i].len) != (int)i) {
+		if (find(t, e->fs, e->dir, t->name[i].s, t->name[i].len,
+			 dnlc_name_hash(t->name[i].s, t->name[i].len)) != (int)i) {
 			snprintf(why, n, "entry %u is not where a lookup finds it", i);
 			ok = false;
 		}

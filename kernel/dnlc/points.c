@@ -28,12 +28,12 @@ int dnlc_default_enter(uint32_t fs, uint64_t dir, const char *name, size_t len, 
 	return 1;
 }
 
-static void no_lookup_handler(uint32_t fs, uint64_t dir, const char *name, size_t len,
+static void no_lookup_handler(uint32_t fs, uint64_t dir, uint64_t name_hash, size_t len,
 			      int entry, int outcome)
 {
 	(void)fs;
 	(void)dir;
-	(void)name;
+	(void)name_hash;
 	(void)len;
 	(void)entry;
 	(void)outcome;
@@ -80,6 +80,6 @@ GRAFT_POINT_METHOD(dnlc_enter, dnlc_policy.enter, dnlc_default_enter, 10000, NUL
 		   "nonzero to cache it, 0 to leave it out (DNLC lock held, interrupts masked, "
 		   "may not sleep); default: cache everything");
 GRAFT_POINT_EVENT(dnlc_lookup, dnlc_policy.lookup, no_lookup_handler, 1000,
-		  "a lookup of (fs, dir, name, len) was answered: the entry found (-1: none) and "
+		  "a lookup of (fs, dir, name_hash, len) was answered: the entry found (-1: none) and "
 		  "the outcome (1 hit, 2 negative hit, 3 miss, 4 too long) (DNLC lock held, "
 		  "interrupts masked, may not sleep; look only)");

@@ -42,6 +42,11 @@ def workload_keys(command):
     return keys, kv["neg"]
 
 
+# DNLC_OUTCOME_* (grafts/include/graft/dnlc.h); cmd_dnlc.c's workload file system and directory.
+OUTCOME_HIT, OUTCOME_NEGATIVE, OUTCOME_MISS, OUTCOME_TOO_LONG = 1, 2, 3, 4
+WORKLOAD_FS, WORKLOAD_DIR = 0xfffffff0, 1
+
+
 class Dnlc:
     """A cache of `size` entries under policy "lru", "fifo" or "clock"."""
 
@@ -88,8 +93,9 @@ class Dnlc:
         self.order[key] = None
         return evicted
 
-    def run(self, command):
-        """The counts `dnlc run` prints for command."""
+    def run(self, command, lookups=None):
+        """The counts `dnlc run` prints for command; lookups, a list, gets
+        (name, outcome) per lookup (outcomes as dnlc.lookup reports them)."""
         keys, neg = workload_keys(command)
         out = dict(lookups=len(keys), hits=0, negative=0, misses=0, evictions=0, wrong=0)
         for k in keys:
@@ -97,10 +103,22 @@ class Dnlc:
             name = ("n" if negative else "w") + str(k)
             if self.lookup(name):
                 out["negative" if negative else "hits"] += 1
+                outcome = OUTCOME_NEGATIVE if negative else OUTCOME_HIT
             else:
                 out["misses"] += 1
                 out["evictions"] += self.enter(name)
+                outcome = OUTCOME_MISS
+            if lookups is not None:
+                lookups.append((name, outcome))
         return out
+
+
+def fnv1a(data):
+    """dnlc_name_hash: 64-bit FNV-1a."""
+    h = 0xcbf29ce484222325
+    for b in data:
+        h = ((h ^ b) * 0x100000001b3) & MASK
+    return h
 
 
 RUN = re.compile(r"dnlc run (?:loop|random): (\d+) lookups, (\d+) hits, (\d+) negative hits, "

@@ -4,7 +4,8 @@ run` workloads give exactly the hits, misses and evictions that an
 independent model (dnlc_model.py) predicts under the default LRU and
 under the replacement grafts dnlc_fifo and dnlc_clock installed at
 dnlc.evict (the model's predictions differ between the policies, so the
-counts show which one is in force); the Squid study's case (6000 names,
+counts show which one is in force); a recording of dnlc.lookup holds
+each lookup's key (its name's hash) and outcome as the model says; the Squid study's case (6000 names,
 2181 entries); `dnlc` prints size, entries and counters one per line;
 `dnlc size` and `dnlc reset` work and bad arguments get one line. The
 in-kernel tests (tests/kernel/test_dnlc.c) also run here, on two CPUs
@@ -13,7 +14,7 @@ under multi-threaded TCG so resizes race lookups for real."""
 import re
 
 from common import PROMPT, graft_path, poweroff, run_kernel_tests, shell_boot
-from dnlc_model import RUN, RUN_FIELDS, Dnlc
+from dnlc_model import (RUN, RUN_FIELDS, WORKLOAD_DIR, WORKLOAD_FS, Dnlc, fnv1a)
 
 POLICIES = [("lru", None), ("fifo", "dnlc-fifo"), ("clock", "dnlc-clock")]
 # Workloads on 8 entries; the random ones tell the policies apart.
@@ -36,10 +37,10 @@ def stats(boot):
     return dict(ln.split(None, 1) for ln in answer(boot, "dnlc") if len(ln.split(None, 1)) == 2)
 
 
-def run_and_compare(ctx, boot, model, label, command):
+def run_and_compare(ctx, boot, model, label, command, lookups=None):
     m = boot.command(command, RUN, timeout=120)
     got = dict(zip(RUN_FIELDS, map(int, m.groups())))
-    want = model.run(command)
+    want = model.run(command, lookups)
     ctx.result(f"{label}/as-model", got == want, f"kernel {got}\n    model  {want}")
     return got
 
@@ -121,5 +122,41 @@ def job_policies(ctx):
         ctx.result("size-100", lines == ["dnlc: size 100, emptied"] and s.get("size") == "100"
                    and s.get("entries") == "0", f"{lines}, then {s}")
         run_and_compare(ctx, boot, Dnlc(100), "after-errors", "dnlc run random n=500 range=150 seed=2")
+    finally:
+        poweroff(ctx, boot)
+
+
+TRACE = re.compile(r"seq=(\d+) time_ns=\d+ cpu=\d+ tid=\d+ args=(\S+)")
+
+
+def job_recorded_lookups(ctx):
+    """`record start dnlc.lookup` writes every lookup's key and outcome, in order."""
+    boot = shell_boot(ctx, "recorded", smp=2, single_thread_tcg=True, timeout=300)
+    try:
+        command = "dnlc run random n=60 range=12 seed=4 neg=4"
+        boot.command("dnlc size 6", r"dnlc: size 6, emptied")
+        m = boot.command("record start dnlc.lookup", r"record: (rec\d+): recording dnlc.lookup")
+        rec = m.group(1)
+        model, want = Dnlc(6), []
+        run_and_compare(ctx, boot, model, "recorded-run", command, lookups=want)
+        boot.command("record stop", rf"record: {rec}: point, 60 requests, 60 results, 0 dropped")
+        lines = answer(boot, f"record show {rec} trace 1 60")
+        got = []
+        for line in lines:
+            t = TRACE.match(line)
+            if t:
+                got.append([int(a, 16) for a in t.group(2).split(",")])
+        ctx.result("sixty-records", len(got) == 60, f"{len(got)} records: {lines[:3]}")
+        bad = []
+        for i, (args, (name, outcome)) in enumerate(zip(got, want)):
+            fs, d, h, length, entry, out = args
+            entry = entry - (1 << 32) if entry >= 1 << 31 else entry
+            ok = (fs == WORKLOAD_FS and d == WORKLOAD_DIR and h == fnv1a(name.encode()) and
+                  length == len(name) and out == outcome and (entry == -1) == (outcome == 3))
+            if not ok:
+                bad.append(f"lookup {i + 1} of {name}: recorded {args}, model outcome {outcome}")
+        ctx.result("keys-and-outcomes-as-model", not bad and got, "\n    ".join(bad[:5]))
+        outcomes = {o for _, o in want}
+        ctx.result("all-outcomes-seen", outcomes == {1, 2, 3}, str(outcomes))
     finally:
         poweroff(ctx, boot)

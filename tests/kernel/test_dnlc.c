@@ -358,17 +358,19 @@ __used __noinline int dnlc_test_no_negatives(uint32_t fs, uint64_t dir, const ch
 
 static unsigned seen_outcomes[5];
 static int seen_last_entry;
+static uint64_t seen_last_hash;
+static size_t seen_last_len;
 
-__used __noinline void dnlc_test_count_lookups(uint32_t fs, uint64_t dir, const char *name,
+__used __noinline void dnlc_test_count_lookups(uint32_t fs, uint64_t dir, uint64_t name_hash,
 					       size_t len, int entry, int outcome)
 {
 	(void)fs;
 	(void)dir;
-	(void)name;
-	(void)len;
 	if (outcome >= 1 && outcome <= 4)
 		seen_outcomes[outcome]++;
 	seen_last_entry = entry;
+	seen_last_hash = name_hash;
+	seen_last_len = len;
 }
 
 KTEST(dnlc_bad_victim_refused, 1)
@@ -423,6 +425,12 @@ KTEST(dnlc_admission_and_lookup_event, 1)
 	KT_EXPECT(t, ask(2, 2, "no") == -1 && ask(2, 2, "neg") == -1, "a refused entry was cached");
 	KT_EXPECT(t, seen_last_entry == -1, "the event saw entry %d for a miss", seen_last_entry);
 	KT_EXPECT(t, ask(2, 2, longname) == -1, "a long name hit");
+	/* FNV-1a of "a" is 0xaf63dc4c8601ec8c (the published test vector). */
+	KT_EXPECT(t, seen_last_len == DNLC_NAME_LEN + 1 &&
+		  seen_last_hash == dnlc_name_hash(longname, DNLC_NAME_LEN + 1) &&
+		  dnlc_name_hash("a", 1) == 0xaf63dc4c8601ec8cull,
+		  "the event saw length %zu hash %llx", seen_last_len,
+		  (unsigned long long)seen_last_hash);
 	graft_remove(admit);
 	put(2, 2, "neg", 0);
 	KT_EXPECT(t, ask(2, 2, "neg") == 0, "without the graft, negative entries are not cached");

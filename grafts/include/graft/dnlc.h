@@ -70,17 +70,21 @@ GRAFT_POINT_TYPEDEF(dnlc_enter);
 /*
  * dnlc.lookup - Overview: a lookup was answered: the cache's input and
  *   its answer, for grafts that count, record or learn (e.g. a policy
- *   that keeps per-entry statistics in tags).
- * Arguments: fs, dir, name and len (the name as asked, any length; read
- *   only, valid during the call), entry (the index found, -1 for a miss
- *   or a name too long), outcome (DNLC_OUTCOME_*). On a hit the entry has
- *   already been moved to most recently used and its counters updated.
+ *   that keeps per-entry statistics in tags). Its arguments are plain
+ *   numbers, so `record start dnlc.lookup` writes a trace of the keys
+ *   asked that a model can replay.
+ * Arguments: fs, dir; name_hash, dnlc_name_hash of the name as asked
+ *   (64-bit FNV-1a of its len bytes: offset basis 0xcbf29ce484222325,
+ *   prime 0x100000001b3), and len (any length); entry (the index found,
+ *   -1 for a miss or a name too long), outcome (DNLC_OUTCOME_*). On a
+ *   hit the entry has already become most recently used, its hits and
+ *   last access counted.
  * Return value: none. Default: nothing.
  * Caller's context: as dnlc.evict, in the looking-up thread; handlers
  *   should only look (or change tags and policy words).
  */
 #define GRAFT_POINT_dnlc_lookup "dnlc.lookup", void, \
-	(uint32_t fs, uint64_t dir, const char *name, size_t len, int entry, int outcome)
+	(uint32_t fs, uint64_t dir, uint64_t name_hash, size_t len, int entry, int outcome)
 GRAFT_POINT_TYPEDEF(dnlc_lookup);
 
 /* --- The cache ------------------------------------------------------------ */

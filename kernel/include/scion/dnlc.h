@@ -71,6 +71,9 @@ void dnlc_purge_fs(uint32_t fs);
  */
 int dnlc_resize(unsigned entries);
 
+/* 64-bit FNV-1a of name's len bytes (the name_hash dnlc.lookup reports). Any context. */
+uint64_t dnlc_name_hash(const char *name, size_t len);
+
 /* Zero the counters (the monitor's totals since boot go on). */
 void dnlc_reset_stats(void);
 
