@@ -5,11 +5,13 @@ independent model (dnlc_model.py) predicts under the default LRU and
 under the replacement grafts dnlc_fifo and dnlc_clock installed at
 dnlc.evict (the model's predictions differ between the policies, so the
 counts show which one is in force); a recording of dnlc.lookup holds
-each lookup's key (its name's hash) and outcome as the model says; the Squid study's case (6000 names,
-2181 entries); `dnlc` prints size, entries and counters one per line;
-`dnlc size` and `dnlc reset` work and bad arguments get one line. The
-in-kernel tests (tests/kernel/test_dnlc.c) also run here, on two CPUs
-under multi-threaded TCG so resizes race lookups for real."""
+each lookup's key (its name's hash) and outcome as the model says; the
+Squid study's case (6000 names, 2181 entries); `dnlc` prints size,
+entries and counters one per line; `dnlc size` and `dnlc reset` work and
+bad arguments get one line; the boot option dnlc=N sizes the cache (and
+refuses 0). The in-kernel tests (tests/kernel/test_dnlc.c) also run
+here, on two CPUs under multi-threaded TCG so resizes race lookups for
+real."""
 
 import re
 
@@ -158,5 +160,19 @@ def job_recorded_lookups(ctx):
         ctx.result("keys-and-outcomes-as-model", not bad and got, "\n    ".join(bad[:5]))
         outcomes = {o for _, o in want}
         ctx.result("all-outcomes-seen", outcomes == {1, 2, 3}, str(outcomes))
+    finally:
+        poweroff(ctx, boot)
+
+
+def job_boot_option(ctx):
+    """dnlc=N sizes the cache at boot; a value out of range is refused with one line."""
+    boot = shell_boot(ctx, "boot-option", cmdline="dnlc=0 dnlc=100")
+    try:
+        ctx.expect("refused-zero", boot,
+                   r"boot: option dnlc: value '0' refused \(ERANGE\); expected 1\.\.65536")
+        ctx.expect("boot-line", boot, r"dnlc: 100 entries of names up to 31 bytes")
+        s = stats(boot)
+        ctx.result("size-100", s.get("size") == "100" and s.get("entries") == "0", str(s))
+        run_and_compare(ctx, boot, Dnlc(100), "run", "dnlc run random n=400 range=150 seed=8")
     finally:
         poweroff(ctx, boot)
