@@ -27,6 +27,7 @@
 #include <scion/errno.h>
 #include <scion/dev.h>
 #include <scion/bcache.h>
+#include <scion/dnlc.h>
 #include <scion/channel.h>
 #include <scion/graft.h>
 #include <scion/monitor.h>
@@ -65,6 +66,7 @@ static void init_main(void *arg)
 	       arch_cpus_present() == 1 ? "" : "s");
 	dev_init();
 	bcache_init();
+	dnlc_init();
 	boot_phase_done("devices");
 	arch_console_enable_input();
 	graft_init();
