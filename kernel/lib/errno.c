@@ -19,7 +19,7 @@ static const struct {
 	{ EISDIR, "EISDIR" }, { ENFILE, "ENFILE" }, { EMFILE, "EMFILE" },
 	{ ENOTTY, "ENOTTY" }, { ESPIPE, "ESPIPE" }, { EROFS, "EROFS" }, { EPIPE, "EPIPE" },
 	{ ENAMETOOLONG, "ENAMETOOLONG" }, { EOVERFLOW, "EOVERFLOW" },
-	{ ENOTEMPTY, "ENOTEMPTY" }, { ELOOP, "ELOOP" },
+	{ ENOTEMPTY, "ENOTEMPTY" }, { ELOOP, "ELOOP" }, { EXDEV, "EXDEV" }, { EMLINK, "EMLINK" },
 };
 
 const char *errno_name(int err)

@@ -55,7 +55,7 @@ sources() {
 	graft_elf) echo kernel/graft/elf_load.c kernel/graft/elf_reloc.c arch/x86/elf_reloc.c ;;
 	chan_frame) echo kernel/channel/frame.c ;;
 	cpio) echo kernel/lib/cpio.c ;;
-	ext2) echo kernel/ext2/super.c kernel/ext2/inode.c kernel/ext2/dir.c tests/host/ext2_walk.c ;;
+	ext2) echo $(ls kernel/ext2/*.c | grep -v vfs_ext2) tests/host/ext2_walk.c ;;
 	profile_config) echo kernel/monitor/config_check.c kernel/channel/frame.c ;;
 	dif) echo kernel/trace/dif_verify.c kernel/trace/dif_exec.c kernel/trace/dif_subr.c \
 		kernel/trace/dif_subr_search.c ;;

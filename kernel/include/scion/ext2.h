@@ -180,6 +180,48 @@ int ext2_dir_empty(struct ext2_fs *fs, const struct ext2_inode *dir);
 /* ext2_dir_init - the first block of a new directory dir ("." and ".." -> parent); sets dir->size. */
 int ext2_dir_init(struct ext2_fs *fs, struct ext2_inode *dir, uint32_t parent);
 
+/*
+ * ext2_create - a new inode named name in dir: mode's type is a regular
+ *   file, a directory (its "." and "..", and dir's link count) or a
+ *   symbolic link to target (NULL otherwise). *out is the new inode.
+ * Return value: 0, -EEXIST, -ENOTDIR, -ENOENT (dir was removed),
+ *   -EMLINK, -ENAMETOOLONG, -ENOSPC, ...
+ */
+int ext2_create(struct ext2_fs *fs, struct ext2_inode *dir, const char *name, size_t len,
+		uint32_t mode, uint32_t uid, uint32_t gid, const char *target,
+		struct ext2_inode *out);
+
+/* ext2_link - a new name in dir for target (not a directory): 0, -EEXIST, -EPERM, -EMLINK. */
+int ext2_link(struct ext2_fs *fs, struct ext2_inode *dir, const char *name, size_t len,
+	      struct ext2_inode *target);
+
+/*
+ * ext2_unlink - remove name (not a directory: -EISDIR) from dir; *victim
+ *   is its inode with one link less. At 0 links, the caller calls
+ *   ext2_delete once no one has the file open.
+ */
+int ext2_unlink(struct ext2_fs *fs, struct ext2_inode *dir, const char *name, size_t len,
+		struct ext2_inode *victim);
+
+/* ext2_rmdir - remove the empty directory name from dir (-ENOTDIR, -ENOTEMPTY, -EINVAL for "."); *victim then wants ext2_delete. */
+int ext2_rmdir(struct ext2_fs *fs, struct ext2_inode *dir, const char *name, size_t len,
+	       struct ext2_inode *victim);
+
+/* ext2_delete - free an inode nothing names: its blocks, then the inode itself. */
+int ext2_delete(struct ext2_fs *fs, struct ext2_inode *in);
+
+/*
+ * ext2_rename - oname in odir becomes nname in ndir (odir and ndir may
+ *   be copies of one directory), replacing what nname named (a file by a
+ *   file, an empty directory by a directory); *replaced is that inode
+ *   with its link count lowered, *was_replaced true (ext2_delete it at 0
+ *   links once it is not open). Return value: 0; -EINVAL (a directory
+ *   into itself), -EISDIR, -ENOTDIR, -ENOTEMPTY, -ENOENT, ...
+ */
+int ext2_rename(struct ext2_fs *fs, struct ext2_inode *odir, const char *oname, size_t olen,
+		struct ext2_inode *ndir, const char *nname, size_t nlen,
+		struct ext2_inode *replaced, bool *was_replaced);
+
 /* ext2_sync_super - the free counts and write time into the superblock. */
 int ext2_sync_super(struct ext2_fs *fs);
 
