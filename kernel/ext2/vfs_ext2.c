@@ -7,6 +7,7 @@
  * threads may use the file system at once. Read only for now.
  */
 #include <scion/bcache.h>
+#include <scion/blkdev.h>
 #include <scion/errno.h>
 #include <scion/mm.h>
 #include <scion/printk.h>
@@ -133,9 +134,31 @@ static const struct vfs_ops ext2_vfs_ops = {
 	.readlink = ext2_vfs_readlink,
 };
 
+/*
+ * Whether disk holds an ext2 superblock, read around the block cache so
+ * that a disk that is not ext2 (the block cache's pattern disk) finds the
+ * cache as empty as it was.
+ */
+static bool has_superblock(struct blkdev *d, const char *disk)
+{
+	uint8_t *sb = kmalloc(EXT2_SUPER_SIZE);
+	bool found = false;
+	if (sb && blkdev_sectors(d) >= (EXT2_SUPER_OFFSET + EXT2_SUPER_SIZE) / BLK_SECTOR_SIZE &&
+	    blkdev_read(d, EXT2_SUPER_OFFSET / BLK_SECTOR_SIZE, EXT2_SUPER_SIZE / BLK_SECTOR_SIZE,
+			sb) == 0) {
+		found = ext2_le16(sb + SB_MAGIC) == EXT2_MAGIC;
+		if (!found)
+			printk("ext2: %s: no ext2 superblock (magic %#x, not %#x)\n", disk,
+			       ext2_le16(sb + SB_MAGIC), EXT2_MAGIC);
+	}
+	kfree(sb);
+	return found;
+}
+
 struct vfs_fs *ext2_vfs_open(const char *disk)
 {
-	if (strcmp(disk, "vda") != 0 || !bcache_available())
+	struct blkdev *d = blkdev_find(disk);
+	if (strcmp(disk, "vda") != 0 || !bcache_available() || !d || !has_superblock(d, disk))
 		return NULL;	/* the block cache caches vda only */
 	struct ext2_mount *m = kzalloc(sizeof(*m));
 	if (!m)

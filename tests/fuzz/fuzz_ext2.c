@@ -13,7 +13,13 @@
 #include "../host/ext2_walk.h"
 
 void *kmalloc(size_t size);
+void *kzalloc(size_t size);
 void kfree(void *p);
+
+void *kzalloc(size_t size)
+{
+	return calloc(1, size);
+}
 
 void *kmalloc(size_t size)
 {
