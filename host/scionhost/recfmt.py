@@ -131,7 +131,8 @@ def decode_record(data, offset=0):
                        f"({'truncated' if offset + size > len(data) else 'bad size'})")
     if rtype == TYPE_BCACHE_REQUEST and size == REQUEST.size:
         return {"type": "request", "size": size, "cpu": cpu, **_fields(
-            REQUEST, data, offset, "seq", "time_ns", "tid", "pid", "block", "in_flight")}
+            REQUEST, data, offset, "seq", "time_ns", "tid", "pid", "block", "in_flight",
+            "flags")}
     if rtype == TYPE_BCACHE_RESULT and size >= RESULT.size:
         r = RESULT.unpack(data, offset)
         nprefetch = r["nprefetch"]
@@ -143,7 +144,7 @@ def decode_record(data, offset=0):
         return {"type": "result", "size": size, "cpu": cpu, "seq": r["seq"],
                 "outcome": r["outcome"], "block": r["block"], "victim": r["victim"],
                 "latency_ns": r["latency_ns"], "disk_reads": r["disk_reads"],
-                "prefetch": prefetch}
+                "flags": r["flags"], "prefetch": prefetch}
     if rtype == TYPE_SCHED_EVENT and size in (SCHED_EVENT.size, SCHED_STATE.size):
         r = {"type": "event", "size": size, "cpu": cpu, **_fields(
             SCHED_EVENT, data, offset, "seq", "tick", "time_ns", "tid", "kind", "affinity")}
@@ -218,11 +219,11 @@ def encode_record(r):
                     "tid", "prev", "cpu", "queued")
     if r["type"] == "request":
         return pack(REQUEST, TYPE_BCACHE_REQUEST, r["cpu"], "seq", "time_ns", "tid", "pid",
-                    "block", "in_flight")
+                    "block", "in_flight", flags=r.get("flags", 0))
     prefetch = r["prefetch"]
     head = pack(RESULT, TYPE_BCACHE_RESULT, r["cpu"], "seq", "outcome", "block", "victim",
                 "latency_ns", size=RESULT.size + len(prefetch) * PREFETCH.size,
-                nprefetch=len(prefetch),
+                nprefetch=len(prefetch), flags=r.get("flags", 0),
                 disk_reads=r.get("disk_reads", int(r["outcome"] in (3, 4))))
     return head + b"".join(PREFETCH.pack(block=p["block"], victim=p["victim"], fate=p["fate"])
                            for p in prefetch)
@@ -375,6 +376,14 @@ def config_dict(module, config):
     return {name: config[k] for k, name in enumerate(names)}
 
 
+def op_text(flags):
+    """A write's " op=write+sync+whole" (as the kernel's `record show`); "" for a read."""
+    if not flags & C.BCACHE_REQ_WRITE:
+        return ""
+    return (" op=write" + ("+sync" if flags & C.BCACHE_REQ_SYNC else "")
+            + ("+whole" if flags & C.BCACHE_REQ_WHOLE else ""))
+
+
 def record_text(r):
     """One line, as the kernel's `record show` prints it (kernel/record/cmd_record.c)."""
     if r["type"] == "event":
@@ -388,12 +397,13 @@ def record_text(r):
                 f"prev={r['prev']} queued={r['queued']}")
     if r["type"] == "request":
         return (f"seq={r['seq']} time_ns={r['time_ns']} cpu={r['cpu']} tid={r['tid']} "
-                f"pid={r['pid']} block={r['block']} in_flight={r['in_flight']}")
+                f"pid={r['pid']} block={r['block']} in_flight={r['in_flight']}"
+                + op_text(r.get("flags", 0)))
     if r["type"] == "result":
         prefetch = ",".join(prefetch_text(p) for p in r["prefetch"]) or "-"
         return (f"seq={r['seq']} cpu={r['cpu']} block={r['block']} "
                 f"outcome={OUTCOMES.get(r['outcome'], '?')} victim={block_text(r['victim'])} "
-                f"latency_ns={r['latency_ns']} prefetch={prefetch}")
+                f"latency_ns={r['latency_ns']} prefetch={prefetch}" + op_text(r.get("flags", 0)))
     if r["type"] == "call":
         return (f"seq={r['seq']} time_ns={r['time_ns']} cpu={r['cpu']} tid={r['tid']} args=" +
                 ",".join(f"0x{a:x}" for a in r["args"]))

@@ -2,15 +2,24 @@
 /*
  * The live block cache: the instance of cache.c's bookkeeping that has
  * data buffers and a disk. This file does what a simulation instance
- * does not: disk reads and their completion, sleeping on them, copying
- * data out, the cache lock, and firing the cache's input and output
- * events (bcache.request, bcache.result) that recording grafts watch.
+ * does not: disk reads and writes and their completion, sleeping on
+ * them, copying data in and out, the cache lock, the flush thread, and
+ * firing the cache's input and output events (bcache.request,
+ * bcache.result) that recording grafts watch.
  *
  * Invariants (cache lock held): a LOADING buffer's request belongs to
  * the disk, so it is never evicted or reset, and in_flight counts such
- * buffers. A reader who slept on a load tells from the buffer's
- * generation whether its block left meanwhile, and from
- * failed_generation whether it left because the disk read failed.
+ * buffers; so does a writing buffer's, counted by cache.writing. A
+ * reader who slept on a load tells from the buffer's generation whether
+ * its block left meanwhile, and from failed_generation whether it left
+ * because the disk read failed. A dirty or writing buffer never leaves
+ * (cache.c), so a writer who slept finds its block where it left it.
+ * Nobody changes a buffer's data while its write-back is in flight:
+ * writers wait for it to end, then copy and dirty the buffer again, so
+ * the disk never gets half of two writes and no newer data is lost.
+ * A write-back's status goes to the thread waiting for it
+ * (sync_status), else, when it failed, to write_error for the next
+ * bcache_sync.
  */
 #include <scion/string.h>
 #include <scion/errno.h>
@@ -20,9 +29,11 @@
 #include <scion/sched.h>
 #include <scion/clock.h>
 #include <scion/cpu.h>
+#include <scion/thread.h>
 #include "bcache_internal.h"
 
 static int start_read(struct bcache_cache *c, int i);
+static int start_write(struct bcache_cache *c, int i);
 
 /* The cache lock is only ever held by one CPU; spin_held_here tells which. */
 struct bcache bcache = {
@@ -32,7 +43,11 @@ struct bcache bcache = {
 		.evict = &bcache_policy.evict,
 		.readahead = &bcache_policy.readahead,
 		.start_io = start_read,
+		.start_write = start_write,
 	},
+	.flush_wq = WAITQ_INIT(bcache.flush_wq, "bcache-flush"),
+	.flush_age_ms = BCACHE_FLUSH_AGE_MS,
+	.flush_share = BCACHE_FLUSH_SHARE_PERCENT,
 };
 
 /* The instance whose policy runs on each CPU (cache.h); its own CPU only. */
@@ -101,6 +116,54 @@ static int start_read(struct bcache_cache *c, int i)
 }
 
 /*
+ * A write-back of buffer i ended with status: to the thread waiting for
+ * it, else (a failure) to write_error; then the bookkeeping. Cache lock
+ * held; the caller wakes bcache.wq (a write that ends inside
+ * start_write was never seen in flight, so nobody waits for it).
+ */
+static void write_ended(struct bcache_cache *c, int i, int status)
+{
+	int *slot = bcache.sync_status[i];
+
+	if (status)
+		status = -EIO;		/* whatever the device said: the disk failed the write */
+	if (slot) {
+		*slot = status;
+		bcache.sync_status[i] = NULL;
+	} else if (status && !bcache.write_error) {
+		bcache.write_error = status;
+	}
+	cache_write_done(c, i, status);
+}
+
+/* The disk finished a write-back (interrupt context). */
+static void write_done(struct blk_request *r)
+{
+	int i = (int)(uintptr_t)r->ctx;
+	irqflags_t f = spin_lock_irqsave(&bcache.wq.lock);
+
+	write_ended(&bcache.cache, i, r->status);
+	spin_unlock_irqrestore(&bcache.wq.lock, f);
+	waitq_wake_all(&bcache.wq);
+}
+
+/* Start the disk write of buffer i's block (the instance's start_write). */
+static int start_write(struct bcache_cache *c, int i)
+{
+	if (bcache.fail_writes) {	/* bcache_fail_writes: as if the disk had failed it */
+		bcache.fail_writes--;
+		write_ended(c, i, -EIO);
+		return 0;
+	}
+	bcache.request[i] = (struct blk_request){
+		.sector = c->buffer[i].block * BCACHE_BLOCK_SECTORS, .count = BCACHE_BLOCK_SECTORS,
+		.buf = bcache.data[i], .write = true, .done = write_done,
+		.ctx = (void *)(uintptr_t)i,
+	};
+	return blkdev_submit(bcache.disk, &bcache.request[i]);
+}
+
+/*
  * bcache_read runs these steps with the cache lock held, dropping it
  * only to sleep:
  *   1. Admit the request: number it, fire bcache.request.
@@ -153,16 +216,20 @@ int bcache_read_bytes(uint64_t block, size_t offset, void *out, size_t len)
 	};
 	int err = 0, i = BCACHE_NO_BUFFER;
 
-	bcache_policy.request(result.seq, block, c->in_flight);
+	bcache_policy.request(result.seq, block, c->in_flight, BCACHE_REQ_READ);
 	for (;;) {
-		int got = cache_demand(c, block, &result, &i);
+		int got = cache_demand(c, block, BCACHE_REQ_READ, &result, &i);
 		if (got == -EBUSY) {
-			sleep_for_disk(self, 0);	/* every buffer is loading */
+			sleep_for_disk(self, 0);	/* every buffer is loading or writing */
 			continue;
 		}
 		if (got == -EAGAIN) {
 			sleep_for_disk(self, RETRY_TICKS);	/* the disk queue was full */
 			continue;
+		}
+		if (got == -ENOSPC) {
+			err = -EIO;	/* every buffer dirty, and the disk refused their writes */
+			break;
 		}
 		if (got < 0) {
 			err = got;
@@ -195,9 +262,294 @@ int bcache_read_bytes(uint64_t block, size_t offset, void *out, size_t len)
 	return err;
 }
 
+/* --- Writing ------------------------------------------------------------ */
+
+static void flush_thread(void *arg);
+
+/* Wake the flush thread to look at the dirty buffers now. Any context but flush_wq.lock's holder. */
+static void kick_flusher(void)
+{
+	irqflags_t f = spin_lock_irqsave(&bcache.flush_wq.lock);
+	bcache.flush_kicked = true;
+	spin_unlock_irqrestore(&bcache.flush_wq.lock, f);
+	waitq_wake_all(&bcache.flush_wq);
+}
+
+/* The flush thread comes with the first write (a cache only read has none). Thread, no locks. */
+static void start_flusher(void)
+{
+	if (__atomic_load_n(&bcache.flusher_started, __ATOMIC_ACQUIRE) ||
+	    __atomic_exchange_n(&bcache.flusher_started, true, __ATOMIC_ACQ_REL))
+		return;
+	if (thread_spawn("bcache-flush", flush_thread, NULL, -1)) {
+		printk("bcache: out of memory for the flush thread; dirty blocks are written "
+		       "back only by sync, reset and eviction (will try again at the next write)\n");
+		__atomic_store_n(&bcache.flusher_started, false, __ATOMIC_RELEASE);
+	}
+}
+
+/* Whether more than the flush share of the buffers is dirty. Cache lock held. */
+static bool over_share(const struct bcache_cache *c)
+{
+	return (uint64_t)c->dirty * 100 > (uint64_t)c->nbuffers * READ_ONCE(bcache.flush_share);
+}
+
+/*
+ * Write buffer i back if it is dirty and wait for that write: the
+ * buffer's data as it is now reaches the disk, or an error comes back.
+ * Cache lock held (dropped while asleep). A dirty or writing buffer
+ * never leaves, and one that became clean reached the disk, so its
+ * generation changing means the data is there.
+ * Return value: 0 or -EIO. Counting: one sync write (sync) or write-back.
+ */
+static int write_and_wait(struct bcache_cache *c, int i, struct thread *self, bool sync)
+{
+	struct bcache_buffer *b = &c->buffer[i];
+	uint32_t generation = b->generation;
+
+	for (;;) {
+		while (b->writing && b->generation == generation)
+			sleep_for_disk(self, 0);	/* someone else's write-back of it */
+		if (b->generation != generation || !b->dirty)
+			return 0;
+		int status = 1;
+		bcache.sync_status[i] = &status;
+		int err = cache_write_back(c, i);
+		if (err) {
+			bcache.sync_status[i] = NULL;
+			if (err == -EAGAIN) {
+				sleep_for_disk(self, RETRY_TICKS);	/* the disk queue was full */
+				continue;
+			}
+			c->stats.write_errors++;
+			b->write_failed = true;
+			return -EIO;
+		}
+		if (sync)
+			c->stats.sync_writes++;
+		else
+			c->stats.writebacks++;
+		while (status == 1)
+			sleep_for_disk(self, 0);
+		return status;
+	}
+}
+
+/*
+ * bcache_write_bytes runs these steps with the cache lock held, dropping
+ * it only to sleep:
+ *   1. Admit the request: number it, fire bcache.request (flags say a
+ *      write, whether synchronous, whether of the whole block).
+ *   2. cache_demand, as a read does (a miss of a whole block inserts it
+ *      valid without reading; when only dirty buffers could make room it
+ *      writes the least recently used back and says to wait: -EBUSY).
+ *   3. Sleep until the buffer is VALID and not being written back (a
+ *      changed generation: the partial write's read failed, -EIO, or the
+ *      block left while clean: go back to 2).
+ *   4. Copy the data in, mark the buffer dirty (the flush thread is
+ *      kicked when it is the first dirty buffer or too many are).
+ *   5. sync: write the buffer back and wait (write_and_wait).
+ *   6. Fire bcache.result.
+ */
+int bcache_write_bytes(uint64_t block, size_t offset, const void *in, size_t len, bool sync)
+{
+	struct bcache_cache *c = &bcache.cache;
+	struct thread *self = thread_current();
+
+	if (!bcache.disk)
+		return -ENODEV;
+	if (block >= c->blocks || offset > BCACHE_BLOCK_SIZE || len > BCACHE_BLOCK_SIZE - offset)
+		return -EINVAL;
+	if (blkdev_read_only(bcache.disk))
+		return -EROFS;
+	start_flusher();
+
+	unsigned flags = BCACHE_REQ_WRITE | (sync ? BCACHE_REQ_SYNC : 0) |
+			 (offset == 0 && len == BCACHE_BLOCK_SIZE ? BCACHE_REQ_WHOLE : 0);
+	bool timed = bcache_result_observed(), kick = false;
+	uint64_t start_ns = timed ? clock_ns() : 0;
+	irqflags_t f = spin_lock_irqsave(&bcache.wq.lock);
+	struct bcache_result result = {
+		.seq = ++c->requests, .block = block, .victim = BCACHE_NO_BLOCK,
+		.start_ns = start_ns, .flags = flags,
+	};
+	int err = 0, i = BCACHE_NO_BUFFER;
+
+	bcache_policy.request(result.seq, block, c->in_flight, flags);
+	for (;;) {
+		int got = cache_demand(c, block, flags, &result, &i);
+		if (got == -EBUSY) {
+			sleep_for_disk(self, 0);	/* loading or writing back: wait for one */
+			continue;
+		}
+		if (got == -EAGAIN) {
+			sleep_for_disk(self, RETRY_TICKS);	/* the disk queue was full */
+			continue;
+		}
+		if (got < 0) {
+			err = -EIO;	/* the read could not start, or no room (every buffer
+					   dirty with a failed write-back) */
+			break;
+		}
+		struct bcache_buffer *b = &c->buffer[i];
+		uint32_t generation = b->generation;
+		while ((b->state == BUFFER_LOADING || b->writing) && b->generation == generation)
+			sleep_for_disk(self, 0);
+		if (b->generation == generation)
+			break;
+		if (b->failed_generation == generation) {
+			err = -EIO;
+			break;
+		}
+	}
+	if (!err) {
+		memcpy((uint8_t *)bcache.data[i] + offset, in, len);
+		if (cache_mark_dirty(c, i)) {
+			bcache.dirtied_ns[i] = clock_ns();
+			kick = c->dirty == 1 || over_share(c);
+		}
+		if (sync)
+			err = write_and_wait(c, i, self, true);
+	}
+	if (err)
+		result.outcome = BCACHE_OUTCOME_ERROR;
+	result.latency_ns = timed ? clock_ns() - start_ns : 0;
+	bcache_policy.result(&result);
+	spin_unlock_irqrestore(&bcache.wq.lock, f);
+	if (kick)
+		kick_flusher();
+	return err;
+}
+
+/*
+ * Start the write-back of every dirty buffer (failed ones too), then
+ * wait until no write-back is in flight. Cache lock held (dropped while
+ * asleep). Failures land in write_error (nobody waits on them).
+ */
+static void sync_locked(struct thread *self)
+{
+	struct bcache_cache *c = &bcache.cache;
+
+	for (unsigned i = 0; i < c->nbuffers; i++) {
+		struct bcache_buffer *b = &c->buffer[i];
+		while (b->dirty && !b->writing) {
+			int err = cache_write_back(c, (int)i);
+			if (!err) {
+				c->stats.writebacks++;
+				break;
+			}
+			if (err != -EAGAIN) {
+				c->stats.write_errors++;
+				b->write_failed = true;
+				if (!bcache.write_error)
+					bcache.write_error = -EIO;
+				break;
+			}
+			sleep_for_disk(self, RETRY_TICKS);	/* the disk queue was full */
+		}
+	}
+	while (c->writing)
+		sleep_for_disk(self, 0);
+}
+
+int bcache_sync(void)
+{
+	if (!bcache.disk)
+		return -ENODEV;
+	irqflags_t f = spin_lock_irqsave(&bcache.wq.lock);
+	sync_locked(thread_current());
+	int err = bcache.write_error;
+	bcache.write_error = 0;
+	spin_unlock_irqrestore(&bcache.wq.lock, f);
+	return err;
+}
+
+int bcache_sync_block(uint64_t block)
+{
+	struct bcache_cache *c = &bcache.cache;
+
+	if (!bcache.disk)
+		return -ENODEV;
+	if (block >= c->blocks)
+		return -EINVAL;
+	irqflags_t f = spin_lock_irqsave(&bcache.wq.lock);
+	int i = cache_lookup(c, block), err = 0;
+	if (i != BCACHE_NO_BUFFER)
+		err = write_and_wait(c, i, thread_current(), false);
+	spin_unlock_irqrestore(&bcache.wq.lock, f);
+	return err;
+}
+
+/*
+ * The flush thread: writes back every dirty buffer older than the flush
+ * age, and every dirty buffer while more than the flush share of them
+ * is dirty; then sleeps until the next one comes of age (or, with none
+ * dirty, until kicked by a write). It does not retry a buffer whose
+ * write-back failed (a sync does), nor wait for its writes.
+ */
+static void flush_thread(void *arg)
+{
+	struct bcache_cache *c = &bcache.cache;
+
+	(void)arg;
+	for (;;) {
+		uint64_t age_ns = READ_ONCE(bcache.flush_age_ms) * 1000000ull, wait_ns = 0;
+		irqflags_t f = spin_lock_irqsave(&bcache.wq.lock);
+		uint64_t now = clock_ns();
+		bool over = over_share(c);
+		for (unsigned i = 0; i < c->nbuffers; i++) {
+			struct bcache_buffer *b = &c->buffer[i];
+			if (!b->dirty || b->write_failed)
+				continue;
+			uint64_t due = bcache.dirtied_ns[i] + age_ns;
+			if (over || now >= due) {
+				if (cache_write_back(c, (int)i)) {
+					wait_ns = 1;	/* the disk queue is full: again next tick */
+					break;
+				}
+				c->stats.writebacks++;
+			} else if (!wait_ns || due - now < wait_ns) {
+				wait_ns = due - now;
+			}
+		}
+		spin_unlock_irqrestore(&bcache.wq.lock, f);
+		f = spin_lock_irqsave(&bcache.flush_wq.lock);
+		if (!bcache.flush_kicked)
+			waitq_sleep(&bcache.flush_wq,
+				    wait_ns ? ms_to_ticks(wait_ns / 1000000 + 1) : 0);
+		bcache.flush_kicked = false;
+		spin_unlock_irqrestore(&bcache.flush_wq.lock, f);
+	}
+}
+
+int bcache_set_flush_age(uint64_t ms, unsigned share_percent)
+{
+	if (ms > BCACHE_FLUSH_AGE_MAX_MS || share_percent > 100)
+		return -ERANGE;
+	if (ms)
+		WRITE_ONCE(bcache.flush_age_ms, ms);
+	if (share_percent)
+		WRITE_ONCE(bcache.flush_share, share_percent);
+	kick_flusher();
+	return 0;
+}
+
+void bcache_get_flush_age(uint64_t *ms, unsigned *share_percent)
+{
+	*ms = READ_ONCE(bcache.flush_age_ms);
+	*share_percent = READ_ONCE(bcache.flush_share);
+}
+
+void bcache_fail_writes(unsigned n)
+{
+	irqflags_t f = spin_lock_irqsave(&bcache.wq.lock);
+	bcache.fail_writes = n;
+	spin_unlock_irqrestore(&bcache.wq.lock, f);
+}
+
 void bcache_settle(void)
 {
-	wait_event(&bcache.wq, bcache.cache.in_flight == 0);
+	wait_event(&bcache.wq, bcache.cache.in_flight == 0 && bcache.cache.writing == 0);
 }
 
 /* The counters of the cache before its resets (bcache.wq.lock): bcache_get_totals. */
@@ -219,9 +571,31 @@ int bcache_reset(unsigned nbuffers)
 		return -ENODEV;
 	if (nbuffers < 1 || nbuffers > BCACHE_MAX_BUFFERS)
 		return -ERANGE;
+	struct bcache_cache *c = &bcache.cache;
+	struct thread *self = thread_current();
 	irqflags_t f = spin_lock_irqsave(&bcache.wq.lock);
-	while (bcache.cache.in_flight)
-		waitq_sleep(&bcache.wq, 0);
+	/*
+	 * Sync until nothing is dirty or in flight; writers may dirty more
+	 * meanwhile. After a sync, blocks still dirty whose write-backs all
+	 * failed end the reset with -EIO: the cache keeps their data.
+	 */
+	bool synced = false;
+	while (c->dirty || c->writing || c->in_flight) {
+		bool only_failed = c->dirty && !c->writing;
+		for (unsigned i = 0; only_failed && i < c->nbuffers; i++)
+			if (c->buffer[i].dirty && !c->buffer[i].write_failed)
+				only_failed = false;
+		if (synced && only_failed) {
+			spin_unlock_irqrestore(&bcache.wq.lock, f);
+			return -EIO;
+		}
+		if (c->dirty) {
+			sync_locked(self);
+			synced = true;
+		}
+		while (c->in_flight || c->writing)
+			waitq_sleep(&bcache.wq, 0);
+	}
 	add_stats(&retired, &bcache.cache.stats);
 	cache_empty(&bcache.cache);
 	bcache.cache.nbuffers = nbuffers;
@@ -233,6 +607,7 @@ void bcache_get_stats(struct bcache_stats *s)
 {
 	irqflags_t f = spin_lock_irqsave(&bcache.wq.lock);
 	*s = bcache.cache.stats;
+	s->dirty = bcache.cache.dirty;
 	spin_unlock_irqrestore(&bcache.wq.lock, f);
 }
 
@@ -241,6 +616,7 @@ void bcache_get_totals(struct bcache_stats *s)
 	irqflags_t f = spin_lock_irqsave(&bcache.wq.lock);
 	*s = retired;
 	add_stats(s, &bcache.cache.stats);
+	s->dirty = bcache.cache.dirty;
 	spin_unlock_irqrestore(&bcache.wq.lock, f);
 }
 

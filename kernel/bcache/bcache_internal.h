@@ -10,7 +10,9 @@
  * every field marked "lock". The policies' graft points are called with
  * it held, so grafts and the API they call see a state nothing else
  * changes under them. Lock order: cache lock -> the disk's queue lock
- * (blkdev_submit) -> graft point locks (an abort removing a graft).
+ * (blkdev_submit) -> graft point locks (an abort removing a graft);
+ * cache lock -> the flush thread's queue lock (flush_wq.lock, taken to
+ * kick it).
  */
 #ifndef BCACHE_INTERNAL_H
 #define BCACHE_INTERNAL_H
@@ -30,11 +32,26 @@ extern struct bcache_policy bcache_policy;
 
 /* The live cache: one instance of the bookkeeping, with data and a disk. */
 struct bcache {
-	struct waitq wq;		/* wq.lock is the cache lock; readers wait here for I/O */
+	struct waitq wq;		/* wq.lock is the cache lock; readers and writers wait
+					   here for I/O */
 	struct blkdev *disk;		/* set once (NULL: no cache) */
 	struct bcache_cache cache;	/* lock */
 	void *data[BCACHE_MAX_BUFFERS];	/* set once: BCACHE_BLOCK_SIZE bytes each */
-	struct blk_request request[BCACHE_MAX_BUFFERS];	/* owned by the disk while LOADING */
+	struct blk_request request[BCACHE_MAX_BUFFERS];	/* owned by the disk while LOADING
+							   or writing */
+	uint64_t dirtied_ns[BCACHE_MAX_BUFFERS];	/* lock: when each dirty buffer last
+							   became dirty (clock_ns) */
+	int *sync_status[BCACHE_MAX_BUFFERS];	/* lock: where a thread waiting for the
+						   buffer's write-back wants its status
+						   (1 until it ends); NULL: nobody */
+	int write_error;		/* lock: the first write-back error not yet reported
+					   by bcache_sync (0: none) */
+	unsigned fail_writes;		/* lock: disk writes still to fail (bcache_fail_writes) */
+	struct waitq flush_wq;		/* the flush thread sleeps here */
+	bool flush_kicked;		/* flush_wq.lock: look at the dirty buffers now */
+	bool flusher_started;		/* set once, atomically: the flush thread exists */
+	uint64_t flush_age_ms;		/* atomic: bcache_set_flush_age */
+	unsigned flush_share;		/* atomic: percent of buffers */
 };
 extern struct bcache bcache;
 

@@ -9,8 +9,11 @@
  * Invariants (instance lock held): a buffer is in its hash chain and on
  * the LRU list exactly while it holds a block (LOADING or VALID);
  * occupied counts them; in_flight counts LOADING buffers whose read the
- * embedder has started (a simulation instance has none). A buffer's
- * generation changes whenever its block leaves.
+ * embedder has started (a simulation instance has none). Only VALID
+ * buffers are dirty or writing, never both; dirty and writing count
+ * them. A dirty or writing buffer is never evicted or dropped (but by
+ * cache_empty, which the live cache calls only when none is). A
+ * buffer's generation changes whenever its block leaves.
  */
 #include <scion/string.h>
 #include <scion/format.h>
@@ -28,9 +31,10 @@ void cache_init(struct bcache_cache *c, unsigned nbuffers, uint64_t blocks)
 	for (unsigned i = 0; i < BCACHE_MAX_BUFFERS; i++) {
 		c->buffer[i].block = BCACHE_NO_BLOCK;
 		c->buffer[i].state = BUFFER_FREE;
+		c->buffer[i].dirty = c->buffer[i].writing = c->buffer[i].write_failed = false;
 		c->buffer[i].failed_generation = UINT32_MAX;	/* none failed yet */
 	}
-	c->occupied = c->in_flight = 0;
+	c->occupied = c->in_flight = c->writing = c->dirty = 0;
 	c->nbuffers = nbuffers;
 	c->blocks = blocks;
 	cache_empty(c);
@@ -59,6 +63,7 @@ void cache_insert(struct bcache_cache *c, int i, uint64_t block, bool demand)
 
 	b->block = block;
 	b->state = BUFFER_LOADING;
+	b->dirty = b->writing = b->write_failed = false;
 	b->referenced = demand;
 	b->prefetched = !demand;
 	b->accesses = demand ? 1 : 0;
@@ -76,6 +81,11 @@ void cache_drop(struct bcache_cache *c, int i)
 
 	hash_remove(c, i);
 	list_remove(&b->lru);
+	if (b->dirty)
+		c->dirty--;
+	if (b->writing)
+		c->writing--;
+	b->dirty = b->writing = b->write_failed = false;
 	b->block = BCACHE_NO_BLOCK;
 	b->state = BUFFER_FREE;
 	b->generation++;
@@ -101,10 +111,79 @@ int cache_lru_evictable(const struct bcache_cache *c)
 {
 	list_foreach(&c->lru, it) {
 		const struct bcache_buffer *b = list_entry(it, struct bcache_buffer, lru);
-		if (b->state == BUFFER_VALID)
+		if (cache_evictable(c, (unsigned)(b - c->buffer)))
 			return (int)(b - c->buffer);
 	}
 	return BCACHE_NO_BUFFER;
+}
+
+bool cache_mark_dirty(struct bcache_cache *c, int i)
+{
+	struct bcache_buffer *b = &c->buffer[i];
+	bool was_clean = !b->dirty;
+
+	b->write_failed = false;	/* new data: a write-back may try again */
+	if (was_clean) {
+		b->dirty = true;
+		c->dirty++;
+	}
+	return was_clean;
+}
+
+void cache_write_done(struct bcache_cache *c, int i, int status)
+{
+	struct bcache_buffer *b = &c->buffer[i];
+
+	b->writing = false;
+	c->writing--;
+	if (status) {
+		c->stats.write_errors++;
+		b->dirty = b->write_failed = true;
+		c->dirty++;
+	}
+}
+
+int cache_write_back(struct bcache_cache *c, int i)
+{
+	struct bcache_buffer *b = &c->buffer[i];
+
+	b->dirty = false;
+	c->dirty--;
+	b->writing = true;
+	c->writing++;
+	if (!c->start_write) {
+		c->stats.io_writes++;
+		cache_write_done(c, i, 0);	/* a modelled write completes at once */
+		return 0;
+	}
+	int err = c->start_write(c, i);
+	if (err) {
+		b->writing = false;
+		c->writing--;
+		b->dirty = true;
+		c->dirty++;
+		return err;
+	}
+	c->stats.io_writes++;
+	return 0;
+}
+
+int cache_make_room(struct bcache_cache *c)
+{
+	int started = 0, err = 0;
+
+	list_foreach(&c->lru, it) {
+		struct bcache_buffer *b = list_entry(it, struct bcache_buffer, lru);
+		if (!b->dirty || b->writing || b->write_failed)
+			continue;
+		err = cache_write_back(c, (int)(b - c->buffer));
+		if (err)
+			break;
+		c->stats.writebacks++;
+		if (++started == BCACHE_ROOM_BATCH)
+			break;
+	}
+	return started ? started : err;
 }
 
 int cache_ask_evict(struct bcache_cache *c)
@@ -147,17 +226,22 @@ static int start_io(struct bcache_cache *c, int i)
 	return 0;
 }
 
-int cache_demand(struct bcache_cache *c, uint64_t block, struct bcache_result *result,
-		 int *buffer)
+int cache_demand(struct bcache_cache *c, uint64_t block, unsigned flags,
+		 struct bcache_result *result, int *buffer)
 {
-	bool counted = result->outcome != 0;
+	bool counted = result->outcome != 0, write = flags & BCACHE_REQ_WRITE;
 	int i = cache_lookup(c, block);
 
 	if (i != BCACHE_NO_BUFFER) {
 		*buffer = i;
 		if (!counted) {
-			c->stats.reads++;
-			c->stats.hits++;
+			if (write) {
+				c->stats.writes++;
+				c->stats.write_hits++;
+			} else {
+				c->stats.reads++;
+				c->stats.hits++;
+			}
 			cache_touch(c, i);
 			result->outcome = BCACHE_OUTCOME_HIT;
 			if (c->buffer[i].state == BUFFER_LOADING) {
@@ -169,17 +253,32 @@ int cache_demand(struct bcache_cache *c, uint64_t block, struct bcache_result *r
 	}
 	uint64_t victim;
 	i = cache_allocate(c, &victim);
+	if (i == BCACHE_NO_BUFFER && c->dirty) {
+		int made = cache_make_room(c);	/* a simulation instance's are clean at once */
+		if (made < 0)
+			return made;
+		i = cache_allocate(c, &victim);
+	}
 	if (i == BCACHE_NO_BUFFER)
-		return -EBUSY;
+		return c->in_flight || c->writing ? -EBUSY : -ENOSPC;
 	if (victim != BCACHE_NO_BLOCK)
 		result->victim = victim;
 	if (!counted) {
-		c->stats.reads++;
-		c->stats.misses++;
+		if (write) {
+			c->stats.writes++;
+			c->stats.write_misses++;
+		} else {
+			c->stats.reads++;
+			c->stats.misses++;
+		}
 		result->outcome = BCACHE_OUTCOME_MISS;
 	}
 	*buffer = i;
 	cache_insert(c, i, block, true);
+	if (write && (flags & BCACHE_REQ_WHOLE)) {
+		c->buffer[i].state = BUFFER_VALID;	/* the write replaces it all: nothing to read */
+		return BCACHE_OUTCOME_MISS;
+	}
 	int err = start_io(c, i);
 	if (err)
 		return err;
@@ -243,16 +342,34 @@ void cache_empty(struct bcache_cache *c)
 	memset(&c->stats, 0, sizeof(c->stats));
 }
 
+static const char *const state_names[] = {
+	[BUFFER_FREE] = "free", [BUFFER_LOADING] = "loading", [BUFFER_VALID] = "valid",
+};
+
 bool cache_check(const struct bcache_cache *c, char *why, size_t n)
 {
-	unsigned occupied = 0, on_lru = 0, loading = 0;
+	unsigned occupied = 0, on_lru = 0, loading = 0, dirty = 0, writing = 0;
 
 	for (unsigned i = 0; i < BCACHE_MAX_BUFFERS; i++) {
 		const struct bcache_buffer *b = &c->buffer[i];
-		if (b->state == BUFFER_FREE)
+		if (b->state == BUFFER_FREE) {
+			if (b->dirty || b->writing) {
+				snprintf(why, n, "free buffer %u is %s", i,
+					 b->dirty ? "dirty" : "writing");
+				return false;
+			}
 			continue;
+		}
 		occupied++;
 		loading += b->state == BUFFER_LOADING;
+		dirty += b->dirty;
+		writing += b->writing;
+		if ((b->dirty || b->writing) && (b->state != BUFFER_VALID || (b->dirty && b->writing))) {
+			snprintf(why, n, "buffer %u (block %llu) is %s%s%s", i,
+				 (unsigned long long)b->block, state_names[b->state],
+				 b->dirty ? " dirty" : "", b->writing ? " writing" : "");
+			return false;
+		}
 		if (i >= c->nbuffers || cache_lookup(c, b->block) != (int)i || b->block >= c->blocks) {
 			snprintf(why, n, "buffer %u (block %llu) is not where a lookup finds it", i,
 				 (unsigned long long)b->block);
@@ -268,7 +385,18 @@ bool cache_check(const struct bcache_cache *c, char *why, size_t n)
 			 c->in_flight, c->nbuffers);
 		return false;
 	}
+	if (dirty != c->dirty || writing != c->writing) {
+		snprintf(why, n, "%u buffers dirty, %u counted; %u writing, %u counted", dirty,
+			 c->dirty, writing, c->writing);
+		return false;
+	}
 	const struct bcache_stats *s = &c->stats;
+	if (s->write_hits + s->write_misses != s->writes) {
+		snprintf(why, n, "%llu write hits and %llu write misses in %llu writes",
+			 (unsigned long long)s->write_hits, (unsigned long long)s->write_misses,
+			 (unsigned long long)s->writes);
+		return false;
+	}
 	if (s->hits + s->misses != s->reads) {
 		snprintf(why, n, "%llu hits and %llu misses in %llu reads",
 			 (unsigned long long)s->hits, (unsigned long long)s->misses,
@@ -278,21 +406,20 @@ bool cache_check(const struct bcache_cache *c, char *why, size_t n)
 	return true;
 }
 
-static const char *const state_names[] = {
-	[BUFFER_FREE] = "free", [BUFFER_LOADING] = "loading", [BUFFER_VALID] = "valid",
-};
-
 void cache_dump(const struct bcache_cache *c, const char *name,
 		void (*print)(const char *line, void *arg), void *arg)
 {
 	char line[160];
 
-	snprintf(line, sizeof(line), "cache %s: %llu blocks, %u buffers, %u occupied, "
-		 "%u loading, clock %llu, previous %lld", name, (unsigned long long)c->blocks,
-		 c->nbuffers, c->occupied, c->in_flight, (unsigned long long)c->clock,
-		 c->previous == BCACHE_NO_BLOCK ? -1ll : (long long)c->previous);
+	size_t n = (size_t)snprintf(line, sizeof(line), "cache %s: %llu blocks, %u buffers, "
+				    "%u occupied, %u loading, clock %llu, previous %lld", name,
+				    (unsigned long long)c->blocks, c->nbuffers, c->occupied,
+				    c->in_flight, (unsigned long long)c->clock,
+				    c->previous == BCACHE_NO_BLOCK ? -1ll : (long long)c->previous);
+	if (c->dirty || c->writing)	/* a cache that was only read dumps as before */
+		snprintf(line + n, sizeof(line) - n, ", %u dirty, %u writing", c->dirty, c->writing);
 	print(line, arg);
-	size_t n = (size_t)snprintf(line, sizeof(line), "policy");
+	n = (size_t)snprintf(line, sizeof(line), "policy");
 	for (unsigned k = 0; k < BCACHE_POLICY_WORDS; k++)
 		n += (size_t)snprintf(line + n, sizeof(line) - n, " %llu",
 				      (unsigned long long)c->policy[k]);
@@ -302,10 +429,12 @@ void cache_dump(const struct bcache_cache *c, const char *name,
 		if (b->state == BUFFER_FREE)
 			continue;
 		snprintf(line, sizeof(line), "buf %u block %llu %s ref %d acc %llu ins %llu "
-			 "last %llu tag %llu%s", i, (unsigned long long)b->block,
+			 "last %llu tag %llu%s%s%s%s", i, (unsigned long long)b->block,
 			 state_names[b->state], b->referenced, (unsigned long long)b->accesses,
 			 (unsigned long long)b->inserted, (unsigned long long)b->last_access,
-			 (unsigned long long)b->tag, b->prefetched ? " prefetched" : "");
+			 (unsigned long long)b->tag, b->prefetched ? " prefetched" : "",
+			 b->dirty ? " dirty" : "", b->writing ? " writing" : "",
+			 b->write_failed ? " write-failed" : "");
 		print(line, arg);
 	}
 	n = (size_t)snprintf(line, sizeof(line), "lru");

@@ -8,11 +8,12 @@
 #include <scion/graft.h>
 #include "bcache_internal.h"
 
-static void no_request_handler(uint64_t seq, uint64_t block, uint64_t in_flight)
+static void no_request_handler(uint64_t seq, uint64_t block, uint64_t in_flight, uint64_t flags)
 {
 	(void)seq;
 	(void)block;
 	(void)in_flight;
+	(void)flags;
 }
 
 static void no_result_handler(const struct bcache_result *r)
@@ -47,9 +48,10 @@ GRAFT_POINT_METHOD(bcache_readahead, bcache_policy.readahead, bcache_default_rea
 		   "(cache lock held, interrupts masked, may not sleep); default: block + 1 "
 		   "after a sequential read");
 GRAFT_POINT_EVENT(bcache_request, bcache_policy.request, no_request_handler, 1000,
-		  "a demand read (seq, block, disk reads in flight) was admitted: the cache's "
-		  "input (cache lock held, interrupts masked, may not sleep; look only)");
+		  "a demand read or write (seq, block, disk reads in flight, BCACHE_REQ_* flags) "
+		  "was admitted: the cache's input (cache lock held, interrupts masked, may not "
+		  "sleep; look only)");
 GRAFT_POINT_EVENT(bcache_result, bcache_policy.result, no_result_handler, 1000,
-		  "a demand read is done: struct bcache_result says hit or miss, the victim, "
+		  "a demand read or write is done: struct bcache_result says hit or miss, the victim, "
 		  "each planned prefetch's fate and the latency: the cache's output (cache lock "
 		  "held, interrupts masked, may not sleep; look only)");

@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: BSD-2-Clause
 /*
  * The block cache as a recordable module (scion/record.h): its trace is
- * the demand reads (bcache.request), its log what became of each
+ * the demand reads and writes (bcache.request, whose flags say which),
+ * its log what became of each
  * (bcache.result), in the records of scion/recfmt.h. The two recording
  * grafts run at those event points, cache lock held, and only write
  * into the session's per-CPU buffers.
@@ -24,7 +25,7 @@ static struct tbuf_set *recording_bufs;	/* set by the session around its grafts 
  * its watchdog may abort them): a record is reserved and written with
  * interrupts masked, so no abort leaves a reserved record unwritten.
  */
-static void record_request(uint64_t seq, uint64_t block, uint64_t in_flight)
+static void record_request(uint64_t seq, uint64_t block, uint64_t in_flight, uint64_t flags)
 {
 	struct thread *t = thread_current();
 	irqflags_t f = arch_irq_save();
@@ -35,7 +36,7 @@ static void record_request(uint64_t seq, uint64_t block, uint64_t in_flight)
 			.head = { .size = sizeof(*r), .type = REC_BCACHE_REQUEST,
 				  .cpu = this_cpu_index() },
 			.seq = seq, .time_ns = clock_ns(), .tid = t ? t->tid : 0, .pid = 0,
-			.block = block, .in_flight = in_flight,
+			.block = block, .in_flight = (uint32_t)in_flight, .flags = (uint32_t)flags,
 		};
 	arch_irq_restore(f);
 }

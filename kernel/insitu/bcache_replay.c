@@ -2,7 +2,9 @@
 /*
  * The trace replay (bcache_replay.h): checks each request record, runs it
  * through the simulation instance exactly as bcache_read runs a demand
- * read through the live one (cache_demand, then cache_read_ahead), and
+ * read through the live one (cache_demand, then cache_read_ahead), or as
+ * bcache_write_bytes runs a demand write (cache_demand, then the block
+ * dirtied, and written back at once when the write was synchronous), and
  * writes the log record with the model's latency. Portable: no kernel
  * services, so the host's sim/ builds this same file.
  */
@@ -88,6 +90,10 @@ const char *sim_check_request(const struct rec_head *h, uint64_t index, uint64_t
 		snprintf(why, whylen, "record %llu: sequence number %llu after %llu (out of order)",
 			 (unsigned long long)index, (unsigned long long)r->seq,
 			 (unsigned long long)last_seq);
+	else if (r->flags & ~(uint32_t)BCACHE_REQ_FLAGS ||
+		 (r->flags && !(r->flags & BCACHE_REQ_WRITE)))
+		snprintf(why, whylen, "record %llu: flags 0x%x are not a read's or a write's",
+			 (unsigned long long)index, r->flags);
 	else if (r->block >= th->config[REC_BCACHE_CONFIG_BLOCKS])
 		snprintf(why, whylen, "record %llu: block %llu is beyond the disk (%llu blocks)",
 			 (unsigned long long)index, (unsigned long long)r->block,
@@ -106,6 +112,7 @@ void sim_encode_result(const struct bcache_result *res, uint32_t cpu,
 		.head = { .size = (uint16_t)REC_BCACHE_RESULT_BYTES(n), .type = REC_BCACHE_RESULT,
 			  .cpu = cpu },
 		.outcome = (uint8_t)res->outcome, .nprefetch = (uint8_t)n, .seq = res->seq,
+		.flags = (uint16_t)res->flags,
 		.disk_reads = res->disk_reads,
 		.block = res->block, .victim = res->victim, .latency_ns = res->latency_ns,
 	};
@@ -139,16 +146,25 @@ int sim_replay_one(struct bcache_cache *c, const struct rec_bcache_request *r,
 		   const struct sim_model *model, sim_emit_fn *emit, void *ectx,
 		   struct sim_summary *sum)
 {
-	struct bcache_result res = { .seq = r->seq, .block = r->block, .victim = BCACHE_NO_BLOCK };
+	struct bcache_result res = { .seq = r->seq, .block = r->block, .victim = BCACHE_NO_BLOCK,
+				     .flags = r->flags };
 	uint64_t used_before = c->stats.prefetch_used;
 	int i;
 
 	c->requests = r->seq;
-	int got = cache_demand(c, r->block, &res, &i);
-	if (got < 0)		/* cannot happen: no read of an instance stays in flight */
+	int got = cache_demand(c, r->block, r->flags, &res, &i);
+	if (got < 0)		/* cannot happen: no I/O of an instance stays in flight */
 		return got;
-	cache_read_ahead(c, r->block, got != BCACHE_OUTCOME_MISS, &res);
-	res.latency_ns = got == BCACHE_OUTCOME_MISS ? model->miss_ns : model->hit_ns;
+	if (r->flags & BCACHE_REQ_WRITE) {
+		/* A write: the block is dirty, and on the disk at once when synchronous. */
+		cache_mark_dirty(c, i);
+		if (r->flags & BCACHE_REQ_SYNC)
+			cache_write_back(c, i);
+	} else {
+		cache_read_ahead(c, r->block, got != BCACHE_OUTCOME_MISS, &res);
+	}
+	res.latency_ns = got == BCACHE_OUTCOME_MISS && res.disk_reads ? model->miss_ns
+								      : model->hit_ns;
 
 	uint64_t out[REC_BCACHE_RESULT_BYTES(BCACHE_PREFETCH_MAX) / 8];
 	struct rec_bcache_result *log = (struct rec_bcache_result *)out;
@@ -209,7 +225,7 @@ static unsigned decided_outcome(unsigned outcome)
 
 bool sim_same_decision(const struct rec_bcache_result *a, const struct rec_bcache_result *b)
 {
-	if (a->seq != b->seq || a->block != b->block ||
+	if (a->seq != b->seq || a->block != b->block || a->flags != b->flags ||
 	    decided_outcome(a->outcome) != decided_outcome(b->outcome) ||
 	    a->victim != b->victim || a->nprefetch != b->nprefetch)
 		return false;

@@ -10,7 +10,14 @@
  *
  * What a replay assumes: the disk reads of one request have completed
  * before the next request arrives (a simulation instance has no I/O in
- * flight), and requests come one at a time in sequence order. A live
+ * flight), and requests come one at a time in sequence order. A write
+ * request dirties its block; the instance writes a dirty block back only
+ * when a synchronous write asks or when a demand access finds nothing
+ * else to evict (cache_demand), and such a write-back completes at once.
+ * The live cache's flush thread also writes blocks back as they age,
+ * which a trace does not show, so with writes that are not synchronous
+ * a replay can hold dirty blocks the live cache had cleaned, and choose
+ * other victims where that mattered. A live
  * recording made with overlapping I/O (`in_flight` > 0 in its trace) or
  * concurrent readers can therefore differ from its replay where timing
  * decided: the summary counts such requests.

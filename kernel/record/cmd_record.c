@@ -111,6 +111,15 @@ static bool print_point_record(const struct rec_head *h)
 	return false;
 }
 
+/* " op=write+sync+whole" for a write's flags; nothing for a read (printed as before writes). */
+static void print_op(unsigned flags)
+{
+	if (!(flags & BCACHE_REQ_WRITE))
+		return;
+	printk(" op=write%s%s", flags & BCACHE_REQ_SYNC ? "+sync" : "",
+	       flags & BCACHE_REQ_WHOLE ? "+whole" : "");
+}
+
 static void rec_print_record(const struct rec_head *h)
 {
 	char v[24];
@@ -119,10 +128,12 @@ static void rec_print_record(const struct rec_head *h)
 		return;
 	if (h->type == REC_BCACHE_REQUEST && h->size == sizeof(struct rec_bcache_request)) {
 		const struct rec_bcache_request *r = (const void *)h;
-		printk("seq=%llu time_ns=%llu cpu=%u tid=%llu pid=%llu block=%llu in_flight=%llu\n",
+		printk("seq=%llu time_ns=%llu cpu=%u tid=%llu pid=%llu block=%llu in_flight=%u",
 		       (unsigned long long)r->seq, (unsigned long long)r->time_ns, h->cpu,
 		       (unsigned long long)r->tid, (unsigned long long)r->pid,
-		       (unsigned long long)r->block, (unsigned long long)r->in_flight);
+		       (unsigned long long)r->block, r->in_flight);
+		print_op(r->flags);
+		printk("\n");
 		return;
 	}
 	const struct rec_bcache_result *r = (const void *)h;
@@ -140,6 +151,7 @@ static void rec_print_record(const struct rec_head *h)
 		printk("%s%llu:%s/%s", k ? "," : "", (unsigned long long)r->prefetch[k].block,
 		       name_of(fate_names, ARRAY_SIZE(fate_names), r->prefetch[k].fate),
 		       block_text(r->prefetch[k].victim, v, sizeof(v)));
+	print_op(r->flags);
 	printk("\n");
 }
 

@@ -5,7 +5,10 @@
  * The cache holds 4 KiB blocks of the disk vda in a fixed number of
  * buffers (`bcache reset N` sets it). The mechanism looks blocks up,
  * does the I/O and keeps, for every buffer, the facts a replacement
- * policy needs: the block it holds, whether it may be evicted now, a
+ * policy needs: the block it holds, whether it may be evicted now (a
+ * buffer being read, holding data not yet written back (dirty) or
+ * being written back is not: the mechanism writes dirty buffers back
+ * before they can be chosen, so a policy never loses data), a
  * referenced bit, its access count, when it was inserted and last
  * accessed (on one access clock that ticks once per access or insert),
  * and a tag word for the policy's own use. Policies choose; the
@@ -31,13 +34,16 @@
  *   needed (a miss or a prefetch): choose the buffer whose block leaves.
  * Arguments: none; the buffers are read through the API below.
  * Return value: the index of a buffer for which bcache_buffer_evictable
- *   is true; anything else aborts the graft.
+ *   is true (never a dirty buffer, nor one whose read or write-back is in
+ *   flight); anything else aborts the graft.
  * What it may change: referenced bits, tags and policy words, through
  *   the API (undone on abort).
  * Caller's context: the block cache lock held, interrupts masked (the
  *   graft runs with only the timer unmasked); may not sleep. Called
- *   only when at least one buffer is evictable. Default: the least
- *   recently used evictable buffer (LRU).
+ *   only when at least one buffer is evictable (when only dirty ones
+ *   could be, the mechanism writes the least recently used back first
+ *   and asks once they are clean). Default: the least recently used
+ *   evictable buffer (LRU).
  */
 #define GRAFT_POINT_bcache_evict "bcache.evict", int, (void)
 GRAFT_POINT_TYPEDEF(bcache_evict);
@@ -67,14 +73,25 @@ GRAFT_POINT_TYPEDEF(bcache_readahead);
  * recording grafts on them write the cache's trace (requests) and log
  * (results), which a simulation instance replays (kernel/record/,
  * kernel/insitu/). Both fire with the cache lock held, interrupts masked,
- * in the reading thread; handlers may not sleep and should only look.
+ * in the reading or writing thread; handlers may not sleep and should
+ * only look. A request is a demand read or a demand write; its flags say
+ * which (a replay treats a write as an access that dirties the block).
  */
+
+/* A request's direction and kind (bcache.request's flags, struct bcache_result.flags). */
+#define BCACHE_REQ_READ   0	/* a demand read */
+#define BCACHE_REQ_WRITE  1	/* a demand write: the block becomes dirty */
+#define BCACHE_REQ_SYNC   2	/* with _WRITE: written to the disk before the call returns */
+#define BCACHE_REQ_WHOLE  4	/* with _WRITE: covers the whole block (a miss reads nothing) */
+#define BCACHE_REQ_FLAGS  7	/* every flag */
 
 /* What became of a demand read (struct bcache_result.outcome). */
 #define BCACHE_OUTCOME_HIT    1	/* found valid in the cache */
 #define BCACHE_OUTCOME_WAIT   2	/* found, its disk read still in flight: a hit that waited */
-#define BCACHE_OUTCOME_MISS   3	/* read from the disk into a buffer */
-#define BCACHE_OUTCOME_ERROR  4	/* the disk read failed; the block is not cached */
+#define BCACHE_OUTCOME_MISS   3	/* read from the disk into a buffer (a whole-block write:
+				   inserted without reading) */
+#define BCACHE_OUTCOME_ERROR  4	/* the disk read failed (the block is not cached), or a
+				   synchronous write failed (the block stays dirty) */
 
 /* What became of a block the read-ahead policy planned (prefetch[].fate). */
 #define BCACHE_PREFETCH_STARTED   1	/* inserted and its read started */
@@ -99,26 +116,29 @@ struct bcache_result {
 	uint32_t nprefetch;	/* entries of prefetch[] in use: the plan, in order */
 	uint32_t disk_reads;	/* demand reads it sent to the disk: 1 for a miss, more when
 				   its block left (evicted, or a reset) while it slept */
-	uint32_t reserved;
+	uint32_t flags;		/* BCACHE_REQ_*: the request's */
 	struct bcache_prefetch_fate prefetch[BCACHE_PREFETCH_MAX];
 };
 
 /*
- * bcache.request - Overview: a demand read of block was admitted; seq
- *   numbers the cache's requests from 1 after each reset, in the order
- *   the cache serves them.
+ * bcache.request - Overview: a demand read or write of block was
+ *   admitted; seq numbers the cache's requests from 1 after each reset,
+ *   in the order the cache serves them.
  * Arguments: seq; block; in_flight, disk reads of the cache still in
- *   flight at admission (a replay assumes none: see kernel/insitu/).
+ *   flight at admission (a replay assumes none: see kernel/insitu/);
+ *   flags, BCACHE_REQ_* (0: a read).
  * Return value: none. Default: nothing.
  * Caller's context: as above.
  */
 #define GRAFT_POINT_bcache_request "bcache.request", void, \
-	(uint64_t seq, uint64_t block, uint64_t in_flight)
+	(uint64_t seq, uint64_t block, uint64_t in_flight, uint64_t flags)
 GRAFT_POINT_TYPEDEF(bcache_request);
 
 /*
  * bcache.result - Overview: the demand read numbered r->seq is done
- *   (its read-ahead planned and started), or failed.
+ *   (its read-ahead planned and started), or failed; or the demand write
+ *   is done (its data in the buffer, and for a synchronous one on the
+ *   disk), or failed. A write plans no read-ahead.
  * Arguments: r, the outcome (read only, valid during the call).
  * Return value: none. Default: nothing.
  * Caller's context: as above.
@@ -134,7 +154,7 @@ uint64_t bcache_blocks(void);
 
 /* The block buffer i holds, or BCACHE_NO_BLOCK (free, or no such buffer). */
 uint64_t bcache_buffer_block(unsigned i);
-/* Whether buffer i holds a block that may be evicted now (no I/O in flight). */
+/* Whether buffer i holds a block that may be evicted now (valid, clean, no I/O in flight). */
 bool bcache_buffer_evictable(unsigned i);
 /* Set on every demand access to buffer i, cleared by bcache_clear_referenced. */
 bool bcache_buffer_referenced(unsigned i);

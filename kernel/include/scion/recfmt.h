@@ -118,15 +118,20 @@ struct rec_point_done {
 };
 _Static_assert(sizeof(struct rec_point_done) == 40, "point done record changed");
 
-/* bcache's input: one demand read (graft point bcache.request). */
+/*
+ * bcache's input: one demand read or write (graft point bcache.request).
+ * flags took the high half of what was a 64-bit in_flight (never above
+ * BCACHE_MAX_BUFFERS), so a trace recorded before writes reads as reads.
+ */
 struct rec_bcache_request {
 	struct rec_head head;
 	uint64_t seq;			/* 1, 2, ... after each `bcache reset` */
 	uint64_t time_ns;		/* kernel clock at admission */
-	uint64_t tid;			/* the reading thread */
+	uint64_t tid;			/* the reading or writing thread */
 	uint64_t pid;			/* 0: Scion has one address space, the kernel's */
 	uint64_t block;
-	uint64_t in_flight;		/* disk reads in flight at admission */
+	uint32_t in_flight;		/* disk reads in flight at admission */
+	uint32_t flags;			/* BCACHE_REQ_*: 0 a read; _WRITE, with _SYNC, _WHOLE */
 };
 _Static_assert(sizeof(struct rec_bcache_request) == 56, "bcache request record changed");
 
@@ -137,13 +142,13 @@ struct rec_bcache_prefetch {
 	uint32_t reserved;
 };
 
-/* bcache's output: what became of one demand read (graft point bcache.result). */
+/* bcache's output: what became of one demand read or write (graft point bcache.result). */
 struct rec_bcache_result {
 	struct rec_head head;
 	uint64_t seq;			/* the request's */
 	uint8_t outcome;		/* BCACHE_OUTCOME_* */
 	uint8_t nprefetch;		/* entries of prefetch[] that follow */
-	uint16_t reserved;
+	uint16_t flags;			/* the request's BCACHE_REQ_* (0 in a log made before writes) */
 	uint32_t disk_reads;		/* demand reads it sent to the disk (struct bcache_result) */
 	uint64_t block;
 	uint64_t victim;		/* evicted for a miss, or BCACHE_NO_BLOCK */
