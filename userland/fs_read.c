@@ -9,7 +9,7 @@
  * in its holes), a file past the double indirect block read at odd
  * offsets, a directory of a thousand entries read by getdents64 with a
  * small buffer, ENOTDIR through a file, and, where the tree is on a
- * read-only file system (always on Scion), EROFS for writing and
+ * read-only file system (statvfs says so), EROFS for writing and
  * creating. argv[1] on Linux: the folder holding fsdata.
  */
 #define _GNU_SOURCE
@@ -177,8 +177,8 @@ static void big_directory(void)
 static void read_only(void)
 {
 	struct statvfs vfs;
-	if (check_prefix[0] && (statvfs(check_prefix, &vfs) || !(vfs.f_flag & ST_RDONLY)))
-		return;	/* Linux over a writable folder */
+	if (statvfs(top, &vfs) || !(vfs.f_flag & ST_RDONLY))
+		return;	/* a writable file system (Linux's folder, Scion's ext2 root) */
 	CHECK_ERR(open(at("d00/f0000"), O_WRONLY), EROFS, "open for writing");
 	CHECK_ERR(open(at("d00/new"), O_WRONLY | O_CREAT, 0644), EROFS, "create");
 	CHECK_ERR(open(at("d00/f0000"), O_RDONLY | O_TRUNC), EROFS, "O_TRUNC");

@@ -137,6 +137,7 @@ struct vfs_fs *archive_vfs_open(void)
 {
 	static struct vfs_fs fs = {
 		.ops = &archive_vfs_ops, .root_ino = 1, .source = "boot modules", .read_only = true,
+		.magic = 0x858458f6,	/* Linux's RAMFS_MAGIC: an in-memory tree */
 	};
 	return &fs;
 }

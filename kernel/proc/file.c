@@ -162,6 +162,39 @@ SYSCALL(write)
 	return do_rw(a0, a1, a2, true);
 }
 
+static int64_t do_positioned(uint64_t fd, uintptr_t buf, size_t len, int64_t off, bool writing)
+{
+	struct file *f = fd_get(proc_current(), (int)fd);
+	if (!f)
+		return -EBADF;
+	unsigned mode = f->flags & LINUX_O_ACCMODE;
+	int64_t r;
+	if (off < 0)
+		r = -EINVAL;
+	else if (writing ? mode == LINUX_O_RDONLY : mode == LINUX_O_WRONLY)
+		r = -EBADF;
+	else if (!(writing ? f->ops->pwrite : f->ops->pread))
+		r = f->ops->getdents ? -EISDIR : -ESPIPE;
+	else if (len && !user_range_ok(buf, len))
+		r = -EFAULT;
+	else if (writing)
+		r = f->ops->pwrite(f, buf, len > LEN_MAX ? LEN_MAX : len, (uint64_t)off);
+	else
+		r = f->ops->pread(f, buf, len > LEN_MAX ? LEN_MAX : len, (uint64_t)off);
+	file_put(f);
+	return r;
+}
+
+SYSCALL(pread64)
+{
+	return do_positioned(a0, a1, a2, (int64_t)a3, false);
+}
+
+SYSCALL(pwrite64)
+{
+	return do_positioned(a0, a1, a2, (int64_t)a3, true);
+}
+
 struct linux_iovec {
 	uint64_t base, len;
 };

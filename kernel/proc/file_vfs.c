@@ -2,9 +2,9 @@
 /*
  * Files and directories of the VFS (scion/vfs.h) as open files, path
  * names relative to a process's working directory, and the calls that
- * take a path: open, openat, newfstatat, readlink, chdir, getcwd. Every
- * mounted file system is read only today: opening for writing or
- * creating gives EROFS. An open file holds its vnode and, for a
+ * take a path: open, openat, newfstatat, readlink, chdir, getcwd (the
+ * calls that change names are sys_fs.c's). Opening for writing or
+ * creating on a read-only mount gives EROFS. An open file holds its vnode and, for a
  * directory, its normalized path (the base of the *at calls).
  */
 #include <scion/errno.h>
@@ -85,21 +85,22 @@ int path_stat(const char *abs_path, struct linux_stat *st)
 	return stat_path(abs_path, true, st);
 }
 
-static int64_t vfs_file_read(struct file *f, uintptr_t ubuf, size_t len)
+int path_lstat(const char *abs_path, struct linux_stat *st)
 {
-	struct vnode *v = vnode_of(f);
-	uint64_t off = __atomic_load_n(&f->offset, __ATOMIC_RELAXED);
-	if (off >= v->size)
+	return stat_path(abs_path, false, st);
+}
+
+/* Up to len bytes at off into user memory; the count, or -errno when nothing moved. */
+static int64_t read_at(struct vnode *v, uintptr_t ubuf, size_t len, uint64_t off)
+{
+	uint64_t size = READ_ONCE(v->size);
+	if (off >= size)
 		return 0;
-	if (len > v->size - off)
-		len = (size_t)(v->size - off);
+	if (len > size - off)
+		len = (size_t)(size - off);
 	const uint8_t *in_memory = v->fs->ops->contents ? v->fs->ops->contents(v) : NULL;
-	if (in_memory) {
-		if (copyout(ubuf, in_memory + off, len))
-			return -EFAULT;
-		__atomic_store_n(&f->offset, off + len, __ATOMIC_RELAXED);
-		return (int64_t)len;
-	}
+	if (in_memory)
+		return copyout(ubuf, in_memory + off, len) ? -EFAULT : (int64_t)len;
 	uint8_t *bounce = kmalloc(BOUNCE_BYTES);
 	if (!bounce)
 		return -ENOMEM;
@@ -119,8 +120,66 @@ static int64_t vfs_file_read(struct file *f, uintptr_t ubuf, size_t len)
 		done += (size_t)got;
 	}
 	kfree(bounce);
-	__atomic_store_n(&f->offset, off + done, __ATOMIC_RELAXED);
 	return done ? (int64_t)done : err;
+}
+
+/* len bytes of user memory at off into the file; the count, or -errno when nothing moved. */
+static int64_t write_at(struct vnode *v, uintptr_t ubuf, size_t len, uint64_t off)
+{
+	if (v->fs->read_only || !v->fs->ops->write)
+		return -EBADF;
+	uint8_t *bounce = kmalloc(BOUNCE_BYTES);
+	if (!bounce)
+		return -ENOMEM;
+	size_t done = 0;
+	int64_t err = 0;
+	while (done < len) {
+		size_t n = len - done < BOUNCE_BYTES ? len - done : BOUNCE_BYTES;
+		if (copyin(bounce, ubuf + done, n)) {
+			err = -EFAULT;
+			break;
+		}
+		int64_t put = v->fs->ops->write(v, off + done, bounce, n);
+		if (put <= 0) {
+			err = put;
+			break;
+		}
+		done += (size_t)put;
+		if ((size_t)put < n)
+			break;
+	}
+	kfree(bounce);
+	return done ? (int64_t)done : err;
+}
+
+static int64_t vfs_file_read(struct file *f, uintptr_t ubuf, size_t len)
+{
+	uint64_t off = __atomic_load_n(&f->offset, __ATOMIC_RELAXED);
+	int64_t r = read_at(vnode_of(f), ubuf, len, off);
+	if (r > 0)
+		__atomic_store_n(&f->offset, off + (uint64_t)r, __ATOMIC_RELAXED);
+	return r;
+}
+
+static int64_t vfs_file_write(struct file *f, uintptr_t ubuf, size_t len)
+{
+	struct vnode *v = vnode_of(f);
+	uint64_t off = (f->flags & LINUX_O_APPEND) ? READ_ONCE(v->size) :
+		       __atomic_load_n(&f->offset, __ATOMIC_RELAXED);
+	int64_t r = write_at(v, ubuf, len, off);
+	if (r > 0)
+		__atomic_store_n(&f->offset, off + (uint64_t)r, __ATOMIC_RELAXED);
+	return r;
+}
+
+static int64_t vfs_file_pread(struct file *f, uintptr_t ubuf, size_t len, uint64_t off)
+{
+	return read_at(vnode_of(f), ubuf, len, off);
+}
+
+static int64_t vfs_file_pwrite(struct file *f, uintptr_t ubuf, size_t len, uint64_t off)
+{
+	return write_at(vnode_of(f), ubuf, len, off);
 }
 
 #define SEEK_SET_L 0
@@ -209,7 +268,8 @@ static void vfs_file_release(struct file *f)
 }
 
 static const struct file_ops vfs_regular_ops = {
-	.kind = "file", .read = vfs_file_read, .lseek = vfs_file_lseek, .stat = vfs_file_stat,
+	.kind = "file", .read = vfs_file_read, .write = vfs_file_write, .pread = vfs_file_pread,
+	.pwrite = vfs_file_pwrite, .lseek = vfs_file_lseek, .stat = vfs_file_stat,
 	.release = vfs_file_release,
 };
 
@@ -219,29 +279,39 @@ static const struct file_ops vfs_dir_ops = {
 };
 
 /*
- * vfs_open - open the file at abs_path with open(2)'s flags.
+ * vfs_open - open the file at abs_path with open(2)'s flags (mode: the
+ *   permissions of a file O_CREAT makes).
  * Return value: 0 with *out held; the walk's errors; -EEXIST (O_CREAT |
  *   O_EXCL of an existing file), -ENOTDIR (O_DIRECTORY of a file),
- *   -EISDIR (a directory for writing), -EROFS (writing, truncating or
- *   creating: every file system is read only), -ELOOP (O_NOFOLLOW of a
- *   link), -ENOMEM.
+ *   -EISDIR (a directory for writing or O_CREAT), -EROFS (writing,
+ *   truncating or creating on a read-only mount), -ELOOP (O_NOFOLLOW of
+ *   a link), -ENOSPC, -ENOMEM.
  */
-int vfs_open(const char *abs_path, unsigned flags, struct file **out)
+int vfs_open(const char *abs_path, unsigned flags, uint32_t mode, struct file **out)
 {
 	struct vnode *v;
+	bool created = false;
 	int err = vfs_walk(abs_path, !(flags & LINUX_O_NOFOLLOW), &v);
+	if (err == -ENOENT && (flags & LINUX_O_CREAT)) {
+		err = vfs_create(abs_path, VFS_S_IFREG | (mode & 07777), NULL, &v);
+		created = !err;
+	}
 	if (err)
-		return err == -ENOENT && (flags & LINUX_O_CREAT) ? -EROFS : err;
+		return err;
 	bool dir = vnode_is_dir(v);
-	bool writing = (flags & LINUX_O_ACCMODE) != LINUX_O_RDONLY || (flags & LINUX_O_TRUNC);
-	if ((flags & LINUX_O_CREAT) && (flags & LINUX_O_EXCL))
+	bool writing = (flags & LINUX_O_ACCMODE) != LINUX_O_RDONLY;
+	if ((flags & LINUX_O_CREAT) && (flags & LINUX_O_EXCL) && !created)
 		err = -EEXIST;
 	else if (vnode_is_link(v))
 		err = -ELOOP;
 	else if ((flags & LINUX_O_DIRECTORY) && !dir)
 		err = -ENOTDIR;
-	else if (writing)
-		err = dir ? -EISDIR : -EROFS;
+	else if (dir && (writing || (flags & LINUX_O_CREAT)))
+		err = -EISDIR;
+	else if ((writing || (flags & LINUX_O_TRUNC)) && (v->fs->read_only || !v->fs->ops->write))
+		err = -EROFS;
+	else if ((flags & LINUX_O_TRUNC) && !created && v->size)
+		err = vfs_truncate(v, 0);
 	size_t plen = strlen(abs_path) + 1;
 	struct vfs_file *vf = err ? NULL : kmalloc(sizeof(*vf) + plen);
 	if (!err && !vf)
@@ -257,6 +327,43 @@ int vfs_open(const char *abs_path, unsigned flags, struct file **out)
 	}
 	if (err)
 		vnode_put(v);
+	return err;
+}
+
+/* ftruncate: a regular file open for writing (else EINVAL, as Linux). */
+int file_truncate(struct file *f, uint64_t size)
+{
+	if (f->ops != &vfs_regular_ops || (f->flags & LINUX_O_ACCMODE) == LINUX_O_RDONLY)
+		return -EINVAL;
+	return vfs_truncate(vnode_of(f), size);
+}
+
+/* fsync, fdatasync, syncfs: a file of a mounted file system (else EINVAL). */
+int file_fsync(struct file *f, bool data_only)
+{
+	if (f->ops != &vfs_regular_ops && f->ops != &vfs_dir_ops)
+		return -EINVAL;
+	struct vnode *v = vnode_of(f);
+	if (v->fs->read_only || !v->fs->ops->fsync)
+		return 0;
+	return v->fs->ops->fsync(v, data_only);
+}
+
+/* The file system of an open file, or NULL (a pipe, the console). */
+struct vfs_fs *file_fs(struct file *f)
+{
+	return f->ops == &vfs_regular_ops || f->ops == &vfs_dir_ops ? vnode_of(f)->fs : NULL;
+}
+
+/* truncate(2): the path's file (links followed). */
+int path_truncate(const char *abs_path, uint64_t size)
+{
+	struct vnode *v;
+	int err = vfs_walk(abs_path, true, &v);
+	if (err)
+		return err;
+	err = vfs_truncate(v, size);
+	vnode_put(v);
 	return err;
 }
 
@@ -286,7 +393,7 @@ int path_from_user(struct process *p, int dirfd, uintptr_t upath, bool allow_emp
 	return 0;
 }
 
-static int64_t do_openat(int dirfd, uintptr_t upath, uint64_t flags)
+static int64_t do_openat(int dirfd, uintptr_t upath, uint64_t flags, uint64_t mode)
 {
 	struct process *p = proc_current();
 	char *abs;
@@ -294,7 +401,7 @@ static int64_t do_openat(int dirfd, uintptr_t upath, uint64_t flags)
 	if (r)
 		return r;
 	struct file *f = NULL;
-	r = vfs_open(abs, (unsigned)flags, &f);
+	r = vfs_open(abs, (unsigned)flags, (uint32_t)mode, &f);
 	kfree(abs);
 	if (r < 0)
 		return r;
@@ -306,12 +413,12 @@ static int64_t do_openat(int dirfd, uintptr_t upath, uint64_t flags)
 
 SYSCALL(open)
 {
-	return do_openat(LINUX_AT_FDCWD, a0, a1);
+	return do_openat(LINUX_AT_FDCWD, a0, a1, a2);
 }
 
 SYSCALL(openat)
 {
-	return do_openat((int)a0, a1, a2);
+	return do_openat((int)a0, a1, a2, a3);
 }
 
 /* fstat of dirfd itself (AT_EMPTY_PATH with an empty path). */

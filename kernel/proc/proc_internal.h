@@ -81,6 +81,9 @@ struct file_ops {
 	/* NULL: writev is one write per entry. A file whose writes must
 	 * reach their reader whole (the terminal) gathers the entries. */
 	int64_t (*writev)(struct file *f, struct iov_walk *w);
+	/* NULL: pread64 and pwrite64 give ESPIPE. They leave f->offset alone. */
+	int64_t (*pread)(struct file *f, uintptr_t ubuf, size_t len, uint64_t off);
+	int64_t (*pwrite)(struct file *f, uintptr_t ubuf, size_t len, uint64_t off);
 	int64_t (*lseek)(struct file *f, int64_t off, int whence);	/* NULL: -ESPIPE */
 	int (*stat)(struct file *f, struct linux_stat *st);
 	int64_t (*getdents)(struct file *f, uintptr_t ubuf, size_t len);	/* NULL: -ENOTDIR */
@@ -298,7 +301,12 @@ int iov_walk_next(struct iov_walk *w, uintptr_t *base, size_t *len);
 void file_get(struct file *f);
 void file_put(struct file *f);
 struct file *tty_open(unsigned flags);
-int vfs_open(const char *abs_path, unsigned flags, struct file **out);
+int vfs_open(const char *abs_path, unsigned flags, uint32_t mode, struct file **out);
+int file_truncate(struct file *f, uint64_t size);
+int file_fsync(struct file *f, bool data_only);
+struct vfs_fs *file_fs(struct file *f);
+int path_truncate(const char *abs_path, uint64_t size);
+int path_lstat(const char *abs_path, struct linux_stat *st);
 int path_resolve(struct process *p, int dirfd, const char *path, char *out, size_t size);
 int path_from_user(struct process *p, int dirfd, uintptr_t upath, bool allow_empty, char **out);
 int path_stat(const char *abs_path, struct linux_stat *st);

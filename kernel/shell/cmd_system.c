@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: BSD-2-Clause
 /* Shell commands about the machine and the kernel's own state. */
 #include <scion/shell.h>
+#include <scion/vfs.h>
 #include <scion/printk.h>
 #include <scion/cpu.h>
 #include <scion/sched.h>
@@ -120,6 +121,10 @@ static int cmd_poweroff(int argc, char **argv)
 {
 	if (!no_arguments(argc, argv))
 		return -EINVAL;
+	/* The file systems' data and metadata reach their disks first (an unmount's sync). */
+	int err = vfs_sync_all();
+	if (err)
+		printk("poweroff: sync: %s (written data may be lost)\n", errno_name(err));
 	printk("powering off\n");
 	arch_poweroff();
 	return -EIO;

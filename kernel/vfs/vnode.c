@@ -2,7 +2,8 @@
 /*
  * The inode cache: vnodes by (file system, inode number) in a hash
  * table. A vnode whose last hold is dropped stays in the table, on the
- * unused list in the order it was dropped, and a later vnode_get finds
+ * unused list in the order it was dropped (unless no name is left for
+ * it: then the file system's inactive frees it on the disk at once), and a later vnode_get finds
  * it without reading the disk; when the cache holds VNODE_CACHE_MAX
  * vnodes, the oldest unused one is freed to make room (held vnodes are
  * never freed, so the cache may grow past its size while they are).
@@ -135,17 +136,39 @@ void vnode_hold(struct vnode *v)
 	spin_unlock_irqrestore(&cache_lock, f);
 }
 
+struct vnode *vnode_peek(struct vfs_fs *fs, uint64_t ino)
+{
+	irqflags_t f = spin_lock_irqsave(&cache_lock);
+	struct vnode *v = find(fs, ino);
+	if (v)
+		take(v);
+	spin_unlock_irqrestore(&cache_lock, f);
+	return v;
+}
+
 void vnode_put(struct vnode *v)
 {
 	if (!v)
 		return;
+	struct vnode *dying = NULL;
 	irqflags_t f = spin_lock_irqsave(&cache_lock);
 	if (--v->refs == 0) {
-		list_add_tail(&unused, &v->unused);
 		stats.held--;
+		if (READ_ONCE(v->nlink) == 0 && v->fs->ops->inactive) {
+			/* Nothing names it and no one has it: it goes, on the disk too. */
+			unhash(v);
+			stats.cached--;
+			dying = v;
+		} else {
+			list_add_tail(&unused, &v->unused);
+		}
 	}
 	struct vnode *victim = evict_one();
 	spin_unlock_irqrestore(&cache_lock, f);
+	if (dying) {
+		dying->fs->ops->inactive(dying);
+		destroy(dying);
+	}
 	if (victim)
 		destroy(victim);
 }

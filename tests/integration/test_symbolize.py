@@ -87,10 +87,24 @@ def job_symbolize_op(ctx):
             sample = [(start + off, ret) for start, _, _ in table.functions[::7]
                       for off in (0, 1, 5) for ret in (False, True)]
             sample += [(table.text[1] - 1, False), (table.text[0], True)]
-            differ = [(hex(a), r, asked(a, return_address=r), local(a, return_address=r))
-                      for a, r in sample if asked(a, return_address=r) != local(a, return_address=r)]
+            differ, retried = [], []
+            for a, r in sample:
+                if asked(a, return_address=r) == local(a, return_address=r):
+                    continue
+                # Asked again, raw: a request the channel lost or refused once (a loaded
+                # CI host has shown one in 1500) says so here, and is asked a third time.
+                flags = frame.SYM_RETURN_ADDRESS if r else 0
+                status, body = client.request(frame.OP_SYMBOLIZE,
+                                              frame.SYM_REQUEST.pack(address=a, flags=flags))
+                again = (trace.symbol_name(body[:frame.SYM_RECORD_BYTES])
+                         if status >= 0 and len(body) == frame.SYM_RECORD_BYTES else None)
+                retried.append((hex(a), status, body[:80]))
+                if again != local(a, return_address=r):
+                    differ.append((hex(a), r, asked(a, return_address=r), again,
+                                   local(a, return_address=r)))
             ctx.result("host-names-kernel-text-as-the-kernel", table and not differ and
-                       len(sample) > 1000, f"{len(sample)} addresses; differ: {differ[:5]}")
+                       len(retried) <= 2 and len(sample) > 1000,
+                       f"{len(sample)} addresses; differ: {differ[:5]}; asked again: {retried[:5]}")
             # Malformed: not a whole number of pairs, or too many.
             for what, body in (("odd-length", b"\x00" * 17),
                                ("too-many", b"\x00" * 16 * (frame.SYM_MAX_ADDRESSES + 1))):

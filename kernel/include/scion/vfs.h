@@ -93,8 +93,33 @@ struct vfs_ops {
 	int (*readlink)(struct vnode *v, char *buf, size_t size);
 	/* The file's bytes when they are in memory already (may be NULL: read them). */
 	const void *(*contents)(struct vnode *v);
+	/* Sizes for statfs: blocks of block_size bytes, total and free; inodes, total and free. May be NULL. */
+	void (*statfs)(struct vfs_fs *fs, uint64_t *block_size, uint64_t *blocks, uint64_t *free,
+		       uint64_t *inodes, uint64_t *free_inodes);
 	/* Undo read_inode (free what it allocated); may be NULL. */
 	void (*release)(struct vnode *v);
+
+	/*
+	 * Writing: NULL on a file system that never writes; each is called
+	 * only when the mount is not read only (else the VFS says EROFS).
+	 * Each returns 0 or -errno (write: the count).
+	 */
+	int64_t (*write)(struct vnode *v, uint64_t off, const void *buf, size_t len);
+	int (*truncate)(struct vnode *v, uint64_t size);
+	/* A new inode of mode (a file, a directory, a link to target) named name in dir. */
+	int (*create)(struct vnode *dir, const char *name, size_t len, uint32_t mode,
+		      const char *target, uint64_t *ino);
+	int (*link)(struct vnode *dir, const char *name, size_t len, struct vnode *target);
+	/* unlink (directory false) or rmdir (true) of name in dir. */
+	int (*remove)(struct vnode *dir, const char *name, size_t len, bool directory);
+	int (*rename)(struct vnode *odir, const char *oname, size_t olen, struct vnode *ndir,
+		      const char *nname, size_t nlen);
+	/* v's data (and, unless data_only, its metadata) on the disk. */
+	int (*fsync)(struct vnode *v, bool data_only);
+	/* Everything of the file system on the disk. */
+	int (*sync)(struct vfs_fs *fs);
+	/* The last hold of a vnode without links was dropped: free the inode on the disk. */
+	void (*inactive)(struct vnode *v);
 };
 
 struct vfs_fs {
@@ -104,6 +129,7 @@ struct vfs_fs {
 	char source[16];		/* "vda", "boot modules" */
 	char where[32];			/* mount point: "/", "/archive" */
 	bool read_only;
+	uint32_t magic;			/* statfs's f_type: Linux's number for the kind (ext2 0xEF53) */
 	void *priv;
 };
 
@@ -128,9 +154,31 @@ int vfs_walk(const char *path, bool follow_last, struct vnode **out);
 
 /* A held vnode of fs (inode cache first): 0 or -errno. Same context. */
 int vnode_get(struct vfs_fs *fs, uint64_t ino, struct vnode **out);
+/* The cached vnode of (fs, ino), held, or NULL when it is not cached (nothing is read). */
+struct vnode *vnode_peek(struct vfs_fs *fs, uint64_t ino);
 void vnode_hold(struct vnode *v);
 /* Drop a hold; the vnode stays cached until the cache needs room. Any thread context. */
 void vnode_put(struct vnode *v);
+
+/*
+ * Name operations (kernel/vfs/namei.c) on normalized absolute paths.
+ * Each: 0 or -errno: the walk's errors for the parent directory, EROFS
+ * (a read-only mount), EBUSY (a mount point), EXDEV (across mounts), and
+ * the file system's (EEXIST, ENOENT, ENOTDIR, EISDIR, ENOTEMPTY, EINVAL,
+ * ENOSPC, EMLINK, ENAMETOOLONG, EIO). Caller's context: thread, no
+ * spinlocks held; may sleep.
+ */
+/* A new file, directory or symbolic link (to target) at path; *out held when out. */
+int vfs_create(const char *path, uint32_t mode, const char *target, struct vnode **out);
+/* new_path names what old_path names (the link itself unless follow). */
+int vfs_link(const char *old_path, const char *new_path, bool follow);
+/* unlink (directory false) or rmdir (true). */
+int vfs_remove(const char *path, bool directory);
+int vfs_rename(const char *old_path, const char *new_path);
+/* v's size set (a regular file): 0, -EISDIR, -EROFS, ... */
+int vfs_truncate(struct vnode *v, uint64_t size);
+/* Every writable mount's data and metadata on its disk: 0 or the first error. */
+int vfs_sync_all(void);
 
 /*
  * vfs_mount - make fs (ops, source, read_only, priv and root_ino filled

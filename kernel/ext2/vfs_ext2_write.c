@@ -1,0 +1,161 @@
+// SPDX-License-Identifier: BSD-2-Clause
+/*
+ * ext2's VFS operations that write: each takes the mount's mutex (which
+ * every operation on a writable ext2 takes, readers too: the inode
+ * copies in the vnodes change under it), works on the vnodes' copies of
+ * the inodes through kernel/ext2/, copies back into every cached vnode
+ * whose inode changed, and drops its holds after the mutex (a last hold
+ * on an inode with no links left deletes it: vfs_ext2.c's inactive,
+ * which takes the mutex itself).
+ */
+#include <scion/errno.h>
+#include <scion/string.h>
+#include <scion/vfs.h>
+#include "ext2_internal.h"
+#include "vfs_ext2.h"
+
+int64_t ext2_vfs_write(struct vnode *v, uint64_t off, const void *buf, size_t len)
+{
+	struct ext2_mount *m = mount_of(v);
+	ext2_lock(m);
+	int64_t r = ext2_write(&m->fs, inode_of(v), off, buf, len);
+	ext2_vnode_refresh(v);
+	ext2_unlock(m);
+	return r < 0 ? ext2_said(v, (int)r) : r;
+}
+
+int ext2_vfs_truncate(struct vnode *v, uint64_t size)
+{
+	struct ext2_mount *m = mount_of(v);
+	ext2_lock(m);
+	int err = vnode_is_dir(v) ? -EISDIR : ext2_truncate(&m->fs, inode_of(v), size);
+	ext2_vnode_refresh(v);
+	ext2_unlock(m);
+	return ext2_said(v, err);
+}
+
+/* A changed inode into its cached vnode, if any; the hold goes to *put (dropped after the mutex). */
+static void update_cached(struct ext2_mount *m, const struct ext2_inode *in, struct vnode **put)
+{
+	struct vnode *v = vnode_peek(&m->vfs, in->ino);
+	if (v) {
+		*inode_of(v) = *in;
+		ext2_vnode_refresh(v);
+	}
+	*put = v;
+}
+
+int ext2_vfs_create(struct vnode *dir, const char *name, size_t len, uint32_t mode,
+		    const char *target, uint64_t *ino)
+{
+	struct ext2_mount *m = mount_of(dir);
+	struct ext2_inode in;
+	ext2_lock(m);
+	int err = ext2_create(&m->fs, inode_of(dir), name, len, mode, 0, 0, target, &in);
+	ext2_vnode_refresh(dir);
+	ext2_unlock(m);
+	if (!err)
+		*ino = in.ino;
+	return ext2_said(dir, err);
+}
+
+int ext2_vfs_link(struct vnode *dir, const char *name, size_t len, struct vnode *target)
+{
+	struct ext2_mount *m = mount_of(dir);
+	ext2_lock(m);
+	int err = ext2_link(&m->fs, inode_of(dir), name, len, inode_of(target));
+	ext2_vnode_refresh(dir);
+	ext2_vnode_refresh(target);
+	ext2_unlock(m);
+	return ext2_said(dir, err);
+}
+
+/*
+ * The victim of an unlink, rmdir or rename lost a link: its cached
+ * vnode learns it, and with none left and no one holding it the inode
+ * is deleted now (else at its last vnode_put). Mutex held.
+ */
+static void lost_link(struct ext2_mount *m, struct ext2_inode *victim, struct vnode **put)
+{
+	update_cached(m, victim, put);
+	if (!*put && victim->nlink == 0)
+		ext2_delete(&m->fs, victim);	/* refusals were said; the inode leaks */
+}
+
+int ext2_vfs_remove(struct vnode *dir, const char *name, size_t len, bool directory)
+{
+	struct ext2_mount *m = mount_of(dir);
+	struct ext2_inode victim;
+	struct vnode *put = NULL;
+	ext2_lock(m);
+	int err = directory ? ext2_rmdir(&m->fs, inode_of(dir), name, len, &victim) :
+			      ext2_unlink(&m->fs, inode_of(dir), name, len, &victim);
+	if (!err)
+		lost_link(m, &victim, &put);
+	ext2_vnode_refresh(dir);
+	ext2_unlock(m);
+	vnode_put(put);
+	return ext2_said(dir, err);
+}
+
+int ext2_vfs_rename(struct vnode *odir, const char *oname, size_t olen, struct vnode *ndir,
+		    const char *nname, size_t nlen)
+{
+	struct ext2_mount *m = mount_of(odir);
+	struct ext2_inode replaced;
+	struct vnode *put = NULL, *moved = NULL;
+	bool was_replaced = false;
+	uint32_t ino = 0;
+	ext2_lock(m);
+	/* The source's inode changes (links, a directory's ".."): its cached copy must follow. */
+	int err = ext2_lookup(&m->fs, inode_of(odir), oname, olen, &ino);
+	if (!err)
+		err = ext2_rename(&m->fs, inode_of(odir), oname, olen, inode_of(ndir), nname, nlen,
+				  &replaced, &was_replaced);
+	if (!err && was_replaced)
+		lost_link(m, &replaced, &put);
+	if (!err && (moved = vnode_peek(&m->vfs, ino))) {
+		struct ext2_inode fresh;
+		if (!ext2_read_inode(&m->fs, ino, &fresh)) {
+			*inode_of(moved) = fresh;
+			ext2_vnode_refresh(moved);
+		}
+	}
+	if (odir != ndir && odir->ino == ndir->ino)
+		*inode_of(odir) = *inode_of(ndir);
+	ext2_vnode_refresh(odir);
+	ext2_vnode_refresh(ndir);
+	ext2_unlock(m);
+	vnode_put(put);
+	vnode_put(moved);
+	return ext2_said(odir, err);
+}
+
+int ext2_vfs_fsync(struct vnode *v, bool data_only)
+{
+	(void)data_only;	/* metadata is written synchronously already */
+	struct ext2_mount *m = mount_of(v);
+	ext2_lock(m);
+	int err = m->fs.dev.sync(m->fs.dev.ctx);
+	ext2_unlock(m);
+	return err;
+}
+
+int ext2_vfs_sync(struct vfs_fs *fs)
+{
+	struct ext2_mount *m = container_of(fs, struct ext2_mount, vfs);
+	ext2_lock(m);
+	int err = ext2_sync_super(&m->fs);
+	int serr = m->fs.dev.sync(m->fs.dev.ctx);
+	ext2_unlock(m);
+	return err ? err : serr;
+}
+
+void ext2_vfs_inactive(struct vnode *v)
+{
+	struct ext2_mount *m = mount_of(v);
+	ext2_lock(m);
+	if (inode_of(v)->nlink == 0)
+		ext2_said(v, ext2_delete(&m->fs, inode_of(v)));
+	ext2_unlock(m);
+}
