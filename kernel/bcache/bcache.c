@@ -191,6 +191,21 @@ static void sleep_for_disk(struct thread *self, uint64_t timeout_ticks)
 			 __ATOMIC_RELAXED);
 }
 
+/*
+ * No buffer is evictable: every one is loading, dirty or being written
+ * back. Sleep for a read to complete, or, while write-backs are in
+ * flight, until all have: the batch cache_make_room started is then
+ * clean together, so the eviction policy chooses among the same
+ * buffers as in a replay, where write-backs complete at once.
+ * bcache.wq.lock held; dropped while asleep.
+ */
+static void wait_for_room(struct bcache_cache *c, struct thread *self)
+{
+	do
+		sleep_for_disk(self, 0);
+	while (c->writing);
+}
+
 int bcache_read(uint64_t block, void *out)
 {
 	return bcache_read_bytes(block, 0, out, BCACHE_BLOCK_SIZE);
@@ -220,7 +235,7 @@ int bcache_read_bytes(uint64_t block, size_t offset, void *out, size_t len)
 	for (;;) {
 		int got = cache_demand(c, block, BCACHE_REQ_READ, &result, &i);
 		if (got == -EBUSY) {
-			sleep_for_disk(self, 0);	/* every buffer is loading or writing */
+			wait_for_room(c, self);
 			continue;
 		}
 		if (got == -EAGAIN) {
@@ -379,7 +394,7 @@ int bcache_write_bytes(uint64_t block, size_t offset, const void *in, size_t len
 	for (;;) {
 		int got = cache_demand(c, block, flags, &result, &i);
 		if (got == -EBUSY) {
-			sleep_for_disk(self, 0);	/* loading or writing back: wait for one */
+			wait_for_room(c, self);
 			continue;
 		}
 		if (got == -EAGAIN) {

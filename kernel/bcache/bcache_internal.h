@@ -79,10 +79,12 @@ struct bcache_workload {
 	enum bcache_pattern pattern;
 	uint64_t start, count, stride, range, seed, size, rounds;
 	bool overlap;		/* false: wait for prefetches after each read */
+	uint64_t write_percent;	/* accesses that are whole-block writes, evenly spread */
+	bool sync;		/* those writes synchronous */
 };
 
 struct bcache_workload_result {
-	uint64_t reads, bad_blocks, first_bad_block, errors, cycles;
+	uint64_t reads, writes, bad_blocks, first_bad_block, errors, cycles;
 	struct bcache_stats delta;
 };
 

@@ -118,6 +118,13 @@ static int cmd_run(int argc, char **argv)
 	if (r.bad_blocks)
 		printk(" (first: block %llu)", (unsigned long long)r.first_bad_block);
 	printk(", %llu cycles\n", (unsigned long long)r.cycles);
+	if (r.writes)
+		printk("bcache run: %llu writes (%s), %llu write hits, %llu write misses, "
+		       "%llu write-backs, %llu sync writes, %llu write errors\n",
+		       (unsigned long long)r.writes, w.sync ? "synchronous" : "written back",
+		       (unsigned long long)r.delta.write_hits, (unsigned long long)r.delta.write_misses,
+		       (unsigned long long)r.delta.writebacks, (unsigned long long)r.delta.sync_writes,
+		       (unsigned long long)r.delta.write_errors);
 	return r.errors || r.bad_blocks ? -EIO : 0;
 }
 

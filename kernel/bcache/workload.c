@@ -3,6 +3,11 @@
  * Built-in workloads for comparing block cache policies (`bcache run`):
  * a pattern of demand reads, each block's data checked against the
  * disk's test pattern, reported as the change of the cache's counters.
+ * With write=PERCENT that share of the accesses (evenly spread: access k
+ * is a write when floor((k + 1) * PERCENT / 100) passes floor(k *
+ * PERCENT / 100)) are whole-block writes of the block's own test
+ * pattern, synchronous with sync=1: the disk's data stays the pattern,
+ * so the reads' checks still hold, while the cache sees writes.
  *
  * The sequence of blocks is a pure function of the parameters (the
  * random pattern is xorshift64 from the seed), so a test can compute the
@@ -60,9 +65,10 @@ int bcache_workload_parse(int argc, char **argv, struct bcache_workload *w,
 	bool count_given = false;
 	for (int a = 1; a < argc; a++) {
 		static const char *const keys[] = { "start", "n", "stride", "range", "seed",
-						    "size", "rounds", "overlap" };
+						    "size", "rounds", "overlap", "write", "sync" };
+		uint64_t sync = 0, overlap = 0;
 		uint64_t *fields[] = { &w->start, &w->count, &w->stride, &w->range, &w->seed,
-				       &w->size, &w->rounds, NULL };
+				       &w->size, &w->rounds, &overlap, &w->write_percent, &sync };
 		char *eq = strchr(argv[a], '=');
 		unsigned k = 0;
 		uint64_t v;
@@ -74,21 +80,24 @@ int bcache_workload_parse(int argc, char **argv, struct bcache_workload *w,
 			if (eq)
 				*eq = '=';
 			snprintf(err, errlen, "'%s': give key=number with key one of start n stride "
-				 "range seed size rounds overlap", argv[a]);
+				 "range seed size rounds overlap write sync", argv[a]);
 			return -EINVAL;
 		}
-		if (fields[k])
-			*fields[k] = v;
-		else
+		*fields[k] = v;
+		if (k == 7)
 			w->overlap = v != 0;
+		if (k == 9)
+			w->sync = v != 0;
 		count_given |= k == 1;
 	}
 	if (w->pattern == PATTERN_LOOP && !count_given)
 		w->count = w->size * w->rounds;
 	if (w->start >= bcache.cache.blocks || w->range == 0 || w->range > bcache.cache.blocks ||
-	    w->size == 0 || w->count > MAX_COUNT || w->size > bcache.cache.blocks) {
-		snprintf(err, errlen, "start must be below %llu, range and size 1..%llu, n at most %u",
-			 (unsigned long long)bcache.cache.blocks, (unsigned long long)bcache.cache.blocks, MAX_COUNT);
+	    w->size == 0 || w->count > MAX_COUNT || w->size > bcache.cache.blocks ||
+	    w->write_percent > 100) {
+		snprintf(err, errlen, "start must be below %llu, range and size 1..%llu, n at most %u, "
+			 "write 0..100 (percent)", (unsigned long long)bcache.cache.blocks,
+			 (unsigned long long)bcache.cache.blocks, MAX_COUNT);
 		return -ERANGE;
 	}
 	return 0;
@@ -139,6 +148,17 @@ int bcache_workload_run(const struct bcache_workload *w, struct bcache_workload_
 	uint64_t start = arch_cycles();
 	for (uint64_t k = 0; k < w->count; k++) {
 		uint64_t block = workload_block(w, k, &state);
+		if ((k + 1) * w->write_percent / 100 != k * w->write_percent / 100) {
+			for (unsigned s = 0; s < BCACHE_BLOCK_SECTORS; s++)
+				blk_pattern_fill(block * BCACHE_BLOCK_SECTORS + s,
+						 data + s * BLK_SECTOR_SIZE);
+			r->writes++;
+			if (bcache_write_bytes(block, 0, data, BCACHE_BLOCK_SIZE, w->sync))
+				r->errors++;
+			if (!w->overlap)
+				bcache_settle();
+			continue;
+		}
 		int err = bcache_read(block, data);
 		r->reads++;
 		if (err) {

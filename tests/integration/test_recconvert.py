@@ -20,6 +20,7 @@ import tempfile
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 from scionhost import recfmt
+from scionhost.layouts import C
 from test_scion_host import describe, one_error_line, run_scion
 
 POLICY = "evict=lru readahead=sequential"
@@ -560,11 +561,16 @@ def job_point(ctx):
 # widest numbers, negative signed ones); the sched event in both of its forms.
 TOP64 = (1 << 64) - 1
 ROUND_TRIP = [
-    ("request", request(1, TOP64, 3, 7, TOP64 - 1, 5)),
-    ("result", dict(result(2, 1, HIT, 40, NO, 50), disk_reads=0)),
+    ("request", dict(request(1, TOP64, 3, 7, TOP64 - 1, 5), flags=0)),
+    ("request-write", dict(request(1, TOP64, 3, 7, TOP64 - 1, 0xffffffff),
+                           flags=C.BCACHE_REQ_WRITE | C.BCACHE_REQ_SYNC | C.BCACHE_REQ_WHOLE)),
+    ("result", dict(result(2, 1, HIT, 40, NO, 50), disk_reads=0, flags=0)),
+    ("result-write", dict(result(2, 1, MISS, 40, 7, 50), disk_reads=0,
+                          flags=C.BCACHE_REQ_WRITE | C.BCACHE_REQ_WHOLE)),
     ("result-prefetch-max", dict(result(3, 2, MISS, 18, 5, 900,
                                         [(100 + k, k % 4 + 1, NO if k % 2 else k)
-                                         for k in range(recfmt.PREFETCH_MAX)]), disk_reads=2)),
+                                         for k in range(recfmt.PREFETCH_MAX)]), disk_reads=2,
+                                 flags=0)),
     ("event", sched_event(4, 6, 60_000_100, 1, 3, YIELD, 1)),
     ("snapshot-running", sched_state(1, 5, 50_100_000, 1, 5, RUNNING, -1, TOP64, 1 << 40, 2)),
     ("snapshot-queued", sched_state(2, 5, 50_100_200, 0, 6, QUEUED, 1, 0, 0, -(1 << 31))),

@@ -552,6 +552,7 @@ static void flush_thread(struct ktest_ctx *t, uint8_t *buf, uint8_t *got)
 		  (unsigned long long)s.dirty, (unsigned long long)s.writebacks);
 	KT_EXPECT(t, wait_clean(ms_to_ticks(age_ms) + 5 * HZ, &s),
 		  "still dirty 5 s after its flush age");
+	bcache_settle();	/* its write-back started; now it is on the disk */
 	KT_EXPECT(t, s.writebacks == 1 && clock_ns() - start >= age_ms * 1000000,
 		  "%llu write-backs (want 1) after %llu ms (the age is %llu ms)",
 		  (unsigned long long)s.writebacks,
@@ -569,6 +570,7 @@ static void flush_thread(struct ktest_ctx *t, uint8_t *buf, uint8_t *got)
 	}
 	KT_EXPECT(t, wait_clean(5 * HZ, &s), "%llu blocks still dirty 5 s after passing the share",
 		  (unsigned long long)s.dirty);
+	bcache_settle();
 	KT_EXPECT(t, s.writebacks == 4, "%llu write-backs (want 4)", (unsigned long long)s.writebacks);
 	for (unsigned k = 1; k <= 3; k++) {
 		fill_marked(b0 + k, 12, buf);
