@@ -56,7 +56,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	FUZZ_ASSERT(w.offset <= w.size, "walked past the end");
 	FUZZ_ASSERT(cache_check(&c, why, sizeof(why)), "instance broken: %s", why);
 	FUZZ_ASSERT(logged == sum.requests && sum.hits + sum.misses == sum.requests &&
-		    c.stats.reads == sum.requests, "%llu logged, %llu requests, %llu hits, %llu misses",
+		    c.stats.reads + c.stats.writes == sum.requests,
+		    "%llu logged, %llu requests, %llu hits, %llu misses",
 		    (unsigned long long)logged, (unsigned long long)sum.requests,
 		    (unsigned long long)sum.hits, (unsigned long long)sum.misses);
 	FUZZ_ASSERT(err == 0 || err == -22, "unexpected error %d", err);
