@@ -65,6 +65,15 @@ void console_input_byte(uint8_t c)
 	}
 	spin_unlock_irqrestore(&input_wq.lock, f);
 	waitq_wake_all(&input_wq);
+	proc_poll_notify();
+}
+
+bool console_input_waiting(void)
+{
+	irqflags_t f = spin_lock_irqsave(&input_wq.lock);
+	bool waiting = input_head != input_tail;
+	spin_unlock_irqrestore(&input_wq.lock, f);
+	return waiting;
 }
 
 uint8_t console_getc(void)

@@ -72,6 +72,7 @@ static int64_t pipe_read(struct file *f, uintptr_t ubuf, size_t len)
 			pp->head += done;
 			spin_unlock_irqrestore(&pp->wq.lock, fl);
 			waitq_wake_all(&pp->wq);
+			proc_poll_notify();
 			r = (int64_t)done;
 		}
 	}
@@ -120,6 +121,7 @@ static int64_t pipe_write(struct file *f, uintptr_t ubuf, size_t len)
 			pp->tail += copied;
 			spin_unlock_irqrestore(&pp->wq.lock, fl);
 			waitq_wake_all(&pp->wq);
+			proc_poll_notify();
 			done += copied;
 		}
 		if (err)
@@ -144,6 +146,7 @@ static void release_end(struct file *f, bool reader)
 		pp->writers--;
 	spin_unlock_irqrestore(&pp->wq.lock, fl);
 	waitq_wake_all(&pp->wq);
+	proc_poll_notify();
 	pipe_free_if_unused(pp);
 }
 
@@ -157,12 +160,35 @@ static void pipe_release_write(struct file *f)
 	release_end(f, false);
 }
 
+/* The read end: data or no writer left (end of file) is POLLIN; no writer is POLLHUP too. */
+static unsigned pipe_poll_read(struct file *f)
+{
+	struct pipe *pp = f->priv;
+	irqflags_t fl = spin_lock_irqsave(&pp->wq.lock);
+	unsigned m = (pp->tail != pp->head ? POLL_IN : 0) | (!pp->writers ? POLL_IN | POLL_HUP : 0);
+	spin_unlock_irqrestore(&pp->wq.lock, fl);
+	return m;
+}
+
+/* The write end: room is POLLOUT; no reader left is POLLERR (a write would get EPIPE). */
+static unsigned pipe_poll_write(struct file *f)
+{
+	struct pipe *pp = f->priv;
+	irqflags_t fl = spin_lock_irqsave(&pp->wq.lock);
+	unsigned m = !pp->readers ? POLL_ERR :
+		     pp->tail - pp->head < PIPE_SIZE ? POLL_OUT : 0;
+	spin_unlock_irqrestore(&pp->wq.lock, fl);
+	return m;
+}
+
 static const struct file_ops pipe_read_ops = {
 	.kind = "pipe", .read = pipe_read, .stat = pipe_stat, .release = pipe_release_read,
+	.poll = pipe_poll_read,
 };
 
 static const struct file_ops pipe_write_ops = {
 	.kind = "pipe", .write = pipe_write, .stat = pipe_stat, .release = pipe_release_write,
+	.poll = pipe_poll_write,
 };
 
 static int64_t do_pipe2(uintptr_t ufds, uint64_t flags)

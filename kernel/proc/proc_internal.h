@@ -81,6 +81,13 @@ struct file_ops {
 	/* NULL: writev is one write per entry. A file whose writes must
 	 * reach their reader whole (the terminal) gathers the entries. */
 	int64_t (*writev)(struct file *f, struct iov_walk *w);
+	/*
+	 * What the file is ready for now (POLLIN, POLLOUT, POLLHUP, POLLERR:
+	 * poll.c's LINUX_POLL* values); NULL: always ready to read and write.
+	 * Whoever changes the answer calls proc_poll_notify. Any thread
+	 * context; must not sleep.
+	 */
+	unsigned (*poll)(struct file *f);
 	/* NULL: pread64 and pwrite64 give ESPIPE. They leave f->offset alone. */
 	int64_t (*pread)(struct file *f, uintptr_t ubuf, size_t len, uint64_t off);
 	int64_t (*pwrite)(struct file *f, uintptr_t ubuf, size_t len, uint64_t off);
@@ -290,6 +297,12 @@ static inline void fd_set_cloexec(struct process *p, int fd, bool on)
 }
 
 /* file.c */
+/* poll.c */
+#define POLL_IN  0x001
+#define POLL_OUT 0x004
+#define POLL_ERR 0x008
+#define POLL_HUP 0x010
+
 int fd_install(struct process *p, struct file *f, int min_fd, bool cloexec);
 struct file *fd_get(struct process *p, int fd);
 int fd_close(struct process *p, int fd);

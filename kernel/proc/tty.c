@@ -108,9 +108,16 @@ static int tty_stat(struct file *f, struct linux_stat *st)
 	return chrdev_stat(st, 0620, 5, 1, 1024);	/* /dev/console */
 }
 
+/* Input waiting is POLLIN (a read may still wait for the rest of a line); output never waits. */
+static unsigned tty_poll(struct file *f)
+{
+	(void)f;
+	return (console_input_waiting() ? POLL_IN : 0) | POLL_OUT;
+}
+
 static const struct file_ops tty_ops = {
 	.kind = "tty", .read = tty_read, .write = tty_write, .writev = tty_writev,
-	.stat = tty_stat, .is_tty = true,
+	.stat = tty_stat, .poll = tty_poll, .is_tty = true,
 };
 
 struct file *tty_open(unsigned flags)

@@ -20,7 +20,7 @@ import tempfile
 
 CHECKED = ["args", "args-pie", "sys_basic", "files", "memory", "procs", "pipes", "signals",
            "sighandler", "bad_sigreturn",
-           "bad_pointers", "tty_lines"]
+           "bad_pointers", "tty_lines", "polls"]
 KILLED = {"jump_kernel": signal.SIGSEGV, "exec_stack": signal.SIGSEGV,
           "stack_overflow": signal.SIGSEGV}
 CLOSING = r"^{}: (\d+) passed, (\d+) failed$"

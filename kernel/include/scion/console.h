@@ -34,4 +34,7 @@ uint64_t console_input_dropped(void);
  */
 int console_getc_unless(bool (*stop)(void));
 
+/* Whether input bytes wait to be read (poll's POLLIN for the terminal). Any context. */
+bool console_input_waiting(void);
+
 #endif

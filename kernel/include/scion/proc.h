@@ -169,6 +169,13 @@ void proc_signal_bad_frame(void);
 void proc_set_foreground(int pid);
 
 /*
+ * proc_poll_notify - something a poll or select may wait for changed (a
+ *   pipe's contents or ends, the console's input): the waiters look again.
+ * Caller's context: any, interrupts included; takes the poll queue's lock.
+ */
+void proc_poll_notify(void);
+
+/*
  * proc_console_interrupt - the console read Ctrl-C: SIGINT to the
  *   foreground process. Return value: whether there was one (else the
  *   byte is input as usual). Caller's context: any, interrupts included.
