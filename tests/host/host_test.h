@@ -79,4 +79,7 @@ const char *host_printk_take(void);
  */
 void host_arena_reset(size_t size);
 
+/* A fresh arena of npages frames with the page allocator and kmalloc over it (frame 0 reserved). */
+void host_heap_reset(uint64_t npages);
+
 #endif

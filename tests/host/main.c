@@ -10,6 +10,8 @@
 #include <string.h>
 #include "host_test.h"
 #include <arch/mmu.h>
+#include <scion/mm.h>
+#include "mm/mm_internal.h"
 
 extern const struct host_test __start_host_tests[], __stop_host_tests[];
 
@@ -24,6 +26,18 @@ void host_arena_reset(size_t size)
 	}
 	memset((void *)host_phys_base, 0xa5, size);
 	host_phys_size = size;
+}
+
+static struct page *heap_descriptors;
+
+void host_heap_reset(uint64_t npages)
+{
+	host_arena_reset(npages * PAGE_SIZE);
+	free(heap_descriptors);
+	heap_descriptors = calloc(npages, sizeof(*heap_descriptors));
+	pmm_init(heap_descriptors, npages);
+	pmm_add_free(PAGE_SIZE, npages * PAGE_SIZE);
+	kmalloc_init();
 }
 
 void host_fail(struct host_test_ctx *t, const char *file, int line, const char *fmt, ...)

@@ -20,20 +20,13 @@
 
 #define ARENA_PAGES 1024ull
 
-static struct page *descriptors;
-
 /*
  * A fresh heap. Each test leaves the tree empty (done()), so that nothing
  * points into an arena another test frees.
  */
 static void heap(void)
 {
-	host_arena_reset(ARENA_PAGES * PAGE_SIZE);
-	free(descriptors);
-	descriptors = calloc(ARENA_PAGES, sizeof(*descriptors));
-	pmm_init(descriptors, ARENA_PAGES);
-	pmm_add_free(PAGE_SIZE, ARENA_PAGES * PAGE_SIZE);
-	kmalloc_init();
+	host_heap_reset(ARENA_PAGES);
 }
 
 struct ab {

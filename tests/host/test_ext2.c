@@ -28,16 +28,9 @@
 #define ARENA_PAGES 4096ull
 #define DAMAGED_COPIES 800
 
-static struct page *descriptors;
-
 static void heap(void)
 {
-	host_arena_reset(ARENA_PAGES * PAGE_SIZE);
-	free(descriptors);
-	descriptors = calloc(ARENA_PAGES, sizeof(*descriptors));
-	pmm_init(descriptors, ARENA_PAGES);
-	pmm_add_free(PAGE_SIZE, ARENA_PAGES * PAGE_SIZE);
-	kmalloc_init();
+	host_heap_reset(ARENA_PAGES);
 }
 
 static void write_file(const char *path, size_t size, unsigned seed)

@@ -27,16 +27,9 @@
 #define ARENA_PAGES 4096ull
 #define MAX_FILES 400
 
-static struct page *descriptors;
-
 static void heap(void)
 {
-	host_arena_reset(ARENA_PAGES * PAGE_SIZE);
-	free(descriptors);
-	descriptors = calloc(ARENA_PAGES, sizeof(*descriptors));
-	pmm_init(descriptors, ARENA_PAGES);
-	pmm_add_free(PAGE_SIZE, ARENA_PAGES * PAGE_SIZE);
-	kmalloc_init();
+	host_heap_reset(ARENA_PAGES);
 }
 
 struct disk {

@@ -8,17 +8,10 @@
 
 #define ARENA_PAGES 4096ull
 
-static struct page *descriptors;
-
 /* A fresh heap over npages frames; frame 0 stays reserved. */
 static void setup(uint64_t npages)
 {
-	host_arena_reset(npages * PAGE_SIZE);
-	free(descriptors);
-	descriptors = calloc(npages, sizeof(*descriptors));
-	pmm_init(descriptors, npages);
-	pmm_add_free(PAGE_SIZE, npages * PAGE_SIZE);
-	kmalloc_init();
+	host_heap_reset(npages);
 }
 
 /* Counters are global and survive kmalloc_init: tests compare against a snapshot. */
