@@ -174,6 +174,15 @@ static void names(void)
 	CHECK_ERR(syscall(SYS_renameat2, AT_FDCWD, at("f"), AT_FDCWD, at("big"), 1), EEXIST,
 		  "RENAME_NOREPLACE over a file");
 	CHECK_ERR(rename(at("nosuch"), at("x")), ENOENT, "rename of a missing name");
+	static char deep[5000];
+	size_t o = (size_t)snprintf(deep, sizeof(deep), "%s", base);
+	while (o + 3 < sizeof(deep) - 1) {
+		memcpy(deep + o, "/xx", 3);
+		o += 3;
+	}
+	deep[o] = '\0';
+	CHECK_ERR(open(deep, O_WRONLY | O_CREAT, 0644), ENAMETOOLONG, "a path past PATH_MAX");
+	CHECK_ERR(mkdir(deep, 0755), ENAMETOOLONG, "mkdir of a path past PATH_MAX");
 
 	fd = CHECK_OK(open(at("keep"), O_WRONLY | O_CREAT | O_TRUNC, 0644), "create keep");
 	for (int i = 0; i < 1000; i++)

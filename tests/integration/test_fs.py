@@ -138,6 +138,32 @@ def job_write(ctx):
         os.unlink(path)
 
 
+def job_disk_full(ctx):
+    """fs_fill on a 2 MiB ext2 volume: ENOSPC with nothing written before
+    lost, the space back after removing, and the volume clean for e2fsck."""
+    path = os.path.join(ctx.log_dir, "fs-full.img")
+    tree = path + ".tree"
+    shutil.rmtree(tree, ignore_errors=True)
+    os.makedirs(tree)
+    shutil.copy(os.path.join(ctx.userland, "fs_fill"), tree)
+    with open(path, "wb") as f:
+        f.truncate(2 << 20)
+    subprocess.run([MKE2FS, "-q", "-F", "-t", "ext2", "-b", "1024", "-d", tree, path, "2M"],
+                   check=True, capture_output=True, timeout=60)
+    shutil.rmtree(tree)
+    boot = shell_boot(ctx, "disk-full", disk=path, disk_snapshot=False)
+    try:
+        out = run(boot, "run fs_fill")
+        ctx.result("fs_fill", re.search(r"^fs_fill: \d+ passed, 0 failed$", out, re.M),
+                   f"{out[-1500:]!r}")
+    finally:
+        poweroff(ctx, boot)
+    status, out = fsck(path)
+    ctx.result("e2fsck-clean", status == 0 and "Fix?" not in out, out[-1500:])
+    if all(ok for _, ok, _ in ctx.results):
+        os.unlink(path)
+
+
 # What a crash may leave, as e2fsck -fn words it: leaks and counts, nothing else.
 CRASH_ALLOWED = [
     r"Free (blocks|inodes) count wrong( for group #\d+)? \(\d+, counted=\d+\)\.",
