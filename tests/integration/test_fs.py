@@ -164,6 +164,34 @@ def job_disk_full(ctx):
         os.unlink(path)
 
 
+def job_squid_small(ctx):
+    """The Squid-like proxy at a small scale on the ext2 root: 8 clients
+    through poll over non-blocking pipes, a disk cache of 60 files reused
+    with O_TRUNC (and with --no-trunc), every response checked by its
+    client; the volume stays clean. (The study itself, the profiler's
+    drill-down, is `make squid`.)"""
+    path = os.path.join(ctx.log_dir, "fs-squid.img")
+    shutil.copy(rootfs(ctx), path)
+    boot = shell_boot(ctx, "squid", disk=path, disk_snapshot=False, timeout=600)
+    line = (r"squid: (\d+) requests, (\d+) memory hits, (\d+) disk hits, (\d+) misses, "
+            r"(\d+) opens, (\d+) truncating opens, (\d+) ejections, (\d+) files")
+    try:
+        for variant, flags in (("trunc", ""), ("no-trunc", " --no-trunc")):
+            out = run(boot, f"run squid --clients 8 --requests 20 --disk-files 60 "
+                            f"--mem-objects 8 --dir /cache-{variant}{flags}")
+            m = re.search(line, out)
+            ok = (m and int(m.group(1)) == 160 and int(m.group(2)) + int(m.group(3)) +
+                  int(m.group(4)) == 160 and int(m.group(7)) > 0 and int(m.group(8)) == 60 and
+                  (int(m.group(6)) == 0) == (variant == "no-trunc") and "exited" not in out)
+            ctx.result(f"{variant}", ok, f"{out[-800:]!r}")
+    finally:
+        poweroff(ctx, boot)
+    status, out = fsck(path)
+    ctx.result("e2fsck-clean", status == 0 and "Fix?" not in out, out[-1500:])
+    if all(ok for _, ok, _ in ctx.results):
+        os.unlink(path)
+
+
 # What a crash may leave, as e2fsck -fn words it: leaks and counts, nothing else.
 CRASH_ALLOWED = [
     r"Free (blocks|inodes) count wrong( for group #\d+)? \(\d+, counted=\d+\)\.",
