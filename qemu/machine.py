@@ -37,20 +37,24 @@ def parse_mem(value):
     return f"{mb}M"
 
 
-def disk_arguments(disk, snapshot):
+def disk_arguments(disk, snapshot, readonly=False):
     """-drive/-device for a raw disk image as a modern-only virtio-blk PCI
     device (vda in Scion). snapshot=True keeps every write in a temporary
     overlay and reads the image without QEMU's image lock, so parallel
-    boots and one writable `make run` can share the image."""
+    boots and one writable `make run` can share the image. readonly=True
+    offers the disk read-only (virtio-blk's VIRTIO_BLK_F_RO)."""
     drive = f"file={disk.replace(',', ',,')},if=none,id=disk0,format=raw"
     if snapshot:
         drive += ",snapshot=on,file.locking=off"
+    if readonly:
+        drive += ",readonly=on"
     return ["-drive", drive, "-device", "virtio-blk-pci,drive=disk0,disable-legacy=on"]
 
 
 def qemu_command(smp=1, mem="256M", iso=None, kernel=None, cmdline="",
                  single_thread_tcg=False, icount=False, gdb_port=None,
-                 disk=None, disk_snapshot=False, modules=(), control_socket=None):
+                 disk=None, disk_snapshot=False, modules=(), control_socket=None,
+                 disk_readonly=False):
     """QEMU argv booting the GRUB ISO (iso=) or the multiboot1 kernel (kernel=).
 
     The serial console is stdin/stdout; no display, no firmware devices
@@ -58,7 +62,8 @@ def qemu_command(smp=1, mem="256M", iso=None, kernel=None, cmdline="",
     thread (needed for code patching: PLATFORMS.md); icount makes the TSC
     count instructions (implies single-threaded TCG); gdb_port starts the
     machine halted with its gdbstub on that local port; disk attaches a raw
-    image as a virtio-blk disk (disk_snapshot: writes are thrown away);
+    image as a virtio-blk disk (disk_snapshot: writes are thrown away;
+    disk_readonly: offered read-only);
     modules (kernel boots only: the ISO carries its own) are files handed
     to the kernel as multiboot modules, e.g. .graft files; control_socket
     is the path of a UNIX socket QEMU listens on for the control channel
@@ -87,7 +92,7 @@ def qemu_command(smp=1, mem="256M", iso=None, kernel=None, cmdline="",
     else:
         raise ConfigError("nothing to boot: give an ISO or a kernel")
     if disk:
-        argv += disk_arguments(disk, disk_snapshot)
+        argv += disk_arguments(disk, disk_snapshot, disk_readonly)
     if control_socket:
         argv += control_channel_arguments(control_socket)
     if gdb_port:

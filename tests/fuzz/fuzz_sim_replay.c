@@ -6,7 +6,8 @@
  * pick the configuration (1 to 64 buffers, 1 to 4096 blocks); the rest is
  * the trace's body. Every record is walked within bounds or refused;
  * whatever the replay accepts leaves an instance whose invariants hold,
- * with one log record per request and hits + misses = requests. The
+ * with one log record per request, hits + misses = requests and reads +
+ * writes = requests (a request with BCACHE_REQ_WRITE is a write). The
  * transaction services are replay_env.c's.
  */
 #include <string.h>
@@ -57,9 +58,10 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	FUZZ_ASSERT(cache_check(&c, why, sizeof(why)), "instance broken: %s", why);
 	FUZZ_ASSERT(logged == sum.requests && sum.hits + sum.misses == sum.requests &&
 		    c.stats.reads + c.stats.writes == sum.requests,
-		    "%llu logged, %llu requests, %llu hits, %llu misses",
+		    "%llu logged, %llu requests, %llu hits, %llu misses, %llu reads, %llu writes",
 		    (unsigned long long)logged, (unsigned long long)sum.requests,
-		    (unsigned long long)sum.hits, (unsigned long long)sum.misses);
+		    (unsigned long long)sum.hits, (unsigned long long)sum.misses,
+		    (unsigned long long)c.stats.reads, (unsigned long long)c.stats.writes);
 	FUZZ_ASSERT(err == 0 || err == -22, "unexpected error %d", err);
 	free(body);
 	return 0;

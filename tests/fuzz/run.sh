@@ -148,11 +148,14 @@ seed() {
 		;;
 	sim_replay)
 		# 4 buffers, 17 blocks; requests (56 bytes: size, type 1, cpu, seq, time, tid,
-		# pid, block, in_flight) for blocks 1, 2, 1, 3.
-		for b in 1 2 1 3; do
-			printf '\70\0\1\0\0\0\0\0\%o\0\0\0\0\0\0\0' "$((b + 10))"
+		# pid, block, u32 in_flight, u32 flags) for blocks 1, 2, 1, 3, 2: reads, then
+		# a whole-block write (flags 5) and a synchronous partial one (flags 3).
+		seq=0
+		for bf in 1:0 2:0 1:0 3:5 2:3; do
+			b=${bf%:*} f=${bf#*:} seq=$((seq + 1))
+			printf '\70\0\1\0\0\0\0\0\%o\0\0\0\0\0\0\0' "$seq"
 			printf '\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0'
-			printf '\%o\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0' "$b"
+			printf '\%o\0\0\0\0\0\0\0\0\0\0\0\%o\0\0\0' "$b" "$f"
 		done | { printf '\3\1'; cat; } >"$dir/seed"
 		;;
 	sched_replay)

@@ -17,6 +17,15 @@ def job_kernel_tests(ctx):
     ctx.expect("bcache-smp2/write-tests-ran", boot, r"test bcache_write_read_back: OK")
 
 
+def job_read_only_disk(ctx):
+    """The disk offered read-only: writes are refused with -EROFS, reads go on."""
+    boot = ctx.boot("read-only", smp=1, cmdline="test=bcache_write_read_only_disk panic=exit",
+                    disk=ctx.disk, disk_snapshot=True, disk_readonly=True, timeout=300)
+    boot.finish()
+    ctx.expect("disk-read-only", boot, r"vda: virtio-blk, .*read-only")
+    ctx.expect("refused", boot, r"test bcache_write_read_only_disk: OK")
+
+
 BUFFERS = 8
 # 300 accesses over 40 blocks, every 10th of each 100... 30% whole-block writes of the
 # pattern (kernel/bcache/workload.c), left dirty: with the flush thread kept out (age 1 h,

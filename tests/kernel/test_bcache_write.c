@@ -593,3 +593,42 @@ KTEST(bcache_write_flush_thread, 1)
 	kfree(buf);
 	kfree(got);
 }
+
+/*
+ * On a read-only disk (a boot with the disk offered read-only:
+ * tests/integration/test_bcache_write.py) every write is refused with
+ * -EROFS before anything changes, and reads go on. Skipped on a
+ * writable disk.
+ */
+KTEST(bcache_write_read_only_disk, 1)
+{
+	NEED_CACHE(t);
+	struct blkdev *d = blkdev_find("vda");
+	uint8_t *buf = kmalloc(BCACHE_BLOCK_SIZE);
+	struct bcache_stats s;
+
+	if (!blkdev_read_only(d)) {
+		kfree(buf);
+		KT_SKIP(t, "vda is writable (boot with the disk read-only to run this)");
+	}
+	KT_ASSERT(t, buf, "out of memory");
+	KT_ASSERT(t, bcache_reset(BUFFERS) == 0, "reset failed");
+	fill_marked(FIRST_BLOCK, 13, buf);
+	KT_EXPECT(t, bcache_write_bytes(FIRST_BLOCK, 0, buf, BCACHE_BLOCK_SIZE, false) == -EROFS,
+		  "a write-back write to a read-only disk was not refused");
+	KT_EXPECT(t, bcache_write_bytes(FIRST_BLOCK, 8, buf, 8, true) == -EROFS,
+		  "a synchronous write to a read-only disk was not refused");
+	KT_EXPECT(t, bcache_read(FIRST_BLOCK, buf) == 0, "a read failed");
+	for (unsigned k = 0; k < BCACHE_BLOCK_SECTORS; k++)
+		KT_EXPECT(t, blk_pattern_check(FIRST_BLOCK * BCACHE_BLOCK_SECTORS + k,
+					       buf + k * BLK_SECTOR_SIZE, NULL),
+			  "sector %u of the block read back is not the disk's pattern", k);
+	bcache_get_stats(&s);
+	KT_EXPECT(t, s.writes == 0 && s.dirty == 0 && s.io_writes == 0 && s.reads == 1,
+		  "refused writes changed the cache: %llu writes, %llu dirty, %llu disk writes",
+		  (unsigned long long)s.writes, (unsigned long long)s.dirty,
+		  (unsigned long long)s.io_writes);
+	KT_EXPECT(t, bcache_sync() == 0, "sync failed with nothing to write");
+	KT_EXPECT(t, bcache_reset(BCACHE_DEFAULT_BUFFERS) == 0, "reset failed");
+	kfree(buf);
+}
