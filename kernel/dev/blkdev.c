@@ -20,7 +20,8 @@
  * The io provider's sites (scion/io_probe.h, where their arguments are
  * laid out): io:::start in blkdev_submit once the request is checked,
  * io:::done in blkdev_complete (interrupt context) before the request
- * is marked complete (after that the waiter may reuse it), and
+ * is marked complete (after that the waiter may reuse it), or in
+ * blkdev_submit when the driver refuses a started request, and
  * io:::wait-start/wait-done around blkdev_wait's sleep.
  */
 #include <scion/blkdev.h>
@@ -176,6 +177,7 @@ int blkdev_submit(struct blkdev *d, struct blk_request *r)
 	int err = d->ops->submit(d, r);
 	if (err) {
 		busy_change(d, clock_ns(), -1);
+		IO_PROBE_REQUEST(done, r);	/* it ended here: every start has its done */
 		return refuse(r, err);
 	}
 	return 0;

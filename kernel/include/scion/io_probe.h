@@ -8,7 +8,9 @@
  *   io:::start       a request is submitted to a disk (blkdev_submit,
  *                    once it passed the checks, before the driver has it)
  *   io:::done        the disk completed it (blkdev_complete: interrupt
- *                    context, before the waiter may reuse the request)
+ *                    context, before the waiter may reuse the request),
+ *                    or the driver refused it (its queue full: at once,
+ *                    in blkdev_submit), so every start has one done
  *   io:::wait-start  a thread begins to sleep for a request (blkdev_wait,
  *                    the block cache's sleep_for_disk)
  *   io:::wait-done   that thread woke up (same functions)
