@@ -20,6 +20,11 @@
  * A write-back's status goes to the thread waiting for it
  * (sync_status), else, when it failed, to write_error for the next
  * bcache_sync.
+ *
+ * Requests carry the pid they are for (io:::start's arg4): a demand
+ * read's and a write-back's are the current thread's process's (a
+ * write-back runs in the thread that needed the room, synced, or is the
+ * flush thread, a kernel thread: 0); a read-ahead's is 0.
  */
 #include <scion/string.h>
 #include <scion/errno.h>
@@ -30,6 +35,8 @@
 #include <scion/clock.h>
 #include <scion/cpu.h>
 #include <scion/thread.h>
+#include <scion/proc.h>
+#include <scion/io_probe.h>
 #include "bcache_internal.h"
 
 static int start_read(struct bcache_cache *c, int i);
@@ -108,6 +115,7 @@ static int start_read(struct bcache_cache *c, int i)
 	bcache.request[i] = (struct blk_request){
 		.sector = c->buffer[i].block * BCACHE_BLOCK_SECTORS, .count = BCACHE_BLOCK_SECTORS,
 		.buf = bcache.data[i], .done = read_done, .ctx = (void *)(uintptr_t)i,
+		.pid = c->buffer[i].prefetched ? 0 : blkdev_caller_pid(),
 	};
 	int err = blkdev_submit(bcache.disk, &bcache.request[i]);
 	if (!err)
@@ -158,7 +166,7 @@ static int start_write(struct bcache_cache *c, int i)
 	bcache.request[i] = (struct blk_request){
 		.sector = c->buffer[i].block * BCACHE_BLOCK_SECTORS, .count = BCACHE_BLOCK_SECTORS,
 		.buf = bcache.data[i], .write = true, .done = write_done,
-		.ctx = (void *)(uintptr_t)i,
+		.ctx = (void *)(uintptr_t)i, .pid = blkdev_caller_pid(),
 	};
 	return blkdev_submit(bcache.disk, &bcache.request[i]);
 }
@@ -179,14 +187,25 @@ static int start_write(struct bcache_cache *c, int i)
  *   5. Fire bcache.result with what happened (also after a failure).
  */
 /*
- * Sleep on the cache's queue for the disk (a buffer loading, or room in
- * the disk's queue), the time going to the thread's disk waits.
- * bcache.wq.lock held; it is dropped while asleep.
+ * Sleep on the cache's queue for the disk (buffer i's request, or with
+ * i BCACHE_NO_BUFFER room in the cache or the disk's queue), the time
+ * going to the thread's disk waits; io:::wait-start and wait-done
+ * around the sleep. bcache.wq.lock held; it is dropped while asleep.
  */
-static void sleep_for_disk(struct thread *self, uint64_t timeout_ticks)
+static void sleep_for_disk(struct thread *self, int i, uint64_t timeout_ticks)
 {
 	uint64_t from = clock_ns();
+	/* As at the start: buffer i's request may be another by the time we wake. */
+	const struct blk_request *r = i == BCACHE_NO_BUFFER ? NULL : &bcache.request[i];
+	unsigned dev = blkdev_index(bcache.disk);
+	uint64_t sector = r ? r->sector : IO_PROBE_NO_SECTOR;
+	uint64_t bytes = r ? (uint64_t)r->count << BLK_SECTOR_SHIFT : 0;
+	bool write = r && r->write;
+	uint32_t pid = (uint32_t)proc_pid(self->proc);
+
+	IO_PROBE(wait_start, dev, sector, bytes, write, pid);
 	waitq_sleep(&bcache.wq, timeout_ticks);
+	IO_PROBE(wait_done, dev, sector, bytes, write, pid);
 	__atomic_store_n(&self->disk_wait_ns, self->disk_wait_ns + (clock_ns() - from),
 			 __ATOMIC_RELAXED);
 }
@@ -202,7 +221,7 @@ static void sleep_for_disk(struct thread *self, uint64_t timeout_ticks)
 static void wait_for_room(struct bcache_cache *c, struct thread *self)
 {
 	do
-		sleep_for_disk(self, 0);
+		sleep_for_disk(self, BCACHE_NO_BUFFER, 0);
 	while (c->writing);
 }
 
@@ -251,7 +270,7 @@ static __always_inline int read_bytes(uint64_t block, size_t offset, void *out, 
 			continue;
 		}
 		if (got == -EAGAIN) {
-			sleep_for_disk(self, RETRY_TICKS);	/* the disk queue was full */
+			sleep_for_disk(self, BCACHE_NO_BUFFER, RETRY_TICKS);	/* disk queue full */
 			continue;
 		}
 		if (got == -ENOSPC) {
@@ -265,7 +284,7 @@ static __always_inline int read_bytes(uint64_t block, size_t offset, void *out, 
 		struct bcache_buffer *b = &c->buffer[i];
 		uint32_t generation = b->generation;
 		while (b->state == BUFFER_LOADING && b->generation == generation)
-			sleep_for_disk(self, 0);
+			sleep_for_disk(self, i, 0);
 		if (b->generation == generation)
 			break;
 		if (b->failed_generation == generation) {
@@ -336,7 +355,7 @@ static int write_and_wait(struct bcache_cache *c, int i, struct thread *self, bo
 
 	for (;;) {
 		while (b->writing && b->generation == generation)
-			sleep_for_disk(self, 0);	/* someone else's write-back of it */
+			sleep_for_disk(self, i, 0);	/* someone else's write-back of it */
 		if (b->generation != generation || !b->dirty)
 			return 0;
 		int status = 1;
@@ -345,7 +364,8 @@ static int write_and_wait(struct bcache_cache *c, int i, struct thread *self, bo
 		if (err) {
 			bcache.sync_status[i] = NULL;
 			if (err == -EAGAIN) {
-				sleep_for_disk(self, RETRY_TICKS);	/* the disk queue was full */
+				/* the disk queue was full */
+				sleep_for_disk(self, BCACHE_NO_BUFFER, RETRY_TICKS);
 				continue;
 			}
 			c->stats.write_errors++;
@@ -357,7 +377,7 @@ static int write_and_wait(struct bcache_cache *c, int i, struct thread *self, bo
 		else
 			c->stats.writebacks++;
 		while (status == 1)
-			sleep_for_disk(self, 0);
+			sleep_for_disk(self, i, 0);
 		return status;
 	}
 }
@@ -410,7 +430,7 @@ int bcache_write_bytes(uint64_t block, size_t offset, const void *in, size_t len
 			continue;
 		}
 		if (got == -EAGAIN) {
-			sleep_for_disk(self, RETRY_TICKS);	/* the disk queue was full */
+			sleep_for_disk(self, BCACHE_NO_BUFFER, RETRY_TICKS);	/* disk queue full */
 			continue;
 		}
 		if (got < 0) {
@@ -421,7 +441,7 @@ int bcache_write_bytes(uint64_t block, size_t offset, const void *in, size_t len
 		struct bcache_buffer *b = &c->buffer[i];
 		uint32_t generation = b->generation;
 		while ((b->state == BUFFER_LOADING || b->writing) && b->generation == generation)
-			sleep_for_disk(self, 0);
+			sleep_for_disk(self, i, 0);
 		if (b->generation == generation)
 			break;
 		if (b->failed_generation == generation) {
@@ -472,11 +492,11 @@ static void sync_locked(struct thread *self)
 					bcache.write_error = -EIO;
 				break;
 			}
-			sleep_for_disk(self, RETRY_TICKS);	/* the disk queue was full */
+			sleep_for_disk(self, BCACHE_NO_BUFFER, RETRY_TICKS);	/* disk queue full */
 		}
 	}
 	while (c->writing)
-		sleep_for_disk(self, 0);
+		sleep_for_disk(self, BCACHE_NO_BUFFER, 0);
 }
 
 int bcache_sync(void)

@@ -10,6 +10,7 @@
 #include <scion/record.h>
 #include <scion/graft.h>
 #include <scion/thread.h>
+#include <scion/proc.h>
 #include <scion/cpu.h>
 #include <scion/clock.h>
 #include <scion/string.h>
@@ -35,7 +36,8 @@ static void record_request(uint64_t seq, uint64_t block, uint64_t in_flight, uin
 		*r = (struct rec_bcache_request){
 			.head = { .size = sizeof(*r), .type = REC_BCACHE_REQUEST,
 				  .cpu = this_cpu_index() },
-			.seq = seq, .time_ns = clock_ns(), .tid = t ? t->tid : 0, .pid = 0,
+			.seq = seq, .time_ns = clock_ns(), .tid = t ? t->tid : 0,
+			.pid = t ? (uint32_t)proc_pid(t->proc) : 0,
 			.block = block, .in_flight = (uint32_t)in_flight, .flags = (uint32_t)flags,
 		};
 	arch_irq_restore(f);

@@ -16,6 +16,13 @@
  * summed, and each disk's busy time (at least one request in flight) is
  * kept under its busy_lock, which nests inside nothing and is taken with
  * interrupts masked (completions run in interrupt context).
+ *
+ * The io provider's sites (scion/io_probe.h, where their arguments are
+ * laid out): io:::start in blkdev_submit once the request is checked,
+ * io:::done in blkdev_complete (interrupt context) before the request
+ * is marked complete (after that the waiter may reuse it), or in
+ * blkdev_submit when the driver refuses a started request, and
+ * io:::wait-start/wait-done around blkdev_wait's sleep.
  */
 #include <scion/blkdev.h>
 #include <scion/errno.h>
@@ -25,6 +32,8 @@
 #include <scion/spinlock.h>
 #include <scion/clock.h>
 #include <scion/thread.h>
+#include <scion/proc.h>
+#include <scion/io_probe.h>
 #include "blkdev_driver.h"
 
 /* blkdev_read/blkdev_write: how long to sleep before saying a request is late. */
@@ -52,6 +61,7 @@ int blkdev_register(struct blkdev *d, const char *prefix)
 	snprintf(d->name, sizeof(d->name), "%s%c", prefix, 'a' + same_prefix);
 	waitq_init(&d->wq, "blkdev-wait");
 	spin_init(&d->busy_lock, "blkdev-busy");
+	d->index = ndisks;
 	disks[ndisks] = d;
 	__atomic_store_n(&ndisks, ndisks + 1, __ATOMIC_RELEASE);
 	spin_unlock_irqrestore(&disks_lock, f);
@@ -118,6 +128,17 @@ const char *blkdev_model(const struct blkdev *d)
 	return d->model;
 }
 
+unsigned blkdev_index(const struct blkdev *d)
+{
+	return d->index;
+}
+
+uint32_t blkdev_caller_pid(void)
+{
+	struct thread *t = thread_current();
+	return t ? (uint32_t)proc_pid(t->proc) : 0;
+}
+
 /* A request entered (+1) or left (-1) the disk at now: the busy time's bookkeeping. */
 static void busy_change(struct blkdev *d, uint64_t now, int by)
 {
@@ -140,6 +161,7 @@ static int refuse(struct blk_request *r, int err)
 int blkdev_submit(struct blkdev *d, struct blk_request *r)
 {
 	r->dev = d;
+	r->dev_index = d->index;
 	r->status = 0;
 	r->completed_next = NULL;
 	__atomic_store_n(&r->complete, false, __ATOMIC_RELAXED);
@@ -150,10 +172,12 @@ int blkdev_submit(struct blkdev *d, struct blk_request *r)
 	if (r->write && d->read_only)
 		return refuse(r, -EPERM);
 	r->submitted_ns = clock_ns();
+	IO_PROBE_REQUEST(start, r);
 	busy_change(d, r->submitted_ns, +1);
 	int err = d->ops->submit(d, r);
 	if (err) {
 		busy_change(d, clock_ns(), -1);
+		IO_PROBE_REQUEST(done, r);	/* it ended here: every start has its done */
 		return refuse(r, err);
 	}
 	return 0;
@@ -176,6 +200,7 @@ void blkdev_complete(struct blkdev *d, struct blk_request *r)
 		__atomic_fetch_add(requests, 1, __ATOMIC_RELAXED);
 		__atomic_fetch_add(sectors, r->count, __ATOMIC_RELAXED);
 	}
+	IO_PROBE_REQUEST(done, r);
 	__atomic_fetch_add(&d->completions, 1, __ATOMIC_RELEASE);
 	__atomic_store_n(&r->complete, true, __ATOMIC_RELEASE);
 	if (done)
@@ -207,10 +232,13 @@ int blkdev_wait(struct blk_request *r, uint64_t timeout_ticks)
 		return r->status;
 	uint64_t from = clock_ns();
 	bool late = false;
+	uint32_t pid = blkdev_caller_pid();
+	IO_PROBE_REQUEST_BY(wait_start, r, pid);
 	if (timeout_ticks == 0)
 		wait_event(&d->wq, is_complete(r));
 	else
 		late = !wait_event_timeout(&d->wq, is_complete(r), timeout_ticks);
+	IO_PROBE_REQUEST_BY(wait_done, r, pid);
 	struct thread *self = thread_current();
 	__atomic_store_n(&self->disk_wait_ns, self->disk_wait_ns + (clock_ns() - from),
 			 __ATOMIC_RELAXED);
@@ -256,7 +284,7 @@ static int transfer(struct blkdev *d, uint64_t sector, uint32_t count, void *buf
 	while (count) {
 		struct blk_request r = {
 			.sector = sector, .count = MIN(count, d->max_sectors), .buf = buf,
-			.write = write,
+			.write = write, .pid = blkdev_caller_pid(),
 		};
 		int err = transfer_one(d, &r);
 		if (err)

@@ -33,6 +33,7 @@ struct blkdev_ops {
 
 struct blkdev {
 	char name[BLKDEV_NAME_MAX];		/* set once, by blkdev_register */
+	unsigned index;				/* set once, by blkdev_register: in disks[] */
 	const char *model;			/* set once */
 	uint64_t sectors;			/* set once */
 	uint32_t max_sectors;			/* set once: per request */

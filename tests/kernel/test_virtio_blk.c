@@ -17,6 +17,8 @@
 #include <scion/mm.h>
 #include <scion/string.h>
 #include <scion/printk.h>
+#include <arch/trap.h>
+#include "probe_test.h"
 
 #define WAIT_TICKS           (5 * HZ)
 #define IN_FLIGHT            32
@@ -405,4 +407,83 @@ KTEST(blk_write_read_back_and_stats, 1)
 		  (unsigned long long)(after.errors - before.errors));
 	kfree(out);
 	kfree(in);
+}
+
+/* --- The io provider (scion/io_probe.h) --------------------------------- */
+
+#define IO_PROBE_MAX_REQUESTS 1024	/* more than the virtio queue holds */
+
+struct io_site_count {
+	uint64_t hits, bytes, kernel_pid;	/* firings, arg2 summed, those with arg4 0 */
+};
+
+static void io_site_handler(const struct probe_hit *hit, void *arg)
+{
+	struct io_site_count *c = arg;
+	atomic_add(&c->hits, 1);
+	atomic_add(&c->bytes, trap_frame_arg(hit->regs, 2));
+	if (trap_frame_arg(hit->regs, 4) == 0)
+		atomic_add(&c->kernel_pid, 1);
+}
+
+/*
+ * Requests submitted until the queue refuses one: io:::start fires for
+ * each submission, io:::done once per start, from the completion for a
+ * request in flight and at once in blkdev_submit for the refused one;
+ * sizes are the requests' bytes and pid is the kernel's (0: this is a
+ * kernel thread).
+ */
+KTEST(blk_io_probes_pair_start_and_done, 1)
+{
+	static const char *const specs[3] = { "io:kernel:blkdev_submit:start",
+					      "io:kernel:blkdev_complete:done",
+					      "io:kernel:blkdev_submit:done" };
+	struct blkdev *d = test_disk();
+	NEED_DISK(t, d);
+	struct io_site_count counts[3] = { { 0, 0, 0 }, { 0, 0, 0 }, { 0, 0, 0 } };
+	struct probe_consumer c[3];
+	struct blk_request *reqs = kzalloc(IO_PROBE_MAX_REQUESTS * sizeof(*reqs));
+	void *buf = kmalloc(BLK_SECTOR_SIZE);	/* shared: the reads' data is not looked at */
+	unsigned enabled = 0, submitted = 0, refused = 0;
+
+	KT_ASSERT(t, reqs && buf, "no memory");
+	for (; enabled < 3; enabled++) {
+		struct probe *p = probe_named(specs[enabled]);
+		c[enabled] = (struct probe_consumer){ .action = PROBE_HANDLER,
+						      .handler = io_site_handler,
+						      .arg = &counts[enabled] };
+		if (!p || probe_enable(p, &c[enabled]))
+			break;
+	}
+	KT_EXPECT(t, enabled == 3, "cannot enable %s", specs[enabled < 3 ? enabled : 0]);
+	for (unsigned i = 0; enabled == 3 && i < IO_PROBE_MAX_REQUESTS; i++) {
+		reqs[i] = (struct blk_request){ .sector = i, .count = 1, .buf = buf };
+		int err = blkdev_submit(d, &reqs[i]);
+		if (err == -EAGAIN) {
+			refused = 1;
+			break;
+		}
+		KT_EXPECT(t, err == 0, "submit %u: %s", i, errno_name(err));
+		if (err)
+			break;
+		submitted++;
+	}
+	for (unsigned i = 0; i < submitted; i++)
+		KT_EXPECT(t, blkdev_wait(&reqs[i], WAIT_TICKS) == 0, "request %u failed", i);
+	while (enabled)
+		probe_disable(&c[--enabled]);
+	KT_EXPECT(t, refused == 1, "the queue took all %u requests (none refused)", submitted);
+	KT_EXPECT(t, counts[0].hits == submitted + refused && counts[1].hits == submitted &&
+		  counts[2].hits == refused, "%u submitted, %u refused: start %llu, done at "
+		  "completion %llu, done at refusal %llu", submitted, refused,
+		  (unsigned long long)counts[0].hits, (unsigned long long)counts[1].hits,
+		  (unsigned long long)counts[2].hits);
+	for (unsigned k = 0; k < 3; k++)
+		KT_EXPECT(t, counts[k].bytes == counts[k].hits * BLK_SECTOR_SIZE &&
+			  counts[k].kernel_pid == counts[k].hits,
+			  "%s: %llu firings, %llu bytes, %llu with pid 0", specs[k],
+			  (unsigned long long)counts[k].hits, (unsigned long long)counts[k].bytes,
+			  (unsigned long long)counts[k].kernel_pid);
+	kfree(buf);
+	kfree(reqs);
 }

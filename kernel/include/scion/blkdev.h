@@ -36,9 +36,14 @@ struct blk_request {				/* caller-owned; one I/O */
 	int status;				/* after completion: 0 or negative errno */
 	void (*done)(struct blk_request *r);	/* interrupt context, may be NULL */
 	void *ctx;				/* for the caller */
+	uint32_t pid;				/* the process the I/O is for, 0 the kernel
+						   (io probes' arg4): blkdev_caller_pid() for
+						   a thread's own I/O, 0 for read-ahead and
+						   write-back it did not ask for */
 
 	/* Private to the block layer and the driver: callers leave them alone. */
 	struct blkdev *dev;			/* set by blkdev_submit */
+	uint32_t dev_index;			/* set by blkdev_submit: blkdev_index(dev) */
 	uint64_t submitted_ns;			/* set by blkdev_submit: clock_ns() */
 	bool complete;				/* set once, with release order, at completion */
 	struct blk_request *completed_next;	/* driver: batch of completions */
@@ -70,6 +75,15 @@ uint64_t blkdev_sectors(const struct blkdev *d);	/* 512-byte sectors */
 uint32_t blkdev_max_sectors(const struct blkdev *d);	/* per request */
 bool blkdev_read_only(const struct blkdev *d);
 const char *blkdev_model(const struct blkdev *d);	/* "virtio-blk" */
+unsigned blkdev_index(const struct blkdev *d);		/* in the order found: vda 0 */
+
+/*
+ * blkdev_caller_pid - the pid to put in r->pid for I/O the current
+ *   thread does on its process's behalf: its process's pid, 0 in a
+ *   kernel thread. Caller's context: thread (in interrupt context the
+ *   interrupted thread is no caller: use 0).
+ */
+uint32_t blkdev_caller_pid(void);
 
 /*
  * blkdev_submit - start one I/O.
@@ -100,7 +114,8 @@ int blkdev_wait(struct blk_request *r, uint64_t timeout_ticks);
 /*
  * blkdev_read, blkdev_write - synchronous I/O of count sectors at sector,
  * split into requests of at most blkdev_max_sectors; waits for room when
- * the device queue is full.
+ * the device queue is full; the requests are the calling thread's
+ * process's (r->pid: blkdev_caller_pid).
  * Return value: 0 or the first error (-EINVAL, -EPERM as for
  *   blkdev_submit, -EIO or -ENOTSUP from the device). A range beyond the
  *   end is refused before any I/O.

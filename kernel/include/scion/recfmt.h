@@ -128,7 +128,7 @@ struct rec_bcache_request {
 	uint64_t seq;			/* 1, 2, ... after each `bcache reset` */
 	uint64_t time_ns;		/* kernel clock at admission */
 	uint64_t tid;			/* the reading or writing thread */
-	uint64_t pid;			/* 0: Scion has one address space, the kernel's */
+	uint64_t pid;			/* the requesting thread's process, 0 a kernel thread */
 	uint64_t block;
 	uint32_t in_flight;		/* disk reads in flight at admission */
 	uint32_t flags;			/* BCACHE_REQ_*: 0 a read; _WRITE, with _SYNC, _WHOLE */
