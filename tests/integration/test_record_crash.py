@@ -218,8 +218,11 @@ def job_bcache(ctx):
     try:
         boot.command(f"bcache reset {BCACHE_BUFFERS}", r"scion> ")
         generous_budgets(boot, "bcache.request", "bcache.result")
+        # Long enough that the command cannot end before the kill: on a busy host most
+        # records of a short run can be dropped in full buffers (CI saw 4419 of 8000 go,
+        # and the 6000-request run end before 1000 requests had arrived).
         proc = start_scion(ctx, sock, "record", "-m", "bcache", "-o", out, "--run",
-                           "bcache run random n=6000 range=500 seed=3")
+                           "bcache run random n=40000 range=500 seed=3")
         part = os.path.join(out, rf.TRACE_FILE + ".part")
         ok, detail = wait_arriving(proc, part, rf.HEADER.size + 1000 * rf.REQUEST.size)
         proc.send_signal(signal.SIGKILL)
