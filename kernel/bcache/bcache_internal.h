@@ -64,6 +64,21 @@ bool bcache_result_observed(void);
 /* "evict=NAME readahead=NAME": the policies in force (graft names, or the defaults'). */
 void bcache_policy_names(char *buf, size_t n);
 
+#define RETRY_TICKS 1	/* sleep before retrying a request the disk queue had no room for */
+
+/*
+ * bcache.c, for the write path (bcache_write.c); each with the cache
+ * lock held, dropped while asleep. bcache_sleep_for_disk: sleep for
+ * buffer i's request (BCACHE_NO_BUFFER: for room), counted as a disk
+ * wait, io:::wait-start/done around it. bcache_admit: a demand request's
+ * buffer (bcache.c says what it waits for and returns).
+ */
+void bcache_sleep_for_disk(struct thread *self, int i, uint64_t timeout_ticks);
+int bcache_admit(struct bcache_cache *c, struct thread *self, uint64_t block, unsigned flags,
+		 struct bcache_result *result, int *i);
+/* Write back every dirty buffer and wait for all (bcache_write.c). Cache lock held. */
+void bcache_sync_locked(struct thread *self);
+
 /* Whether the executing CPU holds the cache lock. */
 bool bcache_locked_here(void);
 
