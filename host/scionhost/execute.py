@@ -31,6 +31,7 @@ REPLY = layout("chan_exec_reply", "pid", "stream")
 OUTPUT = layout("chan_exec_output", "bytes", "fd", "size")
 STATUS = layout("chan_exec_status", "pid", "wait_status", "how", "code", "output_bytes")
 RESUME = layout("chan_exec_resume_request", "pid", "reserved")
+SIGNAL = layout("chan_signal_request", "pid", "sig")
 SUSPENDED, DETACH = frame.EXEC_SUSPENDED, frame.EXEC_DETACH
 EXITED, KILLED = frame.EXEC_EXITED, frame.EXEC_KILLED
 MAX_ARGS = frame.EXEC_MAX_ARGS
@@ -126,8 +127,8 @@ class Execution:
         return self.status is not None
 
     def interrupt(self, sig=signal.SIGINT):
-        """Send the program a signal (the guest's `kill`)."""
-        self.client.request(frame.OP_SHELL, f"kill {self.pid} {int(sig)}".encode())
+        """Send the program a signal (the SIGNAL op: the guest's `kill`)."""
+        self.client.request(frame.OP_SIGNAL, SIGNAL.pack(pid=self.pid, sig=int(sig)))
 
     def finish(self):
         """After the status: close the stream and check every output byte arrived."""

@@ -121,8 +121,8 @@ def run_dtc(args, program, script, extra, shown_as=None):
 
 def target_alive(client, pid):
     """Whether process pid is alive (not exited, not a zombie): the status of the
-    guest shell's `kill PID 0`, which sends nothing."""
-    status, _ = client.request(frame.OP_SHELL, f"kill {int(pid)} 0".encode())
+    SIGNAL op with signal 0, which sends nothing."""
+    status, _ = client.request(frame.OP_SIGNAL, execute.SIGNAL.pack(pid=int(pid), sig=0))
     return status >= 0
 
 

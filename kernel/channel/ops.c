@@ -268,6 +268,7 @@ static const struct {
 	[CHAN_OP_PROFILE_CONFIG] = { "profile-config", monitor_profile_config_request },
 	[CHAN_OP_EXEC] = { "exec", proc_exec_request },
 	[CHAN_OP_EXEC_RESUME] = { "exec-resume", proc_exec_resume_request },
+	[CHAN_OP_SIGNAL] = { "signal", proc_signal_request },
 };
 
 void channel_handle_request(uint32_t seq, const uint8_t *payload, uint32_t length)

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: BSD-2-Clause
 /*
- * The control channel's EXEC and EXEC_RESUME ops (`scion exec`; the
+ * The control channel's EXEC, EXEC_RESUME and SIGNAL ops (`scion exec`; the
  * wire format is scion/chan_proto.h's): a program of the boot archive
  * started from the host with the host's argv, its stdin at end of file
  * and its stdout and stderr going back over an "exec" stream
@@ -187,6 +187,26 @@ int proc_exec_resume_request(uint32_t seq, const uint8_t *body, uint32_t len)
 			      req.reserved ? "reserved is not 0" :
 			      err == -ESRCH ? "no such process" :
 			      err == -EINVAL ? "not suspended (it runs already)" : errno_name(err));
+		return err;
+	}
+	channel_respond(seq, 0, NULL, 0);
+	return 0;
+}
+
+int proc_signal_request(uint32_t seq, const uint8_t *body, uint32_t len)
+{
+	struct chan_signal_request req;
+
+	if (len != sizeof(req)) {
+		channel_error(seq, -EINVAL, "signal: give a struct chan_signal_request (%zu bytes), "
+			      "not %u bytes", sizeof(req), len);
+		return -EINVAL;
+	}
+	memcpy(&req, body, sizeof(req));
+	int err = proc_kill(req.pid, req.sig);
+	if (err) {
+		channel_error(seq, err, "signal: pid %d, signal %d: %s", req.pid, req.sig,
+			      err == -ESRCH ? "no such process" : "not a signal (0 .. 64)");
 		return err;
 	}
 	channel_respond(seq, 0, NULL, 0);

@@ -32,7 +32,7 @@ import time
 
 from common import poweroff
 from test_channel import channel_boot, scion
-from scionhost import client, execute, frame
+from scionhost import client, execute, frame, trace
 
 PROGRAMS = ["hello", "jump_kernel", "spin", "procs", "args"]
 NOT_ELF = b"#!/bin/sh\necho this is a shell script, not an ELF\n"
@@ -181,7 +181,24 @@ def job_exec_suspended(ctx):
             status, body = c.request(frame.OP_EXEC_RESUME, execute.RESUME.pack(pid=spin.pid))
             ctx.result("resume-running", status < 0 and
                        b"not suspended (it runs already)" in body, f"status {status}: {body!r}")
-            c.request(frame.OP_SHELL, f"kill {spin.pid} 9".encode())
+            # The SIGNAL op: 0 asks whether a process lives; a bad signal or pid is refused.
+            alive = trace.target_alive(c, spin.pid)
+            status, body = c.request(frame.OP_SIGNAL, execute.SIGNAL.pack(pid=spin.pid, sig=99))
+            ctx.result("signal-bad-number", alive and status < 0 and b"not a signal" in body,
+                       f"alive {alive}, status {status}: {body!r}")
+            status, body = c.request(frame.OP_SIGNAL, b"\0" * 3)
+            ctx.result("signal-bad-length", status < 0 and b"struct chan_signal_request" in body,
+                       f"status {status}: {body!r}")
+            status, body = c.request(frame.OP_SIGNAL, execute.SIGNAL.pack(pid=spin.pid, sig=9))
+            gone = status == 0
+            for _ in range(25):
+                if not trace.target_alive(c, spin.pid):
+                    break
+                time.sleep(0.2)
+            else:
+                gone = False
+            ctx.result("signal-kills", gone and not trace.target_alive(c, 99999),
+                       f"SIGKILL status {status}; spin still alive after 5 s: {not gone}")
 
             never = execute.Execution(c, ["hello", "never"], suspended=True,
                                       on_output=lambda fd, data: out.append((fd, data)))

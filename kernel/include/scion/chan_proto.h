@@ -136,6 +136,8 @@ enum chan_op {
 				   then the program's output and its end on the reply's stream */
 	CHAN_OP_EXEC_RESUME = 21,	/* struct chan_exec_resume_request -> status 0: start a
 					   process EXEC created suspended */
+	CHAN_OP_SIGNAL = 22,	/* struct chan_signal_request -> status 0, or -ESRCH (no live
+				   process), -EINVAL: kill(2) of one process (sig 0: is it alive) */
 	CHAN_OP_LIMIT,
 };
 
@@ -386,6 +388,12 @@ struct chan_exec_status {		/* the status chunk: how the process ended */
 struct chan_exec_resume_request {
 	int32_t pid;
 	uint32_t reserved;		/* 0 */
+};
+
+/* SIGNAL: a signal to a process, as the shell's `kill` sends it (`scion exec`'s Ctrl-C). */
+struct chan_signal_request {
+	int32_t pid;
+	int32_t sig;			/* 1 .. 64, or 0: only check that the process lives */
 };
 
 /* The frame's payload starts, by type, with one of these. */

@@ -136,6 +136,8 @@ int proc_resume(int pid);
  */
 int proc_exec_request(uint32_t seq, const uint8_t *body, uint32_t len);
 int proc_exec_resume_request(uint32_t seq, const uint8_t *body, uint32_t len);
+/* The channel's SIGNAL op (chan_proto.h). Channel thread. */
+int proc_signal_request(uint32_t seq, const uint8_t *body, uint32_t len);
 
 /*
  * proc_wait_kernel_child - wait until a process proc_spawn started ends.
