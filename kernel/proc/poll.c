@@ -32,9 +32,20 @@
 
 static struct waitq poll_wq = WAITQ_INIT(poll_wq, "poll");
 static uint64_t generation;	/* poll_wq.lock */
+static unsigned pollers;	/* atomic: threads inside wait_ready */
 
+/*
+ * With nobody polling a pipe's write or the console's byte costs one
+ * load: a poller counts itself before it reads the generation and
+ * looks at its files, so a change made before a notifier saw no poller
+ * is one that poller's look finds.
+ */
 void proc_poll_notify(void)
 {
+	/* The change (a store) before the load of pollers: a fence, else x86 may reorder them. */
+	__atomic_thread_fence(__ATOMIC_SEQ_CST);
+	if (!__atomic_load_n(&pollers, __ATOMIC_SEQ_CST))
+		return;
 	irqflags_t f = spin_lock_irqsave(&poll_wq.lock);
 	generation++;
 	spin_unlock_irqrestore(&poll_wq.lock, f);
@@ -69,12 +80,7 @@ struct linux_pollfd {
 	int16_t events, revents;
 };
 
-/*
- * Wait until check(arg) finds something ready (it returns how many), the
- * deadline (clock_ns; UINT64_MAX: none) passes, or a signal is pending.
- * Return value: check's count, 0 at the deadline, -EINTR, or check's error.
- */
-static int64_t wait_ready(int64_t (*check)(void *arg), void *arg, uint64_t deadline)
+static int64_t wait_ready_counted(int64_t (*check)(void *arg), void *arg, uint64_t deadline)
 {
 	for (;;) {
 		uint64_t g = generation_now();
@@ -92,6 +98,19 @@ static int64_t wait_ready(int64_t (*check)(void *arg), void *arg, uint64_t deadl
 			waitq_sleep(&poll_wq, ticks);
 		spin_unlock_irqrestore(&poll_wq.lock, f);
 	}
+}
+
+/*
+ * Wait until check(arg) finds something ready (it returns how many), the
+ * deadline (clock_ns; UINT64_MAX: none) passes, or a signal is pending.
+ * Return value: check's count, 0 at the deadline, -EINTR, or check's error.
+ */
+static int64_t wait_ready(int64_t (*check)(void *arg), void *arg, uint64_t deadline)
+{
+	__atomic_fetch_add(&pollers, 1, __ATOMIC_SEQ_CST);
+	int64_t n = wait_ready_counted(check, arg, deadline);
+	__atomic_fetch_sub(&pollers, 1, __ATOMIC_SEQ_CST);
+	return n;
 }
 
 struct poll_set {
