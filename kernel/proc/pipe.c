@@ -26,17 +26,6 @@ struct pipe {
 	uint8_t *ring;
 };
 
-static void pipe_free_if_unused(struct pipe *pp)
-{
-	irqflags_t f = spin_lock_irqsave(&pp->wq.lock);
-	bool unused = !pp->readers && !pp->writers;
-	spin_unlock_irqrestore(&pp->wq.lock, f);
-	if (unused) {
-		kfree(pp->ring);
-		kfree(pp);
-	}
-}
-
 static int64_t pipe_read(struct file *f, uintptr_t ubuf, size_t len)
 {
 	struct pipe *pp = f->priv;
@@ -144,10 +133,16 @@ static void release_end(struct file *f, bool reader)
 		pp->readers--;
 	else
 		pp->writers--;
+	/* Decided under the lock: the two ends' releases may run at once on two CPUs. */
+	bool last = !pp->readers && !pp->writers;
 	spin_unlock_irqrestore(&pp->wq.lock, fl);
+	if (last) {
+		kfree(pp->ring);	/* no end left: nobody sleeps on it or looks at it */
+		kfree(pp);
+		return;
+	}
 	waitq_wake_all(&pp->wq);
 	proc_poll_notify();
-	pipe_free_if_unused(pp);
 }
 
 static void pipe_release_read(struct file *f)
