@@ -56,6 +56,7 @@ int probe_accumulator_init(struct probe_accumulator *acc)
 	accumulator_used |= 1ull << i;
 	acc->slot = (unsigned)i * 3;
 	acc->started = arch_cycles();
+	acc->thread_depth = 0;
 	for (unsigned c = 0; c < MAX_CPUS; c++) {
 		uint64_t *s = &cpu_by_index(c)->probe_slots[acc->slot];
 		s[0] = acc->started;
@@ -130,9 +131,22 @@ static void consumer_run(struct probe_consumer *c, const struct probe_hit *hit)
 		atomic_add(c->counter, 1);
 		break;
 	case PROBE_ENTER:
+		if (c->tid)
+			c->acc->thread_depth++;
 		accumulate(c->acc, 1);
 		break;
 	case PROBE_EXIT:
+		/*
+		 * One thread's accumulator can tell a return from a call entered
+		 * before it was set up (the thread was inside, perhaps asleep):
+		 * that exit is not counted, so the thread's count never goes
+		 * below zero. (Every thread's, inline, cannot: see metrics.h.)
+		 */
+		if (c->tid) {
+			if (!c->acc->thread_depth)
+				break;
+			c->acc->thread_depth--;
+		}
 		accumulate(c->acc, -1);
 		break;
 	case PROBE_HANDLER:

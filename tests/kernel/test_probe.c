@@ -15,6 +15,7 @@
 #include <scion/cpu.h>
 #include <scion/symtab.h>
 #include <scion/errno.h>
+#include <scion/sched.h>
 #include <arch/patch.h>
 #include "probe_test.h"
 
@@ -421,5 +422,53 @@ KTEST(probe_metrics, 1)
 	metric_remove((unsigned)count);
 	metric_remove((unsigned)latency);
 	metric_remove((unsigned)conc);
+	KT_EXPECT(t, text_identical(), "text differs from the booted image");
+}
+
+/* Where metric_thread_inside's thread waits while its metric is set up. */
+static volatile int fixture_inside, fixture_go;
+
+static __noinline void metric_fixture_wait(void)
+{
+	fixture_inside = 1;
+	while (!fixture_go)
+		thread_sleep_ticks(1);
+}
+
+static void wait_twice(void *arg)
+{
+	(void)arg;
+	metric_fixture_wait();	/* entered before the metric: its return is left out */
+	metric_fixture_wait();	/* entered and left under it: counted */
+}
+
+/*
+ * A one-thread concurrency metric set up while its thread is inside the
+ * function: the return from that call is not counted, so the thread is
+ * never inside -1 times and the area stays within the elapsed time.
+ */
+KTEST(probe_metric_thread_inside, 1)
+{
+	fixture_inside = fixture_go = 0;
+	struct thread *waiter = thread_create("metric-waiter", wait_twice, NULL, -1);
+	KT_ASSERT(t, waiter, "no memory for a thread");
+	while (!fixture_inside)
+		thread_sleep_ticks(1);
+	int conc = metric_add(METRIC_CONCURRENCY, "metric_fixture_wait", waiter->tid);
+	int lat = metric_add(METRIC_LATENCY, "metric_fixture_wait", waiter->tid);
+	KT_ASSERT(t, conc > 0 && lat > 0, "metric_add failed: %d %d", conc, lat);
+	thread_sleep_ticks(2);
+	fixture_go = 1;
+	thread_join(waiter);
+
+	struct metric_value k = metric_read(conc), l = metric_read(lat);
+	KT_EXPECT(t, k.inside == 0 && k.area <= k.elapsed,
+		  "concurrency: %lld inside, area %llu of %llu cycles", (long long)k.inside,
+		  (unsigned long long)k.area, (unsigned long long)k.elapsed);
+	KT_EXPECT(t, l.calls == 1 && l.inside == 0 && (int64_t)l.area >= 0,
+		  "latency: %llu calls, %lld inside, area %lld", (unsigned long long)l.calls,
+		  (long long)l.inside, (long long)l.area);
+	metric_remove((unsigned)conc);
+	metric_remove((unsigned)lat);
 	KT_EXPECT(t, text_identical(), "text differs from the booted image");
 }

@@ -72,6 +72,9 @@ typedef void (*probe_handler_fn)(const struct probe_hit *hit, void *arg);
 struct probe_accumulator {
 	unsigned slot;			/* index of the first of 3 per-CPU slots */
 	uint64_t started;		/* cycle counter when it was set up */
+	uint64_t thread_depth;		/* one-thread consumers (tid): calls the thread
+					   entered since set-up and has not left; only
+					   that thread writes it, interrupts masked */
 };
 
 struct probe_consumer {
