@@ -133,6 +133,46 @@ static void large_and_fixed(void)
 	munmap(hint, PAGE);
 }
 
+/*
+ * Many small mappings, as a malloc that maps each large block makes:
+ * 1000 pages mapped one at a time all work and keep what is written;
+ * 120 holes punched among them leave the rest; 200 mappings that
+ * alternate rights (no two can be one area) work too.
+ */
+static void many_mappings(void)
+{
+	enum { MANY = 1000, HOLES = 120, ALTERNATING = 200 };
+	static char *page[MANY];
+	int mapped = 0, kept = 0;
+	for (int i = 0; i < MANY; i++) {
+		page[i] = mmap(NULL, PAGE, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+		if (page[i] == MAP_FAILED)
+			break;
+		page[i][0] = (char)i;
+		mapped++;
+	}
+	CHECK_EQ(mapped, MANY, "one-page mappings made");
+	for (int i = 0; i < mapped; i += mapped / HOLES)
+		if (munmap(page[i], PAGE) == 0)
+			page[i] = NULL;
+	for (int i = 0; i < mapped; i++)
+		kept += page[i] && page[i][0] == (char)i;
+	CHECK_EQ(kept, mapped - (mapped + mapped / HOLES - 1) / (mapped / HOLES),
+		 "pages that keep what is written after the holes");
+	for (int i = 0; i < mapped; i++)
+		if (page[i])
+			munmap(page[i], PAGE);
+	int alternating = 0;
+	for (int i = 0; i < ALTERNATING; i++) {
+		int prot = i % 2 ? PROT_READ : PROT_READ | PROT_WRITE;
+		page[i] = mmap(NULL, PAGE, prot, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+		alternating += page[i] != MAP_FAILED;
+	}
+	CHECK_EQ(alternating, ALTERNATING, "mappings of alternating rights made");
+	for (int i = 0; i < alternating; i++)
+		munmap(page[i], PAGE);
+}
+
 static void bad_arguments(void)
 {
 	char *p = mmap(NULL, PAGE, PROT_READ, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
@@ -164,6 +204,7 @@ int main(int argc, char **argv)
 	heap();
 	anonymous();
 	large_and_fixed();
+	many_mappings();
 	bad_arguments();
 	return check_done();
 }

@@ -29,7 +29,7 @@
 #define PROC_MAX          64		/* processes alive or zombie */
 #define FD_MAX            256		/* open files per process */
 #define PROC_PAGE_LIMIT   (64u << 8)	/* 64 MiB of memory per process */
-#define VM_MAX_AREAS      64
+#define VM_MAX_AREAS      256
 #define ARG_BYTES_MAX     (64 * 1024)	/* argv + envp strings at execve */
 #define ARG_COUNT_MAX     1024
 #define PATH_MAX_LINUX    4096

@@ -101,13 +101,34 @@ int vm_add_area(struct vm *vm, uintptr_t start, uintptr_t end, unsigned prot, en
 		return -EINVAL;
 	if (overlaps_any(vm, start, end))
 		return -EEXIST;
-	/* Grow a neighbour of the same kind and rights instead of adding one. */
+	/*
+	 * Grow a neighbour of the same kind and rights instead of adding one
+	 * (mmap hands out addresses downwards, so the neighbour is as often
+	 * above as below); when the new range joins two, they become one.
+	 */
+	struct vm_area *below = NULL, *above = NULL;
 	for (unsigned i = 0; i < vm->nareas; i++) {
 		struct vm_area *n = &vm->areas[i];
-		if (n->kind == kind && n->prot == prot && n->end == start) {
-			n->end = end;
-			return 0;
-		}
+		if (n->kind != kind || n->prot != prot)
+			continue;
+		if (n->end == start)
+			below = n;
+		else if (n->start == end)
+			above = n;
+	}
+	if (below && above) {
+		below->end = above->end;
+		unsigned k = (unsigned)(above - vm->areas);
+		memmove(above, above + 1, (vm->nareas - k - 1) * sizeof(*above));
+		vm->nareas--;
+		return 0;
+	}
+	if (below || above) {
+		if (below)
+			below->end = end;
+		else
+			above->start = start;
+		return 0;
 	}
 	return insert_area(vm, (struct vm_area){ start, end, prot, kind });
 }
