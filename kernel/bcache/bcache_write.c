@@ -212,12 +212,15 @@ int bcache_sync_block(uint64_t block)
  * The flush thread: writes back every dirty buffer older than the flush
  * age, and every dirty buffer while more than the flush share of them
  * is dirty; then sleeps until the next one comes of age (or, with none
- * dirty, until kicked by a write). It does not retry a buffer whose
- * write-back failed (a sync does), nor wait for its writes.
+ * dirty, until kicked by a write). It keeps at most BCACHE_FLUSH_IN_FLIGHT
+ * write-backs in flight, so that a synchronous write (ext2's metadata)
+ * is not queued behind the whole cache's data. It does not retry a
+ * buffer whose write-back failed (a sync does).
  */
 static void flush_thread(void *arg)
 {
 	struct bcache_cache *c = &bcache.cache;
+	struct thread *self = thread_current();
 
 	(void)arg;
 	for (;;) {
@@ -231,6 +234,11 @@ static void flush_thread(void *arg)
 				continue;
 			uint64_t due = bcache.dirtied_ns[i] + age_ns;
 			if (over || now >= due) {
+				while (c->writing >= BCACHE_FLUSH_IN_FLIGHT)
+					bcache_sleep_for_disk(self, BCACHE_NO_BUFFER, 0);
+				/* Asleep, the lock was dropped: b may be clean or gone now. */
+				if (!b->dirty || b->write_failed || b->writing)
+					continue;
 				if (cache_write_back(c, (int)i)) {
 					wait_ns = 1;	/* the disk queue is full: again next tick */
 					break;

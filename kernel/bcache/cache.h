@@ -39,7 +39,7 @@
 #include <scion/list.h>
 #include <scion/bcache.h>
 
-#define BCACHE_HASH_BUCKETS 512	/* a power of two, about twice the most buffers */
+#define BCACHE_HASH_BUCKETS 8192	/* a power of two, about twice the most buffers */
 #define BCACHE_NO_BUFFER    (-1)
 
 enum bcache_buffer_state {

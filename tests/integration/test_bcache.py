@@ -147,8 +147,8 @@ def job_policies(ctx):
                 ("bad-key", "bcache run seq speed=3", r"bcache: run: 'speed=3': give key=number"),
                 ("bad-number", "bcache run seq n=lots", r"bcache: run: 'n=lots': give key=number"),
                 ("start-beyond", "bcache run seq start=8192", r"bcache: run: start must be below 8192"),
-                ("zero-buffers", "bcache reset 0", r"bcache: give 1 to 256 buffers"),
-                ("too-many", "bcache reset 257", r"bcache: give 1 to 256 buffers"),
+                ("zero-buffers", "bcache reset 0", r"bcache: give 1 to 4096 buffers"),
+                ("too-many", "bcache reset 4097", r"bcache: give 1 to 4096 buffers"),
                 ("bad-count", "bcache reset x", r"bcache: 'x' is not a number of buffers"),
                 ("unknown", "bcache frob", r"bcache: usage: bcache \[stats")]:
             boot.command(command, error + r"[^\n]*\r?\n")

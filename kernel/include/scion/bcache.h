@@ -26,7 +26,7 @@
 
 #define BCACHE_BLOCK_SIZE     4096
 #define BCACHE_BLOCK_SECTORS  8
-#define BCACHE_MAX_BUFFERS    256
+#define BCACHE_MAX_BUFFERS    4096
 #define BCACHE_DEFAULT_BUFFERS 64
 
 struct bcache_stats {
@@ -132,6 +132,8 @@ int bcache_sync_block(uint64_t block);
 #define BCACHE_FLUSH_AGE_MS		5000
 #define BCACHE_FLUSH_AGE_MAX_MS		3600000
 #define BCACHE_FLUSH_SHARE_PERCENT	50
+/* The flush thread's write-backs in flight at most: a synchronous write waits behind no more. */
+#define BCACHE_FLUSH_IN_FLIGHT		8
 int bcache_set_flush_age(uint64_t ms, unsigned share_percent);
 
 /* The flush age (ms) and share (percent) in force. Any context. */
