@@ -3,10 +3,17 @@
  * ext2 allocation: blocks and inodes from the groups' bitmaps. Each
  * allocation sets the bit and writes the bitmap byte, then the group's
  * counts, both synchronously, before the caller points anything at what
- * it got; a free clears the bit after the caller has un-pointed it. So
- * a crash leaves at worst a block or inode marked used that nothing
- * uses (e2fsck: a leak). The superblock's free counts follow in memory
- * and reach the disk with ext2_sync_super. A bitmap that disagrees with
+ * it got; a free clears the bit after the caller has un-pointed it on the
+ * disk (a block's free is written back later, as UFS freed blocks: until
+ * then the disk has it marked used). So a crash leaves at worst a block
+ * or inode marked used that nothing uses (e2fsck: a leak). A block for
+ * file data (ext2_alloc_data_block)
+ * writes both later instead, as UFS did, and leaves its bitmap block in
+ * unsynced_bitmap: ext2_dev_write makes it synchronous before any
+ * synchronous write, and ext2_write before the inode that points at the
+ * block is written, so the order on the disk is the same. The
+ * superblock's free counts follow in memory and reach the disk with
+ * ext2_sync_super. A bitmap that disagrees with
  * its group's count, or a bit that would hand out the group's own
  * metadata, is refused (-EIO), never trusted. The caller serializes all
  * writers (scion/ext2.h).
@@ -16,8 +23,34 @@
 #include <scion/string.h>
 #include "ext2_internal.h"
 
+int ext2_dev_write(struct ext2_fs *fs, uint64_t at, const void *buf, size_t len, bool sync)
+{
+	if (sync && fs->unsynced_bitmap) {
+		int err = ext2_sync_bitmap(fs);
+		if (err)
+			return err;
+	}
+	return fs->dev.write(fs->dev.ctx, at, buf, len, sync);
+}
+
+int ext2_sync_bitmap(struct ext2_fs *fs)
+{
+	uint32_t bitmap_block = fs->unsynced_bitmap;
+	if (!bitmap_block)
+		return 0;
+	/* A synchronous write of one of its bytes writes the whole block. */
+	uint8_t byte;
+	int err = ext2_read_block(fs, bitmap_block, 0, &byte, 1);
+	if (!err)
+		err = fs->dev.write(fs->dev.ctx, (uint64_t)bitmap_block << fs->block_log, &byte, 1,
+				    true);
+	if (!err)
+		fs->unsynced_bitmap = 0;
+	return err;
+}
+
 /* Write group g's counts (free blocks, free inodes, used directories) to its descriptor. */
-static int write_group(struct ext2_fs *fs, uint32_t g)
+static int write_group(struct ext2_fs *fs, uint32_t g, bool sync)
 {
 	uint8_t counts[6];
 	ext2_put16(counts, fs->group[g].free_blocks);
@@ -25,7 +58,7 @@ static int write_group(struct ext2_fs *fs, uint32_t g)
 	ext2_put16(counts + 4, fs->group[g].used_dirs);
 	uint64_t at = ((uint64_t)(fs->first_data_block + 1) << fs->block_log) +
 		      (uint64_t)g * GD_SIZE + GD_FREE_BLOCKS;
-	return fs->dev.write(fs->dev.ctx, at, counts, sizeof(counts), true);
+	return ext2_dev_write(fs, at, counts, sizeof(counts), sync);
 }
 
 int ext2_sync_super(struct ext2_fs *fs)
@@ -34,13 +67,13 @@ int ext2_sync_super(struct ext2_fs *fs)
 		return 0;
 	uint8_t field[4];
 	ext2_put32(field, fs->free_blocks);
-	int err = fs->dev.write(fs->dev.ctx, EXT2_SUPER_OFFSET + SB_FREE_BLOCKS, field, 4, true);
+	int err = ext2_dev_write(fs, EXT2_SUPER_OFFSET + SB_FREE_BLOCKS, field, 4, true);
 	ext2_put32(field, fs->free_inodes);
 	if (!err)
-		err = fs->dev.write(fs->dev.ctx, EXT2_SUPER_OFFSET + SB_FREE_INODES, field, 4, true);
+		err = ext2_dev_write(fs, EXT2_SUPER_OFFSET + SB_FREE_INODES, field, 4, true);
 	ext2_put32(field, (uint32_t)fs->dev.now(fs->dev.ctx));
 	if (!err)
-		err = fs->dev.write(fs->dev.ctx, EXT2_SUPER_OFFSET + SB_WTIME, field, 4, true);
+		err = ext2_dev_write(fs, EXT2_SUPER_OFFSET + SB_WTIME, field, 4, true);
 	if (!err)
 		fs->super_dirty = false;
 	return err;
@@ -48,10 +81,11 @@ int ext2_sync_super(struct ext2_fs *fs)
 
 /*
  * Find a clear bit in bitmap (nbits long) at or after from, wrapping;
- * set it and write its byte. Return value: the bit, or -ENOSPC.
+ * set it and write its byte (sync: synchronously). Return value: the
+ * bit, or -ENOSPC.
  */
 static int64_t take_bit(struct ext2_fs *fs, uint32_t bitmap_block, uint8_t *bitmap,
-			uint32_t nbits, uint32_t from)
+			uint32_t nbits, uint32_t from, bool sync)
 {
 	int err = ext2_read_block(fs, bitmap_block, 0, bitmap, fs->block_size);
 	if (err)
@@ -61,15 +95,15 @@ static int64_t take_bit(struct ext2_fs *fs, uint32_t bitmap_block, uint8_t *bitm
 		if (bitmap[bit / 8] & (1u << (bit % 8)))
 			continue;
 		bitmap[bit / 8] |= (uint8_t)(1u << (bit % 8));
-		err = ext2_write_block(fs, bitmap_block, bit / 8, &bitmap[bit / 8], 1, true);
+		err = ext2_write_block(fs, bitmap_block, bit / 8, &bitmap[bit / 8], 1, sync);
 		return err ? err : (int64_t)bit;
 	}
 	return -ENOSPC;
 }
 
-/* Clear bit in a bitmap block and write its byte: -EIO when it was clear already. */
+/* Clear bit in a bitmap block and write its byte (sync: synchronously): -EIO when it was clear already. */
 static int drop_bit(struct ext2_fs *fs, uint32_t bitmap_block, uint32_t bit, const char *what,
-		    uint32_t number)
+		    uint32_t number, bool sync)
 {
 	uint8_t byte;
 	int err = ext2_read_block(fs, bitmap_block, bit / 8, &byte, 1);
@@ -78,7 +112,7 @@ static int drop_bit(struct ext2_fs *fs, uint32_t bitmap_block, uint32_t bit, con
 	if (!(byte & (1u << (bit % 8))))
 		return ext2_refuse(fs, "freeing %s %u, which is free already", what, number);
 	byte &= (uint8_t)~(1u << (bit % 8));
-	return ext2_write_block(fs, bitmap_block, bit / 8, &byte, 1, true);
+	return ext2_write_block(fs, bitmap_block, bit / 8, &byte, 1, sync);
 }
 
 /* Whether block is one of group g's bitmaps or in its inode table (never handed out). */
@@ -92,7 +126,8 @@ static bool group_metadata(const struct ext2_fs *fs, uint32_t g, uint32_t block)
 	       block <= fs->first_data_block + 1;
 }
 
-int ext2_alloc_block(struct ext2_fs *fs, uint32_t goal, uint32_t *block)
+/* A block near goal; data: its bit and counts written back later (see above). */
+static int alloc_block(struct ext2_fs *fs, uint32_t goal, uint32_t *block, bool data)
 {
 	if (fs->read_only)
 		return -EROFS;
@@ -112,7 +147,15 @@ int ext2_alloc_block(struct ext2_fs *fs, uint32_t goal, uint32_t *block)
 		uint32_t nbits = fs->blocks - base < fs->blocks_per_group ? fs->blocks - base :
 				 fs->blocks_per_group;
 		uint32_t from = i == 0 ? goal - base : 0;
-		int64_t bit = take_bit(fs, grp->block_bitmap, bitmap, nbits, from);
+		/* One bitmap at a time is left unsynced: another one is synced first. */
+		if (data && fs->unsynced_bitmap && fs->unsynced_bitmap != grp->block_bitmap) {
+			int serr = ext2_sync_bitmap(fs);
+			if (serr) {
+				err = serr;
+				break;
+			}
+		}
+		int64_t bit = take_bit(fs, grp->block_bitmap, bitmap, nbits, from, !data);
 		if (bit == -ENOSPC) {
 			err = ext2_refuse(fs, "group %u counts %u free blocks, its bitmap none", g,
 					  grp->free_blocks);
@@ -128,13 +171,25 @@ int ext2_alloc_block(struct ext2_fs *fs, uint32_t goal, uint32_t *block)
 					  g, *block);
 			break;
 		}
+		if (data)
+			fs->unsynced_bitmap = grp->block_bitmap;
 		grp->free_blocks--;
 		fs->free_blocks--;
 		fs->super_dirty = true;
-		err = write_group(fs, g);
+		err = write_group(fs, g, !data);
 	}
 	kfree(bitmap);
 	return err;
+}
+
+int ext2_alloc_block(struct ext2_fs *fs, uint32_t goal, uint32_t *block)
+{
+	return alloc_block(fs, goal, block, false);
+}
+
+int ext2_alloc_data_block(struct ext2_fs *fs, uint32_t goal, uint32_t *block)
+{
+	return alloc_block(fs, goal, block, true);
 }
 
 int ext2_free_block(struct ext2_fs *fs, uint32_t block)
@@ -143,13 +198,13 @@ int ext2_free_block(struct ext2_fs *fs, uint32_t block)
 		return ext2_refuse(fs, "freeing block %u (of %u)", block, fs->blocks);
 	uint32_t g = (block - fs->first_data_block) / fs->blocks_per_group;
 	uint32_t bit = (block - fs->first_data_block) % fs->blocks_per_group;
-	int err = drop_bit(fs, fs->group[g].block_bitmap, bit, "block", block);
+	int err = drop_bit(fs, fs->group[g].block_bitmap, bit, "block", block, false);
 	if (err)
 		return err;
 	fs->group[g].free_blocks++;
 	fs->free_blocks++;
 	fs->super_dirty = true;
-	return write_group(fs, g);
+	return write_group(fs, g, false);
 }
 
 /* The group for a new inode: a directory goes where most inodes are free, a file near its parent. */
@@ -179,7 +234,8 @@ int ext2_alloc_inode_number(struct ext2_fs *fs, uint32_t parent, bool dir, uint3
 			continue;
 		/* Group 0's first inodes are reserved (root, lost+found's neighbours, ...). */
 		uint32_t from = g == 0 ? fs->first_ino - 1 : 0;
-		int64_t bit = take_bit(fs, grp->inode_bitmap, bitmap, fs->inodes_per_group, from);
+		int64_t bit = take_bit(fs, grp->inode_bitmap, bitmap, fs->inodes_per_group, from,
+				       true);
 		if (bit >= 0 && g == 0 && bit < fs->first_ino - 1)
 			bit = ext2_refuse(fs, "group 0's bitmap has reserved inode %lld free",
 					  (long long)bit + 1);
@@ -195,7 +251,7 @@ int ext2_alloc_inode_number(struct ext2_fs *fs, uint32_t parent, bool dir, uint3
 		grp->used_dirs += dir;
 		fs->free_inodes--;
 		fs->super_dirty = true;
-		err = write_group(fs, g);
+		err = write_group(fs, g, true);
 	}
 	kfree(bitmap);
 	return err;
@@ -207,7 +263,7 @@ int ext2_free_inode_number(struct ext2_fs *fs, uint32_t ino, bool dir)
 		return ext2_refuse(fs, "freeing inode %u", ino);
 	uint32_t g = (ino - 1) / fs->inodes_per_group;
 	int err = drop_bit(fs, fs->group[g].inode_bitmap, (ino - 1) % fs->inodes_per_group, "inode",
-			   ino);
+			   ino, true);
 	if (err)
 		return err;
 	fs->group[g].free_inodes++;
@@ -215,7 +271,7 @@ int ext2_free_inode_number(struct ext2_fs *fs, uint32_t ino, bool dir)
 		fs->group[g].used_dirs--;
 	fs->free_inodes++;
 	fs->super_dirty = true;
-	return write_group(fs, g);
+	return write_group(fs, g, true);
 }
 
 int ext2_zero_block(struct ext2_fs *fs, uint32_t block, bool sync)

@@ -140,7 +140,7 @@ int ext2_dir_add(struct ext2_fs *fs, struct ext2_inode *dir, const char *name, s
 	/* 1. A new block at the end holding the one record, written; 2. the size that includes it. */
 	uint32_t block;
 	bool fresh;
-	r = ext2_bmap_alloc(fs, dir, dir->size >> fs->block_log, &block, &fresh);
+	r = ext2_bmap_alloc(fs, dir, dir->size >> fs->block_log, &block, &fresh, NULL);
 	uint8_t *buf = r ? NULL : kzalloc(fs->block_size);
 	if (!r && !buf)
 		r = -ENOMEM;
@@ -250,7 +250,7 @@ int ext2_dir_init(struct ext2_fs *fs, struct ext2_inode *dir, uint32_t parent)
 {
 	uint32_t block;
 	bool fresh;
-	int r = ext2_bmap_alloc(fs, dir, 0, &block, &fresh);
+	int r = ext2_bmap_alloc(fs, dir, 0, &block, &fresh, NULL);
 	uint8_t *buf = r ? NULL : kzalloc(fs->block_size);
 	if (!r && !buf)
 		r = -ENOMEM;

@@ -48,23 +48,60 @@ static inline int ext2_read_block(struct ext2_fs *fs, uint32_t block, uint32_t o
 	return fs->dev.read(fs->dev.ctx, ((uint64_t)block << fs->block_log) + off, buf, len);
 }
 
+/*
+ * Every write to the device: len bytes at byte offset at; sync for
+ * metadata, which first makes the unsynced bitmap (if any) synchronous,
+ * so that nothing written synchronously can point at a block whose bit
+ * the disk lacks.
+ */
+int ext2_dev_write(struct ext2_fs *fs, uint64_t at, const void *buf, size_t len, bool sync);
+
 /* Write len bytes at off of block; sync for metadata. */
 static inline int ext2_write_block(struct ext2_fs *fs, uint32_t block, uint32_t off,
 				   const void *buf, size_t len, bool sync)
 {
-	return fs->dev.write(fs->dev.ctx, ((uint64_t)block << fs->block_log) + off, buf, len, sync);
+	return ext2_dev_write(fs, ((uint64_t)block << fs->block_log) + off, buf, len, sync);
 }
 
 /* alloc.c */
 int ext2_alloc_block(struct ext2_fs *fs, uint32_t goal, uint32_t *block);
+/* A block for file data: its bit and counts written back later (ext2_sync_bitmap). */
+int ext2_alloc_data_block(struct ext2_fs *fs, uint32_t goal, uint32_t *block);
+/* Make the bitmap that data allocations changed synchronous: 0 or -errno. */
+int ext2_sync_bitmap(struct ext2_fs *fs);
 int ext2_free_block(struct ext2_fs *fs, uint32_t block);
 int ext2_alloc_inode_number(struct ext2_fs *fs, uint32_t parent, bool dir, uint32_t *ino);
 int ext2_free_inode_number(struct ext2_fs *fs, uint32_t ino, bool dir);
 int ext2_zero_block(struct ext2_fs *fs, uint32_t block, bool sync);
 
 /* write.c */
+
+/*
+ * Pointers to new file data blocks that a write puts into indirect
+ * blocks, held back until the blocks' bits are on the disk
+ * (ext2_ptr_batch_flush: one synchronous bitmap write, then the pointers
+ * written back like the data), so that writing many blocks costs one
+ * synchronous write a batch, not one a block.
+ */
+#define EXT2_PTR_BATCH 32
+struct ext2_ptr_batch {
+	unsigned n;
+	struct {
+		uint32_t table, index, block;
+	} ptr[EXT2_PTR_BATCH];
+};
+
+int ext2_ptr_batch_flush(struct ext2_fs *fs, struct ext2_ptr_batch *batch);
+
+/*
+ * ext2_bmap_alloc - the block at index of in's map, allocated (with the
+ *   indirect blocks on its path) when it is a hole; *fresh when it was.
+ *   batch: a file data write's (the block by the delayed path, its
+ *   pointer in an indirect block held in batch); NULL: every write
+ *   synchronous (directories).
+ */
 int ext2_bmap_alloc(struct ext2_fs *fs, struct ext2_inode *in, uint64_t index, uint32_t *block,
-		    bool *fresh);
+		    bool *fresh, struct ext2_ptr_batch *batch);
 
 /* Blocks the map can address: 12 + p + p^2 + p^3 with p pointers a block. */
 static inline uint64_t ext2_map_blocks(const struct ext2_fs *fs)

@@ -43,7 +43,7 @@ static int clear_inode(struct ext2_fs *fs, uint32_t ino)
 	uint32_t group = (ino - 1) / fs->inodes_per_group;
 	uint64_t at = ((uint64_t)fs->group[group].inode_table << fs->block_log) +
 		      (uint64_t)((ino - 1) % fs->inodes_per_group) * fs->inode_size;
-	return fs->dev.write(fs->dev.ctx, at, zeros, sizeof(zeros), true);
+	return ext2_dev_write(fs, at, zeros, sizeof(zeros), true);
 }
 
 int ext2_create(struct ext2_fs *fs, struct ext2_inode *dir, const char *name, size_t len,

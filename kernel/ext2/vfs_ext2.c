@@ -219,6 +219,7 @@ static const struct vfs_ops ext2_vfs_ops = {
 	.remove = ext2_vfs_remove,
 	.rename = ext2_vfs_rename,
 	.fsync = ext2_vfs_fsync,
+	.flush = ext2_vfs_flush,
 	.sync = ext2_vfs_sync,
 	.inactive = ext2_vfs_inactive,
 	.statfs = ext2_vfs_statfs,
@@ -254,6 +255,7 @@ struct vfs_fs *ext2_vfs_open(const char *disk)
 	if (!m)
 		return NULL;
 	m->lock = (struct mutex)MUTEX_INIT(m->lock, "ext2");
+	list_init(&m->dirty);
 	m->boot_wall = (int64_t)arch_rtc_seconds() - (int64_t)(clock_ns() / 1000000000ull);
 	struct ext2_dev dev = {
 		.read = disk_read, .write = blkdev_read_only(d) ? NULL : disk_write,

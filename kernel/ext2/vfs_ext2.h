@@ -15,12 +15,16 @@
 struct ext2_vnode {
 	struct vnode v;
 	struct ext2_inode in;		/* the mount's lock (when writable) */
+	bool inode_dirty;		/* lock: in changed by writes, not yet given to
+					   the disk (ext2_update_inode); on m->dirty */
+	struct list_node dirty_node;	/* lock: on m->dirty while inode_dirty */
 };
 
 struct ext2_mount {
 	struct vfs_fs vfs;
 	struct ext2_fs fs;		/* geometry: set at open; counts: lock */
 	struct mutex lock;		/* every operation of a writable mount */
+	struct list_node dirty;		/* lock: the vnodes whose inode_dirty is set */
 	int64_t boot_wall;		/* seconds since 1970 at the mount, for inode times */
 };
 
@@ -62,6 +66,7 @@ int ext2_vfs_remove(struct vnode *dir, const char *name, size_t len, bool direct
 int ext2_vfs_rename(struct vnode *odir, const char *oname, size_t olen, struct vnode *ndir,
 		    const char *nname, size_t nlen);
 int ext2_vfs_fsync(struct vnode *v, bool data_only);
+int ext2_vfs_flush(struct vnode *v);
 int ext2_vfs_sync(struct vfs_fs *fs);
 void ext2_vfs_inactive(struct vnode *v);
 

@@ -7,6 +7,13 @@
  * whose inode changed, and drops its holds after the mutex (a last hold
  * on an inode with no links left deletes it: vfs_ext2.c's inactive,
  * which takes the mutex itself).
+ *
+ * A write changes its vnode's inode in memory only (ext2_write_data)
+ * and puts the vnode on the mount's dirty list; the inode goes to the
+ * disk's write-back when the file is closed (flush), at fsync and sync,
+ * and before any namespace change, which reads inodes from the disk and
+ * must find them current. A dirty vnode is always held by an open file,
+ * so it never leaves the vnode cache dirty.
  */
 #include <scion/errno.h>
 #include <scion/string.h>
@@ -14,14 +21,58 @@
 #include "ext2_internal.h"
 #include "vfs_ext2.h"
 
+static struct ext2_vnode *ext2_vnode_of(struct vnode *v)
+{
+	return container_of(v, struct ext2_vnode, v);
+}
+
+/* v's inode to the disk's write-back if writes changed it. Mutex held. */
+static int update_dirty(struct ext2_mount *m, struct ext2_vnode *ev)
+{
+	if (!ev->inode_dirty)
+		return 0;
+	int err = ext2_update_inode(&m->fs, &ev->in);
+	if (!err) {
+		ev->inode_dirty = false;
+		list_remove(&ev->dirty_node);
+	}
+	return err;
+}
+
+/* Every dirty inode of the mount to the write-back (the first error). Mutex held. */
+static int update_all_dirty(struct ext2_mount *m)
+{
+	int first = 0;
+	list_foreach_safe(&m->dirty, it, tmp) {
+		int err = update_dirty(m, list_entry(it, struct ext2_vnode, dirty_node));
+		if (err && !first)
+			first = err;
+	}
+	return first;
+}
+
 int64_t ext2_vfs_write(struct vnode *v, uint64_t off, const void *buf, size_t len)
 {
 	struct ext2_mount *m = mount_of(v);
+	struct ext2_vnode *ev = ext2_vnode_of(v);
 	ext2_lock(m);
-	int64_t r = ext2_write(&m->fs, inode_of(v), off, buf, len);
+	int64_t r = ext2_write_data(&m->fs, &ev->in, off, buf, len);
+	if (r > 0 && !ev->inode_dirty) {
+		ev->inode_dirty = true;
+		list_add_tail(&m->dirty, &ev->dirty_node);
+	}
 	ext2_vnode_refresh(v);
 	ext2_unlock(m);
 	return r < 0 ? ext2_said(v, (int)r) : r;
+}
+
+int ext2_vfs_flush(struct vnode *v)
+{
+	struct ext2_mount *m = mount_of(v);
+	ext2_lock(m);
+	int err = update_dirty(m, ext2_vnode_of(v));
+	ext2_unlock(m);
+	return ext2_said(v, err);
 }
 
 int ext2_vfs_truncate(struct vnode *v, uint64_t size)
@@ -51,7 +102,9 @@ int ext2_vfs_create(struct vnode *dir, const char *name, size_t len, uint32_t mo
 	struct ext2_mount *m = mount_of(dir);
 	struct ext2_inode in;
 	ext2_lock(m);
-	int err = ext2_create(&m->fs, inode_of(dir), name, len, mode, 0, 0, target, &in);
+	int err = update_all_dirty(m);
+	if (!err)
+		err = ext2_create(&m->fs, inode_of(dir), name, len, mode, 0, 0, target, &in);
 	ext2_vnode_refresh(dir);
 	ext2_unlock(m);
 	if (!err)
@@ -63,7 +116,9 @@ int ext2_vfs_link(struct vnode *dir, const char *name, size_t len, struct vnode 
 {
 	struct ext2_mount *m = mount_of(dir);
 	ext2_lock(m);
-	int err = ext2_link(&m->fs, inode_of(dir), name, len, inode_of(target));
+	int err = update_all_dirty(m);
+	if (!err)
+		err = ext2_link(&m->fs, inode_of(dir), name, len, inode_of(target));
 	ext2_vnode_refresh(dir);
 	ext2_vnode_refresh(target);
 	ext2_unlock(m);
@@ -88,8 +143,10 @@ int ext2_vfs_remove(struct vnode *dir, const char *name, size_t len, bool direct
 	struct ext2_inode victim;
 	struct vnode *put = NULL;
 	ext2_lock(m);
-	int err = directory ? ext2_rmdir(&m->fs, inode_of(dir), name, len, &victim) :
-			      ext2_unlink(&m->fs, inode_of(dir), name, len, &victim);
+	int err = update_all_dirty(m);
+	if (!err)
+		err = directory ? ext2_rmdir(&m->fs, inode_of(dir), name, len, &victim) :
+				  ext2_unlink(&m->fs, inode_of(dir), name, len, &victim);
 	if (!err)
 		lost_link(m, &victim, &put);
 	ext2_vnode_refresh(dir);
@@ -108,7 +165,9 @@ int ext2_vfs_rename(struct vnode *odir, const char *oname, size_t olen, struct v
 	uint32_t ino = 0;
 	ext2_lock(m);
 	/* The source's inode changes (links, a directory's ".."): its cached copy must follow. */
-	int err = ext2_lookup(&m->fs, inode_of(odir), oname, olen, &ino);
+	int err = update_all_dirty(m);
+	if (!err)
+		err = ext2_lookup(&m->fs, inode_of(odir), oname, olen, &ino);
 	if (!err)
 		err = ext2_rename(&m->fs, inode_of(odir), oname, olen, inode_of(ndir), nname, nlen,
 				  &replaced, &was_replaced);
@@ -133,20 +192,23 @@ int ext2_vfs_rename(struct vnode *odir, const char *oname, size_t olen, struct v
 
 int ext2_vfs_fsync(struct vnode *v, bool data_only)
 {
-	(void)data_only;	/* metadata is written synchronously already */
+	(void)data_only;	/* the inode's size and map are what fdatasync needs too */
 	struct ext2_mount *m = mount_of(v);
 	ext2_lock(m);
-	int err = m->fs.dev.sync(m->fs.dev.ctx);
+	int err = update_dirty(m, ext2_vnode_of(v));
+	int serr = m->fs.dev.sync(m->fs.dev.ctx);
 	ext2_unlock(m);
-	return err;
+	return ext2_said(v, err ? err : serr);
 }
 
 int ext2_vfs_sync(struct vfs_fs *fs)
 {
 	struct ext2_mount *m = container_of(fs, struct ext2_mount, vfs);
 	ext2_lock(m);
-	int err = ext2_sync_super(&m->fs);
-	int serr = m->fs.dev.sync(m->fs.dev.ctx);
+	int err = update_all_dirty(m);
+	int serr = ext2_sync_super(&m->fs);
+	if (!serr)
+		serr = m->fs.dev.sync(m->fs.dev.ctx);
 	ext2_unlock(m);
 	return err ? err : serr;
 }
@@ -154,7 +216,12 @@ int ext2_vfs_sync(struct vfs_fs *fs)
 void ext2_vfs_inactive(struct vnode *v)
 {
 	struct ext2_mount *m = mount_of(v);
+	struct ext2_vnode *ev = ext2_vnode_of(v);
 	ext2_lock(m);
+	if (ev->inode_dirty) {		/* closed without a flush: it is deleted anyway */
+		ev->inode_dirty = false;
+		list_remove(&ev->dirty_node);
+	}
 	if (inode_of(v)->nlink == 0)
 		ext2_said(v, ext2_delete(&m->fs, inode_of(v)));
 	ext2_unlock(m);

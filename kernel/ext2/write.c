@@ -5,16 +5,22 @@
  * are pointed at), writing data, and truncating to any size. Order, so
  * that a crash can only leak: a block is allocated (bitmap) before a
  * pointer to it is written, and pointers are cleared (the inode, then
- * indirect blocks) before the blocks they named are freed. Inodes and
- * indirect blocks are written synchronously, file data by the device's
- * write-back. The caller serializes all writers (scion/ext2.h).
+ * indirect blocks) before the blocks they named are freed. Indirect
+ * blocks, and inodes that truncation and the namespace change, are
+ * written synchronously. Writing file data takes UFS's delayed path: the
+ * data blocks' bits (ext2_alloc_data_block) and the inode with the new
+ * size and block map are written back by the device like the data, the
+ * bitmap made synchronous just before the inode is written (alloc.c), so
+ * a crash may lose a file's unsynced growth and leak its new blocks, and
+ * nothing else. The caller serializes all writers (scion/ext2.h).
  */
 #include <scion/errno.h>
 #include <scion/mm.h>
 #include <scion/string.h>
 #include "ext2_internal.h"
 
-int ext2_write_inode(struct ext2_fs *fs, const struct ext2_inode *in)
+/* Write in's fields into its slot of the inode table (sync: synchronously). */
+static int store_inode(struct ext2_fs *fs, const struct ext2_inode *in, bool sync)
 {
 	if (fs->read_only)
 		return -EROFS;
@@ -44,14 +50,22 @@ int ext2_write_inode(struct ext2_fs *fs, const struct ext2_inode *in)
 	ext2_put32(raw + IN_FLAGS, in->flags);
 	for (int i = 0; i < EXT2_N_BLOCKS; i++)
 		ext2_put32(raw + IN_BLOCK + 4 * i, in->block[i]);
-	return fs->dev.write(fs->dev.ctx, at, raw, sizeof(raw), true);
+	return ext2_dev_write(fs, at, raw, sizeof(raw), sync);
 }
 
-/* A fresh block for in near goal, counted in its i_blocks; zeroed on the disk when zero. */
-static int new_block(struct ext2_fs *fs, struct ext2_inode *in, uint32_t goal, bool zero,
-		     uint32_t *block)
+int ext2_write_inode(struct ext2_fs *fs, const struct ext2_inode *in)
 {
-	int err = ext2_alloc_block(fs, goal, block);
+	return store_inode(fs, in, true);
+}
+
+/*
+ * A fresh block for in near goal, counted in its i_blocks; zeroed on the
+ * disk when zero; a file data block (data) by the delayed path.
+ */
+static int new_block(struct ext2_fs *fs, struct ext2_inode *in, uint32_t goal, bool zero,
+		     bool data, uint32_t *block)
+{
+	int err = data ? ext2_alloc_data_block(fs, goal, block) : ext2_alloc_block(fs, goal, block);
 	if (!err && zero)
 		err = ext2_zero_block(fs, *block, true);
 	if (err)
@@ -65,7 +79,7 @@ static int new_block(struct ext2_fs *fs, struct ext2_inode *in, uint32_t goal, b
  * when it is 0 (and writing the pointer synchronously).
  */
 static int step_alloc(struct ext2_fs *fs, struct ext2_inode *in, uint32_t table, uint64_t index,
-		      bool leaf, uint32_t *out, bool *fresh)
+		      bool leaf, struct ext2_ptr_batch *batch, uint32_t *out, bool *fresh)
 {
 	uint8_t raw[4];
 	int err = ext2_read_block(fs, table, (uint32_t)index * 4, raw, 4);
@@ -79,13 +93,22 @@ static int step_alloc(struct ext2_fs *fs, struct ext2_inode *in, uint32_t table,
 		*out = b;
 		return 0;
 	}
-	err = new_block(fs, in, table + 1, !leaf, &b);
+	bool held = leaf && batch;
+	if (held && batch->n == EXT2_PTR_BATCH && (err = ext2_ptr_batch_flush(fs, batch)))
+		return err;
+	err = new_block(fs, in, table + 1, !leaf, held, &b);
 	if (err)
 		return err;
-	ext2_put32(raw, b);
-	err = ext2_write_block(fs, table, (uint32_t)index * 4, raw, 4, true);
-	if (err)
-		return err;
+	if (held) {
+		batch->ptr[batch->n].table = table;
+		batch->ptr[batch->n].index = (uint32_t)index;
+		batch->ptr[batch->n++].block = b;
+	} else {
+		ext2_put32(raw, b);
+		err = ext2_write_block(fs, table, (uint32_t)index * 4, raw, 4, true);
+		if (err)
+			return err;
+	}
 	*out = b;
 	if (leaf)
 		*fresh = true;
@@ -94,13 +117,13 @@ static int step_alloc(struct ext2_fs *fs, struct ext2_inode *in, uint32_t table,
 
 /* A top-level pointer of the inode (in memory: the caller writes the inode). */
 static int top_alloc(struct ext2_fs *fs, struct ext2_inode *in, int slot, bool leaf,
-		     uint32_t goal, uint32_t *out, bool *fresh)
+		     bool data, uint32_t goal, uint32_t *out, bool *fresh)
 {
 	if (in->block[slot]) {
 		*out = in->block[slot];
 		return 0;
 	}
-	int err = new_block(fs, in, goal, !leaf, &in->block[slot]);
+	int err = new_block(fs, in, goal, !leaf, leaf && data, &in->block[slot]);
 	if (!err) {
 		*out = in->block[slot];
 		if (leaf)
@@ -109,8 +132,21 @@ static int top_alloc(struct ext2_fs *fs, struct ext2_inode *in, int slot, bool l
 	return err;
 }
 
+int ext2_ptr_batch_flush(struct ext2_fs *fs, struct ext2_ptr_batch *batch)
+{
+	int err = batch->n ? ext2_sync_bitmap(fs) : 0;
+	for (unsigned i = 0; i < batch->n && !err; i++) {
+		uint8_t raw[4];
+		ext2_put32(raw, batch->ptr[i].block);
+		err = ext2_write_block(fs, batch->ptr[i].table, batch->ptr[i].index * 4, raw, 4,
+				       false);
+	}
+	batch->n = 0;
+	return err;
+}
+
 int ext2_bmap_alloc(struct ext2_fs *fs, struct ext2_inode *in, uint64_t index, uint32_t *block,
-		    bool *fresh)
+		    bool *fresh, struct ext2_ptr_batch *batch)
 {
 	uint64_t p = fs->block_size / 4;
 	uint32_t goal = in->block[0] ? in->block[0] + (uint32_t)index :
@@ -119,33 +155,48 @@ int ext2_bmap_alloc(struct ext2_fs *fs, struct ext2_inode *in, uint64_t index, u
 	int err;
 	*fresh = false;
 	if (index < EXT2_NDIR_BLOCKS)
-		return top_alloc(fs, in, (int)index, true, goal, block, fresh);
+		return top_alloc(fs, in, (int)index, true, batch != NULL, goal, block, fresh);
 	index -= EXT2_NDIR_BLOCKS;
 	if (index < p) {
-		err = top_alloc(fs, in, EXT2_IND_BLOCK, false, goal, &t, fresh);
-		return err ? err : step_alloc(fs, in, t, index, true, block, fresh);
+		err = top_alloc(fs, in, EXT2_IND_BLOCK, false, false, goal, &t, fresh);
+		return err ? err : step_alloc(fs, in, t, index, true, batch, block, fresh);
 	}
 	index -= p;
 	if (index < p * p) {
-		err = top_alloc(fs, in, EXT2_DIND_BLOCK, false, goal, &t, fresh);
+		err = top_alloc(fs, in, EXT2_DIND_BLOCK, false, false, goal, &t, fresh);
 		if (!err)
-			err = step_alloc(fs, in, t, index / p, false, &t, fresh);
-		return err ? err : step_alloc(fs, in, t, index % p, true, block, fresh);
+			err = step_alloc(fs, in, t, index / p, false, NULL, &t, fresh);
+		return err ? err : step_alloc(fs, in, t, index % p, true, batch, block, fresh);
 	}
 	index -= p * p;
 	if (index < p * p * p) {
-		err = top_alloc(fs, in, EXT2_TIND_BLOCK, false, goal, &t, fresh);
+		err = top_alloc(fs, in, EXT2_TIND_BLOCK, false, false, goal, &t, fresh);
 		if (!err)
-			err = step_alloc(fs, in, t, index / (p * p), false, &t, fresh);
+			err = step_alloc(fs, in, t, index / (p * p), false, NULL, &t, fresh);
 		if (!err)
-			err = step_alloc(fs, in, t, index / p % p, false, &t, fresh);
-		return err ? err : step_alloc(fs, in, t, index % p, true, block, fresh);
+			err = step_alloc(fs, in, t, index / p % p, false, NULL, &t, fresh);
+		return err ? err : step_alloc(fs, in, t, index % p, true, batch, block, fresh);
 	}
 	return -EFBIG;
 }
 
+int ext2_update_inode(struct ext2_fs *fs, const struct ext2_inode *in)
+{
+	/* The bits of the blocks it points at reach the disk first (alloc.c). */
+	int err = ext2_sync_bitmap(fs);
+	return err ? err : store_inode(fs, in, false);
+}
+
 int64_t ext2_write(struct ext2_fs *fs, struct ext2_inode *in, uint64_t off, const void *buf,
 		   size_t len)
+{
+	int64_t r = ext2_write_data(fs, in, off, buf, len);
+	int err = r > 0 ? ext2_update_inode(fs, in) : 0;
+	return err ? err : r;
+}
+
+int64_t ext2_write_data(struct ext2_fs *fs, struct ext2_inode *in, uint64_t off,
+			const void *buf, size_t len)
 {
 	if (fs->read_only)
 		return -EROFS;
@@ -154,13 +205,14 @@ int64_t ext2_write(struct ext2_fs *fs, struct ext2_inode *in, uint64_t off, cons
 	uint8_t *whole = NULL;
 	size_t done = 0;
 	int err = 0;
+	struct ext2_ptr_batch batch = { .n = 0 };
 	while (done < len) {
 		uint64_t pos = off + done;
 		uint32_t within = (uint32_t)(pos & (fs->block_size - 1));
 		size_t n = fs->block_size - within < len - done ? fs->block_size - within : len - done;
 		uint32_t block;
 		bool fresh;
-		err = ext2_bmap_alloc(fs, in, pos >> fs->block_log, &block, &fresh);
+		err = ext2_bmap_alloc(fs, in, pos >> fs->block_log, &block, &fresh, &batch);
 		if (err)
 			break;
 		if (fresh && n < fs->block_size) {
@@ -179,15 +231,16 @@ int64_t ext2_write(struct ext2_fs *fs, struct ext2_inode *in, uint64_t off, cons
 			break;
 		done += n;
 	}
+	/* Blocks allocated before an error are the file's too: their pointers go out. */
+	int ferr = ext2_ptr_batch_flush(fs, &batch);
 	kfree(whole);
+	if (ferr)
+		return ferr;
 	if (off + done > in->size)
 		in->size = off + done;
 	if (done)
 		in->mtime = in->ctime = fs->dev.now(fs->dev.ctx);
-	int werr = done ? ext2_write_inode(fs, in) : 0;
-	if (done && !werr)
-		return (int64_t)done;
-	return err ? err : werr;
+	return done ? (int64_t)done : err;
 }
 
 /*
@@ -284,10 +337,13 @@ int ext2_truncate(struct ext2_fs *fs, struct ext2_inode *in, uint64_t size)
 		return -EROFS;
 	if ((size + fs->block_size - 1) >> fs->block_log > ext2_map_blocks(fs))
 		return -EFBIG;
+	if (size == in->size)
+		return 0;	/* no change, no new times (as Linux) and no synchronous write */
 	uint64_t keep = (size + fs->block_size - 1) >> fs->block_log;
 	uint64_t p = fs->block_size / 4;
 	uint32_t drop[2 * EXT2_N_BLOCKS];
 	unsigned ndrop = 0;
+	bool subtrees = false;
 	int err = 0;
 	if (size < in->size) {
 		/* 1. Zero the kept tail of the last block: a later growth must read zeros there. */
@@ -316,10 +372,12 @@ int ext2_truncate(struct ext2_fs *fs, struct ext2_inode *in, uint64_t size)
 	/* 4. Free the subtrees nothing points at any more; then count what they held. */
 	for (unsigned i = 0; !err && i < ndrop; i += 2) {
 		int level = (int)(drop[i] >> 8);
-		if (level)
+		if (level) {
 			err = free_tree(fs, in, drop[i + 1], level, 0, false);
+			subtrees = true;
+		}
 		if (!err)
 			err = ext2_free_block(fs, drop[i + 1]);
 	}
-	return err ? err : ext2_write_inode(fs, in);
+	return err || !subtrees ? err : ext2_write_inode(fs, in);
 }

@@ -17,6 +17,12 @@
 #define LINUX_AT_SYMLINK_NOFOLLOW 0x100
 #define LINUX_AT_NO_AUTOMOUNT 0x800
 #define BOUNCE_BYTES 4096
+/*
+ * A write goes to the file system in pieces of up to this much: each
+ * piece is one call (the mount's lock, and one synchronous bitmap write
+ * for the new blocks an indirect block points at: ext2's write.c).
+ */
+#define WRITE_BOUNCE_BYTES (64 * 1024)
 #define DIRENT_HEADER 19	/* struct linux_dirent64: d_ino, d_off, d_reclen, d_type, then the name */
 
 struct vfs_file {
@@ -128,13 +134,14 @@ static int64_t write_at(struct vnode *v, uintptr_t ubuf, size_t len, uint64_t of
 {
 	if (v->fs->read_only || !v->fs->ops->write)
 		return -EBADF;
-	uint8_t *bounce = kmalloc(BOUNCE_BYTES);
+	size_t chunk = len < WRITE_BOUNCE_BYTES ? (len ? len : 1) : WRITE_BOUNCE_BYTES;
+	uint8_t *bounce = kmalloc(chunk);
 	if (!bounce)
 		return -ENOMEM;
 	size_t done = 0;
 	int64_t err = 0;
 	while (done < len) {
-		size_t n = len - done < BOUNCE_BYTES ? len - done : BOUNCE_BYTES;
+		size_t n = len - done < chunk ? len - done : chunk;
 		if (copyin(bounce, ubuf + done, n)) {
 			err = -EFAULT;
 			break;
@@ -263,7 +270,11 @@ static int64_t vfs_file_getdents(struct file *f, uintptr_t ubuf, size_t len)
 static void vfs_file_release(struct file *f)
 {
 	struct vfs_file *vf = f->priv;
-	vnode_put(vf->v);
+	struct vnode *v = vf->v;
+	/* Its error was said in one line; close(2) has returned already. */
+	if ((f->flags & LINUX_O_ACCMODE) != LINUX_O_RDONLY && !v->fs->read_only && v->fs->ops->flush)
+		v->fs->ops->flush(v);
+	vnode_put(v);
 	kfree(vf);
 }
 

@@ -15,9 +15,17 @@
  * metadata on the disk in an order that a crash can only leave leaked
  * blocks or inodes, never a block in two files or a name for a freed
  * inode: allocate (bitmap, then group counts) before pointing at it,
- * un-point before freeing; every metadata block is written synchronously
- * (dev.write with sync), file data is written back by the device. The
- * superblock's free counts are a hint, written by ext2_sync_super.
+ * un-point before freeing. Namespace changes, truncation's inode,
+ * indirect blocks and inode allocation are written synchronously
+ * (dev.write with sync); the bits of freed blocks are cleared by the
+ * write-back, after the pointers are gone from the disk.
+ * Writing file data is UFS's delayed path: its blocks' bits, the group
+ * counts and the inode (size, block map) are written back by the device
+ * like the data, except that the bitmap block holding a new bit is made
+ * synchronous before anything may point at the block on the disk (the
+ * inode reaches the device only after it; any synchronous write first
+ * syncs it: ext2_sync_bitmap). The superblock's and groups' free counts
+ * are hints, written by ext2_sync_super and with the allocations.
  *
  * Accepted at open: magic 0xEF53, revision 0 or 1, blocks of 1, 2 or 4
  * KiB, inode size a power of two from 128 to the block size, geometry
@@ -80,6 +88,9 @@ struct ext2_fs {
 	struct ext2_group *group;	/* [groups] */
 	bool read_only;
 	bool super_dirty;		/* free counts not yet in the superblock (ext2_sync_super) */
+	uint32_t unsynced_bitmap;	/* a block bitmap holding bits that file data
+					   allocations set and the disk may lack (0:
+					   none): synced before any synchronous write */
 	char volume[17];
 	char last_error[96];		/* why the last refused inode or record was refused (racy: for messages) */
 };
@@ -158,6 +169,18 @@ int ext2_write_inode(struct ext2_fs *fs, const struct ext2_inode *in);
 /* ext2_write - len bytes of buf at off into the file, allocating blocks: the count or -errno (-EFBIG past the map). */
 int64_t ext2_write(struct ext2_fs *fs, struct ext2_inode *in, uint64_t off, const void *buf,
 		   size_t len);
+
+/*
+ * ext2_write_data - ext2_write without writing the inode: in (its size,
+ *   block map and times) changes in memory only, and the caller keeps it
+ *   until ext2_update_inode (as UFS kept an inode marked for update).
+ *   Until then a crash loses the growth and leaks the new blocks.
+ */
+int64_t ext2_write_data(struct ext2_fs *fs, struct ext2_inode *in, uint64_t off,
+			const void *buf, size_t len);
+
+/* ext2_update_inode - in onto the disk by the write-back (new blocks' bits synchronously first). */
+int ext2_update_inode(struct ext2_fs *fs, const struct ext2_inode *in);
 
 /* ext2_truncate - the file's size set to size, freeing the blocks past it (growing leaves a hole). */
 int ext2_truncate(struct ext2_fs *fs, struct ext2_inode *in, uint64_t size);

@@ -116,6 +116,13 @@ struct vfs_ops {
 		      const char *nname, size_t nlen);
 	/* v's data (and, unless data_only, its metadata) on the disk. */
 	int (*fsync)(struct vnode *v, bool data_only);
+	/*
+	 * A file opened for writing on v was closed: what the file system
+	 * keeps in memory for v alone (ext2: the inode its writes changed)
+	 * goes to the disk's write-back. May be NULL. Caller: the file's
+	 * release, v still held; may sleep.
+	 */
+	int (*flush)(struct vnode *v);
 	/* Everything of the file system on the disk. */
 	int (*sync)(struct vfs_fs *fs);
 	/* The last hold of a vnode without links was dropped: free the inode on the disk. */
