@@ -15,6 +15,8 @@
 #   make bench-scion                                        their Scion column alone (scion exec)
 #   make nightly                                            the self-monitoring loop end to end:
 #                                                           profile Scion, analyse, load, red flags
+#   make squid [SQUID_SCALE=full|small]                     KernInst's Squid study redone on Scion:
+#                                                           drill-down, two fixes, build/squid/report.html
 #   make gdb [SMP=n]                                        QEMU halted + gdb with symbols
 #   make fuzz [FUZZ_SECONDS=n]                              libFuzzer targets, n seconds each
 #   make sim                                                the host simulator (scion sim replay)
@@ -109,7 +111,7 @@ LAYOUTS_PY := $(BUILD)/gen/scion_layouts.py
 DISK := $(BUILD)/disk.img
 DISK_SIZE ?= 32M
 
-.PHONY: all kernel iso run run-options test bench bench-profile bench-linux bench-scion nightly gdb deps \
+.PHONY: all kernel iso run run-options test bench bench-profile bench-linux bench-scion nightly squid gdb deps \
 	deps-bench host-tests fuzz check-decoder sim clean
 .DEFAULT_GOAL := all
 
@@ -416,6 +418,13 @@ bench-scion: deps deps-bench test-kernel $(BENCH_USERLAND) $(USERLAND_ARCHIVE)
 # tools/nightly.py: collect days from Scion running `daily`, analyse, feed back.
 nightly: deps kernel $(LAYOUTS_PY)
 	@$(PYTHON) tools/nightly.py --kernel $(BUILD)/$(notdir $(QEMU_KERNEL)) --out $(BUILD)/nightly
+
+# tools/squid_study.py: the Squid study (the proxy on a grown root image,
+# the profiler's drill-down, fix 1 and fix 2), its report by squid_report.py.
+SQUID_SCALE ?= full
+squid: deps kernel userland $(DTC) $(LAYOUTS_PY)
+	@$(PYTHON) tools/squid_study.py --scale $(SQUID_SCALE) --kernel-dir $(BUILD) \
+		--out $(BUILD)/squid
 
 all: kernel iso test-kernel grafts userland host-tests $(SIM) $(ARCH_HOST_TOOLS) $(DISK)
 

@@ -16,11 +16,14 @@
  * to 40 KB for 99% of objects and about 1 MB for 1%.
  *
  *   squid [--clients N] [--requests R] [--disk-files F] [--mem-objects M]
- *         [--dir DIR] [--no-trunc] [--seed S]
+ *         [--dir DIR] [--no-trunc] [--seed S] [--json]
  *
  * R requests per client, half in each stage. Prints one line of results:
  *   squid: R requests, H memory hits, D disk hits, M misses, O opens, T truncating opens,
  *   E ejections, F files, K KiB served, MS ms
+ * or with --json the same figures as one JSON object, for programs
+ * (tools/squid_study.py): requests, memory_hits, disk_hits, misses,
+ * opens, truncating_opens, ejections, files, kib, ms, bad_clients.
  * Messages: a request is a 4-byte object id; a response is the id, the
  * size (4 bytes each) and the bytes. Exit status 0 when every response
  * carried the right bytes.
@@ -45,7 +48,7 @@
 
 static int clients = 30, requests = 100, disk_files = 6000, mem_objects = 64;
 static const char *dir = "/squid-cache";
-static int no_trunc;
+static int no_trunc, json;
 static unsigned seed = 1;
 
 static uint32_t object_size(uint32_t id)
@@ -396,6 +399,10 @@ int main(int argc, char **argv)
 			no_trunc = 1;
 			continue;
 		}
+		if (!strcmp(a, "--json")) {
+			json = 1;
+			continue;
+		}
 		if (!v) {
 			fprintf(stderr, "squid: %s needs a value (see the usage in squid.c)\n", a);
 			return 2;
@@ -469,6 +476,14 @@ int main(int argc, char **argv)
 		    WEXITSTATUS(status))
 			bad++;
 	waitpid(origin_pid, NULL, 0);
+	if (json) {
+		printf("{\"requests\": %llu, \"memory_hits\": %llu, \"disk_hits\": %llu, "
+		       "\"misses\": %llu, \"opens\": %llu, \"truncating_opens\": %llu, "
+		       "\"ejections\": %llu, \"files\": %d, \"kib\": %llu, \"ms\": %lld, "
+		       "\"bad_clients\": %d}\n", n_req, n_mem, n_disk, n_miss, n_open, n_trunc,
+		       n_eject, disk_used, kib, ms, bad);
+		return bad ? 1 : 0;
+	}
 	printf("squid: %llu requests, %llu memory hits, %llu disk hits, %llu misses, %llu opens, "
 	       "%llu truncating opens, %llu ejections, %d files, %llu KiB served, %lld ms\n", n_req,
 	       n_mem, n_disk, n_miss, n_open, n_trunc, n_eject, disk_used, kib, ms);
