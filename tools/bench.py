@@ -25,6 +25,7 @@ import bench_trace  # noqa: E402
 import bench_record  # noqa: E402
 import bench_sfi  # noqa: E402
 import bench_profile  # noqa: E402
+import squid_study  # noqa: E402
 import bench_linux  # noqa: E402
 import bench_compare  # noqa: E402
 import bench_scion  # noqa: E402
@@ -218,6 +219,8 @@ def main():
     sim = bench_record.record_bench(args.sim, args.out) if args.sim else None
     sfi = bench_sfi.sfi_bench(args.kernel, args.disk, args.out) if args.disk else None
     profile = bench_profile.profile_bench(args.out)
+    squid = squid_study.bench_section(os.path.dirname(os.path.abspath(args.kernel)),
+                                      os.path.join(args.out, "squid"))
     # The system call figures side by side: Debian's Linux (bench_linux.py)
     # and Scion (bench_scion.py: the same binary through `scion exec`).
     syscalls = (bench_linux.syscalls_section(args.userland, args.linux_dir, args.out)
@@ -240,6 +243,7 @@ def main():
         "sim_host": sim,
         "sfi": sfi,
         "profile": profile,
+        "squid": squid,
         "syscalls": syscalls,
         "published": PUBLISHED,
     }
@@ -281,6 +285,7 @@ def main():
     if sfi:
         bench_sfi.print_sfi(sfi)
     bench_profile.print_profile(profile)
+    squid_study.print_bench(squid)
     if syscalls:
         bench_compare.print_table(syscalls)
     print_published(runs[0])

@@ -443,7 +443,30 @@ def study(args):
     return results
 
 
-def main(argv=None):
+def bench_section(kernel_dir, out):
+    """make bench's "squid" section: the small study's shares before and after
+    each fix and the bottlenecks it named, with the configuration. Shares are
+    ratios of the proxy's wall time, so QEMU runs without -icount here (its
+    clock jumps while the guest waits for the disk)."""
+    args = build_parser().parse_args(["--scale", "small", "--kernel-dir", kernel_dir,
+                                      "--out", out, "--no-report"])
+    res = study(args)
+    return {"config": {**res["config"], "icount": False},
+            "phases": {k: v["figures"] for k, v in res["phases"].items()},
+            "bottlenecks": res["bottlenecks"], "paper": PAPER}
+
+
+def print_bench(section):
+    print("\nthe Squid study, small scale (share of the proxy's time; no icount):")
+    print(f"  {'':28}{'before':>10}{'fix 1':>10}{'fix 2':>10}{'paper':>14}")
+    ph = section["phases"]
+    for key in ("open", "lookup", "truncate", "dnlc_miss"):
+        vals = "".join(f"{100 * ph[p][key]:>9.1f}%" for p in ("before", "fix1", "fix2") if p in ph)
+        before, after = section["paper"][key]
+        print(f"  {key:28}{vals}{100 * before:>6.0f}% -> {100 * after:.0f}%")
+
+
+def build_parser():
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--scale", choices=sorted(SCALES), default="full")
     ap.add_argument("--out", default=os.path.join(ROOT, "build", "squid"))
@@ -471,7 +494,11 @@ def main(argv=None):
     ap.add_argument("--no-report", action="store_true")
     ap.add_argument("--keep-disk", action="store_true", dest="keep_disk",
                     help="keep OUT/squid-disk.img (to check it with e2fsck -fn)")
-    args = ap.parse_args(argv)
+    return ap
+
+
+def main(argv=None):
+    args = build_parser().parse_args(argv)
     try:
         results = study(args)
     except (StudyError, ScionError) as e:
