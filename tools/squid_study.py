@@ -34,10 +34,13 @@ op and only their status is looked at.
      every system call the graph shows the proxy making; each next level
      measures the graph's callees of the functions chosen at the level
      before, and those functions again (so that a callee is compared with
-     its parent within one run). A function is chosen (descended into) when its share is at
-     least --floor, no more than its parent's (a callee with more of the
-     time spends it under other callers: a lock, the allocator), and
-     among the --fanout largest of its parent's callees; the open system call must be the largest at level 0 for
+     its parent within one run). A metric holds a callee's time under all
+     its callers; the part that is the parent's is estimated by the
+     parent's share of the callee's calls in the graph (memcpy, locks and
+     the allocator are called from everywhere). A callee is chosen
+     (descended into) when that part is at least --floor, no more than
+     the parent's own share, and among the --fanout largest of the
+     parent's callees; the open system call must be the largest at level 0 for
      the study to go on as the paper's did. A chosen function none of
      whose callees is chosen is a bottleneck.
   5. Before and after each fix, a run measures the same set (the open
@@ -85,7 +88,7 @@ SCALES = {
     "small": dict(clients=8, requests=100, disk_files=150, mem_objects=8, graph_requests=16,
                   dnlc=48, dnlc_fix=4096, disk_mb=256, mem="256M", bcache=96),
     "full": dict(clients=30, requests=500, disk_files=6000, mem_objects=64, graph_requests=60,
-                 dnlc=2181, dnlc_fix=16384, disk_mb=1024, mem="512M", bcache=BCACHE_MOST),
+                 dnlc=2181, dnlc_fix=17498, disk_mb=1024, mem="512M", bcache=BCACHE_MOST),
 }
 
 # The dynamic call graph of the proxy process ($target): who calls each probed function.
@@ -263,12 +266,22 @@ def delta_share(a, b, key):
     return max(0.0, area / elapsed) if elapsed else 0.0
 
 
+def calls_into(graph):
+    """{callee: its calls from every caller} over the call graph."""
+    total = {}
+    for edges in graph.values():
+        for callee, n in edges.items():
+            total[callee] = total.get(callee, 0) + n
+    return total
+
+
 def drill_down(c, cfg, args, graph):
-    """The levels: [{"level", "measured": {f: share}, "chosen": [f], "parents": {f: parent}}]."""
-    callers = set(graph)
+    """The levels: [{"level", "measured": {f: share}, "attributed": {f: share},
+    "chosen": [f], "parents": {f: parent}}]."""
     syscalls = sorted({f for edges in graph.values() for f in edges if f.startswith("sys_")})
     if not syscalls:
-        raise StudyError(f"the call graph shows no system call of the proxy ({len(callers)} callers)")
+        raise StudyError(f"the call graph shows no system call of the proxy ({len(graph)} callers)")
+    total = calls_into(graph)
     levels, frontier, parents = [], None, {}
     measured_all = set()
     for depth in range(args.depth + 1):
@@ -290,23 +303,25 @@ def drill_down(c, cfg, args, graph):
         # within one run is not disturbed by the differences between runs.
         measured, _, _, _ = measured_run(c, squid_argv(cfg), (frontier or []) + candidates, [],
                                          args.sample_ms / 1000)
-        shares = measured
-        measured_all.update(candidates)
+        # A metric holds the callee's time under every caller; the share that is
+        # the parent's is estimated by the parent's part of its calls (memcpy,
+        # the allocator and locks are called from everywhere).
+        attributed = {k: measured[k] * graph[parents[k]][k] / total[k]
+                      for k in candidates if k in parents and k in measured}
         if depth == 0:
-            top = max(candidates, key=lambda f: measured.get(f, 0.0))
-            chosen = [top]
+            chosen = [max(candidates, key=lambda f: measured.get(f, 0.0))]
         else:
             chosen = []
             for parent in frontier:
-                # A callee with more of the time than its parent spends most of it under
-                # other callers (a lock, the allocator): it says nothing about this parent.
-                kids = [k for k in candidates if parents.get(k) == parent and
-                        args.floor <= shares[k] <= shares[parent] * PARENT_SLACK]
-                kids.sort(key=lambda k: -shares[k])
+                kids = [k for k in attributed if parents[k] == parent and
+                        args.floor <= attributed[k] <= measured[parent] * PARENT_SLACK]
+                kids.sort(key=lambda k: -attributed[k])
                 chosen += kids[:args.fanout]
-        levels.append({"level": depth, "measured": measured, "chosen": chosen,
+        levels.append({"level": depth, "measured": measured, "attributed": attributed,
+                       "chosen": chosen,
                        "parents": {k: parents[k] for k in candidates if k in parents}})
-        log(f"level {depth}: chosen " + ", ".join(f"{f} {shares[f]:.1%}" for f in chosen))
+        log(f"level {depth}: chosen " + ", ".join(
+            f"{f} {attributed.get(f, measured[f]):.1%}" for f in chosen))
         if not chosen:
             break
         frontier = chosen
@@ -320,7 +335,7 @@ def bottlenecks(levels):
     for lv in levels:
         for f in lv["chosen"]:
             chosen[f] = lv["parents"].get(f)
-            share[f] = lv["measured"][f]
+            share[f] = lv.get("attributed", {}).get(f, lv["measured"][f])
     parents_of_chosen = {p for p in chosen.values() if p}
     out = []
     for f in chosen:
@@ -482,7 +497,7 @@ def build_parser():
     ap.add_argument("--dnlc-fix", type=int, dest="dnlc_fix", help="fix 1's name cache entries")
     ap.add_argument("--bcache", type=int, help="block cache buffers (default the most, "
                     f"{BCACHE_MOST})")
-    ap.add_argument("--depth", type=int, default=5, help="drill-down levels below the system calls")
+    ap.add_argument("--depth", type=int, default=6, help="drill-down levels below the system calls")
     ap.add_argument("--floor", type=float, default=0.03,
                     help="the least share of the proxy's time a function needs to be descended "
                          "into (default 0.03)")
