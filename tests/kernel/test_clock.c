@@ -59,17 +59,20 @@ KTEST(clock_fast_tick, 1)
 	 * Ticks are every FACTOR-th interrupt, exactly. Against the clock
 	 * they may only fall short: without -icount a loaded host loses
 	 * timer interrupts (QEMU's LAPIC does not catch up missed periods;
-	 * CI saw 16 and 8 of 20), so below only "some ticks came" holds;
-	 * the upper bound is tight, because a fast tick that counted every
-	 * interrupt would give FACTOR times too many.
+	 * CI saw 16 and 8 of 20), so below only "some ticks came" holds.
+	 * Above, twice the span: the clock the span is measured by was
+	 * calibrated at boot, and a loaded host can make that calibration
+	 * short (a make test beside other QEMUs saw 32 of 20 on the normal
+	 * tick); a fast tick that counted every interrupt would still give
+	 * FACTOR times too many.
 	 */
-	KT_EXPECT(t, fast >= 1 && fast <= SPAN_TICKS + 2,
+	KT_EXPECT(t, fast >= 1 && fast <= 2 * SPAN_TICKS + 2,
 		  "%llu ticks in %llu ms of a fast tick, not about %u (the tick must keep HZ)",
 		  (unsigned long long)fast, (unsigned long long)span_ms, SPAN_TICKS);
 	KT_EXPECT(t, during + FACTOR >= fast * FACTOR && during <= (fast + 1) * FACTOR,
 		  "%llu callbacks over %llu ticks, not %u a tick", (unsigned long long)during,
 		  (unsigned long long)fast, FACTOR);
-	KT_EXPECT(t, normal >= 1 && normal <= SPAN_TICKS + 2 && after == 0,
+	KT_EXPECT(t, normal >= 1 && normal <= 2 * SPAN_TICKS + 2 && after == 0,
 		  "back to the normal tick: %llu ticks, %llu callbacks", (unsigned long long)normal,
 		  (unsigned long long)after);
 }
