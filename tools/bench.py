@@ -223,10 +223,12 @@ def main():
                                       os.path.join(args.out, "squid"))
     # The system call figures side by side: Debian's Linux (bench_linux.py)
     # and Scion (bench_scion.py: the same binary through `scion exec`).
-    syscalls = (bench_linux.syscalls_section(args.userland, args.linux_dir, args.out)
-                if args.userland else None)
+    syscalls, fs = (bench_linux.sections(args.userland, args.linux_dir, args.out)
+                    if args.userland else (None, None))
     if syscalls is not None:
         bench_scion.add_column(syscalls, args.kernel, args.userland, args.out)
+    if fs is not None:
+        bench_scion.add_column(fs, args.kernel, args.userland, args.out, kind="fs")
     results = {
         "generated": datetime.datetime.now(datetime.timezone.utc).isoformat(timespec="seconds"),
         "qemu": qemu_version,
@@ -245,6 +247,7 @@ def main():
         "profile": profile,
         "squid": squid,
         "syscalls": syscalls,
+        "fs": fs,
         "published": PUBLISHED,
     }
     path = os.path.join(args.out, "results.json")
@@ -288,6 +291,8 @@ def main():
     squid_study.print_bench(squid)
     if syscalls:
         bench_compare.print_table(syscalls)
+    if fs:
+        bench_compare.print_table(fs)
     print_published(runs[0])
     print(f"\n{qemu_version}; -icount shift=0,sleep=off; results in {path}")
 
