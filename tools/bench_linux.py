@@ -1,8 +1,10 @@
 #!/usr/bin/env python3
 # SPDX-License-Identifier: BSD-2-Clause
-"""The Linux column of the system call benchmark (issue 23): Debian's own
-kernel runs the static binary userland/bench_syscalls.c in the same QEMU
-as Scion's benchmark boots, under -icount shift=0,sleep=off.
+"""The Linux columns of the system call benchmark (issue 23) and the file
+system benchmark (issue 24): Debian's own kernel runs the static binaries
+userland/bench_syscalls.c and userland/bench_fs.c in the same QEMU as
+Scion's benchmark boots, under -icount shift=0,sleep=off, one boot for
+both (bench_syscalls first: its figures stand if the disk part fails).
 
   1. The kernel: `apt-get download linux-image-amd64` (the metapackage),
      then the linux-image-6.*-amd64 package it depends on, whose
@@ -10,11 +12,17 @@ as Scion's benchmark boots, under -icount shift=0,sleep=off.
      LINUX_DIR (build/linux/); nothing is installed on the host, the
      packages are deleted, and later runs reuse LINUX_DIR/kernel.json
      without the network (--refresh fetches again). --vmlinuz FILE uses
-     a kernel of one's own instead.
+     a kernel of one's own instead (without modules: no fs column unless
+     it has ext2 and virtio-blk built in). The modules ext2 on virtio-blk
+     needs (MODULES and their .modinfo depends, followed to the end) go
+     to LINUX_DIR/modules/ with a modules.dep written from those fields
+     (the package has none: depmod makes it at install).
   2. The initramfs LINUX_DIR/initramfs.cpio (newc, by Debian's cpio):
      /init (userland/bench_linux_init.c), /bench_syscalls,
-     /bench_exec_target, all static musl binaries from USERLAND
-     (build/userland/).
+     /bench_exec_target, /bench_fs, all static musl binaries from USERLAND
+     (build/userland/), and /modules/: the modules and /modules/order, a
+     load order computed here from modules.dep. The disk:
+     LINUX_DIR/fs.img, a fresh ext2 image (mke2fs) as virtio-blk vda.
   3. The boot: qemu/machine.py's command line for Scion's benchmark boots
      (-machine pc -cpu max -smp 1 -m 256M, -icount shift=0,sleep=off,
      which implies single-threaded TCG, -display none -serial stdio
@@ -22,9 +30,10 @@ as Scion's benchmark boots, under -icount shift=0,sleep=off.
      -append "console=ttyS0 quiet panic=-1". /init describes the kernel
      (`linux: ...` lines), runs the benchmark and powers off; the console
      is OUT/bench-linux.log, kept whatever happens.
-  4. The figures (tools/bench_compare.py parses them) go with their
-     configuration into the "syscalls" section of OUT/results.json as
-     the "linux" column; a Scion column there is kept.
+  4. The figures (tools/bench_compare.py parses them, each program's
+     output cut at /init's `linux: PROG exit` lines) go with their
+     configuration into the "syscalls" and "fs" sections of
+     OUT/results.json as the "linux" columns; Scion columns there are kept.
 
 `make bench` runs this as part of tools/bench.py (sections); a
 kernel that cannot be fetched leaves the column n/a with a one-line
@@ -169,8 +178,8 @@ def fetch_modules(deb, download, linux_dir):
         extract(deb, download, [paths[m] for m in want])
         for m in want:
             have[m] = os.path.join(download, paths[m])
-            depends[m] = [d.replace("-", "_") for d in modinfo(have[m]).get("depends", "").split(",")
-                          if d]
+            named = modinfo(have[m]).get("depends", "").split(",")
+            depends[m] = [d.replace("-", "_") for d in named if d]
         want = sorted({d for m in want for d in depends[m]} - set(have))
     out = os.path.join(linux_dir, "modules")
     shutil.rmtree(out, ignore_errors=True)
