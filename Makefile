@@ -10,9 +10,10 @@
 #   make bench                                              figures under -icount into build/bench/
 #   make bench-profile                                      the profile database and nightly analysis
 #                                                           figures alone (host only, no QEMU)
-#   make bench-linux                                        the system call figures' Linux column
-#                                                           alone (Debian's kernel in the same QEMU)
-#   make bench-scion                                        their Scion column alone (scion exec)
+#   make bench-linux                                        the system call and file system figures'
+#                                                           Linux columns alone (Debian's kernel in
+#                                                           the same QEMU, ext2 on virtio-blk)
+#   make bench-scion                                        their Scion columns alone (scion exec)
 #   make nightly                                            the self-monitoring loop end to end:
 #                                                           profile Scion, analyse, load, red flags
 #   make squid [SQUID_SCALE=full|small]                     KernInst's Squid study redone on Scion:
@@ -233,8 +234,8 @@ deps:
 deps-bench:
 	@qemu/deps.sh bench
 
-# The system call benchmark's programs (issue 23) are userland/bench_*.c,
-# built like every program of userland/ (userland/userland.mk).
+# The system call and file system benchmarks' programs (issues 23, 24) are
+# userland/bench_*.c, built like every program of userland/ (userland/userland.mk).
 BENCH_USERLAND := $(patsubst userland/%.c,$(BUILD)/userland/%,$(wildcard userland/bench_*.c))
 
 $(DISK): tools/mkdisk.py $(LAYOUTS_PY)
@@ -391,7 +392,7 @@ test: deps kernel iso test-kernel grafts userland host-tests $(SIM) $(ARCH_TEST_
 	@$(PYTHON) tests/run_tests.py --build $(BUILD) --kernel-dir $(TEST_KDIR)
 
 bench: deps deps-bench test-kernel grafts $(ARCH_BENCH_TOOLS) $(SIM) $(DISK) $(BENCH_USERLAND) \
-		$(USERLAND_ARCHIVE)
+		$(USERLAND_ARCHIVE) $(ROOTFS)
 	@$(PYTHON) tools/bench.py --kernel $(TEST_KDIR)/$(notdir $(QEMU_KERNEL)) --disk $(DISK) \
 		--out $(BUILD)/bench $(ARCH_BENCH_ARGS) --programs $(USERLAND_ARCHIVE) \
 		--sim $(SIM) --userland $(BUILD)/userland --linux-dir $(BUILD)/linux
@@ -402,16 +403,19 @@ bench-profile: deps $(LAYOUTS_PY)
 	@$(PYTHON) tools/bench_profile.py --out $(BUILD)/bench
 
 # tools/bench_linux.py: also part of `make bench`; alone, it fetches Debian's
-# kernel into build/linux/ (once), boots it on an initramfs of the bench
-# programs and merges the Linux column into build/bench/results.json.
+# kernel and the modules ext2 on virtio-blk needs into build/linux/ (once),
+# boots it on an initramfs of the bench programs with a fresh ext2 image
+# as vda and merges the Linux columns (syscalls, fs) into
+# build/bench/results.json.
 bench-linux: deps deps-bench $(BENCH_USERLAND)
 	@$(PYTHON) tools/bench_linux.py --out $(BUILD)/bench --userland $(BUILD)/userland \
 		--linux-dir $(BUILD)/linux
 
 # tools/bench_scion.py: also part of `make bench`; alone, it boots the test
-# kernel with the program archive, runs bench_syscalls through `scion exec`
-# and merges the Scion column into build/bench/results.json.
-bench-scion: deps deps-bench test-kernel $(BENCH_USERLAND) $(USERLAND_ARCHIVE)
+# kernel with the program archive, runs bench_syscalls through `scion exec`,
+# boots it again with the root image as vda for bench_fs, and merges the
+# Scion columns (syscalls, fs) into build/bench/results.json.
+bench-scion: deps deps-bench test-kernel $(BENCH_USERLAND) $(USERLAND_ARCHIVE) $(ROOTFS)
 	@$(PYTHON) tools/bench_scion.py --kernel $(TEST_KDIR)/$(notdir $(QEMU_KERNEL)) \
 		--userland $(BUILD)/userland --out $(BUILD)/bench
 

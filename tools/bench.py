@@ -198,7 +198,7 @@ def main():
     ap.add_argument("--programs", help="the program archive (build/userland/programs.cpio): "
                     "booted as a module, for the benchmarks that run user programs")
     ap.add_argument("--userland", help="the system call benchmark's static programs "
-                    "(build/userland/): its Linux column (bench_linux.py)")
+                    "(build/userland/): its Linux columns (bench_linux.py)")
     ap.add_argument("--linux-dir", default=os.path.join(ROOT, "build", "linux"),
                     help="where Debian's kernel for the Linux column is kept")
     args = ap.parse_args()
@@ -221,12 +221,15 @@ def main():
     profile = bench_profile.profile_bench(args.out)
     squid = squid_study.bench_section(os.path.dirname(os.path.abspath(args.kernel)),
                                       os.path.join(args.out, "squid"))
-    # The system call figures side by side: Debian's Linux (bench_linux.py)
-    # and Scion (bench_scion.py: the same binary through `scion exec`).
-    syscalls = (bench_linux.syscalls_section(args.userland, args.linux_dir, args.out)
-                if args.userland else None)
+    # The system call and file system figures side by side: Debian's Linux
+    # (bench_linux.py, one boot for both) and Scion (bench_scion.py: the same
+    # binaries through `scion exec`, a boot each, bench_fs's on the ext2 root).
+    syscalls, fs = (bench_linux.sections(args.userland, args.linux_dir, args.out)
+                    if args.userland else (None, None))
     if syscalls is not None:
         bench_scion.add_column(syscalls, args.kernel, args.userland, args.out)
+    if fs is not None:
+        bench_scion.add_column(fs, args.kernel, args.userland, args.out, kind="fs")
     results = {
         "generated": datetime.datetime.now(datetime.timezone.utc).isoformat(timespec="seconds"),
         "qemu": qemu_version,
@@ -245,6 +248,7 @@ def main():
         "profile": profile,
         "squid": squid,
         "syscalls": syscalls,
+        "fs": fs,
         "published": PUBLISHED,
     }
     path = os.path.join(args.out, "results.json")
@@ -288,6 +292,8 @@ def main():
     squid_study.print_bench(squid)
     if syscalls:
         bench_compare.print_table(syscalls)
+    if fs:
+        bench_compare.print_table(fs)
     print_published(runs[0])
     print(f"\n{qemu_version}; -icount shift=0,sleep=off; results in {path}")
 

@@ -1,13 +1,16 @@
 #!/usr/bin/env python3
 # SPDX-License-Identifier: BSD-2-Clause
-"""The system call benchmark side by side: Linux and Scion running the same
-static binary (userland/bench_syscalls.c) in the same QEMU under
--icount shift=0,sleep=off. This module is the one reader of that
-program's output and the one writer of the "syscalls" section of
-build/bench/results.json; tools/bench_linux.py fills the "linux" column,
-tools/bench_scion.py the "scion" one with the same calls.
+"""The system call and file system benchmarks side by side: Linux and
+Scion running the same static binaries (userland/bench_syscalls.c,
+userland/bench_fs.c) in the same QEMU under -icount shift=0,sleep=off.
+This module is the one reader of those programs' output and the one
+writer of the "syscalls" and "fs" sections of build/bench/results.json
+(KINDS: one section per program, the same shape); tools/bench_linux.py
+fills the "linux" columns, tools/bench_scion.py the "scion" ones with the
+same calls, each naming its section (kind="fs"; "syscalls" when unsaid).
 
-bench_syscalls prints, one line per row (its opening comment says why):
+Both programs print, one line per row (bench_syscalls' opening comment
+says why):
 
     bench: NAME VALUE insns/op (min of K batches of N; median MEDIAN)
     bench: error NAME: WHAT          (a row it could not measure)
@@ -52,6 +55,18 @@ SYSTEMS = ["linux", "scion"]
 # The rows in the program's order: the table's order.
 ROWS = ["getpid_round_trip", "pipe_write_read_1byte", "fork_exit_wait", "execve_small_program",
         "page_fault_anon_first_touch", "context_switch_pipe"]
+FS_ROWS = ["fs_open_existing", "fs_create", "fs_write_4k", "fs_fsync_4k", "fs_unlink"]
+# Each section of the results file: its program, rows and table title.
+KINDS = {
+    "syscalls": {"program": PROGRAM, "rows": ROWS,
+                 "title": "system calls, the same static binary on each kernel"},
+    "fs": {"program": "userland/bench_fs.c", "rows": FS_ROWS,
+           "title": "file operations on ext2, the same static binary on each kernel",
+           "note": "a row that waits for the disk (fsync on both; create, write and unlink "
+                   "on Scion, which writes metadata synchronously) is virtual time, not "
+                   "instructions: sleep=off jumps the clock to the next timer while the "
+                   "guest idles (README, File operations beside Linux)"},
+}
 UNIT = ("guest instructions per operation, user and kernel (the guest TSC under "
         "-icount shift=0,sleep=off), the minimum of K batches of N operations")
 
@@ -66,26 +81,30 @@ class ParseError(Exception):
     """The program's output is not a complete run."""
 
 
-def parse(text):
-    """The figures of one complete run of bench_syscalls from console text
-    (other lines, a kernel's among them, are skipped; '\\r' is dropped)."""
+def parse(text, kind=SECTION):
+    """The figures of one complete run of kind's program (bench_syscalls,
+    bench_fs) from console text (other lines, a kernel's among them, are
+    skipped; '\\r' is dropped). The text must hold that program's run
+    alone: the caller cuts a console that has both."""
     text = text.replace("\r", "")
+    prog = os.path.splitext(os.path.basename(KINDS[kind]["program"]))[0]
     errors = [f"{m.group(1)}: {m.group(2)}" for m in ERROR_RE.finditer(text)]
     if errors:
-        raise ParseError("bench_syscalls could not measure " + "; ".join(errors))
+        raise ParseError(f"{prog} could not measure " + "; ".join(errors))
     if not DONE_RE.search(text):
-        raise ParseError("bench_syscalls did not finish (no 'bench: done' line)")
+        raise ParseError(f"{prog} did not finish (no 'bench: done' line)")
     figures = [{"figure": m.group(1), "value": int(m.group(2)), "unit": "guest instructions",
                 "median": int(m.group(5)), "batches": int(m.group(3)), "batch": int(m.group(4))}
                for m in ROW_RE.finditer(text)]
-    missing = [r for r in ROWS if r not in {f["figure"] for f in figures}]
+    missing = [r for r in KINDS[kind]["rows"] if r not in {f["figure"] for f in figures}]
     if missing:
-        raise ParseError(f"bench_syscalls printed no row {', '.join(missing)}")
+        raise ParseError(f"{prog} printed no row {', '.join(missing)}")
     return figures
 
 
-def empty_section():
-    return {"program": PROGRAM, "unit": UNIT, "rows": list(ROWS), "systems": {}}
+def empty_section(kind=SECTION):
+    return {"program": KINDS[kind]["program"], "unit": UNIT, "rows": list(KINDS[kind]["rows"]),
+            "systems": {}}
 
 
 def set_system(section, system, config, figures, log):
@@ -100,58 +119,78 @@ def set_unavailable(section, system, why):
     section.setdefault("unavailable", {})[system] = why
 
 
-def load_section(path):
+def load_section(path, kind=SECTION):
     """The section of a results file (a fresh one if there is none)."""
     if os.path.exists(path):
         with open(path) as f:
-            section = json.load(f).get(SECTION)
+            section = json.load(f).get(kind)
         if section:
             return section
-    return empty_section()
+    return empty_section(kind)
 
 
-def save_section(path, section):
+def save_section(path, section, kind=SECTION):
     """Put the section into a results file, keeping everything else in it."""
     results = {}
     if os.path.exists(path):
         with open(path) as f:
             results = json.load(f)
-    results[SECTION] = section
+    results[kind] = section
     with open(path, "w") as f:
         json.dump(results, f, indent=2)
         f.write("\n")
 
 
-def store(path, system, config, figures, log):
+def store(path, system, config, figures, log, kind=SECTION):
     """One system's column into the results file, the other column kept."""
-    section = load_section(path)
+    section = load_section(path, kind)
     set_system(section, system, config, figures, log)
-    save_section(path, section)
+    save_section(path, section, kind)
+
+
+def store_unavailable(path, system, why, kind=SECTION):
+    """Why system has no column in kind's section of the results file."""
+    section = load_section(path, kind)
+    set_unavailable(section, system, why)
+    save_section(path, section, kind)
 
 
 def run_column(prog, system, out_dir, column, errors):
     """The ending both column scripts share (bench_linux.py, bench_scion.py):
-    column() -> (config, figures, log) becomes system's column of
-    OUT_DIR/results.json, the other column kept, and the table is printed;
-    an exception of the errors tuple ends the program with "prog: WHY"."""
+    column() -> {kind: (config, figures, log) or the one-line reason there
+    is none} (or a bare (config, figures, log): the syscalls section's)
+    becomes system's columns of OUT_DIR/results.json, the other columns
+    kept, and the tables are printed; an exception of the errors tuple ends
+    the program with "prog: WHY", and so does any kind without a column."""
     try:
-        config, figures, log = column()
+        columns = column()
     except errors as e:
         sys.exit(f"{prog}: {e}")
+    if isinstance(columns, tuple):
+        columns = {SECTION: columns}
     path = os.path.join(out_dir, "results.json")
-    store(path, system, config, figures, log)
-    print_table(load_section(path))
+    failed = []
+    for kind, got in columns.items():
+        if isinstance(got, str):
+            store_unavailable(path, system, got, kind)
+            failed.append(f"no {kind} column: {got}")
+        else:
+            store(path, system, *got, kind=kind)
+        print_table(load_section(path, kind))
     print(f"\nresults in {os.path.relpath(path)}")
+    if failed:
+        sys.exit(f"{prog}: " + "; ".join(failed))
 
 
 def print_table(section, out=sys.stdout):
+    kind = next((k for k, v in KINDS.items() if v["program"] == section.get("program")), SECTION)
     systems = section.get("systems", {})
     values = {s: {f["figure"]: f["value"] for f in systems[s]["figures"]}
               for s in SYSTEMS if s in systems}
-    rows = list(section.get("rows", ROWS))
+    rows = list(section.get("rows", KINDS[kind]["rows"]))
     for s in values:
         rows += [r for r in values[s] if r not in rows]
-    print(f"\nsystem calls, the same static binary on each kernel ({PROGRAM}; "
+    print(f"\n{KINDS[kind]['title']} ({KINDS[kind]['program']}; "
           f"guest instructions per operation, min of batches):", file=out)
     header = f"  {'row':30}" + "".join(f"{s:>10}" for s in SYSTEMS) + f"{'scion/linux':>13}  goal"
     print(header, file=out)
@@ -169,6 +208,8 @@ def print_table(section, out=sys.stdout):
         print(line, file=out)
     if compared:
         print(f"  goal (Scion at or below Linux): met on {met} of {compared} rows", file=out)
+    if "note" in KINDS[kind]:
+        print(f"  note: {KINDS[kind]['note']}", file=out)
     for s in SYSTEMS:
         if s in systems:
             cfg = systems[s]["config"]
@@ -184,24 +225,32 @@ def main():
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("results", nargs="?", default=DEFAULT_RESULTS,
                     help="a results file (default build/bench/results.json)")
-    ap.add_argument("--linux", metavar="LOG", help="a console log of bench_syscalls on Linux")
-    ap.add_argument("--scion", metavar="LOG", help="a console log of bench_syscalls on Scion")
+    ap.add_argument("--linux", metavar="LOG", help="a console log of the program on Linux")
+    ap.add_argument("--scion", metavar="LOG", help="a console log of the program on Scion")
+    ap.add_argument("--kind", choices=sorted(KINDS), default=SECTION,
+                    help="which program's output the logs hold (a log of one run of it)")
     args = ap.parse_args()
     if args.linux or args.scion:
-        section = empty_section()
+        section = empty_section(args.kind)
         for system, log in (("linux", args.linux), ("scion", args.scion)):
             if log:
                 with open(log, errors="replace") as f:
                     try:
-                        figures = parse(f.read())
+                        figures = parse(f.read(), args.kind)
                     except ParseError as e:
                         sys.exit(f"bench_compare: {log}: {e}")
+                # Linux's console has both programs' rows: keep this kind's.
+                figures = [g for g in figures if g["figure"] in KINDS[args.kind]["rows"]]
                 set_system(section, system, {"kernel": system}, figures, log)
+        print_table(section)
     else:
         if not os.path.exists(args.results):
             sys.exit(f"bench_compare: no {args.results} (run make bench or make bench-linux)")
-        section = load_section(args.results)
-    print_table(section)
+        with open(args.results) as f:
+            results = json.load(f)
+        present = [k for k in KINDS if k in results]
+        for kind in present or [SECTION]:
+            print_table(load_section(args.results, kind))
 
 
 if __name__ == "__main__":

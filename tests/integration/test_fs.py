@@ -10,7 +10,10 @@ check the oracle. With the program archive too, the archive is at
 /archive. Damaged images (a bad magic, an inode count or block count
 that lies, a block pointer past the end, a directory record of a bad
 length, a directory linked into itself) are refused at mount or give
-EIO with one line each, and the shell goes on."""
+EIO with one line each, and the shell goes on. The file system
+benchmark's program (userland/bench_fs.c) prints every row, in the
+format tools/bench_compare.py reads, on the host and on Scion's ext2
+root (no icount here: the format and the operations, not the figures)."""
 
 import os
 import re
@@ -25,6 +28,7 @@ from common import poweroff, shell_boot
 
 sys.path.insert(0, os.path.join(os.path.dirname(__file__), "..", "..", "tools"))
 import mkrootfs  # noqa: E402
+import bench_compare  # noqa: E402
 
 PROMPT = r"\nscion> "
 DEBUGFS = shutil.which("debugfs") or "/usr/sbin/debugfs"
@@ -100,6 +104,37 @@ def job_root_and_archive(ctx):
         out = run(boot, "run fs_read")
         ctx.result("fs_read", re.search(r"^fs_read: \d+ passed, 0 failed$", out, re.M),
                    f"{out[-1500:]!r}")
+    finally:
+        poweroff(ctx, boot)
+
+
+def bench_fs_parses(text):
+    """(whether text is a complete run of bench_fs with every row, why not)."""
+    try:
+        figures = bench_compare.parse(text, "fs")
+    except bench_compare.ParseError as e:
+        return False, str(e)
+    return [f["figure"] for f in figures] == bench_compare.FS_ROWS, f"{figures!r}"
+
+
+def job_bench_fs(ctx):
+    """bench_fs on the host (Linux) in a temporary folder, then on Scion in
+    /bench-fs of the ext2 root: exit 0, every row, nothing left behind."""
+    with tempfile.TemporaryDirectory() as tmp:
+        proc = subprocess.run([os.path.join(ctx.userland, "bench_fs"), os.path.join(tmp, "b")],
+                              capture_output=True, text=True, timeout=120)
+        ok, why = bench_fs_parses(proc.stdout)
+        ctx.result("linux-rows", proc.returncode == 0 and ok, f"{why}: {proc.stdout[-1500:]!r}")
+        left = os.listdir(os.path.join(tmp, "b")) if os.path.isdir(os.path.join(tmp, "b")) else "?"
+        ctx.result("linux-cleans-up", left == [], f"{left!r}")
+    boot = shell_boot(ctx, "bench-fs", disk=rootfs(ctx), disk_snapshot=True, timeout=600)
+    try:
+        out = run(boot, "run bench_fs /bench-fs", timeout=500)
+        ok, why = bench_fs_parses(out)
+        ctx.result("scion-rows", ok, f"{why}: {out[-1500:]!r} (log: {boot.log_path})")
+        out = run(boot, "ls /bench-fs")
+        ctx.result("scion-cleans-up", "0 entries in /bench-fs" in out or
+                   re.search(r"^2 entries in /bench-fs", out, re.M), f"{out!r}")
     finally:
         poweroff(ctx, boot)
 
