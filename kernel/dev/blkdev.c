@@ -177,7 +177,7 @@ int blkdev_submit(struct blkdev *d, struct blk_request *r)
 	int err = d->ops->submit(d, r);
 	if (err) {
 		busy_change(d, clock_ns(), -1);
-		IO_PROBE_REQUEST(done, r);	/* it ended here: every start has its done */
+		IO_PROBE_DONE(r, err);	/* it ended here: every start has its done */
 		return refuse(r, err);
 	}
 	return 0;
@@ -200,7 +200,7 @@ void blkdev_complete(struct blkdev *d, struct blk_request *r)
 		__atomic_fetch_add(requests, 1, __ATOMIC_RELAXED);
 		__atomic_fetch_add(sectors, r->count, __ATOMIC_RELAXED);
 	}
-	IO_PROBE_REQUEST(done, r);
+	IO_PROBE_DONE(r, r->status);
 	__atomic_fetch_add(&d->completions, 1, __ATOMIC_RELEASE);
 	__atomic_store_n(&r->complete, true, __ATOMIC_RELEASE);
 	if (done)

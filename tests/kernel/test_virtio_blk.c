@@ -415,6 +415,8 @@ KTEST(blk_write_read_back_and_stats, 1)
 
 struct io_site_count {
 	uint64_t hits, bytes, kernel_pid;	/* firings, arg2 summed, those with arg4 0 */
+	uint64_t refusals;			/* those with arg5 -EAGAIN (the others: 0) */
+	uint64_t other_errors;			/* arg5 anything else */
 };
 
 static void io_site_handler(const struct probe_hit *hit, void *arg)
@@ -424,6 +426,11 @@ static void io_site_handler(const struct probe_hit *hit, void *arg)
 	atomic_add(&c->bytes, trap_frame_arg(hit->regs, 2));
 	if (trap_frame_arg(hit->regs, 4) == 0)
 		atomic_add(&c->kernel_pid, 1);
+	int64_t error = (int64_t)trap_frame_arg(hit->regs, 5);
+	if (error == -EAGAIN)
+		atomic_add(&c->refusals, 1);
+	else if (error)
+		atomic_add(&c->other_errors, 1);
 }
 
 /*
@@ -431,7 +438,8 @@ static void io_site_handler(const struct probe_hit *hit, void *arg)
  * each submission, io:::done once per start, from the completion for a
  * request in flight and at once in blkdev_submit for the refused one;
  * sizes are the requests' bytes and pid is the kernel's (0: this is a
- * kernel thread).
+ * kernel thread); the refused one's done says -EAGAIN in arg5, every
+ * other done 0.
  */
 KTEST(blk_io_probes_pair_start_and_done, 1)
 {
@@ -440,7 +448,7 @@ KTEST(blk_io_probes_pair_start_and_done, 1)
 					      "io:kernel:blkdev_submit:done" };
 	struct blkdev *d = test_disk();
 	NEED_DISK(t, d);
-	struct io_site_count counts[3] = { { 0, 0, 0 }, { 0, 0, 0 }, { 0, 0, 0 } };
+	struct io_site_count counts[3] = { { 0 }, { 0 }, { 0 } };
 	struct probe_consumer c[3];
 	struct blk_request *reqs = kzalloc(IO_PROBE_MAX_REQUESTS * sizeof(*reqs));
 	void *buf = kmalloc(BLK_SECTOR_SIZE);	/* shared: the reads' data is not looked at */
@@ -478,6 +486,12 @@ KTEST(blk_io_probes_pair_start_and_done, 1)
 		  "completion %llu, done at refusal %llu", submitted, refused,
 		  (unsigned long long)counts[0].hits, (unsigned long long)counts[1].hits,
 		  (unsigned long long)counts[2].hits);
+	KT_EXPECT(t, counts[2].refusals == refused && counts[1].refusals == 0 &&
+		  counts[1].other_errors == 0 && counts[2].other_errors == 0,
+		  "done's arg5: %llu -EAGAIN and %llu other errors at refusal, %llu and %llu at "
+		  "completion", (unsigned long long)counts[2].refusals,
+		  (unsigned long long)counts[2].other_errors, (unsigned long long)counts[1].refusals,
+		  (unsigned long long)counts[1].other_errors);
 	for (unsigned k = 0; k < 3; k++)
 		KT_EXPECT(t, counts[k].bytes == counts[k].hits * BLK_SECTOR_SIZE &&
 			  counts[k].kernel_pid == counts[k].hits,

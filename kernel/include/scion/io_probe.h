@@ -28,6 +28,9 @@
  *         0 for the kernel (read-ahead, the flush thread's write-back,
  *         kernel threads). At the wait probes, the sleeping thread's
  *         pid (it may sleep for a read-ahead's request: pid 0's).
+ *   arg5  at io:::done, how it ended (illumos's b_error): 0, or the
+ *         negative errno the disk gave (-EIO) or the driver's refusal
+ *         (-EAGAIN: its queue was full); 0 at the other three
  *
  * In flight, (arg0, arg1) names a request, as (b_edev, b_blkno) does in
  * illumos scripts: key start times by it, since done fires in interrupt
@@ -47,8 +50,6 @@
 
 #define IO_PROBE_start(dev, sector, bytes, write, pid) \
 	SDT_PROBE5_P(io, start, dev, sector, bytes, write, pid)
-#define IO_PROBE_done(dev, sector, bytes, write, pid) \
-	SDT_PROBE5_P(io, done, dev, sector, bytes, write, pid)
 #define IO_PROBE_wait_start(dev, sector, bytes, write, pid) \
 	SDT_PROBE5_P(io, wait__start, dev, sector, bytes, write, pid)
 #define IO_PROBE_wait_done(dev, sector, bytes, write, pid) \
@@ -58,8 +59,14 @@
 #define IO_PROBE(name, dev, sector, bytes, write, pid) \
 	IO_PROBE_##name(dev, sector, bytes, write, pid)
 
+/* io:::done of request r, which ended with error (0 or a negative errno). */
+#define IO_PROBE_DONE(r, error) \
+	SDT_PROBE6_P(io, done, (r)->dev_index, (r)->sector, \
+		     (uint64_t)(r)->count << BLK_SECTOR_SHIFT, (r)->write, (r)->pid, \
+		     (int64_t)(error))
+
 /*
- * IO_PROBE_REQUEST(done, r): a site about request r (submitted, so
+ * IO_PROBE_REQUEST(start, r): a site about request r (submitted, so
  * r->dev_index is set); IO_PROBE_REQUEST_BY(wait_start, r, pid): the
  * same for a wait, with the sleeper's pid.
  */

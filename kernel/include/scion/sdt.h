@@ -41,5 +41,7 @@ LINKER_TABLE_DECLARE(struct sdt_site, sdt_sites);
 #define SDT_PROBE2_P(provider, name, a0, a1) ARCH_SDT_PROBE2(#provider ":" #name, a0, a1)
 #define SDT_PROBE5_P(provider, name, a0, a1, a2, a3, a4) \
 	ARCH_SDT_PROBE5(#provider ":" #name, a0, a1, a2, a3, a4)
+#define SDT_PROBE6_P(provider, name, a0, a1, a2, a3, a4, a5) \
+	ARCH_SDT_PROBE6(#provider ":" #name, a0, a1, a2, a3, a4, a5)
 
 #endif

@@ -4,7 +4,7 @@
  * nopl 0x0(%rax,%rax,1), the size of the jmp rel32 that replaces it when
  * the probe is enabled, and an entry {site, name} in table.sdt_sites.
  * Arguments are forced into the first argument registers of the SysV ABI
- * (rdi, rsi, rdx, rcx, r8), where trap_frame_arg() finds them; they are
+ * (rdi, rsi, rdx, rcx, r8, r9), where trap_frame_arg() finds them; they are
  * evaluated into temporaries first, so computing one cannot clobber
  * another's register.
  */
@@ -63,6 +63,20 @@
 	register uint64_t sdt_r4 __asm__("r8") = sdt_v4;			\
 	__asm__ volatile(ARCH_SDT_ASM(name) :: "r"(sdt_r0), "r"(sdt_r1),	\
 			 "r"(sdt_r2), "r"(sdt_r3), "r"(sdt_r4));		\
+} while (0)
+
+#define ARCH_SDT_PROBE6(name, a0, a1, a2, a3, a4, a5) do {			\
+	uint64_t sdt_v0 = (uint64_t)(a0), sdt_v1 = (uint64_t)(a1);		\
+	uint64_t sdt_v2 = (uint64_t)(a2), sdt_v3 = (uint64_t)(a3);		\
+	uint64_t sdt_v4 = (uint64_t)(a4), sdt_v5 = (uint64_t)(a5);		\
+	register uint64_t sdt_r0 __asm__("rdi") = sdt_v0;			\
+	register uint64_t sdt_r1 __asm__("rsi") = sdt_v1;			\
+	register uint64_t sdt_r2 __asm__("rdx") = sdt_v2;			\
+	register uint64_t sdt_r3 __asm__("rcx") = sdt_v3;			\
+	register uint64_t sdt_r4 __asm__("r8") = sdt_v4;			\
+	register uint64_t sdt_r5 __asm__("r9") = sdt_v5;			\
+	__asm__ volatile(ARCH_SDT_ASM(name) :: "r"(sdt_r0), "r"(sdt_r1),	\
+			 "r"(sdt_r2), "r"(sdt_r3), "r"(sdt_r4), "r"(sdt_r5));	\
 } while (0)
 
 #endif
