@@ -62,7 +62,7 @@ KINDS = {
                  "title": "system calls, the same static binary on each kernel"},
     "fs": {"program": "userland/bench_fs.c", "rows": FS_ROWS,
            "title": "file operations on ext2, the same static binary on each kernel",
-           "note": "a row that waits for the disk (fsync on both; create, write and unlink "
+           "note": "a row that waits for the disk (fsync on both; create and unlink "
                    "on Scion, which writes metadata synchronously) is virtual time, not "
                    "instructions: sleep=off jumps the clock to the next timer while the "
                    "guest idles (README, File operations beside Linux)"},

@@ -94,6 +94,19 @@ struct ext2_ptr_batch {
 int ext2_ptr_batch_flush(struct ext2_fs *fs, struct ext2_ptr_batch *batch);
 
 /*
+ * ext2_write_data - ext2_write without writing the inode: in (its size,
+ *   block map and times) changes in memory only, and the caller keeps it
+ *   until ext2_update_inode (as UFS kept an inode marked for update).
+ *   pending: the caller's batch, kept across calls (the pointers stay
+ *   held until ext2_ptr_batch_flush, which must come before anything
+ *   reads the file's map from the disk: a read, a truncation, a delete,
+ *   the inode's update); NULL: this call's own, flushed before it
+ *   returns. Until then a crash loses the growth and leaks the blocks.
+ */
+int64_t ext2_write_data(struct ext2_fs *fs, struct ext2_inode *in, uint64_t off,
+			const void *buf, size_t len, struct ext2_ptr_batch *pending);
+
+/*
  * ext2_bmap_alloc - the block at index of in's map, allocated (with the
  *   indirect blocks on its path) when it is a hole; *fresh when it was.
  *   batch: a file data write's (the block by the delayed path, its

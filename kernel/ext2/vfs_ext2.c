@@ -117,7 +117,9 @@ static int64_t ext2_vfs_read(struct vnode *v, uint64_t off, void *buf, size_t le
 {
 	struct ext2_mount *m = mount_of(v);
 	ext2_lock(m);
-	int64_t r = ext2_read(&m->fs, inode_of(v), off, buf, len);
+	int64_t r = ext2_vnode_settle(m, v);
+	if (!r)
+		r = ext2_read(&m->fs, inode_of(v), off, buf, len);
 	ext2_unlock(m);
 	return r < 0 ? ext2_said(v, (int)r) : r;
 }

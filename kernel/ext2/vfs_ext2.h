@@ -11,6 +11,7 @@
 #include <scion/ext2.h>
 #include <scion/mutex.h>
 #include <scion/vfs.h>
+#include "ext2_internal.h"
 
 struct ext2_vnode {
 	struct vnode v;
@@ -18,6 +19,8 @@ struct ext2_vnode {
 	bool inode_dirty;		/* lock: in changed by writes, not yet given to
 					   the disk (ext2_update_inode); on m->dirty */
 	struct list_node dirty_node;	/* lock: on m->dirty while inode_dirty */
+	struct ext2_ptr_batch *pending;	/* lock: indirect pointers its writes hold
+					   back (ext2_write_data); NULL: none */
 };
 
 struct ext2_mount {
@@ -50,6 +53,14 @@ static inline void ext2_unlock(struct ext2_mount *m)
 	if (!m->fs.read_only)
 		mutex_unlock(&m->lock);
 }
+
+/*
+ * ext2_vnode_settle - the pointers v's writes hold back go to the disk's
+ *   write-back, so that its block map there is whole: before anything
+ *   reads the map (a read, a truncation, a delete). 0 or -errno.
+ *   Caller's context: the mount's lock held.
+ */
+int ext2_vnode_settle(struct ext2_mount *m, struct vnode *v);
 
 /* The vnode's fields from its inode copy (after a change). */
 void ext2_vnode_refresh(struct vnode *v);

@@ -9,13 +9,17 @@
  * which takes the mutex itself).
  *
  * A write changes its vnode's inode in memory only (ext2_write_data)
- * and puts the vnode on the mount's dirty list; the inode goes to the
- * disk's write-back when the file is closed (flush), at fsync and sync,
- * and before any namespace change, which reads inodes from the disk and
- * must find them current. A dirty vnode is always held by an open file,
- * so it never leaves the vnode cache dirty.
+ * and puts the vnode on the mount's dirty list, and the pointers to new
+ * blocks in indirect blocks stay held in the vnode (pending); the inode
+ * goes to the disk's write-back when the file is closed (flush), at
+ * fsync and sync, and before any namespace change, which reads inodes
+ * from the disk and must find them current; the held pointers go first,
+ * and also before anything reads the block map (ext2_vnode_settle). A
+ * dirty vnode is always held by an open file, so it never leaves the
+ * vnode cache dirty.
  */
 #include <scion/errno.h>
+#include <scion/mm.h>
 #include <scion/string.h>
 #include <scion/vfs.h>
 #include "ext2_internal.h"
@@ -26,12 +30,27 @@ static struct ext2_vnode *ext2_vnode_of(struct vnode *v)
 	return container_of(v, struct ext2_vnode, v);
 }
 
-/* v's inode to the disk's write-back if writes changed it. Mutex held. */
+int ext2_vnode_settle(struct ext2_mount *m, struct vnode *v)
+{
+	struct ext2_vnode *ev = ext2_vnode_of(v);
+	if (!ev->pending)
+		return 0;
+	int err = ext2_ptr_batch_flush(&m->fs, ev->pending);
+	if (!err) {
+		kfree(ev->pending);
+		ev->pending = NULL;
+	}
+	return err;
+}
+
+/* v's held pointers, then its inode, to the disk's write-back if writes changed it. Mutex held. */
 static int update_dirty(struct ext2_mount *m, struct ext2_vnode *ev)
 {
 	if (!ev->inode_dirty)
 		return 0;
-	int err = ext2_update_inode(&m->fs, &ev->in);
+	int err = ext2_vnode_settle(m, &ev->v);
+	if (!err)
+		err = ext2_update_inode(&m->fs, &ev->in);
 	if (!err) {
 		ev->inode_dirty = false;
 		list_remove(&ev->dirty_node);
@@ -56,7 +75,9 @@ int64_t ext2_vfs_write(struct vnode *v, uint64_t off, const void *buf, size_t le
 	struct ext2_mount *m = mount_of(v);
 	struct ext2_vnode *ev = ext2_vnode_of(v);
 	ext2_lock(m);
-	int64_t r = ext2_write_data(&m->fs, &ev->in, off, buf, len);
+	if (!ev->pending)
+		ev->pending = kzalloc(sizeof(*ev->pending));	/* NULL: each write flushes its own */
+	int64_t r = ext2_write_data(&m->fs, &ev->in, off, buf, len, ev->pending);
 	if (r > 0 && !ev->inode_dirty) {
 		ev->inode_dirty = true;
 		list_add_tail(&m->dirty, &ev->dirty_node);
@@ -79,7 +100,9 @@ int ext2_vfs_truncate(struct vnode *v, uint64_t size)
 {
 	struct ext2_mount *m = mount_of(v);
 	ext2_lock(m);
-	int err = vnode_is_dir(v) ? -EISDIR : ext2_truncate(&m->fs, inode_of(v), size);
+	int err = vnode_is_dir(v) ? -EISDIR : ext2_vnode_settle(m, v);
+	if (!err)
+		err = ext2_truncate(&m->fs, inode_of(v), size);
 	ext2_vnode_refresh(v);
 	ext2_unlock(m);
 	return ext2_said(v, err);
@@ -218,6 +241,8 @@ void ext2_vfs_inactive(struct vnode *v)
 	struct ext2_mount *m = mount_of(v);
 	struct ext2_vnode *ev = ext2_vnode_of(v);
 	ext2_lock(m);
+	/* The held pointers go out first: the delete frees the blocks they name. */
+	ext2_said(v, ext2_vnode_settle(m, v));
 	if (ev->inode_dirty) {		/* closed without a flush: it is deleted anyway */
 		ev->inode_dirty = false;
 		list_remove(&ev->dirty_node);

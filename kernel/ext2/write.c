@@ -93,6 +93,13 @@ static int step_alloc(struct ext2_fs *fs, struct ext2_inode *in, uint32_t table,
 		*out = b;
 		return 0;
 	}
+	/* A pointer an earlier write left held is the block's, not a hole. */
+	for (unsigned i = 0; leaf && batch && i < batch->n; i++) {
+		if (batch->ptr[i].table == table && batch->ptr[i].index == (uint32_t)index) {
+			*out = batch->ptr[i].block;
+			return 0;
+		}
+	}
 	bool held = leaf && batch;
 	if (held && batch->n == EXT2_PTR_BATCH && (err = ext2_ptr_batch_flush(fs, batch)))
 		return err;
@@ -190,13 +197,13 @@ int ext2_update_inode(struct ext2_fs *fs, const struct ext2_inode *in)
 int64_t ext2_write(struct ext2_fs *fs, struct ext2_inode *in, uint64_t off, const void *buf,
 		   size_t len)
 {
-	int64_t r = ext2_write_data(fs, in, off, buf, len);
+	int64_t r = ext2_write_data(fs, in, off, buf, len, NULL);
 	int err = r > 0 ? ext2_update_inode(fs, in) : 0;
 	return err ? err : r;
 }
 
 int64_t ext2_write_data(struct ext2_fs *fs, struct ext2_inode *in, uint64_t off,
-			const void *buf, size_t len)
+			const void *buf, size_t len, struct ext2_ptr_batch *pending)
 {
 	if (fs->read_only)
 		return -EROFS;
@@ -205,14 +212,15 @@ int64_t ext2_write_data(struct ext2_fs *fs, struct ext2_inode *in, uint64_t off,
 	uint8_t *whole = NULL;
 	size_t done = 0;
 	int err = 0;
-	struct ext2_ptr_batch batch = { .n = 0 };
+	struct ext2_ptr_batch own = { .n = 0 };
+	struct ext2_ptr_batch *batch = pending ? pending : &own;
 	while (done < len) {
 		uint64_t pos = off + done;
 		uint32_t within = (uint32_t)(pos & (fs->block_size - 1));
 		size_t n = fs->block_size - within < len - done ? fs->block_size - within : len - done;
 		uint32_t block;
 		bool fresh;
-		err = ext2_bmap_alloc(fs, in, pos >> fs->block_log, &block, &fresh, &batch);
+		err = ext2_bmap_alloc(fs, in, pos >> fs->block_log, &block, &fresh, batch);
 		if (err)
 			break;
 		if (fresh && n < fs->block_size) {
@@ -232,7 +240,7 @@ int64_t ext2_write_data(struct ext2_fs *fs, struct ext2_inode *in, uint64_t off,
 		done += n;
 	}
 	/* Blocks allocated before an error are the file's too: their pointers go out. */
-	int ferr = ext2_ptr_batch_flush(fs, &batch);
+	int ferr = pending && !err ? 0 : ext2_ptr_batch_flush(fs, batch);
 	kfree(whole);
 	if (ferr)
 		return ferr;

@@ -159,7 +159,7 @@ def job_write(ctx):
                    f"{out[-1500:]!r}")
         out = run(boot, "ls /fs_write-dir")
         ctx.result("ls", re.search(r"^-rw-r--r-- +5000 keep$", out, re.M) and
-                   "7 entries in /fs_write-dir" in out, f"{out!r}")
+                   "8 entries in /fs_write-dir" in out, f"{out!r}")
         out = run(boot, "sync")
         ctx.result("sync", "sync:" not in out, f"{out!r}")
     finally:

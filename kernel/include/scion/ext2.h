@@ -170,14 +170,6 @@ int ext2_write_inode(struct ext2_fs *fs, const struct ext2_inode *in);
 int64_t ext2_write(struct ext2_fs *fs, struct ext2_inode *in, uint64_t off, const void *buf,
 		   size_t len);
 
-/*
- * ext2_write_data - ext2_write without writing the inode: in (its size,
- *   block map and times) changes in memory only, and the caller keeps it
- *   until ext2_update_inode (as UFS kept an inode marked for update).
- *   Until then a crash loses the growth and leaks the new blocks.
- */
-int64_t ext2_write_data(struct ext2_fs *fs, struct ext2_inode *in, uint64_t off,
-			const void *buf, size_t len);
 
 /* ext2_update_inode - in onto the disk by the write-back (new blocks' bits synchronously first). */
 int ext2_update_inode(struct ext2_fs *fs, const struct ext2_inode *in);
