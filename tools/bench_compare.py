@@ -70,7 +70,7 @@ KINDS = {
 UNIT = ("guest instructions per operation, user and kernel (the guest TSC under "
         "-icount shift=0,sleep=off), the minimum of K batches of N operations")
 
-# The twin of bench_syscalls.c's report() and error() formats.
+# The twin of userland/include/bench_report.h's row and the programs' error() formats.
 ROW_RE = re.compile(r"^bench: ([a-z0-9_]+) ([0-9]+) insns/op "
                     r"\(min of ([0-9]+) batches of ([0-9]+); median ([0-9]+)\)$", re.M)
 ERROR_RE = re.compile(r"^bench: error ([a-z0-9_]+): (.*)$", re.M)

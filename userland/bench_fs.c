@@ -53,6 +53,7 @@
 #include <string.h>
 #include <unistd.h>
 #include <sys/stat.h>
+#include "bench_report.h"
 
 #define BATCHES 15              /* K of every row */
 #define MAX_N 100               /* the largest N: the name table's size */
@@ -64,48 +65,12 @@ static char names[MAX_N][8];
 static int fds[MAX_N];
 static char block[BLOCK];
 
-static inline uint64_t tsc(void)
-{
-	uint32_t lo, hi;
-	__asm__ volatile("rdtsc" : "=a"(lo), "=d"(hi) : : "memory");
-	return (uint64_t)hi << 32 | lo;
-}
-
-static void say(const char *line)
-{
-	size_t len = strlen(line), done = 0;
-	while (done < len) {
-		ssize_t n = write(1, line + done, len - done);
-		if (n <= 0)
-			_exit(2);
-		done += (size_t)n;
-	}
-}
-
 static void error(const char *row, const char *what)
 {
 	char line[200];
 	snprintf(line, sizeof(line), "bench: error %s: %s (errno %d)\n", row, what, errno);
 	say(line);
 	failed = 1;
-}
-
-static int cmp_u64(const void *a, const void *b)
-{
-	uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
-	return x < y ? -1 : x > y;
-}
-
-/* values[0..k) hold k batch totals of n operations each: print the row. */
-static void report(const char *row, int k, int n)
-{
-	char line[160];
-	qsort(values, (size_t)k, sizeof(values[0]), cmp_u64);
-	uint64_t min = (values[0] + (uint64_t)n / 2) / (uint64_t)n;
-	uint64_t med = (values[k / 2] + (uint64_t)n / 2) / (uint64_t)n;
-	snprintf(line, sizeof(line), "bench: %s %llu insns/op (min of %d batches of %d; median %llu)\n",
-		 row, (unsigned long long)min, k, n, (unsigned long long)med);
-	say(line);
 }
 
 /* names[0..n) = PREFIX0, PREFIX1, ...; none of them left over from a
@@ -152,7 +117,7 @@ static void bench_open(void)
 	}
 	for (int i = 0; i < N; i++)
 		unlink(names[i]);
-	report("fs_open_existing", BATCHES, N);
+	bench_report("fs_open_existing", values, BATCHES, N);
 }
 
 static void bench_create(void)
@@ -178,7 +143,7 @@ static void bench_create(void)
 		if (b >= 0)
 			values[b] = t1 - t0;
 	}
-	report("fs_create", BATCHES, N);
+	bench_report("fs_create", values, BATCHES, N);
 }
 
 /* A file of its own for a row: empty, open for writing. */
@@ -220,7 +185,7 @@ static void bench_write(void)
 		if (b >= 0)
 			values[b] = t1 - t0;
 	}
-	report("fs_write_4k", BATCHES, N);
+	bench_report("fs_write_4k", values, BATCHES, N);
 out:
 	close(fd);
 	unlink("w");
@@ -255,7 +220,7 @@ static void bench_fsync(void)
 		if (b >= 0)
 			values[b] = total;
 	}
-	report("fs_fsync_4k", BATCHES, N);
+	bench_report("fs_fsync_4k", values, BATCHES, N);
 out:
 	close(fd);
 	unlink("f");
@@ -286,7 +251,7 @@ static void bench_unlink(void)
 		if (b >= 0)
 			values[b] = t1 - t0;
 	}
-	report("fs_unlink", BATCHES, N);
+	bench_report("fs_unlink", values, BATCHES, N);
 }
 
 int main(int argc, char **argv)

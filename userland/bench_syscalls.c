@@ -10,7 +10,7 @@
  *   bench_syscalls [EXEC_TARGET]     EXEC_TARGET defaults to /bench_exec_target
  *
  * Output (stdout, one write per line; tools/bench_compare.py parses it,
- * its ROW_RE is this printf's twin):
+ * its ROW_RE is the twin of bench_report.h's printf):
  *
  *   bench: NAME VALUE insns/op (min of K batches of N; median MEDIAN)
  *   ...one line per row, in the order below...
@@ -76,6 +76,7 @@
 #include <sys/mman.h>
 #include <sys/syscall.h>
 #include <sys/wait.h>
+#include "bench_report.h"
 
 #define BATCHES 15              /* K of most rows */
 #define MAX_BATCHES 63          /* K of the execve row */
@@ -84,13 +85,6 @@
 
 static uint64_t values[MAX_BATCHES];
 static int failed;
-
-static inline uint64_t tsc(void)
-{
-	uint32_t lo, hi;
-	__asm__ volatile("rdtsc" : "=a"(lo), "=d"(hi) : : "memory");
-	return (uint64_t)hi << 32 | lo;
-}
 
 /* fork(2) itself, without musl's wrapper (see above). */
 static long raw_fork(void)
@@ -106,41 +100,12 @@ static int make_pipe(int fd[2])
 	return (int)syscall(SYS_pipe2, fd, 0);
 }
 
-static void say(const char *line)
-{
-	size_t len = strlen(line), done = 0;
-	while (done < len) {
-		ssize_t n = write(1, line + done, len - done);
-		if (n <= 0)
-			_exit(2);
-		done += (size_t)n;
-	}
-}
-
 static void error(const char *row, const char *what)
 {
 	char line[160];
 	snprintf(line, sizeof(line), "bench: error %s: %s\n", row, what);
 	say(line);
 	failed = 1;
-}
-
-static int cmp_u64(const void *a, const void *b)
-{
-	uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
-	return x < y ? -1 : x > y;
-}
-
-/* values[0..k) hold k batch totals of n operations each: print the row. */
-static void report(const char *row, int k, int n)
-{
-	char line[160];
-	qsort(values, (size_t)k, sizeof(values[0]), cmp_u64);
-	uint64_t min = (values[0] + (uint64_t)n / 2) / (uint64_t)n;
-	uint64_t med = (values[k / 2] + (uint64_t)n / 2) / (uint64_t)n;
-	snprintf(line, sizeof(line), "bench: %s %llu insns/op (min of %d batches of %d; median %llu)\n",
-		 row, (unsigned long long)min, k, n, (unsigned long long)med);
-	say(line);
 }
 
 static void bench_getpid(void)
@@ -154,7 +119,7 @@ static void bench_getpid(void)
 		if (b >= 0)
 			values[b] = t1 - t0;
 	}
-	report("getpid_round_trip", BATCHES, N);
+	bench_report("getpid_round_trip", values, BATCHES, N);
 }
 
 static void bench_pipe(void)
@@ -178,7 +143,7 @@ static void bench_pipe(void)
 		if (b >= 0)
 			values[b] = t1 - t0;
 	}
-	report("pipe_write_read_1byte", BATCHES, N);
+	bench_report("pipe_write_read_1byte", values, BATCHES, N);
 }
 
 static int reap(long pid)
@@ -206,7 +171,7 @@ static void bench_fork(void)
 		if (b >= 0)
 			values[b] = t1 - t0;
 	}
-	report("fork_exit_wait", K, N);
+	bench_report("fork_exit_wait", values, K, N);
 }
 
 static void hex16(char *out, uint64_t v)
@@ -244,7 +209,7 @@ static void bench_execve(const char *target)
 		if (b >= 0)
 			values[b] = took;
 	}
-	report("execve_small_program", MAX_BATCHES, 1);
+	bench_report("execve_small_program", values, MAX_BATCHES, 1);
 }
 
 static void bench_fault(void)
@@ -264,7 +229,7 @@ static void bench_fault(void)
 		if (b >= 0)
 			values[b] = t1 - t0;
 	}
-	report("page_fault_anon_first_touch", BATCHES, FAULT_PAGES);
+	bench_report("page_fault_anon_first_touch", values, BATCHES, FAULT_PAGES);
 }
 
 static void bench_switch(void)
@@ -303,7 +268,7 @@ static void bench_switch(void)
 	if (write(there[1], &c, 1) != 1 || !reap(pid))
 		ok = 0;
 	if (ok)
-		report("context_switch_pipe", BATCHES, 2 * N);
+		bench_report("context_switch_pipe", values, BATCHES, 2 * N);
 	else
 		error("context_switch_pipe", "write, read or the partner's exit failed");
 }
