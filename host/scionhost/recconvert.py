@@ -9,7 +9,9 @@ DIR/csv) or as a Common Trace Format 1.8 trace for babeltrace2
 
 CSV: a header row of column names, then one row per record in the file's
 order; CSV_COLUMNS has each module's columns. Enumerated values are their
-names (a number the names do not know stays a number). A graft point's
+names (a number the names do not know stays a number); a block cache
+request's and result's op is its flags by name: read, write,
+write+sync, write+whole, write+sync+whole (CTF: the flags word). A graft point's
 call has its six argument words in columns arg0..arg5 and its done
 record its result, both in hex (0x...) as `record show` prints them.
 A sched trace begins with the start-state records (kinds queued,
@@ -66,8 +68,10 @@ def state_counter(key):
 CSV_COLUMNS = {
     "bcache": {
         "trace": tuple((c, field(c)) for c in ("seq", "time_ns", "cpu", "tid", "pid", "block",
-                                               "in_flight")),
+                                               "in_flight"))
+        + (("op", lambda r: recfmt.op_name(r.get("flags", 0))),),
         "log": (("seq", field("seq")), ("cpu", field("cpu")), ("block", field("block")),
+                ("op", lambda r: recfmt.op_name(r.get("flags", 0))),
                 ("outcome", named("outcome", recfmt.OUTCOMES)),
                 ("victim", lambda r: recfmt.block_text(r["victim"])),
                 ("latency_ns", field("latency_ns")),

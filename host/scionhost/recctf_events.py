@@ -63,9 +63,9 @@ VARIANT_ID = 1 << 16
 
 BCACHE_REQUEST = EventClass("request", recfmt.TYPE_BCACHE_REQUEST, (
     ("seq", "uint64_t"), ("tid", "uint64_t"), ("pid", "uint64_t"), ("cpu", "uint32_t"),
-    ("block", "uint64_t"), ("in_flight", "uint64_t")))
+    ("block", "uint64_t"), ("in_flight", "uint64_t"), ("flags", "uint32_t")))
 BCACHE_RESULT = EventClass("result", recfmt.TYPE_BCACHE_RESULT, (
-    ("seq", "uint64_t"), ("cpu", "uint32_t"), ("block", "uint64_t"),
+    ("seq", "uint64_t"), ("cpu", "uint32_t"), ("block", "uint64_t"), ("flags", "uint32_t"),
     ("outcome", "enum outcome_t"), ("victim", "uint64_t"), ("latency_ns", "uint64_t"),
     ("nprefetch", "uint8_t"), ("prefetch", "struct prefetch", "nprefetch")))
 PREFETCH_FIELDS = (("block", "uint64_t"), ("victim", "uint64_t"), ("fate", "enum fate_t"))

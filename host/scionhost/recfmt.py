@@ -376,12 +376,17 @@ def config_dict(module, config):
     return {name: config[k] for k, name in enumerate(names)}
 
 
+def op_name(flags):
+    """A request's BCACHE_REQ_* flags as "read", "write", "write+sync+whole", ..."""
+    if not flags & C.BCACHE_REQ_WRITE:
+        return "read"
+    return ("write" + ("+sync" if flags & C.BCACHE_REQ_SYNC else "")
+            + ("+whole" if flags & C.BCACHE_REQ_WHOLE else ""))
+
+
 def op_text(flags):
     """A write's " op=write+sync+whole" (as the kernel's `record show`); "" for a read."""
-    if not flags & C.BCACHE_REQ_WRITE:
-        return ""
-    return (" op=write" + ("+sync" if flags & C.BCACHE_REQ_SYNC else "")
-            + ("+whole" if flags & C.BCACHE_REQ_WHOLE else ""))
+    return f" op={op_name(flags)}" if flags & C.BCACHE_REQ_WRITE else ""
 
 
 def record_text(r):

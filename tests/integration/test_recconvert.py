@@ -29,38 +29,41 @@ MISS, HIT, WAIT, ERROR = 3, 1, 2, 4
 STARTED, CACHED, NO_BUFFER = 1, 2, 3
 
 
-def request(seq, time_ns, cpu, tid, block, in_flight):
+WRITE_SYNC = recfmt.C.BCACHE_REQ_WRITE | recfmt.C.BCACHE_REQ_SYNC
+
+
+def request(seq, time_ns, cpu, tid, block, in_flight, flags=0):
     return dict(type="request", seq=seq, time_ns=time_ns, cpu=cpu, tid=tid, pid=0,
-                block=block, in_flight=in_flight)
+                block=block, in_flight=in_flight, flags=flags)
 
 
-def result(seq, cpu, outcome, block, victim, latency_ns, prefetch=()):
+def result(seq, cpu, outcome, block, victim, latency_ns, prefetch=(), flags=0):
     return dict(type="result", seq=seq, cpu=cpu, outcome=outcome, block=block, victim=victim,
-                latency_ns=latency_ns,
+                latency_ns=latency_ns, flags=flags,
                 prefetch=[dict(block=b, victim=v, fate=f) for b, f, v in prefetch])
 
 
 # Small enough to write the expected text and CSV by hand.
 SMALL_TRACE = [request(1, 1000, 0, 7, 18, 0), request(2, 1500, 1, 8, 40, 1),
-               request(3, 2100, 2, 7, 18, 1)]
+               request(3, 2100, 2, 7, 18, 1, WRITE_SYNC)]
 SMALL_LOG = [result(1, 0, MISS, 18, NO, 900, [(19, STARTED, NO), (20, CACHED, 3)]),
              result(2, 1, HIT, 40, NO, 50),
-             result(3, 2, WAIT, 18, 5, 300, [(21, NO_BUFFER, NO)])]
+             result(3, 2, WAIT, 18, 5, 300, [(21, NO_BUFFER, NO)], WRITE_SYNC)]
 SMALL_TEXT = """\
 trace: bcache, evict=lru readahead=sequential, 3 records, 2 dropped
 seq=1 time_ns=1000 cpu=0 tid=7 pid=0 block=18 in_flight=0
 seq=2 time_ns=1500 cpu=1 tid=8 pid=0 block=40 in_flight=1
-seq=3 time_ns=2100 cpu=2 tid=7 pid=0 block=18 in_flight=1
+seq=3 time_ns=2100 cpu=2 tid=7 pid=0 block=18 in_flight=1 op=write+sync
 log: bcache, evict=lru readahead=sequential, 3 records, 1 dropped
 seq=1 cpu=0 block=18 outcome=miss victim=- latency_ns=900 prefetch=19:started/-,20:cached/3
 seq=2 cpu=1 block=40 outcome=hit victim=- latency_ns=50 prefetch=-
-seq=3 cpu=2 block=18 outcome=wait victim=5 latency_ns=300 prefetch=21:no-buffer/-
+seq=3 cpu=2 block=18 outcome=wait victim=5 latency_ns=300 prefetch=21:no-buffer/- op=write+sync
 """
-SMALL_TRACE_CSV = ("seq,time_ns,cpu,tid,pid,block,in_flight\r\n1,1000,0,7,0,18,0\r\n"
-                   "2,1500,1,8,0,40,1\r\n3,2100,2,7,0,18,1\r\n")
-SMALL_LOG_CSV = ("seq,cpu,block,outcome,victim,latency_ns,prefetch\r\n"
-                 "1,0,18,miss,-,900,19:started/-;20:cached/3\r\n2,1,40,hit,-,50,\r\n"
-                 "3,2,18,wait,5,300,21:no-buffer/-\r\n")
+SMALL_TRACE_CSV = ("seq,time_ns,cpu,tid,pid,block,in_flight,op\r\n1,1000,0,7,0,18,0,read\r\n"
+                   "2,1500,1,8,0,40,1,read\r\n3,2100,2,7,0,18,1,write+sync\r\n")
+SMALL_LOG_CSV = ("seq,cpu,block,op,outcome,victim,latency_ns,prefetch\r\n"
+                 "1,0,18,read,miss,-,900,19:started/-;20:cached/3\r\n2,1,40,read,hit,-,50,\r\n"
+                 "3,2,18,write+sync,wait,5,300,21:no-buffer/-\r\n")
 # (time in ns, event, seq) as babeltrace2 must print them: results at their request's
 # time plus latency_ns, in time order (seq 2, a hit, finishes before seq 1, a miss).
 SMALL_EVENTS = [(1000, "request", 1), (1500, "request", 2), (1550, "result", 2),
