@@ -10,13 +10,16 @@
  * offsets, a directory of a thousand entries read by getdents64 with a
  * small buffer, ENOTDIR through a file, and, where the tree is on a
  * read-only file system (statvfs says so), EROFS for writing and
- * creating. argv[1] on Linux: the folder holding fsdata.
+ * creating; statx (the raw system call: musl has no wrapper) against
+ * stat for a file, a directory, a link and an fd, and its refusals.
+ * argv[1] on Linux: the folder holding fsdata.
  */
 #define _GNU_SOURCE
 #include <dirent.h>
 #include <fcntl.h>
 #include <stdint.h>
 #include <sys/stat.h>
+#include <sys/sysmacros.h>
 #include <sys/statvfs.h>
 #include <sys/syscall.h>
 #include "check.h"
@@ -70,6 +73,73 @@ static void links(void)
 	CHECK_EQ(stat(at("d00/f0001"), &lst), 0, "stat d00/f0001");
 	CHECK(st.st_ino == lst.st_ino && st.st_nlink == 2, "hard link: inodes %lu %lu, nlink %lu",
 	      (unsigned long)st.st_ino, (unsigned long)lst.st_ino, (unsigned long)st.st_nlink);
+}
+
+/* struct statx (Linux's uapi, the same on every machine): the fields checked. */
+struct statx_ts {
+	int64_t sec;
+	uint32_t nsec;
+	int32_t reserved;
+};
+
+struct statx_buf {
+	uint32_t mask, blksize;
+	uint64_t attributes;
+	uint32_t nlink, uid, gid;
+	uint16_t mode, spare0;
+	uint64_t ino, size, blocks, attributes_mask;
+	struct statx_ts atime, btime, ctime, mtime;
+	uint32_t rdev_major, rdev_minor, dev_major, dev_minor;
+	uint64_t spare[14];
+};
+
+#define STATX_BASIC 0x7ffu
+
+static long do_statx(int dirfd, const char *path, int flags, unsigned mask, void *buf)
+{
+	return syscall(SYS_statx, dirfd, path, flags, mask, buf);
+}
+
+/* statx's basic fields say what stat says. */
+static int same(const struct statx_buf *x, const struct stat *st)
+{
+	return (x->mask & STATX_BASIC) == STATX_BASIC && x->ino == st->st_ino &&
+	       x->mode == (st->st_mode & 0xffff) && x->nlink == st->st_nlink &&
+	       x->size == (uint64_t)st->st_size && x->blocks == (uint64_t)st->st_blocks &&
+	       x->mtime.sec == st->st_mtim.tv_sec && x->mtime.nsec == st->st_mtim.tv_nsec &&
+	       x->uid == st->st_uid && x->gid == st->st_gid &&
+	       x->dev_major == major(st->st_dev) && x->dev_minor == minor(st->st_dev);
+}
+
+static void statx_checks(void)
+{
+	struct statx_buf x;
+	struct stat st;
+	CHECK(stat(at("d01/f0002"), &st) == 0 &&
+	      do_statx(AT_FDCWD, at("d01/f0002"), 0, STATX_BASIC, &x) == 0 && same(&x, &st),
+	      "statx of a file says what stat says");
+	CHECK(stat(at("d01"), &st) == 0 && do_statx(AT_FDCWD, at("d01"), 0, STATX_BASIC, &x) == 0 &&
+	      same(&x, &st) && S_ISDIR(x.mode), "statx of a directory");
+	CHECK(lstat(at("rel-link"), &st) == 0 &&
+	      do_statx(AT_FDCWD, at("rel-link"), AT_SYMLINK_NOFOLLOW, STATX_BASIC, &x) == 0 &&
+	      same(&x, &st) && S_ISLNK(x.mode), "statx of a link with AT_SYMLINK_NOFOLLOW");
+	CHECK(do_statx(AT_FDCWD, at("rel-link"), 0, STATX_BASIC, &x) == 0 && S_ISREG(x.mode),
+	      "statx follows a link");
+	int fd = CHECK_OK(open(at("d01/f0002"), O_RDONLY), "open d01/f0002");
+	CHECK(fstat(fd, &st) == 0 && do_statx(fd, "", AT_EMPTY_PATH, STATX_BASIC, &x) == 0 &&
+	      same(&x, &st), "statx of an fd (AT_EMPTY_PATH)");
+	CHECK(do_statx(AT_FDCWD, at("d01/f0002"), 0, 0, &x) == 0, "statx asking for nothing");
+	CHECK_ERR(do_statx(AT_FDCWD, at("d01/f0002"), 0, 0x80000000u, &x), EINVAL,
+		  "statx with the reserved mask bit");
+	CHECK_ERR(do_statx(AT_FDCWD, at("d01/f0002"), 0x6000, STATX_BASIC, &x), EINVAL,
+		  "statx forcing and not syncing at once");
+	CHECK_ERR(do_statx(AT_FDCWD, at("d01/f0002"), 0x40000000, STATX_BASIC, &x), EINVAL,
+		  "statx with an unknown flag");
+	CHECK_ERR(do_statx(AT_FDCWD, at("no-such-file"), 0, STATX_BASIC, &x), ENOENT,
+		  "statx of a missing file");
+	CHECK_ERR(do_statx(AT_FDCWD, at("d01/f0002"), 0, STATX_BASIC, (void *)16), EFAULT,
+		  "statx into a bad buffer");
+	close(fd);
 }
 
 static void names(void)
@@ -190,6 +260,7 @@ int main(int argc, char **argv)
 	check_start("fs_read", argc, argv);
 	snprintf(top, sizeof(top), "%s/fsdata", check_prefix);
 	links();
+	statx_checks();
 	names();
 	data();
 	big_directory();

@@ -446,22 +446,26 @@ static int stat_dirfd(struct process *p, int dirfd, struct linux_stat *st)
 	return r;
 }
 
-SYSCALL(newfstatat)
+int stat_at(struct process *p, int dirfd, uintptr_t upath, uint64_t flags,
+	    struct linux_stat *st)
 {
-	struct process *p = proc_current();
-	int dirfd = (int)a0;
-	uint64_t flags = a3;
 	if (flags & ~(uint64_t)(LINUX_AT_EMPTY_PATH | LINUX_AT_SYMLINK_NOFOLLOW |
 				LINUX_AT_NO_AUTOMOUNT))
 		return -EINVAL;
 	char *abs;
-	int r = path_from_user(p, dirfd, a1, flags & LINUX_AT_EMPTY_PATH, &abs);
+	int r = path_from_user(p, dirfd, upath, flags & LINUX_AT_EMPTY_PATH, &abs);
 	if (r)
 		return r;
-	struct linux_stat st;
-	r = abs[0] ? stat_path(abs, !(flags & LINUX_AT_SYMLINK_NOFOLLOW), &st) :
-		     stat_dirfd(p, dirfd, &st);
+	r = abs[0] ? stat_path(abs, !(flags & LINUX_AT_SYMLINK_NOFOLLOW), st) :
+		     stat_dirfd(p, dirfd, st);
 	kfree(abs);
+	return r;
+}
+
+SYSCALL(newfstatat)
+{
+	struct linux_stat st;
+	int r = stat_at(proc_current(), (int)a0, a1, a3, &st);
 	if (!r && copyout(a2, &st, sizeof(st)))
 		r = -EFAULT;
 	return r;

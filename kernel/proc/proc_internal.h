@@ -322,6 +322,13 @@ int path_truncate(const char *abs_path, uint64_t size);
 int path_lstat(const char *abs_path, struct linux_stat *st);
 int path_resolve(struct process *p, int dirfd, const char *path, char *out, size_t size);
 int path_from_user(struct process *p, int dirfd, uintptr_t upath, bool allow_empty, char **out);
+/*
+ * stat_at - newfstatat's answer: the file upath names, resolved against
+ *   dirfd, with AT_EMPTY_PATH, AT_SYMLINK_NOFOLLOW, AT_NO_AUTOMOUNT
+ *   (others: -EINVAL). 0 with *st filled, or the walk's -errno.
+ */
+int stat_at(struct process *p, int dirfd, uintptr_t upath, uint64_t flags,
+	    struct linux_stat *st);
 int path_stat(const char *abs_path, struct linux_stat *st);
 
 /*
