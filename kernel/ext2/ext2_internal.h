@@ -83,7 +83,7 @@ int ext2_zero_block(struct ext2_fs *fs, uint32_t block, bool sync);
  * written back like the data), so that writing many blocks costs one
  * synchronous write a batch, not one a block.
  */
-#define EXT2_PTR_BATCH 32
+#define EXT2_PTR_BATCH 64
 struct ext2_ptr_batch {
 	unsigned n;
 	struct {

@@ -17,6 +17,7 @@
 #define LINUX_AT_SYMLINK_NOFOLLOW 0x100
 #define LINUX_AT_NO_AUTOMOUNT 0x800
 #define BOUNCE_BYTES 4096
+#define PATH_SMALL 256		/* a user path copied to the stack up to this */
 /*
  * A write goes to the file system in pieces of up to this much: each
  * piece is one call (the mount's lock, and one synchronous bitmap write
@@ -388,14 +389,33 @@ int path_truncate(const char *abs_path, uint64_t size)
  */
 int path_from_user(struct process *p, int dirfd, uintptr_t upath, bool allow_empty, char **out)
 {
-	char *abs = kmalloc(2 * PATH_MAX_LINUX), *raw = abs + PATH_MAX_LINUX;
-	if (!abs)
-		return -ENOMEM;
-	int64_t r = copyin_str(raw, upath, PATH_MAX_LINUX);
-	if (r == 0 && allow_empty)
-		abs[0] = '\0';
-	else if (r >= 0)
-		r = path_resolve(p, dirfd, raw, abs, PATH_MAX_LINUX);
+	/*
+	 * Most paths are short: the user's string is copied to the stack and
+	 * resolved into a small block first, and only one that does not fit
+	 * takes PATH_MAX (whole pages from the allocator).
+	 */
+	char small[PATH_SMALL], *raw = small, *big = NULL, *abs = NULL;
+	int64_t r = copyin_str(small, upath, sizeof(small));
+	if (r == -ENAMETOOLONG) {
+		raw = big = kmalloc(PATH_MAX_LINUX);
+		r = big ? copyin_str(raw, upath, PATH_MAX_LINUX) : -ENOMEM;
+	}
+	if (r == 0 && allow_empty) {
+		if ((abs = kmalloc(1)))
+			abs[0] = '\0';
+		else
+			r = -ENOMEM;
+	} else if (r >= 0) {
+		size_t size = 2 * PATH_SMALL;
+		abs = kmalloc(size);
+		r = abs ? path_resolve(p, dirfd, raw, abs, size) : -ENOMEM;
+		if (r == -ENAMETOOLONG) {
+			kfree(abs);
+			abs = kmalloc(PATH_MAX_LINUX);
+			r = abs ? path_resolve(p, dirfd, raw, abs, PATH_MAX_LINUX) : -ENOMEM;
+		}
+	}
+	kfree(big);
 	if (r < 0) {
 		kfree(abs);
 		return (int)r;

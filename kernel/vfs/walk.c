@@ -17,27 +17,22 @@
 #include <scion/vfs.h>
 #include "vfs_internal.h"
 
+#define WALK_SMALL_PATH 256	/* a walk's path on the stack up to this (the heap past it) */
+
 int vfs_normalize(const char *base, const char *path, char *out, size_t size)
 {
-	char *tmp = kmalloc(VFS_PATH_MAX * 2);
+	size_t n = 0, blen = strlen(base), plen = strlen(path);
+	size_t need = (path[0] != '/' ? blen + 1 : 0) + plen + 1;
+	if (need > VFS_PATH_MAX * 2)
+		return -ENAMETOOLONG;
+	/* As long as the two joined: a short path takes a small block, not pages. */
+	char *tmp = kmalloc(need);
 	if (!tmp)
 		return -ENOMEM;
-	size_t n = 0, blen = strlen(base), plen = strlen(path);
-	int err = 0;
 	if (path[0] != '/') {
-		if (blen + 1 >= VFS_PATH_MAX * 2)
-			err = -ENAMETOOLONG;
-		else {
-			memcpy(tmp, base, blen);
-			n = blen;
-			tmp[n++] = '/';
-		}
-	}
-	if (!err && n + plen >= VFS_PATH_MAX * 2)
-		err = -ENAMETOOLONG;
-	if (err) {
-		kfree(tmp);
-		return err;
+		memcpy(tmp, base, blen);
+		n = blen;
+		tmp[n++] = '/';
 	}
 	memcpy(tmp + n, path, plen + 1);
 
@@ -120,13 +115,20 @@ static int expand_link(struct vnode *link, char *path, size_t start, size_t end)
 
 int vfs_walk(const char *abs_path, bool follow_last, struct vnode **out)
 {
-	char *path = kmalloc(VFS_PATH_MAX);
-	if (!path)
-		return -ENOMEM;
-	if (strlcpy(path, abs_path, VFS_PATH_MAX) >= VFS_PATH_MAX) {
-		kfree(path);
+	/*
+	 * The path is walked in a buffer on the stack while it fits; a link's
+	 * expansion may make it as long as VFS_PATH_MAX, so the first link
+	 * moves it to the heap (most walks follow none).
+	 */
+	char small[WALK_SMALL_PATH], *path = small, *heap = NULL;
+	size_t len_abs = strlen(abs_path);
+	if (len_abs >= VFS_PATH_MAX)
 		return -ENAMETOOLONG;
+	if (len_abs >= sizeof(small)) {
+		if (!(path = heap = kmalloc(VFS_PATH_MAX)))
+			return -ENOMEM;
 	}
+	memcpy(path, abs_path, len_abs + 1);
 	unsigned links = 0;
 	struct vnode *v = NULL;
 	int err;
@@ -162,7 +164,10 @@ restart:
 		if (err)
 			break;
 		if (vnode_is_link(next) && (path[at] || follow_last)) {
-			err = ++links > VFS_LINK_MAX ? -ELOOP : expand_link(next, path, start, at);
+			if (!heap && (heap = kmalloc(VFS_PATH_MAX)))
+				path = memcpy(heap, small, strlen(small) + 1);
+			err = !heap ? -ENOMEM : ++links > VFS_LINK_MAX ? -ELOOP :
+			      expand_link(next, path, start, at);
 			vnode_put(next);
 			vnode_put(v);
 			v = NULL;
@@ -173,7 +178,7 @@ restart:
 		vnode_put(v);
 		v = next;
 	}
-	kfree(path);
+	kfree(heap);
 	if (err) {
 		vnode_put(v);
 		return err;
