@@ -129,6 +129,7 @@ static bool group_metadata(const struct ext2_fs *fs, uint32_t g, uint32_t block)
 /* A block near goal; data: its bit and counts written back later (see above). */
 static int alloc_block(struct ext2_fs *fs, uint32_t goal, uint32_t *block, bool data)
 {
+	data = data && !fs->sync_all;
 	if (fs->read_only)
 		return -EROFS;
 	if (!ext2_block_ok(fs, goal))
@@ -198,13 +199,13 @@ int ext2_free_block(struct ext2_fs *fs, uint32_t block)
 		return ext2_refuse(fs, "freeing block %u (of %u)", block, fs->blocks);
 	uint32_t g = (block - fs->first_data_block) / fs->blocks_per_group;
 	uint32_t bit = (block - fs->first_data_block) % fs->blocks_per_group;
-	int err = drop_bit(fs, fs->group[g].block_bitmap, bit, "block", block, false);
+	int err = drop_bit(fs, fs->group[g].block_bitmap, bit, "block", block, fs->sync_all);
 	if (err)
 		return err;
 	fs->group[g].free_blocks++;
 	fs->free_blocks++;
 	fs->super_dirty = true;
-	return write_group(fs, g, false);
+	return write_group(fs, g, fs->sync_all);
 }
 
 /* The group for a new inode: a directory goes where most inodes are free, a file near its parent. */

@@ -13,6 +13,7 @@
 #include <arch/rtc.h>
 #include <scion/bcache.h>
 #include <scion/blkdev.h>
+#include <scion/bootopt.h>
 #include <scion/clock.h>
 #include <scion/errno.h>
 #include <scion/mm.h>
@@ -206,6 +207,22 @@ static void ext2_vfs_statfs(struct vfs_fs *fs, uint64_t *block_size, uint64_t *b
 	*free_inodes = READ_ONCE(m->fs.free_inodes);
 }
 
+/* ext2sync=all: every metadata write synchronous, file data's too (the default: UFS's mix). */
+static bool sync_all_metadata;
+
+static int parse_ext2sync(const char *value)
+{
+	if (!strcmp(value, "all"))
+		sync_all_metadata = true;
+	else if (!strcmp(value, "ufs"))
+		sync_all_metadata = false;
+	else
+		return -EINVAL;
+	return 0;
+}
+BOOT_OPTION(ext2sync, "ufs|all", "ext2's synchronous metadata: ufs (namespace, inode allocation "
+	    "and truncation; the default) or all (every write's too)", parse_ext2sync);
+
 static const struct vfs_ops ext2_vfs_ops = {
 	.name = "ext2",
 	.vnode_size = sizeof(struct ext2_vnode),
@@ -266,7 +283,9 @@ struct vfs_fs *ext2_vfs_open(const char *disk)
 	};
 	char msg[160];
 	int err = ext2_open(&dev, &m->fs, msg, sizeof(msg));
-	printk("ext2: %s: %s\n", disk, msg);
+	m->fs.sync_all = sync_all_metadata;
+	printk("ext2: %s: %s%s\n", disk, msg, err || !sync_all_metadata ? "" :
+	       "; every metadata write synchronous (ext2sync=all)");
 	if (err) {
 		kfree(m);
 		return NULL;

@@ -75,10 +75,14 @@ int64_t ext2_vfs_write(struct vnode *v, uint64_t off, const void *buf, size_t le
 	struct ext2_mount *m = mount_of(v);
 	struct ext2_vnode *ev = ext2_vnode_of(v);
 	ext2_lock(m);
-	if (!ev->pending)
+	if (!ev->pending && !m->fs.sync_all)
 		ev->pending = kzalloc(sizeof(*ev->pending));	/* NULL: each write flushes its own */
 	int64_t r = ext2_write_data(&m->fs, &ev->in, off, buf, len, ev->pending);
-	if (r > 0 && !ev->inode_dirty) {
+	if (r > 0 && m->fs.sync_all) {
+		int err = ext2_update_inode(&m->fs, &ev->in);	/* synchronous in this mode */
+		if (err)
+			r = err;
+	} else if (r > 0 && !ev->inode_dirty) {
 		ev->inode_dirty = true;
 		list_add_tail(&m->dirty, &ev->dirty_node);
 	}

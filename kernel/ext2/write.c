@@ -191,7 +191,7 @@ int ext2_update_inode(struct ext2_fs *fs, const struct ext2_inode *in)
 {
 	/* The bits of the blocks it points at reach the disk first (alloc.c). */
 	int err = ext2_sync_bitmap(fs);
-	return err ? err : store_inode(fs, in, false);
+	return err ? err : store_inode(fs, in, fs->sync_all);
 }
 
 int64_t ext2_write(struct ext2_fs *fs, struct ext2_inode *in, uint64_t off, const void *buf,
@@ -213,7 +213,8 @@ int64_t ext2_write_data(struct ext2_fs *fs, struct ext2_inode *in, uint64_t off,
 	size_t done = 0;
 	int err = 0;
 	struct ext2_ptr_batch own = { .n = 0 };
-	struct ext2_ptr_batch *batch = pending ? pending : &own;
+	/* Fully synchronous: no pointer is held (step_alloc writes each at once). */
+	struct ext2_ptr_batch *batch = fs->sync_all ? NULL : pending ? pending : &own;
 	while (done < len) {
 		uint64_t pos = off + done;
 		uint32_t within = (uint32_t)(pos & (fs->block_size - 1));
@@ -240,7 +241,7 @@ int64_t ext2_write_data(struct ext2_fs *fs, struct ext2_inode *in, uint64_t off,
 		done += n;
 	}
 	/* Blocks allocated before an error are the file's too: their pointers go out. */
-	int ferr = pending && !err ? 0 : ext2_ptr_batch_flush(fs, batch);
+	int ferr = !batch || (pending && !err) ? 0 : ext2_ptr_batch_flush(fs, batch);
 	kfree(whole);
 	if (ferr)
 		return ferr;

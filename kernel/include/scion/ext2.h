@@ -25,7 +25,9 @@
  * synchronous before anything may point at the block on the disk (the
  * inode reaches the device only after it; any synchronous write first
  * syncs it: ext2_sync_bitmap). The superblock's and groups' free counts
- * are hints, written by ext2_sync_super and with the allocations.
+ * are hints, written by ext2_sync_super and with the allocations. With
+ * sync_all set, file data's metadata is written synchronously too (the
+ * bits, counts, pointers and inode of every write, and freed bits).
  *
  * Accepted at open: magic 0xEF53, revision 0 or 1, blocks of 1, 2 or 4
  * KiB, inode size a power of two from 128 to the block size, geometry
@@ -88,6 +90,8 @@ struct ext2_fs {
 	struct ext2_group *group;	/* [groups] */
 	bool read_only;
 	bool super_dirty;		/* free counts not yet in the superblock (ext2_sync_super) */
+	bool sync_all;			/* every metadata write synchronous: no delayed
+					   path for file data (boot option ext2sync=all) */
 	uint32_t unsynced_bitmap;	/* a block bitmap holding bits that file data
 					   allocations set and the disk may lack (0:
 					   none): synced before any synchronous write */
