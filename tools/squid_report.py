@@ -148,7 +148,8 @@ def write(out_dir, results):
              f"<p>Configuration: scale {esc(cfg['scale'])}, {cfg['clients']} clients, "
              f"{cfg['requests']} requests a client, a disk cache of {cfg['disk_files']} files, "
              f"name cache {cfg['dnlc']} entries (fix 1: {cfg['dnlc_fix']}), {cfg['cpus']} CPU, "
-             f"QEMU {esc(cfg['accel'])}, samples every {cfg['sample_ms']} ms; the study took "
+             f"QEMU {esc(cfg['accel'])}, boot options <code>{esc(cfg.get('cmdline', ''))}</code>, samples "
+             f"every {cfg['sample_ms']} ms; the study took "
              f"{cfg['seconds']} s. The call graph had {results['call_graph_edges']} edges.</p>",
              "<h2>The drill-down</h2><p>Each level is one run of the same workload with "
              "KernInst's concurrency metric, restricted to the proxy process, on the functions "

@@ -411,7 +411,8 @@ def study(args):
     disk = make_disk(args.out, cfg["disk_mb"])
     symbols = ksyms.load(os.path.join(args.kernel_dir, "kernel.syms"))
     kernel = os.path.join(args.kernel_dir, "kernel32.elf")
-    b, sock = bench_boot.boot("squid", args.out, kernel=kernel, cmdline=f"dnlc={cfg['dnlc']}",
+    cmdline = " ".join([f"dnlc={cfg['dnlc']}"] + ([args.cmdline] if args.cmdline else []))
+    b, sock = bench_boot.boot("squid", args.out, kernel=kernel, cmdline=cmdline,
                               disk=disk, disk_snapshot=False, single_thread_tcg=True, smp=1,
                               mem=cfg["mem"], timeout=args.timeout)
     started = time.monotonic()
@@ -447,6 +448,7 @@ def study(args):
         raise
     results = {
         "config": {"scale": args.scale, **cfg, "cpus": 1, "accel": "tcg,thread=single",
+                   "cmdline": cmdline,
                    "sample_ms": args.sample_ms, "floor": args.floor, "fanout": args.fanout,
                    "kernel": kernel, "seconds": round(time.monotonic() - started, 1)},
         "paper": PAPER,
@@ -517,6 +519,8 @@ def build_parser():
     ap.add_argument("--max-metrics", type=int, default=40, dest="max_metrics")
     ap.add_argument("--sample-ms", type=int, default=500, dest="sample_ms")
     ap.add_argument("--timeout", type=float, default=3600)
+    ap.add_argument("--cmdline", default="",
+                    help="more boot options, e.g. ext2sync=all (every metadata write synchronous)")
     ap.add_argument("--no-report", action="store_true")
     ap.add_argument("--keep-disk", action="store_true", dest="keep_disk",
                     help="keep OUT/squid-disk.img (to check it with e2fsck -fn)")
