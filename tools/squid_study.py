@@ -207,7 +207,7 @@ def call_graph(c, cfg, symbols):
 
 
 class Metrics:
-    """Metrics on the proxy process, read as METRICS records."""
+    """Metrics on the proxy process (the METRIC_ADD op), read as METRICS records."""
 
     def __init__(self, c, pid):
         self.c, self.pid, self.ids, self.refused = c, pid, {}, {}
@@ -215,16 +215,12 @@ class Metrics:
     def add(self, kind, function):
         """Set the metric up; False when the kernel refuses it (a function that
         never returns, or one that cannot be probed): it is left out."""
-        status, body = self.c.request(frame.OP_SHELL, f"{kind} {function} pid {self.pid}".encode())
-        if status < 0:
-            self.refused[function] = body.decode("utf-8", "replace").strip()
+        try:
+            self.ids[(kind, function)] = replies.metric_add(self.c, kind, function, self.pid)
+        except ScionError as e:
+            self.refused[function] = str(e)
             return False
-        for r in replies.request_list(self.c, frame.OP_METRICS, "chan_metric_info"):
-            if replies.text(r["function"]) == function and r["kind"] == KINDS[kind] and \
-                    r["id"] not in self.ids.values():
-                self.ids[(kind, function)] = r["id"]
-                return True
-        raise StudyError(f"{kind} {function}: no metric listed after it was added")
+        return True
 
     def read(self):
         """{(kind, function): (area or calls, elapsed)} now."""
@@ -237,11 +233,8 @@ class Metrics:
         return now
 
     def clear(self):
-        shell(self.c, "metric remove all")
+        replies.metric_remove(self.c)
         self.ids = {}
-
-
-KINDS = {"count": frame.C.CHAN_METRIC_COUNT, "concurrency": frame.C.CHAN_METRIC_CONCURRENCY}
 
 
 def measured_run(c, argv, concurrency, counts, sample_s):

@@ -140,6 +140,32 @@ def ratio(x, y):
     return float(f"{x // y}.{x % y * 1000 // y:03d}")
 
 
+METRIC_ADD = layout("chan_metric_add_request", "kind", "pid", "function")
+METRIC_ADD_REPLY = layout("chan_metric_add_reply", "id", "reserved")
+METRIC_REMOVE = layout("chan_metric_remove_request", "id", "reserved")
+
+
+def metric_add(client, kind, function, pid=0):
+    """METRIC_ADD: a metric of kind ("count", "latency", "concurrency") on function,
+    for one process (pid) or every thread (0); its id. A refusal raises ScionError
+    with the kernel's one line."""
+    code = {name: value for value, name in METRIC_KINDS.items()}[kind]
+    st, body = client.request(frame.OP_METRIC_ADD, METRIC_ADD.pack(
+        kind=code, pid=pid, function=function.encode()))
+    if st < 0:
+        raise ScionError(body.decode("utf-8", "replace").strip() or
+                         f"metric add {kind} {function}: {frame.errno_name(st)}")
+    return METRIC_ADD_REPLY.unpack(body)["id"]
+
+
+def metric_remove(client, metric_id=0):
+    """METRIC_REMOVE: one metric, or every one (0)."""
+    st, body = client.request(frame.OP_METRIC_REMOVE, METRIC_REMOVE.pack(id=metric_id))
+    if st < 0:
+        raise ScionError(body.decode("utf-8", "replace").strip() or
+                         f"metric remove {metric_id}: {frame.errno_name(st)}")
+
+
 def metrics(client, cycles_per_second):
     """METRICS -> one dict per metric, with the rates the shell's `stats` prints."""
     per_us = max(cycles_per_second // 1000000, 1)

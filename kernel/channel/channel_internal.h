@@ -89,6 +89,8 @@ int channel_op_stats(uint32_t seq, const uint8_t *body, uint32_t len);
 int channel_op_probe_list(uint32_t seq, const uint8_t *body, uint32_t len);
 int channel_op_graft_list(uint32_t seq, const uint8_t *body, uint32_t len);
 int channel_op_metrics(uint32_t seq, const uint8_t *body, uint32_t len);
+int channel_op_metric_add(uint32_t seq, const uint8_t *body, uint32_t len);
+int channel_op_metric_remove(uint32_t seq, const uint8_t *body, uint32_t len);
 
 /* The channel's counters, read unlocked (a snapshot in motion). */
 void channel_get_stats(struct chan_channel_stats *s);

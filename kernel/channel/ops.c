@@ -269,6 +269,8 @@ static const struct {
 	[CHAN_OP_EXEC] = { "exec", proc_exec_request },
 	[CHAN_OP_EXEC_RESUME] = { "exec-resume", proc_exec_resume_request },
 	[CHAN_OP_SIGNAL] = { "signal", proc_signal_request },
+	[CHAN_OP_METRIC_ADD] = { "metric-add", channel_op_metric_add },
+	[CHAN_OP_METRIC_REMOVE] = { "metric-remove", channel_op_metric_remove },
 };
 
 void channel_handle_request(uint32_t seq, const uint8_t *payload, uint32_t length)

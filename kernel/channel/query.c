@@ -2,7 +2,8 @@
 /*
  * The ops that report the kernel's state to the host in structured
  * records (scion/chan_reply.h): STATUS, STATS, PROBE_LIST, GRAFT_LIST
- * and METRICS (EVENTS is event.c's), and the list answers they share.
+ * and METRICS (EVENTS is event.c's), and the list answers they share;
+ * METRIC_ADD and METRIC_REMOVE set KernInst metrics up and take them down.
  * Each reads the subsystems' own APIs and fills the records; the shell
  * commands that print the same facts for people read the same APIs, so
  * the two never disagree and the host never reads the shell's text.
@@ -21,6 +22,7 @@
 #include <scion/graft.h>
 #include <scion/probe.h>
 #include <scion/metrics.h>
+#include <scion/proc.h>
 #include <scion/version.h>
 #include <arch/timer.h>
 #include "channel_internal.h"
@@ -250,6 +252,61 @@ static void list_metric(const struct metric_value *v, void *arg)
 					.calls = v->calls, .inside = v->inside, .area = v->area,
 					.elapsed = v->elapsed };
 	strlcpy(r->function, v->function, sizeof(r->function));
+}
+
+int channel_op_metric_add(uint32_t seq, const uint8_t *body, uint32_t len)
+{
+	static const enum metric_kind kinds[] = { [CHAN_METRIC_COUNT] = METRIC_COUNT,
+		[CHAN_METRIC_LATENCY] = METRIC_LATENCY,
+		[CHAN_METRIC_CONCURRENCY] = METRIC_CONCURRENCY };
+	struct chan_metric_add_request req;
+	if (len != sizeof(req)) {
+		channel_error(seq, -EINVAL, "metric add: give a struct chan_metric_add_request "
+			      "(%zu bytes), not %u bytes", sizeof(req), len);
+		return -EINVAL;
+	}
+	memcpy(&req, body, sizeof(req));
+	if (req.kind < CHAN_METRIC_COUNT || req.kind > CHAN_METRIC_CONCURRENCY ||
+	    strnlen(req.function, sizeof(req.function)) == sizeof(req.function) || req.pid < 0) {
+		channel_error(seq, -EINVAL, "metric add: kind %u, pid %d: give kind 1..3, pid >= 0 "
+			      "and a NUL-terminated function", req.kind, req.pid);
+		return -EINVAL;
+	}
+	uint64_t tid = 0;
+	if (req.pid && !(tid = proc_thread_id(req.pid))) {
+		channel_error(seq, -ESRCH, "metric add: no process %d", req.pid);
+		return -ESRCH;
+	}
+	int id = metric_add(kinds[req.kind], req.function, tid);
+	if (id < 0) {
+		channel_error(seq, id, "metric add: %s on '%s': %s", metric_kind_name(kinds[req.kind]),
+			      req.function, id == -ENOENT ? "no fbt probe for it" :
+			      id == -ENOSPC ? "every accumulator is in use" :
+			      "it cannot be measured (it never returns, or cannot be probed)");
+		return id;
+	}
+	struct chan_metric_add_reply reply = { .id = (uint32_t)id };
+	channel_respond(seq, 0, &reply, sizeof(reply));
+	return 0;
+}
+
+int channel_op_metric_remove(uint32_t seq, const uint8_t *body, uint32_t len)
+{
+	struct chan_metric_remove_request req;
+	if (len != sizeof(req)) {
+		channel_error(seq, -EINVAL, "metric remove: give a struct chan_metric_remove_request "
+			      "(%zu bytes), not %u bytes", sizeof(req), len);
+		return -EINVAL;
+	}
+	memcpy(&req, body, sizeof(req));
+	if (!req.id) {
+		metric_clear();
+	} else if (metric_remove(req.id)) {
+		channel_error(seq, -ENOENT, "metric remove: no metric %u", req.id);
+		return -ENOENT;
+	}
+	channel_respond(seq, 0, NULL, 0);
+	return 0;
 }
 
 int channel_op_metrics(uint32_t seq, const uint8_t *body, uint32_t len)

@@ -225,6 +225,50 @@ def structured_vs_shell(ctx, boot, sock):
     ctx.result("events", rc == 0 and "mark: structured-marker" in out, f"exit {rc}: {out}{err}")
 
 
+def metric_ops(ctx, client):
+    """METRIC_ADD sets up a metric that METRICS then lists and that counts the
+    calls made; METRIC_REMOVE takes one away, then all; bad requests are
+    refused in one line each."""
+    from scionhost import frame, replies
+    from scionhost.client import ScionError
+    from scionhost.layouts import layout
+    before = {r["id"] for r in replies.request_list(client, frame.OP_METRICS, "chan_metric_info")}
+    mid = replies.metric_add(client, "count", "shell_run")
+    cid = replies.metric_add(client, "concurrency", "shell_run")
+    for _ in range(3):
+        client.request(frame.OP_SHELL, b"uptime")    # each a shell_run
+    rows = {r["id"]: r for r in replies.request_list(client, frame.OP_METRICS, "chan_metric_info")}
+    ctx.result("metric-add/listed", mid in rows and cid in rows and mid not in before and
+               replies.text(rows[mid]["function"]) == "shell_run" and
+               rows[mid]["kind"] == frame.C.CHAN_METRIC_COUNT and rows[mid]["calls"] == 3 and
+               rows[cid]["kind"] == frame.C.CHAN_METRIC_CONCURRENCY and rows[cid]["area"] > 0,
+               repr(rows))
+    replies.metric_remove(client, mid)
+    left = {r["id"] for r in replies.request_list(client, frame.OP_METRICS, "chan_metric_info")}
+    ctx.result("metric-remove/one", mid not in left and cid in left, repr(left))
+    replies.metric_remove(client)
+    left = replies.request_list(client, frame.OP_METRICS, "chan_metric_info")
+    ctx.result("metric-remove/all", left == [], repr(left))
+    add = layout("chan_metric_add_request", "kind", "pid", "function")
+    bad = [("no-function", add.pack(kind=1, function=b"no_such_function"),
+            "metric add: count on 'no_such_function': no fbt probe for it"),
+           ("bad-kind", add.pack(kind=9, function=b"thread_yield"), "metric add: kind 9"),
+           ("no-nul", add.pack(kind=1, function=b"f" * 64), "metric add: kind 1"),
+           ("no-process", add.pack(kind=1, pid=4000, function=b"thread_yield"),
+            "metric add: no process 4000"),
+           ("short", b"\0" * 8, "metric add: give a struct chan_metric_add_request")]
+    for name, body, want in bad:
+        status, text = client.request(frame.OP_METRIC_ADD, body)
+        line = text.decode("utf-8", "replace")
+        ctx.result(f"metric-add/refused/{name}", status < 0 and line.startswith(want) and
+                   "\n" not in line.strip(), f"{status}: {line!r}")
+    try:
+        replies.metric_remove(client, 12345)
+        ctx.result("metric-remove/refused", False, "no error")
+    except ScionError as e:
+        ctx.result("metric-remove/refused", str(e) == "metric remove: no metric 12345", str(e))
+
+
 def job_structured_replies(ctx):
     """The structured ops agree with the shell, and refuse bad requests in one line."""
     from scionhost import frame
@@ -253,6 +297,7 @@ def job_structured_replies(ctx):
                 line = text.decode("utf-8", "replace")
                 ctx.result(f"refused/{name}", status < 0 and line.startswith(want)
                            and "\n" not in line.strip(), f"{status}: {line!r}")
+            metric_ops(ctx, client)
             status, text = client.request(frame.OP_STATUS)
             ctx.result("answers-after-refusals", status == 0 and
                        len(text) == layout("chan_status").size, f"{status}, {len(text)} bytes")

@@ -138,6 +138,10 @@ enum chan_op {
 					   process EXEC created suspended */
 	CHAN_OP_SIGNAL = 22,	/* struct chan_signal_request -> status 0, or -ESRCH (no live
 				   process), -EINVAL: kill(2) of one process (sig 0: is it alive) */
+	CHAN_OP_METRIC_ADD = 23,	/* struct chan_metric_add_request (scion/chan_reply.h) ->
+					   struct chan_metric_add_reply: a KernInst metric set up */
+	CHAN_OP_METRIC_REMOVE = 24,	/* struct chan_metric_remove_request -> status 0, or
+					   -ENOENT: one metric (id) or all (id 0) removed */
 	CHAN_OP_LIMIT,
 };
 

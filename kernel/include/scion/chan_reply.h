@@ -137,6 +137,29 @@ struct chan_metric_info {
 };
 _Static_assert(sizeof(struct chan_metric_info) == 112, "chan_metric_info changed");
 
+/*
+ * METRIC_ADD: count, latency or concurrency of a kernel function, for
+ * every thread (pid 0) or one process's thread; as the shell's `count`,
+ * `latency`, `concurrency` (scion/metrics.h).
+ */
+struct chan_metric_add_request {
+	uint32_t kind;			/* enum chan_metric_kind */
+	int32_t pid;			/* 0: every thread */
+	char function[CHAN_FUNCTION_NAME_MAX];	/* NUL-terminated */
+};
+_Static_assert(sizeof(struct chan_metric_add_request) == 72, "chan_metric_add_request changed");
+
+struct chan_metric_add_reply {
+	uint32_t id;			/* METRICS' key, METRIC_REMOVE's id */
+	uint32_t reserved;
+};
+
+/* METRIC_REMOVE: the metric id, or 0: every metric. */
+struct chan_metric_remove_request {
+	uint32_t id;
+	uint32_t reserved;
+};
+
 /* EVENTS: the kernel's recent events still kept; key: the event's number. */
 struct chan_event_info {
 	uint64_t number;		/* 1, 2, ...: a gap means events were lost */
