@@ -37,6 +37,11 @@ needs=(
 	"python3-matplotlib:/usr/lib/python3/dist-packages/matplotlib/__init__.py"
 	"python3-psycopg2:/usr/lib/python3/dist-packages/psycopg2/__init__.py"
 	"postgresql:/usr/lib/postgresql/*/bin/initdb"
+	# The sparc64 port (arch/sparc64/): its cross toolchain, QEMU's sun4u and
+	# OpenBIOS; the SPARC decoder's oracle is the cross objdump.
+	"gcc-sparc64-linux-gnu:sparc64-linux-gnu-gcc"
+	"binutils-sparc64-linux-gnu:sparc64-linux-gnu-objdump"
+	"qemu-system-sparc:qemu-system-sparc64"
 )
 if [[ ${1:-} == bench ]]; then
 	needs=(
