@@ -8,7 +8,8 @@ Groups:
                listed here): QEMU boots matched against expected and forbidden
                serial output; in-kernel test runs add one result per test line
 Jobs run two at a time (the machine has two cores). Serial logs go to
-build/test-logs/; a failure names its log.
+build/test-logs/; a failure names its log, and the summary ends with the
+last lines of every log a failed job wrote (CI machines may not keep them).
 """
 
 import argparse
@@ -22,6 +23,8 @@ import time
 import traceback
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+# How much of a failed job's serial log the summary prints (the whole log stays on disk).
+LOG_TAIL_LINES = 40
 # The folders tests import from (the QEMU harness, the host package, the
 # tests' shared modules), set here once and in PYTHONPATH for the programs
 # the tests start, so that no test edits sys.path.
@@ -122,6 +125,20 @@ def run_job(build, kernel_dir, name, fn):
     return name, ctx.results, time.monotonic() - started
 
 
+def print_failed_logs(log_dir, jobs, since, lines=LOG_TAIL_LINES):
+    """The end of every serial log a failed job wrote in this run: a CI
+    machine may not keep build/test-logs, so its console output must."""
+    for path in sorted(glob.glob(os.path.join(log_dir, "*.log"))):
+        base = os.path.basename(path)
+        if not any(base.startswith(job + "-") for job in jobs) or os.path.getmtime(path) < since:
+            continue
+        with open(path, errors="replace") as f:
+            tail = f.read().splitlines()[-lines:]
+        print(f"---- the last {len(tail)} lines of {path} ----")
+        print("\n".join(tail))
+        print(f"---- end of {base} ----")
+
+
 def main():
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--build", default="build")
@@ -134,6 +151,7 @@ def main():
     # `scion trace` names the test kernel's symbols, not the user kernel's.
     os.environ["SCION_KSYMS"] = os.path.join(ROOT, kernel_dir, "kernel.syms")
 
+    run_started = time.time()
     results = []
     if not args.only:
         results += host_results(args.build)
@@ -153,6 +171,8 @@ def main():
             print(f"FAILED {name}: {detail}")
         elif args.verbose:
             print(f"ok     {name}")
+    print_failed_logs(os.path.join(ROOT, args.build, "test-logs"),
+                      {name.split("/")[0] for name, ok, _ in results if not ok}, run_started)
     passed = sum(ok for _, ok, _ in results)
     failed = len(results) - passed
     print(f"{passed} passed, {failed} failed")

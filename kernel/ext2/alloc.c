@@ -80,6 +80,26 @@ int ext2_sync_super(struct ext2_fs *fs)
 }
 
 /*
+ * The first clear bit of bitmap in [from, to), or to. Whole bytes of set
+ * bits are skipped a byte at a time: a group's first thousands of inodes
+ * or blocks are usually all in use, and a bit at a time cost a create
+ * tens of thousands of instructions.
+ */
+static uint32_t first_clear(const uint8_t *bitmap, uint32_t from, uint32_t to)
+{
+	for (uint32_t bit = from; bit < to;) {
+		if (bit % 8 == 0 && to - bit >= 8 && bitmap[bit / 8] == 0xff) {
+			bit += 8;
+			continue;
+		}
+		if (!(bitmap[bit / 8] & (1u << (bit % 8))))
+			return bit;
+		bit++;
+	}
+	return to;
+}
+
+/*
  * Find a clear bit in bitmap (nbits long) at or after from, wrapping;
  * set it and write its byte (sync: synchronously). Return value: the
  * bit, or -ENOSPC.
@@ -90,15 +110,17 @@ static int64_t take_bit(struct ext2_fs *fs, uint32_t bitmap_block, uint8_t *bitm
 	int err = ext2_read_block(fs, bitmap_block, 0, bitmap, fs->block_size);
 	if (err)
 		return err;
-	for (uint32_t i = 0; i < nbits; i++) {
-		uint32_t bit = (from + i) % nbits;
-		if (bitmap[bit / 8] & (1u << (bit % 8)))
-			continue;
-		bitmap[bit / 8] |= (uint8_t)(1u << (bit % 8));
-		err = ext2_write_block(fs, bitmap_block, bit / 8, &bitmap[bit / 8], 1, sync);
-		return err ? err : (int64_t)bit;
+	if (from >= nbits)
+		from = 0;
+	uint32_t bit = first_clear(bitmap, from, nbits);
+	if (bit == nbits) {
+		bit = first_clear(bitmap, 0, from);
+		if (bit == from)
+			return -ENOSPC;
 	}
-	return -ENOSPC;
+	bitmap[bit / 8] |= (uint8_t)(1u << (bit % 8));
+	err = ext2_write_block(fs, bitmap_block, bit / 8, &bitmap[bit / 8], 1, sync);
+	return err ? err : (int64_t)bit;
 }
 
 /* Clear bit in a bitmap block and write its byte (sync: synchronously): -EIO when it was clear already. */

@@ -419,3 +419,60 @@ HOST_TEST(ext2_write_until_full)
 	ext2_close(&v.fs);
 	free(v.disk.bytes);
 }
+
+/*
+ * Inode numbers come from the first clear bit at or after the group's
+ * first non-reserved one (alloc.c's byte-skipping scan): freed numbers
+ * on both sides of a bitmap byte boundary come back in ascending order,
+ * then the next never used; filling the inode table ends in ENOSPC with
+ * every number handed out once and the volume clean.
+ */
+HOST_TEST(ext2_inode_numbers_reuse_holes)
+{
+	enum { FILES = 40 };
+	static const unsigned freed[] = { 0, 7, 8, 16, 39 };
+	heap();
+	struct vol v;
+	if (!mount_disk(t, &v, 1024, 1 << 20))
+		return;
+	uint32_t ino[FILES];
+	char name[32], why[600];
+	struct ext2_inode in;
+	for (unsigned i = 0; i < FILES; i++) {
+		snprintf(name, sizeof(name), "f%03u", i);
+		int err = ext2_create(&v.fs, &v.root, name, strlen(name), 0100644, 0, 0, NULL, &in);
+		CHECK(t, !err, "create %s: %d", name, err);
+		ino[i] = in.ino;
+		CHECK(t, !i || ino[i] == ino[i - 1] + 1, "%s got inode %u after %u", name, ino[i],
+		      i ? ino[i - 1] : 0);
+	}
+	for (unsigned k = 0; k < sizeof(freed) / sizeof(freed[0]); k++) {
+		snprintf(name, sizeof(name), "f%03u", freed[k]);
+		struct ext2_inode victim;
+		CHECK(t, !ext2_unlink(&v.fs, &v.root, name, strlen(name), &victim) &&
+		      !ext2_delete(&v.fs, &victim), "unlink %s", name);
+	}
+	for (unsigned k = 0; k < sizeof(freed) / sizeof(freed[0]); k++) {
+		snprintf(name, sizeof(name), "g%03u", k);
+		int err = ext2_create(&v.fs, &v.root, name, strlen(name), 0100644, 0, 0, NULL, &in);
+		CHECK(t, !err && in.ino == ino[freed[k]], "%s got inode %u (%d), want the freed %u",
+		      name, in.ino, err, ino[freed[k]]);
+	}
+	int err = ext2_create(&v.fs, &v.root, "next", 4, 0100644, 0, 0, NULL, &in);
+	CHECK(t, !err && in.ino == ino[FILES - 1] + 1, "next got inode %u (%d), want %u", in.ino,
+	      err, ino[FILES - 1] + 1);
+	uint32_t free_before = v.fs.free_inodes, made = 0;
+	for (;;) {
+		snprintf(name, sizeof(name), "h%05u", made);
+		err = ext2_create(&v.fs, &v.root, name, strlen(name), 0100644, 0, 0, NULL, &in);
+		if (err)
+			break;
+		made++;
+	}
+	CHECK(t, err == -ENOSPC && made == free_before && v.fs.free_inodes == 0,
+	      "filling the inode table: %d after %u of %u free", err, made, free_before);
+	CHECK(t, !ext2_sync_super(&v.fs) && save(&v.disk), "save");
+	CHECK(t, fsck_clean(why, sizeof(why)), "inode table full: e2fsck -fn: ...%s", why);
+	ext2_close(&v.fs);
+	free(v.disk.bytes);
+}

@@ -9,6 +9,15 @@
  *   bench: NAME VALUE insns/op (min of K batches of N; median MEDIAN)
  *
  * VALUE and MEDIAN are a batch's total over N, rounded to the nearest.
+ *
+ * A row that may wait (for the disk, say) is also measured by the calling
+ * thread's CPU clock (clock_gettime(CLOCK_THREAD_CPUTIME_ID), the same
+ * call on both kernels): under -icount sleep=off the TSC jumps over the
+ * guest's idle time, so only the thread's own clock counts the
+ * instructions it ran (in guest nanoseconds, one per instruction under
+ * shift=0). Such a row prints a twin, NAME_cpu, whose figures have the
+ * clock's own cost (one read's return and the next read's entry, the
+ * least of many back-to-back pairs) taken off each window.
  */
 #ifndef USERLAND_BENCH_REPORT_H
 #define USERLAND_BENCH_REPORT_H
@@ -17,6 +26,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #include <unistd.h>
 
 static inline uint64_t tsc(void)
@@ -24,6 +34,48 @@ static inline uint64_t tsc(void)
 	uint32_t lo, hi;
 	__asm__ volatile("rdtsc" : "=a"(lo), "=d"(hi) : : "memory");
 	return (uint64_t)hi << 32 | lo;
+}
+
+static inline uint64_t thread_cpu_ns(void)
+{
+	struct timespec ts;
+	if (clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts))
+		_exit(3);
+	return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
+}
+
+/* One timed window on both clocks. */
+struct bench_window {
+	uint64_t tsc, cpu;
+};
+
+static inline struct bench_window window_open(void)
+{
+	struct bench_window w;
+	w.cpu = thread_cpu_ns();
+	w.tsc = tsc();
+	return w;
+}
+
+/* What the window took on each clock, into *tsc_total and *cpu_total. */
+static inline void window_close(struct bench_window w, uint64_t *tsc_total, uint64_t *cpu_total)
+{
+	uint64_t t = tsc();
+	uint64_t c = thread_cpu_ns();
+	*tsc_total += t - w.tsc;
+	*cpu_total += c - w.cpu;
+}
+
+/* The thread clock's cost inside a window: the least of many back-to-back reads. */
+static inline uint64_t thread_cpu_overhead(void)
+{
+	uint64_t least = UINT64_MAX;
+	for (int i = 0; i < 200; i++) {
+		uint64_t a = thread_cpu_ns(), b = thread_cpu_ns();
+		if (b - a < least)
+			least = b - a;
+	}
+	return least;
 }
 
 static inline void say(const char *line)
@@ -53,6 +105,23 @@ static inline void bench_report(const char *row, uint64_t *values, int k, int n)
 	snprintf(line, sizeof(line), "bench: %s %llu insns/op (min of %d batches of %d; median %llu)\n",
 		 row, (unsigned long long)min, k, n, (unsigned long long)med);
 	say(line);
+}
+
+/*
+ * The twin row NAME_cpu: cpu[0..k) hold the k batches' thread-clock totals
+ * over windows windows each; the clock's overhead comes off every window
+ * (never below zero).
+ */
+static inline void bench_report_cpu(const char *row, uint64_t *cpu, int k, int n, int windows,
+				    uint64_t overhead)
+{
+	char name[64];
+	for (int i = 0; i < k; i++) {
+		uint64_t off = overhead * (uint64_t)windows;
+		cpu[i] = cpu[i] > off ? cpu[i] - off : 0;
+	}
+	snprintf(name, sizeof(name), "%s_cpu", row);
+	bench_report(name, cpu, k, n);
 }
 
 #endif
