@@ -65,6 +65,11 @@ def job_on_linux(ctx):
         out = subprocess.run([os.path.join(ctx.userland, "fs_write"), tmp], capture_output=True,
                              text=True, timeout=120).stdout
     ctx.result("fs_write", re.search(r"^fs_write: \d+ passed, 0 failed$", out, re.M), out[-1500:])
+    with tempfile.TemporaryDirectory() as tmp:
+        out = subprocess.run([os.path.join(ctx.userland, "fs_writers"), tmp],
+                             capture_output=True, text=True, timeout=120).stdout
+    ctx.result("fs_writers", re.search(r"^fs_writers: \d+ passed, 0 failed$", out, re.M),
+               out[-1500:])
     check = subprocess.run([E2FSCK, "-fn", rootfs(ctx)], capture_output=True, text=True,
                            timeout=120)
     ctx.result("image-checks-clean", check.returncode == 0, check.stdout[-800:])
@@ -186,6 +191,29 @@ def job_write_all_sync(ctx):
     boot = write_and_check(ctx, "write-all-sync", cmdline="ext2sync=all")
     ctx.result("mount-says-all-sync", "every metadata write synchronous (ext2sync=all)" in
                boot.output, f"log: {boot.log_path}")
+
+
+def job_writers(ctx):
+    """fs_writers on 2 CPUs (multi-threaded TCG): four processes write,
+    fsync and read back their own files and churn names in one directory
+    at once; every answer is right, and e2fsck finds the image clean."""
+    path = os.path.join(ctx.log_dir, "fs-writers.img")
+    os.makedirs(ctx.log_dir, exist_ok=True)
+    shutil.copy(rootfs(ctx), path)
+    boot = shell_boot(ctx, "writers", disk=path, disk_snapshot=False, timeout=600, smp=2,
+                      single_thread_tcg=False)
+    try:
+        out = run(boot, "run fs_writers", timeout=300)
+        ctx.result("fs_writers", re.search(r"^fs_writers: \d+ passed, 0 failed$", out, re.M),
+                   f"{out[-1500:]!r} (log: {boot.log_path})")
+        out = run(boot, "sync")
+        ctx.result("sync", "sync:" not in out, f"{out!r}")
+    finally:
+        poweroff(ctx, boot)
+    status, out = fsck(path)
+    ctx.result("e2fsck-clean", status == 0 and "Fix?" not in out, out[-1500:])
+    if all(ok for _, ok, _ in ctx.results):
+        os.unlink(path)
 
 
 def job_disk_full(ctx):
