@@ -264,6 +264,8 @@ HOST_CC ?= gcc
 HOST_CFLAGS := -std=gnu11 -O1 -g -Wall -Wextra -Werror -fsanitize=address,undefined \
 	-fno-omit-frame-pointer -Itests/host/include -Ikernel/include -Ikernel -Itests/host \
 	-I$(ARCH_DIR)/include -I$(ARCH_DIR) -Igrafts/include -I$(BUILD)/gen
+# Every port's graft relocations against GNU ld (make check-relocs).
+include tests/reloc/reloc.mk
 HOST_KERNEL_SRCS := kernel/lib/glob.c kernel/lib/errno.c kernel/lib/cpio.c kernel/fs/archive.c \
 	$(filter-out kernel/ext2/vfs_ext2%,$(wildcard kernel/ext2/*.c)) kernel/sym/symtab.c kernel/core/bootopt.c \
 	kernel/shell/lineedit.c kernel/mm/pmm.c kernel/mm/kmalloc.c kernel/mm/ranges.c \
@@ -388,7 +390,8 @@ include host/sim/sim.mk
 test-kernel: kernel iso grafts
 	@$(MAKE) --no-print-directory KERNEL_TESTS=yes kernel iso
 
-test: deps kernel iso test-kernel grafts userland host-tests $(SIM) $(ARCH_TEST_TOOLS) $(DISK)
+test: deps kernel iso test-kernel grafts userland host-tests $(SIM) $(ARCH_TEST_TOOLS) $(DISK) \
+		$(RELOC_DRIVERS)
 	@$(PYTHON) tests/run_tests.py --build $(BUILD) --kernel-dir $(TEST_KDIR)
 
 bench: deps deps-bench test-kernel grafts $(ARCH_BENCH_TOOLS) $(SIM) $(DISK) $(BENCH_USERLAND) \

@@ -75,17 +75,19 @@ def poweroff(ctx, boot):
 HOST_DETAIL_MAX = 600
 
 
-def run_host_checker(ctx, name, args, result, timeout):
+def run_host_checker(ctx, name, args, result, timeout, program=None):
     """Run build/host/NAME (a host checker that prints one `<result>`
-    line per item and closes with `N passed, M failed`): one result per
-    line result matches (group 1 the item, group 2 its verdict, OK...
-    or FAILED...), one for a run that ended badly. Its output is kept in
-    build/test-logs/JOB.log when it fails."""
+    line per item and closes with `N passed, M failed`), or program (an
+    argv list: a script) with args: one result per line result matches
+    (group 1 the item, group 2 its verdict, OK... or FAILED...), one for
+    a run that ended badly. Its output is kept in build/test-logs/JOB.log
+    when it fails."""
     binary = os.path.join(ctx.build, "host", name)
     if not os.path.isfile(binary):
         ctx.result("binary", False, f"{binary} is missing (make {os.path.relpath(binary, ctx.root)})")
         return
-    proc = subprocess.run([binary] + args, capture_output=True, text=True, timeout=timeout)
+    argv = (program or [binary]) + args
+    proc = subprocess.run(argv, capture_output=True, text=True, timeout=timeout)
     out = proc.stdout + proc.stderr
     log = os.path.join(ctx.log_dir, f"{ctx.job}.log")
     closing = SUMMARY.search(proc.stdout)
