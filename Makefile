@@ -250,8 +250,17 @@ SCION_RUN = $(PYTHON) host/scion --socket $(CONTROL_SOCKET) run --no-build \
 run-options: $(LAYOUTS_PY)
 	@$(SCION_RUN) --caller 'make run' --check
 
+# make run's disk is a copy of the root image, so that what a session
+# writes never reaches the image the tests and benchmarks boot, and lasts
+# from one session to the next. A rebuilt root image (new programs)
+# replaces the copy; the last one is kept beside it as .prev.
 # RUN_DISK=$(DISK): the block cache's pattern disk instead (its `bcache workload`).
-RUN_DISK ?= $(ROOTFS)
+RUN_DISK_COPY := $(BUILD)/run-disk.img
+RUN_DISK ?= $(RUN_DISK_COPY)
+$(RUN_DISK_COPY): $(ROOTFS)
+	@if [ -f $@ ]; then mv $@ $@.prev; echo "make run: $(ROOTFS) was rebuilt, so $@ is a" \
+		"fresh copy of it; the last session's disk is $@.prev"; fi
+	$(Q)cp $(ROOTFS) $@
 run: run-options deps iso $(RUN_DISK)
 	@$(SCION_RUN) --caller 'make run' --iso $(ISO) --disk $(RUN_DISK)
 
