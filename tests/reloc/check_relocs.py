@@ -5,13 +5,14 @@
     check_relocs.py --arch sparc64|x86 --driver build/host/reloc-ARCH [--work DIR]
 
 For each input (tests/reloc/graft_like.c in each code model the port's
-grafts may use, and tests/reloc/ARCH_cases.S, which writes out every
-relocation type the port applies) the port's cross compiler makes an
+grafts may use, and the port's cases file, tests/reloc/sparc64_cases.S
+say, which writes out every relocation type the port applies) the
+port's cross compiler makes an
 object; GNU ld links it at an address of the code model, each allocated
 section alone in an output section and every undefined symbol defined
 near it (--defsym); then every relocation record of the object goes
 through the port's own arch_elf_reloc_apply (the driver, built from
-arch/ARCH/elf_reloc.c) with the place, symbol value and addend the link
+arch/sparc64/elf_reloc.c, say) with the place, symbol value and addend the link
 gave it, and the field it writes must equal the bytes ld wrote there.
 A type the compiler or assembler used that the port does not apply is
 a failure, and so is any type the cases file names but no object
