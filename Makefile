@@ -33,7 +33,17 @@
 # conversions, the port's host tools) is in arch/$(ARCH)/arch.mk.
 
 ARCH ?= x86
+# The machine's name works too: ARCH=x86_64 is the x86 port.
+ifeq ($(ARCH),x86_64)
+override ARCH := x86
+endif
+# A port other than x86 builds in its own folder, so the x86 build in
+# build/ is never touched by it: ARCH=sparc64 builds in build/sparc64.
+ifeq ($(ARCH),x86)
 BUILD ?= build
+else
+BUILD ?= build/$(ARCH)
+endif
 SMP ?= 1
 MEM ?= 256M
 TCG ?= single
@@ -51,10 +61,6 @@ Q :=
 say = @true
 endif
 
-# The machine's name works too: ARCH=x86_64 is the x86 port.
-ifeq ($(ARCH),x86_64)
-override ARCH := x86
-endif
 ARCH_DIR := arch/$(ARCH)
 ifeq ($(wildcard $(ARCH_DIR)/arch.mk),)
 $(error ARCH=$(ARCH) is not supported yet (no $(ARCH_DIR)/arch.mk); use ARCH=x86)
@@ -98,7 +104,9 @@ KERNEL_CFLAGS := -std=gnu11 -O2 -g -Wall -Wextra -Werror -ffreestanding -fno-bui
 KERNEL_ASFLAGS := -fno-pic -fno-pie -g $(KERNEL_INCLUDES) -Wa,--noexecstack
 KERNEL_LDFLAGS := -nostdlib --no-warn-rwx-segments -z noexecstack $(ARCH_KERNEL_LDFLAGS)
 
-KERNEL_SRCS := $(sort $(wildcard kernel/*/*.c) $(ARCH_KERNEL_SRCS) $(wildcard kernel/*/*.S))
+# ARCH_CORE_SRCS: the sources of the portable core (kernel/) the port builds;
+# every one of them on x86, a bring-up subset on a new port (its arch.mk says which).
+KERNEL_SRCS := $(sort $(ARCH_CORE_SRCS) $(ARCH_KERNEL_SRCS))
 # D programs the in-kernel tests run in sessions the kernel starts itself.
 KTEST_D_GEN := $(patsubst tests/kernel/%.d,$(BUILD)/gen/ktest_d/%.c,$(wildcard tests/kernel/*.d))
 KTEST_SRCS := $(sort $(wildcard tests/kernel/*.c tests/kernel/*.S))
@@ -251,9 +259,16 @@ run-options: $(LAYOUTS_PY)
 	@$(SCION_RUN) --caller 'make run' --check
 
 # RUN_DISK=$(DISK): the block cache's pattern disk instead (its `bcache workload`).
+# A port whose machine boots another way says how in ARCH_RUN (its arch.mk)
+# and what that needs built in ARCH_RUN_DEPS.
 RUN_DISK ?= $(ROOTFS)
+ifdef ARCH_RUN
+run: deps $(ARCH_RUN_DEPS)
+	@$(ARCH_RUN)
+else
 run: run-options deps iso $(RUN_DISK)
 	@$(SCION_RUN) --caller 'make run' --iso $(ISO) --disk $(RUN_DISK)
+endif
 
 gdb: run-options deps iso $(DISK)
 	@$(SCION_RUN) --caller 'make gdb' --iso $(ISO) --disk $(DISK) --disk-snapshot --gdb \
