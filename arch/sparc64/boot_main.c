@@ -1,0 +1,93 @@
+// SPDX-License-Identifier: BSD-2-Clause
+/*
+ * The sparc64 machine's bring-up, from _start (boot/entry.S) on:
+ *  1. the console (the UART; polled);
+ *  2. the boot arguments from OpenBIOS (QEMU's -append), the last thing
+ *     asked of the firmware;
+ *  3. the kernel's own trap table (window traps, MMU misses, faults);
+ *  4. the pvpanic device (a panic's exit status), the tick timer;
+ *  5. interrupts on; then the self-checks when the boot arguments say
+ *     `selftest[=NAME]`, else the console (no shell on sparc64 yet: it
+ *     echoes lines and knows `poweroff`).
+ * The portable core (kernel/) does not run here yet: arch.mk says which
+ * of its sources the port builds so far.
+ */
+#include <scion/string.h>
+#include <scion/version.h>
+
+#include "sparc64_internal.h"
+
+__noreturn void sparc64_boot_main(void *cif);
+
+static char bootargs[256];
+
+/* The value of word `key` or `key=value` in the boot arguments, or NULL. */
+static const char *bootarg(const char *key, char *val, size_t size)
+{
+	size_t klen = strlen(key);
+
+	for (const char *p = bootargs; *p;) {
+		while (*p == ' ')
+			p++;
+		const char *end = strchr(p, ' ');
+		size_t len = end ? (size_t)(end - p) : strlen(p);
+		if (len >= klen && !strncmp(p, key, klen) && (len == klen || p[klen] == '=')) {
+			size_t vlen = len > klen ? len - klen - 1 : 0;
+			if (vlen >= size)
+				vlen = size - 1;
+			memcpy(val, p + klen + (len > klen), vlen);
+			val[vlen] = '\0';
+			return val;
+		}
+		p += len;
+	}
+	return NULL;
+}
+
+/* No shell yet: read lines, echo them, power off on `poweroff`. */
+static __noreturn void console_loop(void)
+{
+	char line[128];
+	size_t n = 0;
+
+	early_printf("console: no shell on sparc64 yet; lines are echoed, `poweroff` ends\nsparc64> ");
+	for (;;) {
+		int c = serial_getc_poll();
+		if (c < 0)
+			continue;
+		if (c == '\r' || c == '\n') {
+			line[n] = '\0';
+			early_printf("\n");
+			if (!strcmp(line, "poweroff"))
+				power_off();
+			if (n)
+				early_printf("echo: %s\n", line);
+			early_printf("sparc64> ");
+			n = 0;
+		} else if ((c == 8 || c == 127) && n) {
+			n--;
+			early_printf("\b \b");
+		} else if (c >= ' ' && c < 127 && n + 1 < sizeof(line)) {
+			line[n++] = (char)c;
+			serial_putc((char)c);
+		}
+	}
+}
+
+__noreturn void sparc64_boot_main(void *cif)
+{
+	char which[32];
+
+	serial_init();
+	early_printf("\nScion %s (%s): sparc64 on sun4u, entered from OpenBIOS\n", scion_version,
+		     scion_build_info);
+	ofw_bootargs(cif, bootargs, sizeof(bootargs));
+	early_printf("boot: arguments '%s'\n", bootargs);
+	sparc64_trap_init();
+	power_init();
+	timer_init();
+	wrpr_pstate(PSTATE_KERNEL | PSTATE_IE);
+	if (bootarg("selftest", which, sizeof(which)))
+		selftest_run(which);
+	console_loop();
+}
