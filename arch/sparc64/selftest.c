@@ -5,8 +5,11 @@
  * prints `test NAME: OK (N ms)` or `test NAME: FAILED: why`, as the
  * in-kernel tests do, and the run ends in `N passed, M failed`; then the
  * machine powers off (exit 0) or, when a check failed, panics (exit 1
- * through pvpanic). `selftest=panic` instead makes the fault of
- * fault_report with no fixup: the report, then a panic.
+ * through pvpanic). Three more stop the machine on purpose, each with a
+ * report and a panic: `selftest=panic` makes the fault of fault_report
+ * with no fixup; `selftest=spill32` forces the spill of a window whose
+ * %sp is even (a 32-bit frame: refused); `selftest=tl2` the spill of a
+ * window whose stack is unmapped (the spill handler faults at TL 2).
  * The checks: the timer interrupt counts ticks; 200 nested calls spill
  * and fill register windows (a timer interrupt arriving at the deepest
  * one) and return the right value; a load from an unmapped address
@@ -20,6 +23,11 @@
 /* Nothing is mapped here: above the kernel's 4 MB, below OpenBIOS. */
 #define UNMAPPED_ADDR	0x50000000ul
 #define DEPTH		200
+/* An even stack pointer: a 32-bit frame, which the spill handler refuses. */
+#define BAD_SP_32BIT	0x40000ff0ul
+
+/* selftest_windows.S: never returns. */
+__noreturn void selftest_bad_window(uint64_t sp);
 
 static unsigned passed, failed;
 
@@ -136,6 +144,14 @@ void selftest_run(const char *which)
 		early_printf("selftest: a load from unmapped 0x%lx, with no fixup\n", UNMAPPED_ADDR);
 		selftest_fault_load(UNMAPPED_ADDR);
 		panic("selftest: the unmapped load did not fault");
+	}
+	if (!strcmp(which, "spill32")) {
+		early_printf("selftest: a window with a 32-bit (even) %%sp must be spilled\n");
+		selftest_bad_window(BAD_SP_32BIT);
+	}
+	if (!strcmp(which, "tl2")) {
+		early_printf("selftest: a window spill into unmapped memory (a fault at TL 2)\n");
+		selftest_bad_window(UNMAPPED_ADDR - STACK_BIAS);
 	}
 	t0 = rd_tick();
 	result("sparc64_timer_ticks", t0, check_timer());

@@ -50,8 +50,6 @@
 #define TT_SPILL_0		0x080
 #define TT_FILL_0		0x0c0
 #define TT_TRAP_INSN		0x100	/* Tcc: 0x100 + software trap number */
-/* Not a hardware trap type: a spill or fill refused (32-bit stack), see trap_table.S. */
-#define TT_WINDOW_REFUSED	0x1ff
 
 /* ASIs. */
 #define ASI_PHYS_USE_EC		0x14	/* physical, cacheable */

@@ -108,6 +108,11 @@ static void trap_report(const struct trap_frame *tf)
 	early_printf("  TSTATE 0x%016lx (CWP %lu, PSTATE 0x%03lx)  fault address 0x%016lx\n",
 		     (unsigned long)tf->tstate, (unsigned long)(tf->tstate & TSTATE_CWP_MASK),
 		     (unsigned long)pstate, (unsigned long)tf->fault_addr);
+	uint64_t off = tf->tpc - (uint64_t)trap_table;
+	if (off < 2 * TRAP_TABLE_TL1)
+		early_printf("  (TPC is in the trap table: the handler of tt 0x%03lx for traps at %s)\n",
+			     (unsigned long)((off % TRAP_TABLE_TL1) / TRAP_ENTRY_SIZE),
+			     off < TRAP_TABLE_TL1 ? "TL 0" : "TL > 0");
 	if (tf->tl > 1) {
 		sym(tf->outer_tpc, a, sizeof(a));
 		early_printf("  inside a trap: TL 1 was tt 0x%03lx at 0x%016lx %s\n",

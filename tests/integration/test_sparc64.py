@@ -1,7 +1,7 @@
 # SPDX-License-Identifier: BSD-2-Clause
 """The sparc64 port's machine layer on QEMU's sun4u (issue 25): the kernel
 is built with `make ARCH=sparc64 kernel` (into BUILD/sparc64), then booted
-three times:
+five times:
 
   selftest        the boot self-checks (arch/sparc64/selftest.c): timer
                   ticks advance, 200 nested calls spill and fill register
@@ -11,6 +11,10 @@ three times:
                   failed`; power-off, exit status 0
   selftest=panic  the same fault with no fixup: the report, a panic, and
                   exit status 1 through pvpanic-pci
+  selftest=spill32  a window with an even (32-bit) %sp spilled: the spill
+                  refused, reported, a panic, exit status 1
+  selftest=tl2    a window spilled into unmapped memory: the fault at TL 2
+                  reported with TL 1's trap, a panic, exit status 1
   make run        `make run ARCH=sparc64` on a pipe: the console echoes a
                   line and `poweroff` exits 0
 
@@ -100,7 +104,27 @@ def job_machine_layer(ctx):
     expect(ctx, "panic/panic-line", out, r"^panic: fatal trap 0x068 at TL 1$", boot)
     status(ctx, "panic/exit-status-1", boot, machine.SPARC64_EXIT_PANIC)
 
-    # 3. make run ARCH=sparc64 from a pipe: the console, then poweroff.
+    # 3. A 32-bit frame's spill is refused; 4. a fault inside the spill handler (TL 2).
+    for arg, patterns in (
+            ("spill32", (("report", r"^trap: window spill refused .* \(tt 0x080\) at TL 1 "),
+                         ("names-function", r"^  TPC   0x[0-9a-f]+ selftest_bad_window\+0x"),
+                         ("even-sp", r"fault address 0x0*40000ff0$"),
+                         ("panic-line", r"^panic: fatal trap 0x080 at TL 1$"))),
+            ("tl2", (("report", r"^trap: data MMU miss \(tt 0x068\) at TL 2 in kernel mode$"),
+                     ("in-spill-handler", r"TPC is in the trap table: the handler of tt 0x080 "
+                                          r"for traps at TL 0"),
+                     ("outer-trap", r"^  inside a trap: TL 1 was tt 0x080 at 0x[0-9a-f]+ "
+                                    r"selftest_bad_window\+0x"),
+                     ("panic-line", r"^panic: fatal trap 0x068 at TL 2$")))):
+        boot = harness.Boot(f"{ctx.job}-{arg}", ctx.log_dir, timeout=30,
+                            argv=machine.sparc64_qemu_command(kernel, f"selftest={arg}"))
+        boot.finish()
+        out = kernel_output(boot)
+        for label, pattern in patterns:
+            expect(ctx, f"{arg}/{label}", out, pattern, boot)
+        status(ctx, f"{arg}/exit-status-1", boot, machine.SPARC64_EXIT_PANIC)
+
+    # 5. make run ARCH=sparc64 from a pipe: the console, then poweroff.
     boot = harness.Boot(f"{ctx.job}-make-run", ctx.log_dir, timeout=60,
                         argv=["make", "--no-print-directory", "run", "ARCH=sparc64", build_arg])
     try:
