@@ -48,6 +48,10 @@ ARCH_TEST_TOOLS :=
 ARCH_BENCH_TOOLS :=
 ARCH_BENCH_ARGS :=
 
+# `make ARCH=sparc64` builds the kernel alone (no ISO, test kernel, grafts or
+# host tools for this port yet).
+ARCH_ALL := kernel
+
 # OpenBIOS loads kernel.elf itself (QEMU's -kernel): no other image.
 QEMU_KERNEL := $(KERNEL)
 ARCH_IMAGES :=

@@ -28,6 +28,8 @@
 #   ARCH_BENCH_TOOLS, ARCH_BENCH_ARGS  what `make bench` needs of them
 #   ARCH_RUN, ARCH_RUN_DEPS  (optional) how `make run` boots a machine that
 #                          does not boot the GRUB ISO, and what it needs built
+#   ARCH_ALL               (optional) what `make` builds, for a port that cannot
+#                          build everything `all` names yet
 #
 # and the rules for the generated tables, the image conversions (the
 # 32-bit ELF copy QEMU's -kernel loads multiboot1 images from, the GRUB
