@@ -10,16 +10,17 @@
 #   make ARCH=sparc64 run       boot it on this terminal's serial console
 #
 # BRING-UP SUBSET: the portable core (kernel/) cannot build for sparc64 yet
-# (its headers under arch/sparc64/include/arch/ are not written). So
+# (most of its headers under arch/sparc64/include/arch/ are not written:
+# so far cpu.h, percpu.h, smp.h for one CPU, timer.h, console.h). So
 # ARCH_CORE_SRCS names the part of kernel/ this port builds so far: the
-# library (less random.c, which needs spinlocks) and the symbol table
-# lookup. It grows, directory by directory, to all of kernel/ as the
-# arch headers arrive; x86 builds all of it.
+# library, the symbol table lookup and the spinlocks. It grows, directory
+# by directory, to all of kernel/ as the arch headers arrive; x86 builds
+# all of it.
 
 ARCH_NAME := sparc64
 CROSS := sparc64-linux-gnu-
 
-ARCH_CORE_SRCS := $(filter-out kernel/lib/random.c,$(wildcard kernel/lib/*.c)) kernel/sym/symtab.c
+ARCH_CORE_SRCS := $(wildcard kernel/lib/*.c) kernel/sym/symtab.c kernel/core/spinlock.c
 
 # -mcmodel=medlow: the image is linked at 0x40004000 (below 4 GB);
 # -mno-fpu: no floating point in the kernel (FP is disabled); -mcpu=ultrasparc

@@ -84,6 +84,7 @@ __noreturn void sparc64_boot_main(void *cif)
 	ofw_bootargs(cif, bootargs, sizeof(bootargs));
 	early_printf("boot: arguments '%s'\n", bootargs);
 	sparc64_trap_init();
+	sparc64_cpu_bringup();
 	power_init();
 	timer_init();
 	wrpr_pstate(PSTATE_KERNEL | PSTATE_IE);

@@ -23,6 +23,13 @@
 static uint64_t pvpanic_pa;
 
 /*
+ * The core's flag (scion/printk.h), defined here for as long as the
+ * port's panic is this one: kernel/core/printk.c defines both on x86,
+ * and replaces them here when it joins ARCH_CORE_SRCS.
+ */
+volatile bool panic_in_progress;
+
+/*
  * power_init - find pvpanic-pci.
  * Steps: 1. scan buses 0..3, every device and function, for 1b36:0011;
  * 2. read BAR 0 (a 32-bit memory BAR); 3. make sure memory decoding is
@@ -66,16 +73,15 @@ __noreturn void power_off(void)
 
 __noreturn void panic(const char *fmt, ...)
 {
-	static bool panicking;
 	va_list ap;
 
 	wrpr_pstate(PSTATE_KERNEL);
-	if (panicking) {
+	if (panic_in_progress) {
 		early_printf("panic: again, while panicking: halted\n");
 		for (;;)
 			;
 	}
-	panicking = true;
+	panic_in_progress = true;
 	early_printf("panic: ");
 	va_start(ap, fmt);
 	early_vprintf(fmt, ap);

@@ -13,8 +13,12 @@
  * The checks: the timer interrupt counts ticks; 200 nested calls spill
  * and fill register windows (a timer interrupt arriving at the deepest
  * one) and return the right value; a load from an unmapped address
- * gives a fault report naming the faulting function, and resumes.
+ * gives a fault report naming the faulting function, and resumes; the
+ * portable core's spinlocks and random bytes work over the arch headers.
  */
+#include <scion/cpu.h>
+#include <scion/random.h>
+#include <scion/spinlock.h>
 #include <scion/string.h>
 #include <scion/symtab.h>
 
@@ -136,6 +140,34 @@ static __noinline const char *check_fault(void)
 	return NULL;
 }
 
+/*
+ * The first portable core code on sparc64 (kernel/core/spinlock.c,
+ * kernel/lib/random.c over arch/cpu.h and arch/percpu.h): a spinlock
+ * masks interrupts and counts itself on this CPU; random_bytes differs
+ * call to call.
+ */
+static const char *check_core(void)
+{
+	static struct spinlock lock = SPINLOCK_INIT("selftest");
+	uint64_t r1[2], r2[2];
+
+	if (!arch_irqs_enabled())
+		return "interrupts masked before the check";
+	irqflags_t f = spin_lock_irqsave(&lock);
+	bool masked = !arch_irqs_enabled(), held = spin_held_here(&lock);
+	unsigned depth = this_cpu()->lock_depth;
+	spin_unlock_irqrestore(&lock, f);
+	if (!masked || !held || depth != 1)
+		return "spin_lock_irqsave: interrupts not masked, or the lock not counted as held";
+	if (!arch_irqs_enabled() || this_cpu()->lock_depth != 0 || spin_held_here(&lock))
+		return "spin_unlock_irqrestore: interrupts not restored, or the lock still held";
+	random_bytes(r1, sizeof(r1));
+	random_bytes(r2, sizeof(r2));
+	if (!memcmp(r1, r2, sizeof(r1)))
+		return "random_bytes returned the same 16 bytes twice";
+	return NULL;
+}
+
 void selftest_run(const char *which)
 {
 	uint64_t t0;
@@ -159,6 +191,8 @@ void selftest_run(const char *which)
 	result("sparc64_window_spill_fill", t0, check_windows());
 	t0 = rd_tick();
 	result("sparc64_fault_report", t0, check_fault());
+	t0 = rd_tick();
+	result("sparc64_core_spinlock_random", t0, check_core());
 	early_printf("%u passed, %u failed\n", passed, failed);
 	if (failed)
 		panic("selftest: %u check(s) failed", failed);

@@ -5,10 +5,13 @@
  * stores, so it works with any MMU state, at any TL and in a panic.
  * Output is polled; input is polled too at this stage (no device
  * interrupts yet). OpenBIOS has already set the line up (115200 8N1);
- * serial_init only masks the UART's interrupts. early_printf formats
+ * arch_console_init only masks the UART's interrupts. arch_console_putc
+ * is the arch contract's raw byte (arch/console.h); serial_putc adds
+ * the carriage return before a newline. early_printf formats
  * with kernel/lib's vsnprintf and turns "\n" into "\r\n".
  */
 #include <scion/format.h>
+#include <arch/console.h>
 
 #include "sparc64_internal.h"
 
@@ -20,18 +23,28 @@
 #define LSR_DR		0x01	/* a byte received */
 #define LSR_THRE	0x20	/* transmitter ready */
 
-void serial_init(void)
+void arch_console_init(void)
 {
 	phys_out8(UART_BASE + UART_IER, 0);
+}
+
+void serial_init(void)
+{
+	arch_console_init();
+}
+
+void arch_console_putc(char c)
+{
+	while (!(phys_in8(UART_BASE + UART_LSR) & LSR_THRE))
+		;
+	phys_out8(UART_BASE + UART_THR, (uint8_t)c);
 }
 
 void serial_putc(char c)
 {
 	if (c == '\n')
-		serial_putc('\r');
-	while (!(phys_in8(UART_BASE + UART_LSR) & LSR_THRE))
-		;
-	phys_out8(UART_BASE + UART_THR, (uint8_t)c);
+		arch_console_putc('\r');
+	arch_console_putc(c);
 }
 
 int serial_getc_poll(void)

@@ -76,6 +76,9 @@ uint16_t pci_cfg_read16(unsigned bus, unsigned dev, unsigned fn, unsigned reg);
 void pci_cfg_write16(unsigned bus, unsigned dev, unsigned fn, unsigned reg, uint16_t v);
 #define PCI_MEM_BASE 0x1ff00000000ull	/* PCI memory space, physical */
 
+/* smp.c: the boot CPU's struct cpu, until kernel/smp/cpu.c is built. */
+void sparc64_cpu_bringup(void);
+
 /* selftest.c: the boot self-checks (boot argument `selftest`). */
 void selftest_run(const char *which);
 

@@ -7,8 +7,9 @@ five times:
                   ticks advance, 200 nested calls spill and fill register
                   windows and return the right value, a load from an
                   unmapped address gives a fault report naming the faulting
-                  function (and its callers) and resumes; `N passed, M
-                  failed`; power-off, exit status 0
+                  function (and its callers) and resumes, the core's
+                  spinlocks and random bytes over the arch headers; `N
+                  passed, M failed`; power-off, exit status 0
   selftest=panic  the same fault with no fixup: the report, a panic, and
                   exit status 1 through pvpanic-pci
   selftest=spill32  a window with an even (32-bit) %sp spilled: the spill
@@ -72,7 +73,8 @@ def job_machine_layer(ctx):
     for test, verdict in tests:
         ctx.result(f"selftest/{test}", verdict == "OK", f"{verdict} (log: {boot.log_path})")
     names = {t for t, _ in tests}
-    for want in ("sparc64_timer_ticks", "sparc64_window_spill_fill", "sparc64_fault_report"):
+    for want in ("sparc64_timer_ticks", "sparc64_window_spill_fill", "sparc64_fault_report",
+                 "sparc64_core_spinlock_random"):
         ctx.result(f"selftest/ran-{want}", want in names, f"no line for {want} (log: {boot.log_path})")
     summary = SUMMARY.findall(out)
     failures = sum(1 for _, v in tests if v != "OK")
