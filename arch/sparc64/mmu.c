@@ -5,7 +5,7 @@
  * having mapped it at 0x40000000), context 0, by one 4 MB TTE.
  *
  * Decision: the TTE is LOCKED into both TLBs at boot, and the fast MMU
- * miss handlers (trap_table.S) compute the same TTE on the fly for any
+ * miss handlers (trap_entry.S) compute the same TTE on the fly for any
  * miss inside the window. The lock is needed, not just convenient: the
  * trap table itself lives in that window, and an instruction TLB miss on
  * the miss handler's own page could never be served (each attempt traps

@@ -24,8 +24,8 @@ void early_vprintf(const char *fmt, va_list ap);
 int ofw_bootargs(void *cif, char *buf, size_t size);
 
 /*
- * The trap frame trap_table.S builds on the kernel stack for every trap
- * that reaches C (offsets are TF_* in trap_table.S: keep them in step).
+ * The trap frame trap_entry.S builds on the kernel stack for every trap
+ * that reaches C (offsets are TF_* in trap_entry.S: keep them in step).
  */
 struct trap_frame {
 	uint64_t tstate, tpc, tnpc, tt;		/* 0, 8, 16, 24 */
@@ -45,7 +45,7 @@ void power_init(void);
 
 /* trap.c */
 void sparc64_trap_init(void);
-void trap_handler(struct trap_frame *tf);	/* from trap_table.S, at TL 0 */
+void trap_handler(struct trap_frame *tf);	/* from trap_entry.S, at TL 0 */
 /*
  * A recoverable fault: when a fault's TPC is `pc`, trap.c prints the
  * report, calls the hook with the frame, and resumes at `resume`.

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: BSD-2-Clause
 /*
  * Traps in C: taking %tba over from OpenBIOS, dispatching what
- * trap_table.S hands to trap_handler (at TL 0, interrupts masked, on the
+ * trap_entry.S hands to trap_handler (at TL 0, interrupts masked, on the
  * interrupted stack), and the fault report.
  *
  * Interrupt levels 1..15 come from SOFTINT: level 14 is the %tick_cmpr
@@ -12,11 +12,19 @@
  * the self-checks): then the report is printed, the fixup's hook sees
  * the frame, and execution resumes at the fixup's address.
  * Invariants: a trap taken at TL > 1, or a refused window spill or fill,
- * never returns (its windows were discarded: trap_table.S).
+ * never returns (its windows were discarded: trap_entry.S).
  */
 #include <scion/symtab.h>
 
 #include "sparc64_internal.h"
+
+/* trap_entry.S's TF_* offsets, checked against the C layout. */
+_Static_assert(offsetof(struct trap_frame, tt) == 24, "TF_TT");
+_Static_assert(offsetof(struct trap_frame, fault_addr) == 40, "TF_FAULT");
+_Static_assert(offsetof(struct trap_frame, g) == 56, "TF_G");
+_Static_assert(offsetof(struct trap_frame, sp) == 120, "TF_SP");
+_Static_assert(offsetof(struct trap_frame, outer_tpc) == 136, "TF_OUTER_TPC");
+_Static_assert(sizeof(struct trap_frame) == 144, "TF_SIZE");
 
 static struct {
 	uint64_t pc, resume;
