@@ -7,20 +7,21 @@
 # and binutils-sparc64-linux-gnu; QEMU: qemu-system-sparc64 (`make deps`).
 #
 #   make ARCH=sparc64 kernel    build/sparc64/kernel.elf (and kernel.syms)
-#   make ARCH=sparc64 run       boot it on this terminal's serial console
+#   make ARCH=sparc64 run [CMDLINE=selftest=all]  boot it on this terminal's serial console
 #
 # BRING-UP SUBSET: the portable core (kernel/) cannot build for sparc64 yet
 # (most of its headers under arch/sparc64/include/arch/ are not written:
 # so far cpu.h, percpu.h, smp.h for one CPU, timer.h, console.h). So
 # ARCH_CORE_SRCS names the part of kernel/ this port builds so far: the
-# library, the symbol table lookup and the spinlocks. It grows, directory
+# library, the symbol table lookup, the spinlocks and the boot option parser. It grows, directory
 # by directory, to all of kernel/ as the arch headers arrive; x86 builds
 # all of it.
 
 ARCH_NAME := sparc64
 CROSS := sparc64-linux-gnu-
 
-ARCH_CORE_SRCS := $(wildcard kernel/lib/*.c) kernel/sym/symtab.c kernel/core/spinlock.c
+ARCH_CORE_SRCS := $(wildcard kernel/lib/*.c) kernel/sym/symtab.c kernel/core/spinlock.c \
+	kernel/core/bootopt.c
 
 # -mcmodel=medlow: the image is linked at 0x40004000 (below 4 GB);
 # -mno-fpu: no floating point in the kernel (FP is disabled); -mcpu=ultrasparc

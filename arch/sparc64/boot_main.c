@@ -3,15 +3,18 @@
  * The sparc64 machine's bring-up, from _start (boot/entry.S) on:
  *  1. the console (the UART; polled);
  *  2. the boot arguments from OpenBIOS (QEMU's -append), the last thing
- *     asked of the firmware;
+ *     asked of the firmware, applied by the portable boot option parser
+ *     (kernel/core/bootopt.c);
  *  3. the kernel's own trap table (window traps, MMU misses, faults);
  *  4. the pvpanic device (a panic's exit status), the tick timer;
  *  5. interrupts on; then the self-checks when the boot arguments say
- *     `selftest[=NAME]`, else the console (no shell on sparc64 yet: it
+ *     `selftest=all|panic|spill32|tl2`, else the console (no shell on sparc64 yet: it
  *     echoes lines and knows `poweroff`).
  * The portable core (kernel/) does not run here yet: arch.mk says which
  * of its sources the port builds so far.
  */
+#include <scion/bootopt.h>
+#include <scion/errno.h>
 #include <scion/string.h>
 #include <scion/version.h>
 
@@ -21,27 +24,23 @@ __noreturn void sparc64_boot_main(void *cif);
 
 static char bootargs[256];
 
-/* The value of word `key` or `key=value` in the boot arguments, or NULL. */
-static const char *bootarg(const char *key, char *val, size_t size)
-{
-	size_t klen = strlen(key);
+/* `selftest=WHICH` (the only boot option the port has yet): which self-checks to run. */
+static char selftest_which[16];
 
-	for (const char *p = bootargs; *p;) {
-		while (*p == ' ')
-			p++;
-		const char *end = strchr(p, ' ');
-		size_t len = end ? (size_t)(end - p) : strlen(p);
-		if (len >= klen && !strncmp(p, key, klen) && (len == klen || p[klen] == '=')) {
-			size_t vlen = len > klen ? len - klen - 1 : 0;
-			if (vlen >= size)
-				vlen = size - 1;
-			memcpy(val, p + klen + (len > klen), vlen);
-			val[vlen] = '\0';
-			return val;
-		}
-		p += len;
-	}
-	return NULL;
+static int parse_selftest(const char *value)
+{
+	if (strcmp(value, "all") && strcmp(value, "panic") && strcmp(value, "spill32") &&
+	    strcmp(value, "tl2"))
+		return -EINVAL;
+	strlcpy(selftest_which, value, sizeof(selftest_which));
+	return 0;
+}
+BOOT_OPTION(selftest, "all|panic|spill32|tl2", "run the machine layer's self-checks",
+	    parse_selftest);
+
+static void report_boot_option(const char *msg)
+{
+	early_printf("%s\n", msg);
 }
 
 /* No shell yet: read lines, echo them, power off on `poweroff`. */
@@ -76,19 +75,19 @@ static __noreturn void console_loop(void)
 
 __noreturn void sparc64_boot_main(void *cif)
 {
-	char which[32];
-
 	serial_init();
 	early_printf("\nScion %s (%s): sparc64 on sun4u, entered from OpenBIOS\n", scion_version,
 		     scion_build_info);
 	ofw_bootargs(cif, bootargs, sizeof(bootargs));
 	early_printf("boot: arguments '%s'\n", bootargs);
+	bootopt_apply(bootargs, __start_table_boot_options, LINKER_TABLE_COUNT(boot_options),
+		      report_boot_option);
 	sparc64_trap_init();
 	sparc64_cpu_bringup();
 	power_init();
 	timer_init();
 	wrpr_pstate(PSTATE_KERNEL | PSTATE_IE);
-	if (bootarg("selftest", which, sizeof(which)))
-		selftest_run(which);
+	if (selftest_which[0])
+		selftest_run(selftest_which);
 	console_loop();
 }

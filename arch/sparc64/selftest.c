@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: BSD-2-Clause
 /*
- * The machine layer's self-checks, run at boot by the boot argument
- * `selftest` (tests/integration/test_sparc64.py boots them). Each check
+ * The machine layer's self-checks, run at boot by the boot option
+ * `selftest=all` (tests/integration/test_sparc64.py boots them). Each check
  * prints `test NAME: OK (N ms)` or `test NAME: FAILED: why`, as the
  * in-kernel tests do, and the run ends in `N passed, M failed`; then the
  * machine powers off (exit 0) or, when a check failed, panics (exit 1

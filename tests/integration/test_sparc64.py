@@ -3,7 +3,7 @@
 is built with `make ARCH=sparc64 kernel` (into BUILD/sparc64), then booted
 five times:
 
-  selftest        the boot self-checks (arch/sparc64/selftest.c): timer
+  selftest=all    the boot self-checks (arch/sparc64/selftest.c): timer
                   ticks advance, 200 nested calls spill and fill register
                   windows and return the right value, a load from an
                   unmapped address gives a fault report naming the faulting
@@ -16,8 +16,9 @@ five times:
                   refused, reported, a panic, exit status 1
   selftest=tl2    a window spilled into unmapped memory: the fault at TL 2
                   reported with TL 1's trap, a panic, exit status 1
-  make run        `make run ARCH=sparc64` on a pipe: the console echoes a
-                  line and `poweroff` exits 0
+  make run        `make run ARCH=sparc64 CMDLINE=frobnicate=1` on a pipe: the
+                  portable boot option parser reports the unknown option, the
+                  console echoes a line and `poweroff` exits 0
 
 OpenBIOS's banner comes before the kernel's first line (`Scion ...`);
 the checks look only at what follows it."""
@@ -66,7 +67,7 @@ def job_machine_layer(ctx):
 
     # 1. The self-checks, then power-off.
     boot = harness.Boot(f"{ctx.job}-selftest", ctx.log_dir, timeout=30,
-                        argv=machine.sparc64_qemu_command(kernel, "selftest"))
+                        argv=machine.sparc64_qemu_command(kernel, "selftest=all"))
     boot.finish()
     out = kernel_output(boot)
     tests = TEST_LINE.findall(out)
@@ -128,9 +129,12 @@ def job_machine_layer(ctx):
 
     # 5. make run ARCH=sparc64 from a pipe: the console, then poweroff.
     boot = harness.Boot(f"{ctx.job}-make-run", ctx.log_dir, timeout=60,
-                        argv=["make", "--no-print-directory", "run", "ARCH=sparc64", build_arg])
+                        argv=["make", "--no-print-directory", "run", "ARCH=sparc64", build_arg,
+                              "CMDLINE=frobnicate=1"])
     try:
         boot.wait_for(r"sparc64> ")
+        expect(ctx, "make-run/unknown-option-reported", kernel_output(boot),
+               r"^boot: unknown option 'frobnicate' ignored", boot)
         boot.command("hello sparc", r"echo: hello sparc\n")
         ctx.result("make-run/echo", True)
         boot.command("poweroff", r"powering off")
