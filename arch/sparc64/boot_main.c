@@ -6,12 +6,13 @@
  *     asked of the firmware, applied by the portable boot option parser
  *     (kernel/core/bootopt.c);
  *  3. the kernel's own trap table (window traps, MMU misses, faults);
- *  4. the pvpanic device (a panic's exit status), the tick timer;
+ *  4. the boot CPU's struct cpu, the pvpanic device (a panic's exit
+ *     status), the tick timer;
  *  5. interrupts on; then the self-checks when the boot arguments say
- *     `selftest=all|panic|spill32|tl2`, else the console (no shell on sparc64 yet: it
- *     echoes lines and knows `poweroff`).
- * The portable core (kernel/) does not run here yet: arch.mk says which
- * of its sources the port builds so far.
+ *     `selftest=all|panic|spill32|tl2`, else the console (no shell on
+ *     sparc64 yet: it echoes lines and knows `poweroff`).
+ * kernel_main (kernel/core/main.c) does not run here yet: arch.mk says
+ * which of the portable core's sources the port builds so far.
  */
 #include <scion/bootopt.h>
 #include <scion/errno.h>
