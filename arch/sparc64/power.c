@@ -1,10 +1,11 @@
 // SPDX-License-Identifier: BSD-2-Clause
 /*
- * Stopping the machine. power_off: a 32-bit store of 0x01000000 to the
- * power register at physical 0x1fe02007240 (ASI 0x15); QEMU exits 0.
- * panic: print "panic: ...", then tell QEMU through the pvpanic PCI
- * device (-device pvpanic-pci -action panic=exit-failure: QEMU exits 1),
- * and halt if there is none. The device (1b36:0011) is looked for on
+ * Stopping the machine (arch/power.h, and the port's own power_off and
+ * panic until kernel/core/printk.c is built). arch_poweroff: a 32-bit
+ * store of 0x01000000 to the power register at physical 0x1fe02007240
+ * (ASI 0x15); QEMU exits 0. panic: print "panic: ...", then tell QEMU
+ * through the pvpanic PCI device (-device pvpanic-pci -action
+ * panic=exit-failure: QEMU exits 1), and halt if there is none. The device (1b36:0011) is looked for on
  * the PCI buses at boot (power_init), while nothing is failing yet;
  * OpenBIOS has assigned its BAR 0 (2 bytes of PCI memory space, whose
  * byte 0 takes the event bits: 1 = panicked); power_init aligns it.
@@ -12,6 +13,8 @@
  * Invariant: panic works at any point after serial_init, with any MMU
  * state (physical accesses only).
  */
+#include <arch/power.h>
+
 #include "sparc64_internal.h"
 
 #define POWER_REG	0x1fe02007240ull
@@ -63,10 +66,23 @@ void power_init(void)
 	early_printf("power: no pvpanic device: a panic halts the machine\n");
 }
 
+void arch_poweroff(void)
+{
+	phys_out32(POWER_REG, POWER_OFF_BIT);
+}
+
+void arch_exit_emulator(uint8_t code)
+{
+	if (code == 0)
+		arch_poweroff();
+	else if (pvpanic_pa)
+		phys_out8(pvpanic_pa, PVPANIC_PANICKED);
+}
+
 __noreturn void power_off(void)
 {
 	early_printf("power: powering off\n");
-	phys_out32(POWER_REG, POWER_OFF_BIT);
+	arch_poweroff();
 	for (;;)
 		;
 }
@@ -87,8 +103,7 @@ __noreturn void panic(const char *fmt, ...)
 	early_vprintf(fmt, ap);
 	va_end(ap);
 	early_printf("\n");
-	if (pvpanic_pa)
-		phys_out8(pvpanic_pa, PVPANIC_PANICKED);
+	arch_exit_emulator(1);
 	early_printf("system halted\n");
 	for (;;)
 		;
