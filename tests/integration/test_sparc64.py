@@ -24,6 +24,7 @@ OpenBIOS's banner comes before the kernel's first line (`Scion ...`);
 the checks look only at what follows it."""
 
 import os
+import re
 import subprocess
 
 import harness
@@ -51,7 +52,6 @@ def kernel_output(boot):
 
 
 def expect(ctx, name, text, pattern, boot):
-    import re
     ok = re.search(pattern, text, re.M) is not None
     ctx.result(name, ok, "" if ok else f"'{pattern}' not in the output (log: {boot.log_path})")
 
