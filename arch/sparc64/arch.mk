@@ -7,15 +7,18 @@
 # and binutils-sparc64-linux-gnu; QEMU: qemu-system-sparc64 (`make deps`).
 #
 #   make ARCH=sparc64 kernel    build/sparc64/kernel.elf (and kernel.syms)
-#   make ARCH=sparc64 run [CMDLINE=selftest=all]  boot it on this terminal's serial console
+#   make ARCH=sparc64 run [CMDLINE=selftest=all]
+#                               boot it, console on this terminal
 #
 # BRING-UP SUBSET: the portable core (kernel/) cannot build for sparc64 yet
 # (most of its headers under arch/sparc64/include/arch/ are not written:
-# so far cpu.h, percpu.h, smp.h for one CPU, timer.h, console.h). So
-# ARCH_CORE_SRCS names the part of kernel/ this port builds so far: the
-# library, the symbol table lookup, the spinlocks and the boot option parser. It grows, directory
-# by directory, to all of kernel/ as the arch headers arrive; x86 builds
-# all of it.
+# so far cpu.h, percpu.h, smp.h for one CPU, timer.h, console.h, power.h).
+# So ARCH_CORE_SRCS names the part of kernel/ this port builds so far: the
+# library, the symbol table lookup, the spinlocks and the boot option
+# parser. It grows, directory by directory, to all of kernel/ as the arch
+# headers arrive; x86 builds all of it.
+# The SPARC V9 decoder (insn_decode.c, decoder.mk: another piece of the
+# port) is not linked into the kernel yet.
 
 ARCH_NAME := sparc64
 CROSS := sparc64-linux-gnu-
@@ -30,7 +33,7 @@ ARCH_KERNEL_CFLAGS := -mcmodel=medlow -mno-fpu -mcpu=ultrasparc
 ARCH_KERNEL_LDFLAGS := -z max-page-size=8192 -T $(ARCH_DIR)/kernel.ld
 
 ARCH_KERNEL_SRCS := $(wildcard $(ARCH_DIR)/*.c $(ARCH_DIR)/*.S $(ARCH_DIR)/boot/*.c $(ARCH_DIR)/boot/*.S)
-# The decoder (another piece of the port) is not part of the kernel yet.
+# The decoder is not part of the kernel yet (above).
 ARCH_KERNEL_SRCS := $(filter-out $(ARCH_DIR)/insn_decode.c,$(ARCH_KERNEL_SRCS))
 # The trap table and what runs at TL > 0 sit in their own sections
 # (.text.traptable, .text.tl1: kernel.ld puts them in the no-probe range).
