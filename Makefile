@@ -24,6 +24,8 @@
 #   make userland                                           userland/*.c with musl-gcc -static, and
 #                                                           build/userland/programs.cpio
 #   make kernel | iso | test-kernel | host-tests | deps | clean
+#   make ARCH=sparc64 [kernel | run [CMDLINE=..]]           the sparc64 port (sun4u under OpenBIOS),
+#                                                           built in build/sparc64 (arch/sparc64/arch.mk)
 #
 # Sources are found by wildcard: adding a file to kernel/ or arch/<arch>/ (its
 # boot/ included) adds it to the kernel, one to tests/kernel/ to the test
@@ -33,7 +35,17 @@
 # conversions, the port's host tools) is in arch/$(ARCH)/arch.mk.
 
 ARCH ?= x86
+# The machine's name works too: ARCH=x86_64 is the x86 port.
+ifeq ($(ARCH),x86_64)
+override ARCH := x86
+endif
+# A port other than x86 builds in its own folder, so the x86 build in
+# build/ is never touched by it: ARCH=sparc64 builds in build/sparc64.
+ifeq ($(ARCH),x86)
 BUILD ?= build
+else
+BUILD ?= build/$(ARCH)
+endif
 SMP ?= 1
 MEM ?= 256M
 TCG ?= single
@@ -51,10 +63,6 @@ Q :=
 say = @true
 endif
 
-# The machine's name works too: ARCH=x86_64 is the x86 port.
-ifeq ($(ARCH),x86_64)
-override ARCH := x86
-endif
 ARCH_DIR := arch/$(ARCH)
 ifeq ($(wildcard $(ARCH_DIR)/arch.mk),)
 $(error ARCH=$(ARCH) is not supported yet (no $(ARCH_DIR)/arch.mk); use ARCH=x86)
@@ -98,7 +106,9 @@ KERNEL_CFLAGS := -std=gnu11 -O2 -g -Wall -Wextra -Werror -ffreestanding -fno-bui
 KERNEL_ASFLAGS := -fno-pic -fno-pie -g $(KERNEL_INCLUDES) -Wa,--noexecstack
 KERNEL_LDFLAGS := -nostdlib --no-warn-rwx-segments -z noexecstack $(ARCH_KERNEL_LDFLAGS)
 
-KERNEL_SRCS := $(sort $(wildcard kernel/*/*.c) $(ARCH_KERNEL_SRCS) $(wildcard kernel/*/*.S))
+# ARCH_CORE_SRCS: the sources of the portable core (kernel/) the port builds;
+# every one of them on x86, a bring-up subset on a new port (its arch.mk says which).
+KERNEL_SRCS := $(sort $(ARCH_CORE_SRCS) $(ARCH_KERNEL_SRCS))
 # D programs the in-kernel tests run in sessions the kernel starts itself.
 KTEST_D_GEN := $(patsubst tests/kernel/%.d,$(BUILD)/gen/ktest_d/%.c,$(wildcard tests/kernel/*.d))
 KTEST_SRCS := $(sort $(wildcard tests/kernel/*.c tests/kernel/*.S))
@@ -261,8 +271,15 @@ $(RUN_DISK_COPY): $(ROOTFS)
 	@if [ -f $@ ]; then mv $@ $@.prev; echo "make run: $(ROOTFS) was rebuilt, so $@ is a" \
 		"fresh copy of it; the last session's disk is $@.prev"; fi
 	$(Q)cp $(ROOTFS) $@
+# A port whose machine boots another way says how in ARCH_RUN (its arch.mk)
+# and what that needs built in ARCH_RUN_DEPS.
+ifdef ARCH_RUN
+run: deps $(ARCH_RUN_DEPS)
+	@$(ARCH_RUN)
+else
 run: run-options deps iso $(RUN_DISK)
 	@$(SCION_RUN) --caller 'make run' --iso $(ISO) --disk $(RUN_DISK)
+endif
 
 gdb: run-options deps iso $(DISK)
 	@$(SCION_RUN) --caller 'make gdb' --iso $(ISO) --disk $(DISK) --disk-snapshot --gdb \
@@ -442,7 +459,12 @@ squid: deps kernel userland $(DTC) $(LAYOUTS_PY)
 	@$(PYTHON) tools/squid_study.py --scale $(SQUID_SCALE) --kernel-dir $(BUILD) \
 		--out $(BUILD)/squid
 
+# A port that cannot build all of this yet names what `make` builds in ARCH_ALL.
+ifdef ARCH_ALL
+all: $(ARCH_ALL)
+else
 all: kernel iso test-kernel grafts userland host-tests $(SIM) $(ARCH_HOST_TOOLS) $(DISK)
+endif
 
 clean:
 	rm -rf $(BUILD)

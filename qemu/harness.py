@@ -24,12 +24,14 @@ class BootError(Exception):
 
 
 class Boot:
-    def __init__(self, name, log_dir, timeout=120, **qemu_args):
+    def __init__(self, name, log_dir, timeout=120, argv=None, **qemu_args):
+        """argv: the command to run as it is (another machine's QEMU, `make
+        run`); otherwise qemu_args build the x86 QEMU command line."""
         self.name = name
         self.timeout = timeout
         self.log_path = os.path.join(log_dir, name.replace("/", "_") + ".log")
         os.makedirs(log_dir, exist_ok=True)
-        self.argv = machine.qemu_command(**qemu_args)
+        self.argv = list(argv) if argv else machine.qemu_command(**qemu_args)
         self._out = bytearray()
         self._lock = threading.Condition()
         self._eof = False

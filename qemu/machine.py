@@ -107,3 +107,21 @@ def control_channel_arguments(path):
         os.unlink(path)
     return ["-chardev", f"socket,id=control,path={path.replace(',', ',,')},server=on,wait=off",
             "-serial", "chardev:control"]
+
+
+# sparc64 (sun4u under OpenBIOS): ../shared/PLATFORMS.md. Power-off exits 0;
+# a panic exits 1 through pvpanic-pci, which must sit on the second PCI
+# bridge's bus (sun4u's root bus has no free slot). arch/sparc64/arch.mk
+# gives `make run ARCH=sparc64` the same command line.
+SPARC64_EXIT_POWEROFF = 0
+SPARC64_EXIT_PANIC = 1
+
+
+def sparc64_qemu_command(kernel, cmdline=""):
+    """QEMU argv booting the sparc64 kernel.elf on sun4u, console on stdio."""
+    argv = ["qemu-system-sparc64", "-M", "sun4u", "-nographic", "-vga", "none", "-no-reboot",
+            "-device", "pvpanic-pci,bus=pciB", "-action", "panic=exit-failure",
+            "-kernel", kernel]
+    if cmdline:
+        argv += ["-append", cmdline]
+    return argv

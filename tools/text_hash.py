@@ -32,7 +32,8 @@ def main():
         off, size = secs[".text"]
         digest = fnv1a(image[off:off + size])
         f.seek(secs[".text_hash"][0])
-        f.write(struct.pack("<Q", digest))
+        # In the image's own byte order (EI_DATA: 1 little-endian, 2 big-endian).
+        f.write(struct.pack("<Q" if image[5] == 1 else ">Q", digest))
 
 
 if __name__ == "__main__":

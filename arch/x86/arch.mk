@@ -9,6 +9,8 @@
 #   CROSS                  the toolchain prefix ("": the host's gcc builds x86_64)
 #   ARCH_KERNEL_CFLAGS     code model, ABI and instruction set of kernel C code
 #   ARCH_KERNEL_LDFLAGS    page size and linker script
+#   ARCH_CORE_SRCS         the portable core's sources (kernel/) the port builds:
+#                          all of them here; a new port names a bring-up subset
 #   ARCH_KERNEL_SRCS       the port's kernel sources, its boot code included
 #   ARCH_NOPROBE_SRCS      those of them that probe context runs (.text.noprobe)
 #   ARCH_GEN_OBJS          objects built from generated sources (the opcode tables)
@@ -24,6 +26,10 @@
 #   ARCH_HOST_TOOLS        the port's host tools `make all` builds
 #   ARCH_TEST_TOOLS        those `make test` needs
 #   ARCH_BENCH_TOOLS, ARCH_BENCH_ARGS  what `make bench` needs of them
+#   ARCH_RUN, ARCH_RUN_DEPS  (optional) how `make run` boots a machine that
+#                          does not boot the GRUB ISO, and what it needs built
+#   ARCH_ALL               (optional) what `make` builds, for a port that cannot
+#                          build everything `all` names yet
 #
 # and the rules for the generated tables, the image conversions (the
 # 32-bit ELF copy QEMU's -kernel loads multiboot1 images from, the GRUB
@@ -42,6 +48,7 @@ ARCH_KERNEL_CFLAGS := -mcmodel=kernel -mno-red-zone -mgeneral-regs-only \
 	-mno-mmx -mno-sse -mno-sse2 -fcf-protection=none -mno-omit-leaf-frame-pointer
 ARCH_KERNEL_LDFLAGS := -z max-page-size=4096 -T $(ARCH_DIR)/kernel.ld
 
+ARCH_CORE_SRCS := $(wildcard kernel/*/*.c kernel/*/*.S)
 ARCH_KERNEL_SRCS := $(wildcard $(ARCH_DIR)/*.c $(ARCH_DIR)/*.S $(ARCH_DIR)/boot/*.c $(ARCH_DIR)/boot/*.S)
 # The patch builder, the relocator and the probe protocol's x86 half run
 # under the probe machinery and in patches: never probed.

@@ -1,0 +1,71 @@
+# SPDX-License-Identifier: BSD-2-Clause
+#
+# The sparc64 port's build (sun4u under QEMU and OpenBIOS), included by the
+# top Makefile for ARCH=sparc64; it defines the variables arch/x86/arch.mk
+# lists (the port contract). BUILD defaults to build/sparc64, so the x86
+# build in build/ is never touched. Tools: Debian's gcc-sparc64-linux-gnu
+# and binutils-sparc64-linux-gnu; QEMU: qemu-system-sparc64 (`make deps`).
+#
+#   make ARCH=sparc64 kernel    build/sparc64/kernel.elf (and kernel.syms)
+#   make ARCH=sparc64 run [CMDLINE=selftest=all]
+#                               boot it, console on this terminal
+#
+# BRING-UP SUBSET: the portable core (kernel/) cannot build for sparc64 yet
+# (most of its headers under arch/sparc64/include/arch/ are not written:
+# so far cpu.h, percpu.h, smp.h for one CPU, timer.h, console.h, power.h).
+# So ARCH_CORE_SRCS names the part of kernel/ this port builds so far: the
+# library, the symbol table lookup, the spinlocks and the boot option
+# parser. It grows, directory by directory, to all of kernel/ as the arch
+# headers arrive; x86 builds all of it.
+# The SPARC V9 decoder (insn_decode.c, decoder.mk: another piece of the
+# port) is not linked into the kernel yet.
+
+ARCH_NAME := sparc64
+CROSS := sparc64-linux-gnu-
+
+ARCH_CORE_SRCS := $(wildcard kernel/lib/*.c) kernel/sym/symtab.c kernel/core/spinlock.c \
+	kernel/core/bootopt.c
+
+# -mcmodel=medlow: the image is linked at 0x40004000 (below 4 GB);
+# -mno-fpu: no floating point in the kernel (FP is disabled); -mcpu=ultrasparc
+# (V9a): the ancillary state registers of %tick_cmpr and SOFTINT.
+ARCH_KERNEL_CFLAGS := -mcmodel=medlow -mno-fpu -mcpu=ultrasparc
+ARCH_KERNEL_LDFLAGS := -z max-page-size=8192 -T $(ARCH_DIR)/kernel.ld
+
+ARCH_KERNEL_SRCS := $(wildcard $(ARCH_DIR)/*.c $(ARCH_DIR)/*.S $(ARCH_DIR)/boot/*.c $(ARCH_DIR)/boot/*.S)
+# The decoder is not part of the kernel yet (above).
+ARCH_KERNEL_SRCS := $(filter-out $(ARCH_DIR)/insn_decode.c,$(ARCH_KERNEL_SRCS))
+# The trap table and what runs at TL > 0 sit in their own sections
+# (.text.traptable, .text.tl1: kernel.ld puts them in the no-probe range).
+ARCH_NOPROBE_SRCS :=
+ARCH_GEN_OBJS :=
+ARCH_GEN_SRCS :=
+ARCH_GEN_HEADERS :=
+ARCH_HOST_SRCS :=
+
+# Grafts, the sandbox, the port's host tools and benchmarks: not yet.
+ARCH_GRAFT_CFLAGS := -mcmodel=medlow -mno-fpu
+ARCH_GRAFT_SFI_CFLAGS :=
+ARCH_SFI_REWRITER :=
+ARCH_SFI_FINISH :=
+ARCH_HOST_TOOLS :=
+ARCH_TEST_TOOLS :=
+ARCH_BENCH_TOOLS :=
+ARCH_BENCH_ARGS :=
+
+# `make ARCH=sparc64` builds the kernel alone (no ISO, test kernel, grafts or
+# host tools for this port yet).
+ARCH_ALL := kernel
+
+# OpenBIOS loads kernel.elf itself (QEMU's -kernel): no other image.
+QEMU_KERNEL := $(KERNEL)
+ARCH_IMAGES :=
+
+# `make run ARCH=sparc64 [CMDLINE=...]`: the kernel on QEMU's sun4u, the
+# console on this terminal (or a pipe). -action panic=exit-failure with
+# pvpanic-pci: a panic ends QEMU with status 1. The device must sit on the
+# second bridge's bus (bus=pciB): sun4u's root bus has no free slot.
+SPARC64_QEMU := qemu-system-sparc64 -M sun4u -nographic -vga none -no-reboot \
+	-device pvpanic-pci,bus=pciB -action panic=exit-failure
+ARCH_RUN_DEPS := kernel
+ARCH_RUN = $(SPARC64_QEMU) -kernel $(KERNEL) $(if $(CMDLINE),-append '$(CMDLINE)')

@@ -1,0 +1,37 @@
+// SPDX-License-Identifier: BSD-2-Clause
+/*
+ * PCI configuration space on sun4u's host bridge (Sabre in QEMU): a
+ * window at physical 0x1fe01000000 where function (bus, device, fn)
+ * register r sits at offset bus << 16 | device << 11 | fn << 8 | r.
+ * PCI is little-endian: the accesses use ASI 0x1d (physical, uncached,
+ * little-endian), so values come back in the CPU's order.
+ * Used at this stage only to find the pvpanic device (power.c).
+ */
+#include "sparc64_internal.h"
+
+#define PCI_CFG_BASE 0x1fe01000000ull
+
+static uint64_t cfg_addr(unsigned bus, unsigned dev, unsigned fn, unsigned reg)
+{
+	return PCI_CFG_BASE | (uint64_t)bus << 16 | (uint64_t)dev << 11 | (uint64_t)fn << 8 | reg;
+}
+
+uint32_t pci_cfg_read32(unsigned bus, unsigned dev, unsigned fn, unsigned reg)
+{
+	return phys_in32_le(cfg_addr(bus, dev, fn, reg & ~3u));
+}
+
+void pci_cfg_write32(unsigned bus, unsigned dev, unsigned fn, unsigned reg, uint32_t v)
+{
+	phys_out32_le(cfg_addr(bus, dev, fn, reg & ~3u), v);
+}
+
+uint16_t pci_cfg_read16(unsigned bus, unsigned dev, unsigned fn, unsigned reg)
+{
+	return phys_in16_le(cfg_addr(bus, dev, fn, reg & ~1u));
+}
+
+void pci_cfg_write16(unsigned bus, unsigned dev, unsigned fn, unsigned reg, uint16_t v)
+{
+	phys_out16_le(cfg_addr(bus, dev, fn, reg & ~1u), v);
+}

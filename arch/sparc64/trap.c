@@ -1,0 +1,168 @@
+// SPDX-License-Identifier: BSD-2-Clause
+/*
+ * Traps in C: taking %tba over from OpenBIOS, dispatching what
+ * trap_entry.S hands to trap_handler (at TL 0, interrupts masked, on the
+ * interrupted stack), and the fault report.
+ *
+ * Interrupt levels 1..15 come from SOFTINT: level 14 is the %tick_cmpr
+ * timer (timer.c); others are acknowledged and counted. A fault is
+ * reported (trap type and name, TL, TPC, TNPC, TSTATE, fault address,
+ * and a backtrace through the register windows) and is fatal, unless the
+ * faulting pc has a registered fixup (a deliberate, recoverable fault of
+ * the self-checks): then the report is printed, the fixup's hook sees
+ * the frame, and execution resumes at the fixup's address.
+ * Invariants: a trap taken at TL > 1, or a refused window spill or fill,
+ * never returns (its windows were discarded: trap_entry.S).
+ */
+#include <scion/symtab.h>
+
+#include "sparc64_internal.h"
+
+/* trap_entry.S's TF_* offsets, checked against the C layout. */
+_Static_assert(offsetof(struct trap_frame, tt) == 24, "TF_TT");
+_Static_assert(offsetof(struct trap_frame, fault_addr) == 40, "TF_FAULT");
+_Static_assert(offsetof(struct trap_frame, g) == 56, "TF_G");
+_Static_assert(offsetof(struct trap_frame, sp) == 120, "TF_SP");
+_Static_assert(offsetof(struct trap_frame, outer_tpc) == 136, "TF_OUTER_TPC");
+_Static_assert(sizeof(struct trap_frame) == 144, "TF_SIZE");
+
+static struct {
+	uint64_t pc, resume;
+	void (*hook)(const struct trap_frame *tf);
+} fixup;
+
+static uint64_t spurious_irqs;
+
+/*
+ * sparc64_trap_init - make the kernel's trap table the machine's.
+ * Steps:
+ *  1. Interrupts masked (they are, since _start).
+ *  2. Window state for a kernel-only machine: WSTATE 0 (spill/fill 0
+ *     normal: the 64-bit handlers), no other-windows, every window clean.
+ *  3. The kernel's 4 MB TTE locked into both TLBs (mmu.c): the table
+ *     must never miss on itself.
+ *  4. %tba := trap_table. From here on the kernel handles its own TLB
+ *     misses and window traps; OpenBIOS is never called again.
+ *  5. PIL 0: every interrupt level may interrupt once PSTATE.IE is set.
+ */
+void sparc64_trap_init(void)
+{
+	uint64_t ver, maxwin;
+
+	wrpr_pstate(PSTATE_KERNEL);
+	__asm__ __volatile__("rdpr %%ver, %0" : "=r"(ver));
+	maxwin = ver & 0x1f;
+	__asm__ __volatile__("wrpr %%g0, 0, %%wstate\n\t"
+			     "wrpr %%g0, 0, %%otherwin\n\t"
+			     "wrpr %0, 0, %%cleanwin"
+			     : : "r"(maxwin) : "memory");
+	mmu_lock_kernel();
+	__asm__ __volatile__("wrpr %0, 0, %%tba" : : "r"(trap_table) : "memory");
+	__asm__ __volatile__("wrpr %%g0, 0, %%pil" ::: "memory");
+	early_printf("trap: own trap table at %p, %lu register windows\n", (void *)trap_table,
+		     (unsigned long)(maxwin + 1));
+}
+
+void trap_set_fixup(uint64_t pc, uint64_t resume, void (*hook)(const struct trap_frame *tf))
+{
+	fixup.pc = pc;
+	fixup.resume = resume;
+	fixup.hook = hook;
+}
+
+static const char *trap_name(uint64_t tt)
+{
+	switch (tt) {
+	case TT_IAE:		return "instruction access exception";
+	case TT_ILLEGAL:	return "illegal instruction";
+	case TT_PRIV_OPC:	return "privileged opcode";
+	case TT_DIV_ZERO:	return "division by zero";
+	case TT_DAE:		return "data access exception";
+	case TT_ALIGN:		return "unaligned address";
+	case TT_IVEC:		return "interrupt vector";
+	case TT_IMMU_MISS:	return "instruction MMU miss";
+	case TT_DMMU_MISS:	return "data MMU miss";
+	case TT_DMMU_PROT:	return "data access protection";
+	}
+	if (tt >= TT_SPILL_0 && tt < TT_FILL_0)
+		return "window spill refused (32-bit stack or foreign WSTATE)";
+	if (tt >= TT_FILL_0 && tt < TT_TRAP_INSN)
+		return "window fill refused (32-bit stack or foreign WSTATE)";
+	if (tt > TT_IRQ_BASE && tt < TT_IRQ_BASE + 16)
+		return "interrupt";
+	if (tt >= TT_TRAP_INSN && tt < 0x180)
+		return "software trap";
+	return "unexpected trap";
+}
+
+static void sym(uint64_t addr, char *buf, size_t size)
+{
+	symtab_format(&kernel_symtab, addr, buf, size);
+}
+
+/* The report: one headline, the trap state, then the backtrace. */
+static void trap_report(const struct trap_frame *tf)
+{
+	char a[96], b[96];
+	uint64_t pstate = (tf->tstate >> TSTATE_PSTATE_SHIFT) & 0xfff;
+
+	sym(tf->tpc, a, sizeof(a));
+	early_printf("trap: %s (tt 0x%03lx) at TL %lu in %s\n", trap_name(tf->tt),
+		     (unsigned long)tf->tt, (unsigned long)tf->tl,
+		     (pstate & PSTATE_PRIV) ? "kernel mode" : "user mode");
+	sym(tf->tnpc, b, sizeof(b));
+	early_printf("  TPC   0x%016lx %s\n  TNPC  0x%016lx %s\n", (unsigned long)tf->tpc, a,
+		     (unsigned long)tf->tnpc, b);
+	early_printf("  TSTATE 0x%016lx (CWP %lu, PSTATE 0x%03lx)  fault address 0x%016lx\n",
+		     (unsigned long)tf->tstate, (unsigned long)(tf->tstate & TSTATE_CWP_MASK),
+		     (unsigned long)pstate, (unsigned long)tf->fault_addr);
+	uint64_t off = tf->tpc - (uint64_t)trap_table;
+	if (off < 2 * TRAP_TABLE_TL1)
+		early_printf("  (TPC is in the trap table: the handler of tt 0x%03lx for traps at %s)\n",
+			     (unsigned long)((off % TRAP_TABLE_TL1) / TRAP_ENTRY_SIZE),
+			     off < TRAP_TABLE_TL1 ? "TL 0" : "TL > 0");
+	if (tf->tl > 1) {
+		sym(tf->outer_tpc, a, sizeof(a));
+		early_printf("  inside a trap: TL 1 was tt 0x%03lx at 0x%016lx %s\n",
+			     (unsigned long)tf->outer_tt, (unsigned long)tf->outer_tpc, a);
+		early_printf("backtrace: none (the windows were discarded at TL %lu)\n",
+			     (unsigned long)tf->tl);
+	} else if (tf->tt >= TT_SPILL_0 && tf->tt < TT_TRAP_INSN) {
+		early_printf("backtrace: none (the refused window's stack cannot be read)\n");
+	} else {
+		backtrace_print(tf->tpc, tf->sp);
+	}
+}
+
+static void interrupt(uint64_t level)
+{
+	if (level == 14) {
+		timer_interrupt();
+		return;
+	}
+	/* 1. Clear the level's SOFTINT bit; 2. count it. */
+	__asm__ __volatile__("wr %0, 0, %%clear_softint" : : "r"(1ul << level));
+	spurious_irqs++;
+}
+
+void trap_handler(struct trap_frame *tf)
+{
+	uint64_t tt = tf->tt;
+
+	if (tf->tl == 1 && tt > TT_IRQ_BASE && tt < TT_IRQ_BASE + 16) {
+		interrupt(tt - TT_IRQ_BASE);
+		return;
+	}
+	trap_report(tf);
+	if (tf->tl == 1 && fixup.pc && tf->tpc == fixup.pc) {
+		early_printf("trap: recovered (a registered fixup resumes at 0x%lx)\n",
+			     (unsigned long)fixup.resume);
+		if (fixup.hook)
+			fixup.hook(tf);
+		tf->tpc = fixup.resume;
+		tf->tnpc = fixup.resume + 4;
+		fixup.pc = 0;
+		return;
+	}
+	panic("fatal trap 0x%03lx at TL %lu", (unsigned long)tt, (unsigned long)tf->tl);
+}

@@ -1,0 +1,143 @@
+# SPDX-License-Identifier: BSD-2-Clause
+"""The sparc64 port's machine layer on QEMU's sun4u (issue 25): the kernel
+is built with `make ARCH=sparc64 kernel` (into BUILD/sparc64), then booted
+five times:
+
+  selftest=all    the boot self-checks (arch/sparc64/selftest.c): timer
+                  ticks advance, 200 nested calls spill and fill register
+                  windows and return the right value, a load from an
+                  unmapped address gives a fault report naming the faulting
+                  function (and its callers) and resumes, the core's
+                  spinlocks and random bytes over the arch headers; `N
+                  passed, M failed`; power-off, exit status 0
+  selftest=panic  the same fault with no fixup: the report, a panic, and
+                  exit status 1 through pvpanic-pci
+  selftest=spill32  a window with an even (32-bit) %sp spilled: the spill
+                  refused, reported, a panic, exit status 1
+  selftest=tl2    a window spilled into unmapped memory: the fault at TL 2
+                  reported with TL 1's trap, a panic, exit status 1
+  make run        `make run ARCH=sparc64 CMDLINE=frobnicate=1` on a pipe: the
+                  portable boot option parser reports the unknown option, the
+                  console echoes a line and `poweroff` exits 0
+
+OpenBIOS's banner comes before the kernel's first line (`Scion ...`);
+the checks look only at what follows it."""
+
+import os
+import re
+import subprocess
+
+import harness
+import machine
+
+from common import SUMMARY, TEST_LINE
+
+
+def build_sparc64(ctx):
+    """make ARCH=sparc64 kernel into BUILD/sparc64; returns (kernel, build arg) or raises."""
+    build = os.path.relpath(os.path.join(ctx.build, "sparc64"), ctx.root)
+    proc = subprocess.run(["make", "--no-print-directory", "ARCH=sparc64", f"BUILD={build}",
+                           "kernel"], cwd=ctx.root, capture_output=True, text=True, timeout=600)
+    if proc.returncode != 0:
+        tail = (proc.stdout + proc.stderr).strip().splitlines()[-15:]
+        raise harness.BootError("make ARCH=sparc64 kernel failed:\n    " + "\n    ".join(tail))
+    return os.path.join(ctx.root, build, "kernel.elf"), f"BUILD={build}"
+
+
+def kernel_output(boot):
+    """What the kernel printed: from its first line on (OpenBIOS's banner skipped)."""
+    out = boot.output
+    start = out.find("Scion ")
+    return out[start:] if start >= 0 else ""
+
+
+def expect(ctx, name, text, pattern, boot):
+    ok = re.search(pattern, text, re.M) is not None
+    ctx.result(name, ok, "" if ok else f"'{pattern}' not in the output (log: {boot.log_path})")
+
+
+def status(ctx, name, boot, want):
+    ctx.result(name, boot.status == want,
+               f"QEMU exit status {boot.status}, expected {want} (log: {boot.log_path})")
+
+
+def job_machine_layer(ctx):
+    kernel, build_arg = build_sparc64(ctx)
+    ctx.result("builds", True)
+
+    # 1. The self-checks, then power-off.
+    boot = harness.Boot(f"{ctx.job}-selftest", ctx.log_dir, timeout=30,
+                        argv=machine.sparc64_qemu_command(kernel, "selftest=all"))
+    boot.finish()
+    out = kernel_output(boot)
+    tests = TEST_LINE.findall(out)
+    for test, verdict in tests:
+        ctx.result(f"selftest/{test}", verdict == "OK", f"{verdict} (log: {boot.log_path})")
+    names = {t for t, _ in tests}
+    for want in ("sparc64_timer_ticks", "sparc64_window_spill_fill", "sparc64_fault_report",
+                 "sparc64_core_spinlock_random"):
+        ctx.result(f"selftest/ran-{want}", want in names, f"no line for {want} (log: {boot.log_path})")
+    summary = SUMMARY.findall(out)
+    failures = sum(1 for _, v in tests if v != "OK")
+    ctx.result("selftest/summary", bool(summary) and summary[-1] == (str(len(tests) - failures),
+                                                                      str(failures)),
+               f"summary {summary[-1] if summary else 'missing'} for {len(tests)} test lines "
+               f"(log: {boot.log_path})")
+    expect(ctx, "selftest/report-headline", out,
+           r"^trap: data MMU miss \(tt 0x068\) at TL 1 in kernel mode$", boot)
+    expect(ctx, "selftest/report-state", out,
+           r"TSTATE 0x[0-9a-f]{16} \(CWP \d+, PSTATE 0x[0-9a-f]+\)  fault address 0x0*50000000$",
+           boot)
+    expect(ctx, "selftest/report-names-function", out,
+           r"^  #0 0x[0-9a-f]+ selftest_fault_load\+0x", boot)
+    expect(ctx, "selftest/backtrace-callers", out,
+           r"#1 0x[0-9a-f]+ check_fault\+0x[0-9a-f]+\n  #2 0x[0-9a-f]+ selftest_run\+0x", boot)
+    expect(ctx, "selftest/recovered", out, r"^trap: recovered", boot)
+    ctx.result("selftest/no-panic", "panic:" not in out, f"panic (log: {boot.log_path})")
+    status(ctx, "selftest/poweroff-exit-status-0", boot, machine.SPARC64_EXIT_POWEROFF)
+
+    # 2. The same fault unrecovered: the report, then a panic through pvpanic.
+    boot = harness.Boot(f"{ctx.job}-panic", ctx.log_dir, timeout=30,
+                        argv=machine.sparc64_qemu_command(kernel, "selftest=panic"))
+    boot.finish()
+    out = kernel_output(boot)
+    expect(ctx, "panic/report-names-function", out,
+           r"^  TPC   0x[0-9a-f]+ selftest_fault_load\+0x", boot)
+    expect(ctx, "panic/backtrace", out, r"^  #1 0x[0-9a-f]+ selftest_run\+0x", boot)
+    expect(ctx, "panic/panic-line", out, r"^panic: fatal trap 0x068 at TL 1$", boot)
+    status(ctx, "panic/exit-status-1", boot, machine.SPARC64_EXIT_PANIC)
+
+    # 3. A 32-bit frame's spill is refused; 4. a fault inside the spill handler (TL 2).
+    for arg, patterns in (
+            ("spill32", (("report", r"^trap: window spill refused .* \(tt 0x080\) at TL 1 "),
+                         ("names-function", r"^  TPC   0x[0-9a-f]+ selftest_bad_window\+0x"),
+                         ("even-sp", r"fault address 0x0*40000ff0$"),
+                         ("panic-line", r"^panic: fatal trap 0x080 at TL 1$"))),
+            ("tl2", (("report", r"^trap: data MMU miss \(tt 0x068\) at TL 2 in kernel mode$"),
+                     ("in-spill-handler", r"TPC is in the trap table: the handler of tt 0x080 "
+                                          r"for traps at TL 0"),
+                     ("outer-trap", r"^  inside a trap: TL 1 was tt 0x080 at 0x[0-9a-f]+ "
+                                    r"selftest_bad_window\+0x"),
+                     ("panic-line", r"^panic: fatal trap 0x068 at TL 2$")))):
+        boot = harness.Boot(f"{ctx.job}-{arg}", ctx.log_dir, timeout=30,
+                            argv=machine.sparc64_qemu_command(kernel, f"selftest={arg}"))
+        boot.finish()
+        out = kernel_output(boot)
+        for label, pattern in patterns:
+            expect(ctx, f"{arg}/{label}", out, pattern, boot)
+        status(ctx, f"{arg}/exit-status-1", boot, machine.SPARC64_EXIT_PANIC)
+
+    # 5. make run ARCH=sparc64 from a pipe: the console, then poweroff.
+    boot = harness.Boot(f"{ctx.job}-make-run", ctx.log_dir, timeout=60,
+                        argv=["make", "--no-print-directory", "run", "ARCH=sparc64", build_arg,
+                              "CMDLINE=frobnicate=1"])
+    try:
+        boot.wait_for(r"sparc64> ")
+        expect(ctx, "make-run/unknown-option-reported", kernel_output(boot),
+               r"^boot: unknown option 'frobnicate' ignored", boot)
+        boot.command("hello sparc", r"echo: hello sparc\n")
+        ctx.result("make-run/echo", True)
+        boot.command("poweroff", r"powering off")
+    finally:
+        boot.finish()
+    status(ctx, "make-run/poweroff-exit-status-0", boot, 0)
