@@ -150,32 +150,50 @@ def fsck(path):
     return r.returncode, r.stdout + r.stderr
 
 
-def write_and_check(ctx, name, cmdline=""):
-    """fs_write on a copy of the root image booted with cmdline, then sync and
-    poweroff: e2fsck finds nothing to fix and debugfs reads what Scion wrote."""
+def run_on_copy(ctx, name, program, after=None, **boot_args):
+    """program (a shell `run` line's program) on a copy of the root image,
+    then sync and poweroff: its closing line says 0 failed, and e2fsck
+    finds nothing to fix. after(boot, path) adds checks while the machine
+    runs (after the program) and once it is off (boot.proc ended). The
+    copy is removed when everything passed. Returns the boot."""
     path = os.path.join(ctx.log_dir, f"fs-{name}.img")
     os.makedirs(ctx.log_dir, exist_ok=True)
     shutil.copy(rootfs(ctx), path)
-    boot = shell_boot(ctx, name, disk=path, disk_snapshot=False, timeout=600, cmdline=cmdline)
+    boot = shell_boot(ctx, name, disk=path, disk_snapshot=False, timeout=600, **boot_args)
     try:
-        out = run(boot, "run fs_write")
-        ctx.result("fs_write", re.search(r"^fs_write: \d+ passed, 0 failed$", out, re.M),
-                   f"{out[-1500:]!r}")
-        out = run(boot, "ls /fs_write-dir")
-        ctx.result("ls", re.search(r"^-rw-r--r-- +5000 keep$", out, re.M) and
-                   "8 entries in /fs_write-dir" in out, f"{out!r}")
+        out = run(boot, f"run {program}", timeout=300)
+        ctx.result(program, re.search(rf"^{program}: \d+ passed, 0 failed$", out, re.M),
+                   f"{out[-1500:]!r} (log: {boot.log_path})")
+        if after:
+            after(boot, path)
         out = run(boot, "sync")
         ctx.result("sync", "sync:" not in out, f"{out!r}")
     finally:
         poweroff(ctx, boot)
     status, out = fsck(path)
     ctx.result("e2fsck-clean", status == 0 and "Fix?" not in out, out[-1500:])
-    keep = subprocess.run([DEBUGFS, "-R", "cat /fs_write-dir/keep", path], capture_output=True,
-                          timeout=60).stdout
-    ctx.result("debugfs-reads-keep", keep == b"kept\n" * 1000, f"{len(keep)} bytes: {keep[:40]!r}")
+    if after:
+        after(boot, path)
     if all(ok for _, ok, _ in ctx.results):
         os.unlink(path)
     return boot
+
+
+def write_and_check(ctx, name, cmdline=""):
+    """fs_write on a copy of the root image booted with cmdline: e2fsck
+    finds nothing to fix and debugfs reads what Scion wrote."""
+    def after(boot, path):
+        if boot.proc.poll() is None:
+            out = run(boot, "ls /fs_write-dir")
+            ctx.result("ls", re.search(r"^-rw-r--r-- +5000 keep$", out, re.M) and
+                       "8 entries in /fs_write-dir" in out, f"{out!r}")
+            return
+        keep = subprocess.run([DEBUGFS, "-R", "cat /fs_write-dir/keep", path],
+                              capture_output=True, timeout=60).stdout
+        ctx.result("debugfs-reads-keep", keep == b"kept\n" * 1000,
+                   f"{len(keep)} bytes: {keep[:40]!r}")
+
+    return run_on_copy(ctx, name, "fs_write", after, cmdline=cmdline)
 
 
 def job_write(ctx):
@@ -197,23 +215,7 @@ def job_writers(ctx):
     """fs_writers on 2 CPUs (multi-threaded TCG): four processes write,
     fsync and read back their own files and churn names in one directory
     at once; every answer is right, and e2fsck finds the image clean."""
-    path = os.path.join(ctx.log_dir, "fs-writers.img")
-    os.makedirs(ctx.log_dir, exist_ok=True)
-    shutil.copy(rootfs(ctx), path)
-    boot = shell_boot(ctx, "writers", disk=path, disk_snapshot=False, timeout=600, smp=2,
-                      single_thread_tcg=False)
-    try:
-        out = run(boot, "run fs_writers", timeout=300)
-        ctx.result("fs_writers", re.search(r"^fs_writers: \d+ passed, 0 failed$", out, re.M),
-                   f"{out[-1500:]!r} (log: {boot.log_path})")
-        out = run(boot, "sync")
-        ctx.result("sync", "sync:" not in out, f"{out!r}")
-    finally:
-        poweroff(ctx, boot)
-    status, out = fsck(path)
-    ctx.result("e2fsck-clean", status == 0 and "Fix?" not in out, out[-1500:])
-    if all(ok for _, ok, _ in ctx.results):
-        os.unlink(path)
+    run_on_copy(ctx, "writers", "fs_writers", smp=2, single_thread_tcg=False)
 
 
 def job_disk_full(ctx):
