@@ -126,7 +126,7 @@ int insn_decode(struct insn *in, uint32_t w, uint64_t addr)
 		in->state_written |= INSN_STATE_Y;
 
 	/* Control flow: the delay slot, the a and p bits, the target. */
-	in->disp = displacement(w, f->disp, &in->disp_bits) << PC_REL_SHIFT;
+	in->disp = (int64_t)((uint64_t)displacement(w, f->disp, &in->disp_bits) << PC_REL_SHIFT);
 	if (in->disp_bits)
 		in->target = addr + (uint64_t)in->disp;
 	switch (f->cf) {

@@ -1,0 +1,92 @@
+# SPDX-License-Identifier: BSD-2-Clause
+"""The SPARC V9 decoder (arch/sparc64/insn_decode.c) on the host, whatever
+ARCH is: its unit tests (build/host/sparc64-decoder-tests, ending
+`N passed, M failed`), and its objdump oracle (build/host/check-sparc64-
+decoder) on every ELF file of the cross toolchain's /usr/sparc64-linux-gnu/lib
+and on the kernel-like object the build compiles with the cross gcc, which
+must end `checked N instructions in F files: 0 mismatches`. The oracle is
+skipped, with the reason, only when sparc64-linux-gnu-objdump is missing
+(`make deps` installs it). Both take a few seconds."""
+
+import glob
+import os
+import re
+import shutil
+import subprocess
+
+UNIT_LAST = re.compile(r"^(\d+) passed, (\d+) failed$")
+ORACLE_LAST = re.compile(r"^checked (\d+) instructions in (\d+) files: (\d+) mismatches$")
+LIB_DIR = "/usr/sparc64-linux-gnu/lib"
+MIN_LIB_FILES = 20
+MIN_INSNS = 500_000
+
+
+def last_line(text):
+    lines = text.strip().splitlines()
+    return lines[-1] if lines else ""
+
+
+def save_log(ctx, name, proc):
+    os.makedirs(ctx.log_dir, exist_ok=True)
+    log = os.path.join(ctx.log_dir, f"sparc64_decoder.{name}.log")
+    with open(log, "w") as f:
+        f.write(proc.stdout + proc.stderr)
+    return log
+
+
+def elf_files(directory):
+    files = []
+    for path in sorted(glob.glob(os.path.join(directory, "*"))):
+        if os.path.islink(path) or not os.path.isfile(path):
+            continue
+        with open(path, "rb") as f:
+            if f.read(4) == b"\x7fELF":
+                files.append(path)
+    return files
+
+
+def job_unit_tests(ctx):
+    binary = os.path.join(ctx.build, "host", "sparc64-decoder-tests")
+    if not os.path.isfile(binary):
+        ctx.result("built", False, f"no {binary} (make sparc64-decoder-tests)")
+        return
+    proc = subprocess.run([binary], capture_output=True, text=True, timeout=60)
+    log = save_log(ctx, "unit", proc)
+    m = UNIT_LAST.match(last_line(proc.stdout))
+    if not m:
+        ctx.result("unit", False, f"last line '{last_line(proc.stdout)}' (log: {log})")
+        return
+    passed, failed = int(m.group(1)), int(m.group(2))
+    ctx.result("unit", failed == 0 and passed >= 50 and proc.returncode == 0,
+               f"{passed} passed, {failed} failed, exit {proc.returncode} (log: {log})")
+
+
+def job_objdump_oracle(ctx):
+    if shutil.which("sparc64-linux-gnu-objdump") is None:
+        ctx.result("oracle", True, "SKIPPED: sparc64-linux-gnu-objdump is not installed "
+                   "(make deps installs binutils-sparc64-linux-gnu)")
+        print("sparc64_decoder.objdump_oracle: SKIPPED: no sparc64-linux-gnu-objdump", flush=True)
+        return
+    binary = os.path.join(ctx.build, "host", "check-sparc64-decoder")
+    kernel_like = os.path.join(ctx.build, "sparc64-decoder", "kernel_like.o")
+    libs = elf_files(LIB_DIR)
+    ctx.result("enough-files", len(libs) >= MIN_LIB_FILES,
+               f"{len(libs)} ELF files in {LIB_DIR}; wanted >= {MIN_LIB_FILES}")
+    ctx.result("kernel-like-object", os.path.isfile(kernel_like),
+               f"no {kernel_like} (make check-sparc64-decoder builds it with the cross gcc)")
+    files = libs + ([kernel_like] if os.path.isfile(kernel_like) else [])
+    if not os.path.isfile(binary):
+        ctx.result("oracle", False, f"no {binary} (make check-sparc64-decoder)")
+        return
+    proc = subprocess.run([binary] + files, capture_output=True, text=True, timeout=120)
+    log = save_log(ctx, "oracle", proc)
+    last = last_line(proc.stdout)
+    m = ORACLE_LAST.match(last)
+    if not m:
+        ctx.result("oracle", False, f"last line '{last}' (log: {log})")
+        return
+    insns, nfiles, mismatches = (int(x) for x in m.groups())
+    ctx.result("oracle/no-mismatches", mismatches == 0 and proc.returncode == 0, f"{last} (log: {log})")
+    ctx.result("oracle/coverage", nfiles == len(files) and insns >= MIN_INSNS,
+               f"{insns} instructions in {nfiles} of {len(files)} files; wanted >= {MIN_INSNS} "
+               f"in all (log: {log})")
