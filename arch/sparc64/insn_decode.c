@@ -101,6 +101,11 @@ int insn_decode(struct insn *in, uint32_t w, uint64_t addr)
 	const struct sparc_form *f = find_form(w);
 	if (!f) {
 		in->status = INSN_INVALID;
+		for (const struct sparc_reserved *r = sparc_reserved; r->reason; r++)
+			if ((w & r->mask) == r->value) {
+				in->invalid_why = r->reason;
+				break;
+			}
 		return in->status;
 	}
 	in->status = INSN_OK;

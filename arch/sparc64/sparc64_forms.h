@@ -55,6 +55,13 @@ struct sparc_bucket {
 	uint16_t first, count;
 };
 
+/* An encoding no form admits, and why ([reserved] in opcodes.map); the list ends with reason NULL. */
+struct sparc_reserved {
+	uint32_t mask, value;
+	const char *reason;
+};
+
+extern const struct sparc_reserved sparc_reserved[];
 extern const char *const sparc_mnemonics[SPARC_MN_COUNT];
 extern const struct sparc_form sparc_forms[];
 extern const struct sparc_bucket sparc_buckets[SPARC_FORM_BUCKETS];

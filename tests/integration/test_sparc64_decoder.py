@@ -4,7 +4,10 @@ ARCH is: its unit tests (build/host/sparc64-decoder-tests, ending
 `N passed, M failed`), and its objdump oracle (build/host/check-sparc64-
 decoder) on every ELF file of the cross toolchain's /usr/sparc64-linux-gnu/lib
 and on the kernel-like object the build compiles with the cross gcc, which
-must end `checked N instructions in F files: 0 mismatches`. The oracle is
+must end `checked N instructions in F files: 0 mismatches`, then the
+same oracle on raw words: a sweep of every form-selecting field value
+and 500000 random words (the words objdump decodes although V9 reserves
+them are counted apart, each with the decoder's reason). The oracle is
 skipped, with the reason, only when sparc64-linux-gnu-objdump is missing
 (`make deps` installs it). Both take a few seconds."""
 
@@ -61,11 +64,18 @@ def job_unit_tests(ctx):
                f"{passed} passed, {failed} failed, exit {proc.returncode} (log: {log})")
 
 
+def no_objdump(ctx, name):
+    """True (with a passing SKIPPED result saying why) when the cross objdump is missing."""
+    if shutil.which("sparc64-linux-gnu-objdump") is not None:
+        return False
+    ctx.result(name, True, "SKIPPED: sparc64-linux-gnu-objdump is not installed "
+               "(make deps installs binutils-sparc64-linux-gnu)")
+    print(f"sparc64_decoder.{name}: SKIPPED: no sparc64-linux-gnu-objdump", flush=True)
+    return True
+
+
 def job_objdump_oracle(ctx):
-    if shutil.which("sparc64-linux-gnu-objdump") is None:
-        ctx.result("oracle", True, "SKIPPED: sparc64-linux-gnu-objdump is not installed "
-                   "(make deps installs binutils-sparc64-linux-gnu)")
-        print("sparc64_decoder.objdump_oracle: SKIPPED: no sparc64-linux-gnu-objdump", flush=True)
+    if no_objdump(ctx, "oracle"):
         return
     binary = os.path.join(ctx.build, "host", "check-sparc64-decoder")
     kernel_like = os.path.join(ctx.build, "sparc64-decoder", "kernel_like.o")
@@ -90,3 +100,23 @@ def job_objdump_oracle(ctx):
     ctx.result("oracle/coverage", nfiles == len(files) and insns >= MIN_INSNS,
                f"{insns} instructions in {nfiles} of {len(files)} files; wanted >= {MIN_INSNS} "
                f"in all (log: {log})")
+
+
+def job_objdump_sweep(ctx):
+    if no_objdump(ctx, "sweep"):
+        return
+    binary = os.path.join(ctx.build, "host", "check-sparc64-decoder")
+    if not os.path.isfile(binary):
+        ctx.result("sweep", False, f"no {binary} (make check-sparc64-decoder)")
+        return
+    proc = subprocess.run([binary, "--sweep", "--random", "1", "500000"], capture_output=True,
+                          text=True, timeout=120)
+    log = save_log(ctx, "sweep", proc)
+    last = last_line(proc.stdout)
+    m = ORACLE_LAST.match(last)
+    if not m:
+        ctx.result("sweep", False, f"last line '{last}' (log: {log})")
+        return
+    insns, _, mismatches = (int(x) for x in m.groups())
+    ctx.result("sweep/no-mismatches", mismatches == 0 and proc.returncode == 0, f"{last} (log: {log})")
+    ctx.result("sweep/coverage", insns >= 2_500_000, f"{insns} words; wanted >= 2500000 (log: {log})")

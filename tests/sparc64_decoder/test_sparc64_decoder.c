@@ -132,6 +132,11 @@ static const struct expect cases[] = {
 	{ "membar #StoreLoad", 0x8143e002, .mnemonic = "membar" },
 	{ "prefetch [%o0], 1", 0xc36a0000, .mnemonic = "prefetch", .reads = R(O0), .mem = INSN_MEM_PREFETCH },
 	{ "flush %o1", 0x81da4000, .mnemonic = "flush", .reads = R(O1), .mem = INSN_MEM_FLUSH },
+	{ "casxa [%o0] 0x88, %o1, %o2", 0xd5f21109, .mnemonic = "casxl", .reads = R(O0) | R(O1) | R(O2),
+	  .writes = R(O2), .mem = INSN_MEM_ATOMIC, .mem_size = 8, .has_asi = true, .asi = 0x88 },
+	{ "casa [%o0] %asi, %o1, %o2", 0xd5e22009, .mnemonic = "casa", .reads = R(O0) | R(O1) | R(O2),
+	  .writes = R(O2), .mem = INSN_MEM_ATOMIC, .mem_size = 4, .asi_reg = true,
+	  .state_r = INSN_STATE_ASI },
 	/* privileged registers */
 	{ "wrpr %g1, 2, %pstate", 0x8d906002, .mnemonic = "wrpr", .reads = R(G1), .priv = true, .imm = 2 },
 	{ "rdpr %tick, %g2", 0x85510000, .mnemonic = "rdpr", .writes = R(G2), .priv = true },
@@ -142,7 +147,7 @@ static const struct expect cases[] = {
 	{ "op=3 op3=0x0c", 0xc0600000, .status = INSN_INVALID },
 	{ "add with reserved bits 5-12 set", 0x94020029, .status = INSN_INVALID },
 	{ "BPr with rcond 0", 0x00fa7ff8, .status = INSN_INVALID },
-	{ "BPcc with cc 1", 0x2277fffc, .status = INSN_INVALID },
+	{ "BPcc with cc 3", 0x2277fffc, .status = INSN_INVALID },
 	{ "flushw with rd 1", 0x83580000, .status = INSN_INVALID },
 	{ "done/retry with rd 2", 0x85f00000, .status = INSN_INVALID },
 	{ "sll with a 6-bit count", 0x932a203f, .status = INSN_INVALID },
@@ -211,6 +216,27 @@ out:
 	result(e->asm_text, !why[0], why);
 }
 
+/* Reserved encodings say why they are invalid ([reserved] in opcodes.map). */
+static void check_reasons(void)
+{
+	static const struct { uint32_t word; const char *has; } words[] = {
+		{ 0x01c00000, "coprocessor" },	/* op2=7: cb */
+		{ 0x2277fffc, "cc=11" },	/* BPcc with cc=11 */
+		{ 0x85880000, "UA2005" },	/* allclean */
+		{ 0x81c00000 | 1u << 5, NULL },	/* jmp %g0 with a reserved bit: no special reason */
+	};
+	for (size_t i = 0; i < sizeof(words) / sizeof(words[0]); i++) {
+		struct insn in;
+		char name[64];
+		insn_decode(&in, words[i].word, BASE);
+		snprintf(name, sizeof(name), "reason for %08x", words[i].word);
+		bool ok = in.status == INSN_INVALID &&
+			  (words[i].has ? in.invalid_why && strstr(in.invalid_why, words[i].has) :
+			   !in.invalid_why);
+		result(name, ok, in.invalid_why ? in.invalid_why : "no reason");
+	}
+}
+
 /* Delay-slot semantics of the annul bit (insn_delay_slot_runs). */
 static void check_delay_slots(void)
 {
@@ -261,6 +287,7 @@ int main(void)
 {
 	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++)
 		check_case(&cases[i]);
+	check_reasons();
 	check_delay_slots();
 	check_bytes();
 	check_helpers();

@@ -28,7 +28,7 @@ FIELDS = {
     "fcmpcc": (25, 2), "hi3": (27, 3), "imm22": (0, 22), "simm13": (0, 13), "lo13": (0, 13),
     "asi": (5, 8), "b13": (13, 1), "b7_12": (7, 6), "d16hi": (20, 2), "d16lo": (0, 14),
     "disp30": (0, 30), "disp22": (0, 22), "disp19": (0, 19), "simm11": (0, 11),
-    "simm10": (0, 10), "shcnt": (0, 6), "swtrap": (0, 8),
+    "simm10": (0, 10), "shcnt": (0, 6), "swtrap": (0, 8), "b3_4": (3, 2),
 }
 
 ICC = ["n", "e", "le", "l", "leu", "cs", "neg", "vs", "a", "ne", "g", "ge", "gu", "cc", "pos", "vc"]
@@ -63,11 +63,14 @@ DISP = {"disp30": "30", "disp22": "22", "disp19": "19", "disp16": "16"}
 SPLIT = {
     "src2": ("SIMM13", [(5, 8)], []),
     "addr": ("SIMM13", [(5, 8)], []),
+    "addr/ign": ("SIMM13", [], []),
+    "src2/ign": ("SIMM13", [], []),
     "src2/11": ("SIMM11", [(5, 6)], []),
-    "src2/10": ("SIMM10", [(5, 5)], []),
+    "src2/10": ("SIMM10", [], []),
+    "src2/11~": ("SIMM11", [], []),
     "shcnt32": ("SHCNT", [(5, 7)], [(5, 7)]),
     "shcnt64": ("SHCNT", [(5, 7)], [(6, 6)]),
-    "trapno": ("SWTRAP", [(5, 6)], [(8, 3)]),
+    "trapno": ("SWTRAP", [], []),
     "addr/asi": ("SIMM13", [], []),
     "asi": ("NONE", [], []),
 }
@@ -280,16 +283,16 @@ def operand_flags(f):
     if "rd2:w" in ops: flags += ["INSN_OPD_RD_W", "INSN_OPD_PAIR"]
     if "rd2:r" in ops: flags += ["INSN_OPD_RD_R", "INSN_OPD_PAIR"]
     split = [o for o in ops if o in SPLIT]
-    if "rs1" in ops or (split and split[0] in ("src2", "addr", "addr/asi", "shcnt32", "shcnt64",
-                                               "trapno")):
+    if "rs1" in ops or (split and split[0] in ("src2", "src2/ign", "addr", "addr/ign", "addr/asi",
+                                               "shcnt32", "shcnt64", "trapno")):
         flags.append("INSN_OPD_RS1")
     if "rs2" in ops or (split and f["ival"] == 0 and split[0] != "asi"):
         flags.append("INSN_OPD_RS2")
-    if split and split[0] in ("addr", "addr/asi"):
+    if split and split[0] in ("addr", "addr/ign", "addr/asi"):
         flags.append("INSN_OPD_ADDR")
     if split and split[0] in ("addr/asi", "asi"):
         flags.append("INSN_OPD_ASI")
-    if f["mem"] != "NONE" and not (split and split[0] in ("addr", "addr/asi")):
+    if f["mem"] != "NONE" and not (split and split[0] in ("addr", "addr/ign", "addr/asi")):
         flags.append("INSN_OPD_ADDR_RS1")
     if "imm22" in ops: flags.append("INSN_OPD_IMM22")
     if "simm13" in ops: flags.append("INSN_OPD_SIMM13")
@@ -303,7 +306,7 @@ def main():
     ap.add_argument("--header", required=True)
     args = ap.parse_args()
 
-    forms, block_asis, errors = [], [], []
+    forms, block_asis, reserved, errors = [], [], [], []
     section = None
     with open(args.map) as fh:
         for lineno, raw in enumerate(fh, 1):
@@ -316,6 +319,16 @@ def main():
             try:
                 if section == "block-asi":
                     block_asis += [int(t, 0) for t in line.split()]
+                    continue
+                if section == "reserved":
+                    spec_text, _, reason = line.partition(" ")
+                    reason = reason.strip()
+                    if not (reason.startswith('"') and reason.endswith('"')) or '\\' in reason:
+                        raise MapError("a reserved line is SPEC \"reason\"")
+                    spec = {k: int(v, 0) for k, v in
+                            (item.split("=") for item in spec_text.split(","))}
+                    mask, value = encode({"spec": spec, "zero": []})
+                    reserved.append((mask, value, reason, lineno))
                     continue
                 for f in expand(parse_line(line)):
                     f["mask"], f["value"] = encode(f)
@@ -389,6 +402,11 @@ def main():
         for first, count in ranges:
             c.write(f"\t{{ {first}, {count} }},\n")
         c.write("};\n\n")
+        reserved.sort(key=lambda r: (-bin(r[0]).count("1"), r[3]))
+        c.write(f"const struct sparc_reserved sparc_reserved[{len(reserved) + 1}] = {{\n")
+        for mask, value, reason, lineno in reserved:
+            c.write(f"\t{{ 0x{mask:08x}u, 0x{value:08x}u, {reason} }},\t/* line {lineno} */\n")
+        c.write("\t{ 0, 0, NULL },\n};\n\n")
         c.write("const uint8_t sparc_block_asis[256] = {\n")
         for a in sorted(set(block_asis)):
             c.write(f"\t[0x{a:02x}] = 1,\n")

@@ -118,6 +118,7 @@ struct insn {
 	uint32_t word;		/* the instruction */
 	uint8_t status;		/* enum insn_status */
 	uint8_t length;		/* 4 */
+	const char *invalid_why;	/* INSN_INVALID: the reserved encoding it is, or NULL */
 	uint8_t cf;		/* enum insn_cf */
 	bool delayed;		/* has a delay slot */
 	bool annul;		/* the a bit of a branch */
