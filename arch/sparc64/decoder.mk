@@ -47,6 +47,9 @@ $(SPARC64_DECODER_TESTS): tests/sparc64_decoder/test_sparc64_decoder.c $(SPARC64
 	$(Q)$(HOST_CC) $(SPARC64_HOST_CFLAGS) -fsanitize=address,undefined -fno-omit-frame-pointer \
 		-o $@ $< $(SPARC64_DECODER_SRCS)
 
+SPARC64_CROSS_FLAGS := -std=gnu11 -O2 -Wall -Wextra -Werror -ffreestanding -nostdlib -fno-pic -fno-pie \
+	-mcmodel=medlow -mno-fpu
+
 # Kernel-like code from the cross compiler with the sparc64 kernel's flags
 # (PLATFORMS.md); -Av9b lets its inline assembly name UltraSPARC registers.
 SPARC64_CROSS_CC := $(shell command -v sparc64-linux-gnu-gcc 2>/dev/null)
@@ -54,16 +57,30 @@ SPARC64_KERNEL_LIKE := $(BUILD)/sparc64-decoder/kernel_like.o
 $(SPARC64_KERNEL_LIKE): tests/decoder/sparc64_kernel_like.c
 	@mkdir -p $(dir $@)
 	$(call say,CROSSCC,$@)
-	$(Q)sparc64-linux-gnu-gcc -std=gnu11 -O2 -Wall -Wextra -Werror -ffreestanding -nostdlib -fno-pic \
-		-fno-pie -mcmodel=medlow -mno-fpu -Wa,-Av9b -c $< -o $@
+	$(Q)sparc64-linux-gnu-gcc $(SPARC64_CROSS_FLAGS) -Wa,-Av9b -c $< -o $@
+
+# The decoder as the sparc64 kernel compiles it (freestanding, big-endian):
+# the job checks it needs nothing but its own tables (no libc calls).
+SPARC64_CROSS_DECODER := $(BUILD)/sparc64-decoder/insn_decode.o $(BUILD)/sparc64-decoder/sparc64_opcodes.o
+$(BUILD)/sparc64-decoder/%.o: $(SPARC64_DEC_DIR)/%.c $(SPARC64_DECODER_DEPS)
+	@mkdir -p $(dir $@)
+	$(call say,CROSSCC,$@)
+	$(Q)sparc64-linux-gnu-gcc $(SPARC64_CROSS_FLAGS) -I$(SPARC64_DEC_DIR)/include -I$(SPARC64_DEC_DIR) \
+		-I$(BUILD)/gen -c $< -o $@
+$(BUILD)/sparc64-decoder/%.o: $(BUILD)/gen/%.c $(SPARC64_DECODER_DEPS)
+	@mkdir -p $(dir $@)
+	$(call say,CROSSCC,$@)
+	$(Q)sparc64-linux-gnu-gcc $(SPARC64_CROSS_FLAGS) -I$(SPARC64_DEC_DIR)/include -I$(SPARC64_DEC_DIR) \
+		-I$(BUILD)/gen -c $< -o $@
 
 SPARC64_DECODER_TOOLS := $(CHECK_SPARC64_DECODER) $(SPARC64_DECODER_TESTS) \
-	$(if $(SPARC64_CROSS_CC),$(SPARC64_KERNEL_LIKE))
+	$(if $(SPARC64_CROSS_CC),$(SPARC64_KERNEL_LIKE) $(SPARC64_CROSS_DECODER))
 SPARC64_FILES ?= $(shell for f in /usr/sparc64-linux-gnu/lib/*; do [ -f "$$f" ] && [ ! -L "$$f" ] && \
 	head -c 4 "$$f" | grep -q ELF && echo "$$f"; done) $(if $(SPARC64_CROSS_CC),$(SPARC64_KERNEL_LIKE))
 
 .PHONY: check-sparc64-decoder sparc64-decoder-tests
-check-sparc64-decoder: $(CHECK_SPARC64_DECODER) $(if $(SPARC64_CROSS_CC),$(SPARC64_KERNEL_LIKE))
+check-sparc64-decoder: $(CHECK_SPARC64_DECODER) $(if $(SPARC64_CROSS_CC),$(SPARC64_KERNEL_LIKE) \
+		$(SPARC64_CROSS_DECODER))
 	@$(CHECK_SPARC64_DECODER) $(SPARC64_FILES)
 sparc64-decoder-tests: $(SPARC64_DECODER_TESTS)
 	@$(SPARC64_DECODER_TESTS)

@@ -60,6 +60,12 @@ def job_unit_tests(ctx):
         ctx.result("unit", False, f"last line '{last_line(proc.stdout)}' (log: {log})")
         return
     passed, failed = int(m.group(1)), int(m.group(2))
+    for line in proc.stdout.splitlines():
+        if line.startswith("ok "):
+            ctx.result(f"unit/{line[3:]}", True)
+        elif line.startswith("FAIL ") and ": " in line:
+            name, _, why = line[5:].partition(": ")
+            ctx.result(f"unit/{name}", False, why)
     ctx.result("unit", failed == 0 and passed >= 50 and proc.returncode == 0,
                f"{passed} passed, {failed} failed, exit {proc.returncode} (log: {log})")
 
@@ -100,6 +106,26 @@ def job_objdump_oracle(ctx):
     ctx.result("oracle/coverage", nfiles == len(files) and insns >= MIN_INSNS,
                f"{insns} instructions in {nfiles} of {len(files)} files; wanted >= {MIN_INSNS} "
                f"in all (log: {log})")
+
+
+def job_freestanding_build(ctx):
+    """The decoder as the sparc64 kernel compiles it needs nothing but its tables."""
+    if shutil.which("sparc64-linux-gnu-gcc") is None:
+        ctx.result("cross-build", True, "SKIPPED: sparc64-linux-gnu-gcc is not installed "
+                   "(make deps installs gcc-sparc64-linux-gnu)")
+        return
+    objs = [os.path.join(ctx.build, "sparc64-decoder", n) for n in ("insn_decode.o", "sparc64_opcodes.o")]
+    missing = [o for o in objs if not os.path.isfile(o)]
+    if missing:
+        ctx.result("cross-build", False, f"missing {', '.join(missing)} (make check-sparc64-decoder)")
+        return
+    proc = subprocess.run(["sparc64-linux-gnu-nm", "-u"] + objs, capture_output=True, text=True,
+                          timeout=30)
+    undefined = {line.split()[-1] for line in proc.stdout.splitlines()
+                 if line.strip().startswith("U ") and len(line.split()) == 2}
+    own = {"sparc_forms", "sparc_buckets", "sparc_mnemonics", "sparc_reserved", "sparc_block_asis"}
+    ctx.result("cross-build/freestanding", proc.returncode == 0 and undefined <= own,
+               f"undefined beyond the tables: {sorted(undefined - own)}")
 
 
 def job_objdump_sweep(ctx):

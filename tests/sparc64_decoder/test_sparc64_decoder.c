@@ -8,7 +8,8 @@
  * bit, prediction, target, integer registers read and written, window
  * shift, memory access and ASI, condition codes, privilege. Fields a case
  * leaves out must be zero (asi: INSN_ASI_NONE). Independent of the cross
- * toolchain. The last line is `N passed, M failed`.
+ * toolchain. One line per case, `ok NAME` or `FAIL NAME: why`; the last
+ * line is `N passed, M failed`.
  */
 #include <stdio.h>
 #include <string.h>
@@ -160,6 +161,7 @@ static void result(const char *name, bool ok, const char *why)
 {
 	if (ok) {
 		passed++;
+		printf("ok %s\n", name);
 	} else {
 		failed++;
 		printf("FAIL %s: %s\n", name, why);
@@ -237,15 +239,26 @@ static void check_reasons(void)
 	}
 }
 
+/* The window shift helpers: live sets across save and restore. */
+static void check_window_shift(void)
+{
+	/* after save: %i0 (the old %o0), %l0 (fresh), %g1 (shared) */
+	result("live across save", insn_regs_before_save(R(I0) | R(L0) | R(G1) | R(O3)) == (R(O0) | R(G1)),
+	       "wrong set");
+	/* after restore: %o0 (the callee's %i0), %l1 (the caller's), %g2 */
+	result("live across restore", insn_regs_before_restore(R(O0) | R(L1) | R(G2) | R(I5)) ==
+	       (R(I0) | R(G2)), "wrong set");
+}
+
 /* Delay-slot semantics of the annul bit (insn_delay_slot_runs). */
 static void check_delay_slots(void)
 {
 	static const struct { uint32_t word; bool taken, not_taken; const char *name; } slots[] = {
-		{ 0x12800002, true, true, "bne: slot on both paths" },
-		{ 0x2267fffc, true, false, "be,a: slot only when taken" },
-		{ 0x30800010, false, false, "ba,a: slot never runs" },
-		{ 0x20800002, false, false, "bn,a: slot never runs" },
-		{ 0x10800002, true, true, "ba: slot runs" },
+		{ 0x12800002, true, true, "bne runs its slot on both paths" },
+		{ 0x2267fffc, true, false, "be,a runs its slot only when taken" },
+		{ 0x30800010, false, false, "ba,a never runs its slot" },
+		{ 0x20800002, false, false, "bn,a never runs its slot" },
+		{ 0x10800002, true, true, "ba runs its slot" },
 	};
 	for (size_t i = 0; i < sizeof(slots) / sizeof(slots[0]); i++) {
 		struct insn in;
@@ -262,10 +275,10 @@ static void check_bytes(void)
 	static const uint8_t save[] = { 0x9d, 0xe3, 0xbf, 0x40 };
 	struct insn in;
 	insn_decode_bytes(&in, save, sizeof(save), BASE);
-	result("insn_decode_bytes: big-endian", in.status == INSN_OK && in.word == 0x9de3bf40 &&
+	result("insn_decode_bytes reads big-endian", in.status == INSN_OK && in.word == 0x9de3bf40 &&
 	       in.window == INSN_WIN_SAVE, "save %sp, -192, %sp not decoded from its bytes");
 	insn_decode_bytes(&in, save, 3, BASE);
-	result("insn_decode_bytes: truncated", in.status == INSN_TRUNCATED, "3 bytes accepted");
+	result("insn_decode_bytes refuses 3 bytes", in.status == INSN_TRUNCATED, "3 bytes accepted");
 }
 
 /* Falls-through and branch-target helpers, and register names. */
@@ -288,6 +301,7 @@ int main(void)
 	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++)
 		check_case(&cases[i]);
 	check_reasons();
+	check_window_shift();
 	check_delay_slots();
 	check_bytes();
 	check_helpers();

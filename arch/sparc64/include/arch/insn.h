@@ -200,4 +200,23 @@ static inline bool insn_delay_slot_runs(const struct insn *in, bool taken)
 	return taken;
 }
 
+/*
+ * The window shift, for liveness across save and restore: a register set
+ * of the window after the instruction, seen from the window before it.
+ * After save the new ins are the old outs, the new locals and outs are
+ * fresh (nothing before the save can feed them) and the globals are
+ * shared; after restore (or return) the new outs are the old ins, and the
+ * caller's locals and ins are the caller's own (the callee cannot reach
+ * them). Apply to live-after sets to get their contribution before.
+ */
+static inline uint32_t insn_regs_before_save(uint32_t after)
+{
+	return (after & INSN_GLOBALS) | (after & INSN_INS) >> 16;
+}
+
+static inline uint32_t insn_regs_before_restore(uint32_t after)
+{
+	return (after & INSN_GLOBALS) | (after & INSN_OUTS) << 16;
+}
+
 #endif
