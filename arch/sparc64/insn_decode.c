@@ -19,6 +19,8 @@
 #define OP_CALL     1
 #define OP_ARITH    2	/* keyed by op3 */
 #define PC_REL_SHIFT 2	/* displacements count words */
+#define BLOCK_BYTES 64	/* a block load or store: eight doubles */
+#define QUAD_BYTES  16	/* a quad load: two extended words */
 
 static int64_t sign_extend(uint64_t v, unsigned bits)
 {
@@ -176,8 +178,10 @@ int insn_decode(struct insn *in, uint32_t w, uint64_t addr)
 			in->asi = (uint16_t)SPARC_FIELD(w, ASI);
 			if (in->asi < INSN_ASI_UNRESTRICTED)
 				in->privileged = true;
-			if ((f->flags & SPARC_BLOCK) && sparc_block_asis[in->asi])
-				in->mem_size = 64;
+			if (f->flags & sparc_asi_kinds[in->asi] & SPARC_BLOCK)
+				in->mem_size = BLOCK_BYTES;
+			else if (f->flags & sparc_asi_kinds[in->asi] & SPARC_QUAD)
+				in->mem_size = QUAD_BYTES;
 		}
 	} else if (in->mem == INSN_MEM_ATOMIC && (f->operands & INSN_OPD_ADDR_RS1)) {
 		/* cas, casx: casa/casxa with the primary ASI written out */

@@ -36,6 +36,7 @@ enum sparc_disp {
 #define SPARC_Y_W    0x02
 #define SPARC_PRIV   0x04
 #define SPARC_BLOCK  0x08
+#define SPARC_QUAD   0x10
 
 struct sparc_form {
 	uint32_t mask, value;
@@ -48,7 +49,7 @@ struct sparc_form {
 	uint8_t window;		/* enum insn_window */
 	uint8_t imm;		/* enum sparc_imm */
 	uint8_t disp;		/* enum sparc_disp */
-	uint8_t flags;		/* SPARC_Y_*, SPARC_PRIV, SPARC_BLOCK */
+	uint8_t flags;		/* SPARC_Y_*, SPARC_PRIV, SPARC_BLOCK, SPARC_QUAD */
 };
 
 struct sparc_bucket {
@@ -65,6 +66,7 @@ extern const struct sparc_reserved sparc_reserved[];
 extern const char *const sparc_mnemonics[SPARC_MN_COUNT];
 extern const struct sparc_form sparc_forms[];
 extern const struct sparc_bucket sparc_buckets[SPARC_FORM_BUCKETS];
-extern const uint8_t sparc_block_asis[256];
+/* What an ASI makes of a form marked SPARC_BLOCK or SPARC_QUAD ([block-asi], [quad-asi]). */
+extern const uint8_t sparc_asi_kinds[256];
 
 #endif

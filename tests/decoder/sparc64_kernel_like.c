@@ -98,6 +98,21 @@ unsigned long privileged(unsigned long x)
 	__asm__ volatile("movrz %1, 5, %0; movne %%xcc, %1, %0; movrgez %1, %1, %0" : "+r"(v) : "r"(x));
 	__asm__ volatile("brgz,a,pt %0, 1f; nop; bvs,pn %%xcc, 1f; nop; bpos,a 1f; nop; 1: nop" : : "r"(v));
 	__asm__ volatile("sethi %%hi(0x12345400), %0; or %0, %%lo(0x12345678), %0" : "=r"(v));
+	__asm__ volatile("rdpr %%pil, %0; wrpr %0, 0, %%pil; wrpr %%g0, 15, %%pil" : "=r"(v));
+	__asm__ volatile("rdpr %%wstate, %0; wrpr %0, %%wstate; rdpr %%cleanwin, %0; wrpr %0, %%cleanwin"
+			 : "=r"(v));
+	__asm__ volatile("rdpr %%tl, %0; wrpr %0, 1, %%tl; rdpr %%ver, %0" : "=r"(v));
+	__asm__ volatile("rd %%softint, %0; wr %0, 0, %%set_softint; wr %0, 0, %%clear_softint" : "=r"(v));
+	__asm__ volatile("rd %%stick, %0; wr %0, 0, %%stick_cmpr; rd %%stick_cmpr, %0; rd %%tick_cmpr, %0"
+			 : "=r"(v));
+	__asm__ volatile("rd %%gsr, %0; wr %0, 0, %%gsr; rd %%pic, %0; wr %0, 0, %%pcr; rd %%pcr, %0"
+			 : "=r"(v));
+	__asm__ volatile("ldda [%1] 0x24, %0; stda %0, [%1] 0x80" : "=r"(v) : "r"(x) : "memory");
+	__asm__ volatile("ldxa [%%g0] 0x4c, %0; stxa %0, [%%g0] 0x4c; ldxa [%1] 0x50, %0" : "=r"(v)
+			 : "r"(x));
+	__asm__ volatile("wrpr %%g0, 0x14, %%pstate; wrpr %0, 0, %%tstate; wrpr %0, 0, %%tpc; "
+			 "wrpr %0, 0, %%tnpc; wrpr %0, 0, %%tt" : : "r"(v));
+	__asm__ volatile("ta %%xcc, 0x10; illtrap 0x1234; sir 0" : : : "memory");
 	return pstate + tick + tl + v;
 }
 

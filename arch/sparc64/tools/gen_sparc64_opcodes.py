@@ -101,7 +101,7 @@ def parse_line(text):
         spec[name] = val if val == "*" else int(val, 0)
     entry = {"spec": spec, "mnemonic": toks[1], "operands": [], "cf": None, "ccr": 0, "ccw": 0,
              "y": "", "mem": "NONE", "mem_size": 0, "win": "NONE", "priv": False,
-             "block": False, "ccsel": None}
+             "block": False, "quad": False, "ccsel": None}
     for tok in toks[2:]:
         if tok in CC_SELECT:
             entry["ccsel"] = tok
@@ -111,6 +111,8 @@ def parse_line(text):
             entry["priv"] = True
         elif tok == "block":
             entry["block"] = True
+        elif tok == "quad":
+            entry["quad"] = True
         elif "=" in tok:
             key, _, val = tok.partition("=")
             if key == "cf":
@@ -306,7 +308,7 @@ def main():
     ap.add_argument("--header", required=True)
     args = ap.parse_args()
 
-    forms, block_asis, reserved, errors = [], [], [], []
+    forms, block_asis, quad_asis, reserved, errors = [], [], [], [], []
     section = None
     with open(args.map) as fh:
         for lineno, raw in enumerate(fh, 1):
@@ -317,8 +319,9 @@ def main():
                 section = line.strip("[]")
                 continue
             try:
-                if section == "block-asi":
-                    block_asis += [int(t, 0) for t in line.split()]
+                if section in ("block-asi", "quad-asi"):
+                    asis = block_asis if section == "block-asi" else quad_asis
+                    asis += [int(t, 0) for t in line.split()]
                     continue
                 if section == "reserved":
                     spec_text, _, reason = line.partition(" ")
@@ -391,6 +394,7 @@ def main():
             flags = [y] if y != "0" else []
             if f["priv"]: flags.append("SPARC_PRIV")
             if f["block"]: flags.append("SPARC_BLOCK")
+            if f["quad"]: flags.append("SPARC_QUAD")
             disp = next((DISP[o] for o in f["operands"] if o in DISP), "NONE")
             c.write(f"\t{{ 0x{f['mask']:08x}u, 0x{f['value']:08x}u, {c_ident(f['mnemonic'])}, "
                     f"INSN_CF_{cf_of(f)}, {operand_flags(f)}, 0x{f['ccr']:02x}, 0x{f['ccw']:02x}, "
@@ -407,9 +411,17 @@ def main():
         for mask, value, reason, lineno in reserved:
             c.write(f"\t{{ 0x{mask:08x}u, 0x{value:08x}u, {reason} }},\t/* line {lineno} */\n")
         c.write("\t{ 0, 0, NULL },\n};\n\n")
-        c.write("const uint8_t sparc_block_asis[256] = {\n")
-        for a in sorted(set(block_asis)):
-            c.write(f"\t[0x{a:02x}] = 1,\n")
+        c.write("/* SPARC_BLOCK: 64-byte block transfers; SPARC_QUAD: 16-byte quad loads. */\n")
+        c.write("const uint8_t sparc_asi_kinds[256] = {\n")
+        kinds = {}
+        for a in block_asis:
+            kinds.setdefault(a, []).append("SPARC_BLOCK")
+        for a in quad_asis:
+            kinds.setdefault(a, []).append("SPARC_QUAD")
+        for a in sorted(kinds):
+            if not 0 <= a < 256:
+                sys.exit(f"{args.map}: ASI 0x{a:x} out of range")
+            c.write(f"\t[0x{a:02x}] = {' | '.join(kinds[a])},\n")
         c.write("};\n")
 
 
