@@ -131,6 +131,10 @@ int insn_decode(struct insn *in, uint32_t w, uint64_t addr)
 		in->state_read |= INSN_STATE_Y;
 	if (f->flags & SPARC_Y_W)
 		in->state_written |= INSN_STATE_Y;
+	if (f->flags & SPARC_ASI_R)
+		in->state_read |= INSN_STATE_ASI;
+	if (f->flags & SPARC_ASI_W)
+		in->state_written |= INSN_STATE_ASI;
 
 	/* Control flow: the delay slot, the a and p bits, the target. */
 	in->disp = (int64_t)((uint64_t)displacement(w, f->disp, &in->disp_bits) << PC_REL_SHIFT);

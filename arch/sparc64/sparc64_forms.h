@@ -37,6 +37,8 @@ enum sparc_disp {
 #define SPARC_PRIV   0x04
 #define SPARC_BLOCK  0x08
 #define SPARC_QUAD   0x10
+#define SPARC_ASI_R  0x20	/* rd %asi */
+#define SPARC_ASI_W  0x40	/* wr %asi */
 
 struct sparc_form {
 	uint32_t mask, value;
@@ -49,7 +51,7 @@ struct sparc_form {
 	uint8_t window;		/* enum insn_window */
 	uint8_t imm;		/* enum sparc_imm */
 	uint8_t disp;		/* enum sparc_disp */
-	uint8_t flags;		/* SPARC_Y_*, SPARC_PRIV, SPARC_BLOCK, SPARC_QUAD */
+	uint8_t flags;		/* SPARC_Y_*, SPARC_PRIV, SPARC_BLOCK, SPARC_QUAD, SPARC_ASI_* */
 };
 
 struct sparc_bucket {

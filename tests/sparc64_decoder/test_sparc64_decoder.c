@@ -54,6 +54,8 @@ static const struct expect cases[] = {
 	{ "umul %o0, %o1, %o2", 0x94520009, .mnemonic = "umul", .reads = R(O0) | R(O1), .writes = R(O2),
 	  .state_w = INSN_STATE_Y },
 	{ "rd %y, %g3", 0x87400000, .mnemonic = "rd", .writes = R(G3), .state_r = INSN_STATE_Y },
+	{ "wr %g0, 0x82, %asi", 0x87802082, .mnemonic = "wr", .state_w = INSN_STATE_ASI, .imm = 0x82 },
+	{ "rd %asi, %g1", 0x8340c000, .mnemonic = "rd", .writes = R(G1), .state_r = INSN_STATE_ASI },
 	{ "sethi %hi(0x12345000), %g1", 0x03048d14, .mnemonic = "sethi", .writes = R(G1), .imm = 0x12345000 },
 	{ "nop", 0x01000000, .mnemonic = "nop" },
 	{ "movne %icc, %o1, %o2", 0x95664009, .mnemonic = "movne", .reads = R(O1) | R(O2), .writes = R(O2),

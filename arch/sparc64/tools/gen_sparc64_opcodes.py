@@ -101,7 +101,7 @@ def parse_line(text):
         spec[name] = val if val == "*" else int(val, 0)
     entry = {"spec": spec, "mnemonic": toks[1], "operands": [], "cf": None, "ccr": 0, "ccw": 0,
              "y": "", "mem": "NONE", "mem_size": 0, "win": "NONE", "priv": False,
-             "block": False, "quad": False, "ccsel": None}
+             "block": False, "quad": False, "asireg": "", "ccsel": None}
     for tok in toks[2:]:
         if tok in CC_SELECT:
             entry["ccsel"] = tok
@@ -128,6 +128,10 @@ def parse_line(text):
                 if val not in ("r", "w", "rw"):
                     raise MapError(f"y={val}")
                 entry["y"] = val
+            elif key == "asireg":
+                if val not in ("r", "w"):
+                    raise MapError(f"asireg={val}")
+                entry["asireg"] = val
             elif key == "mem":
                 kind, _, size = val.partition(":")
                 if kind not in MEM:
@@ -395,6 +399,7 @@ def main():
             if f["priv"]: flags.append("SPARC_PRIV")
             if f["block"]: flags.append("SPARC_BLOCK")
             if f["quad"]: flags.append("SPARC_QUAD")
+            if f["asireg"]: flags.append("SPARC_ASI_" + f["asireg"].upper())
             disp = next((DISP[o] for o in f["operands"] if o in DISP), "NONE")
             c.write(f"\t{{ 0x{f['mask']:08x}u, 0x{f['value']:08x}u, {c_ident(f['mnemonic'])}, "
                     f"INSN_CF_{cf_of(f)}, {operand_flags(f)}, 0x{f['ccr']:02x}, 0x{f['ccw']:02x}, "

@@ -108,7 +108,7 @@ enum insn_window {
 
 /* Other state (state_read, state_written). */
 #define INSN_STATE_Y   0x01	/* the Y register */
-#define INSN_STATE_ASI 0x02	/* the %asi register (an i=1 alternate-space access) */
+#define INSN_STATE_ASI 0x02	/* the %asi register (an i=1 alternate-space access, rd/wr %asi) */
 
 #define INSN_ASI_NONE  0xffff	/* in->asi when the access has no ASI or uses %asi */
 #define INSN_ASI_UNRESTRICTED 0x80	/* explicit ASIs below this are privileged */
@@ -137,7 +137,8 @@ struct insn {
 	bool asi_reg;		/* the access uses the %asi register (i = 1) */
 	uint8_t cc_read, cc_written;	/* INSN_CC_* */
 	uint8_t state_read, state_written;	/* INSN_STATE_* */
-	bool privileged;	/* traps outside privileged mode (by opcode, or an ASI below 0x80) */
+	bool privileged;	/* traps outside privileged mode: by opcode, or an explicit ASI
+				 * below 0x80 (through %asi it depends on %asi at run time) */
 	uint16_t mnemonic;	/* enum sparc_mnemonic (build/gen/sparc64_opcodes.h) */
 	uint16_t operands;	/* INSN_OPD_* of its form (how rd, rs1, rs2 are used) */
 	uint32_t regs_read;	/* INSN_REG(n), %g0 excluded */
