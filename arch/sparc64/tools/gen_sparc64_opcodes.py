@@ -344,12 +344,21 @@ def main():
                     forms.append(f)
             except (MapError, ValueError) as e:
                 errors.append(f"{args.map}:{lineno}: {e}")
-    seen = {}
+    # Two forms some word matches must differ in specificity, so that the
+    # most specific one is the answer (an alias beside its general form);
+    # equally specific overlapping forms would make the order of lines matter.
+    by_bucket = {}
     for f in forms:
-        key = (f["mask"], f["value"])
-        if key in seen:
-            errors.append(f"{args.map}:{f['lineno']}: same encoding as line {seen[key]}")
-        seen[key] = f["lineno"]
+        by_bucket.setdefault(bucket_of(f["spec"]), []).append(f)
+    for group in by_bucket.values():
+        for a_i, a in enumerate(group):
+            for b in group[a_i + 1:]:
+                common = a["mask"] & b["mask"]
+                if (a["value"] ^ b["value"]) & common:
+                    continue
+                if bin(a["mask"]).count("1") == bin(b["mask"]).count("1"):
+                    errors.append(f"{args.map}:{b['lineno']}: {b['mnemonic']} overlaps "
+                                  f"{a['mnemonic']} (line {a['lineno']}) and is no more specific")
     if errors:
         sys.stderr.write("\n".join(errors) + "\n")
         sys.exit(1)
