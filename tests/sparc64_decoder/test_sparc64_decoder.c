@@ -12,6 +12,7 @@
  * line is `N passed, M failed`.
  */
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <arch/insn.h>
 #include "sparc64_opcodes.h"
@@ -302,7 +303,59 @@ static void check_helpers(void)
 	       !strcmp(insn_reg_name(23), "l7") && !strcmp(insn_reg_name(31), "i7"), "wrong names");
 }
 
-int main(void)
+/* What must hold for every word, valid or not; "" when it does. */
+static const char *invariant_broken(const struct insn *in)
+{
+	if (in->length != 4)
+		return "length is not 4";
+	if (in->status == INSN_INVALID)
+		return in->regs_read || in->regs_written || in->cf || in->delayed || in->mem ||
+		       strcmp(insn_mnemonic(in), "(bad)") ? "an invalid word has effects" : "";
+	if (in->status != INSN_OK || in->mnemonic >= SPARC_MN_COUNT)
+		return "bad status or mnemonic";
+	if ((in->regs_read | in->regs_written) & INSN_REG(INSN_G0))
+		return "%g0 in a register set";
+	bool cti = in->cf != INSN_CF_NONE && in->cf != INSN_CF_TRAP && in->cf != INSN_CF_TRAP_ALWAYS &&
+		   in->cf != INSN_CF_DONE_RETRY && in->cf != INSN_CF_ILLTRAP;
+	if (in->delayed != cti)
+		return "delay slot and class disagree";
+	if ((in->annul || in->has_prediction) && !(in->cf >= INSN_CF_BRANCH && in->cf <= INSN_CF_BRANCH_REG))
+		return "annul or prediction outside a branch";
+	if (in->disp_bits && in->target != in->addr + (uint64_t)in->disp)
+		return "target is not addr + disp";
+	if (in->disp_bits && (in->disp & 3))
+		return "displacement not a multiple of 4";
+	if ((in->mem == INSN_MEM_LOAD || in->mem == INSN_MEM_STORE || in->mem == INSN_MEM_ATOMIC) &&
+	    !in->mem_size)
+		return "an access without a size";
+	if (in->asi != INSN_ASI_NONE && (in->asi > 0xff || in->mem == INSN_MEM_NONE))
+		return "an ASI without an access";
+	if (in->asi_reg && in->asi != INSN_ASI_NONE)
+		return "both %asi and an explicit ASI";
+	if (in->cf == INSN_CF_CALL && !(in->regs_written & INSN_REG(INSN_O7)))
+		return "call does not write %o7";
+	return "";
+}
+
+/* Every STRIDE-th word (all 2^32 with stride 1): the invariants, and no sanitizer report. */
+static void check_words(uint64_t stride)
+{
+	uint64_t checked = 0, broken = 0;
+	char name[96], why[96] = "";
+	for (uint64_t w = 0; w < 1ull << 32; w += stride) {
+		struct insn in;
+		insn_decode(&in, (uint32_t)w, BASE);
+		const char *b = invariant_broken(&in);
+		checked++;
+		if (*b && !broken++)
+			snprintf(why, sizeof(why), "%08llx: %s", (unsigned long long)w, b);
+	}
+	snprintf(name, sizeof(name), "invariants over %llu words (stride %llu)",
+		 (unsigned long long)checked, (unsigned long long)stride);
+	result(name, !broken, why);
+}
+
+int main(int argc, char **argv)
 {
 	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++)
 		check_case(&cases[i]);
@@ -311,6 +364,8 @@ int main(void)
 	check_delay_slots();
 	check_bytes();
 	check_helpers();
+	/* --stride N: every Nth word of the 2^32 (1: all of them; the default samples) */
+	check_words(argc == 3 && !strcmp(argv[1], "--stride") ? strtoull(argv[2], NULL, 0) : 101);
 	printf("%u passed, %u failed\n", passed, failed);
 	return failed ? 1 : 0;
 }
