@@ -121,6 +121,8 @@ int insn_decode(struct insn *in, uint32_t w, uint64_t addr)
 	in->imm = immediate(w, f->imm);
 	if (f->operands & INSN_OPD_IMM22)
 		in->imm = (int32_t)(SPARC_FIELD(w, IMM22) << 10);
+	else if (f->operands & INSN_OPD_CONST22)
+		in->imm = (int32_t)SPARC_FIELD(w, IMM22);
 	else if (f->operands & INSN_OPD_SIMM13)
 		in->imm = (int32_t)sign_extend(SPARC_FIELD(w, SIMM13), 13);
 	in->cc_read = f->cc_read;

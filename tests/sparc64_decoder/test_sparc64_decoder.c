@@ -109,6 +109,7 @@ static const struct expect cases[] = {
 	{ "tne %xcc, 5", 0x93d03005, .mnemonic = "tne", .cf = INSN_CF_TRAP, .ccr = INSN_CC_XCC, .imm = 5 },
 	{ "tn 3", 0x81d02003, .mnemonic = "tn", .cf = INSN_CF_NONE, .ccr = INSN_CC_ICC, .imm = 3 },
 	{ "illtrap 0", 0x00000000, .mnemonic = "illtrap", .cf = INSN_CF_ILLTRAP },
+	{ "illtrap 0x1234", 0x00001234, .mnemonic = "illtrap", .cf = INSN_CF_ILLTRAP, .imm = 0x1234 },
 	/* memory */
 	{ "ldx [%o0+8], %g1", 0xc25a2008, .mnemonic = "ldx", .reads = R(O0), .writes = R(G1),
 	  .mem = INSN_MEM_LOAD, .mem_size = 8, .imm = 8 },

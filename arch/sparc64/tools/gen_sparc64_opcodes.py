@@ -75,7 +75,7 @@ SPLIT = {
     "asi": ("NONE", [], []),
 }
 PLAIN_OPERANDS = {"rd:w", "rd:r", "rd:rw", "rd2:w", "rd2:r", "rs1", "rs2", "frd", "frs1", "frs2",
-                  "imm22", "simm13", "disp30", "disp22", "disp19", "disp16"}
+                  "imm22", "const22", "simm13", "disp30", "disp22", "disp19", "disp16"}
 
 
 class MapError(Exception):
@@ -301,6 +301,7 @@ def operand_flags(f):
     if f["mem"] != "NONE" and not (split and split[0] in ("addr", "addr/ign", "addr/asi")):
         flags.append("INSN_OPD_ADDR_RS1")
     if "imm22" in ops: flags.append("INSN_OPD_IMM22")
+    if "const22" in ops: flags.append("INSN_OPD_CONST22")
     if "simm13" in ops: flags.append("INSN_OPD_SIMM13")
     return " | ".join(dict.fromkeys(flags)) or "0"
 

@@ -100,6 +100,7 @@ enum insn_window {
 #define INSN_OPD_ADDR_RS1 0x0080	/* a memory address [rs1] (cas) */
 #define INSN_OPD_IMM22    0x0100	/* sethi's constant */
 #define INSN_OPD_SIMM13   0x0200	/* a 13-bit immediate operand (sir, siam) */
+#define INSN_OPD_CONST22  0x0400	/* illtrap's 22-bit constant */
 
 /* Condition codes (cc_read, cc_written). */
 #define INSN_CC_ICC  0x01
@@ -129,7 +130,8 @@ struct insn {
 	uint64_t target;	/* addr + disp, when disp_bits */
 	uint8_t rd, rs1, rs2;	/* the register fields as encoded */
 	bool imm_form;		/* i = 1: the second operand is an immediate */
-	int32_t imm;		/* that immediate (simm13/11/10 sign-extended, shift count, trap number) or sethi's imm22 << 10 */
+	int32_t imm;		/* that immediate (simm13/11/10 sign-extended, shift count,
+				 * trap number), sethi's imm22 << 10 or illtrap's constant */
 	uint8_t window;		/* enum insn_window */
 	uint8_t mem;		/* enum insn_mem */
 	uint8_t mem_size;	/* bytes accessed (64 for a block load/store through a block ASI) */
