@@ -14,6 +14,9 @@
  *              rd/rs1/rs2 as the form uses them (%g0 left out on both
  *              sides: the synthetic names drop it), and the destination:
  *              objdump's last operand is rd when the form writes rd
+ *   memory     a "[...]" operand exactly when the decoder sees a memory
+ *              access, prefetch or flush; "%asi" exactly when the access
+ *              goes through the %asi register or rd/wr moves it
  *
  * Counted apart, not as mismatches: words objdump decodes that V9
  * reserves (the decoder says why: insn.invalid_why, from [reserved] in
@@ -45,7 +48,7 @@
 
 struct totals {
 	uint64_t insns, mismatches, invalid, targets, reg_checks, dest_checks;
-	uint64_t reserved_objdump_decodes, objdump_gaps;
+	uint64_t reserved_objdump_decodes, objdump_gaps, mem_checks;
 	unsigned files, reports;
 };
 
@@ -310,6 +313,28 @@ static void check_line(struct totals *t, const char *file, const struct text *se
 		}
 	}
 
+	/* A memory operand ("[ ... ]") exactly when the decoder sees an access or an address. */
+	bool theirs_mem = memchr(operands, '[', (size_t)(stop - operands)) != NULL;
+	if (theirs_mem != (in.mem != INSN_MEM_NONE)) {
+		snprintf(what, sizeof(what), "memory operand: objdump %s, ours %s", theirs_mem ? "yes" : "no",
+			 in.mem != INSN_MEM_NONE ? "yes" : "no");
+		report(t, file, addr, word, what, line);
+		return;
+	}
+	t->mem_checks++;
+	/* %asi named exactly when the access goes through it, or rd/wr move it. */
+	bool theirs_asi = false;
+	for (const char *q = operands; q && q < stop; q++)
+		if (!strncmp(q, "%asi", 4) && !isalnum((unsigned char)q[4]))
+			theirs_asi = true;
+	bool ours_asi = in.asi_reg || ((in.state_read | in.state_written) & INSN_STATE_ASI);
+	if (theirs_asi != ours_asi) {
+		snprintf(what, sizeof(what), "%%asi: objdump %s, ours %s", theirs_asi ? "yes" : "no",
+			 ours_asi ? "yes" : "no");
+		report(t, file, addr, word, what, line);
+		return;
+	}
+
 	/* The registers named, and the destination. */
 	uint32_t theirs = named_registers(operands, stop), ours = our_named(&in);
 	if (!strcmp(mn, "ret") || !strcmp(mn, "retl")) {
@@ -507,12 +532,12 @@ int main(int argc, char **argv)
 	}
 	printf("%llu words valid for both, %llu invalid for both, %llu reserved by V9 but decoded by "
 	       "objdump, %llu valid but beyond objdump; %llu branch targets, %llu register sets, "
-	       "%llu destinations compared\n",
+	       "%llu destinations, %llu memory operands compared\n",
 	       (unsigned long long)(t.insns - t.invalid - t.reserved_objdump_decodes - t.objdump_gaps),
 	       (unsigned long long)t.invalid, (unsigned long long)t.reserved_objdump_decodes,
 	       (unsigned long long)t.objdump_gaps,
 	       (unsigned long long)t.targets, (unsigned long long)t.reg_checks,
-	       (unsigned long long)t.dest_checks);
+	       (unsigned long long)t.dest_checks, (unsigned long long)t.mem_checks);
 	printf("checked %llu instructions in %u files: %llu mismatches\n", (unsigned long long)t.insns,
 	       t.files, (unsigned long long)(t.mismatches + (uint64_t)failures));
 	return t.mismatches || failures ? 1 : 0;
