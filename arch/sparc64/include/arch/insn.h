@@ -19,6 +19,15 @@
  * registers written those of the window after it (rd names a register
  * of the new window); for return, everything it reads is in the window
  * before the shift (it writes none).
+ *
+ * For the structural analysis (scion/insn_summary.h): every class but
+ * NONE, TRAP, TRAP_ALWAYS, DONE_RETRY and ILLTRAP has one delay slot
+ * (in->delayed); insn_delay_slot_runs says on which paths it executes
+ * (an annulled conditional branch runs it only when taken; ba,a and
+ * bn,a never). ta and Tcc come back to the next instruction (system
+ * calls, software traps); done, retry and illtrap end the path. A call's
+ * effects on registers are the calling convention's, beyond %o7 (call)
+ * or rd (jmpl) that this decoder reports as written.
  */
 #ifndef ARCH_INSN_H
 #define ARCH_INSN_H
@@ -55,7 +64,7 @@ enum insn_cf {
 	INSN_CF_NONE,		/* falls through (tn included) */
 	INSN_CF_BRANCH,		/* Bicc/BPcc on a condition: target or fall through */
 	INSN_CF_BRANCH_ALWAYS,	/* ba, fba (Bicc, BPcc, FBfcc, FBPfcc) */
-	INSN_CF_BRANCH_NEVER,	/* bn, fbn: falls through (with a,, skips its delay slot) */
+	INSN_CF_BRANCH_NEVER,	/* bn, fbn: falls through (bn,a skips its delay slot) */
 	INSN_CF_FBRANCH,	/* FBfcc/FBPfcc on a condition */
 	INSN_CF_BRANCH_REG,	/* BPr: brz .. brgez on rs1 */
 	INSN_CF_CALL,		/* call disp30 (link in %o7) */
