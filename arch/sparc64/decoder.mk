@@ -12,10 +12,13 @@
 #        every ELF file of /usr/sparc64-linux-gnu/lib and the kernel-like
 #        object below; ends `checked N instructions in F files: M mismatches`
 #   make sparc64-decoder-tests                         the unit tests; end `N passed, M failed`
+#   build/host/check-sparc64-decoder --sweep --random 1 500000
+#        the oracle on raw words (make test runs it too)
 #
 # Invariant: nothing here depends on ARCH, and the x86 build never needs
-# the cross toolchain: only the kernel-like object does, and it is built
-# (and `make test` asks for it) only when sparc64-linux-gnu-gcc exists.
+# the cross toolchain: only the kernel-like object and the decoder's
+# freestanding cross build do, and they are built (and `make test` asks
+# for them) only when sparc64-linux-gnu-gcc exists.
 
 SPARC64_DEC_DIR := arch/sparc64
 SPARC64_GEN_SRC := $(BUILD)/gen/sparc64_opcodes.c
