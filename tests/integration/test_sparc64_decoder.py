@@ -113,6 +113,7 @@ def job_freestanding_build(ctx):
     if shutil.which("sparc64-linux-gnu-gcc") is None:
         ctx.result("cross-build", True, "SKIPPED: sparc64-linux-gnu-gcc is not installed "
                    "(make deps installs gcc-sparc64-linux-gnu)")
+        print("sparc64_decoder.freestanding_build: SKIPPED: no sparc64-linux-gnu-gcc", flush=True)
         return
     objs = [os.path.join(ctx.build, "sparc64-decoder", n) for n in ("insn_decode.o", "sparc64_opcodes.o")]
     missing = [o for o in objs if not os.path.isfile(o)]
