@@ -137,7 +137,7 @@ size_t rec_data_read(const struct rec_data *d, uint64_t offset, void *buf, size_
 uint64_t rec_data_merge(struct rec_data *out, struct rec_data *from, unsigned n)
 {
 	struct rec_cursor cur[MAX_CPUS];
-	const struct rec_head *next[MAX_CPUS];
+	const struct rec_head *next[MAX_CPUS] = { 0 };
 	uint64_t lost = 0;
 
 	for (unsigned k = 0; k < n; k++) {
