@@ -192,11 +192,11 @@ $(BUILD)/obj/symtab-empty.o: $(BUILD)/symtab-empty.c
 $(KDIR)/kernel.stage1.elf: $(KERNEL_OBJS) $(BUILD)/obj/symtab-empty.o $(ARCH_DIR)/kernel.ld
 	@mkdir -p $(dir $@)
 	$(call say,LD,$@)
-	$(Q)$(LD) $(KERNEL_LDFLAGS) -o $@ $(KERNEL_OBJS) $(BUILD)/obj/symtab-empty.o
+	$(Q)$(LD) $(KERNEL_LDFLAGS) -o $@ $(KERNEL_OBJS) $(BUILD)/obj/symtab-empty.o $(ARCH_KERNEL_LIBS)
 
 $(KERNEL): $(KERNEL_OBJS) $(KDIR)/symtab.o $(ARCH_DIR)/kernel.ld
 	$(call say,LD,$@)
-	$(Q)$(LD) $(KERNEL_LDFLAGS) -o $@.tmp $(KERNEL_OBJS) $(KDIR)/symtab.o
+	$(Q)$(LD) $(KERNEL_LDFLAGS) -o $@.tmp $(KERNEL_OBJS) $(KDIR)/symtab.o $(ARCH_KERNEL_LIBS)
 	$(Q)$(PYTHON) tools/gen_symtab.py $@.tmp -o $(KDIR)/symtab-check.c --check $(KDIR)/symtab.c
 	$(Q)$(PYTHON) tools/text_hash.py $@.tmp
 	$(Q)mv $@.tmp $@

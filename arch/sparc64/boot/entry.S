@@ -24,7 +24,7 @@ _start:
 	/* 3. Switch to the boot stack: a minimal frame at its top. This
 	 *    window's %fp and %i7 (OpenBIOS's frame and return address) are
 	 *    zeroed, so a backtrace ends at _start. */
-	setx	boot_stack_top - STACK_BIAS - MIN_FRAME, %g1, %sp
+	setx	bsp_boot_stack_top - STACK_BIAS - MIN_FRAME, %g1, %sp
 	mov	%g0, %fp
 	mov	%g0, %i7
 	/* 4. Into C, with the client interface pointer; it never returns. */
@@ -35,7 +35,7 @@ _start:
 
 	.section .bss
 	.align	64
-	.globl	boot_stack, boot_stack_top
-boot_stack:
+	.globl	bsp_boot_stack, bsp_boot_stack_top
+bsp_boot_stack:
 	.skip	65536		/* 200 nested C frames of 176 bytes and more: no guard page */
-boot_stack_top:
+bsp_boot_stack_top:
