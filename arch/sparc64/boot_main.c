@@ -27,7 +27,7 @@
 
 #include "sparc64_internal.h"
 
-__noreturn void sparc64_boot_main(void *cif);
+__init __noreturn void arch_boot_main(void *cif);
 void kernel_main(void);
 
 /* `selftest=WHICH`: which self-checks to run instead of the kernel. */
@@ -88,7 +88,7 @@ static void memory_map(void *cif)
 		     boot_info.nmem == 1 ? "" : "s", (unsigned long long)top);
 }
 
-__noreturn void sparc64_boot_main(void *cif)
+__init __noreturn void arch_boot_main(void *cif)
 {
 	boot_info.entry_cycles = rd_tick();
 	serial_init();

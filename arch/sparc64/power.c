@@ -2,8 +2,9 @@
 /*
  * Stopping the machine (arch/power.h, and the self-checks' power_off).
  * arch_poweroff: a 32-bit store of 0x01000000 to the power register at
- * physical 0x1fe02007240 (ASI 0x15); QEMU exits 0. arch_exit_emulator
- * with a nonzero code (the core's panic with `panic=exit`): tell QEMU
+ * physical 0x1fe02007240 (ASI 0x15); QEMU exits 0. arch_exit_emulator:
+ * 0 and EXIT_STATUS_PASSED (the in-kernel tests passed) power off; any
+ * other code (tests failed, the core's panic with `panic=exit`): tell QEMU
  * through the pvpanic PCI device (-device pvpanic-pci -action
  * panic=exit-failure: QEMU exits 1). The device (1b36:0011) is looked for on
  * the PCI buses at boot (power_init), while nothing is failing yet;
@@ -13,6 +14,7 @@
  * state (physical accesses only).
  */
 #include <arch/power.h>
+#include <scion/exit_status.h>
 
 #include "sparc64_internal.h"
 
@@ -65,7 +67,7 @@ void arch_poweroff(void)
 
 void arch_exit_emulator(uint8_t code)
 {
-	if (code == 0)
+	if (code == 0 || code == EXIT_STATUS_PASSED)
 		arch_poweroff();
 	else if (pvpanic_pa)
 		phys_out8(pvpanic_pa, PVPANIC_PANICKED);

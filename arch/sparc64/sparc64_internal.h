@@ -57,6 +57,7 @@ void timer_interrupt(void);
 uint64_t timer_ticks(void);
 uint64_t tick_freq(void);
 void sparc64_timer_core_clock(void);
+bool sparc64_timer_core(void);	/* whether the core's clock runs */
 /* serial.c: received bytes to the core's console (console_input_byte), from the tick. */
 void sparc64_console_poll(void);
 

@@ -7,16 +7,15 @@
  * tick and sets the next compare value one period after the last one
  * (or after now, when interrupts were masked for longer than a period),
  * so ticks neither drift nor stop.
- * Once the portable core runs (kernel_main: clock_start_cpu), every
- * interrupt is also the core's tick (clock_timer_interrupt: the clock,
- * the scheduler's time slices) and polls the UART for console input
- * (sparc64_console_poll: the console's input is polled at the tick's
+ * Once the portable core runs (arch_irq_init), trap.c makes every
+ * interrupt also the core's tick (clock_timer_interrupt: the clock, the
+ * scheduler's time slices, a graft's watchdog) and polls the UART for
+ * console input (sparc64_console_poll: input is polled at the tick's
  * rate, since device interrupts are not routed yet: arch/irq.h).
  * Invariant: only timer_interrupt writes %tick_cmpr after the timer starts.
  */
 #include <arch/cpu.h>
 #include <arch/timer.h>
-#include <scion/clock.h>
 
 #include "sparc64_internal.h"
 
@@ -99,8 +98,9 @@ void timer_interrupt(void)
 	if ((int64_t)(next_cmpr - now) <= 0)
 		next_cmpr = now + period;
 	write_tick_cmpr(next_cmpr);
-	if (core_clock) {
-		sparc64_console_poll();
-		clock_timer_interrupt();
-	}
+}
+
+bool sparc64_timer_core(void)
+{
+	return core_clock;
 }

@@ -18,8 +18,11 @@
 #include <arch/trap.h>
 #include <scion/clock.h>
 #include <scion/cpu.h>
+#include <scion/fault.h>
+#include <scion/format.h>
 #include <scion/sched.h>
 #include <scion/symtab.h>
+#include <scion/txn.h>
 
 #include <arch/mmu.h>
 
@@ -155,6 +158,18 @@ static void interrupt(struct trap_frame *tf, uint64_t level)
 {
 	struct cpu *c = this_cpu();
 
+	if (unlikely(c->txn_timer_only)) {
+		/* A graft runs at PIL 13 (arch/txn.h): count time, run its watchdog, nothing else. */
+		if (level == 14) {
+			timer_interrupt();
+			clock_count_tick();
+			txn_watchdog(tf);
+		} else {
+			__asm__ __volatile__("wr %0, 0, %%clear_softint" : : "r"(1ul << level));
+			spurious_irqs++;
+		}
+		return;
+	}
 	if (c->irq_depth++ == 0)
 		cpu_irq_time_enter(c);
 	c->interrupts++;
@@ -162,6 +177,12 @@ static void interrupt(struct trap_frame *tf, uint64_t level)
 	c->arch.irq_frame = tf;
 	if (level == 14) {
 		timer_interrupt();
+		if (sparc64_timer_core()) {
+			sparc64_console_poll();
+			if (c->txn_depth)
+				txn_watchdog(tf);
+			clock_timer_interrupt();
+		}
 	} else {
 		__asm__ __volatile__("wr %0, 0, %%clear_softint" : : "r"(1ul << level));
 		spurious_irqs++;
@@ -221,6 +242,40 @@ void arch_trap_print_regs(const struct trap_frame *f)
 		       (unsigned long long)f->o[i], i + 1, (unsigned long long)f->o[i + 1]);
 }
 
+/*
+ * A fault in a thread, once the core runs: the core's fault_handle
+ * (kernel/core/fault.c) aborts a graft's transaction, kills an ordinary
+ * thread, or panics. Its class is named as on x86 (the portable code and
+ * tests know "page fault", "divide error"); the vector is the trap type.
+ * Window spill/fill refusals and software traps keep the port's report.
+ */
+static bool core_fault(struct trap_frame *tf)
+{
+	struct fault_info info = { .vector = (unsigned)tf->tt, .has_address = tf->fault_addr != 0,
+				   .address = tf->fault_addr };
+
+	switch (tf->tt) {
+	case TT_IMMU_MISS: case TT_DMMU_MISS: case TT_DMMU_PROT: case TT_DAE: case TT_IAE:
+		info.what = "page fault";
+		break;
+	case TT_DIV_ZERO:
+		info.what = "divide error";
+		break;
+	case TT_ILLEGAL:
+		info.what = "invalid opcode";
+		break;
+	case TT_ALIGN:
+		info.what = "alignment check";
+		break;
+	default:
+		return false;
+	}
+	snprintf(info.detail, sizeof(info.detail), "%s (tt 0x%03x)", trap_name(tf->tt),
+		 (unsigned)tf->tt);
+	fault_handle(tf, &info);
+	return true;
+}
+
 void trap_handler(struct trap_frame *tf)
 {
 	uint64_t tt = tf->tt;
@@ -230,6 +285,8 @@ void trap_handler(struct trap_frame *tf)
 		return;
 	}
 	if (arch_safe_read_fixup(tf))
+		return;
+	if (tf->tl == 1 && this_cpu()->current && core_fault(tf))
 		return;
 	trap_report(tf);
 	if (tf->tl == 1 && fixup.pc && tf->tpc == fixup.pc) {

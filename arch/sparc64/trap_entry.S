@@ -365,6 +365,12 @@ trap_common_body:
 	ldx	[%l0 + TF_O + 5 * 8], %i5
 	ldx	[%l0 + TF_O + 7 * 8], %i7
 	restore
+	/* The interrupted window is the one restore just made current, which
+	 * is not TSTATE.CWP's when C switched threads meanwhile (the windows
+	 * were flushed and filled again): retry must come back to this one. */
+	rdpr	%cwp, %g4
+	andn	%g1, TSTATE_CWP_MASK, %g1
+	or	%g1, %g4, %g1
 	wrpr	%g1, 0, %tstate
 	wrpr	%g2, 0, %tpc
 	wrpr	%g3, 0, %tnpc

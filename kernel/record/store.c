@@ -27,7 +27,9 @@
 struct rec_chunk {
 	struct rec_chunk *next;
 	uint32_t used;
-	uint8_t data[REC_CHUNK_BYTES];
+	/* Records are read in place with 8-byte loads: a strict-alignment
+	   machine (SPARC) traps on data at offset 12. */
+	uint8_t data[REC_CHUNK_BYTES] __attribute__((aligned(8)));
 };
 
 static struct mutex store_lock = MUTEX_INIT(store_lock, "record-store");

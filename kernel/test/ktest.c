@@ -10,6 +10,7 @@
  * or `test NAME: SKIPPED (why)`, then a summary line and finally
  * `N passed, M failed`.
  */
+#include <scion/exit_status.h>
 #include <scion/ktest.h>
 #include <scion/thread.h>
 #include <scion/cpu.h>
@@ -23,8 +24,6 @@
 #include <scion/errno.h>
 #include <arch/power.h>
 
-#define EXIT_STATUS_PASSED 0x10	/* QEMU exits with 33 */
-#define EXIT_STATUS_FAILED 0x11	/* QEMU exits with 35 */
 
 struct test_run {
 	const struct ktest *test;
@@ -113,6 +112,11 @@ int ktest_run(const char *selector)
 		if (kt->manual && !names_exactly(selector, kt->name))
 			continue;
 		selected++;
+		if (machine_lacks(kt->needs)) {
+			printk("test %s: SKIPPED (%s)\n", kt->name, machine_lacks_reason(kt->needs));
+			skipped++;
+			continue;
+		}
 		if (kt->min_cpus > cpu_count()) {
 			printk("test %s: SKIPPED (needs %u CPUs, has %u)\n", kt->name, kt->min_cpus,
 			       cpu_count());

@@ -3,7 +3,7 @@
  * The sparc64 entry point: OpenBIOS calls virtual 0x40004000 as
  * entry(0, 0, 0, 0, cif) at TL 0 on its own stack and in its own register
  * window, with its trap table at %tba (../shared/PLATFORMS.md). _start
- * leaves OpenBIOS behind for good and calls sparc64_boot_main(cif) on
+ * leaves OpenBIOS behind for good and calls arch_boot_main(cif) on
  * the kernel's boot stack. Invariants: nothing here touches memory
  * outside the image (OpenBIOS mapped only that), and OpenBIOS's windows
  * are written to its stacks before the kernel's trap table replaces
@@ -28,7 +28,7 @@ _start:
 	mov	%g0, %fp
 	mov	%g0, %i7
 	/* 4. Into C, with the client interface pointer; it never returns. */
-	call	sparc64_boot_main
+	call	arch_boot_main
 	 mov	%o4, %o0
 1:	ba,a	1b
 	.size	_start, . - _start

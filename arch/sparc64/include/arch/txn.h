@@ -44,7 +44,8 @@ static inline void arch_irq_timer_only_enter(void)
 {
 	__asm__ __volatile__("wrpr %%g0, 13, %%pil\n\t"
 			     "rdpr %%pstate, %%g1\n\t"
-			     "wrpr %%g1, 0x002, %%pstate" ::: "g1", "memory");
+			     "or %%g1, 0x002, %%g1\n\t"
+			     "wrpr %%g1, 0, %%pstate" ::: "g1", "memory");
 }
 
 /* Interrupts masked, PIL 0 again. */
