@@ -199,3 +199,30 @@ int proc_signal_request(uint32_t seq, const uint8_t *body, uint32_t len)
 	(void)seq; (void)body; (void)len;
 	return refuse_request("signal");
 }
+
+/* ---- What the in-kernel tests call besides (tests/kernel/) ------------------------ */
+
+int probe_enable(struct probe *p, struct probe_consumer *c)
+{
+	(void)p; (void)c;
+	return -ENOTSUP;
+}
+
+void probe_site_info(uint64_t addr, struct probe_site_info *info)
+{
+	(void)addr;
+	memset(info, 0, sizeof(*info));
+}
+
+int proc_spawn(const char *path, const char *const argv[], bool with_console)
+{
+	(void)argv; (void)with_console;
+	printk("%s: %s\n", path, NO_PROCS);
+	return -ENOTSUP;
+}
+
+int proc_wait_kernel_child(int pid, int *status)
+{
+	(void)pid; (void)status;
+	return -ENOTSUP;
+}

@@ -90,7 +90,7 @@ static int trace_load32(uint64_t addr, uint64_t *value, struct dif_fault *fault)
 	return dif_run(&p, &trace_env_ops, NULL, value, fault);
 }
 
-KTEST(trace_reads_refuse_device_memory, 1)
+KTEST_NEEDS(trace_reads_refuse_device_memory, 1, FEATURE_MMIO_DEVICES)
 {
 	static const uint32_t known = 0x5ca1ab1e;
 	uint64_t lapic = lapic_page();

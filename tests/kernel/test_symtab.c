@@ -48,9 +48,9 @@ KTEST(symtab_covers_text, 1)
 	KT_EXPECT(t, boot && (boot->flags & SYM_INIT), "arch_boot_main not marked boot-only");
 	const struct ksym *km = symtab_lookup_name(st, "thread_create");
 	KT_EXPECT(t, km && !(km->flags & SYM_INIT) && (km->flags & SYM_GLOBAL), "thread_create flags");
-	/* Static functions are in the table too: the fault tests' victims and this file's helper. */
+	/* Static functions are in the table too: this file's tests and its helper. */
 	KT_EXPECT(t, symtab_lookup_name(st, "count_one") != NULL, "static function missing");
 	unsigned n = 0;
-	symtab_foreach_glob(st, "ktest_fault_*", count_one, &n);
-	KT_EXPECT(t, n >= 1, "glob ktest_fault_* found %u functions", n);
+	symtab_foreach_glob(st, "ktest_symtab_*", count_one, &n);
+	KT_EXPECT(t, n >= 1, "glob ktest_symtab_* found %u functions", n);
 }
