@@ -5,12 +5,18 @@
  * interrupted stack), and the fault report.
  *
  * Interrupt levels 1..15 come from SOFTINT: level 14 is the %tick_cmpr
- * timer (timer.c); others are acknowledged and counted. A fault is
- * reported (trap type and name, TL, TPC, TNPC, TSTATE, fault address,
- * and a backtrace through the register windows) and is fatal, unless the
- * faulting pc has a registered fixup (a deliberate, recoverable fault of
- * the self-checks): then the report is printed, the fixup's hook sees
- * the frame, and execution resumes at the fixup's address.
+ * timer (timer.c), which once the core runs is also its tick, the
+ * console's input poll and a graft's watchdog; the scheduler may switch
+ * threads on the way out. Others are acknowledged and counted. A fault
+ * inside arch_safe_read resumes at its error exit. A fault in a thread
+ * goes to the core's fault_handle (graft abort, thread killed, or
+ * panic). Any other fault, and every fault before the first thread (the
+ * self-checks), is reported here (trap type and name, TL, TPC, TNPC,
+ * TSTATE, fault address, and a backtrace through the register windows)
+ * and is fatal, unless the faulting pc has a registered fixup (a
+ * deliberate, recoverable fault of the self-checks): then the report is
+ * printed, the fixup's hook sees the frame, and execution resumes at the
+ * fixup's address.
  * Invariants: a trap taken at TL > 1, or a refused window spill or fill,
  * never returns (its windows were discarded: trap_entry.S).
  */
