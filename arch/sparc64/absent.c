@@ -14,6 +14,7 @@
 #include <scion/printk.h>
 #include <scion/probe.h>
 #include <scion/proc.h>
+#include <scion/shell.h>
 #include <scion/string.h>
 
 #define NO_PROBES "sparc64: no splicer yet (issue 25): probes are not available"
@@ -226,3 +227,23 @@ int proc_wait_kernel_child(int pid, int *status)
 	(void)pid; (void)status;
 	return -ENOTSUP;
 }
+
+/* ---- The shell commands of the directories left out: they answer why -------------- */
+
+static int cmd_probe(int argc, char **argv)
+{
+	(void)argc;
+	printk("%s: %s\n", argv[0], NO_PROBES);
+	return -ENOTSUP;
+}
+SHELL_COMMAND(probe, "...", "probes (not on sparc64 yet: no splicer)", cmd_probe);
+
+static int cmd_no_processes(int argc, char **argv)
+{
+	(void)argc;
+	printk("%s: %s\n", argv[0], NO_PROCS);
+	return -ENOTSUP;
+}
+SHELL_COMMAND(run, "...", "user processes (not on sparc64 yet)", cmd_no_processes);
+SHELL_COMMAND(ps, "", "user processes (not on sparc64 yet)", cmd_no_processes);
+SHELL_COMMAND(kill, "...", "user processes (not on sparc64 yet)", cmd_no_processes);

@@ -20,7 +20,8 @@ five times:
   make run        `make run ARCH=sparc64 CMDLINE=frobnicate=1` on a pipe: the
                   portable kernel_main reports the unknown option and reaches
                   the `scion>` shell on the UART (input polled at the tick);
-                  `uptime` and `cpus` answer, `poweroff` exits 0
+                  `uptime` and `cpus` answer, `probe list` is refused with
+                  its reason, `poweroff` exits 0
 
 A second job, sparc64.kernel_tests, builds the sparc64 test kernel and boots
 `test=*`: the portable in-kernel tests pass, the x86-only ones say SKIPPED
@@ -146,6 +147,8 @@ def job_machine_layer(ctx):
         ctx.result("make-run/uptime", True)
         boot.command("cpus", r"1 CPU online, cycle counter 100\.000 MHz")
         ctx.result("make-run/cpus", True)
+        boot.command("probe list", r"probe: sparc64: no splicer yet \(issue 25\)")
+        ctx.result("make-run/probe-refused", True)
         boot.command("poweroff", r"powering off")
     finally:
         boot.finish()
