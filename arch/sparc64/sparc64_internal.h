@@ -1,9 +1,11 @@
 /* SPDX-License-Identifier: BSD-2-Clause */
 /*
  * What the sparc64 port's files call in one another: the early console,
- * the boot-time firmware calls, the trap frame and trap setup, the tick
- * timer, power-off and panic, the window-walking backtrace and the boot
- * self-checks. Not part of the arch contract (arch/sparc64/include/arch/).
+ * the boot-time firmware calls, the trap setup, the tick timer and the
+ * console's input poll, the mappings' set-up, power-off (panic is the
+ * core's, kernel/core/printk.c), the window-walking backtrace of the trap
+ * report and the boot self-checks. Not part of the arch contract
+ * (arch/sparc64/include/arch/).
  */
 #ifndef SPARC64_INTERNAL_H
 #define SPARC64_INTERNAL_H
