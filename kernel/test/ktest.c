@@ -208,8 +208,10 @@ SHELL_COMMAND(test, "[patterns]", "run in-kernel tests (all, or those matching)"
 
 static void print_test(const struct ktest *kt)
 {
-	printk("  %-32s needs %u CPU%s%s\n", kt->name, kt->min_cpus, kt->min_cpus == 1 ? "" : "s",
-	       kt->manual ? ", run only by name (it crashes the kernel on purpose)" : "");
+	const char *lacks = machine_lacks_reason(kt->needs);
+	printk("  %-32s needs %u CPU%s%s%s%s\n", kt->name, kt->min_cpus, kt->min_cpus == 1 ? "" : "s",
+	       kt->manual ? ", run only by name (it crashes the kernel on purpose)" : "",
+	       lacks ? "; skipped here: " : "", lacks ? lacks : "");
 }
 
 static int cmd_tests(int argc, char **argv)
