@@ -4,13 +4,12 @@
  * its one-line reason (issue 25) rather than pretended: device
  * interrupts and MSI (the sabre bridge's interrupt mapping is not
  * programmed), the control channel (no second serial port or
- * virtio-console), the wall clock (the M48T59 is not read), and the SFI
+ * virtio-console), and the SFI
  * sandbox (no SPARC verifier: grafts load trusted or not at all).
  * Invariants: no state besides the once-only messages.
  */
 #include <arch/channel.h>
 #include <arch/irq.h>
-#include <arch/rtc.h>
 #include <arch/sfi.h>
 #include <scion/errno.h>
 #include <scion/printk.h>
@@ -57,11 +56,6 @@ int arch_channel_start_input(arch_channel_rx_fn rx)
 
 void arch_channel_resume_input(void)
 {
-}
-
-uint64_t arch_rtc_seconds(void)
-{
-	return 0;
 }
 
 #define NO_SFI "sparc64: no SFI sandbox yet (issue 25): load the graft trusted"

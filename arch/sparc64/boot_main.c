@@ -23,6 +23,8 @@
 #include <scion/string.h>
 #include <scion/version.h>
 #include <arch/init.h>
+#include <arch/rtc.h>
+#include <scion/calendar.h>
 #include <arch/timer.h>
 
 #include "sparc64_internal.h"
@@ -124,7 +126,10 @@ void arch_irq_init(void)
 
 void arch_print_machine(void)
 {
+	char when[32];
+
+	calendar_format((int64_t)arch_rtc_seconds(), when, sizeof(when));
 	printk("machine: sun4u under OpenBIOS, 1 CPU, %%tick at %llu MHz, console on the "
-	       "EBus UART (polled input), power-off via the power register\n",
-	       (unsigned long long)(arch_cycles_per_second() / 1000000));
+	       "EBus UART (polled input), power-off via the power register, M48T59 clock %s\n",
+	       (unsigned long long)(arch_cycles_per_second() / 1000000), when);
 }

@@ -18,7 +18,8 @@ five times:
   selftest=tl2    a window spilled into unmapped memory: the fault at TL 2
                   reported with TL 1's trap, a panic, exit status 1
   make run        `make run ARCH=sparc64 CMDLINE=frobnicate=1` on a pipe: the
-                  portable kernel_main reports the unknown option and reaches
+                  portable kernel_main reports the unknown option and the
+                  M48T59's date (a year after 2020), and reaches
                   the `scion>` shell on the UART (input polled at the tick);
                   `uptime` and `cpus` answer, `probe list` is refused with
                   its reason, `poweroff` exits 0
@@ -143,6 +144,8 @@ def job_machine_layer(ctx):
         boot.wait_for(r"scion> ")
         expect(ctx, "make-run/unknown-option-reported", kernel_output(boot),
                r"^boot: unknown option 'frobnicate' ignored", boot)
+        expect(ctx, "make-run/rtc-date", kernel_output(boot),
+               r"^machine: sun4u .* M48T59 clock 20[2-9]\d-\d\d-\d\d \d\d:\d\d:\d\d$", boot)
         boot.command("uptime", r"up \d+\.\d{3} s, \d+ ticks at 100 Hz")
         ctx.result("make-run/uptime", True)
         boot.command("cpus", r"1 CPU online, cycle counter 100\.000 MHz")
