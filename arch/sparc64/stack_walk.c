@@ -65,12 +65,35 @@ void sparc64_backtrace_print(uint64_t pc, uint64_t sp)
 
 /* ---- The core's frame walk (arch/trap.h, arch/stack.h) ---------------------------- */
 
+/*
+ * Whether the save area at fp is trap_common's window (trap_entry.S): its
+ * struct trap_frame lies right above the minimal frame, and the window's
+ * %i6 and %i7 are the interrupted %sp and %o7 the frame recorded.
+ */
+static const struct trap_frame *trap_window_frame(const uint64_t *save)
+{
+	const struct trap_frame *tf = (const void *)((uintptr_t)save + MIN_FRAME);
+
+	if (save[FRAME_I6 / 8] != tf->sp || save[FRAME_I7 / 8] != tf->o[7])
+		return NULL;
+	return tf->tl >= 1 && tf->tl <= 5 && tf->tpc && tf->tt < 0x200 ? tf : NULL;
+}
+
+/*
+ * One step up (arch/trap.h). Across a trap the step goes to the pc the
+ * trap interrupted (its trap frame's TPC), not to the interrupted
+ * window's %o7, which is only the last call that function made.
+ */
 uintptr_t arch_frame_unwind(uintptr_t fp, uintptr_t *ret)
 {
 	sparc64_flush_windows();
 	const uint64_t *save = (const uint64_t *)fp;
 	uint64_t i7 = save[FRAME_I7 / 8], i6 = save[FRAME_I6 / 8];
-	*ret = i7 ? i7 + 8 : 0;
+	const struct trap_frame *tf = trap_window_frame(save);
+	if (tf)
+		*ret = tf->tpc;
+	else
+		*ret = i7 ? i7 + 8 : 0;
 	return i6 ? i6 + STACK_BIAS : 0;
 }
 

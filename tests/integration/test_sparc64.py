@@ -113,6 +113,9 @@ def job_machine_layer(ctx):
            r"^  TPC   0x[0-9a-f]+ selftest_fault_load\+0x", boot)
     expect(ctx, "panic/backtrace", out, r"^  #1 0x[0-9a-f]+ selftest_run\+0x", boot)
     expect(ctx, "panic/panic-line", out, r"^panic: fatal trap 0x068 at TL 1$", boot)
+    # The core's panic backtrace goes through the trap: trap_common, then the faulting pc.
+    expect(ctx, "panic/backtrace-crosses-trap", out,
+           r"trap_common\+0x[0-9a-f]+\n  #\d+ 0x[0-9a-f]+ selftest_fault_load\+0x", boot)
     status(ctx, "panic/exit-status-1", boot, machine.SPARC64_EXIT_PANIC)
 
     # 3. A 32-bit frame's spill is refused; 4. a fault inside the spill handler (TL 2).
