@@ -74,6 +74,10 @@ static const struct trap_frame *trap_window_frame(const uint64_t *save)
 {
 	const struct trap_frame *tf = (const void *)((uintptr_t)save + MIN_FRAME);
 
+	/* A thread's first frames sit near its stack's top: look only at mapped memory. */
+	if (arch_translate((uintptr_t)tf, NULL) == UINT64_MAX ||
+	    arch_translate((uintptr_t)(tf + 1) - 1, NULL) == UINT64_MAX)
+		return NULL;
 	if (save[FRAME_I6 / 8] != tf->sp || save[FRAME_I7 / 8] != tf->o[7])
 		return NULL;
 	return tf->tl >= 1 && tf->tl <= 5 && tf->tpc && tf->tt < 0x200 ? tf : NULL;

@@ -168,7 +168,8 @@ SPARC64_MUST_PASS = ("calendar_known_dates", "clock_fast_tick", "dnlc_lru_by_han
                      "graft_fault_aborts", "graft_budget_aborts_spinning_graft",
                      "graft_nested_transactions", "mm_stack_guard_page", "sched_fair_share",
                      "sched_follow_live_recording", "sched_sleep_ms", "symtab_covers_text",
-                     "monitor_sources_table", "trace_load_native_byte_order")
+                     "monitor_sources_table", "trace_load_native_byte_order",
+                     "stack_walk_names_the_callers")
 # x86-only features: these must say SKIPPED with the port's one-line reason.
 SPARC64_MUST_SKIP = (("mm_image_permissions", "no per-page permissions"),
                      ("probe_monitor_hits", "sparc64: no splicer yet (issue 25)"),
