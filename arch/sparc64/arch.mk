@@ -7,32 +7,58 @@
 # and binutils-sparc64-linux-gnu; QEMU: qemu-system-sparc64 (`make deps`).
 #
 #   make ARCH=sparc64 kernel    build/sparc64/kernel.elf (and kernel.syms)
-#   make ARCH=sparc64 run [CMDLINE=selftest=all]
-#                               boot it, console on this terminal
+#   make ARCH=sparc64 KERNEL_TESTS=yes kernel
+#                               the test kernel, build/sparc64/test/kernel.elf
+#   make ARCH=sparc64 run [CMDLINE="test=* panic=exit" | CMDLINE=selftest=all]
+#                               boot it to the scion> shell, console on this terminal
 #
-# BRING-UP SUBSET: the portable core (kernel/) cannot build for sparc64 yet
-# (most of its headers under arch/sparc64/include/arch/ are not written:
-# so far cpu.h, percpu.h, smp.h for one CPU, timer.h, console.h, power.h).
-# So ARCH_CORE_SRCS names the part of kernel/ this port builds so far: the
-# library, the symbol table lookup, the spinlocks and the boot option
-# parser. It grows, directory by directory, to all of kernel/ as the arch
-# headers arrive; x86 builds all of it.
-# The SPARC V9 decoder (insn_decode.c, decoder.mk: another piece of the
-# port) is not linked into the kernel yet.
+# THE PORTABLE CORE: ARCH_CORE_SRCS is all of kernel/ except the directories
+# listed below, each left out for a reason the port does not meet yet; what
+# the rest of the core calls in them is refused, with a one-line reason, by
+# arch/sparc64/absent.c. Machine features the port lacks are refused by
+# their hooks (absent_machine.c) and listed in arch/features.h, which the
+# in-kernel tests consult (SKIPPED). The SPARC V9 decoder (insn_decode.c,
+# decoder.mk: another piece of the port) is not linked into the kernel yet.
 
 ARCH_NAME := sparc64
 CROSS := sparc64-linux-gnu-
 
-ARCH_CORE_SRCS := $(wildcard kernel/lib/*.c) kernel/sym/symtab.c kernel/core/spinlock.c \
-	kernel/core/bootopt.c
+# Left out of the portable core, and why (each needs what the port lacks):
+#   kernel/probe/ kernel/analysis/  the SPARC decoder, patch emitter and
+#                  splicer (arch/insn.h, arch/patch.h, arch/probe.h: the decoder is
+#                  another piece of issue 25); arch/sparc64/absent.c refuses their API
+#   kernel/proc/   user processes speak the Linux x86-64 ABI (arch/user.h): none here
+CORE_LEFT_OUT := kernel/probe/% kernel/analysis/% kernel/proc/%
+# (kernel/probe/monitor_sources.c is plain: the per-CPU probe.hits counter.)
+ARCH_CORE_SRCS := $(filter-out $(CORE_LEFT_OUT),$(wildcard kernel/*/*.c kernel/*/*.S)) \
+	kernel/probe/monitor_sources.c
+
+# The in-kernel tests the sparc64 test kernel cannot build (make KERNEL_TESTS=yes),
+# and why; every other test is built, and one that needs a feature the port
+# lacks says `test NAME: SKIPPED (reason)` at run time (arch/features.h):
+#   test_cfg.c bench_analysis.c test_probe_load.c test_probe.c bench_probe.c
+#     cfg_fixtures.S probe_fixture.S poke_fixture.S   the decoder, CFG and probe
+#                  tests and their fixtures: x86 instructions, arch/insn.h
+#   test_trace_state.c  Linux x86-64 system-call numbers (proc/)
+#   test_poke.c bench_core.c  text poking of x86 instruction fixtures (poke_fixture.S)
+#   test_fault.c   x86 fault vectors (#PF, #DE, #UD) and their kill-the-thread path;
+#                  sparc64's fault reports are checked by sparc64.machine_layer
+ARCH_KTEST_LEFT_OUT := $(addprefix tests/kernel/,test_cfg.c bench_analysis.c test_probe_load.c \
+	test_probe.c bench_probe.c cfg_fixtures.S probe_fixture.S poke_fixture.S test_trace_state.c \
+	test_poke.c bench_core.c test_fault.c)
+# pf_sum, which the monitor tests call, in SPARC (probe_fixture.S is x86's).
+ARCH_KTEST_SRCS := $(ARCH_DIR)/ktest_fixtures.S
 
 # -mcmodel=medlow: the image is linked at 0x40004000 (below 4 GB);
 # -mno-fpu: no floating point in the kernel (FP is disabled); -mcpu=ultrasparc
 # (V9a): the ancillary state registers of %tick_cmpr and SOFTINT.
 ARCH_KERNEL_CFLAGS := -mcmodel=medlow -mno-fpu -mcpu=ultrasparc
+# libgcc: 64-bit multiply and count-leading-zeros helpers GCC calls (__multi3, __clzdi2).
 ARCH_KERNEL_LDFLAGS := -z max-page-size=8192 -T $(ARCH_DIR)/kernel.ld
+ARCH_KERNEL_LIBS := $(shell $(CROSS)gcc -mcpu=ultrasparc -print-libgcc-file-name)
 
-ARCH_KERNEL_SRCS := $(wildcard $(ARCH_DIR)/*.c $(ARCH_DIR)/*.S $(ARCH_DIR)/boot/*.c $(ARCH_DIR)/boot/*.S)
+ARCH_KERNEL_SRCS := $(filter-out $(ARCH_DIR)/ktest_fixtures.S,$(wildcard $(ARCH_DIR)/*.c $(ARCH_DIR)/*.S \
+	$(ARCH_DIR)/boot/*.c $(ARCH_DIR)/boot/*.S))
 # The decoder is not part of the kernel yet (above).
 ARCH_KERNEL_SRCS := $(filter-out $(ARCH_DIR)/insn_decode.c,$(ARCH_KERNEL_SRCS))
 # The trap table and what runs at TL > 0 sit in their own sections

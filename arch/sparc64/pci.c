@@ -5,8 +5,11 @@
  * register r sits at offset bus << 16 | device << 11 | fn << 8 | r.
  * PCI is little-endian: the accesses use ASI 0x1d (physical, uncached,
  * little-endian), so values come back in the CPU's order.
- * Used at this stage only to find the pvpanic device (power.c).
+ * Used by power.c (the pvpanic device) and, through arch/pci.h, by the
+ * portable PCI scan (kernel/dev/pci.c).
  */
+#include <arch/pci.h>
+
 #include "sparc64_internal.h"
 
 #define PCI_CFG_BASE 0x1fe01000000ull
@@ -34,4 +37,49 @@ uint16_t pci_cfg_read16(unsigned bus, unsigned dev, unsigned fn, unsigned reg)
 void pci_cfg_write16(unsigned bus, unsigned dev, unsigned fn, unsigned reg, uint16_t v)
 {
 	phys_out16_le(cfg_addr(bus, dev, fn, reg & ~1u), v);
+}
+
+/* ---- arch/pci.h: the portable PCI code's view (kernel/dev/pci.c) --------------- */
+
+bool arch_pci_present(void)
+{
+	return true;
+}
+
+uint32_t arch_pci_config_read32(unsigned bus, unsigned dev, unsigned fn, unsigned offset)
+{
+	return pci_cfg_read32(bus, dev, fn, offset);
+}
+
+uint16_t arch_pci_config_read16(unsigned bus, unsigned dev, unsigned fn, unsigned offset)
+{
+	return pci_cfg_read16(bus, dev, fn, offset);
+}
+
+/* A byte of the little-endian dword: byte k is bits 8k..8k+7 (the ASI swapped it). */
+uint8_t arch_pci_config_read8(unsigned bus, unsigned dev, unsigned fn, unsigned offset)
+{
+	return (uint8_t)(pci_cfg_read32(bus, dev, fn, offset) >> ((offset & 3) * 8));
+}
+
+void arch_pci_config_write32(unsigned bus, unsigned dev, unsigned fn, unsigned offset,
+			     uint32_t value)
+{
+	pci_cfg_write32(bus, dev, fn, offset, value);
+}
+
+void arch_pci_config_write16(unsigned bus, unsigned dev, unsigned fn, unsigned offset,
+			     uint16_t value)
+{
+	pci_cfg_write16(bus, dev, fn, offset, value);
+}
+
+void arch_pci_config_write8(unsigned bus, unsigned dev, unsigned fn, unsigned offset,
+			    uint8_t value)
+{
+	unsigned shift = (offset & 3) * 8;
+	uint32_t v = pci_cfg_read32(bus, dev, fn, offset);
+
+	v = (v & ~(0xffu << shift)) | (uint32_t)value << shift;
+	pci_cfg_write32(bus, dev, fn, offset, v);
 }

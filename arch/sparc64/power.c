@@ -1,19 +1,20 @@
 // SPDX-License-Identifier: BSD-2-Clause
 /*
- * Stopping the machine (arch/power.h, and the port's own power_off and
- * panic until kernel/core/printk.c is built). arch_poweroff: a 32-bit
- * store of 0x01000000 to the power register at physical 0x1fe02007240
- * (ASI 0x15); QEMU exits 0. panic: print "panic: ...", then tell QEMU
+ * Stopping the machine (arch/power.h, and the self-checks' power_off).
+ * arch_poweroff: a 32-bit store of 0x01000000 to the power register at
+ * physical 0x1fe02007240 (ASI 0x15); QEMU exits 0. arch_exit_emulator:
+ * 0 and EXIT_STATUS_PASSED (the in-kernel tests passed) power off; any
+ * other code (tests failed, the core's panic with `panic=exit`): tell QEMU
  * through the pvpanic PCI device (-device pvpanic-pci -action
- * panic=exit-failure: QEMU exits 1), and halt if there is none. The device (1b36:0011) is looked for on
+ * panic=exit-failure: QEMU exits 1). The device (1b36:0011) is looked for on
  * the PCI buses at boot (power_init), while nothing is failing yet;
  * OpenBIOS has assigned its BAR 0 (2 bytes of PCI memory space, whose
  * byte 0 takes the event bits: 1 = panicked); power_init aligns it.
- * A panic inside a panic halts at once.
- * Invariant: panic works at any point after serial_init, with any MMU
+ * Invariant: both work at any point after serial_init, with any MMU
  * state (physical accesses only).
  */
 #include <arch/power.h>
+#include <scion/exit_status.h>
 
 #include "sparc64_internal.h"
 
@@ -24,13 +25,6 @@
 #define PCI_COMMAND_MEMORY 0x2
 
 static uint64_t pvpanic_pa;
-
-/*
- * The core's flag (scion/printk.h), defined here for as long as the
- * port's panic is this one: kernel/core/printk.c defines both on x86,
- * and replaces them here when it joins ARCH_CORE_SRCS.
- */
-volatile bool panic_in_progress;
 
 /*
  * power_init - find pvpanic-pci.
@@ -73,7 +67,7 @@ void arch_poweroff(void)
 
 void arch_exit_emulator(uint8_t code)
 {
-	if (code == 0)
+	if (code == 0 || code == EXIT_STATUS_PASSED)
 		arch_poweroff();
 	else if (pvpanic_pa)
 		phys_out8(pvpanic_pa, PVPANIC_PANICKED);
@@ -83,28 +77,6 @@ __noreturn void power_off(void)
 {
 	early_printf("power: powering off\n");
 	arch_poweroff();
-	for (;;)
-		;
-}
-
-__noreturn void panic(const char *fmt, ...)
-{
-	va_list ap;
-
-	wrpr_pstate(PSTATE_KERNEL);
-	if (panic_in_progress) {
-		early_printf("panic: again, while panicking: halted\n");
-		for (;;)
-			;
-	}
-	panic_in_progress = true;
-	early_printf("panic: ");
-	va_start(ap, fmt);
-	early_vprintf(fmt, ap);
-	va_end(ap);
-	early_printf("\n");
-	arch_exit_emulator(1);
-	early_printf("system halted\n");
 	for (;;)
 		;
 }

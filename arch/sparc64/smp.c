@@ -1,30 +1,20 @@
 // SPDX-License-Identifier: BSD-2-Clause
 /*
  * One CPU (QEMU's sun4u has one): the SMP contract of arch/smp.h degrades
- * to it, and this_cpu() is a pointer set once (arch/percpu.h).
- * Bring-up: until kernel/smp/cpu.c (which owns the CPU table and needs
- * the scheduler) joins ARCH_CORE_SRCS, sparc64_cpu_bringup gives the
- * boot CPU a struct cpu of its own, so that the core code the port
- * already builds (spinlocks) finds this_cpu(). It goes when cpu.c comes.
+ * to it, and this_cpu() is a pointer set once (arch/percpu.h) by the
+ * core's cpu_init_boot (kernel/smp/cpu.c). arch_smp_boot starts no other
+ * CPU; cross-calls and IPIs never have a target (kernel/smp/xcall.c runs
+ * a call on the caller's own CPU directly), so an IPI is a bug.
  */
 #include <scion/cpu.h>
 
 #include "sparc64_internal.h"
 
 struct cpu *sparc64_this_cpu;
-static struct cpu boot_cpu;
 
 void arch_set_this_cpu(struct cpu *c)
 {
 	sparc64_this_cpu = c;
-}
-
-void sparc64_cpu_bringup(void)
-{
-	boot_cpu.self = &boot_cpu;
-	boot_cpu.index = 0;
-	boot_cpu.online = true;
-	arch_set_this_cpu(&boot_cpu);
 }
 
 void arch_send_ipi(unsigned cpu_index, enum ipi_kind kind)

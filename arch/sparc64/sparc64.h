@@ -77,6 +77,16 @@
 #define KERNEL_TTE_HIGH		0xe0000000		/* V | size 4 MB, bits 63..32 */
 #define KERNEL_TTE_LOW		(KERNEL_PHYS | 0x36)	/* PA | CP | CV | P | W */
 
+/*
+ * The windows the MMU miss handlers serve besides the image (arch/mmu.h):
+ * the direct map of RAM (4 MB TTEs, up to sparc64_ram_top) and the kmap
+ * window of 8 KB TTEs (sparc64_kmap_ttes[KMAP_PAGES]). Kept equal to
+ * arch/mmu.h's DIRECT_MAP_BASE, KMAP_BASE_ADDR and KMAP_LIMIT_ADDR (mmu.c checks).
+ */
+#define SPARC64_DIRECT_MAP	0xfffff80000000000
+#define SPARC64_KMAP_BASE	0x80000000
+#define KMAP_PAGES		47104			/* 368 MB of 8 KB pages */
+
 /* The trap table: 512 entries of 32 bytes for TL = 0, as many for TL > 0. */
 #define TRAP_ENTRY_SIZE		32
 #define TRAP_TABLE_TL1		0x4000

@@ -1,14 +1,17 @@
 /* SPDX-License-Identifier: BSD-2-Clause */
 /*
  * What the sparc64 port's files call in one another: the early console,
- * the boot-time firmware calls, the trap frame and trap setup, the tick
- * timer, power-off and panic, the window-walking backtrace and the boot
- * self-checks. Not part of the arch contract (arch/sparc64/include/arch/).
+ * the boot-time firmware calls, the trap setup, the tick timer and the
+ * console's input poll, the mappings' set-up, power-off (panic is the
+ * core's, kernel/core/printk.c), the window-walking backtrace of the trap
+ * report and the boot self-checks. Not part of the arch contract
+ * (arch/sparc64/include/arch/).
  */
 #ifndef SPARC64_INTERNAL_H
 #define SPARC64_INTERNAL_H
 
 #include <scion/compiler.h>
+#include <scion/printk.h>
 #include <stdarg.h>
 
 #include "sparc64.h"
@@ -23,19 +26,8 @@ void early_vprintf(const char *fmt, va_list ap);
 /* boot/ofw.c: the boot arguments from /chosen (before trap_init only). */
 int ofw_bootargs(void *cif, char *buf, size_t size);
 
-/*
- * The trap frame trap_entry.S builds on the kernel stack for every trap
- * that reaches C (offsets are TF_* in trap_entry.S: keep them in step).
- */
-struct trap_frame {
-	uint64_t tstate, tpc, tnpc, tt;		/* 0, 8, 16, 24 */
-	uint64_t tl;				/* 32: TL at the trap */
-	uint64_t fault_addr;			/* 40: SFAR / tag access / 0 */
-	uint64_t y;				/* 48 */
-	uint64_t g[8];				/* 56: %g0 (unused) .. %g7 */
-	uint64_t sp;				/* 120: the interrupted %sp (biased) */
-	uint64_t outer_tt, outer_tpc;		/* 128, 136: TL 1's, when tl > 1 */
-};
+/* The trap frame trap_entry.S builds: struct trap_frame in <arch/trap.h>. */
+#include <arch/trap.h>
 
 /* mmu.c */
 void mmu_lock_kernel(void);
@@ -54,7 +46,9 @@ void trap_set_fixup(uint64_t pc, uint64_t resume, void (*hook)(const struct trap
 extern char trap_table[];
 
 /* stack_walk.c: flush the windows, then walk %fp + 2047. */
-void backtrace_print(uint64_t pc, uint64_t sp);
+void sparc64_backtrace_print(uint64_t pc, uint64_t sp);
+/* switch.S: every caller's register window written to its save area. */
+void sparc64_flush_windows(void);
 /* The symbolized name (function+0xoff) of the first frame, for checks. */
 const char *backtrace_symbolize(uint64_t pc, char *buf, size_t size);
 
@@ -64,10 +58,13 @@ void timer_init(void);
 void timer_interrupt(void);
 uint64_t timer_ticks(void);
 uint64_t tick_freq(void);
+void sparc64_timer_core_clock(void);
+bool sparc64_timer_core(void);	/* whether the core's clock runs */
+/* serial.c: received bytes to the core's console (console_input_byte), from the tick. */
+void sparc64_console_poll(void);
 
 /* power.c */
 __noreturn void power_off(void);
-__noreturn void panic(const char *fmt, ...) __printf(1, 2);
 
 /* pci.c: configuration space behind the sabre host bridge. */
 uint32_t pci_cfg_read32(unsigned bus, unsigned dev, unsigned fn, unsigned reg);
@@ -76,8 +73,12 @@ uint16_t pci_cfg_read16(unsigned bus, unsigned dev, unsigned fn, unsigned reg);
 void pci_cfg_write16(unsigned bus, unsigned dev, unsigned fn, unsigned reg, uint16_t v);
 #define PCI_MEM_BASE 0x1ff00000000ull	/* PCI memory space, physical */
 
-/* smp.c: the boot CPU's struct cpu, until kernel/smp/cpu.c is built. */
-void sparc64_cpu_bringup(void);
+/* mmu.c */
+void sparc64_mm_set_ram_top(uint64_t top);
+void sparc64_mm_arch_init(void);
+
+/* boot/ofw.c: the RAM regions of /memory's `reg` (before trap_init only). */
+int ofw_memory(void *cif, uint64_t (*regions)[2], int max);
 
 /* selftest.c: the boot self-checks (boot argument `selftest`). */
 void selftest_run(const char *which);

@@ -7,7 +7,12 @@
  * tick and sets the next compare value one period after the last one
  * (or after now, when interrupts were masked for longer than a period),
  * so ticks neither drift nor stop.
- * Invariant: only timer_interrupt writes %tick_cmpr after timer_init.
+ * Once the portable core runs (arch_irq_init), trap.c makes every
+ * interrupt also the core's tick (clock_timer_interrupt: the clock, the
+ * scheduler's time slices, a graft's watchdog) and polls the UART for
+ * console input (sparc64_console_poll: input is polled at the tick's
+ * rate, since device interrupts are not routed yet: arch/irq.h).
+ * Invariant: only timer_interrupt writes %tick_cmpr after the timer starts.
  */
 #include <arch/cpu.h>
 #include <arch/timer.h>
@@ -20,6 +25,7 @@
 
 static volatile uint64_t ticks;
 static uint64_t next_cmpr, period = TICK_HZ / TIMER_HZ;
+static bool core_clock;		/* the core's clock runs (arch_timer_start from clock_start_cpu) */
 
 static void write_tick_cmpr(uint64_t v)
 {
@@ -66,9 +72,16 @@ void arch_timer_start(unsigned hz)
 		     TICK_HZ, (unsigned long)period, hz);
 }
 
+/* The boot self-checks' timer (before the core's clock). */
 void timer_init(void)
 {
 	arch_timer_start(TIMER_HZ);
+}
+
+/* From arch_irq_init: the core's clock takes the interrupts from now on. */
+void sparc64_timer_core_clock(void)
+{
+	core_clock = true;
 }
 
 /*
@@ -85,4 +98,9 @@ void timer_interrupt(void)
 	if ((int64_t)(next_cmpr - now) <= 0)
 		next_cmpr = now + period;
 	write_tick_cmpr(next_cmpr);
+}
+
+bool sparc64_timer_core(void)
+{
+	return core_clock;
 }

@@ -5,16 +5,32 @@
  * interrupted stack), and the fault report.
  *
  * Interrupt levels 1..15 come from SOFTINT: level 14 is the %tick_cmpr
- * timer (timer.c); others are acknowledged and counted. A fault is
- * reported (trap type and name, TL, TPC, TNPC, TSTATE, fault address,
- * and a backtrace through the register windows) and is fatal, unless the
- * faulting pc has a registered fixup (a deliberate, recoverable fault of
- * the self-checks): then the report is printed, the fixup's hook sees
- * the frame, and execution resumes at the fixup's address.
+ * timer (timer.c), which once the core runs is also its tick, the
+ * console's input poll and a graft's watchdog; the scheduler may switch
+ * threads on the way out. Others are acknowledged and counted. A fault
+ * inside arch_safe_read resumes at its error exit. A fault in a thread
+ * goes to the core's fault_handle (graft abort, thread killed, or
+ * panic). Any other fault, and every fault before the first thread (the
+ * self-checks), is reported here (trap type and name, TL, TPC, TNPC,
+ * TSTATE, fault address, and a backtrace through the register windows)
+ * and is fatal, unless the faulting pc has a registered fixup (a
+ * deliberate, recoverable fault of the self-checks): then the report is
+ * printed, the fixup's hook sees the frame, and execution resumes at the
+ * fixup's address.
  * Invariants: a trap taken at TL > 1, or a refused window spill or fill,
  * never returns (its windows were discarded: trap_entry.S).
  */
+#include <arch/safe_read.h>
+#include <arch/trap.h>
+#include <scion/clock.h>
+#include <scion/cpu.h>
+#include <scion/fault.h>
+#include <scion/format.h>
+#include <scion/sched.h>
 #include <scion/symtab.h>
+#include <scion/txn.h>
+
+#include <arch/mmu.h>
 
 #include "sparc64_internal.h"
 
@@ -24,7 +40,8 @@ _Static_assert(offsetof(struct trap_frame, fault_addr) == 40, "TF_FAULT");
 _Static_assert(offsetof(struct trap_frame, g) == 56, "TF_G");
 _Static_assert(offsetof(struct trap_frame, sp) == 120, "TF_SP");
 _Static_assert(offsetof(struct trap_frame, outer_tpc) == 136, "TF_OUTER_TPC");
-_Static_assert(sizeof(struct trap_frame) == 144, "TF_SIZE");
+_Static_assert(offsetof(struct trap_frame, o) == 144, "TF_O");
+_Static_assert(sizeof(struct trap_frame) == 208, "TF_SIZE");
 
 static struct {
 	uint64_t pc, resume;
@@ -130,19 +147,139 @@ static void trap_report(const struct trap_frame *tf)
 	} else if (tf->tt >= TT_SPILL_0 && tf->tt < TT_TRAP_INSN) {
 		early_printf("backtrace: none (the refused window's stack cannot be read)\n");
 	} else {
-		backtrace_print(tf->tpc, tf->sp);
+		sparc64_backtrace_print(tf->tpc, tf->sp);
 	}
 }
 
-static void interrupt(uint64_t level)
+/*
+ * An interrupt at level 1..15, at TL 0 with interrupts masked, on the
+ * interrupted thread's stack. Steps: 1. count it and note the frame
+ * (arch_interrupted_frame) and the time (cpu_irq_time_enter, outermost
+ * only); 2. level 14 is the timer (timer.c), others are acknowledged and
+ * counted as spurious; 3. on the way out of the outermost handler, the
+ * scheduler may switch threads (sched_irq_exit): the frame stays on
+ * this thread's stack until the thread runs again and returns through it.
+ */
+static void interrupt(struct trap_frame *tf, uint64_t level)
 {
-	if (level == 14) {
-		timer_interrupt();
+	struct cpu *c = this_cpu();
+
+	if (unlikely(c->txn_timer_only)) {
+		/* A graft runs at PIL 13 (arch/txn.h): count time, run its watchdog, nothing else. */
+		if (level == 14) {
+			timer_interrupt();
+			clock_count_tick();
+			txn_watchdog(tf);
+		} else {
+			__asm__ __volatile__("wr %0, 0, %%clear_softint" : : "r"(1ul << level));
+			spurious_irqs++;
+		}
 		return;
 	}
-	/* 1. Clear the level's SOFTINT bit; 2. count it. */
-	__asm__ __volatile__("wr %0, 0, %%clear_softint" : : "r"(1ul << level));
-	spurious_irqs++;
+	if (c->irq_depth++ == 0)
+		cpu_irq_time_enter(c);
+	c->interrupts++;
+	struct trap_frame *outer = c->arch.irq_frame;
+	c->arch.irq_frame = tf;
+	if (level == 14) {
+		timer_interrupt();
+		if (sparc64_timer_core()) {
+			sparc64_console_poll();
+			if (c->txn_depth)
+				txn_watchdog(tf);
+			clock_timer_interrupt();
+		}
+	} else {
+		__asm__ __volatile__("wr %0, 0, %%clear_softint" : : "r"(1ul << level));
+		spurious_irqs++;
+	}
+	c->arch.irq_frame = outer;
+	if (--c->irq_depth == 0) {
+		cpu_irq_time_exit(c);
+		sched_irq_exit(trap_frame_pc(tf));
+	}
+}
+
+struct trap_frame *arch_interrupted_frame(void)
+{
+	return this_cpu()->arch.irq_frame;
+}
+
+/* ---- arch_safe_read's faults (switch.S) ------------------------------------------ */
+
+extern char safe_read_load[], safe_read_fault[];
+
+bool arch_safe_read_fixup(struct trap_frame *f)
+{
+	if (f->tl != 1 || f->tpc != (uint64_t)(uintptr_t)safe_read_load)
+		return false;
+	trap_frame_set_pc(f, (uint64_t)(uintptr_t)safe_read_fault);
+	return true;
+}
+
+/*
+ * Tracing may read anything that translates and is not a device: the
+ * image, the direct map of RAM, and cacheable kmap pages.
+ */
+bool arch_trace_readable(uint64_t addr, size_t n)
+{
+	if (n == 0)
+		return true;
+	if (addr + n < addr)
+		return false;
+	for (uint64_t a = addr & ~(PAGE_SIZE - 1); a < addr + n; a += PAGE_SIZE) {
+		unsigned flags = 0;
+		if (arch_translate(a, &flags) != UINT64_MAX && (flags & MAP_NOCACHE))
+			return false;
+		if (a >= MMIO_BASE && a < MMIO_LIMIT)
+			return false;
+	}
+	return true;
+}
+
+void arch_trap_print_regs(const struct trap_frame *f)
+{
+	printk("  TPC 0x%016llx TNPC 0x%016llx TSTATE 0x%016llx TT 0x%03llx TL %llu\n",
+	       (unsigned long long)f->tpc, (unsigned long long)f->tnpc,
+	       (unsigned long long)f->tstate, (unsigned long long)f->tt, (unsigned long long)f->tl);
+	for (int i = 0; i < 8; i += 2)
+		printk("  %%g%d 0x%016llx %%g%d 0x%016llx  %%o%d 0x%016llx %%o%d 0x%016llx\n", i,
+		       (unsigned long long)f->g[i], i + 1, (unsigned long long)f->g[i + 1], i,
+		       (unsigned long long)f->o[i], i + 1, (unsigned long long)f->o[i + 1]);
+}
+
+/*
+ * A fault in a thread, once the core runs: the core's fault_handle
+ * (kernel/core/fault.c) aborts a graft's transaction, kills an ordinary
+ * thread, or panics. Its class is named as on x86 (the portable code and
+ * tests know "page fault", "divide error"); the vector is the trap type.
+ * Window spill/fill refusals and software traps keep the port's report.
+ */
+static bool core_fault(struct trap_frame *tf)
+{
+	struct fault_info info = { .vector = (unsigned)tf->tt, .has_address = tf->fault_addr != 0,
+				   .address = tf->fault_addr };
+
+	switch (tf->tt) {
+	case TT_IMMU_MISS: case TT_DMMU_MISS: case TT_DMMU_PROT: case TT_DAE: case TT_IAE:
+		info.what = "page fault";
+		break;
+	case TT_DIV_ZERO:
+		info.what = "divide error";
+		break;
+	case TT_ILLEGAL:
+		info.what = "invalid opcode";
+		break;
+	case TT_ALIGN:
+		info.what = "alignment check";
+		break;
+	default:
+		return false;
+	}
+	snprintf(info.detail, sizeof(info.detail), "%s (tt 0x%03x)", trap_name(tf->tt),
+		 (unsigned)tf->tt);
+	fault_handle(tf, &info);
+	return true;
 }
 
 void trap_handler(struct trap_frame *tf)
@@ -150,9 +287,13 @@ void trap_handler(struct trap_frame *tf)
 	uint64_t tt = tf->tt;
 
 	if (tf->tl == 1 && tt > TT_IRQ_BASE && tt < TT_IRQ_BASE + 16) {
-		interrupt(tt - TT_IRQ_BASE);
+		interrupt(tf, tt - TT_IRQ_BASE);
 		return;
 	}
+	if (arch_safe_read_fixup(tf))
+		return;
+	if (tf->tl == 1 && this_cpu()->current && core_fault(tf))
+		return;
 	trap_report(tf);
 	if (tf->tl == 1 && fixup.pc && tf->tpc == fixup.pc) {
 		early_printf("trap: recovered (a registered fixup resumes at 0x%lx)\n",

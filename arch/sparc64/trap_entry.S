@@ -37,8 +37,9 @@
 #define TF_SP		120
 #define TF_OUTER_TT	128
 #define TF_OUTER_TPC	136
-#define TF_SIZE		144
-#define TRAP_FRAME	(MIN_FRAME + TF_SIZE)	/* 320, a multiple of 16 */
+#define TF_O		144
+#define TF_SIZE		208
+#define TRAP_FRAME	(MIN_FRAME + TF_SIZE)	/* 384, a multiple of 16 */
 
 /* The ABI reserves %g2-%g7 to the application: the trap code is that application. */
 	.register %g2, #scratch
@@ -73,8 +74,8 @@
 	srlx	%g1, KERNEL_MAP_SHIFT, %g2
 	cmp	%g2, KERNEL_VIRT >> KERNEL_MAP_SHIFT
 	bne,pn	%xcc, 1f
-	 andcc	%g1, TAG_CONTEXT_MASK, %g0
-	bne,pn	%xcc, 1f
+	 sllx	%g1, 64 - 13, %g2		/* the context (13 bits: no simm13 mask) */
+	brnz,pn	%g2, 1f
 	 sethi	%hi(KERNEL_TTE_HIGH), %g2
 	sllx	%g2, 32, %g2
 	sethi	%hi(KERNEL_TTE_LOW), %g3
@@ -82,10 +83,9 @@
 	or	%g2, %g3, %g2
 	stxa	%g2, [%g0] \data_in_asi
 	retry
-1:	srlx	%g1, 13, %g7			/* the page's address, context dropped */
-	ba,pt	%xcc, trap_common
-	 sllx	%g7, 13, %g7
-	.skip	4 * TRAP_ENTRY_SIZE - 17 * 4
+1:	ba,pt	%xcc, mmu_miss_other
+	 mov	\data_in_asi, %g3
+	.skip	4 * TRAP_ENTRY_SIZE - 16 * 4
 .endm
 
 /* Spill one window to a 64-bit (biased) frame; refuse a 32-bit one. */
@@ -211,6 +211,59 @@ trap_table:
 	.section .text.tl1, "ax"
 
 /*
+ * mmu_miss_other: a miss outside the kernel image's window. In: %g1 the
+ * tag access value (VA 63..13, context 12..0), %g3 the data-in ASI of the
+ * TLB that missed (0x54 or 0x5c), MMU globals.
+ *  - context 0, DIRECT_MAP_BASE <= VA < + sparc64_ram_top: the 4 MB page
+ *    of physical memory VA - DIRECT_MAP_BASE, cacheable, writable;
+ *  - context 0, KMAP_BASE <= VA < KMAP_LIMIT: the 8 KB TTE in
+ *    sparc64_kmap_ttes[(VA - KMAP_BASE) >> 13], when it is valid;
+ *  - anything else: a fault (trap_common, the page's address in %g7).
+ * The TTE goes through %asi (the ASI is a register operand here).
+ */
+	.type	mmu_miss_other, @function
+mmu_miss_other:
+	wr	%g3, 0, %asi
+	sllx	%g1, 64 - 13, %g2		/* the context: must be 0 */
+	brnz,pn	%g2, 9f
+	 srlx	%g1, 13, %g2
+	sllx	%g2, 13, %g2			/* VA of the page */
+	setx	SPARC64_DIRECT_MAP, %g4, %g5
+	subcc	%g2, %g5, %g4			/* PA, if it is in the direct map */
+	blu,pn	%xcc, 2f
+	 nop
+	setx	sparc64_ram_top, %g5, %g6
+	ldx	[%g6], %g6
+	cmp	%g4, %g6
+	bgeu,pn	%xcc, 9f
+	 srlx	%g4, KERNEL_MAP_SHIFT, %g4
+	sllx	%g4, KERNEL_MAP_SHIFT, %g4	/* the 4 MB page's PA */
+	sethi	%hi(KERNEL_TTE_HIGH), %g5
+	sllx	%g5, 32, %g5
+	or	%g4, %g5, %g4
+	or	%g4, 0x36, %g4			/* CP | CV | P | W */
+	stxa	%g4, [%g0] %asi
+	retry
+2:	setx	SPARC64_KMAP_BASE, %g4, %g5
+	subcc	%g2, %g5, %g4
+	blu,pn	%xcc, 9f
+	 srlx	%g4, 13, %g4			/* page index */
+	setx	KMAP_PAGES, %g5, %g6
+	cmp	%g4, %g6
+	bgeu,pn	%xcc, 9f
+	 sllx	%g4, 3, %g4
+	setx	sparc64_kmap_ttes, %g5, %g6
+	ldx	[%g6 + %g4], %g4
+	brgez,pn %g4, 9f			/* bit 63 clear: not valid */
+	 nop
+	stxa	%g4, [%g0] %asi
+	retry
+9:	srlx	%g1, 13, %g7			/* the page's address, context dropped */
+	ba,pt	%xcc, trap_common
+	 sllx	%g7, 13, %g7
+	.size	mmu_miss_other, . - mmu_miss_other
+
+/*
  * window_refused: a spill or fill of a 32-bit frame (even %sp), or of a
  * WSTATE the kernel never sets. The trap's window cannot be saved, so the
  * machine stops: the refused %sp becomes the fault address and the
@@ -256,6 +309,15 @@ trap_common_body:
 	stx	%fp, [%g6 + TF_SP]
 	stx	%g0, [%g6 + TF_OUTER_TT]
 	stx	%g0, [%g6 + TF_OUTER_TPC]
+	/*    The interrupted window's outs are this window's ins. */
+	stx	%i0, [%g6 + TF_O + 0 * 8]
+	stx	%i1, [%g6 + TF_O + 1 * 8]
+	stx	%i2, [%g6 + TF_O + 2 * 8]
+	stx	%i3, [%g6 + TF_O + 3 * 8]
+	stx	%i4, [%g6 + TF_O + 4 * 8]
+	stx	%i5, [%g6 + TF_O + 5 * 8]
+	stx	%i6, [%g6 + TF_O + 6 * 8]
+	stx	%i7, [%g6 + TF_O + 7 * 8]
 	/* 3. Nested: also TL 1's trap type and pc (what was interrupted first). */
 	cmp	%g5, 1
 	be,pt	%xcc, 1f
@@ -295,7 +357,20 @@ trap_common_body:
 	ldx	[%l0 + TF_TSTATE], %g1
 	ldx	[%l0 + TF_TPC], %g2
 	ldx	[%l0 + TF_TNPC], %g3
+	ldx	[%l0 + TF_O + 0 * 8], %i0	/* C may have changed them (arch/trap.h) */
+	ldx	[%l0 + TF_O + 1 * 8], %i1
+	ldx	[%l0 + TF_O + 2 * 8], %i2
+	ldx	[%l0 + TF_O + 3 * 8], %i3
+	ldx	[%l0 + TF_O + 4 * 8], %i4
+	ldx	[%l0 + TF_O + 5 * 8], %i5
+	ldx	[%l0 + TF_O + 7 * 8], %i7
 	restore
+	/* The interrupted window is the one restore just made current, which
+	 * is not TSTATE.CWP's when C switched threads meanwhile (the windows
+	 * were flushed and filled again): retry must come back to this one. */
+	rdpr	%cwp, %g4
+	andn	%g1, TSTATE_CWP_MASK, %g1
+	or	%g1, %g4, %g1
 	wrpr	%g1, 0, %tstate
 	wrpr	%g2, 0, %tpc
 	wrpr	%g3, 0, %tnpc

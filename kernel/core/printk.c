@@ -7,6 +7,7 @@
  * same time just stops), stops the other CPUs with an NMI, writes without
  * the console lock, and ends as the `panic` boot option says.
  */
+#include <scion/exit_status.h>
 #include <scion/printk.h>
 #include <scion/format.h>
 #include <scion/console.h>
@@ -22,7 +23,6 @@
 #include <arch/trap.h>
 
 #define PRINTK_MAX 512
-#define EXIT_STATUS_PANIC 0x12	/* QEMU exits with 37 */
 
 volatile bool panic_in_progress;
 static int panic_owner = -1;

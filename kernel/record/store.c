@@ -27,7 +27,9 @@
 struct rec_chunk {
 	struct rec_chunk *next;
 	uint32_t used;
-	uint8_t data[REC_CHUNK_BYTES];
+	/* Records are read in place with 8-byte loads: a strict-alignment
+	   machine (SPARC) traps on data at offset 12. */
+	uint8_t data[REC_CHUNK_BYTES] __attribute__((aligned(8)));
 };
 
 static struct mutex store_lock = MUTEX_INIT(store_lock, "record-store");
@@ -137,7 +139,7 @@ size_t rec_data_read(const struct rec_data *d, uint64_t offset, void *buf, size_
 uint64_t rec_data_merge(struct rec_data *out, struct rec_data *from, unsigned n)
 {
 	struct rec_cursor cur[MAX_CPUS];
-	const struct rec_head *next[MAX_CPUS];
+	const struct rec_head *next[MAX_CPUS] = { 0 };
 	uint64_t lost = 0;
 
 	for (unsigned k = 0; k < n; k++) {

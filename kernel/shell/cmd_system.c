@@ -39,7 +39,7 @@ static int cmd_cpus(int argc, char **argv)
 		struct cpu *c = cpu_by_index(i);
 		uint64_t ticks = READ_ONCE(c->ticks), idle = READ_ONCE(c->idle_ticks);
 		struct thread *cur = READ_ONCE(c->current);
-		printk("  %-4u %-6u %-10llu %-6llu %-11llu %-9llu %s\n", i, c->arch.apic_id,
+		printk("  %-4u %-6u %-10llu %-6llu %-11llu %-9llu %s\n", i, arch_cpu_hw_id(&c->arch),
 		       (unsigned long long)ticks,
 		       (unsigned long long)(ticks ? idle * 100 / ticks : 100),
 		       (unsigned long long)READ_ONCE(c->interrupts),

@@ -10,6 +10,7 @@
  * or `test NAME: SKIPPED (why)`, then a summary line and finally
  * `N passed, M failed`.
  */
+#include <scion/exit_status.h>
 #include <scion/ktest.h>
 #include <scion/thread.h>
 #include <scion/cpu.h>
@@ -23,8 +24,6 @@
 #include <scion/errno.h>
 #include <arch/power.h>
 
-#define EXIT_STATUS_PASSED 0x10	/* QEMU exits with 33 */
-#define EXIT_STATUS_FAILED 0x11	/* QEMU exits with 35 */
 
 struct test_run {
 	const struct ktest *test;
@@ -113,6 +112,11 @@ int ktest_run(const char *selector)
 		if (kt->manual && !names_exactly(selector, kt->name))
 			continue;
 		selected++;
+		if (machine_lacks(kt->needs)) {
+			printk("test %s: SKIPPED (%s)\n", kt->name, machine_lacks_reason(kt->needs));
+			skipped++;
+			continue;
+		}
 		if (kt->min_cpus > cpu_count()) {
 			printk("test %s: SKIPPED (needs %u CPUs, has %u)\n", kt->name, kt->min_cpus,
 			       cpu_count());
@@ -204,8 +208,10 @@ SHELL_COMMAND(test, "[patterns]", "run in-kernel tests (all, or those matching)"
 
 static void print_test(const struct ktest *kt)
 {
-	printk("  %-32s needs %u CPU%s%s\n", kt->name, kt->min_cpus, kt->min_cpus == 1 ? "" : "s",
-	       kt->manual ? ", run only by name (it crashes the kernel on purpose)" : "");
+	const char *lacks = machine_lacks_reason(kt->needs);
+	printk("  %-32s needs %u CPU%s%s%s%s\n", kt->name, kt->min_cpus, kt->min_cpus == 1 ? "" : "s",
+	       kt->manual ? ", run only by name (it crashes the kernel on purpose)" : "",
+	       lacks ? "; skipped here: " : "", lacks ? lacks : "");
 }
 
 static int cmd_tests(int argc, char **argv)

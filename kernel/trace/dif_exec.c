@@ -110,9 +110,21 @@ static int load(struct run *x, const struct dif_insn *in, uint64_t *out)
 		return dif_fail(x, DIF_FAULT_ALIGN, addr);
 	if (x->ops->read(x->env, addr, bytes, size))
 		return dif_fail(x, DIF_FAULT_BADADDR, addr);
+	/* Memory is read in the machine's own byte order (sparc64 is big-endian). */
 	uint64_t v = 0;
-	for (unsigned i = 0; i < size; i++)		/* little-endian, as both machines are */
-		v |= (uint64_t)bytes[i] << (8 * i);
+	if (size == 1) {
+		v = bytes[0];
+	} else if (size == 2) {
+		uint16_t h;
+		__builtin_memcpy(&h, bytes, 2);
+		v = h;
+	} else if (size == 4) {
+		uint32_t w;
+		__builtin_memcpy(&w, bytes, 4);
+		v = w;
+	} else {
+		__builtin_memcpy(&v, bytes, 8);
+	}
 	if (shape[in->op].sign && size < 8 && (v >> (8 * size - 1)) & 1)
 		v |= ~0ull << (8 * size);
 	*out = v;

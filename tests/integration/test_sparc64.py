@@ -11,14 +11,22 @@ five times:
                   spinlocks and random bytes over the arch headers; `N
                   passed, M failed`; power-off, exit status 0
   selftest=panic  the same fault with no fixup: the report, a panic, and
-                  exit status 1 through pvpanic-pci
+                  exit status 1 through pvpanic-pci (panic=exit, the core's
+                  panic option, on every boot that panics)
   selftest=spill32  a window with an even (32-bit) %sp spilled: the spill
                   refused, reported, a panic, exit status 1
   selftest=tl2    a window spilled into unmapped memory: the fault at TL 2
                   reported with TL 1's trap, a panic, exit status 1
   make run        `make run ARCH=sparc64 CMDLINE=frobnicate=1` on a pipe: the
-                  portable boot option parser reports the unknown option, the
-                  console echoes a line and `poweroff` exits 0
+                  portable kernel_main reports the unknown option and the
+                  M48T59's date (a year after 2020), and reaches
+                  the `scion>` shell on the UART (input polled at the tick);
+                  `uptime` and `cpus` answer, `probe list` is refused with
+                  its reason, `poweroff` exits 0
+
+A second job, sparc64.kernel_tests, builds the sparc64 test kernel and boots
+`test=*`: the portable in-kernel tests pass, the x86-only ones say SKIPPED
+with the port's reason (job_kernel_tests).
 
 OpenBIOS's banner comes before the kernel's first line (`Scion ...`);
 the checks look only at what follows it."""
@@ -98,13 +106,16 @@ def job_machine_layer(ctx):
 
     # 2. The same fault unrecovered: the report, then a panic through pvpanic.
     boot = harness.Boot(f"{ctx.job}-panic", ctx.log_dir, timeout=30,
-                        argv=machine.sparc64_qemu_command(kernel, "selftest=panic"))
+                        argv=machine.sparc64_qemu_command(kernel, "selftest=panic panic=exit"))
     boot.finish()
     out = kernel_output(boot)
     expect(ctx, "panic/report-names-function", out,
            r"^  TPC   0x[0-9a-f]+ selftest_fault_load\+0x", boot)
     expect(ctx, "panic/backtrace", out, r"^  #1 0x[0-9a-f]+ selftest_run\+0x", boot)
     expect(ctx, "panic/panic-line", out, r"^panic: fatal trap 0x068 at TL 1$", boot)
+    # The core's panic backtrace goes through the trap: trap_common, then the faulting pc.
+    expect(ctx, "panic/backtrace-crosses-trap", out,
+           r"trap_common\+0x[0-9a-f]+\n  #\d+ 0x[0-9a-f]+ selftest_fault_load\+0x", boot)
     status(ctx, "panic/exit-status-1", boot, machine.SPARC64_EXIT_PANIC)
 
     # 3. A 32-bit frame's spill is refused; 4. a fault inside the spill handler (TL 2).
@@ -120,7 +131,8 @@ def job_machine_layer(ctx):
                                     r"selftest_bad_window\+0x"),
                      ("panic-line", r"^panic: fatal trap 0x068 at TL 2$")))):
         boot = harness.Boot(f"{ctx.job}-{arg}", ctx.log_dir, timeout=30,
-                            argv=machine.sparc64_qemu_command(kernel, f"selftest={arg}"))
+                            argv=machine.sparc64_qemu_command(kernel,
+                                                              f"selftest={arg} panic=exit"))
         boot.finish()
         out = kernel_output(boot)
         for label, pattern in patterns:
@@ -132,12 +144,77 @@ def job_machine_layer(ctx):
                         argv=["make", "--no-print-directory", "run", "ARCH=sparc64", build_arg,
                               "CMDLINE=frobnicate=1"])
     try:
-        boot.wait_for(r"sparc64> ")
+        boot.wait_for(r"scion> ")
         expect(ctx, "make-run/unknown-option-reported", kernel_output(boot),
                r"^boot: unknown option 'frobnicate' ignored", boot)
-        boot.command("hello sparc", r"echo: hello sparc\n")
-        ctx.result("make-run/echo", True)
+        expect(ctx, "make-run/rtc-date", kernel_output(boot),
+               r"^machine: sun4u .* M48T59 clock 20[2-9]\d-\d\d-\d\d \d\d:\d\d:\d\d$", boot)
+        boot.command("uptime", r"up \d+\.\d{3} s, \d+ ticks at 100 Hz")
+        ctx.result("make-run/uptime", True)
+        boot.command("cpus", r"1 CPU online, cycle counter 100\.000 MHz")
+        ctx.result("make-run/cpus", True)
+        boot.command("probe list", r"probe: sparc64: no splicer yet \(issue 25\)")
+        ctx.result("make-run/probe-refused", True)
         boot.command("poweroff", r"powering off")
     finally:
         boot.finish()
     status(ctx, "make-run/poweroff-exit-status-0", boot, 0)
+
+
+# Portable tests that must run (not be skipped) and pass on sun4u: threads and the
+# scheduler, the allocator and stack guard pages, grafts' transactions (a fault and a
+# budget overrun aborting them through the trap table), records, the symbol table.
+SPARC64_MUST_PASS = ("calendar_known_dates", "clock_fast_tick", "dnlc_lru_by_hand",
+                     "graft_fault_aborts", "graft_budget_aborts_spinning_graft",
+                     "graft_nested_transactions", "mm_stack_guard_page", "sched_fair_share",
+                     "sched_follow_live_recording", "sched_sleep_ms", "symtab_covers_text",
+                     "monitor_sources_table", "trace_load_native_byte_order",
+                     "stack_walk_names_the_callers")
+# x86-only features: these must say SKIPPED with the port's one-line reason.
+SPARC64_MUST_SKIP = (("mm_image_permissions", "no per-page permissions"),
+                     ("probe_monitor_hits", "sparc64: no splicer yet (issue 25)"),
+                     ("trace_session_in_kernel", "sparc64: no splicer yet (issue 25)"),
+                     ("trace_reads_refuse_device_memory", "nothing is mapped in the MMIO window"))
+
+
+def job_kernel_tests(ctx):
+    """The sparc64 test kernel (KERNEL_TESTS=yes) boots `test=*` on sun4u: every
+    portable in-kernel test it builds passes or says SKIPPED (reason); the closing
+    `N passed, M failed` counts the run ones (skips are neither) and power-off ends
+    QEMU with status 0."""
+    build = os.path.relpath(os.path.join(ctx.build, "sparc64"), ctx.root)
+    proc = subprocess.run(["make", "--no-print-directory", "ARCH=sparc64", f"BUILD={build}",
+                           "KERNEL_TESTS=yes", "kernel"], cwd=ctx.root, capture_output=True,
+                          text=True, timeout=600)
+    if proc.returncode != 0:
+        tail = (proc.stdout + proc.stderr).strip().splitlines()[-15:]
+        raise harness.BootError("make ARCH=sparc64 KERNEL_TESTS=yes kernel failed:\n    " +
+                                "\n    ".join(tail))
+    kernel = os.path.join(ctx.root, build, "test", "kernel.elf")
+    boot = harness.Boot(f"{ctx.job}-all", ctx.log_dir, timeout=120,
+                        argv=machine.sparc64_qemu_command(kernel, "test=* panic=exit"))
+    boot.finish()
+    out = kernel_output(boot)
+    tests = TEST_LINE.findall(out)
+    verdicts = dict(tests)
+    for test, verdict in tests:
+        ok = verdict == "OK" or re.fullmatch(r"SKIPPED \(.+\)", verdict) is not None
+        ctx.result(f"test/{test}", ok, f"{verdict} (log: {boot.log_path})")
+    for want in SPARC64_MUST_PASS:
+        ctx.result(f"ran/{want}", verdicts.get(want) == "OK",
+                   f"{verdicts.get(want, 'no line')} (log: {boot.log_path})")
+    for want, reason in SPARC64_MUST_SKIP:
+        v = verdicts.get(want, "")
+        ctx.result(f"skipped/{want}", v.startswith("SKIPPED (") and reason in v,
+                   f"'{v or 'no line'}', expected SKIPPED with '{reason}' (log: {boot.log_path})")
+    n_ok = sum(1 for v in verdicts.values() if v == "OK")
+    n_failed = sum(1 for v in verdicts.values() if v.startswith("FAILED"))
+    n_skipped = sum(1 for v in verdicts.values() if v.startswith("SKIPPED"))
+    summary = SUMMARY.findall(out)
+    ctx.result("summary", bool(summary) and summary[-1] == (str(n_ok), str(n_failed)),
+               f"summary {summary[-1] if summary else 'missing'} for {n_ok} OK and {n_failed} "
+               f"FAILED lines (log: {boot.log_path})")
+    expect(ctx, "summary-counts-skips", out,
+           rf"^ktest: {n_ok} passed, {n_failed} failed, {n_skipped} skipped$", boot)
+    ctx.result("enough-tests", n_ok >= 50, f"only {n_ok} tests passed (log: {boot.log_path})")
+    status(ctx, "exit-status-0", boot, machine.SPARC64_EXIT_POWEROFF)

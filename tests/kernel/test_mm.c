@@ -77,7 +77,7 @@ KTEST(mm_kmalloc_sizes, 1)
 	kfree(NULL);
 }
 
-KTEST(mm_image_permissions, 1)
+KTEST_NEEDS(mm_image_permissions, 1, FEATURE_PAGE_PERMISSIONS)
 {
 	unsigned f;
 

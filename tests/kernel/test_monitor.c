@@ -263,7 +263,7 @@ static void call_again(const struct probe_hit *hit, void *arg)
  * breakpoint sites alike; nested hits (missed) are not counted. Named
  * probe_* so the harness runs it where text patching works.
  */
-KTEST(probe_monitor_hits, 1)
+KTEST_NEEDS(probe_monitor_hits, 1, FEATURE_PROBES)
 {
 	struct probe *entry = probe_named("fbt:kernel:pf_sum:entry"), *late = probe_at(pf_sum_late);
 	uint64_t entry_hits = 0, late_hits = 0;

@@ -461,7 +461,7 @@ KTEST(monitor_redflag_series, 1)
 }
 
 /* Named probe_* so the harness runs it where text patching works (single-threaded TCG). */
-KTEST(probe_monitor_redflag, 1)
+KTEST_NEEDS(probe_monitor_redflag, 1, FEATURE_PROBES)
 {
 	static struct flagged_run run;
 	struct flag_seen seen = { 0 };

@@ -90,7 +90,7 @@ static int trace_load32(uint64_t addr, uint64_t *value, struct dif_fault *fault)
 	return dif_run(&p, &trace_env_ops, NULL, value, fault);
 }
 
-KTEST(trace_reads_refuse_device_memory, 1)
+KTEST_NEEDS(trace_reads_refuse_device_memory, 1, FEATURE_MMIO_DEVICES)
 {
 	static const uint32_t known = 0x5ca1ab1e;
 	uint64_t lapic = lapic_page();
@@ -125,4 +125,22 @@ KTEST(trace_reads_refuse_device_memory, 1)
 		  "a string copy from the local APIC");
 	KT_EXPECT(t, trace_copy_string(buf, (uint64_t)(uintptr_t)text, sizeof(buf)) == 15 &&
 		  !memcmp(buf, text, 15), "a string copy from kernel data");
+}
+
+/*
+ * A trace load reads memory in the machine's own byte order: the value a
+ * C load sees, on little- and big-endian machines alike (and a load that
+ * does not read is a fault, not a value).
+ */
+KTEST(trace_load_native_byte_order, 1)
+{
+	static const uint32_t word = 0x11223344;
+	uint64_t v = 0;
+	struct dif_fault fault;
+
+	int rc = trace_load32((uint64_t)(uintptr_t)&word, &v, &fault);
+	KT_EXPECT(t, rc == 0 && v == word, "load of 0x%x gave rc %d, 0x%llx", word, rc,
+		  (unsigned long long)v);
+	rc = trace_load32(0x10, &v, &fault);
+	KT_EXPECT(t, rc == -1, "a load from an unmapped address gave rc %d", rc);
 }

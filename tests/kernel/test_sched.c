@@ -231,7 +231,7 @@ static void affinity_thread(void *arg)
 KTEST(sched_affinity, 1)
 {
 	struct affinity_probe probes[MAX_CPUS];
-	struct thread *th[MAX_CPUS];
+	struct thread *th[MAX_CPUS] = { 0 };
 	unsigned n = cpu_count();
 
 	for (unsigned i = 0; i < n; i++) {

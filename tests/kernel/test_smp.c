@@ -23,8 +23,8 @@ KTEST(smp_all_cpus_online, 1)
 		KT_EXPECT(t, c->online && c->index == i && c->self == c && c->idle,
 			  "cpu %u descriptor incomplete", i);
 		for (unsigned k = 0; k < i; k++)
-			KT_EXPECT(t, cpu_by_index(k)->arch.apic_id != c->arch.apic_id,
-				  "cpus %u and %u share APIC id %u", k, i, c->arch.apic_id);
+			KT_EXPECT(t, arch_cpu_hw_id(&cpu_by_index(k)->arch) != arch_cpu_hw_id(&c->arch),
+				  "cpus %u and %u share hardware id %u", k, i, arch_cpu_hw_id(&c->arch));
 	}
 }
 
@@ -135,7 +135,7 @@ KTEST(xcall_cpus_calling_each_other, 2)
 {
 	unsigned n = cpu_count();
 	struct cross_worker w[MAX_CPUS];
-	struct thread *th[MAX_CPUS];
+	struct thread *th[MAX_CPUS] = { 0 };
 
 	for (unsigned i = 0; i < MAX_CPUS; i++)
 		cross_hits[i] = 0;

@@ -4,6 +4,7 @@
 #include <scion/symtab.h>
 #include <scion/thread.h>
 #include <scion/string.h>
+#include <arch/stack.h>
 
 extern char __text_start[], __init_text_end[];
 void kernel_main(void);
@@ -48,9 +49,37 @@ KTEST(symtab_covers_text, 1)
 	KT_EXPECT(t, boot && (boot->flags & SYM_INIT), "arch_boot_main not marked boot-only");
 	const struct ksym *km = symtab_lookup_name(st, "thread_create");
 	KT_EXPECT(t, km && !(km->flags & SYM_INIT) && (km->flags & SYM_GLOBAL), "thread_create flags");
-	/* Static functions are in the table too: the fault tests' victims and this file's helper. */
+	/* Static functions are in the table too: this file's tests and its helper. */
 	KT_EXPECT(t, symtab_lookup_name(st, "count_one") != NULL, "static function missing");
 	unsigned n = 0;
-	symtab_foreach_glob(st, "ktest_fault_*", count_one, &n);
-	KT_EXPECT(t, n >= 1, "glob ktest_fault_* found %u functions", n);
+	symtab_foreach_glob(st, "ktest_symtab_*", count_one, &n);
+	KT_EXPECT(t, n >= 1, "glob ktest_symtab_* found %u functions", n);
+}
+
+/*
+ * A kernel stack walk (arch_stack_walk, what trace's stack() uses) from a
+ * captured frame: this function first, then the runner's thread function
+ * that called it (on sparc64 the walk flushes the register windows and
+ * follows the save areas' %i7).
+ */
+static __noinline unsigned walk_here(uint64_t *pcs, unsigned max)
+{
+	struct trap_frame f = { 0 };
+	trap_frame_capture(&f);
+	return arch_stack_walk(&f, false, pcs, max);
+}
+
+KTEST(stack_walk_names_the_callers, 1)
+{
+	uint64_t pcs[8];
+	char name[64];
+
+	unsigned n = walk_here(pcs, 8);
+	KT_ASSERT(t, n >= 3, "only %u frames", n);
+	ksym_format(pcs[0], name, sizeof(name));
+	KT_EXPECT(t, !strncmp(name, "walk_here", 9), "frame 0 is %s", name);
+	ksym_format(pcs[1] - 1, name, sizeof(name));
+	KT_EXPECT(t, !strncmp(name, "ktest_stack_walk_names_the_callers+", 35), "frame 1 is %s", name);
+	ksym_format(pcs[2] - 1, name, sizeof(name));
+	KT_EXPECT(t, !strncmp(name, "test_thread+", 12), "frame 2 is %s", name);
 }

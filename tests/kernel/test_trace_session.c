@@ -116,7 +116,7 @@ static void expect_firings(struct ktest_ctx *t, const struct totals *got, unsign
 		  got->strays, got->bad_records);
 }
 
-KTEST(trace_session_in_kernel, 1)
+KTEST_NEEDS(trace_session_in_kernel, 1, FEATURE_PROBES)
 {
 	char why[WHY_BYTES] = "";
 	struct trace_session *s = NULL;

@@ -4,14 +4,23 @@
  *
  *   KTEST(sched_fairness, 1) { ... KT_ASSERT(t, cond, "fmt", ...); }
  *
- * The second argument is the number of CPUs the test needs. The runner
- * (kernel/test/ktest.c) runs each selected test in a thread of its own
- * and prints `test NAME: OK` or `test NAME: FAILED: why`.
+ * The second argument is the number of CPUs the test needs. A test that
+ * needs machine features some port lacks says so:
+ *
+ *   KTEST_NEEDS(probe_counts, 1, FEATURE_PROBES) { ... }
+ *
+ * (scion/features.h); on a port without one of them the runner prints
+ * `test NAME: SKIPPED (reason)` with the port's one-line reason and does
+ * not run it. The runner (kernel/test/ktest.c) runs each selected test in
+ * a thread of its own and prints `test NAME: OK` or `test NAME: FAILED:
+ * why`. Skipped tests count neither as passed nor as failed in the closing
+ * `N passed, M failed`; the line before it counts them.
  */
 #ifndef SCION_KTEST_H
 #define SCION_KTEST_H
 
 #include <scion/compiler.h>
+#include <scion/features.h>
 #include <scion/format.h>
 
 struct ktest_ctx {
@@ -27,6 +36,7 @@ struct ktest {
 	unsigned min_cpus;
 	unsigned timeout_s;
 	bool manual;		/* run only when the selector names it exactly */
+	unsigned needs;		/* FEATURE_* the test needs (scion/features.h) */
 };
 
 LINKER_TABLE_DECLARE(struct ktest, ktests);
@@ -41,21 +51,24 @@ LINKER_TABLE_DECLARE(struct ktest, ktests);
 
 #define KTEST_TIMEOUT_S 60
 
-#define KTEST_DEFINE(tname, cpus, is_manual) \
+#define KTEST_DEFINE(tname, cpus, is_manual, features) \
 	static void ktest_##tname(struct ktest_ctx *t); \
 	static const struct ktest ktest_entry_##tname LINKER_TABLE_ENTRY(ktests) = { \
 		.name = #tname, .fn = ktest_##tname, .min_cpus = (cpus), \
-		.timeout_s = KTEST_TIMEOUT_S, .manual = (is_manual), \
+		.timeout_s = KTEST_TIMEOUT_S, .manual = (is_manual), .needs = (features), \
 	}; \
 	static void ktest_##tname(struct ktest_ctx *t)
 
-#define KTEST(tname, cpus) KTEST_DEFINE(tname, cpus, false)
+#define KTEST(tname, cpus) KTEST_DEFINE(tname, cpus, false, 0)
+
+/* A test that needs machine features (FEATURE_*, scion/features.h). */
+#define KTEST_NEEDS(tname, cpus, features) KTEST_DEFINE(tname, cpus, false, features)
 
 /*
  * A test that does not return normally (it panics the kernel, on
  * purpose): run only when named exactly, e.g. test=crash_fault_with_lock.
  */
-#define KTEST_MANUAL(tname, cpus) KTEST_DEFINE(tname, cpus, true)
+#define KTEST_MANUAL(tname, cpus) KTEST_DEFINE(tname, cpus, true, 0)
 
 /* Record the first failure of the running test. */
 void ktest_fail(struct ktest_ctx *t, const char *file, int line, const char *fmt, ...)

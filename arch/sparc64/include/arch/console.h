@@ -2,9 +2,9 @@
 /*
  * The machine's console device on sparc64: the sun4u UART, polled
  * (arch/sparc64/serial.c). Same contract as arch/x86/include/arch/console.h.
- * Input: arch_console_enable_input is declared, not yet defined: its
- * only caller, kernel/core/console.c, is not in the port's ARCH_CORE_SRCS
- * yet; until then the boot console polls the UART itself.
+ * Input is polled too: once arch_console_enable_input has run, every timer
+ * tick (100 Hz) moves the received bytes to console_input_byte (device
+ * interrupts are not routed yet: arch/irq.h).
  */
 #ifndef ARCH_CONSOLE_H
 #define ARCH_CONSOLE_H

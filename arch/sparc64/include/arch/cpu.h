@@ -27,7 +27,8 @@ static inline irqflags_t arch_read_pstate(void)
 static inline irqflags_t arch_irq_save(void)
 {
 	irqflags_t f = arch_read_pstate();
-	__asm__ __volatile__("wrpr %0, %1, %%pstate" : : "r"(f), "i"(ARCH_PSTATE_IE) : "memory");
+	/* wrpr writes rs1 XOR rs2: clear IE by value, never toggle it. */
+	__asm__ __volatile__("wrpr %0, 0, %%pstate" : : "r"(f & ~ARCH_PSTATE_IE) : "memory");
 	return f;
 }
 

@@ -15,9 +15,9 @@
 void arch_poweroff(void);
 
 /*
- * End QEMU: code 0 powers off (status 0); any other code signals a
- * panic through pvpanic (status 1). Returns only when neither device
- * answered.
+ * End QEMU: code 0 and EXIT_STATUS_PASSED (scion/exit_status.h) power off
+ * (status 0); any other code signals a panic through pvpanic (status 1).
+ * Returns only when neither device answered.
  */
 void arch_exit_emulator(uint8_t code);
 

@@ -18,6 +18,13 @@ struct arch_cpu {
 	struct trap_frame *irq_frame;	/* the frame of the interrupt being handled */
 };
 
+/* The CPU's hardware id, for listings (shell `cpus`): the one CPU is 0. */
+static inline unsigned arch_cpu_hw_id(const struct arch_cpu *a)
+{
+	(void)a;
+	return 0;
+}
+
 enum ipi_kind {
 	IPI_XCALL,	/* run queued cross-calls: xcall_handle_ipi() */
 	IPI_RESCHED,	/* reschedule: sched_handle_resched_ipi() */

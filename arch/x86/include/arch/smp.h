@@ -39,6 +39,12 @@ struct arch_cpu {
 	uint8_t entry_stack[IST_STACK_SIZE] __attribute__((aligned(16)));
 };
 
+/* The CPU's hardware id, for listings (shell `cpus`): its local APIC id. */
+static inline unsigned arch_cpu_hw_id(const struct arch_cpu *a)
+{
+	return a->apic_id;
+}
+
 enum ipi_kind {
 	IPI_XCALL,	/* run queued cross-calls: xcall_handle_ipi() */
 	IPI_RESCHED,	/* reschedule: sched_handle_resched_ipi() */

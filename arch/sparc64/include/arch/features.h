@@ -1,0 +1,34 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
+/*
+ * The machine features of the sparc64 port (scion/features.h), and one
+ * line for each it lacks (issue 25 tracks them all).
+ */
+#ifndef ARCH_FEATURES_H
+#define ARCH_FEATURES_H
+
+/* None of the optional features yet. */
+#define ARCH_FEATURES 0u
+
+static inline const char *arch_feature_absent_reason(unsigned feature)
+{
+	switch (feature) {
+	case FEATURE_PROBES:
+		return "sparc64: no splicer yet (issue 25)";
+	case FEATURE_PROCESSES:
+		return "sparc64: no user processes yet: they speak the Linux x86-64 ABI (issue 25)";
+	case FEATURE_SANDBOX:
+		return "sparc64: no SFI sandbox yet (issue 25)";
+	case FEATURE_DEVICE_IRQS:
+		return "sparc64: no device interrupts yet (issue 25)";
+	case FEATURE_CHANNEL:
+		return "sparc64: no control channel yet (issue 25)";
+	case FEATURE_PAGE_PERMISSIONS:
+		return "sparc64: the image is one writable 4 MB TTE, no per-page permissions (issue 25)";
+	case FEATURE_MMIO_DEVICES:
+		return "sparc64: devices are reached through physical ASIs; nothing is mapped in "
+		       "the MMIO window yet (issue 25)";
+	}
+	return "sparc64: not available";
+}
+
+#endif

@@ -1,0 +1,154 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
+/*
+ * The sparc64 (sun4u) kernel address space and the arch interface to its
+ * translations (arch/sparc64/mmu.c). Same contract as
+ * arch/x86/include/arch/mmu.h; everything is context 0.
+ *
+ * Decision: sun4u has no hardware page-table walker, only TLBs the miss
+ * handlers fill (arch/sparc64/trap_entry.S), so "page tables" are what
+ * those handlers compute or look up:
+ *   KERNEL_VIRT_BASE 0x40000000          the image: one locked 4 MB TTE
+ *   KMAP_BASE        0x80000000          the kernel's 8 KB mappings: one
+ *                                         flat array of TTEs (sparc64_kmap_ttes,
+ *                                         in the image, so a miss never
+ *                                         misses on it), looked up by the
+ *                                         fast miss handler at any TL:
+ *     MMIO_BASE         +0              device registers, uncached, side effects
+ *     VMAP_BASE         +16 MB          thread stacks with guard pages (256 MB)
+ *     VBUF_BASE         +272 MB         large buffers (kernel/mm/vbuf.c, 64 MB)
+ *     GRAFT_AREA_BASE   +336 MB         loaded grafts (32 MB)
+ *     TEXT_ALIAS_BASE   +368 MB         end of the window (no text aliases yet)
+ * The window is below 4 GB, so that grafts built -mcmodel=medlow (absolute
+ * addresses from sethi/or pairs) run there, and within a call's 2 GB of
+ * the kernel text.
+ *   DIRECT_MAP_BASE  0xfffff80000000000  all RAM, computed 4 MB TTEs (cacheable,
+ *                                         writable) for PA < the RAM top the
+ *                                         firmware reported; nothing beyond.
+ * So the allocator gets every RAM page through the direct map from the
+ * first instruction (ARCH_EARLY_PHYS_LIMIT covers the whole direct map),
+ * and arch_map_page serves vmap (stacks), mmio_map and vbuf.
+ * sun4u TTEs have no no-execute bit: MAP_EXEC is implied for every page.
+ * No user address spaces yet: arch_as_create refuses (NULL), user_range_ok
+ * accepts nothing.
+ */
+#ifndef ARCH_MMU_H
+#define ARCH_MMU_H
+
+#include <stdint.h>
+#include <stddef.h>
+
+#define PAGE_SHIFT        13
+#define PAGE_SIZE         8192ull
+#define KERNEL_VIRT_BASE  0x40000000ull
+#define KERNEL_IMAGE_PHYS 0x400000ull
+#define KERNEL_IMAGE_SIZE (4ull << 20)
+#define DIRECT_MAP_BASE   0xfffff80000000000ull
+#define DIRECT_MAP_LIMIT  (DIRECT_MAP_BASE + (4ull << 30))
+#define KMAP_BASE_ADDR    0x80000000ull
+#define MMIO_BASE         KMAP_BASE_ADDR
+#define MMIO_LIMIT        (MMIO_BASE + (16ull << 20))
+#define VMAP_BASE         MMIO_LIMIT
+#define VMAP_LIMIT        (VMAP_BASE + (256ull << 20))
+#define VBUF_BASE         VMAP_LIMIT
+#define VBUF_SIZE         (64ull << 20)
+#define GRAFT_AREA_BASE   (VBUF_BASE + VBUF_SIZE)
+#define GRAFT_AREA_SIZE   (32ull << 20)
+#define TEXT_ALIAS_BASE   (GRAFT_AREA_BASE + GRAFT_AREA_SIZE)
+#define KMAP_LIMIT_ADDR   TEXT_ALIAS_BASE
+
+/* A call's reach (30-bit word displacement): the graft area is within it of the text. */
+#define ARCH_CODE_REACH   (2ull << 30)
+
+#define MAP_WRITE    0x1u
+#define MAP_EXEC     0x2u
+#define MAP_NOCACHE  0x4u
+#define MAP_USER     0x8u
+
+/* No user processes on sparc64 yet: an empty user range. */
+#define USER_BASE    0x0000000000010000ull
+#define USER_LIMIT   0x0000000000010000ull
+
+static inline int user_range_ok(uintptr_t addr, size_t len)
+{
+	(void)addr;
+	(void)len;
+	return 0;
+}
+
+static inline void *phys_to_virt(uint64_t pa)
+{
+	return (void *)(uintptr_t)(DIRECT_MAP_BASE + pa);
+}
+
+/* Physical address of a direct-map or image address; others: arch_translate. */
+static inline uint64_t virt_to_phys(const void *va)
+{
+	uintptr_t v = (uintptr_t)va;
+	if (v >= KERNEL_VIRT_BASE && v < KERNEL_VIRT_BASE + KERNEL_IMAGE_SIZE)
+		return v - KERNEL_VIRT_BASE + KERNEL_IMAGE_PHYS;
+	return v - DIRECT_MAP_BASE;
+}
+
+/* Clear or copy one 8 KB page, 8 bytes at a time. */
+static inline void arch_page_zero(void *page)
+{
+	uint64_t *d = page;
+	for (size_t i = 0; i < PAGE_SIZE / 8; i++)
+		d[i] = 0;
+}
+
+static inline void arch_page_copy(void *dst, const void *src)
+{
+	uint64_t *d = dst;
+	const uint64_t *s = src;
+	for (size_t i = 0; i < PAGE_SIZE / 8; i++)
+		d[i] = s[i];
+}
+
+/*
+ * arch_map_page - map one 8 KB page in the kmap window.
+ * Arguments: va page aligned in [KMAP_BASE_ADDR, KMAP_LIMIT_ADDR); pa page
+ *   aligned; flags MAP_* (MAP_NOCACHE: uncached with side effects, and
+ *   little-endian (TTE.IE) so that PCI registers read as on x86).
+ * Return value: 0, -EEXIST when va is mapped, -EINVAL outside the window.
+ * Caller's context: any; interrupts masked inside.
+ */
+int arch_map_page(uintptr_t va, uint64_t pa, unsigned flags);
+
+/*
+ * arch_unmap_page - remove one page's TTE and demap it from both TLBs.
+ * Return value: the physical address that was mapped, or UINT64_MAX.
+ */
+uint64_t arch_unmap_page(uintptr_t va);
+
+/*
+ * arch_translate - the physical address va maps to (the image, the direct
+ * map within RAM, or a valid kmap TTE), or UINT64_MAX; *flags gets MAP_*.
+ * Caller's context: any; lock-free.
+ */
+uint64_t arch_translate(uintptr_t va, unsigned *flags);
+
+/* Pages the kmap TTE array takes (it is in the image, never freed). */
+size_t arch_kernel_table_pages(void);
+
+/*
+ * Nothing to do: arch_unmap_page demaps its page at once and a miss never
+ * installs an invalid TTE, so no stale translation can exist.
+ */
+void arch_flush_tlb_local(void);
+
+/* User address spaces: none on sparc64 yet (issue 25). arch_as_create refuses. */
+struct arch_as;
+struct arch_as *arch_as_create(void);
+void arch_as_destroy(struct arch_as *as, void (*release)(uint64_t pa, void *arg), void *arg);
+int arch_as_map(struct arch_as *as, uintptr_t va, uint64_t pa, unsigned flags);
+size_t arch_as_unmap_range(struct arch_as *as, uintptr_t start, uintptr_t end,
+			   void (*release)(uint64_t pa, void *arg), void *arg);
+size_t arch_as_protect_range(struct arch_as *as, uintptr_t start, uintptr_t end, unsigned flags);
+int arch_as_walk(struct arch_as *as, uintptr_t start, uintptr_t end,
+		 int (*fn)(uintptr_t va, uint64_t pa, unsigned flags, void *arg), void *arg);
+uint64_t arch_as_translate(struct arch_as *as, uintptr_t va, unsigned *flags);
+void arch_as_activate(struct arch_as *as);
+size_t arch_as_table_pages(const struct arch_as *as);
+
+#endif
