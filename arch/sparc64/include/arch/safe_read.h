@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: BSD-2-Clause */
 /*
- * Fault-tolerant reads of kernel memory on sparc64 (arch/sparc64/safe_read.S):
+ * Fault-tolerant reads of kernel memory on sparc64 (arch_safe_read in arch/sparc64/switch.S):
  * a copy loop whose faults (an MMU miss nothing maps, a data access
  * exception) the trap handler turns into -EFAULT by resuming at the
  * copy's error exit. Same contract as arch/x86/include/arch/safe_read.h.
