@@ -25,17 +25,6 @@ const uint8_t *analysis_text(uint64_t addr)
 	return text_image_ready() ? text_image_bytes(addr) : (const uint8_t *)(uintptr_t)addr;
 }
 
-const char *cfg_status_name(enum cfg_status s)
-{
-	switch (s) {
-	case CFG_OK: return "ok";
-	case CFG_UNDECODABLE: return "bytes that do not decode";
-	case CFG_BAD_TARGET: return "a branch into the middle of an instruction";
-	case CFG_NO_MEMORY: return "out of memory";
-	}
-	return "?";
-}
-
 static void release(struct cfg_function *f)
 {
 	kfree(f->blocks);
@@ -109,22 +98,6 @@ const struct cfg_function *cfg_function_at(uint64_t addr)
 	if (!s || cfg_analyse_kernel())
 		return NULL;
 	return &functions[s - kernel_symtab.syms];
-}
-
-const struct cfg_block *cfg_block_at(const struct cfg_function *f, uint64_t addr)
-{
-	uint32_t lo = 0, hi = f->nblocks;
-
-	while (lo < hi) {
-		uint32_t mid = (lo + hi) / 2;
-		if (f->blocks[mid].end <= addr)
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
-	if (lo < f->nblocks && f->blocks[lo].start <= addr)
-		return &f->blocks[lo];
-	return NULL;
 }
 
 void cfg_get_totals(struct cfg_totals *t)
