@@ -55,7 +55,19 @@ bool arch_insn_jump_table(const uint8_t *fn, uint64_t fn_addr, uint64_t fn_size,
 	return false;
 }
 
+/*
+ * The decoder's names (arch/insn.h numbering), spelled here rather than
+ * through insn_reg_name: the sparc64 kernel compiles this file (arch.mk
+ * takes every C file of arch/sparc64/) before it links the decoder, and this
+ * file must link alone until then.
+ */
 const char *arch_reg_name(unsigned n)
 {
-	return insn_reg_name(n);
+	static const char names[INSN_NREGS][3] = {
+		"g0", "g1", "g2", "g3", "g4", "g5", "g6", "g7",
+		"o0", "o1", "o2", "o3", "o4", "o5", "o6", "o7",
+		"l0", "l1", "l2", "l3", "l4", "l5", "l6", "l7",
+		"i0", "i1", "i2", "i3", "i4", "i5", "i6", "i7",
+	};
+	return n < INSN_NREGS ? names[n] : "?";
 }
