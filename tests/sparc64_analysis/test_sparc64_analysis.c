@@ -100,6 +100,7 @@ struct block_expect {
 struct point_expect {
 	uint32_t off;
 	uint32_t live_before, live_after;
+	uint32_t free_before;		/* spelled out where it matters; 0: not checked apart */
 };
 
 struct case_expect {
@@ -115,27 +116,28 @@ struct case_expect {
 static const struct case_expect cases[] = {
 	{ "fix_leaf", 1, 0, {
 		{ 0, 8, S0, CFG_END_RETURN, R(O0) | R(O1) | R(O7) | RET } },
-	  { { 4, R(O0) | R(O1) | RET, RET } }, 1 },
+	  { { 4, R(O0) | R(O1) | RET, RET, ABI_VOLATILE_GLOBALS | R(O4) | R(O5) | R(O7) } }, 1 },
 	{ "fix_branch", 3, 0, {
 		{ 0, 12, S(1, 2), 0, R(O0) | R(O4) | R(O5) | R(O7) | (RET & ~R(O0)) },
 		{ 12, 16, S(2), 0, R(O5) | R(O7) | (RET & ~R(O0)) },
 		{ 16, 24, S0, CFG_END_RETURN, R(G1) | R(O7) | (RET & ~R(O0)) } },
-	  { { 8, R(O4) | R(O5) | R(O7) | (RET & ~R(O0)), R(G1) | R(O5) | R(O7) | (RET & ~R(O0)) } }, 1 },
+	  { { 8, R(O4) | R(O5) | R(O7) | (RET & ~R(O0)), R(G1) | R(O5) | R(O7) | (RET & ~R(O0)),
+	      ABI_VOLATILE_GLOBALS | R(O0) } }, 1 },
 	/* Exact annulment: g1 from before the branch is live (the untaken path reads it). */
 	{ "fix_annul", 4, 0, {
 		{ 0, 4, S(1, 2), 0, R(O0) | R(O4) | R(G1) | R(O7) | (RET & ~R(O0)) },
 		{ 4, 8, S(3), 0, R(O4) | R(O7) | (RET & ~R(O0)) },
 		{ 8, 12, S(3), 0, R(G1) | R(O7) | (RET & ~R(O0)) },
-		{ 12, 20, S0, CFG_END_RETURN, R(G1) | R(O7) | (RET & ~R(O0)) } }, { { 0, 0, 0 } }, 0 },
+		{ 12, 20, S0, CFG_END_RETURN, R(G1) | R(O7) | (RET & ~R(O0)) } }, { { 0, 0, 0, 0 } }, 0 },
 	/* ba,a's slot never runs: o0 reaches the return unchanged, and the slot is unreachable. */
 	{ "fix_ba_a", 3, 0, {
 		{ 0, 4, S(2), 0, R(O7) | RET },
 		{ 4, 8, S(2), 0, R(O7) | (RET & ~R(O0)) },
-		{ 8, 16, S0, CFG_END_RETURN, R(O7) | RET } }, { { 0, 0, 0 } }, 0 },
+		{ 8, 16, S0, CFG_END_RETURN, R(O7) | RET } }, { { 0, 0, 0, 0 } }, 0 },
 	{ "fix_bn_a", 3, 0, {
 		{ 0, 4, S(2), 0, R(O7) | RET },
 		{ 4, 8, S(2), 0, R(O7) | (RET & ~R(O0)) },
-		{ 8, 16, S0, CFG_END_RETURN, R(O7) | RET } }, { { 0, 0, 0 } }, 0 },
+		{ 8, 16, S0, CFG_END_RETURN, R(O7) | RET } }, { { 0, 0, 0, 0 } }, 0 },
 	/*
 	 * save; call with the argument in its slot; ret; restore. At the call,
 	 * o0 is free (the slot sets it) but o1-o5 are not (the callee may read
@@ -144,40 +146,46 @@ static const struct case_expect cases[] = {
 	{ "fix_nonleaf", 1, 1, {
 		{ 0, 24, S0, CFG_END_RETURN, GR | R(O0) | R(O1) | R(O2) | R(O3) | R(O6) | R(O7) | LI } },
 	  { { 4, GR | R(I0) | (ABI_ARGUMENT_REGS & ~R(O0)) | R(O6) | R(I1) | R(I2) | R(I3) | R(I6) | R(I7),
-	      GR | R(I0) | (ABI_ARGUMENT_REGS & ~R(O0)) | R(O6) | R(I1) | R(I2) | R(I3) | R(I6) | R(I7) },
+	      GR | R(I0) | (ABI_ARGUMENT_REGS & ~R(O0)) | R(O6) | R(I1) | R(I2) | R(I3) | R(I6) | R(I7),
+	      ABI_VOLATILE_GLOBALS | R(O0) | R(O7) | INSN_LOCALS | R(I4) | R(I5) },
 	    { 8, GR | R(I0) | (ABI_ARGUMENT_REGS & ~R(O0)) | R(O6) | R(I1) | R(I2) | R(I3) | R(I6) | R(I7),
-	      GR | ABI_ARGUMENT_REGS | R(O6) | R(I0) | R(I1) | R(I2) | R(I3) | R(I6) | R(I7) },
+	      GR | ABI_ARGUMENT_REGS | R(O6) | R(I0) | R(I1) | R(I2) | R(I3) | R(I6) | R(I7),
+	      ABI_VOLATILE_GLOBALS | R(O0) | R(O7) | INSN_LOCALS | R(I4) | R(I5) },
 	    { 12, GR | R(O0) | R(O6) | R(I0) | R(I1) | R(I2) | R(I3) | R(I6) | R(I7),
-	      GR | R(O6) | R(I0) | R(I1) | R(I2) | R(I3) | R(I6) | R(I7) } }, 3 },
+	      GR | R(O6) | R(I0) | R(I1) | R(I2) | R(I3) | R(I6) | R(I7),
+	      ABI_VOLATILE_GLOBALS | (INSN_OUTS & ~R(O0) & ~R(O6)) | INSN_LOCALS | R(I4) | R(I5) } }, 3 },
 	/* return restores then jumps: its slot runs in the caller's window. */
 	{ "fix_return", 3, 0, {
 		{ 0, 16, S(1, 2), 0, GR | R(O0) | R(O1) | R(O2) | R(O3) | R(O6) | R(O7) | LI },
 		{ 16, 20, S(2), 0, GR | R(I1) | R(I2) | R(I3) | R(I6) | R(I7) | R(O6) },
 		{ 20, 28, S0, CFG_END_RETURN, GR | R(I0) | R(I1) | R(I2) | R(I3) | R(I6) | R(I7) | R(O6) } },
 	  { { 8, GR | R(L0) | R(I1) | R(I2) | R(I3) | R(I6) | R(I7) | R(O6),
-	      GR | R(L0) | R(I1) | R(I2) | R(I3) | R(I6) | R(I7) | R(O6) },
-	    { 24, RET, RET } }, 2 },
+	      GR | R(L0) | R(I1) | R(I2) | R(I3) | R(I6) | R(I7) | R(O6),
+	      ABI_VOLATILE_GLOBALS | (INSN_OUTS & ~R(O6)) | (INSN_LOCALS & ~R(L0)) | R(I0) | R(I4) | R(I5) },
+	    { 24, RET, RET, ABI_VOLATILE_GLOBALS | R(O4) | R(O5) | R(O7) } }, 2 },
 	/* ba's slot is be's target: a block of its own, to ba's target and on. */
 	{ "fix_slot_target", 5, 0, {
 		{ 0, 12, S(1, 2), 0, R(O0) | R(O4) | R(O5) | R(O7) | (RET & ~R(O0)) },
 		{ 12, 16, S(2), 0, R(O4) | R(O5) | R(O7) | (RET & ~R(O0)) },
 		{ 16, 20, S(3, 4), 0, R(O4) | R(O5) | R(O7) | (RET & ~R(O0)) },
 		{ 20, 24, S(4), 0, R(O5) | R(O7) | (RET & ~R(O0)) },
-		{ 24, 32, S0, CFG_END_RETURN, R(G1) | R(O7) | (RET & ~R(O0)) } }, { { 0, 0, 0 } }, 0 },
+		{ 24, 32, S0, CFG_END_RETURN, R(G1) | R(O7) | (RET & ~R(O0)) } }, { { 0, 0, 0, 0 } }, 0 },
 	/* call with restore in its slot: a tail call, no call site. */
 	{ "fix_tail", 1, 0, {
 		{ 0, 16, S0, CFG_END_TAIL_CALL, INSN_GPRS & ~ABI_VOLATILE_GLOBALS } },
-	  { { 8, GR | INSN_INS | R(O6), GR | INSN_INS | R(O6) } }, 1 },
+	  { { 8, GR | INSN_INS | R(O6), GR | INSN_INS | R(O6),
+	      ABI_VOLATILE_GLOBALS | (INSN_OUTS & ~R(O6)) | INSN_LOCALS } }, 1 },
 	{ "fix_indirect", 1, 1, {
 		{ 0, 20, S0, CFG_END_UNRESOLVED, GR | INSN_OUTS | LI } },
 	  { { 4, GR | (INSN_OUTS & ~R(O0) & ~R(O7)) | INSN_INS,
-	      GR | (INSN_OUTS & ~R(O0) & ~R(O7)) | INSN_INS } }, 1 },
+	      GR | (INSN_OUTS & ~R(O0) & ~R(O7)) | INSN_INS,
+	      ABI_VOLATILE_GLOBALS | R(O0) | R(O7) | INSN_LOCALS } }, 1 },
 	/* A loop closed by an annulled branch whose slot runs on the back edge only. */
 	{ "fix_loop", 4, 0, {
 		{ 0, 4, S(1), 0, R(O0) | R(O7) | (RET & ~R(O1)) },
 		{ 4, 12, S(2, 3), 0, R(O0) | R(O1) | R(O7) | RET },
 		{ 12, 16, S(1), 0, R(O0) | R(O1) | R(O7) | RET },
-		{ 16, 24, S0, CFG_END_RETURN, R(O1) | R(O7) | (RET & ~R(O0)) } }, { { 0, 0, 0 } }, 0 },
+		{ 16, 24, S0, CFG_END_RETURN, R(O1) | R(O7) | (RET & ~R(O0)) } }, { { 0, 0, 0, 0 } }, 0 },
 };
 
 static char *regs(uint32_t m, char *buf, size_t size)
@@ -248,6 +256,10 @@ static void check_case(const struct elf_image *img, const struct case_expect *e)
 		check_sets(name, before, p->live_before);
 		snprintf(name, sizeof(name), "%s/+%u/live-after", e->fn, p->off);
 		check_sets(name, after, p->live_after);
+		if (p->free_before) {
+			snprintf(name, sizeof(name), "%s/+%u/free-before", e->fn, p->off);
+			check_sets(name, ARCH_REGS_ALL & ~before, p->free_before);
+		}
 	}
 	analysis_release(&f);
 }
