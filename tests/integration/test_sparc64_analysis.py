@@ -7,7 +7,7 @@ live-in sets and the registers live around chosen instructions, for every
 kind of delay slot, annulled branches, calls, ret/restore, retl, return,
 save/restore, BPr and a slot that is a branch target), then the consistency
 sweep over every function of the sparc64 kernel (build/sparc64/kernel.elf,
-when a sparc64 job built it) and of every ELF file of the cross
+when a sparc64 job built it; read under sparc64_build.py's lock) and of every ELF file of the cross
 toolchain's /usr/sparc64-linux-gnu/lib. The binary ends `N passed, M failed`;
 each sweep line gives the file's figures. Skipped, with the reason, only
 when the cross toolchain is missing (the cases are assembled with it)."""
@@ -17,6 +17,8 @@ import os
 import re
 import shutil
 import subprocess
+
+from sparc64_build import kernel_locked
 
 LAST = re.compile(r"^(\d+) passed, (\d+) failed$")
 SWEEP = re.compile(r"^sweep (\S+): (\d+) functions, (\d+) analysed, (\d+) refused .*?, (\d+) blocks, "
@@ -48,10 +50,11 @@ def job_cases_and_sweep(ctx):
         if not os.path.isfile(path):
             ctx.result("built", False, f"no {path} (make sparc64-analysis-tests)")
             return
-    kernel = os.path.join(ctx.build, "sparc64", "kernel.elf")
-    files = ([kernel] if os.path.isfile(kernel) else []) + elf_files(LIB_DIR)
-    proc = subprocess.run([binary, cases, "--sweep"] + files, capture_output=True, text=True,
-                          timeout=300)
+    # The kernel as a sparc64 job built it, read under the build's lock (never half-linked).
+    with kernel_locked(ctx) as kernel:
+        files = ([kernel] if os.path.isfile(kernel) else []) + elf_files(LIB_DIR)
+        proc = subprocess.run([binary, cases, "--sweep"] + files, capture_output=True, text=True,
+                              timeout=300)
     os.makedirs(ctx.log_dir, exist_ok=True)
     log = os.path.join(ctx.log_dir, "sparc64_analysis.log")
     with open(log, "w") as f:

@@ -8,7 +8,7 @@ outside the no-probe range kernel.ld defines, or when an unjustified
 indirect transfer is reachable there.
 
   kernel   `make ARCH=sparc64 kernel` (into BUILD/sparc64, as test_sparc64.py
-           builds it, under a lock so two jobs never build it at once), then
+           builds it, under sparc64_build.py's lock), then
            the check: exit 0, `0 outside`, `0 indirect transfers not
            justified`, the trap table and its TL > 0 handlers reached
            (window_refused, trap_common, trap_discard_windows), trap_handler
@@ -21,12 +21,13 @@ indirect transfer is reachable there.
 
 Skipped, with the reason, only when the cross toolchain is missing."""
 
-import fcntl
 import os
 import re
 import shutil
 import subprocess
 import sys
+
+from sparc64_build import build_kernel
 
 LAST = re.compile(r"^tl: (\d+) instructions in (\d+) functions reachable at TL > 0 from (\d+) entry "
                   r"points, (\d+) outside the no-probe range, (\d+) indirect transfers not justified$")
@@ -54,18 +55,6 @@ def run_check(ctx, name, elf):
         f.write(proc.stdout + proc.stderr)
     lines = proc.stdout.strip().splitlines()
     return proc, lines, LAST.match(lines[-1] if lines else ""), log
-
-
-def build_kernel(ctx):
-    """make ARCH=sparc64 kernel into BUILD/sparc64 under a lock; (kernel, error tail)."""
-    build = os.path.relpath(os.path.join(ctx.build, "sparc64"), ctx.root)
-    os.makedirs(os.path.join(ctx.root, build), exist_ok=True)
-    with open(os.path.join(ctx.root, build, ".build.lock"), "w") as lock:
-        fcntl.flock(lock, fcntl.LOCK_EX)
-        proc = subprocess.run(["make", "--no-print-directory", "ARCH=sparc64", f"BUILD={build}",
-                               "kernel"], cwd=ctx.root, capture_output=True, text=True, timeout=600)
-    tail = "\n    ".join((proc.stdout + proc.stderr).strip().splitlines()[-15:])
-    return os.path.join(ctx.root, build, "kernel.elf"), (tail if proc.returncode else "")
 
 
 def job_kernel(ctx):
