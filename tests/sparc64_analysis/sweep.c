@@ -13,7 +13,9 @@
  *    successor is a block;
  *  - liveness is a fixed point: live_out is the successors' live_in plus
  *    what the way out needs, live_in is live_out carried back through the
- *    block; %g0 is never live.
+ *    block; %g0 is never live; cfg_live_at, instruction by instruction,
+ *    starts at the block's live_in, ends at its live_out, and what is
+ *    live after one instruction is live before the next.
  * A function the analysis refuses (bytes that do not decode: data in
  * text, or a branch into an instruction) is counted, not failed. Under
  * ASan and UBSan nothing may crash. One result per file, with figures.
@@ -93,6 +95,31 @@ static const char *inconsistent(const struct cfg_function *f, const struct cfg_i
 	}
 	if (first != n)
 		return snprintf(why, size, "blocks cover %u of %u instructions", first, n), why;
+	/*
+	 * cfg_live_at agrees with the blocks, and links each instruction to the
+	 * next; but after a delayed call's slot the callee runs (its late
+	 * effects) before what follows.
+	 */
+	for (uint32_t b = 0, i = 0; b < f->nblocks; b++) {
+		const struct cfg_block *blk = &f->blocks[b];
+		uint32_t prev_after = blk->live_in;
+		bool callee = false;
+		for (uint64_t a = blk->start; a < blk->end; a += 4, i++) {
+			uint32_t before, after;
+			if (cfg_live_at(a, &before, &after) || (before != prev_after && !callee))
+				return snprintf(why, size, "cfg_live_at at +0x%llx disagrees",
+						(unsigned long long)(a - base)), why;
+			uint32_t t = cfg_slots_end_at(in, 0, i);
+			callee = t != UINT32_MAX && (in[t].s.late_reads | in[t].s.late_writes);
+			if (callee)	/* after the slot: the callee's reads, over what follows */
+				if ((after & in[t].s.late_reads) != in[t].s.late_reads)
+					return snprintf(why, size, "the callee's reads not live after "
+							"the slot at +0x%llx", (unsigned long long)(a - base)), why;
+			prev_after = after;
+		}
+		if (prev_after != blk->live_out && !callee)
+			return snprintf(why, size, "cfg_live_at at block %u's end disagrees", b), why;
+	}
 	for (uint32_t i = 0; i < n; i++)
 		if (target[i] && !cfg_block_at(f, base + 4ull * i))
 			return snprintf(why, size, "target +0x%x starts no block", 4 * i), why;
