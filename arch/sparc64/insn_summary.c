@@ -4,8 +4,9 @@
  * contract is scion/insn_summary.h): the table that folds the decoder's
  * control-flow classes into the machine-neutral ones (the summariser
  * that applies it, with the delay slot, the annul bit and the window
- * shift, is inline: arch/insn_summary.h), jump tables, and register
- * names.
+ * shift, is inline: arch/insn_summary.h) and register names; jump
+ * tables are arch/sparc64/analysis/jump_table.c's (it needs the decoder,
+ * which the kernel does not link yet).
  *
  * Pure functions over the bytes they are given; no locks.
  */
@@ -41,19 +42,6 @@ const struct arch_insn_class arch_insn_classes[INSN_CF_COUNT] = {
 	[INSN_CF_TRAP_ALWAYS] = { INSN_CLASS_SEQ, 0 },		/* a system call comes back */
 	[INSN_CF_ILLTRAP] = { INSN_CLASS_STOP, 0 },
 };
-
-/*
- * Jump tables: not recognised yet on SPARC (the forms GCC emits for
- * -mcmodel=medlow are to be read); every indirect jump is unresolved, so
- * everything is live there.
- */
-bool arch_insn_jump_table(const uint8_t *fn, uint64_t fn_addr, uint64_t fn_size,
-			  const uint32_t *before, unsigned n, uint32_t jump,
-			  struct insn_jump_table_summary *jt)
-{
-	(void)fn, (void)fn_addr, (void)fn_size, (void)before, (void)n, (void)jump, (void)jt;
-	return false;
-}
 
 /*
  * The decoder's names (arch/insn.h numbering), spelled here rather than

@@ -25,6 +25,22 @@ const uint8_t *analysis_text(uint64_t addr)
 	return text_image_ready() ? text_image_bytes(addr) : (const uint8_t *)(uintptr_t)addr;
 }
 
+extern char __rodata_start[], __rodata_end[], __text_start[], __text_end[];
+
+static bool within(uint64_t addr, uint64_t len, const char *start, const char *end)
+{
+	return addr >= (uintptr_t)start && addr <= (uintptr_t)end && len <= (uintptr_t)end - addr;
+}
+
+const uint8_t *analysis_table(uint64_t addr, uint64_t len)
+{
+	if (within(addr, len, __rodata_start, __rodata_end))
+		return (const uint8_t *)(uintptr_t)addr;
+	if (ARCH_JUMP_TABLES_IN_TEXT && within(addr, len, __text_start, __text_end))
+		return analysis_text(addr);
+	return NULL;
+}
+
 static void release(struct cfg_function *f)
 {
 	kfree(f->blocks);

@@ -83,6 +83,23 @@ uint32_t cfg_block_live(const struct cfg_insn *insns, uint32_t lo, uint32_t firs
 const uint8_t *analysis_text(uint64_t addr);
 
 /*
+ * The len bytes of a jump table at addr, when it lies where the arch's
+ * compiler puts them: read-only data, and text too when
+ * ARCH_JUMP_TABLES_IN_TEXT (arch/analysis.h); NULL elsewhere (analysis.c).
+ */
+const uint8_t *analysis_table(uint64_t addr, uint64_t len);
+
+/* Entry i of a table of size-byte entries, in the machine's byte order (ARCH_BIG_ENDIAN). */
+static inline uint64_t cfg_table_entry(const uint8_t *table, unsigned size, unsigned i)
+{
+	const uint8_t *p = table + (size_t)i * size;
+	uint64_t v = 0;
+	for (unsigned k = 0; k < size; k++)
+		v = v << 8 | p[ARCH_BIG_ENDIAN ? k : size - 1 - k];
+	return v;
+}
+
+/*
  * cfg_build_function - blocks, edges, calls and liveness of f (f->sym set).
  * Return value: 0, or a negative errno with f->status saying why.
  */

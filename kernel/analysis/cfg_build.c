@@ -37,11 +37,10 @@
 #define SLICE       16	/* instructions a jump-table slice looks back over */
 #define MAX_TABLES  64	/* jump tables per function; more stay unresolved */
 
-extern char __rodata_start[], __rodata_end[];
-
 struct pending_table {
 	uint32_t insn;		/* index of the indirect jump */
 	struct insn_jump_table_summary jt;
+	const uint8_t *entries;	/* its bytes, once accepted */
 };
 
 struct work {
@@ -73,15 +72,19 @@ static bool accept_table(struct work *w, struct pending_table *pt)
 	const struct insn_jump_table_summary *jt = &pt->jt;
 	uint64_t bytes = (uint64_t)jt->entries * jt->entry_size;
 
-	if (jt->relative || jt->entry_size != 8 || jt->entries > 4096 ||
-	    jt->table < (uintptr_t)__rodata_start || jt->table + bytes > (uintptr_t)__rodata_end)
+	if (jt->relative || (jt->entry_size != 8 && jt->entry_size != 4) || jt->entries > 4096)
 		return false;
-	const uint64_t *entry = (const uint64_t *)(uintptr_t)jt->table;
-	for (unsigned i = 0; i < jt->entries; i++)
-		if (!inside(w, entry[i]) || !(w->marks[entry[i] - w->base] & MARK_START))
+	const uint8_t *table = analysis_table(jt->table, bytes);
+	if (!table)
+		return false;
+	for (unsigned i = 0; i < jt->entries; i++) {
+		uint64_t entry = cfg_table_entry(table, jt->entry_size, i);
+		if (!inside(w, entry) || !(w->marks[entry - w->base] & MARK_START))
 			return false;
+	}
 	for (unsigned i = 0; i < jt->entries; i++)
-		w->marks[entry[i] - w->base] |= MARK_LEADER | MARK_TARGET;
+		w->marks[cfg_table_entry(table, jt->entry_size, i) - w->base] |= MARK_LEADER | MARK_TARGET;
+	pt->entries = table;
 	return true;
 }
 
@@ -222,9 +225,8 @@ static void connect_destinations(struct work *w, struct cfg_block *b, const stru
 		}
 		b->end_kind |= CFG_END_JUMP_TABLE;
 		f->njump_tables++;
-		const uint64_t *entry = (const uint64_t *)(uintptr_t)pt->jt.table;
 		for (unsigned i = 0; i < pt->jt.entries; i++)
-			add_succ(f, b, block_of(f, entry[i]));
+			add_succ(f, b, block_of(f, cfg_table_entry(pt->entries, pt->jt.entry_size, i)));
 		break;
 	}
 	case INSN_CLASS_RETURN:

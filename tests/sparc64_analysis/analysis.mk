@@ -4,7 +4,8 @@
 # is (the top Makefile includes this file after arch/sparc64/decoder.mk,
 # whose variables it uses): the portable kernel/analysis/cfg_build.c and
 # liveness.c compiled with -Iarch/sparc64/include over the sparc64
-# backend (arch/sparc64/insn_summary.c and its headers) and the decoder,
+# backend (arch/sparc64/insn_summary.c, arch/sparc64/analysis/jump_table.c
+# and their headers) and the decoder,
 # under ASan and UBSan, with the test files of tests/sparc64_analysis/
 # (tests/host/include supplies the host's arch/mmu.h, which scion/mm.h
 # wants). The hand-written functions of cases.S are assembled and linked
@@ -20,7 +21,7 @@
 SPARC64_ANALYSIS_TESTS := $(BUILD)/host/sparc64-analysis-tests
 SPARC64_ANALYSIS_CASES := $(BUILD)/sparc64-analysis/cases.elf
 SPARC64_ANALYSIS_SRCS := $(sort $(wildcard tests/sparc64_analysis/*.c)) kernel/analysis/cfg_build.c \
-	kernel/analysis/liveness.c $(SPARC64_DEC_DIR)/insn_summary.c
+	kernel/analysis/liveness.c $(SPARC64_DEC_DIR)/insn_summary.c $(SPARC64_DEC_DIR)/analysis/jump_table.c
 SPARC64_KERNEL_ELF ?= build/sparc64/kernel.elf
 
 $(SPARC64_ANALYSIS_TESTS): $(SPARC64_ANALYSIS_SRCS) $(SPARC64_DECODER_DEPS) \
@@ -34,7 +35,7 @@ $(SPARC64_ANALYSIS_TESTS): $(SPARC64_ANALYSIS_SRCS) $(SPARC64_DECODER_DEPS) \
 $(SPARC64_ANALYSIS_CASES): tests/sparc64_analysis/cases.S
 	@mkdir -p $(dir $@)
 	$(call say,CROSSAS,$@)
-	$(Q)sparc64-linux-gnu-gcc -c $< -o $(@:.elf=.o)
+	$(Q)sparc64-linux-gnu-gcc -fno-pic -fno-pie -c $< -o $(@:.elf=.o)
 	$(Q)sparc64-linux-gnu-ld -Ttext=0x100000 -e fix_leaf -o $@ $(@:.elf=.o)
 
 .PHONY: sparc64-analysis-tests

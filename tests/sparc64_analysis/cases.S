@@ -136,3 +136,28 @@ fix_loop:
 	retl				/* 16 */
 	 mov	%o1, %o0		/* 20 */
 	.size	fix_loop, . - fix_loop
+
+/* A switch as GCC compiles one: bound, scaled index, sethi/or base, lduw, jmp. */
+	.globl	fix_switch
+	.type	fix_switch, @function
+fix_switch:
+	cmp	%o0, 3			/* 0 */
+	bgu,pn	%xcc, 9f		/* 4 */
+	 sllx	%o0, 2, %o0		/* 8 */
+	sethi	%hi(fix_switch_table), %g1	/* 12 */
+	or	%g1, %lo(fix_switch_table), %g1	/* 16 */
+	lduw	[%g1 + %o0], %g1	/* 20 */
+	jmp	%g1			/* 24 */
+	 nop				/* 28 */
+1:	retl				/* 32 */
+	 mov	%o1, %o0		/* 36 */
+2:	retl				/* 40 */
+	 mov	%o2, %o0		/* 44 */
+3:	retl				/* 48 */
+	 mov	%o3, %o0		/* 52 */
+9:	retl				/* 56 */
+	 mov	%o4, %o0		/* 60 */
+	.size	fix_switch, . - fix_switch
+	.align	4
+fix_switch_table:			/* between functions, as GCC puts it */
+	.word	1b, 2b, 3b, 9b

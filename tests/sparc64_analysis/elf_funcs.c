@@ -5,7 +5,8 @@
  * sparc64 kernel), read on a host of either byte order: every STT_FUNC
  * symbol of .symtab (or of .dynsym when the file is stripped) with a
  * nonzero size inside an executable PROGBITS section, its bytes where
- * the file holds them. Aliases (the same address and size) count once.
+ * the file holds them, and its allocated sections' bytes by address (for
+ * jump tables). Aliases (the same address and size) count once.
  * Anything out of bounds is skipped, never read.
  */
 #include <stdio.h>
@@ -16,6 +17,7 @@
 #define SHT_PROGBITS 1
 #define SHT_SYMTAB   2
 #define SHT_DYNSYM   11
+#define SHF_ALLOC    0x2
 #define SHF_EXECINSTR 0x4
 #define STT_FUNC     2
 #define EI_CLASS64   2
@@ -71,6 +73,14 @@ int elf_load_funcs(const char *path, struct elf_image *img)
 	uint64_t shoff = be(h + 0x28, 8), shentsize = be(h + 0x3a, 2), shnum = be(h + 0x3c, 2);
 	if (shentsize < 64 || !within(img, shoff, shnum * shentsize))
 		return fprintf(stderr, "%s: bad section headers\n", path), -1;
+	img->sections = calloc(shnum ? shnum : 1, sizeof(*img->sections));
+	for (unsigned i = 0; i < shnum; i++) {
+		const uint8_t *sec = section(img, i);
+		uint64_t off = be(sec + 0x18, 8), len = be(sec + 0x20, 8);
+		if (be(sec + 4, 4) == SHT_PROGBITS && (be(sec + 8, 8) & SHF_ALLOC) && within(img, off, len))
+			img->sections[img->nsections++] = (struct elf_section){
+				be(sec + 0x10, 8), len, img->data + off };
+	}
 	int symtab = -1;
 	for (unsigned want = SHT_SYMTAB; symtab < 0 && want; want = want == SHT_SYMTAB ? SHT_DYNSYM : 0)
 		for (unsigned i = 0; i < shnum; i++)
@@ -116,8 +126,19 @@ int elf_load_funcs(const char *path, struct elf_image *img)
 	return 0;
 }
 
+const uint8_t *elf_bytes(const struct elf_image *img, uint64_t addr, uint64_t len)
+{
+	for (uint32_t i = 0; i < img->nsections; i++) {
+		const struct elf_section *s = &img->sections[i];
+		if (addr >= s->addr && addr - s->addr <= s->size && len <= s->size - (addr - s->addr))
+			return s->data + (addr - s->addr);
+	}
+	return NULL;
+}
+
 void elf_free(struct elf_image *img)
 {
+	free(img->sections);
 	free(img->funcs);
 	free(img->data);
 	memset(img, 0, sizeof(*img));

@@ -22,11 +22,19 @@ struct elf_func {
 	const uint8_t *code;
 };
 
+/* A section the file holds (PROGBITS, allocated): where jump tables are read. */
+struct elf_section {
+	uint64_t addr, size;
+	const uint8_t *data;
+};
+
 struct elf_image {
 	uint8_t *data;
 	size_t size;
 	struct elf_func *funcs;		/* sorted by address, aliases dropped */
 	uint32_t nfuncs;
+	struct elf_section *sections;
+	uint32_t nsections;
 };
 
 /* Load path's functions (STT_FUNC of .symtab, else .dynsym, with a size, in executable
@@ -34,6 +42,11 @@ struct elf_image {
 int elf_load_funcs(const char *path, struct elf_image *img);
 void elf_free(struct elf_image *img);
 const struct elf_func *elf_find(const struct elf_image *img, const char *name);
+/* The len bytes at addr of one of img's sections, or NULL. */
+const uint8_t *elf_bytes(const struct elf_image *img, uint64_t addr, uint64_t len);
+
+/* The image whose functions are being analysed (its sections answer analysis_table). */
+extern const struct elf_image *current_image;
 
 /*
  * Analyse fn into f (the caller releases it with analysis_release): the

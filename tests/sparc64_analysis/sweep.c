@@ -30,7 +30,7 @@
 
 struct figures {
 	uint32_t functions, analysed, refused, inconsistent;
-	uint64_t blocks, insns, split_slots, calls, tail_calls, unresolved;
+	uint64_t blocks, insns, split_slots, calls, tail_calls, unresolved, jump_tables;
 	char first_problem[200];
 };
 
@@ -173,6 +173,7 @@ static void sweep_function(const struct elf_func *fn, struct figures *fig)
 	fig->insns += f.ninsns;
 	fig->calls += f.ncalls;
 	fig->unresolved += f.nunresolved;
+	fig->jump_tables += f.njump_tables;
 	for (uint32_t b = 0; b < f.nblocks; b++)
 		fig->tail_calls += (f.blocks[b].end_kind & CFG_END_TAIL_CALL) != 0;
 	free(in);
@@ -188,14 +189,17 @@ bool sweep_file(const char *path)
 
 	if (elf_load_funcs(path, &img))
 		return false;
+	current_image = &img;
 	for (uint32_t i = 0; i < img.nfuncs; i++)
 		sweep_function(&img.funcs[i], &fig);
+	current_image = NULL;
 	printf("sweep %s: %u functions, %u analysed, %u refused (bytes that do not decode or a branch "
 	       "into an instruction), %llu blocks, %llu instructions, %llu split slots, %llu calls, "
-	       "%llu tail calls, %llu unresolved jumps\n", path, fig.functions, fig.analysed,
-	       fig.refused, (unsigned long long)fig.blocks, (unsigned long long)fig.insns,
+	       "%llu tail calls, %llu jump tables, %llu unresolved jumps\n", path, fig.functions,
+	       fig.analysed, fig.refused, (unsigned long long)fig.blocks, (unsigned long long)fig.insns,
 	       (unsigned long long)fig.split_slots, (unsigned long long)fig.calls,
-	       (unsigned long long)fig.tail_calls, (unsigned long long)fig.unresolved);
+	       (unsigned long long)fig.tail_calls, (unsigned long long)fig.jump_tables,
+	       (unsigned long long)fig.unresolved);
 	snprintf(name, sizeof(name), "sweep/%s", path);
 	result(name, fig.inconsistent == 0, "%u inconsistent functions; first %s", fig.inconsistent,
 	       fig.first_problem);

@@ -23,6 +23,10 @@
 /* Every SPARC transfer but the traps has one delay slot. */
 #define ARCH_DELAY_SLOTS_MAX	1
 
+/* Jump tables: big-endian words; GCC puts them in .text, between functions. */
+#define ARCH_BIG_ENDIAN		1
+#define ARCH_JUMP_TABLES_IN_TEXT 1
+
 /* Live where a function returns: results, the caller's window, %sp, the reserved globals. */
 #define ARCH_LIVE_AT_RETURN	ABI_LIVE_AT_RETURN
 /* Live at a tail call: the callee's arguments and return address, and the same. */
