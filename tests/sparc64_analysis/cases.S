@@ -6,8 +6,9 @@
  * kind of delay slot is here: a plain slot on every path, an annulled
  * conditional branch's slot (taken path only), ba,a and bn,a (never), a
  * call's slot that sets the argument, ret/restore, retl, return, a BPr
- * branch, a slot that is itself a branch target, and a tail call through
- * a call with restore in its slot. The offsets in the comments are the
+ * branch, a slot that is itself a branch target, a tail call through a
+ * call with restore in its slot, a loop closed by an annulled branch, and
+ * a switch through a jump table in .text. The offsets in the comments are the
  * ones the tests name; linked at a fixed address (analysis.mk) so that
  * calls between the functions are resolved.
  */
