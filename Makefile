@@ -413,6 +413,7 @@ host-tests: $(D_ORACLE)
 
 include host/sim/sim.mk
 include arch/sparc64/decoder.mk
+include tests/sparc64_analysis/analysis.mk
 
 # The test kernel, after everything it shares with the first is built (so
 # the two makes never write the same file).

@@ -25,15 +25,20 @@ const uint8_t *analysis_text(uint64_t addr)
 	return text_image_ready() ? text_image_bytes(addr) : (const uint8_t *)(uintptr_t)addr;
 }
 
-const char *cfg_status_name(enum cfg_status s)
+extern char __rodata_start[], __rodata_end[], __text_start[], __text_end[];
+
+static bool within(uint64_t addr, uint64_t len, const char *start, const char *end)
 {
-	switch (s) {
-	case CFG_OK: return "ok";
-	case CFG_UNDECODABLE: return "bytes that do not decode";
-	case CFG_BAD_TARGET: return "a branch into the middle of an instruction";
-	case CFG_NO_MEMORY: return "out of memory";
-	}
-	return "?";
+	return addr >= (uintptr_t)start && addr <= (uintptr_t)end && len <= (uintptr_t)end - addr;
+}
+
+const uint8_t *analysis_table(uint64_t addr, uint64_t len)
+{
+	if (within(addr, len, __rodata_start, __rodata_end))
+		return (const uint8_t *)(uintptr_t)addr;
+	if (ARCH_JUMP_TABLES_IN_TEXT && within(addr, len, __text_start, __text_end))
+		return analysis_text(addr);
+	return NULL;
 }
 
 static void release(struct cfg_function *f)
@@ -109,22 +114,6 @@ const struct cfg_function *cfg_function_at(uint64_t addr)
 	if (!s || cfg_analyse_kernel())
 		return NULL;
 	return &functions[s - kernel_symtab.syms];
-}
-
-const struct cfg_block *cfg_block_at(const struct cfg_function *f, uint64_t addr)
-{
-	uint32_t lo = 0, hi = f->nblocks;
-
-	while (lo < hi) {
-		uint32_t mid = (lo + hi) / 2;
-		if (f->blocks[mid].end <= addr)
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
-	if (lo < f->nblocks && f->blocks[lo].start <= addr)
-		return &f->blocks[lo];
-	return NULL;
 }
 
 void cfg_get_totals(struct cfg_totals *t)

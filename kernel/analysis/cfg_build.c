@@ -11,6 +11,18 @@
  * calls do not end blocks (their sites are recorded apart). A branch
  * into the middle of an instruction, or bytes that do not decode, fail
  * the function with the address.
+ *
+ * Delay slots (SPARC) stay in their transfer's block when they run on
+ * every path out of it. They are split off, the transfer ending its
+ * block and the slots making a block of their own, when they run only on
+ * the taken path (INSN_SLOTS_TAKEN_ONLY) or when a slot is itself a
+ * branch target: the transfer's block then goes to the slot block (on
+ * the paths that run the slots) and past it (on those that skip them),
+ * and the slot block to the transfer's destinations, and on to the next
+ * instruction when it is a target (a jump into it runs it as an ordinary
+ * instruction). That path through the slot block and on to the
+ * transfer's destination exists only for the transfer: the only
+ * approximation, and a safe one (more paths, more registers live).
  */
 #include <scion/cfg.h>
 #include <scion/insn_summary.h>
@@ -21,14 +33,14 @@
 
 #define MARK_START  0x1
 #define MARK_LEADER 0x2
+#define MARK_TARGET 0x4	/* a branch or jump-table target */
 #define SLICE       16	/* instructions a jump-table slice looks back over */
 #define MAX_TABLES  64	/* jump tables per function; more stay unresolved */
-
-extern char __rodata_start[], __rodata_end[];
 
 struct pending_table {
 	uint32_t insn;		/* index of the indirect jump */
 	struct insn_jump_table_summary jt;
+	const uint8_t *entries;	/* its bytes, once accepted */
 };
 
 struct work {
@@ -60,15 +72,19 @@ static bool accept_table(struct work *w, struct pending_table *pt)
 	const struct insn_jump_table_summary *jt = &pt->jt;
 	uint64_t bytes = (uint64_t)jt->entries * jt->entry_size;
 
-	if (jt->relative || jt->entry_size != 8 || jt->entries > 4096 ||
-	    jt->table < (uintptr_t)__rodata_start || jt->table + bytes > (uintptr_t)__rodata_end)
+	if (jt->relative || (jt->entry_size != 8 && jt->entry_size != 4) || jt->entries > 4096)
 		return false;
-	const uint64_t *entry = (const uint64_t *)(uintptr_t)jt->table;
-	for (unsigned i = 0; i < jt->entries; i++)
-		if (!inside(w, entry[i]) || !(w->marks[entry[i] - w->base] & MARK_START))
+	const uint8_t *table = analysis_table(jt->table, bytes);
+	if (!table)
+		return false;
+	for (unsigned i = 0; i < jt->entries; i++) {
+		uint64_t entry = cfg_table_entry(table, jt->entry_size, i);
+		if (!inside(w, entry) || !(w->marks[entry - w->base] & MARK_START))
 			return false;
+	}
 	for (unsigned i = 0; i < jt->entries; i++)
-		w->marks[entry[i] - w->base] |= MARK_LEADER;
+		w->marks[cfg_table_entry(table, jt->entry_size, i) - w->base] |= MARK_LEADER | MARK_TARGET;
+	pt->entries = table;
 	return true;
 }
 
@@ -106,9 +122,38 @@ static int decode_all(struct work *w)
 	return 0;
 }
 
+/* Whether the delay slots of the block-ending transfer insns[t] are a block of their own. */
+static bool slots_split(const struct work *w, uint32_t t)
+{
+	const struct insn_summary *s = &w->insns[t].s;
+	if (!ARCH_DELAY_SLOTS_MAX || !s->delay_slots || !insn_class_ends_block(s->cls))
+		return false;
+	if (s->flags & INSN_SLOTS_TAKEN_ONLY)
+		return true;
+	uint32_t end = cfg_transfer_end(w->insns, t, w->ninsns);
+	for (uint32_t j = t + 1; j <= end; j++)
+		if (w->marks[w->insns[j].offset] & MARK_TARGET)
+			return true;
+	return false;
+}
+
+/* The offset just past the delay slots of insns[t] (past insns[t] without them). */
+static uint64_t past_slots(const struct work *w, uint32_t t)
+{
+	const struct cfg_insn *end = &w->insns[cfg_transfer_end(w->insns, t, w->ninsns)];
+	return end->offset + end->s.length;
+}
+
+static void mark(struct work *w, uint64_t off, uint8_t m)
+{
+	if (off < w->size)
+		w->marks[off] |= m;
+}
+
 static int mark_leaders(struct work *w)
 {
 	w->marks[0] |= MARK_LEADER;
+	/* Targets first: whether a transfer's slots are split depends on them. */
 	for (uint32_t i = 0; i < w->ninsns; i++) {
 		const struct cfg_insn *ci = &w->insns[i];
 		if (ci->s.cls == INSN_CLASS_SEQ)
@@ -117,20 +162,22 @@ static int mark_leaders(struct work *w)
 		if (direct && inside(w, ci->s.target)) {
 			if (!(w->marks[ci->s.target - w->base] & MARK_START))
 				return fail(w, CFG_BAD_TARGET, w->base + ci->offset);
-			w->marks[ci->s.target - w->base] |= MARK_LEADER;
+			w->marks[ci->s.target - w->base] |= MARK_LEADER | MARK_TARGET;
 		}
-		if (!insn_class_ends_block(ci->s.cls))
-			continue;
-		const struct cfg_insn *end = &w->insns[cfg_transfer_end(w->insns, i, w->ninsns)];
-		uint64_t next = end->offset + end->s.length;
-		if (next < w->size)
-			w->marks[next] |= MARK_LEADER;
 	}
 	uint32_t kept = 0;
 	for (uint32_t t = 0; t < w->ntables; t++)
 		if (accept_table(w, &w->tables[t]))
 			w->tables[kept++] = w->tables[t];
 	w->ntables = kept;
+	for (uint32_t i = 0; i < w->ninsns; i++) {
+		const struct cfg_insn *ci = &w->insns[i];
+		if (!insn_class_ends_block(ci->s.cls))
+			continue;
+		if (slots_split(w, i))
+			mark(w, ci->offset + ci->s.length, MARK_LEADER);
+		mark(w, past_slots(w, i), MARK_LEADER);
+	}
 	return 0;
 }
 
@@ -156,25 +203,12 @@ static void add_succ(struct cfg_function *f, struct cfg_block *b, uint32_t targe
 	b->nsucc++;
 }
 
-/*
- * The edges and end kind of block b, whose instructions are
- * insns[first .. last]; control(first, last) decides how it ends.
- */
-static void connect(struct work *w, struct cfg_block *b, uint32_t first, uint32_t last)
+/* The edges and end kind of the destinations of transfer cs (not its fall-through). */
+static void connect_destinations(struct work *w, struct cfg_block *b, const struct insn_summary *cs,
+				 uint32_t control)
 {
 	struct cfg_function *f = w->f;
-	uint32_t control = cfg_control_of(w->insns, first, last);
-	const struct insn_summary *cs = &w->insns[control].s;
-	uint64_t next = b->end;
 
-	b->first_succ = f->nsucc;
-	b->nsucc = 0;
-	if (insn_class_falls_through(cs->cls)) {
-		if (inside(w, next))
-			add_succ(f, b, block_of(f, next));
-		else
-			b->end_kind |= CFG_END_FALLS_OUT;
-	}
 	switch (cs->cls) {
 	case INSN_CLASS_JUMP: case INSN_CLASS_BRANCH:
 		if (inside(w, cs->target))
@@ -191,9 +225,8 @@ static void connect(struct work *w, struct cfg_block *b, uint32_t first, uint32_
 		}
 		b->end_kind |= CFG_END_JUMP_TABLE;
 		f->njump_tables++;
-		const uint64_t *entry = (const uint64_t *)(uintptr_t)pt->jt.table;
 		for (unsigned i = 0; i < pt->jt.entries; i++)
-			add_succ(f, b, block_of(f, entry[i]));
+			add_succ(f, b, block_of(f, cfg_table_entry(pt->entries, pt->jt.entry_size, i)));
 		break;
 	}
 	case INSN_CLASS_RETURN:
@@ -208,6 +241,51 @@ static void connect(struct work *w, struct cfg_block *b, uint32_t first, uint32_
 	default:
 		break;
 	}
+}
+
+/* An edge to the instruction at offset next, or a fall out of the function. */
+static void connect_next(struct work *w, struct cfg_block *b, uint64_t next)
+{
+	if (inside(w, next))
+		add_succ(w->f, b, block_of(w->f, next));
+	else
+		b->end_kind |= CFG_END_FALLS_OUT;
+}
+
+/*
+ * The edges and end kind of block b, whose instructions are
+ * insns[first .. last]: it ends at a transfer whose slots are split off
+ * (to the slot block, and past it when they are annulled), or it is such
+ * a slot block (to the transfer's destinations, and on when it is also a
+ * jump target), or control(first, last) decides how it ends.
+ */
+static void connect(struct work *w, struct cfg_block *b, uint32_t first, uint32_t last)
+{
+	struct cfg_function *f = w->f;
+	uint32_t control = cfg_control_of(w->insns, first, last);
+	const struct insn_summary *cs = &w->insns[control].s;
+
+	b->first_succ = f->nsucc;
+	b->nsucc = 0;
+	if (control == last && slots_split(w, last)) {
+		connect_next(w, b, b->end);		/* into the slots */
+		if ((cs->flags & INSN_SLOTS_TAKEN_ONLY) && insn_class_falls_through(cs->cls))
+			connect_next(w, b, w->base + past_slots(w, last));
+		return;
+	}
+	uint32_t t = first ? cfg_slots_end_at(w->insns, first - 1, last) : UINT32_MAX;
+	if (t != UINT32_MAX && t == first - 1 && slots_split(w, t)) {
+		const struct insn_summary *ts = &w->insns[t].s;
+		bool runs_untaken = !(ts->flags & INSN_SLOTS_TAKEN_ONLY) &&
+				    insn_class_falls_through(ts->cls);
+		if (runs_untaken || (w->marks[w->insns[first].offset] & MARK_TARGET))
+			connect_next(w, b, b->end);
+		connect_destinations(w, b, ts, t);
+		return;
+	}
+	if (insn_class_falls_through(cs->cls))
+		connect_next(w, b, b->end);
+	connect_destinations(w, b, cs, control);
 }
 
 /* Blocks from the leader marks, then edges, call sites and per-block use/def. */
@@ -237,6 +315,7 @@ static int build_blocks(struct work *w, struct cfg_block_effects *effects)
 		if (w->marks[ci->offset] & MARK_LEADER) {
 			b++;
 			f->blocks[b].start = w->base + ci->offset;
+			effects[b].first = i;
 		}
 		f->blocks[b].end = w->base + ci->offset + ci->s.length;
 		f->blocks[b].ninsns++;
@@ -244,6 +323,10 @@ static int build_blocks(struct work *w, struct cfg_block_effects *effects)
 			f->calls[f->ncalls++] = (struct cfg_call){
 				w->base + ci->offset, ci->s.cls == INSN_CLASS_CALL ? ci->s.target : 0 };
 		effects_add(&effects[b], ci);
+		uint32_t t = cfg_slots_end_at(w->insns, 0, i);
+		if (t != UINT32_MAX)	/* a delayed call's convention, after its slots */
+			effects_add_regs(&effects[b], w->insns[t].s.late_reads,
+					 t < effects[b].first ? 0 : w->insns[t].s.late_writes);
 	}
 	f->nblocks = nblocks;
 	f->ninsns = w->ninsns;
@@ -284,7 +367,7 @@ int cfg_build_function(struct cfg_function *f, const uint8_t *code)
 	effects = kzalloc(nleaders * sizeof(*effects));
 	err = effects ? build_blocks(w, effects) : -ENOMEM;
 	if (!err)
-		cfg_solve_liveness(f, effects);
+		cfg_solve_liveness(f, effects, w->insns);
 out:
 	if (err == -ENOMEM && f->status == CFG_OK)
 		fail_nomem(f);
@@ -293,4 +376,31 @@ out:
 	kfree(w->marks);
 	kfree(w);
 	return err;
+}
+
+const struct cfg_block *cfg_block_at(const struct cfg_function *f, uint64_t addr)
+{
+	uint32_t lo = 0, hi = f->nblocks;
+
+	while (lo < hi) {
+		uint32_t mid = (lo + hi) / 2;
+		if (f->blocks[mid].end <= addr)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	if (lo < f->nblocks && f->blocks[lo].start <= addr)
+		return &f->blocks[lo];
+	return NULL;
+}
+
+const char *cfg_status_name(enum cfg_status s)
+{
+	switch (s) {
+	case CFG_OK: return "ok";
+	case CFG_UNDECODABLE: return "bytes that do not decode";
+	case CFG_BAD_TARGET: return "a branch into the middle of an instruction";
+	case CFG_NO_MEMORY: return "out of memory";
+	}
+	return "?";
 }

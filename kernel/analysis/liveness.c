@@ -8,8 +8,12 @@
  * a return keeps the return and callee-saved registers, a tail call
  * every general register, an unresolved jump or a fall past the
  * function's end everything. live_in(B) = use(B) | (live_out(B) &
- * ~def(B)). The stack pointer (and on x86 the direction flag) is always
- * live. Iterates to the fixpoint; the lattice is finite, so it ends.
+ * ~def(B)), or, for a block with a register-window shift (SPARC's save,
+ * restore, return), the same instruction by instruction backwards with
+ * the arch's map across the shift. A delayed call's calling convention
+ * (late effects) applies after its last slot. The stack pointer (and on
+ * x86 the direction flag) is always live. Iterates to the fixpoint; the
+ * lattice is finite and every transfer is monotone, so it ends.
  */
 #include <scion/cfg.h>
 #include <scion/insn_summary.h>
@@ -31,16 +35,37 @@ static uint32_t exit_live(const struct cfg_block *b)
 	return live;
 }
 
-void cfg_solve_liveness(struct cfg_function *f, const struct cfg_block_effects *effects)
+uint32_t cfg_block_live(const struct cfg_insn *insns, uint32_t lo, uint32_t first, uint32_t last,
+			uint32_t live, uint32_t at, uint32_t *before_at, uint32_t *after_at)
+{
+	for (uint32_t i = last + 1; i-- > first;) {
+		uint32_t t = cfg_slots_end_at(insns, lo, i);
+		if (t != UINT32_MAX)
+			live = cfg_late_live_before(&insns[t].s, live, t < first);
+		if (i == at && after_at)
+			*after_at = live;
+		live = insn_live_before(&insns[i].s, live);
+		if (i == at && before_at)
+			*before_at = live;
+	}
+	return live;
+}
+
+void cfg_solve_liveness(struct cfg_function *f, const struct cfg_block_effects *effects,
+			const struct cfg_insn *insns)
 {
 	for (bool changed = true; changed;) {
 		changed = false;
 		for (uint32_t i = f->nblocks; i-- > 0;) {
 			struct cfg_block *b = &f->blocks[i];
+			const struct cfg_block_effects *e = &effects[i];
 			uint32_t out = exit_live(b);
 			for (uint32_t s = 0; s < b->nsucc; s++)
 				out |= f->blocks[f->succ[b->first_succ + s]].live_in;
-			uint32_t in = effects[i].use | (out & ~effects[i].def);
+			uint32_t in = e->windowed ?
+				cfg_block_live(insns, 0, e->first, e->first + b->ninsns - 1, out,
+					       UINT32_MAX, NULL, NULL) :
+				e->use | (out & ~e->def);
 			if (in != b->live_in || out != b->live_out) {
 				b->live_in = in;
 				b->live_out = out;
@@ -48,6 +73,22 @@ void cfg_solve_liveness(struct cfg_function *f, const struct cfg_block_effects *
 			}
 		}
 	}
+}
+
+/*
+ * Summarise the instructions of [start, end) into insns from index n on;
+ * the new count, or UINT32_MAX when they do not decode.
+ */
+static uint32_t summarise_range(struct cfg_insn *insns, uint32_t n, uint64_t start, uint64_t end)
+{
+	const uint8_t *code = analysis_text(start);
+	for (uint64_t off = 0; start + off < end; n++) {
+		if (arch_insn_summarise(&insns[n].s, code + off, end - start - off, start + off))
+			return UINT32_MAX;
+		insns[n].offset = (uint32_t)off;
+		off += insns[n].s.length;
+	}
+	return n;
 }
 
 int cfg_live_at(uint64_t addr, uint32_t *before, uint32_t *after)
@@ -58,28 +99,24 @@ int cfg_live_at(uint64_t addr, uint32_t *before, uint32_t *after)
 	const struct cfg_block *b = cfg_block_at(f, addr);
 	if (!b)
 		return -ENOENT;
-
-	struct cfg_insn *insns = kmalloc(b->ninsns * sizeof(*insns));
+	/*
+	 * On a machine with delay slots, the block before too: the transfer
+	 * whose slots open this block, if any, is there.
+	 */
+	const struct cfg_block *prev = ARCH_DELAY_SLOTS_MAX && b > f->blocks &&
+		b[-1].end == b->start ? &b[-1] : NULL;
+	uint32_t room = b->ninsns + (prev ? prev->ninsns : 0);
+	struct cfg_insn *insns = kmalloc(room * sizeof(*insns));
 	if (!insns)
 		return -ENOMEM;
-	const uint8_t *code = analysis_text(b->start);
-	uint64_t off = 0;
+	uint32_t first = prev ? summarise_range(insns, 0, prev->start, prev->end) : 0;
+	uint32_t n = first == UINT32_MAX ? first : summarise_range(insns, first, b->start, b->end);
 	int found = -1;
-	for (uint32_t i = 0; i < b->ninsns; i++) {
-		arch_insn_summarise(&insns[i].s, code + off, b->end - b->start - off, b->start + off);
-		insns[i].offset = (uint32_t)off;
-		if (b->start + off == addr)
+	for (uint32_t i = first; n != UINT32_MAX && i < n; i++)
+		if (b->start + insns[i].offset == addr)
 			found = (int)i;
-		off += insns[i].s.length;
-	}
-	uint32_t live = b->live_out;
-	for (int i = (int)b->ninsns - 1; i >= 0; i--) {
-		if (i == found)
-			*after = live;
-		live = insns[i].s.reads | (live & ~insns[i].s.writes);
-		if (i == found)
-			*before = live;
-	}
+	if (found >= 0)
+		cfg_block_live(insns, 0, first, n - 1, b->live_out, (uint32_t)found, before, after);
 	kfree(insns);
 	return found < 0 ? -ENOENT : 0;
 }

@@ -107,7 +107,10 @@ const char *cfg_status_name(enum cfg_status s);
 
 /*
  * cfg_block_control - the instruction that decides how block b ends: its
- * last, or the transfer whose delay slots end the block.
+ * last, or the transfer whose delay slots end the block. A block made of
+ * split-off delay slots (an annulled branch's, or a slot that is a
+ * branch target: cfg_build.c) reports its own last instruction; its
+ * transfer ends the block before it.
  * Arguments: b, a block of an analysed function; addr and s, filled in.
  * Return value: 0, or -EINVAL if the block does not decode (it did when
  *   it was analysed: only if the text image changed under it).

@@ -27,9 +27,15 @@
  * Where control goes after an instruction. "Direct" transfers carry
  * their target; a delayed transfer (SPARC) takes effect after the
  * delay_slots instructions that follow it, which the analysis keeps in
- * its block. Traps that come back to the next instruction (a system
- * call, a breakpoint, a halt until the next interrupt) are sequential:
- * nothing in the function branches there.
+ * its block when they run on every path out of it. When they do not (an
+ * annulled conditional branch runs them only when taken:
+ * INSN_SLOTS_TAKEN_ONLY), or when a slot is itself a branch target, the
+ * block ends at the transfer and its slots are a block of their own,
+ * whose successors are the transfer's destinations (cfg_build.c). A
+ * transfer whose slots never run (SPARC's ba,a) is summarised with none.
+ * Traps that come back to the next instruction (a system call, a
+ * breakpoint, a halt until the next interrupt) are sequential: nothing in
+ * the function branches there.
  */
 enum insn_class {
 	INSN_CLASS_SEQ,			/* goes on at the next instruction */
@@ -51,15 +57,36 @@ enum insn_class {
  */
 #define INSN_DELAY_SLOTS_MAX 2
 
+/* insn_summary.flags */
+#define INSN_SLOTS_TAKEN_ONLY 0x1	/* the delay slots run only when the branch is taken */
+
 struct insn_summary {
 	uint8_t length;			/* bytes */
 	uint8_t cls;			/* enum insn_class */
 	uint8_t delay_slots;		/* instructions executed before a transfer takes effect
 					   (at most INSN_DELAY_SLOTS_MAX) */
+	uint8_t flags;			/* INSN_SLOTS_* */
+	uint8_t window;			/* 0, or a register-window shift (SPARC's save, restore,
+					   return): the registers after the instruction are not
+					   those before; arch_window_live_before maps a live set
+					   back across it */
 	uint64_t target;		/* JUMP, BRANCH, CALL: where to; otherwise 0 */
-	uint32_t reads, writes;		/* registers; a call's are its calling convention's
-					   (arguments and stack read, caller-saved written) */
+	uint32_t reads, writes;		/* registers, in program order; a call's are its calling
+					   convention's (arguments and stack read, caller-saved
+					   written) on a machine without delay slots */
+	uint32_t late_reads, late_writes;	/* what happens when a delayed transfer takes
+					   effect, after its slots: a delayed call's calling
+					   convention (a slot may set an argument) */
 };
+
+/*
+ * The registers live before the instruction s summarises, given those
+ * live after it: what it reads, and what it does not write, across its
+ * window shift if it has one (writes name registers of the new window).
+ * Its late effects are not included (the caller applies them after the
+ * last delay slot).
+ */
+static inline uint32_t insn_live_before(const struct insn_summary *s, uint32_t after);
 
 /* Whether execution may go on at the next instruction (after the delay slots). */
 static inline bool insn_class_falls_through(uint8_t cls)
@@ -150,7 +177,24 @@ const char *arch_reg_name(unsigned n);
  */
 int arch_insn_describe(uint64_t addr, uint64_t avail);
 
+/*
+ * arch_window_live_before (inline, arch/insn_summary.h) - Overview: a
+ *   set of registers live after a window shift (s->window != 0) as the
+ *   registers of the window before it: those it carries over, and those
+ *   the shift hides but which stay live (the caller's, under a save).
+ * Caller's context: any; pure. A machine without windows returns after.
+ *   uint32_t arch_window_live_before(const struct insn_summary *s, uint32_t after);
+ */
+
 /* The arch's inline hooks, which need the types above. */
 #include <arch/insn_summary.h>
+
+static inline uint32_t insn_live_before(const struct insn_summary *s, uint32_t after)
+{
+	uint32_t kept = after & ~s->writes;
+	if (s->window)
+		kept = arch_window_live_before(s, kept);
+	return s->reads | kept;
+}
 
 #endif

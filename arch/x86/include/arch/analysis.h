@@ -24,6 +24,10 @@
  */
 #define ARCH_DELAY_SLOTS_MAX	0
 
+/* Jump tables: little-endian 8-byte entries, in read-only data only (arch/x86/jump_table.c). */
+#define ARCH_BIG_ENDIAN		0
+#define ARCH_JUMP_TABLES_IN_TEXT 0
+
 /* Live where a function returns: the return values, the callee-saved registers, rsp and DF. */
 #define ARCH_LIVE_AT_RETURN	ABI_LIVE_AT_RETURN
 /* Live at a tail call: the callee may read any general register (its arguments and more). */

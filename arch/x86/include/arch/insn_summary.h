@@ -10,7 +10,8 @@
  * (arch/analysis.h numbers them); a call is summarised by the System V
  * calling convention (arch/abi.h): it reads the argument registers, rax
  * (the vector count of varargs calls) and rsp, and clobbers every
- * caller-saved register and the status flags. x86 has no delay slots.
+ * caller-saved register and the status flags, in reads and writes (no
+ * late effects: x86 has no delay slots), and nothing shifts a window.
  */
 #ifndef ARCH_INSN_SUMMARY_H
 #define ARCH_INSN_SUMMARY_H
@@ -44,13 +45,24 @@ static inline void arch_insn_summary_of(struct insn_summary *s, const struct ins
 	s->length = in->length;
 	s->cls = c.cls;
 	s->delay_slots = 0;
+	s->flags = 0;
+	s->window = 0;
 	s->target = c.flags & ARCH_INSN_HAS_TARGET ? in->target : 0;
 	s->reads = in->regs_read;
 	s->writes = in->regs_written;
+	s->late_reads = 0;
+	s->late_writes = 0;
 	if (c.flags & ARCH_INSN_ABI_CALL) {
 		s->reads |= ABI_CALL_READS;
 		s->writes |= ABI_CALLER_SAVED;
 	}
+}
+
+/* x86 has no register windows: no summary has a window shift. */
+static inline uint32_t arch_window_live_before(const struct insn_summary *s, uint32_t after)
+{
+	(void)s;
+	return after;
 }
 
 static inline int arch_insn_summarise(struct insn_summary *s, const uint8_t *code, size_t avail,

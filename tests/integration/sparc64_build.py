@@ -1,0 +1,42 @@
+# SPDX-License-Identifier: BSD-2-Clause
+"""The sparc64 kernel built once for the jobs that need it, under a lock.
+
+Jobs run two at a time; two `make ARCH=sparc64 kernel` runs in the same
+build folder at once could write the same objects together, and a job
+reading kernel.elf while another links it could read half a file. So
+whoever builds it, or reads it, holds an exclusive lock on
+BUILD/sparc64/.build.lock meanwhile (kernel_locked). The build is
+test_sparc64.py's (`make ARCH=sparc64 BUILD=<build>/sparc64 kernel`)."""
+
+import contextlib
+import fcntl
+import os
+import subprocess
+
+
+def sparc64_build_dir(ctx):
+    """BUILD/sparc64, relative to the repository (as make wants it)."""
+    return os.path.relpath(os.path.join(ctx.build, "sparc64"), ctx.root)
+
+
+@contextlib.contextmanager
+def kernel_locked(ctx):
+    """Hold the sparc64 build folder's lock; yields the kernel's path."""
+    build = sparc64_build_dir(ctx)
+    os.makedirs(os.path.join(ctx.root, build), exist_ok=True)
+    with open(os.path.join(ctx.root, build, ".build.lock"), "w") as lock:
+        fcntl.flock(lock, fcntl.LOCK_EX)
+        try:
+            yield os.path.join(ctx.root, build, "kernel.elf")
+        finally:
+            fcntl.flock(lock, fcntl.LOCK_UN)
+
+
+def build_kernel(ctx):
+    """make ARCH=sparc64 kernel under the lock: (kernel path, '' or the failure's last lines)."""
+    with kernel_locked(ctx) as kernel:
+        proc = subprocess.run(["make", "--no-print-directory", "ARCH=sparc64",
+                               f"BUILD={sparc64_build_dir(ctx)}", "kernel"], cwd=ctx.root,
+                              capture_output=True, text=True, timeout=600)
+    tail = "\n    ".join((proc.stdout + proc.stderr).strip().splitlines()[-15:])
+    return kernel, (tail if proc.returncode else "")
