@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: BSD-2-Clause */
 /*
- * The arch half of graft transactions on sparc64 (arch/sparc64/txn_call.S):
+ * The arch half of graft transactions on sparc64 (arch_txn_call in arch/sparc64/switch.S):
  * a call an abort can abandon, and "only the timer" while a graft runs
  * where its caller had masked interrupts. Same contract as
  * arch/x86/include/arch/txn.h.
