@@ -5,8 +5,9 @@ Jobs run two at a time; two `make ARCH=sparc64 kernel` runs in the same
 build folder at once could write the same objects together, and a job
 reading kernel.elf while another links it could read half a file. So
 whoever builds it, or reads it, holds an exclusive lock on
-BUILD/sparc64/.build.lock meanwhile (kernel_locked). The build is
-test_sparc64.py's (`make ARCH=sparc64 BUILD=<build>/sparc64 kernel`)."""
+BUILD/sparc64/.build.lock meanwhile (kernel_locked): build_kernel for
+the kernel and the test kernel (`make ARCH=sparc64 BUILD=<build>/sparc64
+[KERNEL_TESTS=yes] kernel`), which every sparc64 job goes through."""
 
 import contextlib
 import fcntl
@@ -32,11 +33,16 @@ def kernel_locked(ctx):
             fcntl.flock(lock, fcntl.LOCK_UN)
 
 
-def build_kernel(ctx):
-    """make ARCH=sparc64 kernel under the lock: (kernel path, '' or the failure's last lines)."""
+def build_kernel(ctx, tests=False):
+    """make ARCH=sparc64 kernel under the lock (tests: the test kernel,
+    KERNEL_TESTS=yes, in BUILD/sparc64/test; both share BUILD/sparc64/obj):
+    (kernel path, '' or the failure's last lines)."""
     with kernel_locked(ctx) as kernel:
         proc = subprocess.run(["make", "--no-print-directory", "ARCH=sparc64",
-                               f"BUILD={sparc64_build_dir(ctx)}", "kernel"], cwd=ctx.root,
-                              capture_output=True, text=True, timeout=600)
+                               f"BUILD={sparc64_build_dir(ctx)}"] +
+                              (["KERNEL_TESTS=yes"] if tests else []) + ["kernel"],
+                              cwd=ctx.root, capture_output=True, text=True, timeout=600)
+    if tests:
+        kernel = os.path.join(os.path.dirname(kernel), "test", "kernel.elf")
     tail = "\n    ".join((proc.stdout + proc.stderr).strip().splitlines()[-15:])
     return kernel, (tail if proc.returncode else "")

@@ -33,23 +33,22 @@ the checks look only at what follows it."""
 
 import os
 import re
-import subprocess
 
 import harness
 import machine
 
+import sparc64_build
 from common import SUMMARY, TEST_LINE
 
 
-def build_sparc64(ctx):
-    """make ARCH=sparc64 kernel into BUILD/sparc64; returns (kernel, build arg) or raises."""
-    build = os.path.relpath(os.path.join(ctx.build, "sparc64"), ctx.root)
-    proc = subprocess.run(["make", "--no-print-directory", "ARCH=sparc64", f"BUILD={build}",
-                           "kernel"], cwd=ctx.root, capture_output=True, text=True, timeout=600)
-    if proc.returncode != 0:
-        tail = (proc.stdout + proc.stderr).strip().splitlines()[-15:]
-        raise harness.BootError("make ARCH=sparc64 kernel failed:\n    " + "\n    ".join(tail))
-    return os.path.join(ctx.root, build, "kernel.elf"), f"BUILD={build}"
+def build_sparc64(ctx, tests=False):
+    """The sparc64 kernel (tests: the test kernel) built under the build
+    folder's lock (sparc64_build.py); returns (kernel, build arg) or raises."""
+    kernel, failure = sparc64_build.build_kernel(ctx, tests=tests)
+    if failure:
+        raise harness.BootError(f"make ARCH=sparc64{' KERNEL_TESTS=yes' if tests else ''} "
+                                f"kernel failed:\n    {failure}")
+    return kernel, f"BUILD={sparc64_build.sparc64_build_dir(ctx)}"
 
 
 def kernel_output(boot):
@@ -182,15 +181,7 @@ def job_kernel_tests(ctx):
     portable in-kernel test it builds passes or says SKIPPED (reason); the closing
     `N passed, M failed` counts the run ones (skips are neither) and power-off ends
     QEMU with status 0."""
-    build = os.path.relpath(os.path.join(ctx.build, "sparc64"), ctx.root)
-    proc = subprocess.run(["make", "--no-print-directory", "ARCH=sparc64", f"BUILD={build}",
-                           "KERNEL_TESTS=yes", "kernel"], cwd=ctx.root, capture_output=True,
-                          text=True, timeout=600)
-    if proc.returncode != 0:
-        tail = (proc.stdout + proc.stderr).strip().splitlines()[-15:]
-        raise harness.BootError("make ARCH=sparc64 KERNEL_TESTS=yes kernel failed:\n    " +
-                                "\n    ".join(tail))
-    kernel = os.path.join(ctx.root, build, "test", "kernel.elf")
+    kernel, _ = build_sparc64(ctx, tests=True)
     boot = harness.Boot(f"{ctx.job}-all", ctx.log_dir, timeout=120,
                         argv=machine.sparc64_qemu_command(kernel, "test=* panic=exit"))
     boot.finish()
