@@ -18,17 +18,19 @@
 # arch/sparc64/absent.c. Machine features the port lacks are refused by
 # their hooks (absent_machine.c) and listed in arch/features.h, which the
 # in-kernel tests consult (SKIPPED). The SPARC V9 decoder (insn_decode.c,
-# decoder.mk: another piece of the port) is not linked into the kernel yet.
+# its tables from opcodes.map by decoder.mk's generator) and the structural
+# analysis over it (kernel/analysis/, insn_summary.c, analysis/jump_table.c,
+# insn_describe.c) are in the kernel: `analysis`, `cfg`, `insn` work.
 
 ARCH_NAME := sparc64
 CROSS := sparc64-linux-gnu-
 
 # Left out of the portable core, and why (each needs what the port lacks):
-#   kernel/probe/ kernel/analysis/  the SPARC decoder, patch emitter and
-#                  splicer (arch/insn.h, arch/patch.h, arch/probe.h: the decoder is
-#                  another piece of issue 25); arch/sparc64/absent.c refuses their API
+#   kernel/probe/  the SPARC patch emitter and splicer (arch/patch.h,
+#                  arch/probe.h: the next piece of issue 25); arch/sparc64/absent.c
+#                  refuses its API
 #   kernel/proc/   user processes speak the Linux x86-64 ABI (arch/user.h): none here
-CORE_LEFT_OUT := kernel/probe/% kernel/analysis/% kernel/proc/%
+CORE_LEFT_OUT := kernel/probe/% kernel/proc/%
 # (kernel/probe/monitor_sources.c is plain: the per-CPU probe.hits counter.)
 ARCH_CORE_SRCS := $(filter-out $(CORE_LEFT_OUT),$(wildcard kernel/*/*.c kernel/*/*.S)) \
 	kernel/probe/monitor_sources.c
@@ -58,15 +60,18 @@ ARCH_KERNEL_LDFLAGS := -z max-page-size=8192 -T $(ARCH_DIR)/kernel.ld
 ARCH_KERNEL_LIBS := $(shell $(CROSS)gcc -mcpu=ultrasparc -print-libgcc-file-name)
 
 ARCH_KERNEL_SRCS := $(filter-out $(ARCH_DIR)/ktest_fixtures.S,$(wildcard $(ARCH_DIR)/*.c $(ARCH_DIR)/*.S \
-	$(ARCH_DIR)/boot/*.c $(ARCH_DIR)/boot/*.S))
-# The decoder is not part of the kernel yet (above).
-ARCH_KERNEL_SRCS := $(filter-out $(ARCH_DIR)/insn_decode.c,$(ARCH_KERNEL_SRCS))
+	$(ARCH_DIR)/boot/*.c $(ARCH_DIR)/boot/*.S $(ARCH_DIR)/analysis/*.c))
 # The trap table and what runs at TL > 0 sit in their own sections
 # (.text.traptable, .text.tl1: kernel.ld puts them in the no-probe range).
 ARCH_NOPROBE_SRCS :=
-ARCH_GEN_OBJS :=
-ARCH_GEN_SRCS :=
-ARCH_GEN_HEADERS :=
+# The decoder's opcode tables, generated from opcodes.map (decoder.mk's rule,
+# named here by path because decoder.mk is included after this file).
+ARCH_GEN_SRCS := $(BUILD)/gen/sparc64_opcodes.c
+ARCH_GEN_HEADERS := $(BUILD)/gen/sparc64_opcodes.h
+ARCH_GEN_OBJS := $(BUILD)/obj/gen/sparc64_opcodes.o
+$(ARCH_GEN_OBJS): $(BUILD)/obj/gen/%.o: $(BUILD)/gen/%.c $(ARCH_GEN_HEADERS)
+	@mkdir -p $(dir $@)
+	$(Q)$(CC) $(KERNEL_CFLAGS) -I$(ARCH_DIR) -c $< -o $@
 ARCH_HOST_SRCS :=
 
 # Grafts, the sandbox, the port's host tools and benchmarks: not yet.

@@ -22,7 +22,9 @@ five times:
                   M48T59's date (a year after 2020), and reaches
                   the `scion>` shell on the UART (input polled at the tick);
                   `uptime` and `cpus` answer, `probe list` is refused with
-                  its reason, `poweroff` exits 0
+                  its reason, `analysis` analyses every function (the SPARC
+                  decoder and the structural analysis in the kernel), `insn`
+                  and `cfg` answer, `poweroff` exits 0
 
 A second job, sparc64.kernel_tests, builds the sparc64 test kernel and boots
 `test=*`: the portable in-kernel tests pass, the x86-only ones say SKIPPED
@@ -61,6 +63,13 @@ def kernel_output(boot):
 def expect(ctx, name, text, pattern, boot):
     ok = re.search(pattern, text, re.M) is not None
     ctx.result(name, ok, "" if ok else f"'{pattern}' not in the output (log: {boot.log_path})")
+
+
+def shell(boot, line, until):
+    """Type a shell command; what the console said after it, up to until."""
+    start = boot.mark()
+    boot.command(line, until)
+    return boot.output[start:]
 
 
 def status(ctx, name, boot, want):
@@ -154,6 +163,22 @@ def job_machine_layer(ctx):
         ctx.result("make-run/cpus", True)
         boot.command("probe list", r"probe: sparc64: no splicer yet \(issue 25\)")
         ctx.result("make-run/probe-refused", True)
+        # The structural analysis over the SPARC decoder, in the kernel: every
+        # function analysed, none refused.
+        out = shell(boot, "analysis", r"took \d+ cycles")
+        m = re.search(r"analysis: (\d+) functions, (\d+) analysed, (\d+) not;", out)
+        ctx.result("make-run/analysis-every-function",
+                   m and int(m.group(1)) > 500 and m.group(1) == m.group(2) and m.group(3) == "0",
+                   f"{out[-400:]!r}")
+        out = shell(boot, "insn trap_table", r"free after:[^\n]*\n")
+        ctx.result("make-run/insn-trap-table",
+                   re.search(r"^  ba\n  control flow: branch always, one delay slot", out, re.M)
+                   and re.search(r"^  target 0x[0-9a-f]+ trap_common\+0x0 ", out, re.M),
+                   f"{out[-600:]!r}")
+        out = shell(boot, "cfg kmalloc", r"scion> ")
+        ctx.result("make-run/cfg-kmalloc", re.search(
+            r"^kmalloc 0x[0-9a-f]+, \d+ bytes: \d+ blocks, \d+ instructions, [1-9]\d* calls", out,
+            re.M) and "return" in out, f"{out[-600:]!r}")
         boot.command("poweroff", r"powering off")
     finally:
         boot.finish()
