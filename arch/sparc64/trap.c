@@ -185,6 +185,7 @@ static void interrupt(struct trap_frame *tf, uint64_t level)
 		timer_interrupt();
 		if (sparc64_timer_core()) {
 			sparc64_console_poll();
+			sparc64_channel_poll();
 			if (c->txn_depth)
 				txn_watchdog(tf);
 			clock_timer_interrupt();
