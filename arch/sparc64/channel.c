@@ -4,6 +4,9 @@
  * on the EBus, which QEMU adds for a second -serial (at I/O 0x2f8, as
  * x86's COM2), reached like the console (serial.c) with ASI 0x15 at
  * physical 0x1fe020002f8; qemu/machine.py connects it to a UNIX socket.
+ * Without a second -serial nothing decodes the port and an access traps
+ * (a data access error), so arch_channel_init probes with a load that
+ * may fault (phys_probe.S) before it touches the registers.
  *
  * POLLED, NOT INTERRUPT-DRIVEN: device interrupts are not routed on
  * sparc64 yet (absent_machine.c), so the receiver is drained at every
@@ -113,7 +116,13 @@ static void wait_transmitter(void)
 
 bool arch_channel_init(void)
 {
-	/* Without a second -serial nothing answers at 0x2f8: the scratch register tells. */
+	/*
+	 * Without a second -serial nothing decodes 0x2f8 and an access is a
+	 * data access error: a load that may fault asks first; then the
+	 * scratch register tells, as on x86.
+	 */
+	if (sparc64_phys_probe8(CHANNEL_UART + UART_SCRATCH) < 0)
+		return false;
 	uart_out(UART_SCRATCH, SCRATCH_PROBE);
 	if (uart_in(UART_SCRATCH) != SCRATCH_PROBE)
 		return false;

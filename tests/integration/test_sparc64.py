@@ -167,7 +167,8 @@ def job_machine_layer(ctx):
         ctx.result("make-run/probe-refused", True)
         # The control channel on build/sparc64/control.sock, through the host command.
         sock = os.path.join(ctx.root, build_arg[len("BUILD="):], "control.sock")
-        rc, out, err = scion_command(ctx, sock, "status")
+        version = open(os.path.join(os.path.dirname(sock), "version.txt")).read().strip()
+        rc, out, err = scion_command(ctx, sock, "status", version=version)
         ctx.result("make-run/scion-status-on-control-sock",
                    rc == 0 and re.search(r"^build: .*, sparc64$", out, re.M) is not None and
                    "cpus: 1" in out, f"exit {rc}: {out}{err}")
