@@ -14,6 +14,31 @@
  * for the host's scion_layouts.py) and generates one descriptor per
  * structure, chan_wire_<struct name> (build/gen/chan_wire_layouts.h,
  * included below); CHAN_WIRE(name) names it.
+ *
+ * CONVERTED: the frame header (frame.c, chan_put_le) and trailer (CRC);
+ * RESPONSE/ERROR's status; the request header (op); STATUS, STATS; the
+ * list requests and answers (chan_list_request, chan_list_head and the
+ * records of PROBE_LIST, GRAFT_LIST, METRICS, EVENTS); METRIC_ADD,
+ * METRIC_REMOVE; BULK; STREAM_OPEN's reply, STREAM_CLOSE's request and
+ * totals; every DATA frame's stream id and chunk header (stream.c);
+ * SYMBOLIZE; TRACE_START's request and reply; REC_PUT's and REC_GET's
+ * requests and replies (their heads); the bench stream's status chunk.
+ *
+ * NOT CONVERTED YET (native structures written by their producers, so
+ * wrong on a big-endian machine): the records inside stream chunks —
+ * trace records, aggregations and dof_status (kernel/trace/: the
+ * session's per-CPU buffers, trace_stream.c's drain), the "record"
+ * source's and recordings' records (scion/recfmt.h: kernel/record/,
+ * and REC_GET/REC_PUT's stream-file bytes), monitor records
+ * (scion/monitor_rec.h: kernel/monitor/monitor_stream.c) and MONITOR's
+ * monitor_ctl_request/status (kernel/monitor/monitor_op.c),
+ * PROFILE_CONFIG's binary file (kernel/monitor/config_op.c), bench
+ * records (struct chan_bench_record, kernel/test/bench_stream.c), probe
+ * records (struct chan_probe_record, kernel/probe/probe_stream.c), and
+ * EXEC/EXEC_RESUME/SIGNAL with their output records (kernel/proc/: not
+ * built on sparc64). A record stored in a trace buffer is read back by
+ * the kernel itself, so it must be turned where the chunk leaves, with
+ * the source's own layout: the next step.
  */
 #ifndef SCION_CHAN_WIRE_H
 #define SCION_CHAN_WIRE_H
