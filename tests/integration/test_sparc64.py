@@ -283,8 +283,9 @@ def job_control_channel(ctx):
                       channel accepted; `scion status` prints the same
       list            EVENTS after `channel event` through SHELL: a struct
                       chan_list_head and struct chan_event_info records, the
-                      marker's text and number; an unknown op (u16 converted)
-                      -ENOSYS `unknown op 99`
+                      marker's text and number; SYMBOLIZE of channel_init + 8
+                      (start, offset 8, kind, name); an unknown op (u16
+                      converted) -ENOSYS `unknown op 99`
       stream          STREAM_OPEN `monitor` (reply: stream id, 1 CPU, the buffer
                       size asked for) and STREAM_CLOSE (struct chan_stream_totals:
                       frames as many as the DATA chunks received)
@@ -350,6 +351,17 @@ def job_control_channel(ctx):
                        len(marks) == 1 and marks[0]["number"] >= 1 and
                        h.get("next") == records[-1]["number"] and 0 < marks[0]["uptime_ms"] < 10 ** 7,
                        f"{status}: head {h}, records {records}")
+            # SYMBOLIZE: u64s both ways (channel_init + 8, from the build's symbol list).
+            syms = open(os.path.join(os.path.dirname(kernel), "kernel.syms")).read()
+            m = re.search(r"^([0-9a-f]+) [0-9a-f]+ [Tt] channel_init$", syms, re.M)
+            address = int(m.group(1), 16) if m else 0
+            status, body = client.request(frame.OP_SYMBOLIZE, frame.SYM_REQUEST.pack(
+                address=address + 8, flags=0))
+            r = frame.SYM_RECORD.unpack(body) if len(body) == frame.SYM_RECORD_BYTES else {}
+            ctx.result("symbolize", status == 0 and r and r["start"] == address and
+                       r["offset"] == 8 and r["kind"] == frame.C.CHAN_SYM_KERNEL and
+                       text(r["name"]) == "channel_init" and r["name_len"] == len("channel_init"),
+                       f"0x{address:x}: {status}: {r}")
             status, out = client.request(99)
             ctx.result("request/unknown-op", status == -frame.C.ENOSYS and
                        out.decode("utf-8", "replace") == "unknown op 99", f"{status}: {out!r}")
