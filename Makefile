@@ -122,7 +122,7 @@ KERNEL_OBJS += $(patsubst %,$(BUILD)/obj/%.o,$(KTEST_SRCS)) \
 endif
 LAYOUTS_PY := $(BUILD)/gen/scion_layouts.py
 # The kernel's wire descriptors (scion/chan_wire.h), generated from the same headers.
-WIRE_HEADERS := $(addprefix kernel/include/scion/,chan_proto.h chan_reply.h)
+WIRE_HEADERS := $(addprefix kernel/include/scion/,chan_proto.h chan_reply.h monitor_rec.h)
 CHAN_WIRE_H := $(BUILD)/gen/chan_wire_layouts.h
 # The test disk (virtio-blk, vda): every sector holds a pattern the kernel checks.
 DISK := $(BUILD)/disk.img
@@ -184,7 +184,7 @@ $(LAYOUTS_PY): $(LAYOUT_HEADERS) $(LAYOUT_CONSTANT_HEADERS) tools/gen_layouts.py
 		$(LAYOUT_CONSTANT_HEADERS) -o $@
 
 # The kernel's byte-order descriptors of the channel's structures (scion/chan_wire.h).
-$(CHAN_WIRE_H): $(WIRE_HEADERS) tools/gen_layouts.py
+$(CHAN_WIRE_H): $(WIRE_HEADERS) tools/gen_layouts.py Makefile
 	@mkdir -p $(dir $@)
 	$(call say,GEN,$@)
 	$(Q)$(PYTHON) tools/gen_layouts.py --c-wire $(WIRE_HEADERS) -o $@

@@ -309,7 +309,8 @@ def job_python_formats(ctx):
 
 # The headers whose structures cross the control channel: the kernel's wire
 # descriptors (tools/gen_layouts.py --c-wire, scion/chan_wire.h) cover them.
-WIRE_HEADERS = ("kernel/include/scion/chan_proto.h", "kernel/include/scion/chan_reply.h")
+WIRE_HEADERS = ("kernel/include/scion/chan_proto.h", "kernel/include/scion/chan_reply.h",
+                "kernel/include/scion/monitor_rec.h")
 
 WIRE_PROGRAM = r"""
 #include <stdio.h>
@@ -344,7 +345,7 @@ int main(void)
 
 def job_wire_byte_order(ctx):
     """The kernel's byte-order routine (kernel/channel/wire.c) with the descriptors
-    generated from chan_proto.h and chan_reply.h: every structure, filled with
+    generated from chan_proto.h, chan_reply.h and monitor_rec.h: every structure, filled with
     distinct bytes and read as a big-endian machine's native structure, comes out
     as Python's struct '<' packing of the same values (the wire's order); two
     records in a row are both turned; on this little-endian host chan_wire_to_le
@@ -354,7 +355,7 @@ def job_wire_byte_order(ctx):
     layouts = load_layouts()
     gen = layouts._GEN
     wire_structs = [n for n, info in gen.STRUCTS.items()
-                    if info["header"] in ("chan_proto.h", "chan_reply.h")]
+                    if info["header"] in ("chan_proto.h", "chan_reply.h", "monitor_rec.h")]
     with tempfile.TemporaryDirectory(prefix="scion-wire-") as work:
         header = os.path.join(work, "chan_wire_layouts.h")
         proc = subprocess.run([sys.executable, os.path.join(ROOT, "tools", "gen_layouts.py"),

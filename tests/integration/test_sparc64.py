@@ -285,7 +285,8 @@ def job_control_channel(ctx):
                       chan_list_head and struct chan_event_info records, the
                       marker's text and number; SYMBOLIZE of channel_init + 8
                       (start, offset 8, kind, name); an unknown op (u16
-                      converted) -ENOSYS `unknown op 99`
+                      converted) -ENOSYS `unknown op 99`; MONITOR: the status, the
+                      clock's scale set to 2500 and read back, wall time after 2020
       stream          STREAM_OPEN `monitor` (reply: stream id, 1 CPU, the buffer
                       size asked for) and STREAM_CLOSE (struct chan_stream_totals:
                       frames as many as the DATA chunks received)
@@ -362,6 +363,19 @@ def job_control_channel(ctx):
                        r["offset"] == 8 and r["kind"] == frame.C.CHAN_SYM_KERNEL and
                        text(r["name"]) == "channel_init" and r["name_len"] == len("channel_init"),
                        f"0x{address:x}: {status}: {r}")
+            # MONITOR (scion/monitor_rec.h's request and status): the calendar's scale set.
+            from scionhost import monitor
+            try:
+                before = monitor.control(client, frame.C.MONITOR_CTL_STATUS)
+                after = monitor.control(client, frame.C.MONITOR_CTL_CLOCK, scale=2500)
+                monitor.control(client, frame.C.MONITOR_CTL_CLOCK, scale=before["scale"])
+                ok = after["scale"] == 2500 and before["scale"] == frame.C.MONITOR_SCALE_ONE and \
+                    after["sources"] == before["sources"] >= 1 and \
+                    after["wall_ns"] > 1_600_000_000 * 10 ** 9 and after["running"] in (0, 1)
+                detail = f"before {before}, after {after}"
+            except ScionError as e:
+                ok, detail = False, str(e)
+            ctx.result("monitor/clock-scale", ok, detail)
             status, out = client.request(99)
             ctx.result("request/unknown-op", status == -frame.C.ENOSYS and
                        out.decode("utf-8", "replace") == "unknown op 99", f"{status}: {out!r}")

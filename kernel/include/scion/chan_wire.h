@@ -10,8 +10,9 @@
  * __BYTE_ORDER__, not the architecture.
  *
  * Which bytes to turn is not written here: tools/gen_layouts.py --c-wire
- * reads scion/chan_proto.h and scion/chan_reply.h (the headers it reads
- * for the host's scion_layouts.py) and generates one descriptor per
+ * reads scion/chan_proto.h, scion/chan_reply.h and scion/monitor_rec.h
+ * (headers it reads for the host's scion_layouts.py too) and generates
+ * one descriptor per
  * structure, chan_wire_<struct name> (build/gen/chan_wire_layouts.h,
  * included below); CHAN_WIRE(name) names it.
  *
@@ -22,7 +23,8 @@
  * METRIC_REMOVE; BULK; STREAM_OPEN's reply, STREAM_CLOSE's request and
  * totals; every DATA frame's stream id and chunk header (stream.c);
  * SYMBOLIZE; TRACE_START's request and reply; REC_PUT's and REC_GET's
- * requests and replies (their heads); the bench stream's status chunk.
+ * requests and replies (their heads); the bench stream's status chunk;
+ * MONITOR's monitor_ctl_request and monitor_ctl_status.
  *
  * NOT CONVERTED YET (native structures written by their producers, so
  * wrong on a big-endian machine): the records inside stream chunks —
@@ -30,8 +32,7 @@
  * session's per-CPU buffers, trace_stream.c's drain), the "record"
  * source's and recordings' records (scion/recfmt.h: kernel/record/,
  * and REC_GET/REC_PUT's stream-file bytes), monitor records
- * (scion/monitor_rec.h: kernel/monitor/monitor_stream.c) and MONITOR's
- * monitor_ctl_request/status (kernel/monitor/monitor_op.c),
+ * (scion/monitor_rec.h: kernel/monitor/monitor_stream.c),
  * PROFILE_CONFIG's binary file (kernel/monitor/config_op.c), bench
  * records (struct chan_bench_record, kernel/test/bench_stream.c), probe
  * records (struct chan_probe_record, kernel/probe/probe_stream.c), and
