@@ -283,7 +283,8 @@ def job_control_channel(ctx):
                       channel accepted; `scion status` prints the same
       list            EVENTS after `channel event` through SHELL: a struct
                       chan_list_head and struct chan_event_info records, the
-                      marker's text and number; SYMBOLIZE of channel_init + 8
+                      marker's text and number, and the same event as an EVENT
+                      frame with that number; SYMBOLIZE of channel_init + 8
                       (start, offset 8, kind, name); an unknown op (u16
                       converted) -ENOSYS `unknown op 99`; MONITOR: the status, the
                       clock's scale set to 2500 and read back, wall time after 2020
@@ -352,6 +353,14 @@ def job_control_channel(ctx):
                        len(marks) == 1 and marks[0]["number"] >= 1 and
                        h.get("next") == records[-1]["number"] and 0 < marks[0]["uptime_ms"] < 10 ** 7,
                        f"{status}: head {h}, records {records}")
+            # The same event as an EVENT frame ("N MS TEXT", sent unasked by the output thread).
+            deadline = time.monotonic() + 5
+            while not any(e[2] == "mark: wire-check" for e in client.events) and \
+                    time.monotonic() < deadline:
+                client.pump(0.2)
+            ev = [e for e in client.events if e[2] == "mark: wire-check"]
+            ctx.result("events/event-frame", bool(len(ev) == 1 and marks) and
+                       ev[0][0] == marks[0]["number"], f"{client.events}")
             # SYMBOLIZE: u64s both ways (channel_init + 8, from the build's symbol list).
             syms = open(os.path.join(os.path.dirname(kernel), "kernel.syms")).read()
             m = re.search(r"^([0-9a-f]+) [0-9a-f]+ [Tt] channel_init$", syms, re.M)
@@ -359,7 +368,7 @@ def job_control_channel(ctx):
             status, body = client.request(frame.OP_SYMBOLIZE, frame.SYM_REQUEST.pack(
                 address=address + 8, flags=0))
             r = frame.SYM_RECORD.unpack(body) if len(body) == frame.SYM_RECORD_BYTES else {}
-            ctx.result("symbolize", status == 0 and r and r["start"] == address and
+            ctx.result("symbolize", status == 0 and bool(r) and r["start"] == address and
                        r["offset"] == 8 and r["kind"] == frame.C.CHAN_SYM_KERNEL and
                        text(r["name"]) == "channel_init" and r["name_len"] == len("channel_init"),
                        f"0x{address:x}: {status}: {r}")
