@@ -290,7 +290,9 @@ def job_control_channel(ctx):
                       clock's scale set to 2500 and read back, wall time after 2020
       stream          STREAM_OPEN `monitor` (reply: stream id, 1 CPU, the buffer
                       size asked for) and STREAM_CLOSE (struct chan_stream_totals:
-                      frames as many as the DATA chunks received)
+                      frames as many as the DATA chunks received); the last chunk
+                      is the monitor's status (struct monitor_stream_status:
+                      version, sources, ended 1)
       malformed       a frame with a bad header CRC on a raw socket: exactly one
                       ERROR, seq 0, one line `rejected frame: bad header CRC`;
                       then STATS counts 1 rejected (bad header CRC) and the
@@ -401,6 +403,16 @@ def job_control_channel(ctx):
                 ctx.result("stream/close-totals", totals["frames"] == len(chunks) and
                            totals["bytes"] < (1 << 32) and totals["switches"] < 10 ** 6,
                            f"totals {totals}, {len(chunks)} chunks received")
+                # The last chunk: the monitor's status (struct monitor_stream_status), ended.
+                st_lay = layout("monitor_stream_status")
+                last = chunks[-1] if chunks else None
+                st = st_lay.unpack(last[3]) if last and last[0] == frame.CHUNK_STATUS and \
+                    len(last[3]) == st_lay.size else {}
+                ctx.result("stream/monitor-status-chunk", bool(st) and
+                           st["version"] == frame.C.MONITOR_STREAM_VERSION and
+                           st["ended"] == 1 and 1 <= st["sources"] < 1000 and
+                           st["samples_written"] < 10 ** 9,
+                           f"last chunk {last[:3] if last else None}: {st}")
             except ScionError as e:
                 ctx.result("stream/open-reply", False, str(e))
         try:

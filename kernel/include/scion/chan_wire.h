@@ -24,7 +24,8 @@
  * totals; every DATA frame's stream id and chunk header (stream.c);
  * SYMBOLIZE; TRACE_START's request and reply; REC_PUT's and REC_GET's
  * requests and replies (their heads); the bench stream's status chunk;
- * MONITOR's monitor_ctl_request and monitor_ctl_status.
+ * MONITOR's monitor_ctl_request and monitor_ctl_status; the monitor
+ * stream's status chunk (struct monitor_stream_status).
  *
  * NOT CONVERTED YET (native structures written by their producers, so
  * wrong on a big-endian machine): the records inside stream chunks —
