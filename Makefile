@@ -121,6 +121,9 @@ KERNEL_OBJS += $(patsubst %,$(BUILD)/obj/%.o,$(KTEST_SRCS)) \
 	$(patsubst $(BUILD)/gen/%.c,$(BUILD)/obj/gen/%.o,$(KTEST_D_GEN))
 endif
 LAYOUTS_PY := $(BUILD)/gen/scion_layouts.py
+# The kernel's wire descriptors (scion/chan_wire.h), generated from the same headers.
+WIRE_HEADERS := $(addprefix kernel/include/scion/,chan_proto.h chan_reply.h monitor_rec.h)
+CHAN_WIRE_H := $(BUILD)/gen/chan_wire_layouts.h
 # The test disk (virtio-blk, vda): every sector holds a pattern the kernel checks.
 DISK := $(BUILD)/disk.img
 DISK_SIZE ?= 32M
@@ -137,14 +140,14 @@ iso: $(ISO)
 # checks); tools/check_noprobe.py proves that what probe context runs is there.
 NOPROBE_SRCS := $(filter kernel/probe/% kernel/poke/% $(ARCH_NOPROBE_SRCS),$(KERNEL_SRCS))
 
-$(BUILD)/obj/%.c.o: %.c | $(ARCH_GEN_HEADERS)
+$(BUILD)/obj/%.c.o: %.c | $(ARCH_GEN_HEADERS) $(CHAN_WIRE_H)
 	@mkdir -p $(dir $@)
 	$(call say,CC,$<)
 	$(Q)$(CC) $(KERNEL_CFLAGS) -MMD -MP -c $< -o $@
 	$(if $(filter $<,$(NOPROBE_SRCS)),$(Q)$(OBJCOPY) --rename-section .text=.text.noprobe $@)
 
 # Other generated C (the in-kernel tests' D programs); the arch's tables have their own rule.
-$(BUILD)/obj/gen/%.o: $(BUILD)/gen/%.c | $(ARCH_GEN_HEADERS)
+$(BUILD)/obj/gen/%.o: $(BUILD)/gen/%.c | $(ARCH_GEN_HEADERS) $(CHAN_WIRE_H)
 	@mkdir -p $(dir $@)
 	$(Q)$(CC) $(KERNEL_CFLAGS) -c $< -o $@
 
@@ -179,6 +182,12 @@ $(LAYOUTS_PY): $(LAYOUT_HEADERS) $(LAYOUT_CONSTANT_HEADERS) tools/gen_layouts.py
 	$(call say,GEN,$@)
 	$(Q)$(PYTHON) tools/gen_layouts.py $(LAYOUT_HEADERS) --constants-only \
 		$(LAYOUT_CONSTANT_HEADERS) -o $@
+
+# The kernel's byte-order descriptors of the channel's structures (scion/chan_wire.h).
+$(CHAN_WIRE_H): $(WIRE_HEADERS) tools/gen_layouts.py Makefile
+	@mkdir -p $(dir $@)
+	$(call say,GEN,$@)
+	$(Q)$(PYTHON) tools/gen_layouts.py --c-wire $(WIRE_HEADERS) -o $@
 
 # Two link passes: the symbol table of the first image goes into the second.
 $(BUILD)/symtab-empty.c: tools/gen_symtab.py

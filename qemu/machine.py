@@ -117,11 +117,19 @@ SPARC64_EXIT_POWEROFF = 0
 SPARC64_EXIT_PANIC = 1
 
 
-def sparc64_qemu_command(kernel, cmdline=""):
-    """QEMU argv booting the sparc64 kernel.elf on sun4u, console on stdio."""
+def sparc64_qemu_command(kernel, cmdline="", control_socket=None):
+    """QEMU argv booting the sparc64 kernel.elf on sun4u, console on stdio.
+
+    control_socket: as qemu_command's, the path of a UNIX socket QEMU
+    listens on for the control channel: a second -serial, which sun4u
+    puts on the EBus at I/O 0x2f8 (arch/sparc64/channel.c). Giving any
+    -serial drops -nographic's default console, so the first one (the
+    console UART) is named too."""
     argv = ["qemu-system-sparc64", "-M", "sun4u", "-nographic", "-vga", "none", "-no-reboot",
             "-device", "pvpanic-pci,bus=pciB", "-action", "panic=exit-failure",
             "-kernel", kernel]
     if cmdline:
         argv += ["-append", cmdline]
+    if control_socket:
+        argv += ["-serial", "mon:stdio"] + control_channel_arguments(control_socket)
     return argv

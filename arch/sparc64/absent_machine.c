@@ -3,12 +3,10 @@
  * Machine features the sparc64 port does not have yet, each refused with
  * its one-line reason (issue 25) rather than pretended: device
  * interrupts and MSI (the sabre bridge's interrupt mapping is not
- * programmed), the control channel (no second serial port or
- * virtio-console), and the SFI
+ * programmed), and the SFI
  * sandbox (no SPARC verifier: grafts load trusted or not at all).
  * Invariants: no state besides the once-only messages.
  */
-#include <arch/channel.h>
 #include <arch/irq.h>
 #include <arch/sfi.h>
 #include <scion/errno.h>
@@ -35,27 +33,6 @@ int arch_msi_message(unsigned vector, unsigned cpu_index, uint64_t *addr, uint32
 {
 	(void)vector; (void)cpu_index; (void)addr; (void)data;
 	return -ENOTSUP;
-}
-
-bool arch_channel_init(void)
-{
-	printk("channel: sparc64: no control channel yet (issue 25)\n");
-	return false;
-}
-
-void arch_channel_write(const void *data, size_t n)
-{
-	(void)data; (void)n;
-}
-
-int arch_channel_start_input(arch_channel_rx_fn rx)
-{
-	(void)rx;
-	return -ENOTSUP;
-}
-
-void arch_channel_resume_input(void)
-{
 }
 
 #define NO_SFI "sparc64: no SFI sandbox yet (issue 25): load the graft trusted"

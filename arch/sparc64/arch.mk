@@ -93,10 +93,17 @@ QEMU_KERNEL := $(KERNEL)
 ARCH_IMAGES :=
 
 # `make run ARCH=sparc64 [CMDLINE=...]`: the kernel on QEMU's sun4u, the
-# console on this terminal (or a pipe). -action panic=exit-failure with
+# console on this terminal (or a pipe), the control channel (a second
+# -serial: the EBus UART at 0x2f8) on the UNIX socket $(CONTROL_SOCKET),
+# build/sparc64/control.sock, for `host/scion --socket PATH ...` (the same
+# arguments as qemu/machine.py's sparc64_qemu_command; a stale socket is
+# removed first, as machine.control_channel_arguments does). -action panic=exit-failure with
 # pvpanic-pci: a panic ends QEMU with status 1. The device must sit on the
 # second bridge's bus (bus=pciB): sun4u's root bus has no free slot.
 SPARC64_QEMU := qemu-system-sparc64 -M sun4u -nographic -vga none -no-reboot \
 	-device pvpanic-pci,bus=pciB -action panic=exit-failure
 ARCH_RUN_DEPS := kernel
-ARCH_RUN = $(SPARC64_QEMU) -kernel $(KERNEL) $(if $(CMDLINE),-append '$(CMDLINE)')
+ARCH_RUN = rm -f '$(CONTROL_SOCKET)' && $(SPARC64_QEMU) -kernel $(KERNEL) \
+	$(if $(CMDLINE),-append '$(CMDLINE)') -serial mon:stdio \
+	-chardev 'socket,id=control,path=$(CONTROL_SOCKET),server=on,wait=off' \
+	-serial chardev:control

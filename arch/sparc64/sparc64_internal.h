@@ -62,6 +62,10 @@ void sparc64_timer_core_clock(void);
 bool sparc64_timer_core(void);	/* whether the core's clock runs */
 /* serial.c: received bytes to the core's console (console_input_byte), from the tick. */
 void sparc64_console_poll(void);
+/* channel.c: the control channel's receiver drained, from the tick (no device interrupts yet). */
+void sparc64_channel_poll(void);
+/* phys_probe.S: the byte at physical pa (ASI 0x15), or -1 when the access faults. */
+int sparc64_phys_probe8(uint64_t pa);
 
 /* power.c */
 __noreturn void power_off(void);

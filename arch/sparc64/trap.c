@@ -185,6 +185,7 @@ static void interrupt(struct trap_frame *tf, uint64_t level)
 		timer_interrupt();
 		if (sparc64_timer_core()) {
 			sparc64_console_poll();
+			sparc64_channel_poll();
 			if (c->txn_depth)
 				txn_watchdog(tf);
 			clock_timer_interrupt();
@@ -214,6 +215,18 @@ bool arch_safe_read_fixup(struct trap_frame *f)
 	if (f->tl != 1 || f->tpc != (uint64_t)(uintptr_t)safe_read_load)
 		return false;
 	trap_frame_set_pc(f, (uint64_t)(uintptr_t)safe_read_fault);
+	return true;
+}
+
+/* ---- sparc64_phys_probe8's faults (phys_probe.S): no device there, no report ---- */
+
+extern char phys_probe_load[], phys_probe_fault[];
+
+static bool phys_probe_fixup(struct trap_frame *f)
+{
+	if (f->tl != 1 || f->tpc != (uint64_t)(uintptr_t)phys_probe_load)
+		return false;
+	trap_frame_set_pc(f, (uint64_t)(uintptr_t)phys_probe_fault);
 	return true;
 }
 
@@ -290,7 +303,7 @@ void trap_handler(struct trap_frame *tf)
 		interrupt(tf, tt - TT_IRQ_BASE);
 		return;
 	}
-	if (arch_safe_read_fixup(tf))
+	if (arch_safe_read_fixup(tf) || phys_probe_fixup(tf))
 		return;
 	if (tf->tl == 1 && this_cpu()->current && core_fault(tf))
 		return;

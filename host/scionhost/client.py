@@ -63,17 +63,25 @@ def default_socket_path():
     return os.environ.get("SCION_SOCKET") or os.path.join(REPO, "build", "control.sock")
 
 
-def host_version():
+def host_version(socket_path=None):
     """The build this host command belongs to: SCION_HOST_VERSION if set
-    (tests fake another build with it), else the first line of
+    (tests fake another build with it), else the first line of the
+    version.txt beside socket_path when there is one (make run puts the
+    socket in its build directory: build/control.sock, and
+    build/sparc64/control.sock for ARCH=sparc64), else of
     build/version.txt (written by make), else "unknown"."""
     if "SCION_HOST_VERSION" in os.environ:
         return os.environ["SCION_HOST_VERSION"]
-    try:
-        with open(os.path.join(REPO, "build", "version.txt"), encoding="utf-8") as f:
-            return f.readline().strip() or "unknown"
-    except OSError:
-        return "unknown"
+    paths = [os.path.join(REPO, "build", "version.txt")]
+    if socket_path:
+        paths.insert(0, os.path.join(os.path.dirname(os.path.abspath(socket_path)), "version.txt"))
+    for path in paths:
+        try:
+            with open(path, encoding="utf-8") as f:
+                return f.readline().strip() or "unknown"
+        except OSError:
+            continue
+    return "unknown"
 
 
 def check_socket_path(path):
@@ -95,7 +103,7 @@ class Client:
         self.socket_path = socket_path or default_socket_path()
         self.timeout = timeout
         self.wait = wait
-        self.host_version = version if version is not None else host_version()
+        self.host_version = version if version is not None else host_version(self.socket_path)
         self.kernel_version = None
         self.build_info = None
         self.events = []

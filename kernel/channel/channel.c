@@ -59,6 +59,8 @@ void channel_send(uint8_t type, uint32_t seq, const void *a, size_t alen, const 
 	uint8_t header[CHAN_HEADER_BYTES];
 	struct chan_frame_trailer trailer = { chan_crc32(chan_crc32(0, a, alen), b, blen) };
 
+	chan_wire_to_le(CHAN_WIRE(chan_frame_trailer), &trailer, 1);
+
 	chan_header_encode(header, type, seq, (uint32_t)(alen + blen));
 	mutex_lock(&channel.tx_lock);
 	arch_channel_write(header, sizeof(header));
@@ -74,6 +76,7 @@ void channel_send(uint8_t type, uint32_t seq, const void *a, size_t alen, const 
 void channel_respond(uint32_t seq, int status, const void *body, size_t len)
 {
 	struct chan_response_header head = { status };
+	chan_wire_to_le(CHAN_WIRE(chan_response_header), &head, 1);
 	channel_send(CHAN_RESPONSE, seq, &head, sizeof(head), body, len);
 }
 
@@ -86,6 +89,7 @@ void channel_error(uint32_t seq, int err, const char *fmt, ...)
 	va_start(ap, fmt);
 	int n = vsnprintf(text, sizeof(text), fmt, ap);
 	va_end(ap);
+	chan_wire_to_le(CHAN_WIRE(chan_response_header), &head, 1);
 	channel_send(CHAN_ERROR, seq, &head, sizeof(head), text,
 		     n < (int)sizeof(text) ? (size_t)n : sizeof(text) - 1);
 }
@@ -187,5 +191,6 @@ void channel_init(void)
 		return;
 	}
 	channel.present = true;
-	printk("channel: control channel on COM2, protocol version %u\n", CHAN_VERSION);
+	printk("channel: control channel on %s, protocol version %u\n", ARCH_CHANNEL_DEVICE,
+	       CHAN_VERSION);
 }

@@ -16,6 +16,7 @@
 #include <scion/mutex.h>
 #include <scion/channel.h>
 #include <scion/chan_reply.h>
+#include <scion/chan_wire.h>
 #include "frame.h"
 
 #define CHANNEL_RX_RING 4096	/* a power of two */
@@ -68,18 +69,20 @@ void channel_handle_request(uint32_t seq, const uint8_t *payload, uint32_t lengt
  * the request apart (more_body: text may follow the start, as PROBE_LIST's
  * spec), answering a malformed one with an ERROR (then it returns -errno), add hands out a zeroed record for each item in key
  * order (NULL for one before the request's start, or past the page:
- * skip it), finish sends the answer.
+ * skip it), finish sends the answer (head and records in the wire's
+ * byte order: scion/chan_wire.h).
  * Caller's context: the channel thread, may sleep.
  */
 struct chan_list {
 	uint32_t seq;
 	uint64_t start;
+	const struct chan_wire_layout *record;	/* the records' layout (their size, byte order) */
 	size_t record_bytes, room;		/* room: records one page holds */
 	struct chan_list_head head;
 	uint8_t *page;				/* the head, then the records */
 };
 int chan_list_begin(struct chan_list *l, uint32_t seq, const uint8_t *body, uint32_t len,
-		    size_t record_bytes, const char *what, bool more_body);
+		    const struct chan_wire_layout *record, const char *what, bool more_body);
 void *chan_list_add(struct chan_list *l, uint64_t key);
 int chan_list_finish(struct chan_list *l);
 

@@ -157,7 +157,7 @@ int channel_events_request(uint32_t seq, const uint8_t *body, uint32_t len)
 {
 	struct chan_list l;
 	uint64_t lost;
-	int err = chan_list_begin(&l, seq, body, len, sizeof(struct chan_event_info), "events",
+	int err = chan_list_begin(&l, seq, body, len, CHAN_WIRE(chan_event_info), "events",
 				  false);
 	if (err)
 		return err;

@@ -142,9 +142,11 @@ static int op_bulk(uint32_t seq, const uint8_t *body, uint32_t len)
 		return -EINVAL;
 	}
 	memcpy(&req, body, sizeof(req));
+	chan_wire_from_le(CHAN_WIRE(chan_bulk_request), &req, 1);
 	for (size_t i = 0; i < BULK_CHUNK; i++)
 		chunk.bytes[i] = (uint8_t)i;
 	chunk.head.stream = BULK_STREAM;
+	chan_wire_to_le(CHAN_WIRE(chan_data_header), &chunk.head, 1);
 	uint64_t start = arch_cycles();
 	for (uint32_t sent = 0; sent < req.bytes;) {
 		uint32_t n = req.bytes - sent < BULK_CHUNK ? req.bytes - sent : BULK_CHUNK;
@@ -152,6 +154,7 @@ static int op_bulk(uint32_t seq, const uint8_t *body, uint32_t len)
 		sent += n;
 	}
 	struct chan_bulk_reply reply = { .cycles = arch_cycles() - start };
+	chan_wire_to_le(CHAN_WIRE(chan_bulk_reply), &reply, 1);
 	channel_respond(seq, 0, &reply, sizeof(reply));
 	return 0;
 }
@@ -285,6 +288,7 @@ void channel_handle_request(uint32_t seq, const uint8_t *payload, uint32_t lengt
 		return;
 	}
 	memcpy(&head, payload, sizeof(head));
+	chan_wire_from_le(CHAN_WIRE(chan_request_header), &head, 1);
 	if (head.op >= CHAN_OP_LIMIT || !ops[head.op].fn) {
 		channel.counters.requests_failed++;
 		channel_error(seq, -ENOSYS, "unknown op %u", head.op);

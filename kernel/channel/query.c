@@ -31,9 +31,12 @@
 #define SPEC_MAX     256
 
 int chan_list_begin(struct chan_list *l, uint32_t seq, const uint8_t *body, uint32_t len,
-		    size_t record_bytes, const char *what, bool more_body)
+		    const struct chan_wire_layout *record, const char *what, bool more_body)
 {
-	*l = (struct chan_list){ .seq = seq, .record_bytes = record_bytes,
+	size_t record_bytes = record->size;
+	struct chan_list_request req;
+
+	*l = (struct chan_list){ .seq = seq, .record = record, .record_bytes = record_bytes,
 				 .room = CHAN_LIST_PAGE_BYTES / record_bytes };
 	if (len < sizeof(struct chan_list_request)) {
 		channel_error(seq, -EINVAL, "%s: a request of %u bytes; give a u64 start (0 for the "
@@ -45,7 +48,9 @@ int chan_list_begin(struct chan_list *l, uint32_t seq, const uint8_t *body, uint
 			      sizeof(struct chan_list_request));
 		return -EINVAL;
 	}
-	memcpy(&l->start, body, sizeof(l->start));
+	memcpy(&req, body, sizeof(req));
+	chan_wire_from_le(CHAN_WIRE(chan_list_request), &req, 1);
+	l->start = req.start;
 	l->head.record_bytes = (uint32_t)record_bytes;
 	l->page = kzalloc(sizeof(l->head) + l->room * record_bytes);
 	if (!l->page) {
@@ -72,8 +77,11 @@ int chan_list_finish(struct chan_list *l)
 {
 	if (!l->head.more)
 		l->head.next = l->head.count ? l->head.next : l->start;
+	uint32_t count = l->head.count;
 	memcpy(l->page, &l->head, sizeof(l->head));
-	channel_respond(l->seq, 0, l->page, sizeof(l->head) + l->head.count * l->record_bytes);
+	chan_wire_to_le(CHAN_WIRE(chan_list_head), l->page, 1);
+	chan_wire_to_le(l->record, l->page + sizeof(l->head), count);
+	channel_respond(l->seq, 0, l->page, sizeof(l->head) + count * l->record_bytes);
 	kfree(l->page);
 	return 0;
 }
@@ -126,6 +134,7 @@ int channel_op_status(uint32_t seq, const uint8_t *body, uint32_t len)
 	s.channel_frames_accepted = channel.parser.accepted;
 	s.channel_frames_rejected = channel.parser.rejected;
 	s.cycles_per_second = arch_cycles_per_second();
+	chan_wire_to_le(CHAN_WIRE(chan_status), &s, 1);
 	channel_respond(seq, 0, &s, sizeof(s));
 	return 0;
 }
@@ -157,6 +166,7 @@ int channel_op_stats(uint32_t seq, const uint8_t *body, uint32_t len)
 	if (no_body(seq, len, "stats"))
 		return -EINVAL;
 	channel_get_stats(&s);
+	chan_wire_to_le(CHAN_WIRE(chan_channel_stats), &s, 1);
 	channel_respond(seq, 0, &s, sizeof(s));
 	return 0;
 }
@@ -184,7 +194,7 @@ int channel_op_probe_list(uint32_t seq, const uint8_t *body, uint32_t len)
 			      SPEC_MAX - 1);
 		return -EINVAL;
 	}
-	int err = chan_list_begin(&l, seq, body, len, sizeof(struct chan_probe_info), "probe list",
+	int err = chan_list_begin(&l, seq, body, len, CHAN_WIRE(chan_probe_info), "probe list",
 				  true);
 	if (err)
 		return err;
@@ -232,7 +242,7 @@ static void list_graft(struct graft *g, void *arg)
 int channel_op_graft_list(uint32_t seq, const uint8_t *body, uint32_t len)
 {
 	struct chan_list l;
-	int err = chan_list_begin(&l, seq, body, len, sizeof(struct chan_graft_info), "graft list",
+	int err = chan_list_begin(&l, seq, body, len, CHAN_WIRE(chan_graft_info), "graft list",
 				  false);
 	if (err)
 		return err;
@@ -266,6 +276,7 @@ int channel_op_metric_add(uint32_t seq, const uint8_t *body, uint32_t len)
 		return -EINVAL;
 	}
 	memcpy(&req, body, sizeof(req));
+	chan_wire_from_le(CHAN_WIRE(chan_metric_add_request), &req, 1);
 	if (req.kind < CHAN_METRIC_COUNT || req.kind > CHAN_METRIC_CONCURRENCY ||
 	    strnlen(req.function, sizeof(req.function)) == sizeof(req.function) || req.pid < 0) {
 		channel_error(seq, -EINVAL, "metric add: kind %u, pid %d: give kind 1..3, pid >= 0 "
@@ -286,6 +297,7 @@ int channel_op_metric_add(uint32_t seq, const uint8_t *body, uint32_t len)
 		return id;
 	}
 	struct chan_metric_add_reply reply = { .id = (uint32_t)id };
+	chan_wire_to_le(CHAN_WIRE(chan_metric_add_reply), &reply, 1);
 	channel_respond(seq, 0, &reply, sizeof(reply));
 	return 0;
 }
@@ -299,6 +311,7 @@ int channel_op_metric_remove(uint32_t seq, const uint8_t *body, uint32_t len)
 		return -EINVAL;
 	}
 	memcpy(&req, body, sizeof(req));
+	chan_wire_from_le(CHAN_WIRE(chan_metric_remove_request), &req, 1);
 	if (!req.id) {
 		metric_clear();
 	} else if (metric_remove(req.id)) {
@@ -312,7 +325,7 @@ int channel_op_metric_remove(uint32_t seq, const uint8_t *body, uint32_t len)
 int channel_op_metrics(uint32_t seq, const uint8_t *body, uint32_t len)
 {
 	struct chan_list l;
-	int err = chan_list_begin(&l, seq, body, len, sizeof(struct chan_metric_info), "metrics",
+	int err = chan_list_begin(&l, seq, body, len, CHAN_WIRE(chan_metric_info), "metrics",
 				  false);
 	if (err)
 		return err;

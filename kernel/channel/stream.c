@@ -96,6 +96,9 @@ static void send_chunk(struct stream *s, uint32_t cpu_field, uint32_t records, u
 		struct chan_chunk_header chunk;
 	} __packed head = { { s->id }, { cpu_field, records, drops } };
 
+	chan_wire_to_le(CHAN_WIRE(chan_data_header), (uint8_t *)&head, 1);
+	chan_wire_to_le(CHAN_WIRE(chan_chunk_header), (uint8_t *)&head + sizeof(head.data), 1);
+
 	channel_send(CHAN_DATA, 0, &head, sizeof(head), data, bytes);
 	s->sent.bytes += bytes;
 	s->sent.frames++;
@@ -269,6 +272,7 @@ int channel_stream_open(uint32_t seq, const uint8_t *body, uint32_t len)
 		return err;
 	}
 	struct chan_stream_open_reply reply = { .stream = id, .cpus = cpu_count(), .bufsize = bufsize };
+	chan_wire_to_le(CHAN_WIRE(chan_stream_open_reply), &reply, 1);
 	channel_respond(seq, 0, &reply, sizeof(reply));
 	return 0;
 }
@@ -367,6 +371,7 @@ int channel_stream_close(uint32_t seq, const uint8_t *body, uint32_t len)
 		return -EINVAL;
 	}
 	memcpy(&req, body, sizeof(req));
+	chan_wire_from_le(CHAN_WIRE(chan_stream_close_request), &req, 1);
 	uint32_t id = req.stream;
 	struct stream *s = NULL;
 	mutex_lock(&streams_lock);
@@ -379,6 +384,7 @@ int channel_stream_close(uint32_t seq, const uint8_t *body, uint32_t len)
 		return -ENOENT;
 	}
 	stream_close(s, &totals);
+	chan_wire_to_le(CHAN_WIRE(chan_stream_totals), &totals, 1);
 	channel_respond(seq, 0, &totals, sizeof(totals));
 	return 0;
 }

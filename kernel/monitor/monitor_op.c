@@ -8,6 +8,7 @@
  */
 #include "monitor_internal.h"
 #include <scion/channel.h>
+#include <scion/chan_wire.h>
 #include <scion/errno.h>
 #include <scion/string.h>
 #include <scion/format.h>
@@ -30,6 +31,7 @@ int monitor_ctl_request(uint32_t seq, const uint8_t *body, uint32_t len)
 		return -EINVAL;
 	}
 	memcpy(&req, body, sizeof(req));
+	chan_wire_from_le(CHAN_WIRE(monitor_ctl_request), &req, 1);
 	switch (req.cmd) {
 	case MONITOR_CTL_STATUS:
 		break;
@@ -68,6 +70,7 @@ int monitor_ctl_request(uint32_t seq, const uint8_t *body, uint32_t len)
 	}
 	struct monitor_ctl_status st;
 	monitor_get_status(&st);
+	chan_wire_to_le(CHAN_WIRE(monitor_ctl_status), &st, 1);
 	channel_respond(seq, 0, &st, sizeof(st));
 	return 0;
 }

@@ -22,6 +22,7 @@
 #include "monitor_internal.h"
 #include <scion/channel.h>
 #include <scion/chan_proto.h>
+#include <scion/chan_wire.h>
 #include <scion/errno.h>
 #include <scion/format.h>
 #include <scion/spinlock.h>
@@ -145,6 +146,7 @@ static void monitor_drain(void *priv, struct chan_stream_sink *sink)
 	totals.redflags = monitor_redflag_count() - redflags_at_open;
 	struct monitor_stream_status st = totals;
 	spin_unlock_irqrestore(&stream_lock, f);
+	chan_wire_to_le(CHAN_WIRE(monitor_stream_status), &st, 1);
 	chan_stream_send(sink, CHAN_CHUNK_STATUS, 0, 0, &st, sizeof(st));
 }
 

@@ -17,6 +17,7 @@
 #include <scion/record.h>
 #include <scion/channel.h>
 #include <scion/chan_proto.h>
+#include <scion/chan_wire.h>
 #include <scion/string.h>
 #include <scion/format.h>
 #include <scion/errno.h>
@@ -158,6 +159,7 @@ int record_put_request(uint32_t seq, const uint8_t *body, uint32_t len)
 		return -EINVAL;
 	}
 	memcpy(&req, body, sizeof(req));
+	chan_wire_from_le(CHAN_WIRE(chan_rec_put_request), &req, 1);
 	uint32_t id = req.rec;
 	unsigned stream = req.stream, flags = req.flags;
 	if (stream != REC_STREAM_TRACE && stream != REC_STREAM_LOG) {
@@ -191,6 +193,7 @@ int record_put_request(uint32_t seq, const uint8_t *body, uint32_t len)
 		rec_store_put(up.rec);
 		memset(&up, 0, sizeof(up));
 	}
+	chan_wire_to_le(CHAN_WIRE(chan_rec_put_reply), &reply, 1);
 	channel_respond(seq, 0, &reply, sizeof(reply));
 	return 0;
 }
@@ -209,6 +212,7 @@ int record_get_request(uint32_t seq, const uint8_t *body, uint32_t len)
 		return -EINVAL;
 	}
 	memcpy(&req, body, sizeof(req));
+	chan_wire_from_le(CHAN_WIRE(chan_rec_get_request), &req, 1);
 	unsigned id = req.rec, stream = req.stream;
 	uint64_t offset = req.offset;
 	if (stream != REC_STREAM_TRACE && stream != REC_STREAM_LOG) {
@@ -233,6 +237,8 @@ int record_get_request(uint32_t seq, const uint8_t *body, uint32_t len)
 		done += (uint32_t)rec_data_read(d, offset + done - sizeof(*h), reply.data + done,
 						n - done);
 	rec_store_put(r);
+	/* The head only: the stream file's bytes are the recording's own (not converted yet). */
+	chan_wire_to_le(CHAN_WIRE(chan_rec_get_reply), &reply.head, 1);
 	channel_respond(seq, 0, &reply, sizeof(reply.head) + done);
 	return 0;
 }

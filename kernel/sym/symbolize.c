@@ -14,6 +14,7 @@
  */
 #include <scion/channel.h>
 #include <scion/chan_proto.h>
+#include <scion/chan_wire.h>
 #include <scion/symtab.h>
 #include <scion/probe.h>
 #include <scion/graft.h>
@@ -89,12 +90,14 @@ int symbolize_request(uint32_t seq, const uint8_t *body, uint32_t len)
 		struct chan_sym_request req;
 		struct named nm;
 		memcpy(&req, body + i * item, item);
+		chan_wire_from_le(CHAN_WIRE(chan_sym_request), &req, 1);
 		name_address(req.address, req.flags, &nm);
 		struct chan_sym_record r = { .start = nm.start, .offset = nm.offset,
 					     .kind = nm.kind, .name_len = (uint16_t)strlen(nm.name) };
 		memcpy(r.name, nm.name, r.name_len);
 		memcpy(reply + i * record, &r, record);
 	}
+	chan_wire_to_le(CHAN_WIRE(chan_sym_record), reply, n);
 	channel_respond(seq, 0, reply, n * record);
 	kfree(reply);
 	return 0;

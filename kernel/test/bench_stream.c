@@ -24,6 +24,7 @@
 #include <scion/bench.h>
 #include <scion/channel.h>
 #include <scion/chan_proto.h>
+#include <scion/chan_wire.h>
 #include <scion/ktest.h>
 #include <scion/tbuf.h>
 #include <scion/thread.h>
@@ -179,6 +180,7 @@ static void bench_drain(void *priv, struct chan_stream_sink *sink)
 	spin_unlock_irqrestore(&bs->lock, f);
 	if (!over)
 		return;		/* still running */
+	chan_wire_to_le(CHAN_WIRE(chan_bench_status), &st, 1);
 	chan_stream_send(sink, CHAN_CHUNK_STATUS, 0, 0, &st, sizeof(st));
 	bs->status_sent = true;
 }

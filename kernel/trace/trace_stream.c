@@ -17,6 +17,7 @@
  */
 #include <scion/channel.h>
 #include <scion/chan_proto.h>
+#include <scion/chan_wire.h>
 #include <scion/dof.h>
 #include <scion/errno.h>
 #include <scion/format.h>
@@ -101,6 +102,8 @@ static void reply_started(uint32_t seq, const struct trace_session *s, uint32_t 
 	for (uint32_t epid = 1; epid <= n; epid++)
 		trace_session_ecb(s, epid, &reply->epids[epid - 1].clause,
 				  &reply->epids[epid - 1].probe_id);
+	chan_wire_to_le(CHAN_WIRE(chan_trace_epid), reply->epids, n);
+	chan_wire_to_le(CHAN_WIRE(chan_trace_start_reply), reply, 1);
 	channel_respond(seq, 0, reply, reply_len);
 	kfree(reply);
 }
@@ -119,6 +122,7 @@ int trace_start_request(uint32_t seq, const uint8_t *body, uint32_t len)
 		return -EINVAL;
 	}
 	memcpy(&req, body, sizeof(req));
+	chan_wire_from_le(CHAN_WIRE(chan_trace_start_request), &req, 1);
 	uint32_t bufsize = req.bufsize, switch_ms = req.switch_ms;
 	if ((err = trace_session_create(body + sizeof(req), len - (uint32_t)sizeof(req), &s, why,
 					sizeof(why)))) {

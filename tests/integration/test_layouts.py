@@ -305,3 +305,109 @@ def job_python_formats(ctx):
             if not ok or (back != value and not (code == "c" and back.rstrip(b"\0") == value)):
                 wrong.append(f"{name}.{fname} at {offset}")
     ctx.result("members-at-their-offsets", not wrong, "; ".join(wrong[:10]))
+
+
+# The headers whose structures cross the control channel: the kernel's wire
+# descriptors (tools/gen_layouts.py --c-wire, scion/chan_wire.h) cover them.
+WIRE_HEADERS = ("kernel/include/scion/chan_proto.h", "kernel/include/scion/chan_reply.h",
+                "kernel/include/scion/monitor_rec.h")
+
+WIRE_PROGRAM = r"""
+#include <stdio.h>
+#include <scion/chan_wire.h>
+
+/* Each structure filled with distinct bytes, swapped by the kernel's routine. */
+static void show(const struct chan_wire_layout *l)
+{
+	unsigned char buf[2 * 512];
+	for (unsigned i = 0; i < 2 * l->size; i++)
+		buf[i] = (unsigned char)(i * 7 + 1);	/* distinct within 256 bytes */
+	printf("%s %u ", l->name, l->size);
+	for (unsigned i = 0; i < 2 * l->size; i++)
+		printf("%02x", buf[i]);
+	chan_wire_swap(l, buf, 2);			/* two records: the stride too */
+	printf(" ");
+	for (unsigned i = 0; i < 2 * l->size; i++)
+		printf("%02x", buf[i]);
+	unsigned char same[8] = { 1, 2, 3, 4, 5, 6, 7, 8 };
+	chan_wire_to_le(CHAN_WIRE(chan_bulk_reply), same, 1);	/* this host is little-endian */
+	printf(" %d %d\n", CHAN_WIRE_SWAPS, same[0] == 1 && same[7] == 8);
+}
+
+int main(void)
+{
+#define SHOW(name) show(CHAN_WIRE(name));
+	CHAN_WIRE_ALL(SHOW)
+	return 0;
+}
+"""
+
+
+def job_wire_byte_order(ctx):
+    """The kernel's byte-order routine (kernel/channel/wire.c) with the descriptors
+    generated from chan_proto.h, chan_reply.h and monitor_rec.h: every structure, filled with
+    distinct bytes and read as a big-endian machine's native structure, comes out
+    as Python's struct '<' packing of the same values (the wire's order); two
+    records in a row are both turned; on this little-endian host chan_wire_to_le
+    leaves the bytes alone; every structure of the two headers has a descriptor;
+    and the sparc64 cross compiler sees CHAN_WIRE_SWAPS true."""
+    import struct
+    layouts = load_layouts()
+    gen = layouts._GEN
+    wire_structs = [n for n, info in gen.STRUCTS.items()
+                    if info["header"] in ("chan_proto.h", "chan_reply.h", "monitor_rec.h")]
+    with tempfile.TemporaryDirectory(prefix="scion-wire-") as work:
+        header = os.path.join(work, "chan_wire_layouts.h")
+        proc = subprocess.run([sys.executable, os.path.join(ROOT, "tools", "gen_layouts.py"),
+                               "--c-wire", *[os.path.join(ROOT, h) for h in WIRE_HEADERS],
+                               "-o", header], capture_output=True, text=True)
+        ctx.result("generated", proc.returncode == 0, proc.stderr[-1000:])
+        if proc.returncode:
+            return
+        src, exe = os.path.join(work, "wire.c"), os.path.join(work, "wire")
+        with open(src, "w") as f:
+            f.write(WIRE_PROGRAM)
+        proc = subprocess.run(["gcc", "-std=gnu11", "-Wall", "-Wextra", "-Werror",
+                               "-I", os.path.join(ROOT, "kernel", "include"), "-I", work,
+                               "-o", exe, src, os.path.join(ROOT, "kernel", "channel", "wire.c")],
+                              capture_output=True, text=True)
+        ctx.result("compiles-with-static-asserts", proc.returncode == 0, proc.stderr[-2000:])
+        if proc.returncode:
+            return
+        lines = subprocess.run([exe], capture_output=True, text=True, timeout=60).stdout.splitlines()
+        seen, wrong, trivial = set(), [], []
+        for line in lines:
+            name, size, before, after, swaps, le_noop = line.split()
+            seen.add(name)
+            lay = layouts.layout(name)
+            native = struct.Struct(">" + lay.struct.format[1:])     # a big-endian machine's
+            raw, got = bytes.fromhex(before), bytes.fromhex(after)
+            want = b"".join(lay.struct.pack(*native.unpack_from(raw, k * lay.size))
+                            for k in range(2))
+            if int(size) != lay.size or got != want:
+                at = next((i for i, (g, w) in enumerate(zip(got, want)) if g != w), None)
+                wrong.append(f"{name} ({size} bytes, {lay.size} in Python): first difference "
+                             f"at byte {at}: swapped {got[at:at + 8].hex() if at is not None else ''}"
+                             f", '<' packing {want[at:at + 8].hex() if at is not None else ''}")
+            if any(code not in "cBb?" for _, code, _ in lay.names) and \
+                    got == raw:
+                trivial.append(name)
+            if swaps != "0" or le_noop != "1":
+                wrong.append(f"{name}: CHAN_WIRE_SWAPS {swaps} on this little-endian host, "
+                             f"to_le left the bytes alone: {le_noop}")
+        ctx.result("swapped-equals-struct-le-packing", not wrong and bool(lines),
+                   "; ".join(wrong[:5]) or "no output")
+        ctx.result("multi-byte-members-turned", not trivial, f"unchanged: {trivial}")
+        ctx.result("every-channel-struct-described", set(wire_structs) <= seen,
+                   f"no descriptor for {sorted(set(wire_structs) - seen)}")
+        ctx.result("described", len(seen) >= 40, f"{len(seen)} descriptors")
+        cross = shutil.which("sparc64-linux-gnu-gcc")
+        if cross:
+            check = os.path.join(work, "be.c")
+            with open(check, "w") as f:
+                f.write("#include <scion/chan_wire.h>\n"
+                        "_Static_assert(CHAN_WIRE_SWAPS, \"sparc64 must convert\");\n")
+            proc = subprocess.run([cross, "-std=gnu11", "-fsyntax-only", "-ffreestanding",
+                                   "-I", os.path.join(ROOT, "kernel", "include"), "-I", work,
+                                   check], capture_output=True, text=True)
+            ctx.result("sparc64-converts", proc.returncode == 0, proc.stderr[-1000:])

@@ -24,7 +24,14 @@ five times:
                   `uptime` and `cpus` answer, `probe list` is refused with
                   its reason, `analysis` analyses every function (the SPARC
                   decoder and the structural analysis in the kernel), `insn`
-                  and `cfg` answer, `poweroff` exits 0
+                  and `cfg` answer, `host/scion --socket BUILD/sparc64/control.sock
+                  status` answers (build ..., sparc64; cpus: 1; the host's
+                  version read beside the socket), `poweroff` exits 0
+
+The job sparc64.control_channel boots the kernel with the control channel
+(the second EBus UART, on a UNIX socket) and drives it through the host
+package: the handshake, SHELL, the structured queries, a stream, a malformed
+frame, the channel afterwards (job_control_channel).
 
 A second job, sparc64.kernel_tests, builds the sparc64 test kernel and boots
 `test=*`: the portable in-kernel tests pass, the x86-only ones say SKIPPED
@@ -35,6 +42,10 @@ the checks look only at what follows it."""
 
 import os
 import re
+import socket
+import subprocess
+import sys
+import time
 
 import harness
 import machine
@@ -179,6 +190,13 @@ def job_machine_layer(ctx):
         ctx.result("make-run/cfg-kmalloc", re.search(
             r"^kmalloc 0x[0-9a-f]+, \d+ bytes: \d+ blocks, \d+ instructions, [1-9]\d* calls", out,
             re.M) and "return" in out, f"{out[-600:]!r}")
+        # The control channel on build/sparc64/control.sock, through the host command.
+        sock = os.path.join(ctx.root, build_arg[len("BUILD="):], "control.sock")
+        # No SCION_HOST_VERSION: the host command takes the version.txt beside the socket.
+        rc, out, err = scion_command(ctx, sock, "status")
+        ctx.result("make-run/scion-status-on-control-sock",
+                   rc == 0 and re.search(r"^build: .*, sparc64$", out, re.M) is not None and
+                   "cpus: 1" in out, f"exit {rc}: {out}{err}")
         boot.command("poweroff", r"powering off")
     finally:
         boot.finish()
@@ -234,3 +252,237 @@ def job_kernel_tests(ctx):
            rf"^ktest: {n_ok} passed, {n_failed} failed, {n_skipped} skipped$", boot)
     ctx.result("enough-tests", n_ok >= 50, f"only {n_ok} tests passed (log: {boot.log_path})")
     status(ctx, "exit-status-0", boot, machine.SPARC64_EXIT_POWEROFF)
+
+
+def scion_command(ctx, sock, *args, version=None):
+    """host/scion --socket sock ARGS; returns (exit status, stdout, stderr). version:
+    the build the host says it is (SCION_HOST_VERSION), else build/version.txt's."""
+    env = dict(os.environ)
+    if version:
+        env["SCION_HOST_VERSION"] = version
+    p = subprocess.run([sys.executable, os.path.join(ctx.root, "host", "scion"), "--socket", sock,
+                        *args], capture_output=True, text=True, timeout=120, env=env)
+    return p.returncode, p.stdout, p.stderr
+
+
+def read_frames(s, seconds):
+    """The frames the kernel sends on the raw socket s within seconds."""
+    from scionhost import frame
+    parser = frame.ReferenceParser(accept_types=frame.KERNEL_SENT_TYPES)
+    frames, deadline = [], time.monotonic() + seconds
+    while time.monotonic() < deadline:
+        s.settimeout(max(0.05, deadline - time.monotonic()))
+        try:
+            data = s.recv(1 << 16)
+        except socket.timeout:
+            break
+        if not data:
+            break
+        frames.extend(parser.feed(data))
+    return frames
+
+
+def job_control_channel(ctx):
+    """The control channel on sparc64 (arch/sparc64/channel.c: the second EBus UART,
+    polled at the tick), driven by the host package (host/scionhost/client.py)
+    over a UNIX socket, every multi-byte value little-endian on the wire from the
+    big-endian kernel (scion/chan_wire.h):
+      boot            `channel: control channel on the second EBus UART ...`
+      hello           the handshake: the kernel's version is this build's;
+                      another version is refused
+                      with `version mismatch: host ..., kernel ...`
+      shell           SHELL `uptime`: status 0 and `up N.NNN s, N ticks at 100 Hz`;
+                      SHELL `probe list`: a negative status (the i32 converted)
+                      and the port's refusal; an unknown command: -ENOENT
+      status          STATUS (struct chan_status): version, `..., sparc64`, 1 CPU,
+                      memory, uptime, cycles_per_second 100 MHz, the frames the
+                      channel accepted; `scion status` prints the same
+      list            EVENTS after `channel event` through SHELL: a struct
+                      chan_list_head and struct chan_event_info records, the
+                      marker's text and number, and the same event as an EVENT
+                      frame with that number; SYMBOLIZE of channel_init + 8
+                      (start, offset 8, kind, name); an unknown op (u16
+                      converted) -ENOSYS `unknown op 99`; MONITOR: the status, the
+                      clock's scale set to 2500 and read back, wall time after 2020
+      stream          STREAM_OPEN `monitor` (reply: stream id, 1 CPU, the buffer
+                      size asked for) and STREAM_CLOSE (struct chan_stream_totals:
+                      frames as many as the DATA chunks received); the last chunk
+                      is the monitor's status (struct monitor_stream_status:
+                      version, sources, ended 1)
+      malformed       a frame with a bad header CRC on a raw socket: exactly one
+                      ERROR, seq 0, one line `rejected frame: bad header CRC`;
+                      then STATS counts 1 rejected (bad header CRC) and the
+                      channel still answers HELLO, SHELL and STATUS
+    then `poweroff` on the console exits 0."""
+    from scionhost import frame
+    from scionhost.client import Client, ScionError
+    from scionhost.layouts import layout, text
+
+    kernel, build_arg = build_sparc64(ctx)
+    version = open(os.path.join(ctx.root, build_arg[len("BUILD="):], "version.txt")).read().strip()
+    sock = os.path.join(ctx.log_dir, f"{ctx.job}.sock")
+    boot = harness.Boot(f"{ctx.job}-boot", ctx.log_dir, timeout=240,
+                        argv=machine.sparc64_qemu_command(kernel, "", control_socket=sock))
+    try:
+        boot.wait_for(r"channel: control channel on the second EBus UART")
+        boot.wait_for(r"scion> ")
+        ctx.result("boot/channel-found", True)
+
+        # 1. The handshake, as on x86 (a mismatch refused by the kernel, in one line).
+        with Client(sock, version=version) as client:
+            ctx.result("hello/version", client.kernel_version == version,
+                       f"kernel {client.kernel_version!r}, host {version!r}")
+
+            # 2. SHELL: status and output.
+            status, out = client.request(frame.OP_SHELL, b"uptime")
+            out = out.decode("utf-8", "replace")
+            ctx.result("shell/uptime", status == 0 and
+                       re.search(r"up \d+\.\d{3} s, \d+ ticks at 100 Hz", out) is not None,
+                       f"{status}: {out!r}")
+            status, out = client.request(frame.OP_SHELL, b"probe list")
+            out = out.decode("utf-8", "replace")
+            ctx.result("shell/refusal-negative-status", status < 0 and
+                       "sparc64: no splicer yet (issue 25)" in out, f"{status}: {out!r}")
+            status, out = client.request(frame.OP_SHELL, b"frobnicate")
+            ctx.result("shell/unknown-command-enoent", status == -frame.C.ENOENT and
+                       b"unknown command 'frobnicate'" in out, f"{status}: {out!r}")
+
+            # 3. Structured queries.
+            status, body = client.request(frame.OP_STATUS)
+            st = layout("chan_status").unpack(body) if len(body) == layout("chan_status").size \
+                else {}
+            ok = status == 0 and st and text(st["version"]) == version and \
+                text(st["build"]).endswith(", sparc64") and st["cpus"] == 1 and \
+                0 < st["memory_free_kib"] <= st["memory_kib"] < (1 << 24) and \
+                0 < st["uptime_ms"] < 10 ** 7 and st["cycles_per_second"] == 100_000_000 and \
+                1 <= st["channel_frames_accepted"] < 100 and st["channel_frames_rejected"] == 0
+            ctx.result("status/struct", bool(ok), f"{status}: {st}")
+            client.request(frame.OP_SHELL, b"channel event wire-check")
+            status, body = client.request(frame.OP_EVENTS, layout("chan_list_request").pack(start=0))
+            head = layout("chan_list_head")
+            rec = layout("chan_event_info")
+            h = head.unpack(body) if len(body) >= head.size else {}
+            records = [rec.unpack(body, head.size + k * rec.size)
+                       for k in range(h.get("count", 0))
+                       if len(body) >= head.size + (k + 1) * rec.size]
+            marks = [r for r in records if text(r["text"]) == "mark: wire-check"]
+            ctx.result("events/list", status == 0 and h.get("record_bytes") == rec.size and
+                       h.get("count") == len(records) >= 1 and h.get("more") == 0 and
+                       len(marks) == 1 and marks[0]["number"] >= 1 and
+                       h.get("next") == records[-1]["number"] and 0 < marks[0]["uptime_ms"] < 10 ** 7,
+                       f"{status}: head {h}, records {records}")
+            # The same event as an EVENT frame ("N MS TEXT", sent unasked by the output thread).
+            deadline = time.monotonic() + 5
+            while not any(e[2] == "mark: wire-check" for e in client.events) and \
+                    time.monotonic() < deadline:
+                client.pump(0.2)
+            ev = [e for e in client.events if e[2] == "mark: wire-check"]
+            ctx.result("events/event-frame", bool(len(ev) == 1 and marks) and
+                       ev[0][0] == marks[0]["number"], f"{client.events}")
+            # SYMBOLIZE: u64s both ways (channel_init + 8, from the build's symbol list).
+            syms = open(os.path.join(os.path.dirname(kernel), "kernel.syms")).read()
+            m = re.search(r"^([0-9a-f]+) [0-9a-f]+ [Tt] channel_init$", syms, re.M)
+            address = int(m.group(1), 16) if m else 0
+            status, body = client.request(frame.OP_SYMBOLIZE, frame.SYM_REQUEST.pack(
+                address=address + 8, flags=0))
+            r = frame.SYM_RECORD.unpack(body) if len(body) == frame.SYM_RECORD_BYTES else {}
+            ctx.result("symbolize", status == 0 and bool(r) and r["start"] == address and
+                       r["offset"] == 8 and r["kind"] == frame.C.CHAN_SYM_KERNEL and
+                       text(r["name"]) == "channel_init" and r["name_len"] == len("channel_init"),
+                       f"0x{address:x}: {status}: {r}")
+            # MONITOR (scion/monitor_rec.h's request and status): the calendar's scale set.
+            from scionhost import monitor
+            try:
+                before = monitor.control(client, frame.C.MONITOR_CTL_STATUS)
+                after = monitor.control(client, frame.C.MONITOR_CTL_CLOCK, scale=2500)
+                monitor.control(client, frame.C.MONITOR_CTL_CLOCK, scale=before["scale"])
+                ok = after["scale"] == 2500 and before["scale"] == frame.C.MONITOR_SCALE_ONE and \
+                    after["sources"] == before["sources"] >= 1 and \
+                    after["wall_ns"] > 1_600_000_000 * 10 ** 9 and after["running"] in (0, 1)
+                detail = f"before {before}, after {after}"
+            except ScionError as e:
+                ok, detail = False, str(e)
+            ctx.result("monitor/clock-scale", ok, detail)
+            status, out = client.request(99)
+            ctx.result("request/unknown-op", status == -frame.C.ENOSYS and
+                       out.decode("utf-8", "replace") == "unknown op 99", f"{status}: {out!r}")
+
+            # 4. A stream: STREAM_OPEN's reply, chunks, STREAM_CLOSE's totals.
+            chunks = []
+            try:
+                sid, cpus, bufsize = client.stream_open("monitor", 8192, 50, "",
+                                                        lambda *c: chunks.append(c))
+                client.pump(0.5)
+                totals = client.stream_close(sid)
+                ctx.result("stream/open-reply", sid >= 1 and cpus == 1 and bufsize == 8192,
+                           f"stream {sid}, {cpus} CPUs, {bufsize} bytes")
+                ctx.result("stream/close-totals", totals["frames"] == len(chunks) and
+                           totals["bytes"] < (1 << 32) and totals["switches"] < 10 ** 6,
+                           f"totals {totals}, {len(chunks)} chunks received")
+                # The last chunk: the monitor's status (struct monitor_stream_status), ended.
+                st_lay = layout("monitor_stream_status")
+                last = chunks[-1] if chunks else None
+                st = st_lay.unpack(last[3]) if last and last[0] == frame.CHUNK_STATUS and \
+                    len(last[3]) == st_lay.size else {}
+                ctx.result("stream/monitor-status-chunk", bool(st) and
+                           st["version"] == frame.C.MONITOR_STREAM_VERSION and
+                           st["ended"] == 1 and 1 <= st["sources"] < 1000 and
+                           st["samples_written"] < 10 ** 9,
+                           f"last chunk {last[:3] if last else None}: {st}")
+            except ScionError as e:
+                ctx.result("stream/open-reply", False, str(e))
+        try:
+            with Client(sock, version="not-this-build"):
+                refused = ""
+        except ScionError as e:
+            refused = str(e)
+        ctx.result("hello/mismatch-refused", refused.startswith(
+            "version mismatch: host not-this-build, kernel ") and "\n" not in refused, refused)
+
+        # 5. The host command prints the same STATUS.
+        rc, out, err = scion_command(ctx, sock, "status", version=version)
+        ctx.result("scion-status", rc == 0 and f"version: {version}" in out and "cpus: 1" in out
+                   and re.search(r"^build: .*, sparc64$", out, re.M) is not None,
+                   f"exit {rc}: {out}{err}")
+
+        # 6. A malformed frame (header CRC wrong) on a raw socket: one ERROR line.
+        s = socket.socket(socket.AF_UNIX)
+        s.connect(sock)
+        bad = bytearray(frame.encode_header(frame.REQUEST, 0x1234, 0))
+        bad[-1] ^= 0xff
+        s.sendall(bytes(bad))
+        answers = read_frames(s, 2.0)
+        s.close()
+        errors = [f for f in answers if f.type == frame.ERROR]
+        line = ""
+        if len(errors) == 1:
+            status, msg = frame.decode_status(errors[0].payload)
+            line = msg.decode("utf-8", "replace")
+        ctx.result("malformed/one-error-line", len(answers) == 1 and len(errors) == 1 and
+                   errors[0].seq == 0 and status == -frame.C.EBADMSG and
+                   line == "rejected frame: bad header CRC",
+                   f"{[(f.type, f.seq, bytes(f.payload)) for f in answers]}")
+
+        # 7. The channel after it.
+        with Client(sock, version=version) as client:
+            status, body = client.request(frame.OP_STATS)
+            stats = layout("chan_channel_stats").unpack(body) if status == 0 else {}
+            reject = frame.REJECT_CODES[frame.BAD_HEADER_CRC]
+            ctx.result("after/stats-count-the-reject", stats.get("frames_rejected") == 1 and
+                       stats["rejected"][reject] == 1 and stats["garbage_bytes"] == 0 and
+                       stats["errors_sent"] >= 1 and stats["hellos"] >= 3,
+                       f"{status}: {stats}")
+            status, out = client.request(frame.OP_SHELL, b"uptime")
+            ctx.result("after/shell", status == 0 and b"ticks at 100 Hz" in out, f"{status}: {out!r}")
+            status, body = client.request(frame.OP_STATUS)
+            ctx.result("after/status", status == 0 and len(body) == layout("chan_status").size and
+                       layout("chan_status").unpack(body)["channel_frames_rejected"] == 1,
+                       f"{status}, {len(body)} bytes")
+        boot.command("uptime", r"up \S+")
+        ctx.result("console-after", True)
+        boot.command("poweroff", r"powering off")
+    finally:
+        boot.finish()
+    status_ok = boot.status == machine.SPARC64_EXIT_POWEROFF
+    ctx.result("poweroff-exit-status-0", status_ok,
+               f"QEMU exit status {boot.status} (log: {boot.log_path})")

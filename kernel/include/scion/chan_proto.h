@@ -15,7 +15,9 @@
  *   3  u8   type                    u32  CRC-32 of the payload (present, 0 bytes or not)
  *   4  u32  sequence number
  *
- * Integers are little-endian; CRC-32 is the zlib / ISO-HDLC one.
+ * Integers are little-endian; CRC-32 is the zlib / ISO-HDLC one. A
+ * big-endian kernel converts the structures below at the points they
+ * are sent and read (scion/chan_wire.h, which says what is not yet).
  *
  * The host sends HELLO, then REQUESTs; the kernel answers each with a
  * RESPONSE (or ERROR) carrying the same sequence number, and sends

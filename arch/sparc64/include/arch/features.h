@@ -6,8 +6,8 @@
 #ifndef ARCH_FEATURES_H
 #define ARCH_FEATURES_H
 
-/* None of the optional features yet. */
-#define ARCH_FEATURES 0u
+/* The control channel (the second EBus UART, polled: arch/sparc64/channel.c). */
+#define ARCH_FEATURES ((unsigned)FEATURE_CHANNEL)
 
 static inline const char *arch_feature_absent_reason(unsigned feature)
 {
@@ -20,8 +20,6 @@ static inline const char *arch_feature_absent_reason(unsigned feature)
 		return "sparc64: no SFI sandbox yet (issue 25)";
 	case FEATURE_DEVICE_IRQS:
 		return "sparc64: no device interrupts yet (issue 25)";
-	case FEATURE_CHANNEL:
-		return "sparc64: no control channel yet (issue 25)";
 	case FEATURE_PAGE_PERMISSIONS:
 		return "sparc64: the image is one writable 4 MB TTE, no per-page permissions (issue 25)";
 	case FEATURE_MMIO_DEVICES:

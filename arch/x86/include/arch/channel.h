@@ -13,6 +13,9 @@
 #include <stddef.h>
 #include <stdint.h>
 
+/* How the boot message names the device. */
+#define ARCH_CHANNEL_DEVICE "COM2"
+
 /*
  * arch_channel_rx_fn - take one received byte.
  * Return value: true while there is room for another byte; false stops
