@@ -80,4 +80,28 @@ uint32_t sparc_enc_restore(void);
 void patch_emit_word(struct patch_buf *b, uint32_t w);
 void patch_emit_ba_a(struct patch_buf *b, uint64_t target);
 
+/*
+ * patch_build_counter - the code patch for a splice at `site`, counting
+ * how often the instruction there runs:
+ *   1. save %sp, -192, %sp; call .+8 (the patch's own pc in %o7); nop;
+ *      ldx [%o7 + literal], %l0; ldx [%l0], %l1; add %l1, 1, %l1;
+ *      stx %l1, [%l0]; restore  (a fresh window: no live register touched,
+ *      the condition codes untouched);
+ *   2. the displaced instruction relocated (patch_relocate);
+ *   3. ba,a back; the 64-bit counter address as a literal after the code.
+ * fn_start, fn_words: the function's words (big-endian in memory), read to
+ * find branch targets. Returns NULL on success, else a one-line reason
+ * (the buffer is then not to be used).
+ */
+const char *patch_build_counter(struct patch_buf *b, const uint32_t *fn, uint64_t fn_start,
+				size_t fn_words, uint64_t site, uint64_t counter);
+
+/*
+ * patch_relocate - the instruction at site (and its delay slot if it is a
+ * CTI) rewritten to run at patch_buf_pc(b), then the branch back. NULL or
+ * the reason for refusing.
+ */
+const char *patch_relocate(struct patch_buf *b, const uint32_t *fn, uint64_t fn_start,
+			   size_t fn_words, uint64_t site);
+
 #endif
