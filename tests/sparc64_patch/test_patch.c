@@ -177,6 +177,33 @@ static void test_fn(const struct sample *s, uint32_t *buf)
 	free(leader);
 }
 
+/* Refusals on synthetic words: a delay slot that is a branch target, a CTI couple, reach. */
+static void test_refusals(uint32_t *buf)
+{
+	uint64_t at = (uint64_t)(uintptr_t)buf;
+	struct patch_buf b;
+	const char *why;
+	uint32_t w;
+
+	patch_ba_a(&buf[0], at, at + 4);		/* ba,a to its own delay slot */
+	buf[1] = sparc_enc_nop();
+	patch_buf_init(&b, buf + 8, 64, at + 32);
+	why = patch_relocate(&b, buf, at, 2, at);
+	check(why && strstr(why, "branch target"), "a delay slot that is a target is refused", "synthetic", 0);
+	patch_ba_a(&buf[0], at, at + 8);		/* ba,a with ba,a in its delay slot */
+	patch_ba_a(&buf[1], at + 4, at + 8);
+	buf[2] = sparc_enc_nop();
+	patch_buf_init(&b, buf + 8, 64, at + 32);
+	why = patch_relocate(&b, buf, at, 3, at);
+	check(why && strstr(why, "CTI couple"), "a CTI couple is refused", "synthetic", 1);
+	buf[0] = sparc_enc_nop();
+	patch_buf_init(&b, buf + 8, 64, at + (16u << 20));	/* a patch 16 MB away */
+	why = patch_relocate(&b, buf, at, 1, at);
+	check(why && strstr(why, "disp22"), "a branch back beyond 8 MB is refused", "synthetic", 2);
+	check(!patch_ba_a(&w, at, at + (8u << 20)) && patch_ba_a(&w, at, at + (8u << 20) - 4),
+	      "ba,a reaches exactly +8 MB - 4", "synthetic", 3);
+}
+
 int main(void)
 {
 	uint32_t *buf;
@@ -191,6 +218,7 @@ int main(void)
 	}
 	for (size_t i = 0; i < sizeof(samples) / sizeof(samples[0]); i++)
 		test_fn(&samples[i], buf);
+	test_refusals(buf);
 	printf("spliced %lu instructions\n", spliced);
 	for (int i = 0; i < MAX_REASONS && reasons[i]; i++)
 		printf("refused %u: %s\n", reason_count[i], reasons[i]);
