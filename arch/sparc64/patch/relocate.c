@@ -62,11 +62,36 @@ static bool set_disp(uint32_t *w, unsigned bits, int64_t disp)
 	return false;
 }
 
+/* "<what> is N bytes away, beyond ba's disp22 reach (+-8 MB): needs a springboard" in b->why. */
+static const char *reach_reason(struct patch_buf *b, const char *what)
+{
+	static const char tail[] = " bytes away, beyond ba's disp22 reach (+-8 MB): needs a springboard";
+	char digits[24];
+	size_t n = 0, k = 0;
+	int64_t d = b->reach_distance;
+	uint64_t u = d < 0 ? -(uint64_t)d : (uint64_t)d;
+
+	while (*what && n < sizeof(b->why) - 1)
+		b->why[n++] = *what++;
+	if (d < 0 && n < sizeof(b->why) - 1)
+		b->why[n++] = '-';
+	do {
+		digits[k++] = (char)('0' + u % 10);
+		u /= 10;
+	} while (u);
+	while (k && n < sizeof(b->why) - 1)
+		b->why[n++] = digits[--k];
+	for (const char *t = tail; *t && n < sizeof(b->why) - 1; t++)
+		b->why[n++] = *t;
+	b->why[n] = 0;
+	return b->why;
+}
+
 static const char *emit_back(struct patch_buf *b, uint64_t to)
 {
 	patch_emit_ba_a(b, to);
 	if (b->out_of_reach)
-		return "the branch back is beyond ba's disp22 reach (+-8 MB): needs a springboard";
+		return reach_reason(b, "the branch back is ");
 	return b->overflow ? "the patch buffer is full" : NULL;
 }
 
@@ -126,7 +151,7 @@ const char *patch_relocate(struct patch_buf *b, const uint32_t *fn, uint64_t fn_
 		return why;
 	patch_emit_ba_a(b, in.target);
 	if (b->out_of_reach)
-		return "the branch's target is beyond ba's disp22 reach (+-8 MB): needs a springboard";
+		return reach_reason(b, "the branch's target is ");
 	return b->overflow ? "the patch buffer is full" : NULL;
 }
 

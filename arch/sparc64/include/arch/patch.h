@@ -29,6 +29,7 @@ struct patch_buf {
 	bool overflow;
 	bool out_of_reach;
 	int64_t reach_distance;	/* the displacement that did not fit, in bytes */
+	char why[112];		/* a reason that names a distance */
 };
 
 static inline void patch_buf_init(struct patch_buf *b, uint32_t *code, size_t cap, uint64_t runs_at)
@@ -40,6 +41,7 @@ static inline void patch_buf_init(struct patch_buf *b, uint32_t *code, size_t ca
 	b->overflow = false;
 	b->out_of_reach = false;
 	b->reach_distance = 0;
+	b->why[0] = 0;
 }
 
 static inline bool patch_buf_ok(const struct patch_buf *b)
