@@ -42,6 +42,8 @@ needs=(
 	"gcc-sparc64-linux-gnu:sparc64-linux-gnu-gcc"
 	"binutils-sparc64-linux-gnu:sparc64-linux-gnu-objdump"
 	"qemu-system-sparc:qemu-system-sparc64"
+	# User-mode sparc64: runs the patch test (tests/sparc64_patch/).
+	"qemu-user:qemu-sparc64"
 )
 if [[ ${1:-} == bench ]]; then
 	needs=(

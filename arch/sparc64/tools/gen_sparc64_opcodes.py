@@ -376,6 +376,7 @@ def main():
         ranges.append((len(ordered), len(b)))
         ordered += b
 
+    forms_for_enc = ordered
     with open(args.header, "w") as h:
         h.write("/* SPDX-License-Identifier: BSD-2-Clause */\n")
         h.write("/* Generated from arch/sparc64/opcodes.map by gen_sparc64_opcodes.py: do not edit.\n"
@@ -389,6 +390,18 @@ def main():
             h.write(f"#define SPARC_F_{name.upper()}_SHIFT {lo}\n")
             h.write(f"#define SPARC_F_{name.upper()}_MASK 0x{(1 << width) - 1:x}u\n")
         h.write(f"#define SPARC_FIELD(w, f) (((w) >> SPARC_F_##f##_SHIFT) & SPARC_F_##f##_MASK)\n")
+        # Encoding helpers for the patch emitter (arch/sparc64/patch/): each
+        # form's fixed bits, named by its mnemonic (SPARC_ENC_BA, then
+        # SPARC_ENC_BA_2 for the second form of the same mnemonic, in map
+        # order), so C never writes an opcode number inline.
+        h.write("\n/* Fixed bits of each form: OR the operand fields in. */\n")
+        seen = {}
+        for f in sorted(forms_for_enc, key=lambda f: f["lineno"]):
+            ident = c_ident(f["mnemonic"]).replace("SPARC_MN_", "SPARC_ENC_", 1)
+            n = seen.get(ident, 0) + 1
+            seen[ident] = n
+            name = ident if n == 1 else f"{ident}_{n}"
+            h.write(f"#define {name} 0x{f['value']:08x}u\t/* mask 0x{f['mask']:08x}, line {f['lineno']} */\n")
         h.write(f"\n#define SPARC_FORM_BUCKETS {NBUCKETS}\n")
         h.write(f"#define SPARC_BUCKET_OP1 8\n#define SPARC_BUCKET_OP2 9\n"
                 f"#define SPARC_BUCKET_OP3 (9 + 64)\n")

@@ -1,0 +1,191 @@
+// SPDX-License-Identifier: BSD-2-Clause
+/*
+ * Relocating a displaced SPARC V9 instruction into a code patch, and the
+ * counter patch around it (arch/patch.h).
+ *
+ * Invariants: a CTI moves with its delay slot; a PC-relative branch keeps
+ * its condition, annul bit and prediction and is pointed at a stub in the
+ * patch (`ba,a` to the original target), so its own short field always
+ * reaches; the fall-through path continues at the word after the delay
+ * slot. Refused, with a one-line reason: an instruction in a delay slot
+ * (the splice would make a CTI couple), a CTI whose delay slot is itself a
+ * branch target or a CTI, and any target out of `ba`'s disp22 reach.
+ * Freestanding: no libc.
+ */
+#include <arch/patch.h>
+
+#define PATCH_FRAME (-192)	/* save's frame: 16 words of window save area + 64 bytes */
+
+static uint32_t fn_word(const uint32_t *fn, uint64_t fn_start, uint64_t addr)
+{
+	const uint8_t *p = (const uint8_t *)fn + (addr - fn_start);
+
+	return (uint32_t)p[0] << 24 | (uint32_t)p[1] << 16 | (uint32_t)p[2] << 8 | p[3];
+}
+
+static bool is_branch_target(const uint32_t *fn, uint64_t fn_start, size_t n, uint64_t addr)
+{
+	struct insn in;
+
+	for (size_t i = 0; i < n; i++) {
+		uint64_t a = fn_start + 4 * i;
+		if (insn_decode(&in, fn_word(fn, fn_start, a), a) == INSN_OK && in.disp_bits &&
+		    in.target == addr)
+			return true;
+	}
+	return false;
+}
+
+/* The word `w` with its PC-relative field set to reach `disp` bytes. */
+static bool set_disp(uint32_t *w, unsigned bits, int64_t disp)
+{
+	uint32_t d = (uint32_t)(disp >> 2);
+
+	if (!sparc_disp_fits(disp, bits))
+		return false;
+	switch (bits) {
+	case 30:
+		*w = (*w & ~(SPARC_F_DISP30_MASK << SPARC_F_DISP30_SHIFT)) | SPARC_PUT(DISP30, d);
+		return true;
+	case 22:
+		*w = (*w & ~(SPARC_F_DISP22_MASK << SPARC_F_DISP22_SHIFT)) | SPARC_PUT(DISP22, d);
+		return true;
+	case 19:
+		*w = (*w & ~(SPARC_F_DISP19_MASK << SPARC_F_DISP19_SHIFT)) | SPARC_PUT(DISP19, d);
+		return true;
+	case 16:
+		*w = (*w & ~(SPARC_F_D16HI_MASK << SPARC_F_D16HI_SHIFT) &
+		      ~(SPARC_F_D16LO_MASK << SPARC_F_D16LO_SHIFT)) |
+			SPARC_PUT(D16HI, d >> 14) | SPARC_PUT(D16LO, d);
+		return true;
+	}
+	return false;
+}
+
+/* "<what> is N bytes away, beyond ba's disp22 reach (+-8 MB): needs a springboard" in b->why. */
+static const char *reach_reason(struct patch_buf *b, const char *what)
+{
+	static const char tail[] = " bytes away, beyond ba's disp22 reach (+-8 MB): needs a springboard";
+	char digits[24];
+	size_t n = 0, k = 0;
+	int64_t d = b->reach_distance;
+	uint64_t u = d < 0 ? -(uint64_t)d : (uint64_t)d;
+
+	while (*what && n < sizeof(b->why) - 1)
+		b->why[n++] = *what++;
+	if (d < 0 && n < sizeof(b->why) - 1)
+		b->why[n++] = '-';
+	do {
+		digits[k++] = (char)('0' + u % 10);
+		u /= 10;
+	} while (u);
+	while (k && n < sizeof(b->why) - 1)
+		b->why[n++] = digits[--k];
+	for (const char *t = tail; *t && n < sizeof(b->why) - 1; t++)
+		b->why[n++] = *t;
+	b->why[n] = 0;
+	return b->why;
+}
+
+static const char *emit_back(struct patch_buf *b, uint64_t to)
+{
+	patch_emit_ba_a(b, to);
+	if (b->out_of_reach)
+		return reach_reason(b, "the branch back is ");
+	return b->overflow ? "the patch buffer is full" : NULL;
+}
+
+const char *patch_relocate(struct patch_buf *b, const uint32_t *fn, uint64_t fn_start,
+			   size_t fn_words, uint64_t site)
+{
+	struct insn in, prev, ds;
+	uint64_t end = fn_start + 4 * fn_words;
+
+	if (site < fn_start || site >= end || (site & 3))
+		return "the site is not an instruction of the function";
+	if (insn_decode(&in, fn_word(fn, fn_start, site), site) != INSN_OK)
+		return "the instruction does not decode";
+	if (site > fn_start && insn_decode(&prev, fn_word(fn, fn_start, site - 4), site - 4) == INSN_OK &&
+	    prev.delayed)
+		return "in the delay slot of the CTI before it: splice the CTI instead";
+	if (!in.delayed) {
+		/* 1. A plain instruction (or a trap, which comes back to the next word). */
+		patch_emit_word(b, in.word);
+		return emit_back(b, site + 4);
+	}
+	if (site + 4 >= end)
+		return "the delay slot is outside the function";
+	if (insn_decode(&ds, fn_word(fn, fn_start, site + 4), site + 4) != INSN_OK)
+		return "the delay slot does not decode";
+	if (ds.delayed)
+		return "the delay slot holds a CTI (a CTI couple)";
+	if (is_branch_target(fn, fn_start, fn_words, site + 4))
+		return "the delay slot is itself a branch target";
+	if (!in.disp_bits) {
+		/* 2. jmpl, ret, return: absolute; a jmpl call comes back to here + 8. */
+		patch_emit_word(b, in.word);
+		patch_emit_word(b, ds.word);
+		return emit_back(b, site + 8);
+	}
+	if (in.cf == INSN_CF_CALL) {
+		/* 3. call: the callee returns to the patch's word after the delay slot. */
+		uint32_t w = in.word;
+		if (!set_disp(&w, 30, (int64_t)(in.target - patch_buf_pc(b))))
+			return "the call's target is beyond disp30 reach";
+		patch_emit_word(b, w);
+		patch_emit_word(b, ds.word);
+		return emit_back(b, site + 8);
+	}
+	/*
+	 * 4. A branch: [B -> stub][delay slot][ba,a site + 8][stub: ba,a target].
+	 * Its annul bit keeps its meaning: untaken and annulled skips the delay
+	 * slot straight to the branch back.
+	 */
+	uint32_t w = in.word;
+	if (!set_disp(&w, in.disp_bits, 12))
+		return "the branch's field cannot reach its stub";
+	patch_emit_word(b, w);
+	patch_emit_word(b, ds.word);
+	const char *why = emit_back(b, site + 8);
+	if (why)
+		return why;
+	patch_emit_ba_a(b, in.target);
+	if (b->out_of_reach)
+		return reach_reason(b, "the branch's target is ");
+	return b->overflow ? "the patch buffer is full" : NULL;
+}
+
+const char *patch_build_counter(struct patch_buf *b, const uint32_t *fn, uint64_t fn_start,
+				size_t fn_words, uint64_t site, uint64_t counter)
+{
+	size_t ldx_at;
+	const char *why;
+
+	/* 1. The counter, in a fresh window. */
+	patch_emit_word(b, sparc_enc_save_imm(INSN_SP, PATCH_FRAME, INSN_SP));
+	size_t call_at = b->len;
+	patch_emit_word(b, sparc_enc_call(patch_buf_pc(b), patch_buf_pc(b) + 8));
+	patch_emit_word(b, sparc_enc_nop());
+	ldx_at = b->len;
+	patch_emit_word(b, 0);	/* ldx [%o7 + literal], %l0: filled in at step 3 */
+	patch_emit_word(b, SPARC_ENC_LDX_2 | SPARC_PUT(RD, INSN_L1) | SPARC_PUT(RS1, INSN_L0));
+	patch_emit_word(b, SPARC_ENC_ADD_2 | SPARC_PUT(RD, INSN_L1) | SPARC_PUT(RS1, INSN_L1) |
+			SPARC_PUT(SIMM13, 1));
+	patch_emit_word(b, SPARC_ENC_STX_2 | SPARC_PUT(RD, INSN_L1) | SPARC_PUT(RS1, INSN_L0));
+	patch_emit_word(b, sparc_enc_restore());
+	/* 2. The displaced instruction and the branch back. */
+	why = patch_relocate(b, fn, fn_start, fn_words, site);
+	if (why)
+		return why;
+	/* 3. The literal, 8-byte aligned. */
+	if (b->len & 1)
+		patch_emit_word(b, sparc_enc_nop());
+	size_t lit = b->len;
+	patch_emit_word(b, (uint32_t)(counter >> 32));
+	patch_emit_word(b, (uint32_t)counter);
+	if (b->overflow)
+		return "the patch buffer is full";
+	b->code[ldx_at] = SPARC_ENC_LDX_2 | SPARC_PUT(RD, INSN_L0) | SPARC_PUT(RS1, INSN_O7) |
+		SPARC_PUT(SIMM13, 4 * (lit - call_at));
+	return NULL;
+}
