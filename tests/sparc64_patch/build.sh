@@ -1,7 +1,8 @@
 #!/bin/sh
 # SPDX-License-Identifier: BSD-2-Clause
 # Builds build/sparc64-patch/test-patch, a static sparc64 Linux program:
-#   1. the samples alone, their sizes read with nm -S into sizes.h;
+#   1. the samples alone, their sizes read with nm -S into a generated
+#      header in OUTDIR;
 #   2. the test, the patch builder and the decoder (the same C files the
 #      kernel uses) with the cross gcc.
 # Usage: tests/sparc64_patch/build.sh OUTDIR (run from the repository root,
