@@ -40,6 +40,8 @@ needs=(
 	# The sparc64 port (arch/sparc64/): its cross toolchain, QEMU's sun4u and
 	# OpenBIOS; the SPARC decoder's oracle is the cross objdump.
 	"gcc-sparc64-linux-gnu:sparc64-linux-gnu-gcc"
+	# The patch test's static sparc64 program (tests/sparc64_patch/) needs its libc.
+	"libc6-dev-sparc64-cross:/usr/sparc64-linux-gnu/include/stdint.h"
 	"binutils-sparc64-linux-gnu:sparc64-linux-gnu-objdump"
 	"qemu-system-sparc:qemu-system-sparc64"
 	# User-mode sparc64: runs the patch test (tests/sparc64_patch/).

@@ -8,8 +8,10 @@ log is always written under the log directory; a failed boot's log is
 kept there for reading (its path is in the failure message).
 """
 
+import atexit
 import os
 import re
+import signal
 import subprocess
 import threading
 import time
@@ -17,6 +19,16 @@ import time
 import machine
 
 FORBIDDEN_DEFAULT = (r"panic:", r"FAILED")
+
+# Boots whose process group may still run: ended when the program exits
+# (a test's exception or a Ctrl-C must not leave QEMU behind).
+_live = set()
+
+
+@atexit.register
+def _end_all():
+    for boot in list(_live):
+        boot._end_group()
 
 
 class BootError(Exception):
@@ -36,8 +48,11 @@ class Boot:
         self._lock = threading.Condition()
         self._eof = False
         self.started = time.monotonic()
+        # A process group of its own, so that ending it ends what it started
+        # (`make run` leaves QEMU behind when only make is killed).
         self.proc = subprocess.Popen(self.argv, stdin=subprocess.PIPE, stdout=subprocess.PIPE,
-                                     stderr=subprocess.STDOUT)
+                                     stderr=subprocess.STDOUT, process_group=0)
+        _live.add(self)
         self._reader = threading.Thread(target=self._read, daemon=True)
         self._reader.start()
         self.status = None
@@ -99,14 +114,23 @@ class Boot:
         self.send(line + "\n")
         return self.wait_for(expect, start=start, timeout=timeout)
 
+    def _end_group(self):
+        """SIGKILL whatever is left of the process group (none: a no-op)."""
+        try:
+            os.killpg(self.proc.pid, signal.SIGKILL)
+        except (ProcessLookupError, PermissionError):
+            pass
+        _live.discard(self)
+
     def finish(self):
         """Wait for QEMU to exit (killing it at the time limit); write the log."""
         try:
             self.status = self.proc.wait(timeout=self.remaining())
         except subprocess.TimeoutExpired:
-            self.proc.kill()
+            self._end_group()
             self.proc.wait()
             self.status = None
+        self._end_group()
         self._reader.join(timeout=5)
         with open(self.log_path, "w") as f:
             f.write("# " + " ".join(self.argv) + "\n")
@@ -115,7 +139,7 @@ class Boot:
 
     def kill(self):
         if self.proc.poll() is None:
-            self.proc.kill()
+            self._end_group()
         return self.finish()
 
     def check_forbidden(self, forbidden=FORBIDDEN_DEFAULT):
