@@ -26,14 +26,10 @@ ARCH_NAME := sparc64
 CROSS := sparc64-linux-gnu-
 
 # Left out of the portable core, and why (each needs what the port lacks):
-#   kernel/probe/  the SPARC patch emitter and splicer (arch/patch.h,
-#                  arch/probe.h: the next piece of issue 25); arch/sparc64/absent.c
-#                  refuses its API
-#   kernel/proc/   user processes speak the Linux x86-64 ABI (arch/user.h): none here
-CORE_LEFT_OUT := kernel/probe/% kernel/proc/%
-# (kernel/probe/monitor_sources.c is plain: the per-CPU probe.hits counter.)
-ARCH_CORE_SRCS := $(filter-out $(CORE_LEFT_OUT),$(wildcard kernel/*/*.c kernel/*/*.S)) \
-	kernel/probe/monitor_sources.c
+#   kernel/proc/   user processes speak the Linux x86-64 ABI (arch/user.h): none here;
+#                  arch/sparc64/absent.c refuses its API
+CORE_LEFT_OUT := kernel/proc/%
+ARCH_CORE_SRCS := $(filter-out $(CORE_LEFT_OUT),$(wildcard kernel/*/*.c kernel/*/*.S))
 
 # The in-kernel tests the sparc64 test kernel cannot build (make KERNEL_TESTS=yes),
 # and why; every other test is built, and one that needs a feature the port
@@ -60,10 +56,11 @@ ARCH_KERNEL_LDFLAGS := -z max-page-size=8192 -T $(ARCH_DIR)/kernel.ld
 ARCH_KERNEL_LIBS := $(shell $(CROSS)gcc -mcpu=ultrasparc -print-libgcc-file-name)
 
 ARCH_KERNEL_SRCS := $(filter-out $(ARCH_DIR)/ktest_fixtures.S,$(wildcard $(ARCH_DIR)/*.c $(ARCH_DIR)/*.S \
-	$(ARCH_DIR)/boot/*.c $(ARCH_DIR)/boot/*.S $(ARCH_DIR)/analysis/*.c))
+	$(ARCH_DIR)/boot/*.c $(ARCH_DIR)/boot/*.S $(ARCH_DIR)/analysis/*.c $(ARCH_DIR)/patch/*.c))
 # The trap table and what runs at TL > 0 sit in their own sections
-# (.text.traptable, .text.tl1: kernel.ld puts them in the no-probe range).
-ARCH_NOPROBE_SRCS :=
+# (.text.traptable, .text.tl1: kernel.ld puts them in the no-probe range);
+# the splicer and what the breakpoint handler runs are probe context.
+ARCH_NOPROBE_SRCS := $(wildcard $(ARCH_DIR)/patch/*.c) $(ARCH_DIR)/probe_site.c $(ARCH_DIR)/splice.c
 # The decoder's opcode tables, generated from opcodes.map (decoder.mk's rule,
 # named here by path because decoder.mk is included after this file).
 ARCH_GEN_SRCS := $(BUILD)/gen/sparc64_opcodes.c

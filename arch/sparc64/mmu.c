@@ -196,8 +196,14 @@ void arch_as_activate(struct arch_as *as)
 		panic("sparc64: no user address spaces yet (issue 25)");
 }
 
+/* kernel.ld's PATCH_HEAP_OFFSET, the room it keeps the image below. */
+extern char __patch_heap_start[];
+
 void sparc64_mm_arch_init(void)
 {
+	if ((uintptr_t)__patch_heap_start != PATCH_CODE_BASE)
+		panic("mmu: kernel.ld's patch heap (0x%lx) is not arch/mmu.h's PATCH_CODE_BASE (0x%llx)",
+		      (unsigned long)(uintptr_t)__patch_heap_start, (unsigned long long)PATCH_CODE_BASE);
 	printk("mmu: direct map of %llu MiB of RAM at 0x%llx (4 MB TTEs), kmap window "
 	       "0x%llx..0x%llx (%u TTEs of 8 KB)\n", (unsigned long long)(sparc64_ram_top >> 20),
 	       (unsigned long long)DIRECT_MAP_BASE, (unsigned long long)KMAP_BASE_ADDR,

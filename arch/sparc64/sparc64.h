@@ -20,6 +20,22 @@
 /* The smallest frame: save area, hidden parameter, 6 argument words. */
 #define MIN_FRAME		176
 
+/* struct trap_frame offsets (arch/trap.h; trap.c checks them): trap_entry.S and
+ * the probe patches' frame call (patch/insert.c) build frames. */
+#define TF_TSTATE	0
+#define TF_TPC		8
+#define TF_TNPC		16
+#define TF_TT		24
+#define TF_TL		32
+#define TF_FAULT	40
+#define TF_Y		48
+#define TF_G		56
+#define TF_SP		120
+#define TF_OUTER_TT	128
+#define TF_OUTER_TPC	136
+#define TF_O		144
+#define TF_SIZE		208
+
 /* PSTATE bits. */
 #define PSTATE_AG		0x001	/* alternate globals */
 #define PSTATE_IE		0x002	/* interrupts enabled */
@@ -85,7 +101,7 @@
  */
 #define SPARC64_DIRECT_MAP	0xfffff80000000000
 #define SPARC64_KMAP_BASE	0x80000000
-#define KMAP_PAGES		47104			/* 368 MB of 8 KB pages */
+#define KMAP_PAGES		47106			/* 368 MB of 8 KB pages + 2 text alias pages */
 
 /* The trap table: 512 entries of 32 bytes for TL = 0, as many for TL > 0. */
 #define TRAP_ENTRY_SIZE		32

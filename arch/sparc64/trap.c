@@ -31,6 +31,8 @@
 #include <scion/txn.h>
 
 #include <arch/mmu.h>
+#include <arch/patch.h>
+#include <scion/probe.h>
 
 #include "sparc64_internal.h"
 
@@ -295,10 +297,13 @@ static bool core_fault(struct trap_frame *tf)
 	return true;
 }
 
-void trap_handler(struct trap_frame *tf)
+/* Probe context: a probe's breakpoint reaches probe_breakpoint before anything else runs. */
+__noprobe void trap_handler(struct trap_frame *tf)
 {
 	uint64_t tt = tf->tt;
 
+	if (tf->tl == 1 && tt == TT_TRAP_INSN + PATCH_BREAKPOINT_TRAP && probe_breakpoint(tf))
+		return;
 	if (tf->tl == 1 && tt > TT_IRQ_BASE && tt < TT_IRQ_BASE + 16) {
 		interrupt(tf, tt - TT_IRQ_BASE);
 		return;

@@ -25,20 +25,6 @@
  */
 #include "sparc64.h"
 
-/* struct trap_frame offsets (sparc64_internal.h). */
-#define TF_TSTATE	0
-#define TF_TPC		8
-#define TF_TNPC		16
-#define TF_TT		24
-#define TF_TL		32
-#define TF_FAULT	40
-#define TF_Y		48
-#define TF_G		56
-#define TF_SP		120
-#define TF_OUTER_TT	128
-#define TF_OUTER_TPC	136
-#define TF_O		144
-#define TF_SIZE		208
 #define TRAP_FRAME	(MIN_FRAME + TF_SIZE)	/* 384, a multiple of 16 */
 
 /* The ABI reserves %g2-%g7 to the application: the trap code is that application. */

@@ -36,6 +36,20 @@ bool arch_probe_is_breakpoint(uint64_t addr)
 	return *(const volatile uint8_t *)(uintptr_t)addr == x86_enc_int3[0];
 }
 
+/* No delayed branches: the copy or patch runs from its start. */
+void arch_probe_resume(struct trap_frame *frame, uint64_t resume, bool out_of_line)
+{
+	(void)out_of_line;
+	trap_frame_set_pc(frame, resume);
+}
+
+/* x86 has no code the portable checks do not already refuse. */
+const char *arch_probe_refusal(uint64_t addr)
+{
+	(void)addr;
+	return NULL;
+}
+
 int arch_probe_prepare_breakpoint(uint64_t addr, unsigned *length, const char **why)
 {
 	struct insn in;

@@ -18,7 +18,7 @@
 #define LOW_RESERVED_END (1ull << 20)
 #define MAX_RESERVED (BOOT_MAX_MODULES + 4)
 
-extern char __image_phys_start[], __image_end[];
+extern char __image_phys_start[], __image_reserved_end[];
 
 static __initdata struct phys_range reserved[MAX_RESERVED];
 static __initdata size_t nreserved;
@@ -90,7 +90,9 @@ __init void mm_init(void)
 		panic("mm: the boot memory map lists no available memory");
 
 	reserve(0, LOW_RESERVED_END);
-	reserve((uintptr_t)__image_phys_start, virt_to_phys(__image_end));
+	/* The last byte's address: the end itself may lie past the image's mapping. */
+	reserve((uintptr_t)__image_phys_start,
+		virt_to_phys((const void *)((uintptr_t)__image_reserved_end - 1)) + 1);
 	for (unsigned i = 0; i < boot_info.nmodules; i++)
 		reserve(boot_info.modules[i].phys_start, boot_info.modules[i].phys_end);
 

@@ -223,6 +223,6 @@ bool probe_breakpoint(struct trap_frame *frame)
 	struct site_state *st = __atomic_load_n(&site->state, __ATOMIC_ACQUIRE);
 	if (st->mechanism == PROBE_SITE_BREAKPOINT)
 		run_consumers(st, st->n, frame);
-	trap_frame_set_pc(frame, st->resume);
+	arch_probe_resume(frame, st->resume, st->mechanism == PROBE_SITE_BREAKPOINT);
 	return true;
 }

@@ -74,6 +74,11 @@ bool code_in_use(const uint64_t *starts, const uint64_t *ends, unsigned n, bool 
 
 int probe_check_address(uint64_t addr, const char **why)
 {
+	const char *machine_says = arch_probe_refusal(addr);
+	if (machine_says) {
+		*why = machine_says;
+		return -EINVAL;
+	}
 	const struct ksym *sym = symtab_lookup_addr(&kernel_symtab, addr, NULL);
 	if (sym && (sym->flags & SYM_INIT)) {
 		*why = "boot-only code";

@@ -27,6 +27,6 @@ $CC -c tests/sparc64_patch/annul.S -o "$OUT/annul.o"
 	echo "};"
 } > "$OUT/sizes.h"
 $CC $W -O2 -static -no-pie -fno-pie -Iarch/sparc64/include -Iarch/sparc64 -Ibuild/gen -I"$OUT" \
-	tests/sparc64_patch/test_patch.c arch/sparc64/patch/patch_emit.c arch/sparc64/patch/relocate.c \
+	tests/sparc64_patch/test_patch.c arch/sparc64/patch/patch_emit.c arch/sparc64/patch/insert.c arch/sparc64/patch/relocate.c \
 	arch/sparc64/insn_decode.c build/gen/sparc64_opcodes.c "$OUT/samples.o" "$OUT/annul.o" \
 	-o "$OUT/test-patch"

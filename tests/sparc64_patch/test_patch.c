@@ -118,7 +118,7 @@ static void test_fn(const struct sample *s, uint32_t *buf)
 			printf("%s word %zu\n", s->name, i);
 		/* 2. A fresh copy, the patch, the splice. */
 		copy_fn(buf, src, n);
-		patch_buf_init(&b, patch, 256, (uint64_t)(uintptr_t)patch);
+		patch_buf_init(&b, patch, 1024, (uint64_t)(uintptr_t)patch);
 		why = patch_build_counter(&b, buf, fn_at, n, site, (uint64_t)(uintptr_t)&counter);
 		if (why) {
 			refused(why);
@@ -128,7 +128,7 @@ static void test_fn(const struct sample *s, uint32_t *buf)
 			refused("the patch is beyond ba's disp22 reach");
 			continue;
 		}
-		flush_range(patch, 4 * b.len);
+		flush_range(patch, b.len);
 		flush_range(buf, 4 * n);
 		counter = 0;
 		run((sample_fn)(uintptr_t)buf, got);
@@ -187,17 +187,17 @@ static void test_refusals(uint32_t *buf)
 
 	patch_ba_a(&buf[0], at, at + 4);		/* ba,a to its own delay slot */
 	buf[1] = sparc_enc_nop();
-	patch_buf_init(&b, buf + 8, 64, at + 32);
+	patch_buf_init(&b, buf + 8, 256, at + 32);
 	why = patch_relocate(&b, buf, at, 2, at);
 	check(why && strstr(why, "branch target"), "a delay slot that is a target is refused", "synthetic", 0);
 	patch_ba_a(&buf[0], at, at + 8);		/* ba,a with ba,a in its delay slot */
 	patch_ba_a(&buf[1], at + 4, at + 8);
 	buf[2] = sparc_enc_nop();
-	patch_buf_init(&b, buf + 8, 64, at + 32);
+	patch_buf_init(&b, buf + 8, 256, at + 32);
 	why = patch_relocate(&b, buf, at, 3, at);
 	check(why && strstr(why, "CTI couple"), "a CTI couple is refused", "synthetic", 1);
 	buf[0] = sparc_enc_nop();
-	patch_buf_init(&b, buf + 8, 64, at + (16u << 20));	/* a patch 16 MB away */
+	patch_buf_init(&b, buf + 8, 256, at + (16u << 20));	/* a patch 16 MB away */
 	why = patch_relocate(&b, buf, at, 1, at);
 	check(why && strstr(why, "-16777216 bytes away"), "a branch back beyond 8 MB is refused", "synthetic", 2);
 	printf("synthetic refusal: %s\n", why ? why : "(none)");

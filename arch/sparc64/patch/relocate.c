@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: BSD-2-Clause
 /*
- * Relocating a displaced SPARC V9 instruction into a code patch, and the
- * counter patch around it (arch/patch.h).
+ * Relocating a displaced SPARC V9 instruction into a code patch (a
+ * splice's), or copying it out of line (a breakpoint's), and the counter
+ * patch the host test builds (arch/patch.h).
  *
  * Invariants: a CTI moves with its delay slot; a PC-relative branch keeps
  * its condition, annul bit and prediction and is pointed at a stub in the
@@ -10,20 +11,20 @@
  * slot. Refused, with a one-line reason: an instruction in a delay slot
  * (the splice would make a CTI couple), a CTI whose delay slot is itself a
  * branch target or a CTI, and any target out of `ba`'s disp22 reach.
+ * An out-of-line copy runs with TNPC where the trap left it, so a CTI's
+ * delay slot runs in place and nothing branches back.
  * Freestanding: no libc.
  */
 #include <arch/patch.h>
 
-#define PATCH_FRAME (-192)	/* save's frame: 16 words of window save area + 64 bytes */
+#include "../sparc64.h"
 
-static uint32_t fn_word(const uint32_t *fn, uint64_t fn_start, uint64_t addr)
+static uint32_t fn_word(const void *fn, uint64_t fn_start, uint64_t addr)
 {
-	const uint8_t *p = (const uint8_t *)fn + (addr - fn_start);
-
-	return (uint32_t)p[0] << 24 | (uint32_t)p[1] << 16 | (uint32_t)p[2] << 8 | p[3];
+	return sparc_word_at((const uint8_t *)fn + (addr - fn_start));
 }
 
-static bool is_branch_target(const uint32_t *fn, uint64_t fn_start, size_t n, uint64_t addr)
+static bool is_branch_target(const void *fn, uint64_t fn_start, size_t n, uint64_t addr)
 {
 	struct insn in;
 
@@ -95,7 +96,7 @@ static const char *emit_back(struct patch_buf *b, uint64_t to)
 	return b->overflow ? "the patch buffer is full" : NULL;
 }
 
-const char *patch_relocate(struct patch_buf *b, const uint32_t *fn, uint64_t fn_start,
+const char *patch_relocate(struct patch_buf *b, const void *fn, uint64_t fn_start,
 			   size_t fn_words, uint64_t site)
 {
 	struct insn in, prev, ds;
@@ -109,8 +110,14 @@ const char *patch_relocate(struct patch_buf *b, const uint32_t *fn, uint64_t fn_
 	    prev.delayed)
 		return "in the delay slot of the CTI before it: splice the CTI instead";
 	if (!in.delayed) {
-		/* 1. A plain instruction (or a trap, which comes back to the next word). */
-		patch_emit_word(b, in.word);
+		/* 1. A plain instruction (or a trap, which comes back to the next word);
+		 *    rd %pc becomes the constant it would have read. */
+		if (sparc_reads_pc(in.word))
+			patch_emit_set32(b, site, in.rd);
+		else
+			patch_emit_word(b, in.word);
+		if (b->out_of_reach)
+			return "rd %pc at an address above 4 GB cannot be rewritten";
 		return emit_back(b, site + 4);
 	}
 	if (site + 4 >= end)
@@ -155,37 +162,59 @@ const char *patch_relocate(struct patch_buf *b, const uint32_t *fn, uint64_t fn_
 	return b->overflow ? "the patch buffer is full" : NULL;
 }
 
-const char *patch_build_counter(struct patch_buf *b, const uint32_t *fn, uint64_t fn_start,
+/* A CTI's copy that runs with TNPC at its delay slot in the text (patch_out_of_line). */
+static const char *out_of_line_cti(struct patch_buf *b, const struct insn *in)
+{
+	if (in->cf == INSN_CF_CALL_INDIRECT)
+		return "an indirect call cannot run out of line: its link register would name the copy";
+	if (!in->disp_bits || in->cf == INSN_CF_CALL) {
+		/* jmpl to a register, return: absolute; call: emulated by the resume. */
+		patch_emit_word(b, in->word);
+		return NULL;
+	}
+	/* [B -> stub][stub: ba,a target]: taken, the delay slot runs in place, then the stub. */
+	uint32_t w = in->word;
+	if (!set_disp(&w, in->disp_bits, 4))
+		return "the branch's field cannot reach its stub";
+	patch_emit_word(b, w);
+	patch_emit_ba_a(b, in->target);
+	if (b->out_of_reach)
+		return reach_reason(b, "the branch's target is ");
+	return NULL;
+}
+
+const char *patch_out_of_line(struct patch_buf *b, const void *fn, uint64_t fn_start,
+			      size_t fn_words, uint64_t site)
+{
+	struct insn in, prev;
+	const char *why = NULL;
+
+	if (site < fn_start || site >= fn_start + 4 * fn_words || (site & 3))
+		return "the site is not an instruction of the function";
+	if (insn_decode(&in, fn_word(fn, fn_start, site), site) != INSN_OK)
+		return "the instruction does not decode";
+	bool in_slot = site > fn_start &&
+		insn_decode(&prev, fn_word(fn, fn_start, site - 4), site - 4) == INSN_OK && prev.delayed;
+	if (sparc_reads_pc(in.word))
+		return "rd %pc reads where it runs: it cannot run out of line under a breakpoint";
+	if (in.delayed && in_slot)
+		return "a CTI in a delay slot (a CTI couple)";
+	if (in.delayed)
+		why = out_of_line_cti(b, &in);
+	else
+		patch_emit_word(b, in.word);
+	if (!why && b->overflow)
+		why = "the patch buffer is full";
+	return why;
+}
+
+const char *patch_build_counter(struct patch_buf *b, const void *fn, uint64_t fn_start,
 				size_t fn_words, uint64_t site, uint64_t counter)
 {
-	size_t ldx_at;
-	const char *why;
-
-	/* 1. The counter, in a fresh window. */
-	patch_emit_word(b, sparc_enc_save_imm(INSN_SP, PATCH_FRAME, INSN_SP));
-	size_t call_at = b->len;
-	patch_emit_word(b, sparc_enc_call(patch_buf_pc(b), patch_buf_pc(b) + 8));
-	patch_emit_word(b, sparc_enc_nop());
-	ldx_at = b->len;
-	patch_emit_word(b, 0);	/* ldx [%o7 + literal], %l0: filled in at step 3 */
-	patch_emit_word(b, SPARC_ENC_LDX_2 | SPARC_PUT(RD, INSN_L1) | SPARC_PUT(RS1, INSN_L0));
-	patch_emit_word(b, SPARC_ENC_ADD_2 | SPARC_PUT(RD, INSN_L1) | SPARC_PUT(RS1, INSN_L1) |
-			SPARC_PUT(SIMM13, 1));
-	patch_emit_word(b, SPARC_ENC_STX_2 | SPARC_PUT(RD, INSN_L1) | SPARC_PUT(RS1, INSN_L0));
-	patch_emit_word(b, sparc_enc_restore());
-	/* 2. The displaced instruction and the branch back. */
-	why = patch_relocate(b, fn, fn_start, fn_words, site);
-	if (why)
-		return why;
-	/* 3. The literal, 8-byte aligned. */
-	if (b->len & 1)
-		patch_emit_word(b, sparc_enc_nop());
-	size_t lit = b->len;
-	patch_emit_word(b, (uint32_t)(counter >> 32));
-	patch_emit_word(b, (uint32_t)counter);
-	if (b->overflow)
-		return "the patch buffer is full";
-	b->code[ldx_at] = SPARC_ENC_LDX_2 | SPARC_PUT(RD, INSN_L0) | SPARC_PUT(RS1, INSN_O7) |
-		SPARC_PUT(SIMM13, 4 * (lit - call_at));
-	return NULL;
+	patch_emit_save(b, MIN_FRAME);
+	patch_emit_counter(b, counter);
+	patch_emit_restore(b);
+	if (b->out_of_reach)
+		return "the counter lies above 4 GB";
+	return patch_relocate(b, fn, fn_start, fn_words, site);
 }

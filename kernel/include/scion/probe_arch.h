@@ -206,4 +206,28 @@ bool arch_probe_is_breakpoint(uint64_t addr);
  *   report the pc after the breakpoint instruction).
  */
 
+/*
+ * arch_probe_resume - Overview: send a CPU that trapped on a site's
+ *   breakpoint on: into the site's out-of-line copy (a breakpoint site)
+ *   or its patch (a jump site whose jump is being written). A machine
+ *   with delayed branches keeps the trap's next pc for a copy, so a
+ *   copied delay slot goes on to its branch's target.
+ * Arguments: frame, the trap frame; resume, the copy or patch;
+ *   out_of_line, true for a breakpoint site's copy.
+ * Return value: none; the frame resumes there.
+ * Caller's context: the breakpoint handler, interrupts masked; lock-free.
+ */
+void arch_probe_resume(struct trap_frame *frame, uint64_t resume, bool out_of_line);
+
+/*
+ * arch_probe_refusal - Overview: a reason the machine forbids probes at
+ *   addr that the portable checks do not know (code that runs at trap
+ *   level above zero, on SPARC), checked before any other.
+ * Arguments: addr, any address.
+ * Return value: NULL when the machine has no objection, else a one-line
+ *   reason.
+ * Caller's context: any; no locks needed.
+ */
+const char *arch_probe_refusal(uint64_t addr);
+
 #endif

@@ -6,14 +6,13 @@
 #ifndef ARCH_FEATURES_H
 #define ARCH_FEATURES_H
 
-/* The control channel (the second EBus UART, polled: arch/sparc64/channel.c). */
-#define ARCH_FEATURES ((unsigned)FEATURE_CHANNEL)
+/* The control channel (the second EBus UART, polled: arch/sparc64/channel.c);
+ * probes (KernInst's splice: arch/sparc64/splice.c). */
+#define ARCH_FEATURES ((unsigned)(FEATURE_CHANNEL | FEATURE_PROBES))
 
 static inline const char *arch_feature_absent_reason(unsigned feature)
 {
 	switch (feature) {
-	case FEATURE_PROBES:
-		return "sparc64: no splicer yet (issue 25)";
 	case FEATURE_PROCESSES:
 		return "sparc64: no user processes yet: they speak the Linux x86-64 ABI (issue 25)";
 	case FEATURE_SANDBOX:

@@ -8,6 +8,11 @@
  * handlers fill (arch/sparc64/trap_entry.S), so "page tables" are what
  * those handlers compute or look up:
  *   KERNEL_VIRT_BASE 0x40000000          the image: one locked 4 MB TTE
+ *     PATCH_CODE_BASE  +3 MB              probe patches (768 KB), in the same
+ *     PATCH_DATA_BASE  +3.75 MB           page's tail, and their counters (256 KB):
+ *                                         within ba,a's +-8 MB of all the text,
+ *                                         so a splice is one ba,a (kernel.ld
+ *                                         keeps the image below them)
  *   KMAP_BASE        0x80000000          the kernel's 8 KB mappings: one
  *                                         flat array of TTEs (sparc64_kmap_ttes,
  *                                         in the image, so a miss never
@@ -17,7 +22,7 @@
  *     VMAP_BASE         +16 MB          thread stacks with guard pages (256 MB)
  *     VBUF_BASE         +272 MB         large buffers (kernel/mm/vbuf.c, 64 MB)
  *     GRAFT_AREA_BASE   +336 MB         loaded grafts (32 MB)
- *     TEXT_ALIAS_BASE   +368 MB         end of the window (no text aliases yet)
+ *     TEXT_ALIAS_BASE   +368 MB         two pages: text_poke's writable alias
  * The window is below 4 GB, so that grafts built -mcmodel=medlow (absolute
  * addresses from sethi/or pairs) run there, and within a call's 2 GB of
  * the kernel text.
@@ -54,7 +59,13 @@
 #define GRAFT_AREA_BASE   (VBUF_BASE + VBUF_SIZE)
 #define GRAFT_AREA_SIZE   (32ull << 20)
 #define TEXT_ALIAS_BASE   (GRAFT_AREA_BASE + GRAFT_AREA_SIZE)
-#define KMAP_LIMIT_ADDR   TEXT_ALIAS_BASE
+#define KMAP_LIMIT_ADDR   (TEXT_ALIAS_BASE + 2 * PAGE_SIZE)
+
+/* The probe patch heap (kernel/probe/patch_heap.c), in the image's 4 MB page. */
+#define PATCH_CODE_BASE   (KERNEL_VIRT_BASE + 0x300000ull)
+#define PATCH_CODE_SIZE   (768ull << 10)
+#define PATCH_DATA_BASE   (PATCH_CODE_BASE + PATCH_CODE_SIZE)
+#define PATCH_DATA_SIZE   (256ull << 10)
 
 /* A call's reach (30-bit word displacement): the graft area is within it of the text. */
 #define ARCH_CODE_REACH   (2ull << 30)
