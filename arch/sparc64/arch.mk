@@ -80,8 +80,10 @@ ARCH_HOST_SRCS :=
 # 4 GB), loaded with `scion graft load --trusted`. The x86 SFI sandbox has no
 # SPARC counterpart yet: no rewriter, so nothing sandboxed is built, and a
 # sandboxed load is refused with arch/features.h's one line (FEATURE_SANDBOX).
-# The port's host tools and benchmarks: not yet.
-ARCH_GRAFT_CFLAGS := -mcmodel=medlow -mno-fpu
+# -mno-app-regs: GCC then leaves %g2-%g4 alone and declares no register use
+# (the psABI's unnamed STT_REGISTER symbols, which the loader would refuse as
+# undefined symbols without a name). The port's host tools and benchmarks: not yet.
+ARCH_GRAFT_CFLAGS := -mcmodel=medlow -mno-fpu -mno-app-regs
 ARCH_GRAFT_SFI_CFLAGS :=
 ARCH_SFI_REWRITER :=
 ARCH_SFI_FINISH :=
