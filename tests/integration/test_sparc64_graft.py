@@ -28,9 +28,10 @@ graft points) with the control channel on a UNIX socket and checks:
   sandboxed    `scion graft load` without --trusted: exactly one line saying
                that the x86 SFI sandbox has no SPARC counterpart yet, a
                failure status, nothing loaded or allocated in the graft area
-then `poweroff` exits 0. The job sparc64_graft.kernel_tests boots the test
-kernel with `test=graft_*`: every portable in-kernel graft test runs (none
-SKIPPED) and passes."""
+  kernel tests `test graft_*` at the shell: every portable in-kernel graft
+               test (built-in grafts, transactions, aborts by fault and time
+               budget) runs, none SKIPPED, and passes
+then `poweroff` exits 0."""
 
 import os
 import random
@@ -218,6 +219,15 @@ def job_trusted_grafts(ctx):
                    out)
         result, _, out = testpoint(2, 21)
         ctx.result("refused/kernel-fine-after", result == 23, out)
+
+        # 6. The in-kernel graft tests in the same kernel, beside the loaded grafts.
+        out = console("test graft_*", r"\n\d+ passed, \d+ failed\r?\n")
+        tests = TEST_LINE.findall(out)
+        for test, verdict in tests:
+            ctx.result(f"kernel-test/{test}", verdict == "OK", verdict)
+        summary = SUMMARY.findall(out.replace("\r", ""))
+        ctx.result("kernel-tests/all-run-none-skipped", len(tests) >= 10 and
+                   summary[-1:] == [(str(len(tests)), "0")], out[-600:])
         ctx.result("no-panic", "panic:" not in kernel_output(boot), f"(log: {boot.log_path})")
         boot.command("poweroff", r"powering off")
     finally:
@@ -225,24 +235,3 @@ def job_trusted_grafts(ctx):
     ctx.result("poweroff-exit-status-0", boot.status == machine.SPARC64_EXIT_POWEROFF,
                f"QEMU exit status {boot.status} (log: {boot.log_path})")
 
-
-def job_kernel_tests(ctx):
-    """The portable in-kernel graft tests (tests/kernel/test_graft.c: built-in
-    grafts, transactions, aborts by fault and by time budget) on the sparc64
-    test kernel: every one runs and passes, none SKIPPED."""
-    kernel, _ = build_sparc64(ctx, tests=True)
-    boot = harness.Boot(f"{ctx.job}-graft", ctx.log_dir, timeout=180,
-                        argv=machine.sparc64_qemu_command(kernel, "test=graft_* panic=exit"))
-    boot.finish()
-    out = kernel_output(boot)
-    tests = TEST_LINE.findall(out)
-    for test, verdict in tests:
-        ctx.result(f"test/{test}", verdict == "OK", f"{verdict} (log: {boot.log_path})")
-    ctx.result("enough-graft-tests", len(tests) >= 10,
-               f"only {len(tests)} graft tests ran (log: {boot.log_path})")
-    summary = SUMMARY.findall(out)
-    ctx.result("summary", bool(summary) and summary[-1] == (str(len(tests)), "0"),
-               f"summary {summary[-1] if summary else 'missing'} for {len(tests)} tests "
-               f"(log: {boot.log_path})")
-    ctx.result("exit-status-0", boot.status == machine.SPARC64_EXIT_POWEROFF,
-               f"QEMU exit status {boot.status} (log: {boot.log_path})")
