@@ -254,6 +254,8 @@ static struct graft *link_image(const void *image, size_t size, const char *sour
 		return NULL;
 	}
 	graft_mem_protect(ctx.region[GRAFT_REGION_TEXT], ctx.region_size[GRAFT_REGION_TEXT], MAP_EXEC);
+	/* The text was written as data: instruction fetch must see it, not what the pages held. */
+	arch_sync_code_range(ctx.region[GRAFT_REGION_TEXT], ctx.region_size[GRAFT_REGION_TEXT]);
 	graft_mem_protect(ctx.region[GRAFT_REGION_RODATA], ctx.region_size[GRAFT_REGION_RODATA], 0);
 	return g;
 }
