@@ -24,8 +24,9 @@
 #   make userland                                           userland/*.c with musl-gcc -static, and
 #                                                           build/userland/programs.cpio
 #   make kernel | iso | test-kernel | host-tests | deps | clean
-#   make ARCH=sparc64 [kernel | run [CMDLINE=..]]           the sparc64 port (sun4u under OpenBIOS),
-#                                                           built in build/sparc64 (arch/sparc64/arch.mk)
+#   make ARCH=sparc64 [kernel | grafts | run [CMDLINE=..]]  the sparc64 port (sun4u under OpenBIOS),
+#                                                           built in build/sparc64 (arch/sparc64/arch.mk;
+#                                                           grafts: the trusted ones alone)
 #
 # Sources are found by wildcard: adding a file to kernel/ or arch/<arch>/ (its
 # boot/ included) adds it to the kernel, one to tests/kernel/ to the test

@@ -8,6 +8,8 @@
 #                    grafts/bad/*.c -> $(BUILD)/grafts/bad/NAME.graft      (sandboxed)
 #                    and the same unsandboxed in $(BUILD)/grafts/trusted/[bad/]NAME.graft
 #                    grafts/hostile/*.c -> $(BUILD)/grafts/hostile/NAME.graft (never sandboxed)
+#                    A port without a sandbox (empty ARCH_SFI_REWRITER) builds the
+#                    trusted/ copies alone (make ARCH=sparc64 grafts: build/sparc64/grafts/trusted/)
 #
 # A graft is one C file compiled, not linked, into a relocatable ELF64
 # object that the kernel's loader (kernel/graft/elf_load.c) links
@@ -93,5 +95,12 @@ $(BUILD)/grafts/%.graft: grafts/%.c $(GRAFT_HEADERS) $(SFI_REWRITER) $(SFI_FINIS
 	$(graft_compile_sfi)
 
 .PHONY: grafts
+ifneq ($(SFI_REWRITER),)
 grafts: $(GRAFTS) $(BAD_GRAFTS) $(TRUSTED_GRAFTS) $(HOSTILE_GRAFTS)
 	@printf '  %-8s %s\n' GRAFTS '$(words $(GRAFTS)) grafts, $(words $(BAD_GRAFTS)) misbehaving grafts in $(BUILD)/grafts (sandboxed; unsandboxed copies in $(BUILD)/grafts/trusted; $(words $(HOSTILE_GRAFTS)) hostile objects in $(BUILD)/grafts/hostile)'
+else
+# A port with no sandbox (no ARCH_SFI_REWRITER: sparc64) builds only what it
+# can load, the trusted grafts; the hostile objects test the x86 verifier.
+grafts: $(TRUSTED_GRAFTS)
+	@printf '  %-8s %s\n' GRAFTS '$(words $(TRUSTED_GRAFTS)) trusted grafts in $(BUILD)/grafts/trusted (no sandbox on $(ARCH_NAME): nothing sandboxed is built)'
+endif

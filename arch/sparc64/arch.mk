@@ -71,8 +71,16 @@ $(ARCH_GEN_OBJS): $(BUILD)/obj/gen/%.o: $(BUILD)/gen/%.c $(ARCH_GEN_HEADERS)
 	$(Q)$(CC) $(KERNEL_CFLAGS) -I$(ARCH_DIR) -c $< -o $@
 ARCH_HOST_SRCS :=
 
-# Grafts, the sandbox, the port's host tools and benchmarks: not yet.
-ARCH_GRAFT_CFLAGS := -mcmodel=medlow -mno-fpu
+# Grafts: trusted only. `make ARCH=sparc64 grafts` builds grafts/*.c and
+# grafts/bad/*.c into build/sparc64/grafts/trusted/ (relocatable objects with
+# R_SPARC_* relocations, the kernel's code model: the graft area is below
+# 4 GB), loaded with `scion graft load --trusted`. The x86 SFI sandbox has no
+# SPARC counterpart yet: no rewriter, so nothing sandboxed is built, and a
+# sandboxed load is refused with arch/features.h's one line (FEATURE_SANDBOX).
+# -mno-app-regs: GCC then leaves %g2-%g4 alone and declares no register use
+# (the psABI's unnamed STT_REGISTER symbols, which the loader would refuse as
+# undefined symbols without a name). The port's host tools and benchmarks: not yet.
+ARCH_GRAFT_CFLAGS := -mcmodel=medlow -mno-fpu -mno-app-regs
 ARCH_GRAFT_SFI_CFLAGS :=
 ARCH_SFI_REWRITER :=
 ARCH_SFI_FINISH :=
@@ -81,9 +89,9 @@ ARCH_TEST_TOOLS :=
 ARCH_BENCH_TOOLS :=
 ARCH_BENCH_ARGS :=
 
-# `make ARCH=sparc64` builds the kernel alone (no ISO, test kernel, grafts or
-# host tools for this port yet).
-ARCH_ALL := kernel
+# `make ARCH=sparc64` builds the kernel and the trusted grafts (no ISO, test
+# kernel or host tools for this port yet).
+ARCH_ALL := kernel grafts
 
 # OpenBIOS loads kernel.elf itself (QEMU's -kernel): no other image.
 QEMU_KERNEL := $(KERNEL)

@@ -17,9 +17,11 @@
  * instruction follows the scheme; then each CPU gets its window (a
  * stack and an alias of the data). A trusted load skips step 3 and
  * refuses an image the sandboxing step built (its code needs its
- * window to run); (4) the regions get their final rights: text
- * read+execute, rodata read-only, data read/write. Any failure frees
- * the regions and leaves one line in err.
+ * window to run); a machine without a sandbox (FEATURE_SANDBOX,
+ * arch/features.h) refuses a sandboxed load before step 1; (4) the
+ * regions get their final rights: text read+execute, rodata
+ * read-only, data read/write. Any failure frees the regions and leaves
+ * one line in err.
  *
  * The registry (graft_registry, a mutex) lists every loaded graft in
  * load order. Grafts stay loaded (and their statistics kept) until the
@@ -38,6 +40,7 @@
 #include <scion/printk.h>
 #include <scion/channel.h>
 #include <scion/symtab.h>
+#include <scion/features.h>
 #include <arch/mmu.h>
 #include <arch/cpu.h>
 #include "graft_internal.h"
@@ -202,6 +205,11 @@ static struct graft *link_image(const void *image, size_t size, const char *sour
 	struct graft_image im;
 	const struct graft_point *point = NULL;
 
+	/* A machine without a sandbox says so before anything is linked or allocated. */
+	if (mode == GRAFT_SANDBOXED && machine_lacks(FEATURE_SANDBOX)) {
+		snprintf(err, errlen, "%s", machine_lacks_reason(FEATURE_SANDBOX));
+		return NULL;
+	}
 	if (graft_elf_load(image, size, &load_ops, &ctx, &im, err, errlen)) {
 		free_regions(&ctx);
 		return NULL;
@@ -246,6 +254,8 @@ static struct graft *link_image(const void *image, size_t size, const char *sour
 		return NULL;
 	}
 	graft_mem_protect(ctx.region[GRAFT_REGION_TEXT], ctx.region_size[GRAFT_REGION_TEXT], MAP_EXEC);
+	/* The text was written as data: instruction fetch must see it, not what the pages held. */
+	arch_sync_code_range(ctx.region[GRAFT_REGION_TEXT], ctx.region_size[GRAFT_REGION_TEXT]);
 	graft_mem_protect(ctx.region[GRAFT_REGION_RODATA], ctx.region_size[GRAFT_REGION_RODATA], 0);
 	return g;
 }

@@ -11,6 +11,7 @@
 
 #include <stdbool.h>
 #include <stdint.h>
+#include <stddef.h>
 
 typedef uint64_t irqflags_t;	/* PSTATE */
 
@@ -101,6 +102,21 @@ static inline uint64_t arch_cycles(void)
 static inline void arch_sync_core(void)
 {
 	__asm__ __volatile__("flush %%g0\n\tmembar #Sync" ::: "memory");
+}
+
+/*
+ * Make code just stored as data at [start, start + len) what this CPU
+ * fetches (a loaded graft's text). SPARC V9 guarantees that only after a
+ * flush of each doubleword written (UltraSPARC I/II do not keep the
+ * I-cache coherent with stores); start must be mapped.
+ */
+#define ARCH_FLUSH_GRANULE 8u
+static inline void arch_sync_code_range(uintptr_t start, size_t len)
+{
+	uintptr_t end = start + len;
+	for (uintptr_t a = start & ~(uintptr_t)(ARCH_FLUSH_GRANULE - 1); a < end; a += ARCH_FLUSH_GRANULE)
+		__asm__ __volatile__("flush %0" :: "r"(a) : "memory");
+	__asm__ __volatile__("membar #Sync" ::: "memory");
 }
 
 #endif

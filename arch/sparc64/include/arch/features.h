@@ -16,7 +16,8 @@ static inline const char *arch_feature_absent_reason(unsigned feature)
 	case FEATURE_PROCESSES:
 		return "sparc64: no user processes yet: they speak the Linux x86-64 ABI (issue 25)";
 	case FEATURE_SANDBOX:
-		return "sparc64: no SFI sandbox yet (issue 25)";
+		return "sparc64: the x86 SFI sandbox has no SPARC counterpart yet (issue 25): "
+		       "load the graft trusted";
 	case FEATURE_DEVICE_IRQS:
 		return "sparc64: no device interrupts yet (issue 25)";
 	case FEATURE_PAGE_PERMISSIONS:

@@ -2,10 +2,11 @@
 /*
  * Software fault isolation for grafts on sparc64: none yet. The x86
  * sandbox (bundles, masked stores, a verifier over x86 instructions)
- * has no SPARC counterpart (issue 25), so arch_sfi_create refuses with
- * -ENOTSUP and the reason "sparc64: no SFI sandbox yet (issue 25): load
- * the graft trusted", and no sandboxed graft ever runs: the other hooks
- * are never reached with a live sandbox. Same contract as
+ * has no SPARC counterpart (issue 25): the graft loader refuses a
+ * sandboxed load before linking it, with arch/features.h's reason for
+ * FEATURE_SANDBOX, and arch_sfi_create and sfi_verify refuse with the
+ * same line should anything reach them. No sandboxed graft ever runs:
+ * the other hooks are never reached with a live sandbox. Same contract as
  * arch/x86/include/arch/sfi.h for what the graft loader calls.
  */
 #ifndef ARCH_SFI_H

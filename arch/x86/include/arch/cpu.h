@@ -8,6 +8,7 @@
 
 #include <arch/x86.h>
 #include <stdbool.h>
+#include <stddef.h>
 
 typedef uint64_t irqflags_t;
 
@@ -87,6 +88,18 @@ static inline uint64_t arch_cycles(void)
 /* Make this CPU discard prefetched and cached instructions. */
 static inline void arch_sync_core(void)
 {
+	serialize_cpu();
+}
+
+/*
+ * Make code just stored as data at [start, start + len) what this CPU
+ * fetches (a loaded graft's text): x86 keeps its instruction caches
+ * coherent with stores, so serializing is enough.
+ */
+static inline void arch_sync_code_range(uintptr_t start, size_t len)
+{
+	(void)start;
+	(void)len;
 	serialize_cpu();
 }
 
