@@ -34,15 +34,16 @@ ARCH_CORE_SRCS := $(filter-out $(CORE_LEFT_OUT),$(wildcard kernel/*/*.c kernel/*
 # The in-kernel tests the sparc64 test kernel cannot build (make KERNEL_TESTS=yes),
 # and why; every other test is built, and one that needs a feature the port
 # lacks says `test NAME: SKIPPED (reason)` at run time (arch/features.h):
-#   test_cfg.c bench_analysis.c test_probe_load.c test_probe.c bench_probe.c
-#     cfg_fixtures.S probe_fixture.S poke_fixture.S   the decoder, CFG and probe
-#                  tests and their fixtures: x86 instructions, arch/insn.h
+#   test_cfg.c bench_analysis.c cfg_fixtures.S probe_fixture.S poke_fixture.S
+#     test_probe_x86.c   the decoder, CFG and x86 probe tests and their
+#                  fixtures: x86 instructions, arch/insn.h (test_probe_sparc64.c
+#                  is this port's)
 #   test_trace_state.c  Linux x86-64 system-call numbers (proc/)
 #   test_poke.c bench_core.c  text poking of x86 instruction fixtures (poke_fixture.S)
 #   test_fault.c   x86 fault vectors (#PF, #DE, #UD) and their kill-the-thread path;
 #                  sparc64's fault reports are checked by sparc64.machine_layer
-ARCH_KTEST_LEFT_OUT := $(addprefix tests/kernel/,test_cfg.c bench_analysis.c test_probe_load.c \
-	test_probe.c bench_probe.c cfg_fixtures.S probe_fixture.S poke_fixture.S test_trace_state.c \
+ARCH_KTEST_LEFT_OUT := $(addprefix tests/kernel/,test_cfg.c bench_analysis.c \
+	cfg_fixtures.S probe_fixture.S poke_fixture.S test_probe_x86.c test_trace_state.c \
 	test_poke.c bench_core.c test_fault.c)
 # pf_sum, which the monitor tests call, in SPARC (probe_fixture.S is x86's).
 ARCH_KTEST_SRCS := $(ARCH_DIR)/ktest_fixtures.S

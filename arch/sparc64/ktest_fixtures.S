@@ -3,10 +3,23 @@
  * The sparc64 versions of the in-kernel tests' code fixtures that the
  * portable tests link against (tests/kernel/probe_test.h), built into the
  * test kernel only (ARCH_KTEST_SRCS). The probe tests that would patch
- * them are skipped on sparc64 (no splicer yet), but the monitor tests
- * still call the function and name its labels.
+ * them, and the monitor tests, call the function and name its labels.
  *   uint64_t pf_sum(uint64_t a, uint64_t b): 3a + b + 7, a leaf, straight line;
- *   poke_target: a function in kernel text (test_mm's image checks).
+ *   poke_target: a function in kernel text (test_mm's image checks);
+ *   pf_rip(x) = pf_rip_value + x (starts with rd %pc), pf_short_jmp(x) = x + 1
+ *   (ba over an illtrap), pf_call(x) = 2x + 1 (a call in a window),
+ *   pf_jcc(x) = x ? 200 : 100 (brz): x86's fixtures of the same names in
+ *   SPARC, for the workload test_probe_load.c probes everywhere;
+ * and the fixtures of test_probe_sparc64.c, whose every instruction it
+ * probes (their per-instruction counts for its inputs are written there):
+ *   long kf_annul(long a, long b): every branch kind with a delay slot that
+ *     changes the result (ba,a, bn, bn,a, bne,a, brz,a, bg,pt %xcc, brgez, ba);
+ *   long kf_loop(long n): sum of kf_leaf(i) for i < n, in a window of its
+ *     own (save, call in a loop, ret with restore in its delay slot);
+ *   long kf_leaf(long x): 2x + 1, retl with the add in its delay slot;
+ *   long kf_pc(void): rd %pc minus the function's address: 0 wherever it is
+ *     spliced (relocated, rd %pc must read where it stood);
+ *   long kf_indirect(long x): kf_leaf(x) through jmpl %g1, %o7.
  */
 	.section .text
 	.globl	pf_sum, pf_sum_mid, pf_sum_late
@@ -30,5 +43,152 @@ poke_target:
 	retl
 	 add	%o0, 1, %o0
 	.size	poke_target, . - poke_target
+
+	.globl	pf_rip
+	.type	pf_rip, @function
+	.balign	16
+pf_rip:
+	rd	%pc, %g1
+	sethi	%hi(pf_rip), %g5
+	or	%g5, %lo(pf_rip), %g5
+	sub	%g1, %g5, %g1			! 0 when rd %pc read where it stands
+	sethi	%hi(pf_rip_value), %g5
+	ldx	[%g5 + %lo(pf_rip_value)], %g5
+	add	%g5, %g1, %g5
+	retl
+	 add	%g5, %o0, %o0
+	.size	pf_rip, . - pf_rip
+
+	.globl	pf_short_jmp
+	.type	pf_short_jmp, @function
+	.balign	16
+pf_short_jmp:
+	mov	%o0, %g1
+	ba	1f
+	 nop
+	illtrap	0
+1:	retl
+	 add	%g1, 1, %o0
+	.size	pf_short_jmp, . - pf_short_jmp
+
+	.globl	pf_call
+	.type	pf_call, @function
+	.balign	16
+pf_call:
+	save	%sp, -176, %sp
+	call	pf_helper
+	 mov	%i0, %o0
+	ret
+	 restore %o0, 1, %o0
+	.size	pf_call, . - pf_call
+
+	.type	pf_helper, @function
+	.balign	16
+pf_helper:
+	retl
+	 add	%o0, %o0, %o0
+	.size	pf_helper, . - pf_helper
+
+	.globl	pf_jcc
+	.type	pf_jcc, @function
+	.balign	16
+pf_jcc:
+	brz,pn	%o0, 1f
+	 nop
+	retl
+	 mov	200, %o0
+1:	retl
+	 mov	100, %o0
+	.size	pf_jcc, . - pf_jcc
+
+	.globl	kf_annul
+	.type	kf_annul, @function
+	.balign	16
+kf_annul:
+	mov	0, %o2
+	cmp	%o0, %o1
+	bne,a	%icc, 1f
+	 add	%o2, 1, %o2		! only when a != b
+1:	brz,a	%o0, 2f
+	 add	%o2, 2, %o2		! only when a == 0
+2:	bn	3f
+	 add	%o2, 4, %o2		! always
+3:	bn,a	4f
+	 add	%o2, 8, %o2		! never
+4:	cmp	%o0, 3
+	bg,pt	%xcc, 5f
+	 add	%o2, 16, %o2		! always
+	add	%o2, 32, %o2		! only when a <= 3
+5:	ba,a	6f
+	 add	%o2, 64, %o2		! never
+6:	brgez	%o1, 7f
+	 nop
+	add	%o2, 128, %o2		! only when b < 0
+7:	ba	8f
+	 add	%o2, 256, %o2		! always
+	add	%o2, 512, %o2		! never
+8:	retl
+	 mov	%o2, %o0
+	.size	kf_annul, . - kf_annul
+
+	.globl	kf_loop
+	.type	kf_loop, @function
+	.balign	16
+kf_loop:
+	save	%sp, -176, %sp
+	mov	0, %l0
+	mov	0, %l1
+	cmp	%i0, 0
+	ble,pn	%xcc, 2f
+	 nop
+1:	call	kf_leaf
+	 mov	%l0, %o0
+	add	%l1, %o0, %l1
+	add	%l0, 1, %l0
+	cmp	%l0, %i0
+	bl,pt	%xcc, 1b
+	 nop
+2:	ret
+	 restore %l1, 0, %o0
+	.size	kf_loop, . - kf_loop
+
+	.globl	kf_leaf
+	.type	kf_leaf, @function
+	.balign	16
+kf_leaf:
+	add	%o0, %o0, %o0
+	retl
+	 add	%o0, 1, %o0
+	.size	kf_leaf, . - kf_leaf
+
+	.globl	kf_pc
+	.type	kf_pc, @function
+	.balign	16
+kf_pc:
+	rd	%pc, %o0
+	sethi	%hi(kf_pc), %o1
+	or	%o1, %lo(kf_pc), %o1
+	retl
+	 sub	%o0, %o1, %o0
+	.size	kf_pc, . - kf_pc
+
+	.globl	kf_indirect
+	.type	kf_indirect, @function
+	.balign	16
+kf_indirect:
+	save	%sp, -176, %sp
+	sethi	%hi(kf_leaf), %g1
+	or	%g1, %lo(kf_leaf), %g1
+	jmpl	%g1, %o7
+	 mov	%i0, %o0
+	ret
+	 restore %o0, 0, %o0
+	.size	kf_indirect, . - kf_indirect
+
+	.section .data
+	.balign	8
+	.globl	pf_rip_value
+pf_rip_value:
+	.xword	1000
 
 	.section .note.GNU-stack, "", @progbits

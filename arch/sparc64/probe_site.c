@@ -10,7 +10,9 @@
  * probe in that slot cannot share it (the portable code makes such a CTI
  * a breakpoint probe instead). A delay-slot instruction is never
  * spliced: `ba,a` there would form a CTI couple. It gets a breakpoint
- * probe, whose copy runs with TNPC where the trap left it.
+ * probe, whose copy runs with TNPC where the trap left it; a call, an
+ * indirect call or rd %pc under a ta is done by the handler (what it
+ * writes must name the site, not the copy).
  * The patch heap lies within ba,a's +-8 MB of all the text (arch/mmu.h),
  * so every site reaches every patch directly; a site beyond that would
  * need a springboard, which this port refuses for now with the distance.
@@ -29,6 +31,8 @@
 #include <arch/insn.h>
 #include <arch/mmu.h>
 
+#include "sparc64.h"
+
 extern char __tl1_start[], __tl1_end[];
 
 #define SCRATCH_BYTES 64	/* a relocated instruction: at most 5 words */
@@ -39,25 +43,78 @@ bool arch_probe_is_breakpoint(uint64_t addr)
 }
 
 /*
+ * A register of the interrupted code. Its globals and outs are in the
+ * frame; its locals and ins are in its window, which flushw writes to
+ * the window's save area (the trap's return fills them back from there,
+ * so a write there is what the code sees).
+ */
+static uint64_t *interrupted_reg(struct trap_frame *frame, unsigned r)
+{
+	if (r < INSN_O0)
+		return &frame->g[r];
+	if (r < INSN_L0)
+		return &frame->o[r - INSN_O0];
+	__asm__ __volatile__("flushw" ::: "memory");
+	return (uint64_t *)(uintptr_t)(frame->sp + STACK_BIAS + 8 * (r - INSN_L0));
+}
+
+/* A call or an indirect call at the site, done here: link, then its delay slot in place. */
+static void emulate_call(struct trap_frame *frame, uint32_t w)
+{
+	const uint32_t op = SPARC_PUT(OP, ~0u);
+	uint64_t site = frame->tpc, target;
+
+	if ((w & op) == (SPARC_ENC_CALL & op)) {
+		int64_t disp = (int64_t)((uint64_t)SPARC_PUT(DISP30, w) << 34) >> 32;
+		target = site + (uint64_t)disp;
+		frame->o[INSN_O7 - INSN_O0] = site;
+	} else {
+		unsigned rd = (w >> SPARC_F_RD_SHIFT) & SPARC_F_RD_MASK;
+		unsigned rs1 = (w >> SPARC_F_RS1_SHIFT) & SPARC_F_RS1_MASK;
+		target = rs1 ? *interrupted_reg(frame, rs1) : 0;
+		if ((w >> SPARC_F_I_SHIFT) & SPARC_F_I_MASK) {
+			target += (uint64_t)((int64_t)((uint64_t)SPARC_PUT(SIMM13, w) << 51) >> 51);
+		} else {
+			unsigned rs2 = (w >> SPARC_F_RS2_SHIFT) & SPARC_F_RS2_MASK;
+			target += rs2 ? *interrupted_reg(frame, rs2) : 0;
+		}
+		*interrupted_reg(frame, rd) = site;
+	}
+	frame->tpc = frame->tnpc;
+	frame->tnpc = target;
+}
+
+/*
  * A copy resumes with TNPC as the trap left it (the next word, or a taken
- * branch's target in a delay slot). A call is not run but done here:
- * %o7 = the site, then its delay slot in place, then the callee.
+ * branch's target in a delay slot). A call, an indirect call and rd %pc
+ * are not run but done here (patch_out_of_line copies them only to name
+ * them): each would otherwise see the copy's address.
+ * (No insn_decode: this runs in probe context, which the decoder is not.)
  */
 void arch_probe_resume(struct trap_frame *frame, uint64_t resume, bool out_of_line)
 {
+	const uint32_t jmpl = SPARC_PUT(OP, ~0u) | SPARC_PUT(OP3, ~0u);
 	const uint32_t op = SPARC_PUT(OP, ~0u);
 	uint32_t w = sparc_word_at((const void *)(uintptr_t)resume);
+	bool call = (w & op) == (SPARC_ENC_CALL & op);
+	bool linked_jump = (w & jmpl) == (SPARC_ENC_JMPL & jmpl) &&
+			   ((w >> SPARC_F_RD_SHIFT) & SPARC_F_RD_MASK) != INSN_G0;
 
 	if (!out_of_line) {
 		trap_frame_set_pc(frame, resume);
 		return;
 	}
-	/* (Not insn_decode: this runs in probe context, which the decoder is not.) */
-	if ((w & op) == (SPARC_ENC_CALL & op)) {
-		int64_t disp = (int64_t)((uint64_t)SPARC_PUT(DISP30, w) << 34) >> 32;
-		frame->o[INSN_O7 - INSN_O0] = frame->tpc;
+	if (call || linked_jump) {
+		emulate_call(frame, w);
+		return;
+	}
+	if (sparc_reads_pc(w)) {
+		/* rd %pc, rd: the site's address, then on as the trap left it. */
+		unsigned rd = (w >> SPARC_F_RD_SHIFT) & SPARC_F_RD_MASK;
+		if (rd != INSN_G0)
+			*interrupted_reg(frame, rd) = frame->tpc;
 		frame->tpc = frame->tnpc;
-		frame->tnpc = frame->o[INSN_O7 - INSN_O0] + (uint64_t)disp;
+		frame->tnpc += 4;
 		return;
 	}
 	frame->tpc = resume;

@@ -29,6 +29,9 @@
 
 #include "sparc64.h"
 
+/* probe_frame.S: the frame call's shared trampoline (not C-callable: see there). */
+extern char sparc64_probe_frame_call[];
+
 _Static_assert(offsetof(struct cpu, probe_slots) + PROBE_CPU_SLOTS * sizeof(uint64_t) < 4096,
 	       "inline accumulators reach their per-CPU slots with a 13-bit offset");
 
@@ -54,7 +57,8 @@ static void emit_inserted(struct patch_buf *b, const struct probe_patch_plan *pl
 		patch_emit_restore(b);
 	}
 	if (plan->call_fn)
-		patch_emit_frame_call(b, plan->site, plan->call_fn, plan->call_cookie);
+		patch_emit_frame_call(b, plan->site, plan->call_fn, plan->call_cookie,
+				      (uintptr_t)sparc64_probe_frame_call);
 }
 
 void arch_probe_build_patch(struct patch_buf *b, const struct probe_patch_plan *plan,

@@ -30,6 +30,9 @@
 #                          does not boot the GRUB ISO, and what it needs built
 #   ARCH_ALL               (optional) what `make` builds, for a port that cannot
 #                          build everything `all` names yet
+#   ARCH_KTEST_LEFT_OUT    in-kernel test sources (tests/kernel/) the port does not
+#                          build: another machine's instruction-level tests
+#   ARCH_KTEST_SRCS        (optional) the port's own test fixtures
 #
 # and the rules for the generated tables, the image conversions (the
 # 32-bit ELF copy QEMU's -kernel loads multiboot1 images from, the GRUB
@@ -52,6 +55,9 @@ ARCH_CORE_SRCS := $(wildcard kernel/*/*.c kernel/*/*.S)
 ARCH_KERNEL_SRCS := $(wildcard $(ARCH_DIR)/*.c $(ARCH_DIR)/*.S $(ARCH_DIR)/boot/*.c $(ARCH_DIR)/boot/*.S)
 # The patch builder, the relocator and the probe protocol's x86 half run
 # under the probe machinery and in patches: never probed.
+# The other machine's instruction-level probe tests.
+ARCH_KTEST_LEFT_OUT := tests/kernel/test_probe_sparc64.c
+
 ARCH_NOPROBE_SRCS := $(ARCH_DIR)/patch_emit.c $(ARCH_DIR)/relocate.c $(ARCH_DIR)/probe_site.c \
 	$(ARCH_DIR)/splice.c
 

@@ -1,10 +1,12 @@
 // SPDX-License-Identifier: BSD-2-Clause
 /*
- * In-kernel tests of the probe mechanisms on the fixtures of
- * probe_fixture.S: exact counts through every kind of consumer, the
- * intermediate states of the jump-probe protocol, relocated instructions,
- * refusals, and static (sdt) sites. Every test leaves the text as it
- * was booted, and checks it. (Run under single-threaded TCG: they patch
+ * In-kernel tests of the probe mechanisms, on both machines: exact counts
+ * through every kind of consumer at pf_sum (probe_fixture.S on x86,
+ * arch/sparc64/ktest_fixtures.S), static (sdt) sites, and the KernInst
+ * metrics. What depends on the machine's instructions (the protocol's
+ * intermediate states, relocations, refusals) is in test_probe_x86.c
+ * and test_probe_sparc64.c. Every test leaves the text as it was
+ * booted, and checks it. (Run under single-threaded TCG: they patch
  * code; see PLATFORMS.md.)
  */
 #include <scion/ktest.h>
@@ -16,7 +18,7 @@
 #include <scion/symtab.h>
 #include <scion/errno.h>
 #include <scion/sched.h>
-#include <arch/patch.h>
+#include <arch/probe.h>
 #include "probe_test.h"
 
 #define CALLS_PER_THREAD 2000
@@ -37,8 +39,8 @@ static void call_pf_sum(void *arg)
 /* Call pf_sum CALLS_PER_THREAD times on each of n threads; returns the calls made. */
 static uint64_t call_from_threads(struct ktest_ctx *t, unsigned n, uint64_t *wrong)
 {
-	struct caller callers[MAX_CPUS];
-	struct thread *threads[MAX_CPUS];
+	struct caller callers[MAX_CPUS + 1];
+	struct thread *threads[MAX_CPUS + 1] = { 0 };
 	uint64_t total = 0;
 
 	*wrong = 0;
@@ -88,7 +90,7 @@ KTEST(probe_exact_counts, 1)
 	probe_site_info((uintptr_t)pf_sum_mid, &info);
 	KT_EXPECT(t, info.mechanism == PROBE_MECH_JUMP, "pf_sum_mid is not a jump probe");
 	probe_site_info((uintptr_t)pf_sum_late, &info);
-	KT_EXPECT(t, info.mechanism == PROBE_MECH_BREAKPOINT, "pf_sum_late is not an int3 probe");
+	KT_EXPECT(t, info.mechanism == PROBE_MECH_BREAKPOINT, "pf_sum_late is not a " ARCH_PROBE_BREAKPOINT_NAME " probe");
 
 	uint64_t wrong, k = call_from_threads(t, cpu_count() + 1, &wrong);
 	KT_EXPECT(t, wrong == 0, "%llu wrong results while probed", (unsigned long long)wrong);
@@ -119,202 +121,6 @@ KTEST(probe_exact_counts, 1)
 	probe_accumulator_release(&acc);
 	probe_counter_free(entry_count);
 	probe_counter_free(mid_count);
-}
-
-/* What the protocol test sees after each step of a commit. */
-struct step_record {
-	uint8_t bytes[5][PATCH_JUMP_LEN];	/* site bytes after step 1..4 */
-	uint64_t count[5];			/* the consumer's count after a call there */
-	bool seen[5];
-	bool wrong_result;
-	uint64_t *counter;
-};
-
-static void observe_step(unsigned step, void *arg)
-{
-	struct step_record *r = arg;
-	memcpy(r->bytes[step], pf_sum_mid, PATCH_JUMP_LEN);
-	r->seen[step] = true;
-	r->wrong_result |= pf_sum(5, 6) != pf_sum_expected(5, 6);
-	r->count[step] = *r->counter;
-}
-
-/*
- * A commit from bytes `from` to bytes `to` at the site: after step 1 an
- * int3 heads from's tail, after step 3 it heads to's tail, after step 4
- * `to` is whole; count[] is the consumer's count after a call at each.
- */
-static void check_steps(struct ktest_ctx *t, const struct step_record *r, const char *what,
-			const uint8_t *from, const uint8_t *to, const uint64_t count[3])
-{
-	uint8_t brk = patch_breakpoint_byte();
-	const unsigned steps[3] = { 1, 3, 4 };
-
-	KT_EXPECT(t, r->bytes[1][0] == brk && !memcmp(r->bytes[1] + 1, from + 1, PATCH_JUMP_LEN - 1),
-		  "%s step 1: not int3 + the old tail", what);
-	KT_EXPECT(t, r->bytes[3][0] == brk && !memcmp(r->bytes[3] + 1, to + 1, PATCH_JUMP_LEN - 1),
-		  "%s step 3: not int3 + the new tail", what);
-	KT_EXPECT(t, !memcmp(r->bytes[4], to, PATCH_JUMP_LEN), "%s step 4: not the new bytes", what);
-	for (unsigned i = 0; i < 3; i++)
-		KT_EXPECT(t, r->count[steps[i]] == count[i], "%s step %u: count %llu, expected %llu",
-			  what, steps[i], (unsigned long long)r->count[steps[i]],
-			  (unsigned long long)count[i]);
-}
-
-/*
- * The djprobe protocol's intermediate states at pf_sum_mid, installing
- * and removing: after step 1 an int3 heads the original bytes, after
- * step 3 it heads the jump's tail, after step 4 the jump is whole (and
- * the reverse on removal); a call at every state runs the consumer
- * exactly once and computes the right result.
- */
-KTEST(probe_protocol_steps, 1)
-{
-	struct probe *mid = probe_at(pf_sum_mid);
-	uint8_t orig[PATCH_JUMP_LEN], jmp[PATCH_JUMP_LEN];
-	struct step_record r = { .counter = probe_counter_alloc() };
-	struct probe_site_info info;
-
-	KT_ASSERT(t, mid && r.counter, "no probe or counter");
-	memcpy(orig, pf_sum_mid, sizeof(orig));
-	struct probe_consumer c = count_consumer(r.counter, PROBE_MECH_JUMP);
-	probe_set_step_observer(observe_step, &r);
-	int err = probe_enable(mid, &c);
-	probe_set_step_observer(NULL, NULL);
-	KT_ASSERT(t, err == 0, "enable failed: %s", errno_name(err));
-	probe_site_info((uintptr_t)pf_sum_mid, &info);
-	KT_ASSERT(t, info.mechanism == PROBE_MECH_JUMP, "not a jump probe");
-	KT_ASSERT(t, patch_jump_bytes(jmp, (uintptr_t)pf_sum_mid, info.patch), "patch out of reach");
-
-	KT_EXPECT(t, r.seen[1] && r.seen[3] && r.seen[4] && !r.seen[2], "install steps seen: %d%d%d%d",
-		  r.seen[1], r.seen[2], r.seen[3], r.seen[4]);
-	check_steps(t, &r, "install", orig, jmp, (const uint64_t[]){ 1, 2, 3 });
-	KT_EXPECT(t, pf_sum(5, 6) == pf_sum_expected(5, 6) && *r.counter == 4, "installed: count %llu",
-		  (unsigned long long)*r.counter);
-
-	memset(r.seen, 0, sizeof(r.seen));
-	probe_set_step_observer(observe_step, &r);
-	probe_disable(&c);
-	probe_set_step_observer(NULL, NULL);
-	KT_EXPECT(t, r.seen[1] && r.seen[3] && r.seen[4], "removal steps not all seen");
-	/*
-	 * While the breakpoint or the jump is there, the consumer runs once
-	 * per call; after step 4 the original bytes run and it does not.
-	 */
-	check_steps(t, &r, "removal", jmp, orig, (const uint64_t[]){ 5, 6, 6 });
-	KT_EXPECT(t, !r.wrong_result, "a call during the protocol computed a wrong result");
-	KT_EXPECT(t, pf_sum(5, 6) == pf_sum_expected(5, 6) && *r.counter == 6,
-		  "the disabled probe still counts");
-	KT_EXPECT(t, text_identical(), "text differs from the booted image");
-	probe_counter_free(r.counter);
-}
-
-struct reloc_case {
-	const char *name;
-	uint64_t (*fn)(uint64_t);
-};
-
-/*
- * Jump probes whose detoured bytes begin with a RIP-relative load, end in
- * a short jmp or a short jcc, or are a call: the relocated copies behave
- * as the originals.
- */
-KTEST(probe_relocated_regions, 1)
-{
-	static const struct reloc_case cases[] = {
-		{ "pf_rip", pf_rip }, { "pf_short_jmp", pf_short_jmp },
-		{ "pf_call", pf_call }, { "pf_jcc", pf_jcc },
-	};
-	static const uint64_t inputs[] = { 0, 1, 2, 41, 1000000 };
-	char spec[64];
-
-	for (size_t i = 0; i < ARRAY_SIZE(cases); i++) {
-		uint64_t expected[ARRAY_SIZE(inputs)], hits = 0;
-		struct probe_site_info info;
-		for (size_t k = 0; k < ARRAY_SIZE(inputs); k++)
-			expected[k] = cases[i].fn(inputs[k]);
-		snprintf(spec, sizeof(spec), "fbt:kernel:%s:entry", cases[i].name);
-		struct probe *p = probe_named(spec);
-		KT_ASSERT(t, p, "no probe %s", spec);
-		struct probe_consumer c = handler_consumer(&hits, PROBE_MECH_JUMP);
-		int err = probe_enable(p, &c);
-		KT_ASSERT(t, err == 0, "%s: jump probe refused: %s", cases[i].name, errno_name(err));
-		probe_site_info(p->sites[0], &info);
-		KT_EXPECT(t, info.mechanism == PROBE_MECH_JUMP && info.length >= PATCH_JUMP_LEN,
-			  "%s: mechanism %d, %u bytes", cases[i].name, info.mechanism, info.length);
-		for (unsigned round = 0; round < 3; round++)
-			for (size_t k = 0; k < ARRAY_SIZE(inputs); k++)
-				KT_EXPECT(t, cases[i].fn(inputs[k]) == expected[k],
-					  "%s(%llu) = %llu probed, %llu not", cases[i].name,
-					  (unsigned long long)inputs[k],
-					  (unsigned long long)cases[i].fn(inputs[k]),
-					  (unsigned long long)expected[k]);
-		probe_disable(&c);
-		KT_EXPECT(t, hits == 3 * ARRAY_SIZE(inputs), "%s: %llu hits for %zu calls",
-			  cases[i].name, (unsigned long long)hits, 3 * ARRAY_SIZE(inputs));
-	}
-	KT_EXPECT(t, text_identical(), "text differs from the booted image");
-}
-
-static const struct ksym *first_init_function(void)
-{
-	for (uint32_t i = 0; i < kernel_symtab.count; i++)
-		if (kernel_symtab.syms[i].flags & SYM_INIT)
-			return &kernel_symtab.syms[i];
-	return NULL;
-}
-
-/* Bad places to probe are refused with a reason; overlaps with -EEXIST; one address shares. */
-KTEST(probe_refusals, 1)
-{
-	static uint64_t data_word;
-	const struct ksym *init = first_init_function();
-	const char *why = NULL;
-	uint64_t hits = 0, hits2 = 0;
-
-	KT_EXPECT(t, probe_check_address((uintptr_t)&data_word, &why) == -EINVAL && why,
-		  "a data address was accepted");
-	KT_EXPECT(t, probe_check_address((uintptr_t)pf_sum + 2, &why) == -EINVAL &&
-		     strstr(why, "boundary"), "the middle of an instruction was accepted");
-	KT_EXPECT(t, probe_check_address((uintptr_t)probe_breakpoint, &why) == -EINVAL &&
-		     strstr(why, "probe machinery"), "the breakpoint handler was accepted");
-	KT_EXPECT(t, init && probe_check_address(init->addr, &why) == -EINVAL &&
-		     strstr(why, "boot-only"), "boot-only code was accepted");
-	KT_EXPECT(t, probe_check_address((uintptr_t)pf_sum_mid, &why) == 0, "pf_sum_mid refused");
-	KT_EXPECT(t, !probe_named("pf_sum+0x2"), "a probe was created mid-instruction");
-
-	/* A jump at the entry detours [0, 7): a jump at +4 would overlap it. */
-	struct probe *entry = probe_named("fbt:kernel:pf_sum:entry");
-	struct probe *at4 = probe_named("pf_sum+0x4");
-	KT_ASSERT(t, entry && at4, "fixture probes missing");
-	struct probe_consumer c1 = handler_consumer(&hits, PROBE_MECH_JUMP);
-	struct probe_consumer c2 = handler_consumer(&hits2, PROBE_MECH_AUTO);
-	KT_ASSERT(t, probe_enable(entry, &c1) == 0, "entry jump refused");
-	int err = probe_enable(at4, &c2);
-	KT_EXPECT(t, err != 0 && !c2.probe, "a probe inside a jump's bytes was accepted");
-
-	/* The same address: a second consumer shares the site and its patch. */
-	struct probe_site_info before, after;
-	probe_site_info((uintptr_t)pf_sum, &before);
-	KT_ASSERT(t, probe_enable(entry, &c2) == 0, "a second consumer at one address refused");
-	probe_site_info((uintptr_t)pf_sum, &after);
-	KT_EXPECT(t, after.consumers == 2 && after.mechanism == PROBE_MECH_JUMP,
-		  "second consumer: %u consumers, mechanism %d", after.consumers, after.mechanism);
-	KT_EXPECT(t, pf_sum(1, 1) == pf_sum_expected(1, 1) && hits == 1 && hits2 == 1,
-		  "shared site: hits %llu and %llu", (unsigned long long)hits,
-		  (unsigned long long)hits2);
-	KT_EXPECT(t, probe_enable(entry, &c2) == -EBUSY, "enabling an enabled consumer again");
-	probe_disable(&c2);
-	probe_disable(&c1);
-
-	/* An int3 site refuses a consumer that insists on a jump. */
-	struct probe *late = probe_at(pf_sum_late);
-	struct probe_consumer c3 = handler_consumer(&hits, PROBE_MECH_BREAKPOINT);
-	struct probe_consumer c4 = handler_consumer(&hits2, PROBE_MECH_JUMP);
-	KT_ASSERT(t, late && probe_enable(late, &c3) == 0, "int3 probe refused");
-	KT_EXPECT(t, probe_enable(late, &c4) != 0 && !c4.probe, "a jump was stacked on an int3 site");
-	probe_disable(&c3);
-	KT_EXPECT(t, text_identical(), "text differs from the booted image");
 }
 
 /* A static site: what sdt probes see of its arguments. */

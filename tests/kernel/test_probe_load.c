@@ -115,7 +115,7 @@ static void stress_controller(void *arg)
 
 KTEST(probe_smp_stress, 4)
 {
-	struct thread *workers[MAX_CPUS];
+	struct thread *workers[MAX_CPUS] = { 0 };
 	void *sites[] = { pf_sum, pf_sum_mid, pf_sum_late };
 	struct controller ctl = { .nworkers = cpu_count() - 1 };
 
@@ -161,12 +161,11 @@ static uint32_t boundaries(const struct cfg_function *f, uint64_t *out, uint32_t
 {
 	uint64_t at = f->sym->addr, end = at + f->sym->size;
 	uint32_t n = 0;
-	struct insn in;
+	struct insn_summary in;
 
 	while (at < end && n < max) {
 		out[n++] = at;
-		insn_decode(&in, text_image_bytes(at), end - at, at);
-		if (in.status != INSN_OK)
+		if (arch_insn_summarise(&in, text_image_bytes(at), end - at, at))
 			break;
 		at += in.length;
 	}

@@ -1,10 +1,11 @@
 // SPDX-License-Identifier: BSD-2-Clause
 /*
  * The code a patch inserts before the relocated instruction
- * (arch/patch.h): the casx counter, the accumulator step and the frame
- * call. Each runs in a register window of its own, so the probed code's
- * registers are never touched; what the window does not cover (globals,
- * %y, the condition codes, PSTATE) is left as it was found.
+ * (arch/patch.h): the casx counter, the accumulator step and the call of
+ * the frame trampoline (probe_frame.S). Each runs in a register window
+ * of its own, so the probed code's registers are never touched; what the
+ * window does not cover (globals, %y, the condition codes, PSTATE) is
+ * left as it was found.
  * Freestanding: no libc.
  *
  * Invariant: the code is a pure function of its arguments and of where
@@ -38,11 +39,6 @@ static uint32_t shift_i(uint32_t enc, unsigned rd, unsigned rs1, unsigned count)
 static uint32_t rd_asr(unsigned asr, unsigned rd)
 {
 	return SPARC_ENC_RD | SPARC_PUT(RS1, asr) | SPARC_PUT(RD, rd);
-}
-
-static uint32_t wr_asr(unsigned rs, unsigned asr)
-{
-	return SPARC_ENC_WR | SPARC_PUT(RD, asr) | SPARC_PUT(RS1, rs) | SPARC_PUT(RS2, INSN_G0);
 }
 
 static uint32_t rdpr(unsigned pr, unsigned rd)
@@ -126,59 +122,18 @@ void patch_emit_accumulate(struct patch_buf *b, const struct patch_accumulator *
 	patch_emit_word(b, wrpr(INSN_L6, SPARC_PR_PSTATE));
 }
 
-/*
- * The frame call, in steps:
- *   1. a window with room for a trap frame below its minimum frame; %l7
- *      the frame's address, %l0 the condition codes, %l1 %y, %l2 PSTATE;
- *   2. the frame: globals, the probed code's outs (our ins) and %sp,
- *      %y, TSTATE's CCR and PSTATE fields, tpc = pc, tnpc = pc + 4, the
- *      rest zero;
- *   3. fn(frame, cookie);
- *   4. globals, outs %o0-%o5, %y and the condition codes from the frame
- *      and the window; restore.
- */
-void patch_emit_frame_call(struct patch_buf *b, uint64_t pc, uint64_t fn, uint64_t cookie)
+void patch_emit_frame_call(struct patch_buf *b, uint64_t pc, uint64_t fn, uint64_t cookie,
+			   uint64_t trampoline)
 {
-	const int32_t frame_at = STACK_BIAS + MIN_FRAME;
-	static const int32_t zeroed[] = { TF_TT, TF_TL, TF_FAULT, TF_OUTER_TT, TF_OUTER_TPC };
-
-	/* 1. */
 	patch_emit_save(b, MIN_FRAME + TF_SIZE);
-	patch_emit_word(b, op3_ri(SPARC_ENC_ADD_2, INSN_L7, INSN_SP, frame_at));
-	patch_emit_word(b, rd_asr(SPARC_ASR_CCR, INSN_L0));
-	patch_emit_word(b, rd_asr(SPARC_ASR_Y, INSN_L1));
-	patch_emit_word(b, rdpr(SPARC_PR_PSTATE, INSN_L2));
-	/* 2. */
-	for (unsigned g = INSN_G1; g <= INSN_G7; g++)
-		patch_emit_word(b, sparc_enc_stx(g, INSN_L7, TF_G + 8 * (int32_t)g));
-	for (unsigned i = 0; i < 8; i++)
-		patch_emit_word(b, sparc_enc_stx(INSN_I0 + i, INSN_L7, TF_O + 8 * (int32_t)i));
-	patch_emit_word(b, sparc_enc_stx(INSN_FP, INSN_L7, TF_SP));
-	patch_emit_word(b, sparc_enc_stx(INSN_L1, INSN_L7, TF_Y));
-	patch_emit_word(b, shift_i(SPARC_ENC_SLLX_2, INSN_L3, INSN_L0, TSTATE_CCR_SHIFT));
-	patch_emit_word(b, shift_i(SPARC_ENC_SLLX_2, INSN_L4, INSN_L2, TSTATE_PSTATE_SHIFT));
-	patch_emit_word(b, op3_rr(SPARC_ENC_OR, INSN_L3, INSN_L3, INSN_L4));
-	patch_emit_word(b, sparc_enc_stx(INSN_L3, INSN_L7, TF_TSTATE));
-	patch_emit_set32(b, pc, INSN_L3);
-	patch_emit_word(b, sparc_enc_stx(INSN_L3, INSN_L7, TF_TPC));
-	patch_emit_word(b, op3_ri(SPARC_ENC_ADD_2, INSN_L3, INSN_L3, 4));
-	patch_emit_word(b, sparc_enc_stx(INSN_L3, INSN_L7, TF_TNPC));
-	for (unsigned i = 0; i < sizeof(zeroed) / sizeof(zeroed[0]); i++)
-		patch_emit_word(b, sparc_enc_stx(INSN_G0, INSN_L7, zeroed[i]));
-	/* 3. */
-	emit_set64(b, cookie, INSN_O1, INSN_L3);
-	if (!sparc_disp_fits((int64_t)(fn - patch_buf_pc(b)), 30)) {
+	patch_emit_set32(b, pc, INSN_L0);
+	patch_emit_set32(b, fn, INSN_L1);
+	emit_set64(b, cookie, INSN_L2, INSN_L3);
+	if (!sparc_disp_fits((int64_t)(trampoline - patch_buf_pc(b)), 30)) {
 		b->out_of_reach = true;
-		b->reach_distance = (int64_t)(fn - patch_buf_pc(b));
+		b->reach_distance = (int64_t)(trampoline - patch_buf_pc(b));
 	}
-	patch_emit_word(b, sparc_enc_call(patch_buf_pc(b), fn));
-	patch_emit_word(b, op3_rr(SPARC_ENC_OR, INSN_O0, INSN_G0, INSN_L7));
-	/* 4. */
-	for (unsigned g = INSN_G1; g <= INSN_G7; g++)
-		patch_emit_word(b, sparc_enc_ldx(INSN_L7, TF_G + 8 * (int32_t)g, g));
-	for (unsigned i = 0; i < 6; i++)
-		patch_emit_word(b, sparc_enc_ldx(INSN_L7, TF_O + 8 * (int32_t)i, INSN_I0 + i));
-	patch_emit_word(b, wr_asr(INSN_L1, SPARC_ASR_Y));
-	patch_emit_word(b, wr_asr(INSN_L0, SPARC_ASR_CCR));
+	patch_emit_word(b, sparc_enc_call(patch_buf_pc(b), trampoline));
+	patch_emit_word(b, sparc_enc_nop());
 	patch_emit_restore(b);
 }

@@ -165,10 +165,8 @@ const char *patch_relocate(struct patch_buf *b, const void *fn, uint64_t fn_star
 /* A CTI's copy that runs with TNPC at its delay slot in the text (patch_out_of_line). */
 static const char *out_of_line_cti(struct patch_buf *b, const struct insn *in)
 {
-	if (in->cf == INSN_CF_CALL_INDIRECT)
-		return "an indirect call cannot run out of line: its link register would name the copy";
 	if (!in->disp_bits || in->cf == INSN_CF_CALL) {
-		/* jmpl to a register, return: absolute; call: emulated by the resume. */
+		/* jmp, return: absolute; call, jmpl with a link: done by the resume. */
 		patch_emit_word(b, in->word);
 		return NULL;
 	}
@@ -195,8 +193,6 @@ const char *patch_out_of_line(struct patch_buf *b, const void *fn, uint64_t fn_s
 		return "the instruction does not decode";
 	bool in_slot = site > fn_start &&
 		insn_decode(&prev, fn_word(fn, fn_start, site - 4), site - 4) == INSN_OK && prev.delayed;
-	if (sparc_reads_pc(in.word))
-		return "rd %pc reads where it runs: it cannot run out of line under a breakpoint";
 	if (in.delayed && in_slot)
 		return "a CTI in a delay slot (a CTI couple)";
 	if (in.delayed)

@@ -164,15 +164,16 @@ void patch_emit_accumulate(struct patch_buf *b, const struct patch_accumulator *
 			   uint64_t cpu_pointer);
 
 /*
- * patch_emit_frame_call - in a window of its own: save the globals, the
- * probed code's outs (this window's ins), %y, the condition codes and
- * PSTATE in a struct trap_frame on the stack (tpc = pc, tt 0), call
- * fn(frame, cookie), then put back the globals, the outs %o0-%o5 (a
- * consumer may change arguments), %y and the condition codes. fn lies
- * within a call's reach; cookie is any 64-bit value (a literal after the
- * code, read pc-relative).
+ * patch_emit_frame_call - in a window of its own with room for a struct
+ * trap_frame, call the shared trampoline (arch/sparc64/probe_frame.S:
+ * sparc64_probe_frame_call) with %l0 = pc, %l1 = fn, %l2 = cookie: it
+ * saves the globals, the probed code's outs (this window's ins), %y, the
+ * condition codes and PSTATE in the frame (tpc = pc), calls fn(frame,
+ * cookie) and puts them back. pc and fn lie below 4 GB; cookie is any
+ * 64-bit value; the trampoline within a call's reach.
  */
-void patch_emit_frame_call(struct patch_buf *b, uint64_t pc, uint64_t fn, uint64_t cookie);
+void patch_emit_frame_call(struct patch_buf *b, uint64_t pc, uint64_t fn, uint64_t cookie,
+			   uint64_t trampoline);
 
 /*
  * patch_relocate - the instruction at site (and its delay slot if it is
@@ -189,9 +190,9 @@ const char *patch_relocate(struct patch_buf *b, const void *fn, uint64_t fn_star
  * taken branch's target when the site is a delay slot). A plain
  * instruction is copied as it is; a PC-relative branch points at a
  * `ba,a target` after it, so its delay slot runs in place (where a probe
- * of its own may be); a call is copied as it is and emulated by the
- * resume (arch_probe_resume: %o7 = the site). Refused: rd %pc, an
- * indirect call (its link would name the copy), a CTI in a delay slot.
+ * of its own may be); a call, a jmpl with a link and rd %pc are copied
+ * as they are and done by the resume (arch_probe_resume: what they write
+ * names the site). Refused: a CTI in a delay slot.
  */
 const char *patch_out_of_line(struct patch_buf *b, const void *fn, uint64_t fn_start,
 			      size_t fn_words, uint64_t site);
