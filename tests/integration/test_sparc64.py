@@ -21,8 +21,10 @@ five times:
                   portable kernel_main reports the unknown option and the
                   M48T59's date (a year after 2020), and reaches
                   the `scion>` shell on the UART (input polled at the tick);
-                  `uptime` and `cpus` answer, `probe list` is refused with
-                  its reason, `analysis` analyses every function (the SPARC
+                  `uptime` and `cpus` answer, `count shell_execute` splices
+                  a counter (one ba,a) that counts the next two commands and
+                  `text verify` finds the text as booted once it is removed,
+                  `analysis` analyses every function (the SPARC
                   decoder and the structural analysis in the kernel), `insn`
                   and `cfg` answer, `host/scion --socket BUILD/sparc64/control.sock
                   status` answers (build ..., sparc64; cpus: 1; the host's
@@ -172,8 +174,17 @@ def job_machine_layer(ctx):
         ctx.result("make-run/uptime", True)
         boot.command("cpus", r"1 CPU online, cycle counter 100\.000 MHz")
         ctx.result("make-run/cpus", True)
-        boot.command("probe list", r"probe: sparc64: no splicer yet \(issue 25\)")
-        ctx.result("make-run/probe-refused", True)
+        # KernInst's splice on SPARC: a counter at shell_execute's entry counts
+        # the commands that follow; removing it leaves the text as booted.
+        boot.command("count shell_execute", r"count: metric \d+ on shell_execute")
+        boot.command("uptime", r"up \d+\.\d{3} s")
+        out = shell(boot, "stats", r"probes: [^\n]*\n")
+        ctx.result("make-run/splice-counts", re.search(
+            r"count +shell_execute: 2 calls", out) is not None and
+            re.search(r"\d+ sites patched \(1 jump, 0 ta\)", out) is not None, f"{out[-400:]!r}")
+        boot.command("metric remove all", r"scion> ")
+        boot.command("text verify", r"text: identical")
+        ctx.result("make-run/text-identical-after-removal", True)
         # The structural analysis over the SPARC decoder, in the kernel: every
         # function analysed, none refused.
         out = shell(boot, "analysis", r"took \d+ cycles")
@@ -211,11 +222,14 @@ SPARC64_MUST_PASS = ("calendar_known_dates", "clock_fast_tick", "dnlc_lru_by_han
                      "graft_nested_transactions", "mm_stack_guard_page", "sched_fair_share",
                      "sched_follow_live_recording", "sched_sleep_ms", "symtab_covers_text",
                      "monitor_sources_table", "trace_load_native_byte_order",
-                     "stack_walk_names_the_callers")
+                     "stack_walk_names_the_callers",
+                     # probes: KernInst's splice and the ta breakpoint (test_probe*.c)
+                     "probe_exact_counts", "probe_every_instruction_enabled",
+                     "probe_every_offset", "probe_metrics", "probe_monitor_hits",
+                     "trace_session_in_kernel", "sparc64_probe_exact_counts",
+                     "sparc64_probe_protocol_steps", "sparc64_probe_refusals")
 # x86-only features: these must say SKIPPED with the port's one-line reason.
 SPARC64_MUST_SKIP = (("mm_image_permissions", "no per-page permissions"),
-                     ("probe_monitor_hits", "sparc64: no splicer yet (issue 25)"),
-                     ("trace_session_in_kernel", "sparc64: no splicer yet (issue 25)"),
                      ("trace_reads_refuse_device_memory", "nothing is mapped in the MMIO window"))
 
 
@@ -292,7 +306,7 @@ def job_control_channel(ctx):
                       another version is refused
                       with `version mismatch: host ..., kernel ...`
       shell           SHELL `uptime`: status 0 and `up N.NNN s, N ticks at 100 Hz`;
-                      SHELL `probe list`: a negative status (the i32 converted)
+                      SHELL `ps`: a negative status (the i32 converted)
                       and the port's refusal; an unknown command: -ENOENT
       status          STATUS (struct chan_status): version, `..., sparc64`, 1 CPU,
                       memory, uptime, cycles_per_second 100 MHz, the frames the
@@ -339,10 +353,10 @@ def job_control_channel(ctx):
             ctx.result("shell/uptime", status == 0 and
                        re.search(r"up \d+\.\d{3} s, \d+ ticks at 100 Hz", out) is not None,
                        f"{status}: {out!r}")
-            status, out = client.request(frame.OP_SHELL, b"probe list")
+            status, out = client.request(frame.OP_SHELL, b"ps")
             out = out.decode("utf-8", "replace")
             ctx.result("shell/refusal-negative-status", status < 0 and
-                       "sparc64: no splicer yet (issue 25)" in out, f"{status}: {out!r}")
+                       "sparc64: no user processes yet (issue 25)" in out, f"{status}: {out!r}")
             status, out = client.request(frame.OP_SHELL, b"frobnicate")
             ctx.result("shell/unknown-command-enoent", status == -frame.C.ENOENT and
                        b"unknown command 'frobnicate'" in out, f"{status}: {out!r}")
