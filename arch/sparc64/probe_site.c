@@ -13,9 +13,9 @@
  * probe, whose copy runs with TNPC where the trap left it; a call, an
  * indirect call or rd %pc under a ta is done by the handler (what it
  * writes must name the site, not the copy).
- * The patch heap lies within ba,a's +-8 MB of all the text (arch/mmu.h),
- * so every site reaches every patch directly; a site beyond that would
- * need a springboard, which this port refuses for now with the distance.
+ * The near patch arena lies within ba,a's +-8 MB of all the text
+ * (arch/mmu.h); a patch in the far arena is reached through a springboard
+ * (springboard.c), and its own jumps back are long (patch_emit_jump).
  *
  * A patch is built twice by its caller (to size it, then in place), so
  * everything here is a pure function of the site and the text image.
@@ -35,7 +35,7 @@
 
 extern char __tl1_start[], __tl1_end[];
 
-#define SCRATCH_BYTES 64	/* a relocated instruction: at most 5 words */
+#define SCRATCH_BYTES 64	/* a relocated instruction: at most 2 + 2 * PATCH_JUMP_WORDS words */
 
 bool arch_probe_is_breakpoint(uint64_t addr)
 {
@@ -160,23 +160,12 @@ int arch_probe_check_region(uint64_t addr, unsigned *length, const char **why)
 	uint64_t start;
 	size_t words;
 	const void *fn = function_words(addr, &start, &words);
-	uint32_t w;
 	struct insn in;
 
-	/* Every patch must be reachable, wherever the heap puts it. */
-	if (!patch_ba_a(&w, addr, PATCH_CODE_BASE) ||
-	    !patch_ba_a(&w, addr, PATCH_CODE_BASE + PATCH_CODE_SIZE - 4)) {
-		*why = "the patch heap is beyond ba,a's +-8 MB: a springboard would be needed "
-		       "(not on this port yet)";
+	/* Its jumps are as long wherever the patch lies: one relocation tells. */
+	patch_buf_init(&b, scratch, sizeof(scratch), PATCH_CODE_BASE);
+	if ((*why = patch_relocate(&b, fn, start, words, addr)))
 		return -EINVAL;
-	}
-	/* Relocated at both ends of the heap: its branches must reach from anywhere in it. */
-	for (int end = 0; end < 2; end++) {
-		patch_buf_init(&b, scratch, sizeof(scratch),
-			       end ? PATCH_CODE_BASE + PATCH_CODE_SIZE - sizeof(scratch) : PATCH_CODE_BASE);
-		if ((*why = patch_relocate(&b, fn, start, words, addr)))
-			return -EINVAL;
-	}
 	insn_decode(&in, sparc_word_at(text_image_bytes(addr)), addr);
 	*length = in.delayed ? 8 : 4;
 	return 0;

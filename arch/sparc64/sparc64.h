@@ -101,7 +101,7 @@
  */
 #define SPARC64_DIRECT_MAP	0xfffff80000000000
 #define SPARC64_KMAP_BASE	0x80000000
-#define KMAP_PAGES		47106			/* 368 MB of 8 KB pages + 2 text alias pages */
+#define KMAP_PAGES		47234			/* 368 MB of 8 KB pages, 2 text alias pages, 1 MB of far patches */
 
 /* The trap table: 512 entries of 32 bytes for TL = 0, as many for TL > 0. */
 #define TRAP_ENTRY_SIZE		32

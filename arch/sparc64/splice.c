@@ -13,10 +13,16 @@
  *      of every breakpoint site removed (a rebuilt one keeps its `ta`:
  *      the handler finds the new copy). Jump sites: nothing. Sync.
  *   2. (Portable: a jump site something is inside becomes a breakpoint.)
- *   3. Nothing: the patch is complete before the branch to it exists.
- *   4. Write `ba,a patch` over every jump site installed or rebuilt (a
- *      rebuilt site's branch moves to its new patch in the same single
- *      store); restore the word of every jump site removed. Sync.
+ *   3. A jump site whose patch is beyond ba,a's reach goes through its
+ *      springboard (springboard.c): write the slot (a new one: nothing
+ *      branches there yet), or, when the site already branches to it,
+ *      only the slot's patch address (one aligned doubleword). Other
+ *      sites: nothing, the patch is complete before a branch to it exists.
+ *   4. Write `ba,a patch` (or `ba,a slot`) over every jump site installed
+ *      or rebuilt (a rebuilt site's branch moves to its new patch in the
+ *      same single store); restore the word of every jump site removed.
+ *      Sync. A removed site's slot is freed with its last patch, once no
+ *      CPU is in either (kernel/probe/patch_heap.c).
  *
  * Runs in .text.noprobe (arch.mk), under probe_mutex.
  */
@@ -89,18 +95,57 @@ void arch_probe_build_patch(struct patch_buf *b, const struct probe_patch_plan *
 		o->m[o->n++] = (struct probe_patch_origin){ (uint16_t)(relocated_at + 4), 4 };
 }
 
+/* One text write of a step: len bytes of room at addr. */
+static void write_op(struct text_poke_op *op, uint64_t addr, const uint8_t *room, size_t len)
+{
+	*op = (struct text_poke_op){ (void *)(uintptr_t)addr, room, len };
+}
+
+/*
+ * A jump site that goes through its springboard: at step 3 the whole slot
+ * if the site does not branch there yet, else only the slot's patch
+ * address (one aligned doubleword: a CPU in the slot reads the old or the
+ * new); at step 4 the branch to the slot.
+ */
+static bool springboard_step(unsigned step, struct probe_step_site *s, struct text_poke_op *op)
+{
+	uint32_t to_slot;
+	bool live = patch_ba_a(&to_slot, s->addr, s->springboard) &&
+		    sparc_word_at((const void *)(uintptr_t)s->addr) == to_slot;
+
+	if (step == PROBE_STEP_BODY && !live) {
+		patch_springboard(s->room.b, s->springboard, s->patch);
+		write_op(op, s->springboard, s->room.b, PATCH_SPRINGBOARD_LEN);
+		return true;
+	}
+	if (step == PROBE_STEP_BODY) {
+		patch_springboard(s->room.b, s->springboard, s->patch);
+		write_op(op, s->springboard + PATCH_SPRINGBOARD_TARGET,
+			 s->room.b + PATCH_SPRINGBOARD_TARGET, 8);
+		return true;
+	}
+	if (step == PROBE_STEP_ARM && !live) {
+		sparc_word_put(s->room.b, to_slot);
+		write_op(op, s->addr, s->room.b, 4);
+		return true;
+	}
+	return false;
+}
+
 static bool step_site(unsigned step, struct probe_step_site *s, struct text_poke_op *op)
 {
 	bool jump = s->mechanism == PROBE_SITE_JUMP;
 	bool remove = s->change == PROBE_CHANGE_REMOVE;
 	uint32_t w;
 
+	if (jump && !remove && s->springboard)
+		return springboard_step(step, s, op);
 	if (step == PROBE_STEP_BREAKPOINT && !jump && s->change != PROBE_CHANGE_REBUILD)
 		w = remove ? sparc_word_at(s->orig) : patch_breakpoint_word();
 	else if (step == PROBE_STEP_ARM && jump && remove)
 		w = sparc_word_at(s->orig);
 	else if (step == PROBE_STEP_ARM && jump) {
-		/* The site's patch was allocated within reach when it was built. */
+		/* A patch out of reach got a springboard when it was built. */
 		if (!patch_ba_a(&w, s->addr, s->patch))
 			panic("probe: the patch at 0x%llx is out of ba,a's reach of its site 0x%llx",
 			      (unsigned long long)s->patch, (unsigned long long)s->addr);
@@ -108,7 +153,7 @@ static bool step_site(unsigned step, struct probe_step_site *s, struct text_poke
 		return false;
 	}
 	sparc_word_put(s->room.b, w);
-	*op = (struct text_poke_op){ (void *)(uintptr_t)s->addr, s->room.b, 4 };
+	write_op(op, s->addr, s->room.b, 4);
 	return true;
 }
 

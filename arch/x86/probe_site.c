@@ -50,6 +50,33 @@ const char *arch_probe_refusal(uint64_t addr)
 	return NULL;
 }
 
+/* jmp rel32 reaches every patch: the heap lies within 2 GB of all the text. */
+bool arch_probe_reaches(uint64_t site, uint64_t patch)
+{
+	(void)site;
+	(void)patch;
+	return true;
+}
+
+uint64_t arch_probe_springboard_alloc(uint64_t site, const char **why)
+{
+	(void)site;
+	*why = "x86 has no springboards (jmp rel32 reaches every patch)";
+	return 0;
+}
+
+void arch_probe_springboard_free(uint64_t slot)
+{
+	(void)slot;
+}
+
+bool arch_probe_springboard_contains(uint64_t addr, size_t len)
+{
+	(void)addr;
+	(void)len;
+	return false;
+}
+
 int arch_probe_prepare_breakpoint(uint64_t addr, unsigned *length, const char **why)
 {
 	struct insn in;

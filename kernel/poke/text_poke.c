@@ -20,6 +20,7 @@
  *   6. release poke_mutex.
  */
 #include <scion/textpoke.h>
+#include <scion/probe_arch.h>
 #include <scion/mutex.h>
 #include <scion/xcall.h>
 #include <scion/string.h>
@@ -66,10 +67,12 @@ static int map_alias(uintptr_t page, unsigned npages)
 	return 0;
 }
 
+/* Kernel text, or the springboard space a port's probes write (scion/probe_arch.h). */
 static bool poke_valid(const struct text_poke_op *op)
 {
 	return op->len > 0 && op->len <= TEXT_POKE_MAX &&
-	       kernel_text_contains((uintptr_t)op->addr, op->len);
+	       (kernel_text_contains((uintptr_t)op->addr, op->len) ||
+		arch_probe_springboard_contains((uintptr_t)op->addr, op->len));
 }
 
 /* Steps 2-4 for one op; caller holds poke_mutex. */

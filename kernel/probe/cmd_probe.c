@@ -337,6 +337,9 @@ static int probe_info(int argc, char **argv)
 		       (unsigned long long)info.hits, (unsigned long long)info.missed);
 		if (info.why_not_jump)
 			printk("    not a jump probe: %s\n", info.why_not_jump);
+		if (info.springboard)
+			printk("    through the springboard at 0x%llx (the patch is beyond the branch's "
+			       "reach)\n", (unsigned long long)info.springboard);
 	}
 	return 0;
 }

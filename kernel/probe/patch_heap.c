@@ -5,6 +5,14 @@
  * ARCH_CODE_REACH), so a patch branches back to the text and inline code
  * reaches its counters directly.
  *
+ * Code comes from two arenas: the near one (PATCH_CODE_BASE), which a
+ * site's one-instruction branch reaches, and on a machine whose branch is
+ * short (SPARC's ba,a: +-8 MB) a far one (PATCH_FAR_CODE_BASE, within a
+ * call's reach), used when the near one is full or when asked
+ * (probe_set_far_patches: experiments and tests): a site reaches a far
+ * patch through a springboard (scion/probe_arch.h). A machine with no far
+ * arena says PATCH_FAR_CODE_SIZE 0.
+ *
  * Code is handed out in 64-byte units from a bitmap; its pages are mapped
  * read-only and executable when first used, and written through their
  * direct-map alias, always before any CPU can jump to them. A patch that
@@ -22,26 +30,45 @@
 #include "probe_internal.h"
 
 #define CODE_UNIT      64
-#define CODE_UNITS     (PATCH_CODE_SIZE / CODE_UNIT)
 #define UNITS_PER_PAGE (PAGE_SIZE / CODE_UNIT)
 #define DATA_SLOTS     (PATCH_DATA_SIZE / 8)
 #define BITS           64
+#define NEAR_UNITS     (PATCH_CODE_SIZE / CODE_UNIT)
+#define FAR_UNITS      (PATCH_FAR_CODE_SIZE / CODE_UNIT)
 
 _Static_assert(PATCH_CODE_BASE > KERNEL_VIRT_BASE && PATCH_DATA_BASE > KERNEL_VIRT_BASE &&
 	       PATCH_CODE_BASE + PATCH_CODE_SIZE - KERNEL_VIRT_BASE <= ARCH_CODE_REACH &&
-	       PATCH_DATA_BASE + PATCH_DATA_SIZE - KERNEL_VIRT_BASE <= ARCH_CODE_REACH,
+	       PATCH_DATA_BASE + PATCH_DATA_SIZE - KERNEL_VIRT_BASE <= ARCH_CODE_REACH &&
+	       (PATCH_FAR_CODE_SIZE == 0 ||
+		PATCH_FAR_CODE_BASE + PATCH_FAR_CODE_SIZE - KERNEL_VIRT_BASE <= ARCH_CODE_REACH),
 	       "patches and their data must lie within ARCH_CODE_REACH of the kernel text");
 
-static uint64_t code_used[CODE_UNITS / BITS];	/* probe_mutex */
-static uint64_t data_used[DATA_SLOTS / BITS];	/* probe_mutex */
-static size_t code_cursor, data_cursor;		/* probe_mutex: where the next search starts */
-
+static uint64_t near_used[NEAR_UNITS / BITS];		/* probe_mutex */
+static uint64_t far_used[FAR_UNITS / BITS + 1];		/* probe_mutex */
 /*
  * Per code unit: 1 + how many units back its patch starts; 0 when free.
  * Written under probe_mutex, read without a lock by patch_origin (a
  * patch that code is running in is never freed, so its entries hold).
  */
-static uint8_t unit_back[CODE_UNITS];
+static uint8_t near_back[NEAR_UNITS];
+static uint8_t far_back[FAR_UNITS + 1];
+
+struct arena {
+	uint64_t base;
+	size_t units;
+	uint64_t *used;		/* probe_mutex */
+	uint8_t *back;
+	size_t cursor;		/* probe_mutex: where the next search starts */
+};
+
+static struct arena arenas[2] = {
+	{ PATCH_CODE_BASE, NEAR_UNITS, near_used, near_back, 0 },
+	{ PATCH_FAR_CODE_BASE, FAR_UNITS, far_used, far_back, 0 },
+};
+static bool prefer_far;				/* probe_mutex */
+
+static uint64_t data_used[DATA_SLOTS / BITS];	/* probe_mutex */
+static size_t data_cursor;			/* probe_mutex: where the next search starts */
 static LIST_HEAD(retired);			/* probe_mutex: struct patch */
 static LIST_HEAD(retired_data);			/* probe_mutex: struct retired_slot */
 
@@ -123,43 +150,73 @@ static int map_range(uint64_t va, uint64_t len, unsigned flags)
 	return 0;
 }
 
+void probe_set_far_patches(bool far)
+{
+	mutex_lock(&probe_mutex);
+	prefer_far = far && FAR_UNITS > 0;
+	mutex_unlock(&probe_mutex);
+}
+
+static struct arena *arena_of(uint64_t addr)
+{
+	for (unsigned i = 0; i < ARRAY_SIZE(arenas); i++)
+		if (addr >= arenas[i].base && addr < arenas[i].base + arenas[i].units * CODE_UNIT)
+			return &arenas[i];
+	return NULL;
+}
+
+/* A run of units in a, collecting retired patches once if it is full; SIZE_MAX if none. */
+static size_t arena_find(struct arena *a, size_t units)
+{
+	if (!a->units)
+		return SIZE_MAX;
+	size_t first = find_run(a->used, &a->cursor, a->units, units, UNITS_PER_PAGE);
+	if (first == SIZE_MAX) {
+		patch_collect();
+		first = find_run(a->used, &a->cursor, a->units, units, UNITS_PER_PAGE);
+	}
+	return first;
+}
+
 struct patch *patch_alloc(uint32_t size)
 {
 	size_t units = (size + CODE_UNIT - 1) / CODE_UNIT;
 	if (units > UNITS_PER_PAGE)
 		return NULL;
-	size_t first = find_run(code_used, &code_cursor, CODE_UNITS, units, UNITS_PER_PAGE);
+	struct arena *a = &arenas[prefer_far];
+	size_t first = arena_find(a, units);
 	if (first == SIZE_MAX) {
-		patch_collect();
-		first = find_run(code_used, &code_cursor, CODE_UNITS, units, UNITS_PER_PAGE);
+		a = &arenas[!prefer_far];
+		first = arena_find(a, units);
 		if (first == SIZE_MAX)
 			return NULL;
 	}
 	struct patch *p = kzalloc(sizeof(*p));
 	if (!p)
 		return NULL;
-	p->addr = PATCH_CODE_BASE + first * CODE_UNIT;
+	p->addr = a->base + first * CODE_UNIT;
 	p->size = (uint32_t)(units * CODE_UNIT);
 	list_init(&p->node);
 	if (map_range(p->addr, p->size, MAP_EXEC)) {
 		kfree(p);
 		return NULL;
 	}
-	set_bits(code_used, first, units, true);
+	set_bits(a->used, first, units, true);
 	for (size_t i = 0; i < units; i++)
-		WRITE_ONCE(unit_back[first + i], (uint8_t)(i + 1));
+		WRITE_ONCE(a->back[first + i], (uint8_t)(i + 1));
 	return p;
 }
 
 bool probe_patch_origin(uint64_t pc, uint64_t *origin)
 {
-	if (pc < PATCH_CODE_BASE || pc >= PATCH_CODE_BASE + PATCH_CODE_SIZE)
+	const struct arena *a = arena_of(pc);
+	if (!a)
 		return false;
-	size_t unit = (pc - PATCH_CODE_BASE) / CODE_UNIT;
-	uint8_t back = READ_ONCE(unit_back[unit]);
+	size_t unit = (pc - a->base) / CODE_UNIT;
+	uint8_t back = READ_ONCE(a->back[unit]);
 	if (!back)
 		return false;
-	uint64_t start = PATCH_CODE_BASE + (unit - (back - 1u)) * CODE_UNIT;
+	uint64_t start = a->base + (unit - (back - 1u)) * CODE_UNIT;
 	const struct patch_header *h = (const struct patch_header *)(uintptr_t)start;
 	if (h->magic != PATCH_MAGIC || h->nmap == 0 || h->nmap > PROBE_PATCH_ORIGINS_MAX)
 		return false;
@@ -178,10 +235,13 @@ uint8_t *patch_writable(const struct patch *p)
 
 static void patch_release(struct patch *p)
 {
-	size_t first = (p->addr - PATCH_CODE_BASE) / CODE_UNIT;
+	struct arena *a = arena_of(p->addr);
+	size_t first = (p->addr - a->base) / CODE_UNIT;
 	for (size_t i = 0; i < p->size / CODE_UNIT; i++)
-		WRITE_ONCE(unit_back[first + i], 0);
-	set_bits(code_used, first, p->size / CODE_UNIT, false);
+		WRITE_ONCE(a->back[first + i], 0);
+	set_bits(a->used, first, p->size / CODE_UNIT, false);
+	if (p->springboard)
+		arch_probe_springboard_free(p->springboard);
 	kfree(p->state);
 	kfree(p);
 }
@@ -218,25 +278,29 @@ void patch_collect(void)
 		release_data();
 		return;
 	}
-	uint64_t *starts = kmalloc(n * sizeof(uint64_t));
-	uint64_t *ends = kmalloc(n * sizeof(uint64_t));
-	bool *in_use = kzalloc(n * sizeof(bool));
+	/* Each patch, and the springboard that led to it if it had one. */
+	uint64_t *starts = kmalloc(2 * n * sizeof(uint64_t));
+	uint64_t *ends = kmalloc(2 * n * sizeof(uint64_t));
+	bool *in_use = kzalloc(2 * n * sizeof(bool));
 	if (!starts || !ends || !in_use)
 		goto out;
 	unsigned i = 0;
 	list_foreach(&retired, it) {
 		struct patch *p = list_entry(it, struct patch, node);
 		starts[i] = p->addr;
-		ends[i++] = p->addr + p->size;
+		ends[i] = p->addr + p->size;
+		starts[n + i] = p->springboard;
+		ends[n + i++] = p->springboard ? p->springboard + ARCH_PROBE_SPRINGBOARD_LEN : 0;
 	}
-	code_in_use(starts, ends, n, in_use);
+	code_in_use(starts, ends, 2 * n, in_use);
 	i = 0;
 	list_foreach_safe(&retired, it, tmp) {
 		struct patch *p = list_entry(it, struct patch, node);
-		if (!in_use[i++]) {
+		if (!in_use[i] && !in_use[n + i]) {
 			list_remove(&p->node);
 			patch_release(p);
 		}
+		i++;
 	}
 out:
 	kfree(starts);

@@ -60,6 +60,8 @@ struct patch {
 	uint64_t addr;				/* its memory (the header is first) */
 	uint64_t entry;				/* where its code starts: jumps go here */
 	uint32_t size;				/* bytes reserved */
+	uint64_t springboard;			/* retired with the patch: the slot that led to
+						   it (freed with it), or 0 */
 	struct site_state *state;		/* what it was built for (owned) */
 	struct list_node node;			/* retired patches (probe_mutex) */
 };
@@ -72,6 +74,7 @@ struct probe_site {
 	const char *why_not_jump;
 	uint32_t live_before;			/* registers live at addr (analysis) */
 	struct patch *patch;			/* the code (jump) or out-of-line copy */
+	uint64_t springboard;			/* jump: the slot that reaches a far patch, or 0 */
 	struct site_state *state;		/* published: read by the handler */
 	struct probe_site *next_hash;		/* published; read by the handler */
 	struct list_node consumer_list;		/* struct site_link: every consumer here */

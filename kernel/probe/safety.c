@@ -72,6 +72,12 @@ bool code_in_use(const uint64_t *starts, const uint64_t *ends, unsigned n, bool 
 	return any;
 }
 
+bool probe_range_in_use(uint64_t start, uint64_t end)
+{
+	bool in_use = false;
+	return code_in_use(&start, &end, 1, &in_use);
+}
+
 int probe_check_address(uint64_t addr, const char **why)
 {
 	const char *machine_says = arch_probe_refusal(addr);

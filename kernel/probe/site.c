@@ -403,6 +403,7 @@ void probe_site_info(uint64_t addr, struct probe_site_info *info)
 		info->missed = READ_ONCE(s->state->missed);
 		info->consumers = s->nconsumers;
 		info->patch = s->patch ? s->patch->entry : 0;
+		info->springboard = s->springboard;
 	}
 	mutex_unlock(&probe_mutex);
 }

@@ -14,6 +14,7 @@
 #include <scion/mm.h>
 #include <scion/string.h>
 #include <scion/errno.h>
+#include <scion/printk.h>
 #include "probe_internal.h"
 
 #define PATCH_ROOM 1024		/* the most code a patch may hold */
@@ -94,6 +95,16 @@ int site_build(struct probe_site *s, struct patch **out)
 		goto fail;
 	uint8_t *mem = patch_writable(p);
 	p->entry = p->addr + header;
+	/* A jump that cannot reach its patch goes through a springboard, the site's until removal. */
+	if (s->mechanism == PROBE_SITE_JUMP && !s->springboard && !arch_probe_reaches(s->addr, p->entry)) {
+		const char *why;
+		s->springboard = arch_probe_springboard_alloc(s->addr, &why);
+		if (!s->springboard) {
+			printk("probe: 0x%llx: its patch is beyond the branch's reach and %s\n",
+			       (unsigned long long)s->addr, why);
+			goto fail;
+		}
+	}
 	patch_buf_init(&b, mem + header, p->size - header, p->entry);
 	arch_probe_build_patch(&b, &pl, &map);
 	if (!patch_buf_ok(&b))
@@ -133,6 +144,10 @@ int site_demote_to_breakpoint(struct probe_site *s, const char *why)
 	const char *unused;
 
 	arch_probe_prepare_breakpoint(s->addr, &length, &unused);
+	/* Its springboard was never written (demotion comes before the body step). */
+	if (s->springboard)
+		arch_probe_springboard_free(s->springboard);
+	s->springboard = 0;
 	s->mechanism = PROBE_SITE_BREAKPOINT;
 	s->length = (uint8_t)length;
 	s->why_not_jump = why;

@@ -63,6 +63,7 @@ static void describe(struct list_node *work, struct probe_step_site *steps)
 		d->length = s->length;
 		d->orig = s->orig;
 		d->patch = s->patch ? s->patch->entry : 0;
+		d->springboard = s->springboard;
 	}
 }
 
@@ -174,6 +175,8 @@ void site_commit(struct list_node *work, struct text_poke_op *ops, struct probe_
 		if (s->want == PROBE_CHANGE_REMOVE) {
 			site_unpublish(s);
 			list_remove(&s->node);
+			/* Its springboard goes with its last patch, once nothing runs in either. */
+			s->patch->springboard = s->springboard;
 			patch_retire(s->patch);
 			probe_removals++;
 		} else if (s->want == PROBE_CHANGE_INSTALL) {

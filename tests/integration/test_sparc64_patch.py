@@ -7,8 +7,9 @@ function (loops, annulled and plain branches of each kind, calls,
 recursion, save/restore, a switch) one at a time in an RWX copy, and
 asserts the patched copy returns the original's results, the entry
 counts once per call, and every instruction of a basic block counts
-what its leader does (s_annul also against a hand-computed table).
-Refusals are printed with their reasons. Skipped, with the reason, only
+what its leader does (s_annul also against a hand-computed table); then
+again with the patch 16 MB away, reached through a springboard slot, which
+must count the same at every instruction. Refusals are printed with their reasons. Skipped, with the reason, only
 when qemu-sparc64 or sparc64-linux-gnu-gcc is missing (`make deps`)."""
 
 import os
@@ -17,7 +18,7 @@ import shutil
 import subprocess
 
 LAST = re.compile(r"^(\d+) passed, (\d+) failed$")
-SPLICED = re.compile(r"^spliced (\d+) instructions$", re.M)
+SPLICED = re.compile(r"^spliced (\d+) instructions, (\d+) of them again through springboards$", re.M)
 MIN_SPLICED = 100
 
 
@@ -54,6 +55,8 @@ def job_execute(ctx):
                f"{lines[-1]}, exit {proc.returncode} (log: {log})")
     s = SPLICED.search(proc.stdout)
     ctx.result("spliced", bool(s) and int(s.group(1)) >= MIN_SPLICED,
+               s.group(0) if s else "no `spliced N instructions` line")
+    ctx.result("through-springboards", bool(s) and s.group(2) == s.group(1),
                s.group(0) if s else "no `spliced N instructions` line")
     refusals = [l for l in lines if l.startswith("refused ")]
     ctx.result("refusals-say-why", all(re.match(r"^refused \d+: \S.*$", l) for l in refusals),

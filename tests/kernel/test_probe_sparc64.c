@@ -9,6 +9,7 @@
  *     slots (all spliced; handlers, so each hit runs the frame call), and
  *     every word as a ta probe; the results stay those of the unprobed
  *     functions, and the text is the booted image after each;
+ *   - the same with every patch in the far arena, through springboards;
  *   - the protocol's intermediate states: a splice is one store, made at
  *     step 4, a ta at step 1;
  *   - refusals: every instruction that runs at TL > 0, a word's middle, a
@@ -110,13 +111,13 @@ static enum probe_mechanism expected_mechanism(enum pass_kind kind, bool cti, bo
 	return cti || slot ? PROBE_MECH_BREAKPOINT : PROBE_MECH_JUMP;
 }
 
-static void run_pass(struct ktest_ctx *t, enum pass_kind kind, uint64_t expected_hash)
+static void run_pass(struct ktest_ctx *t, enum pass_kind kind, uint64_t expected_hash, bool far)
 {
 	static const char *const names[] = { "every word", "every word but delay slots", "every word a ta" };
 	struct pass_site *s = kzalloc(MAX_WORDS * 2 * sizeof(*s));
 	struct probe **probes = kzalloc(MAX_WORDS * 2 * sizeof(*probes));
 	struct probe_consumer **cs = kzalloc(MAX_WORDS * 2 * sizeof(*cs));
-	unsigned n = 0, jumps = 0, tas = 0;
+	unsigned n = 0, jumps = 0, tas = 0, springboards = 0;
 
 	KT_ASSERT(t, s && probes && cs, "no memory");
 	for (size_t k = 0; k < ARRAY_SIZE(fixtures); k++) {
@@ -159,6 +160,15 @@ static void run_pass(struct ktest_ctx *t, enum pass_kind kind, uint64_t expected
 			  probe_mechanism_name(want));
 		jumps += info.mechanism == PROBE_MECH_JUMP;
 		tas += info.mechanism == PROBE_MECH_BREAKPOINT;
+		/* Far patches: every splice through a springboard, every patch beyond ba,a. */
+		bool in_far = info.patch >= PATCH_FAR_CODE_BASE &&
+			      info.patch < PATCH_FAR_CODE_BASE + PATCH_FAR_CODE_SIZE;
+		KT_EXPECT(t, in_far == far, "%s: %s+%u: patch at 0x%llx, far %d", names[kind],
+			  p->f->name, 4 * p->word, (unsigned long long)info.patch, far);
+		KT_EXPECT(t, (info.mechanism == PROBE_MECH_JUMP && far) == (info.springboard != 0),
+			  "%s: %s+%u: springboard 0x%llx", names[kind], p->f->name, 4 * p->word,
+			  (unsigned long long)info.springboard);
+		springboards += info.springboard != 0;
 	}
 	uint64_t got = workload();
 	KT_EXPECT(t, got == expected_hash, "%s: the fixtures' results changed while probed", names[kind]);
@@ -177,8 +187,8 @@ static void run_pass(struct ktest_ctx *t, enum pass_kind kind, uint64_t expected
 	probe_disable_batch(cs, k);
 	KT_EXPECT(t, workload() == expected_hash, "%s: results changed after disabling", names[kind]);
 	KT_EXPECT(t, text_identical(), "%s: text differs from the booted image", names[kind]);
-	printk("%s: %u words probed (%u spliced, %u ta), %u counts exact\n", names[kind], n, jumps,
-	       tas, exact);
+	printk("%s%s: %u words probed (%u spliced, %u through springboards, %u ta), %u counts "
+	       "exact\n", names[kind], far ? ", far patches" : "", n, jumps, springboards, tas, exact);
 	for (unsigned i = 0; i < n; i++)
 		probe_counter_free(s[i].counter);
 	kfree(s);
@@ -191,9 +201,49 @@ KTEST(sparc64_probe_exact_counts, 1)
 	uint64_t expected = workload();
 
 	KT_EXPECT(t, kf_pc() == 0, "kf_pc reads %ld, not 0, unprobed", kf_pc());
-	run_pass(t, PASS_EVERY_WORD, expected);
-	run_pass(t, PASS_NO_DELAY_SLOTS, expected);
-	run_pass(t, PASS_ALL_TA, expected);
+	run_pass(t, PASS_EVERY_WORD, expected, false);
+	run_pass(t, PASS_NO_DELAY_SLOTS, expected, false);
+	run_pass(t, PASS_ALL_TA, expected, false);
+}
+
+/*
+ * The same counts with every patch in the far arena, 1.4 GB from the text
+ * (beyond ba,a's 8 MB): each splice branches to a springboard slot in the
+ * reclaimed boot-only text and padding, whose long jump reaches the
+ * patch; the patches jump back long. A second consumer at a spliced site
+ * gives it a new patch through the same slot (only the slot's address
+ * changes). Every slot gets its booted bytes back.
+ */
+KTEST(sparc64_probe_springboards, 1)
+{
+	uint64_t expected = workload(), hits = 0, *counter = probe_counter_alloc();
+	struct probe_site_info first, second;
+
+	KT_ASSERT(t, counter, "no counter memory");
+	probe_set_far_patches(true);
+	run_pass(t, PASS_EVERY_WORD, expected, true);
+	run_pass(t, PASS_NO_DELAY_SLOTS, expected, true);
+
+	struct probe *mid = probe_at(pf_sum_mid);
+	KT_ASSERT(t, mid, "no probe at pf_sum_mid");
+	struct probe_consumer c1 = count_consumer(counter, PROBE_MECH_JUMP);
+	struct probe_consumer c2 = handler_consumer(&hits, PROBE_MECH_JUMP);
+	KT_ASSERT(t, probe_enable(mid, &c1) == 0, "the far splice was refused");
+	probe_site_info((uintptr_t)pf_sum_mid, &first);
+	KT_ASSERT(t, probe_enable(mid, &c2) == 0, "a second consumer was refused");
+	probe_site_info((uintptr_t)pf_sum_mid, &second);
+	KT_EXPECT(t, first.springboard && second.springboard == first.springboard &&
+		     second.patch != first.patch, "rebuilt: slot 0x%llx then 0x%llx, patch 0x%llx then 0x%llx",
+		  (unsigned long long)first.springboard, (unsigned long long)second.springboard,
+		  (unsigned long long)first.patch, (unsigned long long)second.patch);
+	KT_EXPECT(t, pf_sum(3, 4) == pf_sum_expected(3, 4) && *counter == 1 && hits == 1,
+		  "rebuilt: count %llu, hits %llu", (unsigned long long)*counter,
+		  (unsigned long long)hits);
+	probe_disable(&c2);
+	probe_disable(&c1);
+	probe_set_far_patches(false);
+	probe_counter_free(counter);
+	KT_EXPECT(t, text_identical(), "text differs from the booted image");
 }
 
 /* What the protocol test sees after each step of a commit. */

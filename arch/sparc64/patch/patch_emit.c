@@ -10,6 +10,8 @@
  */
 #include <arch/patch.h>
 
+#include "../sparc64.h"
+
 bool patch_ba_a(uint32_t *out, uint64_t from, uint64_t to)
 {
 	int64_t disp = (int64_t)(to - from);
@@ -113,4 +115,45 @@ void patch_emit_save(struct patch_buf *b, unsigned frame)
 void patch_emit_restore(struct patch_buf *b)
 {
 	patch_emit_word(b, sparc_enc_restore());
+}
+
+void patch_emit_jump(struct patch_buf *b, uint64_t target)
+{
+	uint32_t w;
+
+	if (patch_ba_a(&w, patch_buf_pc(b), target)) {
+		patch_emit_word(b, w);
+		for (int i = 1; i < PATCH_JUMP_WORDS; i++)
+			patch_emit_word(b, SPARC_ENC_ILLTRAP);	/* never reached: ba,a left */
+		return;
+	}
+	if (target >> 32) {
+		b->out_of_reach = true;
+		b->reach_distance = (int64_t)(target - patch_buf_pc(b));
+		return;
+	}
+	patch_emit_save(b, MIN_FRAME);
+	patch_emit_word(b, sparc_enc_sethi((uint32_t)target, INSN_L0));
+	patch_emit_word(b, SPARC_ENC_JMPL_2 | SPARC_PUT(RD, INSN_G0) | SPARC_PUT(RS1, INSN_L0) |
+			SPARC_PUT(SIMM13, target & 0x3ff));
+	patch_emit_restore(b);
+}
+
+void patch_springboard(uint8_t out[PATCH_SPRINGBOARD_LEN], uint64_t slot, uint64_t patch)
+{
+	uint64_t at = slot + PATCH_SPRINGBOARD_TARGET;
+	const uint32_t words[6] = {
+		sparc_enc_save_imm(INSN_SP, -MIN_FRAME, INSN_SP),
+		sparc_enc_sethi((uint32_t)at, INSN_L0),
+		sparc_enc_ldx(INSN_L0, (int32_t)(at & 0x3ff), INSN_L0),
+		SPARC_ENC_JMPL | SPARC_PUT(RD, INSN_G0) | SPARC_PUT(RS1, INSN_L0) |
+			SPARC_PUT(RS2, INSN_G0),
+		sparc_enc_restore(),
+		SPARC_ENC_ILLTRAP,
+	};
+
+	for (int i = 0; i < 6; i++)
+		sparc_word_put(out + 4 * i, words[i]);
+	sparc_word_put(out + PATCH_SPRINGBOARD_TARGET, (uint32_t)(patch >> 32));
+	sparc_word_put(out + PATCH_SPRINGBOARD_TARGET + 4, (uint32_t)patch);
 }

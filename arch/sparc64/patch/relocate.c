@@ -6,11 +6,12 @@
  *
  * Invariants: a CTI moves with its delay slot; a PC-relative branch keeps
  * its condition, annul bit and prediction and is pointed at a stub in the
- * patch (`ba,a` to the original target), so its own short field always
- * reaches; the fall-through path continues at the word after the delay
- * slot. Refused, with a one-line reason: an instruction in a delay slot
- * (the splice would make a CTI couple), a CTI whose delay slot is itself a
- * branch target or a CTI, and any target out of `ba`'s disp22 reach.
+ * patch (patch_emit_jump to the original target: ba,a, or a longer jump
+ * from a far patch), so its own short field always reaches; the
+ * fall-through path continues at the word after the delay slot. Refused,
+ * with a one-line reason: an instruction in a delay slot (the splice
+ * would make a CTI couple), a CTI whose delay slot is itself a branch
+ * target or a CTI, and a target above 4 GB.
  * An out-of-line copy runs with TNPC where the trap left it, so a CTI's
  * delay slot runs in place and nothing branches back.
  * Freestanding: no libc.
@@ -63,36 +64,11 @@ static bool set_disp(uint32_t *w, unsigned bits, int64_t disp)
 	return false;
 }
 
-/* "<what> is N bytes away, beyond ba's disp22 reach (+-8 MB): needs a springboard" in b->why. */
-static const char *reach_reason(struct patch_buf *b, const char *what)
-{
-	static const char tail[] = " bytes away, beyond ba's disp22 reach (+-8 MB): needs a springboard";
-	char digits[24];
-	size_t n = 0, k = 0;
-	int64_t d = b->reach_distance;
-	uint64_t u = d < 0 ? -(uint64_t)d : (uint64_t)d;
-
-	while (*what && n < sizeof(b->why) - 1)
-		b->why[n++] = *what++;
-	if (d < 0 && n < sizeof(b->why) - 1)
-		b->why[n++] = '-';
-	do {
-		digits[k++] = (char)('0' + u % 10);
-		u /= 10;
-	} while (u);
-	while (k && n < sizeof(b->why) - 1)
-		b->why[n++] = digits[--k];
-	for (const char *t = tail; *t && n < sizeof(b->why) - 1; t++)
-		b->why[n++] = *t;
-	b->why[n] = 0;
-	return b->why;
-}
-
 static const char *emit_back(struct patch_buf *b, uint64_t to)
 {
-	patch_emit_ba_a(b, to);
+	patch_emit_jump(b, to);
 	if (b->out_of_reach)
-		return reach_reason(b, "the branch back is ");
+		return "the branch back goes above 4 GB";
 	return b->overflow ? "the patch buffer is full" : NULL;
 }
 
@@ -144,21 +120,21 @@ const char *patch_relocate(struct patch_buf *b, const void *fn, uint64_t fn_star
 		return emit_back(b, site + 8);
 	}
 	/*
-	 * 4. A branch: [B -> stub][delay slot][ba,a site + 8][stub: ba,a target].
-	 * Its annul bit keeps its meaning: untaken and annulled skips the delay
-	 * slot straight to the branch back.
+	 * 4. A branch: [B -> stub][delay slot][jump to site + 8][stub: jump to
+	 * target]. Its annul bit keeps its meaning: untaken and annulled skips
+	 * the delay slot straight to the jump back.
 	 */
 	uint32_t w = in.word;
-	if (!set_disp(&w, in.disp_bits, 12))
+	if (!set_disp(&w, in.disp_bits, 8 + 4 * PATCH_JUMP_WORDS))
 		return "the branch's field cannot reach its stub";
 	patch_emit_word(b, w);
 	patch_emit_word(b, ds.word);
 	const char *why = emit_back(b, site + 8);
 	if (why)
 		return why;
-	patch_emit_ba_a(b, in.target);
+	patch_emit_jump(b, in.target);
 	if (b->out_of_reach)
-		return reach_reason(b, "the branch's target is ");
+		return "the branch's target lies above 4 GB";
 	return b->overflow ? "the patch buffer is full" : NULL;
 }
 
@@ -170,14 +146,14 @@ static const char *out_of_line_cti(struct patch_buf *b, const struct insn *in)
 		patch_emit_word(b, in->word);
 		return NULL;
 	}
-	/* [B -> stub][stub: ba,a target]: taken, the delay slot runs in place, then the stub. */
+	/* [B -> stub][stub: jump to target]: taken, the delay slot runs in place, then the stub. */
 	uint32_t w = in->word;
 	if (!set_disp(&w, in->disp_bits, 4))
 		return "the branch's field cannot reach its stub";
 	patch_emit_word(b, w);
-	patch_emit_ba_a(b, in->target);
+	patch_emit_jump(b, in->target);
 	if (b->out_of_reach)
-		return reach_reason(b, "the branch's target is ");
+		return "the branch's target lies above 4 GB";
 	return NULL;
 }
 

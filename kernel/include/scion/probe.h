@@ -327,9 +327,19 @@ struct probe_site_info {
 	uint64_t missed;		/* hits while this CPU ran consumers: skipped */
 	unsigned consumers;
 	uint64_t patch;			/* where its code (or out-of-line copy) starts */
+	uint64_t springboard;		/* a jump probe's slot that reaches a far patch, or 0 */
 };
 /* Fill info for addr. Caller's context: thread, may sleep. */
 void probe_site_info(uint64_t addr, struct probe_site_info *info);
+
+/*
+ * probe_set_far_patches - build the next patches in the far arena (a
+ * machine whose splice branch is short has one: its sites then branch
+ * through springboards), for experiments, tests and the springboard
+ * benchmark; false: near first, as normal.
+ * Caller's context: thread, may sleep.
+ */
+void probe_set_far_patches(bool far);
 
 /* Counts since boot, for `stats` and benchmarks. */
 struct probe_stats {

@@ -18,10 +18,12 @@
  *   - a jump probe: a branch to a code patch replaces the instructions of
  *     a region (the patch runs inline annotations or calls the consumers,
  *     then the relocated region, then branches back);
- *   - a springboard probe (reserved; no port uses it yet): a short branch
- *     to a slot near the site whose long branch reaches the patch, for a
- *     machine whose one-instruction branch cannot reach the patch area
- *     (KernInst on SPARC used the boot code's space).
+ *   - a jump probe through a springboard: when the site's patch lies beyond
+ *     its branch's reach (the near patch arena is full, or far patches were
+ *     asked for), the branch goes to a slot near the site whose longer jump
+ *     reaches the patch (KernInst on SPARC reused boot-only code for them;
+ *     arch_probe_springboard_alloc). The slot belongs to the site until the
+ *     site is removed, and is freed with its last patch.
  *
  * The protocol changes a batch of sites with one round of CPU
  * synchronisation per step, never one per site (kernel/probe/site_commit.c):
@@ -83,6 +85,7 @@ struct probe_step_site {
 	uint8_t length;			/* bytes of its region (a breakpoint probe: its instruction) */
 	const uint8_t *orig;		/* the region's original bytes */
 	uint64_t patch;			/* where its (new) patch's code starts */
+	uint64_t springboard;		/* its slot, or 0 (arch_probe_springboard_alloc) */
 	struct arch_probe_bytes room;	/* the arch's: bytes written at a step, valid until the
 					   step's writes are done */
 };
@@ -229,5 +232,50 @@ void arch_probe_resume(struct trap_frame *frame, uint64_t resume, bool out_of_li
  * Caller's context: any; no locks needed.
  */
 const char *arch_probe_refusal(uint64_t addr);
+
+/*
+ * arch_probe_reaches - Overview: whether a jump probe's branch at site
+ *   reaches a patch at patch directly (else it needs a springboard).
+ * Arguments: site, a probe site; patch, a patch's entry.
+ * Return value: true when no springboard is needed.
+ * Caller's context: any.
+ */
+bool arch_probe_reaches(uint64_t site, uint64_t patch);
+
+/*
+ * arch_probe_springboard_alloc - Overview: take a free springboard slot
+ *   (ARCH_PROBE_SPRINGBOARD_LEN bytes of text the kernel no longer runs:
+ *   reclaimed boot-only code, padding) within the branch's reach of site,
+ *   that no CPU or thread is in (probe_range_in_use). Its text is written
+ *   by the write steps.
+ * Arguments: site, the probe site; why, set when none is left.
+ * Return value: the slot's address, or 0.
+ * Caller's context: thread, probe_mutex held.
+ */
+uint64_t arch_probe_springboard_alloc(uint64_t site, const char **why);
+
+/*
+ * arch_probe_springboard_free - Overview: give a slot back and put its
+ *   original bytes back in the text (nothing branches to it any more and
+ *   no CPU is inside it: the caller checked).
+ * Arguments: slot, from arch_probe_springboard_alloc.
+ * Caller's context: thread, probe_mutex held; may write text (text_poke).
+ */
+void arch_probe_springboard_free(uint64_t slot);
+
+/*
+ * arch_probe_springboard_contains - Overview: whether [addr, addr + len)
+ *   lies in the port's springboard space (text_poke writes there too).
+ * Caller's context: any.
+ */
+bool arch_probe_springboard_contains(uint64_t addr, size_t len);
+
+/*
+ * probe_range_in_use (portable, for the arch) - Overview: whether any
+ *   CPU's interrupted pc or any word on any thread's stack lies in
+ *   [start, end) (conservative).
+ * Caller's context: thread, probe_mutex held.
+ */
+bool probe_range_in_use(uint64_t start, uint64_t end);
 
 #endif

@@ -23,6 +23,9 @@
  *     VBUF_BASE         +272 MB         large buffers (kernel/mm/vbuf.c, 64 MB)
  *     GRAFT_AREA_BASE   +336 MB         loaded grafts (32 MB)
  *     TEXT_ALIAS_BASE   +368 MB         two pages: text_poke's writable alias
+ *     PATCH_FAR_CODE_BASE +368 MB + 16 KB far probe patches (1 MB), 1.4 GB from
+ *                                         the text: sites reach them through
+ *                                         springboards (scion/probe_arch.h)
  * The window is below 4 GB, so that grafts built -mcmodel=medlow (absolute
  * addresses from sethi/or pairs) run there, and within a call's 2 GB of
  * the kernel text.
@@ -59,7 +62,9 @@
 #define GRAFT_AREA_BASE   (VBUF_BASE + VBUF_SIZE)
 #define GRAFT_AREA_SIZE   (32ull << 20)
 #define TEXT_ALIAS_BASE   (GRAFT_AREA_BASE + GRAFT_AREA_SIZE)
-#define KMAP_LIMIT_ADDR   (TEXT_ALIAS_BASE + 2 * PAGE_SIZE)
+#define PATCH_FAR_CODE_BASE (TEXT_ALIAS_BASE + 2 * PAGE_SIZE)
+#define PATCH_FAR_CODE_SIZE (1ull << 20)
+#define KMAP_LIMIT_ADDR   (PATCH_FAR_CODE_BASE + PATCH_FAR_CODE_SIZE)
 
 /* The probe patch heap (kernel/probe/patch_heap.c), in the image's 4 MB page. */
 #define PATCH_CODE_BASE   (KERNEL_VIRT_BASE + 0x300000ull)

@@ -46,7 +46,6 @@ struct patch_buf {
 	bool overflow;
 	bool out_of_reach;
 	int64_t reach_distance;	/* the displacement that did not fit, in bytes */
-	char why[112];		/* a reason that names a distance */
 };
 
 static inline void patch_buf_init(struct patch_buf *b, void *code, size_t cap, uint64_t runs_at)
@@ -58,7 +57,6 @@ static inline void patch_buf_init(struct patch_buf *b, void *code, size_t cap, u
 	b->overflow = false;
 	b->out_of_reach = false;
 	b->reach_distance = 0;
-	b->why[0] = 0;
 }
 
 static inline bool patch_buf_ok(const struct patch_buf *b)
@@ -126,6 +124,29 @@ void patch_emit_word(struct patch_buf *b, uint32_t w);
 void patch_emit_ba_a(struct patch_buf *b, uint64_t target);
 /* sethi %hi(v), rd; or rd, %lo(v), rd: v must lie below 4 GB, else out_of_reach. */
 void patch_emit_set32(struct patch_buf *b, uint64_t v, unsigned rd);
+
+/*
+ * patch_emit_jump - PATCH_JUMP_WORDS words that go to target (below 4
+ * GB) from wherever the buffer runs: ba,a and padding when target is
+ * within its +-8 MB, else save; sethi %hi(target), %l0; jmpl %l0 +
+ * %lo(target), %g0; restore (in the delay slot: the window is back
+ * before target runs). The same length either way, so a patch sized in
+ * one place is as long in another.
+ */
+#define PATCH_JUMP_WORDS 4
+void patch_emit_jump(struct patch_buf *b, uint64_t target);
+
+/*
+ * patch_springboard - the PATCH_SPRINGBOARD_LEN bytes of a springboard
+ * slot at `slot` (32-byte aligned, below 4 GB): save; sethi; ldx the
+ * patch's address from the slot's last doubleword; jmpl there; restore
+ * in its delay slot; a pad word; the address, `patch`. A site that gets a
+ * new patch rewrites the doubleword alone (one aligned store), never the
+ * code another CPU may be running.
+ */
+#define PATCH_SPRINGBOARD_LEN    32
+#define PATCH_SPRINGBOARD_TARGET 24	/* the patch address's offset in a slot */
+void patch_springboard(uint8_t out[PATCH_SPRINGBOARD_LEN], uint64_t slot, uint64_t patch);
 
 /* save %sp, -frame, %sp and restore: the window inserted code runs in. */
 void patch_emit_save(struct patch_buf *b, unsigned frame);

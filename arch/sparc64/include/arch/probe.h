@@ -20,15 +20,18 @@
 /* The most bytes a splice detours: a CTI and its delay slot. */
 #define ARCH_PROBE_REGION_MAX	8
 
+/* A springboard slot (arch/sparc64/springboard.c; its words: patch_springboard). */
+#define ARCH_PROBE_SPRINGBOARD_LEN	PATCH_SPRINGBOARD_LEN
+
 /* Bytes a breakpoint probe writes (ta). */
 #define ARCH_PROBE_BREAKPOINT_LEN	4
 
 #define ARCH_PROBE_BREAKPOINT_NAME	"ta"
 #define ARCH_PROBE_A_BREAKPOINT		"a ta"
 
-/* Room for what one site writes at one step: one word. */
+/* Room for what one site writes at one step: a word, or a springboard slot. */
 struct arch_probe_bytes {
-	uint8_t b[ARCH_PROBE_REGION_MAX];
+	uint8_t b[ARCH_PROBE_SPRINGBOARD_LEN];
 };
 
 /* A trap instruction leaves TPC at itself. */

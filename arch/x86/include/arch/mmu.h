@@ -47,6 +47,9 @@
 #define PATCH_CODE_SIZE   (16ull << 20)
 #define PATCH_DATA_BASE   0xffffffffc1000000ull
 #define PATCH_DATA_SIZE   (16ull << 20)
+/* No far patch arena: jmp rel32 reaches the whole near one from all the text. */
+#define PATCH_FAR_CODE_BASE 0ull
+#define PATCH_FAR_CODE_SIZE 0ull
 #define GRAFT_AREA_BASE   0xffffffffc2000000ull
 #define GRAFT_AREA_SIZE   (32ull << 20)
 

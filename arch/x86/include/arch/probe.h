@@ -24,6 +24,9 @@
  */
 #define ARCH_PROBE_REGION_MAX	16
 
+/* No springboards: jmp rel32 reaches every patch (arch/mmu.h). */
+#define ARCH_PROBE_SPRINGBOARD_LEN	0
+
 /* Bytes a breakpoint probe writes (int3). */
 #define ARCH_PROBE_BREAKPOINT_LEN	1
 
