@@ -29,6 +29,7 @@ import squid_study  # noqa: E402
 import bench_linux  # noqa: E402
 import bench_compare  # noqa: E402
 import bench_scion  # noqa: E402
+import bench_sparc64  # noqa: E402
 from scionhost import bench as kernel_bench  # noqa: E402
 from scionhost import frame  # noqa: E402
 from scionhost.layouts import layout  # noqa: E402
@@ -219,6 +220,7 @@ def main():
     sim = bench_record.record_bench(args.sim, args.out) if args.sim else None
     sfi = bench_sfi.sfi_bench(args.kernel, args.disk, args.out) if args.disk else None
     profile = bench_profile.profile_bench(args.out)
+    sparc64 = bench_sparc64.probe_bench(args.out, runs[0])
     squid = squid_study.bench_section(os.path.dirname(os.path.abspath(args.kernel)),
                                       os.path.join(args.out, "squid"))
     # The system call and file system figures side by side: Debian's Linux
@@ -247,6 +249,7 @@ def main():
         "sfi": sfi,
         "profile": profile,
         "squid": squid,
+        "sparc64": sparc64,
         "syscalls": syscalls,
         "fs": fs,
         "published": PUBLISHED,
@@ -289,6 +292,7 @@ def main():
     if sfi:
         bench_sfi.print_sfi(sfi)
     bench_profile.print_profile(profile)
+    bench_sparc64.print_section(sparc64)
     squid_study.print_bench(squid)
     if syscalls:
         bench_compare.print_table(syscalls)

@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: BSD-2-Clause
 /*
  * Benchmarks of probes: what a hit adds to a call of pf_sum
- * (probe_fixture.S) for each mechanism, and what enabling every fbt
+ * (probe_fixture.S; arch/sparc64/ktest_fixtures.S) for each mechanism,
+ * through a springboard too on a machine that has them, and what enabling every fbt
  * probe costs, batched and one site per round of CPU synchronisation.
  * Under `make bench` (-icount shift=0) cycles are guest instructions.
  */
@@ -66,7 +67,14 @@ BENCH(probe_hit, 1)
 	report_hit("probe.hit.jump_empty_handler", entry, &jump, none);
 	struct probe_consumer int3 = { .action = PROBE_HANDLER, .handler = empty_handler,
 				       .mechanism = PROBE_MECH_BREAKPOINT };
-	report_hit("probe.hit.int3_empty_handler", entry, &int3, none);
+	report_hit("probe.hit.breakpoint_empty_handler", entry, &int3, none);
+	/* A machine with a far patch arena: the same splices through springboards. */
+	if (PATCH_FAR_CODE_SIZE) {
+		probe_set_far_patches(true);
+		report_hit("probe.hit.springboard_counter", entry, &count, none);
+		report_hit("probe.hit.springboard_empty_handler", entry, &jump, none);
+		probe_set_far_patches(false);
+	}
 	struct tbuf_set *bufs = tbuf_create(TBUF_MAX_SIZE);
 	if (bufs) {
 		/* 1 MiB holds the 5000 records of per_call(): none is dropped. */
