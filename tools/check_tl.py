@@ -6,9 +6,11 @@ KernInst).
 
 A probe in code that runs at TL > 0 (the trap table, the spill/fill and
 MMU-miss handlers, and what they branch to or call) can take the machine
-down, so all of it must lie in the no-probe range, between
-__noprobe_start and __noprobe_end (arch/sparc64/kernel.ld puts the trap
-table and the .text.tl1 section, __tl1_start .. __tl1_end, there). This
+down, so all of it must lie in the TL > 0 range, __tl1_start ..
+__tl1_end (arch/sparc64/kernel.ld puts the trap table and the .text.tl1
+section there, inside the no-probe range), where every probe request is
+refused with the reason that the code runs at TL > 0
+(arch/sparc64/probe_site.c, arch_probe_refusal). This
 tool proves the placement complete from the linked image, as
 check_noprobe.py does for x86's probe context, but follows instructions,
 not just functions, because the trap level is a machine state: from every
@@ -24,7 +26,7 @@ only at TL 0 is not followed into calls. done and retry leave the trap
 level; illtrap ends a path; a trap instruction comes back to the next one.
 
 It fails when an instruction reachable at TL > 0 lies outside the
-no-probe range, and when an indirect transfer is reachable at TL > 0
+TL > 0 range, and when an indirect transfer is reachable at TL > 0
 (jmpl, or a ret/retl/return not inside a function the walk called: the
 target is a register) unless JUSTIFIED below lists it with the reason
 (there are none today: the trap code only branches and calls directly).
@@ -34,7 +36,7 @@ zero words included), symbols from sparc64-linux-gnu-nm.
 
 Usage: check_tl.py [-v] KERNEL.elf   (-v: list the functions reached at TL > 0)
 Last line: "tl: N instructions in F functions reachable at TL > 0 from E entry
-points, M outside the no-probe range, K indirect transfers not justified".
+points, M outside the TL > 0 range, K indirect transfers not justified".
 """
 
 import bisect
@@ -194,9 +196,9 @@ def main():
         if need not in addr:
             print(f"tl: {need} not found in {elf}")
             print("tl: 0 instructions in 0 functions reachable at TL > 0 from 0 entry points, "
-                  "1 outside the no-probe range, 0 indirect transfers not justified")
+                  "1 outside the TL > 0 range, 0 indirect transfers not justified")
             sys.exit(1)
-    lo, hi = addr["__noprobe_start"], addr["__noprobe_end"]
+    lo, hi = addr["__tl1_start"], addr["__tl1_end"]
     insns, funcs = disassemble(elf)
     starts = sorted(funcs)
 
@@ -220,7 +222,7 @@ def main():
     for a in outside:
         bad_funcs.setdefault(func_of(a), a)
     for f, a in sorted(bad_funcs.items(), key=lambda x: x[1]):
-        print(f"tl: {f} runs at TL > 0 (first at {namer(a)}) but lies outside the no-probe range")
+        print(f"tl: {f} runs at TL > 0 (first at {namer(a)}) but lies outside the TL > 0 range")
     unjustified = 0
     for a, text in sorted(walk.indirect.items()):
         where = namer(a)
@@ -239,7 +241,7 @@ def main():
             print(f"tl: reachable: {f} ({n} instructions)")
     nfuncs = len(per_func)
     print(f"tl: {len(walk.at_tl)} instructions in {nfuncs} functions reachable at TL > 0 from "
-          f"{len(roots)} entry points, {len(outside)} outside the no-probe range, {unjustified} "
+          f"{len(roots)} entry points, {len(outside)} outside the TL > 0 range, {unjustified} "
           f"indirect transfers not justified")
     sys.exit(1 if outside or unjustified or walk.problems else 0)
 

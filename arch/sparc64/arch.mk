@@ -45,8 +45,9 @@ ARCH_CORE_SRCS := $(filter-out $(CORE_LEFT_OUT),$(wildcard kernel/*/*.c kernel/*
 ARCH_KTEST_LEFT_OUT := $(addprefix tests/kernel/,test_cfg.c bench_analysis.c \
 	cfg_fixtures.S probe_fixture.S poke_fixture.S test_probe_x86.c test_trace_state.c \
 	test_poke.c bench_core.c test_fault.c)
-# pf_sum, which the monitor tests call, in SPARC (probe_fixture.S is x86's).
-ARCH_KTEST_SRCS := $(ARCH_DIR)/ktest_fixtures.S
+# pf_sum and the probe tests' fixtures in SPARC (probe_fixture.S is x86's), and
+# s_annul, every branch kind, which the qemu-user patch test runs too.
+ARCH_KTEST_SRCS := $(ARCH_DIR)/ktest_fixtures.S tests/sparc64_patch/annul.S
 
 # -mcmodel=medlow: the image is linked at 0x40004000 (below 4 GB);
 # -mno-fpu: no floating point in the kernel (FP is disabled); -mcpu=ultrasparc

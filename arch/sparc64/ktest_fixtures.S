@@ -11,14 +11,12 @@
  *   pf_jcc(x) = x ? 200 : 100 (brz): x86's fixtures of the same names in
  *   SPARC, for the workload test_probe_load.c probes everywhere;
  * and the fixtures of test_probe_sparc64.c, whose every instruction it
- * probes (their per-instruction counts for its inputs are written there):
- *   long kf_annul(long a, long b): every branch kind with a delay slot that
- *     changes the result (ba,a, bn, bn,a, bne,a, brz,a, bg,pt %xcc, brgez, ba);
+ * probes (their per-instruction counts for its inputs are written there),
+ * besides pf_rip and s_annul (tests/sparc64_patch/annul.S: every branch
+ * kind, shared with the qemu-user patch test):
  *   long kf_loop(long n): sum of kf_leaf(i) for i < n, in a window of its
  *     own (save, call in a loop, ret with restore in its delay slot);
  *   long kf_leaf(long x): 2x + 1, retl with the add in its delay slot;
- *   long kf_pc(void): rd %pc minus the function's address: 0 wherever it is
- *     spliced (relocated, rd %pc must read where it stood);
  *   long kf_indirect(long x): kf_leaf(x) through jmpl %g1, %o7.
  */
 	.section .text
@@ -101,36 +99,6 @@ pf_jcc:
 	 mov	100, %o0
 	.size	pf_jcc, . - pf_jcc
 
-	.globl	kf_annul
-	.type	kf_annul, @function
-	.balign	16
-kf_annul:
-	mov	0, %o2
-	cmp	%o0, %o1
-	bne,a	%icc, 1f
-	 add	%o2, 1, %o2		! only when a != b
-1:	brz,a	%o0, 2f
-	 add	%o2, 2, %o2		! only when a == 0
-2:	bn	3f
-	 add	%o2, 4, %o2		! always
-3:	bn,a	4f
-	 add	%o2, 8, %o2		! never
-4:	cmp	%o0, 3
-	bg,pt	%xcc, 5f
-	 add	%o2, 16, %o2		! always
-	add	%o2, 32, %o2		! only when a <= 3
-5:	ba,a	6f
-	 add	%o2, 64, %o2		! never
-6:	brgez	%o1, 7f
-	 nop
-	add	%o2, 128, %o2		! only when b < 0
-7:	ba	8f
-	 add	%o2, 256, %o2		! always
-	add	%o2, 512, %o2		! never
-8:	retl
-	 mov	%o2, %o0
-	.size	kf_annul, . - kf_annul
-
 	.globl	kf_loop
 	.type	kf_loop, @function
 	.balign	16
@@ -160,17 +128,6 @@ kf_leaf:
 	retl
 	 add	%o0, 1, %o0
 	.size	kf_leaf, . - kf_leaf
-
-	.globl	kf_pc
-	.type	kf_pc, @function
-	.balign	16
-kf_pc:
-	rd	%pc, %o0
-	sethi	%hi(kf_pc), %o1
-	or	%o1, %lo(kf_pc), %o1
-	retl
-	 sub	%o0, %o1, %o0
-	.size	kf_pc, . - kf_pc
 
 	.globl	kf_indirect
 	.type	kf_indirect, @function

@@ -128,26 +128,26 @@ const char *arch_probe_refusal(uint64_t addr)
 	return NULL;
 }
 
-/* The function holding addr, as words of the booted text. */
-static const void *function_words(uint64_t addr, uint64_t *start, size_t *words)
+/*
+ * Whether addr's instruction can be moved: into a splice's patch
+ * (relocate) or out of line under a ta. Its jumps are as long wherever a
+ * patch lies (patch_emit_jump), so one trial at PATCH_CODE_BASE tells.
+ */
+static const char *try_moving(uint64_t addr, bool for_splice)
 {
 	const struct cfg_function *f = cfg_function_at(addr);
+	const void *fn = text_image_bytes(f->sym->addr);
+	uint8_t scratch[SCRATCH_BYTES];
+	struct patch_buf b;
 
-	*start = f->sym->addr;
-	*words = f->sym->size / 4;
-	return text_image_bytes(f->sym->addr);
+	patch_buf_init(&b, scratch, sizeof(scratch), PATCH_CODE_BASE);
+	return for_splice ? patch_relocate(&b, fn, f->sym->addr, f->sym->size / 4, addr)
+			  : patch_out_of_line(&b, fn, f->sym->addr, f->sym->size / 4, addr);
 }
 
 int arch_probe_prepare_breakpoint(uint64_t addr, unsigned *length, const char **why)
 {
-	uint8_t scratch[SCRATCH_BYTES];
-	struct patch_buf b;
-	uint64_t start;
-	size_t words;
-	const void *fn = function_words(addr, &start, &words);
-
-	patch_buf_init(&b, scratch, sizeof(scratch), PATCH_CODE_BASE);
-	if ((*why = patch_out_of_line(&b, fn, start, words, addr)))
+	if ((*why = try_moving(addr, false)))
 		return -EINVAL;
 	*length = ARCH_PROBE_BREAKPOINT_LEN;
 	return 0;
@@ -155,16 +155,9 @@ int arch_probe_prepare_breakpoint(uint64_t addr, unsigned *length, const char **
 
 int arch_probe_check_region(uint64_t addr, unsigned *length, const char **why)
 {
-	uint8_t scratch[SCRATCH_BYTES];
-	struct patch_buf b;
-	uint64_t start;
-	size_t words;
-	const void *fn = function_words(addr, &start, &words);
 	struct insn in;
 
-	/* Its jumps are as long wherever the patch lies: one relocation tells. */
-	patch_buf_init(&b, scratch, sizeof(scratch), PATCH_CODE_BASE);
-	if ((*why = patch_relocate(&b, fn, start, words, addr)))
+	if ((*why = try_moving(addr, true)))
 		return -EINVAL;
 	insn_decode(&in, sparc_word_at(text_image_bytes(addr)), addr);
 	*length = in.delayed ? 8 : 4;

@@ -4,7 +4,7 @@ checked (test_probe.noprobe_placement): tools/check_tl.py follows every
 instruction, direct branch and call from the 1024 trap-table entries and
 the TL > 0 handlers of the linked sparc64 kernel, tracking the trap level
 and the delay slots, and fails when anything reachable at TL > 0 lies
-outside the no-probe range kernel.ld defines, or when an unjustified
+outside the TL > 0 range kernel.ld defines, or when an unjustified
 indirect transfer is reachable there.
 
   kernel   `make ARCH=sparc64 kernel` (into BUILD/sparc64, as test_sparc64.py
@@ -30,7 +30,7 @@ import sys
 from sparc64_build import build_kernel
 
 LAST = re.compile(r"^tl: (\d+) instructions in (\d+) functions reachable at TL > 0 from (\d+) entry "
-                  r"points, (\d+) outside the no-probe range, (\d+) indirect transfers not justified$")
+                  r"points, (\d+) outside the TL > 0 range, (\d+) indirect transfers not justified$")
 TOOLS = ("sparc64-linux-gnu-gcc", "sparc64-linux-gnu-ld", "sparc64-linux-gnu-objdump",
          "sparc64-linux-gnu-nm")
 
@@ -69,7 +69,7 @@ def job_kernel(ctx):
         ctx.result("check", False, f"last line '{lines[-1] if lines else ''}' (log: {log})")
         return
     insns, funcs, roots, outside, unjustified = (int(x) for x in m.groups())
-    ctx.result("nothing-outside-the-no-probe-range", outside == 0 and proc.returncode == 0,
+    ctx.result("nothing-outside-the-tl1-range", outside == 0 and proc.returncode == 0,
                f"{lines[-1]} (log: {log})")
     ctx.result("no-unjustified-indirect-transfer", unjustified == 0, f"{lines[-1]} (log: {log})")
     reached = {line.split()[2] for line in lines if line.startswith("tl: reachable: ")}
@@ -96,7 +96,7 @@ def job_fixture(ctx):
             ctx.result("fixture-builds", False, proc.stdout + proc.stderr)
             return
     proc, lines, m, log = run_check(ctx, "fixture", elf)
-    flagged = {line.split()[1] for line in lines if line.endswith("outside the no-probe range")
+    flagged = {line.split()[1] for line in lines if line.endswith("outside the TL > 0 range")
                and not line.startswith("tl: 0 ") and " runs at TL > 0 " in line}
     want = {"outside_branch", "outside_callee", "outside_untaken"}
     ctx.result("fails", proc.returncode == 1 and bool(m), f"exit {proc.returncode} (log: {log})")

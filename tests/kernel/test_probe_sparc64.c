@@ -26,10 +26,9 @@
 #include <arch/patch.h>
 #include "probe_test.h"
 
-extern long kf_annul(long a, long b);
+extern long s_annul(long a, long b);
 extern long kf_loop(long n);
 extern long kf_leaf(long x);
-extern long kf_pc(void);
 extern long kf_indirect(long x);
 extern char __tl1_start[], __tl1_end[];
 
@@ -38,7 +37,7 @@ static const long annul_counts[] = { 6, 6, 6, 4, 6, 1, 6, 6, 6, 0, 6, 6,
 				     6, 4, 6, 0, 6, 6, 1, 6, 6, 0, 6, 6 };
 static const long loop_counts[] = { 3, 3, 3, 3, 3, 3, 6, 6, 6, 6, 6, 6, 6, 3, 3 };
 static const long leaf_counts[] = { 8, 8, 8 };
-static const long pc_counts[] = { 2, 2, 2, 2, 2 };
+static const long rip_counts[] = { 2, 2, 2, 2, 2, 2, 2, 2, 2 };
 static const long indirect_counts[] = { 2, 2, 2, 2, 2, 2, 2 };
 
 static const struct fixture {
@@ -47,10 +46,10 @@ static const struct fixture {
 	const long *counts;
 	unsigned words;
 } fixtures[] = {
-	{ "kf_annul", kf_annul, annul_counts, ARRAY_SIZE(annul_counts) },
+	{ "s_annul", s_annul, annul_counts, ARRAY_SIZE(annul_counts) },
 	{ "kf_loop", kf_loop, loop_counts, ARRAY_SIZE(loop_counts) },
 	{ "kf_leaf", kf_leaf, leaf_counts, ARRAY_SIZE(leaf_counts) },
-	{ "kf_pc", kf_pc, pc_counts, ARRAY_SIZE(pc_counts) },
+	{ "pf_rip", pf_rip, rip_counts, ARRAY_SIZE(rip_counts) },
 	{ "kf_indirect", kf_indirect, indirect_counts, ARRAY_SIZE(indirect_counts) },
 };
 
@@ -64,12 +63,12 @@ static uint64_t workload(void)
 
 #define MIX(v) (h = (h ^ (uint64_t)(v)) * 1099511628211ull)
 	for (size_t i = 0; i < ARRAY_SIZE(args); i++)
-		MIX(kf_annul(args[i][0], args[i][1]));
+		MIX(s_annul(args[i][0], args[i][1]));
 	MIX(kf_loop(0));
 	MIX(kf_loop(1));
 	MIX(kf_loop(5));
-	MIX(kf_pc());
-	MIX(kf_pc());
+	MIX(pf_rip(1));
+	MIX(pf_rip(2));
 	MIX(kf_indirect(2));
 	MIX(kf_indirect(7));
 #undef MIX
@@ -200,7 +199,8 @@ KTEST(sparc64_probe_exact_counts, 1)
 {
 	uint64_t expected = workload();
 
-	KT_EXPECT(t, kf_pc() == 0, "kf_pc reads %ld, not 0, unprobed", kf_pc());
+	KT_EXPECT(t, pf_rip(5) == 1005, "pf_rip(5) is %llu, not 1005, unprobed",
+		  (unsigned long long)pf_rip(5));
 	run_pass(t, PASS_EVERY_WORD, expected, false);
 	run_pass(t, PASS_NO_DELAY_SLOTS, expected, false);
 	run_pass(t, PASS_ALL_TA, expected, false);
