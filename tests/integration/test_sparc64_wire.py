@@ -51,11 +51,7 @@ import machine
 
 import sparc64_build
 
-ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
-# The headers whose structures cross the wire (the Makefile's WIRE_HEADERS).
-WIRE_HEADERS = [os.path.join(ROOT, "kernel", "include", "scion", h) for h in
-                ("chan_proto.h", "chan_reply.h", "monitor_rec.h", "recfmt.h", "dof.h",
-                 "profile_config.h")]
+from wire_build import ROOT, WIRE_HEADERS, build_wire_program
 
 
 def build(ctx, tests=False):
@@ -415,21 +411,8 @@ def job_descriptors(ctx):
                  "dof_error", "dof_aggent", "dof_status", "dof_word", "profile_config_header",
                  "profile_config_resource", "profile_config_bucket", "chan_bench_record"]
     with tempfile.TemporaryDirectory(prefix="scion-wire-") as work:
-        header = os.path.join(work, "chan_wire_layouts.h")
-        proc = subprocess.run([sys.executable, os.path.join(ROOT, "tools", "gen_layouts.py"),
-                               "--c-wire", *WIRE_HEADERS, "-o", header],
-                              capture_output=True, text=True)
-        ctx.result("generated", proc.returncode == 0, proc.stderr[-1000:])
-        if proc.returncode:
-            return
-        src, exe = os.path.join(work, "cover.c"), os.path.join(work, "cover")
-        with open(src, "w") as f:
-            f.write(COVERAGE_PROGRAM)
-        proc = subprocess.run(["gcc", "-std=gnu11", "-Wall", "-Wextra", "-Werror",
-                               "-I", os.path.join(ROOT, "kernel", "include"), "-I", work,
-                               "-o", exe, src], capture_output=True, text=True)
-        ctx.result("compiles", proc.returncode == 0, proc.stderr[-2000:])
-        if proc.returncode:
+        exe = build_wire_program(ctx, work, "cover", COVERAGE_PROGRAM)
+        if not exe:
             return
         described = {}
         for line in subprocess.run([exe], capture_output=True, text=True,
@@ -453,7 +436,8 @@ def job_descriptors(ctx):
             with open(bad_h, "w") as f:
                 f.write(f"#include <stdint.h>\n{body}\n")
             proc = subprocess.run([sys.executable, os.path.join(ROOT, "tools", "gen_layouts.py"),
-                                   "--c-wire", *WIRE_HEADERS, bad_h, "-o", out],
+                                   "--c-wire", *[os.path.join(ROOT, h) for h in WIRE_HEADERS],
+                                   bad_h, "-o", out],
                                   capture_output=True, text=True)
             ctx.result(f"refuses-{what.replace(' ', '-')}", proc.returncode != 0 and
                        "struct odd: cannot describe the member" in proc.stderr and
