@@ -27,16 +27,21 @@ says of them in other ways (its console, the shell, the file the host sent).
   sparc64_wire.bench     the test kernel's "bench" stream (bench.py decodes
       it): the configuration records (1 CPU, 100 MHz) and every figure equal
       to the console's `bench NAME VALUE UNIT` lines
+  sparc64_wire.trace_layout  (host only) kernel/trace/trace_wire.c built as if
+      the host were big-endian (tests/sparc64_wire/trace_wire_mirror.c): a
+      session's records and aggregation entries turned member by member by
+      their clause's and aggregation's layout, strings untouched
   sparc64_wire.descriptors  (host only) every multi-byte integer member of
       every structure of the wire headers (flattened, arrays counted) is in
       its generated descriptor and nothing else is; the generator refuses a
       structure with a member it cannot describe (a pointer, a union, a
       bit-field), naming it, and makes no file
 
-Not exercised here: trace records, aggregations and dof_status
+Not exercised on sparc64 itself: trace records, aggregations and dof_status
 (kernel/trace/trace_wire.c): every D program needs a probe, and sparc64
 has no probe provider yet (kernel/probe/ is not built: BEGIN's refusal is
-checked by streams/trace-refused)."""
+checked by streams/trace-refused); trace_layout checks the conversion on
+the host instead."""
 
 import datetime
 import os
@@ -442,3 +447,30 @@ def job_descriptors(ctx):
             ctx.result(f"refuses-{what.replace(' ', '-')}", proc.returncode != 0 and
                        "struct odd: cannot describe the member" in proc.stderr and
                        not os.path.exists(out), f"exit {proc.returncode}: {proc.stderr}")
+
+
+def job_trace_layout(ctx):
+    """kernel/trace/trace_wire.c built for the host as if it were big-endian
+    (tests/sparc64_wire/trace_wire_mirror.c says why and what it checks): a
+    session's records (integer, string, stack and exit data, an error record)
+    and aggregation entries (integer, string and stack keys, values) turned
+    member by member, strings untouched."""
+    with open(os.path.join(ROOT, "tests", "sparc64_wire", "trace_wire_mirror.c")) as f:
+        source = f.read()
+    # The host's kernel headers, as the D oracle's host build of kernel/trace/ uses them.
+    includes = [f"-I{os.path.join(ROOT, d)}" for d in (
+        "tests/host/include", "kernel", "tests/host", "arch/x86/include", "arch/x86",
+        "grafts/include")]
+    with tempfile.TemporaryDirectory(prefix="scion-trace-wire-") as work:
+        exe = build_wire_program(
+            ctx, work, "mirror", source, ["kernel/trace/trace_wire.c", "kernel/channel/wire.c"],
+            extra_flags=["-O1", "-fsanitize=address,undefined", "-U__BYTE_ORDER__",
+                         "-D__BYTE_ORDER__=__ORDER_BIG_ENDIAN__", *includes])
+        if not exe:
+            return
+        proc = subprocess.run([exe], capture_output=True, text=True, timeout=60)
+        summary = re.search(r"^(\d+) passed, (\d+) failed$", proc.stdout, re.M)
+        ctx.result("mirror-checks", proc.returncode == 0 and summary is not None and
+                   int(summary.group(1)) >= 15 and summary.group(2) == "0",
+                   (proc.stdout + proc.stderr)[-2000:])
+

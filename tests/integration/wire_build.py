@@ -16,10 +16,11 @@ WIRE_HEADERS = tuple(f"kernel/include/scion/{h}" for h in (
     "chan_proto.h", "chan_reply.h", "monitor_rec.h", "recfmt.h", "dof.h", "profile_config.h"))
 
 
-def build_wire_program(ctx, work, name, source, extra_sources=(), compiled_result="compiles"):
+def build_wire_program(ctx, work, name, source, extra_sources=(), compiled_result="compiles",
+                       extra_flags=()):
     """Generate the descriptors into work, write source to work/NAME.c and compile
-    it (with extra_sources, repository paths); reports "generated" and
-    compiled_result. Returns the program's path, or None when a step failed."""
+    it (with extra_sources, repository paths, and extra_flags); reports "generated"
+    and compiled_result. Returns the program's path, or None when a step failed."""
     header = os.path.join(work, "chan_wire_layouts.h")
     proc = subprocess.run([sys.executable, os.path.join(ROOT, "tools", "gen_layouts.py"),
                            "--c-wire", *[os.path.join(ROOT, h) for h in WIRE_HEADERS],
@@ -30,7 +31,7 @@ def build_wire_program(ctx, work, name, source, extra_sources=(), compiled_resul
     src, exe = os.path.join(work, f"{name}.c"), os.path.join(work, name)
     with open(src, "w") as f:
         f.write(source)
-    proc = subprocess.run(["gcc", "-std=gnu11", "-Wall", "-Wextra", "-Werror",
+    proc = subprocess.run(["gcc", "-std=gnu11", "-Wall", "-Wextra", "-Werror", *extra_flags,
                            "-I", os.path.join(ROOT, "kernel", "include"), "-I", work,
                            "-o", exe, src, *[os.path.join(ROOT, s) for s in extra_sources]],
                           capture_output=True, text=True)
