@@ -13,6 +13,11 @@
  * error answers one line and deletes the upload, so a half-sent
  * recording is never replayed as if complete. One upload at a time
  * (the channel thread runs ops one by one).
+ *
+ * The files' bytes are little-endian and the store's records native: an
+ * upload's header and each whole record are turned as they arrive (a
+ * record's size is read from a turned copy of its head before then), a
+ * download's as they leave (rec_wire.c; nothing on a little-endian machine).
  */
 #include <scion/record.h>
 #include <scion/channel.h>
