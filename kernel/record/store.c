@@ -141,7 +141,7 @@ size_t rec_data_read_le(const struct rec_data *d, uint64_t offset, void *buf, si
 	size_t done = 0;
 	for (const struct rec_chunk *c = d->head; c && done < n; c = c->next) {
 		if (offset >= c->used) {
-			offset -= c->used;	/* a record never straddles chunks: skip it whole */
+			offset -= c->used;	/* records never straddle chunks: skip it whole */
 			continue;
 		}
 		for (uint32_t at = 0; at < c->used && done < n;) {

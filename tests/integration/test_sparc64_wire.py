@@ -13,7 +13,8 @@ says of them in other ways (its console, the shell, the file the host sent).
       recording   `record start sched` / `record stop` in the shell, then
                   `scion record download` (REC_GET) read by recfmt.read_stream:
                   the header (module, CPUs, Hz) and as many events and picks as
-                  the shell said, sequence numbers rising; `scion record
+                  the shell said, sequence numbers rising; the same bytes
+                  fetched 100 at a time (records cut across requests); `scion record
                   upload` (REC_PUT) of those files and a second download of
                   the upload: the same bytes
       record      a "record" stream (`scion record -m sched`): whole files
@@ -220,6 +221,25 @@ def check_recordings(ctx, sock, version):
     ctx.result("recording/rec-get-decodes", rc == 0 and not problem, problem)
     if rc:
         return
+    # REC_GET in pieces of 100 bytes: records cut across requests, each piece turned alike.
+    from scionhost import frame, record
+    from scionhost.client import Client
+    pieces = {}
+    with Client(sock, version=version) as client:
+        for stream, name in ((1, "trace.bin"), (2, "log.bin")):
+            data, total = b"", None
+            while total is None or len(data) < total:
+                status, reply = client.request(frame.OP_REC_GET, record.GET_REQUEST.pack(
+                    rec=rec, stream=stream, offset=len(data), max=100))
+                if status < 0 or len(reply) <= record.GET_REPLY.size:
+                    break
+                total = record.GET_REPLY.unpack(reply)["size"]
+                data += reply[record.GET_REPLY.size:]
+            pieces[name] = data
+    whole = {n: open(os.path.join(first, n), "rb").read() for n in pieces}
+    ctx.result("recording/rec-get-in-pieces", pieces == whole and all(whole.values()),
+               f"{ {n: len(d) for n, d in pieces.items()} } bytes in pieces, "
+               f"{ {n: len(d) for n, d in whole.items()} } whole")
     rc, out = scion(ctx, sock, version, "record", "upload", first)
     up = re.search(r"^rec(\d+)$", out, re.M)
     ctx.result("recording/rec-put", rc == 0 and up is not None, out)
