@@ -16,7 +16,8 @@ says of them in other ways (its console, the shell, the file the host sent).
                   the shell said, sequence numbers rising; the same bytes
                   fetched 100 at a time (records cut across requests); `scion record
                   upload` (REC_PUT) of those files and a second download of
-                  the upload: the same bytes
+                  the upload: the same bytes; likewise uploaded 13 bytes a
+                  request (heads and records cut across requests)
       record      a "record" stream (`scion record -m sched`): whole files
                   the host reads, the kernel's totals equal to what arrived
       profile     PROFILE_CONFIG with a file profile/config.py writes: the
@@ -251,6 +252,29 @@ def check_recordings(ctx, sock, version):
                            open(os.path.join(second, n), "rb").read()
                            for n in ("trace.bin", "log.bin"))
     ctx.result("recording/put-then-get-same-bytes", same, out)
+
+    # REC_PUT in pieces of 13 bytes: record heads and records cut across requests.
+    uploaded, answer = 0, ""
+    with Client(sock, version=version) as client:
+        for stream, name in ((1, "trace.bin"), (2, "log.bin")):
+            data = whole[name]
+            for off in range(0, len(data), 13):
+                last = stream == 2 and off + 13 >= len(data)
+                status, reply = client.request(frame.OP_REC_PUT, record.PUT_REQUEST.pack(
+                    rec=uploaded, stream=stream, flags=record.PUT_FINISH if last else 0) +
+                    data[off:off + 13])
+                if status < 0:
+                    answer = reply.decode("utf-8", "replace")
+                    break
+                uploaded = record.PUT_REPLY.unpack(reply)["rec"]
+            if answer:
+                break
+    third = os.path.join(work, "pieces")
+    rc, out = scion(ctx, sock, version, "record", "download", f"rec{uploaded}", "-o", third) \
+        if not answer else (1, answer)
+    same = rc == 0 and all(whole[n] == open(os.path.join(third, n), "rb").read()
+                           for n in ("trace.bin", "log.bin"))
+    ctx.result("recording/put-in-pieces-same-bytes", same, out)
 
     streamed = os.path.join(work, "stream")
     rc, out = scion(ctx, sock, version, "record", "-m", "sched", "-o", streamed,
