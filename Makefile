@@ -123,7 +123,8 @@ KERNEL_OBJS += $(patsubst %,$(BUILD)/obj/%.o,$(KTEST_SRCS)) \
 endif
 LAYOUTS_PY := $(BUILD)/gen/scion_layouts.py
 # The kernel's wire descriptors (scion/chan_wire.h), generated from the same headers.
-WIRE_HEADERS := $(addprefix kernel/include/scion/,chan_proto.h chan_reply.h monitor_rec.h)
+WIRE_HEADERS := $(addprefix kernel/include/scion/,chan_proto.h chan_reply.h monitor_rec.h recfmt.h dof.h \
+	profile_config.h)
 CHAN_WIRE_H := $(BUILD)/gen/chan_wire_layouts.h
 # The test disk (virtio-blk, vda): every sector holds a pattern the kernel checks.
 DISK := $(BUILD)/disk.img

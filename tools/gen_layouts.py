@@ -37,7 +37,10 @@ bytes and chars left out, a flexible array left out), which the kernel's
 one byte-order routine (kernel/channel/wire.c) swaps on a big-endian
 machine. Each descriptor entry comes with a _Static_assert of its offset
 and size against the compiler's, so a descriptor that disagrees with the
-header does not build.
+header does not build. Unlike the host's module, --c-wire leaves no
+structure out: one with a member it cannot describe (a pointer, a union,
+a bit-field, an unknown type) stops the generation with a message naming
+that member, since a structure left out would cross the wire unturned.
 """
 import argparse
 import os
@@ -140,43 +143,51 @@ def member_type(ctype, structs):
     return None
 
 
-def read_struct(name, body, constants, structs):
-    """A structure's layout, or None when it uses what this reader does not know."""
+def read_struct(name, body, constants, structs, strict=False):
+    """A structure's layout, or None when it uses what this reader does not know
+    (strict: a LayoutError naming the member instead, so no structure is left out
+    unseen)."""
+    def unknown(declaration):
+        if strict:
+            raise LayoutError(f"struct {name}: cannot describe the member "
+                              f"{' '.join(declaration.split())!r}")
+        return None
+
     offset, align, fields = 0, 1, []
     declarations = [d.strip() for d in body.split(";") if d.strip()]
     for k, declaration in enumerate(declarations):
         if "(" in declaration or ":" in declaration or "*" in declaration or \
                 declaration.startswith("union"):
-            return None
+            return unknown(declaration)
         m = MEMBER.match(declaration)
         kind = member_type(m.group(1), structs) if m else None
         if not kind:
-            return None
+            return unknown(declaration)
         size, member_align, code = kind
         for declarator in m.group(2).split(","):
             d = DECLARATOR.match(declarator.strip())
             if not d:
-                return None
+                return unknown(declaration)
             count = None
             if d.group(2) is not None:
                 if d.group(2) == "":
                     if k != len(declarations) - 1:
-                        return None
+                        return unknown(declaration)
                     count = 0       # a flexible array: no bytes of its own
                 else:
                     count = evaluate(d.group(2), constants)
                     if count is None or count <= 0:
-                        return None
+                        return unknown(declaration)
             offset = -(-offset // member_align) * member_align
             fields.append((d.group(1), offset, code, count))
             offset += size * (1 if count is None else count)
             align = max(align, member_align)
     if not fields:
-        return None
+        return unknown(body)
     return {"size": -(-offset // align) * align, "align": align, "fields": fields}
 
 
-def read_header(path, known_constants, structs):
+def read_header(path, known_constants, structs, strict=False):
     with open(path) as f:
         text = COMMENTS.sub(" ", f.read())
     text = re.sub(r"\\\n", " ", text)
@@ -184,7 +195,7 @@ def read_header(path, known_constants, structs):
     own_structs = {}
     for m in STRUCT.finditer(text):
         layout = read_struct(m.group(1), m.group(2), {**known_constants, **constants},
-                             {**structs, **own_structs})
+                             {**structs, **own_structs}, strict)
         if layout:
             own_structs[m.group(1)] = layout
     return constants, own_structs
@@ -249,7 +260,12 @@ def generate_c_wire(headers):
     """The kernel's per-structure wire descriptors (a C header), from headers."""
     structs, all_constants, order = {}, {}, []
     for path in headers:
-        c, s = read_header(path, all_constants, structs)
+        # Strict: a structure of a wire header that cannot be described would
+        # cross the wire unconverted, so the build stops and names its member.
+        try:
+            c, s = read_header(path, all_constants, structs, strict=True)
+        except LayoutError as e:
+            raise LayoutError(f"{path}: {e}") from None
         all_constants.update(c)
         for sname, layout in s.items():
             structs[sname] = layout

@@ -13,6 +13,7 @@
  * after. Lock order: monitor_config_lock -> monitor_lock (the sampler's,
  * taken by monitor_set_interval / monitor_set_burst).
  */
+#include <scion/chan_wire.h>
 #include <scion/errno.h>
 #include <scion/format.h>
 #include <scion/mm.h>
@@ -27,7 +28,23 @@
 struct mutex monitor_config_lock = MUTEX_INIT(monitor_config_lock, "monitor_config");
 const struct monitor_config *monitor_config_current;
 
-/* Check file (size bytes); on success *out is a copy of it, its sources mapped. */
+/*
+ * A checked file's copy to native order, in place: the file is
+ * little-endian (the host wrote it), the red flags read the copy's
+ * buckets as native structures. Nothing to do on a little-endian machine.
+ */
+static void to_native(uint8_t *copy)
+{
+	struct profile_config_header *h = (struct profile_config_header *)copy;
+	chan_wire_from_le(CHAN_WIRE(profile_config_header), h, 1);
+	uint8_t *resources = copy + sizeof(*h);
+	chan_wire_from_le(CHAN_WIRE(profile_config_resource), resources, h->resource_count);
+	chan_wire_from_le(CHAN_WIRE(profile_config_bucket),
+			  resources + h->resource_count * sizeof(struct profile_config_resource),
+			  (size_t)h->resource_count * h->bucket_count);
+}
+
+/* Check file (size bytes); on success *out is a native copy of it, its sources mapped. */
 static int check(const uint8_t *file, size_t size, struct monitor_config **out, char *msg,
 		 size_t msglen)
 {
@@ -43,6 +60,7 @@ static int check(const uint8_t *file, size_t size, struct monitor_config **out, 
 		return -ENOMEM;
 	}
 	memcpy(copy, file, size);
+	to_native(copy);
 	memcpy(&cfg->head, copy, sizeof(cfg->head));
 	cfg->file = copy;
 	cfg->resource = (const void *)(copy + sizeof(cfg->head));

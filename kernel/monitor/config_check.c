@@ -4,11 +4,13 @@
  * (scion/profile_config.h lists them; this is that list, in its order):
  * the first that fails is named in one line, "profile config: resource
  * 1 'mm.free': interval_ms 0 below 1". Portable C over the file's bytes
- * as they came (no alignment assumed, nothing read outside size, nothing
- * allocated), built into the kernel and into a libFuzzer target
+ * as they came (little-endian, as the host wrote them: each header,
+ * resource and bucket is copied out and turned to native order; no
+ * alignment assumed, nothing read outside size, nothing allocated), built into the kernel and into a libFuzzer target
  * (tests/fuzz/fuzz_profile_config.c). No state, no locks.
  */
 #include <stdarg.h>
+#include <scion/chan_wire.h>
 #include <scion/errno.h>
 #include <scion/format.h>
 #include <scion/string.h>
@@ -117,6 +119,7 @@ static struct profile_config_resource resource_at(const uint8_t *file, unsigned 
 {
 	struct profile_config_resource r;
 	memcpy(&r, file + sizeof(struct profile_config_header) + (size_t)i * sizeof(r), sizeof(r));
+	chan_wire_from_le(CHAN_WIRE(profile_config_resource), &r, 1);
 	return r;
 }
 
@@ -164,6 +167,7 @@ static int check_resource(const uint8_t *file, const struct profile_config_heade
 	for (unsigned k = 0; k < h->bucket_count; k++) {
 		struct profile_config_bucket bucket, *b = &bucket;
 		memcpy(b, buckets + (size_t)k * sizeof(*b), sizeof(*b));
+		chan_wire_from_le(CHAN_WIRE(profile_config_bucket), b, 1);
 		if (b->low < 0)
 			return refuse(msg, msglen, -EINVAL, "resource %u '%s': bucket %u: low %lld "
 				      "below 0", i, r->name, k, (long long)b->low);
@@ -188,6 +192,7 @@ int profile_config_check(const uint8_t *file, size_t size, char *msg, size_t msg
 		return refuse(msg, msglen, -EINVAL, "%zu bytes, shorter than the %zu-byte header",
 			      size, sizeof(h));
 	memcpy(&h, file, sizeof(h));
+	chan_wire_from_le(CHAN_WIRE(profile_config_header), &h, 1);
 	int err = check_header(&h, size, msg, msglen);
 	if (err)
 		return err;

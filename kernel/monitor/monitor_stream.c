@@ -150,8 +150,39 @@ static void monitor_drain(void *priv, struct chan_stream_sink *sink)
 	chan_stream_send(sink, CHAN_CHUNK_STATUS, 0, 0, &st, sizeof(st));
 }
 
-CHAN_STREAM_SOURCE_FULL(monitor_source, "monitor", "(no arguments)", monitor_open, monitor_close,
-			monitor_drain, NULL);
+/*
+ * A big-endian machine's records to the wire's order, record by record
+ * (each where tbuf_reserve put it: 8-aligned). A record's type and size
+ * are read before its head is turned; a round's samples follow its
+ * fixed part.
+ */
+static void monitor_to_wire(void *priv, uint8_t *records, uint32_t bytes)
+{
+	(void)priv;
+	for (uint32_t at = 0; at + sizeof(struct monitor_rec_head) <= bytes;) {
+		struct monitor_rec_head *h = (struct monitor_rec_head *)(records + at);
+		uint16_t type = h->type, size = h->size;
+		if (size < sizeof(*h) || size > bytes - at)
+			return;		/* not a record this file wrote: leave the rest */
+		if (type == MONITOR_REC_SOURCE)
+			chan_wire_to_le(CHAN_WIRE(monitor_rec_source), h, 1);
+		else if (type == MONITOR_REC_THREAD)
+			chan_wire_to_le(CHAN_WIRE(monitor_rec_thread), h, 1);
+		else if (type == MONITOR_REC_PROCESS)
+			chan_wire_to_le(CHAN_WIRE(monitor_rec_process), h, 1);
+		else if (type == MONITOR_REC_ROUND) {
+			struct monitor_rec_round *r = (struct monitor_rec_round *)h;
+			uint16_t n = r->nsamples;
+			chan_wire_to_le(CHAN_WIRE(monitor_sample), r->samples, n);
+			chan_wire_to_le(CHAN_WIRE(monitor_rec_round), r, 1);
+		} else
+			chan_wire_to_le(CHAN_WIRE(monitor_rec_head), h, 1);
+		at += (size + TBUF_ALIGN - 1) & ~(uint32_t)(TBUF_ALIGN - 1);
+	}
+}
+
+CHAN_STREAM_SOURCE_WIRE(monitor_source, "monitor", "(no arguments)", monitor_open, monitor_close,
+			monitor_drain, NULL, monitor_to_wire);
 
 /* Whether tid was announced in this stream; notes it if not. stream_lock held. */
 static bool announce(uint64_t tid)

@@ -234,7 +234,17 @@ static void stream_drain(void *priv, struct chan_stream_sink *sink)
 	if (r->headers_sent)
 		return;
 	r->headers_sent = true;
-	chan_stream_send(sink, CHAN_CHUNK_STATUS, 2, 0, r->header, sizeof(r->header));
+	struct rec_file_header wire[2];
+	memcpy(wire, r->header, sizeof(wire));
+	rec_header_to_le(wire, 2);
+	chan_stream_send(sink, CHAN_CHUNK_STATUS, 2, 0, wire, sizeof(wire));
+}
+
+/* A big-endian machine's records to the wire's order, as each chunk leaves. */
+static void stream_to_wire(void *priv, uint8_t *records, uint32_t bytes)
+{
+	(void)priv;
+	rec_records_to_le(records, bytes);
 }
 
 static void stream_release(void *priv)
@@ -242,8 +252,8 @@ static void stream_release(void *priv)
 	kfree(priv);
 }
 
-CHAN_STREAM_SOURCE_FULL(record_source, "record", "MODULE or POINT", stream_open, stream_close,
-			stream_drain, stream_release);
+CHAN_STREAM_SOURCE_WIRE(record_source, "record", "MODULE or POINT", stream_open, stream_close,
+			stream_drain, stream_release, stream_to_wire);
 
 /* --- Recordings kept in the kernel: the recorder thread ---------------------- */
 

@@ -14,6 +14,7 @@
  * the chunk accounting is atomic.
  */
 #include <scion/record.h>
+#include <scion/chan_wire.h>
 #include <scion/mm.h>
 #include <scion/mutex.h>
 #include <scion/string.h>
@@ -126,6 +127,36 @@ size_t rec_data_read(const struct rec_data *d, uint64_t offset, void *buf, size_
 		size_t take = c->used - offset < n - done ? c->used - offset : n - done;
 		memcpy((uint8_t *)buf + done, c->data + offset, take);
 		done += take;
+		offset = 0;
+	}
+	return done;
+}
+
+size_t rec_data_read_le(const struct rec_data *d, uint64_t offset, void *buf, size_t n)
+{
+	if (!CHAN_WIRE_SWAPS)
+		return rec_data_read(d, offset, buf, n);
+	/* Whole records are turned, so each one overlapping the range is copied and turned. */
+	uint64_t record[REC_RECORD_MAX / 8];
+	size_t done = 0;
+	for (const struct rec_chunk *c = d->head; c && done < n; c = c->next) {
+		if (offset >= c->used) {
+			offset -= c->used;	/* records never straddle chunks: skip it whole */
+			continue;
+		}
+		for (uint32_t at = 0; at < c->used && done < n;) {
+			const struct rec_head *h = (const void *)(c->data + at);
+			uint32_t size = h->size;
+			if (at + size > offset) {
+				memcpy(record, h, size);
+				rec_record_to_le((struct rec_head *)record);
+				uint32_t from = offset > at ? (uint32_t)(offset - at) : 0;
+				size_t take = size - from < n - done ? size - from : n - done;
+				memcpy((uint8_t *)buf + done, (const uint8_t *)record + from, take);
+				done += take;
+			}
+			at += size;
+		}
 		offset = 0;
 	}
 	return done;

@@ -13,6 +13,11 @@
  * error answers one line and deletes the upload, so a half-sent
  * recording is never replayed as if complete. One upload at a time
  * (the channel thread runs ops one by one).
+ *
+ * The files' bytes are little-endian and the store's records native: an
+ * upload's header and each whole record are turned as they arrive (a
+ * record's size is read from a turned copy of its head before then), a
+ * download's as they leave (rec_wire.c; nothing on a little-endian machine).
  */
 #include <scion/record.h>
 #include <scion/channel.h>
@@ -74,10 +79,13 @@ static const char *put_bytes(unsigned s, const uint8_t *p, uint32_t len)
 
 	if (up.carry_bytes && up.carry_stream != s)
 		return "a record cut short before the next stream began";
+	bool header_whole = up.header_got[s] == sizeof(r->header[s]);
 	while (len && up.header_got[s] < sizeof(r->header[s])) {
 		((uint8_t *)&r->header[s])[up.header_got[s]++] = *p++;
 		len--;
 	}
+	if (!header_whole && up.header_got[s] == sizeof(r->header[s]))
+		rec_header_from_le(&r->header[s], 1);	/* kept native from here */
 	while (len) {
 		up.carry_stream = s;
 		if (up.carry_bytes < sizeof(struct rec_head)) {
@@ -89,7 +97,10 @@ static const char *put_bytes(unsigned s, const uint8_t *p, uint32_t len)
 			len -= take;
 			continue;
 		}
-		const struct rec_head *h = (const void *)up.carry;
+		/* The head as sent (little-endian) until the whole record is here. */
+		struct rec_head head = *(const struct rec_head *)up.carry;
+		chan_wire_from_le(CHAN_WIRE(rec_head), &head, 1);
+		const struct rec_head *h = &head;
 		if (h->size < sizeof(*h) + 8 || h->size % 8 || h->size > REC_RECORD_MAX)
 			return "a record with a bad size";
 		uint32_t take = h->size - up.carry_bytes;
@@ -99,6 +110,8 @@ static const char *put_bytes(unsigned s, const uint8_t *p, uint32_t len)
 		p += take;
 		len -= take;
 		if (up.carry_bytes == h->size) {
+			h = (const struct rec_head *)up.carry;
+			rec_record_from_le((struct rec_head *)up.carry);
 			const char *why = record_problem(h);
 			if (why)
 				return why;
@@ -230,14 +243,15 @@ int record_get_request(uint32_t seq, const uint8_t *body, uint32_t len)
 	uint32_t n = req.max < GET_MAX ? req.max : GET_MAX, done = 0;
 	reply.head.size = sizeof(*h) + d->bytes;
 	if (offset < sizeof(*h)) {
+		struct rec_file_header wire = *h;
+		rec_header_to_le(&wire, 1);
 		done = (uint32_t)(sizeof(*h) - offset) < n ? (uint32_t)(sizeof(*h) - offset) : n;
-		memcpy(reply.data, (const uint8_t *)h + offset, done);
+		memcpy(reply.data, (const uint8_t *)&wire + offset, done);
 	}
 	if (done < n && offset + done >= sizeof(*h))
-		done += (uint32_t)rec_data_read(d, offset + done - sizeof(*h), reply.data + done,
-						n - done);
+		done += (uint32_t)rec_data_read_le(d, offset + done - sizeof(*h), reply.data + done,
+						   n - done);
 	rec_store_put(r);
-	/* The head only: the stream file's bytes are the recording's own (not converted yet). */
 	chan_wire_to_le(CHAN_WIRE(chan_rec_get_reply), &reply.head, 1);
 	channel_respond(seq, 0, &reply, sizeof(reply.head) + done);
 	return 0;

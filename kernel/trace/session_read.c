@@ -56,10 +56,10 @@ void trace_session_take_aggregations(struct trace_session *s, trace_aggent_fn *f
 	}
 }
 
-const uint8_t *trace_session_aggregation_snapshot(struct trace_session *s, unsigned cpu,
-						  uint32_t *bytes)
+uint8_t *trace_session_aggregation_snapshot(struct trace_session *s, unsigned cpu,
+					    uint32_t *bytes)
 {
-	return aggbuf_taken(s->aggs, cpu, bytes);
+	return (uint8_t *)aggbuf_taken(s->aggs, cpu, bytes);	/* the inactive buffer: the reader's */
 }
 
 void trace_session_switch_aggregations(struct trace_session *s)

@@ -43,18 +43,29 @@ static void trace_close(void *priv)
 	trace_session_stop(priv);
 }
 
+/*
+ * One chunk of whole aggregation entries, turned to the wire's order
+ * first (in place: the snapshot is this consumer's until the next switch,
+ * and the entries were walked before they are turned).
+ */
+static void send_entries(struct trace_session *s, struct chan_stream_sink *sink, unsigned cpu,
+			 uint8_t *entries, uint32_t bytes, uint32_t count)
+{
+	trace_session_aggregations_to_le(s, entries, bytes);
+	chan_stream_send(sink, CHAN_CHUNK_AGG | cpu, count, 0, entries, bytes);
+}
+
 /* Send CPU cpu's aggregation snapshot in chunks of whole entries. */
 static void send_aggregations(struct trace_session *s, struct chan_stream_sink *sink, unsigned cpu)
 {
 	uint32_t bytes;
-	const uint8_t *data = trace_session_aggregation_snapshot(s, cpu, &bytes);
+	uint8_t *data = trace_session_aggregation_snapshot(s, cpu, &bytes);
 	uint32_t start = 0, at = 0, entries = 0;
 	while (at < bytes) {
 		const struct dof_aggent *e = (const struct dof_aggent *)(data + at);
 		uint32_t size = (uint32_t)sizeof(*e) + e->keybytes + e->valbytes;
 		if (at + size - start > CHANNEL_CHUNK_MAX) {
-			chan_stream_send(sink, CHAN_CHUNK_AGG | cpu, entries, 0, data + start,
-					 at - start);
+			send_entries(s, sink, cpu, data + start, at - start, entries);
 			start = at;
 			entries = 0;
 		}
@@ -62,7 +73,7 @@ static void send_aggregations(struct trace_session *s, struct chan_stream_sink *
 		entries++;
 	}
 	if (at > start)
-		chan_stream_send(sink, CHAN_CHUNK_AGG | cpu, entries, 0, data + start, at - start);
+		send_entries(s, sink, cpu, data + start, at - start, entries);
 }
 
 static void trace_drain(void *priv, struct chan_stream_sink *sink)
@@ -73,6 +84,7 @@ static void trace_drain(void *priv, struct chan_stream_sink *sink)
 		send_aggregations(s, sink, cpu);
 	struct dof_status st;
 	trace_session_status(s, &st);
+	chan_wire_to_le(CHAN_WIRE(dof_status), &st, 1);
 	chan_stream_send(sink, CHAN_CHUNK_STATUS, 0, 0, &st, sizeof(st));
 }
 
@@ -81,8 +93,14 @@ static void trace_release(void *priv)
 	trace_session_destroy(priv);
 }
 
-CHAN_STREAM_SOURCE_FULL(trace_source, "trace", "(opened by TRACE_START)", trace_open,
-			trace_close, trace_drain, trace_release);
+/* A big-endian machine's records to the wire's order, as each CPU's chunk leaves. */
+static void trace_to_wire(void *priv, uint8_t *records, uint32_t bytes)
+{
+	trace_session_records_to_le(priv, records, bytes);
+}
+
+CHAN_STREAM_SOURCE_WIRE(trace_source, "trace", "(opened by TRACE_START)", trace_open,
+			trace_close, trace_drain, trace_release, trace_to_wire);
 
 /* The reply: struct chan_trace_start_reply, then each EPID's clause and probe id. */
 static void reply_started(uint32_t seq, const struct trace_session *s, uint32_t stream)

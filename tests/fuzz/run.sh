@@ -56,7 +56,7 @@ sources() {
 	chan_frame) echo kernel/channel/frame.c ;;
 	cpio) echo kernel/lib/cpio.c ;;
 	ext2) echo $(ls kernel/ext2/*.c | grep -v vfs_ext2) tests/host/ext2_walk.c ;;
-	profile_config) echo kernel/monitor/config_check.c kernel/channel/frame.c ;;
+	profile_config) echo kernel/monitor/config_check.c kernel/channel/frame.c kernel/channel/wire.c ;;
 	dif) echo kernel/trace/dif_verify.c kernel/trace/dif_exec.c kernel/trace/dif_subr.c \
 		kernel/trace/dif_subr_search.c ;;
 	d_parse|d_cg) echo host/dtrace/dt_*.c kernel/trace/dif_verify.c kernel/trace/dif_exec.c \

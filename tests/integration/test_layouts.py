@@ -22,6 +22,8 @@ import subprocess
 import sys
 import tempfile
 
+from wire_build import WIRE_HEADERS, build_wire_program
+
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 # Where the headers the description names are (#include <scion/...>, <graft/...>, <arch/...>).
 INCLUDE_DIRS = ("kernel/include", "grafts/include", "arch/x86/include")
@@ -309,8 +311,6 @@ def job_python_formats(ctx):
 
 # The headers whose structures cross the control channel: the kernel's wire
 # descriptors (tools/gen_layouts.py --c-wire, scion/chan_wire.h) cover them.
-WIRE_HEADERS = ("kernel/include/scion/chan_proto.h", "kernel/include/scion/chan_reply.h",
-                "kernel/include/scion/monitor_rec.h")
 
 WIRE_PROGRAM = r"""
 #include <stdio.h>
@@ -345,34 +345,21 @@ int main(void)
 
 def job_wire_byte_order(ctx):
     """The kernel's byte-order routine (kernel/channel/wire.c) with the descriptors
-    generated from chan_proto.h, chan_reply.h and monitor_rec.h: every structure, filled with
+    generated from the wire headers (wire_build.WIRE_HEADERS): every structure, filled with
     distinct bytes and read as a big-endian machine's native structure, comes out
     as Python's struct '<' packing of the same values (the wire's order); two
     records in a row are both turned; on this little-endian host chan_wire_to_le
-    leaves the bytes alone; every structure of the two headers has a descriptor;
+    leaves the bytes alone; every structure of those headers has a descriptor;
     and the sparc64 cross compiler sees CHAN_WIRE_SWAPS true."""
     import struct
     layouts = load_layouts()
     gen = layouts._GEN
     wire_structs = [n for n, info in gen.STRUCTS.items()
-                    if info["header"] in ("chan_proto.h", "chan_reply.h", "monitor_rec.h")]
+                    if info["header"] in {os.path.basename(h) for h in WIRE_HEADERS}]
     with tempfile.TemporaryDirectory(prefix="scion-wire-") as work:
-        header = os.path.join(work, "chan_wire_layouts.h")
-        proc = subprocess.run([sys.executable, os.path.join(ROOT, "tools", "gen_layouts.py"),
-                               "--c-wire", *[os.path.join(ROOT, h) for h in WIRE_HEADERS],
-                               "-o", header], capture_output=True, text=True)
-        ctx.result("generated", proc.returncode == 0, proc.stderr[-1000:])
-        if proc.returncode:
-            return
-        src, exe = os.path.join(work, "wire.c"), os.path.join(work, "wire")
-        with open(src, "w") as f:
-            f.write(WIRE_PROGRAM)
-        proc = subprocess.run(["gcc", "-std=gnu11", "-Wall", "-Wextra", "-Werror",
-                               "-I", os.path.join(ROOT, "kernel", "include"), "-I", work,
-                               "-o", exe, src, os.path.join(ROOT, "kernel", "channel", "wire.c")],
-                              capture_output=True, text=True)
-        ctx.result("compiles-with-static-asserts", proc.returncode == 0, proc.stderr[-2000:])
-        if proc.returncode:
+        exe = build_wire_program(ctx, work, "wire", WIRE_PROGRAM, ["kernel/channel/wire.c"],
+                                 "compiles-with-static-asserts")
+        if not exe:
             return
         lines = subprocess.run([exe], capture_output=True, text=True, timeout=60).stdout.splitlines()
         seen, wrong, trivial = set(), [], []

@@ -8,7 +8,8 @@
  * gauge and a counter raise exactly the flags their bands call for, in
  * the bucket of the sample's time of day, and the monitor:::redflag
  * probe sees each with its arguments. The files are built here, with
- * the CRC the channel's frames use (zlib's).
+ * the CRC the channel's frames use (zlib's), in native order, and loaded
+ * as the host sends them: little-endian (as_sent).
  */
 #include <scion/ktest.h>
 #include <scion/monitor.h>
@@ -16,6 +17,7 @@
 #include <scion/errno.h>
 #include <scion/string.h>
 #include <scion/profile_config.h>
+#include <scion/chan_wire.h>
 #include <arch/trap.h>
 #include "probe_test.h"
 #include "../../kernel/channel/frame.h"
@@ -113,9 +115,60 @@ static unsigned index_of(const char *name)
 	return i < 0 ? MONITOR_SOURCES_MAX : (unsigned)i;
 }
 
+/* zlib's CRC-32 of a file with its crc32 field taken as zero, as seal() computes it. */
+static uint32_t crc_without_field(const uint8_t *file, size_t size)
+{
+	struct profile_config_header h;
+	memcpy(&h, file, sizeof(h));
+	h.crc32 = 0;
+	uint32_t crc = chan_crc32(0, &h, sizeof(h));
+	return chan_crc32(crc, file + sizeof(h), size - sizeof(h));
+}
+
+/*
+ * f as the host sends it, in room bytes (at least f->size; zeros after):
+ * little-endian, as profile_config.h says. The tests build and break
+ * files in native order; on a big-endian machine the copy is turned
+ * (what does not fit the file's bytes, by a broken count, is left as it
+ * is) and its CRC made anew over the turned bytes, off by as much as the
+ * test left f's CRC off (a seal kept, a seal broken). NULL: no memory.
+ */
+static uint8_t *as_sent(const struct cfg_file *f, size_t room)
+{
+	uint8_t *wire = kzalloc(room);
+	if (!wire || !CHAN_WIRE_SWAPS || f->size < sizeof(*f->h)) {
+		if (wire)
+			memcpy(wire, f->buf, f->size);
+		return wire;
+	}
+	memcpy(wire, f->buf, f->size);
+	uint32_t off_by = f->h->crc32 ^ crc_without_field(f->buf, f->size);
+	size_t resources = (f->size - sizeof(*f->h)) / sizeof(*f->r);
+	if (resources > f->h->resource_count)
+		resources = f->h->resource_count;
+	size_t at = sizeof(*f->h) + resources * sizeof(*f->r);
+	uint64_t buckets = (uint64_t)resources * f->h->bucket_count;
+	if (buckets > (f->size - at) / sizeof(*f->b))
+		buckets = (f->size - at) / sizeof(*f->b);
+	chan_wire_to_le(CHAN_WIRE(profile_config_resource), wire + sizeof(*f->h), resources);
+	chan_wire_to_le(CHAN_WIRE(profile_config_bucket), wire + at, (size_t)buckets);
+	chan_wire_to_le(CHAN_WIRE(profile_config_header), wire, 1);
+	uint32_t crc = crc_without_field(wire, f->size) ^ off_by;
+	for (unsigned i = 0; i < sizeof(crc); i++)	/* the field alone, little-endian */
+		wire[offsetof(struct profile_config_header, crc32) + i] = (uint8_t)(crc >> (8 * i));
+	return wire;
+}
+
 static int load(const struct cfg_file *f, char *msg)
 {
-	return monitor_config_load(f->buf, f->size, msg, MSG_BYTES);
+	uint8_t *wire = as_sent(f, f->size);
+	if (!wire) {
+		snprintf(msg, MSG_BYTES, "test: no memory for the file as sent");
+		return -ENOMEM;
+	}
+	int err = monitor_config_load(wire, f->size, msg, MSG_BYTES);
+	kfree(wire);
+	return err;
 }
 
 /* The sampler's intervals before a test, put back after it. */
@@ -318,9 +371,8 @@ KTEST(monitor_config_refusals, 1)
 	/* Empty and oversized bodies, as the channel op may pass them. */
 	KT_EXPECT(t, monitor_config_load(good.buf, 0, msg, sizeof(msg)) == -EINVAL &&
 		  strstr(msg, "0 bytes, shorter than the 96-byte header"), "empty: '%s'", msg);
-	uint8_t *huge = kzalloc(CHAN_MAX_PAYLOAD);
+	uint8_t *huge = as_sent(&good, CHAN_MAX_PAYLOAD);
 	KT_ASSERT(t, huge, "no memory");
-	memcpy(huge, good.buf, good.size);
 	KT_EXPECT(t, monitor_config_load(huge, CHAN_MAX_PAYLOAD, msg, sizeof(msg)) == -EINVAL &&
 		  strstr(msg, "the file has 262144 bytes"), "huge: '%s'", msg);
 	kfree(huge);

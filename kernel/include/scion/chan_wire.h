@@ -10,11 +10,20 @@
  * __BYTE_ORDER__, not the architecture.
  *
  * Which bytes to turn is not written here: tools/gen_layouts.py --c-wire
- * reads scion/chan_proto.h, scion/chan_reply.h and scion/monitor_rec.h
- * (headers it reads for the host's scion_layouts.py too) and generates
- * one descriptor per
- * structure, chan_wire_<struct name> (build/gen/chan_wire_layouts.h,
- * included below); CHAN_WIRE(name) names it.
+ * reads the wire headers (the Makefile's WIRE_HEADERS: scion/chan_proto.h,
+ * chan_reply.h, monitor_rec.h, recfmt.h, dof.h, profile_config.h; headers
+ * it reads for the host's scion_layouts.py too) and generates one
+ * descriptor per structure, chan_wire_<struct name>
+ * (build/gen/chan_wire_layouts.h, included below); CHAN_WIRE(name) names
+ * it. A structure with a member it cannot describe stops the generation.
+ *
+ * Stream records are written natively by their producers (probe context,
+ * the measurement thread, recording grafts) and some are read back by
+ * the kernel, so they are turned where a chunk leaves: a stream source
+ * with multi-byte integers in its records gives a to_wire hook
+ * (scion/channel.h, CHAN_STREAM_SOURCE_WIRE) that the output thread calls
+ * on each CPU's taken buffer on a big-endian machine, and its drain turns
+ * its own chunks.
  *
  * CONVERTED: the frame header (frame.c, chan_put_le) and trailer (CRC);
  * RESPONSE/ERROR's status; the request header (op); STATUS, STATS; the
@@ -23,24 +32,26 @@
  * METRIC_REMOVE; BULK; STREAM_OPEN's reply, STREAM_CLOSE's request and
  * totals; every DATA frame's stream id and chunk header (stream.c);
  * SYMBOLIZE; TRACE_START's request and reply; REC_PUT's and REC_GET's
- * requests and replies (their heads); the bench stream's status chunk;
- * MONITOR's monitor_ctl_request and monitor_ctl_status; the monitor
- * stream's status chunk (struct monitor_stream_status).
+ * requests and replies; MONITOR's monitor_ctl_request and
+ * monitor_ctl_status; and the records inside stream chunks:
+ *   - trace records (struct dof_rechdr, each integer and stack datum as
+ *     struct dof_word by its clause's layout, dof_error), aggregation
+ *     entries (dof_aggent, integer and stack key items, values) and
+ *     dof_status (kernel/trace/trace_wire.c, trace_stream.c);
+ *   - the "record" source's records and headers, REC_GET's and REC_PUT's
+ *     stream-file bytes (kernel/record/rec_wire.c: by record type;
+ *     recordings stay native in the kernel's store);
+ *   - monitor records and the monitor stream's status
+ *     (kernel/monitor/monitor_stream.c);
+ *   - PROFILE_CONFIG's file (and a boot module's): checked as sent,
+ *     kept native (kernel/monitor/config_check.c, config.c);
+ *   - bench records and the bench stream's status (kernel/test/bench_stream.c).
  *
  * NOT CONVERTED YET (native structures written by their producers, so
- * wrong on a big-endian machine): the records inside stream chunks —
- * trace records, aggregations and dof_status (kernel/trace/: the
- * session's per-CPU buffers, trace_stream.c's drain), the "record"
- * source's and recordings' records (scion/recfmt.h: kernel/record/,
- * and REC_GET/REC_PUT's stream-file bytes), monitor records
- * (scion/monitor_rec.h: kernel/monitor/monitor_stream.c),
- * PROFILE_CONFIG's binary file (kernel/monitor/config_op.c), bench
- * records (struct chan_bench_record, kernel/test/bench_stream.c), probe
- * records (struct chan_probe_record, kernel/probe/probe_stream.c), and
- * EXEC/EXEC_RESUME/SIGNAL with their output records (kernel/proc/: not
- * built on sparc64). A record stored in a trace buffer is read back by
- * the kernel itself, so it must be turned where the chunk leaves, with
- * the source's own layout: the next step.
+ * wrong on a big-endian machine; neither is built on sparc64 yet): probe
+ * records (struct chan_probe_record, kernel/probe/probe_stream.c: the
+ * "probes" source needs a to_wire hook), and EXEC/EXEC_RESUME/SIGNAL
+ * with their output records (kernel/proc/, chanout.c's "exec" source).
  */
 #ifndef SCION_CHAN_WIRE_H
 #define SCION_CHAN_WIRE_H

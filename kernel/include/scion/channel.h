@@ -66,6 +66,18 @@ struct chan_stream_source {
 	void (*drain)(void *priv, struct chan_stream_sink *sink);
 	/* release - optional: free priv, after the last drain. Thread, may sleep. */
 	void (*release)(void *priv);
+	/*
+	 * to_wire - optional, called on a big-endian machine only: turn one
+	 *   CPU's records (bytes long, as tbuf_reserve placed them) to the
+	 *   wire's little-endian order, in place, just before they are
+	 *   sent. A source whose records hold multi-byte integers needs it:
+	 *   its writers store native records, and the wire is little-endian
+	 *   (scion/chan_wire.h).
+	 * Caller's context: the output or the channel thread, the stream's
+	 *   drain lock held; the records are the consumer's until the next
+	 *   switch (nobody else reads them).
+	 */
+	void (*to_wire)(void *priv, uint8_t *records, uint32_t bytes);
 };
 
 #define CHAN_STREAM_SOURCE(var, name_, usage_, open_, close_) \
@@ -75,6 +87,11 @@ struct chan_stream_source {
 	static const struct chan_stream_source var LINKER_TABLE_ENTRY(stream_sources) = { \
 		.name = (name_), .usage = (usage_), .open = (open_), .close = (close_), \
 		.drain = (drain_), .release = (release_) }
+/* A source whose records hold multi-byte integers: with its to_wire (above). */
+#define CHAN_STREAM_SOURCE_WIRE(var, name_, usage_, open_, close_, drain_, release_, to_wire_) \
+	static const struct chan_stream_source var LINKER_TABLE_ENTRY(stream_sources) = { \
+		.name = (name_), .usage = (usage_), .open = (open_), .close = (close_), \
+		.drain = (drain_), .release = (release_), .to_wire = (to_wire_) }
 
 /*
  * chan_stream_send - one DATA chunk on the sink's stream, from a

@@ -168,6 +168,17 @@ enum dof_agg_func {
 #define DOF_QUANTIZE_ZERO    63
 #define DOF_LQUANTIZE_MAX_LEVELS 4096
 
+/*
+ * One word of data: an integer datum of a record (trace(), a printf
+ * argument, exit()'s status), a stack() frame, an integer or stack key
+ * item, an aggregation value. Strings are bytes; everything else the
+ * session sends is made of these words (the kernel turns each to
+ * little-endian with this layout, scion/chan_wire.h).
+ */
+struct dof_word {
+	uint64_t value;
+};
+
 /* Every record starts with this (8-byte aligned, 16 bytes). */
 struct dof_rechdr {
 	uint32_t epid;			/* DOF_EPID_ERROR: a struct dof_error follows */

@@ -67,6 +67,21 @@ const struct rec_module *rec_module_find(const char *name);
 /* Fill a header for stream s of module m (records and drops 0). Thread. */
 void rec_header_init(struct rec_file_header *h, const struct rec_module *m, enum rec_stream s);
 
+/*
+ * Byte order (kernel/record/rec_wire.c): records and headers are native
+ * in the kernel, little-endian on the wire and in the host's files.
+ * rec_record_to_le / rec_record_from_le turn one record in place (its
+ * type and size read before / after its head is turned);
+ * rec_records_to_le turns bytes of whole records, back to back (a
+ * stream chunk); rec_header_to_le / _from_le turn n file headers. All
+ * do nothing on a little-endian machine. Any context.
+ */
+void rec_record_to_le(struct rec_head *h);
+void rec_record_from_le(struct rec_head *h);
+void rec_records_to_le(uint8_t *records, size_t bytes);
+void rec_header_to_le(struct rec_file_header *h, unsigned n);
+void rec_header_from_le(struct rec_file_header *h, unsigned n);
+
 /* --- Record data: an ordered list of records in chunks ------------------- */
 
 struct rec_chunk;
@@ -96,6 +111,8 @@ const struct rec_head *rec_cursor_next(struct rec_cursor *cur);
 
 /* Copy up to n bytes of d's records from byte offset; returns the count. */
 size_t rec_data_read(const struct rec_data *d, uint64_t offset, void *buf, size_t n);
+/* The same bytes as the wire carries them: each record little-endian (REC_GET). */
+size_t rec_data_read_le(const struct rec_data *d, uint64_t offset, void *buf, size_t n);
 
 /*
  * rec_data_merge - move the records of from[0..n) (n <= MAX_CPUS), each

@@ -107,10 +107,26 @@ void trace_session_take_aggregations(struct trace_session *s, trace_aggent_fn *f
  */
 int trace_session_agg_func(const struct trace_session *s, uint32_t agg);
 
-/* The same in two steps, for a reader sending snapshots whole: the switch, then each CPU's. */
+/*
+ * The same in two steps, for a reader sending snapshots whole: the
+ * switch, then each CPU's (the reader's to change, until the next switch:
+ * a big-endian machine turns it to the wire's order in place).
+ */
 void trace_session_switch_aggregations(struct trace_session *s);
-const uint8_t *trace_session_aggregation_snapshot(struct trace_session *s, unsigned cpu,
-						  uint32_t *bytes);
+uint8_t *trace_session_aggregation_snapshot(struct trace_session *s, unsigned cpu,
+					    uint32_t *bytes);
+
+/*
+ * The wire's byte order (kernel/trace/trace_wire.c): turn one CPU's
+ * taken records (bytes long, as the principal buffer holds them), or
+ * whole aggregation entries of a snapshot, to little-endian in place,
+ * with the session's own layout; nothing on a little-endian machine.
+ * Caller's context: the session's consumer, before the next switch;
+ * the kernel reads them no more afterwards.
+ */
+void trace_session_records_to_le(const struct trace_session *s, uint8_t *records, uint32_t bytes);
+void trace_session_aggregations_to_le(const struct trace_session *s, uint8_t *entries,
+				      uint32_t bytes);
 
 /* Totals since the session started, and whether exit() ran / END fired. Any context. */
 void trace_session_status(const struct trace_session *s, struct dof_status *st);
