@@ -10,6 +10,7 @@
 #include <scion/probe.h>
 #include <scion/channel.h>
 #include <scion/chan_proto.h>
+#include <scion/chan_wire.h>
 #include <scion/tbuf.h>
 #include <scion/thread.h>
 #include <scion/clock.h>
@@ -108,4 +109,15 @@ static void record_close(void *priv)
 	kfree(r);
 }
 
-CHAN_STREAM_SOURCE(probes_source, "probes", "PROBE-SPEC", record_open, record_close);
+/* A big-endian machine's records to the wire's order: all of one size (probe_record_hit). */
+static void record_to_wire(void *priv, uint8_t *records, uint32_t bytes)
+{
+	(void)priv;
+	_Static_assert(sizeof(struct chan_probe_record) % TBUF_ALIGN == 0,
+		       "probe records must lie back to back in the buffers");
+	chan_wire_to_le(CHAN_WIRE(chan_probe_record), records,
+			bytes / sizeof(struct chan_probe_record));
+}
+
+CHAN_STREAM_SOURCE_WIRE(probes_source, "probes", "PROBE-SPEC", record_open, record_close, NULL,
+			NULL, record_to_wire);

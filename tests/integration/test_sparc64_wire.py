@@ -39,11 +39,13 @@ says of them in other ways (its console, the shell, the file the host sent).
       structure with a member it cannot describe (a pointer, a union, a
       bit-field), naming it, and makes no file
 
-Not exercised on sparc64 itself: trace records, aggregations and dof_status
-(kernel/trace/trace_wire.c): every D program needs a probe, and sparc64
-has no probe provider yet (kernel/probe/ is not built: BEGIN's refusal is
-checked by streams/trace-refused); trace_layout checks the conversion on
-the host instead."""
+The "probes" stream's records are checked by streams/probe-records (`scion
+probe record` of kmalloc's entry). Trace records, aggregations and
+dof_status (kernel/trace/trace_wire.c) are
+exercised on sparc64 by streams/trace: a BEGIN record, and fbt probes (the
+SPARC splices) feeding count, sum, quantize and stack()-keyed aggregations
+that the host decodes with values that agree; trace_layout checks the
+conversion member by member on the host besides."""
 
 import datetime
 import os
@@ -335,6 +337,61 @@ def check_profile_config(ctx, client):
                f"{status}: {line!r}")
 
 
+# A D program over fbt splices: aggregations of every kind the checks read back.
+TRACE_AGGREGATIONS = ("fbt:kernel:kmalloc:entry { @calls = count(); @bytes[probefunc] = sum(arg0); "
+                      "@sizes = quantize(arg0); @callers[stack(2)] = count(); } "
+                      "profile:::tick-1sec { exit(0); }")
+
+
+def check_trace(ctx, sock, version):
+    """D on the big-endian kernel through `scion trace`: a BEGIN record, then
+    fbt probes (KernInst splices) feeding count, sum, quantize and stack-keyed
+    aggregations, each decoded by the host with values that agree."""
+    rc, out = scion(ctx, sock, version, "trace", "-n", "BEGIN { trace(1234567); exit(0); }")
+    ctx.result("trace/begin-record", rc == 0 and re.search(r":BEGIN\s+1234567$", out, re.M)
+               is not None, f"exit {rc}: {out}")
+    rc, out = scion(ctx, sock, version, "trace", "-n", TRACE_AGGREGATIONS)
+    lines = out.splitlines()
+    # The tick's record, then @bytes ("kmalloc N"), @calls (one number), the
+    # quantize table (value | bars count) and the stacks, in the order printed.
+    total = re.search(r"^\s+kmalloc\s+(\d+)$", out, re.M)
+    buckets = [(int(m.group(1)), int(m.group(2))) for m in
+               re.finditer(r"^\s+(\d+) \|[@ ]+ (\d+)\s*$", out, re.M)]
+    calls = sum(n for _, n in buckets)
+    single = [int(x) for x in re.findall(r"^\s+(\d+)$", out, re.M)]
+    # Each quantize bucket [v, 2v) bounds what its calls summed.
+    low = sum(n * v for v, n in buckets)
+    high = sum(n * max(2 * v, 1) for v, n in buckets)
+    ctx.result("trace/aggregations-agree", rc == 0 and total is not None and calls > 0 and
+               calls in single and low <= int(total.group(1)) < high,
+               f"exit {rc}: sum {total and total.group(1)}, bounds [{low}, {high}), "
+               f"{calls} calls: {out[-1500:]}")
+    ctx.result("trace/stacks-symbolized", re.search(r"^\s+kernel`\w+\+0x[0-9a-f]+$", out, re.M)
+               is not None, f"{lines[-12:]}")
+
+
+def check_probe_records(ctx, sock, version):
+    """The "probes" stream's records (struct chan_probe_record) from the
+    big-endian kernel: `scion probe record` of kmalloc's entry while a shell
+    command runs; every record names the probe, CPU 0, a thread, a size."""
+    import json
+    rc, out = scion(ctx, sock, version, "probe", "record", "--json", "--run",
+                    "probe list fbt:kernel:kmalloc:*", "fbt:kernel:kmalloc:entry")
+    try:
+        doc, _ = json.JSONDecoder().raw_decode(out[out.index("{"):])
+    except ValueError:
+        ctx.result("probe-records/decode", False, f"exit {rc}: {out[-800:]}")
+        return
+    recs = doc.get("records", [])
+    ids = re.findall(r"^\s+(\d+)\s+fbt:kernel:kmalloc:entry\s", doc.get("output", ""), re.M)
+    times = [r["timestamp_ns"] for r in recs]
+    ctx.result("probe-records/decode", rc == 0 and recs and ids and
+               all(r["probe"] == int(ids[0]) and r["cpu"] == 0 and 0 < r["tid"] < 1 << 20 and
+                   0 < r["arg0"] < 1 << 24 for r in recs) and times == sorted(times) and
+               doc["totals"]["records"] == len(recs) and doc["dropped"] == 0,
+               f"exit {rc}: {json.dumps(recs[:4])} ids {ids}")
+
+
 def job_streams(ctx):
     """The monitor stream, recordings through REC_GET, REC_PUT and the record
     stream, and PROFILE_CONFIG on one boot (see the module's description)."""
@@ -356,8 +413,8 @@ def job_streams(ctx):
             check_recordings(ctx, sock, version)
         except ScionError as e:
             ctx.result("recording/shell", False, str(e))
-        rc, out = scion(ctx, sock, version, "trace", "-n", "BEGIN { trace(1); exit(0); }")
-        ctx.result("trace-refused", rc != 0 and "no splicer yet" in out, f"exit {rc}: {out}")
+        check_trace(ctx, sock, version)
+        check_probe_records(ctx, sock, version)
         power_off(ctx, boot)
     finally:
         boot.kill()     # a no-op once it powered off; else QEMU ends here

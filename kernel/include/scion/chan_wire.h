@@ -45,13 +45,13 @@
  *     (kernel/monitor/monitor_stream.c);
  *   - PROFILE_CONFIG's file (and a boot module's): checked as sent,
  *     kept native (kernel/monitor/config_check.c, config.c);
- *   - bench records and the bench stream's status (kernel/test/bench_stream.c).
+ *   - bench records and the bench stream's status (kernel/test/bench_stream.c);
+ *   - probe records (struct chan_probe_record, kernel/probe/probe_stream.c).
  *
  * NOT CONVERTED YET (native structures written by their producers, so
- * wrong on a big-endian machine; neither is built on sparc64 yet): probe
- * records (struct chan_probe_record, kernel/probe/probe_stream.c: the
- * "probes" source needs a to_wire hook), and EXEC/EXEC_RESUME/SIGNAL
- * with their output records (kernel/proc/, chanout.c's "exec" source).
+ * wrong on a big-endian machine; not built on sparc64 yet):
+ * EXEC/EXEC_RESUME/SIGNAL with their output records (kernel/proc/,
+ * chanout.c's "exec" source).
  */
 #ifndef SCION_CHAN_WIRE_H
 #define SCION_CHAN_WIRE_H
