@@ -49,12 +49,20 @@ def probe_bench(out_dir, x86_run=None):
     argv = machine.sparc64_qemu_command(kernel, "", control_socket=sock) + [
         "-icount", f"shift={ICOUNT_SHIFT},sleep=off"]
     b = harness.Boot("bench-sparc64", out_dir, timeout=600, argv=argv)
+    # The host speaks as the sparc64 build (its version.txt), not the x86 one.
+    saved = os.environ.get("SCION_HOST_VERSION")
+    with open(os.path.join(os.path.dirname(kernel), "..", "version.txt")) as f:
+        os.environ["SCION_HOST_VERSION"] = f.read().strip()
     try:
         with bench_boot.session(b, sock) as c:
             version = bench_boot.kernel_version(c)
             items, _ = kernel_bench.run(c, SELECTOR, timeout=RUN_TIMEOUT)
     finally:
         bench_boot.power_off(b)
+        if saved is None:
+            del os.environ["SCION_HOST_VERSION"]
+        else:
+            os.environ["SCION_HOST_VERSION"] = saved
     x86 = {f["figure"]: f["value"] for f in (x86_run or {}).get("figures", [])}
     figures = []
     for f in kernel_bench.figures(items):
