@@ -22,8 +22,83 @@
 #ifndef SCION_SDT_H
 #define SCION_SDT_H
 
+#include <stdint.h>
 #include <scion/compiler.h>
 #include <arch/sdt.h>
+
+/*
+ * A site: the arch's no-op (ARCH_SDT_NOP) and its {site, name} entry in
+ * table.sdt_sites. The arguments are evaluated into temporaries first, so
+ * computing one cannot clobber another's register, then bound to the
+ * arch's argument registers (ARCH_SDT_ARG_REGS), where trap_frame_arg()
+ * finds them.
+ */
+#define SDT_ASM_(name)								\
+	"990: " ARCH_SDT_NOP "\n\t"						\
+	".pushsection .rodata.sdt_names, \"a\"\n"				\
+	"991: .asciz \"" name "\"\n\t"						\
+	".popsection\n\t"							\
+	".pushsection table.sdt_sites, \"a\"\n\t"				\
+	".balign 8\n\t"								\
+	ARCH_SDT_XWORD " 990b, 991b\n\t"						\
+	".popsection"
+
+#define SDT_REG_(n, ...) SDT_REG_##n##_(__VA_ARGS__)
+#define SDT_REG_0_(r0, ...) r0
+#define SDT_REG_1_(r0, r1, ...) r1
+#define SDT_REG_2_(r0, r1, r2, ...) r2
+#define SDT_REG_3_(r0, r1, r2, r3, ...) r3
+#define SDT_REG_4_(r0, r1, r2, r3, r4, ...) r4
+#define SDT_REG_5_(r0, r1, r2, r3, r4, r5) r5
+/* The register of argument n, as the asm constraint names it. */
+#define SDT_ARG_REG_(n) SDT_REG_(n, ARCH_SDT_ARG_REGS)
+#define SDT_BIND_(n, v) register uint64_t sdt_r##n __asm__(SDT_ARG_REG_(n)) = (v)
+
+#define SDT_SITE0_(name) __asm__ volatile(SDT_ASM_(name) ::)
+#define SDT_SITE1_(name, a0) do {						\
+	uint64_t sdt_v0 = (uint64_t)(a0);					\
+	SDT_BIND_(0, sdt_v0);							\
+	__asm__ volatile(SDT_ASM_(name) :: "r"(sdt_r0));			\
+} while (0)
+#define SDT_SITE2_(name, a0, a1) do {					\
+	uint64_t sdt_v0 = (uint64_t)(a0), sdt_v1 = (uint64_t)(a1);		\
+	SDT_BIND_(0, sdt_v0);							\
+	SDT_BIND_(1, sdt_v1);							\
+	__asm__ volatile(SDT_ASM_(name) :: "r"(sdt_r0), "r"(sdt_r1));		\
+} while (0)
+#define SDT_SITE3_(name, a0, a1, a2) do {					\
+	uint64_t sdt_v0 = (uint64_t)(a0), sdt_v1 = (uint64_t)(a1);		\
+	uint64_t sdt_v2 = (uint64_t)(a2);					\
+	SDT_BIND_(0, sdt_v0);							\
+	SDT_BIND_(1, sdt_v1);							\
+	SDT_BIND_(2, sdt_v2);							\
+	__asm__ volatile(SDT_ASM_(name) :: "r"(sdt_r0), "r"(sdt_r1), "r"(sdt_r2));	\
+} while (0)
+#define SDT_SITE5_(name, a0, a1, a2, a3, a4) do {				\
+	uint64_t sdt_v0 = (uint64_t)(a0), sdt_v1 = (uint64_t)(a1);		\
+	uint64_t sdt_v2 = (uint64_t)(a2), sdt_v3 = (uint64_t)(a3);		\
+	uint64_t sdt_v4 = (uint64_t)(a4);					\
+	SDT_BIND_(0, sdt_v0);							\
+	SDT_BIND_(1, sdt_v1);							\
+	SDT_BIND_(2, sdt_v2);							\
+	SDT_BIND_(3, sdt_v3);							\
+	SDT_BIND_(4, sdt_v4);							\
+	__asm__ volatile(SDT_ASM_(name) :: "r"(sdt_r0), "r"(sdt_r1), "r"(sdt_r2),	\
+			 "r"(sdt_r3), "r"(sdt_r4));					\
+} while (0)
+#define SDT_SITE6_(name, a0, a1, a2, a3, a4, a5) do {			\
+	uint64_t sdt_v0 = (uint64_t)(a0), sdt_v1 = (uint64_t)(a1);		\
+	uint64_t sdt_v2 = (uint64_t)(a2), sdt_v3 = (uint64_t)(a3);		\
+	uint64_t sdt_v4 = (uint64_t)(a4), sdt_v5 = (uint64_t)(a5);		\
+	SDT_BIND_(0, sdt_v0);							\
+	SDT_BIND_(1, sdt_v1);							\
+	SDT_BIND_(2, sdt_v2);							\
+	SDT_BIND_(3, sdt_v3);							\
+	SDT_BIND_(4, sdt_v4);							\
+	SDT_BIND_(5, sdt_v5);							\
+	__asm__ volatile(SDT_ASM_(name) :: "r"(sdt_r0), "r"(sdt_r1), "r"(sdt_r2),	\
+			 "r"(sdt_r3), "r"(sdt_r4), "r"(sdt_r5));			\
+} while (0)
 
 struct sdt_site {
 	uint64_t addr;		/* the no-op */
@@ -32,16 +107,16 @@ struct sdt_site {
 
 LINKER_TABLE_DECLARE(struct sdt_site, sdt_sites);
 
-#define SDT_PROBE0(name)                 ARCH_SDT_PROBE0(#name)
-#define SDT_PROBE1(name, a0)             ARCH_SDT_PROBE1(#name, a0)
-#define SDT_PROBE2(name, a0, a1)         ARCH_SDT_PROBE2(#name, a0, a1)
-#define SDT_PROBE3(name, a0, a1, a2)     ARCH_SDT_PROBE3(#name, a0, a1, a2)
-#define SDT_PROBE0_P(provider, name) ARCH_SDT_PROBE0(#provider ":" #name)
-#define SDT_PROBE1_P(provider, name, a0) ARCH_SDT_PROBE1(#provider ":" #name, a0)
-#define SDT_PROBE2_P(provider, name, a0, a1) ARCH_SDT_PROBE2(#provider ":" #name, a0, a1)
+#define SDT_PROBE0(name)                 SDT_SITE0_(#name)
+#define SDT_PROBE1(name, a0)             SDT_SITE1_(#name, a0)
+#define SDT_PROBE2(name, a0, a1)         SDT_SITE2_(#name, a0, a1)
+#define SDT_PROBE3(name, a0, a1, a2)     SDT_SITE3_(#name, a0, a1, a2)
+#define SDT_PROBE0_P(provider, name) SDT_SITE0_(#provider ":" #name)
+#define SDT_PROBE1_P(provider, name, a0) SDT_SITE1_(#provider ":" #name, a0)
+#define SDT_PROBE2_P(provider, name, a0, a1) SDT_SITE2_(#provider ":" #name, a0, a1)
 #define SDT_PROBE5_P(provider, name, a0, a1, a2, a3, a4) \
-	ARCH_SDT_PROBE5(#provider ":" #name, a0, a1, a2, a3, a4)
+	SDT_SITE5_(#provider ":" #name, a0, a1, a2, a3, a4)
 #define SDT_PROBE6_P(provider, name, a0, a1, a2, a3, a4, a5) \
-	ARCH_SDT_PROBE6(#provider ":" #name, a0, a1, a2, a3, a4, a5)
+	SDT_SITE6_(#provider ":" #name, a0, a1, a2, a3, a4, a5)
 
 #endif
