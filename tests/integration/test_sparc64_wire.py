@@ -5,7 +5,7 @@ the host's own decoders and its values checked against what the kernel
 says of them in other ways (its console, the shell, the file the host sent).
 
   sparc64_wire.streams   one boot of the kernel with the control channel:
-      monitor     a "monitor" stream (profile/monitor_records.py decodes it):
+      monitor     a "monitor" stream (host/scionhost/profile/monitor_records.py decodes it):
                   its source records are the shell's `monitor` list (names,
                   units, intervals, count) and the status chunk's count; rounds
                   numbered 1, 2, ... with growing times; the samples written
@@ -20,7 +20,7 @@ says of them in other ways (its console, the shell, the file the host sent).
                   request (heads and records cut across requests)
       record      a "record" stream (`scion record -m sched`): whole files
                   the host reads, the kernel's totals equal to what arrived
-      profile     PROFILE_CONFIG with a file profile/config.py writes: the
+      profile     PROFILE_CONFIG with a file host/scionhost/profile/config.py writes: the
                   kernel's line, MONITOR's status (config_loaded, its day,
                   the burst schedule) and `monitor config show` (each
                   resource's interval, window, duration, the bucket's expected
