@@ -18,6 +18,9 @@ says of them in other ways (its console, the shell, the file the host sent).
                   upload` (REC_PUT) of those files and a second download of
                   the upload: the same bytes; likewise uploaded 13 bytes a
                   request (heads and records cut across requests)
+                  `sim run` replays it under rr in a kernel simulation
+                  instance, and the host simulator (`scion sim replay`) of the
+                  download gives the same picks and switches;
       record      a "record" stream (`scion record -m sched`): whole files
                   the host reads, the kernel's totals equal to what arrived
       profile     PROFILE_CONFIG with a file host/scionhost/profile/config.py writes: the
@@ -216,6 +219,12 @@ def check_recordings(ctx, sock, version):
     if not m or not counts:
         return
     rec = int(m.group(1))
+    # Kernel simulation on sun4u: the recording replayed under rr in an instance.
+    with Client(sock, version=version) as client:
+        status, sim = shell(client, f"sim run rec{rec} rr")
+    kernel_rr = re.search(r"^rr\s+(\d+)\s+(\d+)\s", sim, re.M)
+    ctx.result("recording/kernel-sim", status == 0 and kernel_rr is not None and
+               re.search(r"^live pick_next=rr", sim, re.M) is not None, f"{status}: {sim}")
     work = tempfile.mkdtemp(prefix="wire-rec-", dir=ctx.log_dir)
     first = os.path.join(work, "download")
     rc, out = scion(ctx, sock, version, "record", "download", f"rec{rec}", "-o", first)
@@ -224,6 +233,12 @@ def check_recordings(ctx, sock, version):
     ctx.result("recording/rec-get-decodes", rc == 0 and not problem, problem)
     if rc:
         return
+    # The host simulator replays the big-endian kernel's recording as the kernel did.
+    rc, out = scion(ctx, sock, version, "sim", "replay", first, "--policy", "rr")
+    host_rr = re.search(r"^rr\s+(\d+)\s+(\d+)\s", out, re.M)
+    ctx.result("recording/host-sim-agrees", rc == 0 and kernel_rr is not None and
+               host_rr is not None and host_rr.groups() == kernel_rr.groups(),
+               f"kernel {kernel_rr and kernel_rr.groups()}, host: exit {rc}: {out[-800:]}")
     # REC_GET in pieces of 100 bytes: records cut across requests, each piece turned alike.
     from scionhost import frame, record
     from scionhost.client import Client
