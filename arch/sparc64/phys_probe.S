@@ -6,9 +6,10 @@
  * port no device decodes, and the trap handler resumes a fault at
  * phys_probe_load at phys_probe_fault (trap.c: sparc64_phys_probe_fixup)
  * without a report. A leaf (no window). Used to ask whether QEMU was
- * given a second serial port (arch/sparc64/channel.c).
+ * given a second serial port (arch/sparc64/channel.c). In .text.noprobe:
+ * the fixup knows the load by its address, which a probe would move.
  */
-	.text
+	.section .text.noprobe, "ax"
 	.globl	sparc64_phys_probe8
 	.type	sparc64_phys_probe8, @function
 sparc64_phys_probe8:

@@ -143,8 +143,11 @@ arch_txn_unwind:
 /*
  * int arch_safe_read(void *dst, uint64_t src, size_t n): a leaf (no
  * window); a fault at safe_read_load resumes at safe_read_fault (trap.c:
- * arch_safe_read_fixup).
+ * arch_safe_read_fixup). In .text.noprobe: the fixup knows the load by
+ * its address, which a probe would move, and probe context (D's loads)
+ * calls it.
  */
+	.section .text.noprobe, "ax"
 	.globl	arch_safe_read
 	.type	arch_safe_read, @function
 arch_safe_read:

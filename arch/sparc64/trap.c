@@ -212,7 +212,7 @@ struct trap_frame *arch_interrupted_frame(void)
 
 extern char safe_read_load[], safe_read_fault[];
 
-bool arch_safe_read_fixup(struct trap_frame *f)
+__noprobe bool arch_safe_read_fixup(struct trap_frame *f)
 {
 	if (f->tl != 1 || f->tpc != (uint64_t)(uintptr_t)safe_read_load)
 		return false;
@@ -224,7 +224,7 @@ bool arch_safe_read_fixup(struct trap_frame *f)
 
 extern char phys_probe_load[], phys_probe_fault[];
 
-static bool phys_probe_fixup(struct trap_frame *f)
+static __noprobe bool phys_probe_fixup(struct trap_frame *f)
 {
 	if (f->tl != 1 || f->tpc != (uint64_t)(uintptr_t)phys_probe_load)
 		return false;
