@@ -122,49 +122,14 @@ static inline void arch_page_copy(void *dst, const void *src)
 }
 
 /*
- * arch_map_page - map one 8 KB page in the kmap window.
- * Arguments: va page aligned in [KMAP_BASE_ADDR, KMAP_LIMIT_ADDR); pa page
- *   aligned; flags MAP_* (MAP_NOCACHE: uncached with side effects, and
- *   little-endian (TTE.IE) so that PCI registers read as on x86).
- * Return value: 0, -EEXIST when va is mapped, -EINVAL outside the window.
- * Caller's context: any; interrupts masked inside.
+ * The contract's functions are in scion/mmu_arch.h. Here: arch_map_page
+ * serves the kmap window [KMAP_BASE_ADDR, KMAP_LIMIT_ADDR) only, and
+ * MAP_NOCACHE maps uncached with side effects and little-endian (TTE.IE),
+ * so PCI registers read as on x86; arch_unmap_page demaps its page at once
+ * and a miss never installs an invalid TTE, so arch_flush_tlb_local has
+ * nothing to do; arch_translate knows the image, the direct map within RAM
+ * and the kmap TTEs; no user address spaces yet (arch_as_create refuses).
  */
-int arch_map_page(uintptr_t va, uint64_t pa, unsigned flags);
-
-/*
- * arch_unmap_page - remove one page's TTE and demap it from both TLBs.
- * Return value: the physical address that was mapped, or UINT64_MAX.
- */
-uint64_t arch_unmap_page(uintptr_t va);
-
-/*
- * arch_translate - the physical address va maps to (the image, the direct
- * map within RAM, or a valid kmap TTE), or UINT64_MAX; *flags gets MAP_*.
- * Caller's context: any; lock-free.
- */
-uint64_t arch_translate(uintptr_t va, unsigned *flags);
-
-/* Pages the kmap TTE array takes (it is in the image, never freed). */
-size_t arch_kernel_table_pages(void);
-
-/*
- * Nothing to do: arch_unmap_page demaps its page at once and a miss never
- * installs an invalid TTE, so no stale translation can exist.
- */
-void arch_flush_tlb_local(void);
-
-/* User address spaces: none on sparc64 yet (issue 25). arch_as_create refuses. */
-struct arch_as;
-struct arch_as *arch_as_create(void);
-void arch_as_destroy(struct arch_as *as, void (*release)(uint64_t pa, void *arg), void *arg);
-int arch_as_map(struct arch_as *as, uintptr_t va, uint64_t pa, unsigned flags);
-size_t arch_as_unmap_range(struct arch_as *as, uintptr_t start, uintptr_t end,
-			   void (*release)(uint64_t pa, void *arg), void *arg);
-size_t arch_as_protect_range(struct arch_as *as, uintptr_t start, uintptr_t end, unsigned flags);
-int arch_as_walk(struct arch_as *as, uintptr_t start, uintptr_t end,
-		 int (*fn)(uintptr_t va, uint64_t pa, unsigned flags, void *arg), void *arg);
-uint64_t arch_as_translate(struct arch_as *as, uintptr_t va, unsigned *flags);
-void arch_as_activate(struct arch_as *as);
-size_t arch_as_table_pages(const struct arch_as *as);
+#include <scion/mmu_arch.h>
 
 #endif

@@ -46,29 +46,12 @@ static inline uint32_t sfi_text_mask(uint32_t p)
 	return p - 1;
 }
 
-/* The text size a sandbox would need: bytes (never used: creation refuses). */
-uint64_t arch_sfi_text_size(uint64_t bytes);
-/* Never reached (creation refuses first); fills nothing. */
-void arch_sfi_text_init(uint8_t *text, uint64_t text_addr, uint64_t size, uint64_t exit_gate);
-/* Refused: -ENOTSUP with the one-line reason in err. */
-int arch_sfi_create(struct arch_sfi *s, uint64_t text, uint64_t text_size, uint64_t data,
-		    uint64_t data_size, char *err, size_t errlen);
-void arch_sfi_destroy(struct arch_sfi *s);
-/* 0: no windows. */
-unsigned arch_sfi_windows_in_use(void);
-/* false: no sandbox owns any stack. */
-bool arch_sfi_owns_stack(const struct arch_sfi *s, uint64_t a, uint64_t len);
-struct arch_txn_jmp;
-/* Never reached; panics if it were. */
-uint64_t arch_sfi_call(struct arch_txn_jmp *jmp, uint64_t fn, const uint64_t args[6],
-		       uint64_t window, uint64_t exit_stub);
-extern char arch_sfi_exit[];
-struct trap_frame;
-/* Refused: -ENOTSUP, the reason in err (no SPARC verifier yet). */
-int sfi_verify(const uint8_t *code, const struct sfi_layout *layout, uint8_t *marks,
-	       char err[SFI_ERR_MAX]);
-
-/* false: no sandbox. */
-bool arch_sfi_entry_overflow(const struct arch_sfi *s, const struct trap_frame *f);
+/*
+ * The contract (scion/sfi_arch.h), as this port answers it: arch_sfi_create
+ * and sfi_verify refuse with -ENOTSUP and the one-line reason; nothing
+ * else is reached with a live sandbox (arch_sfi_call panics if it were);
+ * no windows, no stacks owned, no entry overflows.
+ */
+#include <scion/sfi_arch.h>
 
 #endif
