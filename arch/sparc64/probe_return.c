@@ -99,18 +99,52 @@ static uint64_t src2(uint32_t w, const struct regs_view *v)
 	return reg(v, SPARC_FIELD(w, RS2));
 }
 
-/* A shift: X picks 64 bits and a 6-bit count, else 32 bits and 5. */
-static uint64_t shift(uint32_t w, uint64_t a, uint64_t b)
+/* The operations emulated, whatever the form (register or simm13, cc or not). */
+enum alu_op { ALU_ADD, ALU_SUB, ALU_AND, ALU_OR, ALU_XOR, ALU_ANDN, ALU_ORN, ALU_SLL, ALU_SRL, ALU_SRA };
+
+static const struct alu_form {
+	uint32_t key;		/* OP3_KEY of the opcode */
+	uint8_t op;		/* enum alu_op */
+} alu_forms[] = {
+	{ OP3_KEY(SPARC_ENC_ADD), ALU_ADD },	 { OP3_KEY(SPARC_ENC_ADDCC), ALU_ADD },
+	{ OP3_KEY(SPARC_ENC_RESTORE), ALU_ADD },	/* restore adds in the old window */
+	{ OP3_KEY(SPARC_ENC_SUB), ALU_SUB },	 { OP3_KEY(SPARC_ENC_SUBCC), ALU_SUB },
+	{ OP3_KEY(SPARC_ENC_AND), ALU_AND },	 { OP3_KEY(SPARC_ENC_ANDCC), ALU_AND },
+	{ OP3_KEY(SPARC_ENC_OR), ALU_OR },	 { OP3_KEY(SPARC_ENC_ORCC), ALU_OR },
+	{ OP3_KEY(SPARC_ENC_XOR), ALU_XOR },	 { OP3_KEY(SPARC_ENC_XORCC), ALU_XOR },
+	{ OP3_KEY(SPARC_ENC_ANDN), ALU_ANDN },	 { OP3_KEY(SPARC_ENC_ANDNCC), ALU_ANDN },
+	{ OP3_KEY(SPARC_ENC_ORN), ALU_ORN },	 { OP3_KEY(SPARC_ENC_ORNCC), ALU_ORN },
+	/* One opcode each for both widths (the X bit picks). */
+	{ OP3_KEY(SPARC_ENC_SLL), ALU_SLL },	 { OP3_KEY(SPARC_ENC_SRL), ALU_SRL },
+	{ OP3_KEY(SPARC_ENC_SRA), ALU_SRA },
+};
+
+/* op on a and b; a shift's X bit picks 64 bits and a 6-bit count, else 32 bits and 5. */
+static uint64_t alu(unsigned op, uint32_t w, uint64_t a, uint64_t b)
 {
 	bool x = SPARC_FIELD(w, X);
 	unsigned n = b & (x ? SHIFT64_COUNT : SHIFT32_COUNT);
 
-	switch (OP3_KEY(w)) {
-	case OP3_KEY(SPARC_ENC_SLL):
+	switch (op) {
+	case ALU_ADD:
+		return a + b;
+	case ALU_SUB:
+		return a - b;
+	case ALU_AND:
+		return a & b;
+	case ALU_OR:
+		return a | b;
+	case ALU_XOR:
+		return a ^ b;
+	case ALU_ANDN:
+		return a & ~b;
+	case ALU_ORN:
+		return a | ~b;
+	case ALU_SLL:
 		return a << n;	/* both widths shift all 64 bits left (V9 A.49) */
-	case OP3_KEY(SPARC_ENC_SRL):
+	case ALU_SRL:
 		return (x ? a : (uint32_t)a) >> n;
-	default:		/* SRA */
+	default:		/* ALU_SRA */
 		return (uint64_t)((x ? (int64_t)a : (int64_t)(int32_t)a) >> n);
 	}
 }
@@ -118,60 +152,22 @@ static uint64_t shift(uint32_t w, uint64_t a, uint64_t b)
 /*
  * Emulate w, if it is one of the forms above, in view v: its destination
  * in *rd and the value it writes in *val.
- * Return value: false for anything else (nothing set).
+ * Return value: false for anything else (*val not set).
  */
 static bool emulate(uint32_t w, const struct regs_view *v, unsigned *rd, uint64_t *val)
 {
+	*rd = SPARC_FIELD(w, RD);
 	if (OP2_KEY(w) == OP2_KEY(SPARC_ENC_SETHI)) {
-		*rd = SPARC_FIELD(w, RD);
 		*val = (uint64_t)SPARC_FIELD(w, IMM22) << SETHI_SHIFT;
 		return true;
 	}
-
-	uint32_t key = OP3_KEY(w);
-	if (SPARC_FIELD(w, OP) != SPARC_FIELD(SPARC_ENC_ADD, OP))
-		return false;
-	uint64_t a = reg(v, SPARC_FIELD(w, RS1)), b = src2(w, v);
-	switch (key) {
-	case OP3_KEY(SPARC_ENC_ADD):
-	case OP3_KEY(SPARC_ENC_ADDCC):
-	case OP3_KEY(SPARC_ENC_RESTORE):	/* restore adds in the old window */
-		*val = a + b;
-		break;
-	case OP3_KEY(SPARC_ENC_SUB):
-	case OP3_KEY(SPARC_ENC_SUBCC):
-		*val = a - b;
-		break;
-	case OP3_KEY(SPARC_ENC_AND):
-	case OP3_KEY(SPARC_ENC_ANDCC):
-		*val = a & b;
-		break;
-	case OP3_KEY(SPARC_ENC_OR):
-	case OP3_KEY(SPARC_ENC_ORCC):
-		*val = a | b;
-		break;
-	case OP3_KEY(SPARC_ENC_XOR):
-	case OP3_KEY(SPARC_ENC_XORCC):
-		*val = a ^ b;
-		break;
-	case OP3_KEY(SPARC_ENC_ANDN):
-	case OP3_KEY(SPARC_ENC_ANDNCC):
-		*val = a & ~b;
-		break;
-	case OP3_KEY(SPARC_ENC_ORN):
-	case OP3_KEY(SPARC_ENC_ORNCC):
-		*val = a | ~b;
-		break;
-	case OP3_KEY(SPARC_ENC_SLL):
-	case OP3_KEY(SPARC_ENC_SRL):
-	case OP3_KEY(SPARC_ENC_SRA):
-		*val = shift(w, a, b);
-		break;
-	default:
-		return false;
+	for (size_t i = 0; i < ARRAY_SIZE(alu_forms); i++) {
+		if (OP3_KEY(w) == alu_forms[i].key) {
+			*val = alu(alu_forms[i].op, w, reg(v, SPARC_FIELD(w, RS1)), src2(w, v));
+			return true;
+		}
 	}
-	*rd = SPARC_FIELD(w, RD);
-	return true;
+	return false;
 }
 
 /* The booted word at addr (the live one may be the probe's). */

@@ -12,6 +12,7 @@
 #include <scion/ktest.h>
 #include <scion/dof.h>
 #include <scion/trace.h>
+#include "trace_test.h"
 
 extern const unsigned char d_object_test_trace_return[];
 extern const size_t d_object_test_trace_return_size;
@@ -46,16 +47,14 @@ struct traced {
 static void take_record(void *arg, unsigned cpu, const struct dof_rechdr *r, uint32_t size)
 {
 	struct traced *t = arg;
-	uint32_t clause = ~0u, probe_id;
+	uint32_t clause = record_clause(t->s, r);
+	uint64_t value;
 	(void)cpu;
-	if (r->epid != DOF_EPID_ERROR && r->epid >= 1 && r->epid <= trace_session_necbs(t->s))
-		trace_session_ecb(t->s, r->epid, &clause, &probe_id);
-	/* trace(arg1): the header, then the value at the next multiple of 8. */
-	if (clause >= CLAUSES || size != sizeof(*r) + sizeof(uint64_t) || t->n[clause] >= CALLS) {
+	if (clause >= CLAUSES || !record_one_value(r, size, &value) || t->n[clause] >= CALLS) {
 		t->bad++;
 		return;
 	}
-	t->value[clause][t->n[clause]++] = *(const uint64_t *)(r + 1);
+	t->value[clause][t->n[clause]++] = value;
 }
 
 /* Whether a clause traced v and not yet matched; marks it matched. */
