@@ -51,7 +51,7 @@ extern char __text_start[], __text_end[];
 #define SETHI_SHIFT	10	/* sethi writes imm22 into bits 31..10 */
 #define SHIFT32_COUNT	0x1f	/* sll, srl, sra: a 5-bit count */
 #define SHIFT64_COUNT	0x3f	/* sllx, srlx, srax: a 6-bit count */
-#define WORD_BITS	32
+#define REG_BITS	64	/* a V9 integer register */
 
 /* An arithmetic-format instruction's opcode: op and op3. */
 #define OP3_KEY(w)	((w) & (SPARC_PUT(OP, ~0u) | SPARC_PUT(OP3, ~0u)))
@@ -91,7 +91,7 @@ static uint64_t reg(const struct regs_view *v, unsigned r)
 /* The second operand of an arithmetic-format instruction: simm13 or rs2. */
 static uint64_t src2(uint32_t w, const struct regs_view *v)
 {
-	const unsigned unused_bits = 64 - SIMM13_BITS;
+	const unsigned unused_bits = REG_BITS - SIMM13_BITS;
 
 	if (SPARC_FIELD(w, I))
 		return (uint64_t)((int64_t)((uint64_t)SPARC_FIELD(w, SIMM13) << unused_bits) >>
