@@ -61,8 +61,10 @@ ARCH_KERNEL_SRCS := $(filter-out $(ARCH_DIR)/ktest_fixtures.S,$(wildcard $(ARCH_
 	$(ARCH_DIR)/boot/*.c $(ARCH_DIR)/boot/*.S $(ARCH_DIR)/analysis/*.c $(ARCH_DIR)/patch/*.c))
 # The trap table and what runs at TL > 0 sit in their own sections
 # (.text.traptable, .text.tl1: kernel.ld puts them in the no-probe range);
-# the splicer and what the breakpoint handler runs are probe context.
-ARCH_NOPROBE_SRCS := $(wildcard $(ARCH_DIR)/patch/*.c) $(ARCH_DIR)/probe_site.c $(ARCH_DIR)/splice.c
+# the splicer, what the breakpoint handler runs and what probe handlers ask
+# of the machine (probe_return.c: the value at a return) are probe context.
+ARCH_NOPROBE_SRCS := $(wildcard $(ARCH_DIR)/patch/*.c) $(ARCH_DIR)/probe_site.c $(ARCH_DIR)/splice.c \
+	$(ARCH_DIR)/probe_return.c
 # The decoder's opcode tables, generated from opcodes.map (decoder.mk's rule,
 # named here by path because decoder.mk is included after this file).
 ARCH_GEN_SRCS := $(BUILD)/gen/sparc64_opcodes.c

@@ -17,7 +17,20 @@
  *   long kf_loop(long n): sum of kf_leaf(i) for i < n, in a window of its
  *     own (save, call in a loop, ret with restore in its delay slot);
  *   long kf_leaf(long x): 2x + 1, retl with the add in its delay slot;
- *   long kf_indirect(long x): kf_leaf(x) through jmpl %g1, %o7.
+ *   long kf_indirect(long x): kf_leaf(x) through jmpl %g1, %o7;
+ * and the return-value fixtures of its sparc64_probe_return_values, one
+ * per way a SPARC function leaves with its value not yet in the caller's
+ * %o0 at the return instruction (arch/sparc64/probe_return.c):
+ *   kr_retl_mov() = 42, kr_retl_or() = 1, kr_retl_sethi() = 0x12345400,
+ *   kr_retl_add(x) = x + 1, kr_retl_sllx(x) = 8x, kr_retl_sra(x) = (int)x >> 1,
+ *   kr_retl_xor(x, y) = x ^ y, kr_retl_andn(x, y) = x & ~y: retl, the value
+ *     computed in its delay slot;
+ *   kr_ret_restore(x) = x + 5: ret; restore (the value is the callee's %i0);
+ *   kr_ret_restore_sum(x, y) = x + y, kr_ret_restore_imm(x) = x - 3:
+ *     ret; restore computing %o0 in the callee's window;
+ *   kr_return_add(x) = x + 7, kr_return_sub(x, y) = y - x: V9 return, the
+ *     slot computing %o0 in the caller's window;
+ *   kr_return_plain(x) = x + 2: return; nop (the callee's %i0).
  */
 	.section .text
 	.globl	pf_sum, pf_sum_mid, pf_sum_late
@@ -141,6 +154,93 @@ kf_indirect:
 	ret
 	 restore %o0, 0, %o0
 	.size	kf_indirect, . - kf_indirect
+
+/* The return-value fixtures (above): one function each, so each has its fbt return probe. */
+#define KR_FUNC(name)			\
+	.globl	name;			\
+	.type	name, @function;	\
+	.balign	16;			\
+name:
+#define KR_END(name)	.size	name, . - name
+
+KR_FUNC(kr_retl_mov)
+	retl
+	 mov	42, %o0
+KR_END(kr_retl_mov)
+
+KR_FUNC(kr_retl_or)
+	retl
+	 or	%g0, 1, %o0
+KR_END(kr_retl_or)
+
+KR_FUNC(kr_retl_sethi)
+	retl
+	 sethi	%hi(0x12345400), %o0
+KR_END(kr_retl_sethi)
+
+KR_FUNC(kr_retl_add)
+	retl
+	 add	%o0, 1, %o0
+KR_END(kr_retl_add)
+
+KR_FUNC(kr_retl_sllx)
+	retl
+	 sllx	%o0, 3, %o0
+KR_END(kr_retl_sllx)
+
+KR_FUNC(kr_retl_sra)
+	retl
+	 sra	%o0, 1, %o0
+KR_END(kr_retl_sra)
+
+KR_FUNC(kr_retl_xor)
+	retl
+	 xor	%o0, %o1, %o0
+KR_END(kr_retl_xor)
+
+KR_FUNC(kr_retl_andn)
+	retl
+	 andn	%o0, %o1, %o0
+KR_END(kr_retl_andn)
+
+KR_FUNC(kr_ret_restore)
+	save	%sp, -176, %sp
+	add	%i0, 5, %i0
+	ret
+	 restore
+KR_END(kr_ret_restore)
+
+KR_FUNC(kr_ret_restore_sum)
+	save	%sp, -176, %sp
+	mov	%i1, %l3
+	ret
+	 restore %i0, %l3, %o0
+KR_END(kr_ret_restore_sum)
+
+KR_FUNC(kr_ret_restore_imm)
+	save	%sp, -176, %sp
+	ret
+	 restore %i0, -3, %o0
+KR_END(kr_ret_restore_imm)
+
+KR_FUNC(kr_return_add)
+	save	%sp, -176, %sp
+	return	%i7 + 8
+	 add	%o0, 7, %o0
+KR_END(kr_return_add)
+
+KR_FUNC(kr_return_sub)
+	save	%sp, -176, %sp
+	return	%i7 + 8
+	 sub	%o1, %o0, %o0
+KR_END(kr_return_sub)
+
+KR_FUNC(kr_return_plain)
+	save	%sp, -176, %sp
+	add	%i0, 2, %i0
+	return	%i7 + 8
+	 nop
+KR_END(kr_return_plain)
 
 	.section .data
 	.balign	8

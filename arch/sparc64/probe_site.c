@@ -32,6 +32,7 @@
 #include <arch/mmu.h>
 
 #include "sparc64.h"
+#include "probe_regs.h"
 
 extern char __tl1_start[], __tl1_end[];
 
@@ -40,22 +41,6 @@ extern char __tl1_start[], __tl1_end[];
 bool arch_probe_is_breakpoint(uint64_t addr)
 {
 	return patch_is_breakpoint_word(sparc_word_at((const void *)(uintptr_t)addr));
-}
-
-/*
- * A register of the interrupted code. Its globals and outs are in the
- * frame; its locals and ins are in its window, which flushw writes to
- * the window's save area (the trap's return fills them back from there,
- * so a write there is what the code sees).
- */
-static uint64_t *interrupted_reg(struct trap_frame *frame, unsigned r)
-{
-	if (r < INSN_O0)
-		return &frame->g[r];
-	if (r < INSN_L0)
-		return &frame->o[r - INSN_O0];
-	__asm__ __volatile__("flushw" ::: "memory");
-	return (uint64_t *)(uintptr_t)(frame->sp + STACK_BIAS + 8 * (r - INSN_L0));
 }
 
 /* A call or an indirect call at the site, done here: link, then its delay slot in place. */
@@ -71,14 +56,14 @@ static void emulate_call(struct trap_frame *frame, uint32_t w)
 	} else {
 		unsigned rd = (w >> SPARC_F_RD_SHIFT) & SPARC_F_RD_MASK;
 		unsigned rs1 = (w >> SPARC_F_RS1_SHIFT) & SPARC_F_RS1_MASK;
-		target = rs1 ? *interrupted_reg(frame, rs1) : 0;
+		target = rs1 ? *sparc64_interrupted_reg(frame, rs1) : 0;
 		if ((w >> SPARC_F_I_SHIFT) & SPARC_F_I_MASK) {
 			target += (uint64_t)((int64_t)((uint64_t)SPARC_PUT(SIMM13, w) << 51) >> 51);
 		} else {
 			unsigned rs2 = (w >> SPARC_F_RS2_SHIFT) & SPARC_F_RS2_MASK;
-			target += rs2 ? *interrupted_reg(frame, rs2) : 0;
+			target += rs2 ? *sparc64_interrupted_reg(frame, rs2) : 0;
 		}
-		*interrupted_reg(frame, rd) = site;
+		*sparc64_interrupted_reg(frame, rd) = site;
 	}
 	frame->tpc = frame->tnpc;
 	frame->tnpc = target;
@@ -112,7 +97,7 @@ void arch_probe_resume(struct trap_frame *frame, uint64_t resume, bool out_of_li
 		/* rd %pc, rd: the site's address, then on as the trap left it. */
 		unsigned rd = (w >> SPARC_F_RD_SHIFT) & SPARC_F_RD_MASK;
 		if (rd != INSN_G0)
-			*interrupted_reg(frame, rd) = frame->tpc;
+			*sparc64_interrupted_reg(frame, rd) = frame->tpc;
 		frame->tpc = frame->tnpc;
 		frame->tnpc += 4;
 		return;

@@ -22,6 +22,7 @@
 #include <scion/thread.h>
 #include <scion/clock.h>
 #include <scion/string.h>
+#include <scion/probe_arch.h>
 #include <arch/stack.h>
 #include <arch/cpu.h>
 #include "trace_internal.h"
@@ -282,7 +283,7 @@ void trace_probe_handler(const struct probe_hit *hit, void *arg)
 {
 	struct trace_enabling *en = arg;
 	if (en->ecbs->site == TRACE_SITE_RETURN) {
-		const uint64_t args[6] = { hit->addr - en->function, trap_frame_retval(hit->regs) };
+		const uint64_t args[6] = { hit->addr - en->function, arch_probe_return_value(hit->regs, hit->addr) };
 		trace_fire(en->session, en->ecbs, hit, args, TRACE_ACTIVE);
 		return;
 	}

@@ -16,7 +16,9 @@
  *   any other address is host memory (the programs make no pointers of
  *   their own) read no further than a string's NUL, so a read that would
  *   run to the end of its 64-byte chunk stays inside the object;
- * - stack walks: the firing's pc (the oracle generates no stack()).
+ * - stack walks: the firing's pc (the oracle generates no stack());
+ * - return values at return probes: the frame's %rax, as on x86 (the
+ *   host's trap frame is x86's).
  */
 #include <stdlib.h>
 #include <string.h>
@@ -28,6 +30,7 @@
 #include <scion/errno.h>
 #include <arch/safe_read.h>
 #include <arch/stack.h>
+#include <scion/probe_arch.h>
 #include "dref_kernel.h"
 
 #define NULL_PAGE 4096
@@ -137,4 +140,10 @@ unsigned arch_stack_walk(const struct trap_frame *f, bool at_boundary, uint64_t 
 		return 0;
 	pcs[0] = f ? f->rip : 0;
 	return 1;
+}
+
+uint64_t arch_probe_return_value(const struct trap_frame *frame, uint64_t site)
+{
+	(void)site;
+	return trap_frame_retval(frame);
 }

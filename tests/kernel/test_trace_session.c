@@ -13,6 +13,7 @@
 #include <scion/string.h>
 #include <scion/dof.h>
 #include <scion/trace.h>
+#include "trace_test.h"
 
 extern const unsigned char d_object_test_trace_session[];
 extern const size_t d_object_test_trace_session_size;
@@ -67,15 +68,12 @@ static void take_entry(void *arg, unsigned cpu, const struct dof_aggent *e)
 static void take_record(void *arg, unsigned cpu, const struct dof_rechdr *r, uint32_t size)
 {
 	struct totals *t = arg;
-	uint32_t clause = ~0u, probe_id;
+	uint64_t value;
 	(void)cpu;
-	if (r->epid != DOF_EPID_ERROR && r->epid >= 1 && r->epid <= trace_session_necbs(t->s))
-		trace_session_ecb(t->s, r->epid, &clause, &probe_id);
-	if (clause != 1 || size != sizeof(*r) + 8) {
+	if (record_clause(t->s, r) != 1 || !record_one_value(r, size, &value)) {
 		t->bad_records++;
 		return;
 	}
-	uint64_t value = *(const uint64_t *)(r + 1);
 	t->records++;
 	t->record_sum += (unsigned)value;
 	if (value % KEYS != 1)

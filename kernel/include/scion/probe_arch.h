@@ -223,6 +223,28 @@ bool arch_probe_is_breakpoint(uint64_t addr);
 void arch_probe_resume(struct trap_frame *frame, uint64_t resume, bool out_of_line);
 
 /*
+ * arch_probe_return_value - Overview: the value the function returns, as
+ *   seen at one of its return sites (an fbt return probe), before the
+ *   return instruction runs. On x86 it is already in %rax. On a machine
+ *   with delayed returns it may not exist yet: SPARC's `retl; mov 1, %o0`
+ *   computes it in the delay slot, and `ret; restore %i0, 1, %o0` in the
+ *   restore, so the port works it out from the site's instructions (as
+ *   booted: the live site holds the probe's branch or trap) and the
+ *   registers. Where the port cannot (a tail call's site: the value comes
+ *   later; an instruction it does not emulate) it returns its best guess,
+ *   which its file documents.
+ * Arguments: frame, the registers at the site (struct probe_hit's regs:
+ *   a trap's frame or a jump patch's); site, the probed instruction
+ *   (struct probe_hit's addr), a return or a tail call of an analysed
+ *   function.
+ * Return value: the return value (the whole register: a narrower C type
+ *   is in its low bits).
+ * Caller's context: probe context (a consumer's handler, interrupts
+ *   masked, lock-free): it calls nothing probe-able and never faults.
+ */
+uint64_t arch_probe_return_value(const struct trap_frame *frame, uint64_t site);
+
+/*
  * arch_probe_refusal - Overview: a reason the machine forbids probes at
  *   addr that the portable checks do not know (code that runs at trap
  *   level above zero, on SPARC), checked before any other.
