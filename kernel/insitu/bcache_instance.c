@@ -81,6 +81,22 @@ static void private_readahead(uint64_t block, uint64_t previous, bool hit)
 		bcache_default_readahead(block, previous, hit);
 }
 
+/* The optimum's policies: they read the future from the instance's oracle (the caller's). */
+static int optimal_evict(void)
+{
+	struct sim_instance *inst = instance_of(cache_env_current());
+	return inst->oracle ? sim_optimal_evict(inst->oracle, &inst->cache) : bcache_default_evict();
+}
+
+static void oracle_readahead(uint64_t block, uint64_t previous, bool hit)
+{
+	struct sim_instance *inst = instance_of(cache_env_current());
+	if (inst->oracle)
+		sim_oracle_readahead(inst->oracle, &inst->cache);
+	else
+		bcache_default_readahead(block, previous, hit);
+}
+
 /* Set one kind of policy from a name: the default's, or a loaded graft's for that point. */
 static int choose(struct sim_instance *inst, enum sim_kind kind, const char *name, char *why,
 		  size_t whylen)
@@ -92,6 +108,13 @@ static int choose(struct sim_instance *inst, enum sim_kind kind, const char *nam
 			inst->evict = bcache_default_evict;
 		else
 			inst->readahead = bcache_default_readahead;
+		return 0;
+	}
+	if (!strcmp(name, sim_optimal_names[kind])) {
+		if (kind == SIM_EVICT)
+			inst->evict = optimal_evict;
+		else
+			inst->readahead = oracle_readahead;
 		return 0;
 	}
 	struct graft *g = graft_find(name);
