@@ -208,7 +208,7 @@ def job_optimal_kernel_agrees(ctx):
         m = boot.command("record stop", r"record: rec(\d+): bcache, (\d+) requests")
         rec, requests = f"rec{m.group(1)}", int(m.group(2))
         m = boot.command(f"sim run {rec} " + " ".join(policies),
-                         r"sim: \w+: \d+ requests[\s\S]*?to-optimal-evict\n(?:[^\n]*%[^\n]*\n)+",
+                         r"sim: \w+: \d+ requests[\s\S]*?to-optimal-evict\n[\s\S]*?scion> ",
                          timeout=300)
         kernel_text = m.group(0)
         kernel_rows = rows(kernel_text)
