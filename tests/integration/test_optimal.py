@@ -27,7 +27,7 @@ import re
 import shutil
 import subprocess
 
-from common import poweroff
+from common import poweroff, run_kernel_tests
 from test_bcache import RUN
 from test_channel import scion
 from test_record import recfmt, recording_boot, rows, sim
@@ -241,3 +241,9 @@ def job_optimal_kernel_agrees(ctx):
         poweroff(ctx, boot)
     finally:
         boot.finish()
+
+
+def job_optimal_in_kernel_tests(ctx):
+    """tests/kernel/test_sim_optimal.c: Belady's example in a kernel simulation
+    instance, and a trace too large for the kernel's next-request table refused."""
+    run_kernel_tests(ctx, "ktests", 1, "sim_optimal_*", single_thread_tcg=True)
