@@ -25,6 +25,8 @@ void sim_oracle_free(struct sim_oracle *o)
 	sim_free(o->id);
 	sim_free(o->distinct);
 	sim_free(o->upcoming);
+	sim_free(o->buffer_block);
+	sim_free(o->buffer_id);
 	memset(o, 0, sizeof(*o));
 }
 
@@ -131,7 +133,10 @@ int sim_oracle_build(struct sim_oracle *o, const struct rec_file_header *th,
 	}
 	o->distinct = sim_alloc((o->ndistinct ? o->ndistinct : 1) * sizeof(*o->distinct));
 	o->upcoming = sim_alloc((o->ndistinct ? o->ndistinct : 1) * sizeof(*o->upcoming));
-	if (!o->distinct || !o->upcoming) {
+	o->nbuffers = (unsigned)th->config[REC_BCACHE_CONFIG_BUFFERS];
+	o->buffer_block = sim_alloc(o->nbuffers * sizeof(*o->buffer_block));
+	o->buffer_id = sim_alloc(o->nbuffers * sizeof(*o->buffer_id));
+	if (!o->distinct || !o->upcoming || !o->buffer_block || !o->buffer_id) {
 		sim_free(order);
 		sim_free(tmp);
 		return too_large(o, requests, -ENOMEM, why, whylen);
@@ -144,6 +149,8 @@ int sim_oracle_build(struct sim_oracle *o, const struct rec_file_header *th,
 	}
 	sim_free(order);
 	sim_free(tmp);
+	for (unsigned i = 0; i < o->nbuffers; i++)
+		o->buffer_block[i] = BCACHE_NO_BLOCK;	/* no occupied buffer holds it */
 	sim_oracle_rewind(o);
 	return 0;
 }
@@ -168,8 +175,8 @@ static void sync_to(struct sim_oracle *o, const struct bcache_cache *c)
 	}
 }
 
-/* The position of block's next request after the current one, or NEVER. */
-static uint32_t next_request(const struct sim_oracle *o, uint64_t block)
+/* The index in distinct[] of block, or NEVER when the trace never requests it. */
+static uint32_t distinct_index(const struct sim_oracle *o, uint64_t block)
 {
 	uint64_t lo = 0, hi = o->ndistinct;
 
@@ -180,7 +187,19 @@ static uint32_t next_request(const struct sim_oracle *o, uint64_t block)
 		else
 			hi = mid;
 	}
-	return lo < o->ndistinct && o->distinct[lo] == block ? o->upcoming[lo] : SIM_ORACLE_NEVER;
+	return lo < o->ndistinct && o->distinct[lo] == block ? (uint32_t)lo : SIM_ORACLE_NEVER;
+}
+
+/* The position of the next request of buffer i's block after the current one, or NEVER. */
+static uint32_t buffer_next_request(struct sim_oracle *o, const struct bcache_cache *c,
+				    unsigned i)
+{
+	if (o->buffer_block[i] != c->buffer[i].block) {
+		o->buffer_block[i] = c->buffer[i].block;
+		o->buffer_id[i] = distinct_index(o, c->buffer[i].block);
+	}
+	return o->buffer_id[i] == SIM_ORACLE_NEVER ? SIM_ORACLE_NEVER
+						   : o->upcoming[o->buffer_id[i]];
 }
 
 int sim_optimal_evict(struct sim_oracle *o, struct bcache_cache *c)
@@ -189,10 +208,10 @@ int sim_optimal_evict(struct sim_oracle *o, struct bcache_cache *c)
 	uint32_t best_next = 0;
 
 	sync_to(o, c);
-	for (unsigned i = 0; i < c->nbuffers; i++) {
+	for (unsigned i = 0; i < c->nbuffers && i < o->nbuffers; i++) {
 		if (!cache_evictable(c, i))
 			continue;
-		uint32_t next = next_request(o, c->buffer[i].block);
+		uint32_t next = buffer_next_request(o, c, i);
 		if (best == BCACHE_NO_BUFFER || next > best_next) {	/* '>': the lowest index wins ties */
 			best = (int)i;
 			best_next = next;
@@ -211,10 +230,10 @@ static unsigned victims_next(struct sim_oracle *o, const struct bcache_cache *c,
 {
 	unsigned count = 0;
 
-	for (unsigned i = 0; i < c->nbuffers; i++) {
+	for (unsigned i = 0; i < c->nbuffers && i < o->nbuffers; i++) {
 		if (!cache_evictable(c, i))
 			continue;
-		uint32_t next = next_request(o, c->buffer[i].block);
+		uint32_t next = buffer_next_request(o, c, i);
 		unsigned k = count < BCACHE_PREFETCH_MAX ? count++ : BCACHE_PREFETCH_MAX;
 		if (k == BCACHE_PREFETCH_MAX && next <= farthest[k - 1])
 			continue;
@@ -238,20 +257,28 @@ static bool planned(const struct bcache_cache *c, uint64_t block)
 void sim_oracle_readahead(struct sim_oracle *o, struct bcache_cache *c)
 {
 	uint32_t farthest[BCACHE_PREFETCH_MAX];
+	unsigned victims = 0;
+	bool victims_known = false;
 
 	sync_to(o, c);
 	if (!o->done)
 		return;
-	unsigned free_buffers = c->nbuffers - c->occupied, victims = victims_next(o, c, farthest);
+	unsigned free_buffers = c->nbuffers - c->occupied;
 	uint64_t end = o->done + c->nbuffers + BCACHE_PREFETCH_MAX;
 	/* Up to the next read: the policy runs again after it, and knows more then. */
 	for (uint64_t q = o->done; q < o->n && q < end && c->nplan < BCACHE_PREFETCH_MAX; q++) {
 		uint64_t block = o->block[q];
 		if (cache_lookup(c, block) == BCACHE_NO_BUFFER && !planned(c, block)) {
-			/* Do no harm: the buffer it takes must hold a block needed later than q. */
+			/* Do no harm: the buffer it takes must hold a block needed later than q.
+			 * Every cached block is needed after the next request (q == done, when
+			 * its own block is not cached), so only later ones need the victims. */
 			unsigned k = c->nplan;
-			if (k >= free_buffers && (k - free_buffers >= victims ||
-						  farthest[k - free_buffers] <= q))
+			if (k >= free_buffers && q > o->done && !victims_known) {
+				victims = victims_next(o, c, farthest);
+				victims_known = true;
+			}
+			if (k >= free_buffers && q > o->done &&
+			    (k - free_buffers >= victims || farthest[k - free_buffers] <= q))
 				break;
 			if (bcache_prefetch(block))
 				break;

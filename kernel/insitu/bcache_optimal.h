@@ -15,8 +15,9 @@
  * merge sort of the request positions by block): for each request the
  * position of its block's next request. While the replay advances the
  * oracle keeps, for every block of the trace, its next request after the
- * current one (sim_oracle_sync, O(1) per request), so MIN's choice costs
- * one pass over the buffers.
+ * current one (O(1) per request), so MIN's choice costs one pass over the
+ * buffers (each buffer's block's index in the table is remembered, found
+ * again by binary search only when the buffer's block changed).
  *
  * The oracle's budget: at most BCACHE_PREFETCH_MAX (8) blocks per demand
  * read, the plan bcache.readahead grants any policy, so no read-ahead
@@ -50,6 +51,9 @@ struct sim_oracle {
 	uint64_t ndistinct;
 	uint64_t *distinct;	/* the trace's blocks, ascending */
 	uint32_t *upcoming;	/* per distinct block: its first request after the current */
+	unsigned nbuffers;
+	uint64_t *buffer_block;	/* per buffer: the block buffer_id[] was found for */
+	uint32_t *buffer_id;	/* its index in distinct[], or NEVER: not in the trace */
 	uint64_t done;		/* requests applied to upcoming[] (the current is done - 1) */
 };
 
