@@ -18,15 +18,10 @@
 
 void sim_oracle_free(struct sim_oracle *o)
 {
-	sim_free(o->seq);
-	sim_free(o->block);
-	sim_free(o->write);
-	sim_free(o->next);
-	sim_free(o->id);
-	sim_free(o->distinct);
-	sim_free(o->upcoming);
-	sim_free(o->buffer_block);
-	sim_free(o->buffer_id);
+	void *arrays[] = { o->seq, o->block, o->write, o->next, o->id, o->distinct, o->upcoming,
+			   o->buffer_block, o->buffer_id };
+	for (size_t k = 0; k < ARRAY_SIZE(arrays); k++)
+		sim_free(arrays[k]);
 	memset(o, 0, sizeof(*o));
 }
 
