@@ -503,7 +503,8 @@ def add_sim(sub, subcommand):
                    "each POLICY; print the comparison and write each log")
     r.add_argument("trace", metavar="TRACE")
     r.add_argument("--policy", action="append", required=True, metavar="P",
-                   help="bcache: e.g. 2q, clock+stride, evict=lru readahead=recorded; "
+                   help="bcache: e.g. 2q, clock+stride, evict=lru readahead=recorded, "
+                        "optimal (min+oracle: the optimum), optimal-evict (min); "
                         "sched: rr, fair, lifo (repeatable)")
     r.add_argument("--log", metavar="LOG", help="the recorded log (default: TRACE's log.bin)")
     r.add_argument("--model", metavar="HIT_NS,MISS_NS", help="latency model (default: "

@@ -208,6 +208,10 @@ static int simulate(struct stream_file *trace, struct stream_file *log, const ch
 	c.start_io = sim_start_io;
 	if (!sim_host_use(&c, &names, why, sizeof(why)))
 		return fail("%s", why);
+	struct sim_oracle *oracle = NULL;
+	if (sim_policy_needs_oracle(&names) && !(oracle = sim_host_oracle(trace, why, sizeof(why))))
+		return fail("%s: %s", trace->path, why);
+	sim_host_use_oracle(oracle);
 	sim_policy_format(&names, policy, sizeof(policy));
 	snprintf(path, sizeof(path), "%s/%s+%s.log.bin", out_dir, names.name[SIM_EVICT],
 		 names.name[SIM_READAHEAD]);
@@ -230,6 +234,7 @@ static int simulate(struct stream_file *trace, struct stream_file *log, const ch
 	if (log_close(&lf, sum.requests, err, err ? why : NULL))
 		return 1;
 	print_row(policy, &sum, trace->header.records, log != NULL, path);
+	sim_host_table_add(policy, &sum);
 	if (sim_host_aborts())
 		printf("scion-sim: %s: %llu graft invocations aborted (their default answered, as "
 		       "live)\n", policy, (unsigned long long)sim_host_aborts());
@@ -570,6 +575,7 @@ static int replay(int argc, char **argv)
 		char label[REC_POLICY_MAX + 8];
 		snprintf(label, sizeof(label), "live %s", log.header.policy);
 		print_row(label, &live, trace.header.records, false, "(measured)");
+		sim_host_table_add(label, &live);
 	}
 	for (int k = 0; k < npolicies; k++) {
 		struct timespec t0, t1;
@@ -582,6 +588,7 @@ static int replay(int argc, char **argv)
 			fprintf(stderr, "scion-sim: %s: %.0f requests per second\n", policies[k],
 				s > 0 ? (double)trace.header.records / s : 0.0);
 	}
+	sim_host_print_gap();
 	return 0;
 }
 

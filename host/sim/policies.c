@@ -87,15 +87,37 @@ static void graft_readahead(uint64_t block, uint64_t previous, bool hit)
 		bcache_default_readahead(block, previous, hit);
 }
 
+static struct sim_oracle *oracle;
+
+void sim_host_use_oracle(struct sim_oracle *o)
+{
+	oracle = o;
+}
+
+static int optimal_evict(void)
+{
+	return oracle ? sim_optimal_evict(oracle, cache_env_current()) : bcache_default_evict();
+}
+
+static void oracle_readahead(uint64_t block, uint64_t previous, bool hit)
+{
+	if (oracle)
+		sim_oracle_readahead(oracle, cache_env_current());
+	else
+		bcache_default_readahead(block, previous, hit);
+}
+
 static graft_fn_bcache_evict *evict_slot;
 static graft_fn_bcache_readahead *readahead_slot;
 
 bool sim_host_use(struct bcache_cache *c, const struct sim_policy_names *names, char *why,
 		  size_t whylen)
 {
+	bool optimal[SIM_KINDS];
 	for (unsigned k = 0; k < SIM_KINDS; k++) {
 		chosen[k] = NULL;
-		if (!strcmp(names->name[k], sim_default_names[k]))
+		optimal[k] = !strcmp(names->name[k], sim_optimal_names[k]);
+		if (optimal[k] || !strcmp(names->name[k], sim_default_names[k]))
 			continue;
 		chosen[k] = find(names->name[k]);
 		if (!chosen[k] || strcmp(chosen[k]->point, point_of_kind[k])) {
@@ -104,8 +126,10 @@ bool sim_host_use(struct bcache_cache *c, const struct sim_policy_names *names, 
 			return false;
 		}
 	}
-	evict_slot = chosen[SIM_EVICT] ? graft_evict : bcache_default_evict;
-	readahead_slot = chosen[SIM_READAHEAD] ? graft_readahead : bcache_default_readahead;
+	evict_slot = chosen[SIM_EVICT] ? graft_evict
+		   : optimal[SIM_EVICT] ? optimal_evict : bcache_default_evict;
+	readahead_slot = chosen[SIM_READAHEAD] ? graft_readahead
+		       : optimal[SIM_READAHEAD] ? oracle_readahead : bcache_default_readahead;
 	c->evict = &evict_slot;
 	c->readahead = &readahead_slot;
 	aborts = 0;
@@ -165,6 +189,11 @@ void sim_host_list(void)
 	printf("  %-16s %s (default)\n", sim_default_names[SIM_READAHEAD],
 	       point_of_kind[SIM_READAHEAD]);
 	printf("  %-16s %s (default)\n", SCHED_SIM_DEFAULT_POLICY, "sched.pick_next");
+	printf("  %-16s %s (Belady's MIN: knows the recorded future)\n",
+	       sim_optimal_names[SIM_EVICT], point_of_kind[SIM_EVICT]);
+	printf("  %-16s %s (plans the blocks the recording requests next)\n",
+	       sim_optimal_names[SIM_READAHEAD], point_of_kind[SIM_READAHEAD]);
+	printf("  %-16s min+oracle; optimal-evict: min with the recorded read-ahead\n", "optimal");
 	for (unsigned i = 0; sim_graft_manifests[i]; i++)
 		printf("  %-16s %s (graft)\n", sim_graft_manifests[i]->name,
 		       sim_graft_manifests[i]->point);

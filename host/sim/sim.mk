@@ -17,7 +17,8 @@ SIM := $(BUILD)/host/scion-sim
 SIM_CFLAGS := -std=gnu11 -O2 -g -Wall -Wextra -Werror -fno-strict-aliasing \
 	-Itests/host/include -Ikernel/include -I$(ARCH_DIR)/include -Igrafts/include
 SIM_KERNEL_SRCS := kernel/bcache/cache.c kernel/bcache/api.c kernel/bcache/policy_default.c \
-	kernel/insitu/bcache_replay.c kernel/insitu/bcache_policy_names.c kernel/lib/errno.c \
+	kernel/insitu/bcache_replay.c kernel/insitu/bcache_policy_names.c \
+	kernel/insitu/bcache_optimal.c kernel/lib/errno.c \
 	kernel/sched/runq.c kernel/sched/api.c kernel/sched/policy_default.c \
 	kernel/insitu/sched_replay.c kernel/insitu/sched_follow.c kernel/insitu/sched_format.c
 SIM_SRCS := $(sort $(wildcard host/sim/*.c))

@@ -13,6 +13,7 @@
 #include <stdint.h>
 #include <stdio.h>
 #include "../../kernel/insitu/bcache_replay.h"
+#include "../../kernel/insitu/bcache_optimal.h"
 #include "../../kernel/insitu/sched_follow.h"
 
 extern bool sim_verbose;
@@ -115,6 +116,20 @@ enum sim_kind sim_host_kind_of(const char *name);
  */
 bool sim_host_use(struct bcache_cache *c, const struct sim_policy_names *names, char *why,
 		  size_t whylen);
+
+/* The trace's future that min and oracle read (NULL: they answer as the defaults). */
+void sim_host_use_oracle(struct sim_oracle *o);
+
+/*
+ * sim_host_oracle - trace's next-request table (optimum.c), built at the
+ *   first call for trace, rewound at the next. Return value: it, or NULL
+ *   with why (a trace too large for it, or one the replay would refuse).
+ */
+struct sim_oracle *sim_host_oracle(struct stream_file *trace, char *why, size_t whylen);
+
+/* A row of the comparison table (the live one first), and the gap to the optimum after it. */
+void sim_host_table_add(const char *label, const struct sim_summary *s);
+void sim_host_print_gap(void);
 
 /* Aborted invocations since the last sim_host_use. */
 uint64_t sim_host_aborts(void);

@@ -81,6 +81,32 @@ static void private_readahead(uint64_t block, uint64_t previous, bool hit)
 		bcache_default_readahead(block, previous, hit);
 }
 
+/* The optimum's policies: they read the future from the instance's oracle (the caller's). */
+static int optimal_evict(void)
+{
+	struct sim_instance *inst = instance_of(cache_env_current());
+	return inst->oracle ? sim_optimal_evict(inst->oracle, &inst->cache) : bcache_default_evict();
+}
+
+static void oracle_readahead(uint64_t block, uint64_t previous, bool hit)
+{
+	struct sim_instance *inst = instance_of(cache_env_current());
+	if (inst->oracle)
+		sim_oracle_readahead(inst->oracle, &inst->cache);
+	else
+		bcache_default_readahead(block, previous, hit);
+}
+
+/* Point the slot of kind at the policy of that kind of the two given. */
+static void set_slot(struct sim_instance *inst, enum sim_kind kind, graft_fn_bcache_evict *evict,
+		     graft_fn_bcache_readahead *readahead)
+{
+	if (kind == SIM_EVICT)
+		inst->evict = evict;
+	else
+		inst->readahead = readahead;
+}
+
 /* Set one kind of policy from a name: the default's, or a loaded graft's for that point. */
 static int choose(struct sim_instance *inst, enum sim_kind kind, const char *name, char *why,
 		  size_t whylen)
@@ -88,10 +114,11 @@ static int choose(struct sim_instance *inst, enum sim_kind kind, const char *nam
 	static const char *const points[] = { [SIM_EVICT] = "bcache.evict",
 					      [SIM_READAHEAD] = "bcache.readahead" };
 	if (!strcmp(name, sim_default_names[kind])) {
-		if (kind == SIM_EVICT)
-			inst->evict = bcache_default_evict;
-		else
-			inst->readahead = bcache_default_readahead;
+		set_slot(inst, kind, bcache_default_evict, bcache_default_readahead);
+		return 0;
+	}
+	if (!strcmp(name, sim_optimal_names[kind])) {
+		set_slot(inst, kind, optimal_evict, oracle_readahead);
 		return 0;
 	}
 	struct graft *g = graft_find(name);
@@ -104,10 +131,7 @@ static int choose(struct sim_instance *inst, enum sim_kind kind, const char *nam
 	inst->graft[kind] = graft_load_private(g, why, whylen);
 	if (!inst->graft[kind])
 		return -ENOMEM;
-	if (kind == SIM_EVICT)
-		inst->evict = private_evict;
-	else
-		inst->readahead = private_readahead;
+	set_slot(inst, kind, private_evict, private_readahead);
 	return 0;
 }
 

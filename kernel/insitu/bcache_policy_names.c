@@ -2,7 +2,9 @@
 /*
  * How a simulation's policies are named (bcache_replay.h): on the command line
  * as "2q", "2q+stride" or "evict=2q readahead=stride", in a recording's
- * header as "evict=lru readahead=sequential". Portable: `sim run` in
+ * header as "evict=lru readahead=sequential"; the optimum's policies
+ * (bcache_optimal.h) as "min" and "oracle", or together as "optimal",
+ * and "optimal-evict" for MIN with the recording's read-ahead. Portable: `sim run` in
  * the kernel and `scion sim replay` on the host read names the same way.
  */
 #include <scion/string.h>
@@ -12,6 +14,9 @@
 
 const char *const sim_default_names[SIM_KINDS] = {
 	[SIM_EVICT] = "lru", [SIM_READAHEAD] = "sequential",
+};
+const char *const sim_optimal_names[SIM_KINDS] = {
+	[SIM_EVICT] = SIM_OPTIMAL_EVICT_NAME, [SIM_READAHEAD] = SIM_OPTIMAL_READAHEAD_NAME,
 };
 static const char *const kind_keys[SIM_KINDS] = {
 	[SIM_EVICT] = "evict", [SIM_READAHEAD] = "readahead",
@@ -30,6 +35,23 @@ static const char *next_word(const char *s, char *word, size_t n)
 			word[k++] = *s;
 	word[k] = '\0';
 	return s;
+}
+
+/* The kind of an optimum's policy name, or SIM_KINDS. */
+static enum sim_kind optimal_kind(const char *name)
+{
+	for (unsigned k = 0; k < SIM_KINDS; k++)
+		if (!strcmp(name, sim_optimal_names[k]))
+			return (enum sim_kind)k;
+	return SIM_KINDS;
+}
+
+bool sim_policy_needs_oracle(const struct sim_policy_names *p)
+{
+	for (unsigned k = 0; k < SIM_KINDS; k++)
+		if (!strcmp(p->name[k], sim_optimal_names[k]))
+			return true;
+	return false;
 }
 
 /* "evict=NAME" or "readahead=NAME": its kind and the name; SIM_KINDS when it is neither. */
@@ -61,13 +83,29 @@ int sim_policy_parse(const char *spec, const char *recorded, enum sim_kind (*kin
 	}
 	for (const char *s = spec; (s = next_word(s, word, sizeof(word)));) {
 		const char *name = word;
-		enum sim_kind k = keyed(word, &name);
+		/* "optimal" is MIN and the oracle: the evict half here, the other below. */
+		bool both = !strcmp(word, "optimal");
+		if (both || !strcmp(word, "optimal-evict"))
+			name = sim_optimal_names[SIM_EVICT];
+		if (both) {
+			if (given[SIM_READAHEAD]) {
+				snprintf(why, whylen, "'%s' names a second %s policy", spec,
+					 kind_keys[SIM_READAHEAD]);
+				return -EINVAL;
+			}
+			given[SIM_READAHEAD] = true;
+			strlcpy(out->name[SIM_READAHEAD], sim_optimal_names[SIM_READAHEAD],
+				sizeof(out->name[SIM_READAHEAD]));
+		}
+		enum sim_kind k = name == word ? keyed(word, &name) : SIM_KINDS;
+		if (k == SIM_KINDS)
+			k = optimal_kind(name);
 		if (k == SIM_KINDS)
 			k = kind_of(name);
 		if (k == SIM_KINDS || !*name) {
 			snprintf(why, whylen, "'%s' is not a block cache policy (an eviction policy: "
-				 "lru or a bcache.evict graft; a read-ahead policy: sequential or a "
-				 "bcache.readahead graft)", word);
+				 "lru, min or a bcache.evict graft; a read-ahead policy: sequential, "
+				 "oracle or a bcache.readahead graft; optimal, optimal-evict)", word);
 			return -EINVAL;
 		}
 		if (given[k]) {

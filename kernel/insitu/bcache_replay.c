@@ -256,3 +256,56 @@ void sim_format_row(char *buf, size_t n, const char *label, const struct sim_sum
 		 (unsigned long long)s->disk_reads, (unsigned long long)(s->est_ns / 1000000),
 		 (unsigned long long)(s->est_ns / 1000 % 1000), agree, log);
 }
+
+bool sim_gap_refs(const char *const labels[], unsigned nrows, int ref[2])
+{
+	const char *optimal = "evict=" SIM_OPTIMAL_EVICT_NAME " readahead="
+			      SIM_OPTIMAL_READAHEAD_NAME;
+	const char *min_prefix = "evict=" SIM_OPTIMAL_EVICT_NAME " ";
+	ref[0] = ref[1] = -1;
+	for (unsigned k = 0; k < nrows; k++) {
+		if (!strcmp(labels[k], optimal) && ref[0] < 0)
+			ref[0] = (int)k;
+		else if (!strncmp(labels[k], min_prefix, strlen(min_prefix)) && ref[1] < 0)
+			ref[1] = (int)k;
+	}
+	return ref[0] >= 0 || ref[1] >= 0;
+}
+
+/* Hits per thousand requests (rounded down, the same in the kernel and on the host). */
+static int64_t hit_permille(const struct sim_summary *s)
+{
+	return s->requests ? (int64_t)(s->hits * 1000 / s->requests) : 0;
+}
+
+void sim_format_gap_header(char *buf, size_t n, const char *const labels[], const int ref[2])
+{
+	int len = snprintf(buf, n, "gap to optimal (hit ratio, percentage points):");
+	static const char *const names[2] = { "optimal", "optimal-evict" };
+	for (unsigned k = 0; k < 2 && len >= 0 && (size_t)len < n; k++)
+		if (ref[k] >= 0)
+			len += snprintf(buf + len, n - (size_t)len, " %s is %s;", names[k],
+					labels[ref[k]]);
+	if (len >= 0 && (size_t)len < n)
+		snprintf(buf + len, n - (size_t)len, "\n%-38s %9s%s%s", "policy", "hit-ratio",
+			 ref[0] >= 0 ? "  to-optimal" : "", ref[1] >= 0 ? "  to-optimal-evict" : "");
+}
+
+void sim_format_gap_row(char *buf, size_t n, const char *label, const struct sim_summary *s,
+			const struct sim_summary *const rows, const int ref[2])
+{
+	int64_t mine = hit_permille(s);
+	int len = snprintf(buf, n, "%-38s %7lld.%lld%%", label, (long long)(mine / 10),
+			   (long long)(mine % 10));
+	static const int widths[2] = { 12, 18 };
+	for (unsigned k = 0; k < 2 && len >= 0 && (size_t)len < n; k++) {
+		if (ref[k] < 0)
+			continue;
+		int64_t gap = mine - hit_permille(&rows[ref[k]]);
+		uint64_t mag = (uint64_t)(gap < 0 ? -gap : gap);
+		char cell[32];
+		snprintf(cell, sizeof(cell), "%s%llu.%llu", gap < 0 ? "-" : gap > 0 ? "+" : "",
+			 (unsigned long long)(mag / 10), (unsigned long long)(mag % 10));
+		len += snprintf(buf + len, n - (size_t)len, "%*s", widths[k], cell);
+	}
+}

@@ -148,6 +148,22 @@ void sim_format_header(char *buf, size_t n);
 void sim_format_row(char *buf, size_t n, const char *label, const struct sim_summary *s,
 		    uint64_t requests, bool agree_known, const char *log);
 
+/*
+ * The gap to the optimum (VINO: "if the actual behaviour is within an
+ * acceptable margin of the optimal, the module cannot improve alone"),
+ * printed after the table when the optimum was among the policies: each
+ * row's hit ratio and its distance, in percentage points, from the
+ * optimum's rows (bcache_optimal.h). sim_gap_refs picks those among the
+ * table's labels (policy fields, "live ..." for the live row): ref[0]
+ * the row of "optimal" (evict=min readahead=oracle), ref[1] the first
+ * other evict=min row ("optimal-evict"); -1 where there is none.
+ * Return value: whether there is either.
+ */
+bool sim_gap_refs(const char *const labels[], unsigned nrows, int ref[2]);
+void sim_format_gap_header(char *buf, size_t n, const char *const labels[], const int ref[2]);
+void sim_format_gap_row(char *buf, size_t n, const char *label, const struct sim_summary *s,
+			const struct sim_summary *const rows, const int ref[2]);
+
 /* --- Naming the policies a simulation runs ------------------------------ */
 
 enum sim_kind {
@@ -159,6 +175,11 @@ enum sim_kind {
 /* The defaults' names: "lru", "sequential". */
 extern const char *const sim_default_names[SIM_KINDS];
 
+/* The optimum's (bcache_optimal.h): Belady's MIN, and the oracle read-ahead. */
+#define SIM_OPTIMAL_EVICT_NAME     "min"
+#define SIM_OPTIMAL_READAHEAD_NAME "oracle"
+extern const char *const sim_optimal_names[SIM_KINDS];
+
 struct sim_policy_names {
 	char name[SIM_KINDS][32];
 };
@@ -166,7 +187,8 @@ struct sim_policy_names {
 /*
  * sim_policy_parse - Overview: the policies a simulation runs, from
  *   spec: "NAME" or "NAME+NAME" (an eviction and/or a read-ahead
- *   policy, in either order) or "evict=NAME readahead=NAME"; a kind
+ *   policy, in either order) or "evict=NAME readahead=NAME"; "optimal"
+ *   is "min+oracle", "optimal-evict" is "min"; a kind
  *   spec leaves out comes from recorded (a header's policy field, e.g.
  *   "evict=lru readahead=sequential"), else the default.
  * Arguments: kind_of(name) says which kind name is (SIM_KINDS: none).
@@ -174,6 +196,9 @@ struct sim_policy_names {
  */
 int sim_policy_parse(const char *spec, const char *recorded, enum sim_kind (*kind_of)(const char *),
 		     struct sim_policy_names *out, char *why, size_t whylen);
+
+/* Whether p names a policy of the optimum, which needs the trace's future. */
+bool sim_policy_needs_oracle(const struct sim_policy_names *p);
 
 /* "evict=NAME readahead=NAME" (a header's policy field). */
 void sim_policy_format(const struct sim_policy_names *p, char *buf, size_t n);

@@ -14,11 +14,44 @@
 #include <scion/format.h>
 #include <scion/errno.h>
 #include <scion/graft.h>
+#include <scion/mm.h>
 #include "insitu_internal.h"
 
 #define USAGE "sim run REC POLICY [POLICY ...] [model=HIT_NS,MISS_NS | mode=open|follow] | " \
 	"sim policies"
 #define SIM_MAX_POLICIES 8
+
+/* The table's rows so far (the live one first, when recorded), for the gap to the optimum. */
+struct sim_table {
+	unsigned rows;
+	char label[SIM_MAX_POLICIES + 1][REC_POLICY_MAX + 8];
+	struct sim_summary sum[SIM_MAX_POLICIES + 1];
+};
+
+static void table_add(struct sim_table *t, const char *label, const struct sim_summary *s)
+{
+	strlcpy(t->label[t->rows], label, sizeof(t->label[t->rows]));
+	t->sum[t->rows++] = *s;
+}
+
+/* After the table: each row's distance from the optimum's, when it was simulated. */
+static void print_gap(const struct sim_table *t)
+{
+	const char *labels[SIM_MAX_POLICIES + 1];
+	int ref[2];
+	char line[600];
+
+	for (unsigned k = 0; k < t->rows; k++)
+		labels[k] = t->label[k];
+	if (!sim_gap_refs(labels, t->rows, ref))
+		return;
+	sim_format_gap_header(line, sizeof(line), labels, ref);
+	printk("%s\n", line);
+	for (unsigned k = 0; k < t->rows; k++) {
+		sim_format_gap_row(line, sizeof(line), labels[k], &t->sum[k], t->sum, ref);
+		printk("%s\n", line);
+	}
+}
 
 static enum sim_kind kind_of(const char *name)
 {
@@ -46,6 +79,12 @@ static int cmd_policies(void)
 	printk("  %-16s bcache.evict (default)\n", sim_default_names[SIM_EVICT]);
 	printk("  %-16s bcache.readahead (default)\n", sim_default_names[SIM_READAHEAD]);
 	printk("  %-16s sched.pick_next (default)\n", SCHED_SIM_DEFAULT_POLICY);
+	printk("  %-16s bcache.evict (Belady's MIN: knows the recorded future)\n",
+	       sim_optimal_names[SIM_EVICT]);
+	printk("  %-16s bcache.readahead (plans the blocks the recording requests next)\n",
+	       sim_optimal_names[SIM_READAHEAD]);
+	printk("  %-16s min+oracle; optimal-evict: min with the recorded read-ahead\n",
+	       "optimal");
 	graft_foreach(list_graft, NULL);
 	return 0;
 }
@@ -74,8 +113,32 @@ static bool parse_model(const char *arg, struct sim_model *m)
 	return !parse_u64(hit, &m->hit_ns, false) && !parse_u64(comma + 1, &m->miss_ns, false);
 }
 
+/* The trace's future for the optimum's policies, built at the first that needs it. */
+static int oracle_for(struct recording *trace_rec, struct sim_oracle *oracle, bool *built)
+{
+	char why[200];
+	struct rec_cursor cur;
+
+	if (*built) {
+		sim_oracle_rewind(oracle);
+		return 0;
+	}
+	rec_cursor_init(&cur, &trace_rec->stream[0]);
+	int err = sim_oracle_build(oracle, &trace_rec->header[0],
+				   (struct sim_reader){ next_record, &cur },
+				   trace_rec->stream[0].records, why, sizeof(why));
+	if (err) {
+		printk("sim: rec%u: %s; `scion sim replay` on the host has more memory\n",
+		       trace_rec->id, why);
+		return err;
+	}
+	*built = true;
+	return 0;
+}
+
 /* One policy: an instance, its replay, its log kept as a recording, one row. */
-static int simulate(struct recording *trace_rec, const char *spec, const struct sim_model *model)
+static int simulate(struct recording *trace_rec, const char *spec, const struct sim_model *model,
+		    struct sim_oracle *oracle, bool *oracle_built, struct sim_table *table)
 {
 	struct sim_policy_names names;
 	char why[200], policy[REC_POLICY_MAX];
@@ -89,6 +152,14 @@ static int simulate(struct recording *trace_rec, const char *spec, const struct 
 	if (!inst) {
 		printk("sim: %s\n", why);
 		return -ENOENT;
+	}
+	if (sim_policy_needs_oracle(&names)) {
+		int err = oracle_for(trace_rec, oracle, oracle_built);
+		if (err) {
+			sim_instance_destroy(inst);
+			return err;
+		}
+		inst->oracle = oracle;
 	}
 	sim_policy_format(&names, policy, sizeof(policy));
 	struct recording *out = sim_log_recording(trace_rec, "simulated", policy);
@@ -111,6 +182,7 @@ static int simulate(struct recording *trace_rec, const char *spec, const struct 
 		return err;
 	}
 	print_row(policy, &sum, trace_rec->stream[0].records, trace_rec->stream[1].records != 0, log);
+	table_add(table, policy, &sum);
 	if (aborts)
 		printk("sim: %s: %llu graft invocations aborted (their default answered, as live)\n",
 		       policy, (unsigned long long)aborts);
@@ -169,14 +241,26 @@ static int run_bcache(struct recording *r, int argc, char **argv)
 	char head[160];
 	sim_format_header(head, sizeof(head));
 	printk("%s\n", head);
+	struct sim_table *table = kzalloc(sizeof(*table));
+	if (!table) {
+		printk("sim: no memory for the table\n");
+		return -ENOMEM;
+	}
 	if (r->stream[1].records) {
 		char label[REC_POLICY_MAX + 8];
 		snprintf(label, sizeof(label), "live %s", r->header[1].policy);
 		print_row(label, &live, r->stream[0].records, false, "(measured)");
+		table_add(table, label, &live);
 	}
+	struct sim_oracle oracle = { 0 };
+	bool oracle_built = false;
 	int err = 0;
 	for (int k = 0; k < npolicies && !err; k++)
-		err = simulate(r, argv[3 + k], &model);
+		err = simulate(r, argv[3 + k], &model, &oracle, &oracle_built, table);
+	if (!err)
+		print_gap(table);
+	sim_oracle_free(&oracle);
+	kfree(table);
 	return err;
 }
 

@@ -9,6 +9,7 @@
 #include <scion/record.h>
 #include <scion/spinlock.h>
 #include "bcache_replay.h"
+#include "bcache_optimal.h"
 #include "sched_replay.h"
 #include "sched_follow.h"
 #include "../bcache/bcache_internal.h"
@@ -18,13 +19,16 @@ struct sim_instance {
 	graft_fn_bcache_evict *evict;		/* the slots cache.evict/readahead point at */
 	graft_fn_bcache_readahead *readahead;
 	struct graft *graft[SIM_KINDS];		/* private copies (NULL: a default) */
+	struct sim_oracle *oracle;		/* the trace's future, for min and oracle */
 	struct spinlock lock;			/* held, interrupts masked, around each request */
 	uint64_t aborts;			/* transactions of its grafts that aborted */
 };
 
 /*
  * sim_instance_create - an empty instance configured as trace header th
- *   says, running the policies named.
+ *   says, running the policies named; min and oracle (the optimum's)
+ *   read the future from inst->oracle, which the caller sets before the
+ *   replay (without it they answer as the defaults).
  * Return value: the instance, or NULL with why filled (unknown policy,
  *   memory). Caller's context: thread, may sleep.
  */
