@@ -362,6 +362,25 @@ static int probe_clear(int argc, char **argv)
 	return 0;
 }
 
+/* `probe patches near|far`: where new patches go (far: through springboards). */
+static int probe_patches(int argc, char **argv)
+{
+	bool far = argc == 3 && !strcmp(argv[2], "far");
+
+	if (argc != 3 || (!far && strcmp(argv[2], "near"))) {
+		printk("probe: usage: probe patches near|far\n");
+		return -EINVAL;
+	}
+	if (far && !PATCH_FAR_CODE_SIZE) {
+		printk("probe: this machine has no far patch arena (its jump reaches every patch)\n");
+		return -ENOTSUP;
+	}
+	probe_set_far_patches(far);
+	printk("probe: new patches go to the %s arena%s\n", far ? "far" : "near",
+	       far ? ", their sites through springboards" : "");
+	return 0;
+}
+
 static int cmd_probe(int argc, char **argv)
 {
 	static const struct {
@@ -370,13 +389,15 @@ static int cmd_probe(int argc, char **argv)
 	} subs[] = {
 		{ "list", probe_list }, { "enable", probe_enable_cmd },
 		{ "disable", probe_disable_cmd }, { "info", probe_info }, { "clear", probe_clear },
+		{ "patches", probe_patches },
 	};
 
 	for (size_t i = 0; argc >= 2 && i < ARRAY_SIZE(subs); i++)
 		if (!strcmp(argv[1], subs[i].name))
 			return subs[i].fn(argc, argv);
-	printk("probe: usage: probe list|enable|disable|info|clear ...\n");
+	printk("probe: usage: probe list|enable|disable|info|clear|patches ...\n");
 	return -EINVAL;
 }
-SHELL_COMMAND(probe, "list|enable|disable|info|clear ...",
-	      "list, enable (count|hcount), disable, inspect or clear probes", cmd_probe);
+SHELL_COMMAND(probe, "list|enable|disable|info|clear|patches ...",
+	      "list, enable (count|hcount), disable, inspect or clear probes; where patches go",
+	      cmd_probe);

@@ -120,6 +120,8 @@ def job_bad_requests(ctx):
             ("count-bad-tid", "count pf_sum tid x", r"'x' is not a thread id"),
             ("latency-usage", "latency", r"latency: usage: latency <function> \[tid <n> \| pid <n>\]"),
             ("metric-missing", "metric remove 77", r"metric: no metric '77'"),
+            ("patches-usage", "probe patches sideways", r"probe: usage: probe patches near\|far"),
+            ("no-far-arena", "probe patches far", r"probe: this machine has no far patch arena"),
         ]
         for label, line, expect in checks:
             boot.command(line, expect)

@@ -22,8 +22,10 @@ five times:
                   M48T59's date (a year after 2020), and reaches
                   the `scion>` shell on the UART (input polled at the tick);
                   `uptime` and `cpus` answer, `count shell_execute` splices
-                  a counter (one ba,a) that counts the next two commands and
-                  `text verify` finds the text as booted once it is removed,
+                  a counter (one ba,a) that counts the next two commands, the
+                  same with `probe patches far` goes through a springboard
+                  (`probe info` says where), and `text verify` finds the text
+                  as booted once they are removed,
                   `analysis` analyses every function (the SPARC
                   decoder and the structural analysis in the kernel), `insn`
                   and `cfg` answer, `host/scion --socket BUILD/sparc64/control.sock
@@ -183,6 +185,18 @@ def job_machine_layer(ctx):
             r"count +shell_execute: 2 calls", out) is not None and
             re.search(r"\d+ sites patched \(1 jump, 0 ta\)", out) is not None, f"{out[-400:]!r}")
         boot.command("metric remove all", r"scion> ")
+        # The same splice with its patch in the far arena: through a springboard.
+        boot.command("probe patches far", r"probe: new patches go to the far arena")
+        out = shell(boot, "probe enable fbt:kernel:shell_execute:entry count", r"patched[^\n]*\n")
+        boot.command("uptime", r"up \d+\.\d{3} s")
+        out = shell(boot, "probe list fbt:kernel:shell_execute:entry", r"\d+ probes?\n")
+        m = re.search(r"^\s+(\d+)\s+fbt:kernel:shell_execute:entry\s+1\s+1, count (\d+)", out, re.M)
+        info = shell(boot, f"probe info {m.group(1) if m else 0}", r"probe \d+: [\s\S]*?\nscion> ")
+        ctx.result("make-run/far-splice-through-springboard",
+                   m is not None and int(m.group(2)) >= 2 and
+                   "through the springboard at 0x" in info, f"{out[-300:]!r} {info[-400:]!r}")
+        boot.command("probe clear", r"probe: cleared")
+        boot.command("probe patches near", r"probe: new patches go to the near arena")
         boot.command("text verify", r"text: identical")
         ctx.result("make-run/text-identical-after-removal", True)
         # The structural analysis over the SPARC decoder, in the kernel: every
@@ -197,7 +211,8 @@ def job_machine_layer(ctx):
                    re.search(r"^  ba\n  control flow: branch always, one delay slot", out, re.M)
                    and re.search(r"^  target 0x[0-9a-f]+ trap_common\+0x0 ", out, re.M),
                    f"{out[-600:]!r}")
-        out = shell(boot, "cfg kmalloc", r"scion> ")
+        # Up to the prompt after its own output (the previous prompt may come after the mark).
+        out = shell(boot, "cfg kmalloc", r"\nkmalloc 0x[\s\S]*?\nscion> ")
         ctx.result("make-run/cfg-kmalloc", re.search(
             r"^kmalloc 0x[0-9a-f]+, \d+ bytes: \d+ blocks, \d+ instructions, [1-9]\d* calls", out,
             re.M) and "return" in out, f"{out[-600:]!r}")
