@@ -7,7 +7,7 @@
  *     feature negotiation, the status handshake, queue set-up and MSI-X.
  *
  * Everything shared with the device is little-endian: ring fields and
- * request headers in RAM go through virtio_le16/32/64 (no-ops on a
+ * request headers in RAM go through scion/byteorder.h (no-ops on a
  * little-endian CPU such as x86; byte swaps on big-endian sparc64).
  * Registers are read through mappings the machine makes little-endian
  * (pci_map_bar, MAP_NOCACHE), so they need no conversion. A struct virtqueue has no lock of its own: its
@@ -18,6 +18,7 @@
 #ifndef KERNEL_DEV_VIRTIO_H
 #define KERNEL_DEV_VIRTIO_H
 
+#include <scion/byteorder.h>
 #include <scion/compiler.h>
 #include <scion/pci.h>
 
@@ -36,28 +37,6 @@
 #define VIRTIO_TYPE_INPUT            18
 #define VIRTIO_TYPE_VSOCK            19
 
-/*
- * virtio_le16/32/64 - a value between the CPU's byte order and the
- * little-endian order of memory shared with the device (the conversion is
- * its own inverse, so one function serves both directions). The test is
- * the compiler's constant, so each call folds to nothing or to one swap.
- */
-#define VIRTIO_CPU_IS_LE (__BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__)
-static inline uint16_t virtio_le16(uint16_t v)
-{
-	return VIRTIO_CPU_IS_LE ? v : __builtin_bswap16(v);
-}
-
-static inline uint32_t virtio_le32(uint32_t v)
-{
-	return VIRTIO_CPU_IS_LE ? v : __builtin_bswap32(v);
-}
-
-static inline uint64_t virtio_le64(uint64_t v)
-{
-	return VIRTIO_CPU_IS_LE ? v : __builtin_bswap64(v);
-}
-
 /* Feature bits common to all devices. */
 #define VIRTIO_F_VERSION_1           32
 
@@ -71,7 +50,7 @@ static inline uint64_t virtio_le64(uint64_t v)
 #define VQ_AVAIL_ALIGN         2
 #define VQ_USED_ALIGN          4
 
-/* Every field of the rings is little-endian (virtio_le16/32/64). */
+/* Every field of the rings is little-endian (scion/byteorder.h). */
 struct vq_desc {
 	uint64_t addr;
 	uint32_t len;

@@ -70,7 +70,7 @@
 #define KIB_SHIFT                10
 #define VBLK_NO_VECTOR           (-1)	/* polled queues have no interrupt vector */
 
-/* Little-endian fields (virtio_le32/64). */
+/* Little-endian fields (scion/byteorder.h). */
 struct vblk_header {
 	uint32_t type;
 	uint32_t reserved;
@@ -158,8 +158,8 @@ static int vblk_submit(struct blkdev *bd, struct blk_request *r)
 	uint16_t slot = q->free_slots[--q->nfree_slots];
 	struct vblk_slot *s = &q->slots[slot];
 	s->header = (struct vblk_header){
-		.type = virtio_le32(r->write ? VIRTIO_BLK_T_OUT : VIRTIO_BLK_T_IN),
-		.sector = virtio_le64(r->sector),
+		.type = cpu_to_le32(r->write ? VIRTIO_BLK_T_OUT : VIRTIO_BLK_T_IN),
+		.sector = cpu_to_le64(r->sector),
 	};
 	s->status = VBLK_STATUS_PENDING;
 	segs[0] = (struct vq_segment){ virt_to_phys(&s->header), sizeof(s->header), false };
