@@ -14,7 +14,8 @@
 #include <scion/string.h>
 #include <scion/vfs.h>
 
-#define CAT_CHUNK_BYTES 4096	/* read and printed at a time */
+#define CAT_CHUNK_BYTES 4096	/* read at a time */
+#define CAT_PRINT_BYTES 256	/* printed at a time: printk formats at most 512 bytes a call */
 #define FILE_MODE_RW_R_R 0644	/* a new file: rw-r--r-- */
 
 /* Walk to argv's path; prints one line and returns -errno on failure. */
@@ -43,7 +44,8 @@ static int print_file(struct vnode *v, const char *name)
 			       (unsigned long long)off);
 			break;
 		}
-		printk("%.*s", (int)got, chunk);
+		for (int64_t at = 0; at < got; at += CAT_PRINT_BYTES)
+			printk("%.*s", (int)MIN(got - at, (int64_t)CAT_PRINT_BYTES), chunk + at);
 		off += (uint64_t)got;
 	}
 	kfree(chunk);
