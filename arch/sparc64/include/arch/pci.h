@@ -27,7 +27,7 @@ void arch_pci_config_write8(unsigned bus, unsigned dev, unsigned fn, unsigned of
 /*
  * arch_pci_bar_phys - the CPU physical address of a PCI bus address.
  * Overview: Sabre decodes PCI memory space at physical 0x1ff00000000 and
- *   PCI I/O space at 0x1fe02000000 (QEMU's hw/pci-host/sabre.c; checked
+ *   PCI I/O space at 0x1fe02000000 (QEMU's sabre.c; checked
  *   with `info mtree`): a BAR's bus address is an offset into one of them.
  * Arguments: io_space true for an I/O BAR, false for a memory BAR;
  *   bus_address the BAR's address plus an offset into it.
