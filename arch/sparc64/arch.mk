@@ -111,8 +111,29 @@ ARCH_IMAGES :=
 # second bridge's bus (bus=pciB): sun4u's root bus has no free slot.
 SPARC64_QEMU := qemu-system-sparc64 -M sun4u -nographic -vga none -no-reboot \
 	-device pvpanic-pci,bus=pciB -action panic=exit-failure
-ARCH_RUN_DEPS := kernel
+# The root disk: a small ext2 image of $(ARCH_DIR)/rootfs/ (the x86 root image
+# holds x86-64 programs) plus numbers.txt (seq 1 5000: an indirect block at
+# 1 KiB blocks). make run attaches a copy, run-root.img, as virtio-blk on
+# pciB (the root bus is full), writable: what a session writes lasts, and a
+# rebuilt image replaces the copy. tests/integration/test_sparc64_blk.py
+# boots the same arguments (SPARC64_ROOT_LINES is its line count).
+SPARC64_ROOT_DIR := $(ARCH_DIR)/rootfs
+SPARC64_ROOT_LINES := 5000
+SPARC64_ROOTFS := $(BUILD)/rootfs.img
+SPARC64_RUN_ROOT := $(BUILD)/run-root.img
+$(SPARC64_ROOTFS): $(shell find $(SPARC64_ROOT_DIR) -type f) $(ARCH_DIR)/arch.mk
+	@mkdir -p $(dir $@)
+	$(Q)rm -rf $@.d && cp -r $(SPARC64_ROOT_DIR) $@.d && seq 1 $(SPARC64_ROOT_LINES) > $@.d/numbers.txt
+	$(Q)$$(command -v mke2fs || echo /usr/sbin/mke2fs) -q -F -t ext2 -b 1024 -L scion-sparc64 \
+		-d $@.d $@ 4M && rm -rf $@.d
+$(SPARC64_RUN_ROOT): $(SPARC64_ROOTFS)
+	$(Q)cp $< $@
+sparc64-rootfs: $(SPARC64_ROOTFS)
+.PHONY: sparc64-rootfs
+ARCH_RUN_DEPS := kernel $(SPARC64_RUN_ROOT)
 ARCH_RUN = rm -f '$(CONTROL_SOCKET)' && $(SPARC64_QEMU) -kernel $(KERNEL) \
 	$(if $(CMDLINE),-append '$(CMDLINE)') -serial mon:stdio \
 	-chardev 'socket,id=control,path=$(CONTROL_SOCKET),server=on,wait=off' \
-	-serial chardev:control
+	-serial chardev:control \
+	-drive 'file=$(SPARC64_RUN_ROOT),format=raw,if=none,id=root' \
+	-device virtio-blk-pci,drive=root,bus=pciB

@@ -6,13 +6,20 @@
  * PCI is little-endian: the accesses use ASI 0x1d (physical, uncached,
  * little-endian), so values come back in the CPU's order.
  * Used by power.c (the pvpanic device) and, through arch/pci.h, by the
- * portable PCI scan (kernel/dev/pci.c).
+ * portable PCI scan (kernel/dev/pci.c), which also asks here where a BAR's
+ * bus address lies in physical memory and whether DMA bypasses the IOMMU.
  */
 #include <arch/pci.h>
 
 #include "sparc64_internal.h"
 
 #define PCI_CFG_BASE 0x1fe01000000ull
+/* Where Sabre decodes the PCI bus's I/O space (QEMU's sabre.c, `info mtree`); memory
+ * space: PCI_MEM_BASE (sparc64_internal.h). */
+#define PCI_IO_SPACE_BASE  0x1fe02000000ull
+/* The IOMMU control register (big-endian, 64 bits) and its enable bit (QEMU's sun4u_iommu.c). */
+#define IOMMU_CONTROL_REG  0x1fe00000200ull
+#define IOMMU_CONTROL_ENABLE 0x1ull
 
 static uint64_t cfg_addr(unsigned bus, unsigned dev, unsigned fn, unsigned reg)
 {
@@ -37,6 +44,16 @@ uint16_t pci_cfg_read16(unsigned bus, unsigned dev, unsigned fn, unsigned reg)
 void pci_cfg_write16(unsigned bus, unsigned dev, unsigned fn, unsigned reg, uint16_t v)
 {
 	phys_out16_le(cfg_addr(bus, dev, fn, reg & ~1u), v);
+}
+
+uint64_t arch_pci_bar_phys(bool io_space, uint64_t bus_address)
+{
+	return (io_space ? PCI_IO_SPACE_BASE : PCI_MEM_BASE) + bus_address;
+}
+
+bool arch_pci_dma_direct(void)
+{
+	return !(phys_in64(IOMMU_CONTROL_REG) & IOMMU_CONTROL_ENABLE);
 }
 
 /* ---- arch/pci.h: the portable PCI code's view (kernel/dev/pci.c) --------------- */

@@ -148,6 +148,13 @@ static inline void phys_out32(uint64_t pa, uint32_t v)
 	__asm__ __volatile__("stwa %0, [%1] 0x15" : : "r"(v), "r"(pa) : "memory");
 }
 
+static inline uint64_t phys_in64(uint64_t pa)
+{
+	uint64_t v;
+	__asm__ __volatile__("ldxa [%1] 0x15, %0" : "=r"(v) : "r"(pa) : "memory");
+	return v;
+}
+
 /* Little-endian physical access (ASI 0x1d): PCI configuration and BARs. */
 static inline uint32_t phys_in32_le(uint64_t pa)
 {

@@ -5,6 +5,7 @@
  */
 #include <scion/blk_pattern.h>
 #include <scion/blkdev.h>
+#include <scion/byteorder.h>
 #include <scion/string.h>
 
 #define BYTE_MASK 0xffu
@@ -12,7 +13,7 @@
 static void pattern_header(uint64_t sector, struct blk_pattern_header *h)
 {
 	memcpy(h->magic, BLK_PATTERN_MAGIC, sizeof(h->magic));
-	h->sector = sector;
+	h->sector = cpu_to_le64(sector);	/* little-endian on disk (tools/mkdisk.py) */
 }
 
 static uint8_t pattern_byte(uint64_t sector, unsigned i, const struct blk_pattern_header *h)

@@ -230,5 +230,5 @@ void *pci_map_bar(const struct pci_dev *d, unsigned bar, uint64_t offset, uint64
 		return NULL;
 	if (length == 0 || offset > b->size || length > b->size - offset)
 		return NULL;
-	return mmio_map(b->base + offset, length);
+	return mmio_map(arch_pci_bar_phys(false, b->base + offset), length);
 }

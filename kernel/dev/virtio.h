@@ -6,8 +6,11 @@
  *   - the "modern" PCI transport (virtio_pci.c): vendor capabilities,
  *     feature negotiation, the status handshake, queue set-up and MSI-X.
  *
- * Everything shared with the device is little-endian (x86 is too, so no
- * byte swapping is done). A struct virtqueue has no lock of its own: its
+ * Everything shared with the device is little-endian: ring fields and
+ * request headers in RAM go through scion/byteorder.h (no-ops on a
+ * little-endian CPU such as x86; byte swaps on big-endian sparc64).
+ * Registers are read through mappings the machine makes little-endian
+ * (pci_map_bar, MAP_NOCACHE), so they need no conversion. A struct virtqueue has no lock of its own: its
  * owner (a driver queue) guards every field marked "owner's lock".
  * virtqueue.c depends on nothing but memory, so the host unit tests
  * build it (tests/host/test_virtqueue.c).
@@ -15,6 +18,7 @@
 #ifndef KERNEL_DEV_VIRTIO_H
 #define KERNEL_DEV_VIRTIO_H
 
+#include <scion/byteorder.h>
 #include <scion/compiler.h>
 #include <scion/pci.h>
 
@@ -46,6 +50,7 @@
 #define VQ_AVAIL_ALIGN         2
 #define VQ_USED_ALIGN          4
 
+/* Every field of the rings is little-endian (scion/byteorder.h). */
 struct vq_desc {
 	uint64_t addr;
 	uint32_t len;
@@ -157,17 +162,21 @@ struct virtio_pci {
 	uint32_t notify_multiplier;		/* set once */
 	volatile uint8_t *device_cfg;		/* set once: device-specific configuration */
 	uint64_t device_cfg_length;		/* set once */
-	struct pci_msix msix;			/* set once */
+	struct pci_msix msix;			/* set once; unused when polled */
+	bool polled;				/* set once: no device interrupts, the
+						   driver polls its used rings */
 	uint64_t features;			/* set once: negotiated */
 };
 
 /*
  * virtio_pci_init - map the virtio capabilities of pci, enable its memory
- * decoding, bus mastering and MSI-X (function masked), reset the device
- * and acknowledge it (ACKNOWLEDGE | DRIVER).
+ * decoding, bus mastering and MSI-X (function masked; none and vp->polled
+ * set on a machine without FEATURE_DEVICE_IRQS), reset the device and
+ * acknowledge it (ACKNOWLEDGE | DRIVER).
  * Return value: 0; -ENODEV when a required capability (common, notify,
- *   device configuration, MSI-X) is missing; -ENOMEM when a mapping fails;
- *   -EIO when the device does not reset.
+ *   device configuration, MSI-X) is missing; -ENOTSUP when device DMA
+ *   would go through an IOMMU (arch_pci_dma_direct); -ENOMEM when a
+ *   mapping fails; -EIO when the device does not reset.
  * Caller's context: thread, no spinlocks held; the device is unclaimed.
  */
 int virtio_pci_init(struct virtio_pci *vp, struct pci_dev *pci);
@@ -198,6 +207,7 @@ int virtio_pci_route_vector(struct virtio_pci *vp, unsigned entry, unsigned vect
  * virtio_pci_enable_queue - give the device queue index: vq's ring
  * addresses (ring_phys is the physical address of the memory given to
  * vq_init), its size and MSI-X entry, and enable it.
+ * (polled: no vector, msix_entry is ignored).
  * Return value: 0 with *notify set to the queue's notification register,
  *   -EIO when the device refuses the MSI-X entry or its notify offset lies
  *   outside the notify region.

@@ -15,6 +15,13 @@
  * submits it, and queue i interrupts CPU i mod ncpus on a vector of its
  * own (MSI-X entry i). Configuration-change interrupts are not used.
  *
+ * Polled completion: on a machine without device interrupts
+ * (FEATURE_DEVICE_IRQS absent, vp.polled) a thread per disk, "vdX-poll",
+ * runs the same completion path as the interrupt: it sleeps while no
+ * request is outstanding (a submit wakes it) and otherwise polls the used
+ * rings, yielding the CPU between rounds, so a request completes as soon
+ * as the device has written it, not at the next tick.
+ *
  * Locking: each queue's lock guards its virtqueue, slots and free-slot
  * stack; it is a leaf lock taken with interrupts masked (submit from any
  * context, completion from the queue's interrupt). Completions are
@@ -30,7 +37,10 @@
 #include <scion/format.h>
 #include <scion/mm.h>
 #include <scion/printk.h>
+#include <scion/sched.h>
 #include <scion/spinlock.h>
+#include <scion/thread.h>
+#include <scion/wait.h>
 #include <arch/irq.h>
 #include <arch/mmu.h>
 #include "blkdev_driver.h"
@@ -58,7 +68,9 @@
 #define VBLK_IRQ_NAME_MAX        16
 #define MIB_SHIFT                20
 #define KIB_SHIFT                10
+#define VBLK_NO_VECTOR           (-1)	/* polled queues have no interrupt vector */
 
+/* Little-endian fields (scion/byteorder.h). */
 struct vblk_header {
 	uint32_t type;
 	uint32_t reserved;
@@ -92,6 +104,9 @@ struct vblk {
 	struct virtio_pci vp;			/* set once */
 	unsigned nqueues;			/* set once */
 	unsigned max_data_segments;		/* set once */
+	unsigned outstanding;			/* atomic: submitted, not yet completed */
+	struct waitq poll_wq;			/* polled: the poller sleeps on it */
+	char poller_name[VBLK_IRQ_NAME_MAX];	/* set once */
 	struct vblk_queue queues[VBLK_MAX_QUEUES];
 };
 
@@ -143,7 +158,8 @@ static int vblk_submit(struct blkdev *bd, struct blk_request *r)
 	uint16_t slot = q->free_slots[--q->nfree_slots];
 	struct vblk_slot *s = &q->slots[slot];
 	s->header = (struct vblk_header){
-		.type = r->write ? VIRTIO_BLK_T_OUT : VIRTIO_BLK_T_IN, .sector = r->sector,
+		.type = cpu_to_le32(r->write ? VIRTIO_BLK_T_OUT : VIRTIO_BLK_T_IN),
+		.sector = cpu_to_le64(r->sector),
 	};
 	s->status = VBLK_STATUS_PENDING;
 	segs[0] = (struct vq_segment){ virt_to_phys(&s->header), sizeof(s->header), false };
@@ -154,9 +170,12 @@ static int vblk_submit(struct blkdev *bd, struct blk_request *r)
 		spin_unlock_irqrestore(&q->lock, f);
 		return -EAGAIN;
 	}
+	__atomic_fetch_add(&v->outstanding, 1, __ATOMIC_RELEASE);
 	if (vq_kick_needed(&q->vq))
 		virtio_pci_notify(q->notify, q->index);
 	spin_unlock_irqrestore(&q->lock, f);
+	if (v->vp.polled)
+		waitq_wake_all(&v->poll_wq);	/* after the count, so the poller sees it */
 	return 0;
 }
 
@@ -173,16 +192,17 @@ static int status_to_errno(uint8_t status)
 	}
 }
 
-static void vblk_interrupt(void *arg)
+/* Finish every request q's device has returned (interrupt or poller). */
+static void vblk_complete_used(struct vblk_queue *q)
 {
-	struct vblk_queue *q = arg;
 	struct blkdev *bd = &q->disk->blk;
 	struct blk_request *batch = NULL, **tail = &batch, *r;
 	bool report_broken = false;
+	unsigned completed = 0;
 
-	blkdev_note_interrupt(bd);
 	irqflags_t f = spin_lock_irqsave(&q->lock);
 	while ((r = vq_pop_used(&q->vq, NULL))) {
+		completed++;
 		r->status = status_to_errno(READ_ONCE(q->slots[r->driver_slot].status));
 		q->free_slots[q->nfree_slots++] = (uint16_t)r->driver_slot;
 		r->completed_next = NULL;
@@ -192,6 +212,9 @@ static void vblk_interrupt(void *arg)
 	if (q->vq.broken && !q->broken_reported)
 		report_broken = q->broken_reported = true;
 	spin_unlock_irqrestore(&q->lock, f);
+	if (!completed && !report_broken)
+		return;
+	__atomic_fetch_sub(&q->disk->outstanding, completed, __ATOMIC_RELEASE);
 
 	while (batch) {
 		r = batch;
@@ -202,6 +225,32 @@ static void vblk_interrupt(void *arg)
 	if (report_broken)
 		printk("%s: queue %u returned a request not in flight; queue stopped\n",
 		       bd->name, q->index);
+}
+
+static void vblk_interrupt(void *arg)
+{
+	struct vblk_queue *q = arg;
+
+	blkdev_note_interrupt(&q->disk->blk);
+	vblk_complete_used(q);
+}
+
+static bool vblk_has_outstanding(struct vblk *v)
+{
+	return __atomic_load_n(&v->outstanding, __ATOMIC_ACQUIRE) != 0;
+}
+
+/* The polled disk's completion thread (see the top of the file). */
+static void vblk_poller(void *arg)
+{
+	struct vblk *v = arg;
+
+	for (;;) {
+		wait_event(&v->poll_wq, vblk_has_outstanding(v));
+		for (unsigned i = 0; i < v->nqueues; i++)
+			vblk_complete_used(&v->queues[i]);
+		thread_yield();
+	}
 }
 
 static const struct blkdev_ops vblk_ops = {
@@ -253,6 +302,10 @@ static int setup_queue(struct vblk *v, uint16_t index)
 	q->cpu = index % cpu_count();
 	snprintf(q->irq_name, sizeof(q->irq_name), "%s-q%u", v->blk.name, index);
 
+	if (v->vp.polled) {
+		q->vector = VBLK_NO_VECTOR;
+		return virtio_pci_enable_queue(&v->vp, index, &q->vq, ring, index, &q->notify);
+	}
 	q->vector = arch_irq_alloc_vector(vblk_interrupt, q, q->irq_name);
 	if (q->vector < 0)
 		return q->vector;
@@ -269,7 +322,8 @@ static unsigned queues_to_use(struct vblk *v)
 	if (v->vp.features & (1ull << VIRTIO_BLK_F_MQ))
 		n = virtio_pci_config_read16(&v->vp, VBLK_CFG_NUM_QUEUES);
 	n = MIN(n, (unsigned)virtio_pci_num_queues(&v->vp));
-	n = MIN(n, v->vp.msix.entries);
+	if (!v->vp.polled)
+		n = MIN(n, v->vp.msix.entries);
 	n = MIN(n, cpu_count());
 	return MIN(n, (unsigned)VBLK_MAX_QUEUES);
 }
@@ -284,7 +338,10 @@ static void print_disk(struct vblk *v)
 		snprintf(size, sizeof(size), "%llu MiB", (unsigned long long)(bytes >> MIB_SHIFT));
 	else
 		snprintf(size, sizeof(size), "%llu KiB", (unsigned long long)(bytes >> KIB_SHIFT));
-	if (v->nqueues == 1)
+	if (v->vp.polled)
+		snprintf(vectors, sizeof(vectors), "%u queue%s of %u, polled (no device interrupts)",
+			 v->nqueues, v->nqueues == 1 ? "" : "s", first->vq.size);
+	else if (v->nqueues == 1)
 		snprintf(vectors, sizeof(vectors), "1 queue of %u, MSI-X vector 0x%x on cpu %u",
 			 first->vq.size, first->vector, first->cpu);
 	else
@@ -332,6 +389,13 @@ static int probe(struct vblk *v, struct pci_dev *pci, const char **what)
 			return err;
 		v->max_data_segments = MIN(v->max_data_segments,
 					   v->queues[i].vq.size - (unsigned)VBLK_EXTRA_SEGMENTS);
+	}
+	if (v->vp.polled) {
+		*what = "starting its poller";
+		waitq_init(&v->poll_wq, "vblk-poll");
+		snprintf(v->poller_name, sizeof(v->poller_name), "%s-poll", v->blk.name);
+		if ((err = thread_spawn(v->poller_name, vblk_poller, v, -1)))
+			return err;
 	}
 	virtio_pci_driver_ok(&v->vp);
 	return 0;

@@ -10,7 +10,11 @@
  * FEATURES_OK (read back), queue set-up, DRIVER_OK.
  *
  * Interrupts are MSI-X only: each queue names a table entry, which this
- * file points at a kernel vector and CPU. The ISR register (for INTx) is
+ * file points at a kernel vector and CPU. A machine without device
+ * interrupts (FEATURE_DEVICE_IRQS absent: sparc64, whose QEMU devices
+ * carry no MSI-X) gets a polled transport instead (vp->polled): no MSI-X
+ * table, every queue on VIRTIO_MSI_NO_VECTOR, the driver polls the used
+ * rings. The ISR register (for INTx) is
  * not used, so it is not mapped. The legacy I/O-port interface (all a
  * legacy device has, one half of a transitional one) is not used.
  *
@@ -19,7 +23,9 @@
  * registers written, each a single access, so no lock is needed here.
  */
 #include <scion/errno.h>
+#include <scion/features.h>
 #include <scion/printk.h>
+#include <arch/pci.h>
 #include <arch/cpu.h>
 #include <arch/irq.h>
 #include "virtio.h"
@@ -141,6 +147,9 @@ int virtio_pci_init(struct virtio_pci *vp, struct pci_dev *pci)
 	unsigned device = found.offset[VIRTIO_PCI_CAP_DEVICE];
 	if (!common || !notify || !device)
 		return -ENODEV;
+	if (!arch_pci_dma_direct())
+		return -ENOTSUP;	/* ring addresses would need IOMMU mappings */
+	vp->polled = machine_lacks(FEATURE_DEVICE_IRQS) != 0;
 	pci_enable(pci, PCI_COMMAND_MEMORY | PCI_COMMAND_BUS_MASTER);
 	vp->common = map_cap(pci, common, COMMON_LENGTH, NULL);
 	vp->notify_base = map_cap(pci, notify, sizeof(uint16_t), &vp->notify_length);
@@ -148,9 +157,11 @@ int virtio_pci_init(struct virtio_pci *vp, struct pci_dev *pci)
 	vp->device_cfg = map_cap(pci, device, 1, &vp->device_cfg_length);
 	if (!vp->common || !vp->notify_base || !vp->device_cfg)
 		return -ENOMEM;
-	int err = pci_msix_init(pci, &vp->msix);
-	if (err)
-		return err;
+	if (!vp->polled) {
+		int err = pci_msix_init(pci, &vp->msix);
+		if (err)
+			return err;
+	}
 
 	common_write8(vp, COMMON_DEVICE_STATUS, 0);
 	for (unsigned i = 0; common_read8(vp, COMMON_DEVICE_STATUS) != 0; i++) {
@@ -212,8 +223,9 @@ int virtio_pci_enable_queue(struct virtio_pci *vp, uint16_t index, const struct 
 {
 	common_write16(vp, COMMON_QUEUE_SELECT, index);
 	common_write16(vp, COMMON_QUEUE_SIZE, vq->size);
-	common_write16(vp, COMMON_QUEUE_MSIX_VECTOR, (uint16_t)msix_entry);
-	if (common_read16(vp, COMMON_QUEUE_MSIX_VECTOR) != msix_entry)
+	uint16_t vector = vp->polled ? VIRTIO_MSI_NO_VECTOR : (uint16_t)msix_entry;
+	common_write16(vp, COMMON_QUEUE_MSIX_VECTOR, vector);
+	if (common_read16(vp, COMMON_QUEUE_MSIX_VECTOR) != vector)
 		return -EIO;
 	uint64_t notify_offset = (uint64_t)common_read16(vp, COMMON_QUEUE_NOTIFY_OFF) *
 				 vp->notify_multiplier;
@@ -231,7 +243,8 @@ void virtio_pci_driver_ok(struct virtio_pci *vp)
 {
 	/* No configuration-change interrupts: the drivers here do not use them. */
 	common_write16(vp, COMMON_MSIX_CONFIG, VIRTIO_MSI_NO_VECTOR);
-	pci_msix_unmask_function(vp->pci, &vp->msix);
+	if (!vp->polled)
+		pci_msix_unmask_function(vp->pci, &vp->msix);
 	set_status(vp, VIRTIO_STATUS_DRIVER_OK);
 }
 

@@ -14,7 +14,8 @@
  *
  * Ordering: descriptors and the avail ring entry are written before the
  * avail index that publishes them, and the used index is read before the
- * used entries it covers (virtio_mb()). No lock here: the owner's lock
+ * used entries it covers (virtio_mb()). Ring fields are little-endian in
+ * memory, converted at each access (scion/byteorder.h). No lock here: the owner's lock
  * guards every call.
  */
 #include <scion/errno.h>
@@ -58,7 +59,7 @@ int vq_init(struct virtqueue *vq, uint16_t size, void *ring)
 	vq->avail = (struct vq_avail *)((char *)ring + vq_avail_offset(size));
 	vq->used = (volatile struct vq_used *)((char *)ring + vq_used_offset(size));
 	for (uint16_t i = 0; i < size; i++)
-		vq->desc[i].next = (uint16_t)(i + 1);
+		vq->desc[i].next = cpu_to_le16((uint16_t)(i + 1));
 	vq->free_head = 0;
 	vq->num_free = size;
 	return 0;
@@ -77,28 +78,28 @@ int vq_add(struct virtqueue *vq, const struct vq_segment *segs, unsigned nsegs, 
 	uint16_t head = vq->free_head, i = head, last = head;
 	for (unsigned s = 0; s < nsegs; s++) {
 		struct vq_desc *d = &vq->desc[i];
-		d->addr = segs[s].phys;
-		d->len = segs[s].len;
-		d->flags = (uint16_t)((segs[s].device_writes ? VQ_DESC_F_WRITE : 0) |
-				      (s + 1 < nsegs ? VQ_DESC_F_NEXT : 0));
+		d->addr = cpu_to_le64(segs[s].phys);
+		d->len = cpu_to_le32(segs[s].len);
+		d->flags = cpu_to_le16((uint16_t)((segs[s].device_writes ? VQ_DESC_F_WRITE : 0) |
+						  (s + 1 < nsegs ? VQ_DESC_F_NEXT : 0)));
 		last = i;
-		i = d->next;
+		i = le16_to_cpu(d->next);
 	}
-	vq->free_head = vq->desc[last].next;
+	vq->free_head = le16_to_cpu(vq->desc[last].next);
 	vq->num_free = (uint16_t)(vq->num_free - nsegs);
 	vq->cookies[head] = cookie;
 
-	vq->avail->ring[vq->avail_idx % vq->size] = head;
+	vq->avail->ring[vq->avail_idx % vq->size] = cpu_to_le16(head);
 	virtio_mb();
 	vq->avail_idx++;
-	WRITE_ONCE(vq->avail->idx, vq->avail_idx);
+	WRITE_ONCE(vq->avail->idx, cpu_to_le16(vq->avail_idx));
 	return head;
 }
 
 bool vq_kick_needed(struct virtqueue *vq)
 {
 	virtio_mb();	/* the published index before the device's flags */
-	return !(READ_ONCE(vq->used->flags) & VQ_USED_F_NO_NOTIFY);
+	return !(le16_to_cpu(READ_ONCE(vq->used->flags)) & VQ_USED_F_NO_NOTIFY);
 }
 
 /* Return the chain starting at head to the free list. */
@@ -106,28 +107,28 @@ static void free_chain(struct virtqueue *vq, uint16_t head)
 {
 	uint16_t i = head, n = 1;
 
-	while ((vq->desc[i].flags & VQ_DESC_F_NEXT) && n < vq->size) {
-		i = vq->desc[i].next;
+	while ((le16_to_cpu(vq->desc[i].flags) & VQ_DESC_F_NEXT) && n < vq->size) {
+		i = le16_to_cpu(vq->desc[i].next);
 		n++;
 	}
-	vq->desc[i].next = vq->free_head;
+	vq->desc[i].next = cpu_to_le16(vq->free_head);
 	vq->free_head = head;
 	vq->num_free = (uint16_t)(vq->num_free + n);
 }
 
 void *vq_pop_used(struct virtqueue *vq, uint32_t *len)
 {
-	if (vq->broken || vq->last_used == READ_ONCE(vq->used->idx))
+	if (vq->broken || vq->last_used == le16_to_cpu(READ_ONCE(vq->used->idx)))
 		return NULL;
 	virtio_mb();	/* the index before the entry it covers */
 	volatile struct vq_used_elem *e = &vq->used->ring[vq->last_used % vq->size];
-	uint32_t id = e->id;
+	uint32_t id = le32_to_cpu(e->id);
 	if (id >= vq->size || !vq->cookies[id]) {
 		vq->broken = true;
 		return NULL;
 	}
 	if (len)
-		*len = e->len;
+		*len = le32_to_cpu(e->len);
 	vq->last_used++;
 	void *cookie = vq->cookies[id];
 	vq->cookies[id] = NULL;

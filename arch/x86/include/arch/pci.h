@@ -49,4 +49,30 @@ void arch_pci_config_write16(unsigned bus, unsigned dev, unsigned fn, unsigned o
 void arch_pci_config_write8(unsigned bus, unsigned dev, unsigned fn, unsigned offset,
 			    uint8_t value);
 
+/*
+ * arch_pci_bar_phys - the CPU physical address of a PCI bus address.
+ * Overview: a BAR holds an address on the PCI bus; x86 decodes PCI memory
+ *   space at the same physical addresses (and I/O space is reached by port
+ *   instructions, never mapped), so the address is returned unchanged.
+ * Arguments: io_space true for an I/O BAR, false for a memory BAR;
+ *   bus_address the BAR's address plus an offset into it.
+ * Return value: the physical address to map (mmio_map).
+ * Caller's context: any.
+ */
+static inline uint64_t arch_pci_bar_phys(bool io_space, uint64_t bus_address)
+{
+	(void)io_space;
+	return bus_address;
+}
+
+/*
+ * arch_pci_dma_direct - whether a device's DMA address is the physical
+ * address of the RAM it reaches. Overview: Scion enables no IOMMU on x86.
+ * Return value: true. Caller's context: any.
+ */
+static inline bool arch_pci_dma_direct(void)
+{
+	return true;
+}
+
 #endif
