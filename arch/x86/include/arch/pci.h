@@ -14,40 +14,10 @@
 
 #include <stdint.h>
 #include <stdbool.h>
+#include <scion/pci_arch.h>
 
 /* Bytes of configuration space each function has through this mechanism. */
 #define ARCH_PCI_CONFIG_SIZE 256
-
-/*
- * arch_pci_present - whether the machine answers configuration mechanism #1.
- * Return value: true when the address register holds what was written.
- * Caller's context: boot or thread; takes the configuration lock.
- */
-bool arch_pci_present(void);
-
-/*
- * arch_pci_config_read32/16/8 - read configuration space.
- * Arguments: bus (0-255), dev (0-31), fn (0-7); offset below
- *   ARCH_PCI_CONFIG_SIZE, aligned to the access size (the low bits are
- *   ignored otherwise).
- * Return value: the register; all ones when no function answers.
- * Caller's context: any; takes the configuration lock with interrupts
- *   masked, never sleeps.
- */
-uint32_t arch_pci_config_read32(unsigned bus, unsigned dev, unsigned fn, unsigned offset);
-uint16_t arch_pci_config_read16(unsigned bus, unsigned dev, unsigned fn, unsigned offset);
-uint8_t arch_pci_config_read8(unsigned bus, unsigned dev, unsigned fn, unsigned offset);
-
-/*
- * arch_pci_config_write32/16/8 - write configuration space.
- * Arguments and caller's context as for the reads.
- */
-void arch_pci_config_write32(unsigned bus, unsigned dev, unsigned fn, unsigned offset,
-			     uint32_t value);
-void arch_pci_config_write16(unsigned bus, unsigned dev, unsigned fn, unsigned offset,
-			     uint16_t value);
-void arch_pci_config_write8(unsigned bus, unsigned dev, unsigned fn, unsigned offset,
-			    uint8_t value);
 
 /*
  * arch_pci_bar_phys - the CPU physical address of a PCI bus address.
