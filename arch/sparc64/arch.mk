@@ -64,7 +64,7 @@ ARCH_KERNEL_SRCS := $(filter-out $(ARCH_DIR)/ktest_fixtures.S,$(wildcard $(ARCH_
 # the splicer, what the breakpoint handler runs and what probe handlers ask
 # of the machine (probe_return.c: the value at a return) are probe context.
 ARCH_NOPROBE_SRCS := $(wildcard $(ARCH_DIR)/patch/*.c) $(ARCH_DIR)/probe_site.c $(ARCH_DIR)/splice.c \
-	$(ARCH_DIR)/probe_return.c
+	$(ARCH_DIR)/probe_return.c $(ARCH_DIR)/springboard.c
 # The decoder's opcode tables, generated from opcodes.map (decoder.mk's rule,
 # named here by path because decoder.mk is included after this file).
 ARCH_GEN_SRCS := $(BUILD)/gen/sparc64_opcodes.c
