@@ -11,11 +11,15 @@
  * POLLED, NOT INTERRUPT-DRIVEN: device interrupts are not routed on
  * sparc64 yet (absent_machine.c), so the receiver is drained at every
  * timer tick (sparc64_channel_poll, from the 100 Hz tick beside the
- * console's poll) and whenever a writer waits for the transmitter: input
- * runs at up to 16 bytes (the FIFO) per tick, 1.6 KB/s, enough for
- * requests and replies but not for bulk uploads. Flow control is the
- * x86 one: when the kernel has no room, polling stops (input_stopped)
- * and QEMU holds the host's bytes until arch_channel_resume_input.
+ * console's poll) and whenever a writer waits for the transmitter. A tick
+ * alone would take 16 bytes (the FIFO) at a time, 1.6 KB/s; so when a
+ * tick finds bytes it wakes the receive pump, a thread that drains the
+ * FIFO as fast as it refills, yielding the CPU between polls, until the
+ * line has been quiet for PUMP_QUIET_POLLS polls, then sleeps until a
+ * tick finds bytes again: bulk input runs at the speed the CPU polls, and
+ * an idle channel costs nothing between ticks. Flow control is the x86
+ * one: when the kernel has no room, polling stops (input_stopped) and
+ * QEMU holds the host's bytes until arch_channel_resume_input.
  *
  * A writer whose transmitter is busy (the host has not taken what was
  * sent) drains the receiver, spins a while, then sleeps a tick at a time.
@@ -26,6 +30,8 @@
 #include <arch/channel.h>
 #include <scion/spinlock.h>
 #include <scion/wait.h>
+#include <scion/thread.h>
+#include <scion/sched.h>
 
 #include "sparc64_internal.h"
 
@@ -53,6 +59,10 @@ static bool input_on;				/* set once by arch_channel_start_input */
 static bool input_stopped;			/* rx_lock */
 static struct spinlock rx_lock = SPINLOCK_INIT("channel-uart-rx");
 static struct waitq tx_wait = WAITQ_INIT(tx_wait, "channel-uart-tx");	/* only timeouts */
+static struct waitq rx_wait = WAITQ_INIT(rx_wait, "channel-uart-rx");	/* the pump's */
+static bool pump_wanted;			/* rx_wait.lock: a tick found bytes */
+
+#define PUMP_QUIET_POLLS 64	/* polls finding nothing before the pump sleeps again */
 
 static uint8_t uart_in(unsigned reg)
 {
@@ -69,28 +79,58 @@ static bool transmitter_empty(void)
 	return uart_in(UART_LSR) & LSR_THR_EMPTY;
 }
 
-/* Deliver what the receiver holds while the kernel has room; rx_lock held. */
-static void drain(void)
+/* Deliver what the receiver holds while the kernel has room; rx_lock held. Bytes delivered. */
+static unsigned drain(void)
 {
-	while (input_on && !input_stopped && (uart_in(UART_LSR) & LSR_DATA_READY))
+	unsigned n = 0;
+
+	while (input_on && !input_stopped && (uart_in(UART_LSR) & LSR_DATA_READY)) {
+		n++;
 		if (!deliver(uart_in(UART_DATA)))
 			input_stopped = true;
+	}
+	return n;
 }
 
+/* From the tick: drain, and if bytes came, let the pump follow the rest at full speed. */
 void sparc64_channel_poll(void)
 {
 	if (!READ_ONCE(input_on))
 		return;
 	spin_lock_noirq(&rx_lock);
-	drain();
+	unsigned n = drain();
 	spin_unlock_noirq(&rx_lock);
+	if (n) {
+		spin_lock_noirq(&rx_wait.lock);
+		pump_wanted = true;
+		spin_unlock_noirq(&rx_wait.lock);
+		waitq_wake_all(&rx_wait);
+	}
 }
 
-static void poll_from_thread(void)
+static unsigned poll_from_thread(void)
 {
 	irqflags_t f = spin_lock_irqsave(&rx_lock);
-	drain();
+	unsigned n = drain();
 	spin_unlock_irqrestore(&rx_lock, f);
+	return n;
+}
+
+/* The receive pump (see the top of the file). */
+static void rx_pump(void *arg)
+{
+	(void)arg;
+	for (;;) {
+		irqflags_t f = spin_lock_irqsave(&rx_wait.lock);
+		while (!pump_wanted)
+			waitq_sleep(&rx_wait, 0);
+		pump_wanted = false;
+		spin_unlock_irqrestore(&rx_wait.lock, f);
+		for (unsigned quiet = 0; quiet < PUMP_QUIET_POLLS;) {
+			quiet = poll_from_thread() ? 0 : quiet + 1;
+			thread_yield();
+		}
+	}
 }
 
 /*
@@ -152,7 +192,7 @@ int arch_channel_start_input(arch_channel_rx_fn rx)
 	deliver = rx;
 	WRITE_ONCE(input_on, true);
 	poll_from_thread();	/* bytes that came before */
-	return 0;
+	return thread_spawn("channel-rx", rx_pump, NULL, -1);
 }
 
 void arch_channel_resume_input(void)

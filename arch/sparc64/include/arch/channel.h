@@ -5,9 +5,9 @@
  * (arch/sparc64/channel.c). Same contract as
  * arch/x86/include/arch/channel.h, with one difference: device
  * interrupts are not routed on sparc64 yet, so "the device's interrupt
- * handler" below is the 100 Hz timer tick polling the receiver (and a
- * writer waiting for the transmitter polls it too); input runs at up to
- * 16 bytes a tick. The kernel is big-endian: what crosses the channel
+ * handler" below is the 100 Hz timer tick polling the receiver, and a
+ * receive pump thread it wakes that polls while bytes keep coming (a
+ * writer waiting for the transmitter polls it too). The kernel is big-endian: what crosses the channel
  * is converted to the wire's little-endian order (scion/chan_wire.h).
  */
 #ifndef ARCH_CHANNEL_H
