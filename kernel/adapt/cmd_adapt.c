@@ -138,15 +138,20 @@ static int adapt_command(int argc, char **argv)
 		adapt_log_print();
 		return 0;
 	}
-	for (unsigned m = 0; m < ARRAY_SIZE(modes); m++)
-		if (argc == 2 && !strcmp(argv[1], modes[m])) {
-			if (adapt_set_mode((enum adapt_mode)m)) {
-				printk("adapt: no memory for the loop's thread\n");
-				return -ENOMEM;
-			}
-			printk("adapt: %s\n", modes[m]);
-			return 0;
+	for (unsigned m = 0; m < ARRAY_SIZE(modes); m++) {
+		if (strcmp(argv[1], modes[m]))
+			continue;
+		if (argc != 2) {
+			printk("adapt: '%s' takes nothing after it\n", modes[m]);
+			return -EINVAL;
 		}
+		if (adapt_set_mode((enum adapt_mode)m)) {
+			printk("adapt: no memory for the loop's thread\n");
+			return -ENOMEM;
+		}
+		printk("adapt: %s\n", modes[m]);
+		return 0;
+	}
 	if (!strcmp(argv[1], "rule")) {
 		struct adapt_config c = adapt.cfg;
 		if (!adapt_rule_parse(argc - 2, argv + 2, &c, why, sizeof(why))) {

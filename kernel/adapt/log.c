@@ -37,7 +37,7 @@ void adapt_log(uint64_t n, const char *fmt, ...)
 
 void adapt_log_print(void)
 {
-	static char copy[ADAPT_LOG_LINES][ADAPT_LOG_WIDTH];	/* the shell's: one reader */
+	static char copy[ADAPT_LOG_LINES][ADAPT_LOG_WIDTH];	/* adapt.lock (the command's) */
 	irqflags_t flags = spin_lock_irqsave(&log_lock);
 	uint64_t total = log_lines;
 	uint64_t first = total > ADAPT_LOG_LINES ? total - ADAPT_LOG_LINES : 0;
