@@ -20,7 +20,8 @@ misbehaving `bad-victim` aborts every invocation. What is asserted:
 - with clock installed by hand, the loop installs 2q in its place; when
   the workload turns to scans only during the watch, the live ratio is
   worse than before by the margin: 2q is removed, clock put back, and 2q
-  blacklisted."""
+  blacklisted;
+- the loop's sdt probes are there for D (`probe list adapt:::`)."""
 
 import re
 import time
@@ -146,6 +147,10 @@ def job_adapt_loop(ctx):
         ctx.result("worse-live-reverted-and-blacklisted", m is not None and "clock" in out and
                    "blacklisted: 2q" in status and "reverts 1" in status,
                    boot.output[start:][-2000:] + status)
+        out = cmd(boot, "probe list adapt:::")
+        names = ("flag", "record", "candidate", "decide", "install", "watch", "revert", "mode")
+        ctx.result("sdt-probes-for-d", all(re.search(rf"adapt\S*:{n}\b", out) for n in names),
+                   out)
         ctx.result("under-90-seconds", time.time() - began < 90, f"{time.time() - began:.1f} s")
     finally:
         poweroff(ctx, boot)
