@@ -16,6 +16,7 @@
 #include <scion/graft.h>
 #include <scion/mm.h>
 #include "insitu_internal.h"
+#include "bcache_evaluate.h"
 
 #define USAGE "sim run REC POLICY [POLICY ...] [model=HIT_NS,MISS_NS | mode=open|follow] | " \
 	"sim policies"
@@ -53,19 +54,6 @@ static void print_gap(const struct sim_table *t)
 	}
 }
 
-static enum sim_kind kind_of(const char *name)
-{
-	for (unsigned k = 0; k < SIM_KINDS; k++)
-		if (!strcmp(name, sim_default_names[k]))
-			return (enum sim_kind)k;
-	struct graft *g = graft_find(name);
-	if (g && !strcmp(g->point->name, "bcache.evict"))
-		return SIM_EVICT;
-	if (g && !strcmp(g->point->name, "bcache.readahead"))
-		return SIM_READAHEAD;
-	return SIM_KINDS;
-}
-
 static void list_graft(struct graft *g, void *arg)
 {
 	(void)arg;
@@ -89,11 +77,6 @@ static int cmd_policies(void)
 	return 0;
 }
 
-static const struct rec_head *next_record(void *ctx)
-{
-	return rec_cursor_next(ctx);
-}
-
 static void print_row(const char *label, const struct sim_summary *s, uint64_t requests,
 		      bool agree_known, const char *log)
 {
@@ -113,79 +96,26 @@ static bool parse_model(const char *arg, struct sim_model *m)
 	return !parse_u64(hit, &m->hit_ns, false) && !parse_u64(comma + 1, &m->miss_ns, false);
 }
 
-/* The trace's future for the optimum's policies, built at the first that needs it. */
-static int oracle_for(struct recording *trace_rec, struct sim_oracle *oracle, bool *built)
-{
-	char why[200];
-	struct rec_cursor cur;
-
-	if (*built) {
-		sim_oracle_rewind(oracle);
-		return 0;
-	}
-	rec_cursor_init(&cur, &trace_rec->stream[0]);
-	int err = sim_oracle_build(oracle, &trace_rec->header[0],
-				   (struct sim_reader){ next_record, &cur },
-				   trace_rec->stream[0].records, why, sizeof(why));
-	if (err) {
-		printk("sim: rec%u: %s; `scion sim replay` on the host has more memory\n",
-		       trace_rec->id, why);
-		return err;
-	}
-	*built = true;
-	return 0;
-}
-
-/* One policy: an instance, its replay, its log kept as a recording, one row. */
+/* One policy: its simulation (bcache_evaluate.c), its log kept as a recording, one row. */
 static int simulate(struct recording *trace_rec, const char *spec, const struct sim_model *model,
-		    struct sim_oracle *oracle, bool *oracle_built, struct sim_table *table)
+		    struct sim_future *future, struct sim_table *table)
 {
-	struct sim_policy_names names;
-	char why[200], policy[REC_POLICY_MAX];
-	const struct rec_file_header *th = &trace_rec->header[0];
+	struct sim_outcome o;
+	char why[300];
 
-	if (sim_policy_parse(spec, th->policy, kind_of, &names, why, sizeof(why))) {
-		printk("sim: %s\n", why);
-		return -EINVAL;
-	}
-	struct sim_instance *inst = sim_instance_create(th, &names, why, sizeof(why));
-	if (!inst) {
-		printk("sim: %s\n", why);
-		return -ENOENT;
-	}
-	if (sim_policy_needs_oracle(&names)) {
-		int err = oracle_for(trace_rec, oracle, oracle_built);
-		if (err) {
-			sim_instance_destroy(inst);
-			return err;
-		}
-		inst->oracle = oracle;
-	}
-	sim_policy_format(&names, policy, sizeof(policy));
-	struct recording *out = sim_log_recording(trace_rec, "simulated", policy);
-	if (!out) {
-		sim_instance_destroy(inst);
-		printk("sim: no memory for the simulated log\n");
-		return -ENOMEM;
-	}
-
-	struct sim_summary sum = { 0 };
-	int err = sim_instance_replay(inst, trace_rec, model, out, &sum, why, sizeof(why));
-	uint64_t aborts = inst->aborts;
-	sim_instance_destroy(inst);
-	rec_store_complete(out);
-	char log[48];
-	snprintf(log, sizeof(log), "rec%u%s", out->id, aborts ? " (grafts aborted)" : "");
-	rec_store_put(out);
+	int err = sim_bcache_simulate(trace_rec, spec, model, future, &o, why, sizeof(why));
 	if (err) {
-		printk("sim: %s: %s; rec%u holds the log as far as it got\n", policy, why, out->id);
+		printk("sim: %s\n", why);
 		return err;
 	}
-	print_row(policy, &sum, trace_rec->stream[0].records, trace_rec->stream[1].records != 0, log);
-	table_add(table, policy, &sum);
-	if (aborts)
+	char log[48];
+	snprintf(log, sizeof(log), "rec%u%s", o.log_id, o.aborts ? " (grafts aborted)" : "");
+	print_row(o.policy, &o.sum, trace_rec->stream[0].records, trace_rec->stream[1].records != 0,
+		  log);
+	table_add(table, o.policy, &o.sum);
+	if (o.aborts)
 		printk("sim: %s: %llu graft invocations aborted (their default answered, as live)\n",
-		       policy, (unsigned long long)aborts);
+		       o.policy, (unsigned long long)o.aborts);
 	return 0;
 }
 
@@ -210,26 +140,12 @@ static int run_bcache(struct recording *r, int argc, char **argv)
 		       SIM_MAX_POLICIES);
 		return -EINVAL;
 	}
-	char why[160];
-	if (sim_check_header(&r->header[0], REC_STREAM_TRACE, why, sizeof(why)) ||
-	    r->stream[0].records == 0) {
-		printk("sim: rec%u: %s\n", id, r->stream[0].records ? why : "its trace is empty");
-		return -EINVAL;
-	}
-	struct sim_summary live = { 0 };
-	struct rec_cursor cur;
-	rec_cursor_init(&cur, &r->stream[1]);
-	for (const struct rec_head *h; (h = rec_cursor_next(&cur));)
-		if (h->type == REC_BCACHE_RESULT)
-			sim_summary_add(&live, (const void *)h);
-	if (!model_given) {
-		rec_cursor_init(&cur, &r->stream[1]);
-		if (!r->stream[1].records ||
-		    !sim_model_calibrate((struct sim_reader){ next_record, &cur }, &model)) {
-			printk("sim: rec%u's log has no hit and miss to calibrate the latency model; "
-			       "give model=HIT_NS,MISS_NS\n", id);
-			return -EINVAL;
-		}
+	char why[200];
+	struct sim_summary live;
+	int err = sim_bcache_live(r, &live, &model, model_given, why, sizeof(why));
+	if (err) {
+		printk("sim: %s\n", why);
+		return err;
 	}
 	const struct rec_file_header *th = &r->header[0];
 	printk("sim: rec%u: %llu requests, %llu buffers, %llu blocks; model: hit %llu ns, "
@@ -252,14 +168,12 @@ static int run_bcache(struct recording *r, int argc, char **argv)
 		print_row(label, &live, r->stream[0].records, false, "(measured)");
 		table_add(table, label, &live);
 	}
-	struct sim_oracle oracle = { 0 };
-	bool oracle_built = false;
-	int err = 0;
+	struct sim_future future = { 0 };
 	for (int k = 0; k < npolicies && !err; k++)
-		err = simulate(r, argv[3 + k], &model, &oracle, &oracle_built, table);
+		err = simulate(r, argv[3 + k], &model, &future, table);
 	if (!err)
 		print_gap(table);
-	sim_oracle_free(&oracle);
+	sim_oracle_free(&future.oracle);
 	kfree(table);
 	return err;
 }

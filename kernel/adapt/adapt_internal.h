@@ -1,0 +1,106 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
+/*
+ * The adaptation loop (issue 26, VINO's closed loop) for the block
+ * cache's eviction policy: detect a low hit ratio (detect.c), record the
+ * cache's trace and log into the kernel's store, simulate every
+ * candidate policy and the optimum on it, install the best one if it
+ * beats the live policy by the margin, watch the live ratio and revert
+ * when it got worse (loop.c, decide.c); every step is logged (log.c) and
+ * the shell drives it (cmd_adapt.c).
+ *
+ * Invariants: at most one decision is in progress (the loop thread's);
+ * the loop installs at most one graft at bcache.evict (adapt.installed)
+ * and removes only that one or puts back the one it replaced.
+ * Lock order: adapt.lock -> the recording store's and graft locks
+ * (scion/record.h, scion/graft.h); adapt_log_lock (a spinlock) is taken
+ * last and never held across anything else.
+ */
+#ifndef KERNEL_ADAPT_INTERNAL_H
+#define KERNEL_ADAPT_INTERNAL_H
+
+#include <scion/compiler.h>
+#include <scion/mutex.h>
+#include <scion/graft.h>
+
+#define ADAPT_TICK_MS		100	/* how often the loop thread looks */
+#define ADAPT_WINDOW_MAX	100	/* samples in the sliding window (10 s) */
+#define ADAPT_CANDIDATES_MAX	8
+#define ADAPT_BLACKLIST_MAX	4
+#define ADAPT_HOUR_NS		(3600ULL * 1000000000ULL)
+
+enum adapt_mode { ADAPT_OFF, ADAPT_ON, ADAPT_DRY_RUN };
+enum adapt_phase { ADAPT_DETECTING, ADAPT_RECORDING, ADAPT_WATCHING };
+
+/* The rule `adapt rule bcache.hit_ratio < 0.60 for 2s`, and the loop's limits. */
+struct adapt_config {
+	uint32_t threshold_permille;	/* flag when the window's hit ratio is below */
+	uint32_t window_ms;		/* the rule's "for": the sliding window's length */
+	uint32_t min_reads;		/* reads the window needs before it is judged */
+	uint32_t record_reads;		/* demand reads a recording covers */
+	uint32_t record_max_ms;		/* ... or this long, whichever comes first */
+	uint32_t margin_permille;	/* of requests: what a candidate must win by */
+	uint32_t watch_reads;		/* demand reads watched after an install */
+	uint32_t dwell_ms;		/* minimum time between two decisions */
+	uint32_t blacklist_ms;		/* how long a reverted candidate is not tried */
+	uint32_t recordings_per_hour, installs_per_hour;
+};
+
+/* One sample of the block cache's totals. */
+struct adapt_sample {
+	uint64_t reads, hits;
+};
+
+struct adapt_blacklisted {
+	char name[GRAFT_NAME_MAX];
+	uint64_t until_ns;
+};
+
+struct adapt_state {
+	struct mutex lock;
+	enum adapt_mode mode;			/* lock */
+	enum adapt_phase phase;			/* lock */
+	struct adapt_config cfg;		/* lock */
+	bool thread_started;			/* lock */
+	struct adapt_sample window[ADAPT_WINDOW_MAX];	/* lock: a ring, newest at next - 1 */
+	unsigned next, filled;			/* lock */
+	uint64_t decisions;			/* lock: numbered from 1 */
+	uint64_t quiet_until_ns;		/* lock: the dwell after a decision */
+	struct adapt_sample phase_start;	/* lock: totals when recording/watching began */
+	uint64_t phase_start_ns;		/* lock */
+	uint32_t ratio_before_permille;		/* lock: the window's ratio at the flag */
+	char installed[GRAFT_NAME_MAX];		/* lock: what the loop installed ("" none) */
+	char replaced[GRAFT_NAME_MAX];		/* lock: what it replaced ("" the default) */
+	struct adapt_blacklisted blacklist[ADAPT_BLACKLIST_MAX];	/* lock */
+	uint64_t hour_start_ns;			/* lock: the limits' hour */
+	uint32_t recordings_this_hour, installs_this_hour;	/* lock */
+	uint64_t flags, recordings, installs, reverts, refusals;	/* lock: since boot */
+	uint64_t ticks;				/* lock: the loop's ticks since boot */
+};
+
+extern struct adapt_state adapt;
+
+/* detect.c: the sliding window and the rule. adapt.lock held. */
+void adapt_window_reset(void);
+void adapt_window_sample(const struct adapt_sample *now);
+/* The window's ratio in permille, false when it is not judged yet (too few reads). */
+bool adapt_window_ratio(uint32_t *permille, uint64_t *reads);
+/* Parse the words after `adapt rule`: false with why filled. */
+bool adapt_rule_parse(int argc, char **argv, struct adapt_config *cfg, char *why, size_t whylen);
+/* permille as "0.600". */
+void adapt_format_ratio(char *buf, size_t n, uint32_t permille);
+
+/* decide.c: steps 3 to 5 (evaluate, decide, install) on a recording, and the watch's verdict. */
+void adapt_evaluate_and_decide(unsigned rec_id);
+void adapt_watch_verdict(uint32_t after_permille, uint64_t reads);
+bool adapt_blacklisted(const char *name, uint64_t now_ns);
+
+/* loop.c */
+int adapt_set_mode(enum adapt_mode mode);
+const char *adapt_mode_name(enum adapt_mode mode);
+const char *adapt_phase_name(enum adapt_phase phase);
+
+/* log.c: one step of decision n: the kernel log, the ring (`adapt log`). Any context but IRQ. */
+void adapt_log(uint64_t n, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+void adapt_log_print(void);
+
+#endif

@@ -1,0 +1,120 @@
+// SPDX-License-Identifier: BSD-2-Clause
+/*
+ * Step 1 of the adaptation loop, detection: the block cache's demand
+ * reads and hits sampled every ADAPT_TICK_MS into a ring, and the hit
+ * ratio over the rule's window (`adapt rule bcache.hit_ratio < 0.60 for
+ * 2s`) in permille, from the difference of the newest sample and the
+ * one the window's length before it: no floating point. A window with
+ * fewer than min_reads reads is not judged (an idle cache has no ratio).
+ * Everything here runs with adapt.lock held (adapt_internal.h).
+ */
+#include <scion/string.h>
+#include <scion/format.h>
+#include "adapt_internal.h"
+
+void adapt_window_reset(void)
+{
+	adapt.next = 0;
+	adapt.filled = 0;
+}
+
+void adapt_window_sample(const struct adapt_sample *now)
+{
+	adapt.window[adapt.next] = *now;
+	adapt.next = (adapt.next + 1) % ADAPT_WINDOW_MAX;
+	if (adapt.filled < ADAPT_WINDOW_MAX)
+		adapt.filled++;
+}
+
+bool adapt_window_ratio(uint32_t *permille, uint64_t *reads)
+{
+	unsigned span = adapt.cfg.window_ms / ADAPT_TICK_MS;
+
+	if (span < 1)
+		span = 1;
+	if (span >= ADAPT_WINDOW_MAX)
+		span = ADAPT_WINDOW_MAX - 1;
+	*reads = 0;
+	if (adapt.filled <= span)
+		return false;
+	const struct adapt_sample *newest =
+		&adapt.window[(adapt.next + ADAPT_WINDOW_MAX - 1) % ADAPT_WINDOW_MAX];
+	const struct adapt_sample *oldest =
+		&adapt.window[(adapt.next + ADAPT_WINDOW_MAX - 1 - span) % ADAPT_WINDOW_MAX];
+	*reads = newest->reads - oldest->reads;
+	if (*reads < adapt.cfg.min_reads || *reads == 0)
+		return false;
+	*permille = (uint32_t)((newest->hits - oldest->hits) * 1000 / *reads);
+	return true;
+}
+
+void adapt_format_ratio(char *buf, size_t n, uint32_t permille)
+{
+	snprintf(buf, n, "%u.%03u", permille / 1000, permille % 1000);
+}
+
+/* "0.6", "0.60", ".6", "1" as permille; false if it is none or above 1. */
+static bool parse_ratio(const char *s, uint32_t *permille)
+{
+	uint32_t whole = 0, frac = 0, scale = 100;
+	bool digits = false;
+
+	for (; *s >= '0' && *s <= '9'; s++, digits = true)
+		whole = whole * 10 + (uint32_t)(*s - '0');
+	if (*s == '.')
+		for (s++; *s >= '0' && *s <= '9'; s++, digits = true, scale /= 10)
+			frac += scale ? (uint32_t)(*s - '0') * scale : 0;
+	if (*s || !digits || whole > 1 || (whole == 1 && frac))
+		return false;
+	*permille = whole * 1000 + frac;
+	return true;
+}
+
+/* "2s", "500ms", "1500" (ms) as milliseconds. */
+static bool parse_duration(const char *s, uint32_t *ms)
+{
+	char num[16];
+	size_t len = strlen(s), unit = 1;
+	const char *digits_end = s;
+
+	while (*digits_end >= '0' && *digits_end <= '9')
+		digits_end++;
+	if (!strcmp(digits_end, "s"))
+		unit = 1000;
+	else if (*digits_end && strcmp(digits_end, "ms"))
+		return false;
+	len = (size_t)(digits_end - s);
+	if (len == 0 || len >= sizeof(num))
+		return false;
+	memcpy(num, s, len);
+	num[len] = '\0';
+	uint64_t v;
+	if (parse_u64(num, &v, false) || v * unit > 60000 || v * unit < ADAPT_TICK_MS)
+		return false;
+	*ms = (uint32_t)(v * unit);
+	return true;
+}
+
+bool adapt_rule_parse(int argc, char **argv, struct adapt_config *cfg, char *why, size_t whylen)
+{
+	uint32_t threshold, ms;
+
+	if (argc != 5 || strcmp(argv[0], "bcache.hit_ratio") || strcmp(argv[1], "<") ||
+	    strcmp(argv[3], "for")) {
+		snprintf(why, whylen, "a rule is `adapt rule bcache.hit_ratio < RATIO for DURATION`"
+			 " (e.g. 0.60 for 2s)");
+		return false;
+	}
+	if (!parse_ratio(argv[2], &threshold)) {
+		snprintf(why, whylen, "'%s' is not a ratio from 0 to 1 (e.g. 0.60)", argv[2]);
+		return false;
+	}
+	if (!parse_duration(argv[4], &ms)) {
+		snprintf(why, whylen, "'%s' is not a duration from %ums to 60s (e.g. 2s, 500ms)",
+			 argv[4], ADAPT_TICK_MS);
+		return false;
+	}
+	cfg->threshold_permille = threshold;
+	cfg->window_ms = ms;
+	return true;
+}

@@ -1,0 +1,207 @@
+// SPDX-License-Identifier: BSD-2-Clause
+/*
+ * The adaptation loop's thread (issue 26; VINO's closed loop): every
+ * ADAPT_TICK_MS it samples the block cache's totals and advances the
+ * loop by one step when one is due. It is started by the first `adapt
+ * on` or `adapt dry-run` and then lives; while the loop is off it only
+ * sleeps. Each tick runs with adapt.lock held, so a command sees the
+ * loop between steps (a decision's simulations hold it for their
+ * length). Lock order: adapt_internal.h.
+ */
+#include <scion/bcache.h>
+#include <scion/clock.h>
+#include <scion/thread.h>
+#include <scion/record.h>
+#include <scion/sdt.h>
+#include <scion/errno.h>
+#include "adapt_internal.h"
+
+struct adapt_state adapt = {
+	.lock = MUTEX_INIT(adapt.lock, "adapt"),
+	.cfg = {
+		.threshold_permille = 600, .window_ms = 2000, .min_reads = 100,
+		.record_reads = 1000, .record_max_ms = 10000, .margin_permille = 50,
+		.watch_reads = 1000, .dwell_ms = 2000, .blacklist_ms = 60000,
+		.recordings_per_hour = 30, .installs_per_hour = 10,
+	},
+};
+
+const char *adapt_mode_name(enum adapt_mode mode)
+{
+	static const char *const names[] = { "off", "on", "dry-run" };
+	return names[mode];
+}
+
+const char *adapt_phase_name(enum adapt_phase phase)
+{
+	static const char *const names[] = { "detecting", "recording", "watching" };
+	return names[phase];
+}
+
+static struct adapt_sample totals_now(void)
+{
+	struct bcache_stats s;
+	bcache_get_totals(&s);
+	return (struct adapt_sample){ s.reads, s.hits };
+}
+
+/* A new hour for the limits when the last one is over. */
+static void limits_roll(uint64_t now)
+{
+	if (now - adapt.hour_start_ns >= ADAPT_HOUR_NS) {
+		adapt.hour_start_ns = now;
+		adapt.recordings_this_hour = 0;
+		adapt.installs_this_hour = 0;
+	}
+}
+
+/* Steps 1 and 2: a flag, then a kernel-started recording of the block cache. */
+static void detect_step(uint64_t now, const struct adapt_sample *totals)
+{
+	uint32_t ratio;
+	uint64_t reads;
+	char r[16], t[16], why[160];
+
+	if (now < adapt.quiet_until_ns || !adapt_window_ratio(&ratio, &reads) ||
+	    ratio >= adapt.cfg.threshold_permille)
+		return;
+	uint64_t n = ++adapt.decisions;
+	adapt.flags++;
+	adapt_format_ratio(r, sizeof(r), ratio);
+	adapt_format_ratio(t, sizeof(t), adapt.cfg.threshold_permille);
+	adapt_log(n, "flag: bcache.hit_ratio %s < %s over the last %u ms (%llu reads)", r, t,
+		  adapt.cfg.window_ms, (unsigned long long)reads);
+	SDT_PROBE2_P(adapt, flag, ratio, adapt.cfg.threshold_permille);
+	adapt.ratio_before_permille = ratio;
+	/* After any decision the loop waits dwell_ms before the next. */
+	adapt.quiet_until_ns = now + (uint64_t)adapt.cfg.dwell_ms * 1000000;
+	limits_roll(now);
+	if (adapt.recordings_this_hour >= adapt.cfg.recordings_per_hour) {
+		adapt.refusals++;
+		adapt_log(n, "no recording: the limit of %u recordings an hour is reached",
+			  adapt.cfg.recordings_per_hour);
+		return;
+	}
+	int err = record_kernel_start("bcache", why, sizeof(why));
+	if (err) {
+		adapt.refusals++;
+		adapt_log(n, "no recording: %s", why);
+		return;
+	}
+	adapt.recordings_this_hour++;
+	adapt.recordings++;
+	adapt.phase = ADAPT_RECORDING;
+	adapt.phase_start = *totals;
+	adapt.phase_start_ns = now;
+	adapt_log(n, "record: rec%u started: bcache's trace and log for %u reads or %u ms",
+		  record_kernel_active(), adapt.cfg.record_reads, adapt.cfg.record_max_ms);
+	SDT_PROBE1_P(adapt, record, record_kernel_active());
+}
+
+/* The end of step 2, then steps 3 to 5 (decide.c). */
+static void record_step(uint64_t now, const struct adapt_sample *totals)
+{
+	struct recording *rec = NULL;
+	char why[160];
+
+	if (totals->reads - adapt.phase_start.reads < adapt.cfg.record_reads &&
+	    now - adapt.phase_start_ns < (uint64_t)adapt.cfg.record_max_ms * 1000000)
+		return;
+	uint64_t n = adapt.decisions;
+	adapt.phase = ADAPT_DETECTING;
+	int err = record_kernel_stop(&rec, why, sizeof(why));
+	if (err || !rec) {
+		adapt_log(n, "record: could not stop the recording: %s", why);
+		return;
+	}
+	unsigned id = rec->id;
+	adapt_log(n, "record: rec%u: %llu requests, %llu results%s%s", id,
+		  (unsigned long long)rec->stream[0].records,
+		  (unsigned long long)rec->stream[1].records, why[0] ? "; " : "", why);
+	rec_store_put(rec);
+	adapt_evaluate_and_decide(id);
+	adapt_window_reset();
+	adapt.quiet_until_ns = clock_ns() + (uint64_t)adapt.cfg.dwell_ms * 1000000;
+}
+
+/* Step 5's watch: once watch_reads reads ran under the new policy, keep it or revert. */
+static void watch_step(const struct adapt_sample *totals)
+{
+	uint64_t reads = totals->reads - adapt.phase_start.reads;
+
+	if (reads < adapt.cfg.watch_reads)
+		return;
+	uint32_t after = (uint32_t)((totals->hits - adapt.phase_start.hits) * 1000 / reads);
+	adapt.phase = ADAPT_DETECTING;
+	adapt_watch_verdict(after, reads);
+	adapt_window_reset();
+	adapt.quiet_until_ns = clock_ns() + (uint64_t)adapt.cfg.dwell_ms * 1000000;
+}
+
+/*
+ * The loop, one tick:
+ *   1. detect: sample the totals; a window below the rule is a flag;
+ *   2. record: the block cache's trace and log for a bounded window;
+ *   3. evaluate: every candidate and the optimum simulated on it;
+ *   4. decide: the best only if it wins by the margin with no aborts;
+ *   5. install it, watch the live ratio, revert and blacklist if worse;
+ *   6. each step logged (log.c) and an sdt probe under provider adapt.
+ * Steps 3 to 5's install run in adapt_evaluate_and_decide (decide.c).
+ */
+static void adapt_tick(void)
+{
+	uint64_t now = clock_ns();
+	struct adapt_sample totals = totals_now();
+
+	adapt.ticks++;
+	adapt_window_sample(&totals);
+	switch (adapt.phase) {
+	case ADAPT_DETECTING:
+		detect_step(now, &totals);
+		break;
+	case ADAPT_RECORDING:
+		record_step(now, &totals);
+		break;
+	case ADAPT_WATCHING:
+		watch_step(&totals);
+		break;
+	}
+}
+
+static void adapt_thread(void *arg)
+{
+	(void)arg;
+	for (;;) {
+		thread_sleep_ms(ADAPT_TICK_MS);
+		mutex_lock(&adapt.lock);
+		if (adapt.mode != ADAPT_OFF)
+			adapt_tick();
+		mutex_unlock(&adapt.lock);
+	}
+}
+
+/* adapt.lock held. Turning the loop off ends a recording in progress (kept in the store). */
+int adapt_set_mode(enum adapt_mode mode)
+{
+	if (mode != ADAPT_OFF && !adapt.thread_started) {
+		if (thread_spawn("adapt", adapt_thread, NULL, -1))
+			return -ENOMEM;
+		adapt.thread_started = true;
+	}
+	if (mode == ADAPT_OFF && adapt.phase == ADAPT_RECORDING) {
+		struct recording *rec = NULL;
+		char why[160];
+		if (!record_kernel_stop(&rec, why, sizeof(why)) && rec) {
+			adapt_log(adapt.decisions, "record: rec%u ended early: the loop was turned off",
+				  rec->id);
+			rec_store_put(rec);
+		}
+	}
+	if (mode == ADAPT_OFF)
+		adapt.phase = ADAPT_DETECTING;
+	adapt.mode = mode;
+	adapt_window_reset();
+	adapt.quiet_until_ns = 0;
+	SDT_PROBE1_P(adapt, mode, (uint64_t)mode);
+	return 0;
+}
