@@ -43,19 +43,7 @@ const struct arch_insn_class arch_insn_classes[INSN_CF_COUNT] = {
 	[INSN_CF_ILLTRAP] = { INSN_CLASS_STOP, 0 },
 };
 
-/*
- * The decoder's names (arch/insn.h numbering), spelled here rather than
- * through insn_reg_name: the sparc64 kernel compiles this file (arch.mk
- * takes every C file of arch/sparc64/) before it links the decoder, and this
- * file must link alone until then.
- */
 const char *arch_reg_name(unsigned n)
 {
-	static const char names[INSN_NREGS][3] = {
-		"g0", "g1", "g2", "g3", "g4", "g5", "g6", "g7",
-		"o0", "o1", "o2", "o3", "o4", "o5", "o6", "o7",
-		"l0", "l1", "l2", "l3", "l4", "l5", "l6", "l7",
-		"i0", "i1", "i2", "i3", "i4", "i5", "i6", "i7",
-	};
-	return n < INSN_NREGS ? names[n] : "?";
+	return insn_reg_name(n);
 }

@@ -69,6 +69,9 @@ static inline void effects_add(struct cfg_block_effects *e, const struct cfg_ins
 		e->windowed = true;
 }
 
+/* What the way out of b needs live: a return's, a tail call's, or everything. */
+uint32_t cfg_block_exit_live(const struct cfg_block *b);
+
 /*
  * The registers live before insns[i] of a block whose instructions are
  * insns[first .. last], given those live after the block; lo is the first

@@ -22,7 +22,7 @@
 #include <arch/analysis.h>
 #include "analysis_internal.h"
 
-static uint32_t exit_live(const struct cfg_block *b)
+uint32_t cfg_block_exit_live(const struct cfg_block *b)
 {
 	uint32_t live = 0;
 
@@ -59,7 +59,7 @@ void cfg_solve_liveness(struct cfg_function *f, const struct cfg_block_effects *
 		for (uint32_t i = f->nblocks; i-- > 0;) {
 			struct cfg_block *b = &f->blocks[i];
 			const struct cfg_block_effects *e = &effects[i];
-			uint32_t out = exit_live(b);
+			uint32_t out = cfg_block_exit_live(b);
 			for (uint32_t s = 0; s < b->nsucc; s++)
 				out |= f->blocks[f->succ[b->first_succ + s]].live_in;
 			uint32_t in = e->windowed ?

@@ -34,19 +34,6 @@ struct figures {
 	char first_problem[200];
 };
 
-/* What the way out of b needs (as liveness.c has it). */
-static uint32_t exit_live(const struct cfg_block *b)
-{
-	uint32_t live = 0;
-	if (b->end_kind & CFG_END_RETURN)
-		live |= ARCH_LIVE_AT_RETURN;
-	if (b->end_kind & CFG_END_TAIL_CALL)
-		live |= ARCH_LIVE_AT_TAIL_CALL;
-	if (b->end_kind & (CFG_END_UNRESOLVED | CFG_END_FALLS_OUT))
-		live |= ARCH_REGS_ALL;
-	return live;
-}
-
 static bool ends_here(const struct cfg_insn *in, uint32_t n, uint32_t i, const uint8_t *target)
 {
 	const struct insn_summary *s = &in[i].s;
@@ -79,7 +66,7 @@ static const char *inconsistent(const struct cfg_function *f, const struct cfg_i
 		for (uint32_t i = first; i < last; i++)
 			if (insn_class_ends_block(in[i].s.cls) && i != control)
 				return snprintf(why, size, "a transfer inside block %u at +0x%x", b, 4 * i), why;
-		uint32_t out = exit_live(blk);
+		uint32_t out = cfg_block_exit_live(blk);
 		for (uint32_t k = 0; k < blk->nsucc; k++) {
 			uint32_t s = f->succ[blk->first_succ + k];
 			if (s >= f->nblocks)
