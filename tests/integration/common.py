@@ -1,6 +1,7 @@
 # SPDX-License-Identifier: BSD-2-Clause
 """Helpers shared by the integration jobs: in-kernel test runs, shell boots."""
 
+import glob
 import os
 import re
 import subprocess
@@ -106,3 +107,16 @@ def run_host_checker(ctx, name, args, result, timeout, program=None):
     if not found or not closing or (proc.returncode != 0 and int(closing.group(2)) == 0):
         tail = "\n    ".join(out.strip().splitlines()[-10:])
         ctx.result("run", False, f"exit status {proc.returncode} (log: {log}):\n    {tail}")
+
+
+def elf_files(directory):
+    """The ELF files of directory (no symbolic links), sorted: a decoder's or an
+    analysis's corpus."""
+    files = []
+    for path in sorted(glob.glob(os.path.join(directory, "*"))):
+        if os.path.islink(path) or not os.path.isfile(path):
+            continue
+        with open(path, "rb") as f:
+            if f.read(4) == b"\x7fELF":
+                files.append(path)
+    return files

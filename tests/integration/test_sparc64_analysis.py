@@ -12,7 +12,6 @@ toolchain's /usr/sparc64-linux-gnu/lib. The binary ends `N passed, M failed`;
 each sweep line gives the file's figures. Skipped, with the reason, only
 when the cross toolchain is missing (the cases are assembled with it)."""
 
-import glob
 import os
 import re
 import shutil
@@ -20,22 +19,13 @@ import subprocess
 
 from sparc64_build import kernel_locked
 
+from common import elf_files
+
 LAST = re.compile(r"^(\d+) passed, (\d+) failed$")
 SWEEP = re.compile(r"^sweep (\S+): (\d+) functions, (\d+) analysed, (\d+) refused .*?, (\d+) blocks, "
                    r"(\d+) instructions")
 LIB_DIR = "/usr/sparc64-linux-gnu/lib"
 MIN_LIB_FUNCTIONS = 10_000
-
-
-def elf_files(directory):
-    files = []
-    for path in sorted(glob.glob(os.path.join(directory, "*"))):
-        if os.path.islink(path) or not os.path.isfile(path):
-            continue
-        with open(path, "rb") as f:
-            if f.read(4) == b"\x7fELF":
-                files.append(path)
-    return files
 
 
 def job_cases_and_sweep(ctx):

@@ -11,11 +11,12 @@ them are counted apart, each with the decoder's reason). The oracle is
 skipped, with the reason, only when sparc64-linux-gnu-objdump is missing
 (`make deps` installs it). Both take a few seconds."""
 
-import glob
 import os
 import re
 import shutil
 import subprocess
+
+from common import elf_files
 
 UNIT_LAST = re.compile(r"^(\d+) passed, (\d+) failed$")
 ORACLE_LAST = re.compile(r"^checked (\d+) instructions in (\d+) files: (\d+) mismatches$")
@@ -35,17 +36,6 @@ def save_log(ctx, name, proc):
     with open(log, "w") as f:
         f.write(proc.stdout + proc.stderr)
     return log
-
-
-def elf_files(directory):
-    files = []
-    for path in sorted(glob.glob(os.path.join(directory, "*"))):
-        if os.path.islink(path) or not os.path.isfile(path):
-            continue
-        with open(path, "rb") as f:
-            if f.read(4) == b"\x7fELF":
-                files.append(path)
-    return files
 
 
 def job_unit_tests(ctx):
