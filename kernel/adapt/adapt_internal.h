@@ -9,8 +9,9 @@
  * the shell drives it (cmd_adapt.c).
  *
  * Invariants: at most one decision is in progress (the loop thread's);
- * the loop installs at most one graft at bcache.evict (adapt.installed)
- * and removes only that one or puts back the one it replaced.
+ * the loop has at most one install in force (adapt.installed, a policy
+ * pair at bcache.evict and bcache.readahead) and removes only that or
+ * puts back the pair it replaced.
  * Lock order: adapt.lock -> the recording store's and graft locks
  * (scion/record.h, scion/graft.h); adapt_log_lock (a spinlock) is taken
  * last and never held across anything else.
@@ -21,10 +22,12 @@
 #include <scion/compiler.h>
 #include <scion/mutex.h>
 #include <scion/graft.h>
+#include "../insitu/bcache_replay.h"
 
 #define ADAPT_TICK_MS		100	/* how often the loop thread looks */
 #define ADAPT_WINDOW_MAX	100	/* samples in the sliding window (10 s) */
-#define ADAPT_CANDIDATES_MAX	8
+#define ADAPT_CANDIDATES_MAX	16	/* policy pairs simulated per decision */
+#define ADAPT_NAME_MAX		72	/* a pair's short name: "clock+recorded" */
 #define ADAPT_BLACKLIST_MAX	4
 #define ADAPT_HOUR_NS		(3600ULL * 1000000000ULL)
 
@@ -42,6 +45,8 @@ struct adapt_config {
 	uint32_t watch_reads;		/* demand reads watched after an install */
 	uint32_t dwell_ms;		/* minimum time between two decisions */
 	uint32_t blacklist_ms;		/* how long a reverted candidate is not tried */
+	uint32_t recheck_ms;		/* a settled loop looks again after this long */
+	uint32_t scope_permille;	/* a process with this share of requests gets the graft */
 	uint32_t recordings_per_hour, installs_per_hour;
 };
 
@@ -51,7 +56,7 @@ struct adapt_sample {
 };
 
 struct adapt_blacklisted {
-	char name[GRAFT_NAME_MAX];
+	char name[ADAPT_NAME_MAX];	/* a pair's short name */
 	uint64_t until_ns;
 };
 
@@ -68,8 +73,15 @@ struct adapt_state {
 	struct adapt_sample phase_start;	/* lock: totals when recording/watching began */
 	uint64_t phase_start_ns;		/* lock */
 	uint32_t ratio_before_permille;		/* lock: the window's ratio at the flag */
-	char installed[GRAFT_NAME_MAX];		/* lock: what the loop installed ("" none) */
-	char replaced[GRAFT_NAME_MAX];		/* lock: what it replaced ("" the default) */
+	char flag_source[40];			/* lock: what flagged: the rule or a red flag's source */
+	bool have_installed;			/* lock: the loop's install is in force */
+	struct sim_policy_names installed;	/* lock: the pair the loop installed */
+	struct sim_policy_names replaced;	/* lock: the pair it replaced */
+	uint64_t installed_tid, installed_pid;	/* lock: its scope (0: every thread) */
+	bool settled;				/* lock: a decision left the live pair as best */
+	uint32_t settled_permille;		/* lock: the live ratio it was settled at */
+	uint64_t settled_ns;			/* lock: when it settled (rechecks recheck_ms later) */
+	bool ratio_before_known;		/* lock: ratio_before was judged at the flag */
 	struct adapt_blacklisted blacklist[ADAPT_BLACKLIST_MAX];	/* lock */
 	uint64_t hour_start_ns;			/* lock: the limits' hour */
 	uint32_t recordings_this_hour, installs_this_hour;	/* lock */
@@ -84,6 +96,10 @@ void adapt_window_reset(void);
 void adapt_window_sample(const struct adapt_sample *now);
 /* The window's ratio in permille, false when it is not judged yet (too few reads). */
 bool adapt_window_ratio(uint32_t *permille, uint64_t *reads);
+/* Subscribe to the monitor's red flags (once); a bcache.* flag is kept until taken. */
+int adapt_redflag_subscribe(void);
+/* The red flag noted since the last call, as one line into line; false if none. */
+bool adapt_redflag_take(char *line, size_t n);
 /* Parse the words after `adapt rule`: false with why filled. */
 bool adapt_rule_parse(int argc, char **argv, struct adapt_config *cfg, char *why, size_t whylen);
 /* permille as "0.600". */
@@ -93,6 +109,19 @@ void adapt_format_ratio(char *buf, size_t n, uint32_t permille);
 void adapt_evaluate_and_decide(unsigned rec_id);
 void adapt_watch_verdict(uint32_t after_permille, uint64_t reads);
 bool adapt_blacklisted(const char *name, uint64_t now_ns);
+
+/* candidates.c: policy pairs (eviction, read-ahead). adapt.lock held. */
+void adapt_pair_short(const struct sim_policy_names *p, char *buf, size_t n);
+void adapt_pair_live(struct sim_policy_names *p);
+bool adapt_pair_equal(const struct sim_policy_names *a, const struct sim_policy_names *b);
+/* The live pair, then every other pair of loaded policies, at most max; *readaheads: kinds. */
+unsigned adapt_pairs(const struct sim_policy_names *live, struct sim_policy_names *out,
+		     unsigned max, unsigned *readaheads);
+/* Switch from to to (for thread tid alone when not 0): 0, or -errno with from in force. */
+int adapt_pair_switch(const struct sim_policy_names *from, const struct sim_policy_names *to,
+		      uint64_t tid, char *why, size_t whylen);
+/* Remove p's grafts installed for thread tid. */
+void adapt_pair_unscope(const struct sim_policy_names *p, uint64_t tid);
 
 /* loop.c */
 int adapt_set_mode(enum adapt_mode mode);

@@ -8,7 +8,8 @@
  *   adapt limits recordings=N installs=N        per hour
  *   adapt tune KEY=N ...            margin (permille of requests), min-reads,
  *                                   record-reads, record-ms, watch-reads,
- *                                   dwell-ms, blacklist-ms
+ *                                   dwell-ms, blacklist-ms, recheck-ms,
+ *                                   scope (permille of requests)
  * Every bad input gets one line starting "adapt:" and changes nothing.
  * Commands take adapt.lock, so they wait while a decision simulates.
  */
@@ -23,6 +24,12 @@
 #define USAGE "adapt [status] | on | off | dry-run | log | rule bcache.hit_ratio < RATIO for " \
 	"DURATION | limits recordings=N installs=N | tune KEY=N ..."
 
+static uint64_t adapt_settled_left_ms(uint64_t now)
+{
+	uint64_t at = adapt.settled_ns + (uint64_t)adapt.cfg.recheck_ms * 1000000;
+	return at > now ? (at - now) / 1000000 : 0;
+}
+
 static void print_status(void)
 {
 	char t[16];
@@ -36,6 +43,9 @@ static void print_status(void)
 	       "dwell %u ms; blacklist %u ms\n", adapt.cfg.margin_permille, adapt.cfg.record_reads,
 	       adapt.cfg.record_max_ms, adapt.cfg.watch_reads, adapt.cfg.dwell_ms,
 	       adapt.cfg.blacklist_ms);
+	printk("  triggers: the rule and red flags on bcache.*; a settled loop rechecks after "
+	       "%u ms; a process with %u permille of the requests gets its own graft\n",
+	       adapt.cfg.recheck_ms, adapt.cfg.scope_permille);
 	printk("  limits: %u/%u recordings and %u/%u installs this hour\n",
 	       adapt.recordings_this_hour, adapt.cfg.recordings_per_hour, adapt.installs_this_hour,
 	       adapt.cfg.installs_per_hour);
@@ -46,8 +56,21 @@ static void print_status(void)
 	       (unsigned long long)adapt.flags, (unsigned long long)adapt.recordings,
 	       (unsigned long long)adapt.installs, (unsigned long long)adapt.reverts,
 	       (unsigned long long)adapt.refusals);
-	printk("  installed by the loop: %s%s%s\n", adapt.installed[0] ? adapt.installed : "none",
-	       adapt.installed[0] ? " in place of " : "", adapt.installed[0] ? adapt.replaced : "");
+	if (adapt.have_installed) {
+		char inst[ADAPT_NAME_MAX], repl[ADAPT_NAME_MAX], scope[40] = "";
+		adapt_pair_short(&adapt.installed, inst, sizeof(inst));
+		adapt_pair_short(&adapt.replaced, repl, sizeof(repl));
+		if (adapt.installed_pid)
+			snprintf(scope, sizeof(scope), " for process %llu",
+				 (unsigned long long)adapt.installed_pid);
+		printk("  installed by the loop: %s in place of %s%s\n", inst, repl, scope);
+	} else {
+		printk("  installed by the loop: none\n");
+	}
+	if (adapt.settled)
+		printk("  settled at hit ratio %u.%03u: no flag until it is worse by the margin or "
+		       "%llu ms pass\n", adapt.settled_permille / 1000, adapt.settled_permille % 1000,
+		       (unsigned long long)adapt_settled_left_ms(now));
 	for (unsigned k = 0; k < ADAPT_BLACKLIST_MAX; k++)
 		if (adapt.blacklist[k].until_ns > now)
 			printk("  blacklisted: %s for %llu ms more\n", adapt.blacklist[k].name,
@@ -111,18 +134,21 @@ static int cmd_tune(int argc, char **argv)
 {
 	struct adapt_config c = adapt.cfg;
 	static const char *const keys[] = { "margin", "min-reads", "record-reads", "record-ms",
-					    "watch-reads", "dwell-ms", "blacklist-ms" };
+					    "watch-reads", "dwell-ms", "blacklist-ms", "recheck-ms",
+					    "scope" };
 	uint32_t *fields[] = { &c.margin_permille, &c.min_reads, &c.record_reads,
-			       &c.record_max_ms, &c.watch_reads, &c.dwell_ms, &c.blacklist_ms };
+			       &c.record_max_ms, &c.watch_reads, &c.dwell_ms, &c.blacklist_ms,
+			       &c.recheck_ms, &c.scope_permille };
 	static const uint64_t bounds[][2] = { { 0, 1000 }, { 1, 1000000 }, { 10, 400000 },
 					      { 100, 600000 }, { 10, 1000000 }, { 0, 3600000 },
-					      { 0, 86400000 } };
+					      { 0, 86400000 }, { 0, 86400000 }, { 1, 1001 } };
+	_Static_assert(ARRAY_SIZE(keys) == ARRAY_SIZE(bounds), "a key without bounds");
 	if (argc < 1) {
 		printk("adapt: tune KEY=N ...: margin min-reads record-reads record-ms watch-reads "
-		       "dwell-ms blacklist-ms\n");
+		       "dwell-ms blacklist-ms recheck-ms scope\n");
 		return -EINVAL;
 	}
-	return set_keys(argc, argv, keys, fields, bounds, 7, &c);
+	return set_keys(argc, argv, keys, fields, bounds, ARRAY_SIZE(keys), &c);
 }
 
 static int adapt_command(int argc, char **argv)

@@ -1,14 +1,18 @@
 // SPDX-License-Identifier: BSD-2-Clause
 /*
  * Steps 3 to 5 of the adaptation loop on a recording: every candidate
- * eviction policy (the live one, the default LRU, each loaded graft at
- * bcache.evict) and the optimum (`optimal-evict`: Belady's MIN with the
- * recorded read-ahead; `optimal`: MIN with the oracle read-ahead)
- * simulated in-situ (kernel/insitu/bcache_evaluate.h); the best
- * candidate installed globally only if its simulated hits beat the live
- * policy's by margin_permille of the requests and none of its
- * transactions aborted; and the watch's verdict that keeps it or puts
- * the replaced policy back and blacklists it for blacklist_ms.
+ * block cache policy pair (candidates.c: the live pair, the defaults
+ * and each loaded bcache.evict and bcache.readahead graft, combined)
+ * and the optimum (`optimal-evict`: Belady's MIN with the recorded
+ * read-ahead; `optimal`: MIN with the oracle read-ahead) simulated
+ * in-situ (kernel/insitu/bcache_evaluate.h); the best candidate
+ * installed only if its simulated hits beat the live pair's by
+ * margin_permille of the requests and none of its transactions aborted,
+ * for the one process that made scope_permille of the requests when
+ * there is one, else for every thread; and the watch's verdict that
+ * keeps it or puts the replaced pair back and blacklists it for
+ * blacklist_ms. A decision that keeps the live pair settles the loop
+ * (loop.c waits for a worse ratio before it flags again).
  * Everything here runs with adapt.lock held (adapt_internal.h).
  */
 #include <scion/string.h>
@@ -16,38 +20,12 @@
 #include <scion/clock.h>
 #include <scion/sdt.h>
 #include <scion/bcache.h>
+#include <scion/proc.h>
 #include <scion/errno.h>
 #include "adapt_internal.h"
 #include "../insitu/bcache_evaluate.h"
 
-#define EVICT_POINT "bcache.evict"
-
-struct candidates {
-	unsigned n;
-	char name[ADAPT_CANDIDATES_MAX][GRAFT_NAME_MAX];
-};
-
-static void add_candidate(struct candidates *c, const char *name)
-{
-	for (unsigned k = 0; k < c->n; k++)
-		if (!strcmp(c->name[k], name))
-			return;
-	if (c->n < ADAPT_CANDIDATES_MAX)
-		strlcpy(c->name[c->n++], name, GRAFT_NAME_MAX);
-}
-
-static void add_evict_graft(struct graft *g, void *arg)
-{
-	if (!strcmp(g->point->name, EVICT_POINT))
-		add_candidate(arg, g->name);
-}
-
-/* The live eviction policy's name: the graft installed for every thread, or the default. */
-static void live_policy(char *buf, size_t n)
-{
-	if (!graft_point_installed_name(EVICT_POINT, buf, n))
-		strlcpy(buf, sim_default_names[SIM_EVICT], n);
-}
+#define PIDS_TRACKED 8
 
 bool adapt_blacklisted(const char *name, uint64_t now_ns)
 {
@@ -63,32 +41,21 @@ static void blacklist(const char *name, uint64_t until_ns)
 	for (unsigned k = 1; k < ADAPT_BLACKLIST_MAX; k++)
 		if (adapt.blacklist[k].until_ns < adapt.blacklist[oldest].until_ns)
 			oldest = k;
-	strlcpy(adapt.blacklist[oldest].name, name, GRAFT_NAME_MAX);
+	strlcpy(adapt.blacklist[oldest].name, name, sizeof(adapt.blacklist[oldest].name));
 	adapt.blacklist[oldest].until_ns = until_ns;
-}
-
-/* Make policy to the live eviction policy for every thread, in place of from; 0 or -errno. */
-static int switch_policy(const char *from, const char *to, char *why, size_t whylen)
-{
-	const char *lru = sim_default_names[SIM_EVICT];
-	struct graft *old = strcmp(from, lru) ? graft_find(from) : NULL;
-	struct graft *new = strcmp(to, lru) ? graft_find(to) : NULL;
-
-	if (strcmp(to, lru) && !new) {
-		snprintf(why, whylen, "graft '%s' is no longer loaded", to);
-		return -ENOENT;
-	}
-	if (old)
-		graft_remove(old);
-	int err = new ? graft_install(new, 0, why, whylen) : 0;
-	if (err && old)
-		graft_install(old, 0, why, 0);
-	return err;
 }
 
 static uint32_t permille_of(uint64_t part, uint64_t whole)
 {
 	return whole ? (uint32_t)(part * 1000 / whole) : 0;
+}
+
+/* After a decision that keeps the live pair: no flag until the ratio is worse or recheck_ms. */
+static void settle(uint32_t ratio, uint64_t now)
+{
+	adapt.settled = true;
+	adapt.settled_permille = ratio;
+	adapt.settled_ns = now;
 }
 
 /* The figures of one simulated row, logged. */
@@ -104,12 +71,12 @@ static void log_row(uint64_t n, const char *role, const struct sim_outcome *o)
 }
 
 /* Step 4's choice: the index of the best installable candidate, or -1. */
-static int best_candidate(const struct candidates *c, const struct sim_outcome *o,
-			  const int *err, unsigned live, uint64_t now)
+static int best_candidate(const char (*names)[ADAPT_NAME_MAX], unsigned n,
+			  const struct sim_outcome *o, const int *err, uint64_t now)
 {
 	int best = -1;
-	for (unsigned k = 0; k < c->n; k++) {
-		if (k == live || err[k] || o[k].aborts || adapt_blacklisted(c->name[k], now))
+	for (unsigned k = 1; k < n; k++) {
+		if (err[k] || o[k].aborts || adapt_blacklisted(names[k], now))
 			continue;
 		if (best < 0 || o[k].sum.hits > o[best].sum.hits)
 			best = (int)k;
@@ -117,20 +84,82 @@ static int best_candidate(const struct candidates *c, const struct sim_outcome *
 	return best;
 }
 
+/*
+ * Step 2's attribution: the process that made the most of the trace's
+ * requests (0: kernel threads) and its share in permille.
+ */
+static uint32_t top_process(struct recording *r, uint64_t *pid)
+{
+	struct { uint64_t pid, count; } seen[PIDS_TRACKED] = { { 0, 0 } };
+	uint64_t total = 0, untracked = 0;
+	struct rec_cursor cur;
+	const struct rec_head *h;
+
+	rec_cursor_init(&cur, &r->stream[0]);
+	while ((h = rec_cursor_next(&cur))) {
+		if (h->type != REC_BCACHE_REQUEST)
+			continue;
+		uint64_t p = ((const struct rec_bcache_request *)h)->pid;
+		unsigned k = 0;
+		while (k < PIDS_TRACKED && seen[k].count && seen[k].pid != p)
+			k++;
+		total++;
+		if (k == PIDS_TRACKED) {
+			untracked++;
+			continue;
+		}
+		seen[k].pid = p;
+		seen[k].count++;
+	}
+	unsigned top = 0;
+	for (unsigned k = 1; k < PIDS_TRACKED; k++)
+		if (seen[k].count > seen[top].count)
+			top = k;
+	*pid = seen[top].pid;
+	return permille_of(seen[top].count, total);
+}
+
+/* Step 4's scope: the thread of the one live process that caused the flag, or 0 (global). */
+static uint64_t decide_scope(uint64_t n, struct recording *r, uint64_t *pid_out)
+{
+	uint64_t pid;
+	uint32_t share = top_process(r, &pid);
+
+	*pid_out = 0;
+	if (!pid || share < adapt.cfg.scope_permille) {
+		adapt_log(n, "scope: every thread (the most requests came from %s %llu: %u permille, "
+			  "under %u)", pid ? "process" : "kernel threads, pid", (unsigned long long)pid,
+			  share, adapt.cfg.scope_permille);
+		return 0;
+	}
+	uint64_t tid = pid <= INT32_MAX ? proc_thread_id((int)pid) : 0;
+	if (!tid) {
+		adapt_log(n, "scope: every thread: process %llu made %u permille of the requests "
+			  "but has exited", (unsigned long long)pid, share);
+		return 0;
+	}
+	*pid_out = pid;
+	adapt_log(n, "scope: process %llu (thread %llu) made %u permille of the requests",
+		  (unsigned long long)pid, (unsigned long long)tid, share);
+	return tid;
+}
+
 void adapt_evaluate_and_decide(unsigned rec_id)
 {
-	static struct sim_outcome outcome[ADAPT_CANDIDATES_MAX + 2];	/* adapt.lock */
-	static int err[ADAPT_CANDIDATES_MAX + 2];			/* adapt.lock */
+	enum { ROWS_MAX = ADAPT_CANDIDATES_MAX + 2 };
+	static struct sim_outcome outcome[ROWS_MAX];			/* adapt.lock */
+	static int err[ROWS_MAX];					/* adapt.lock */
+	static struct sim_policy_names pair[ADAPT_CANDIDATES_MAX];	/* adapt.lock */
+	static char name[ROWS_MAX][ADAPT_NAME_MAX];			/* adapt.lock */
 	static const char *const optimum[2] = { "optimal-evict", "optimal" };
-	struct candidates c = { 0 };
-	char live[GRAFT_NAME_MAX], why[300];
+	char why[300], spec[REC_POLICY_MAX];
 	uint64_t n = adapt.decisions, now = clock_ns();
+	unsigned readaheads;
 
-	/* 3. Evaluate: the live policy first, the default, every loaded eviction graft. */
-	live_policy(live, sizeof(live));
-	add_candidate(&c, live);
-	add_candidate(&c, sim_default_names[SIM_EVICT]);
-	graft_foreach(add_evict_graft, &c);
+	/* 3. Evaluate: the live pair first, then every pair of loaded policies. */
+	struct sim_policy_names live;
+	adapt_pair_live(&live);
+	unsigned c = adapt_pairs(&live, pair, ADAPT_CANDIDATES_MAX, &readaheads);
 	struct recording *r = rec_store_get(rec_id, false);
 	struct sim_summary measured;
 	struct sim_model model = { 0 };
@@ -142,110 +171,137 @@ void adapt_evaluate_and_decide(unsigned rec_id)
 		return;
 	}
 	struct sim_future future = { 0 };
-	unsigned rows = c.n + 2;
+	unsigned rows = c + 2;
 	for (unsigned k = 0; k < rows; k++) {
-		const char *spec = k < c.n ? c.name[k] : optimum[k - c.n];
+		if (k < c) {
+			sim_policy_format(&pair[k], spec, sizeof(spec));
+			adapt_pair_short(&pair[k], name[k], ADAPT_NAME_MAX);
+		} else {
+			strlcpy(spec, optimum[k - c], sizeof(spec));
+			strlcpy(name[k], optimum[k - c], ADAPT_NAME_MAX);
+		}
 		err[k] = sim_bcache_simulate(r, spec, &model, &future, &outcome[k], why, sizeof(why));
 		if (err[k])
 			adapt_log(n, "evaluate: %s: %s", spec, why);
 		else
-			log_row(n, k == 0 ? "live" : k < c.n ? "candidate" : "optimum", &outcome[k]);
+			log_row(n, k == 0 ? "live" : k < c ? "candidate" : "optimum", &outcome[k]);
 	}
 	sim_oracle_free(&future.oracle);
-	uint64_t requests = r->stream[0].records;
+	uint64_t requests = r->stream[0].records, pid;
+	uint64_t tid = decide_scope(n, r, &pid);
 	rec_store_put(r);
-	if (err[0] || err[c.n]) {
+	/* The bound: with one read-ahead policy to choose, only eviction can change. */
+	unsigned bound = readaheads > 1 ? c + 1 : c;
+	if (err[0] || err[bound]) {
 		adapt_log(n, "decide: none: the live policy or the optimum could not be simulated");
 		return;
 	}
 
 	/* 4. Decide. */
-	const struct sim_outcome *lv = &outcome[0], *opt = &outcome[c.n];
+	const struct sim_outcome *lv = &outcome[0], *opt = &outcome[bound];
 	uint64_t margin = requests * adapt.cfg.margin_permille / 1000;
 	uint64_t gap = opt->sum.hits > lv->sum.hits ? opt->sum.hits - lv->sum.hits : 0;
 	adapt_log(n, "optimum: %s %llu hits, %s %llu hits; the live policy is %llu hits "
-		  "(%u permille of requests) from optimal-evict", opt->policy,
-		  (unsigned long long)opt->sum.hits, outcome[c.n + 1].policy,
-		  (unsigned long long)outcome[c.n + 1].sum.hits, (unsigned long long)gap,
-		  permille_of(gap, requests));
-	for (unsigned k = 1; k < c.n; k++)
+		  "(%u permille of requests) from %s", outcome[c].policy,
+		  (unsigned long long)outcome[c].sum.hits, outcome[c + 1].policy,
+		  (unsigned long long)outcome[c + 1].sum.hits, (unsigned long long)gap,
+		  permille_of(gap, requests), name[bound]);
+	for (unsigned k = 1; k < c; k++)
 		if (!err[k] && outcome[k].aborts)
 			adapt_log(n, "decide: %s is never installed: %llu aborts in simulation",
-				  c.name[k], (unsigned long long)outcome[k].aborts);
-	int best = best_candidate(&c, outcome, err, 0, now);
-	SDT_PROBE5_P(adapt, decide, best >= 0 ? c.name[best] : "", lv->sum.hits,
+				  name[k], (unsigned long long)outcome[k].aborts);
+	int best = best_candidate(name, c, outcome, err, now);
+	SDT_PROBE5_P(adapt, decide, best >= 0 ? name[best] : "", lv->sum.hits,
 		     best >= 0 ? outcome[best].sum.hits : 0, opt->sum.hits, margin);
 	if (gap < margin) {
 		adapt_log(n, "decide: none: the live policy is within the margin of the optimum: "
 			  "the module cannot improve alone (%llu hits from it, margin %llu)",
 			  (unsigned long long)gap, (unsigned long long)margin);
+		settle(adapt.ratio_before_permille, now);
 		return;
 	}
 	if (best < 0 || outcome[best].sum.hits < lv->sum.hits + margin) {
 		adapt_log(n, "decide: none: no candidate beats the live %s by the margin of %llu "
-			  "hits (best %s: %+lld)", live, (unsigned long long)margin,
-			  best >= 0 ? c.name[best] : "none",
+			  "hits (best %s: %+lld)", name[0], (unsigned long long)margin,
+			  best >= 0 ? name[best] : "none",
 			  best >= 0 ? (long long)(outcome[best].sum.hits - lv->sum.hits) : 0LL);
+		settle(adapt.ratio_before_permille, now);
 		return;
 	}
 	if (adapt.mode == ADAPT_DRY_RUN) {
 		adapt_log(n, "decide: dry-run: would install %s (%+lld hits over the live %s)",
-			  c.name[best], (long long)(outcome[best].sum.hits - lv->sum.hits), live);
+			  name[best], (long long)(outcome[best].sum.hits - lv->sum.hits), name[0]);
 		return;
 	}
 	if (adapt.installs_this_hour >= adapt.cfg.installs_per_hour) {
 		adapt.refusals++;
 		adapt_log(n, "decide: none: %s would win, but the limit of %u installs an hour is "
-			  "reached", c.name[best], adapt.cfg.installs_per_hour);
+			  "reached", name[best], adapt.cfg.installs_per_hour);
 		return;
 	}
 
-	/* 5. Install (graft_install's transaction), the live ratio before noted, then watch. */
-	char before[16];
+	/*
+	 * 5. Install (graft_install's transactions), the live ratio before
+	 * noted, then watch. A scoped install adds the process's grafts and
+	 * leaves every other thread's policy as it was.
+	 */
+	char before[16], scope[48] = "";
 	adapt_format_ratio(before, sizeof(before), adapt.ratio_before_permille);
-	if (switch_policy(live, c.name[best], why, sizeof(why))) {
-		adapt_log(n, "install: %s failed: %s; %s stays", c.name[best], why, live);
+	if (tid)
+		snprintf(scope, sizeof(scope), " for process %llu", (unsigned long long)pid);
+	if (adapt_pair_switch(&live, &pair[best], tid, why, sizeof(why))) {
+		adapt_log(n, "install: %s%s failed: %s; %s stays", name[best], scope, why, name[0]);
 		return;
 	}
 	adapt.installs++;
 	adapt.installs_this_hour++;
-	strlcpy(adapt.installed, c.name[best], sizeof(adapt.installed));
-	strlcpy(adapt.replaced, live, sizeof(adapt.replaced));
+	adapt.have_installed = true;
+	adapt.installed = pair[best];
+	adapt.replaced = live;
+	adapt.installed_tid = tid;
+	adapt.installed_pid = pid;
+	adapt.settled = false;
 	struct bcache_stats s;
 	bcache_get_totals(&s);
 	adapt.phase_start = (struct adapt_sample){ s.reads, s.hits };
 	adapt.phase = ADAPT_WATCHING;
-	adapt_log(n, "install: %s in place of %s (%+lld simulated hits); live hit ratio before "
-		  "%s; watching %u reads", c.name[best], live,
+	adapt_log(n, "install: %s in place of %s%s (%+lld simulated hits); live hit ratio before "
+		  "%s; watching %u reads", name[best], name[0], scope,
 		  (long long)(outcome[best].sum.hits - lv->sum.hits), before, adapt.cfg.watch_reads);
-	SDT_PROBE2_P(adapt, install, c.name[best], adapt.ratio_before_permille);
+	SDT_PROBE3_P(adapt, install, name[best], adapt.ratio_before_permille, pid);
 }
 
 void adapt_watch_verdict(uint32_t after, uint64_t reads)
 {
 	uint64_t n = adapt.decisions;
 	uint32_t before = adapt.ratio_before_permille;
-	char b[16], a[16], why[160];
+	char b[16], a[16], why[160], inst[ADAPT_NAME_MAX], repl[ADAPT_NAME_MAX];
 
 	adapt_format_ratio(b, sizeof(b), before);
 	adapt_format_ratio(a, sizeof(a), after);
+	adapt_pair_short(&adapt.installed, inst, sizeof(inst));
+	adapt_pair_short(&adapt.replaced, repl, sizeof(repl));
 	SDT_PROBE2_P(adapt, watch, before, after);
 	if (after + adapt.cfg.margin_permille >= before) {
 		adapt_log(n, "watch: keep %s: live hit ratio %s over %llu reads (before %s)",
-			  adapt.installed, a, (unsigned long long)reads, b);
+			  inst, a, (unsigned long long)reads, b);
+		settle(after, clock_ns());
 		return;
 	}
 	uint64_t until = clock_ns() + (uint64_t)adapt.cfg.blacklist_ms * 1000000;
-	int err = switch_policy(adapt.installed, adapt.replaced, why, sizeof(why));
-	blacklist(adapt.installed, until);
+	int err = 0;
+	if (adapt.installed_tid)
+		adapt_pair_unscope(&adapt.installed, adapt.installed_tid);
+	else
+		err = adapt_pair_switch(&adapt.installed, &adapt.replaced, 0, why, sizeof(why));
+	blacklist(inst, until);
 	adapt.reverts++;
 	if (err)
-		adapt_log(n, "revert: %s could not be put back: %s", adapt.replaced, why);
+		adapt_log(n, "revert: %s could not be put back: %s", repl, why);
 	else
 		adapt_log(n, "revert: %s removed, %s back: live hit ratio %s over %llu reads, worse "
 			  "than %s by more than the margin; %s blacklisted for %u ms",
-			  adapt.installed, adapt.replaced, a, (unsigned long long)reads, b,
-			  adapt.installed, adapt.cfg.blacklist_ms);
-	SDT_PROBE2_P(adapt, revert, adapt.installed, after);
-	adapt.installed[0] = '\0';
+			  inst, repl, a, (unsigned long long)reads, b, inst, adapt.cfg.blacklist_ms);
+	SDT_PROBE2_P(adapt, revert, inst, after);
+	adapt.have_installed = false;
 }

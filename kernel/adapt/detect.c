@@ -6,11 +6,58 @@
  * 2s`) in permille, from the difference of the newest sample and the
  * one the window's length before it: no floating point. A window with
  * fewer than min_reads reads is not judged (an idle cache has no ratio).
- * Everything here runs with adapt.lock held (adapt_internal.h).
+ * The other trigger is the monitor's red flags (kernel/monitor/
+ * redflag.c): one raised for a bcache.* source is noted here and taken
+ * by the loop's next tick.
+ * Everything here runs with adapt.lock held (adapt_internal.h), but the
+ * red flag's note, which the measurement thread makes under
+ * pending_lock (a spinlock taken alone).
  */
 #include <scion/string.h>
 #include <scion/format.h>
+#include <scion/monitor.h>
+#include <scion/spinlock.h>
 #include "adapt_internal.h"
+
+#define SUSPECT_MODULE "bcache."
+
+static struct spinlock pending_lock = SPINLOCK_INIT("adapt_redflag");
+static bool pending;				/* pending_lock */
+static struct monitor_redflag pending_flag;	/* pending_lock; source: a kernel string */
+
+/* Runs on the monitor's measurement thread: the flag is noted, the loop acts on it. */
+static void note_redflag(const struct monitor_redflag *flag)
+{
+	if (strncmp(flag->source, SUSPECT_MODULE, strlen(SUSPECT_MODULE)))
+		return;
+	irqflags_t irq = spin_lock_irqsave(&pending_lock);
+	pending = true;
+	pending_flag = *flag;
+	spin_unlock_irqrestore(&pending_lock, irq);
+}
+
+int adapt_redflag_subscribe(void)
+{
+	return monitor_redflag_subscribe(note_redflag);
+}
+
+bool adapt_redflag_take(char *line, size_t n)
+{
+	char value[24], low[24], high[24];
+	irqflags_t irq = spin_lock_irqsave(&pending_lock);
+	bool was = pending;
+	struct monitor_redflag f = pending_flag;
+	pending = false;
+	spin_unlock_irqrestore(&pending_lock, irq);
+	if (!was)
+		return false;
+	monitor_config_format_value(f.value, value, sizeof(value));
+	monitor_config_format_value(f.low, low, sizeof(low));
+	monitor_config_format_value(f.high, high, sizeof(high));
+	snprintf(line, n, "%s %s outside [%s, %s] for %llu ms", f.source, value, low, high,
+		 (unsigned long long)f.outside_ms);
+	return true;
+}
 
 void adapt_window_reset(void)
 {

@@ -12,7 +12,7 @@
 #include <scion/spinlock.h>
 #include "adapt_internal.h"
 
-#define ADAPT_LOG_LINES	128
+#define ADAPT_LOG_LINES	256
 #define ADAPT_LOG_WIDTH	200
 
 static struct spinlock log_lock = SPINLOCK_INIT("adapt_log");

@@ -9,6 +9,8 @@
  * length). Lock order: adapt_internal.h.
  */
 #include <scion/bcache.h>
+#include <scion/format.h>
+#include <scion/string.h>
 #include <scion/clock.h>
 #include <scion/thread.h>
 #include <scion/record.h>
@@ -22,6 +24,7 @@ struct adapt_state adapt = {
 		.threshold_permille = 600, .window_ms = 2000, .min_reads = 100,
 		.record_reads = 1000, .record_max_ms = 10000, .margin_permille = 50,
 		.watch_reads = 1000, .dwell_ms = 2000, .blacklist_ms = 60000,
+		.recheck_ms = 30000, .scope_permille = 900,
 		.recordings_per_hour = 30, .installs_per_hour = 10,
 	},
 };
@@ -55,24 +58,68 @@ static void limits_roll(uint64_t now)
 	}
 }
 
+/*
+ * Step 1's verdict: true with the flag's line when the loop should act.
+ * A red flag on bcache always does. The rule does when the window's
+ * ratio is below it, unless a decision settled the loop: then only a
+ * ratio worse than the settled one by the margin, or recheck_ms, wakes
+ * it, so a steady workload is not recorded again and again.
+ */
+static bool flagged(uint64_t now, char *line, size_t n)
+{
+	uint32_t ratio = 0;
+	uint64_t reads = 0;
+	char r[16], t[16], s[16], red[120];
+	bool judged = adapt_window_ratio(&ratio, &reads);
+
+	adapt.ratio_before_known = judged;
+	adapt.ratio_before_permille = ratio;
+	adapt_format_ratio(r, sizeof(r), ratio);
+	if (adapt_redflag_take(red, sizeof(red))) {
+		snprintf(line, n, "red flag from the monitor: %s (bcache.hit_ratio %s)", red,
+			 judged ? r : "not judged yet");
+		strlcpy(adapt.flag_source, "redflag", sizeof(adapt.flag_source));
+		return true;
+	}
+	if (!judged)
+		return false;
+	if (ratio >= adapt.cfg.threshold_permille) {
+		adapt.settled = false;
+		return false;
+	}
+	adapt_format_ratio(t, sizeof(t), adapt.cfg.threshold_permille);
+	snprintf(line, n, "bcache.hit_ratio %s < %s over the last %u ms (%llu reads)", r, t,
+		 adapt.cfg.window_ms, (unsigned long long)reads);
+	strlcpy(adapt.flag_source, "rule", sizeof(adapt.flag_source));
+	if (!adapt.settled)
+		return true;
+	adapt_format_ratio(s, sizeof(s), adapt.settled_permille);
+	if (ratio + adapt.cfg.margin_permille < adapt.settled_permille) {
+		size_t at = strlen(line);
+		snprintf(line + at, n - at, "; worse than the settled %s by more than the margin",
+			 s);
+	} else if (now - adapt.settled_ns >= (uint64_t)adapt.cfg.recheck_ms * 1000000) {
+		size_t at = strlen(line);
+		snprintf(line + at, n - at, "; settled at %s %llu ms ago: a recheck", s,
+			 (unsigned long long)((now - adapt.settled_ns) / 1000000));
+	} else {
+		return false;
+	}
+	adapt.settled = false;
+	return true;
+}
+
 /* Steps 1 and 2: a flag, then a kernel-started recording of the block cache. */
 static void detect_step(uint64_t now, const struct adapt_sample *totals)
 {
-	uint32_t ratio;
-	uint64_t reads;
-	char r[16], t[16], why[160];
+	char line[200], why[160];
 
-	if (now < adapt.quiet_until_ns || !adapt_window_ratio(&ratio, &reads) ||
-	    ratio >= adapt.cfg.threshold_permille)
+	if (now < adapt.quiet_until_ns || !flagged(now, line, sizeof(line)))
 		return;
 	uint64_t n = ++adapt.decisions;
 	adapt.flags++;
-	adapt_format_ratio(r, sizeof(r), ratio);
-	adapt_format_ratio(t, sizeof(t), adapt.cfg.threshold_permille);
-	adapt_log(n, "flag: bcache.hit_ratio %s < %s over the last %u ms (%llu reads)", r, t,
-		  adapt.cfg.window_ms, (unsigned long long)reads);
-	SDT_PROBE2_P(adapt, flag, ratio, adapt.cfg.threshold_permille);
-	adapt.ratio_before_permille = ratio;
+	adapt_log(n, "flag: %s", line);
+	SDT_PROBE2_P(adapt, flag, adapt.ratio_before_permille, adapt.cfg.threshold_permille);
 	/* After any decision the loop waits dwell_ms before the next. */
 	adapt.quiet_until_ns = now + (uint64_t)adapt.cfg.dwell_ms * 1000000;
 	limits_roll(now);
@@ -115,6 +162,13 @@ static void record_step(uint64_t now, const struct adapt_sample *totals)
 		return;
 	}
 	unsigned id = rec->id;
+	uint64_t reads = totals->reads - adapt.phase_start.reads;
+	if (!adapt.ratio_before_known && reads) {
+		/* A red flag before the window was judged: the recording's own ratio is "before". */
+		adapt.ratio_before_permille =
+			(uint32_t)((totals->hits - adapt.phase_start.hits) * 1000 / reads);
+		adapt.ratio_before_known = true;
+	}
 	adapt_log(n, "record: rec%u: %llu requests, %llu results%s%s", id,
 		  (unsigned long long)rec->stream[0].records,
 		  (unsigned long long)rec->stream[1].records, why[0] ? "; " : "", why);
@@ -187,6 +241,10 @@ int adapt_set_mode(enum adapt_mode mode)
 		if (thread_spawn("adapt", adapt_thread, NULL, -1))
 			return -ENOMEM;
 		adapt.thread_started = true;
+		/* Without a free subscriber slot the rule alone triggers; nothing else is lost. */
+		if (adapt_redflag_subscribe())
+			adapt_log(adapt.decisions, "red flags: no subscriber slot left; the rule "
+				  "alone triggers the loop");
 	}
 	if (mode == ADAPT_OFF && adapt.phase == ADAPT_RECORDING) {
 		struct recording *rec = NULL;
@@ -199,9 +257,12 @@ int adapt_set_mode(enum adapt_mode mode)
 	}
 	if (mode == ADAPT_OFF)
 		adapt.phase = ADAPT_DETECTING;
+	char stale[120];
+	adapt_redflag_take(stale, sizeof(stale));	/* one raised while the loop was off */
 	adapt.mode = mode;
 	adapt_window_reset();
 	adapt.quiet_until_ns = 0;
+	adapt.settled = false;
 	SDT_PROBE1_P(adapt, mode, (uint64_t)mode);
 	return 0;
 }

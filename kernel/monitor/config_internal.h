@@ -33,9 +33,6 @@ extern const struct monitor_config *monitor_config_current;
 const struct profile_config_bucket *monitor_config_bucket(const struct monitor_config *cfg,
 							   unsigned r, int64_t wall_ns);
 
-/* A value in PROFILE_VALUE_SCALE units as a decimal: 1500 -> "1.500". */
-void monitor_config_format_value(int64_t v, char *out, size_t size);
-
 /*
  * monitor_redflag_reset_locked - forget every source's window and
  *   outside-the-band time, and the flags counted under the old

@@ -18,16 +18,22 @@
  * part. No floating point: rates are computed by long division in base
  * 1000.
  *
+ * Subscribers (monitor_redflag_subscribe) are called with each flag
+ * after its event line and probe.
+ *
  * Invariants: a source's state is read and written only under
  * monitor_config_lock (the measurement thread observes, a load resets),
  * so it always belongs to the configuration in force. Lock order:
- * monitor_config_lock only; the flag is raised after it is released.
+ * monitor_config_lock only; the flag is raised after it is released;
+ * subscribers_lock is taken alone, to add one.
  */
 #include <scion/atomic.h>
 #include <scion/channel.h>
 #include <scion/format.h>
 #include <scion/sdt.h>
 #include <scion/string.h>
+#include <scion/spinlock.h>
+#include <scion/errno.h>
 #include "config_internal.h"
 
 #define REDFLAG_PANES 16
@@ -57,6 +63,10 @@ struct redflag_source {
 
 static struct redflag_source sources[MONITOR_SOURCES_MAX];	/* monitor_config_lock */
 static uint64_t redflags_since_boot;				/* atomic */
+static struct spinlock subscribers_lock = SPINLOCK_INIT("redflag_subscribers");
+/* subscribers_lock to add; read lock-free (a slot is written once, before it is counted) */
+static void (*subscribers[MONITOR_REDFLAG_SUBSCRIBERS])(const struct monitor_redflag *);
+static unsigned subscriber_count;				/* subscribers_lock; read atomic */
 
 /* What a raised flag reports, copied out of the configuration before the lock is dropped. */
 struct redflag {
@@ -159,6 +169,26 @@ static __noinline void redflag_raise(const struct redflag *f)
 		      f->name, value, low, high, expected, (unsigned long long)f->outside_ms);
 	SDT_PROBE5_P(monitor, redflag, f->name, f->value, f->band.expected, f->band.low,
 		     f->band.high);
+	struct monitor_redflag seen = {
+		.source = f->name, .value = f->value, .low = f->band.low, .high = f->band.high,
+		.expected = f->band.expected, .outside_ms = f->outside_ms,
+	};
+	unsigned n = atomic_load(&subscriber_count);
+	for (unsigned k = 0; k < n; k++)
+		subscribers[k](&seen);
+}
+
+int monitor_redflag_subscribe(void (*fn)(const struct monitor_redflag *flag))
+{
+	irqflags_t flags = spin_lock_irqsave(&subscribers_lock);
+	int err = -ENOSPC;
+	if (subscriber_count < MONITOR_REDFLAG_SUBSCRIBERS) {
+		subscribers[subscriber_count] = fn;
+		atomic_store(&subscriber_count, subscriber_count + 1);
+		err = 0;
+	}
+	spin_unlock_irqrestore(&subscribers_lock, flags);
+	return err;
 }
 
 /* Under monitor_config_lock: fold the sample in; true with *flag when a flag is due. */

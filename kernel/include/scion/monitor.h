@@ -192,4 +192,32 @@ int monitor_profile_config_request(uint32_t seq, const uint8_t *body, uint32_t l
  */
 void monitor_config_boot(void);
 
+/*
+ * A red flag as its subscribers see it: the source's name (a kernel
+ * string), its window's value and the band it left, in
+ * PROFILE_VALUE_SCALE units (per second for a counter).
+ */
+struct monitor_redflag {
+	const char *source;
+	int64_t value, low, high, expected;
+	uint64_t outside_ms;
+};
+
+#define MONITOR_REDFLAG_SUBSCRIBERS 4
+
+/* A value in PROFILE_VALUE_SCALE units as a decimal: 1500 -> "1.500". Any context. */
+void monitor_config_format_value(int64_t v, char *out, size_t size);
+
+/*
+ * monitor_redflag_subscribe - have fn called with every red flag raised
+ *   from now on (the adaptation loop's detector, kernel/adapt/).
+ * Arguments: fn, called with the flag; it must not sleep for long (the
+ *   measurement thread's next sample waits for it) and must not take
+ *   monitor_config_lock.
+ * Return value: 0, or -ENOSPC when MONITOR_REDFLAG_SUBSCRIBERS are taken.
+ * Caller's context: thread. fn runs on the measurement thread with no
+ *   lock held, after the flag's event line and sdt probe.
+ */
+int monitor_redflag_subscribe(void (*fn)(const struct monitor_redflag *flag));
+
 #endif

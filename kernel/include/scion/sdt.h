@@ -114,6 +114,7 @@ LINKER_TABLE_DECLARE(struct sdt_site, sdt_sites);
 #define SDT_PROBE0_P(provider, name) SDT_SITE0_(#provider ":" #name)
 #define SDT_PROBE1_P(provider, name, a0) SDT_SITE1_(#provider ":" #name, a0)
 #define SDT_PROBE2_P(provider, name, a0, a1) SDT_SITE2_(#provider ":" #name, a0, a1)
+#define SDT_PROBE3_P(provider, name, a0, a1, a2) SDT_SITE3_(#provider ":" #name, a0, a1, a2)
 #define SDT_PROBE5_P(provider, name, a0, a1, a2, a3, a4) \
 	SDT_SITE5_(#provider ":" #name, a0, a1, a2, a3, a4)
 #define SDT_PROBE6_P(provider, name, a0, a1, a2, a3, a4, a5) \
