@@ -15,6 +15,7 @@
 #include <scion/thread.h>
 #include <scion/record.h>
 #include <scion/sdt.h>
+#include <scion/proc.h>
 #include <scion/errno.h>
 #include "adapt_internal.h"
 
@@ -209,6 +210,15 @@ static void adapt_tick(void)
 
 	adapt.ticks++;
 	adapt_window_sample(&totals);
+	if (adapt.have_installed && adapt.installed_pid && adapt.installed_pid <= INT32_MAX &&
+	    proc_thread_id((int)adapt.installed_pid) != adapt.installed_tid) {
+		/* The process exited: graft_remove_scoped took its grafts; nothing to revert. */
+		adapt_log(adapt.decisions, "scope: process %llu exited; the grafts installed for "
+			  "it went with it", (unsigned long long)adapt.installed_pid);
+		adapt.have_installed = false;
+		if (adapt.phase == ADAPT_WATCHING)
+			adapt.phase = ADAPT_DETECTING;
+	}
 	switch (adapt.phase) {
 	case ADAPT_DETECTING:
 		detect_step(now, &totals);
