@@ -168,3 +168,55 @@ def job_adapt_loop(ctx):
         ctx.result("under-90-seconds", time.time() - began < 90, f"{time.time() - began:.1f} s")
     finally:
         poweroff(ctx, boot)
+
+
+def redflag_configuration():
+    """bcache.misses may stay at most 20 a second: the workload's misses raise a red flag
+    once they have been above for 500 ms."""
+    import datetime
+    buckets = [(0, 0, 20 * 1000)] * 96
+    return {"machine": "adapt", "valid_day": datetime.date(2026, 11, 26),
+            "generated": 1795564800, "bucket_ms": 900000, "burst_every_s": 3600,
+            "burst_ms": 0, "resources": [
+                {"name": "bcache.misses", "kind": "counter", "scope": "global",
+                 "interval_ms": 100, "window_ms": 500, "duration_ms": 500,
+                 "buckets": buckets}]}
+
+
+def job_adapt_redflag(ctx):
+    """The monitor's red flags trigger the loop: with a rule that never fires (ratio < 0),
+    a red flag on bcache.misses (a profile configuration's band) makes the loop record,
+    evaluate and install 2q; the flag's line names the source, its value and its band;
+    a red flag on another module's source does nothing."""
+    import os
+    from scionhost.profile import config
+    from test_channel import channel_boot, scion
+
+    path = os.path.join(ctx.log_dir, f"{ctx.job}.cfg")
+    os.makedirs(ctx.log_dir, exist_ok=True)
+    with open(path, "wb") as f:
+        f.write(config.encode(redflag_configuration()))
+    boot, sock = channel_boot(ctx, "redflag", smp=2, single_thread_tcg=True,
+                              modules=[graft_path(ctx, n) for n in GRAFTS])
+    try:
+        cmd(boot, "bcache reset 32")
+        cmd(boot, "adapt rule bcache.hit_ratio < 0 for 1s")
+        cmd(boot, "adapt tune min-reads=50 watch-reads=600 dwell-ms=300")
+        cmd(boot, "adapt on")
+        rc, out, err = scion(ctx, sock, "profile", "config", "load", path)
+        ctx.result("config-loaded", rc == 0 and "loaded" in out, out + err)
+        cmd(boot, "monitor start")
+        d = Driver(boot)
+        start = len(boot.output)
+        m = d.until(r"adapt: #(\d+) flag: red flag from the monitor: bcache\.misses "
+                    r"(\d+\.\d{3}) outside \[0\.000, 20\.000\] for \d+ ms", start, seconds=30)
+        ctx.result("red-flag-triggers", m is not None and float(m[2]) > 20,
+                   boot.output[start:][-2000:])
+        m = d.until(r"adapt: #\d+ install: 2q in place of lru", start, seconds=30)
+        ctx.result("red-flag-decision-installs-2q", m is not None, boot.output[start:][-3000:])
+        ctx.result("rule-never-fired", not re.search(r"flag: bcache\.hit_ratio",
+                                                     boot.output[start:]),
+                   boot.output[start:][-1000:])
+        cmd(boot, "monitor stop")
+    finally:
+        poweroff(ctx, boot)
