@@ -28,6 +28,7 @@
 #define ADAPT_WINDOW_MAX	100	/* samples in the sliding window (10 s) */
 #define ADAPT_CANDIDATES_MAX	16	/* policy pairs simulated per decision */
 #define ADAPT_NAME_MAX		72	/* a pair's short name: "clock+recorded" */
+#define ADAPT_WHY_MAX		200	/* a row's failure, one line */
 #define ADAPT_BLACKLIST_MAX	4
 #define ADAPT_HOUR_NS		(3600ULL * 1000000000ULL)
 
@@ -109,6 +110,18 @@ void adapt_format_ratio(char *buf, size_t n, uint32_t permille);
 void adapt_evaluate_and_decide(unsigned rec_id);
 void adapt_watch_verdict(uint32_t after_permille, uint64_t reads);
 bool adapt_blacklisted(const char *name, uint64_t now_ns);
+
+/*
+ * evaluate.c: simulate rows spec[0 .. rows) of recording r (one user
+ * held) into out[] and err[] (0, or -errno with why[] filled), one worker
+ * thread per CPU. Return value: the workers used. Thread, may sleep.
+ */
+struct recording;
+struct sim_model;
+struct sim_outcome;
+unsigned adapt_simulate_rows(struct recording *r, const struct sim_model *model,
+			     const char (*spec)[REC_POLICY_MAX], unsigned rows,
+			     struct sim_outcome *out, int *err, char (*why)[ADAPT_WHY_MAX]);
 
 /* candidates.c: policy pairs (eviction, read-ahead). adapt.lock held. */
 void adapt_pair_short(const struct sim_policy_names *p, char *buf, size_t n);

@@ -152,7 +152,7 @@ void adapt_evaluate_and_decide(unsigned rec_id)
 	static struct sim_policy_names pair[ADAPT_CANDIDATES_MAX];	/* adapt.lock */
 	static char name[ROWS_MAX][ADAPT_NAME_MAX];			/* adapt.lock */
 	static const char *const optimum[2] = { "optimal-evict", "optimal" };
-	char why[300], spec[REC_POLICY_MAX];
+	char why[300];
 	uint64_t n = adapt.decisions, now = clock_ns();
 	unsigned readaheads;
 
@@ -170,22 +170,36 @@ void adapt_evaluate_and_decide(unsigned rec_id)
 			rec_store_put(r);
 		return;
 	}
-	struct sim_future future = { 0 };
+	/* The candidates in parallel, then the optimum's two rows, which share the future. */
+	static char spec[ROWS_MAX][REC_POLICY_MAX];	/* adapt.lock */
+	static char row_why[ROWS_MAX][ADAPT_WHY_MAX];	/* adapt.lock */
 	unsigned rows = c + 2;
 	for (unsigned k = 0; k < rows; k++) {
 		if (k < c) {
-			sim_policy_format(&pair[k], spec, sizeof(spec));
+			sim_policy_format(&pair[k], spec[k], sizeof(spec[k]));
 			adapt_pair_short(&pair[k], name[k], ADAPT_NAME_MAX);
 		} else {
-			strlcpy(spec, optimum[k - c], sizeof(spec));
+			strlcpy(spec[k], optimum[k - c], sizeof(spec[k]));
 			strlcpy(name[k], optimum[k - c], ADAPT_NAME_MAX);
 		}
-		err[k] = sim_bcache_simulate(r, spec, &model, &future, &outcome[k], why, sizeof(why));
+	}
+	uint64_t t0 = clock_ns();
+	unsigned workers = adapt_simulate_rows(r, &model, (const char (*)[REC_POLICY_MAX])spec, c,
+					       outcome, err, row_why);
+	uint64_t t1 = clock_ns();
+	struct sim_future future = { 0 };
+	for (unsigned k = c; k < rows; k++)
+		err[k] = sim_bcache_simulate(r, spec[k], &model, &future, &outcome[k], row_why[k],
+					     ADAPT_WHY_MAX);
+	for (unsigned k = 0; k < rows; k++) {
 		if (err[k])
-			adapt_log(n, "evaluate: %s: %s", spec, why);
+			adapt_log(n, "evaluate: %s: %s", spec[k], row_why[k]);
 		else
 			log_row(n, k == 0 ? "live" : k < c ? "candidate" : "optimum", &outcome[k]);
 	}
+	adapt_log(n, "evaluate: %u candidates on %u worker%s in %llu us, the optimum in %llu us",
+		  c, workers, workers == 1 ? "" : "s", (unsigned long long)((t1 - t0) / 1000),
+		  (unsigned long long)((clock_ns() - t1) / 1000));
 	sim_oracle_free(&future.oracle);
 	uint64_t requests = r->stream[0].records, pid;
 	uint64_t tid = decide_scope(n, r, &pid);

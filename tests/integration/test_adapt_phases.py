@@ -14,7 +14,9 @@ a while longer; what is asserted is the pair in force at each phase's end:
 - a scan again: recorded order has no history there, sequential does
   (read-ahead sequential).
 Also: no decision installs a pair that aborted in simulation, every
-decision's log names the optimum, and the loop's counters add up."""
+decision's log names the optimum, the loop's counters add up, and the
+candidates simulated in parallel (one worker per CPU) have the figures
+`sim run` gives the same recording one policy after another."""
 
 import re
 
@@ -105,6 +107,21 @@ def job_adapt_phases(ctx):
         with_optimum = set(re.findall(r"^  #(\d+) optimum: evict=min", text, re.M))
         ctx.result("every-decision-names-the-optimum", decisions and decisions <= with_optimum,
                    f"{sorted(decisions)} {sorted(with_optimum)}")
+        # The candidates ran in parallel instances; `sim run` replays them one by one.
+        m = re.search(r"^  #1 record: (rec\d+): \d+ requests", text, re.M)
+        rows = {f"{e}+{r}": int(h) for e, r, h in re.findall(
+            r"^  #1 (?:live|candidate) evict=(\S+) readahead=(\S+): (\d+) hits", text, re.M)}
+        sequential = {}
+        names = sorted(rows)
+        for batch in (names[:6], names[6:]):
+            if m and batch:
+                out = cmd(boot, f"sim run {m[1]} " + " ".join(batch))
+                sequential.update({f"{e}+{r}": int(h) for e, r, h in re.findall(
+                    r"^evict=(\S+) readahead=(\S+)\s+(\d+)\s", out, re.M)})
+        ctx.result("parallel-rows-equal-sim-run", len(rows) == 9 and sequential == rows,
+                   f"adapt {rows}\nsim run {sequential}")
+        ctx.result("evaluated-on-workers", re.search(r"^  #1 evaluate: 9 candidates on 2 workers",
+                                                     text, re.M) is not None, text[-2000:])
         status = cmd(boot, "adapt status")
         m = re.search(r"installs (\d+), reverts (\d+)", status)
         ctx.result("installs-counted", m and int(m[1]) == len(installed) and int(m[1]) >= 4,
