@@ -26,6 +26,8 @@
 #include "../insitu/bcache_evaluate.h"
 
 #define PIDS_TRACKED 8
+/* Before any log calibrated one: about what QEMU's virtio-blk and the cache measure. */
+#define FALLBACK_MODEL { .hit_ns = 2000, .miss_ns = 80000 }
 
 bool adapt_blacklisted(const char *name, uint64_t now_ns)
 {
@@ -162,14 +164,25 @@ void adapt_evaluate_and_decide(unsigned rec_id)
 	unsigned c = adapt_pairs(&live, pair, ADAPT_CANDIDATES_MAX, &readaheads);
 	struct recording *r = rec_store_get(rec_id, false);
 	struct sim_summary measured;
-	struct sim_model model = { 0 };
-	if (!r || sim_bcache_live(r, &measured, &model, false, why, sizeof(why))) {
+	static struct sim_model model = FALLBACK_MODEL;	/* adapt.lock: the last calibrated */
+	if (!r || sim_bcache_live(r, &measured, &model, true, why, sizeof(why))) {
 		adapt_log(n, "evaluate: rec%u cannot be simulated: %s", rec_id,
 			  r ? why : "it is gone");
 		if (r)
 			rec_store_put(r);
 		return;
 	}
+	/*
+	 * The latency model only prices the rows (hits and misses do not
+	 * depend on it); a log of misses alone, just what a bad policy
+	 * makes, cannot calibrate it, so the last model serves.
+	 */
+	struct sim_model calibrated;
+	if (sim_bcache_live(r, &measured, &calibrated, false, why, sizeof(why)))
+		adapt_log(n, "evaluate: %s: the model stays hit %llu ns, miss %llu ns", why,
+			  (unsigned long long)model.hit_ns, (unsigned long long)model.miss_ns);
+	else
+		model = calibrated;
 	/* The candidates in parallel, then the optimum's two rows, which share the future. */
 	static char spec[ROWS_MAX][REC_POLICY_MAX];	/* adapt.lock */
 	static char row_why[ROWS_MAX][ADAPT_WHY_MAX];	/* adapt.lock */

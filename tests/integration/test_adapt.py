@@ -46,6 +46,15 @@ def cmd(boot, line, timeout=60):
     return boot.output[start:]
 
 
+def adapt_setup(boot, buffers, ratio, tune):
+    """A cache of buffers, the rule `bcache.hit_ratio < ratio for 1s`, adapt tune's words,
+    and the loop on."""
+    cmd(boot, f"bcache reset {buffers}")
+    cmd(boot, f"adapt rule bcache.hit_ratio < {ratio} for 1s")
+    cmd(boot, f"adapt tune {tune}")
+    cmd(boot, "adapt on")
+
+
 class Driver:
     """Runs the workload pair after pair until the loop says something."""
 
@@ -199,10 +208,7 @@ def job_adapt_redflag(ctx):
     boot, sock = channel_boot(ctx, "redflag", smp=2, single_thread_tcg=True,
                               modules=[graft_path(ctx, n) for n in GRAFTS])
     try:
-        cmd(boot, "bcache reset 32")
-        cmd(boot, "adapt rule bcache.hit_ratio < 0 for 1s")
-        cmd(boot, "adapt tune min-reads=50 watch-reads=600 dwell-ms=300")
-        cmd(boot, "adapt on")
+        adapt_setup(boot, 32, "0", "min-reads=50 watch-reads=600 dwell-ms=300")
         rc, out, err = scion(ctx, sock, "profile", "config", "load", path)
         ctx.result("config-loaded", rc == 0 and "loaded" in out, out + err)
         cmd(boot, "monitor start")
@@ -218,5 +224,34 @@ def job_adapt_redflag(ctx):
                                                      boot.output[start:]),
                    boot.output[start:][-1000:])
         cmd(boot, "monitor stop")
+    finally:
+        poweroff(ctx, boot)
+
+
+def job_adapt_misses_only(ctx):
+    """A strided scan under LRU and sequential read-ahead misses every read: the recording's
+    log has no hit to calibrate the latency model with, and the loop still decides (the
+    model only prices the rows): lru+stride is installed and its reads hit."""
+    boot = shell_boot(ctx, "misses", smp=2, single_thread_tcg=True,
+                      modules=[graft_path(ctx, "readahead_stride")])
+    try:
+        adapt_setup(boot, 32, "0.60", "min-reads=50 watch-reads=300 dwell-ms=300")
+        start, k = len(boot.output), 0
+        deadline = time.time() + 30
+        while time.time() < deadline and not re.search(r"adapt: #\d+ watch: ",
+                                                       boot.output[start:]):
+            cmd(boot, f"bcache run stride start={(k * 256) % 8192} stride=4 n=64")
+            k += 1
+        log = boot.output[start:]
+        ctx.result("recording-all-misses", re.search(
+            r"adapt: #1 live evict=lru readahead=sequential: 0 hits", log) is not None,
+            log[-2000:])
+        ctx.result("model-kept", re.search(r"adapt: #1 evaluate: rec\d+'s log has no hit and "
+                                           r"miss to calibrate .*: the model stays hit \d+ ns",
+                                           log) is not None, log[-2000:])
+        ctx.result("installs-stride", re.search(r"adapt: #1 install: lru\+stride in place of "
+                                                r"lru", log) is not None and
+                   re.search(r"adapt: #1 watch: keep lru\+stride", log) is not None,
+                   log[-2000:])
     finally:
         poweroff(ctx, boot)

@@ -2,17 +2,18 @@
 """The adaptation loop (kernel/adapt/) over a block-cache workload in
 phases, with every policy loaded: eviction (LRU, 2Q, CLOCK) and
 read-ahead (sequential, stride, recorded order), so its candidates are
-the twelve pairs. Each phase runs until the loop has acted on it and then
-a while longer; what is asserted is the pair in force at each phase's end:
+the nine pairs. Each phase runs until the loop has acted on it (or the
+pair in force already serves it) and then a while longer; what is
+asserted is the pair in force at each phase's end and the hit ratio of
+the phase's last commands under it:
 - a sequential scan: the default (LRU with sequential read-ahead) already
   hits; the loop does nothing;
 - a small hot set between scans: 2Q keeps the hot set (eviction 2q);
-- a strided scan: nothing is reused, only stride read-ahead hits
-  (read-ahead stride);
-- one random order read again and again: the recorded-order read-ahead
-  (read-ahead recorded);
-- a scan again: recorded order has no history there, sequential does
-  (read-ahead sequential).
+- a strided scan: only stride read-ahead hits the first time; recorded
+  order also does once the scan wraps around the disk and repeats itself;
+- one random order read again and again: the recorded-order read-ahead;
+- a scan again: sequential or stride read-ahead, or recorded order where
+  the first scan read the same blocks in the same order.
 Also: no decision installs a pair that aborted in simulation, every
 decision's log names the optimum, the loop's counters add up, and the
 candidates simulated in parallel (one worker per CPU) have the figures
@@ -21,7 +22,7 @@ candidates simulated in parallel (one worker per CPU) have the figures
 import re
 
 from common import graft_path, poweroff, shell_boot
-from test_adapt import cmd
+from test_adapt import adapt_setup, cmd
 
 GRAFTS = ["evict_2q", "evict_clock", "readahead_stride", "readahead_recorded"]
 
@@ -76,26 +77,38 @@ def job_adapt_phases(ctx):
     boot = shell_boot(ctx, "phases", smp=2, single_thread_tcg=True,
                       modules=[graft_path(ctx, n) for n in GRAFTS])
     try:
-        cmd(boot, "bcache reset 32")
-        cmd(boot, "adapt rule bcache.hit_ratio < 0.60 for 1s")
-        cmd(boot, "adapt tune min-reads=50 watch-reads=600 record-reads=800 dwell-ms=300 "
-                  "recheck-ms=5000")
-        cmd(boot, "adapt on")
+        adapt_setup(boot, 32, "0.60", "min-reads=50 watch-reads=600 record-reads=800 "
+                    "dwell-ms=300 recheck-ms=5000")
         p = Phases()
-        expected = {"scan": ("lru", "sequential"), "hot": ("2q", None),
-                    "stride": (None, "stride"), "repeat": (None, "recorded"),
-                    "scan-again": (None, "sequential")}
-        waits = {"scan": None, "hot": r"watch: keep 2q", "stride": r"watch: keep \S*\+stride",
+        # What may be in force at a phase's end: the pairs that serve it. Recorded order
+        # serves any phase whose blocks were read in the same order before (a scan that
+        # wraps around the disk), so it is acceptable wherever that can happen.
+        acceptable = {"scan": ({"lru"}, {"sequential"}), "hot": ({"2q"}, None),
+                      "stride": (None, {"stride", "recorded"}),
+                      "repeat": (None, {"recorded"}),
+                      "scan-again": (None, {"sequential", "stride", "recorded"})}
+        # ... and the hit ratio of its last commands under it, near the phase's best
+        # policy's: 2q keeps the hot set (64 of a pair's 128 reads hit; LRU about 48),
+        # recorded order about 60% (LRU 8%), the others about 100%.
+        least_ratio = {"scan": 0.9, "hot": 0.45, "stride": 0.9, "repeat": 0.45,
+                       "scan-again": 0.9}
+        waits = {"scan": None, "hot": r"watch: keep 2q",
+                 "stride": r"watch: keep \S*\+stride|stride: 64 reads, 6[34] hits",
                  "repeat": r"watch: keep \S*\+recorded",
-                 "scan-again": r"watch: keep (lru|2q|clock)\s"}
+                 "scan-again": r"watch: keep (lru|2q|clock)(\+stride)?\s|seq: 64 reads, 6[34] "
+                               r"hits"}
         logs = {}
         for name in ("scan", "hot", "stride", "repeat", "scan-again"):
             phase = "scan" if name == "scan-again" else name
             logs[name] = run_phase(boot, p, phase, waits[name])
             pair = live_pair(boot)
-            want = expected[name]
-            ok = all(w is None or w == got for w, got in zip(want, pair))
-            ctx.result(f"phase-{name}-picks", ok, f"in force {pair}, wanted {want}\n" +
+            ok = all(a is None or got in a for a, got in zip(acceptable[name], pair))
+            runs = [(int(r), int(h)) for r, h in re.findall(r"bcache run \w+: (\d+) reads, "
+                                                          r"(\d+) hits", logs[name])][-6:]
+            ratio = sum(h for _, h in runs) / max(1, sum(r for r, _ in runs))
+            ctx.result(f"phase-{name}-picks", ok and ratio >= least_ratio[name],
+                       f"in force {pair}, acceptable {acceptable[name]}; last commands' hit "
+                       f"ratio {ratio:.3f}, at least {least_ratio[name]}\n" +
                        logs[name][-3000:])
         ctx.result("scan-flags-nothing", "adapt: #" not in logs["scan"], logs["scan"][-2000:])
         text = cmd(boot, "adapt log")
@@ -124,7 +137,7 @@ def job_adapt_phases(ctx):
                                                      text, re.M) is not None, text[-2000:])
         status = cmd(boot, "adapt status")
         m = re.search(r"installs (\d+), reverts (\d+)", status)
-        ctx.result("installs-counted", m and int(m[1]) == len(installed) and int(m[1]) >= 4,
+        ctx.result("installs-counted", m and int(m[1]) == len(installed) and int(m[1]) >= 2,
                    status + repr(installed))
     finally:
         poweroff(ctx, boot)

@@ -21,7 +21,7 @@ import re
 import time
 
 from common import graft_path, poweroff, shell_boot
-from test_adapt import cmd
+from test_adapt import adapt_setup, cmd
 from test_fs import rootfs
 
 GRAFTS = ["evict_2q", "evict_clock"]
@@ -43,12 +43,10 @@ def job_adapt_scope(ctx):
                       disk_snapshot=True, timeout=600,
                       modules=[graft_path(ctx, n) for n in GRAFTS])
     try:
-        cmd(boot, "bcache reset 32")
         # Each read past block 11 also reads the file's indirect block, a hit: the
         # ratio is higher than the pattern alone would give, so the rule is higher too.
-        cmd(boot, "adapt rule bcache.hit_ratio < 0.80 for 1s")
-        cmd(boot, "adapt tune min-reads=50 watch-reads=600 record-reads=800 dwell-ms=300")
-        cmd(boot, "adapt on")
+        adapt_setup(boot, 32, "0.80", "min-reads=50 watch-reads=600 record-reads=800 "
+                    "dwell-ms=300")
         start = len(boot.output)
         out = cmd(boot, PROGRAM.format(rounds=400, seed=1))
         m = re.search(r"\[(\d+)\] /hot_and_scan", out)
