@@ -146,6 +146,13 @@ static void detect_step(uint64_t now, const struct adapt_sample *totals)
 	SDT_PROBE1_P(adapt, record, record_kernel_active());
 }
 
+/* A red flag raised while a decision ran belongs to the excursion it handled. */
+static void forget_redflags(void)
+{
+	char stale[120];
+	adapt_redflag_take(stale, sizeof(stale));
+}
+
 /* The end of step 2, then steps 3 to 5 (decide.c). */
 static void record_step(uint64_t now, const struct adapt_sample *totals)
 {
@@ -175,6 +182,7 @@ static void record_step(uint64_t now, const struct adapt_sample *totals)
 		  (unsigned long long)rec->stream[1].records, why[0] ? "; " : "", why);
 	rec_store_put(rec);
 	adapt_evaluate_and_decide(id);
+	forget_redflags();
 	adapt_window_reset();
 	adapt.quiet_until_ns = clock_ns() + (uint64_t)adapt.cfg.dwell_ms * 1000000;
 }
@@ -189,6 +197,7 @@ static void watch_step(const struct adapt_sample *totals)
 	uint32_t after = (uint32_t)((totals->hits - adapt.phase_start.hits) * 1000 / reads);
 	adapt.phase = ADAPT_DETECTING;
 	adapt_watch_verdict(after, reads);
+	forget_redflags();
 	adapt_window_reset();
 	adapt.quiet_until_ns = clock_ns() + (uint64_t)adapt.cfg.dwell_ms * 1000000;
 }
@@ -267,8 +276,7 @@ int adapt_set_mode(enum adapt_mode mode)
 	}
 	if (mode == ADAPT_OFF)
 		adapt.phase = ADAPT_DETECTING;
-	char stale[120];
-	adapt_redflag_take(stale, sizeof(stale));	/* one raised while the loop was off */
+	forget_redflags();	/* one raised while the loop was off */
 	adapt.mode = mode;
 	adapt_window_reset();
 	adapt.quiet_until_ns = 0;
