@@ -3,9 +3,9 @@
 adapt.png, the hit ratio over the run (requests on the x axis: the
 workload is the same requests in both runs) of the live default, the
 adaptive run, and per phase the best single pair in hindsight and the
-optimum as steps, with the phase boundaries and the loop's switches; and
-report.md, the per-phase table, the policy timeline and every decision
-with its reason. matplotlib is Debian's python3-matplotlib (qemu/deps.sh
+optimum as steps, with the phase boundaries and the loop's switches;
+and build/bench/adapt/report.md, the per-phase table, the policy
+timeline and every decision with its reason. matplotlib is Debian's python3-matplotlib (qemu/deps.sh
 bench)."""
 
 
@@ -30,10 +30,10 @@ def plot(path, rows, default, adaptive, timeline):
         ax.axvline(r["first_request"], color="black", lw=0.6, alpha=0.5)
         ax.text(r["first_request"] + 300, top - 0.02, f"{r['phase']}\nbest {r['best_policy']}",
                 fontsize=7, va="top")
-    for t in timeline[1:]:
+    for k, t in enumerate(timeline[1:]):
         ax.axvline(t["request"], color="tab:orange", lw=1, ls="-.")
-        ax.annotate(t["policy"], (t["request"], 0.03), rotation=90, fontsize=7,
-                    color="tab:orange", ha="right", va="bottom")
+        ax.annotate(f"{t['event']}: {t['policy']}", (t["request"], 0.03 + 0.12 * (k % 3)),
+                    rotation=90, fontsize=7, color="tab:orange", ha="right", va="bottom")
     ax.set_ylim(0, top)
     ax.set_xlim(0, rows[-1]["first_request"] + rows[-1]["requests"])
     ax.set_xlabel("requests (demand reads) since the workload began")

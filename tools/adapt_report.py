@@ -14,7 +14,8 @@ request counts. Then: the per-phase table, the overall hit ratios, the
 time from each phase change to the loop's switch (requests, guest
 nanoseconds, guest instructions: cpu.busy of every CPU, which under
 icount counts instructions and not the idle time the clock skips), and
-the loop's own cost; report.md, adapt.png and the results.json section."""
+the loop's own cost; build/bench/adapt/report.md and adapt.png, and the
+results.json section."""
 
 import os
 import subprocess
@@ -173,8 +174,8 @@ def analyse(a, b, sim, out, plan):
     s = summary(rows, total)
     figures = section_figures(s, changes, cost)
     report = adapt_plot_and_report(out, rows, s, timeline, changes, cost, b, live, pts)
-    return {"phases": rows, "overall": s, "model_ns": {"hit": model[0], "miss": model[1]}, "timeline": timeline, "switches": changes,
-            "cost": cost, "decisions": b["decisions"], "figures": figures, "report": report}
+    return {"phases": rows, "overall": s, "model_ns": {"hit": model[0], "miss": model[1]},
+            "timeline": timeline, "switches": changes, "cost": cost, "decisions": b["decisions"], "figures": figures, "report": report}
 
 
 def summary(rows, total):
@@ -187,6 +188,15 @@ def summary(rows, total):
     return s
 
 
+def full_pair(name):
+    """The loop's short name of a pair ("2q": read-ahead sequential, "lru+recorded",
+    "evict=2q readahead=stride") as eviction+read-ahead."""
+    if "=" in name:
+        words = dict(w.split("=", 1) for w in name.split())
+        return f"{words.get('evict', 'lru')}+{words.get('readahead', 'sequential')}"
+    return name if "+" in name else f"{name}+sequential"
+
+
 def policy_timeline(decisions, pts):
     """[(request index, guest ns, policy, why)] from the default through every install
     and revert."""
@@ -194,11 +204,12 @@ def policy_timeline(decisions, pts):
     out = [{"request": 0, "ns": pts[0][0] if pts else 0, "policy": DEFAULT,
             "event": "start"}]
     for n, d in enumerate(decisions, 1):
-        if d.get("install_ns"):
+        if d.get("install_ns") is not None:
             out.append({"request": round(interp(times, reads, d["install_ns"])),
-                        "ns": d["install_ns"], "policy": d["policy"], "event": f"#{n} install"})
+                        "ns": d["install_ns"], "policy": full_pair(d["policy"]),
+                        "event": f"#{n} install"})
         if d.get("revert"):
-            prev = out[-2]["policy"] if len(out) > 1 else DEFAULT
+            prev = out[-2]["policy"] if len(out) > 1 else DEFAULT     # what it replaced
             out.append({"request": round(interp(times, reads, d["revert"]["ns"])),
                         "ns": d["revert"]["ns"], "policy": prev, "event": f"#{n} revert"})
     return out

@@ -18,8 +18,9 @@ commands in the same order in each:
       revert) says what the loop did and why (fetch_decisions).
 Then, on the host (tools/adapt_report.py), run (a)'s trace is cut at the
 phase boundaries and every policy pair and the optimum replayed on each
-slice with build/host/scion-sim; the report (report.md, adapt.png) and
-the figures go to OUT/adapt/ and OUT/results.json ("adapt")."""
+slice with build/host/scion-sim; the report
+(build/bench/adapt/report.md, adapt.png) and the figures go to OUT/adapt/
+and OUT/results.json ("adapt")."""
 
 import argparse
 import io
@@ -275,7 +276,8 @@ def config(plan):
                         "requests": n * phases.REQUESTS[phase],
                         "command": phases.Phases().next(phase)}
                        for label, phase, n in plan],
-            "margin": "the kernel's default (adapt status)",
+            "margin": "the loop's default, 50 permille of a recording's requests (each "
+                      "decision's margin in hits is in its record)",
             "monitor_ms": MONITOR_MS}
 
 
