@@ -49,7 +49,7 @@ def _pct(h, n):
     return f"{100 * h / n:.1f}%" if n else "-"
 
 
-def markdown(rows, s, timeline, changes, cost, decisions):
+def markdown(rows, s, timeline, changes, cost, decisions, stalls=()):
     out = ["# The adaptation loop over a phased workload", "",
            "Produced by `make bench-adapt` (tools/bench_adapt.py); figures also in "
            "build/bench/results.json (\"adapt\"). Hit ratios of demand reads; the default "
@@ -100,4 +100,7 @@ def markdown(rows, s, timeline, changes, cost, decisions):
         out.append(f"{n}. {d['reason']}")
     if not decisions:
         out.append("(none)")
+    if stalls:
+        out += ["", f"Run (b) was booted {len(stalls) + 1} times: the monitor's measurement "
+                "thread stopped making rounds in the boots before (" + "; ".join(stalls) + ")."]
     return "\n".join(out) + "\n"

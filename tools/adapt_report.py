@@ -295,5 +295,6 @@ def adapt_plot_and_report(out, rows, s, timeline, changes, cost, b, live, pts):
     plot(png, rows, default, adaptive, timeline)
     path = os.path.join(out, "report.md")
     with open(path, "w") as f:
-        f.write(markdown(rows, s, timeline, changes, cost, b["decisions"]))
+        f.write(markdown(rows, s, timeline, changes, cost, b["decisions"],
+                         b.get("monitor_stalls", ())))
     return path

@@ -79,14 +79,42 @@ def grafts():
     return paths
 
 
-def run_workload(c, plan, pump=None):
-    """Every command of the plan through the SHELL op; pump() between commands."""
+class Stalled(Exception):
+    """The monitor's measurement thread made no round for STALL_COMMANDS commands."""
+
+
+STALL_COMMANDS = 50
+ATTEMPTS = 3
+
+
+def run_workload(c, plan, pump=None, check=None):
+    """Every command of the plan through the SHELL op; pump() after each, check() after
+    every STALL_COMMANDS."""
     p = phases.Phases()
+    done = 0
     for _label, phase, commands in plan:
         for _ in range(commands):
             bench_boot.shell(c, p.next(phase))
+            done += 1
             if pump:
                 pump()
+            if check and done % STALL_COMMANDS == 0:
+                check(done)
+
+
+def stall_check(c):
+    """A check for run_workload: Stalled when the monitor's round count stands still.
+    (Seen at times right after the stream, the D program and the loop start: the
+    measurement thread stays "running" and makes no more rounds.)"""
+    last = [None]
+
+    def check(done):
+        rounds = monitor.control(c, C.MONITOR_CTL_STATUS)["rounds"]
+        if rounds == last[0]:
+            raise Stalled(f"the monitor made no round in the {STALL_COMMANDS} commands "
+                          f"before command {done} (rounds {rounds})")
+        last[0] = rounds
+    return check
 
 
 class MonitorSeries:
@@ -225,10 +253,25 @@ def run_default(kernel, disk, out_dir, plan):
 
 
 def run_adaptive(kernel, disk, out_dir, plan):
+    """Run (b), booted again (up to ATTEMPTS times) if the monitor stalls."""
+    stalls = []
+    for attempt in range(ATTEMPTS):
+        try:
+            run = run_adaptive_once(kernel, disk, out_dir, plan, attempt)
+            run["monitor_stalls"] = stalls
+            return run
+        except Stalled as e:
+            print(f"bench-adapt: run (b), attempt {attempt + 1}: {e}; booting again",
+                  file=sys.stderr)
+            stalls.append(str(e))
+    sys.exit(f"bench-adapt: the monitor stalled in {ATTEMPTS} boots of run (b): {stalls}")
+
+
+def run_adaptive_once(kernel, disk, out_dir, plan, attempt):
     """Run (b): adapt on, the monitor stream and the loop's D program open throughout."""
     series = MonitorSeries()
     events = []
-    b, sock = boot(kernel, disk, out_dir, "bench-adapt-on")
+    b, sock = boot(kernel, disk, out_dir, "bench-adapt-on" + (f"-{attempt}" if attempt else ""))
     try:
         with bench_boot.session(b, sock) as c:
             version = bench_boot.kernel_version(c)
@@ -241,7 +284,7 @@ def run_adaptive(kernel, disk, out_dir, plan):
             dstream, take, finish = d_session(c)
             bench_boot.shell(c, "adapt on")
             t0 = time.monotonic()
-            run_workload(c, plan, pump=lambda: events.extend(take()))
+            run_workload(c, plan, pump=lambda: events.extend(take()), check=stall_check(c))
             seconds = time.monotonic() - t0
             c.pump(2.0)         # the last rounds: the guest's clock runs on while it idles
             bench_boot.shell(c, "adapt off")
@@ -293,6 +336,7 @@ def adapt_bench(kernel, disk, sim, out_dir, plan=phases.BENCH_PLAN):
     section["config"] = config(plan)
     section["config"]["kernel_version"] = b["kernel_version"]
     section["logs"] = [a["log"], b["log"]]
+    section["monitor_stalls"] = b["monitor_stalls"]     # boots of run (b) given up
     return section
 
 
