@@ -14,6 +14,8 @@
 #                                                           Linux columns alone (Debian's kernel in
 #                                                           the same QEMU, ext2 on virtio-blk)
 #   make bench-scion                                        their Scion columns alone (scion exec)
+#   make bench-adapt                                        the adaptation loop over a phased block-cache
+#                                                           workload: build/bench/adapt/report.md, adapt.png
 #   make nightly                                            the self-monitoring loop end to end:
 #                                                           profile Scion, analyse, load, red flags
 #   make squid [SQUID_SCALE=full|small]                     KernInst's Squid study redone on Scion:
@@ -130,7 +132,7 @@ CHAN_WIRE_H := $(BUILD)/gen/chan_wire_layouts.h
 DISK := $(BUILD)/disk.img
 DISK_SIZE ?= 32M
 
-.PHONY: all kernel iso run run-options test bench bench-profile bench-linux bench-scion nightly squid gdb deps \
+.PHONY: all kernel iso run run-options test bench bench-profile bench-linux bench-scion bench-adapt nightly squid gdb deps \
 	deps-bench host-tests fuzz check-decoder sim clean
 .DEFAULT_GOAL := all
 
@@ -436,7 +438,7 @@ test: deps kernel iso test-kernel grafts userland host-tests $(SIM) $(ARCH_TEST_
 		$(RELOC_DRIVERS)
 	@$(PYTHON) tests/run_tests.py --build $(BUILD) --kernel-dir $(TEST_KDIR)
 
-bench: deps deps-bench test-kernel grafts $(ARCH_BENCH_TOOLS) $(SIM) $(DISK) $(BENCH_USERLAND) \
+bench: deps deps-bench test-kernel grafts $(DTC) $(ARCH_BENCH_TOOLS) $(SIM) $(DISK) $(BENCH_USERLAND) \
 		$(USERLAND_ARCHIVE) $(ROOTFS)
 	@$(PYTHON) tools/bench.py --kernel $(TEST_KDIR)/$(notdir $(QEMU_KERNEL)) --disk $(DISK) \
 		--out $(BUILD)/bench $(ARCH_BENCH_ARGS) --programs $(USERLAND_ARCHIVE) \
@@ -463,6 +465,15 @@ bench-linux: deps deps-bench $(BENCH_USERLAND)
 bench-scion: deps deps-bench test-kernel $(BENCH_USERLAND) $(USERLAND_ARCHIVE) $(ROOTFS)
 	@$(PYTHON) tools/bench_scion.py --kernel $(TEST_KDIR)/$(notdir $(QEMU_KERNEL)) \
 		--userland $(BUILD)/userland --out $(BUILD)/bench
+
+# tools/bench_adapt.py: also part of `make bench`; alone, it boots the test
+# kernel with the policy grafts twice (the adaptation loop off, recorded;
+# on, watched), replays the recording per phase with the simulator, writes
+# build/bench/adapt/report.md and adapt.png and merges the figures
+# ("adapt") into build/bench/results.json.
+bench-adapt: deps deps-bench test-kernel grafts $(DTC) $(SIM) $(DISK)
+	@$(PYTHON) tools/bench_adapt.py --kernel $(TEST_KDIR)/$(notdir $(QEMU_KERNEL)) \
+		--disk $(DISK) --sim $(SIM) --out $(BUILD)/bench
 
 # tools/nightly.py: collect days from Scion running `daily`, analyse, feed back.
 nightly: deps kernel $(LAYOUTS_PY)

@@ -51,6 +51,8 @@ if [[ ${1:-} == bench ]]; then
 	needs=(
 		"musl-tools:musl-gcc"
 		"cpio:cpio"
+		# tools/adapt_plot.py draws build/bench/adapt/adapt.png.
+		"python3-matplotlib:/usr/lib/python3/dist-packages/matplotlib"
 	)
 fi
 

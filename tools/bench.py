@@ -30,6 +30,7 @@ import bench_linux  # noqa: E402
 import bench_compare  # noqa: E402
 import bench_scion  # noqa: E402
 import bench_sparc64  # noqa: E402
+import bench_adapt  # noqa: E402
 from scionhost import bench as kernel_bench  # noqa: E402
 from scionhost import frame  # noqa: E402
 from scionhost.layouts import layout  # noqa: E402
@@ -221,6 +222,8 @@ def main():
     sfi = bench_sfi.sfi_bench(args.kernel, args.disk, args.out) if args.disk else None
     profile = bench_profile.profile_bench(args.out)
     sparc64 = bench_sparc64.probe_bench(args.out, runs[0])
+    adapt = (bench_adapt.adapt_bench(args.kernel, args.disk, args.sim, args.out)
+             if args.disk and args.sim else None)
     squid = squid_study.bench_section(os.path.dirname(os.path.abspath(args.kernel)),
                                       os.path.join(args.out, "squid"))
     # The system call and file system figures side by side: Debian's Linux
@@ -250,6 +253,7 @@ def main():
         "profile": profile,
         "squid": squid,
         "sparc64": sparc64,
+        "adapt": adapt,
         "syscalls": syscalls,
         "fs": fs,
         "published": PUBLISHED,
@@ -293,6 +297,8 @@ def main():
         bench_sfi.print_sfi(sfi)
     bench_profile.print_profile(profile)
     bench_sparc64.print_section(sparc64)
+    if adapt:
+        bench_adapt.print_section(adapt)
     squid_study.print_bench(squid)
     if syscalls:
         bench_compare.print_table(syscalls)

@@ -22,30 +22,8 @@ candidates simulated in parallel (one worker per CPU) have the figures
 import re
 
 from common import graft_path, poweroff, shell_boot
-from test_adapt import adapt_setup, cmd
-
-GRAFTS = ["evict_2q", "evict_clock", "readahead_stride", "readahead_recorded"]
-
-
-class Phases:
-    """The phases' commands, each a pure function of a counter (the disk has 8192 blocks)."""
-
-    def __init__(self):
-        self.k = 0
-
-    def next(self, phase):
-        self.k += 1
-        k = self.k
-        if phase == "scan":
-            return f"bcache run seq start={4096 + (k * 64) % 4000} n=64"
-        if phase == "hot":
-            return (f"bcache run random start=0 range=16 n=64 seed={k}" if k % 2 else
-                    f"bcache run random start=2000 range=4000 n=64 seed={k}")
-        if phase == "stride":
-            return f"bcache run stride start={(k * 256) % 7000} stride=4 n=64"
-        if phase == "repeat":
-            return "bcache run random start=1000 range=400 n=200 seed=7"
-        raise ValueError(phase)
+from test_adapt import cmd
+from scionhost.phases import GRAFTS, SETUP, Phases
 
 
 def live_pair(boot):
@@ -77,8 +55,9 @@ def job_adapt_phases(ctx):
     boot = shell_boot(ctx, "phases", smp=2, single_thread_tcg=True,
                       modules=[graft_path(ctx, n) for n in GRAFTS])
     try:
-        adapt_setup(boot, 32, "0.60", "min-reads=50 watch-reads=600 record-reads=800 "
-                    "dwell-ms=300 recheck-ms=5000")
+        for line in SETUP:
+            cmd(boot, line)
+        cmd(boot, "adapt on")
         p = Phases()
         # What may be in force at a phase's end: the pairs that serve it. Recorded order
         # serves any phase whose blocks were read in the same order before (a scan that
