@@ -101,6 +101,7 @@ static void log_row(uint64_t n, const char *role, const struct sim_outcome *o)
 		  pm / 10, pm % 10, (unsigned long long)o->aborts, o->log_id);
 	SDT_PROBE5_P(adapt, candidate, o->policy, o->sum.hits, o->sum.misses, o->aborts,
 		     o->sum.requests);
+	adapt_decision_row(n, role, o);
 }
 
 /* Step 4's choice: the index of the best installable candidate, or -1. */
@@ -137,6 +138,7 @@ void adapt_evaluate_and_decide(unsigned rec_id)
 	if (!r || sim_bcache_live(r, &measured, &model, false, why, sizeof(why))) {
 		adapt_log(n, "evaluate: rec%u cannot be simulated: %s", rec_id,
 			  r ? why : "it is gone");
+		adapt_decision_end(n, CHAN_ADAPT_NONE, CHAN_ADAPT_REASON_NOT_SIMULATED, NULL, 0);
 		if (r)
 			rec_store_put(r);
 		return;
@@ -156,6 +158,7 @@ void adapt_evaluate_and_decide(unsigned rec_id)
 	rec_store_put(r);
 	if (err[0] || err[c.n]) {
 		adapt_log(n, "decide: none: the live policy or the optimum could not be simulated");
+		adapt_decision_end(n, CHAN_ADAPT_NONE, CHAN_ADAPT_REASON_NOT_SIMULATED, NULL, 0);
 		return;
 	}
 
@@ -179,6 +182,7 @@ void adapt_evaluate_and_decide(unsigned rec_id)
 		adapt_log(n, "decide: none: the live policy is within the margin of the optimum: "
 			  "the module cannot improve alone (%llu hits from it, margin %llu)",
 			  (unsigned long long)gap, (unsigned long long)margin);
+		adapt_decision_end(n, CHAN_ADAPT_NONE, CHAN_ADAPT_REASON_WITHIN_OPTIMUM, NULL, margin);
 		return;
 	}
 	if (best < 0 || outcome[best].sum.hits < lv->sum.hits + margin) {
@@ -186,17 +190,23 @@ void adapt_evaluate_and_decide(unsigned rec_id)
 			  "hits (best %s: %+lld)", live, (unsigned long long)margin,
 			  best >= 0 ? c.name[best] : "none",
 			  best >= 0 ? (long long)(outcome[best].sum.hits - lv->sum.hits) : 0LL);
+		adapt_decision_end(n, CHAN_ADAPT_NONE, CHAN_ADAPT_REASON_NO_CANDIDATE,
+				   best >= 0 ? c.name[best] : NULL, margin);
 		return;
 	}
 	if (adapt.mode == ADAPT_DRY_RUN) {
 		adapt_log(n, "decide: dry-run: would install %s (%+lld hits over the live %s)",
 			  c.name[best], (long long)(outcome[best].sum.hits - lv->sum.hits), live);
+		adapt_decision_end(n, CHAN_ADAPT_WOULD_INSTALL, CHAN_ADAPT_REASON_BEATS_MARGIN,
+				   c.name[best], margin);
 		return;
 	}
 	if (adapt.installs_this_hour >= adapt.cfg.installs_per_hour) {
 		adapt.refusals++;
 		adapt_log(n, "decide: none: %s would win, but the limit of %u installs an hour is "
 			  "reached", c.name[best], adapt.cfg.installs_per_hour);
+		adapt_decision_end(n, CHAN_ADAPT_NONE, CHAN_ADAPT_REASON_INSTALL_LIMIT, c.name[best],
+				   margin);
 		return;
 	}
 
@@ -205,6 +215,8 @@ void adapt_evaluate_and_decide(unsigned rec_id)
 	adapt_format_ratio(before, sizeof(before), adapt.ratio_before_permille);
 	if (switch_policy(live, c.name[best], why, sizeof(why))) {
 		adapt_log(n, "install: %s failed: %s; %s stays", c.name[best], why, live);
+		adapt_decision_end(n, CHAN_ADAPT_INSTALL_FAILED, CHAN_ADAPT_REASON_INSTALL_ERROR,
+				   c.name[best], margin);
 		return;
 	}
 	adapt.installs++;
@@ -219,6 +231,8 @@ void adapt_evaluate_and_decide(unsigned rec_id)
 		  "%s; watching %u reads", c.name[best], live,
 		  (long long)(outcome[best].sum.hits - lv->sum.hits), before, adapt.cfg.watch_reads);
 	SDT_PROBE2_P(adapt, install, c.name[best], adapt.ratio_before_permille);
+	adapt_decision_end(n, CHAN_ADAPT_INSTALLED, CHAN_ADAPT_REASON_BEATS_MARGIN, c.name[best],
+			   margin);
 }
 
 void adapt_watch_verdict(uint32_t after, uint64_t reads)
@@ -233,6 +247,7 @@ void adapt_watch_verdict(uint32_t after, uint64_t reads)
 	if (after + adapt.cfg.margin_permille >= before) {
 		adapt_log(n, "watch: keep %s: live hit ratio %s over %llu reads (before %s)",
 			  adapt.installed, a, (unsigned long long)reads, b);
+		adapt_decision_watch(n, CHAN_ADAPT_KEPT, before, after, reads);
 		return;
 	}
 	uint64_t until = clock_ns() + (uint64_t)adapt.cfg.blacklist_ms * 1000000;
@@ -247,5 +262,7 @@ void adapt_watch_verdict(uint32_t after, uint64_t reads)
 			  adapt.installed, adapt.replaced, a, (unsigned long long)reads, b,
 			  adapt.installed, adapt.cfg.blacklist_ms);
 	SDT_PROBE2_P(adapt, revert, adapt.installed, after);
+	adapt_decision_watch(n, err ? CHAN_ADAPT_REVERT_FAILED : CHAN_ADAPT_REVERTED, before, after,
+			     reads);
 	adapt.installed[0] = '\0';
 }

@@ -72,6 +72,7 @@ static void detect_step(uint64_t now, const struct adapt_sample *totals)
 	adapt_log(n, "flag: bcache.hit_ratio %s < %s over the last %u ms (%llu reads)", r, t,
 		  adapt.cfg.window_ms, (unsigned long long)reads);
 	SDT_PROBE2_P(adapt, flag, ratio, adapt.cfg.threshold_permille);
+	adapt_decision_begin(n, ratio, adapt.cfg.threshold_permille, reads);
 	adapt.ratio_before_permille = ratio;
 	/* After any decision the loop waits dwell_ms before the next. */
 	adapt.quiet_until_ns = now + (uint64_t)adapt.cfg.dwell_ms * 1000000;
@@ -80,12 +81,14 @@ static void detect_step(uint64_t now, const struct adapt_sample *totals)
 		adapt.refusals++;
 		adapt_log(n, "no recording: the limit of %u recordings an hour is reached",
 			  adapt.cfg.recordings_per_hour);
+		adapt_decision_end(n, CHAN_ADAPT_NONE, CHAN_ADAPT_REASON_RECORD_LIMIT, NULL, 0);
 		return;
 	}
 	int err = record_kernel_start("bcache", why, sizeof(why));
 	if (err) {
 		adapt.refusals++;
 		adapt_log(n, "no recording: %s", why);
+		adapt_decision_end(n, CHAN_ADAPT_NONE, CHAN_ADAPT_REASON_NO_RECORDING, NULL, 0);
 		return;
 	}
 	adapt.recordings_this_hour++;
@@ -112,12 +115,14 @@ static void record_step(uint64_t now, const struct adapt_sample *totals)
 	int err = record_kernel_stop(&rec, why, sizeof(why));
 	if (err || !rec) {
 		adapt_log(n, "record: could not stop the recording: %s", why);
+		adapt_decision_end(n, CHAN_ADAPT_NONE, CHAN_ADAPT_REASON_NO_RECORDING, NULL, 0);
 		return;
 	}
 	unsigned id = rec->id;
 	adapt_log(n, "record: rec%u: %llu requests, %llu results%s%s", id,
 		  (unsigned long long)rec->stream[0].records,
 		  (unsigned long long)rec->stream[1].records, why[0] ? "; " : "", why);
+	adapt_decision_recording(n, id, rec->stream[0].records);
 	rec_store_put(rec);
 	adapt_evaluate_and_decide(id);
 	adapt_window_reset();
@@ -194,6 +199,8 @@ int adapt_set_mode(enum adapt_mode mode)
 		if (!record_kernel_stop(&rec, why, sizeof(why)) && rec) {
 			adapt_log(adapt.decisions, "record: rec%u ended early: the loop was turned off",
 				  rec->id);
+			adapt_decision_end(adapt.decisions, CHAN_ADAPT_NONE,
+					   CHAN_ADAPT_REASON_NO_RECORDING, NULL, 0);
 			rec_store_put(rec);
 		}
 	}
