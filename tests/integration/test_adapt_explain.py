@@ -13,12 +13,15 @@ asserted:
 - `scion adapt explain N --json` downloads the recording, replays every
   row on the host simulator and finds the same hits, misses, requests and
   aborts for every row (exit 0), and its text table says so;
+- a host simulator that disagrees on one row gets that row marked and
+  exit status 1; no simulator, one line;
+- the channel's events have one per decision's outcome;
 - bad input is one line `scion: ...` and a nonzero exit: a decision not
-  kept (9999), not a number (abc)."""
+  kept (9999), not a number (abc), its recording deleted from the store."""
 
 import json
+import os
 import re
-import time
 
 from common import graft_path, poweroff
 from test_adapt import GRAFTS, Driver, cmd
@@ -81,6 +84,29 @@ def job_explain(ctx):
                    f"{len(rows)} of {len(rows)} rows the same on the host" in out and
                    not any(l.startswith("*") for l in lines), out + err)
 
+        # A host simulator that disagrees (2q's hits changed): the row marked, exit 1.
+        fake = os.path.join(ctx.log_dir, f"{ctx.job}-fake-sim")
+        with open(fake, "w") as f:
+            f.write("#!/bin/sh\n"
+                    f"'{os.path.join(ctx.build, 'host', 'scion-sim')}' \"$@\" | "
+                    "sed -E 's/^(evict=2q readahead=[a-z]+ +)[0-9]+/\\1 1/'\n")
+        os.chmod(fake, 0o755)
+        rc, out, err = scion(ctx, sock, "adapt", "explain", str(n), env={"SCION_SIM": fake},
+                             timeout=300)
+        marked = [l for l in out.splitlines() if l.startswith("*")]
+        ctx.result("difference-marked-exit-1", rc == 1 and len(marked) == 1 and
+                   "evict=2q " in marked[0] and "1 differ (marked *)" in out, out + err)
+        rc, out, err = scion(ctx, sock, "adapt", "explain", str(n),
+                             env={"SCION_SIM": os.path.join(ctx.log_dir, "no-such-sim")})
+        ctx.result("no-simulator-one-line", rc == 1 and not out and
+                   re.fullmatch(r"scion: adapt explain: \S+no-such-sim: no simulator; .*\n", err)
+                   is not None, f"exit {rc}: {out}{err}")
+
+        # The channel's events: one per decision's outcome.
+        rc, out, err = scion(ctx, sock, "events")
+        ctx.result("event-per-decision", rc == 0 and re.search(
+            rf"adapt: decision {n} would-install 2q \(\d+ rows\)", out) is not None, out + err)
+
         for arg, pattern in (("9999", r"scion: adapt explain: no decision 9999: decisions "
                                       r"\d+ to \d+ are kept"),
                              ("abc", r"scion: adapt explain: 'abc' is not a decision number")):
@@ -88,5 +114,14 @@ def job_explain(ctx):
             ctx.result(f"bad-input-{arg}", rc != 0 and not out and
                        len(err.strip().splitlines()) == 1 and re.match(pattern, err),
                        f"exit {rc}: {out}{err}")
+
+        # The recording gone from the store: one line.
+        rec = dec.get("recording") or "rec0"
+        cmd(boot, f"record delete {rec}")
+        rc, out, err = scion(ctx, sock, "adapt", "explain", str(n))
+        ctx.result("recording-gone-one-line", rc == 1 and not out and
+                   len(err.strip().splitlines()) == 1 and
+                   err.startswith(f"scion: adapt explain: {rec} cannot be read from the "
+                                  "kernel's store"), f"exit {rc}: {out}{err}")
     finally:
         poweroff(ctx, boot)
