@@ -16,7 +16,7 @@ import statistics
 import sys
 import time
 
-from . import bench, execute, frame, monitor, recconvert, record, replies, streams, trace
+from . import adapt, bench, execute, frame, monitor, recconvert, record, replies, streams, trace
 from . import run as run_command
 from .profile import cli as profile_cli
 from .client import Client, ScionError, answer, default_socket_path
@@ -308,6 +308,7 @@ def build_parser():
     monitor.add_monitor(sub, subcommand)
     recconvert.add_record_convert(record.add_record(sub, subcommand, byte_count), subcommand)
     record.add_sim(sub, subcommand)
+    adapt.add_adapt(sub, subcommand)
 
     p = subcommand(sub, "ping", "ECHO round trips: min and median latency (host time)", cmd_ping)
     p.add_argument("--count", "-c", type=int, default=10, metavar="N",

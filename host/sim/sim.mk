@@ -26,6 +26,10 @@ SIM_HEADERS := $(wildcard host/sim/*.h kernel/insitu/*.h kernel/bcache/cache.h k
 	grafts/include/graft/*.h)
 # The grafts that implement a block cache policy or a pick-next policy.
 SIM_GRAFT_SRCS := $(sort $(shell grep -lE 'GRAFT_METHOD.(bcache_|sched_pick_next)' grafts/*.c))
+# ... and the misbehaving eviction policy the adaptation loop simulates among its
+# candidates (its aborts in simulation keep it from being installed): `scion adapt
+# explain` replays it on the host too.
+SIM_GRAFT_SRCS += grafts/bad/bad_victim.c
 sim_manifest = graft_manifest_$(subst -,_,$(basename $(notdir $(1))))
 SIM_GRAFT_OBJS := $(patsubst grafts/%.c,$(BUILD)/sim/grafts/%.o,$(SIM_GRAFT_SRCS))
 SIM_TABLE := $(BUILD)/gen/sim_grafts.c

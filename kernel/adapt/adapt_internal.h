@@ -6,7 +6,8 @@
  * candidate policy and the optimum on it, install the best one if it
  * beats the live policy by the margin, watch the live ratio and revert
  * when it got worse (loop.c, decide.c); every step is logged (log.c) and
- * the shell drives it (cmd_adapt.c).
+ * the shell drives it (cmd_adapt.c); each decision is also kept as a
+ * structured record for the host (decisions.c).
  *
  * Invariants: at most one decision is in progress (the loop thread's);
  * the loop has at most one install in force (adapt.installed, a policy
@@ -23,6 +24,7 @@
 #include <scion/mutex.h>
 #include <scion/graft.h>
 #include "../insitu/bcache_replay.h"
+#include <scion/chan_reply.h>
 
 #define ADAPT_TICK_MS		100	/* how often the loop thread looks */
 #define ADAPT_WINDOW_MAX	100	/* samples in the sliding window (10 s) */
@@ -83,6 +85,7 @@ struct adapt_state {
 	uint32_t settled_permille;		/* lock: the live ratio it was settled at */
 	uint64_t settled_ns;			/* lock: when it settled (rechecks recheck_ms later) */
 	bool ratio_before_known;		/* lock: ratio_before was judged at the flag */
+	uint64_t flag_reads;			/* lock: the reads of the flag's window */
 	struct adapt_blacklisted blacklist[ADAPT_BLACKLIST_MAX];	/* lock */
 	uint64_t hour_start_ns;			/* lock: the limits' hour */
 	uint32_t recordings_this_hour, installs_this_hour;	/* lock */
@@ -140,6 +143,26 @@ void adapt_pair_unscope(const struct sim_policy_names *p, uint64_t tid);
 int adapt_set_mode(enum adapt_mode mode);
 const char *adapt_mode_name(enum adapt_mode mode);
 const char *adapt_phase_name(enum adapt_phase phase);
+
+/*
+ * decisions.c: decision n as a structured record (scion/chan_reply.h's
+ * struct chan_adapt_decision and its rows), one call next to each step's
+ * adapt_log: begin at the flag, recording when the trace is stopped,
+ * row per simulated policy (role "live", "candidate" or "optimum"), end
+ * with the outcome (enum chan_adapt_outcome), its reason (enum
+ * chan_adapt_reason), the policy chosen ("" or NULL: none) and the
+ * margin in hits, watch with the verdict (CHAN_ADAPT_KEPT, _REVERTED,
+ * _REVERT_FAILED). adapt.lock held (the ring's spinlock is taken inside).
+ */
+struct sim_outcome;
+void adapt_decision_begin(uint64_t n, uint32_t ratio_permille, uint32_t threshold_permille,
+			  uint64_t reads);
+void adapt_decision_recording(uint64_t n, unsigned rec_id, uint64_t requests);
+void adapt_decision_row(uint64_t n, const char *role, const struct sim_outcome *o);
+void adapt_decision_end(uint64_t n, uint32_t outcome, uint32_t reason, const char *chosen,
+			uint64_t margin);
+void adapt_decision_watch(uint64_t n, uint32_t verdict, uint32_t before_permille,
+			  uint32_t after_permille, uint64_t reads);
 
 /* log.c: one step of decision n: the kernel log, the ring (`adapt log`). Any context but IRQ. */
 void adapt_log(uint64_t n, const char *fmt, ...) __attribute__((format(printf, 2, 3)));

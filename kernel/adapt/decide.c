@@ -70,6 +70,7 @@ static void log_row(uint64_t n, const char *role, const struct sim_outcome *o)
 		  pm / 10, pm % 10, (unsigned long long)o->aborts, o->log_id);
 	SDT_PROBE5_P(adapt, candidate, o->policy, o->sum.hits, o->sum.misses, o->aborts,
 		     o->sum.requests);
+	adapt_decision_row(n, role, o);
 }
 
 /* Step 4's choice: the index of the best installable candidate, or -1. */
@@ -168,6 +169,7 @@ void adapt_evaluate_and_decide(unsigned rec_id)
 	if (!r || sim_bcache_live(r, &measured, &model, true, why, sizeof(why))) {
 		adapt_log(n, "evaluate: rec%u cannot be simulated: %s", rec_id,
 			  r ? why : "it is gone");
+		adapt_decision_end(n, CHAN_ADAPT_NONE, CHAN_ADAPT_REASON_NOT_SIMULATED, NULL, 0);
 		if (r)
 			rec_store_put(r);
 		return;
@@ -221,6 +223,7 @@ void adapt_evaluate_and_decide(unsigned rec_id)
 	unsigned bound = readaheads > 1 ? c + 1 : c;
 	if (err[0] || err[bound]) {
 		adapt_log(n, "decide: none: the live policy or the optimum could not be simulated");
+		adapt_decision_end(n, CHAN_ADAPT_NONE, CHAN_ADAPT_REASON_NOT_SIMULATED, NULL, 0);
 		return;
 	}
 
@@ -245,6 +248,7 @@ void adapt_evaluate_and_decide(unsigned rec_id)
 			  "the module cannot improve alone (%llu hits from it, margin %llu)",
 			  (unsigned long long)gap, (unsigned long long)margin);
 		settle(adapt.ratio_before_permille, now);
+		adapt_decision_end(n, CHAN_ADAPT_NONE, CHAN_ADAPT_REASON_WITHIN_OPTIMUM, NULL, margin);
 		return;
 	}
 	if (best < 0 || outcome[best].sum.hits < lv->sum.hits + margin) {
@@ -253,17 +257,23 @@ void adapt_evaluate_and_decide(unsigned rec_id)
 			  best >= 0 ? name[best] : "none",
 			  best >= 0 ? (long long)(outcome[best].sum.hits - lv->sum.hits) : 0LL);
 		settle(adapt.ratio_before_permille, now);
+		adapt_decision_end(n, CHAN_ADAPT_NONE, CHAN_ADAPT_REASON_NO_CANDIDATE,
+				   best >= 0 ? name[best] : NULL, margin);
 		return;
 	}
 	if (adapt.mode == ADAPT_DRY_RUN) {
 		adapt_log(n, "decide: dry-run: would install %s (%+lld hits over the live %s)",
 			  name[best], (long long)(outcome[best].sum.hits - lv->sum.hits), name[0]);
+		adapt_decision_end(n, CHAN_ADAPT_WOULD_INSTALL, CHAN_ADAPT_REASON_BEATS_MARGIN,
+				   name[best], margin);
 		return;
 	}
 	if (adapt.installs_this_hour >= adapt.cfg.installs_per_hour) {
 		adapt.refusals++;
 		adapt_log(n, "decide: none: %s would win, but the limit of %u installs an hour is "
 			  "reached", name[best], adapt.cfg.installs_per_hour);
+		adapt_decision_end(n, CHAN_ADAPT_NONE, CHAN_ADAPT_REASON_INSTALL_LIMIT, name[best],
+				   margin);
 		return;
 	}
 
@@ -278,6 +288,8 @@ void adapt_evaluate_and_decide(unsigned rec_id)
 		snprintf(scope, sizeof(scope), " for process %llu", (unsigned long long)pid);
 	if (adapt_pair_switch(&live, &pair[best], tid, why, sizeof(why))) {
 		adapt_log(n, "install: %s%s failed: %s; %s stays", name[best], scope, why, name[0]);
+		adapt_decision_end(n, CHAN_ADAPT_INSTALL_FAILED, CHAN_ADAPT_REASON_INSTALL_ERROR,
+				   name[best], margin);
 		return;
 	}
 	adapt.installs++;
@@ -296,6 +308,8 @@ void adapt_evaluate_and_decide(unsigned rec_id)
 		  "%s; watching %u reads", name[best], name[0], scope,
 		  (long long)(outcome[best].sum.hits - lv->sum.hits), before, adapt.cfg.watch_reads);
 	SDT_PROBE3_P(adapt, install, name[best], adapt.ratio_before_permille, pid);
+	adapt_decision_end(n, CHAN_ADAPT_INSTALLED, CHAN_ADAPT_REASON_BEATS_MARGIN, name[best],
+			   margin);
 }
 
 void adapt_watch_verdict(uint32_t after, uint64_t reads)
@@ -313,6 +327,7 @@ void adapt_watch_verdict(uint32_t after, uint64_t reads)
 		adapt_log(n, "watch: keep %s: live hit ratio %s over %llu reads (before %s)",
 			  inst, a, (unsigned long long)reads, b);
 		settle(after, clock_ns());
+		adapt_decision_watch(n, CHAN_ADAPT_KEPT, before, after, reads);
 		return;
 	}
 	uint64_t until = clock_ns() + (uint64_t)adapt.cfg.blacklist_ms * 1000000;
@@ -331,4 +346,6 @@ void adapt_watch_verdict(uint32_t after, uint64_t reads)
 			  inst, repl, a, (unsigned long long)reads, b, inst, adapt.cfg.blacklist_ms);
 	SDT_PROBE2_P(adapt, revert, inst, after);
 	adapt.have_installed = false;
+	adapt_decision_watch(n, err ? CHAN_ADAPT_REVERT_FAILED : CHAN_ADAPT_REVERTED, before, after,
+			     reads);
 }

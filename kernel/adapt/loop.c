@@ -74,6 +74,7 @@ static bool flagged(uint64_t now, char *line, size_t n)
 	bool judged = adapt_window_ratio(&ratio, &reads);
 
 	adapt.ratio_before_known = judged;
+	adapt.flag_reads = reads;
 	adapt.ratio_before_permille = ratio;
 	adapt_format_ratio(r, sizeof(r), ratio);
 	if (adapt_redflag_take(red, sizeof(red))) {
@@ -121,6 +122,8 @@ static void detect_step(uint64_t now, const struct adapt_sample *totals)
 	adapt.flags++;
 	adapt_log(n, "flag: %s", line);
 	SDT_PROBE2_P(adapt, flag, adapt.ratio_before_permille, adapt.cfg.threshold_permille);
+	adapt_decision_begin(n, adapt.ratio_before_permille, adapt.cfg.threshold_permille,
+			     adapt.flag_reads);
 	/* After any decision the loop waits dwell_ms before the next. */
 	adapt.quiet_until_ns = now + (uint64_t)adapt.cfg.dwell_ms * 1000000;
 	limits_roll(now);
@@ -128,12 +131,14 @@ static void detect_step(uint64_t now, const struct adapt_sample *totals)
 		adapt.refusals++;
 		adapt_log(n, "no recording: the limit of %u recordings an hour is reached",
 			  adapt.cfg.recordings_per_hour);
+		adapt_decision_end(n, CHAN_ADAPT_NONE, CHAN_ADAPT_REASON_RECORD_LIMIT, NULL, 0);
 		return;
 	}
 	int err = record_kernel_start("bcache", why, sizeof(why));
 	if (err) {
 		adapt.refusals++;
 		adapt_log(n, "no recording: %s", why);
+		adapt_decision_end(n, CHAN_ADAPT_NONE, CHAN_ADAPT_REASON_NO_RECORDING, NULL, 0);
 		return;
 	}
 	adapt.recordings_this_hour++;
@@ -167,6 +172,7 @@ static void record_step(uint64_t now, const struct adapt_sample *totals)
 	int err = record_kernel_stop(&rec, why, sizeof(why));
 	if (err || !rec) {
 		adapt_log(n, "record: could not stop the recording: %s", why);
+		adapt_decision_end(n, CHAN_ADAPT_NONE, CHAN_ADAPT_REASON_NO_RECORDING, NULL, 0);
 		return;
 	}
 	unsigned id = rec->id;
@@ -180,6 +186,7 @@ static void record_step(uint64_t now, const struct adapt_sample *totals)
 	adapt_log(n, "record: rec%u: %llu requests, %llu results%s%s", id,
 		  (unsigned long long)rec->stream[0].records,
 		  (unsigned long long)rec->stream[1].records, why[0] ? "; " : "", why);
+	adapt_decision_recording(n, id, rec->stream[0].records);
 	rec_store_put(rec);
 	adapt_evaluate_and_decide(id);
 	forget_redflags();
@@ -271,6 +278,8 @@ int adapt_set_mode(enum adapt_mode mode)
 		if (!record_kernel_stop(&rec, why, sizeof(why)) && rec) {
 			adapt_log(adapt.decisions, "record: rec%u ended early: the loop was turned off",
 				  rec->id);
+			adapt_decision_end(adapt.decisions, CHAN_ADAPT_NONE,
+					   CHAN_ADAPT_REASON_NO_RECORDING, NULL, 0);
 			rec_store_put(rec);
 		}
 	}

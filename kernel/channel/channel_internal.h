@@ -94,6 +94,8 @@ int channel_op_graft_list(uint32_t seq, const uint8_t *body, uint32_t len);
 int channel_op_metrics(uint32_t seq, const uint8_t *body, uint32_t len);
 int channel_op_metric_add(uint32_t seq, const uint8_t *body, uint32_t len);
 int channel_op_metric_remove(uint32_t seq, const uint8_t *body, uint32_t len);
+int channel_op_adapt_decisions(uint32_t seq, const uint8_t *body, uint32_t len);
+int channel_op_adapt_rows(uint32_t seq, const uint8_t *body, uint32_t len);
 
 /* The channel's counters, read unlocked (a snapshot in motion). */
 void channel_get_stats(struct chan_channel_stats *s);

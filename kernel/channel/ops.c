@@ -274,6 +274,8 @@ static const struct {
 	[CHAN_OP_SIGNAL] = { "signal", proc_signal_request },
 	[CHAN_OP_METRIC_ADD] = { "metric-add", channel_op_metric_add },
 	[CHAN_OP_METRIC_REMOVE] = { "metric-remove", channel_op_metric_remove },
+	[CHAN_OP_ADAPT_DECISIONS] = { "adapt-decisions", channel_op_adapt_decisions },
+	[CHAN_OP_ADAPT_ROWS] = { "adapt-rows", channel_op_adapt_rows },
 };
 
 void channel_handle_request(uint32_t seq, const uint8_t *payload, uint32_t length)

@@ -12,6 +12,7 @@
  * spec); the answer is one page of records after its start, and says
  * whether there are more.
  */
+#include <scion/adapt.h>
 #include <scion/chan_reply.h>
 #include <scion/string.h>
 #include <scion/format.h>
@@ -330,5 +331,44 @@ int channel_op_metrics(uint32_t seq, const uint8_t *body, uint32_t len)
 	if (err)
 		return err;
 	metric_foreach(list_metric, &l);
+	return chan_list_finish(&l);
+}
+
+/* ADAPT_DECISIONS and ADAPT_ROWS: the adaptation loop's decisions kept (scion/adapt.h). */
+static struct adapt_decision_copy decisions_copy[CHAN_ADAPT_DECISIONS];	/* channel thread */
+
+int channel_op_adapt_decisions(uint32_t seq, const uint8_t *body, uint32_t len)
+{
+	struct chan_list l;
+	int err = chan_list_begin(&l, seq, body, len, CHAN_WIRE(chan_adapt_decision),
+				  "adapt decisions", false);
+	if (err)
+		return err;
+	size_t count = adapt_decisions_copy(decisions_copy);
+	for (size_t k = 0; k < count; k++) {
+		struct chan_adapt_decision *r = chan_list_add(&l, decisions_copy[k].d.number);
+		if (r)
+			*r = decisions_copy[k].d;
+	}
+	return chan_list_finish(&l);
+}
+
+int channel_op_adapt_rows(uint32_t seq, const uint8_t *body, uint32_t len)
+{
+	struct chan_list l;
+	int err = chan_list_begin(&l, seq, body, len, CHAN_WIRE(chan_adapt_row), "adapt rows",
+				  false);
+	if (err)
+		return err;
+	size_t count = adapt_decisions_copy(decisions_copy);
+	for (size_t k = 0; k < count; k++) {
+		const struct adapt_decision_copy *c = &decisions_copy[k];
+		for (uint32_t i = 0; i < c->d.rows; i++) {
+			struct chan_adapt_row *r = chan_list_add(&l, c->d.number * CHAN_ADAPT_ROW_KEYS +
+								 i + 1);
+			if (r)
+				*r = c->row[i];
+		}
+	}
 	return chan_list_finish(&l);
 }

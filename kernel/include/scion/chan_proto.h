@@ -144,6 +144,11 @@ enum chan_op {
 					   struct chan_metric_add_reply: a KernInst metric set up */
 	CHAN_OP_METRIC_REMOVE = 24,	/* struct chan_metric_remove_request -> status 0, or
 					   -ENOENT: one metric (id) or all (id 0) removed */
+	CHAN_OP_ADAPT_DECISIONS = 25,	/* struct chan_list_request (start: a decision number;
+					   N - 1 for decision N) -> a list of struct
+					   chan_adapt_decision (scion/chan_reply.h) */
+	CHAN_OP_ADAPT_ROWS = 26,	/* struct chan_list_request (start: N * CHAN_ADAPT_ROW_KEYS
+					   for decision N's) -> a list of struct chan_adapt_row */
 	CHAN_OP_LIMIT,
 };
 

@@ -168,4 +168,89 @@ struct chan_event_info {
 };
 _Static_assert(sizeof(struct chan_event_info) == 176, "chan_event_info changed");
 
+/*
+ * ADAPT_DECISIONS and ADAPT_ROWS: the adaptation loop's last
+ * CHAN_ADAPT_DECISIONS decisions (kernel/adapt/decisions.c), one record
+ * each keyed by its number, and the simulated figures each saw, one
+ * record a row (the live policy, each candidate, each optimum) keyed by
+ * decision * CHAN_ADAPT_ROW_KEYS + index + 1. `scion adapt explain N`
+ * replays a decision's rows on the host from its recording (rec).
+ */
+#define CHAN_ADAPT_DECISIONS	16	/* decisions kept */
+#define CHAN_ADAPT_ROWS_MAX	24	/* rows of one decision kept */
+#define CHAN_ADAPT_ROW_KEYS	32	/* > CHAN_ADAPT_ROWS_MAX */
+#define CHAN_ADAPT_POLICY_MAX	48	/* a policy spec, NUL included (REC_POLICY_MAX) */
+
+/* A row's role. */
+enum chan_adapt_role {
+	CHAN_ADAPT_ROLE_LIVE = 1,
+	CHAN_ADAPT_ROLE_CANDIDATE = 2,
+	CHAN_ADAPT_ROLE_OPTIMUM = 3,
+};
+
+/* What the decision did. */
+enum chan_adapt_outcome {
+	CHAN_ADAPT_PENDING = 0,		/* flagged; recording or simulating */
+	CHAN_ADAPT_INSTALLED = 1,
+	CHAN_ADAPT_WOULD_INSTALL = 2,	/* dry-run */
+	CHAN_ADAPT_NONE = 3,		/* nothing installed: reason says why */
+	CHAN_ADAPT_INSTALL_FAILED = 4,
+};
+
+/* Why: the outcome's reason. */
+enum chan_adapt_reason {
+	CHAN_ADAPT_REASON_NONE = 0,
+	CHAN_ADAPT_REASON_BEATS_MARGIN = 1,	/* chosen beats the live policy by the margin */
+	CHAN_ADAPT_REASON_WITHIN_OPTIMUM = 2,	/* the live policy is within the margin of the optimum */
+	CHAN_ADAPT_REASON_NO_CANDIDATE = 3,	/* no candidate beats the live policy by the margin */
+	CHAN_ADAPT_REASON_INSTALL_LIMIT = 4,	/* the installs-an-hour limit is reached */
+	CHAN_ADAPT_REASON_RECORD_LIMIT = 5,	/* the recordings-an-hour limit is reached */
+	CHAN_ADAPT_REASON_NO_RECORDING = 6,	/* the recording could not start or stop */
+	CHAN_ADAPT_REASON_NOT_SIMULATED = 7,	/* the recording, the live policy or the optimum
+						   could not be simulated */
+	CHAN_ADAPT_REASON_INSTALL_ERROR = 8,	/* graft_install refused */
+};
+
+/* The watch after an install. */
+enum chan_adapt_verdict {
+	CHAN_ADAPT_UNWATCHED = 0,
+	CHAN_ADAPT_WATCHING = 1,
+	CHAN_ADAPT_KEPT = 2,
+	CHAN_ADAPT_REVERTED = 3,
+	CHAN_ADAPT_REVERT_FAILED = 4,
+};
+
+struct chan_adapt_decision {
+	uint64_t number;		/* 1, 2, ... (`adapt log`'s #N) */
+	uint64_t uptime_ms;		/* when it was flagged */
+	uint64_t flag_reads;		/* reads in the window at the flag */
+	uint64_t requests;		/* the trace's requests */
+	uint64_t margin;		/* hits a candidate had to win by */
+	uint64_t watch_reads;		/* reads the watch judged */
+	uint32_t ratio_permille;	/* the window's hit ratio at the flag */
+	uint32_t threshold_permille;	/* the rule's */
+	uint32_t rec;			/* the trace's recording, recN (0: none) */
+	uint32_t rows;			/* its ADAPT_ROWS records */
+	uint32_t outcome;		/* enum chan_adapt_outcome */
+	uint32_t reason;		/* enum chan_adapt_reason */
+	uint32_t verdict;		/* enum chan_adapt_verdict */
+	uint32_t before_permille;	/* the watch: live hit ratio before and after */
+	uint32_t after_permille;
+	uint32_t reserved;
+	char chosen[CHAN_ADAPT_POLICY_MAX];	/* the policy installed or that would win ("") */
+};
+_Static_assert(sizeof(struct chan_adapt_decision) == 136, "chan_adapt_decision changed");
+
+struct chan_adapt_row {
+	uint64_t decision;		/* its number */
+	uint64_t hits, misses, requests;	/* simulated */
+	uint64_t aborts;		/* its grafts' transactions that aborted */
+	uint32_t index;			/* 0, 1, ... in the order simulated */
+	uint32_t role;			/* enum chan_adapt_role */
+	uint32_t log_rec;		/* the recording holding its simulated log (0: none) */
+	uint32_t reserved;
+	char policy[CHAN_ADAPT_POLICY_MAX];	/* the spec, e.g. "evict=2q readahead=recorded" */
+};
+_Static_assert(sizeof(struct chan_adapt_row) == 104, "chan_adapt_row changed");
+
 #endif

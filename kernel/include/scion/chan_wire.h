@@ -28,7 +28,8 @@
  * CONVERTED: the frame header (frame.c, chan_put_le) and trailer (CRC);
  * RESPONSE/ERROR's status; the request header (op); STATUS, STATS; the
  * list requests and answers (chan_list_request, chan_list_head and the
- * records of PROBE_LIST, GRAFT_LIST, METRICS, EVENTS); METRIC_ADD,
+ * records of PROBE_LIST, GRAFT_LIST, METRICS, EVENTS, ADAPT_DECISIONS,
+ * ADAPT_ROWS); METRIC_ADD,
  * METRIC_REMOVE; BULK; STREAM_OPEN's reply, STREAM_CLOSE's request and
  * totals; every DATA frame's stream id and chunk header (stream.c);
  * SYMBOLIZE; TRACE_START's request and reply; REC_PUT's and REC_GET's
