@@ -76,13 +76,13 @@ def latency_model(log_path):
     return sum(hit) // len(hit), sum(miss) // len(miss)
 
 
-def replay(sim, slice_dir, model):
-    """{policy: hits} of every pair and the optimum replayed on a slice. One scion-sim
-    per policy: the recorded-order graft's table is the graft's own static data, so in
-    one process a policy would start with what the previous one learnt."""
-    for p in PAIRS + ["optimal"]:
+def replay(sim, slice_dir, model, one_process=True):
+    """{policy: hits} of every pair and the optimum replayed on a slice, by one scion-sim
+    (each replay starts from fresh grafts: host/sim/policies.c), or one per policy."""
+    policies = PAIRS + ["optimal"]
+    for batch in ([policies] if one_process else [[p] for p in policies]):
         subprocess.run([sim, "replay", slice_dir, "--out", slice_dir, "--model",
-                        f"{model[0]},{model[1]}", "--policy", p],
+                        f"{model[0]},{model[1]}"] + sum((["--policy", p] for p in batch), []),
                        check=True, capture_output=True, text=True)
     return {p: sum(hits_of_log(os.path.join(slice_dir, f"{p}.log.bin")))
             for p in PAIRS + [OPTIMUM]}

@@ -10,6 +10,7 @@
  * it, the default answering when it aborts or reaches its own point.
  */
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <graft/manifest.h>
 #include "sim_host.h"
@@ -20,6 +21,36 @@ extern const struct graft_manifest *const sim_graft_manifests[];
 static const char *const point_of_kind[SIM_KINDS] = {
 	[SIM_EVICT] = "bcache.evict", [SIM_READAHEAD] = "bcache.readahead",
 };
+
+/*
+ * The grafts' static data (host/sim/sim.mk gathers it in these two
+ * sections), put back as the program started before every replay: each
+ * replay starts from a fresh graft, as a kernel simulation instance
+ * loads a private copy (a recorded-order table must not carry over).
+ */
+extern char __start_sim_graft_data[] __attribute__((weak));
+extern char __stop_sim_graft_data[] __attribute__((weak));
+extern char __start_sim_graft_bss[] __attribute__((weak));
+extern char __stop_sim_graft_bss[] __attribute__((weak));
+static char *graft_data_at_start;
+
+static void sim_host_grafts_fresh(void)
+{
+	size_t data = (size_t)(__stop_sim_graft_data - __start_sim_graft_data);
+	if (data && !graft_data_at_start) {
+		graft_data_at_start = malloc(data);
+		if (!graft_data_at_start) {
+			fprintf(stderr, "scion-sim: no memory for the grafts' data\n");
+			exit(1);
+		}
+		memcpy(graft_data_at_start, __start_sim_graft_data, data);
+	} else if (data) {
+		memcpy(__start_sim_graft_data, graft_data_at_start, data);
+	}
+	size_t bss = (size_t)(__stop_sim_graft_bss - __start_sim_graft_bss);
+	if (bss)
+		memset(__start_sim_graft_bss, 0, bss);
+}
 
 static const struct graft_manifest *chosen[SIM_KINDS];	/* NULL: the default */
 static bool running[SIM_KINDS];
@@ -114,6 +145,7 @@ bool sim_host_use(struct bcache_cache *c, const struct sim_policy_names *names, 
 		  size_t whylen)
 {
 	bool optimal[SIM_KINDS];
+	sim_host_grafts_fresh();
 	for (unsigned k = 0; k < SIM_KINDS; k++) {
 		chosen[k] = NULL;
 		optimal[k] = !strcmp(names->name[k], sim_optimal_names[k]);
@@ -165,6 +197,7 @@ static struct thread *graft_pick_next(struct cpu *c)
 
 void sim_host_sched_use(struct sched_runq *rq, const char *name)
 {
+	sim_host_grafts_fresh();
 	pick_chosen = strcmp(name, SCHED_SIM_DEFAULT_POLICY) ? find(name) : NULL;
 	pick_slot = pick_chosen ? graft_pick_next : sched_default_pick_next;
 	rq->pick_next = &pick_slot;

@@ -34,10 +34,20 @@ sim_manifest = graft_manifest_$(subst -,_,$(basename $(notdir $(1))))
 SIM_GRAFT_OBJS := $(patsubst grafts/%.c,$(BUILD)/sim/grafts/%.o,$(SIM_GRAFT_SRCS))
 SIM_TABLE := $(BUILD)/gen/sim_grafts.c
 
-$(BUILD)/sim/grafts/%.o: grafts/%.c $(SIM_HEADERS)
+# A graft's static data goes to the sections sim_graft_data and sim_graft_bss,
+# which policies.c puts back as booted before every replay, as the kernel's
+# simulation instances each load a private copy of a graft.
+SIM_GRAFT_DATA_SECTIONS := .data .data.rel .data.rel.local
+$(BUILD)/sim/grafts/%.o: grafts/%.c $(SIM_HEADERS) host/sim/sim.mk
 	@mkdir -p $(dir $@)
 	$(call say,HOSTCC,$@)
-	$(Q)$(HOST_CC) $(SIM_CFLAGS) -Dgraft_manifest=$(call sim_manifest,$<) -c $< -o $@
+	$(Q)$(HOST_CC) $(SIM_CFLAGS) -fno-common -Dgraft_manifest=$(call sim_manifest,$<) \
+		-c $< -o $@.tmp
+	$(Q)objcopy $(foreach s,$(SIM_GRAFT_DATA_SECTIONS),--rename-section $(s)=sim_graft_data) \
+		--rename-section .bss=sim_graft_bss $@.tmp $@ && rm -f $@.tmp
+	$(Q)if objdump -h $@ | awk '$$2 ~ /^\.(bss|data)/ && $$3 !~ /^0+$$/ { bad = 1 } \
+		END { exit !bad }'; then echo "$@: writable data outside sim_graft_*" >&2; \
+		rm -f $@; exit 1; fi
 
 $(SIM_TABLE): $(SIM_GRAFT_SRCS) host/sim/sim.mk
 	@mkdir -p $(dir $@)
