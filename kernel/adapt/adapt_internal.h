@@ -31,6 +31,8 @@
 #define ADAPT_CANDIDATES_MAX	16	/* policy pairs simulated per decision */
 #define ADAPT_NAME_MAX		72	/* a pair's short name: "clock+recorded" */
 #define ADAPT_WHY_MAX		200	/* a row's failure, one line */
+#define ADAPT_RECHECK_SHIFT_MAX	4	/* rechecks back off to 16 times recheck_ms */
+#define ADAPT_TRACES_KEPT	16	/* decisions' recordings kept in the store */
 #define ADAPT_BLACKLIST_MAX	4
 #define ADAPT_HOUR_NS		(3600ULL * 1000000000ULL)
 
@@ -49,6 +51,7 @@ struct adapt_config {
 	uint32_t dwell_ms;		/* minimum time between two decisions */
 	uint32_t blacklist_ms;		/* how long a reverted candidate is not tried */
 	uint32_t recheck_ms;		/* a settled loop looks again after this long */
+	uint32_t keep_logs;		/* 1: keep each simulated row's log as a recording */
 	uint32_t scope_permille;	/* a process with this share of requests gets the graft */
 	uint32_t recordings_per_hour, installs_per_hour;
 };
@@ -83,7 +86,9 @@ struct adapt_state {
 	uint64_t installed_tid, installed_pid;	/* lock: its scope (0: every thread) */
 	bool settled;				/* lock: a decision left the live pair as best */
 	uint32_t settled_permille;		/* lock: the live ratio it was settled at */
-	uint64_t settled_ns;			/* lock: when it settled (rechecks recheck_ms later) */
+	uint64_t settled_ns;			/* lock: when it settled */
+	unsigned recheck_shift;			/* lock: rechecks wait recheck_ms << this */
+	bool rechecking;			/* lock: the decision under way is a recheck */
 	bool ratio_before_known;		/* lock: ratio_before was judged at the flag */
 	uint64_t flag_reads;			/* lock: the reads of the flag's window */
 	struct adapt_blacklisted blacklist[ADAPT_BLACKLIST_MAX];	/* lock */
@@ -91,6 +96,8 @@ struct adapt_state {
 	uint32_t recordings_this_hour, installs_this_hour;	/* lock */
 	uint64_t flags, recordings, installs, reverts, refusals;	/* lock: since boot */
 	uint64_t ticks;				/* lock: the loop's ticks since boot */
+	unsigned traces[ADAPT_TRACES_KEPT];	/* lock: the last decisions' recordings (0: none) */
+	unsigned traces_next;			/* lock: the oldest, replaced next */
 };
 
 extern struct adapt_state adapt;

@@ -9,7 +9,7 @@
  *   adapt tune KEY=N ...            margin (permille of requests), min-reads,
  *                                   record-reads, record-ms, watch-reads,
  *                                   dwell-ms, blacklist-ms, recheck-ms,
- *                                   scope (permille of requests)
+ *                                   scope (permille of requests), keep-logs
  * Every bad input gets one line starting "adapt:" and changes nothing.
  * Commands take adapt.lock, so they wait while a decision simulates.
  */
@@ -26,7 +26,8 @@
 
 static uint64_t adapt_settled_left_ms(uint64_t now)
 {
-	uint64_t at = adapt.settled_ns + (uint64_t)adapt.cfg.recheck_ms * 1000000;
+	uint64_t at = adapt.settled_ns +
+		      (((uint64_t)adapt.cfg.recheck_ms * 1000000) << adapt.recheck_shift);
 	return at > now ? (at - now) / 1000000 : 0;
 }
 
@@ -44,8 +45,9 @@ static void print_status(void)
 	       adapt.cfg.record_max_ms, adapt.cfg.watch_reads, adapt.cfg.dwell_ms,
 	       adapt.cfg.blacklist_ms);
 	printk("  triggers: the rule and red flags on bcache.*; a settled loop rechecks after "
-	       "%u ms; a process with %u permille of the requests gets its own graft\n",
-	       adapt.cfg.recheck_ms, adapt.cfg.scope_permille);
+	       "%u ms (now %u times that); a process with %u permille of the requests gets its "
+	       "own graft; rows' logs %s\n", adapt.cfg.recheck_ms, 1u << adapt.recheck_shift,
+	       adapt.cfg.scope_permille, adapt.cfg.keep_logs ? "kept" : "dropped");
 	printk("  limits: %u/%u recordings and %u/%u installs this hour\n",
 	       adapt.recordings_this_hour, adapt.cfg.recordings_per_hour, adapt.installs_this_hour,
 	       adapt.cfg.installs_per_hour);
@@ -135,17 +137,18 @@ static int cmd_tune(int argc, char **argv)
 	struct adapt_config c = adapt.cfg;
 	static const char *const keys[] = { "margin", "min-reads", "record-reads", "record-ms",
 					    "watch-reads", "dwell-ms", "blacklist-ms", "recheck-ms",
-					    "scope" };
+					    "scope", "keep-logs" };
 	uint32_t *fields[] = { &c.margin_permille, &c.min_reads, &c.record_reads,
 			       &c.record_max_ms, &c.watch_reads, &c.dwell_ms, &c.blacklist_ms,
-			       &c.recheck_ms, &c.scope_permille };
+			       &c.recheck_ms, &c.scope_permille, &c.keep_logs };
 	static const uint64_t bounds[][2] = { { 0, 1000 }, { 1, 1000000 }, { 10, 400000 },
 					      { 100, 600000 }, { 10, 1000000 }, { 0, 3600000 },
-					      { 0, 86400000 }, { 0, 86400000 }, { 1, 1001 } };
+					      { 0, 86400000 }, { 0, 86400000 }, { 1, 1001 },
+					      { 0, 1 } };
 	_Static_assert(ARRAY_SIZE(keys) == ARRAY_SIZE(bounds), "a key without bounds");
 	if (argc < 1) {
 		printk("adapt: tune KEY=N ...: margin min-reads record-reads record-ms watch-reads "
-		       "dwell-ms blacklist-ms recheck-ms scope\n");
+		       "dwell-ms blacklist-ms recheck-ms scope keep-logs\n");
 		return -EINVAL;
 	}
 	return set_keys(argc, argv, keys, fields, bounds, ARRAY_SIZE(keys), &c);

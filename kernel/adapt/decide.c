@@ -55,6 +55,11 @@ static uint32_t permille_of(uint64_t part, uint64_t whole)
 /* After a decision that keeps the live pair: no flag until the ratio is worse or recheck_ms. */
 static void settle(uint32_t ratio, uint64_t now)
 {
+	/* A recheck that changed nothing waits twice as long for the next, up to 16 times. */
+	if (adapt.rechecking && adapt.recheck_shift < ADAPT_RECHECK_SHIFT_MAX)
+		adapt.recheck_shift++;
+	else if (!adapt.rechecking)
+		adapt.recheck_shift = 0;
 	adapt.settled = true;
 	adapt.settled_permille = ratio;
 	adapt.settled_ns = now;
@@ -64,10 +69,13 @@ static void settle(uint32_t ratio, uint64_t now)
 static void log_row(uint64_t n, const char *role, const struct sim_outcome *o)
 {
 	uint32_t pm = permille_of(o->sum.hits, o->sum.requests);
-	adapt_log(n, "%s %s: %llu hits %llu misses of %llu (%u.%u%%), %llu aborts, log rec%u",
+	char log[24] = "";
+	if (o->log_id)
+		snprintf(log, sizeof(log), ", log rec%u", o->log_id);
+	adapt_log(n, "%s %s: %llu hits %llu misses of %llu (%u.%u%%), %llu aborts%s",
 		  role, o->policy, (unsigned long long)o->sum.hits,
 		  (unsigned long long)o->sum.misses, (unsigned long long)o->sum.requests,
-		  pm / 10, pm % 10, (unsigned long long)o->aborts, o->log_id);
+		  pm / 10, pm % 10, (unsigned long long)o->aborts, log);
 	SDT_PROBE5_P(adapt, candidate, o->policy, o->sum.hits, o->sum.misses, o->aborts,
 		     o->sum.requests);
 	adapt_decision_row(n, role, o);
@@ -206,6 +214,14 @@ void adapt_evaluate_and_decide(unsigned rec_id)
 	for (unsigned k = c; k < rows; k++)
 		err[k] = sim_bcache_simulate(r, spec[k], &model, &future, &outcome[k], row_why[k],
 					     ADAPT_WHY_MAX);
+	/*
+	 * The rows' logs are dropped unless asked for (keep-logs=1): a decision
+	 * would otherwise leave a recording per row in the store, and the
+	 * trace replays them all again (`sim run`, `scion adapt explain`).
+	 */
+	for (unsigned k = 0; k < rows && !adapt.cfg.keep_logs; k++)
+		if (outcome[k].log_id && !rec_store_delete(outcome[k].log_id))
+			outcome[k].log_id = 0;
 	for (unsigned k = 0; k < rows; k++) {
 		if (err[k])
 			adapt_log(n, "evaluate: %s: %s", spec[k], row_why[k]);
@@ -300,6 +316,8 @@ void adapt_evaluate_and_decide(unsigned rec_id)
 	adapt.installed_tid = tid;
 	adapt.installed_pid = pid;
 	adapt.settled = false;
+	adapt.recheck_shift = 0;
+	adapt.rechecking = false;
 	struct bcache_stats s;
 	bcache_get_totals(&s);
 	adapt.phase_start = (struct adapt_sample){ s.reads, s.hits };

@@ -59,6 +59,11 @@ static void limits_roll(uint64_t now)
 	}
 }
 
+static uint64_t recheck_ns(void)
+{
+	return ((uint64_t)adapt.cfg.recheck_ms * 1000000) << adapt.recheck_shift;
+}
+
 /*
  * Step 1's verdict: true with the flag's line when the loop should act.
  * A red flag on bcache always does. The rule does when the window's
@@ -77,6 +82,7 @@ static bool flagged(uint64_t now, char *line, size_t n)
 	adapt.flag_reads = reads;
 	adapt.ratio_before_permille = ratio;
 	adapt_format_ratio(r, sizeof(r), ratio);
+	adapt.rechecking = false;
 	if (adapt_redflag_take(red, sizeof(red))) {
 		snprintf(line, n, "red flag from the monitor: %s (bcache.hit_ratio %s)", red,
 			 judged ? r : "not judged yet");
@@ -100,7 +106,8 @@ static bool flagged(uint64_t now, char *line, size_t n)
 		size_t at = strlen(line);
 		snprintf(line + at, n - at, "; worse than the settled %s by more than the margin",
 			 s);
-	} else if (now - adapt.settled_ns >= (uint64_t)adapt.cfg.recheck_ms * 1000000) {
+	} else if (now - adapt.settled_ns >= recheck_ns()) {
+		adapt.rechecking = true;
 		size_t at = strlen(line);
 		snprintf(line + at, n - at, "; settled at %s %llu ms ago: a recheck", s,
 			 (unsigned long long)((now - adapt.settled_ns) / 1000000));
@@ -109,6 +116,20 @@ static bool flagged(uint64_t now, char *line, size_t n)
 	}
 	adapt.settled = false;
 	return true;
+}
+
+/*
+ * The decision's recording stays for `sim run` and `scion adapt explain`
+ * while the decision is among the last ADAPT_TRACES_KEPT; then it is
+ * deleted, so a loop that runs for days does not fill the store.
+ */
+static void keep_trace(unsigned id)
+{
+	unsigned old = adapt.traces[adapt.traces_next];
+	if (old && rec_store_delete(old) == -EBUSY)
+		adapt_log(adapt.decisions, "record: rec%u is in use; it stays in the store", old);
+	adapt.traces[adapt.traces_next] = id;
+	adapt.traces_next = (adapt.traces_next + 1) % ADAPT_TRACES_KEPT;
 }
 
 /* Steps 1 and 2: a flag, then a kernel-started recording of the block cache. */
@@ -188,6 +209,7 @@ static void record_step(uint64_t now, const struct adapt_sample *totals)
 		  (unsigned long long)rec->stream[1].records, why[0] ? "; " : "", why);
 	adapt_decision_recording(n, id, rec->stream[0].records);
 	rec_store_put(rec);
+	keep_trace(id);
 	adapt_evaluate_and_decide(id);
 	forget_redflags();
 	adapt_window_reset();

@@ -153,6 +153,12 @@ def job_adapt_loop(ctx):
                    re.search(r"flag: .*settled at 0\.\d+ \d+ ms ago: a recheck",
                              boot.output[start2:]) is not None and
                    "install: " not in boot.output[start2:], boot.output[start2:][-2000:])
+        status = cmd(boot, "adapt status")
+        ctx.result("recheck-backs-off", "rechecks after 300 ms (now 2 times that)" in status,
+                   status)
+        out = cmd(boot, "record list")
+        ctx.result("rows-logs-dropped", re.search(r"rec\d+", out) is not None and
+                   "simulated" not in out, out[-2000:])
         cmd(boot, "adapt tune recheck-ms=30000")
 
         # A forced change: clock by hand, the loop's 2q, then scans only: reverted.
