@@ -12,8 +12,8 @@ replayed on the host.
       hits, misses, requests, aborts, as the kernel simulated them), its
       trace recording downloaded from the kernel's store (REC_GET), every
       row's policy spec replayed by the host simulator (build/host/scion-sim,
-      the same policy sources, grafts included; the latency model is
-      calibrated from the recorded log as the kernel's was), and the two
+      the same policy sources, grafts included; priced by the latency model
+      the kernel used, which the decision carries), and the two
       tables side by side. A row whose figures differ is marked `*`, and
       the exit status is then 1.
 
@@ -74,6 +74,7 @@ def decision_dict(d):
            "rows": d["rows"], "outcome": OUTCOMES.get(d["outcome"], f"outcome {d['outcome']}"),
            "reason": REASONS.get(d["reason"], f"reason {d['reason']}"),
            "chosen": text(d["chosen"]) or None, "margin": d["margin"],
+           "model": [d["model_hit_ns"], d["model_miss_ns"]] if d["model_hit_ns"] else None,
            "watch": VERDICTS.get(d["verdict"], f"verdict {d['verdict']}") or None}
     if d["verdict"] in (C.CHAN_ADAPT_KEPT, C.CHAN_ADAPT_REVERTED, C.CHAN_ADAPT_REVERT_FAILED):
         out.update(ratio_before=permille(d["before_permille"]),
@@ -125,10 +126,12 @@ def cmd_decisions(args):
     return 0
 
 
-def replay_row(binary, recdir, spec, out):
-    """The host simulator's figures of spec on the recording in recdir: {hits, misses,
-    requests, aborts}, or a ScionError with the simulator's one line."""
-    p = subprocess.run([binary, "replay", recdir, "--policy", spec, "--out", out],
+def replay_row(binary, recdir, spec, out, model=None):
+    """The host simulator's figures of spec on the recording in recdir (priced by model,
+    (hit_ns, miss_ns), when given): {hits, misses, requests, aborts}, or a ScionError with
+    the simulator's one line."""
+    given = ["--model", f"{model[0]},{model[1]}"] if model else []
+    p = subprocess.run([binary, "replay", recdir, "--policy", spec, "--out", out] + given,
                        capture_output=True, text=True, timeout=600)
     if p.returncode != 0:
         why = (p.stderr.strip().splitlines() or [f"exit status {p.returncode}"])[-1]
@@ -183,7 +186,7 @@ def cmd_explain(args):
         out = os.path.join(work, "sim")
         os.makedirs(out, exist_ok=True)
         for row in rows:
-            host = replay_row(binary, work, row["policy"], out)
+            host = replay_row(binary, work, row["policy"], out, d["model"])
             row["host"] = {k: host[k] for k in FIGURES}
             row["same"] = all(row[k] == host[k] for k in FIGURES) and \
                 host["policy"] == row["policy"]

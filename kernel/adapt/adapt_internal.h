@@ -165,6 +165,8 @@ struct sim_outcome;
 void adapt_decision_begin(uint64_t n, uint32_t ratio_permille, uint32_t threshold_permille,
 			  uint64_t reads);
 void adapt_decision_recording(uint64_t n, unsigned rec_id, uint64_t requests);
+/* The latency model decision n's rows were priced by (calibrated, or the last one). */
+void adapt_decision_model(uint64_t n, uint64_t hit_ns, uint64_t miss_ns);
 void adapt_decision_row(uint64_t n, const char *role, const struct sim_outcome *o);
 void adapt_decision_end(uint64_t n, uint32_t outcome, uint32_t reason, const char *chosen,
 			uint64_t margin);

@@ -193,6 +193,7 @@ void adapt_evaluate_and_decide(unsigned rec_id)
 			  (unsigned long long)model.hit_ns, (unsigned long long)model.miss_ns);
 	else
 		model = calibrated;
+	adapt_decision_model(n, model.hit_ns, model.miss_ns);
 	/* The candidates in parallel, then the optimum's two rows, which share the future. */
 	static char spec[ROWS_MAX][REC_POLICY_MAX];	/* adapt.lock */
 	static char row_why[ROWS_MAX][ADAPT_WHY_MAX];	/* adapt.lock */

@@ -69,6 +69,17 @@ void adapt_decision_recording(uint64_t n, unsigned rec_id, uint64_t requests)
 	spin_unlock_irqrestore(&ring_lock, flags);
 }
 
+void adapt_decision_model(uint64_t n, uint64_t hit_ns, uint64_t miss_ns)
+{
+	irqflags_t flags = spin_lock_irqsave(&ring_lock);
+	struct adapt_decision_copy *s = slot(n);
+	if (s) {
+		s->d.model_hit_ns = hit_ns;
+		s->d.model_miss_ns = miss_ns;
+	}
+	spin_unlock_irqrestore(&ring_lock, flags);
+}
+
 void adapt_decision_row(uint64_t n, const char *role, const struct sim_outcome *o)
 {
 	uint32_t code = !strcmp(role, "live") ? CHAN_ADAPT_ROLE_LIVE :

@@ -17,11 +17,17 @@ the phase's last commands under it:
 Also: no decision installs a pair that aborted in simulation, every
 decision's log names the optimum, the loop's counters add up, and the
 candidates simulated in parallel (one worker per CPU) have the figures
-`sim run` gives the same recording one policy after another."""
+`sim run` gives the same recording one policy after another; and for
+every install, the host simulator replaying the decision's recording
+(`scion adapt explain N`) gets the kernel's figures for every row and
+finds the installed pair best."""
 
 import re
 
-from common import graft_path, poweroff, shell_boot
+import json
+
+from common import graft_path, poweroff
+from test_channel import channel_boot, scion
 from test_adapt import cmd
 from scionhost.phases import GRAFTS, SETUP, Phases
 
@@ -51,9 +57,43 @@ def run_phase(boot, phases, phase, until, settle_commands=12, seconds=40):
     return boot.output[start:]
 
 
+def short_name(spec):
+    """"evict=2q readahead=stride" as the loop names it: "2q+stride" ("2q" for sequential)."""
+    e, r = (w.split("=", 1)[1] for w in spec.split())
+    return e if r == "sequential" else f"{e}+{r}"
+
+
+def host_model_agrees(ctx, sock):
+    """Every install: the host simulator, replaying the decision's recording with every
+    row's policy (`scion adapt explain N`), gets the kernel's figures, and the pair the
+    loop installed is the host's best candidate (the most hits, no aborts)."""
+    rc, out, err = scion(ctx, sock, "adapt", "decisions", "--json", timeout=120)
+    kept = json.loads(out) if rc == 0 else []
+    installs = [d for d in kept if d["outcome"] == "installed"]
+    bad = []
+    for d in installs:
+        rc, out, err = scion(ctx, sock, "adapt", "explain", str(d["decision"]), "--json",
+                             timeout=300)
+        if rc != 0:
+            differ = [(r["policy"], {k: r[k] for k in ("hits", "misses", "aborts")}, r.get("host"))
+                      for r in (json.loads(out)["rows"] if out.startswith("{") else [])
+                      if not r.get("same", True)]
+            bad.append(f"#{d['decision']}: explain exit {rc}: {err.strip()[-300:]} {differ}")
+            continue
+        rows = json.loads(out)["rows"]
+        pairs = [r for r in rows if r["role"] in ("live", "candidate") and
+                 r["host"]["aborts"] == 0]
+        most = max(r["host"]["hits"] for r in pairs)
+        best = {short_name(r["policy"]) for r in pairs if r["host"]["hits"] == most}
+        if d["chosen"] not in best:
+            bad.append(f"#{d['decision']}: installed {d['chosen']}, host's best {best}")
+    ctx.result("host-model-picks-the-same", len(installs) >= 2 and not bad,
+               f"{len(installs)} installs; {bad}")
+
+
 def job_adapt_phases(ctx):
-    boot = shell_boot(ctx, "phases", smp=2, single_thread_tcg=True,
-                      modules=[graft_path(ctx, n) for n in GRAFTS])
+    boot, sock = channel_boot(ctx, "phases", smp=2, single_thread_tcg=True,
+                              modules=[graft_path(ctx, n) for n in GRAFTS])
     try:
         for line in SETUP:
             cmd(boot, line)
@@ -118,5 +158,6 @@ def job_adapt_phases(ctx):
         m = re.search(r"installs (\d+), reverts (\d+)", status)
         ctx.result("installs-counted", m and int(m[1]) == len(installed) and int(m[1]) >= 2,
                    status + repr(installed))
+        host_model_agrees(ctx, sock)
     finally:
         poweroff(ctx, boot)

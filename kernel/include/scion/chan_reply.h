@@ -237,9 +237,10 @@ struct chan_adapt_decision {
 	uint32_t before_permille;	/* the watch: live hit ratio before and after */
 	uint32_t after_permille;
 	uint32_t reserved;
+	uint64_t model_hit_ns, model_miss_ns;	/* the latency model the rows were priced by */
 	char chosen[CHAN_ADAPT_POLICY_MAX];	/* the policy installed or that would win ("") */
 };
-_Static_assert(sizeof(struct chan_adapt_decision) == 136, "chan_adapt_decision changed");
+_Static_assert(sizeof(struct chan_adapt_decision) == 152, "chan_adapt_decision changed");
 
 struct chan_adapt_row {
 	uint64_t decision;		/* its number */
