@@ -234,19 +234,22 @@ def switch_delays(slices, timeline, pts):
 
 
 def loop_cost(b, pts):
-    """The loop's guest instructions: its thread's CPU time (simulations, decisions) and
-    the recorded requests times what recording one costs (measured in the same boot),
-    as shares of every CPU's busy instructions over the run."""
+    """The loop's guest instructions: its thread's CPU time (sampling, decisions), its
+    simulations' (the replay threads', each decision's adapt:::evaluate), and the
+    recorded requests times what recording one costs (measured in the same boot), as
+    shares of every CPU's busy instructions over the run."""
     run = pts[-1][3] - pts[0][3] if pts else 0
+    sims = sum(d.get("simulation_cpu_ns", 0) for d in b["decisions"])
     recorded = sum(d["candidates"][0]["requests"] for d in b["decisions"] if d["candidates"])
     per = b.get("record_overhead_per_request") or 0
     recorders = b.get("recorder_cpu_ns", 0)
     rec = recorded * per + recorders
     return {"run_busy_instructions": run, "adapt_thread_instructions": b["adapt_cpu_ns"],
+            "simulation_instructions": sims,
             "recorded_requests": recorded, "record_overhead_per_request": per,
             "recorder_threads_instructions": recorders, "recording_instructions": rec,
-            "share": round((b["adapt_cpu_ns"] + rec) / run, 5) if run else None,
-            "simulation_share": round(b["adapt_cpu_ns"] / run, 5) if run else None,
+            "share": round((b["adapt_cpu_ns"] + sims + rec) / run, 5) if run else None,
+            "simulation_share": round((b["adapt_cpu_ns"] + sims) / run, 5) if run else None,
             "recording_share": round(rec / run, 5) if run else None}
 
 
@@ -267,7 +270,7 @@ def section_figures(s, changes, cost):
                       c["guest_instructions"], "guest instructions (busy, all CPUs)"))
     f += [("adapt.cost.share", cost["share"], "of the run's busy guest instructions"),
           ("adapt.cost.simulation_share", cost["simulation_share"],
-           "the adapt thread's CPU time (guest instructions)"),
+           "the adapt thread's and its simulations' CPU time (guest instructions)"),
           ("adapt.cost.recording_share", cost["recording_share"],
            "recorded requests x record.bcache.overhead_per_request + recorder threads")]
     return [{"figure": n, "value": v, "unit": u} for n, v, u in f]

@@ -67,6 +67,9 @@ D_PROGRAM = "\n".join(
         ("install", ', \\"policy\\": \\"%s\\", \\"ratio_before\\": %d, \\"pid\\": %d',
          ", stringof(arg0), arg1, arg2"),
         ("watch", ', \\"before\\": %d, \\"after\\": %d', ", arg0, arg1"),
+        ("evaluate", ', \\"rows\\": %d, \\"workers\\": %d, \\"candidates_ns\\": %d, '
+                     '\\"optimum_ns\\": %d, \\"cpu_ns\\": %d',
+         ", arg0, arg1, arg2, arg3, arg4"),
         ("revert", ', \\"policy\\": \\"%s\\", \\"after\\": %d', ", stringof(arg0), arg1"),
     ]) + "\n"
 
@@ -203,6 +206,8 @@ def fetch_decisions(events):
         elif p == "candidate":
             cur["candidates"].append({k: e[k] for k in ("policy", "hits", "misses", "aborts",
                                                         "requests")})
+        elif p == "evaluate":
+            cur["simulation_cpu_ns"] = e["cpu_ns"]
         elif p == "decide":
             cur.update(best=e["best"], live_hits=e["live_hits"], best_hits=e["best_hits"],
                        optimum_hits=e["optimum_hits"], margin=e["margin"], decide_ns=e["ts"])
@@ -300,6 +305,8 @@ def run_adaptive_once(kernel, disk, out_dir, plan, attempt):
     return {"series": points,
             "adapt_cpu_ns": sum(ns for t, ns in thread_cpu.items()
                                 if series.threads.get(t) == "adapt"),
+            # The simulations run in threads of their own, which end with them: each
+            # decision's replays' CPU time comes with it (the adapt:::evaluate probe).
             "recorder_cpu_ns": sum(ns for t, ns in thread_cpu.items()
                                    if series.threads.get(t) == "recorder"),
             "threads": {f"{series.threads.get(t, '?')} ({t})": ns

@@ -229,9 +229,14 @@ void adapt_evaluate_and_decide(unsigned rec_id)
 		else
 			log_row(n, k == 0 ? "live" : k < c ? "candidate" : "optimum", &outcome[k]);
 	}
-	adapt_log(n, "evaluate: %u candidates on %u worker%s in %llu us, the optimum in %llu us",
-		  c, workers, workers == 1 ? "" : "s", (unsigned long long)((t1 - t0) / 1000),
-		  (unsigned long long)((clock_ns() - t1) / 1000));
+	uint64_t cpu_ns = 0, t2 = clock_ns();
+	for (unsigned k = 0; k < rows; k++)
+		cpu_ns += outcome[k].cpu_ns;
+	adapt_log(n, "evaluate: %u candidates on %u worker%s in %llu us, the optimum in %llu us; "
+		  "%llu us of CPU in all", c, workers, workers == 1 ? "" : "s",
+		  (unsigned long long)((t1 - t0) / 1000), (unsigned long long)((t2 - t1) / 1000),
+		  (unsigned long long)(cpu_ns / 1000));
+	SDT_PROBE5_P(adapt, evaluate, rows, workers, t1 - t0, t2 - t1, cpu_ns);
 	sim_oracle_free(&future.oracle);
 	uint64_t requests = r->stream[0].records, pid;
 	uint64_t tid = decide_scope(n, r, &pid);

@@ -88,6 +88,7 @@ int sim_bcache_simulate(struct recording *trace_rec, const char *spec,
 	int err = sim_instance_replay(inst, trace_rec, model, log, &out->sum, reason,
 				      sizeof(reason));
 	out->aborts = inst->aborts;
+	out->cpu_ns = inst->cpu_ns;
 	out->log_id = log->id;
 	sim_instance_destroy(inst);
 	rec_store_complete(log);

@@ -19,6 +19,7 @@ struct sim_outcome {
 	char policy[REC_POLICY_MAX];	/* "evict=2q readahead=sequential" */
 	struct sim_summary sum;
 	uint64_t aborts;		/* its grafts' transactions that aborted */
+	uint64_t cpu_ns;		/* the replay's CPU time */
 	unsigned log_id;		/* the recording holding its log (0: none) */
 };
 

@@ -198,9 +198,18 @@ static int emit(void *ctx, const struct rec_head *rec)
 	return rec_data_append(&j->out->stream[1], rec, rec->size);
 }
 
+static void replay_all(struct replay_job *j);
+
+/* The replay, and what it cost: the thread's CPU time, kept in the instance. */
 static void replay_thread(void *arg)
 {
 	struct replay_job *j = arg;
+	replay_all(j);
+	j->inst->cpu_ns = thread_cpu_ns_self();
+}
+
+static void replay_all(struct replay_job *j)
+{
 	struct rec_cursor trace;
 	const struct rec_file_header *th = &j->trace_rec->header[0];
 	uint64_t index = 0, last_seq = 0;

@@ -22,6 +22,7 @@ struct sim_instance {
 	struct sim_oracle *oracle;		/* the trace's future, for min and oracle */
 	struct spinlock lock;			/* held, interrupts masked, around each request */
 	uint64_t aborts;			/* transactions of its grafts that aborted */
+	uint64_t cpu_ns;			/* its replay thread's CPU time (the cost) */
 };
 
 /*

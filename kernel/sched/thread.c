@@ -14,6 +14,7 @@
 #include <scion/printk.h>
 #include <scion/atomic.h>
 #include <scion/errno.h>
+#include <scion/clock.h>
 #include "sched_internal.h"
 
 static struct spinlock threads_lock = SPINLOCK_INIT("threads");
@@ -124,6 +125,18 @@ struct thread *thread_current(void)
 	struct thread *t = this_cpu()->current;
 	arch_irq_restore(f);
 	return t;
+}
+
+uint64_t thread_cpu_ns_self(void)
+{
+	/* Masked: no switch can move run_ns and oncpu_since between the loads. */
+	irqflags_t f = arch_irq_save();
+	struct thread *t = this_cpu()->current;
+	uint64_t ns = t->run_ns, now = clock_ns();
+	if (now > t->oncpu_since)
+		ns += now - t->oncpu_since;
+	arch_irq_restore(f);
+	return ns;
 }
 
 const char *thread_state_name(enum thread_state s)

@@ -105,10 +105,12 @@ def job_bench_adapt_offline(ctx):
                                                      at_request=1000, switch="lru+stride",
                                                      requests=500, guest_ns=500,
                                                      guest_instructions=10_000)], repr(ch))
-    cost = report.loop_cost({"decisions": [{"candidates": [{"requests": 800}]}],
+    cost = report.loop_cost({"decisions": [{"candidates": [{"requests": 800}],
+                                            "simulation_cpu_ns": 3_000}],
                              "record_overhead_per_request": 1000, "adapt_cpu_ns": 1_000,
                              "recorder_cpu_ns": 200}, pts)
-    ctx.result("cost-share", cost["share"] == round((1000 + 800_000 + 200) / 30_000, 5),
+    ctx.result("cost-share", cost["share"] == round((1000 + 3000 + 800_000 + 200) / 30_000, 5)
+               and cost["simulation_share"] == round((1000 + 3000) / 30_000, 5),
                repr(cost))
     xs, ys = report.windows([0, 2048], [0, 1024], 2048)
     ctx.result("windows", xs == [512, 1536] and ys == [0.5, 0.5], f"{xs} {ys}")

@@ -104,6 +104,9 @@ __noreturn void thread_exit(int code);
 /* The thread running on this CPU. */
 struct thread *thread_current(void);
 
+/* The calling thread's time on a CPU since it was created, in ns. Any thread context. */
+uint64_t thread_cpu_ns_self(void);
+
 /* Visit every thread under threads_lock; fn must not sleep or take sched_lock. */
 void thread_foreach(void (*fn)(struct thread *t, void *arg), void *arg);
 
