@@ -276,7 +276,8 @@ HELP_COMMANDS = [[], ["status"], ["probe"], ["probe", "list"], ["probe", "enable
                  ["probe", "disable"], ["probe", "info"], ["probe", "clear"], ["stats"],
                  ["graft"], ["graft", "load"], ["graft", "install"], ["graft", "remove"],
                  ["graft", "list"], ["graft", "avail"], ["graft", "points"], ["text"],
-                 ["shell"], ["channel"], ["ping"], ["bulk"], ["run"]]
+                 ["shell"], ["channel"], ["ping"], ["bulk"], ["run"], ["adapt"],
+                 ["adapt", "decisions"], ["adapt", "explain"]]
 
 
 def job_cli_help(ctx):
