@@ -52,14 +52,24 @@ static uint32_t permille_of(uint64_t part, uint64_t whole)
 	return whole ? (uint32_t)(part * 1000 / whole) : 0;
 }
 
-/* After a decision that keeps the live pair: no flag until the ratio is worse or recheck_ms. */
-static void settle(uint32_t ratio, uint64_t now)
+/*
+ * After a decision that keeps the live pair, or a watch that keeps an
+ * install: no flag until the ratio is worse than the settled one by the
+ * margin, or the recheck. The window's ratio of one workload wanders
+ * (a hot set and scans in turns); decisions in a row that change
+ * nothing settle at the lowest ratio they saw, so the wander does not
+ * flag again and again. A recheck that changed nothing waits twice as
+ * long for the next, up to ADAPT_RECHECK_SHIFT_MAX doublings.
+ */
+static void settle(uint32_t ratio, uint64_t now, bool after_install)
 {
-	/* A recheck that changed nothing waits twice as long for the next, up to 16 times. */
 	if (adapt.rechecking && adapt.recheck_shift < ADAPT_RECHECK_SHIFT_MAX)
 		adapt.recheck_shift++;
 	else if (!adapt.rechecking)
 		adapt.recheck_shift = 0;
+	if (!after_install && adapt.settled_streak && ratio > adapt.settled_permille)
+		ratio = adapt.settled_permille;
+	adapt.settled_streak = after_install ? 0 : adapt.settled_streak + 1;
 	adapt.settled = true;
 	adapt.settled_permille = ratio;
 	adapt.settled_ns = now;
@@ -269,7 +279,7 @@ void adapt_evaluate_and_decide(unsigned rec_id)
 		adapt_log(n, "decide: none: the live policy is within the margin of the optimum: "
 			  "the module cannot improve alone (%llu hits from it, margin %llu)",
 			  (unsigned long long)gap, (unsigned long long)margin);
-		settle(adapt.ratio_before_permille, now);
+		settle(adapt.ratio_before_permille, now, false);
 		adapt_decision_end(n, CHAN_ADAPT_NONE, CHAN_ADAPT_REASON_WITHIN_OPTIMUM, NULL, margin);
 		return;
 	}
@@ -278,7 +288,7 @@ void adapt_evaluate_and_decide(unsigned rec_id)
 			  "hits (best %s: %+lld)", name[0], (unsigned long long)margin,
 			  best >= 0 ? name[best] : "none",
 			  best >= 0 ? (long long)(outcome[best].sum.hits - lv->sum.hits) : 0LL);
-		settle(adapt.ratio_before_permille, now);
+		settle(adapt.ratio_before_permille, now, false);
 		adapt_decision_end(n, CHAN_ADAPT_NONE, CHAN_ADAPT_REASON_NO_CANDIDATE,
 				   best >= 0 ? name[best] : NULL, margin);
 		return;
@@ -350,7 +360,7 @@ void adapt_watch_verdict(uint32_t after, uint64_t reads)
 	if (after + adapt.cfg.margin_permille >= before) {
 		adapt_log(n, "watch: keep %s: live hit ratio %s over %llu reads (before %s)",
 			  inst, a, (unsigned long long)reads, b);
-		settle(after, clock_ns());
+		settle(after, clock_ns(), true);
 		adapt_decision_watch(n, CHAN_ADAPT_KEPT, before, after, reads);
 		return;
 	}

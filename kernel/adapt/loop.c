@@ -93,6 +93,7 @@ static bool flagged(uint64_t now, char *line, size_t n)
 		return false;
 	if (ratio >= adapt.cfg.threshold_permille) {
 		adapt.settled = false;
+		adapt.settled_streak = 0;
 		return false;
 	}
 	adapt_format_ratio(t, sizeof(t), adapt.cfg.threshold_permille);
@@ -312,6 +313,7 @@ int adapt_set_mode(enum adapt_mode mode)
 	adapt_window_reset();
 	adapt.quiet_until_ns = 0;
 	adapt.settled = false;
+	adapt.settled_streak = 0;
 	SDT_PROBE1_P(adapt, mode, (uint64_t)mode);
 	return 0;
 }
