@@ -88,7 +88,6 @@ struct adapt_state {
 	uint32_t settled_permille;		/* lock: the live ratio it was settled at */
 	uint64_t settled_ns;			/* lock: when it settled */
 	unsigned recheck_shift;			/* lock: rechecks wait recheck_ms << this */
-	bool rechecking;			/* lock: the decision under way is a recheck */
 	unsigned settled_streak;		/* lock: decisions in a row that changed nothing */
 	bool ratio_before_known;		/* lock: ratio_before was judged at the flag */
 	uint64_t flag_reads;			/* lock: the reads of the flag's window */

@@ -58,15 +58,15 @@ static uint32_t permille_of(uint64_t part, uint64_t whole)
  * margin, or the recheck. The window's ratio of one workload wanders
  * (a hot set and scans in turns); decisions in a row that change
  * nothing settle at the lowest ratio they saw, so the wander does not
- * flag again and again. A recheck that changed nothing waits twice as
- * long for the next, up to ADAPT_RECHECK_SHIFT_MAX doublings.
+ * flag again and again; and each of them after the first doubles the
+ * wait for the next recheck, up to ADAPT_RECHECK_SHIFT_MAX doublings.
  */
 static void settle(uint32_t ratio, uint64_t now, bool after_install)
 {
-	if (adapt.rechecking && adapt.recheck_shift < ADAPT_RECHECK_SHIFT_MAX)
-		adapt.recheck_shift++;
-	else if (!adapt.rechecking)
+	if (after_install || !adapt.settled_streak)
 		adapt.recheck_shift = 0;
+	else if (adapt.recheck_shift < ADAPT_RECHECK_SHIFT_MAX)
+		adapt.recheck_shift++;
 	if (!after_install && adapt.settled_streak && ratio > adapt.settled_permille)
 		ratio = adapt.settled_permille;
 	adapt.settled_streak = after_install ? 0 : adapt.settled_streak + 1;
@@ -333,7 +333,6 @@ void adapt_evaluate_and_decide(unsigned rec_id)
 	adapt.installed_pid = pid;
 	adapt.settled = false;
 	adapt.recheck_shift = 0;
-	adapt.rechecking = false;
 	struct bcache_stats s;
 	bcache_get_totals(&s);
 	adapt.phase_start = (struct adapt_sample){ s.reads, s.hits };

@@ -82,7 +82,6 @@ static bool flagged(uint64_t now, char *line, size_t n)
 	adapt.flag_reads = reads;
 	adapt.ratio_before_permille = ratio;
 	adapt_format_ratio(r, sizeof(r), ratio);
-	adapt.rechecking = false;
 	if (adapt_redflag_take(red, sizeof(red))) {
 		snprintf(line, n, "red flag from the monitor: %s (bcache.hit_ratio %s)", red,
 			 judged ? r : "not judged yet");
@@ -108,7 +107,6 @@ static bool flagged(uint64_t now, char *line, size_t n)
 		snprintf(line + at, n - at, "; worse than the settled %s by more than the margin",
 			 s);
 	} else if (now - adapt.settled_ns >= recheck_ns()) {
-		adapt.rechecking = true;
 		size_t at = strlen(line);
 		snprintf(line + at, n - at, "; settled at %s %llu ms ago: a recheck", s,
 			 (unsigned long long)((now - adapt.settled_ns) / 1000000));

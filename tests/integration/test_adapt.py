@@ -153,9 +153,13 @@ def job_adapt_loop(ctx):
                    re.search(r"flag: .*settled at 0\.\d+ \d+ ms ago: a recheck",
                              boot.output[start2:]) is not None and
                    "install: " not in boot.output[start2:], boot.output[start2:][-2000:])
+        # The second decision in a row that changes nothing doubles the wait.
         status = cmd(boot, "adapt status")
-        ctx.result("recheck-backs-off", "rechecks after 300 ms (now 2 times that)" in status,
-                   status)
+        first = "rechecks after 300 ms (now 1 times that)" in status
+        m = d.until(r"adapt: #\d+ decide: none: [\s\S]*adapt: #\d+ decide: none: ", start2)
+        status2 = cmd(boot, "adapt status")
+        ctx.result("recheck-backs-off", first and m is not None and
+                   "rechecks after 300 ms (now 2 times that)" in status2, status + status2)
         out = cmd(boot, "record list")
         ctx.result("rows-logs-dropped", re.search(r"rec\d+", out) is not None and
                    "simulated" not in out, out[-2000:])
