@@ -34,6 +34,7 @@ ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import bench_boot  # noqa: E402  (sets the import paths of qemu/ and host/)
 import adapt_report  # noqa: E402
+import bench_compare  # noqa: E402
 from scionhost import bench as kernel_bench  # noqa: E402
 from scionhost import frame, monitor, phases, record, trace  # noqa: E402
 from scionhost.client import ScionError  # noqa: E402
@@ -373,14 +374,7 @@ def main():
     except ScionError as e:
         sys.exit(f"bench-adapt: {e}")
     path = os.path.join(args.out, "results.json")
-    results = {}
-    if os.path.exists(path):
-        with open(path) as f:
-            results = json.load(f)
-    results["adapt"] = section
-    with open(path, "w") as f:
-        json.dump(results, f, indent=2)
-        f.write("\n")
+    bench_compare.save_section(path, section, "adapt")
     print_section(section)
     print(f"\nresults in {path}")
 

@@ -38,6 +38,8 @@ import sys
 import tempfile
 import time
 
+import bench_compare
+
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 sys.path[:0] = [os.path.join(ROOT, "host"), os.path.join(ROOT, "tests", "integration")]
 SCION = os.path.join(ROOT, "host", "scion")
@@ -235,14 +237,7 @@ def main():
     os.makedirs(args.out, exist_ok=True)
     result = profile_bench(args.out)
     path = os.path.join(args.out, "results.json")
-    results = {}
-    if os.path.exists(path):
-        with open(path) as f:
-            results = json.load(f)
-    results["profile"] = result
-    with open(path, "w") as f:
-        json.dump(results, f, indent=2)
-        f.write("\n")
+    bench_compare.save_section(path, result, "profile")
     print_profile(result)
     print(f"\nresults in {path}")
 
