@@ -16,9 +16,11 @@ BENCH_PLAN is the benchmark's fixed number of commands per phase."""
 # The policies the loop chooses among, loaded as boot modules (build/grafts/NAME.graft).
 GRAFTS = ["evict_2q", "evict_clock", "readahead_stride", "readahead_recorded"]
 BUFFERS = 32
-# The loop's set-up before `adapt on`: a 32-buffer cache, the rule, the loop's limits.
+# The loop's set-up before `adapt on`: a 32-buffer cache, the rule, the loop's limits;
+# a window is judged on 256 reads at least (4 commands): one command alone, a scan of
+# the hot phase, would read 0.000.
 SETUP = [f"bcache reset {BUFFERS}", "adapt rule bcache.hit_ratio < 0.60 for 1s",
-         "adapt tune min-reads=50 watch-reads=600 record-reads=800 dwell-ms=300 "
+         "adapt tune min-reads=256 watch-reads=600 record-reads=800 dwell-ms=300 "
          "recheck-ms=5000"]
 
 # Demand reads one command of the phase makes (its n=).

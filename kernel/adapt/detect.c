@@ -5,7 +5,9 @@
  * ratio over the rule's window (`adapt rule bcache.hit_ratio < 0.60 for
  * 2s`) in permille, from the difference of the newest sample and the
  * one the window's length before it: no floating point. A window with
- * fewer than min_reads reads is not judged (an idle cache has no ratio).
+ * fewer than min_reads reads reaches further back, up to the ring's
+ * length; one that still has fewer is not judged (an idle cache has no
+ * ratio).
  * The other trigger is the monitor's red flags (kernel/monitor/
  * redflag.c): one raised for a bcache.* source is noted here and taken
  * by the loop's next tick.
@@ -73,6 +75,11 @@ void adapt_window_sample(const struct adapt_sample *now)
 		adapt.filled++;
 }
 
+/*
+ * The window is the rule's length, stretched back (up to the ring's 10 s)
+ * until it holds min_reads reads: a workload of few, slow requests is
+ * judged on enough of them rather than on one command's worth.
+ */
 bool adapt_window_ratio(uint32_t *permille, uint64_t *reads)
 {
 	unsigned span = adapt.cfg.window_ms / ADAPT_TICK_MS;
@@ -86,9 +93,13 @@ bool adapt_window_ratio(uint32_t *permille, uint64_t *reads)
 		return false;
 	const struct adapt_sample *newest =
 		&adapt.window[(adapt.next + ADAPT_WINDOW_MAX - 1) % ADAPT_WINDOW_MAX];
-	const struct adapt_sample *oldest =
-		&adapt.window[(adapt.next + ADAPT_WINDOW_MAX - 1 - span) % ADAPT_WINDOW_MAX];
-	*reads = newest->reads - oldest->reads;
+	const struct adapt_sample *oldest;
+	for (;; span++) {
+		oldest = &adapt.window[(adapt.next + ADAPT_WINDOW_MAX - 1 - span) % ADAPT_WINDOW_MAX];
+		*reads = newest->reads - oldest->reads;
+		if (*reads >= adapt.cfg.min_reads || span + 1 >= adapt.filled)
+			break;
+	}
 	if (*reads < adapt.cfg.min_reads || *reads == 0)
 		return false;
 	*permille = (uint32_t)((newest->hits - oldest->hits) * 1000 / *reads);
