@@ -37,6 +37,8 @@
 #define ADAPT_HOUR_NS		(3600ULL * 1000000000ULL)
 
 enum adapt_mode { ADAPT_OFF, ADAPT_ON, ADAPT_DRY_RUN };
+/* The module a decision is about: the rule and bcache.* red flags, or sched.* red flags. */
+enum adapt_module { ADAPT_MODULE_BCACHE, ADAPT_MODULE_SCHED };
 enum adapt_phase { ADAPT_DETECTING, ADAPT_RECORDING, ADAPT_WATCHING };
 
 /* The rule `adapt rule bcache.hit_ratio < 0.60 for 2s`, and the loop's limits. */
@@ -52,6 +54,7 @@ struct adapt_config {
 	uint32_t blacklist_ms;		/* how long a reverted candidate is not tried */
 	uint32_t recheck_ms;		/* a settled loop looks again after this long */
 	uint32_t keep_logs;		/* 1: keep each simulated row's log as a recording */
+	uint32_t sched_record_ms;	/* a scheduler recording's length (and its watch's) */
 	uint32_t scope_permille;	/* a process with this share of requests gets the graft */
 	uint32_t recordings_per_hour, installs_per_hour;
 };
@@ -70,6 +73,7 @@ struct adapt_state {
 	struct mutex lock;
 	enum adapt_mode mode;			/* lock */
 	enum adapt_phase phase;			/* lock */
+	enum adapt_module module;		/* lock: the module of the decision under way */
 	struct adapt_config cfg;		/* lock */
 	bool thread_started;			/* lock */
 	struct adapt_sample window[ADAPT_WINDOW_MAX];	/* lock: a ring, newest at next - 1 */
@@ -90,6 +94,10 @@ struct adapt_state {
 	unsigned recheck_shift;			/* lock: rechecks wait recheck_ms << this */
 	unsigned settled_streak;		/* lock: decisions in a row that changed nothing */
 	bool ratio_before_known;		/* lock: ratio_before was judged at the flag */
+	bool have_sched_installed;		/* lock: the loop's pick-next policy is in force */
+	char sched_installed[GRAFT_NAME_MAX];	/* lock: it */
+	char sched_replaced[GRAFT_NAME_MAX];	/* lock: the one it replaced */
+	uint64_t sched_before_permille;		/* lock: the live worst slowdown before it */
 	uint64_t flag_reads;			/* lock: the reads of the flag's window */
 	struct adapt_blacklisted blacklist[ADAPT_BLACKLIST_MAX];	/* lock */
 	uint64_t hour_start_ns;			/* lock: the limits' hour */
@@ -109,8 +117,8 @@ void adapt_window_sample(const struct adapt_sample *now);
 bool adapt_window_ratio(uint32_t *permille, uint64_t *reads);
 /* Subscribe to the monitor's red flags (once); a bcache.* flag is kept until taken. */
 int adapt_redflag_subscribe(void);
-/* The red flag noted since the last call, as one line into line; false if none. */
-bool adapt_redflag_take(char *line, size_t n);
+/* The red flag noted since the last call, as one line into line, and its module; false if none. */
+bool adapt_redflag_take(char *line, size_t n, enum adapt_module *module);
 /* Parse the words after `adapt rule`: false with why filled. */
 bool adapt_rule_parse(int argc, char **argv, struct adapt_config *cfg, char *why, size_t whylen);
 /* permille as "0.600". */
@@ -120,6 +128,11 @@ void adapt_format_ratio(char *buf, size_t n, uint32_t permille);
 void adapt_evaluate_and_decide(unsigned rec_id);
 void adapt_watch_verdict(uint32_t after_permille, uint64_t reads);
 bool adapt_blacklisted(const char *name, uint64_t now_ns);
+void adapt_blacklist(const char *name, uint64_t until_ns);
+
+/* sched.c: the scheduler example's steps 3 to 5 on a recording, and its watch's verdict. */
+void adapt_sched_evaluate_and_decide(unsigned rec_id);
+void adapt_sched_watch_verdict(unsigned rec_id);
 
 /*
  * evaluate.c: simulate rows spec[0 .. rows) of recording r (one user
@@ -143,6 +156,12 @@ unsigned adapt_pairs(const struct sim_policy_names *live, struct sim_policy_name
 /* Switch from to to (for thread tid alone when not 0): 0, or -errno with from in force. */
 int adapt_pair_switch(const struct sim_policy_names *from, const struct sim_policy_names *to,
 		      uint64_t tid, char *why, size_t whylen);
+/*
+ * Make to (a graft's name, or dflt for the point's default) the policy at
+ * point for every thread, in place of from: 0, or -errno with from in force.
+ */
+int adapt_point_switch(const char *point, const char *dflt, const char *from, const char *to,
+		       char *why, size_t whylen);
 /* Remove p's grafts installed for thread tid. */
 void adapt_pair_unscope(const struct sim_policy_names *p, uint64_t tid);
 

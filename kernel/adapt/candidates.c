@@ -103,15 +103,14 @@ unsigned adapt_pairs(const struct sim_policy_names *live, struct sim_policy_name
 	return n;
 }
 
-/* Make to the policy at point in place of from, for every thread; 0 or -errno. */
-static int switch_point(unsigned kind, const char *from, const char *to, char *why, size_t whylen)
+int adapt_point_switch(const char *point, const char *dflt, const char *from, const char *to,
+		       char *why, size_t whylen)
 {
-	const char *dflt = sim_default_names[kind];
 	struct graft *old = strcmp(from, dflt) ? graft_find(from) : NULL;
 	struct graft *new = strcmp(to, dflt) ? graft_find(to) : NULL;
 
-	if (strcmp(to, dflt) && !new) {
-		snprintf(why, whylen, "graft '%s' is no longer loaded", to);
+	if (strcmp(to, dflt) && (!new || strcmp(new->point->name, point))) {
+		snprintf(why, whylen, "no graft '%s' for %s is loaded", to, point);
 		return -ENOENT;
 	}
 	if (old)
@@ -120,6 +119,11 @@ static int switch_point(unsigned kind, const char *from, const char *to, char *w
 	if (err && old)
 		graft_install(old, 0, why, 0);
 	return err;
+}
+
+static int switch_point(unsigned kind, const char *from, const char *to, char *why, size_t whylen)
+{
+	return adapt_point_switch(point_of[kind], sim_default_names[kind], from, to, why, whylen);
 }
 
 /* The grafts of to that differ from from, installed for thread tid alone. */

@@ -9,7 +9,8 @@
  *   adapt tune KEY=N ...            margin (permille of requests), min-reads,
  *                                   record-reads, record-ms, watch-reads,
  *                                   dwell-ms, blacklist-ms, recheck-ms,
- *                                   scope (permille of requests), keep-logs
+ *                                   scope (permille of requests), keep-logs,
+ *                                   sched-record-ms
  * Every bad input gets one line starting "adapt:" and changes nothing.
  * Commands take adapt.lock, so they wait while a decision simulates.
  */
@@ -44,7 +45,9 @@ static void print_status(void)
 	       "dwell %u ms; blacklist %u ms\n", adapt.cfg.margin_permille, adapt.cfg.record_reads,
 	       adapt.cfg.record_max_ms, adapt.cfg.watch_reads, adapt.cfg.dwell_ms,
 	       adapt.cfg.blacklist_ms);
-	printk("  triggers: the rule and red flags on bcache.*; a settled loop rechecks after "
+	printk("  triggers: the rule and red flags on bcache.* (the block cache), on sched.* "
+	       "(the scheduler: recorded for %u ms)\n", adapt.cfg.sched_record_ms);
+	printk("  a settled loop rechecks after "
 	       "%u ms (now %u times that); a process with %u permille of the requests gets its "
 	       "own graft; rows' logs %s\n", adapt.cfg.recheck_ms, 1u << adapt.recheck_shift,
 	       adapt.cfg.scope_permille, adapt.cfg.keep_logs ? "kept" : "dropped");
@@ -69,6 +72,9 @@ static void print_status(void)
 	} else {
 		printk("  installed by the loop: none\n");
 	}
+	if (adapt.have_sched_installed)
+		printk("  pick-next policy installed by the loop: %s in place of %s\n",
+		       adapt.sched_installed, adapt.sched_replaced);
 	if (adapt.settled)
 		printk("  settled at hit ratio %u.%03u: no flag until it is worse by the margin or "
 		       "%llu ms pass\n", adapt.settled_permille / 1000, adapt.settled_permille % 1000,
@@ -137,18 +143,19 @@ static int cmd_tune(int argc, char **argv)
 	struct adapt_config c = adapt.cfg;
 	static const char *const keys[] = { "margin", "min-reads", "record-reads", "record-ms",
 					    "watch-reads", "dwell-ms", "blacklist-ms", "recheck-ms",
-					    "scope", "keep-logs" };
+					    "scope", "keep-logs", "sched-record-ms" };
 	uint32_t *fields[] = { &c.margin_permille, &c.min_reads, &c.record_reads,
 			       &c.record_max_ms, &c.watch_reads, &c.dwell_ms, &c.blacklist_ms,
-			       &c.recheck_ms, &c.scope_permille, &c.keep_logs };
+			       &c.recheck_ms, &c.scope_permille, &c.keep_logs,
+			       &c.sched_record_ms };
 	static const uint64_t bounds[][2] = { { 0, 1000 }, { 1, 1000000 }, { 10, 400000 },
 					      { 100, 600000 }, { 10, 1000000 }, { 0, 3600000 },
 					      { 0, 86400000 }, { 0, 86400000 }, { 1, 1001 },
-					      { 0, 1 } };
+					      { 0, 1 }, { 100, 600000 } };
 	_Static_assert(ARRAY_SIZE(keys) == ARRAY_SIZE(bounds), "a key without bounds");
 	if (argc < 1) {
 		printk("adapt: tune KEY=N ...: margin min-reads record-reads record-ms watch-reads "
-		       "dwell-ms blacklist-ms recheck-ms scope keep-logs\n");
+		       "dwell-ms blacklist-ms recheck-ms scope keep-logs sched-record-ms\n");
 		return -EINVAL;
 	}
 	return set_keys(argc, argv, keys, fields, bounds, ARRAY_SIZE(keys), &c);

@@ -37,7 +37,7 @@ bool adapt_blacklisted(const char *name, uint64_t now_ns)
 	return false;
 }
 
-static void blacklist(const char *name, uint64_t until_ns)
+void adapt_blacklist(const char *name, uint64_t until_ns)
 {
 	unsigned oldest = 0;
 	for (unsigned k = 1; k < ADAPT_BLACKLIST_MAX; k++)
@@ -369,7 +369,7 @@ void adapt_watch_verdict(uint32_t after, uint64_t reads)
 		adapt_pair_unscope(&adapt.installed, adapt.installed_tid);
 	else
 		err = adapt_pair_switch(&adapt.installed, &adapt.replaced, 0, why, sizeof(why));
-	blacklist(inst, until);
+	adapt_blacklist(inst, until);
 	adapt.reverts++;
 	if (err)
 		adapt_log(n, "revert: %s could not be put back: %s", repl, why);

@@ -9,8 +9,8 @@
  * length; one that still has fewer is not judged (an idle cache has no
  * ratio).
  * The other trigger is the monitor's red flags (kernel/monitor/
- * redflag.c): one raised for a bcache.* source is noted here and taken
- * by the loop's next tick.
+ * redflag.c): one raised for a bcache.* or sched.* source is noted here
+ * and taken by the loop's next tick, with the module it suspects.
  * Everything here runs with adapt.lock held (adapt_internal.h), but the
  * red flag's note, which the measurement thread makes under
  * pending_lock (a spinlock taken alone).
@@ -21,20 +21,29 @@
 #include <scion/spinlock.h>
 #include "adapt_internal.h"
 
-#define SUSPECT_MODULE "bcache."
+/* The sources whose red flags start a decision, and the module each suspects. */
+static const struct { const char *prefix; enum adapt_module module; } suspects[] = {
+	{ "bcache.", ADAPT_MODULE_BCACHE }, { "sched.", ADAPT_MODULE_SCHED },
+};
 
 static struct spinlock pending_lock = SPINLOCK_INIT("adapt_redflag");
 static bool pending;				/* pending_lock */
 static struct monitor_redflag pending_flag;	/* pending_lock; source: a kernel string */
+static enum adapt_module pending_module;	/* pending_lock */
 
 /* Runs on the monitor's measurement thread: the flag is noted, the loop acts on it. */
 static void note_redflag(const struct monitor_redflag *flag)
 {
-	if (strncmp(flag->source, SUSPECT_MODULE, strlen(SUSPECT_MODULE)))
+	unsigned k = 0;
+	while (k < ARRAY_SIZE(suspects) &&
+	       strncmp(flag->source, suspects[k].prefix, strlen(suspects[k].prefix)))
+		k++;
+	if (k == ARRAY_SIZE(suspects))
 		return;
 	irqflags_t irq = spin_lock_irqsave(&pending_lock);
 	pending = true;
 	pending_flag = *flag;
+	pending_module = suspects[k].module;
 	spin_unlock_irqrestore(&pending_lock, irq);
 }
 
@@ -43,12 +52,13 @@ int adapt_redflag_subscribe(void)
 	return monitor_redflag_subscribe(note_redflag);
 }
 
-bool adapt_redflag_take(char *line, size_t n)
+bool adapt_redflag_take(char *line, size_t n, enum adapt_module *module)
 {
 	char value[24], low[24], high[24];
 	irqflags_t irq = spin_lock_irqsave(&pending_lock);
 	bool was = pending;
 	struct monitor_redflag f = pending_flag;
+	*module = pending_module;
 	pending = false;
 	spin_unlock_irqrestore(&pending_lock, irq);
 	if (!was)

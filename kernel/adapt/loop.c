@@ -25,7 +25,7 @@ struct adapt_state adapt = {
 		.threshold_permille = 600, .window_ms = 2000, .min_reads = 100,
 		.record_reads = 1000, .record_max_ms = 10000, .margin_permille = 50,
 		.watch_reads = 1000, .dwell_ms = 2000, .blacklist_ms = 60000,
-		.recheck_ms = 30000, .scope_permille = 900,
+		.recheck_ms = 30000, .scope_permille = 900, .sched_record_ms = 2000,
 		.recordings_per_hour = 30, .installs_per_hour = 10,
 	},
 };
@@ -82,9 +82,14 @@ static bool flagged(uint64_t now, char *line, size_t n)
 	adapt.flag_reads = reads;
 	adapt.ratio_before_permille = ratio;
 	adapt_format_ratio(r, sizeof(r), ratio);
-	if (adapt_redflag_take(red, sizeof(red))) {
-		snprintf(line, n, "red flag from the monitor: %s (bcache.hit_ratio %s)", red,
-			 judged ? r : "not judged yet");
+	adapt.module = ADAPT_MODULE_BCACHE;
+	if (adapt_redflag_take(red, sizeof(red), &adapt.module)) {
+		if (adapt.module == ADAPT_MODULE_SCHED)
+			snprintf(line, n, "red flag from the monitor: %s: the scheduler is suspect",
+				 red);
+		else
+			snprintf(line, n, "red flag from the monitor: %s (bcache.hit_ratio %s)", red,
+				 judged ? r : "not judged yet");
 		strlcpy(adapt.flag_source, "redflag", sizeof(adapt.flag_source));
 		return true;
 	}
@@ -131,7 +136,12 @@ static void keep_trace(unsigned id)
 	adapt.traces_next = (adapt.traces_next + 1) % ADAPT_TRACES_KEPT;
 }
 
-/* Steps 1 and 2: a flag, then a kernel-started recording of the block cache. */
+static const char *module_name(enum adapt_module m)
+{
+	return m == ADAPT_MODULE_SCHED ? "sched" : "bcache";
+}
+
+/* Steps 1 and 2: a flag, then a kernel-started recording of the suspect module. */
 static void detect_step(uint64_t now, const struct adapt_sample *totals)
 {
 	char line[200], why[160];
@@ -154,7 +164,7 @@ static void detect_step(uint64_t now, const struct adapt_sample *totals)
 		adapt_decision_end(n, CHAN_ADAPT_NONE, CHAN_ADAPT_REASON_RECORD_LIMIT, NULL, 0);
 		return;
 	}
-	int err = record_kernel_start("bcache", why, sizeof(why));
+	int err = record_kernel_start(module_name(adapt.module), why, sizeof(why));
 	if (err) {
 		adapt.refusals++;
 		adapt_log(n, "no recording: %s", why);
@@ -166,8 +176,12 @@ static void detect_step(uint64_t now, const struct adapt_sample *totals)
 	adapt.phase = ADAPT_RECORDING;
 	adapt.phase_start = *totals;
 	adapt.phase_start_ns = now;
-	adapt_log(n, "record: rec%u started: bcache's trace and log for %u reads or %u ms",
-		  record_kernel_active(), adapt.cfg.record_reads, adapt.cfg.record_max_ms);
+	if (adapt.module == ADAPT_MODULE_SCHED)
+		adapt_log(n, "record: rec%u started: sched's trace and log for %u ms",
+			  record_kernel_active(), adapt.cfg.sched_record_ms);
+	else
+		adapt_log(n, "record: rec%u started: bcache's trace and log for %u reads or %u ms",
+			  record_kernel_active(), adapt.cfg.record_reads, adapt.cfg.record_max_ms);
 	SDT_PROBE1_P(adapt, record, record_kernel_active());
 }
 
@@ -175,7 +189,18 @@ static void detect_step(uint64_t now, const struct adapt_sample *totals)
 static void forget_redflags(void)
 {
 	char stale[120];
-	adapt_redflag_take(stale, sizeof(stale));
+	enum adapt_module ignored;
+	adapt_redflag_take(stale, sizeof(stale), &ignored);
+}
+
+/* Whether the recording under way has run its course. */
+static bool recording_done(uint64_t now, const struct adapt_sample *totals)
+{
+	uint64_t ns = now - adapt.phase_start_ns;
+	if (adapt.module == ADAPT_MODULE_SCHED)
+		return ns >= (uint64_t)adapt.cfg.sched_record_ms * 1000000;
+	return totals->reads - adapt.phase_start.reads >= adapt.cfg.record_reads ||
+	       ns >= (uint64_t)adapt.cfg.record_max_ms * 1000000;
 }
 
 /* The end of step 2, then steps 3 to 5 (decide.c). */
@@ -184,8 +209,7 @@ static void record_step(uint64_t now, const struct adapt_sample *totals)
 	struct recording *rec = NULL;
 	char why[160];
 
-	if (totals->reads - adapt.phase_start.reads < adapt.cfg.record_reads &&
-	    now - adapt.phase_start_ns < (uint64_t)adapt.cfg.record_max_ms * 1000000)
+	if (!recording_done(now, totals))
 		return;
 	uint64_t n = adapt.decisions;
 	adapt.phase = ADAPT_DETECTING;
@@ -203,23 +227,56 @@ static void record_step(uint64_t now, const struct adapt_sample *totals)
 			(uint32_t)((totals->hits - adapt.phase_start.hits) * 1000 / reads);
 		adapt.ratio_before_known = true;
 	}
-	adapt_log(n, "record: rec%u: %llu requests, %llu results%s%s", id,
+	adapt_log(n, "record: rec%u: %llu %s, %llu %s%s%s", id,
 		  (unsigned long long)rec->stream[0].records,
-		  (unsigned long long)rec->stream[1].records, why[0] ? "; " : "", why);
+		  adapt.module == ADAPT_MODULE_SCHED ? "events" : "requests",
+		  (unsigned long long)rec->stream[1].records,
+		  adapt.module == ADAPT_MODULE_SCHED ? "picks" : "results", why[0] ? "; " : "", why);
 	adapt_decision_recording(n, id, rec->stream[0].records);
 	rec_store_put(rec);
 	keep_trace(id);
-	adapt_evaluate_and_decide(id);
+	if (adapt.module == ADAPT_MODULE_SCHED)
+		adapt_sched_evaluate_and_decide(id);
+	else
+		adapt_evaluate_and_decide(id);
 	forget_redflags();
 	adapt_window_reset();
 	adapt.quiet_until_ns = clock_ns() + (uint64_t)adapt.cfg.dwell_ms * 1000000;
 }
 
+/* The scheduler's watch: its second recording over, the live figures judge the install. */
+static void sched_watch_step(uint64_t now)
+{
+	struct recording *rec = NULL;
+	char why[160];
+
+	if (now - adapt.phase_start_ns < (uint64_t)adapt.cfg.sched_record_ms * 1000000)
+		return;
+	adapt.phase = ADAPT_DETECTING;
+	if (record_kernel_stop(&rec, why, sizeof(why)) || !rec) {
+		adapt_log(adapt.decisions, "watch: could not stop the recording: %s; %s stays",
+			  why, adapt.sched_installed);
+	} else {
+		unsigned id = rec->id;
+		rec_store_put(rec);
+		keep_trace(id);
+		adapt_log(adapt.decisions, "watch: rec%u recorded under %s", id,
+			  adapt.sched_installed);
+		adapt_sched_watch_verdict(id);
+	}
+	forget_redflags();
+	adapt.quiet_until_ns = clock_ns() + (uint64_t)adapt.cfg.dwell_ms * 1000000;
+}
+
 /* Step 5's watch: once watch_reads reads ran under the new policy, keep it or revert. */
-static void watch_step(const struct adapt_sample *totals)
+static void watch_step(uint64_t now, const struct adapt_sample *totals)
 {
 	uint64_t reads = totals->reads - adapt.phase_start.reads;
 
+	if (adapt.module == ADAPT_MODULE_SCHED) {
+		sched_watch_step(now);
+		return;
+	}
 	if (reads < adapt.cfg.watch_reads)
 		return;
 	uint32_t after = (uint32_t)((totals->hits - adapt.phase_start.hits) * 1000 / reads);
@@ -264,7 +321,7 @@ static void adapt_tick(void)
 		record_step(now, &totals);
 		break;
 	case ADAPT_WATCHING:
-		watch_step(&totals);
+		watch_step(now, &totals);
 		break;
 	}
 }
@@ -293,7 +350,10 @@ int adapt_set_mode(enum adapt_mode mode)
 			adapt_log(adapt.decisions, "red flags: no subscriber slot left; the rule "
 				  "alone triggers the loop");
 	}
-	if (mode == ADAPT_OFF && adapt.phase == ADAPT_RECORDING) {
+	/* A recording under way (a decision's, or the scheduler watch's) ends with the loop. */
+	if (mode == ADAPT_OFF && (adapt.phase == ADAPT_RECORDING ||
+				  (adapt.phase == ADAPT_WATCHING &&
+				   adapt.module == ADAPT_MODULE_SCHED))) {
 		struct recording *rec = NULL;
 		char why[160];
 		if (!record_kernel_stop(&rec, why, sizeof(why)) && rec) {

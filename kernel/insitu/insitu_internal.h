@@ -81,6 +81,7 @@ struct sched_instance {
 	struct graft *graft;			/* a private copy (NULL: the default) */
 	struct spinlock lock;			/* held, interrupts masked, around each step */
 	uint64_t aborts;			/* transactions of its graft that aborted */
+	uint64_t cpu_ns;			/* its replay thread's CPU time (the cost) */
 };
 
 /*

@@ -204,6 +204,7 @@ static void replay_thread(void *arg)
 		spin_unlock_irqrestore(&inst->lock, f);
 	} while (r > 0);
 	j->err = r;
+	inst->cpu_ns = thread_cpu_ns_self();
 }
 
 int sched_instance_replay(struct sched_instance *inst, struct recording *out, char *why,

@@ -1,14 +1,17 @@
 // SPDX-License-Identifier: BSD-2-Clause
 /*
- * Shell: `sched run [n=N] [rounds=R] [compute=C] [sleep=S]`, a workload
- * of threads that compute and sleep, for recording the scheduler and
- * replaying its trace against other policies. Worker k (0 .. N-1)
- * repeats R rounds of: compute until it has been charged C * (1 + k % 3)
- * more timer ticks of CPU time, then (except after the last round)
- * sleep S * (1 + k % 2) ticks; then it ends. Mixed CPU-bound and
- * sleepy threads, so that policies differ. The shell thread waits for
- * them all and prints what each did: the CPU bursts in the trace are
- * exactly the compute ticks, whatever the policy.
+ * Shell: `sched run [n=N] [rounds=R] [compute=C] [sleep=S] [hogs=H
+ * hog-ticks=T]`, a workload of threads that compute and sleep, for
+ * recording the scheduler and replaying its trace against other
+ * policies. Worker k (0 .. N-1) repeats R rounds of: compute until it
+ * has been charged C * (1 + k % 3) more timer ticks of CPU time, then
+ * (except after the last round) sleep S * (1 + k % 2) ticks; then it
+ * ends. Mixed CPU-bound and sleepy threads, so that policies differ.
+ * With hogs=H, H more threads each compute T ticks in one burst: with
+ * n=1 compute=1, an interactive thread behind compute threads (the
+ * adaptation loop's scheduler example). The shell thread waits for them
+ * all and prints what each did: the CPU bursts in the trace are exactly
+ * the compute ticks, whatever the policy.
  */
 #include <scion/sched.h>
 #include <scion/thread.h>
@@ -23,8 +26,9 @@
 #include "sched_internal.h"
 
 #define RUN_MAX_THREADS 16
-#define RUN_MAX_ROUNDS  100
+#define RUN_MAX_ROUNDS  1000
 #define RUN_MAX_TICKS   1000
+#define RUN_MAX_HOG_TICKS 100000
 
 struct run_worker {
 	unsigned index, rounds;
@@ -57,9 +61,13 @@ static void run_worker(void *arg)
 
 int sched_workload_run(int argc, char **argv)
 {
-	static const char *const keys[] = { "n", "rounds", "compute", "sleep" };
-	uint64_t v[] = { 4, 3, 2, 2 };
-	const uint64_t max[] = { RUN_MAX_THREADS, RUN_MAX_ROUNDS, RUN_MAX_TICKS, RUN_MAX_TICKS };
+	static const char *const keys[] = { "n", "rounds", "compute", "sleep", "hogs",
+					    "hog-ticks" };
+	uint64_t v[] = { 4, 3, 2, 2, 0, 100 };
+	const uint64_t min[] = { 1, 1, 1, 1, 0, 1 };
+	const uint64_t max[] = { RUN_MAX_THREADS, RUN_MAX_ROUNDS, RUN_MAX_TICKS, RUN_MAX_TICKS,
+				 RUN_MAX_THREADS, RUN_MAX_HOG_TICKS };
+	_Static_assert(ARRAY_SIZE(keys) == ARRAY_SIZE(v), "a key without a default");
 
 	for (int a = 2; a < argc; a++) {
 		const char *eq = strchr(argv[a], '=');
@@ -68,14 +76,20 @@ int sched_workload_run(int argc, char **argv)
 		       (strlen(keys[k]) != (size_t)(eq - argv[a]) ||
 			strncmp(argv[a], keys[k], (size_t)(eq - argv[a]))))
 			k++;
-		if (!eq || k == ARRAY_SIZE(keys) || parse_u64(eq + 1, &v[k], false) || v[k] < 1 ||
-		    v[k] > max[k]) {
-			printk("sched: '%s': give n=1..%u rounds=1..%u compute=1..%u sleep=1..%u\n",
-			       argv[a], RUN_MAX_THREADS, RUN_MAX_ROUNDS, RUN_MAX_TICKS, RUN_MAX_TICKS);
+		if (!eq || k == ARRAY_SIZE(keys) || parse_u64(eq + 1, &v[k], false) ||
+		    v[k] < min[k] || v[k] > max[k]) {
+			printk("sched: '%s': give n=1..%u rounds=1..%u compute=1..%u sleep=1..%u "
+			       "hogs=0..%u hog-ticks=1..%u\n", argv[a], RUN_MAX_THREADS,
+			       RUN_MAX_ROUNDS, RUN_MAX_TICKS, RUN_MAX_TICKS, RUN_MAX_THREADS,
+			       RUN_MAX_HOG_TICKS);
 			return -EINVAL;
 		}
 	}
-	unsigned n = (unsigned)v[0];
+	unsigned n = (unsigned)(v[0] + v[4]);
+	if (n > RUN_MAX_THREADS) {
+		printk("sched: n + hogs is at most %u\n", RUN_MAX_THREADS);
+		return -EINVAL;
+	}
 	struct run_worker workers[RUN_MAX_THREADS];
 	struct thread *threads[RUN_MAX_THREADS];
 	uint64_t start = clock_ticks();
@@ -83,9 +97,12 @@ int sched_workload_run(int argc, char **argv)
 
 	for (; created < n; created++) {
 		unsigned k = created;
-		workers[k] = (struct run_worker){ .index = k, .rounds = (unsigned)v[1],
-						  .compute = v[2] * (1 + k % 3),
-						  .sleep = v[3] * (1 + k % 2) };
+		if (k < v[0])
+			workers[k] = (struct run_worker){ .index = k, .rounds = (unsigned)v[1],
+							  .compute = v[2] * (1 + k % 3),
+							  .sleep = v[3] * (1 + k % 2) };
+		else	/* a hog: one burst */
+			workers[k] = (struct run_worker){ .index = k, .rounds = 1, .compute = v[5] };
 		threads[k] = thread_create("sched-run", run_worker, &workers[k], -1);
 		if (!threads[k])
 			break;
