@@ -146,6 +146,14 @@ unsigned adapt_simulate_rows(struct recording *r, const struct sim_model *model,
 			     const char (*spec)[REC_POLICY_MAX], unsigned rows,
 			     struct sim_outcome *out, int *err, char (*why)[ADAPT_WHY_MAX]);
 
+/* A list of policy names, each once (candidates.c). */
+struct adapt_names {
+	unsigned n;
+	char name[ADAPT_CANDIDATES_MAX][GRAFT_NAME_MAX];
+};
+/* Add name unless it is there already or the list is full. */
+void adapt_names_add(struct adapt_names *s, const char *name);
+
 /* candidates.c: policy pairs (eviction, read-ahead). adapt.lock held. */
 void adapt_pair_short(const struct sim_policy_names *p, char *buf, size_t n);
 void adapt_pair_live(struct sim_policy_names *p);

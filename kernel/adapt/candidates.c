@@ -50,12 +50,7 @@ bool adapt_pair_equal(const struct sim_policy_names *a, const struct sim_policy_
 	return true;
 }
 
-struct names {
-	unsigned n;
-	char name[ADAPT_CANDIDATES_MAX][GRAFT_NAME_MAX];
-};
-
-static void add_name(struct names *s, const char *name)
+void adapt_names_add(struct adapt_names *s, const char *name)
 {
 	for (unsigned k = 0; k < s->n; k++)
 		if (!strcmp(s->name[k], name))
@@ -65,7 +60,7 @@ static void add_name(struct names *s, const char *name)
 }
 
 struct kind_names {
-	struct names of[SIM_KINDS];
+	struct adapt_names of[SIM_KINDS];
 };
 
 static void add_graft(struct graft *g, void *arg)
@@ -73,7 +68,7 @@ static void add_graft(struct graft *g, void *arg)
 	struct kind_names *kn = arg;
 	for (unsigned k = 0; k < SIM_KINDS; k++)
 		if (!strcmp(g->point->name, point_of[k]))
-			add_name(&kn->of[k], g->name);
+			adapt_names_add(&kn->of[k], g->name);
 }
 
 unsigned adapt_pairs(const struct sim_policy_names *live, struct sim_policy_names *out,
@@ -84,8 +79,8 @@ unsigned adapt_pairs(const struct sim_policy_names *live, struct sim_policy_name
 
 	memset(&kn, 0, sizeof(kn));
 	for (unsigned k = 0; k < SIM_KINDS; k++) {
-		add_name(&kn.of[k], live->name[k]);
-		add_name(&kn.of[k], sim_default_names[k]);
+		adapt_names_add(&kn.of[k], live->name[k]);
+		adapt_names_add(&kn.of[k], sim_default_names[k]);
 	}
 	graft_foreach(add_graft, &kn);
 	*readaheads = kn.of[SIM_READAHEAD].n;

@@ -26,24 +26,10 @@
 #define PICK_POINT   "sched.pick_next"
 #define PICK_DEFAULT "rr"
 
-struct sched_candidates {
-	unsigned n;
-	char name[ADAPT_CANDIDATES_MAX][GRAFT_NAME_MAX];
-};
-
-static void add(struct sched_candidates *c, const char *name)
-{
-	for (unsigned k = 0; k < c->n; k++)
-		if (!strcmp(c->name[k], name))
-			return;
-	if (c->n < ADAPT_CANDIDATES_MAX)
-		strlcpy(c->name[c->n++], name, GRAFT_NAME_MAX);
-}
-
 static void add_graft(struct graft *g, void *arg)
 {
 	if (!strcmp(g->point->name, PICK_POINT))
-		add(arg, g->name);
+		adapt_names_add(arg, g->name);
 }
 
 /* permille as "1.234x". */
@@ -84,7 +70,7 @@ void adapt_sched_evaluate_and_decide(unsigned rec_id)
 {
 	static struct sched_outcome o[ADAPT_CANDIDATES_MAX];	/* adapt.lock */
 	static int err[ADAPT_CANDIDATES_MAX];			/* adapt.lock */
-	struct sched_candidates c = { 0 };
+	struct adapt_names c = { 0 };
 	struct sched_outcome measured;
 	char live[GRAFT_NAME_MAX], why[200];
 	uint64_t n = adapt.decisions, now = clock_ns();
@@ -96,8 +82,8 @@ void adapt_sched_evaluate_and_decide(unsigned rec_id)
 	}
 	if (!graft_point_installed_name(PICK_POINT, live, sizeof(live)))
 		strlcpy(live, PICK_DEFAULT, sizeof(live));
-	add(&c, live);
-	add(&c, PICK_DEFAULT);
+	adapt_names_add(&c, live);
+	adapt_names_add(&c, PICK_DEFAULT);
 	graft_foreach(add_graft, &c);
 	struct recording *r = rec_store_get(rec_id, false);
 	for (unsigned k = 0; k < c.n; k++) {

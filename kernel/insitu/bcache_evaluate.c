@@ -89,14 +89,8 @@ int sim_bcache_simulate(struct recording *trace_rec, const char *spec,
 				      sizeof(reason));
 	out->aborts = inst->aborts;
 	out->cpu_ns = inst->cpu_ns;
-	out->log_id = log->id;
 	sim_instance_destroy(inst);
-	rec_store_complete(log);
-	rec_store_put(log);
-	if (err)
-		snprintf(why, whylen, "%s: %s; rec%u holds the log as far as it got", out->policy,
-			 reason, out->log_id);
-	return err;
+	return sim_log_close(log, err, out->policy, reason, &out->log_id, why, whylen);
 }
 
 int sim_bcache_live(struct recording *r, struct sim_summary *live, struct sim_model *model,

@@ -53,6 +53,18 @@ struct recording *sim_log_recording(const struct recording *trace_rec, const cha
 	return out;
 }
 
+int sim_log_close(struct recording *log, int err, const char *policy, const char *reason,
+		  unsigned *log_id, char *why, size_t whylen)
+{
+	*log_id = log->id;
+	rec_store_complete(log);
+	rec_store_put(log);
+	if (err)
+		snprintf(why, whylen, "%s: %s; rec%u holds the log as far as it got", policy,
+			 reason, *log_id);
+	return err;
+}
+
 bool sim_run_private(struct graft *g, const uint64_t args[6], uint64_t *r, uint64_t *aborts)
 {
 	if (txn_graft_active(g))

@@ -61,6 +61,15 @@ struct recording *sim_log_recording(const struct recording *trace_rec, const cha
 				    const char *policy);
 
 /*
+ * sim_log_close - the end of a quiet simulation's log (bcache_evaluate.c,
+ *   sched_evaluate.c): log made complete and let go; *log_id its number.
+ *   A replay that failed (err) gets why: the policy, the reason, and that
+ *   the log holds what it wrote. Return value: err. Caller's context: thread.
+ */
+int sim_log_close(struct recording *log, int err, const char *policy, const char *reason,
+		  unsigned *log_id, char *why, size_t whylen);
+
+/*
  * sim_run_private - run private graft copy g (graft_load_private) as
  *   graft_dispatch would, in a transaction whose result its point checks.
  * Return value: true with *r when it committed; false when it aborted

@@ -69,19 +69,13 @@ int sim_sched_simulate(struct recording *trace_rec, const char *name, struct sch
 	int err = sched_instance_replay(inst, log, reason, sizeof(reason));
 	out->aborts = inst->aborts;
 	out->cpu_ns = inst->cpu_ns;
-	out->log_id = log->id;
 	struct slowdown_acc acc = { .out = out };
 	for (unsigned i = 0; i < inst->sim.nthreads; i++)
 		add_thread(&acc, inst->sim.thread[i].se.tid, inst->sim.thread[i].wait,
 			   inst->sim.thread[i].run);
 	finish(&acc);
 	sched_instance_destroy(inst);
-	rec_store_complete(log);
-	rec_store_put(log);
-	if (err)
-		snprintf(why, whylen, "%s: %s; rec%u holds the log as far as it got", out->policy,
-			 reason, out->log_id);
-	return err;
+	return sim_log_close(log, err, out->policy, reason, &out->log_id, why, whylen);
 }
 
 /* --- Live ---------------------------------------------------------------- */

@@ -202,25 +202,32 @@ def redflag_configuration():
                  "buckets": buckets}]}
 
 
-def job_adapt_redflag(ctx):
-    """The monitor's red flags trigger the loop: with a rule that never fires (ratio < 0),
-    a red flag on bcache.misses (a profile configuration's band) makes the loop record,
-    evaluate and install 2q; the flag's line names the source, its value and its band;
-    a red flag on another module's source does nothing."""
+def load_profile_configuration(ctx, sock, configuration):
+    """Write configuration (host/scionhost/profile/config.py's form) to the job's log
+    folder and load it with `scion profile config load`; one result, config-loaded."""
     import os
     from scionhost.profile import config
-    from test_channel import channel_boot, scion
+    from test_channel import scion
 
     path = os.path.join(ctx.log_dir, f"{ctx.job}.cfg")
     os.makedirs(ctx.log_dir, exist_ok=True)
     with open(path, "wb") as f:
-        f.write(config.encode(redflag_configuration()))
+        f.write(config.encode(configuration))
+    rc, out, err = scion(ctx, sock, "profile", "config", "load", path)
+    ctx.result("config-loaded", rc == 0 and "loaded" in out, out + err)
+
+
+def job_adapt_redflag(ctx):
+    """The monitor's red flags trigger the loop: with a rule that never fires (ratio < 0),
+    a red flag on bcache.misses (a profile configuration's band) makes the loop record,
+    evaluate and install 2q; the flag's line names the source, its value and its band."""
+    from test_channel import channel_boot
+
     boot, sock = channel_boot(ctx, "redflag", smp=2, single_thread_tcg=True,
                               modules=[graft_path(ctx, n) for n in GRAFTS])
     try:
         adapt_setup(boot, 32, "0", "min-reads=50 watch-reads=600 dwell-ms=300")
-        rc, out, err = scion(ctx, sock, "profile", "config", "load", path)
-        ctx.result("config-loaded", rc == 0 and "loaded" in out, out + err)
+        load_profile_configuration(ctx, sock, redflag_configuration())
         cmd(boot, "monitor start")
         d = Driver(boot)
         start = len(boot.output)

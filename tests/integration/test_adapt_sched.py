@@ -15,11 +15,10 @@ and the rule (bcache.hit_ratio < 0) never fires. In dry-run the same
 decision installs nothing."""
 
 import datetime
-import os
 import re
 
 from common import graft_path, poweroff
-from test_adapt import cmd
+from test_adapt import cmd, load_profile_configuration
 
 GRAFTS = ["sched_fair", "sched_lifo"]
 WORKLOAD = "sched run n=1 rounds=150 compute=1 sleep=2 hogs=6 hog-ticks={ticks}"
@@ -42,20 +41,14 @@ def permille(m):
 
 
 def job_adapt_sched(ctx):
-    from scionhost.profile import config
-    from test_channel import channel_boot, scion
+    from test_channel import channel_boot
 
-    path = os.path.join(ctx.log_dir, f"{ctx.job}.cfg")
-    os.makedirs(ctx.log_dir, exist_ok=True)
-    with open(path, "wb") as f:
-        f.write(config.encode(runq_configuration()))
     boot, sock = channel_boot(ctx, "sched", smp=2, single_thread_tcg=True,
                               modules=[graft_path(ctx, n) for n in GRAFTS])
     try:
         cmd(boot, "adapt rule bcache.hit_ratio < 0 for 1s")
         cmd(boot, "adapt tune dwell-ms=300 sched-record-ms=1500")
-        rc, out, err = scion(ctx, sock, "profile", "config", "load", path)
-        ctx.result("config-loaded", rc == 0 and "loaded" in out, out + err)
+        load_profile_configuration(ctx, sock, runq_configuration())
         cmd(boot, "monitor start")
 
         # Dry-run: the decision, and nothing installed.
