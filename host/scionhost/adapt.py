@@ -56,6 +56,10 @@ VERDICTS = {C.CHAN_ADAPT_UNWATCHED: "", C.CHAN_ADAPT_WATCHING: "watching",
             C.CHAN_ADAPT_KEPT: "kept", C.CHAN_ADAPT_REVERTED: "reverted",
             C.CHAN_ADAPT_REVERT_FAILED: "revert-failed"}
 FIGURES = ("hits", "misses", "requests", "aborts")
+SCHED_FIGURES = ("worst_permille", "mean_permille", "aborts")
+MODULES = {C.CHAN_ADAPT_MODULE_BCACHE: "bcache", C.CHAN_ADAPT_MODULE_SCHED: "sched"}
+# scion-sim's per-thread table of a sched replay: tid, phases, ticks run, then wait/done.
+SIM_THREAD = re.compile(r"^  (\d+)\s+(\d+)\s+(\d+)\s+(\d+)/(\d+)\s*$", re.M)
 # scion-sim's row: the policy, hits, misses, evictions, prefetches, disk reads, time, agree, log.
 SIM_ROW = re.compile(r"^(evict=\S+ readahead=\S+)\s+(\d+)\s+(\d+)\s+\d+\s+\d+\s+\d+\s+"
                      r"[\d.]+\s+\S+\s+(\S.*)$", re.M)
@@ -68,6 +72,7 @@ def permille(value):
 
 def decision_dict(d):
     out = {"decision": d["number"], "uptime_ms": d["uptime_ms"],
+           "module": MODULES.get(d["module"], f"module {d['module']}"),
            "ratio": permille(d["ratio_permille"]),
            "threshold": permille(d["threshold_permille"]), "flag_reads": d["flag_reads"],
            "recording": f"rec{d['rec']}" if d["rec"] else None, "requests": d["requests"],
@@ -101,6 +106,7 @@ def decision(client, n):
     rows = [{"index": r["index"], "role": ROLES.get(r["role"], f"role {r['role']}"),
              "policy": text(r["policy"]), "hits": r["hits"], "misses": r["misses"],
              "requests": r["requests"], "aborts": r["aborts"],
+             "worst_permille": r["worst_permille"], "mean_permille": r["mean_permille"],
              "log": f"rec{r['log_rec']}" if r["log_rec"] else None}
             for r in replies.request_list(client, frame.OP_ADAPT_ROWS, "chan_adapt_row",
                                           start=n * keys)
@@ -148,6 +154,26 @@ def replay_row(binary, recdir, spec, out, model=None):
             "requests": header["records"], "aborts": aborts}
 
 
+def replay_sched_row(binary, recdir, spec, out):
+    """The host simulator's slowdowns of pick-next policy spec ("pick_next=fair tick=rr")
+    on the sched recording in recdir: {worst_permille, mean_permille, aborts}, worked out
+    from its per-thread table as the kernel works them out (sched_evaluate.c)."""
+    m = re.search(r"pick_next=(\S+)", spec)
+    name = m[1] if m else spec
+    p = subprocess.run([binary, "replay", recdir, "--policy", name, "--out", out],
+                       capture_output=True, text=True, timeout=600)
+    if p.returncode != 0:
+        why = (p.stderr.strip().splitlines() or [f"exit status {p.returncode}"])[-1]
+        raise ScionError(f"adapt explain: the host simulator refused {name}: {why}")
+    slowdowns = [(int(w) + int(run)) * 1000 // int(run)
+                 for _tid, _phases, run, w, _done in SIM_THREAD.findall(p.stdout) if int(run)]
+    if not slowdowns:
+        raise ScionError(f"adapt explain: the host simulator showed no thread for {name}")
+    return {"policy": spec, "worst_permille": max(slowdowns),
+            "mean_permille": sum(slowdowns) // len(slowdowns),
+            "aborts": sum(int(a[2]) for a in SIM_ABORTS.finditer(p.stdout + p.stderr))}
+
+
 def download(client, rec, out):
     """Recording rec (trace and log) from the kernel's store into out."""
     for stream, name in ((recfmt.STREAM_TRACE, recfmt.TRACE_FILE),
@@ -185,10 +211,13 @@ def cmd_explain(args):
             download(client, int(d["recording"][3:]), work)
         out = os.path.join(work, "sim")
         os.makedirs(out, exist_ok=True)
+        sched = d["module"] == "sched"
+        figures = SCHED_FIGURES if sched else FIGURES
         for row in rows:
-            host = replay_row(binary, work, row["policy"], out, d["model"])
-            row["host"] = {k: host[k] for k in FIGURES}
-            row["same"] = all(row[k] == host[k] for k in FIGURES) and \
+            host = (replay_sched_row(binary, work, row["policy"], out) if sched else
+                    replay_row(binary, work, row["policy"], out, d["model"]))
+            row["host"] = {k: host[k] for k in figures}
+            row["same"] = all(row[k] == host[k] for k in figures) and \
                 host["policy"] == row["policy"]
     finally:
         if not args.keep:
@@ -201,7 +230,27 @@ def cmd_explain(args):
     return 1 if differ else 0
 
 
+def print_sched_explain(d, rows):
+    print(f"decision {d['decision']}: the scheduler; {d['recording']}: {d['requests']} events; "
+          f"{d['outcome']}" + (f" {d['chosen']}" if d["chosen"] else "")
+          + (f" ({d['reason']})" if d["reason"] else "")
+          + (f"; watch: {d['watch']}" if d["watch"] else ""))
+    print(f"  {'role':<9} {'policy':<30} {'worst':>7} {'mean':>7} {'aborts':>6} | "
+          f"{'host worst':>10} {'mean':>7} {'aborts':>6}   (slowdowns in permille)")
+    for r in rows:
+        h = r["host"]
+        print(f"{' ' if r['same'] else '*'} {r['role']:<9} {r['policy']:<30} "
+              f"{r['worst_permille']:>7} {r['mean_permille']:>7} {r['aborts']:>6} | "
+              f"{h['worst_permille']:>10} {h['mean_permille']:>7} {h['aborts']:>6}")
+
+
 def print_explain(d, rows):
+    if d["module"] == "sched":
+        print_sched_explain(d, rows)
+        differ = sum(1 for r in rows if not r["same"])
+        print(f"{len(rows) - differ} of {len(rows)} rows the same on the host"
+              + (f"; {differ} differ (marked *)" if differ else ""))
+        return
     print(f"decision {d['decision']}: bcache.hit_ratio {d['ratio']} < {d['threshold']}; "
           f"{d['recording']}: {d['requests']} requests; {d['outcome']}"
           + (f" {d['chosen']}" if d["chosen"] else "")

@@ -189,12 +189,14 @@ const char *adapt_phase_name(enum adapt_phase phase);
  * _REVERT_FAILED). adapt.lock held (the ring's spinlock is taken inside).
  */
 struct sim_outcome;
+struct sched_outcome;
 void adapt_decision_begin(uint64_t n, uint32_t ratio_permille, uint32_t threshold_permille,
-			  uint64_t reads);
+			  uint64_t reads, uint32_t module);
 void adapt_decision_recording(uint64_t n, unsigned rec_id, uint64_t requests);
 /* The latency model decision n's rows were priced by (calibrated, or the last one). */
 void adapt_decision_model(uint64_t n, uint64_t hit_ns, uint64_t miss_ns);
 void adapt_decision_row(uint64_t n, const char *role, const struct sim_outcome *o);
+void adapt_decision_sched_row(uint64_t n, const char *role, const struct sched_outcome *o);
 void adapt_decision_end(uint64_t n, uint32_t outcome, uint32_t reason, const char *chosen,
 			uint64_t margin);
 void adapt_decision_watch(uint64_t n, uint32_t verdict, uint32_t before_permille,

@@ -27,6 +27,7 @@
 #include <scion/adapt.h>
 #include "adapt_internal.h"
 #include "../insitu/bcache_evaluate.h"
+#include "../insitu/sched_evaluate.h"
 
 static struct spinlock ring_lock = SPINLOCK_INIT("adapt_decisions");
 static struct adapt_decision_copy ring[CHAN_ADAPT_DECISIONS];	/* ring_lock */
@@ -45,7 +46,7 @@ static const char *const outcome_names[] = {
 };
 
 void adapt_decision_begin(uint64_t n, uint32_t ratio_permille, uint32_t threshold_permille,
-			  uint64_t reads)
+			  uint64_t reads, uint32_t module)
 {
 	irqflags_t flags = spin_lock_irqsave(&ring_lock);
 	struct adapt_decision_copy *s = &ring[n % CHAN_ADAPT_DECISIONS];
@@ -55,6 +56,7 @@ void adapt_decision_begin(uint64_t n, uint32_t ratio_permille, uint32_t threshol
 	s->d.ratio_permille = ratio_permille;
 	s->d.threshold_permille = threshold_permille;
 	s->d.flag_reads = reads;
+	s->d.module = module;
 	spin_unlock_irqrestore(&ring_lock, flags);
 }
 
@@ -80,27 +82,40 @@ void adapt_decision_model(uint64_t n, uint64_t hit_ns, uint64_t miss_ns)
 	spin_unlock_irqrestore(&ring_lock, flags);
 }
 
-void adapt_decision_row(uint64_t n, const char *role, const struct sim_outcome *o)
+/* Row r (its figures and policy filled) appended to decision n's with its role. */
+static void keep_row(uint64_t n, const char *role, struct chan_adapt_row r, const char *policy)
 {
-	uint32_t code = !strcmp(role, "live") ? CHAN_ADAPT_ROLE_LIVE :
-			!strcmp(role, "optimum") ? CHAN_ADAPT_ROLE_OPTIMUM : CHAN_ADAPT_ROLE_CANDIDATE;
+	r.role = !strcmp(role, "live") ? CHAN_ADAPT_ROLE_LIVE :
+		 !strcmp(role, "optimum") ? CHAN_ADAPT_ROLE_OPTIMUM : CHAN_ADAPT_ROLE_CANDIDATE;
+	r.decision = n;
+	strlcpy(r.policy, policy, sizeof(r.policy));
 	bool full = false;
 	irqflags_t flags = spin_lock_irqsave(&ring_lock);
 	struct adapt_decision_copy *s = slot(n);
 	if (s && s->d.rows < CHAN_ADAPT_ROWS_MAX) {
-		struct chan_adapt_row *r = &s->row[s->d.rows];
-		*r = (struct chan_adapt_row){ .decision = n, .hits = o->sum.hits,
-			.misses = o->sum.misses, .requests = o->sum.requests, .aborts = o->aborts,
-			.index = s->d.rows, .role = code, .log_rec = o->log_id };
-		strlcpy(r->policy, o->policy, sizeof(r->policy));
-		s->d.rows++;
+		r.index = s->d.rows;
+		s->row[s->d.rows++] = r;
 	} else if (s) {
 		full = true;
 	}
 	spin_unlock_irqrestore(&ring_lock, flags);
 	if (full)
 		printk("adapt: #%llu: row %s not kept: a decision keeps %u rows\n",
-		       (unsigned long long)n, o->policy, CHAN_ADAPT_ROWS_MAX);
+		       (unsigned long long)n, policy, CHAN_ADAPT_ROWS_MAX);
+}
+
+void adapt_decision_row(uint64_t n, const char *role, const struct sim_outcome *o)
+{
+	keep_row(n, role, (struct chan_adapt_row){ .hits = o->sum.hits, .misses = o->sum.misses,
+		 .requests = o->sum.requests, .aborts = o->aborts, .log_rec = o->log_id },
+		 o->policy);
+}
+
+void adapt_decision_sched_row(uint64_t n, const char *role, const struct sched_outcome *o)
+{
+	keep_row(n, role, (struct chan_adapt_row){ .worst_permille = o->worst_permille,
+		 .mean_permille = o->mean_permille, .aborts = o->aborts, .log_rec = o->log_id },
+		 o->policy);
 }
 
 void adapt_decision_end(uint64_t n, uint32_t outcome, uint32_t reason, const char *chosen,

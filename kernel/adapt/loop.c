@@ -153,7 +153,8 @@ static void detect_step(uint64_t now, const struct adapt_sample *totals)
 	adapt_log(n, "flag: %s", line);
 	SDT_PROBE2_P(adapt, flag, adapt.ratio_before_permille, adapt.cfg.threshold_permille);
 	adapt_decision_begin(n, adapt.ratio_before_permille, adapt.cfg.threshold_permille,
-			     adapt.flag_reads);
+			     adapt.flag_reads, adapt.module == ADAPT_MODULE_SCHED ?
+			     CHAN_ADAPT_MODULE_SCHED : CHAN_ADAPT_MODULE_BCACHE);
 	/* After any decision the loop waits dwell_ms before the next. */
 	adapt.quiet_until_ns = now + (uint64_t)adapt.cfg.dwell_ms * 1000000;
 	limits_roll(now);

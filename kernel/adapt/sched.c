@@ -88,12 +88,15 @@ void adapt_sched_evaluate_and_decide(unsigned rec_id)
 	struct recording *r = rec_store_get(rec_id, false);
 	for (unsigned k = 0; k < c.n; k++) {
 		err[k] = r ? sim_sched_simulate(r, c.name[k], &o[k], why, sizeof(why)) : -ENOENT;
-		if (err[k])
+		if (err[k]) {
 			adapt_log(n, "evaluate: %s: %s", c.name[k], r ? why : "the recording is gone");
-		else
-			log_outcome(n, k ? "candidate" : "live", &o[k]);
-		if (!adapt.cfg.keep_logs && !err[k] && o[k].log_id)
-			rec_store_delete(o[k].log_id);
+			continue;
+		}
+		/* The simulated log is dropped unless asked for, as the block cache's rows'. */
+		if (!adapt.cfg.keep_logs && o[k].log_id && !rec_store_delete(o[k].log_id))
+			o[k].log_id = 0;
+		log_outcome(n, k ? "candidate" : "live", &o[k]);
+		adapt_decision_sched_row(n, k ? "candidate" : "live", &o[k]);
 	}
 	if (r)
 		rec_store_put(r);

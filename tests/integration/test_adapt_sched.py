@@ -12,9 +12,12 @@ and the loop, on its own:
 - watches: a second recording under fair, whose live worst slowdown is
   below the one before;
 and the rule (bcache.hit_ratio < 0) never fires. In dry-run the same
-decision installs nothing."""
+decision installs nothing. `scion adapt explain N` replays the decision
+on the host (`scion-sim`, the same sources) and finds every policy's
+worst and mean slowdown the kernel found."""
 
 import datetime
+import json
 import re
 
 from common import graft_path, poweroff
@@ -41,7 +44,7 @@ def permille(m):
 
 
 def job_adapt_sched(ctx):
-    from test_channel import channel_boot
+    from test_channel import channel_boot, scion
 
     boot, sock = channel_boot(ctx, "sched", smp=2, single_thread_tcg=True,
                               modules=[graft_path(ctx, n) for n in GRAFTS])
@@ -94,5 +97,20 @@ def job_adapt_sched(ctx):
                    "pick-next policy installed by the loop: fair in place of rr" in status,
                    out + status)
         cmd(boot, "monitor stop")
+        # The host replays the decision: the same slowdowns for every policy.
+        rc, out, err = scion(ctx, sock, "adapt", "decisions", "--json", timeout=120)
+        kept = json.loads(out) if rc == 0 else []
+        installed = [d for d in kept if d["module"] == "sched" and d["outcome"] == "installed"]
+        same, detail = False, f"exit {rc}: {err}"
+        if installed:
+            n = str(installed[-1]["decision"])
+            rc, out, err = scion(ctx, sock, "adapt", "explain", n, "--json", timeout=300)
+            rows = json.loads(out)["rows"] if rc == 0 else []
+            same = rc == 0 and len(rows) >= 3 and all(r["same"] for r in rows)
+            detail = f"exit {rc}: {err}\n{out[-2000:]}"
+            rc, text, err = scion(ctx, sock, "adapt", "explain", n, timeout=300)
+            same &= rc == 0 and "rows the same on the host" in text and "pick_next=fair" in text
+            detail += text
+        ctx.result("host-explains-the-decision", same, detail)
     finally:
         poweroff(ctx, boot)

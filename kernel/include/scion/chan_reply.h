@@ -181,6 +181,12 @@ _Static_assert(sizeof(struct chan_event_info) == 176, "chan_event_info changed")
 #define CHAN_ADAPT_ROW_KEYS	32	/* > CHAN_ADAPT_ROWS_MAX */
 #define CHAN_ADAPT_POLICY_MAX	48	/* a policy spec, NUL included (REC_POLICY_MAX) */
 
+/* The module a decision is about. */
+enum chan_adapt_module {
+	CHAN_ADAPT_MODULE_BCACHE = 0,	/* rows: hits, misses, requests of each policy pair */
+	CHAN_ADAPT_MODULE_SCHED = 1,	/* rows: worst and mean slowdown of each pick-next policy */
+};
+
 /* A row's role. */
 enum chan_adapt_role {
 	CHAN_ADAPT_ROLE_LIVE = 1,
@@ -236,7 +242,7 @@ struct chan_adapt_decision {
 	uint32_t verdict;		/* enum chan_adapt_verdict */
 	uint32_t before_permille;	/* the watch: live hit ratio before and after */
 	uint32_t after_permille;
-	uint32_t reserved;
+	uint32_t module;		/* enum chan_adapt_module */
 	uint64_t model_hit_ns, model_miss_ns;	/* the latency model the rows were priced by */
 	char chosen[CHAN_ADAPT_POLICY_MAX];	/* the policy installed or that would win ("") */
 };
@@ -246,12 +252,14 @@ struct chan_adapt_row {
 	uint64_t decision;		/* its number */
 	uint64_t hits, misses, requests;	/* simulated */
 	uint64_t aborts;		/* its grafts' transactions that aborted */
+	uint64_t worst_permille;	/* sched: the worst thread's slowdown, (waited + ran) / ran */
+	uint64_t mean_permille;		/* sched: the threads' mean slowdown */
 	uint32_t index;			/* 0, 1, ... in the order simulated */
 	uint32_t role;			/* enum chan_adapt_role */
 	uint32_t log_rec;		/* the recording holding its simulated log (0: none) */
 	uint32_t reserved;
 	char policy[CHAN_ADAPT_POLICY_MAX];	/* the spec, e.g. "evict=2q readahead=recorded" */
 };
-_Static_assert(sizeof(struct chan_adapt_row) == 104, "chan_adapt_row changed");
+_Static_assert(sizeof(struct chan_adapt_row) == 120, "chan_adapt_row changed");
 
 #endif
