@@ -173,6 +173,8 @@ void adapt_sched_evaluate_and_decide(unsigned rec_id)
 		adapt_log(n, "watch: no recording (%s); %s stays unwatched", why, c.name[best]);
 		return;
 	}
+	adapt.recordings++;
+	adapt.recordings_this_hour++;
 	adapt.phase = ADAPT_WATCHING;
 	adapt.phase_start_ns = clock_ns();
 }
