@@ -230,39 +230,32 @@ def cmd_explain(args):
     return 1 if differ else 0
 
 
-def print_sched_explain(d, rows):
-    print(f"decision {d['decision']}: the scheduler; {d['recording']}: {d['requests']} events; "
-          f"{d['outcome']}" + (f" {d['chosen']}" if d["chosen"] else "")
-          + (f" ({d['reason']})" if d["reason"] else "")
-          + (f"; watch: {d['watch']}" if d["watch"] else ""))
-    print(f"  {'role':<9} {'policy':<30} {'worst':>7} {'mean':>7} {'aborts':>6} | "
-          f"{'host worst':>10} {'mean':>7} {'aborts':>6}   (slowdowns in permille)")
-    for r in rows:
-        h = r["host"]
-        print(f"{' ' if r['same'] else '*'} {r['role']:<9} {r['policy']:<30} "
-              f"{r['worst_permille']:>7} {r['mean_permille']:>7} {r['aborts']:>6} | "
-              f"{h['worst_permille']:>10} {h['mean_permille']:>7} {h['aborts']:>6}")
+# Each module's table: (header line, one row's cells) beside the host's (the same cells).
+TABLES = {
+    "bcache": (("hits", 7), ("misses", 7), ("requests", 8), ("aborts", 6)),
+    "sched": (("worst_permille", 14), ("mean_permille", 13), ("aborts", 6)),
+}
 
 
 def print_explain(d, rows):
-    if d["module"] == "sched":
-        print_sched_explain(d, rows)
-        differ = sum(1 for r in rows if not r["same"])
-        print(f"{len(rows) - differ} of {len(rows)} rows the same on the host"
-              + (f"; {differ} differ (marked *)" if differ else ""))
-        return
-    print(f"decision {d['decision']}: bcache.hit_ratio {d['ratio']} < {d['threshold']}; "
-          f"{d['recording']}: {d['requests']} requests; {d['outcome']}"
-          + (f" {d['chosen']}" if d["chosen"] else "")
-          + (f" ({d['reason']}; margin {d['margin']} hits)" if d["reason"] else "")
+    sched = d["module"] == "sched"
+    head = (f"decision {d['decision']}: the scheduler; {d['recording']}: {d['requests']} events"
+            if sched else
+            f"decision {d['decision']}: bcache.hit_ratio {d['ratio']} < {d['threshold']}; "
+            f"{d['recording']}: {d['requests']} requests")
+    margin = "" if sched else f"; margin {d['margin']} hits"
+    print(f"{head}; {d['outcome']}" + (f" {d['chosen']}" if d["chosen"] else "")
+          + (f" ({d['reason']}{margin})" if d["reason"] else "")
           + (f"; watch: {d['watch']}" if d["watch"] else ""))
-    print(f"  {'role':<9} {'policy':<38} {'hits':>7} {'misses':>7} {'requests':>8} "
-          f"{'aborts':>6} | {'host hits':>9} {'misses':>7} {'requests':>8} {'aborts':>6}")
+    cells = TABLES["sched" if sched else "bcache"]
+    width = 30 if sched else 38
+    names = " ".join(f"{k:>{w}}" for k, w in cells)
+    print(f"  {'role':<9} {'policy':<{width}} {names} | host {names}")
     for r in rows:
-        h = r["host"]
-        print(f"{' ' if r['same'] else '*'} {r['role']:<9} {r['policy']:<38} {r['hits']:>7} "
-              f"{r['misses']:>7} {r['requests']:>8} {r['aborts']:>6} | {h['hits']:>9} "
-              f"{h['misses']:>7} {h['requests']:>8} {h['aborts']:>6}")
+        mine = " ".join(f"{r[k]:>{w}}" for k, w in cells)
+        host = " ".join(f"{r['host'][k]:>{w}}" for k, w in cells)
+        print(f"{' ' if r['same'] else '*'} {r['role']:<9} {r['policy']:<{width}} {mine} | "
+              f"     {host}")
     differ = sum(1 for r in rows if not r["same"])
     print(f"{len(rows) - differ} of {len(rows)} rows the same on the host"
           + (f"; {differ} differ (marked *)" if differ else ""))
