@@ -230,7 +230,7 @@ def cmd_explain(args):
     return 1 if differ else 0
 
 
-# Each module's table: (header line, one row's cells) beside the host's (the same cells).
+# Each module's table: the figures of a row (key, column width), the kernel's beside the host's.
 TABLES = {
     "bcache": (("hits", 7), ("misses", 7), ("requests", 8), ("aborts", 6)),
     "sched": (("worst_permille", 14), ("mean_permille", 13), ("aborts", 6)),
