@@ -83,7 +83,6 @@ struct adapt_state {
 	struct adapt_sample phase_start;	/* lock: totals when recording/watching began */
 	uint64_t phase_start_ns;		/* lock */
 	uint32_t ratio_before_permille;		/* lock: the window's ratio at the flag */
-	char flag_source[40];			/* lock: what flagged: the rule or a red flag's source */
 	bool have_installed;			/* lock: the loop's install is in force */
 	struct sim_policy_names installed;	/* lock: the pair the loop installed */
 	struct sim_policy_names replaced;	/* lock: the pair it replaced */
@@ -129,6 +128,8 @@ void adapt_evaluate_and_decide(unsigned rec_id);
 void adapt_watch_verdict(uint32_t after_permille, uint64_t reads);
 bool adapt_blacklisted(const char *name, uint64_t now_ns);
 void adapt_blacklist(const char *name, uint64_t until_ns);
+/* True (the refusal logged and decision n ended) when the installs-an-hour limit is reached. */
+bool adapt_install_refused(uint64_t n, const char *winner, uint64_t margin);
 
 /* sched.c: the scheduler example's steps 3 to 5 on a recording, and its watch's verdict. */
 void adapt_sched_evaluate_and_decide(unsigned rec_id);

@@ -75,6 +75,17 @@ static void settle(uint32_t ratio, uint64_t now, bool after_install)
 	adapt.settled_ns = now;
 }
 
+bool adapt_install_refused(uint64_t n, const char *winner, uint64_t margin)
+{
+	if (adapt.installs_this_hour < adapt.cfg.installs_per_hour)
+		return false;
+	adapt.refusals++;
+	adapt_log(n, "decide: none: %s would win, but the limit of %u installs an hour is reached",
+		  winner, adapt.cfg.installs_per_hour);
+	adapt_decision_end(n, CHAN_ADAPT_NONE, CHAN_ADAPT_REASON_INSTALL_LIMIT, winner, margin);
+	return true;
+}
+
 /* The figures of one simulated row, logged. */
 static void log_row(uint64_t n, const char *role, const struct sim_outcome *o)
 {
@@ -112,7 +123,7 @@ static int best_candidate(const char (*names)[ADAPT_NAME_MAX], unsigned n,
 static uint32_t top_process(struct recording *r, uint64_t *pid)
 {
 	struct { uint64_t pid, count; } seen[PIDS_TRACKED] = { { 0, 0 } };
-	uint64_t total = 0, untracked = 0;
+	uint64_t total = 0;
 	struct rec_cursor cur;
 	const struct rec_head *h;
 
@@ -125,10 +136,8 @@ static uint32_t top_process(struct recording *r, uint64_t *pid)
 		while (k < PIDS_TRACKED && seen[k].count && seen[k].pid != p)
 			k++;
 		total++;
-		if (k == PIDS_TRACKED) {
-			untracked++;
-			continue;
-		}
+		if (k == PIDS_TRACKED)
+			continue;	/* a ninth process: counted in the total only */
 		seen[k].pid = p;
 		seen[k].count++;
 	}
@@ -300,14 +309,8 @@ void adapt_evaluate_and_decide(unsigned rec_id)
 				   name[best], margin);
 		return;
 	}
-	if (adapt.installs_this_hour >= adapt.cfg.installs_per_hour) {
-		adapt.refusals++;
-		adapt_log(n, "decide: none: %s would win, but the limit of %u installs an hour is "
-			  "reached", name[best], adapt.cfg.installs_per_hour);
-		adapt_decision_end(n, CHAN_ADAPT_NONE, CHAN_ADAPT_REASON_INSTALL_LIMIT, name[best],
-				   margin);
+	if (adapt_install_refused(n, name[best], margin))
 		return;
-	}
 
 	/*
 	 * 5. Install (graft_install's transactions), the live ratio before

@@ -90,7 +90,6 @@ static bool flagged(uint64_t now, char *line, size_t n)
 		else
 			snprintf(line, n, "red flag from the monitor: %s (bcache.hit_ratio %s)", red,
 				 judged ? r : "not judged yet");
-		strlcpy(adapt.flag_source, "redflag", sizeof(adapt.flag_source));
 		return true;
 	}
 	if (!judged)
@@ -103,7 +102,6 @@ static bool flagged(uint64_t now, char *line, size_t n)
 	adapt_format_ratio(t, sizeof(t), adapt.cfg.threshold_permille);
 	snprintf(line, n, "bcache.hit_ratio %s < %s over the last %u ms (%llu reads)", r, t,
 		 adapt.cfg.window_ms, (unsigned long long)reads);
-	strlcpy(adapt.flag_source, "rule", sizeof(adapt.flag_source));
 	if (!adapt.settled)
 		return true;
 	adapt_format_ratio(s, sizeof(s), adapt.settled_permille);
@@ -351,17 +349,21 @@ int adapt_set_mode(enum adapt_mode mode)
 			adapt_log(adapt.decisions, "red flags: no subscriber slot left; the rule "
 				  "alone triggers the loop");
 	}
-	/* A recording under way (a decision's, or the scheduler watch's) ends with the loop. */
-	if (mode == ADAPT_OFF && (adapt.phase == ADAPT_RECORDING ||
-				  (adapt.phase == ADAPT_WATCHING &&
-				   adapt.module == ADAPT_MODULE_SCHED))) {
+	/*
+	 * A recording under way ends with the loop: a decision's, which then
+	 * decides nothing, or the scheduler watch's, whose install stays
+	 * unjudged (the decision's outcome, installed, stands).
+	 */
+	bool sched_watch = adapt.phase == ADAPT_WATCHING && adapt.module == ADAPT_MODULE_SCHED;
+	if (mode == ADAPT_OFF && (adapt.phase == ADAPT_RECORDING || sched_watch)) {
 		struct recording *rec = NULL;
 		char why[160];
 		if (!record_kernel_stop(&rec, why, sizeof(why)) && rec) {
-			adapt_log(adapt.decisions, "record: rec%u ended early: the loop was turned off",
-				  rec->id);
-			adapt_decision_end(adapt.decisions, CHAN_ADAPT_NONE,
-					   CHAN_ADAPT_REASON_NO_RECORDING, NULL, 0);
+			adapt_log(adapt.decisions, "record: rec%u ended early: the loop was turned off%s",
+				  rec->id, sched_watch ? "; the install stays unwatched" : "");
+			if (!sched_watch)
+				adapt_decision_end(adapt.decisions, CHAN_ADAPT_NONE,
+						   CHAN_ADAPT_REASON_NO_RECORDING, NULL, 0);
 			rec_store_put(rec);
 		}
 	}

@@ -139,14 +139,8 @@ void adapt_sched_evaluate_and_decide(unsigned rec_id)
 				   c.name[best], margin);
 		return;
 	}
-	if (adapt.installs_this_hour >= adapt.cfg.installs_per_hour) {
-		adapt.refusals++;
-		adapt_log(n, "decide: none: %s would win, but the limit of %u installs an hour is "
-			  "reached", c.name[best], adapt.cfg.installs_per_hour);
-		adapt_decision_end(n, CHAN_ADAPT_NONE, CHAN_ADAPT_REASON_INSTALL_LIMIT, c.name[best],
-				   margin);
+	if (adapt_install_refused(n, c.name[best], margin))
 		return;
-	}
 
 	/* 5. Install, then watch: a second recording, whose log shows the live figures after. */
 	if (adapt_point_switch(PICK_POINT, PICK_DEFAULT, live, c.name[best], why, sizeof(why))) {
