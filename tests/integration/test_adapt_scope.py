@@ -11,8 +11,8 @@ root) in the pattern LRU serves badly and 2Q well, from the background:
   the process (`scope: process N ... made M permille`), and installs 2q
   `for process N`; `graft list` shows it for that process's thread and
   the global policy is still the default;
-- when the process exits, its graft is removed and the loop says so and
-  forgets its install rather than reverting anything;
+- when the process is killed, its graft is removed and the loop says so
+  and forgets its install rather than reverting anything;
 - with `adapt tune scope=1001` (never scoped) the same workload gets 2q
   for every thread.
 """
@@ -48,7 +48,8 @@ def job_adapt_scope(ctx):
         adapt_setup(boot, 32, "0.80", "min-reads=50 watch-reads=600 record-reads=800 "
                     "dwell-ms=300")
         start = len(boot.output)
-        out = cmd(boot, PROGRAM.format(rounds=400, seed=1))
+        # The program reads until it is killed, so the loop has all the time it needs.
+        out = cmd(boot, PROGRAM.format(rounds=100000, seed=1))
         m = re.search(r"\[(\d+)\] /hot_and_scan", out)
         pid = m[1] if m else "?"
         m = wait_for(boot, r"adapt: #(\d+) install: (\S+) in place of (\S+) for process (\d+)",
@@ -66,9 +67,10 @@ def job_adapt_scope(ctx):
         ctx.result("status-names-the-process", f"in place of lru for process {pid}" in status,
                    status)
         # The process ends; its grafts go with it (graft_remove_scoped).
-        m = wait_for(boot, r"hot_and_scan: \d+ reads", start, seconds=120)
-        ctx.result("program-finished", m is not None, boot.output[start:][-1500:])
-        time.sleep(0.5)
+        cmd(boot, f"kill {pid} 9")
+        m = wait_for(boot, rf"proc: pid {pid} \(hot_and_scan\) exits", start, seconds=60)
+        ctx.result("program-killed", m is not None, boot.output[start:][-1500:])
+        wait_for(boot, rf"scope: process {pid} exited", start, seconds=10)
         out = cmd(boot, "graft list")
         status = cmd(boot, "adapt status")
         ctx.result("graft-gone-with-the-process", " installed" not in out and
@@ -81,14 +83,16 @@ def job_adapt_scope(ctx):
         cmd(boot, "adapt tune scope=1001")
         cmd(boot, "adapt on")
         start = len(boot.output)
-        cmd(boot, PROGRAM.format(rounds=400, seed=2))
+        out = cmd(boot, PROGRAM.format(rounds=100000, seed=2))
+        m2 = re.search(r"\[(\d+)\] /hot_and_scan", out)
         m = wait_for(boot, r"adapt: #\d+ install: (\S+) in place of (\S+)(.*)$", start)
         ctx.result("unscoped-installs-globally", m is not None and m[1] == "2q" and
                    "for process" not in m[3] and re.search(
                        r"scope: every thread \(the most requests came from process \d+: \d+ "
                        r"permille, under 1001\)", boot.output[start:]) is not None,
                    boot.output[start:][-3000:])
-        wait_for(boot, r"hot_and_scan: \d+ reads", start, seconds=120)
+        if m2:
+            cmd(boot, f"kill {m2[1]} 9")
         cmd(boot, "bcache stats")
         out = cmd(boot, "graft list")
         ctx.result("global-graft-stays", re.search(r"\b2q\s+bcache\.evict\s.*installed", out)
