@@ -100,7 +100,7 @@ include grafts/grafts.mk
 include userland/userland.mk
 
 KERNEL_INCLUDES := -Ikernel/include -I$(ARCH_DIR)/include -Igrafts/include -I$(BUILD)/gen
-KERNEL_CFLAGS := -std=gnu11 -O2 -g -Wall -Wextra -Werror -ffreestanding -fno-builtin \
+KERNEL_CFLAGS := -std=gnu11 -O2 -g -gctf -Wall -Wextra -Werror -ffreestanding -fno-builtin \
 	-fno-pic -fno-pie $(ARCH_KERNEL_CFLAGS) -fno-stack-protector \
 	-fno-omit-frame-pointer -fno-optimize-sibling-calls \
 	-fno-asynchronous-unwind-tables -fno-tree-loop-distribute-patterns \
@@ -341,7 +341,7 @@ $(HOST_TESTS): $(HOST_TEST_SRCS) $(HOST_KERNEL_SRCS) $(ARCH_GEN_HEADERS) $(HOST_
 	$(call say,HOSTCC,$@)
 	$(Q)$(HOST_CC) $(HOST_CFLAGS) -DGRAFT_CORRUPT_DIR='"$(abspath $(GRAFT_CORRUPT_DIR))"' -o $@ \
 		$(HOST_USERLAND_CFLAGS) $(HOST_TEST_SRCS) $(HOST_KERNEL_SRCS) $(HOST_USERLAND_SRCS) \
-		$(HOST_TEST_GEN)
+		$(HOST_TEST_GEN) $(DTRACE_LDLIBS)
 
 # libFuzzer targets: tests/fuzz/fuzz_*.c, FUZZ_SECONDS each (needs clang).
 FUZZ_SECONDS ?= 20
@@ -366,6 +366,8 @@ DTRACE_LIB_SRCS := $(filter-out $(DTRACE_TOOLS),$(wildcard host/dtrace/*.c)) \
 DTRACE_LIB_HEADERS := $(wildcard host/dtrace/*.h) kernel/include/scion/dif.h \
 	kernel/include/scion/dof.h
 HOST_USERLAND_SRCS := $(filter-out kernel/%,$(DTRACE_LIB_SRCS))
+# libctf (binutils-dev) reads the kernel's types and keeps the program's.
+DTRACE_LDLIBS := -lctf-nobfd
 HOST_USERLAND_CFLAGS = -Ihost/dtrace -DD_CORPUS_DIR='"$(abspath tests/d)"'
 $(HOST_TESTS): $(HOST_USERLAND_SRCS) $(DTRACE_LIB_HEADERS)
 DCHECK := $(BUILD)/host/dcheck
@@ -375,7 +377,8 @@ $(BUILD)/host/dcheck $(BUILD)/host/dtc: $(BUILD)/host/%: host/dtrace/%.c \
 		host/dtrace/dt_driver.c $(DTRACE_LIB_SRCS) $(DTRACE_LIB_HEADERS)
 	@mkdir -p $(dir $@)
 	$(call say,HOSTCC,$@)
-	$(Q)$(HOST_CC) $(HOST_CFLAGS) -o $@ $< host/dtrace/dt_driver.c $(DTRACE_LIB_SRCS)
+	$(Q)$(HOST_CC) $(HOST_CFLAGS) -o $@ $< host/dtrace/dt_driver.c $(DTRACE_LIB_SRCS) \
+		$(DTRACE_LDLIBS)
 .PHONY: dcheck dtc
 dcheck: $(DCHECK)
 dtc: $(DTC)
@@ -414,7 +417,7 @@ $(D_ORACLE): $(D_ORACLE_SRCS) $(D_ORACLE_KERNEL_SRCS) $(DTRACE_LIB_SRCS) $(DTRAC
 	@mkdir -p $(dir $@)
 	$(call say,HOSTCC,$@)
 	$(Q)$(HOST_CC) $(HOST_CFLAGS) -o $@ $(D_ORACLE_SRCS) $(D_ORACLE_KERNEL_SRCS) \
-		$(DTRACE_LIB_SRCS)
+		$(DTRACE_LIB_SRCS) $(DTRACE_LDLIBS)
 .PHONY: d-oracle print-D_ORACLE_KERNEL_SRCS
 d-oracle: $(D_ORACLE)
 # The kernel files the oracle runs, for tests/fuzz/run.sh's d_oracle target.

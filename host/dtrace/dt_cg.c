@@ -26,6 +26,7 @@
  * - *p is one load (LDSB..LDX: sign- or zero-extended from the pointee's
  *   width, as C converts it); pointer arithmetic scales by the pointee's
  *   size. The kernel's loads are fault tolerant and check alignment.
+ *   Members of C types are loads too (dt_cg_field.c).
  *
  * Registers are handed out stack-like over r1..r15 (r0 reads 0); an
  * expression needing more fails with D_CG_EXPR "expression too complex".
@@ -61,7 +62,7 @@ uint8_t dt_cg_dif_type(struct dt_type t)
 
 /* ---- registers ---- */
 
-static int reg_alloc(struct dt_cg *cg, const struct dt_node *at)
+int dt_cg_reg_alloc(struct dt_cg *cg, const struct dt_node *at)
 {
 	for (int r = FIRST_REG; r < DIF_NREGS; r++)
 		if (!(cg->busy & (1u << r))) {
@@ -80,7 +81,7 @@ void dt_cg_reg_free(struct dt_cg *cg, int reg)
 
 /* ---- instructions and tables ---- */
 
-static uint32_t emit(struct dt_cg *cg, const struct dt_node *at, uint8_t op, int rd, int r1,
+uint32_t dt_cg_emit(struct dt_cg *cg, const struct dt_node *at, uint8_t op, int rd, int r1,
 		     int r2, int32_t imm)
 {
 	if (cg->ninsns == DIF_MAX_INSNS)
@@ -90,17 +91,17 @@ static uint32_t emit(struct dt_cg *cg, const struct dt_node *at, uint8_t op, int
 	return cg->ninsns++;
 }
 
-static void emit_r3(struct dt_cg *cg, const struct dt_node *at, uint8_t op, int rd, int r1,
+void dt_cg_emit_r3(struct dt_cg *cg, const struct dt_node *at, uint8_t op, int rd, int r1,
 		    int r2)
 {
-	emit(cg, at, op, rd, r1, r2, 0);
+	dt_cg_emit(cg, at, op, rd, r1, r2, 0);
 }
 
 /* A forward branch whose target is set later by land_here. */
 static uint32_t emit_branch(struct dt_cg *cg, const struct dt_node *at, uint8_t op, int r1,
 			    int r2)
 {
-	return emit(cg, at, op, 0, r1, r2, 0);
+	return dt_cg_emit(cg, at, op, 0, r1, r2, 0);
 }
 
 /* Make the branch at index `branch` go to the next instruction emitted. */
@@ -121,13 +122,13 @@ static int32_t int_index(struct dt_cg *cg, const struct dt_node *at, uint64_t v)
 	return (int32_t)cg->nints++;
 }
 
-static void load_const(struct dt_cg *cg, const struct dt_node *at, int rd, uint64_t v)
+void dt_cg_load_const(struct dt_cg *cg, const struct dt_node *at, int rd, uint64_t v)
 {
 	int64_t sv = (int64_t)v;
 	if (sv >= INT32_MIN && sv <= INT32_MAX)
-		emit(cg, at, DIF_OP_LDI, rd, 0, 0, (int32_t)sv);
+		dt_cg_emit(cg, at, DIF_OP_LDI, rd, 0, 0, (int32_t)sv);
 	else
-		emit(cg, at, DIF_OP_LDC, rd, 0, 0, int_index(cg, at, v));
+		dt_cg_emit(cg, at, DIF_OP_LDC, rd, 0, 0, int_index(cg, at, v));
 }
 
 /* The offset of s (up to its first NUL) in the string table, added if new. */
@@ -187,10 +188,10 @@ static void narrow(struct dt_cg *cg, const struct dt_node *at, int reg, struct d
 {
 	if (t.kind != DT_TYPE_INT || t.size >= 8)
 		return;
-	int bits = reg_alloc(cg, at);
-	load_const(cg, at, bits, 64 - 8u * t.size);
-	emit_r3(cg, at, DIF_OP_SHL, reg, reg, bits);
-	emit_r3(cg, at, t.is_signed ? DIF_OP_SAR : DIF_OP_SHR, reg, reg, bits);
+	int bits = dt_cg_reg_alloc(cg, at);
+	dt_cg_load_const(cg, at, bits, 64 - 8u * t.size);
+	dt_cg_emit_r3(cg, at, DIF_OP_SHL, reg, reg, bits);
+	dt_cg_emit_r3(cg, at, t.is_signed ? DIF_OP_SAR : DIF_OP_SHR, reg, reg, bits);
 	dt_cg_reg_free(cg, bits);
 }
 
@@ -214,8 +215,8 @@ static int load_builtin(struct dt_cg *cg, const struct dt_node *n, uint8_t var)
 	if (var >= DIF_VAR_LIMIT)
 		dt_cg_fail(cg, n->loc, D_UNKNOWN, "internal error: no DIF built-in for %s",
 			   n->str ? n->str : "a built-in");
-	int r = reg_alloc(cg, n);
-	emit(cg, n, DIF_OP_LDB, r, 0, 0, var);
+	int r = dt_cg_reg_alloc(cg, n);
+	dt_cg_emit(cg, n, DIF_OP_LDB, r, 0, 0, var);
 	return r;
 }
 
@@ -227,9 +228,9 @@ static int gen_member(struct dt_cg *cg, const struct dt_node *n)
 	/* self->t, this->t, ...: the current thread or 0 (the checker refused the rest). */
 	int r = dt_cg_expr(cg, base);
 	uint32_t nonzero = emit_branch(cg, n, DIF_OP_BNE, r, 0);
-	emit(cg, n, DIF_OP_LDX, r, r, 0, 0);	/* faults: a NULL dereference */
+	dt_cg_emit(cg, n, DIF_OP_LDX, r, r, 0, 0);	/* faults: a NULL dereference */
 	land_here(cg, nonzero);
-	emit(cg, n, DIF_OP_LDB, r, 0, 0, dt_cg_member_var(n->ref.member->id));
+	dt_cg_emit(cg, n, DIF_OP_LDB, r, 0, 0, dt_cg_member_var(n->ref.member->id));
 	return r;
 }
 
@@ -264,7 +265,7 @@ static void eval_keys(struct dt_cg *cg, const struct dt_node *first, const struc
 static void push_keys(struct dt_cg *cg, const struct dt_node *at, const struct keys *k)
 {
 	for (int i = 0; i < k->n; i++)
-		emit(cg, at, DIF_OP_PUSHT, 0, k->reg[i], 0, k->size[i]);
+		dt_cg_emit(cg, at, DIF_OP_PUSHT, 0, k->reg[i], 0, k->size[i]);
 }
 
 static void free_keys(struct dt_cg *cg, const struct keys *k)
@@ -308,20 +309,20 @@ static void lvalue_load(struct dt_cg *cg, const struct lvalue *lv, int rd)
 {
 	bool assoc = lv->var->is_array;
 	push_keys(cg, lv->node, &lv->keys);
-	emit(cg, lv->node, load_ops[lv->var->scope][assoc], rd, 0, 0,
+	dt_cg_emit(cg, lv->node, load_ops[lv->var->scope][assoc], rd, 0, 0,
 	     var_index(cg, lv->node, lv->var));
 	if (assoc)
-		emit(cg, lv->node, DIF_OP_POPT, 0, 0, 0, 0);
+		dt_cg_emit(cg, lv->node, DIF_OP_POPT, 0, 0, 0, 0);
 }
 
 static void lvalue_store(struct dt_cg *cg, const struct lvalue *lv, int value)
 {
 	bool assoc = lv->var->is_array;
 	push_keys(cg, lv->node, &lv->keys);
-	emit(cg, lv->node, store_ops[lv->var->scope][assoc], 0, value, 0,
+	dt_cg_emit(cg, lv->node, store_ops[lv->var->scope][assoc], 0, value, 0,
 	     var_index(cg, lv->node, lv->var));
 	if (assoc)
-		emit(cg, lv->node, DIF_OP_POPT, 0, 0, 0, 0);
+		dt_cg_emit(cg, lv->node, DIF_OP_POPT, 0, 0, 0, 0);
 }
 
 static int gen_var_load(struct dt_cg *cg, const struct dt_node *n)
@@ -331,7 +332,7 @@ static int gen_var_load(struct dt_cg *cg, const struct dt_node *n)
 	push_keys(cg, n, &lv.keys);	/* the tuple holds copies: the registers are free again */
 	free_keys(cg, &lv.keys);
 	lv.keys.n = 0;
-	int r = reg_alloc(cg, n);
+	int r = dt_cg_reg_alloc(cg, n);
 	lvalue_load(cg, &lv, r);
 	return r;
 }
@@ -379,7 +380,7 @@ static void gen_arith(struct dt_cg *cg, const struct dt_node *at, enum dt_op op,
 		if (op != DT_OP_SHR)	/* a shift count is not converted */
 			fit(cg, at, rs, rt, t);
 	}
-	emit_r3(cg, at, dop, rd, rd, rs);
+	dt_cg_emit_r3(cg, at, dop, rd, rd, rs);
 	if (op == DT_OP_ADD || op == DT_OP_SUB || op == DT_OP_MUL || op == DT_OP_SHL ||
 	    (op == DT_OP_DIV && t.is_signed))	/* INT_MIN / -1 leaves int */
 		narrow(cg, at, rd, t);
@@ -399,25 +400,25 @@ static void gen_compare(struct dt_cg *cg, const struct dt_node *n, int a, int b)
 	uint8_t lt = sgn ? DIF_OP_SLT : DIF_OP_SLTU, le = sgn ? DIF_OP_SLE : DIF_OP_SLEU;
 
 	if (strings) {
-		emit_r3(cg, n, DIF_OP_SCMP, a, a, b);	/* -1, 0 or 1: compare it with 0 */
+		dt_cg_emit_r3(cg, n, DIF_OP_SCMP, a, a, b);	/* -1, 0 or 1: compare it with 0 */
 		b = 0;
 	} else {
 		fit(cg, n, a, n->left->type, t);
 		fit(cg, n, b, n->right->type, t);
 	}
 	switch (n->op) {
-	case DT_OP_EQ: emit_r3(cg, n, DIF_OP_SEQ, a, a, b); break;
-	case DT_OP_NE: emit_r3(cg, n, DIF_OP_SNE, a, a, b); break;
-	case DT_OP_LT: emit_r3(cg, n, lt, a, a, b); break;
-	case DT_OP_LE: emit_r3(cg, n, le, a, a, b); break;
-	case DT_OP_GT: emit_r3(cg, n, lt, a, b, a); break;
-	case DT_OP_GE: emit_r3(cg, n, le, a, b, a); break;
+	case DT_OP_EQ: dt_cg_emit_r3(cg, n, DIF_OP_SEQ, a, a, b); break;
+	case DT_OP_NE: dt_cg_emit_r3(cg, n, DIF_OP_SNE, a, a, b); break;
+	case DT_OP_LT: dt_cg_emit_r3(cg, n, lt, a, a, b); break;
+	case DT_OP_LE: dt_cg_emit_r3(cg, n, le, a, a, b); break;
+	case DT_OP_GT: dt_cg_emit_r3(cg, n, lt, a, b, a); break;
+	case DT_OP_GE: dt_cg_emit_r3(cg, n, le, a, b, a); break;
 	default: break;
 	}
 }
 
 /* The load of a value of type t (a 1-8 byte integer, or a pointer), as C reads it. */
-static uint8_t load_op(struct dt_type t)
+uint8_t dt_cg_load_op(struct dt_type t)
 {
 	switch (t.kind == DT_TYPE_INT ? t.size : 8) {
 	case 1: return t.is_signed ? DIF_OP_LDSB : DIF_OP_LDUB;
@@ -432,9 +433,9 @@ static void scale(struct dt_cg *cg, const struct dt_node *at, int reg, unsigned 
 {
 	if (size <= 1)
 		return;
-	int k = reg_alloc(cg, at);
-	load_const(cg, at, k, size);
-	emit_r3(cg, at, DIF_OP_MUL, reg, reg, k);
+	int k = dt_cg_reg_alloc(cg, at);
+	dt_cg_load_const(cg, at, k, size);
+	dt_cg_emit_r3(cg, at, DIF_OP_MUL, reg, reg, k);
 	dt_cg_reg_free(cg, k);
 }
 
@@ -450,14 +451,14 @@ static int gen_pointer_arith(struct dt_cg *cg, const struct dt_node *n)
 	unsigned size = dt_type_pointee_size(left_ptr ? n->left->type : n->right->type);
 
 	if (left_ptr && right_ptr) {
-		emit_r3(cg, n, DIF_OP_SUB, a, a, b);
+		dt_cg_emit_r3(cg, n, DIF_OP_SUB, a, a, b);
 		if (size > 1) {
-			load_const(cg, n, b, size);
-			emit_r3(cg, n, DIF_OP_SDIV, a, a, b);
+			dt_cg_load_const(cg, n, b, size);
+			dt_cg_emit_r3(cg, n, DIF_OP_SDIV, a, a, b);
 		}
 	} else {
 		scale(cg, n, left_ptr ? b : a, size);
-		emit_r3(cg, n, n->op == DT_OP_ADD ? DIF_OP_ADD : DIF_OP_SUB, a, a, b);
+		dt_cg_emit_r3(cg, n, n->op == DT_OP_ADD ? DIF_OP_ADD : DIF_OP_SUB, a, a, b);
 	}
 	dt_cg_reg_free(cg, b);
 	return a;
@@ -467,10 +468,10 @@ static int gen_pointer_arith(struct dt_cg *cg, const struct dt_node *n)
 static int gen_short_circuit(struct dt_cg *cg, const struct dt_node *n)
 {
 	int a = dt_cg_expr(cg, n->left);
-	emit_r3(cg, n, DIF_OP_SNE, a, a, 0);
+	dt_cg_emit_r3(cg, n, DIF_OP_SNE, a, a, 0);
 	uint32_t decided = emit_branch(cg, n, n->op == DT_OP_LAND ? DIF_OP_BEQ : DIF_OP_BNE, a, 0);
 	int b = dt_cg_expr(cg, n->right);
-	emit_r3(cg, n, DIF_OP_SNE, a, b, 0);
+	dt_cg_emit_r3(cg, n, DIF_OP_SNE, a, b, 0);
 	dt_cg_reg_free(cg, b);
 	land_here(cg, decided);
 	return a;
@@ -485,9 +486,9 @@ static int gen_binary(struct dt_cg *cg, const struct dt_node *n)
 		return gen_pointer_arith(cg, n);
 	int a = dt_cg_expr(cg, n->left), b = dt_cg_expr(cg, n->right);
 	if (n->op == DT_OP_LXOR) {
-		emit_r3(cg, n, DIF_OP_SNE, a, a, 0);
-		emit_r3(cg, n, DIF_OP_SNE, b, b, 0);
-		emit_r3(cg, n, DIF_OP_XOR, a, a, b);
+		dt_cg_emit_r3(cg, n, DIF_OP_SNE, a, a, 0);
+		dt_cg_emit_r3(cg, n, DIF_OP_SNE, b, b, 0);
+		dt_cg_emit_r3(cg, n, DIF_OP_XOR, a, a, b);
 	} else if (n->op >= DT_OP_EQ && n->op <= DT_OP_GE) {
 		gen_compare(cg, n, a, b);
 	} else {
@@ -499,16 +500,18 @@ static int gen_binary(struct dt_cg *cg, const struct dt_node *n)
 
 static int gen_unary(struct dt_cg *cg, const struct dt_node *n)
 {
+	if (n->op == DT_OP_ADDROF)
+		return dt_cg_field_address(cg, n->left);
 	int a = dt_cg_expr(cg, n->left);
 	if (n->op == DT_OP_DEREF) {
 		/* The kernel reads through its fault-tolerant path: a bad address is an error. */
-		emit(cg, n, load_op(n->type), a, a, 0, 0);
+		dt_cg_emit(cg, n, dt_cg_load_op(n->type), a, a, 0, 0);
 		return a;
 	}
 	switch (n->op) {
-	case DT_OP_NEG: emit(cg, n, DIF_OP_NEG, a, a, 0, 0); break;
-	case DT_OP_BNOT: emit(cg, n, DIF_OP_NOT, a, a, 0, 0); break;
-	case DT_OP_LNOT: emit_r3(cg, n, DIF_OP_SEQ, a, a, 0); break;
+	case DT_OP_NEG: dt_cg_emit(cg, n, DIF_OP_NEG, a, a, 0, 0); break;
+	case DT_OP_BNOT: dt_cg_emit(cg, n, DIF_OP_NOT, a, a, 0, 0); break;
+	case DT_OP_LNOT: dt_cg_emit_r3(cg, n, DIF_OP_SEQ, a, a, 0); break;
 	default: break;		/* unary +: the same value */
 	}
 	if (n->op == DT_OP_NEG || n->op == DT_OP_BNOT)	/* -INT_MIN, ~ of an unsigned char */
@@ -522,13 +525,13 @@ static int gen_ternary(struct dt_cg *cg, const struct dt_node *n)
 	uint32_t to_else = emit_branch(cg, n, DIF_OP_BEQ, r, 0);
 	int a = dt_cg_expr(cg, n->left);
 	fit(cg, n, a, n->left->type, n->type);
-	emit(cg, n, DIF_OP_MOV, r, a, 0, 0);
+	dt_cg_emit(cg, n, DIF_OP_MOV, r, a, 0, 0);
 	dt_cg_reg_free(cg, a);
 	uint32_t to_end = emit_branch(cg, n, DIF_OP_BA, 0, 0);
 	land_here(cg, to_else);
 	int b = dt_cg_expr(cg, n->right);
 	fit(cg, n, b, n->right->type, n->type);
-	emit(cg, n, DIF_OP_MOV, r, b, 0, 0);
+	dt_cg_emit(cg, n, DIF_OP_MOV, r, b, 0, 0);
 	dt_cg_reg_free(cg, b);
 	land_here(cg, to_end);
 	return r;
@@ -543,13 +546,13 @@ static int gen_assign(struct dt_cg *cg, const struct dt_node *n)
 
 	lvalue_begin(cg, n->left, &lv);
 	if (n->op == DT_OP_NONE && n->right->kind == DT_N_INT) {
-		v = reg_alloc(cg, n);	/* a constant converts when compiled */
-		load_const(cg, n, v, dt_type_normalize(ltype, n->right->value));
+		v = dt_cg_reg_alloc(cg, n);	/* a constant converts when compiled */
+		dt_cg_load_const(cg, n, v, dt_type_normalize(ltype, n->right->value));
 	} else if (n->op == DT_OP_NONE) {
 		v = dt_cg_expr(cg, n->right);
 		fit(cg, n, v, n->right->type, ltype);
 	} else {
-		v = reg_alloc(cg, n);
+		v = dt_cg_reg_alloc(cg, n);
 		lvalue_load(cg, &lv, v);
 		int r = dt_cg_expr(cg, n->right);
 		struct dt_type t = op_type(n->op, ltype, n->right->type);
@@ -571,11 +574,11 @@ static int gen_incdec(struct dt_cg *cg, const struct dt_node *n)
 	bool inc = n->op == DT_OP_PREINC || n->op == DT_OP_POSTINC;
 
 	lvalue_begin(cg, n->left, &lv);
-	int old = reg_alloc(cg, n);
+	int old = dt_cg_reg_alloc(cg, n);
 	lvalue_load(cg, &lv, old);
-	int updated = reg_alloc(cg, n);
-	load_const(cg, n, updated, 1);
-	emit_r3(cg, n, inc ? DIF_OP_ADD : DIF_OP_SUB, updated, old, updated);
+	int updated = dt_cg_reg_alloc(cg, n);
+	dt_cg_load_const(cg, n, updated, 1);
+	dt_cg_emit_r3(cg, n, inc ? DIF_OP_ADD : DIF_OP_SUB, updated, old, updated);
 	narrow(cg, n, updated, type);
 	lvalue_store(cg, &lv, updated);
 	dt_cg_reg_free(cg, post ? updated : old);
@@ -596,8 +599,8 @@ static int gen_call(struct dt_cg *cg, const struct dt_node *n)
 	eval_keys(cg, n->args, NULL, &args);
 	push_keys(cg, n, &args);
 	free_keys(cg, &args);
-	int r = reg_alloc(cg, n);
-	emit(cg, n, DIF_OP_CALL, r, 0, 0, subr);	/* it empties the tuple */
+	int r = dt_cg_reg_alloc(cg, n);
+	dt_cg_emit(cg, n, DIF_OP_CALL, r, 0, 0, subr);	/* it empties the tuple */
 	fit(cg, n, r, dt_type_uint64, f->result);	/* rand( ) is an int */
 	return r;
 }
@@ -607,17 +610,19 @@ int dt_cg_expr(struct dt_cg *cg, const struct dt_node *n)
 	int r;
 	switch (n->kind) {
 	case DT_N_INT:
-		r = reg_alloc(cg, n);
-		load_const(cg, n, r, n->value);
+		r = dt_cg_reg_alloc(cg, n);
+		dt_cg_load_const(cg, n, r, n->value);
 		return r;
 	case DT_N_STRING:
-		r = reg_alloc(cg, n);
-		emit(cg, n, DIF_OP_LDSTR, r, 0, 0, string_index(cg, n, n->str, n->len));
+		r = dt_cg_reg_alloc(cg, n);
+		dt_cg_emit(cg, n, DIF_OP_LDSTR, r, 0, 0, string_index(cg, n, n->str, n->len));
 		return r;
 	case DT_N_BUILTIN:
 		return load_builtin(cg, n, dt_cg_builtin_var(n->ref.builtin->id));
 	case DT_N_MEMBER:
 		return gen_member(cg, n);
+	case DT_N_FIELD:
+		return dt_cg_field(cg, n);
 	case DT_N_VAR:
 	case DT_N_ARRAY:
 		return gen_var_load(cg, n);
@@ -664,7 +669,7 @@ static void *copy_out(struct dt_ctx *ctx, const void *src, size_t bytes)
 uint32_t dt_cg_prog_finish(struct dt_cg *cg, int reg, struct dt_type type, struct dt_loc loc)
 {
 	struct dt_node at = { .loc = loc };
-	emit(cg, &at, DIF_OP_RET, 0, reg, 0, 0);
+	dt_cg_emit(cg, &at, DIF_OP_RET, 0, reg, 0, 0);
 
 	struct dt_object *obj = cg->obj;
 	if (obj->nprogs == DOF_MAX_PROGS)

@@ -55,6 +55,18 @@ void dt_cg_prog_reset(struct dt_cg *cg);
  */
 int dt_cg_expr(struct dt_cg *cg, const struct dt_node *n);
 void dt_cg_reg_free(struct dt_cg *cg, int reg);
+/* Instructions and registers, for the parts of code generation in other files. */
+int dt_cg_reg_alloc(struct dt_cg *cg, const struct dt_node *at);
+uint32_t dt_cg_emit(struct dt_cg *cg, const struct dt_node *at, uint8_t op, int rd, int r1,
+		    int r2, int32_t imm);
+void dt_cg_emit_r3(struct dt_cg *cg, const struct dt_node *at, uint8_t op, int rd, int r1,
+		   int r2);
+void dt_cg_load_const(struct dt_cg *cg, const struct dt_node *at, int rd, uint64_t v);
+/* The load instruction reading a value of type t (its width and sign). */
+uint8_t dt_cg_load_op(struct dt_type t);
+/* A DT_N_FIELD: its value (a load; a bit-field extracted) and its address (dt_cg_field.c). */
+int dt_cg_field(struct dt_cg *cg, const struct dt_node *n);
+int dt_cg_field_address(struct dt_cg *cg, const struct dt_node *n);
 /*
  * dt_cg_expr, then an integer value converted to integer type `to` as C
  * converts it (truncated to its width, re-extended); other values as

@@ -68,15 +68,37 @@ static bool check_psinfo_member(struct dt_checker *ck, struct dt_node *n)
 	return true;
 }
 
+/*
+ * With the kernel's types curthread is a struct thread *, whose members
+ * are read from memory; Scion's older names for members of its
+ * scheduling entity (affinity, ticks_run, switches_in) stay readable
+ * through the current thread as built-ins when struct thread has no
+ * member of that name.
+ */
+static bool legacy_thread_member(struct dt_checker *ck, const struct dt_node *n)
+{
+	struct dt_type thread, t = n->left->type;
+	struct dt_ctf_member m;
+	if (!is_current_thread(n->left) || !dt_ctf_lookup(ck->ctx, "struct thread *", &thread) ||
+	    !dt_type_equal(t, thread) || dt_ctf_member(ck->ctx, dt_type_pointee(t), n->str, &m) != -1)
+		return false;
+	for (int i = 0; i < DT_MEMBER_COUNT; i++)
+		if (!strcmp(dt_thread_members[i].name, n->str))
+			return true;
+	return false;
+}
+
 static bool check_member(struct dt_checker *ck, struct dt_node *n)
 {
 	if (n->left->kind == DT_N_IDENT && !strcmp(n->left->str, "curpsinfo"))
 		return check_psinfo_member(ck, n);
 	if (!dt_check_expr(ck, n->left))
 		return false;
-	if (n->left->type.kind != DT_TYPE_THREAD) {
-		dt_error(ck->ctx, n->loc, D_UNSUPPORTED, "-> applies only to curthread (pointers "
-			 "are not supported)");
+	if (n->left->type.kind == DT_TYPE_PTR && !legacy_thread_member(ck, n))
+		return dt_check_arrow(ck, n);
+	if (n->left->type.kind != DT_TYPE_THREAD && n->left->type.kind != DT_TYPE_PTR) {
+		dt_error(ck->ctx, n->loc, D_OP_PTR, "operator -> must be applied to a pointer to a "
+			 "struct or union, not %s", dt_type_str(ck->ctx, n->left->type));
 		return false;
 	}
 	if (!is_current_thread(n->left)) {
@@ -282,11 +304,15 @@ static bool check_deref(struct dt_checker *ck, struct dt_node *n)
 		dt_error(ck->ctx, n->loc, D_DEREF_VOID, "cannot dereference pointer to void");
 		return false;
 	}
+	if (n->type.kind == DT_TYPE_SOU)
+		return dt_check_deref_sou(ck, n);
 	return true;
 }
 
 static bool check_unary(struct dt_checker *ck, struct dt_node *n)
 {
+	if (n->op == DT_OP_ADDROF)
+		return dt_check_addrof(ck, n);
 	if (!dt_check_expr(ck, n->left))
 		return false;
 	struct dt_type t = n->left->type;
@@ -333,6 +359,8 @@ bool dt_check_pointer_index(struct dt_checker *ck, struct dt_node *n, bool lvalu
 			 pre, named ? base->str : "an expression");
 		return false;
 	}
+	if (!dt_decay_to_pointer(ck, base))	/* an array indexes from its address */
+		return false;
 	struct dt_node *sum = dt_node_new(ck->ctx, DT_N_BINARY, index->loc);
 	sum->op = DT_OP_ADD;
 	sum->left = base;
@@ -426,9 +454,20 @@ static bool check_assign(struct dt_checker *ck, struct dt_node *n)
 
 bool dt_check_expr(struct dt_checker *ck, struct dt_node *n)
 {
+	return dt_check_object(ck, n) && dt_decay(ck, n);
+}
+
+bool dt_check_object(struct dt_checker *ck, struct dt_node *n)
+{
 	if (ck->ctx->stopped)
 		return false;
 	switch (n->kind) {
+	case DT_N_FIELD:
+		return true;
+	case DT_N_DOT:
+		return dt_check_dot(ck, n);
+	case DT_N_SIZEOF:
+		return dt_check_sizeof(ck, n);
 	case DT_N_INT:
 	case DT_N_STRING:
 	case DT_N_BUILTIN:

@@ -156,6 +156,7 @@ void dt_program_free(struct dt_program *program)
 	if (!program)
 		return;
 	free_arena(program->arena);
+	dt_ctf_free(program->ctf);
 	free(program);
 }
 
@@ -181,6 +182,8 @@ static void run_phases(struct dt_ctx *ctx)
 		if (!source)
 			return;
 	}
+	if (!dt_ctf_open(ctx))
+		return;
 	dt_parse_program(ctx, source, length);
 	if (ctx->nsyntax == 0 && !ctx->stopped)
 		dt_check_program(ctx);
@@ -259,6 +262,11 @@ static const char *const errtag_names[DT_ERRTAG_COUNT] = {
 	N(D_CLEAR_AGGARG), N(D_CLEAR_AGGBAD), N(D_NORMALIZE_PROTO), N(D_NORMALIZE_SCALAR),
 	N(D_NORMALIZE_AGGARG), N(D_NORMALIZE_AGGBAD), N(D_TRUNC_PROTO), N(D_TRUNC_SCALAR),
 	N(D_TRUNC_AGGARG), N(D_TRUNC_AGGBAD), N(D_CG_EXPR), N(D_ACT_SPEC),
+	N(D_DECL_TYPERED), N(D_DECL_BFCONST), N(D_DECL_BFSIZE), N(D_DECL_BFTYPE), N(D_DECL_ENCONST),
+	N(D_DECL_ENOFLOW), N(D_DECL_INCOMPLETE), N(D_DECL_ARRBIG), N(D_DECL_MNAME), N(D_OP_SOU),
+	N(D_OP_PTR), N(D_OP_INCOMPLETE), N(D_ADDROF_LVAL), N(D_ADDROF_VAR), N(D_ADDROF_BITFIELD),
+	N(D_SIZEOF_TYPE), N(D_SIZEOF_BITFIELD), N(D_OFFSETOF_TYPE), N(D_OFFSETOF_BITFIELD),
+	N(D_ARGS_IDX), N(D_ARGS_TYPE), N(D_ARGS_MULTI), N(D_SYM_NOTYPES),
 	N(D_UNSUPPORTED), N(D_NESTING), N(D_PREPROC), N(D_MACRO_BADARG), N(D_PRINTF_CONV),
 	N(D_AGG_USE), N(D_TOO_MANY), N(D_NOMEM),
 #undef N

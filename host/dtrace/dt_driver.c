@@ -84,12 +84,14 @@ int dt_cmdline_parse(struct dt_cmdline *c, const struct dt_tool *tool, int argc,
 			c->flag[(unsigned char)a[1]] = true;
 			continue;
 		}
-		if (!is_flag(a, "xsnKp") && !is_flag(a, tool->valued))
+		if (!is_flag(a, "xsnKTp") && !is_flag(a, tool->valued))
 			usage(tool);
 		if (++i == argc)
 			usage(tool);
 		if (a[1] == 'K') {
 			c->ksyms_file = argv[i];
+		} else if (a[1] == 'T') {
+			c->types_file = argv[i];
 		} else if (a[1] == 'p') {
 			c->args.target = argv[i];
 		} else if (a[1] == 'x') {
@@ -117,11 +119,21 @@ int dt_cmdline_parse(struct dt_cmdline *c, const struct dt_tool *tool, int argc,
 struct dt_program *dt_cmdline_compile(struct dt_cmdline *c, const struct dt_tool *tool)
 {
 	size_t len;
-	char *source, *ksyms = NULL;
+	char *source, *ksyms = NULL, *types = NULL;
+	if (c->types_file) {
+		types = read_file(c->types_file, &len);
+		if (!types) {
+			fprintf(stderr, "%s%s: %s\n", tool->open_failed, c->types_file, strerror(errno));
+			return NULL;
+		}
+		c->args.types = types;
+		c->args.types_len = len;
+	}
 	if (c->ksyms_file) {
 		ksyms = read_file(c->ksyms_file, &len);
 		if (!ksyms) {
 			fprintf(stderr, "%s%s: %s\n", tool->open_failed, c->ksyms_file, strerror(errno));
+			free(types);
 			return NULL;
 		}
 		ksyms[len] = '\0';	/* read_file stops with room to spare */
@@ -131,6 +143,8 @@ struct dt_program *dt_cmdline_compile(struct dt_cmdline *c, const struct dt_tool
 		source = read_file(c->file, &len);
 		if (!source) {
 			fprintf(stderr, "%s%s: %s\n", tool->open_failed, c->file, strerror(errno));
+			free(ksyms);
+			free(types);
 			return NULL;
 		}
 	} else {
@@ -140,7 +154,9 @@ struct dt_program *dt_cmdline_compile(struct dt_cmdline *c, const struct dt_tool
 	struct dt_program *p = source ? dt_compile_with(source, len, &c->args) : NULL;
 	free(source);
 	free(ksyms);		/* the program keeps the addresses it looked up, not the list */
+	free(types);		/* and its own copy of the types */
 	c->args.ksyms = NULL;
+	c->args.types = NULL;
 	if (!p)
 		fprintf(stderr, "%s: out of memory\n", tool->name);
 	return p;

@@ -2,7 +2,7 @@
 /*
  * dt_driver.h - what the D command-line tools (dcheck, dtc) share: their
  * common command line,
- *   TOOL [-C] [-K SYMBOLS] [own flags]... [-x name[=value]]... (-s FILE | -n PROGRAM) [args...]
+ *   TOOL [-C] [-K SYMBOLS] [-T TYPES] [own flags]... [-x name[=value]]... (-s FILE | -n PROGRAM) [args...]
  * read into compile arguments, and the source read and compiled.
  * Each tool names its own flags, messages and usage line in a struct
  * dt_tool; what it does with the compiled program stays its own.
@@ -31,6 +31,7 @@ struct dt_cmdline {
 	const char *file;		/* -s FILE, or NULL */
 	const char *program;		/* -n PROGRAM, or NULL */
 	const char *ksyms_file;		/* -K SYMBOLS: the kernel's `nm` list, or NULL */
+	const char *types_file;		/* -T TYPES: the kernel's CTF (kernel.ctf), or NULL */
 	bool flag[128];			/* the tool's own flags seen, by letter */
 	const char *value[128];		/* the tool's own valued flags, by letter (last wins) */
 };

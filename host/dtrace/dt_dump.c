@@ -11,7 +11,8 @@
  *	(global[] int64 a KEY...) (-> uint64 tid (builtin thread curthread))
  *	(+ int64 L R) (! int32 E) (?: int64 C A B) (= int64 L R) (+= int64 L R)
  *	(post++ int64 E) (cast uint8 E) (call string strjoin A B) (, int64 L R)
- *	(aggref @name)
+ *	(aggref @name) (field {struct thread *} +96 (builtin ... curthread))
+ *	(& {char *} (field {char [24]} +40 ...)) (field uint32 +8 bits 3<<4 ...)
  *
  * A program with errors dumps as (program-with-errors N) only.
  *
@@ -28,6 +29,7 @@ struct out {
 	char *p;
 	size_t len, cap;
 	bool nomem;
+	const struct dt_ctf *ctf;	/* names C types */
 };
 
 static void put(struct out *o, const char *s, size_t n)
@@ -89,9 +91,17 @@ static void quoted(struct out *o, const char *s, size_t len)
 	puts_(o, "\"");
 }
 
+/* A C type's name has spaces: it prints in braces, {struct thread *}. */
 static void type(struct out *o, struct dt_type t)
 {
-	char buf[16];
+	char buf[192];
+	if (t.kind == DT_TYPE_SOU || t.kind == DT_TYPE_ARRAY ||
+	    (t.kind == DT_TYPE_PTR && t.base_kind == DT_TYPE_SOU)) {
+		dt_ctf_name(o->ctf, t.ctf, buf, sizeof(buf));
+		printf_(o, "{%s%s%.*s}", buf, t.kind == DT_TYPE_PTR ? " " : "",
+			t.kind == DT_TYPE_PTR ? (int)t.levels : 0, "********");
+		return;
+	}
 	puts_(o, dt_type_name(t, buf, sizeof(buf)));
 }
 
@@ -156,6 +166,17 @@ static void expr(struct out *o, const struct dt_node *n)
 		printf_(o, " %s ", n->str);
 		expr(o, n->left);
 		break;
+	case DT_N_FIELD:
+		puts_(o, "field ");
+		type(o, n->type);
+		printf_(o, " +%llu", (unsigned long long)n->value);
+		if (n->bits)
+			printf_(o, " bits %u<<%u", n->bits, n->shift);
+		if (n->left) {
+			puts_(o, " ");
+			expr(o, n->left);
+		}
+		break;
 	case DT_N_AGGREF:
 	case DT_N_AGGNAME:
 		printf_(o, "aggref @%s", n->str);
@@ -190,6 +211,8 @@ static void expr(struct out *o, const struct dt_node *n)
 		break;
 	case DT_N_IDENT:
 	case DT_N_INDEX:
+	case DT_N_DOT:
+	case DT_N_SIZEOF:
 		puts_(o, "unresolved");
 		break;
 	}
@@ -257,7 +280,7 @@ static void keys(struct out *o, int n, const struct dt_type *k)
 
 char *dt_program_dump(const struct dt_program *p)
 {
-	struct out o = { 0 };
+	struct out o = { .ctf = p->ctf };
 
 	if (p->nerrors > 0) {
 		/* Not checked: nothing in it is trustworthy. */

@@ -217,6 +217,70 @@ bool dt_type_same_class(struct dt_type a, struct dt_type b);
 /* Truncate and extend v to t's width and signedness. */
 uint64_t dt_type_normalize(struct dt_type t, uint64_t v);
 
+/* ---- C types: the kernel's and the program's (dt_ctf.c, dt_ctf_decl.c) ---- */
+
+#define DT_MAX_MEMBERS 512	/* of one struct, union or enum declaration */
+
+/* Open the kernel's types (ctx->args->types) and the program's dictionary; false: reported. */
+bool dt_ctf_open(struct dt_ctx *ctx);
+void dt_ctf_free(struct dt_ctf *c);
+bool dt_ctf_has_kernel(const struct dt_ctx *ctx);
+struct ctf_dict *dt_ctf_dict(const struct dt_ctf *c);
+/* The dictionary that owns type id (the kernel's, or the program's): ask it about id. */
+struct ctf_dict *dt_ctf_owner(const struct dt_ctf *c, uint32_t id);
+/* C type id's name ("struct thread", "char [24]") in buf. */
+const char *dt_ctf_name(const struct dt_ctf *c, uint32_t id, char *buf, size_t size);
+/* The compiler's view of C type id: integers, pointers, structs, arrays; void if none. */
+struct dt_type dt_ctf_type(struct dt_ctx *ctx, uint32_t id);
+/* A type by its C name ("struct thread", "enum state", a typedef); false if none. */
+bool dt_ctf_lookup(struct dt_ctx *ctx, const char *cname, struct dt_type *t);
+/* Is name[0..len) a typedef (the program's or the kernel's)? Its type in *t (t may be NULL). */
+bool dt_ctf_typedef(struct dt_ctx *ctx, const char *name, size_t len, struct dt_type *t);
+
+struct dt_ctf_member {
+	struct dt_type type;
+	uint64_t offset;		/* bytes from the struct's start (a bit-field: its unit's) */
+	uint8_t bits, shift;		/* a bit-field: its width, and its shift in the unit */
+};
+
+/* Member name of struct or union sou: 0; -1 no such member; -2 a bit-field outside its unit. */
+int dt_ctf_member(struct dt_ctx *ctx, struct dt_type sou, const char *name,
+		  struct dt_ctf_member *m);
+/* An array type's element type and count. */
+struct dt_type dt_ctf_element(struct dt_ctx *ctx, struct dt_type array, uint32_t *count);
+bool dt_ctf_is_char_array(struct dt_ctx *ctx, struct dt_type t);
+/* A kernel function's return and argument types: the number of arguments, or -1 if unknown. */
+int dt_ctf_function(struct dt_ctx *ctx, const char *name, struct dt_type *ret,
+		    struct dt_type *args, int max);
+/* A kernel variable's declared type; false if unknown. */
+bool dt_ctf_object(struct dt_ctx *ctx, const char *name, struct dt_type *t);
+/* An enumerator (the program's or the kernel's): its value and enum type. */
+bool dt_ctf_enumerator(struct dt_ctx *ctx, const char *name, int64_t *value, struct dt_type *t);
+
+/* A member as a declaration gives it (bits -1: not a bit-field; name NULL: unnamed). */
+struct dt_member_decl {
+	const char *name;
+	struct dt_type type;
+	int bits;
+	struct dt_loc loc;
+};
+
+/* The CTF id of a type the compiler holds (creating integers and pointers); -1 if none. */
+long dt_ctf_id_of(struct dt_ctx *ctx, struct dt_type t);
+/* struct or union NAME: the defined one, or a new forward declaration. */
+bool dt_ctf_sou_ref(struct dt_ctx *ctx, bool is_union, const char *name, struct dt_type *t);
+/* Declarations; each returns false after reporting the error. */
+bool dt_ctf_sou_define(struct dt_ctx *ctx, bool is_union, const char *name,
+		       const struct dt_member_decl *members, int n, struct dt_loc loc,
+		       struct dt_type *out);
+bool dt_ctf_enum_define(struct dt_ctx *ctx, const char *name, const char *const *names,
+			const int64_t *values, const struct dt_loc *locs, int n, struct dt_loc loc,
+			struct dt_type *out);
+bool dt_ctf_typedef_define(struct dt_ctx *ctx, const char *name, struct dt_type t,
+			   struct dt_loc loc);
+bool dt_ctf_array_of(struct dt_ctx *ctx, struct dt_type elem, uint32_t count, struct dt_loc loc,
+		     struct dt_type *out);
+
 /* ---- the parser (dt_parse.c, dt_parse_expr.c) ---- */
 
 /* A top-level declaration, kept in order with the clauses around it. */
@@ -256,7 +320,9 @@ void dt_refuse(struct dt_parser *p, struct dt_loc loc, enum dt_errtag tag, const
 struct dt_node *dt_node_new(struct dt_ctx *ctx, enum dt_node_kind kind, struct dt_loc loc);
 /* Set n->depth from its children; false (reported) when too deep. */
 bool dt_node_fix_depth(struct dt_parser *p, struct dt_node *n);
-bool dt_token_starts_type(const struct dt_token *t);
+bool dt_token_starts_type(struct dt_parser *p, const struct dt_token *t);
+/* A declaration's error was reported (dt_ctf_*): fail the parse as dt_refuse does. */
+void dt_parse_reported(struct dt_parser *p);
 bool dt_at_type(struct dt_parser *p);
 bool dt_parse_type(struct dt_parser *p, struct dt_type *type);
 /* The '*'s after a type (none is fine): type becomes a pointer per '*'. */
@@ -310,7 +376,23 @@ struct dt_checker {
 	struct dt_deferred *deferred;
 };
 
+/* Check n as a value: an array becomes its address, a struct is refused (dt_decay). */
 bool dt_check_expr(struct dt_checker *ck, struct dt_node *n);
+/* Check n as an object: a struct or array stays one (for ., &, sizeof, []). */
+bool dt_check_object(struct dt_checker *ck, struct dt_node *n);
+
+/* C types (dt_check_ctype.c): p->m on a struct pointer, s.m, *p of a struct, &x, sizeof x. */
+bool dt_check_arrow(struct dt_checker *ck, struct dt_node *n);
+bool dt_check_dot(struct dt_checker *ck, struct dt_node *n);
+bool dt_check_deref_sou(struct dt_checker *ck, struct dt_node *n);
+bool dt_check_addrof(struct dt_checker *ck, struct dt_node *n);
+bool dt_check_sizeof(struct dt_checker *ck, struct dt_node *n);
+/* A checked object used as a value: an array becomes its address; false for a struct. */
+bool dt_decay(struct dt_checker *ck, struct dt_node *n);
+/* Check n; an array becomes a pointer to its first element (a char array too). */
+bool dt_decay_to_pointer(struct dt_checker *ck, struct dt_node *n);
+/* args[N] of an fbt clause: argN cast to the parameter's type. */
+bool dt_check_args(struct dt_checker *ck, struct dt_node *n);
 /* base[index] on a non-array (a pointer, or an error): rewritten as *(base + index). */
 bool dt_check_pointer_index(struct dt_checker *ck, struct dt_node *n, bool lvalue);
 /* The type a checked binary node's operands are converted to before it computes. */

@@ -616,7 +616,8 @@ void dt_lex_next(struct dt_lexer *lx, enum dt_lex_mode mode, struct dt_token *to
 			end++;
 		const char *w = lx->src + lx->pos;
 		size_t wlen = end - lx->pos;
-		if (keyword(w, wlen) == T_IDENT && !dt_typedef_lookup(w, wlen))
+		if (keyword(w, wlen) == T_IDENT && !dt_typedef_lookup(w, wlen) &&
+		    !dt_ctf_typedef(lx->ctx, w, wlen, NULL))
 			mode = DT_LEX_PDESC;
 	} else if (mode == DT_LEX_CLAUSE_START && is_pdesc_char(c)) {
 		mode = DT_LEX_PDESC;

@@ -70,6 +70,14 @@ void dt_refuse(struct dt_parser *p, struct dt_loc loc, enum dt_errtag tag, const
 	dt_error(p->ctx, loc, tag, "%s", msg);
 }
 
+void dt_parse_reported(struct dt_parser *p)
+{
+	if (p->failed)
+		return;
+	p->failed = true;
+	p->ctx->nsyntax++;
+}
+
 bool dt_expect(struct dt_parser *p, enum dt_tok kind, const char *what)
 {
 	if (p->tok.kind != kind) {
@@ -108,8 +116,8 @@ bool dt_node_fix_depth(struct dt_parser *p, struct dt_node *n)
 	return true;
 }
 
-/* Types: integer specifier combinations, string, void, typedef names. */
-bool dt_token_starts_type(const struct dt_token *t)
+/* Types: integer specifier combinations, string, void, struct/union/enum, typedef names. */
+bool dt_token_starts_type(struct dt_parser *p, const struct dt_token *t)
 {
 	switch (t->kind) {
 	case T_KW_SIGNED: case T_KW_UNSIGNED: case T_KW_CHAR: case T_KW_SHORT: case T_KW_INT:
@@ -117,7 +125,8 @@ bool dt_token_starts_type(const struct dt_token *t)
 	case T_KW_CONST: case T_KW_VOLATILE: case T_KW_STRUCT: case T_KW_UNION: case T_KW_ENUM:
 		return true;
 	case T_IDENT:
-		return dt_typedef_lookup(t->text, t->len) != NULL;
+		return dt_typedef_lookup(t->text, t->len) != NULL ||
+		       dt_ctf_typedef(p->ctx, t->text, t->len, NULL);
 	default:
 		return false;
 	}
@@ -125,7 +134,192 @@ bool dt_token_starts_type(const struct dt_token *t)
 
 bool dt_at_type(struct dt_parser *p)
 {
-	return dt_token_starts_type(&p->tok);
+	return dt_token_starts_type(p, &p->tok);
+}
+
+/* The '[N]'s after a member's name: an array type of each, innermost last, as C reads them. */
+static bool parse_array_dims(struct dt_parser *p, struct dt_type *type)
+{
+	uint32_t dims[8];
+	int n = 0;
+	while (p->tok.kind == T_LBRACKET) {
+		struct dt_loc loc = p->tok.loc;
+		dt_advance(p, DT_LEX_NORMAL);
+		if (p->tok.kind != T_INT || n == 8) {
+			dt_refuse(p, loc, D_DECL_ARRSUB, "positive integral constant expression "
+				  "expected as array size");
+			return false;
+		}
+		if (p->tok.value == 0 || p->tok.value > UINT32_MAX) {
+			dt_refuse(p, loc, D_DECL_ARRBIG, "array dimension too big");
+			return false;
+		}
+		dims[n++] = (uint32_t)p->tok.value;
+		dt_advance(p, DT_LEX_NORMAL);
+		if (!dt_expect(p, T_RBRACKET, "']' after the array size"))
+			return false;
+	}
+	while (n-- > 0)
+		if (!dt_ctf_array_of(p->ctx, *type, dims[n], p->tok.loc, type)) {
+			dt_parse_reported(p);
+			return false;
+		}
+	return true;
+}
+
+/* The members of a struct or union, after its '{' up to its '}' (consumed). */
+static bool parse_members(struct dt_parser *p, struct dt_member_decl **out, int *count)
+{
+	struct dt_member_decl *m = dt_alloc(p->ctx, sizeof(*m) * DT_MAX_MEMBERS);
+	int n = 0;
+	dt_advance(p, DT_LEX_NORMAL);		/* the '{' */
+	while (p->tok.kind != T_RBRACE) {
+		struct dt_type base;
+		if (!dt_at_type(p)) {
+			dt_syntax_error(p, "a member's type or '}'");
+			return false;
+		}
+		if (!dt_parse_type(p, &base))
+			return false;
+		for (;;) {
+			struct dt_member_decl d = { .type = base, .bits = -1, .loc = p->tok.loc };
+			if (!dt_parse_pointer_stars(p, &d.type))
+				return false;
+			if (p->tok.kind == T_IDENT) {
+				d.name = dt_strndup(p->ctx, p->tok.text, p->tok.len);
+				dt_advance(p, DT_LEX_NORMAL);
+			} else if (p->tok.kind != T_COLON) {
+				dt_syntax_error(p, "a member name");
+				return false;
+			}
+			if (!parse_array_dims(p, &d.type))
+				return false;
+			if (p->tok.kind == T_COLON) {
+				dt_advance(p, DT_LEX_NORMAL);
+				if (p->tok.kind != T_INT || p->tok.value > 64) {
+					dt_refuse(p, p->tok.loc, D_DECL_BFCONST, "positive integral "
+						  "constant expression expected as bit-field size");
+					return false;
+				}
+				d.bits = (int)p->tok.value;
+				dt_advance(p, DT_LEX_NORMAL);
+			}
+			if (!d.name && d.bits != 0) {
+				dt_refuse(p, d.loc, D_DECL_MNAME, "member name missing");
+				return false;
+			}
+			if (n == DT_MAX_MEMBERS) {
+				dt_refuse(p, d.loc, D_UNSUPPORTED, "more than %d members", DT_MAX_MEMBERS);
+				return false;
+			}
+			m[n++] = d;
+			if (p->tok.kind != T_COMMA)
+				break;
+			dt_advance(p, DT_LEX_NORMAL);
+		}
+		if (!dt_expect(p, T_SEMI, "';' after the member"))
+			return false;
+	}
+	dt_advance(p, DT_LEX_NORMAL);		/* the '}' */
+	*out = m;
+	*count = n;
+	return true;
+}
+
+/* enum [NAME] { A, B = 5, ... } after the name, from its '{' (consumed to the '}'). */
+static bool parse_enumerators(struct dt_parser *p, const char *name, struct dt_loc loc,
+			      struct dt_type *type)
+{
+	const char **names = dt_alloc(p->ctx, sizeof(*names) * DT_MAX_MEMBERS);
+	int64_t *values = dt_alloc(p->ctx, sizeof(*values) * DT_MAX_MEMBERS);
+	struct dt_loc *locs = dt_alloc(p->ctx, sizeof(*locs) * DT_MAX_MEMBERS);
+	int n = 0;
+	int64_t next = 0;
+	dt_advance(p, DT_LEX_NORMAL);		/* the '{' */
+	while (p->tok.kind != T_RBRACE) {
+		if (p->tok.kind != T_IDENT) {
+			dt_syntax_error(p, "an enumerator");
+			return false;
+		}
+		if (n == DT_MAX_MEMBERS) {
+			dt_refuse(p, p->tok.loc, D_UNSUPPORTED, "more than %d enumerators",
+				  DT_MAX_MEMBERS);
+			return false;
+		}
+		names[n] = dt_strndup(p->ctx, p->tok.text, p->tok.len);
+		locs[n] = p->tok.loc;
+		dt_advance(p, DT_LEX_NORMAL);
+		if (p->tok.kind == T_ASSIGN) {
+			dt_advance(p, DT_LEX_NORMAL);
+			struct dt_node *e = dt_parse_assign(p);
+			if (!e)
+				return false;
+			bool neg = e->kind == DT_N_UNARY && e->op == DT_OP_NEG &&
+				   e->left->kind == DT_N_INT;
+			if (e->kind != DT_N_INT && !neg) {
+				dt_refuse(p, e->loc, D_DECL_ENCONST, "enumerator '%s' must be assigned "
+					  "to an integral constant expression", names[n]);
+				return false;
+			}
+			next = neg ? -(int64_t)e->left->value : (int64_t)e->value;
+		}
+		values[n++] = next++;
+		if (p->tok.kind != T_COMMA)
+			break;
+		dt_advance(p, DT_LEX_NORMAL);
+	}
+	if (!dt_expect(p, T_RBRACE, "',' or '}' after the enumerator"))
+		return false;
+	if (!dt_ctf_enum_define(p->ctx, name, names, values, locs, n, loc, type)) {
+		dt_parse_reported(p);
+		return false;
+	}
+	return true;
+}
+
+/* struct, union or enum: a reference (struct NAME) or a definition (struct [NAME] {...}). */
+static bool parse_tagged_type(struct dt_parser *p, struct dt_type *type)
+{
+	enum dt_tok kw = p->tok.kind;
+	struct dt_loc loc = p->tok.loc;
+	const char *name = NULL;
+	dt_advance(p, DT_LEX_NORMAL);
+	if (p->tok.kind == T_IDENT) {
+		name = dt_strndup(p->ctx, p->tok.text, p->tok.len);
+		dt_advance(p, DT_LEX_NORMAL);
+	} else if (p->tok.kind != T_LBRACE) {
+		dt_syntax_error(p, kw == T_KW_ENUM ? "an enum's name or '{'" : "a name or '{'");
+		return false;
+	}
+	if (kw == T_KW_ENUM) {
+		if (p->tok.kind == T_LBRACE)
+			return parse_enumerators(p, name, loc, type);
+		char cname[160];
+		snprintf(cname, sizeof(cname), "enum %s", name);
+		if (!dt_ctf_lookup(p->ctx, cname, type)) {
+			dt_refuse(p, loc, D_DECL_INCOMPLETE, "incomplete struct/union/enum %s", cname);
+			return false;
+		}
+		return true;
+	}
+	bool is_union = kw == T_KW_UNION;
+	if (p->tok.kind != T_LBRACE) {
+		if (!dt_ctf_sou_ref(p->ctx, is_union, name, type)) {
+			dt_refuse(p, loc, D_UNKNOWN, "failed to declare %s %s", is_union ? "union" :
+				  "struct", name);
+			return false;
+		}
+		return true;
+	}
+	struct dt_member_decl *members;
+	int n;
+	if (!parse_members(p, &members, &n))
+		return false;
+	if (!dt_ctf_sou_define(p->ctx, is_union, name, members, n, loc, type)) {
+		dt_parse_reported(p);
+		return false;
+	}
+	return true;
 }
 
 bool dt_parse_type(struct dt_parser *p, struct dt_type *type)
@@ -137,8 +331,11 @@ bool dt_parse_type(struct dt_parser *p, struct dt_type *type)
 		dt_advance(p, DT_LEX_NORMAL);
 	switch (p->tok.kind) {
 	case T_KW_STRUCT: case T_KW_UNION: case T_KW_ENUM:
-		dt_refuse(p, loc, D_UNSUPPORTED, "struct, union and enum types are not supported");
-		return false;
+		if (!parse_tagged_type(p, type))
+			return false;
+		while (p->tok.kind == T_KW_CONST || p->tok.kind == T_KW_VOLATILE)
+			dt_advance(p, DT_LEX_NORMAL);
+		return true;
 	case T_KW_FLOAT: case T_KW_DOUBLE:
 		dt_refuse(p, loc, D_UNSUPPORTED, "floating-point types are not supported");
 		return false;
@@ -151,9 +348,10 @@ bool dt_parse_type(struct dt_parser *p, struct dt_type *type)
 		dt_advance(p, DT_LEX_NORMAL);
 		return true;
 	case T_IDENT:
-		if (!dt_typedef_lookup(p->tok.text, p->tok.len))
+		if (dt_typedef_lookup(p->tok.text, p->tok.len))
+			*type = *dt_typedef_lookup(p->tok.text, p->tok.len);
+		else if (!dt_ctf_typedef(p->ctx, p->tok.text, p->tok.len, type))
 			break;
-		*type = *dt_typedef_lookup(p->tok.text, p->tok.len);
 		dt_advance(p, DT_LEX_NORMAL);
 		return true;
 	default:
@@ -482,6 +680,45 @@ static void parse_declarator_keys(struct dt_parser *p, struct dt_decl *d)
 	dt_expect(p, T_RBRACKET, "',' or ']' after the key type");
 }
 
+/* typedef TYPE NAME[, NAME...]; */
+static void parse_typedef(struct dt_parser *p)
+{
+	struct dt_type base;
+	dt_advance(p, DT_LEX_NORMAL);		/* typedef */
+	if (!dt_at_type(p)) {
+		dt_syntax_error(p, "a type after typedef");
+		return;
+	}
+	if (!dt_parse_type(p, &base))
+		return;
+	for (;;) {
+		struct dt_type type = base;
+		if (!dt_parse_pointer_stars(p, &type))
+			return;
+		if (p->tok.kind != T_IDENT) {
+			dt_syntax_error(p, "the typedef's name");
+			return;
+		}
+		struct dt_token name = p->tok;
+		dt_advance(p, DT_LEX_NORMAL);
+		if (!parse_array_dims(p, &type))
+			return;
+		if (!dt_ctf_typedef_define(p->ctx, dt_strndup(p->ctx, name.text, name.len), type,
+					   name.loc)) {
+			dt_parse_reported(p);
+			return;
+		}
+		if (p->tok.kind != T_COMMA)
+			break;
+		dt_advance(p, DT_LEX_NORMAL);
+	}
+	if (p->tok.kind != T_SEMI) {
+		dt_syntax_error(p, "';' after the typedef");
+		return;
+	}
+	dt_advance(p, DT_LEX_CLAUSE_START);
+}
+
 static void parse_declaration(struct dt_parser *p)
 {
 	enum dt_scope scope = DT_SCOPE_GLOBAL;
@@ -491,8 +728,10 @@ static void parse_declaration(struct dt_parser *p)
 	switch (p->tok.kind) {
 	case T_KW_SELF: scope = DT_SCOPE_THREAD; dt_advance(p, DT_LEX_NORMAL); break;
 	case T_KW_THIS: scope = DT_SCOPE_CLAUSE; dt_advance(p, DT_LEX_NORMAL); break;
-	case T_KW_EXTERN: case T_KW_STATIC: case T_KW_REGISTER: case T_KW_AUTO:
 	case T_KW_TYPEDEF:
+		parse_typedef(p);
+		return;
+	case T_KW_EXTERN: case T_KW_STATIC: case T_KW_REGISTER: case T_KW_AUTO:
 		dt_refuse(p, loc, D_DECL_BADCLASS, "'%s' declarations are not supported",
 			  p->tok.text);
 		return;
@@ -507,8 +746,14 @@ static void parse_declaration(struct dt_parser *p)
 		dt_syntax_error(p, "a type");
 		return;
 	}
+	bool tagged = p->tok.kind == T_KW_STRUCT || p->tok.kind == T_KW_UNION ||
+		      p->tok.kind == T_KW_ENUM;
 	if (!dt_parse_type(p, &type))
 		return;
+	if (tagged && p->tok.kind == T_SEMI) {	/* struct s { ... }; declares the type alone */
+		dt_advance(p, DT_LEX_CLAUSE_START);
+		return;
+	}
 	struct dt_type base = type;
 	for (;;) {
 		type = base;		/* as in C, each declarator has its own '*'s */

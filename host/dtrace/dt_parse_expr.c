@@ -2,8 +2,9 @@
 /*
  * The D parser, expressions: C's grammar and precedence (plus D's ^^),
  * by recursive descent for the unary, postfix and primary forms and by
- * precedence climbing over the binary operator table. Address-of,
- * structs, sizeof and the like are refused here with a message saying so.
+ * precedence climbing over the binary operator table. sizeof(type) and
+ * offsetof(type, member) are constants here; a kernel symbol with a
+ * declared type (the kernel's CTF) is the object at its address.
  *
  * Invariants: every function returns NULL exactly when p->failed is set;
  * recursion is bounded (DT_MAX_DEPTH nested unary/parenthesised levels,
@@ -57,7 +58,7 @@ static const char *const op_names[DT_OP_COUNT] = {
 	[DT_OP_LOR] = "||", [DT_OP_LXOR] = "^^", [DT_OP_EQ] = "==", [DT_OP_NE] = "!=",
 	[DT_OP_LT] = "<", [DT_OP_LE] = "<=", [DT_OP_GT] = ">", [DT_OP_GE] = ">=",
 	[DT_OP_NEG] = "-", [DT_OP_PLUS] = "+", [DT_OP_BNOT] = "~", [DT_OP_LNOT] = "!",
-	[DT_OP_DEREF] = "*",
+	[DT_OP_DEREF] = "*", [DT_OP_ADDROF] = "&",
 	[DT_OP_PREINC] = "pre++", [DT_OP_PREDEC] = "pre--", [DT_OP_POSTINC] = "post++",
 	[DT_OP_POSTDEC] = "post--",
 };
@@ -142,8 +143,20 @@ static struct dt_node *parse_ksym(struct dt_parser *p, const struct dt_token *mo
 	struct dt_node *n = dt_node_new(p->ctx, DT_N_INT, loc);
 	n->value = addr;
 	n->type = dt_type_uint64;
+	struct dt_type declared;
+	char *sym = dt_strndup(p->ctx, name.text, name.len);
+	if (dt_ctf_object(p->ctx, sym, &declared) && declared.kind != DT_TYPE_VOID) {
+		/* `name is the object; &`name its address, typed (address_of wraps it). */
+		n->kind = DT_N_FIELD;
+		n->type = declared;
+		n->str = sym;
+	}
 	return n;
 }
+
+/* sizeof(type), sizeof expression (checked later: DT_N_SIZEOF), offsetof(type, member). */
+static struct dt_node *parse_sizeof(struct dt_parser *p);
+static struct dt_node *parse_offsetof(struct dt_parser *p);
 
 static struct dt_node *parse_primary(struct dt_parser *p)
 {
@@ -212,7 +225,11 @@ static struct dt_node *parse_primary(struct dt_parser *p)
 		n->len = 8;
 		dt_advance(p, DT_LEX_NORMAL);
 		return n;
-	case T_KW_SIZEOF: case T_KW_OFFSETOF: case T_KW_XLATE:
+	case T_KW_SIZEOF:
+		return parse_sizeof(p);
+	case T_KW_OFFSETOF:
+		return parse_offsetof(p);
+	case T_KW_XLATE:
 		dt_refuse(p, t.loc, D_UNSUPPORTED, "%s is not supported", t.text);
 		return NULL;
 	default:
@@ -275,8 +292,18 @@ static struct dt_node *parse_postfix(struct dt_parser *p)
 			dt_advance(p, DT_LEX_NORMAL);
 			break;
 		case T_DOT:
-			dt_refuse(p, t.loc, D_UNSUPPORTED, "struct members (.) are not supported");
-			return NULL;
+			dt_advance(p, DT_LEX_NORMAL);
+			if (p->tok.kind != T_IDENT) {
+				dt_syntax_error(p, "a member name after '.'");
+				return NULL;
+			}
+			n = make(p, DT_N_DOT, DT_OP_NONE, t.loc, n, NULL);
+			if (!n)
+				return NULL;
+			n->str = dt_strndup(p->ctx, p->tok.text, p->tok.len);
+			n->len = p->tok.len;
+			dt_advance(p, DT_LEX_NORMAL);
+			break;
 		case T_INC:
 		case T_DEC:
 			dt_advance(p, DT_LEX_NORMAL);
@@ -342,22 +369,18 @@ static struct dt_node *parse_unary_inner(struct dt_parser *p)
 	}
 	switch (t.kind) {
 	case T_AMP: {
-		/* &`name and &kernel`name: the symbol's address, as `name is. Nothing else. */
+		/* &`name: the symbol's address (an untyped symbol's `name is its address too). */
 		dt_advance(p, DT_LEX_NORMAL);
-		if (p->tok.kind == T_BACKQUOTE)
-			return parse_ksym(p, NULL);
-		if (p->tok.kind == T_IDENT && dt_peek(p)->kind == T_BACKQUOTE) {
-			struct dt_token module = p->tok;
-			dt_advance(p, DT_LEX_NORMAL);
-			return parse_ksym(p, &module);
-		}
-		dt_refuse(p, t.loc, D_UNSUPPORTED, "address-of (unary &) is not supported, but of a "
-			  "kernel symbol (&`name)");
-		return NULL;
+		struct dt_node *operand = parse_unary(p);
+		if (!operand)
+			return NULL;
+		if (operand->kind == DT_N_INT)
+			return operand;			/* an untyped symbol: already its address */
+		return make(p, DT_N_UNARY, DT_OP_ADDROF, t.loc, operand, NULL);
 	}
 	case T_LPAREN: {
 		/* A cast if a type name follows the '('. */
-		bool type_follows = dt_token_starts_type(dt_peek(p));
+		bool type_follows = dt_token_starts_type(p, dt_peek(p));
 		if (type_follows)
 			return parse_cast(p);
 		return parse_postfix(p);
@@ -445,6 +468,79 @@ struct dt_node *dt_parse_assign(struct dt_parser *p)
 		return make(p, DT_N_ASSIGN, assign_ops[i].op, loc, left, right);
 	}
 	return left;
+}
+
+static struct dt_node *size_constant(struct dt_parser *p, struct dt_loc loc, uint64_t v)
+{
+	struct dt_node *n = dt_node_new(p->ctx, DT_N_INT, loc);
+	n->value = v;
+	n->type = *dt_typedef_lookup("size_t", 6);
+	return n;
+}
+
+static struct dt_node *parse_sizeof(struct dt_parser *p)
+{
+	struct dt_loc loc = p->tok.loc;
+	dt_advance(p, DT_LEX_NORMAL);
+	if (p->tok.kind == T_LPAREN && dt_token_starts_type(p, dt_peek(p))) {
+		struct dt_type type;
+		dt_advance(p, DT_LEX_NORMAL);
+		if (!dt_parse_type(p, &type) || !dt_parse_pointer_stars(p, &type) ||
+		    !dt_expect(p, T_RPAREN, "')' after the type"))
+			return NULL;
+		if (type.kind == DT_TYPE_VOID || type.kind == DT_TYPE_STRING ||
+		    (type.kind == DT_TYPE_SOU && !type.size)) {
+			dt_refuse(p, loc, D_SIZEOF_TYPE, "cannot apply sizeof to an expression of "
+				  "type %s", dt_type_str(p->ctx, type));
+			return NULL;
+		}
+		return size_constant(p, loc, type.size);
+	}
+	struct dt_node *operand = parse_unary(p);
+	return operand ? make(p, DT_N_SIZEOF, DT_OP_NONE, loc, operand, NULL) : NULL;
+}
+
+static struct dt_node *parse_offsetof(struct dt_parser *p)
+{
+	struct dt_loc loc = p->tok.loc;
+	struct dt_type type;
+	dt_advance(p, DT_LEX_NORMAL);
+	if (!dt_expect(p, T_LPAREN, "'(' after offsetof"))
+		return NULL;
+	if (!dt_at_type(p)) {
+		dt_syntax_error(p, "a type");
+		return NULL;
+	}
+	if (!dt_parse_type(p, &type) || !dt_parse_pointer_stars(p, &type) ||
+	    !dt_expect(p, T_COMMA, "',' after the type"))
+		return NULL;
+	if (p->tok.kind != T_IDENT) {
+		dt_syntax_error(p, "a member name");
+		return NULL;
+	}
+	struct dt_token member = p->tok;
+	dt_advance(p, DT_LEX_NORMAL);
+	if (!dt_expect(p, T_RPAREN, "')' after the member"))
+		return NULL;
+	if (type.kind != DT_TYPE_SOU || !type.size) {
+		dt_refuse(p, loc, D_OFFSETOF_TYPE, "offsetof operand must be a struct or union "
+			  "type");
+		return NULL;
+	}
+	struct dt_ctf_member m;
+	const char *name = dt_strndup(p->ctx, member.text, member.len);
+	int r = dt_ctf_member(p->ctx, type, name, &m);
+	if (r == -1) {
+		dt_refuse(p, member.loc, D_TYPE_MEMBER, "%s is not a member of %s", name,
+			  dt_type_str(p->ctx, type));
+		return NULL;
+	}
+	if (r < 0 || m.bits) {
+		dt_refuse(p, member.loc, D_OFFSETOF_BITFIELD, "cannot take offset of a bit-field: %s",
+			  name);
+		return NULL;
+	}
+	return size_constant(p, loc, m.offset);
 }
 
 struct dt_node *dt_parse_expr(struct dt_parser *p)

@@ -2,8 +2,9 @@
 /*
  * D's types, as far as this subset has them: integers of 1, 2, 4 and 8
  * bytes, signed or not; strings; void (actions); the thread pointer
- * curthread; pointers to integers, to void and to pointers (levels of
- * indirection over an integer or void base). The typedef names scripts
+ * curthread; pointers to integers, to void, to structs and to pointers
+ * (levels of indirection over an integer, void or struct base); C's
+ * structs, unions and arrays by their CTF id (dt_ctf.c names them). The typedef names scripts
  * use, the C names messages give types, the type of an integer constant,
  * the type a binary operator computes in, and the constant-folding
  * helper that truncates a value to a type.
@@ -70,9 +71,17 @@ const char *dt_type_name(struct dt_type t, char *buf, size_t size)
 		else
 			snprintf(buf, size, "stack()");
 		break;
+	case DT_TYPE_SOU:
+		snprintf(buf, size, "sou%u", t.size);
+		break;
+	case DT_TYPE_ARRAY:
+		snprintf(buf, size, "array%u", t.size);
+		break;
 	case DT_TYPE_PTR: {
 		char base[16];
-		if (t.base_size)
+		if (t.base_kind == DT_TYPE_SOU)
+			snprintf(base, sizeof(base), "sou%u", t.base_size);
+		else if (t.base_size)
 			snprintf(base, sizeof(base), "%sint%d", t.base_signed ? "" : "u",
 				 t.base_size * 8);
 		else
@@ -112,8 +121,15 @@ static const char *int_name(unsigned size, bool is_signed, bool is_llong, unsign
 
 const char *dt_type_str(struct dt_ctx *ctx, struct dt_type t)
 {
-	char buf[64];
-	if (t.kind == DT_TYPE_INT && !t.sym)
+	char buf[192];
+	const struct dt_ctf *ctf = ctx->prog->ctf;
+	if ((t.kind == DT_TYPE_SOU || t.kind == DT_TYPE_ARRAY || t.kind == DT_TYPE_INT) && t.ctf)
+		dt_ctf_name(ctf, t.ctf, buf, sizeof(buf));
+	else if (t.kind == DT_TYPE_PTR && t.base_kind == DT_TYPE_SOU) {
+		char base[160];
+		snprintf(buf, sizeof(buf), "%s %.*s", dt_ctf_name(ctf, t.ctf, base, sizeof(base)),
+			 t.levels > DT_MAX_PTR_LEVELS ? DT_MAX_PTR_LEVELS : t.levels, "********");
+	} else if (t.kind == DT_TYPE_INT && !t.sym)
 		snprintf(buf, sizeof(buf), "%s", int_name(t.size, t.is_signed, t.is_llong, t.tdef));
 	else if (t.kind == DT_TYPE_PTR)
 		snprintf(buf, sizeof(buf), "%s %.*s", t.base_size ?
@@ -137,6 +153,10 @@ bool dt_type_is_scalar(struct dt_type t)
 bool dt_type_equal(struct dt_type a, struct dt_type b)
 {
 	a.tdef = b.tdef = DT_TD_NONE;
+	if (a.kind == DT_TYPE_INT)
+		a.ctf = 0;		/* an enum's name: its values are ints */
+	if (b.kind == DT_TYPE_INT)
+		b.ctf = 0;
 	return !memcmp(&a, &b, sizeof(a));
 }
 
@@ -146,6 +166,10 @@ struct dt_type dt_type_pointer_to(struct dt_type pointee)
 		pointee.levels++;
 		return pointee;
 	}
+	if (pointee.kind == DT_TYPE_SOU)
+		return (struct dt_type){ .kind = DT_TYPE_PTR, .size = 8, .levels = 1,
+					 .base_kind = DT_TYPE_SOU, .base_size = pointee.size,
+					 .ctf = pointee.ctf };
 	bool is_int = pointee.kind == DT_TYPE_INT;
 	return (struct dt_type){ .kind = DT_TYPE_PTR, .size = 8, .levels = 1,
 				 .base_size = is_int ? pointee.size : 0,
@@ -165,6 +189,8 @@ struct dt_type dt_type_pointee(struct dt_type ptr)
 		ptr.levels--;
 		return ptr;
 	}
+	if (ptr.base_kind == DT_TYPE_SOU)
+		return (struct dt_type){ .kind = DT_TYPE_SOU, .size = ptr.base_size, .ctf = ptr.ctf };
 	if (!ptr.base_size)
 		return dt_type_void;
 	struct dt_type t = dt_type_c_int(ptr.base_size, ptr.base_signed, ptr.is_llong);

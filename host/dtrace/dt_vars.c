@@ -277,6 +277,9 @@ bool dt_resolve_array(struct dt_checker *ck, struct dt_node *n, const struct dt_
 			 "are printed with printa()", base->str);
 		return false;
 	}
+	if (base->kind == DT_N_IDENT && !strcmp(base->str, "args") && !value &&
+	    !var_lookup(ck, DT_SCOPE_GLOBAL, "args"))
+		return dt_check_args(ck, n);
 	/* As dtrace: anything but an array variable indexes as C does, *(base + i). */
 	if (base->kind != DT_N_IDENT && !(base->kind == DT_N_VAR && !base->ref.var))
 		return dt_check_pointer_index(ck, n, value != NULL);
@@ -333,11 +336,21 @@ bool dt_resolve_read(struct dt_checker *ck, struct dt_node *n)
 			n->kind = DT_N_BUILTIN;
 			n->ref.builtin = b;
 			n->type = b->type;
+			/* With the kernel's types, curthread is the kernel's struct thread *. */
+			if (b->id == DT_BV_CURTHREAD && dt_ctf_has_kernel(ck->ctx))
+				dt_ctf_lookup(ck->ctx, "struct thread *", &n->type);
 			return true;
 		}
 	}
 	enum dt_scope scope = n->kind == DT_N_IDENT ? DT_SCOPE_GLOBAL : n->scope;
 	struct dt_var *v = var_lookup(ck, scope, n->str);
+	int64_t enumerator;
+	if (!v && scope == DT_SCOPE_GLOBAL &&
+	    dt_ctf_enumerator(ck->ctx, n->str, &enumerator, &n->type)) {
+		n->kind = DT_N_INT;
+		n->value = (uint64_t)enumerator;
+		return true;
+	}
 	if (!v) {
 		if (scope == DT_SCOPE_GLOBAL) {
 			unknown_ident(ck, n);

@@ -5,7 +5,7 @@
  * its layout): the object's bytes, the options, the aggregations, and
  * each clause's record layout and actions.
  *
- *   dtc [-C] [-K SYMBOLS] [-S] [-p PID] [-x name[=value]]... [-o FILE]
+ *   dtc [-C] [-K SYMBOLS] [-T TYPES] [-S] [-p PID] [-x name[=value]]... [-o FILE]
  *       (-s FILE | -n PROGRAM) [args...]
  *
  * -C runs the C preprocessor first, -K names the kernel's symbol list
@@ -30,7 +30,7 @@
 
 static const struct dt_tool dtc = {
 	.name = "dtc",
-	.usage = "dtc [-C] [-K SYMBOLS] [-S] [-p PID] [-x name[=value]]... [-o FILE] (-s FILE "
+	.usage = "dtc [-C] [-K SYMBOLS] [-T TYPES] [-S] [-p PID] [-x name[=value]]... [-o FILE] (-s FILE "
 		 "| -n PROGRAM) [args...]",
 	.flags = "S",
 	.valued = "o",

@@ -84,7 +84,11 @@ enum dt_errtag {
 	D_LQUANT_STEPLARGE, D_LQUANT_STEPSMALL, D_CLEAR_PROTO, D_CLEAR_AGGARG,
 	D_CLEAR_AGGBAD, D_NORMALIZE_PROTO, D_NORMALIZE_SCALAR, D_NORMALIZE_AGGARG,
 	D_NORMALIZE_AGGBAD, D_TRUNC_PROTO, D_TRUNC_SCALAR, D_TRUNC_AGGARG, D_TRUNC_AGGBAD,
-	D_CG_EXPR, D_ACT_SPEC,
+	D_CG_EXPR, D_ACT_SPEC, D_DECL_TYPERED, D_DECL_BFCONST, D_DECL_BFSIZE, D_DECL_BFTYPE,
+	D_DECL_ENCONST, D_DECL_ENOFLOW, D_DECL_INCOMPLETE, D_DECL_ARRBIG, D_DECL_MNAME,
+	D_OP_SOU, D_OP_PTR, D_OP_INCOMPLETE, D_ADDROF_LVAL, D_ADDROF_VAR, D_ADDROF_BITFIELD,
+	D_SIZEOF_TYPE, D_SIZEOF_BITFIELD, D_OFFSETOF_TYPE, D_OFFSETOF_BITFIELD, D_ARGS_IDX,
+	D_ARGS_TYPE, D_ARGS_MULTI, D_SYM_NOTYPES,
 	/* Scion's own tags: conditions the illumos compiler has no tag for. */
 	D_UNSUPPORTED,		/* a D feature this subset refuses */
 	D_NESTING,		/* expression nested deeper than DT_MAX_DEPTH */
@@ -130,6 +134,9 @@ enum dt_type_kind {
 	DT_TYPE_PTR,		/* pointer to an integer, to void, or to a pointer */
 	DT_TYPE_STACK,		/* stack() as an aggregation key; size: its frames, 0 for
 				   the stackframes option's */
+	DT_TYPE_SOU,		/* a struct or union (ctf), an object in memory: reached by
+				   ->, . and *, never held in a register */
+	DT_TYPE_ARRAY,		/* a fixed-size array (ctf): its address, as C decays it */
 };
 
 #define DT_MAX_PTR_LEVELS 8	/* int ******** at most */
@@ -141,18 +148,27 @@ enum dt_sym_style {
 };
 
 struct dt_type {
-	uint8_t kind;		/* enum dt_type_kind */
-	uint8_t size;		/* bytes, for DT_TYPE_INT: 1, 2, 4 or 8; pointers: 8 */
-	bool is_signed;		/* pointers: false (they compare unsigned) */
-	uint8_t sym;		/* enum dt_sym_style */
+	uint32_t size;		/* bytes, for DT_TYPE_INT: 1, 2, 4 or 8; pointers: 8 */
+	/*
+	 * The C type (dt_ctf.c) in the program's CTF dictionary:
+	 * DT_TYPE_SOU and DT_TYPE_ARRAY always; an enum's DT_TYPE_INT (for
+	 * its name); a DT_TYPE_PTR whose base_kind is DT_TYPE_SOU: that
+	 * struct. 0 otherwise.
+	 */
+	uint32_t ctf;
 	/*
 	 * DT_TYPE_PTR only (0 otherwise): levels of indirection (1 for
 	 * `int *`, 2 for `int **`, up to DT_MAX_PTR_LEVELS) and the base type
-	 * at the bottom: an integer of base_size bytes, or void (base_size 0).
+	 * at the bottom: a struct or union (base_kind DT_TYPE_SOU, ctf), an
+	 * integer of base_size bytes, or void (base_size 0).
 	 */
+	uint32_t base_size;
 	uint8_t levels;
-	uint8_t base_size;
+	uint8_t base_kind;	/* DT_TYPE_SOU, or 0: an integer or void */
 	bool base_signed;
+	uint8_t kind;		/* enum dt_type_kind */
+	bool is_signed;		/* pointers: false (they compare unsigned) */
+	uint8_t sym;		/* enum dt_sym_style */
 	/* DT_TYPE_INT, and DT_TYPE_PTR's integer base (0 otherwise): */
 	bool is_llong;		/* 8 bytes spelled long long (hrtime_t...), not long */
 	uint8_t tdef;		/* the typedef it was named by (dt_impl.h), 0: none */
@@ -282,7 +298,7 @@ enum dt_op {
 	DT_OP_SHL, DT_OP_SHR, DT_OP_BAND, DT_OP_BOR, DT_OP_BXOR,
 	DT_OP_LAND, DT_OP_LOR, DT_OP_LXOR,	/* short-circuit (^^ evaluates both) */
 	DT_OP_EQ, DT_OP_NE, DT_OP_LT, DT_OP_LE, DT_OP_GT, DT_OP_GE,
-	DT_OP_NEG, DT_OP_PLUS, DT_OP_BNOT, DT_OP_LNOT, DT_OP_DEREF,
+	DT_OP_NEG, DT_OP_PLUS, DT_OP_BNOT, DT_OP_LNOT, DT_OP_DEREF, DT_OP_ADDROF,
 	DT_OP_PREINC, DT_OP_PREDEC, DT_OP_POSTINC, DT_OP_POSTDEC,
 	DT_OP_COUNT
 };
@@ -296,7 +312,11 @@ enum dt_node_kind {
 	DT_N_BUILTIN,	/* ref.builtin */
 	DT_N_VAR,	/* ref.var: a scalar variable of any scope */
 	DT_N_ARRAY,	/* ref.var[args...]: an associative array element */
-	DT_N_MEMBER,	/* left->ref.member (left has type DT_TYPE_THREAD) */
+	DT_N_MEMBER,	/* left->ref.member: a built-in member of the current thread */
+	DT_N_FIELD,	/* the object at address left + value (left NULL: at value):
+			   a struct member, array element or *p of a C type; a
+			   bit-field when bits (it is bits wide, shift from the
+			   unit's low bit in the value loaded) */
 	DT_N_AGGREF,	/* ref.agg, as an argument of printa, clear, ... */
 	DT_N_UNARY,	/* op left */
 	DT_N_BINARY,	/* left op right (comparisons compare strings too) */
@@ -310,6 +330,8 @@ enum dt_node_kind {
 	/* Only in programs with errors (the checker replaces them): */
 	DT_N_IDENT,	/* str: a bare identifier before resolution */
 	DT_N_INDEX,	/* left[args...] before resolution */
+	DT_N_DOT,	/* left.str before resolution (left->str is DT_N_MEMBER's) */
+	DT_N_SIZEOF,	/* sizeof left before resolution */
 	DT_N_AGGNAME,	/* str: @name before resolution */
 };
 
@@ -334,6 +356,7 @@ struct dt_node {
 		struct dt_agg *agg;
 	} ref;
 	enum dt_scope scope;		/* DT_N_VAR/ARRAY (also before resolution) */
+	uint8_t bits, shift;		/* DT_N_FIELD of a bit-field */
 };
 
 /* A conversion of a printf/printa format, as written. */
@@ -465,6 +488,7 @@ struct dt_program {
 	struct dt_error errors[DT_MAX_ERRORS + 1];
 	int nerrors;
 	struct dt_arena *arena;		/* owns everything above */
+	struct dt_ctf *ctf;		/* the C types (dt_ctf.c): kernel's and declared */
 };
 
 /* dt_compile_args.flags */
@@ -485,6 +509,13 @@ struct dt_compile_args {
 	 * references are refused.
 	 */
 	const char *ksyms;
+	/*
+	 * The kernel's types: the CTF archive the build writes next to the
+	 * kernel (kernel.ctf), types_len bytes; NULL: none, and curthread,
+	 * args[] and `name have only the built-in types.
+	 */
+	const void *types;
+	size_t types_len;
 };
 
 /*

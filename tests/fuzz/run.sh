@@ -216,7 +216,9 @@ for src in tests/fuzz/fuzz_*.c; do
 		continue
 	fi
 	# shellcheck disable=SC2086
-	if ! $FUZZ_CC $CFLAGS -o "$bin" "$src" tests/host/kernel_fakes.c $srcs >"$log" 2>&1; then
+	libs=
+	case $srcs in *host/dtrace/*) libs=-lctf-nobfd ;; esac	# the D compiler reads CTF
+	if ! $FUZZ_CC $CFLAGS -o "$bin" "$src" tests/host/kernel_fakes.c $srcs $libs >"$log" 2>&1; then
 		echo "fuzz $name: FAILED: does not build (see $log)"
 		failed=$((failed + 1))
 		continue

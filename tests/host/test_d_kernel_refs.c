@@ -83,7 +83,7 @@ HOST_TEST(d_kernel_symbols_are_addresses)
 		{ "BEGIN { trace(&unix`bcache); }", ksyms, D_IDENT_UNDEF, "only module is kernel" },
 		{ "BEGIN { trace(`bcache); }", NULL, D_UNSUPPORTED, "need the kernel's symbol list" },
 		{ "BEGIN { trace(`0x10); }", ksyms, D_SYNTAX, "a kernel symbol's name" },
-		{ "BEGIN { x = 1; trace(&x); }", ksyms, D_UNSUPPORTED, "but of a kernel symbol" },
+		{ "BEGIN { x = 1; trace(&x); }", ksyms, D_ADDROF_VAR, "address of dynamic variable" },
 		{ "BEGIN { trace(`garbage); }", ksyms, D_IDENT_UNDEF, "no such kernel symbol" },
 	};
 	for (size_t i = 0; i < sizeof(refused) / sizeof(refused[0]); i++) {

@@ -1,0 +1,274 @@
+// SPDX-License-Identifier: BSD-2-Clause
+/*
+ * The semantic pass for C's types: struct and union members through ->
+ * and ., *p of a struct pointer, &, sizeof, arrays, and typed args[].
+ *
+ * An object of a C type in memory is a DT_N_FIELD node: the object at
+ * address left + value (left NULL: at the constant address value, a
+ * kernel variable). Member access folds into it (p->a.b is one field of
+ * p at a's offset plus b's), so the code generator emits one load with
+ * an offset. A struct or union is never a value: it is only reached
+ * through ., & and sizeof. An array used as a value becomes its address
+ * (dt_decay): a pointer to its first element, or a string for a char
+ * array, as dtrace prints char arrays.
+ *
+ * args[N] of an fbt probe is argN with the type the kernel's CTF gives
+ * the function's parameter (for a return probe, args[1] is the return
+ * value), as dtrace types args[] from its CTF; every description of the
+ * clause must name one function's entry or its return.
+ */
+#include <stdio.h>
+#include <string.h>
+#include "dt_impl.h"
+
+/* n (->m, or .m) becomes the field name of the struct sou at addr + offset. */
+static bool make_field(struct dt_checker *ck, struct dt_node *n, struct dt_node *addr,
+		       uint64_t offset, struct dt_type sou, const char *op)
+{
+	if (!sou.size) {
+		dt_error(ck->ctx, n->loc, D_OP_INCOMPLETE, "operator %s cannot be applied to "
+			 "incomplete type %s", op, dt_type_str(ck->ctx, sou));
+		return false;
+	}
+	struct dt_ctf_member m;
+	int r = dt_ctf_member(ck->ctx, sou, n->str, &m);
+	if (r == -1) {
+		dt_error(ck->ctx, n->loc, D_TYPE_MEMBER, "%s is not a member of %s", n->str,
+			 dt_type_str(ck->ctx, sou));
+		return false;
+	}
+	if (r < 0) {
+		dt_error(ck->ctx, n->loc, D_UNSUPPORTED, "bit-field %s of %s crosses its storage "
+			 "unit (a packed struct): it cannot be read", n->str, dt_type_str(ck->ctx, sou));
+		return false;
+	}
+	n->kind = DT_N_FIELD;
+	n->left = addr;
+	n->value = offset + m.offset;
+	n->type = m.type;
+	n->bits = m.bits;
+	n->shift = m.shift;
+	if (m.type.kind == DT_TYPE_VOID) {
+		dt_error(ck->ctx, n->loc, D_UNSUPPORTED, "member %s of %s has a type D cannot read "
+			 "(a float or a function)", n->str, dt_type_str(ck->ctx, sou));
+		return false;
+	}
+	return true;
+}
+
+bool dt_check_arrow(struct dt_checker *ck, struct dt_node *n)
+{
+	struct dt_type t = n->left->type;
+	if (t.kind != DT_TYPE_PTR || t.levels != 1 || t.base_kind != DT_TYPE_SOU) {
+		dt_error(ck->ctx, n->loc, D_OP_PTR, "operator -> must be applied to a pointer to a "
+			 "struct or union, not %s", dt_type_str(ck->ctx, t));
+		return false;
+	}
+	return make_field(ck, n, n->left, 0, dt_type_pointee(t), "->");
+}
+
+bool dt_check_dot(struct dt_checker *ck, struct dt_node *n)
+{
+	if (!dt_check_object(ck, n->left))
+		return false;
+	struct dt_node *l = n->left;
+	if (l->type.kind != DT_TYPE_SOU || l->kind != DT_N_FIELD) {
+		dt_error(ck->ctx, n->loc, D_OP_SOU, "operator . must be applied to a struct or union, "
+			 "not %s", dt_type_str(ck->ctx, l->type));
+		return false;
+	}
+	return make_field(ck, n, l->left, l->value, l->type, ".");
+}
+
+bool dt_check_deref_sou(struct dt_checker *ck, struct dt_node *n)
+{
+	(void)ck;
+	n->kind = DT_N_FIELD;		/* *p: the struct at p, reached by . or & */
+	n->value = 0;
+	n->op = DT_OP_NONE;
+	return true;
+}
+
+/* The type &object has: a pointer to it, or to an array's first element. */
+static bool address_type(struct dt_checker *ck, struct dt_node *n, struct dt_type t,
+			 struct dt_type *out)
+{
+	uint32_t count;
+	if (t.kind == DT_TYPE_ARRAY)
+		t = dt_ctf_element(ck->ctx, t, &count);
+	if (t.kind == DT_TYPE_PTR && t.levels >= DT_MAX_PTR_LEVELS) {
+		dt_error(ck->ctx, n->loc, D_UNSUPPORTED, "more than %d levels of pointers are not "
+			 "supported", DT_MAX_PTR_LEVELS);
+		return false;
+	}
+	if (t.kind == DT_TYPE_ARRAY || t.kind == DT_TYPE_VOID) {
+		*out = dt_type_pointer_to(dt_type_void);
+		return true;
+	}
+	*out = dt_type_pointer_to(t);
+	return true;
+}
+
+bool dt_check_addrof(struct dt_checker *ck, struct dt_node *n)
+{
+	if (!dt_check_object(ck, n->left))
+		return false;
+	struct dt_node *l = n->left;
+	switch (l->kind) {
+	case DT_N_FIELD:
+		if (l->bits) {
+			dt_error(ck->ctx, n->loc, D_ADDROF_BITFIELD, "cannot take address of "
+				 "bit-field");
+			return false;
+		}
+		return address_type(ck, n, l->type, &n->type);
+	case DT_N_UNARY:
+		if (l->op == DT_OP_DEREF) {	/* &*p is p */
+			*n = *l->left;
+			return true;
+		}
+		break;
+	case DT_N_VAR: case DT_N_ARRAY: case DT_N_BUILTIN:
+		dt_error(ck->ctx, n->loc, D_ADDROF_VAR, "cannot take address of dynamic variable");
+		return false;
+	default:
+		break;
+	}
+	dt_error(ck->ctx, n->loc, D_ADDROF_LVAL, "unary & operand must be an lvalue");
+	return false;
+}
+
+bool dt_check_sizeof(struct dt_checker *ck, struct dt_node *n)
+{
+	if (!dt_check_object(ck, n->left))
+		return false;
+	struct dt_node *l = n->left;
+	struct dt_type t = l->type;
+	if (l->kind == DT_N_FIELD && l->bits) {
+		dt_error(ck->ctx, n->loc, D_SIZEOF_BITFIELD, "cannot apply sizeof to a bit-field");
+		return false;
+	}
+	if (!(t.kind == DT_TYPE_INT || t.kind == DT_TYPE_PTR || t.kind == DT_TYPE_THREAD ||
+	      ((t.kind == DT_TYPE_SOU || t.kind == DT_TYPE_ARRAY) && t.size))) {
+		dt_error(ck->ctx, n->loc, D_SIZEOF_TYPE, "cannot apply sizeof to an expression of "
+			 "type %s", dt_type_str(ck->ctx, t));
+		return false;
+	}
+	n->kind = DT_N_INT;
+	n->value = t.size;
+	n->type = *dt_typedef_lookup("size_t", 6);
+	n->left = NULL;
+	return true;
+}
+
+bool dt_decay(struct dt_checker *ck, struct dt_node *n)
+{
+	if (n->type.kind == DT_TYPE_SOU) {
+		dt_error(ck->ctx, n->loc, D_OP_SOU, "%s cannot be used as a value: read its members "
+			 "(-> or .)", dt_type_str(ck->ctx, n->type));
+		return false;
+	}
+	if (n->type.kind != DT_TYPE_ARRAY)
+		return true;
+	struct dt_node *object = dt_alloc(ck->ctx, sizeof(*object));
+	*object = *n;
+	struct dt_type address;
+	if (dt_ctf_is_char_array(ck->ctx, n->type))
+		address = dt_type_string;	/* as dtrace traces a char array: a string */
+	else if (!address_type(ck, n, n->type, &address))
+		return false;
+	memset(n, 0, sizeof(*n));
+	n->kind = DT_N_UNARY;
+	n->op = DT_OP_ADDROF;
+	n->loc = object->loc;
+	n->left = object;
+	n->depth = object->depth + 1;
+	n->type = address;
+	return true;
+}
+
+bool dt_decay_to_pointer(struct dt_checker *ck, struct dt_node *n)
+{
+	if (!dt_check_object(ck, n))
+		return false;
+	if (n->type.kind != DT_TYPE_ARRAY)
+		return dt_decay(ck, n);
+	if (!dt_decay(ck, n))
+		return false;
+	return address_type(ck, n, n->left->type, &n->type);	/* a char array too */
+}
+
+/* ---- args[] ---- */
+
+static bool has_glob(const char *s)
+{
+	return strpbrk(s, "*?[") != NULL;
+}
+
+bool dt_check_args(struct dt_checker *ck, struct dt_node *n)
+{
+	struct dt_ctx *ctx = ck->ctx;
+	const struct dt_probedesc *first = ck->clause ? ck->clause->probes : NULL;
+	if (n->nargs != 1 || !dt_check_expr(ck, n->args) || n->args->kind != DT_N_INT ||
+	    !dt_type_is_int(n->args->type)) {
+		if (!ctx->stopped)
+			dt_error(ctx, n->loc, D_ARGS_IDX, "args[ ] needs one integer constant index");
+		return false;
+	}
+	int64_t idx = (int64_t)n->args->value;
+	if (!first || strcmp(first->provider, "fbt")) {
+		dt_error(ctx, n->loc, D_ARGS_NONE, "args[ ] is available for fbt probes only "
+			 "(%s has none): use arg0..arg9", first ? first->provider : "this clause");
+		return false;
+	}
+	for (const struct dt_probedesc *d = first; d; d = d->next)
+		if (strcmp(d->provider, "fbt") || has_glob(d->function) || !*d->function ||
+		    strcmp(d->function, first->function) || strcmp(d->name, first->name) ||
+		    (strcmp(d->name, "entry") && strcmp(d->name, "return"))) {
+			dt_error(ctx, n->loc, D_ARGS_MULTI, "args[ ] needs the clause's probes to be "
+				 "one function's entry or return (%s has no single prototype)", d->text);
+			return false;
+		}
+	if (!dt_ctf_has_kernel(ctx)) {
+		dt_error(ctx, n->loc, D_ARGS_NONE, "args[ ] needs the kernel's types (scion trace "
+			 "passes them; dtc -T kernel.ctf): use arg0..arg9");
+		return false;
+	}
+	struct dt_type ret, params[DT_MAX_ARGS];
+	int nparams = dt_ctf_function(ctx, first->function, &ret, params, DT_MAX_ARGS);
+	if (nparams < 0) {
+		dt_error(ctx, n->loc, D_ARGS_NONE, "no type information for function %s: use "
+			 "arg0..arg9", first->function);
+		return false;
+	}
+	bool entry = !strcmp(first->name, "entry");
+	struct dt_type t;
+	if (entry && idx >= 0 && idx < nparams && idx < 6)
+		t = params[idx];
+	else if (!entry && idx == 0)
+		t = dt_type_int32;		/* the return site's offset in the function */
+	else if (!entry && idx == 1 && ret.kind != DT_TYPE_VOID)
+		t = ret;
+	else {
+		dt_error(ctx, n->args->loc, D_ARGS_IDX, "index %lld is out of range for fbt::%s:%s "
+			 "args[ ]", (long long)idx, first->function, first->name);
+		return false;
+	}
+	if (t.kind != DT_TYPE_INT && t.kind != DT_TYPE_PTR) {
+		dt_error(ctx, n->loc, D_ARGS_TYPE, "args[%lld] of %s has type %s, which D cannot "
+			 "read from a register", (long long)idx, first->function, dt_type_str(ctx, t));
+		return false;
+	}
+	char name[8];
+	snprintf(name, sizeof(name), "arg%lld", (long long)idx);
+	struct dt_node *arg = dt_node_new(ctx, DT_N_BUILTIN, n->loc);
+	arg->ref.builtin = dt_builtin_lookup(name);
+	arg->str = arg->ref.builtin->name;
+	arg->type = arg->ref.builtin->type;
+	n->kind = DT_N_CAST;
+	n->type = t;
+	n->left = arg;
+	n->args = NULL;
+	n->nargs = 0;
+	return true;
+}
