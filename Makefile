@@ -87,6 +87,7 @@ $(error KERNEL_TESTS=$(KERNEL_TESTS): say yes (the test kernel) or no (the kerne
 endif
 KERNEL := $(KDIR)/kernel.elf
 KSYMS := $(KDIR)/kernel.syms
+KCTF := $(KDIR)/kernel.ctf
 ISO := $(KDIR)/scion.iso
 include $(ARCH_DIR)/arch.mk
 
@@ -136,7 +137,7 @@ DISK_SIZE ?= 32M
 	deps-bench host-tests fuzz check-decoder sim clean
 .DEFAULT_GOAL := all
 
-kernel: $(KERNEL) $(ARCH_IMAGES) $(KSYMS) $(LAYOUTS_PY)
+kernel: $(KERNEL) $(ARCH_IMAGES) $(KSYMS) $(KCTF) $(LAYOUTS_PY)
 iso: $(ISO)
 
 # The probe machinery, the patch builder and text patching must never be
@@ -205,17 +206,35 @@ $(KDIR)/symtab.o: $(KDIR)/symtab.c
 $(BUILD)/obj/symtab-empty.o: $(BUILD)/symtab-empty.c
 	$(Q)$(CC) $(KERNEL_CFLAGS) -c $< -o $@
 
-$(KDIR)/kernel.stage1.elf: $(KERNEL_OBJS) $(BUILD)/obj/symtab-empty.o $(ARCH_DIR)/kernel.ld
+$(KDIR)/kernel.stage1.elf: $(KERNEL_OBJS) $(BUILD)/obj/symtab-empty.o $(KDIR)/ctf_id.o \
+		$(ARCH_DIR)/kernel.ld
 	@mkdir -p $(dir $@)
 	$(call say,LD,$@)
-	$(Q)$(LD) $(KERNEL_LDFLAGS) -o $@ $(KERNEL_OBJS) $(BUILD)/obj/symtab-empty.o $(ARCH_KERNEL_LIBS)
+	$(Q)$(LD) $(KERNEL_LDFLAGS) -o $@ $(KERNEL_OBJS) $(BUILD)/obj/symtab-empty.o $(KDIR)/ctf_id.o \
+		$(ARCH_KERNEL_LIBS)
 
-$(KERNEL): $(KERNEL_OBJS) $(KDIR)/symtab.o $(ARCH_DIR)/kernel.ld
+$(KERNEL): $(KERNEL_OBJS) $(KDIR)/symtab.o $(KDIR)/ctf_id.o $(ARCH_DIR)/kernel.ld
 	$(call say,LD,$@)
-	$(Q)$(LD) $(KERNEL_LDFLAGS) -o $@.tmp $(KERNEL_OBJS) $(KDIR)/symtab.o $(ARCH_KERNEL_LIBS)
+	$(Q)$(LD) $(KERNEL_LDFLAGS) -o $@.tmp $(KERNEL_OBJS) $(KDIR)/symtab.o $(KDIR)/ctf_id.o \
+		$(ARCH_KERNEL_LIBS)
 	$(Q)$(PYTHON) tools/gen_symtab.py $@.tmp -o $(KDIR)/symtab-check.c --check $(KDIR)/symtab.c
 	$(Q)$(PYTHON) tools/text_hash.py $@.tmp
 	$(Q)mv $@.tmp $@
+
+# The kernel's C types for D (curthread, args[], `name, struct casts): gcc's
+# CTF (-gctf) of every object, merged by a relocatable link, which keeps the
+# function and variable indexes a final link drops (binutils 2.40), and
+# taken out raw; `scion trace` hands it to dtc (-T) from beside kernel.syms.
+# Its id (tools/gen_ctf_id.py) is linked into the kernel, which refuses a
+# trace program compiled against other types.
+$(KCTF): $(KERNEL_OBJS)
+	$(call say,CTF,$@)
+	$(Q)$(LD) -r -o $@.o $(KERNEL_OBJS) && $(OBJCOPY) --dump-section .ctf=$@.tmp $@.o && \
+		rm $@.o && mv $@.tmp $@
+$(KDIR)/ctf_id.c: $(KCTF) tools/gen_ctf_id.py
+	$(Q)$(PYTHON) tools/gen_ctf_id.py $< -o $@
+$(KDIR)/ctf_id.o: $(KDIR)/ctf_id.c
+	$(Q)$(CC) $(KERNEL_CFLAGS) -c $< -o $@
 
 # Every symbol of the image, data included, with sizes where they have one: for D's
 # `name (scion trace gives it to dtc -K) and the host's naming of kernel code addresses.

@@ -5,8 +5,8 @@
  * compiler by hand and for scripts; exits 0 when the program compiles,
  * 1 when it has errors, 2 on a usage or I/O problem.
  *
- *   dcheck [-C] [-K SYMBOLS] [-T TYPES] [-d] [-x name[=value]]... -s FILE [args...]
- *   dcheck [-C] [-K SYMBOLS] [-T TYPES] [-d] [-x name[=value]]... -n 'PROGRAM' [args...]
+ *   dcheck [-C] [-K SYMBOLS] [-T TYPES [-B]] [-d] [-x name[=value]]... -s FILE [args...]
+ *   dcheck [-C] [-K SYMBOLS] [-T TYPES [-B]] [-d] [-x name[=value]]... -n 'PROGRAM' [args...]
  *
  * -C runs the C preprocessor first, -K names the kernel's symbol list
  * (for `name references; see dtc), -d prints errors as dtrace does
@@ -19,7 +19,7 @@
 
 static const struct dt_tool dcheck = {
 	.name = "dcheck",
-	.usage = "dcheck [-C] [-K SYMBOLS] [-T TYPES] [-d] [-x name[=value]]... (-s FILE | -n PROGRAM) "
+	.usage = "dcheck [-C] [-K SYMBOLS] [-T TYPES [-B]] [-d] [-x name[=value]]... (-s FILE | -n PROGRAM) "
 		 "[args...]",
 	.flags = "d",
 	.valued = "",

@@ -452,6 +452,12 @@ static bool gen_options(struct dt_cg *cg)
 		cg->obj->option_set[object_options[i].dof] = true;
 		cg->obj->option[object_options[i].dof] = v > max ? max : v;
 	}
+	/* Compiled against the kernel's types: the kernel checks they are its own. */
+	uint64_t ktypes = dt_ctf_id(p->ctf);
+	if (ktypes) {
+		cg->obj->option_set[DOF_OPT_KTYPES] = true;
+		cg->obj->option[DOF_OPT_KTYPES] = ktypes;
+	}
 	return ok;
 }
 

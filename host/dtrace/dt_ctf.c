@@ -37,6 +37,7 @@ struct dt_ctf {
 	ctf_dict_t *kernel;		/* its shared dictionary, or NULL */
 	ctf_dict_t *d;			/* the program's: D's declarations, parent kernel */
 	bool big_endian;		/* the kernel's byte order (bit-field positions) */
+	uint64_t id;			/* of the kernel's types (0: none), as the kernel has it */
 };
 
 static ctf_dict_t *dict(struct dt_ctx *ctx)
@@ -62,6 +63,20 @@ static ctf_dict_t *owner(struct dt_ctx *ctx, ctf_id_t id)
 
 /* ---- opening and closing ---- */
 
+/* FNV-1a over the file, 64 bits, as tools/gen_ctf_id.py gives the kernel its kernel_ctf_id. */
+static uint64_t types_id(const unsigned char *p, size_t len)
+{
+	uint64_t h = 0xcbf29ce484222325ull;
+	for (size_t i = 0; i < len; i++)
+		h = (h ^ p[i]) * 0x100000001b3ull;
+	return h;
+}
+
+uint64_t dt_ctf_id(const struct dt_ctf *c)
+{
+	return c && c->kernel ? c->id : 0;
+}
+
 bool dt_ctf_open(struct dt_ctx *ctx)
 {
 	const struct dt_compile_args *args = ctx->args;
@@ -70,14 +85,14 @@ bool dt_ctf_open(struct dt_ctx *ctx)
 	if (!c)
 		longjmp(ctx->nomem, 1);
 	ctx->prog->ctf = c;
+	/* The CTF is in the build host's byte order, whatever the kernel's: the caller says. */
+	c->big_endian = (args->flags & DT_COMPILE_BIG_ENDIAN) != 0;
 	if (args->types && args->types_len) {
 		c->kernel_bytes = malloc(args->types_len);
 		if (!c->kernel_bytes)
 			longjmp(ctx->nomem, 1);
 		memcpy(c->kernel_bytes, args->types, args->types_len);
-		/* The magic is written in the producer's byte order: f2 df is little-endian. */
-		const unsigned char *m = c->kernel_bytes;
-		c->big_endian = args->types_len >= 2 && m[0] == 0xdf && m[1] == 0xf2;
+		c->id = types_id(c->kernel_bytes, args->types_len);
 		ctf_sect_t sect = { .cts_name = ".ctf", .cts_data = c->kernel_bytes,
 				    .cts_size = args->types_len, .cts_entsize = 1 };
 		c->archive = ctf_arc_bufopen(&sect, NULL, NULL, &err);

@@ -133,7 +133,9 @@ bool dt_ctf_sou_define(struct dt_ctx *ctx, bool is_union, const char *name,
 	char cname[160];
 	snprintf(cname, sizeof(cname), "%s %s", kind, name ? name : "");
 	ctf_id_t old = name ? ctf_lookup_by_name(d, cname) : CTF_ERR;
-	if (old != CTF_ERR && (ctf_type_kind(d, old) != CTF_K_FORWARD || ctf_type_isparent(d, old))) {
+	/* A kernel type of the name is shadowed, as D's own types come first; our own clash. */
+	if (old != CTF_ERR && dt_ctf_owner(ctx->prog->ctf, (uint32_t)old) == d &&
+	    ctf_type_kind(d, old) != CTF_K_FORWARD) {
 		dt_error(ctx, loc, D_DECL_TYPERED, "type redeclared: %s", cname);
 		return false;
 	}
@@ -152,11 +154,19 @@ bool dt_ctf_sou_define(struct dt_ctx *ctx, bool is_union, const char *name,
 				 dt_type_str(ctx, m->type), m->name ? m->name : "");
 			return false;
 		}
-		if (m->type.kind == DT_TYPE_VOID || m->type.kind == DT_TYPE_STRING) {
-			dt_error(ctx, m->loc, m->type.kind == DT_TYPE_VOID ? D_DECL_VOIDOBJ :
-				 D_UNSUPPORTED, "%s member: %s", m->type.kind == DT_TYPE_VOID ?
-				 "cannot have void" : "string members are not supported, use char[N]",
+		if (m->bits >= 0 && m->type.kind != DT_TYPE_INT) {
+			dt_error(ctx, m->loc, D_DECL_BFTYPE, "invalid type for bit-field: %s",
 				 m->name ? m->name : "");
+			return false;
+		}
+		if (m->type.kind == DT_TYPE_VOID) {
+			dt_error(ctx, m->loc, D_DECL_VOIDOBJ, "cannot have void member: %s",
+				 m->name ? m->name : "");
+			return false;
+		}
+		if (m->type.kind == DT_TYPE_STRING) {
+			dt_error(ctx, m->loc, D_UNSUPPORTED, "string members are not supported (use "
+				 "char %s[N]): %s", m->name ? m->name : "", m->name ? m->name : "");
 			return false;
 		}
 		unsigned a = align_of(ctx, m->type);
@@ -165,11 +175,6 @@ bool dt_ctf_sou_define(struct dt_ctx *ctx, bool is_union, const char *name,
 		if (is_union)
 			bit = 0;
 		if (m->bits >= 0) {
-			if (m->type.kind != DT_TYPE_INT) {
-				dt_error(ctx, m->loc, D_DECL_BFTYPE, "invalid type for bit-field: %s",
-					 m->name ? m->name : "");
-				return false;
-			}
 			if ((unsigned)m->bits > m->type.size * 8u) {
 				dt_error(ctx, m->loc, D_DECL_BFSIZE, "bit-field too big for type: %s",
 					 m->name ? m->name : "");

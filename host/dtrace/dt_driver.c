@@ -80,6 +80,10 @@ int dt_cmdline_parse(struct dt_cmdline *c, const struct dt_tool *tool, int argc,
 			c->args.flags |= DT_COMPILE_CPP;
 			continue;
 		}
+		if (!strcmp(a, "-B")) {
+			c->args.flags |= DT_COMPILE_BIG_ENDIAN;
+			continue;
+		}
 		if (is_flag(a, tool->flags)) {
 			c->flag[(unsigned char)a[1]] = true;
 			continue;

@@ -2,7 +2,7 @@
 /*
  * dt_driver.h - what the D command-line tools (dcheck, dtc) share: their
  * common command line,
- *   TOOL [-C] [-K SYMBOLS] [-T TYPES] [own flags]... [-x name[=value]]... (-s FILE | -n PROGRAM) [args...]
+ *   TOOL [-C] [-K SYMBOLS] [-T TYPES [-B]] [own flags]... [-x name[=value]]... (-s FILE | -n PROGRAM) [args...]
  * read into compile arguments, and the source read and compiled.
  * Each tool names its own flags, messages and usage line in a struct
  * dt_tool; what it does with the compiled program stays its own.

@@ -225,6 +225,8 @@ uint64_t dt_type_normalize(struct dt_type t, uint64_t v);
 bool dt_ctf_open(struct dt_ctx *ctx);
 void dt_ctf_free(struct dt_ctf *c);
 bool dt_ctf_has_kernel(const struct dt_ctx *ctx);
+/* The id of the kernel's types the program was compiled against (kernel_ctf_id); 0: none. */
+uint64_t dt_ctf_id(const struct dt_ctf *c);
 struct ctf_dict *dt_ctf_dict(const struct dt_ctf *c);
 /* The dictionary that owns type id (the kernel's, or the program's): ask it about id. */
 struct ctf_dict *dt_ctf_owner(const struct dt_ctf *c, uint32_t id);

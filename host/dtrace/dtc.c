@@ -5,11 +5,13 @@
  * its layout): the object's bytes, the options, the aggregations, and
  * each clause's record layout and actions.
  *
- *   dtc [-C] [-K SYMBOLS] [-T TYPES] [-S] [-p PID] [-x name[=value]]... [-o FILE]
+ *   dtc [-C] [-K SYMBOLS] [-T TYPES [-B]] [-S] [-p PID] [-x name[=value]]... [-o FILE]
  *       (-s FILE | -n PROGRAM) [args...]
  *
  * -C runs the C preprocessor first, -K names the kernel's symbol list
  * (`nm --defined-only` of it: build/kernel.syms) for `name references,
+ * -T its types (build/kernel.ctf, CTF) for typed curthread, args[] and
+ * `name, -B says that kernel is big-endian (where bit-fields lie),
  * -S prints the generated programs disassembled instead of the JSON, -p
  * PID is the value of the macro variable $target (the traced process), -x
  * sets an option, -o writes to FILE instead of stdout, args are the
@@ -30,7 +32,7 @@
 
 static const struct dt_tool dtc = {
 	.name = "dtc",
-	.usage = "dtc [-C] [-K SYMBOLS] [-T TYPES] [-S] [-p PID] [-x name[=value]]... [-o FILE] (-s FILE "
+	.usage = "dtc [-C] [-K SYMBOLS] [-T TYPES [-B]] [-S] [-p PID] [-x name[=value]]... [-o FILE] (-s FILE "
 		 "| -n PROGRAM) [args...]",
 	.flags = "S",
 	.valued = "o",

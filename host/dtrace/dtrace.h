@@ -494,6 +494,7 @@ struct dt_program {
 /* dt_compile_args.flags */
 #define DT_COMPILE_CPP		0x1	/* run the C preprocessor first (-C) */
 #define DT_COMPILE_PROBESPEC	0x2	/* source is a -n argument: "BEGIN" alone is a clause */
+#define DT_COMPILE_BIG_ENDIAN	0x4	/* the kernel is big-endian (sparc64): bit-field positions */
 
 struct dt_compile_args {
 	const char *filename;		/* names the source in errors and $0 */

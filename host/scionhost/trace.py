@@ -65,6 +65,25 @@ def ksyms_path():
     return os.environ.get("SCION_KSYMS") or os.path.join(ROOT, "build", "kernel.syms")
 
 
+def kernel_types_args():
+    """dtc's arguments for the running kernel's C types: its kernel.ctf, which the
+    build writes beside kernel.syms (and -B when that kernel.elf is big-endian, for
+    where bit-fields lie); none when there is no such file."""
+    kdir = os.path.dirname(os.path.abspath(ksyms_path()))
+    ctf = os.path.join(kdir, "kernel.ctf")
+    if not os.path.exists(ctf):
+        return []
+    argv = ["-T", ctf]
+    try:
+        with open(os.path.join(kdir, "kernel.elf"), "rb") as f:
+            ident = f.read(6)
+        if ident[:4] == b"\x7fELF" and ident[5] == 2:    # EI_DATA: ELFDATA2MSB
+            argv.append("-B")
+    except OSError:
+        pass
+    return argv
+
+
 # What follows the program when it traces a target process: the trace ends at its exit.
 TARGET_EXIT_CLAUSE = "\nproc:::exit\n/pid == $target/\n{\n\texit(0);\n}\n"
 
@@ -102,6 +121,7 @@ def run_dtc(args, program, script, extra, shown_as=None):
         argv.append("-C")
     if os.path.exists(ksyms_path()):
         argv += ["-K", ksyms_path()]
+    argv += kernel_types_args()
     for opt in args.x or []:
         argv += ["-x", opt]
     if args.quiet:

@@ -13,6 +13,7 @@
 #include <scion/format.h>
 #include <scion/errno.h>
 #include <scion/chan_proto.h>
+#include <scion/version.h>
 #include "trace_internal.h"
 
 struct reader {
@@ -45,6 +46,7 @@ static const struct {
 	[DOF_OPT_DYNVARSIZE] = { DOF_DYNVARSIZE_DEFAULT, DOF_DYNVARSIZE_MIN, DOF_DYNVARSIZE_MAX,
 				 "dynvarsize" },
 	[DOF_OPT_AGGSIZE] = { DOF_AGGSIZE_DEFAULT, DOF_AGGSIZE_MIN, DOF_AGGSIZE_MAX, "aggsize" },
+	[DOF_OPT_KTYPES] = { 0, 1, UINT64_MAX, "ktypes" },
 };
 
 static int read_options(struct reader *r, struct trace_object *o, char *why, size_t whylen)
@@ -67,6 +69,12 @@ static int read_options(struct reader *r, struct trace_object *o, char *why, siz
 		o->option[id] = v;
 		o->option_given[id] = true;
 	}
+	/* Offsets and types from other types would read the wrong memory: refuse them. */
+	if (o->option_given[DOF_OPT_KTYPES] && o->option[DOF_OPT_KTYPES] != kernel_ctf_id)
+		FAIL("the program was compiled against another kernel's types (%016llx, this "
+		     "kernel's are %016llx): compile it with this build's kernel.ctf",
+		     (unsigned long long)o->option[DOF_OPT_KTYPES],
+		     (unsigned long long)kernel_ctf_id);
 	return 0;
 }
 

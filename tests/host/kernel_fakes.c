@@ -122,3 +122,10 @@ size_t strlcpy(char *dst, const char *src, size_t size)
 	return len;
 }
 
+
+/*
+ * The kernel's types id (build/ctf_id.c in a kernel build): trace objects
+ * compiled without types carry none, those compiled by the oracle's own
+ * tests with types carry this one.
+ */
+const uint64_t kernel_ctf_id = 0x5c10c7f0000000ddull;

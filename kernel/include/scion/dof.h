@@ -95,6 +95,8 @@ enum dof_option {
 	DOF_OPT_SPECSIZE = 2,		/* bytes of each speculative buffer */
 	DOF_OPT_DYNVARSIZE = 3,		/* bytes of dynamic variable space */
 	DOF_OPT_AGGSIZE = 4,		/* bytes of aggregation buffer per CPU */
+	DOF_OPT_KTYPES = 5,		/* the id of the kernel types the program was compiled
+					   against (kernel_ctf_id); absent: none */
 	DOF_OPT_LIMIT
 };
 

@@ -1,0 +1,1 @@
+struct flags { unsigned char wide : 9; };

@@ -1,0 +1,9 @@
+struct point { int x, y; };
+
+BEGIN
+{
+	trace(((struct point *)arg0)->z);
+	trace(((struct point *)arg0).x);
+	trace(arg0->x);
+	trace(*(struct point *)arg0);
+}

@@ -1,0 +1,219 @@
+// SPDX-License-Identifier: BSD-2-Clause
+/*
+ * Host tests of D's C types (dt_ctf.c, dt_check_ctype.c, dt_cg_field.c):
+ * a D program declares the same struct as this file does in C, and
+ *   - sizeof and offsetof of every member agree with gcc's (the layout
+ *     rules: alignment, bit-fields packed into their units, unions,
+ *     arrays, nested structs, tail padding);
+ *   - reading every member through a pointer (->, ., [] with constant and
+ *     variable indexes, bit-fields signed and unsigned, a char array as a
+ *     string, a pointer member followed, a union, an enum) gives what C
+ *     stored, run in the fake kernel over this file's memory;
+ *   - a member that is not there is an error naming the type, and each
+ *     declaration error has dtrace's tag.
+ */
+#include <stddef.h>
+#include <stdio.h>
+#include <string.h>
+#include "host_test.h"
+#include "d_cg_helpers.h"
+
+/* The C declarations, and below the same in D: the two must stay one text. */
+#define DECLS \
+	"enum colour { RED, GREEN = 5, BLUE };\n" \
+	"struct inner { short s; unsigned char b[3]; };\n" \
+	"union word { unsigned int u; unsigned char bytes[4]; };\n" \
+	"struct outer {\n" \
+	"	char c;\n" \
+	"	long l;\n" \
+	"	unsigned int f3 : 3;\n" \
+	"	int sf5 : 5;\n" \
+	"	unsigned int f20 : 20;\n" \
+	"	unsigned char tail;\n" \
+	"	struct inner in;\n" \
+	"	int arr[4];\n" \
+	"	char name[12];\n" \
+	"	union word w;\n" \
+	"	enum colour col;\n" \
+	"	unsigned long long wide : 40;\n" \
+	"	unsigned int : 0;\n" \
+	"	short after;\n" \
+	"	struct outer *next;\n" \
+	"};\n"
+
+enum colour { RED, GREEN = 5, BLUE };
+struct inner { short s; unsigned char b[3]; };
+union word { unsigned int u; unsigned char bytes[4]; };
+struct outer {
+	char c;
+	long l;
+	unsigned int f3 : 3;
+	int sf5 : 5;
+	unsigned int f20 : 20;
+	unsigned char tail;
+	struct inner in;
+	int arr[4];
+	char name[12];
+	union word w;
+	enum colour col;
+	unsigned long long wide : 40;
+	unsigned int : 0;
+	short after;
+	struct outer *next;
+};
+
+/* D's value of expr (a BEGIN clause after DECLS, arg0 = &o); false with why. */
+static bool eval(const char *expr, struct outer *o, uint64_t *value, char *why, size_t size)
+{
+	char src[4096];
+	snprintf(src, sizeof(src), DECLS "BEGIN { trace(%s); }", expr);
+	struct dt_program *p;
+	struct dt_object *obj = d_generate(src, &p);
+	if (!obj) {
+		d_first_error(p, why, size);
+		dt_program_free(p);
+		return false;
+	}
+	struct fake_kernel k;
+	fake_kernel_init(&k);
+	k.memory = o;
+	k.memory_size = 2 * sizeof(*o);
+	k.builtin[DIF_VAR_ARG0] = (uint64_t)(uintptr_t)o;
+	int rc = fake_fire(&k, obj, 0);
+	*value = k.nrecords ? k.records[0].value : 0;
+	if (k.nrecords && k.records[0].is_string)
+		snprintf(why, size, "%s", k.records[0].str);
+	else
+		snprintf(why, size, "%s", rc ? dif_fault_name(k.fault.kind) : "ok");
+	fake_kernel_reset(&k);
+	dt_program_free(p);
+	return rc == 0 && k.nrecords == 1;
+}
+
+HOST_TEST(d_ctypes_layout_is_gccs)
+{
+	static const struct {
+		const char *expr;
+		uint64_t c;
+	} sizes[] = {
+		{ "sizeof(struct outer)", sizeof(struct outer) },
+		{ "sizeof(struct inner)", sizeof(struct inner) },
+		{ "sizeof(union word)", sizeof(union word) },
+		{ "sizeof(enum colour)", sizeof(enum colour) },
+		{ "offsetof(struct outer, c)", offsetof(struct outer, c) },
+		{ "offsetof(struct outer, l)", offsetof(struct outer, l) },
+		{ "offsetof(struct outer, tail)", offsetof(struct outer, tail) },
+		{ "offsetof(struct outer, in)", offsetof(struct outer, in) },
+		{ "offsetof(struct outer, arr)", offsetof(struct outer, arr) },
+		{ "offsetof(struct outer, name)", offsetof(struct outer, name) },
+		{ "offsetof(struct outer, w)", offsetof(struct outer, w) },
+		{ "offsetof(struct outer, col)", offsetof(struct outer, col) },
+		{ "offsetof(struct outer, after)", offsetof(struct outer, after) },
+		{ "offsetof(struct outer, next)", offsetof(struct outer, next) },
+		{ "offsetof(struct inner, b)", offsetof(struct inner, b) },
+		{ "sizeof(((struct outer *)arg0)->name)", sizeof(((struct outer *)0)->name) },
+		{ "sizeof(((struct outer *)arg0)->in)", sizeof(struct inner) },
+		{ "sizeof(*(struct outer *)arg0)", sizeof(struct outer) },
+	};
+	struct outer o = { 0 };
+	for (size_t i = 0; i < sizeof(sizes) / sizeof(sizes[0]); i++) {
+		uint64_t v;
+		char why[200];
+		bool ok = eval(sizes[i].expr, &o, &v, why, sizeof(why));
+		CHECK(t, ok && v == sizes[i].c, "%s: D %llu, gcc %llu (%s)", sizes[i].expr,
+		      (unsigned long long)v, (unsigned long long)sizes[i].c, why);
+	}
+}
+
+HOST_TEST(d_ctypes_members_read_what_c_stored)
+{
+	struct outer o[2];
+	memset(o, 0, sizeof(o));
+	o[0] = (struct outer){ .c = -3, .l = -123456789012345, .f3 = 5, .sf5 = -7, .f20 = 0xabcde,
+			       .tail = 200, .in = { .s = -2, .b = { 7, 8, 9 } },
+			       .arr = { 10, -20, 30, 40 }, .name = "scion", .w.u = 0x11223344,
+			       .col = BLUE, .wide = 0x12345678ffull, .after = 77, .next = &o[1] };
+	o[1].arr[2] = 999;
+	o[1].sf5 = 15;
+	static const struct {
+		const char *expr;
+		int64_t c;
+	} reads[] = {
+		{ "((struct outer *)arg0)->c", -3 },
+		{ "((struct outer *)arg0)->l", -123456789012345 },
+		{ "((struct outer *)arg0)->f3", 5 },
+		{ "((struct outer *)arg0)->sf5", -7 },
+		{ "((struct outer *)arg0)->f20", 0xabcde },
+		{ "((struct outer *)arg0)->tail", 200 },
+		{ "((struct outer *)arg0)->in.s", -2 },
+		{ "((struct outer *)arg0)->in.b[2]", 9 },
+		{ "(*(struct outer *)arg0).in.b[1]", 8 },
+		{ "((struct outer *)arg0)->arr[1]", -20 },
+		{ "((struct outer *)arg0)->arr[arg1 - arg1 + 3]", 40 },
+		{ "((struct outer *)arg0)->w.bytes[0]", 0x44 },
+		{ "((struct outer *)arg0)->w.u", 0x11223344 },
+		{ "((struct outer *)arg0)->col", BLUE },
+		{ "((struct outer *)arg0)->col == BLUE", 1 },
+		{ "((struct outer *)arg0)->wide", 0x12345678ff },
+		{ "((struct outer *)arg0)->after", 77 },
+		{ "((struct outer *)arg0)->next->arr[2]", 999 },
+		{ "((struct outer *)arg0)->next->sf5", 15 },
+		{ "((struct outer *)arg0)[1].arr[2]", 999 },
+		{ "&((struct outer *)arg0)->arr[2] - &((struct outer *)arg0)->arr[0]", 2 },
+		{ "(uint64_t)&((struct outer *)arg0)->after - arg0", offsetof(struct outer, after) },
+	};
+	for (size_t i = 0; i < sizeof(reads) / sizeof(reads[0]); i++) {
+		uint64_t v;
+		char why[200];
+		bool ok = eval(reads[i].expr, o, &v, why, sizeof(why));
+		CHECK(t, ok && (int64_t)v == reads[i].c, "%s: D %lld, C %lld (%s)", reads[i].expr,
+		      (long long)v, (long long)reads[i].c, why);
+	}
+	uint64_t v;
+	char str[200];
+	bool ok = eval("((struct outer *)arg0)->name", o, &v, str, sizeof(str));
+	CHECK(t, ok && !strcmp(str, "scion"), "a char array traces as a string: %s", str);
+	ok = eval("((struct outer *)arg0)->next->next->c", o, &v, str, sizeof(str));
+	CHECK(t, !ok && !strcmp(str, "invalid address"), "through NULL: %s", str);
+}
+
+HOST_TEST(d_ctypes_errors_have_dtraces_tags)
+{
+	static const struct {
+		const char *src, *error;
+	} bad[] = {
+		{ "struct s { int a; }; struct s { int b; }; BEGIN { }",
+		  "D_DECL_TYPERED: type redeclared: struct s" },
+		{ "struct s { char a : 9; }; BEGIN { }", "D_DECL_BFSIZE: bit-field too big for type: a" },
+		{ "struct s { string x : 3; }; BEGIN { }", "D_DECL_BFTYPE" },
+		{ "struct t; struct s { struct t in; }; BEGIN { }",
+		  "D_DECL_INCOMPLETE: incomplete struct/union/enum struct t: in" },
+		{ "struct s { int a; int a; }; BEGIN { }", "D_DECL_IDRED: identifier redeclared: a" },
+		{ "enum e { A = 2147483648 }; BEGIN { }", "D_DECL_ENOFLOW" },
+		{ "struct s { int a; }; BEGIN { trace(((struct s *)arg0)->b); }",
+		  "D_TYPE_MEMBER: b is not a member of struct s" },
+		{ "struct s { int a; }; BEGIN { trace(arg0->a); }", "D_OP_PTR" },
+		{ "struct s { int a; }; BEGIN { trace(((struct s *)arg0).a); }", "D_OP_SOU" },
+		{ "struct s { int a; }; BEGIN { trace(*(struct s *)arg0); }", "D_OP_SOU" },
+		{ "struct s { int a : 3; }; BEGIN { trace(&((struct s *)arg0)->a); }",
+		  "D_ADDROF_BITFIELD" },
+		{ "struct s { int a : 3; }; BEGIN { trace(sizeof(((struct s *)arg0)->a)); }",
+		  "D_SIZEOF_BITFIELD" },
+		{ "BEGIN { trace(offsetof(int, a)); }", "D_OFFSETOF_TYPE" },
+		{ "struct s { int a : 3; }; BEGIN { trace(offsetof(struct s, a)); }",
+		  "D_OFFSETOF_BITFIELD" },
+		{ "struct t; BEGIN { trace(((struct t *)arg0)->a); }", "D_OP_INCOMPLETE" },
+		{ "BEGIN { x = 1; trace(&x); }", "D_ADDROF_VAR" },
+		{ "BEGIN { trace(&(arg0 + 1)); }", "D_ADDROF_LVAL" },
+		{ "typedef int myint; typedef long myint; BEGIN { }", "D_DECL_IDRED" },
+		{ "struct s { int a[0]; }; BEGIN { }", "D_DECL_ARRBIG" },
+	};
+	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+		struct dt_program *p;
+		char first[300];
+		struct dt_object *obj = d_generate(bad[i].src, &p);
+		d_first_error(p, first, sizeof(first));
+		CHECK(t, !obj && strstr(first, bad[i].error), "%s: %s", bad[i].src, first);
+		dt_program_free(p);
+	}
+}

@@ -1,0 +1,101 @@
+# SPDX-License-Identifier: BSD-2-Clause
+"""D with the kernel's own C types (build/test/kernel.ctf, from gcc's CTF):
+`scion trace` hands dtc the types beside kernel.syms, and on one booted
+test kernel (two CPUs, the control channel):
+
+  - typed kernel variables: `online_count is the number of CPUs, and
+    `cpu_table[1].index is 1 (an array of struct cpu, indexed and read
+    through .);
+  - curthread is the kernel's struct thread *: curthread->tid is tid,
+    curthread->se.tid agrees, and Scion's older member name
+    curthread->ticks_run (a built-in) reads what curthread->se.ticks_run
+    reads from memory;
+  - typed args[] of fbt: thread_create's args[0] (const char *name) and
+    args[3] (int cpu) over `sched run n=3`, which creates three
+    "sched-run" threads on any CPU (-1); its return's args[1] is the new
+    struct thread *, whose tid is nonzero;
+  - a member struct thread does not have is a compile error naming the
+    type, and args[] of a glob is refused with dtrace's tag;
+  - a program compiled against another kernel's types (the user kernel's
+    kernel.ctf, build/kernel.ctf) is refused by this kernel with one line.
+"""
+
+import os
+import re
+import shutil
+import tempfile
+
+from common import poweroff
+from test_channel import channel_boot, scion
+
+KVARS = r'''
+BEGIN
+{
+	printf("online %u\n", `online_count);
+	printf("cpu1 %u\n", `cpu_table[1].index);
+	printf("tid %d %d\n", curthread->tid == tid, curthread->se.tid == tid);
+	printf("ticks %d\n", curthread->ticks_run == curthread->se.ticks_run);
+	printf("name %s\n", curthread->name);
+	exit(0);
+}
+'''
+
+ARGS = r'''
+fbt::thread_create:entry
+/stringof(args[0]) == "sched-run"/
+{
+	printf("create %s on %d\n", stringof(args[0]), args[3]);
+}
+
+fbt::thread_create:return
+/args[1] != NULL/
+{
+	@made = sum(args[1]->tid != 0 && args[1]->tid == args[1]->se.tid);
+}
+'''
+
+
+def job_kernel_types(ctx):
+    boot, sock = channel_boot(ctx, "dtypes", smp=2, single_thread_tcg=True)
+    try:
+        rc, out, err = scion(ctx, sock, "trace", "-q", "-n", KVARS, timeout=120)
+        ctx.result("kernel-variables", rc == 0 and "online 2\n" in out and "cpu1 1\n" in out,
+                   f"exit {rc}: {out}{err}")
+        ctx.result("curthread-typed", "tid 1 1\n" in out and "ticks 1\n" in out and
+                   re.search(r"name \S+", out) is not None, f"{out}{err}")
+
+        rc, out, err = scion(ctx, sock, "trace", "-q", "-n", ARGS, "--run",
+                             "sched run n=3 rounds=1 compute=1 sleep=1", timeout=180)
+        creates = re.findall(r"create (\S+) on (-?\d+)", out)
+        ctx.result("fbt-args-entry", rc == 0 and creates == [("sched-run", "-1")] * 3,
+                   f"exit {rc}: {out}{err}")
+        made = re.search(r"^\s+(\d+)\s*$", out, re.M)
+        ctx.result("fbt-args-return", made is not None and int(made.group(1)) >= 3,
+                   f"{out}{err}")
+
+        rc, out, err = scion(ctx, sock, "trace", "-n",
+                             "fbt::thread_create:return { trace(args[1]->nosuch); }")
+        ctx.result("missing-member-named", rc != 0 and
+                   "nosuch is not a member of struct thread" in err, f"exit {rc}: {out}{err}")
+        rc, out, err = scion(ctx, sock, "trace", "-n",
+                             "fbt::thread_*:entry { trace(args[0]); }")
+        ctx.result("args-of-a-glob-refused", rc != 0 and "args[ ] needs the clause's probes "
+                   "to be one function's" in err, f"exit {rc}: {out}{err}")
+
+        # The user kernel's types are another kernel's: this (test) kernel refuses them.
+        other = os.path.join(ctx.build, "kernel.ctf")
+        if os.path.abspath(os.path.dirname(ctx.ksyms)) == os.path.abspath(ctx.build):
+            other = os.path.join(ctx.build, "test", "kernel.ctf")
+        with tempfile.TemporaryDirectory() as tmp:
+            shutil.copy(ctx.ksyms, os.path.join(tmp, "kernel.syms"))
+            shutil.copy(other, os.path.join(tmp, "kernel.ctf"))
+            rc, out, err = scion(ctx, sock, "trace", "-n", "BEGIN { trace(curthread->tid); "
+                                 "exit(0); }", env={"SCION_KSYMS": os.path.join(tmp,
+                                                                                "kernel.syms")})
+        ctx.result("other-kernels-types-refused", rc != 0 and
+                   "compiled against another kernel's types" in err and
+                   len(err.strip().splitlines()) == 1, f"exit {rc}: {out}{err}")
+        rc, out, err = scion(ctx, sock, "trace", "-q", "-n", "BEGIN { trace(1); exit(0); }")
+        ctx.result("channel-fine-after", rc == 0, f"exit {rc}: {out}{err}")
+    finally:
+        poweroff(ctx, boot)
