@@ -158,7 +158,13 @@ char *dt_preprocess(struct dt_ctx *ctx, const char *cpp, const char *source, siz
 	if (err_fd < 0)
 		snprintf(why, sizeof(why), "cannot create a temporary file for the C "
 			 "preprocessor: %s", strerror(errno));
-	else if (!write_all(in_fd, source, length))
+	/* An interpreter line (#!/usr/sbin/dtrace -Cs) is no directive: cpp sees a comment. */
+	else if (length >= 2 && source[0] == '#' && source[1] == '!' &&
+		 (!write_all(in_fd, "//", 2) || !write_all(in_fd, source + 2, length - 2)))
+		snprintf(why, sizeof(why), "cannot write the C preprocessor's input: %s",
+			 strerror(errno));
+	else if ((length < 2 || source[0] != '#' || source[1] != '!') &&
+		 !write_all(in_fd, source, length))
 		snprintf(why, sizeof(why), "cannot write the C preprocessor's input: %s",
 			 strerror(errno));
 	else if (run_cpp(cpp, in_path, out_fd, err_fd, &status, why, sizeof(why))) {

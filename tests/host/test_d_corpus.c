@@ -6,7 +6,7 @@
  * fail, in the front end or in code generation, with exactly the lines
  * of bad/NAME.err (FILE:LINE:COLUMN: D_TAG: message, FILE being NAME.d).
  *
- * A program's first comment lines may say how to compile it:
+ * A program's first comment lines (after a #! line) may say how to compile it:
  *	// args: 10 bcache_read        macro arguments $1, $2, ... (or NAME.args,
  *	                               one argument per line)
  *	// flags: -n -C                -n: a -n argument (DT_COMPILE_PROBESPEC);
@@ -122,6 +122,8 @@ static void read_recipe(const char *src, const char *args_path, struct recipe *r
 	r->storage = strdup(src);
 	char *args_file = read_text(args_path, NULL);
 	char *line = r->storage;
+	if (line && !strncmp(line, "#!", 2))	/* an interpreter line comes first */
+		line = strchr(line, '\n') ? strchr(line, '\n') + 1 : NULL;
 	while (line && !strncmp(line, "// ", 3)) {
 		char *eol = strchr(line, '\n');
 		if (eol)
