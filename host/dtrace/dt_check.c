@@ -92,6 +92,8 @@ static bool check_member(struct dt_checker *ck, struct dt_node *n)
 {
 	if (n->left->kind == DT_N_IDENT && !strcmp(n->left->str, "curpsinfo"))
 		return check_psinfo_member(ck, n);
+	if (n->left->kind == DT_N_XLATE)
+		return dt_xlate_member(ck, n, true);
 	if (!dt_check_expr(ck, n->left))
 		return false;
 	if (n->left->type.kind == DT_TYPE_PTR && !legacy_thread_member(ck, n))
@@ -468,6 +470,10 @@ bool dt_check_object(struct dt_checker *ck, struct dt_node *n)
 		return dt_check_dot(ck, n);
 	case DT_N_SIZEOF:
 		return dt_check_sizeof(ck, n);
+	case DT_N_XLATE:
+		dt_error(ck->ctx, n->loc, D_UNSUPPORTED, "xlate < %s > is read through its members "
+			 "(-> or .): translated structs are not values", dt_type_str(ck->ctx, n->type));
+		return false;
 	case DT_N_INT:
 	case DT_N_STRING:
 	case DT_N_BUILTIN:

@@ -69,6 +69,8 @@ bool dt_check_arrow(struct dt_checker *ck, struct dt_node *n)
 
 bool dt_check_dot(struct dt_checker *ck, struct dt_node *n)
 {
+	if (n->left->kind == DT_N_XLATE)
+		return dt_xlate_member(ck, n, false);
 	if (!dt_check_object(ck, n->left))
 		return false;
 	struct dt_node *l = n->left;
@@ -124,7 +126,7 @@ bool dt_check_addrof(struct dt_checker *ck, struct dt_node *n)
 		return address_type(ck, n, l->type, &n->type);
 	case DT_N_UNARY:
 		if (l->op == DT_OP_DEREF) {	/* &*p is p */
-			*n = *l->left;
+			dt_node_replace(n, l->left);
 			return true;
 		}
 		break;
@@ -177,7 +179,9 @@ bool dt_decay(struct dt_checker *ck, struct dt_node *n)
 		address = dt_type_string;	/* as dtrace traces a char array: a string */
 	else if (!address_type(ck, n, n->type, &address))
 		return false;
+	struct dt_node *next = n->next;	/* n may be an argument: its list goes on */
 	memset(n, 0, sizeof(*n));
+	n->next = next;
 	n->kind = DT_N_UNARY;
 	n->op = DT_OP_ADDROF;
 	n->loc = object->loc;

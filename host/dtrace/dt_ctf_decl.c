@@ -125,7 +125,7 @@ static uint64_t round_up(uint64_t v, uint64_t to)
 }
 
 bool dt_ctf_sou_define(struct dt_ctx *ctx, bool is_union, const char *name,
-		       const struct dt_member_decl *members, int n, struct dt_loc loc,
+		       struct dt_member_decl *members, int n, struct dt_loc loc,
 		       struct dt_type *out)
 {
 	ctf_dict_t *d = dict(ctx);
@@ -164,11 +164,10 @@ bool dt_ctf_sou_define(struct dt_ctx *ctx, bool is_union, const char *name,
 				 m->name ? m->name : "");
 			return false;
 		}
-		if (m->type.kind == DT_TYPE_STRING) {
-			dt_error(ctx, m->loc, D_UNSUPPORTED, "string members are not supported (use "
-				 "char %s[N]): %s", m->name ? m->name : "", m->name ? m->name : "");
+		if (m->type.kind == DT_TYPE_STRING &&	/* as dtrace: char[256], the default strsize */
+		    !dt_ctf_array_of(ctx, dt_type_c_int(1, true, false), DT_STRING_MEMBER_SIZE,
+				     m->loc, &members[i].type))
 			return false;
-		}
 		unsigned a = align_of(ctx, m->type);
 		if (a > align)
 			align = a;

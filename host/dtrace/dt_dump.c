@@ -213,6 +213,7 @@ static void expr(struct out *o, const struct dt_node *n)
 	case DT_N_INDEX:
 	case DT_N_DOT:
 	case DT_N_SIZEOF:
+	case DT_N_XLATE:
 		puts_(o, "unresolved");
 		break;
 	}

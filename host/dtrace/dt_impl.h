@@ -38,6 +38,9 @@ struct dt_ctx {
 	int nsyntax;			/* lexical and syntax errors */
 	struct dt_loc end;		/* end of input */
 	struct dt_decl *decls;		/* top-level declarations, in order */
+	struct dt_inline *inlines;	/* inline declarations, newest first (dt_inline.c) */
+	struct dt_translator *translators;	/* translator declarations, newest first */
+	struct dt_inline *externs;	/* extern declarations (no expr), newest first */
 };
 
 void *dt_alloc(struct dt_ctx *ctx, size_t size);	/* zeroed */
@@ -273,8 +276,10 @@ long dt_ctf_id_of(struct dt_ctx *ctx, struct dt_type t);
 bool dt_ctf_sou_ref(struct dt_ctx *ctx, bool is_union, const char *name, struct dt_type *t);
 /* Declarations; each returns false after reporting the error. */
 bool dt_ctf_sou_define(struct dt_ctx *ctx, bool is_union, const char *name,
-		       const struct dt_member_decl *members, int n, struct dt_loc loc,
+		       struct dt_member_decl *members, int n, struct dt_loc loc,
 		       struct dt_type *out);
+/* A string member of a D struct is a char array of dtrace's default strsize. */
+#define DT_STRING_MEMBER_SIZE 256
 bool dt_ctf_enum_define(struct dt_ctx *ctx, const char *name, const char *const *names,
 			const int64_t *values, const struct dt_loc *locs, int n, struct dt_loc loc,
 			struct dt_type *out);
@@ -282,6 +287,46 @@ bool dt_ctf_typedef_define(struct dt_ctx *ctx, const char *name, struct dt_type 
 			   struct dt_loc loc);
 bool dt_ctf_array_of(struct dt_ctx *ctx, struct dt_type elem, uint32_t count, struct dt_loc loc,
 		     struct dt_type *out);
+
+/* ---- inline and translator (dt_inline.c) ---- */
+
+struct dt_inline {
+	const char *name;
+	struct dt_type type;
+	struct dt_node *expr;		/* as parsed: each use checks a copy */
+	struct dt_loc loc;
+	bool expanding;			/* a use is being checked: using it again recurses */
+	struct dt_inline *next;
+};
+
+struct dt_xlator_member {
+	const char *name;
+	struct dt_node *expr;		/* as parsed, in terms of the translator's input */
+	struct dt_loc loc;
+};
+
+struct dt_translator {
+	struct dt_type out, in;		/* out: a struct or union */
+	const char *param;		/* the input's name in the members' expressions */
+	struct dt_xlator_member *members;
+	int n;
+	struct dt_loc loc;
+	struct dt_translator *next;
+};
+
+struct dt_parser;
+struct dt_checker;
+/* At 'inline' or 'translator' at the top level: parse and keep the declaration. */
+void dt_parse_inline(struct dt_parser *p);
+void dt_parse_translator(struct dt_parser *p);
+void dt_parse_extern(struct dt_parser *p);
+/* The type an extern declaration gives kernel variable name; false if none. */
+bool dt_extern_type(struct dt_ctx *ctx, const char *name, struct dt_type *t);
+struct dt_inline *dt_inline_lookup(struct dt_ctx *ctx, const char *name);
+/* n (a use of in) becomes its expression, converted to its type, and is checked. */
+bool dt_inline_expand(struct dt_checker *ck, struct dt_node *n, struct dt_inline *in);
+/* n: xlate<OUT>(x).m (arrow false) or xlate<OUT *>(x)->m: the translated member, checked. */
+bool dt_xlate_member(struct dt_checker *ck, struct dt_node *n, bool arrow);
 
 /* ---- the parser (dt_parse.c, dt_parse_expr.c) ---- */
 
@@ -320,6 +365,8 @@ void dt_syntax_error(struct dt_parser *p, const char *expected);
 void dt_refuse(struct dt_parser *p, struct dt_loc loc, enum dt_errtag tag, const char *fmt, ...)
 	DT_PRINTF_LIKE(4, 5);
 struct dt_node *dt_node_new(struct dt_ctx *ctx, enum dt_node_kind kind, struct dt_loc loc);
+/* n becomes what with is, staying in the list it is in (its next kept). */
+void dt_node_replace(struct dt_node *n, const struct dt_node *with);
 /* Set n->depth from its children; false (reported) when too deep. */
 bool dt_node_fix_depth(struct dt_parser *p, struct dt_node *n);
 bool dt_token_starts_type(struct dt_parser *p, const struct dt_token *t);
@@ -327,6 +374,10 @@ bool dt_token_starts_type(struct dt_parser *p, const struct dt_token *t);
 void dt_parse_reported(struct dt_parser *p);
 bool dt_at_type(struct dt_parser *p);
 bool dt_parse_type(struct dt_parser *p, struct dt_type *type);
+/* The '[N]'s after a declarator's name: type becomes an array per '[N]' (dt_parse_type.c). */
+bool dt_parse_array_dims(struct dt_parser *p, struct dt_type *type);
+/* typedef TYPE NAME[, NAME...]; at the 'typedef'. */
+void dt_parse_typedef(struct dt_parser *p);
 /* The '*'s after a type (none is fine): type becomes a pointer per '*'. */
 bool dt_parse_pointer_stars(struct dt_parser *p, struct dt_type *type);
 struct dt_node *dt_parse_expr(struct dt_parser *p);	/* with the comma operator */

@@ -145,7 +145,8 @@ static struct dt_node *parse_ksym(struct dt_parser *p, const struct dt_token *mo
 	n->type = dt_type_uint64;
 	struct dt_type declared;
 	char *sym = dt_strndup(p->ctx, name.text, name.len);
-	if (dt_ctf_object(p->ctx, sym, &declared) && declared.kind != DT_TYPE_VOID) {
+	if ((dt_extern_type(p->ctx, sym, &declared) || dt_ctf_object(p->ctx, sym, &declared)) &&
+	    declared.kind != DT_TYPE_VOID) {
 		/* `name is the object; &`name its address, typed (address_of wraps it). */
 		n->kind = DT_N_FIELD;
 		n->type = declared;
@@ -157,6 +158,8 @@ static struct dt_node *parse_ksym(struct dt_parser *p, const struct dt_token *mo
 /* sizeof(type), sizeof expression (checked later: DT_N_SIZEOF), offsetof(type, member). */
 static struct dt_node *parse_sizeof(struct dt_parser *p);
 static struct dt_node *parse_offsetof(struct dt_parser *p);
+/* xlate < type > ( expression ): read through its members (dt_inline.c). */
+static struct dt_node *parse_xlate(struct dt_parser *p);
 
 static struct dt_node *parse_primary(struct dt_parser *p)
 {
@@ -230,8 +233,7 @@ static struct dt_node *parse_primary(struct dt_parser *p)
 	case T_KW_OFFSETOF:
 		return parse_offsetof(p);
 	case T_KW_XLATE:
-		dt_refuse(p, t.loc, D_UNSUPPORTED, "%s is not supported", t.text);
-		return NULL;
+		return parse_xlate(p);
 	default:
 		dt_syntax_error(p, "an expression");
 		return NULL;
@@ -541,6 +543,29 @@ static struct dt_node *parse_offsetof(struct dt_parser *p)
 		return NULL;
 	}
 	return size_constant(p, loc, m.offset);
+}
+
+static struct dt_node *parse_xlate(struct dt_parser *p)
+{
+	struct dt_loc loc = p->tok.loc;
+	struct dt_type type;
+	dt_advance(p, DT_LEX_NORMAL);
+	if (!dt_expect(p, T_LT, "'<' after xlate"))
+		return NULL;
+	if (!dt_at_type(p)) {
+		dt_syntax_error(p, "a type");
+		return NULL;
+	}
+	if (!dt_parse_type(p, &type) || !dt_parse_pointer_stars(p, &type) ||
+	    !dt_expect(p, T_GT, "'>' after the type") || !dt_expect(p, T_LPAREN, "'('"))
+		return NULL;
+	struct dt_node *operand = dt_parse_expr(p);
+	if (!operand || !dt_expect(p, T_RPAREN, "')'"))
+		return NULL;
+	struct dt_node *n = make(p, DT_N_XLATE, DT_OP_NONE, loc, operand, NULL);
+	if (n)
+		n->type = type;
+	return n;
 }
 
 struct dt_node *dt_parse_expr(struct dt_parser *p)

@@ -330,6 +330,9 @@ bool dt_resolve_read(struct dt_checker *ck, struct dt_node *n)
 		n->type = dt_type_pointer_to(dt_type_void);
 		return true;
 	}
+	struct dt_inline *in = n->kind == DT_N_IDENT ? dt_inline_lookup(ck->ctx, n->str) : NULL;
+	if (in)
+		return dt_inline_expand(ck, n, in);
 	if (n->kind == DT_N_IDENT) {
 		const struct dt_builtin *b = dt_builtin_lookup(n->str);
 		if (b) {
@@ -374,10 +377,11 @@ bool dt_resolve_lvalue(struct dt_checker *ck, struct dt_node *n, struct dt_type 
 	case DT_N_IDENT:
 	case DT_N_VAR: {
 		enum dt_scope scope = n->kind == DT_N_IDENT ? DT_SCOPE_GLOBAL : n->scope;
-		if (scope == DT_SCOPE_GLOBAL &&
-		    (dt_builtin_lookup(n->str) || !strcmp(n->str, "NULL"))) {
+		if (scope == DT_SCOPE_GLOBAL && (dt_builtin_lookup(n->str) ||
+		    !strcmp(n->str, "NULL") || dt_inline_lookup(ck->ctx, n->str))) {
 			dt_error(ck->ctx, n->loc, D_OP_WRITE, "operand of = must be a writable "
-				 "variable: %s is built in", n->str);
+				 "variable: %s is %s", n->str, dt_inline_lookup(ck->ctx, n->str) ?
+				 "an inline" : "built in");
 			return false;
 		}
 		struct dt_var *v = var_lookup(ck, scope, n->str);

@@ -88,7 +88,8 @@ enum dt_errtag {
 	D_DECL_ENCONST, D_DECL_ENOFLOW, D_DECL_INCOMPLETE, D_DECL_ARRBIG, D_DECL_MNAME,
 	D_OP_SOU, D_OP_PTR, D_OP_INCOMPLETE, D_ADDROF_LVAL, D_ADDROF_VAR, D_ADDROF_BITFIELD,
 	D_SIZEOF_TYPE, D_SIZEOF_BITFIELD, D_OFFSETOF_TYPE, D_OFFSETOF_BITFIELD, D_ARGS_IDX,
-	D_ARGS_TYPE, D_ARGS_MULTI, D_SYM_NOTYPES,
+	D_ARGS_TYPE, D_ARGS_MULTI, D_SYM_NOTYPES, D_XLATE_REDECL, D_XLATE_NOCONV, D_XLATE_NONE,
+	D_XLATE_SOU, D_XLATE_INCOMPAT, D_XLATE_MEMB,
 	/* Scion's own tags: conditions the illumos compiler has no tag for. */
 	D_UNSUPPORTED,		/* a D feature this subset refuses */
 	D_NESTING,		/* expression nested deeper than DT_MAX_DEPTH */
@@ -332,6 +333,7 @@ enum dt_node_kind {
 	DT_N_INDEX,	/* left[args...] before resolution */
 	DT_N_DOT,	/* left.str before resolution (left->str is DT_N_MEMBER's) */
 	DT_N_SIZEOF,	/* sizeof left before resolution */
+	DT_N_XLATE,	/* xlate <type> (left), before its member is resolved */
 	DT_N_AGGNAME,	/* str: @name before resolution */
 };
 

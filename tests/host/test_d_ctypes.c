@@ -173,6 +173,16 @@ HOST_TEST(d_ctypes_members_read_what_c_stored)
 	char str[200];
 	bool ok = eval("((struct outer *)arg0)->name", o, &v, str, sizeof(str));
 	CHECK(t, ok && !strcmp(str, "scion"), "a char array traces as a string: %s", str);
+	struct fake_value recs[4];
+	unsigned n = 0;
+	char src[4096];
+	snprintf(src, sizeof(src), DECLS "BEGIN { this->o = (struct outer *)%llu; printf(\"%%s %%d "
+		 "%%s\\n\", this->o->name, this->o->arr[3], this->o->in.b); }",
+		 (unsigned long long)(uintptr_t)o);
+	int rc = d_fire_once(src, recs, 4, &n, str, sizeof(str));
+	CHECK(t, rc == 0 && n == 3 && !strcmp(recs[0].str, "scion") && recs[1].value == 40,
+	      "printf of a char array keeps the arguments after it: rc %d, %u records (%s)", rc, n,
+	      str);
 	ok = eval("((struct outer *)arg0)->next->next->c", o, &v, str, sizeof(str));
 	CHECK(t, !ok && !strcmp(str, "invalid address"), "through NULL: %s", str);
 }

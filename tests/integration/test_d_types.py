@@ -3,7 +3,8 @@
 `scion trace` hands dtc the types beside kernel.syms, and on one booted
 test kernel (two CPUs, the control channel):
 
-  - typed kernel variables: `online_count is the number of CPUs, and
+  - typed kernel variables: `online_count is the number of CPUs (read as
+    the type an extern declaration gives it), and
     `cpu_table[1].index is 1 (an array of struct cpu, indexed and read
     through .);
   - curthread is the kernel's struct thread *: curthread->tid is tid,
@@ -29,6 +30,8 @@ from common import poweroff
 from test_channel import channel_boot, scion
 
 KVARS = r'''
+extern unsigned short online_count;	/* an extern declaration overrides the CTF's type */
+
 BEGIN
 {
 	printf("online %u\n", `online_count);

@@ -1,6 +1,5 @@
-inline int limit = 10;
-translator foo < int x > { };
-struct point { int x; };
+provider foo { probe bar(); };
+static int counter;
 
 BEGIN
 {
