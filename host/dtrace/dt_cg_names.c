@@ -42,6 +42,7 @@ uint8_t dt_cg_builtin_var(enum dt_builtin_id id)
 	case DT_BV_PS_PPID: return DIF_VAR_PS_PPID;
 	case DT_BV_PS_FNAME: return DIF_VAR_PS_FNAME;
 	case DT_BV_PS_PSARGS: return DIF_VAR_PS_PSARGS;
+	case DT_BV_STACKDEPTH: return DIF_VAR_STACKDEPTH;
 	case DT_BUILTIN_COUNT: break;
 	}
 	return DIF_VAR_LIMIT;

@@ -41,6 +41,7 @@ struct dt_ctx {
 	struct dt_inline *inlines;	/* inline declarations, newest first (dt_inline.c) */
 	struct dt_translator *translators;	/* translator declarations, newest first */
 	struct dt_inline *externs;	/* extern declarations (no expr), newest first */
+	int inline_depth;		/* inline expansions being checked, nested */
 };
 
 void *dt_alloc(struct dt_ctx *ctx, size_t size);	/* zeroed */

@@ -25,6 +25,7 @@
 #include "dt_impl.h"
 
 #define MAX_XLATOR_MEMBERS 128
+#define MAX_INLINE_NESTING 64	/* inlines whose expansions use inlines, in a chain */
 
 /* A copy of the tree at n in which every identifier named param is a copy of with. */
 static struct dt_node *copy(struct dt_ctx *ctx, const struct dt_node *n, const char *param,
@@ -226,6 +227,11 @@ struct dt_inline *dt_inline_lookup(struct dt_ctx *ctx, const char *name)
 
 bool dt_inline_expand(struct dt_checker *ck, struct dt_node *n, struct dt_inline *in)
 {
+	if (ck->ctx->inline_depth >= MAX_INLINE_NESTING) {
+		dt_error(ck->ctx, n->loc, D_NESTING, "inline %s expands more than %d inlines deep",
+			 in->name, MAX_INLINE_NESTING);
+		return false;
+	}
 	if (in->expanding) {
 		dt_error(ck->ctx, n->loc, D_UNSUPPORTED, "inline %s is defined in terms of itself",
 			 in->name);
@@ -237,7 +243,9 @@ bool dt_inline_expand(struct dt_checker *ck, struct dt_node *n, struct dt_inline
 	cast->depth = cast->left->depth + 1;
 	dt_node_replace(n, cast);
 	in->expanding = true;
+	ck->ctx->inline_depth++;
 	bool ok = dt_check_expr(ck, n);
+	ck->ctx->inline_depth--;
 	in->expanding = false;
 	return ok;
 }

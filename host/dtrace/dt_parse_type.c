@@ -177,8 +177,24 @@ static bool parse_enumerators(struct dt_parser *p, const char *name, struct dt_l
 	return true;
 }
 
+static bool parse_tagged_type_inner(struct dt_parser *p, struct dt_type *type);
+
 /* struct, union or enum: a reference (struct NAME) or a definition (struct [NAME] {...}). */
 static bool parse_tagged_type(struct dt_parser *p, struct dt_type *type)
+{
+	/* Definitions nest (a member's type may be defined in place): bound the recursion. */
+	if (++p->depth > DT_MAX_DEPTH) {
+		dt_refuse(p, p->tok.loc, D_NESTING, "struct definitions are nested more than %d "
+			  "levels deep", DT_MAX_DEPTH);
+		p->depth--;
+		return false;
+	}
+	bool ok = parse_tagged_type_inner(p, type);
+	p->depth--;
+	return ok;
+}
+
+static bool parse_tagged_type_inner(struct dt_parser *p, struct dt_type *type)
 {
 	enum dt_tok kw = p->tok.kind;
 	struct dt_loc loc = p->tok.loc;

@@ -60,6 +60,7 @@ const struct dt_builtin dt_builtins[DT_BUILTIN_COUNT] = {
 	{ DT_BV_PS_PPID, "curpsinfo->pr_ppid", DT_INT_T(4, true, DT_TD_PID) },
 	{ DT_BV_PS_FNAME, "curpsinfo->pr_fname", STR_T },
 	{ DT_BV_PS_PSARGS, "curpsinfo->pr_psargs", STR_T },
+	{ DT_BV_STACKDEPTH, "stackdepth", DT_INT_T(4, false, DT_TD_UINT32) },
 };
 
 /* struct thread's members readable through curthread (kernel/include/scion/thread.h). */
@@ -82,7 +83,6 @@ static const struct {
 	{ "ucaller", D_UNSUPPORTED, "ucaller is not supported: Scion traces only the kernel" },
 	{ "ustackdepth", D_UNSUPPORTED, "ustackdepth is not supported: Scion traces only "
 	  "the kernel" },
-	{ "stackdepth", D_UNSUPPORTED, "stackdepth is not supported yet" },
 	{ "gid", D_UNSUPPORTED, "gid is not supported: Scion has no users" },
 	{ "zonename", D_UNSUPPORTED, "zonename is not supported: Scion has no zones" },
 	{ "cwd", D_UNSUPPORTED, "cwd is not supported yet" },

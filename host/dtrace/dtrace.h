@@ -187,7 +187,7 @@ enum dt_builtin_id {
 	DT_BV_ARG5, DT_BV_ARG6, DT_BV_ARG7, DT_BV_ARG8, DT_BV_ARG9, DT_BV_CALLER,
 	DT_BV_PPID, DT_BV_UID, DT_BV_ERRNO,
 	/* curpsinfo->member: named "curpsinfo->pr_pid"..., reached only through -> */
-	DT_BV_PS_PID, DT_BV_PS_PPID, DT_BV_PS_FNAME, DT_BV_PS_PSARGS,
+	DT_BV_PS_PID, DT_BV_PS_PPID, DT_BV_PS_FNAME, DT_BV_PS_PSARGS, DT_BV_STACKDEPTH,
 	DT_BUILTIN_COUNT
 };
 

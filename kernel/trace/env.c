@@ -73,6 +73,14 @@ static uint64_t caller(const struct trace_firing *x)
 	return pcs[anchored ? 0 : 1];
 }
 
+/* stackdepth: the frames stack() would record, up to DOF_MAX_FRAMES. */
+static uint64_t stack_depth(const struct trace_firing *x)
+{
+	uint64_t pcs[DOF_MAX_FRAMES];
+	return arch_stack_walk(x->hit->regs, x->ecb->site != TRACE_SITE_INSIDE, pcs,
+			       DOF_MAX_FRAMES);
+}
+
 static uint64_t env_builtin(void *env, unsigned id)
 {
 	struct trace_firing *x = env;
@@ -112,6 +120,7 @@ static uint64_t env_builtin(void *env, unsigned id)
 	case DIF_VAR_THREAD_TICKS_RUN: return t ? t->se.ticks_run : 0;
 	case DIF_VAR_THREAD_SWITCHES_IN: return t ? t->se.switches_in : 0;
 	case DIF_VAR_CALLER: return caller(x);
+	case DIF_VAR_STACKDEPTH: return stack_depth(x);
 	default: return 0;
 	}
 }

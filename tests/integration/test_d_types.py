@@ -15,6 +15,7 @@ test kernel (two CPUs, the control channel):
     args[3] (int cpu) over `sched run n=3`, which creates three
     "sched-run" threads on any CPU (-1); its return's args[1] is the new
     struct thread *, whose tid is nonzero;
+  - stackdepth is the number of frames stack() prints at the same firing;
   - a member struct thread does not have is a compile error naming the
     type, and args[] of a glob is refused with dtrace's tag;
   - a program compiled against another kernel's types (the user kernel's
@@ -75,6 +76,14 @@ def job_kernel_types(ctx):
         made = re.search(r"^\s+(\d+)\s*$", out, re.M)
         ctx.result("fbt-args-return", made is not None and int(made.group(1)) >= 3,
                    f"{out}{err}")
+
+        rc, out, err = scion(ctx, sock, "trace", "-q", "-n", "fbt::bcache_read:entry "
+                             "{ printf(\"depth %d\\n\", stackdepth); stack(); exit(0); }",
+                             "--run", "bcache run seq n=1 start=100", timeout=120)
+        depth = re.search(r"depth (\d+)", out)
+        frames = re.findall(r"^\s+kernel`\S+", out, re.M)
+        ctx.result("stackdepth-is-stacks-frames", rc == 0 and depth is not None and
+                   int(depth.group(1)) == len(frames) > 1, f"exit {rc}: {out}{err}")
 
         rc, out, err = scion(ctx, sock, "trace", "-n",
                              "fbt::thread_create:return { trace(args[1]->nosuch); }")

@@ -180,7 +180,8 @@ enum dif_op {
 	X(PS_PID,     "curpsinfo->pr_pid",    DIF_TYPE_INT) \
 	X(PS_PPID,    "curpsinfo->pr_ppid",   DIF_TYPE_INT) \
 	X(PS_FNAME,   "curpsinfo->pr_fname",  DIF_TYPE_STRING) \
-	X(PS_PSARGS,  "curpsinfo->pr_psargs", DIF_TYPE_STRING)
+	X(PS_PSARGS,  "curpsinfo->pr_psargs", DIF_TYPE_STRING) \
+	X(STACKDEPTH, "stackdepth", DIF_TYPE_INT)
 
 /*
  * Subroutines (CALL): name, arguments (min, max), result type. strstr,
