@@ -52,6 +52,20 @@ void clock_count_tick(void);
  */
 void clock_set_fast_tick(unsigned factor, void (*fn)(void));
 
+/*
+ * clock_want_profile_factor - Overview: the profile provider asks for at
+ *   least factor timer interrupts a tick on the calling CPU (it fires what
+ *   is due on each: profile_tick); 0 or 1 when it needs none. Applied at
+ *   the CPU's next tick, combined with the monitor's clock_set_fast_tick;
+ *   the tick itself stays HZ a second.
+ * Arguments: factor, at most arch_timer_max_hz() / HZ (the caller keeps
+ *   it there).
+ * Return value: none.
+ * Caller's context: the calling CPU's timer interrupt (profile_tick),
+ *   interrupts masked.
+ */
+void clock_want_profile_factor(unsigned factor);
+
 /* Start the tick on the calling CPU. */
 void clock_start_cpu(void);
 
