@@ -21,6 +21,9 @@
  *   probe_lockstat_spin_contended  two CPUs hammer one lock: spin-spin
  *                             fires with a nonzero time, never more often
  *                             than the acquisitions
+ *   probe_profile_bound       profile-N and tick-N at the machine's bound
+ *                             (arch_timer_max_hz) are created, a hertz
+ *                             faster refused with one line naming it
  * Names start with probe_ so the patching runs (single-threaded TCG) take
  * them. Every test leaves the text as booted, and checks it.
  */
@@ -409,4 +412,43 @@ KTEST(probe_lockstat_spin_contended, 2)
 		  (unsigned long long)lock_seen.arg1_zero[LS_SPIN_SPIN],
 		  (unsigned long long)c[LS_SPIN_ACQ]);
 	KT_EXPECT(t, text_identical(), "text differs from the booted image");
+}
+
+/* --- profile's bound ---------------------------------------------------------------- */
+
+/* Whether `profile:::NAME` is created; *why gets the refusal. */
+static bool profile_accepted(const char *name, const char **why)
+{
+	char spec[64];
+	struct probe *p = NULL;
+	snprintf(spec, sizeof(spec), "profile:::%s", name);
+	*why = "";
+	return probe_lookup(spec, take_probe, &p, why) >= 0 && p;
+}
+
+/*
+ * The machine's bound (arch_timer_max_hz: 10 kHz on x86, HZ on sparc64
+ * for now): a profile and a tick probe at it are created, one a hertz
+ * faster is refused with a line naming the bound. The rate itself is
+ * measured under -icount (tests/integration/test_providers.py).
+ */
+KTEST(probe_profile_bound, 1)
+{
+	uint64_t most = arch_timer_max_hz();
+	char name[32], bound[32];
+	const char *why;
+
+	snprintf(bound, sizeof(bound), "faster than %llu Hz", (unsigned long long)most);
+	snprintf(name, sizeof(name), "profile-%llu", (unsigned long long)most);
+	KT_EXPECT(t, profile_accepted(name, &why), "%s refused: %s", name, why);
+	snprintf(name, sizeof(name), "tick-%lluus", 1000000ull / most);
+	KT_EXPECT(t, profile_accepted(name, &why), "%s refused: %s", name, why);
+	snprintf(name, sizeof(name), "profile-%llu", (unsigned long long)most + 1);
+	KT_EXPECT(t, !profile_accepted(name, &why) && strstr(why, bound) && !strchr(why, '\n'),
+		  "%s: want one line with '%s', got '%s'", name, bound, why);
+	snprintf(name, sizeof(name), "tick-%lluns", 1000000000ull / most - 1);
+	KT_EXPECT(t, !profile_accepted(name, &why) && strstr(why, bound),
+		  "%s: want '%s', got '%s'", name, bound, why);
+	KT_EXPECT(t, most % HZ == 0 && most >= HZ, "arch_timer_max_hz() %llu is not a multiple "
+		  "of HZ", (unsigned long long)most);
 }
