@@ -11,8 +11,10 @@ lockstat, and profile/tick faster than the clock tick.
       gave and sdt:::thread-exit took back; per worker on-cpu equals
       off-cpu, enqueue equals dequeue (each worker is born and dies inside
       the trace), sleep and wakeup are exactly 2, tick at least the compute
-      ticks it was charged; on-cpu's arg0 is tid and arg1 cpu, off-cpu's
-      arg0 is never tid (it is the next thread);
+      ticks it was charged; the worker computing past its slice is
+      preempted (at least once a round), never more often than it leaves
+      the CPU; on-cpu's arg0 is tid and arg1 cpu, sleep's, tick's and
+      preempt's arg0 tid, off-cpu's arg0 never tid (it is the next thread);
     - lockstat:::* enabled beside heavy tracing (a self-> variable and an
       associative array per firing: the D engine's dynamic-variable lock is
       taken inside every firing, so every lockstat firing reaches a lock
@@ -57,6 +59,8 @@ sched:::dequeue /created[arg0]/ { @deq[arg0] = count(); }
 sched:::sleep /created[arg0]/ { @slp[arg0] = count(); }
 sched:::wakeup /created[arg0]/ { @wak[arg0] = count(); }
 sched:::tick /created[arg0]/ { @tck[arg0] = count(); }
+sched:::preempt /created[arg0]/ { @pre[arg0] = count(); }
+sched:::preempt /arg0 != tid/ { @bad["preempt-not-curthread"] = count(); }
 sched:::on-cpu /arg0 != tid || arg1 != cpu/ { @bad["on-cpu-args"] = count(); }
 sched:::off-cpu /arg0 == tid || arg1 != cpu/ { @bad["off-cpu-args"] = count(); }
 sched:::sleep /arg0 != tid/ { @bad["sleep-not-curthread"] = count(); }
@@ -66,7 +70,7 @@ END {
   printa("on %d %@d\n", @on); printa("off %d %@d\n", @off);
   printa("enq %d %@d\n", @enq); printa("deq %d %@d\n", @deq);
   printa("slp %d %@d\n", @slp); printa("wak %d %@d\n", @wak);
-  printa("tck %d %@d\n", @tck); printa("bad %s %@d\n", @bad);
+  printa("tck %d %@d\n", @tck); printa("pre %d %@d\n", @pre); printa("bad %s %@d\n", @bad);
 }
 '''
 
@@ -127,7 +131,7 @@ def job_sched_lockstat(ctx):
         rc, out, err = scion(ctx, sock, "trace", "-q", "-n", SCHED_D, "--run", SCHED,
                              timeout=600)
         t = {k: table(out, k) for k in ("born", "died", "on", "off", "enq", "deq", "slp",
-                                        "wak", "tck", "bad")}
+                                        "wak", "tck", "pre", "bad")}
         detail = f"exit {rc}\n{out[-3000:]}{err[-1000:]}"
         workers = set(t["born"])
         ctx.result("sched-workers-are-the-created-tids",
@@ -146,6 +150,9 @@ def job_sched_lockstat(ctx):
                    sorted(t["tck"].get(w, 0) for w in workers) >=
                    sorted(ROUNDS * (1 + k % 3) for k in range(WORKERS)) and
                    all(t["tck"].get(w, 0) >= ROUNDS for w in workers), detail)
+        # Worker 2 computes 3 ticks a round, past its 2-tick slice: the tick preempts it.
+        ctx.result("sched-preempt", workers and sum(t["pre"].values()) >= ROUNDS and
+                   all(t["pre"].get(w, 0) <= t["off"].get(w, 0) for w in workers), detail)
         ctx.result("sched-arguments", rc == 0 and not t["bad"], detail)
 
         rc, out, err = scion(ctx, sock, "trace", "-q", "-n", LOCKSTAT_D, "--run", SCHED,

@@ -5,10 +5,13 @@
  * kernel/sched/wait.c, enabled through the probe API with handlers that
  * count per thread or per lock. Exact counts on a known workload:
  *   probe_sched_provider      three threads that sleep and yield a known
- *                             number of times: per thread, on-cpu equals
- *                             off-cpu, enqueue equals dequeue, sleep and
- *                             wakeup are exactly the sleeps, on-cpu's arg0
- *                             is the thread running and arg1 its CPU
+ *                             number of times, then compute twice a slice:
+ *                             per thread, on-cpu equals off-cpu, enqueue
+ *                             equals dequeue, sleep and wakeup are exactly
+ *                             the sleeps, tick at least the computed ticks
+ *                             with at least one preempt; on-cpu's, sleep's,
+ *                             preempt's and tick's arg0 is the thread
+ *                             running and every arg1 its CPU
  *   probe_lockstat_counts     a private spinlock and mutex taken a known
  *                             number of times: as many acquire and release
  *                             hits with arg0 their address; a contended
@@ -87,11 +90,12 @@ static void disable_all(struct probe_set *s, struct probe_consumer *cs)
 #define SCHED_THREADS 3
 #define SCHED_SLEEPS 3
 #define SCHED_YIELDS 5
+#define SCHED_COMPUTE_TICKS 4	/* twice the slice: the tick preempts at least once */
 
-enum { EV_ON, EV_OFF, EV_ENQ, EV_DEQ, EV_SLEEP, EV_WAKE, EV_KINDS };
+enum { EV_ON, EV_OFF, EV_ENQ, EV_DEQ, EV_SLEEP, EV_WAKE, EV_PREEMPT, EV_TICK, EV_KINDS };
 static const char *const ev_spec[EV_KINDS] = {
 	"sched:::on-cpu", "sched:::off-cpu", "sched:::enqueue", "sched:::dequeue",
-	"sched:::sleep", "sched:::wakeup",
+	"sched:::sleep", "sched:::wakeup", "sched:::preempt", "sched:::tick",
 };
 
 struct sched_seen {
@@ -116,7 +120,8 @@ static void sched_handler(const struct probe_hit *hit, void *arg)
 	uint64_t a0 = trap_frame_arg(hit->regs, 0), a1 = trap_frame_arg(hit->regs, 1);
 	uint64_t cur = this_cpu()->current->tid;
 
-	if ((kind == EV_ON || kind == EV_SLEEP) && a0 != cur)
+	if ((kind == EV_ON || kind == EV_SLEEP || kind == EV_PREEMPT || kind == EV_TICK) &&
+	    a0 != cur)
 		atomic_add(&sched_seen.wrong_args, 1);
 	if (a1 != this_cpu_index())
 		atomic_add(&sched_seen.wrong_args, 1);
@@ -137,6 +142,10 @@ static void sched_worker(void *arg)
 		thread_sleep_ticks(1);
 	for (int i = 0; i < SCHED_YIELDS; i++)
 		thread_yield();
+	struct thread *me = thread_current();
+	uint64_t until = READ_ONCE(me->se.ticks_run) + SCHED_COMPUTE_TICKS;
+	while (READ_ONCE(me->se.ticks_run) < until)
+		cpu_relax();
 }
 
 KTEST(probe_sched_provider, 1)
@@ -190,6 +199,12 @@ KTEST(probe_sched_provider, 1)
 			  c[EV_ENQ] >= SCHED_SLEEPS,
 			  "thread %llu: enqueue %llu, dequeue %llu", (unsigned long long)sched_seen.tid[i],
 			  (unsigned long long)c[EV_ENQ], (unsigned long long)c[EV_DEQ]);
+		KT_EXPECT(t, c[EV_TICK] >= SCHED_COMPUTE_TICKS && c[EV_PREEMPT] >= 1 &&
+			  c[EV_PREEMPT] <= c[EV_OFF],
+			  "thread %llu computed %d ticks: %llu tick, %llu preempt (%llu off-cpu)",
+			  (unsigned long long)sched_seen.tid[i], SCHED_COMPUTE_TICKS,
+			  (unsigned long long)c[EV_TICK], (unsigned long long)c[EV_PREEMPT],
+			  (unsigned long long)c[EV_OFF]);
 	}
 	KT_EXPECT(t, text_identical(), "text differs from the booted image");
 }
