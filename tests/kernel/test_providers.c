@@ -16,7 +16,7 @@
  *                             number of times: as many acquire and release
  *                             hits with arg0 their address; a contended
  *                             mutex gives one adaptive-block, its arg1 the
- *                             time blocked (at least the holder's sleep)
+ *                             time blocked (the wait around mutex_lock)
  *   probe_lockstat_no_recursion  a spin-acquire handler that itself takes
  *                             a spinlock (as the D engine's dynamic
  *                             variables do): the nested hits are counted
@@ -319,18 +319,25 @@ KTEST(probe_lockstat_counts, 1)
 		  "%llu adaptive-block", MUTEX_TIMES, (unsigned long long)mutex.count[LS_ADA_ACQ],
 		  (unsigned long long)mutex.count[LS_ADA_REL],
 		  (unsigned long long)mutex.count[LS_ADA_BLOCK]);
-	uint64_t min_ns = (HOLD_TICKS - 1) * (1000000000ull / HZ);
 	KT_EXPECT(t, blocked.count[LS_ADA_BLOCK] == 1 && blocked.count[LS_ADA_ACQ] == 2 &&
 		  blocked.count[LS_ADA_REL] == 2,
 		  "contended mutex: %llu adaptive-block (want 1), %llu acquire, %llu release (want 2)",
 		  (unsigned long long)blocked.count[LS_ADA_BLOCK],
 		  (unsigned long long)blocked.count[LS_ADA_ACQ],
 		  (unsigned long long)blocked.count[LS_ADA_REL]);
-	KT_EXPECT(t, blocked.arg1_sum[LS_ADA_BLOCK] >= min_ns &&
-		  blocked.arg1_sum[LS_ADA_BLOCK] <= waited,
-		  "adaptive-block arg1 %llu ns: want between the holder's sleep (%llu) and the "
-		  "wait measured around mutex_lock (%llu)",
-		  (unsigned long long)blocked.arg1_sum[LS_ADA_BLOCK], (unsigned long long)min_ns,
+	/*
+	 * The time blocked is the wait measured around mutex_lock less what
+	 * comes before the sleep and after the wakeup: a thread woken may be
+	 * switched out again before mutex_lock returns (a slice that ran out,
+	 * a loaded host), so at most the wait and at least a quarter of it,
+	 * never a constant. (Nanoseconds come from a clock calibrated at
+	 * boot, which a loaded host without -icount can make short: no bound
+	 * in ticks.)
+	 */
+	uint64_t got = blocked.arg1_sum[LS_ADA_BLOCK];
+	KT_EXPECT(t, got > 0 && got <= waited && got * 4 >= waited,
+		  "adaptive-block arg1 %llu ns: want at most the wait measured around mutex_lock "
+		  "(%llu ns) and at least a quarter of it", (unsigned long long)got,
 		  (unsigned long long)waited);
 	KT_EXPECT(t, text_identical(), "text differs from the booted image");
 }

@@ -44,6 +44,10 @@ void clock_count_tick(void);
  *   needs a finer clock than HZ for a while (the monitor's 1 ms bursts);
  *   the tick itself (count, scheduler, timer.tick) still comes every
  *   factor-th interrupt. factor 0 or 1 returns to one interrupt a tick.
+ *   While a profile probe faster than the tick is live on the CPU the
+ *   timer may interrupt a multiple of factor times a tick
+ *   (clock_want_profile_factor); fn is still called factor times a tick,
+ *   evenly spaced.
  * Arguments: factor; fn (any context: it runs in the timer interrupt
  *   with interrupts masked; not called while a graft holds the CPU in
  *   timer-only mode, so it may take a leaf spinlock of its own).
