@@ -61,9 +61,12 @@ void thread_sleep_ms(uint64_t ms)
 /*
  * A CPU's fast tick: its timer interrupts factor times a tick; every
  * factor-th interrupt is also the tick, so the tick count, the scheduler
- * and timer.tick still come HZ times a second whatever the factor (the
- * timer's period is the tick's divided by factor, to one count of the
- * arch timer). Two clients ask for one:
+ * and timer.tick still come HZ times a second whatever the factor: no
+ * tick is gained or lost. (The arch timer's period is its rate over
+ * HZ * factor, truncated to whole counts, so a tick may be up to factor
+ * counts shorter than at one interrupt a tick: x86's APIC timer counts
+ * about 62.5 M a second, 625 k a tick, so at factor 100 under 0.02%,
+ * the size of the boot calibration's own error.) Two clients ask for one:
  *   the monitor (clock_set_fast_tick): exactly fn_factor interrupts a
  *     tick, fn called on each of them;
  *   the profile provider (clock_want_profile_factor, from profile_tick):
