@@ -20,7 +20,17 @@ The same boot carries the program archive when `make bench` gives it:
 then the kernel's benchmark syscall_getpid (a getpid round trip from user
 mode) runs with nothing enabled and under each of SYSCALL_PROGRAMS on
 syscall::getpid:entry, whose differences are what one firing of the
-syscall provider costs a call, predicate false or aggregation updated."""
+syscall provider costs a call, predicate false or aggregation updated.
+
+Issue 27's providers are measured on their own operations
+(tests/kernel/bench_providers.c): a spinlock and a mutex lock/unlock pair
+and a context switch, each with nothing enabled (the figure *_unprobed:
+the disabled sites' no-ops are inside it) and under a D program on
+lockstat or sched probes (PROVIDER_PROGRAMS), the difference divided by
+the firings an operation makes; and a CPU-bound loop with and without
+profile-10000, the extra instructions divided by the extra timer
+interrupts (each one fast interrupt and its firing), and as a share of
+the loop."""
 
 import os
 import sys
@@ -66,6 +76,75 @@ SYSCALL_PROGRAMS = [
     ("trace.syscall.getpid_count", "syscall::getpid:entry { @ = count(); }"),
     ("trace.syscall.getpid_other_pid", "syscall::getpid:entry /pid == 99999/ { @ = count(); }"),
 ]
+
+
+# Issue 27's providers (tests/kernel/bench_providers.c): (figure, D program,
+# benchmark, its figure, firings per operation). Each operation's cost with
+# nothing enabled is reported too (the sites' disabled cost is inside it: one
+# no-op each), then the difference per firing under the program.
+PROVIDER_PROGRAMS = [
+    ("trace.lockstat.spin_acquire_count", "lockstat:::spin-acquire { @ = count(); }",
+     "trace_spin_pair", "trace.spin.pair", 1),
+    ("trace.lockstat.spin_pair_count", "lockstat:::spin-acquire, lockstat:::spin-release "
+     "{ @ = count(); }", "trace_spin_pair", "trace.spin.pair", 2),
+    ("trace.lockstat.adaptive_pair_count", "lockstat:::adaptive-acquire, "
+     "lockstat:::adaptive-release { @ = count(); }", "trace_mutex_pair", "trace.mutex.pair", 2),
+    ("trace.sched.on_cpu_count", "sched:::on-cpu { @ = count(); }",
+     "trace_switch", "trace.sched.switch", 1),
+    ("trace.sched.on_off_enq_deq_by_tid", "sched:::on-cpu, sched:::off-cpu, sched:::enqueue, "
+     "sched:::dequeue { @[tid] = count(); }", "trace_switch", "trace.sched.switch", 4),
+]
+PROFILE_PROGRAM = "profile-10000 { @ = count(); }"
+
+
+def figures_of(c, selector, names):
+    """Several figures of one run of selector's benchmarks."""
+    items, _ = kernel_bench.run(c, selector)
+    got = {f["figure"]: f["value"] for f in kernel_bench.figures(items)}
+    missing = [n for n in names if n not in got]
+    if missing:
+        sys.exit(f"bench: benchmark {selector} reported no {', '.join(missing)}")
+    return [got[n] for n in names]
+
+
+def with_program(c, program, fn):
+    """fn() while program is enabled as scion trace enables it."""
+    args = commands.build_parser().parse_args(["trace", *TRACE_FLAGS, "-n", program])
+    meta = trace.compile_program(args)
+    stream, _, _ = trace.start(c, meta, args, lambda *chunk: None)
+    try:
+        return fn()
+    finally:
+        c.stream_close(stream)
+
+
+def provider_figures(c):
+    """The sched, lockstat and fast profile figures (tests/kernel/bench_providers.c)."""
+    out, bases = [], {}
+    for name, program, selector, base_name, per_op in PROVIDER_PROGRAMS:
+        if selector not in bases:
+            bases[selector] = call_cost(c, None, selector, base_name)
+            out.append({"figure": base_name + "_unprobed", "value": bases[selector],
+                        "unit": "guest instructions per operation (sites disabled: a no-op each)"})
+        cost = call_cost(c, program, selector, base_name)
+        out.append({"figure": name, "value": round((cost - bases[selector]) / per_op),
+                    "unit": "guest instructions per firing", "program": program,
+                    "firings_per_operation": per_op})
+    names = ["trace.busy.loop", "trace.busy.interrupts"]
+    cycles0, irqs0 = figures_of(c, "trace_busy", names)
+    cycles1, irqs1 = with_program(c, PROFILE_PROGRAM,
+                                  lambda: figures_of(c, "trace_busy", names))
+    extra = irqs1 - irqs0
+    out.append({"figure": "trace.profile.10000hz_interrupts_per_loop", "value": irqs1,
+                "unit": f"interrupts during {cycles1} guest instructions ({irqs0} unprobed)"})
+    out.append({"figure": "trace.profile.10000hz_per_firing",
+                "value": round((cycles1 - cycles0) / extra) if extra > 0 else 0,
+                "unit": "guest instructions per fast timer interrupt with its firing",
+                "program": PROFILE_PROGRAM})
+    out.append({"figure": "trace.profile.10000hz_overhead_permille",
+                "value": round(1000 * (cycles1 - cycles0) / cycles0, 1),
+                "unit": "per mille of a CPU-bound loop", "program": PROFILE_PROGRAM})
+    return out
 
 
 def figure(c, selector, name):
@@ -118,6 +197,7 @@ def trace_bench(kernel, out_dir, programs=None):
                     cost = call_cost(c, program, *getpid)
                     figures.append({"figure": name, "value": cost - base,
                                     "unit": "guest instructions per firing", "program": program})
+            figures.extend(provider_figures(c))
             figures.append({"figure": "probe.hit.jump_empty_handler",
                             "value": figure(c, "probe_hit", "probe.hit.jump_empty_handler"),
                             "unit": "guest instructions per firing"})
@@ -135,7 +215,8 @@ def trace_bench(kernel, out_dir, programs=None):
 
 
 def print_trace(result):
-    print(f"\ntracing: guest instructions one firing adds ({result['config']['probe']}):")
+    print(f"\ntracing: guest instructions one firing adds ({result['config']['probe']}; "
+          "sched, lockstat and profile-10000 on their own operations):")
     for fig in result["figures"]:
         what = fig.get("program", "")
         print(f"  {fig['figure']:36} {fig['value']:>8}  {what}")

@@ -17,6 +17,8 @@
 #include <arch/cpu.h>
 #include <arch/timer.h>
 
+#define NS_PER_TICK (1000000000ull / HZ)
+
 static uint64_t ticks;	/* written by CPU 0 only */
 
 uint64_t clock_ticks(void)
@@ -57,14 +59,31 @@ void thread_sleep_ms(uint64_t ms)
 }
 
 /*
- * A CPU's fast tick (clock_set_fast_tick): its timer interrupts factor
- * times a tick; every factor-th is also the tick. Touched only by its
- * own CPU, with interrupts masked.
+ * A CPU's fast tick: its timer interrupts factor times a tick; every
+ * factor-th interrupt is also the tick, so the tick count, the scheduler
+ * and timer.tick still come HZ times a second whatever the factor: no
+ * tick is gained or lost. (The arch timer's period is its rate over
+ * HZ * factor, truncated to whole counts, so a tick may be up to factor
+ * counts shorter than at one interrupt a tick: x86's APIC timer counts
+ * about 62.5 M a second, 625 k a tick, so at factor 100 under 0.02%,
+ * the size of the boot calibration's own error.) Two clients ask for one:
+ *   the monitor (clock_set_fast_tick): exactly fn_factor interrupts a
+ *     tick, fn called on each of them;
+ *   the profile provider (clock_want_profile_factor, from profile_tick):
+ *     at least profile_factor a tick, profile_tick called on each.
+ * factor serves both: their least common multiple, or where that is
+ * above what the timer does (arch_timer_max_hz), the least multiple of
+ * fn_factor that is at least profile_factor (profile_tick fires what is
+ * due on any interrupt, so a finer clock only makes it more punctual).
+ * Touched only by its own CPU, with interrupts masked.
  */
 struct fast_tick {
 	unsigned factor;		/* 0 or 1: the timer interrupts once a tick */
 	unsigned count;			/* interrupts since the last tick */
-	void (*fn)(void);		/* called on every interrupt (not in timer-only mode) */
+	unsigned fn_factor;		/* the monitor's (0 or 1: none) */
+	void (*fn)(void);		/* called fn_factor times a tick (not in timer-only mode) */
+	unsigned profile_factor;	/* the profile provider's (0 or 1: none) */
+	unsigned profile_wanted;	/* asked for, applied at the next tick */
 };
 static struct fast_tick fast_ticks[MAX_CPUS];
 
@@ -79,15 +98,50 @@ static bool interrupt_is_tick(struct fast_tick *ft)
 	return true;
 }
 
+static unsigned gcd(unsigned a, unsigned b)
+{
+	while (b) {
+		unsigned r = a % b;
+		a = b;
+		b = r;
+	}
+	return a;
+}
+
+/* Interrupts a tick for both clients (struct fast_tick). */
+static unsigned combined_factor(const struct fast_tick *ft)
+{
+	unsigned a = ft->fn_factor > 1 ? ft->fn_factor : 1;
+	unsigned b = ft->profile_factor > 1 ? ft->profile_factor : 1;
+	unsigned most = (unsigned)(arch_timer_max_hz() / HZ);
+	unsigned lcm = a / gcd(a, b) * b;
+
+	if (lcm <= a || lcm <= most)
+		return lcm;
+	return a * ((b + a - 1) / a);
+}
+
+/* Restart this CPU's timer at its combined factor (a tick starts now). Interrupts masked. */
+static void apply_factor(struct fast_tick *ft)
+{
+	ft->count = 0;
+	ft->factor = combined_factor(ft);
+	arch_timer_start(HZ * ft->factor);
+}
+
 void clock_set_fast_tick(unsigned factor, void (*fn)(void))
 {
 	irqflags_t f = arch_irq_save();
 	struct fast_tick *ft = &fast_ticks[this_cpu_index()];
 	ft->fn = factor > 1 ? fn : NULL;
-	ft->count = 0;
-	ft->factor = factor > 1 ? factor : 1;
-	arch_timer_start(HZ * ft->factor);
+	ft->fn_factor = factor > 1 ? factor : 1;
+	apply_factor(ft);
 	arch_irq_restore(f);
+}
+
+void clock_want_profile_factor(unsigned factor)
+{
+	fast_ticks[this_cpu_index()].profile_wanted = factor > 1 ? factor : 1;
 }
 
 static void count_tick(void)
@@ -115,14 +169,25 @@ GRAFT_POINT_EVENT(timer_tick, timer_tick_event, timer_tick_nothing, 1000,
 void clock_timer_interrupt(void)
 {
 	struct fast_tick *ft = &fast_ticks[this_cpu_index()];
-	if (ft->fn)
+	bool tick = interrupt_is_tick(ft);
+	unsigned factor = ft->factor > 1 ? ft->factor : 1;
+
+	if (ft->fn && ft->count % (factor / ft->fn_factor) == 0)
 		ft->fn();
-	if (!interrupt_is_tick(ft))
+	if (tick) {
+		count_tick();
+		sched_tick();
+	}
+	profile_tick(NS_PER_TICK / factor);
+	if (!tick)
 		return;
-	count_tick();
-	sched_tick();
-	profile_tick();
 	timer_tick_event(this_cpu_index(), clock_ticks());
+	/* The profile provider's new rate starts with a tick, so no tick is cut short. */
+	if (ft->profile_wanted != ft->profile_factor) {
+		ft->profile_factor = ft->profile_wanted;
+		if (combined_factor(ft) != factor)
+			apply_factor(ft);
+	}
 }
 
 void clock_start_cpu(void)

@@ -15,6 +15,26 @@
  * no other CPU can pick a thread whose registers are still being saved.
  *
  * Lock order: waitq locks -> sched_lock -> threads_lock, vmap, heap.
+ *
+ * The sched provider (DTrace's names; sites compiled to one no-op each
+ * while disabled, scion/sdt.h): arg0 the thread's tid, arg1 the CPU.
+ *   sched:::on-cpu    in the thread switched in, just after the switch
+ *                     (tid and curthread are that thread)
+ *   sched:::off-cpu   in the thread switching out, just before it; arg0 is
+ *                     the thread that will run next, as in DTrace
+ *   sched:::enqueue   a thread was put on the run queue
+ *   sched:::dequeue   the policy's pick took a thread off it
+ *   sched:::sleep     the running thread blocks (sleeps or joins)
+ *   sched:::wakeup    a sleeping thread is made runnable (by the waker,
+ *                     or the tick for a deadline; arg0 the sleeper)
+ *   sched:::preempt   the running thread is preempted (its slice ended at
+ *                     a tick, or a resched interrupt came)
+ *   sched:::tick      a clock tick charged to the running thread (not idle)
+ * Every site runs with sched_lock held and interrupts masked, as the
+ * older sdt:::thread-switch did: consumers run in probe context (the
+ * per-CPU in-probe guard of kernel/probe/dispatch.c: a hit taken inside
+ * a consumer is counted missed, never run), and nothing a consumer runs
+ * takes sched_lock, so firing here neither recurses nor deadlocks.
  */
 #include <scion/sdt.h>
 #include <scion/sched.h>
@@ -144,6 +164,7 @@ void sched_make_runnable(struct thread *t)
 {
 	t->state = THREAD_RUNNABLE;
 	sched_rq_enqueue(&sched_rq, &t->se);
+	SDT_PROBE2_P(sched, enqueue, t->tid, this_cpu_index());
 	fire_event(SCHED_EVENT_RUNNABLE, t);
 	kick_idle_cpu(t);
 }
@@ -158,12 +179,21 @@ static struct thread *pick_next(struct cpu *c, struct thread *prev)
 	unsigned queued = sched_rq.length;
 	struct sched_entity *e = sched_rq_pick(&sched_rq, c->index, &prev->se, c);
 	struct thread *next = e ? container_of(e, struct thread, se) : NULL;
+	if (next)
+		SDT_PROBE2_P(sched, dequeue, next->tid, c->index);
 	struct sched_pick p = {
 		.seq = ++sched_seq, .tick = clock_ticks(), .tid = next ? next->tid : 0,
 		.prev = prev->is_idle ? 0 : prev->tid, .cpu = c->index, .queued = queued,
 	};
 	sched_policy.pick(&p);
 	return next;
+}
+
+/* Make a sleeping thread runnable: sched:::wakeup, then enqueue. sched_lock held. */
+static void wake_sleeper(struct thread *t)
+{
+	SDT_PROBE2_P(sched, wakeup, t->tid, this_cpu_index());
+	sched_make_runnable(t);
 }
 
 /* The switch has happened; prev is the thread switched away from. */
@@ -175,7 +205,7 @@ static struct thread *finish_switch(struct thread *prev)
 	struct thread *joiner = prev->joiner;
 	if (joiner && joiner->state == THREAD_SLEEPING) {
 		disarm_deadline(joiner);
-		sched_make_runnable(joiner);
+		wake_sleeper(joiner);
 	}
 	return prev->detached ? prev : NULL;
 }
@@ -199,10 +229,16 @@ static struct thread *switch_to_next(uintptr_t preempted_pc)
 	if (prev->state == THREAD_RUNNING && !prev->is_idle) {
 		if (!preempted_pc)
 			fire_event(SCHED_EVENT_YIELD, prev);
+		else
+			SDT_PROBE2_P(sched, preempt, prev->tid, c->index);
 		prev->state = THREAD_RUNNABLE;
 		sched_rq_enqueue(&sched_rq, &prev->se);
-	} else if (prev->state == THREAD_SLEEPING || prev->state == THREAD_DEAD) {
-		fire_event(prev->state == THREAD_DEAD ? SCHED_EVENT_EXIT : SCHED_EVENT_BLOCK, prev);
+		SDT_PROBE2_P(sched, enqueue, prev->tid, c->index);
+	} else if (prev->state == THREAD_SLEEPING) {
+		SDT_PROBE2_P(sched, sleep, prev->tid, c->index);
+		fire_event(SCHED_EVENT_BLOCK, prev);
+	} else if (prev->state == THREAD_DEAD) {
+		fire_event(SCHED_EVENT_EXIT, prev);
 	}
 	struct thread *next = pick_next(c, prev);
 	if (!next)
@@ -220,10 +256,14 @@ static struct thread *switch_to_next(uintptr_t preempted_pc)
 	uint64_t now = clock_ns();
 	prev->run_ns += now - prev->oncpu_since;
 	next->oncpu_since = now;
+	SDT_PROBE2_P(sched, off__cpu, next->tid, c->index);
 	c->current = next;
 	SDT_PROBE2(thread__switch, prev->tid, next->tid);
 	arch_thread_switch(prev, next);
+	struct thread *me = prev;
 	prev = arch_context_switch(prev, next);
+	/* Back in this thread, perhaps on another CPU. */
+	SDT_PROBE2_P(sched, on__cpu, me->tid, this_cpu_index());
 	return finish_switch(prev);
 }
 
@@ -238,9 +278,10 @@ static void unlock_and_reap(struct thread *reap)
 /* First C code of every new thread (from thread_trampoline). */
 __noreturn void thread_first_run(struct thread *prev)
 {
+	struct thread *t = thread_current();
+	SDT_PROBE2_P(sched, on__cpu, t->tid, this_cpu_index());
 	unlock_and_reap(finish_switch(prev));
 	arch_irq_enable();
-	struct thread *t = thread_current();
 	t->entry(t->arg);
 	thread_exit(0);
 }
@@ -295,7 +336,7 @@ bool thread_wake(struct thread *t)
 	irqflags_t f = spin_lock_irqsave(&sched_lock);
 	if (t->state == THREAD_SLEEPING) {
 		disarm_deadline(t);
-		sched_make_runnable(t);
+		wake_sleeper(t);
 		woke = true;
 	}
 	spin_unlock_irqrestore(&sched_lock, f);
@@ -364,7 +405,7 @@ static void wake_expired(uint64_t now)
 		list_remove(&t->timer_node);
 		t->timed_out = true;
 		if (t->state == THREAD_SLEEPING)
-			sched_make_runnable(t);
+			wake_sleeper(t);
 	}
 }
 
@@ -383,6 +424,7 @@ void sched_tick(void)
 			c->need_resched = true;
 	} else {
 		t->se.ticks_run++;
+		SDT_PROBE2_P(sched, tick, t->tid, c->index);
 		fire_event(SCHED_EVENT_TICK, t);
 		if (sched_rq_tick(&sched_rq, c->index, &t->se))
 			c->need_resched = true;

@@ -6,11 +6,23 @@
  * the queue's lock; the waker takes waiters off the queue before waking
  * them, and the sleeper takes itself off if it woke for another reason
  * (a deadline), so a waiter is never left on a queue after it returns.
+ *
+ * Mutexes are the lockstat provider's adaptive locks (DTrace's names;
+ * arg0 the mutex's address; sdt sites, one no-op each while disabled):
+ *   lockstat:::adaptive-acquire  the mutex was taken (after any blocking)
+ *   lockstat:::adaptive-block    it was held, the thread slept and has now
+ *                                taken it: arg1 the nanoseconds blocked;
+ *                                fires before that adaptive-acquire
+ *   lockstat:::adaptive-release  the mutex was released
+ * Only a thread that found the mutex held reads the clock.
+ * Lock order: a mutex -> its wait queue's lock -> sched_lock.
  */
 #include <scion/wait.h>
 #include <scion/mutex.h>
 #include <scion/sched.h>
 #include <scion/printk.h>
+#include <scion/clock.h>
+#include <scion/sdt.h>
 
 void waitq_init(struct waitq *wq, const char *name)
 {
@@ -48,9 +60,14 @@ void mutex_lock(struct mutex *m)
 	irqflags_t f = spin_lock_irqsave(&m->wq.lock);
 	if (m->owner == me)
 		panic("mutex '%s' locked twice by thread '%s'", m->wq.lock.name, me->name);
-	while (m->owner)
-		waitq_sleep(&m->wq, 0);
+	if (unlikely(m->owner)) {
+		uint64_t start = clock_ns();
+		while (m->owner)
+			waitq_sleep(&m->wq, 0);
+		SDT_PROBE2_P(lockstat, adaptive__block, m, clock_ns() - start);
+	}
 	m->owner = me;
+	SDT_PROBE1_P(lockstat, adaptive__acquire, m);
 	spin_unlock_irqrestore(&m->wq.lock, f);
 }
 
@@ -60,6 +77,7 @@ void mutex_unlock(struct mutex *m)
 	if (m->owner != thread_current())
 		panic("mutex '%s' unlocked by a thread that does not hold it", m->wq.lock.name);
 	m->owner = NULL;
+	SDT_PROBE1_P(lockstat, adaptive__release, m);
 	spin_unlock_irqrestore(&m->wq.lock, f);
 	waitq_wake_all(&m->wq);
 }

@@ -6,13 +6,29 @@
  *                              units): arg0 the interrupted kernel pc
  *   profile:::tick-N[unit]     on one CPU (CPU 0) at that rate
  * Units: ns nsec us usec ms msec s sec m min h hour d day hz; no unit
- * is hz. They ride the clock interrupt, so a period shorter than one
- * tick (1/HZ) is refused rather than silently slowed down.
+ * is hz. They ride the clock interrupt (profile_tick, on every timer
+ * interrupt of every CPU). A probe faster than the tick (HZ) makes the
+ * clock interrupt that CPU more often while it is enabled: profile_tick
+ * asks for ceil(tick / period) interrupts a tick for the fastest live
+ * probe on the CPU (clock_want_profile_factor; 50 for profile-5000, an
+ * interrupt exactly every period), and drops back to one a tick once
+ * none is live; the tick itself stays HZ. The machine's timer bounds the
+ * rate (arch_timer_max_hz: 10 kHz on x86, HZ on sparc64 for now); a
+ * faster probe is refused with one line naming that bound, never
+ * silently slowed down.
+ *
+ * A probe fires on the first interrupt within half an interrupt interval
+ * of its due time, and the next due time is one period after the last
+ * (not after now), so jitter does not accumulate: over an interval the
+ * count is the period's, give or take one firing (a CPU behind by more
+ * than a period restarts from now, losing those firings).
  *
  * Invariant: profiles[] only grows (under the probe registry's mutex,
  * which provide_named runs under); the tick reads nprofiles with
  * acquire ordering and then only entries below it. next[] of a CPU is
  * touched by that CPU's interrupt alone.
+ * Lock order: none taken in the interrupt; provide_named runs under the
+ * registry's mutex.
  */
 #include <scion/probe.h>
 #include <scion/trace.h>
@@ -23,6 +39,7 @@
 #include <scion/cpu.h>
 #include <arch/cpu.h>
 #include <arch/trap.h>
+#include <arch/timer.h>
 
 #define PROFILE_MAX 32
 #define NS_PER_S 1000000000ull
@@ -80,9 +97,13 @@ static int profile_provide_named(const char *module, const char *function, const
 		*why = "give profile-N or tick-N with an optional unit (ns us ms s m h d hz)";
 		return -EINVAL;
 	}
-	if (period < NS_PER_S / HZ) {
-		*why = "faster than the clock tick: profile and tick probes fire at most HZ "
-		       "(100) times a second";
+	uint64_t most = arch_timer_max_hz();
+	if (period < NS_PER_S / most) {
+		static char refusal[128];	/* registry mutex */
+		snprintf(refusal, sizeof(refusal), "faster than %llu Hz: profile and tick probes "
+			 "fire at most %llu times a second on this machine (its timer's bound)",
+			 (unsigned long long)most, (unsigned long long)most);
+		*why = refusal;
 		return -EINVAL;
 	}
 	if (nprofiles == PROFILE_MAX) {
@@ -103,13 +124,13 @@ static int profile_provide_named(const char *module, const char *function, const
 }
 PROBE_PROVIDER(profile_provider, "profile", NULL, profile_provide_named);
 
-void profile_tick(void)
+void profile_tick(uint64_t interval_ns)
 {
 	unsigned n = __atomic_load_n(&nprofiles, __ATOMIC_ACQUIRE);
 	if (!n)
 		return;
 	unsigned cpu = this_cpu_index();
-	uint64_t now = 0;
+	uint64_t now = 0, fastest = 0;
 	for (unsigned i = 0; i < n; i++) {
 		struct profile_probe *pp = &profiles[i];
 		if (!__atomic_load_n(&pp->probe->soft->live, __ATOMIC_RELAXED)) {
@@ -118,6 +139,8 @@ void profile_tick(void)
 		}
 		if (pp->tick && cpu != 0)
 			continue;
+		if (!fastest || pp->period_ns < fastest)
+			fastest = pp->period_ns;
 		if (!now)
 			now = clock_ns();
 		if (!pp->next[cpu]) {
@@ -125,8 +148,8 @@ void profile_tick(void)
 			pp->next[cpu] = now + pp->period_ns;
 			continue;
 		}
-		/* Ticks jitter: one due within half a tick fires now, not a whole tick late. */
-		if (now + NS_PER_S / HZ / 2 < pp->next[cpu])
+		/* Interrupts jitter: one due within half an interval fires now, not an interval late. */
+		if (now + interval_ns / 2 < pp->next[cpu])
 			continue;
 		/* Behind by more than a period (a long masked stretch): restart from now. */
 		pp->next[cpu] = (now < pp->next[cpu] || now - pp->next[cpu] < pp->period_ns ?
@@ -141,4 +164,8 @@ void profile_tick(void)
 		trap_frame_set_arg(&frame, 1, 0);
 		probe_fire_consumers(pp->probe, &frame);
 	}
+	/* The rate this CPU's live probes need: an interrupt every period of the fastest. */
+	uint64_t tick_ns = NS_PER_S / HZ;
+	clock_want_profile_factor(fastest && fastest < tick_ns ?
+				  (unsigned)((tick_ns + fastest - 1) / fastest) : 1);
 }

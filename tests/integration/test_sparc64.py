@@ -243,7 +243,10 @@ SPARC64_MUST_PASS = ("calendar_known_dates", "clock_fast_tick", "dnlc_lru_by_han
                      "probe_every_offset", "probe_metrics", "probe_monitor_hits",
                      "trace_session_in_kernel", "sparc64_probe_exact_counts",
                      "sparc64_probe_protocol_steps", "sparc64_probe_refusals",
-                     "sparc64_probe_return_values", "trace_fbt_return_values")
+                     "sparc64_probe_return_values", "trace_fbt_return_values",
+                     # the sched and lockstat providers' sites, profile's bound (HZ here)
+                     "probe_sched_provider", "probe_lockstat_counts",
+                     "probe_lockstat_no_recursion", "probe_profile_bound")
 # x86-only features: these must say SKIPPED with the port's one-line reason.
 SPARC64_MUST_SKIP = (("mm_image_permissions", "no per-page permissions"),
                      ("trace_reads_refuse_device_memory", "nothing is mapped in the MMIO window"))

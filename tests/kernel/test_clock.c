@@ -4,7 +4,10 @@
  * clock.c), which the monitor's 1 ms bursts run on: while a CPU's timer
  * interrupts ten times a tick, the callback runs on every interrupt and
  * the tick itself (the tick count) still comes HZ times a second; set
- * back, the callback stops and the tick is as before.
+ * back, the callback stops and the tick is as before. With a profile
+ * probe faster than the tick enabled as well (clock_fast_tick_with_profile),
+ * the timer interrupts at the rate both need, the callback still comes
+ * FACTOR times a tick and the profile fires faster than the tick.
  */
 #include <scion/ktest.h>
 #include <scion/clock.h>
@@ -12,6 +15,8 @@
 #include <scion/sched.h>
 #include <scion/spinlock.h>
 #include <scion/thread.h>
+#include <scion/probe.h>
+#include <arch/timer.h>
 
 #define FACTOR     10
 #define SPAN_TICKS 20
@@ -75,4 +80,93 @@ KTEST(clock_fast_tick, 1)
 	KT_EXPECT(t, normal >= 1 && normal <= 2 * SPAN_TICKS + 2 && after == 0,
 		  "back to the normal tick: %llu ticks, %llu callbacks", (unsigned long long)normal,
 		  (unsigned long long)after);
+}
+
+static uint64_t profile_hits;	/* on CPU 0 only */
+
+static void count_profile(const struct probe_hit *hit, void *arg)
+{
+	(void)hit;
+	(void)arg;
+	if (this_cpu_index() == 0)
+		__atomic_store_n(&profile_hits, profile_hits + 1, __ATOMIC_RELAXED);
+}
+
+static bool first_probe(struct probe *p, void *arg)
+{
+	*(struct probe **)arg = p;
+	return false;
+}
+
+/*
+ * The monitor's fast tick and a profile probe faster than the tick at
+ * once (kernel/sched/clock.c combines them): profile-5000 (or the
+ * machine's bound, arch_timer_max_hz, when lower) on CPU 0 beside
+ * FACTOR. Per tick the timer interrupts lcm(FACTOR, 50) = 50 times on
+ * x86; the callback still runs FACTOR times a tick; the profile fires at
+ * most once an interrupt and far more often than the tick; disabled, the
+ * CPU is back to FACTOR interrupts a tick. Rates are counted against
+ * ticks, not against the clock: without -icount a loaded host loses
+ * interrupts (test_providers.py measures the rate itself under -icount).
+ */
+KTEST(clock_fast_tick_with_profile, 1)
+{
+	uint64_t hz = arch_timer_max_hz() < 5000 ? arch_timer_max_hz() : 5000;
+	uint64_t per_tick = hz / HZ > FACTOR ? hz / HZ : FACTOR;	/* interrupts a tick */
+	char spec[48];
+	struct probe *p = NULL;
+	const char *why = "";
+	snprintf(spec, sizeof(spec), "profile:::profile-%llu", (unsigned long long)hz);
+	KT_ASSERT(t, probe_lookup(spec, first_probe, &p, &why) >= 0 && p, "%s: %s", spec, why);
+
+	struct thread *me = thread_current();
+	irqflags_t f = spin_lock_irqsave(&sched_lock);
+	int saved = me->se.affinity;
+	me->se.affinity = 0;
+	spin_unlock_irqrestore(&sched_lock, f);
+	thread_yield();		/* now on CPU 0 */
+
+	struct probe_consumer c = { .action = PROBE_HANDLER, .handler = count_profile };
+	int err = probe_enable(p, &c);
+	clock_set_fast_tick(FACTOR, count_call);
+	thread_sleep_ticks(2);	/* the profile's rate applies from the next tick */
+	struct cpu *cpu0 = cpu_by_index(0);
+	uint64_t c0 = READ_ONCE(calls), h0 = READ_ONCE(profile_hits);
+	uint64_t i0 = READ_ONCE(cpu0->interrupts);
+	uint64_t fast = ticks_over(SPAN_TICKS * 1000 / HZ);
+	uint64_t during = READ_ONCE(calls) - c0, hits = READ_ONCE(profile_hits) - h0;
+	uint64_t irqs = READ_ONCE(cpu0->interrupts) - i0;
+	if (!err)
+		probe_disable(&c);
+	thread_sleep_ticks(2);	/* back to FACTOR from the next tick */
+	c0 = READ_ONCE(calls);
+	i0 = READ_ONCE(cpu0->interrupts);
+	uint64_t after = ticks_over(SPAN_TICKS * 1000 / HZ);
+	uint64_t during_after = READ_ONCE(calls) - c0;
+	uint64_t irqs_after = READ_ONCE(cpu0->interrupts) - i0;
+	clock_set_fast_tick(1, NULL);
+
+	f = spin_lock_irqsave(&sched_lock);
+	me->se.affinity = saved;
+	spin_unlock_irqrestore(&sched_lock, f);
+
+	KT_ASSERT(t, !err, "enabling %s failed", spec);
+	KT_EXPECT(t, fast >= 1 && during + FACTOR >= fast * FACTOR &&
+		  during <= (fast + 1) * FACTOR,
+		  "%llu callbacks over %llu ticks beside %s, not %u a tick",
+		  (unsigned long long)during, (unsigned long long)fast, spec, FACTOR);
+	/* Interrupts a tick: per_tick from the timer, plus a few others (IPIs, the disk). */
+	KT_EXPECT(t, irqs + per_tick >= fast * per_tick && irqs <= (fast + 1) * per_tick * 2,
+		  "%llu interrupts over %llu ticks, not about %llu a tick",
+		  (unsigned long long)irqs, (unsigned long long)fast, (unsigned long long)per_tick);
+	uint64_t want = hz / HZ;
+	KT_EXPECT(t, hits <= irqs && hits * 4 >= fast * want,
+		  "%s fired %llu times over %llu ticks (%llu interrupts), not about %llu a tick",
+		  spec, (unsigned long long)hits, (unsigned long long)fast,
+		  (unsigned long long)irqs, (unsigned long long)want);
+	KT_EXPECT(t, after >= 1 && during_after + FACTOR >= after * FACTOR &&
+		  during_after <= (after + 1) * FACTOR && irqs_after <= (after + 1) * FACTOR * 2,
+		  "profile off: %llu callbacks and %llu interrupts over %llu ticks, not %u a tick",
+		  (unsigned long long)during_after, (unsigned long long)irqs_after,
+		  (unsigned long long)after, FACTOR);
 }

@@ -1,5 +1,5 @@
 # SPDX-License-Identifier: BSD-2-Clause
-"""One-liners on the other providers (sdt, graft, io), keys built from
+"""One-liners on the other providers (sdt, sched, lockstat, graft, io), keys built from
 variables and string functions, more aggregations and options, plain
 variables, BEGIN, END and exit.
 Part of the one-liner corpus (oneliner_corpus.py says how an entry reads)."""
@@ -11,7 +11,7 @@ from dtrace_checks import (all_quantize, check, check_lquantize, check_quantize,
 from oneliner import blocks, model, equal, SEQ40, RAND100, RAND80, SCHED, RESET, add
 
 
-# --- other providers: sdt, graft, and the block layer as io ---------------------------
+# --- other providers: sdt, sched, lockstat, graft, and the block layer as io ---------
 
 @check("lifecycle")
 def _sdt(o):
@@ -23,6 +23,40 @@ add("sdt-thread-lifecycle",
     r'''sdt:::thread-create { @c = count(); } sdt:::thread-exit { @[execname] = count(); }
         END { printa("created: %@d\n", @c); }''',
     run=SCHED, checks=[_sdt])
+
+
+@check("on-off-pair")
+def _sched_pairs(o):
+    on, off = table(o, "on", arity=1), table(o, "off", arity=1)
+    equal("sched-run threads switched in", len(on), 4)
+    equal("off-cpu per thread (on-cpu's)", off, on)
+    need(all(int(k[0]) > 0 for k in on), f"tids {sorted(on)}")
+    equal("sleeps per thread (rounds - 1)", set(table(o, "sleep", arity=1).values()), {2})
+
+
+# sched:::on-cpu fires in the thread switched in, off-cpu in the one leaving
+# (its arg0 is the next thread): per thread they pair up.
+add("sched-on-off-cpu",
+    r'''sched:::on-cpu /execname == "sched-run"/ { @on[tid] = count(); }
+        sched:::off-cpu /execname == "sched-run"/ { @off[tid] = count(); }
+        sched:::sleep /execname == "sched-run"/ { @s[arg0] = count(); }
+        END { printf("on:\n"); printa(@on); printf("off:\n"); printa(@off);
+              printf("sleep:\n"); printa(@s); }''',
+    run=SCHED, checks=[_sched_pairs])
+
+
+@check("probe-names")
+def _lockstat(o):
+    names = {k[0] for k in table(o, arity=1)}
+    need({"spin-acquire", "spin-release", "adaptive-acquire", "adaptive-release"} <= names and
+         names <= {"spin-acquire", "spin-release", "spin-spin", "adaptive-acquire",
+                   "adaptive-release", "adaptive-block"}, f"probe names {sorted(names)}")
+
+
+# lockstat beside the scheduler: every lock the workload takes, by probe.
+add("lockstat-by-probename",
+    r'''lockstat::: { @[probename] = count(); }''',
+    run=SCHED, checks=[_lockstat])
 
 
 @check("invoke-and-commit")

@@ -44,6 +44,10 @@ void clock_count_tick(void);
  *   needs a finer clock than HZ for a while (the monitor's 1 ms bursts);
  *   the tick itself (count, scheduler, timer.tick) still comes every
  *   factor-th interrupt. factor 0 or 1 returns to one interrupt a tick.
+ *   While a profile probe faster than the tick is live on the CPU the
+ *   timer may interrupt a multiple of factor times a tick
+ *   (clock_want_profile_factor); fn is still called factor times a tick,
+ *   evenly spaced.
  * Arguments: factor; fn (any context: it runs in the timer interrupt
  *   with interrupts masked; not called while a graft holds the CPU in
  *   timer-only mode, so it may take a leaf spinlock of its own).
@@ -51,6 +55,20 @@ void clock_count_tick(void);
  * Caller's context: thread bound to the CPU it changes; does not sleep.
  */
 void clock_set_fast_tick(unsigned factor, void (*fn)(void));
+
+/*
+ * clock_want_profile_factor - Overview: the profile provider asks for at
+ *   least factor timer interrupts a tick on the calling CPU (it fires what
+ *   is due on each: profile_tick); 0 or 1 when it needs none. Applied at
+ *   the CPU's next tick, combined with the monitor's clock_set_fast_tick;
+ *   the tick itself stays HZ a second.
+ * Arguments: factor, at most arch_timer_max_hz() / HZ (the caller keeps
+ *   it there).
+ * Return value: none.
+ * Caller's context: the calling CPU's timer interrupt (profile_tick),
+ *   interrupts masked.
+ */
+void clock_want_profile_factor(unsigned factor);
 
 /* Start the tick on the calling CPU. */
 void clock_start_cpu(void);

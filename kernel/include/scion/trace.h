@@ -150,11 +150,16 @@ void trace_agg_merge(uint8_t func, uint64_t *into, const uint64_t *delta, uint32
 int trace_start_request(uint32_t seq, const uint8_t *body, uint32_t len);
 
 /*
- * profile_tick - the profile provider's hook in the clock interrupt:
- *   fires the profile-N probes due on this CPU (and tick-N on CPU 0).
- * Caller's context: the timer interrupt of each CPU; one load and a
- *   branch while no profile probe is enabled.
+ * profile_tick - Overview: the profile provider's hook in the clock
+ *   interrupt: fires the profile-N probes due on this CPU (and tick-N on
+ *   CPU 0), and asks the clock for the interrupt rate the enabled ones
+ *   need (clock_want_profile_factor).
+ * Arguments: interval_ns, the time between this CPU's timer interrupts
+ *   now (a tick, or a fraction of one while a fast tick runs).
+ * Return value: none.
+ * Caller's context: every timer interrupt of each CPU, interrupts masked;
+ *   one load and a branch while no profile probe was ever created.
  */
-void profile_tick(void);
+void profile_tick(uint64_t interval_ns);
 
 #endif

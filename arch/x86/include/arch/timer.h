@@ -25,6 +25,24 @@ uint64_t arch_cycles_per_second(void);
 void arch_timer_start(unsigned hz);
 
 /*
+ * arch_timer_max_hz - Overview: the fastest rate arch_timer_start may be
+ *   given: the clock runs its fast ticks (clock_set_fast_tick, and the
+ *   profile provider's profile-N/tick-N above HZ) at multiples of HZ up
+ *   to it, and the profile provider refuses anything faster. On x86 the
+ *   local APIC timer (divide 16, tens of MHz under QEMU) leaves thousands
+ *   of counts in a 100 us period; 10 kHz is the bound Scion keeps to, so
+ *   that a CPU spends a small share of its time in timer interrupts
+ *   (measured in `make bench`: the profile provider's cost per firing).
+ * Arguments: none.
+ * Return value: interrupts per second, a multiple of HZ (10000).
+ * Caller's context: any.
+ */
+static inline uint64_t arch_timer_max_hz(void)
+{
+	return 10000;
+}
+
+/*
  * arch_udelay - busy-wait for at least us microseconds.
  * Caller's context: any once calibrated; spins with interrupts as they
  *   are. Meant for device and start-up delays, not for waiting on events.
