@@ -52,23 +52,34 @@ static struct dt_node *copy(struct dt_ctx *ctx, const struct dt_node *n, const c
 
 /* ---- parsing ---- */
 
+/* After the keyword at hand (consumed): TYPE [*...] NAME into d's type, name and loc. */
+static bool parse_typed_name(struct dt_parser *p, const char *keyword, const char *what,
+			     struct dt_inline *d)
+{
+	char expected[48];
+	dt_advance(p, DT_LEX_NORMAL);
+	if (!dt_at_type(p)) {
+		snprintf(expected, sizeof(expected), "a type after %s", keyword);
+		dt_syntax_error(p, expected);
+		return false;
+	}
+	if (!dt_parse_type(p, &d->type) || !dt_parse_pointer_stars(p, &d->type))
+		return false;
+	if (p->tok.kind != T_IDENT) {
+		dt_syntax_error(p, what);
+		return false;
+	}
+	d->name = dt_strndup(p->ctx, p->tok.text, p->tok.len);
+	d->loc = p->tok.loc;
+	dt_advance(p, DT_LEX_NORMAL);
+	return true;
+}
+
 void dt_parse_inline(struct dt_parser *p)
 {
 	struct dt_inline *in = dt_alloc(p->ctx, sizeof(*in));
-	dt_advance(p, DT_LEX_NORMAL);		/* inline */
-	if (!dt_at_type(p)) {
-		dt_syntax_error(p, "a type after inline");
+	if (!parse_typed_name(p, "inline", "the inline's name", in))
 		return;
-	}
-	if (!dt_parse_type(p, &in->type) || !dt_parse_pointer_stars(p, &in->type))
-		return;
-	if (p->tok.kind != T_IDENT) {
-		dt_syntax_error(p, "the inline's name");
-		return;
-	}
-	in->name = dt_strndup(p->ctx, p->tok.text, p->tok.len);
-	in->loc = p->tok.loc;
-	dt_advance(p, DT_LEX_NORMAL);
 	if (!dt_expect(p, T_ASSIGN, "'=' and the inline's value"))
 		return;
 	if (!(in->expr = dt_parse_assign(p)))
@@ -175,20 +186,8 @@ void dt_parse_translator(struct dt_parser *p)
 void dt_parse_extern(struct dt_parser *p)
 {
 	struct dt_inline *e = dt_alloc(p->ctx, sizeof(*e));
-	dt_advance(p, DT_LEX_NORMAL);		/* extern */
-	if (!dt_at_type(p)) {
-		dt_syntax_error(p, "a type after extern");
+	if (!parse_typed_name(p, "extern", "the kernel variable's name", e))
 		return;
-	}
-	if (!dt_parse_type(p, &e->type) || !dt_parse_pointer_stars(p, &e->type))
-		return;
-	if (p->tok.kind != T_IDENT) {
-		dt_syntax_error(p, "the kernel variable's name");
-		return;
-	}
-	e->name = dt_strndup(p->ctx, p->tok.text, p->tok.len);
-	e->loc = p->tok.loc;
-	dt_advance(p, DT_LEX_NORMAL);
 	if (!dt_parse_array_dims(p, &e->type))
 		return;
 	if (p->tok.kind != T_SEMI) {
