@@ -275,10 +275,14 @@ static void gen_action(struct clause_gen *g, const struct dt_stmt *s)
 	}
 }
 
-/* quantize(x, incr), lquantize(x, lo, hi, step, incr): the increment's argument, or NULL. */
+/*
+ * quantize(x, incr), lquantize(x, lo, hi, step, incr), llquantize(x, factor,
+ * low, high, nsteps, incr): the increment's argument, or NULL.
+ */
 static const struct dt_node *agg_increment(const struct dt_stmt *s)
 {
-	int at = s->func->id == DT_F_QUANTIZE ? 1 : s->func->id == DT_F_LQUANTIZE ? 4 : -1;
+	int at = s->func->id == DT_F_QUANTIZE ? 1 : s->func->id == DT_F_LQUANTIZE ? 4 :
+		 s->func->id == DT_F_LLQUANTIZE ? 5 : -1;
 	const struct dt_node *a = s->args;
 	for (int i = 0; a && i < at; i++)
 		a = a->next;
@@ -381,6 +385,7 @@ static const uint8_t dof_agg_funcs[DT_FUNC_COUNT] = {
 	[DT_F_COUNT] = DOF_AGG_COUNT, [DT_F_SUM] = DOF_AGG_SUM, [DT_F_MIN] = DOF_AGG_MIN,
 	[DT_F_MAX] = DOF_AGG_MAX, [DT_F_AVG] = DOF_AGG_AVG, [DT_F_STDDEV] = DOF_AGG_STDDEV,
 	[DT_F_QUANTIZE] = DOF_AGG_QUANTIZE, [DT_F_LQUANTIZE] = DOF_AGG_LQUANTIZE,
+	[DT_F_LLQUANTIZE] = DOF_AGG_LLQUANTIZE,
 };
 
 static void gen_agg(struct dt_cg *cg, const struct dt_agg *a, struct dt_agg_code *ac)
@@ -396,6 +401,14 @@ static void gen_agg(struct dt_cg *cg, const struct dt_agg *a, struct dt_agg_code
 		dt_error(cg->ctx, a->loc, D_LQUANT_STEPSMALL, "lquantize( ) of @%s has %lld levels: "
 			 "the object allows %d", a->name,
 			 (long long)((a->lq_high - a->lq_low) / a->lq_step), DOF_LQUANTIZE_MAX_LEVELS);
+	if (a->func->id == DT_F_LLQUANTIZE) {
+		uint32_t n = dof_llquantize_buckets(DOF_LLQ_FACTOR(a->lq_step), (uint16_t)a->lq_low,
+						    (uint16_t)a->lq_high, DOF_LLQ_NSTEPS(a->lq_step));
+		if (n > DOF_LLQUANTIZE_MAX_BUCKETS)
+			dt_error(cg->ctx, a->loc, D_LLQUANT_NSTEPVAL, "llquantize( ) of @%s has %u "
+				 "buckets: the object allows %d", a->name, n,
+				 DOF_LLQUANTIZE_MAX_BUCKETS);
+	}
 	ac->nkeys = a->nkeys;
 	for (int i = 0; i < a->nkeys; i++) {
 		if (a->keys[i].kind == DT_TYPE_STACK) {

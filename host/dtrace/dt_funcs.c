@@ -68,6 +68,8 @@ const struct dt_func dt_funcs[DT_FUNC_COUNT] = {
 	{ DT_F_QUANTIZE, "quantize", DT_FK_AGG, 1, 2, { A_INT, A_INT }, VOID, false },
 	{ DT_F_LQUANTIZE, "lquantize", DT_FK_AGG, 3, 5, { A_INT, A_CONST, A_CONST, A_CONST },
 	  VOID, false },
+	{ DT_F_LLQUANTIZE, "llquantize", DT_FK_AGG, 5, 6,
+	  { A_INT, A_CONST, A_CONST, A_CONST, A_CONST, A_INT }, VOID, false },
 };
 
 /* dtrace functions this subset refuses, and why. */
@@ -88,7 +90,6 @@ static const struct {
 	{ "tracemem", "pointers are not supported" },
 	{ "alloca", "pointers are not supported" },
 	{ "bcopy", "pointers are not supported" },
-	{ "llquantize", "use quantize() or lquantize()" },
 	{ "raise", "destructive actions are not supported" },
 	{ "system", "destructive actions are not supported" },
 	{ "stop", "destructive actions are not supported" },

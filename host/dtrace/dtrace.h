@@ -61,7 +61,7 @@
 #define DT_MAX_DEPTH	256	/* expression nesting */
 
 /*
- * Error tags. Those up to D_ACT_SPEC name the same conditions as the
+ * Error tags. Those up to D_LLQUANT_MAGTOOBIG name the same conditions as the
  * tags of the illumos D compiler; the ones after the marker are Scion's.
  */
 enum dt_errtag {
@@ -85,6 +85,11 @@ enum dt_errtag {
 	D_CLEAR_AGGBAD, D_NORMALIZE_PROTO, D_NORMALIZE_SCALAR, D_NORMALIZE_AGGARG,
 	D_NORMALIZE_AGGBAD, D_TRUNC_PROTO, D_TRUNC_SCALAR, D_TRUNC_AGGARG, D_TRUNC_AGGBAD,
 	D_CG_EXPR, D_ACT_SPEC,
+	D_LLQUANT_FACTORTYPE, D_LLQUANT_FACTORVAL, D_LLQUANT_FACTORMATCH,
+	D_LLQUANT_LOWTYPE, D_LLQUANT_LOWVAL, D_LLQUANT_LOWMATCH, D_LLQUANT_HIGHTYPE,
+	D_LLQUANT_HIGHVAL, D_LLQUANT_HIGHMATCH, D_LLQUANT_NSTEPTYPE, D_LLQUANT_NSTEPVAL,
+	D_LLQUANT_NSTEPMATCH, D_LLQUANT_MAGRANGE, D_LLQUANT_FACTORNSTEPS,
+	D_LLQUANT_FACTOREVEN, D_LLQUANT_FACTORSMALL, D_LLQUANT_MAGTOOBIG,
 	/* Scion's own tags: conditions the illumos compiler has no tag for. */
 	D_UNSUPPORTED,		/* a D feature this subset refuses */
 	D_NESTING,		/* expression nested deeper than DT_MAX_DEPTH */
@@ -206,7 +211,7 @@ enum dt_func_id {
 	DT_F_STRRCHR, DT_F_RINDEX, DT_F_STRTOK, DT_F_COPYIN, DT_F_COPYINSTR, DT_F_STRINGOF,
 	/* aggregating functions */
 	DT_F_COUNT, DT_F_SUM, DT_F_MIN, DT_F_MAX, DT_F_AVG, DT_F_STDDEV, DT_F_QUANTIZE,
-	DT_F_LQUANTIZE,
+	DT_F_LQUANTIZE, DT_F_LLQUANTIZE,
 	DT_FUNC_COUNT
 };
 
@@ -227,7 +232,7 @@ enum dt_arg_kind {
 	DT_ARG_AGG,		/* an aggregation: @name */
 };
 
-#define DT_FUNC_MAX_PARAMS 4
+#define DT_FUNC_MAX_PARAMS 6
 
 struct dt_func {
 	enum dt_func_id id;
@@ -269,7 +274,8 @@ struct dt_agg {
 	const struct dt_func *func;	/* its aggregating function */
 	int nkeys;
 	struct dt_type keys[DT_MAX_KEYS];
-	int64_t lq_low, lq_high, lq_step;	/* lquantize's constants */
+	int64_t lq_low, lq_high, lq_step;	/* lquantize's constants; llquantize's low and
+					   high magnitudes and DOF_LLQ_PACK(factor, nsteps) */
 	bool defined;			/* assigned somewhere (else only referenced) */
 	struct dt_loc loc;		/* first definition */
 	struct dt_agg *next;

@@ -23,7 +23,9 @@
  *   aggs     := u32 n, n x agg                   (n <= DOF_MAX_AGGS)
  *   agg      := u8 func (DOF_AGG_*), u8 nkeys, u16 0,
  *               nkeys x { u8 type (DIF_TYPE_* or DOF_KEY_STACK), u8 0, u16 size },
- *               i64 lq_low, i64 lq_high, i64 lq_step   (0 unless lquantize)
+ *               i64 lq_low, i64 lq_high, i64 lq_step   (lquantize's low, high and
+ *               step; llquantize's low and high magnitudes and
+ *               DOF_LLQ_PACK(factor, nsteps); else 0)
  *               (an aggregation's id is its index)
  *   clauses  := u32 n, n x clause                (n <= DOF_MAX_CLAUSES)
  *   clause   := u16 nprobes (1..DOF_MAX_PROBEDESCS), u16 flags (DOF_CLAUSE_*),
@@ -77,7 +79,8 @@
 #include <scion/dif.h>
 
 #define DOF_MAGIC        0x464f4453u	/* "SDOF" */
-#define DOF_VERSION      3		/* 2: weighted (l)quantize; 3: stack() keys */
+#define DOF_VERSION      4		/* 2: weighted (l)quantize; 3: stack() keys;
+					   4: llquantize, options bufpolicy and destructive */
 #define DOF_NONE         0xffffffffu
 #define DOF_MAX_PROGS    4096
 #define DOF_MAX_AGGS     256
@@ -151,6 +154,13 @@ enum dof_action {
  *            (-2^k, -2^(k-1)]
  *   LQUANTIZE (high - low) / step + 2 counts: [0] below low, [1 + i]
  *            [low + i*step, low + (i+1)*step), last: >= high
+ *   LLQUANTIZE dof_llquantize_buckets() counts, illumos dtrace's
+ *            log-linear layout: [0] below factor^low; then for each order
+ *            of magnitude m from low to high, the values [factor^m,
+ *            factor^(m+1)) in steps of factor^(m+1) / nsteps (1 when
+ *            that is below 1), those steps starting at factor^m only;
+ *            last: >= factor^(high+1). dof_llquantize_bucket() places a
+ *            value.
  */
 enum dof_agg_func {
 	DOF_AGG_COUNT = 1,
@@ -161,12 +171,72 @@ enum dof_agg_func {
 	DOF_AGG_STDDEV = 6,
 	DOF_AGG_QUANTIZE = 7,
 	DOF_AGG_LQUANTIZE = 8,
+	DOF_AGG_LLQUANTIZE = 9,
 	DOF_AGG_LIMIT
 };
 
 #define DOF_QUANTIZE_BUCKETS 127
 #define DOF_QUANTIZE_ZERO    63
 #define DOF_LQUANTIZE_MAX_LEVELS 4096
+#define DOF_LLQUANTIZE_MAX_BUCKETS 4096
+
+/* llquantize's factor and steps per magnitude (each 16 bits, as in dtrace) in lq_step. */
+#define DOF_LLQ_PACK(factor, nsteps) ((int64_t)(((uint64_t)(factor) << 16) | (uint16_t)(nsteps)))
+#define DOF_LLQ_FACTOR(step)         ((uint16_t)((uint64_t)(step) >> 16))
+#define DOF_LLQ_NSTEPS(step)         ((uint16_t)(step))
+
+/*
+ * Whether llquantize(factor, low, high, nsteps) has dtrace's shape:
+ * factor >= 2, low < high, factor <= nsteps, factor divides nsteps and
+ * nsteps divides a power of factor (whole, equal steps in every order),
+ * and factor^(high + 2) fits in an int64 (the compiler's D_LLQUANT_*
+ * checks; the kernel's loader repeats them).
+ */
+static inline int dof_llquantize_valid(uint64_t factor, uint64_t low, uint64_t high,
+				       uint64_t nsteps)
+{
+	if (factor < 2 || factor > 0xffff || low >= high || high > 0xffff || nsteps > 0xffff ||
+	    nsteps < factor || nsteps % factor)
+		return 0;
+	uint64_t p = factor;
+	while (p < nsteps)
+		p *= factor;
+	if (p % nsteps)
+		return 0;
+	int64_t v = 1;
+	for (uint64_t i = 0; i <= high + 1; i++)
+		if (__builtin_mul_overflow(v, (int64_t)factor, &v))
+			return 0;
+	return 1;
+}
+
+/* The bucket of value v (the parameters valid): see LLQUANTIZE above. */
+static inline uint32_t dof_llquantize_bucket(uint16_t factor, uint16_t low, uint16_t high,
+					     uint16_t nsteps, int64_t v)
+{
+	int64_t start = 1;			/* factor^m: the first value of order m */
+	for (unsigned m = 0; m < low; m++)
+		start *= factor;
+	if (v < start)
+		return 0;
+	uint32_t first = 1;			/* order m's first bucket */
+	for (unsigned m = low; m <= high; m++) {
+		int64_t end = start * factor;
+		int64_t width = end > nsteps ? end / nsteps : 1;
+		if (v < end)
+			return first + (uint32_t)((v - start) / width);
+		first += (uint32_t)((end - start) / width);
+		start = end;
+	}
+	return first;				/* >= factor^(high + 1) */
+}
+
+/* How many buckets llquantize(factor, low, high, nsteps) has. */
+static inline uint32_t dof_llquantize_buckets(uint16_t factor, uint16_t low, uint16_t high,
+					      uint16_t nsteps)
+{
+	return dof_llquantize_bucket(factor, low, high, nsteps, INT64_MAX) + 1;
+}
 
 /*
  * One word of data: an integer datum of a record (trace(), a printf
