@@ -14,8 +14,8 @@ import struct
 import time
 
 from .layouts import C, layout
-from .dprintf import (M64, FormatError, Int, Str, Text, cdiv, print_bytes, print_stack,
-                      render, signed, sym_name, sym_start, unsigned)
+from .dprintf import (M64, FormatError, Int, Str, Text, cdiv, int_column, print_bytes,
+                      print_stack, render, signed, sym_name, sym_start, unsigned)
 
 QZERO, QBUCKETS = C.DOF_QUANTIZE_ZERO, C.DOF_QUANTIZE_BUCKETS
 ENTRY = layout("dof_aggent").ordered("agg", "keybytes", "valbytes")
@@ -350,9 +350,7 @@ class Aggregations:
             return "  %-50s" % sym_name(k.number(), self.symbolize)
         n = len(k.rec)
         if n in (1, 2, 4, 8):
-            v = k.number()
-            return {8: " %16d" % signed(v), 4: " %8d" % signed(v, 4), 2: " %5d" % v,
-                    1: " %3d" % v}[n]
+            return int_column(k.number(), n, k.signed)
         return print_bytes(k.rec, -50, False, self.rawbytes)
 
     def _value_text(self, e):

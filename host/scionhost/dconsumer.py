@@ -18,8 +18,8 @@ import time
 
 from .dagg import Aggregations
 from .layouts import C, layout
-from .dprintf import (FormatError, Int, Str, Text, parse, print_bytes, print_stack, render,
-                      signed, sym_name, unsigned)
+from .dprintf import (FormatError, Int, Str, Text, int_column, parse, print_bytes, print_stack,
+                      render, signed, sym_name, unsigned)
 
 RECHDR = layout("dof_rechdr").ordered("epid", "probe_id", "timestamp")
 ERROR = layout("dof_error").ordered("epid", "action", "pc", "fault", "addr")
@@ -236,9 +236,7 @@ class Consumer:
             return print_bytes(arg.data, -33, self.quiet, self.rawbytes)
         if d.get("sym", "none") != "none":
             return "  %-50s" % sym_name(arg.value, self.symbolize)
-        w = arg.width if arg.width in (1, 2, 4) else 8
-        value = signed(arg.value, w) if w >= 4 else unsigned(arg.value, w)
-        return ("%d" if self.quiet else {8: " %16d", 4: " %8d", 2: " %5d", 1: " %3d"}[w]) % value
+        return int_column(arg.value, arg.width, arg.signed, self.quiet)
 
     def _action(self, act, data, pieces):
         kind = act["kind"]

@@ -90,8 +90,9 @@ def key(typ="int", size=8, width=8, signed=True, sym="none"):
     return {"type": typ, "size": size, "signed": signed, "width": width, "sym": sym, "frames": 0}
 
 
-def agg(aid, func, keys=(), name="", lq=None):
-    return {"id": aid, "name": name, "func": func, "keys": list(keys), "lquantize": lq}
+def agg(aid, func, keys=(), name="", lq=None, llq=None):
+    return {"id": aid, "name": name, "func": func, "keys": list(keys), "lquantize": lq,
+            "llquantize": llq}
 
 
 def entry(aid, keys, vals):
@@ -189,14 +190,14 @@ def job_records(ctx):
              " " * 14 + "0xffff800000001234\n")
     expect(ctx, "default-output", _record_session(False),
            HEAD +
-           "  0      1" + " " * 27 + ":BEGIN " + " " * 15 + "-5" + " " * 7 + "-1 65535 200"
+           "  0      1" + " " * 27 + ":BEGIN " + " " * 15 + "-5" + " " * 7 + "-1    -1 200"
            "  hello" + " " * 28 + "  kernel`bcache_read" + " " * 32 + "\n" +
            "  1     12" + " " * 16 + "bcache_read:entry \n" +
            "  0     12" + " " * 16 + "bcache_read:entry " + stack + "\n" +
            "  1      2" + " " * 29 + ":END x=7\n\n" +
            "\n")
     expect(ctx, "quiet-output", _record_session(True),
-           "-5-165535200hello  kernel`bcache_read" + " " * 32 + stack + "x=7\n" + "\n")
+           "-5-1-1200hello  kernel`bcache_read" + " " * 32 + stack + "x=7\n" + "\n")
 
     # a string dtrace does not take for one (empty, or bytes after its NUL) is dumped
     lay = Layout()
@@ -392,6 +393,39 @@ def job_histograms(ctx):
            "             < 0 " + bar(0) + " 0        \n"
            "               0 " + bar(0) + " 0        \n"
            "               2 " + bar(0) + " 0        \n"
+           "\n"
+           "\n")
+
+
+def job_llquantize(ctx):
+    # llquantize(x, 10, 0, 2, 10): < 1, 1..9 by 1, 10..90 by 10, 100..900 by 100, >= 1000
+    # (29 buckets); llquantize(x, 10, 1, 2, 10): < 10, 10..90, 100..900, >= 1000 (20)
+    aggs = [agg(0, "llquantize", llq=[10, 0, 2, 10, 29]),
+            agg(1, "llquantize", [key(width=1)], llq=[10, 1, 2, 10, 20]),
+            agg(2, "llquantize", llq=[10, 0, 2, 10, 29])]
+    first = [0] * 29
+    first[11], first[12] = 1, 2            # 20, 30, 30
+    low = [0] * 20
+    low[0], low[19] = 1, 1                 # 5 (below 10), 5000 (at or above 1000)
+    data = entry(0, [], first) + entry(1, [-1], low) + entry(2, [], [0] * 29)
+    s = _printa_session(aggs, [(None, [0]), (None, [1]), (None, [2])])
+    bar = lambda n: "|" + "@" * n + " " * (40 - n)  # noqa: E731
+    expect(ctx, "llquantize", s.snap([(0, rec(1, 2, 1))], data).text(),
+           "\n\n" + HIST +
+           "              10 " + bar(0) + " 0        \n"
+           "              20 " + bar(13) + " 1        \n"
+           "              30 " + bar(27) + " 2        \n"
+           "              40 " + bar(0) + " 0        \n"
+           "\n"
+           "\n  -1\n" + HIST +
+           "            < 10 " + bar(20) + " 1        \n" +
+           "".join("%16d " % v + bar(0) + " 0        \n" for v in range(10, 100, 10)) +
+           "".join("%16d " % v + bar(0) + " 0        \n" for v in range(100, 1000, 100)) +
+           "         >= 1000 " + bar(20) + " 1        \n"
+           "\n"
+           "\n\n" + HIST +
+           "             < 1 " + bar(0) + " 0        \n"
+           "               1 " + bar(0) + " 0        \n"
            "\n"
            "\n")
 
