@@ -45,6 +45,10 @@ static const struct {
 	{ DT_OPT_DYNVARSIZE, DOF_OPT_DYNVARSIZE, DOF_DYNVARSIZE_DEFAULT, DOF_DYNVARSIZE_MIN,
 	  DOF_DYNVARSIZE_MAX },
 	{ DT_OPT_AGGSIZE, DOF_OPT_AGGSIZE, DOF_AGGSIZE_DEFAULT, DOF_AGGSIZE_MIN, DOF_AGGSIZE_MAX },
+	{ DT_OPT_BUFPOLICY, DOF_OPT_BUFPOLICY, DOF_BUFPOLICY_SWITCH, DOF_BUFPOLICY_SWITCH,
+	  DOF_BUFPOLICY_RING },
+	{ DT_OPT_ZDEFS, DOF_OPT_ZDEFS, 0, 0, 1 },
+	{ DT_OPT_DESTRUCTIVE, DOF_OPT_DESTRUCTIVE, 0, 0, 1 },
 };
 
 enum dof_option dt_option_in_object(enum dt_option_id id)
@@ -253,6 +257,15 @@ static void gen_action(struct clause_gen *g, const struct dt_stmt *s)
 	case DT_F_DISCARD:
 		add_prog_action(g, s, s->func->id == DT_F_COMMIT ? DOF_ACT_COMMIT : DOF_ACT_DISCARD,
 				gen_prog(cg, NULL, NULL, s->args, s->loc));
+		return;
+	case DT_F_CHILL:
+	case DT_F_RAISE:
+		add_prog_action(g, s, s->func->id == DT_F_CHILL ? DOF_ACT_CHILL : DOF_ACT_RAISE,
+				gen_prog(cg, NULL, NULL, s->args, s->loc));
+		return;
+	case DT_F_PANIC:
+	case DT_F_BREAKPOINT:
+		add_kaction(g, s, s->func->id == DT_F_PANIC ? DOF_ACT_PANIC : DOF_ACT_BREAKPOINT, 0, 0);
 		return;
 	case DT_F_CLEAR:
 	case DT_F_DENORMALIZE:
@@ -468,12 +481,32 @@ static bool gen_options(struct dt_cg *cg)
 	return ok;
 }
 
+/*
+ * dtrace enables destructive actions only with -w (the destructive
+ * option): without it, the first one is the program's error (dtrace's
+ * "Destructive actions not allowed" when it enables tracing).
+ */
+static bool destructive_allowed(struct dt_cg *cg, const struct dt_program *p)
+{
+	if (dt_option_get(&p->options, DT_OPT_DESTRUCTIVE))
+		return true;
+	for (const struct dt_clause *c = p->clauses; c; c = c->next)
+		for (const struct dt_stmt *s = c->stmts; s; s = s->next)
+			if (s->kind == DT_S_ACTION && dt_func_destructive(s->func->id)) {
+				dt_error(cg->ctx, s->loc, D_DESTRUCTIVE, "%s( ): Destructive actions "
+					 "not allowed (allow them with -w or #pragma D option "
+					 "destructive)", s->func->name);
+				return false;
+			}
+	return true;
+}
+
 /* ---- the whole program ---- */
 
 static void generate(struct dt_cg *cg, struct dt_program *p)
 {
 	struct dt_object *obj = cg->obj;
-	if (!gen_options(cg))
+	if (!gen_options(cg) || !destructive_allowed(cg, p))
 		return;
 	if (p->naggs > DOF_MAX_AGGS || p->nclauses > DOF_MAX_CLAUSES) {
 		dt_error(cg->ctx, program_loc(p), D_CG_EXPR, "%d clauses and %d aggregations: the "

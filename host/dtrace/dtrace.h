@@ -97,6 +97,8 @@ enum dt_errtag {
 	D_MACRO_BADARG,		/* $N is neither an integer nor an identifier */
 	D_PRINTF_CONV,		/* malformed or unknown conversion in a format */
 	D_AGG_USE,		/* aggregation used as a value */
+	D_DESTRUCTIVE,		/* a destructive action without -w (dtrace refuses it when
+				   enabling: "Destructive actions not allowed") */
 	D_TOO_MANY,		/* the error limit was reached */
 	D_NOMEM,		/* out of memory */
 	DT_ERRTAG_COUNT
@@ -212,6 +214,8 @@ enum dt_func_id {
 	/* aggregating functions */
 	DT_F_COUNT, DT_F_SUM, DT_F_MIN, DT_F_MAX, DT_F_AVG, DT_F_STDDEV, DT_F_QUANTIZE,
 	DT_F_LQUANTIZE, DT_F_LLQUANTIZE,
+	/* destructive actions (allowed with -w, the destructive option) */
+	DT_F_CHILL, DT_F_RAISE, DT_F_PANIC, DT_F_BREAKPOINT,
 	DT_FUNC_COUNT
 };
 
@@ -413,8 +417,8 @@ struct dt_clause {
 enum dt_option_id {
 	DT_OPT_AGGRATE, DT_OPT_AGGSIZE, DT_OPT_AGGSORTKEY, DT_OPT_AGGSORTKEYPOS,
 	DT_OPT_AGGSORTPOS, DT_OPT_AGGSORTREV, DT_OPT_BUFPOLICY, DT_OPT_BUFRESIZE,
-	DT_OPT_BUFSIZE, DT_OPT_CLEANRATE, DT_OPT_CPU, DT_OPT_DEFAULTARGS, DT_OPT_DYNVARSIZE,
-	DT_OPT_FLOWINDENT, DT_OPT_NSPEC, DT_OPT_QUIET, DT_OPT_RAWBYTES, DT_OPT_SPECSIZE,
+	DT_OPT_BUFSIZE, DT_OPT_CLEANRATE, DT_OPT_CPU, DT_OPT_DEFAULTARGS, DT_OPT_DESTRUCTIVE,
+	DT_OPT_DYNVARSIZE, DT_OPT_FLOWINDENT, DT_OPT_NSPEC, DT_OPT_OFORMAT, DT_OPT_QUIET, DT_OPT_RAWBYTES, DT_OPT_SPECSIZE,
 	DT_OPT_STACKFRAMES, DT_OPT_STATUSRATE, DT_OPT_STRSIZE, DT_OPT_SWITCHRATE,
 	DT_OPT_ZDEFS,
 	DT_OPTION_COUNT
@@ -431,6 +435,7 @@ enum dt_option_kind {
 
 enum dt_bufpolicy { DT_BUFPOLICY_SWITCH, DT_BUFPOLICY_FILL, DT_BUFPOLICY_RING };
 enum dt_bufresize { DT_BUFRESIZE_AUTO, DT_BUFRESIZE_MANUAL };
+enum dt_oformat { DT_OFORMAT_TEXT, DT_OFORMAT_JSON };
 
 struct dt_option_desc {
 	enum dt_option_id id;

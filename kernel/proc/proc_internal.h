@@ -193,6 +193,8 @@ struct process {
 	uint64_t suspend_mask;			/* own thread: the mask rt_sigsuspend replaced */
 	bool in_suspend;			/* own thread: rt_sigsuspend's mask is in force */
 	int fatal_signal;			/* atomic: the signal that kills it, 0 */
+	int deferred_signal;			/* atomic: proc_signal_defer's, sent on the way
+						   back to user mode; 0 */
 	bool fault_reported;			/* own thread */
 	uint64_t clear_child_tid;		/* own thread: set_tid_address */
 	uint64_t start_ns;			/* set once */

@@ -20,6 +20,10 @@
  * thread's, read by senders without a lock (a stale read decides for a
  * signal racing with the change, as it may on Linux).
  *
+ * DTrace's raise() posts from probe context, where no lock may be taken:
+ * proc_signal_defer leaves the signal in p->deferred_signal and
+ * proc_return_to_user sends it.
+ *
  * proc:::signal-send (arg0 the target pid, arg1 the signal) fires for
  * every signal sent, by kill or by the kernel, ignored or not, in the
  * sender's context.
@@ -90,6 +94,18 @@ void signal_send_info(struct process *p, const struct user_siginfo *si)
 	if (!blocked && p->thread)
 		thread_wake(p->thread);
 	spin_unlock_irqrestore(&proc_lock, f);
+}
+
+int proc_signal_defer(int sig)
+{
+	if (sig <= 0 || sig > NSIG_LINUX)
+		return -EINVAL;
+	struct thread *t = thread_current();
+	struct process *p = t ? t->proc : NULL;
+	if (!p)
+		return -ESRCH;
+	__atomic_store_n(&p->deferred_signal, sig, __ATOMIC_RELAXED);
+	return 0;
 }
 
 void signal_send(struct process *p, int sig)

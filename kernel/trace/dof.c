@@ -45,6 +45,10 @@ static const struct {
 	[DOF_OPT_DYNVARSIZE] = { DOF_DYNVARSIZE_DEFAULT, DOF_DYNVARSIZE_MIN, DOF_DYNVARSIZE_MAX,
 				 "dynvarsize" },
 	[DOF_OPT_AGGSIZE] = { DOF_AGGSIZE_DEFAULT, DOF_AGGSIZE_MIN, DOF_AGGSIZE_MAX, "aggsize" },
+	[DOF_OPT_BUFPOLICY] = { DOF_BUFPOLICY_SWITCH, DOF_BUFPOLICY_SWITCH, DOF_BUFPOLICY_RING,
+				"bufpolicy" },
+	[DOF_OPT_ZDEFS] = { 0, 0, 1, "zdefs" },
+	[DOF_OPT_DESTRUCTIVE] = { 0, 0, 1, "destructive" },
 };
 
 static int read_options(struct reader *r, struct trace_object *o, char *why, size_t whylen)
@@ -282,7 +286,9 @@ static int check_action(const struct trace_object *o, struct trace_clause *c, un
 	struct trace_action *a = &c->actions[ai];
 	unsigned want;
 	switch (a->kind) {
-	case DOF_ACT_STACK: want = 0; break;
+	case DOF_ACT_STACK:
+	case DOF_ACT_PANIC:
+	case DOF_ACT_BREAKPOINT: want = 0; break;
 	case DOF_ACT_AGGREGATE: {
 		if (a->arg >= o->naggs)
 			FAIL("clause %u action %u: no aggregation %u", ci, ai + 1, a->arg);
@@ -312,6 +318,11 @@ static int check_action(const struct trace_object *o, struct trace_clause *c, un
 		if (a->progs[k]->rtype != need)
 			FAIL("clause %u action %u: program %u returns the wrong type", ci, ai + 1, k);
 	}
+	bool destructive = a->kind == DOF_ACT_CHILL || a->kind == DOF_ACT_RAISE ||
+			   a->kind == DOF_ACT_PANIC || a->kind == DOF_ACT_BREAKPOINT;
+	if (destructive && !o->option[DOF_OPT_DESTRUCTIVE])
+		FAIL("could not enable tracing: Destructive actions not allowed (clause %u action "
+		     "%u; allow them with -w)", ci, ai + 1);
 	if (a->kind == DOF_ACT_SPECULATE && ai != 0)
 		FAIL("clause %u action %u: speculate() must come first", ci, ai + 1);
 	if (a->kind == DOF_ACT_AGGREGATE && c->speculative)

@@ -52,6 +52,11 @@
  *   COMMIT     1 prog (id): the speculation's data joins the principal
  *              buffer, then it is free again; no data
  *   DISCARD    1 prog (id): its data is thrown away; no data
+ *   CHILL, RAISE, PANIC, BREAKPOINT (dtrace's destructive actions; the
+ *              loader refuses them unless DOF_OPT_DESTRUCTIVE is 1): chill
+ *              and raise 1 prog (nanoseconds, the signal), panic and
+ *              breakpoint none; no data. raise posts the signal to the process the probe fired
+ *              in, taking effect as it next returns to user mode
  *   AGGREGATE  arg = agg id; a prog per key that is not a stack (the
  *              kernel walks stack keys itself), then the function's value
  *              progs (count: 0; lquantize, quantize, sum, min, max, avg,
@@ -98,7 +103,29 @@ enum dof_option {
 	DOF_OPT_SPECSIZE = 2,		/* bytes of each speculative buffer */
 	DOF_OPT_DYNVARSIZE = 3,		/* bytes of dynamic variable space */
 	DOF_OPT_AGGSIZE = 4,		/* bytes of aggregation buffer per CPU */
+	DOF_OPT_BUFPOLICY = 5,		/* enum dof_bufpolicy */
+	DOF_OPT_ZDEFS = 6,		/* 1: a description matching no probe is no error (-Z) */
+	DOF_OPT_DESTRUCTIVE = 7,	/* 1: destructive actions allowed (-w) */
 	DOF_OPT_LIMIT
+};
+
+/*
+ * The principal buffers' policy (dtrace's bufpolicy), over the stream's
+ * buffers of bufsize bytes per CPU:
+ *   SWITCH  records go out every switch interval (a full buffer drops);
+ *   FILL    a CPU stops recording once it has written bufsize bytes less
+ *           END's records since the session began: that CPU's buffer has
+ *           filled, the session moves to DRAINING as exit() moves it
+ *           (END fires, its records fit) and the status says
+ *           DOF_STATUS_FILLED and which CPUs filled;
+ *   RING    each CPU keeps its newest records in a ring of bufsize bytes,
+ *           overwriting the oldest, and the ring is sent once, after END,
+ *           before the last aggregations and status.
+ */
+enum dof_bufpolicy {
+	DOF_BUFPOLICY_SWITCH = 0,
+	DOF_BUFPOLICY_FILL = 1,
+	DOF_BUFPOLICY_RING = 2,
 };
 
 /*
@@ -138,6 +165,10 @@ enum dof_action {
 	DOF_ACT_COMMIT = 6,
 	DOF_ACT_DISCARD = 7,
 	DOF_ACT_AGGREGATE = 8,
+	DOF_ACT_CHILL = 9,		/* destructive: 1 prog, ns to spin (at most DOF_CHILL_MAX_NS) */
+	DOF_ACT_RAISE = 10,		/* destructive: 1 prog, the signal for the current process */
+	DOF_ACT_PANIC = 11,		/* destructive: no prog; the kernel panics */
+	DOF_ACT_BREAKPOINT = 12,	/* destructive: no prog; a kernel breakpoint trap */
 	DOF_ACT_LIMIT
 };
 
@@ -174,6 +205,9 @@ enum dof_agg_func {
 	DOF_AGG_LLQUANTIZE = 9,
 	DOF_AGG_LIMIT
 };
+
+/* chill(): what one call may spin, and the most per CPU per second (dtrace's 500 ms). */
+#define DOF_CHILL_MAX_NS 500000000ull
 
 #define DOF_QUANTIZE_BUCKETS 127
 #define DOF_QUANTIZE_ZERO    63
@@ -320,9 +354,11 @@ struct dof_status {
 	uint64_t errors;		/* ECB run-time errors */
 	uint32_t flags;			/* DOF_STATUS_* */
 	int32_t exit_status;		/* with DOF_STATUS_EXITED */
+	uint64_t filled_cpus;		/* with DOF_STATUS_FILLED: bit n for CPU n */
 };
 
 #define DOF_STATUS_EXITED 0x1		/* exit() ran */
 #define DOF_STATUS_ENDED  0x2		/* END has fired: the last snapshot */
+#define DOF_STATUS_FILLED 0x4		/* bufpolicy=fill: a CPU's buffer filled */
 
 #endif
