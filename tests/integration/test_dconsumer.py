@@ -17,7 +17,10 @@ import time
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.path.dirname(os.path.dirname(HERE))
+import json
+
 from scionhost.dconsumer import FAULTS, Consumer
+from scionhost.djson import JsonConsumer
 from scionhost.layouts import C, layout
 
 M64 = (1 << 64) - 1
@@ -25,7 +28,7 @@ M64 = (1 << 64) - 1
 RECHDR = layout("dof_rechdr", "epid", "probe_id", "timestamp")
 AGGENT = layout("dof_aggent", "agg", "keybytes", "valbytes")
 STATUS = layout("dof_status", "dynvar_drops", "spec_drops", "spec_unavail", "agg_drops", "errors",
-                "flags", "exit_status")
+                "flags", "exit_status", "filled_cpus")
 ERROR = layout("dof_error", "epid", "action", "pc", "fault", "addr")
 PROBES = {1: ("dtrace", "", "", "BEGIN"), 2: ("dtrace", "", "", "END"),
           3: ("dtrace", "", "", "ERROR"),
@@ -106,9 +109,9 @@ def entry(aid, keys, vals):
     return out + b"\0" * (-len(out) % 8)
 
 
-def status(dyn=0, spec=0, unavail=0, aggd=0, errors=0, flags=0, exit_status=0):
+def status(dyn=0, spec=0, unavail=0, aggd=0, errors=0, flags=0, exit_status=0, filled=0):
     return STATUS.pack(dynvar_drops=dyn, spec_drops=spec, spec_unavail=unavail, agg_drops=aggd,
-                       errors=errors, flags=flags, exit_status=exit_status)
+                       errors=errors, flags=flags, exit_status=exit_status, filled_cpus=filled)
 
 
 def quantize(*values):
@@ -128,7 +131,8 @@ class Session:
     """A Consumer over clauses [(probe id, layout or None, actions)]:
     clause i has EPID i + 1."""
 
-    def __init__(self, clauses, aggs=(), quiet=False, localtime=time.gmtime, **options):
+    def __init__(self, clauses, aggs=(), quiet=False, localtime=time.gmtime, kind=Consumer,
+                 clock=time.monotonic, **options):
         meta = {"options": dict(options, quiet=int(quiet)), "aggs": list(aggs), "clauses": []}
         epids = {}
         for i, (probe, layout, actions) in enumerate(clauses):
@@ -137,8 +141,8 @@ class Session:
                                     "size": layout.size if layout else 16, "actions": actions})
             epids[i + 1] = (i, probe)
         self.out, self.err = io.StringIO(), io.StringIO()
-        self.consumer = Consumer(meta, epids, PROBES.get, symbolize, self.out, self.err,
-                                 localtime=localtime)
+        self.consumer = kind(meta, epids, PROBES.get, symbolize, self.out, self.err,
+                             localtime=localtime, clock=clock)
 
     def snap(self, records=(), aggs=b"", stat=None):
         """records: [(cpu, bytes)] or [(cpu, bytes, drops)]; aggs: one chunk or [(cpu, chunk)]."""
@@ -428,6 +432,67 @@ def job_llquantize(ctx):
            "               1 " + bar(0) + " 0        \n"
            "\n"
            "\n")
+
+
+def job_oformat_json(ctx):
+    """-x oformat=json: one object per record and per aggregation entry, parsed back."""
+    lay = Layout()
+    n, s8, u8, name = lay.int(), lay.int(width=1), lay.int(width=1, signed=False), lay.str(16)
+    aggs = [agg(0, "count", [key("string", 16)], "calls"),
+            agg(1, "llquantize", [], "lat", llq=[10, 0, 2, 10, 29]),
+            agg(2, "sum", [key(width=4)])]
+    acts = [{"kind": "trace", "data": n}, {"kind": "trace", "data": s8},
+            {"kind": "trace", "data": u8}, {"kind": "printf", "format": "%s=%d\n", "args": [name, n]},
+            {"kind": "printa", "format": None, "aggs": [0]}]
+    s = Session([(12, lay, acts)], aggs, kind=JsonConsumer)
+    lat = [0] * 29
+    lat[0], lat[14], lat[28] = 1, 2, 3          # < 1, [50, 60), >= 1000
+    data = (entry(0, [("read", 16)], [5]) + entry(0, [("write", 16)], [7]) + entry(1, [], lat) +
+            entry(2, [-3], [40]))
+    text = s.snap([(1, lay.record(1, 12, 99, -2, -1, 255, "x", -2))], data).text()
+    lines = [json.loads(line) for line in text.splitlines()]
+    want = [{"type": "record", "cpu": 1, "id": 12, "probe": "fbt:kernel:bcache_read:entry",
+             "timestamp": 99, "actions": [{"trace": -2}, {"trace": -1}, {"trace": 255},
+                                          {"printf": "x=-2\n"}, {"printa": ["@calls"]}]},
+            {"type": "aggregation", "name": "@calls", "function": "count", "keys": ["read"],
+             "value": 5},
+            {"type": "aggregation", "name": "@calls", "function": "count", "keys": ["write"],
+             "value": 7},
+            {"type": "aggregation", "name": "@lat", "function": "llquantize", "keys": [],
+             "buckets": [{"below": 1, "count": 1}, {"value": 50, "count": 2},
+                         {"atleast": 1000, "count": 3}]},
+            {"type": "aggregation", "name": "@", "function": "sum", "keys": [-3], "value": 40}]
+    ctx.result("json-lines", lines == want, "got %r" % lines)
+
+
+def job_aggrate(ctx):
+    """aggrate=2s: printa shows the aggregations as of the last 2-second tick; the end
+    merges everything."""
+    now = [0.0]
+    aggs = [agg(0, "count", [], "n")]
+    acts = [{"kind": "printa", "format": "%@d\n", "aggs": [0]}]
+    s = Session([(12, None, acts)], aggs, quiet=True, clock=lambda: now[0],
+                aggrate=2000000000)
+    s.snap([(0, rec(1, 12, 1))], entry(0, [], [1]))        # t=0: the first tick merges
+    now[0] = 1.0
+    s.snap([(0, rec(1, 12, 2))], entry(0, [], [1]))        # t=1: held back
+    now[0] = 2.5
+    s.snap([(0, rec(1, 12, 3))], entry(0, [], [1]))        # t=2.5: the tick merges both
+    expect(ctx, "held-until-tick", s.out.getvalue(), "1\n1\n3\n")
+    s = Session([(12, None, acts)], aggs, quiet=True, clock=lambda: now[0])
+    s.snap([(0, rec(1, 12, 1))], entry(0, [], [1]))
+    s.snap([(0, rec(1, 12, 2))], entry(0, [], [1]))
+    expect(ctx, "default-every-snapshot", s.out.getvalue(), "1\n2\n")
+
+
+def job_fill_reported(ctx):
+    s = Session([(12, None, [])], quiet=True)
+    s.snap([], b"", status(flags=C.DOF_STATUS_FILLED, filled=0b10))
+    s.snap([], b"", status(flags=C.DOF_STATUS_FILLED | C.DOF_STATUS_ENDED, filled=0b10))
+    expect(ctx, "fill-said-once", s.err.getvalue(),
+           "dtrace: buffer on CPU 1 filled (bufpolicy=fill): tracing stopped; the oldest "
+           "records are kept\n")
+    ctx.result("fill-flag", s.consumer.filled == 2, "filled %r" % s.consumer.filled)
 
 
 def job_printa_joined(ctx):
