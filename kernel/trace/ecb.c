@@ -175,6 +175,8 @@ static void *reserve_in(void *session, uint32_t bytes)
 static bool chill(struct trace_firing *x, uint64_t ns)
 {
 	uint64_t now = clock_ns();
+	if (!now)
+		return true;		/* no clock yet: nothing to spin by */
 	if (now - x->cpu->chill_mark > 1000000000ull) {
 		x->cpu->chill_mark = now;
 		x->cpu->chilled = 0;
