@@ -30,6 +30,11 @@ int proc_signal_defer(int sig)
 	return sig <= 0 || sig > NSIG_LINUX ? -EINVAL : -ESRCH;
 }
 
+int proc_stop_defer(void)
+{
+	return -ESRCH;
+}
+
 int proc_ppid(const struct process *p)
 {
 	(void)p;

@@ -265,7 +265,9 @@ static void gen_action(struct clause_gen *g, const struct dt_stmt *s)
 		return;
 	case DT_F_PANIC:
 	case DT_F_BREAKPOINT:
-		add_kaction(g, s, s->func->id == DT_F_PANIC ? DOF_ACT_PANIC : DOF_ACT_BREAKPOINT, 0, 0);
+	case DT_F_STOP:
+		add_kaction(g, s, s->func->id == DT_F_PANIC ? DOF_ACT_PANIC :
+			    s->func->id == DT_F_STOP ? DOF_ACT_STOP : DOF_ACT_BREAKPOINT, 0, 0);
 		return;
 	case DT_F_CLEAR:
 	case DT_F_DENORMALIZE:

@@ -74,6 +74,7 @@ const struct dt_func dt_funcs[DT_FUNC_COUNT] = {
 	{ DT_F_RAISE, "raise", DT_FK_ACTION, 1, 1, { A_INT }, VOID, false },
 	{ DT_F_PANIC, "panic", DT_FK_ACTION, 0, 0, { 0 }, VOID, false },
 	{ DT_F_BREAKPOINT, "breakpoint", DT_FK_ACTION, 0, 0, { 0 }, VOID, false },
+	{ DT_F_STOP, "stop", DT_FK_ACTION, 0, 0, { 0 }, VOID, false },
 };
 
 /* dtrace functions this subset refuses, and why. */
@@ -95,7 +96,6 @@ static const struct {
 	{ "alloca", "pointers are not supported" },
 	{ "bcopy", "pointers are not supported" },
 	{ "system", "destructive actions are not supported" },
-	{ "stop", "Scion cannot stop a process (no SIGSTOP); use raise()" },
 	{ "freopen", "output redirection is not supported" },
 	{ "ftruncate", "output redirection is not supported" },
 	{ "setopt", "set options with #pragma D option" },
@@ -123,7 +123,8 @@ const struct dt_func *dt_func_lookup(const char *name)
 
 bool dt_func_destructive(enum dt_func_id id)
 {
-	return id == DT_F_CHILL || id == DT_F_RAISE || id == DT_F_PANIC || id == DT_F_BREAKPOINT;
+	return id == DT_F_CHILL || id == DT_F_RAISE || id == DT_F_PANIC || id == DT_F_BREAKPOINT ||
+	       id == DT_F_STOP;
 }
 
 const char *dt_func_refusal(const char *name)

@@ -18,7 +18,7 @@
  *   dtrace: failed to compile script FILE: line N: MESSAGE      (-s)
  *   dtrace: invalid probe specifier PROGRAM: MESSAGE             (-n)
  *   dtrace: could not enable tracing: Destructive actions not allowed
- *                                     (chill, raise, panic, breakpoint without -w)
+ *                                     (chill, raise, panic, breakpoint, stop without -w)
  * Sizes past the kernel's maximum are lowered (bufresize=auto) with a line
  * such as "dtrace: aggregation size lowered to 1m" on stderr.
  * Exit status: 0 compiled, 1 compile errors, 2 usage, option or I/O problem.

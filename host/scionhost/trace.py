@@ -468,7 +468,7 @@ def add_trace(sub, subcommand):
                    help="a D option (bufsize, switchrate, dynvarsize, nspec, specsize, ...)")
     p.add_argument("-C", dest="cpp", action="store_true", help="run the C preprocessor first")
     p.add_argument("-w", dest="destructive", action="store_true",
-                   help="permit destructive actions: chill, raise, panic, breakpoint")
+                   help="permit destructive actions: chill, raise, stop, panic, breakpoint")
     p.add_argument("-Z", dest="zdefs", action="store_true",
                    help="permit probe descriptions that match no probes")
     p.add_argument("-c", dest="command", metavar="CMD",

@@ -150,10 +150,17 @@ static bool aggregate(struct trace_firing *x, const struct trace_action *a, uint
 	return true;
 }
 
-/* panic() panics; breakpoint() traps (the trap handler reports it, and panics in probe context). */
+/*
+ * panic() panics; breakpoint() traps (the trap handler reports it, and
+ * panics in probe context); stop() stops the current process (none: nothing).
+ */
 static void destruct(struct trace_firing *x, uint16_t kind)
 {
 	const struct probe *p = x->hit->probe;
+	if (kind == DOF_ACT_STOP) {
+		proc_stop_defer();
+		return;
+	}
 	if (kind == DOF_ACT_PANIC)
 		panic("dtrace: panic action at probe %s:%s:%s:%s (epid %u)", p->provider, p->module,
 		      p->function, p->name, x->ecb->epid);
@@ -211,7 +218,8 @@ static bool run_actions(struct trace_firing *x, uint8_t *rec, uint64_t *spec_id,
 			walk_stack(x, (uint64_t *)(rec + a->offset), a->arg);
 			continue;
 		}
-		if (a->kind == DOF_ACT_PANIC || a->kind == DOF_ACT_BREAKPOINT) {
+		if (a->kind == DOF_ACT_PANIC || a->kind == DOF_ACT_BREAKPOINT ||
+		    a->kind == DOF_ACT_STOP) {
 			destruct(x, a->kind);
 			continue;
 		}

@@ -31,6 +31,11 @@ int proc_signal_defer(int sig)
 	return sig <= 0 || sig > 64 ? -EINVAL : -ESRCH;
 }
 
+int proc_stop_defer(void)
+{
+	return -ESRCH;
+}
+
 int proc_pid(const struct process *p)
 {
 	(void)p;

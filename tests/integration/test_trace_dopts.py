@@ -5,8 +5,9 @@ oldest records and saying so, END's record still fitting; bufpolicy=ring
 keeping the newest; -x oformat=json's lines parsed back and their values
 checked; -Z letting a description match nothing; -w refused with
 dtrace's line and then permitting chill() (a measured spin, and
-dtrace's limit past 500 ms) and raise() (SIGKILL to a spinning -c
-target); trace() of narrow signed and unsigned types.
+dtrace's limit past 500 ms), raise() (SIGKILL to a spinning -c target)
+and stop() (no tick finds the stopped process running until SIGCONT);
+trace() of narrow signed and unsigned types.
 
 Each check is one result; the job ends in `N passed, M failed`."""
 
@@ -125,6 +126,38 @@ def check_destructive(ctx, sock):
                f"exit {rc}: {out!r} {err!r}")
 
 
+TICKS = ('profile:::tick-10ms /pid == $target/ { n++; } '
+         'profile:::tick-1s /ticks++ == 1/ { printf("ticks %d\\n", n); exit(0); }')
+
+
+def ticks_of(ctx, sock, pid):
+    """How many 10 ms ticks found process pid running in about a second."""
+    rc, out, err = trace(ctx, sock, "-q", "-p", str(pid), "-n", TICKS)
+    m = re.search(r"^ticks (\d+)$", out, re.M)
+    return int(m[1]) if m else -1
+
+
+def check_stop(ctx, sock):
+    """stop() stops a spinning process: no tick finds it running until SIGCONT."""
+    rc, out, err = scion(ctx, sock, "exec", "--detach", "spin")
+    if rc != 0 or not re.fullmatch(r"\d+\n", out):
+        ctx.result("stop-target", False, f"exit {rc}: {out!r} {err!r}")
+        return
+    pid = int(out)
+    before = ticks_of(ctx, sock, pid)
+    rc, out, err = trace(ctx, sock, "-q", "-w", "-p", str(pid), "-n",
+                         'profile:::tick-10ms /pid == $target/ { stop(); printf("stopped\\n"); '
+                         'exit(0); }')
+    stopped = ticks_of(ctx, sock, pid)
+    scion(ctx, sock, "shell", "kill", str(pid), "18")          # SIGCONT
+    again = ticks_of(ctx, sock, pid)
+    scion(ctx, sock, "shell", "kill", str(pid), "9")
+    ctx.result("stop-stops-until-sigcont", rc == 0 and out == "stopped\n\n" and before > 20 and
+               stopped == 0 and again > 20,
+               f"ticks before {before}, stopped {stopped}, after SIGCONT {again}; "
+               f"exit {rc}: {out!r} {err!r}")
+
+
 def check_narrow(ctx, sock):
     rc, out, err = trace(ctx, sock, "-q", "-n",
                          'BEGIN { trace((int8_t)-1); printf(" "); trace((uint8_t)255); '
@@ -138,7 +171,7 @@ def job_dopts(ctx):
     boot, sock = channel_boot(ctx, "dopts", smp=1, single_thread_tcg=True, programs=True)
     try:
         for check in (check_llquantize, check_fill, check_ring, check_json, check_zdefs,
-                      check_destructive, check_narrow):
+                      check_destructive, check_stop, check_narrow):
             check(ctx, sock)
         rc, out, err = scion(ctx, sock, "text", "verify")
         ctx.result("text-restored", rc == 0, out + err)

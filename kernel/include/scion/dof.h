@@ -52,10 +52,11 @@
  *   COMMIT     1 prog (id): the speculation's data joins the principal
  *              buffer, then it is free again; no data
  *   DISCARD    1 prog (id): its data is thrown away; no data
- *   CHILL, RAISE, PANIC, BREAKPOINT (dtrace's destructive actions; the
- *              loader refuses them unless DOF_OPT_DESTRUCTIVE is 1): chill
- *              and raise 1 prog (nanoseconds, the signal), panic and
- *              breakpoint none; no data. raise posts the signal to the process the probe fired
+ *   CHILL, RAISE, PANIC, BREAKPOINT, STOP (dtrace's destructive actions;
+ *              the loader refuses them unless DOF_OPT_DESTRUCTIVE is 1):
+ *              chill and raise 1 prog (nanoseconds, the signal), the
+ *              others none; no data. stop stops the process the probe
+ *              fired in as it next returns to user mode, until SIGCONT. raise posts the signal to the process the probe fired
  *              in, taking effect as it next returns to user mode
  *   AGGREGATE  arg = agg id; a prog per key that is not a stack (the
  *              kernel walks stack keys itself), then the function's value
@@ -169,6 +170,7 @@ enum dof_action {
 	DOF_ACT_RAISE = 10,		/* destructive: 1 prog, the signal for the current process */
 	DOF_ACT_PANIC = 11,		/* destructive: no prog; the kernel panics */
 	DOF_ACT_BREAKPOINT = 12,	/* destructive: no prog; a kernel breakpoint trap */
+	DOF_ACT_STOP = 13,		/* destructive: no prog; stop the current process */
 	DOF_ACT_LIMIT
 };
 

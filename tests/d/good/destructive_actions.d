@@ -1,10 +1,16 @@
 // options: destructive
-/* With -w (the destructive option): chill, raise, panic, breakpoint. */
+/* With -w (the destructive option): chill, raise, stop, panic, breakpoint. */
 syscall::write:entry
 /execname == "victim"/
 {
 	chill(1000000);
 	raise(9);
+}
+
+syscall::read:entry
+/execname == "victim"/
+{
+	stop();
 }
 
 fbt::bcache_read:entry

@@ -1,5 +1,0 @@
-// options: destructive
-BEGIN
-{
-	stop();
-}
