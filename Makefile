@@ -427,7 +427,7 @@ D_ORACLE := $(BUILD)/host/d-oracle
 D_ORACLE_KERNEL_SRCS := kernel/trace/dif_exec.c kernel/trace/dif_subr.c \
 	kernel/trace/dif_subr_search.c kernel/trace/ecb.c kernel/trace/env.c kernel/trace/dynvar.c \
 	kernel/trace/aggbuf.c kernel/tbuf/tbuf.c kernel/trace/spec.c kernel/trace/dof.c \
-	kernel/trace/session_state.c kernel/trace/session_read.c \
+	kernel/trace/session_state.c kernel/trace/session_read.c kernel/trace/bufpolicy.c \
 	kernel/lib/hash.c
 D_ORACLE_SRCS := $(sort $(wildcard tests/dref/*.c)) tests/host/kernel_fakes.c
 $(D_ORACLE): $(D_ORACLE_SRCS) $(D_ORACLE_KERNEL_SRCS) $(DTRACE_LIB_SRCS) $(DTRACE_LIB_HEADERS) \

@@ -24,6 +24,17 @@ int proc_pid(const struct process *p)
 	return -1;
 }
 
+/* DTrace's raise(): no thread belongs to a process here. */
+int proc_signal_defer(int sig)
+{
+	return sig <= 0 || sig > NSIG_LINUX ? -EINVAL : -ESRCH;
+}
+
+int proc_stop_defer(void)
+{
+	return -ESRCH;
+}
+
 int proc_ppid(const struct process *p)
 {
 	(void)p;

@@ -45,6 +45,10 @@ static const struct {
 	{ DT_OPT_DYNVARSIZE, DOF_OPT_DYNVARSIZE, DOF_DYNVARSIZE_DEFAULT, DOF_DYNVARSIZE_MIN,
 	  DOF_DYNVARSIZE_MAX },
 	{ DT_OPT_AGGSIZE, DOF_OPT_AGGSIZE, DOF_AGGSIZE_DEFAULT, DOF_AGGSIZE_MIN, DOF_AGGSIZE_MAX },
+	{ DT_OPT_BUFPOLICY, DOF_OPT_BUFPOLICY, DOF_BUFPOLICY_SWITCH, DOF_BUFPOLICY_SWITCH,
+	  DOF_BUFPOLICY_RING },
+	{ DT_OPT_ZDEFS, DOF_OPT_ZDEFS, 0, 0, 1 },
+	{ DT_OPT_DESTRUCTIVE, DOF_OPT_DESTRUCTIVE, 0, 0, 1 },
 };
 
 enum dof_option dt_option_in_object(enum dt_option_id id)
@@ -254,6 +258,17 @@ static void gen_action(struct clause_gen *g, const struct dt_stmt *s)
 		add_prog_action(g, s, s->func->id == DT_F_COMMIT ? DOF_ACT_COMMIT : DOF_ACT_DISCARD,
 				gen_prog(cg, NULL, NULL, s->args, s->loc));
 		return;
+	case DT_F_CHILL:
+	case DT_F_RAISE:
+		add_prog_action(g, s, s->func->id == DT_F_CHILL ? DOF_ACT_CHILL : DOF_ACT_RAISE,
+				gen_prog(cg, NULL, NULL, s->args, s->loc));
+		return;
+	case DT_F_PANIC:
+	case DT_F_BREAKPOINT:
+	case DT_F_STOP:
+		add_kaction(g, s, s->func->id == DT_F_PANIC ? DOF_ACT_PANIC :
+			    s->func->id == DT_F_STOP ? DOF_ACT_STOP : DOF_ACT_BREAKPOINT, 0, 0);
+		return;
 	case DT_F_CLEAR:
 	case DT_F_DENORMALIZE:
 		a = new_action(g, s, s->func->id == DT_F_CLEAR ? DT_ACTION_CLEAR :
@@ -275,10 +290,14 @@ static void gen_action(struct clause_gen *g, const struct dt_stmt *s)
 	}
 }
 
-/* quantize(x, incr), lquantize(x, lo, hi, step, incr): the increment's argument, or NULL. */
+/*
+ * quantize(x, incr), lquantize(x, lo, hi, step, incr), llquantize(x, factor,
+ * low, high, nsteps, incr): the increment's argument, or NULL.
+ */
 static const struct dt_node *agg_increment(const struct dt_stmt *s)
 {
-	int at = s->func->id == DT_F_QUANTIZE ? 1 : s->func->id == DT_F_LQUANTIZE ? 4 : -1;
+	int at = s->func->id == DT_F_QUANTIZE ? 1 : s->func->id == DT_F_LQUANTIZE ? 4 :
+		 s->func->id == DT_F_LLQUANTIZE ? 5 : -1;
 	const struct dt_node *a = s->args;
 	for (int i = 0; a && i < at; i++)
 		a = a->next;
@@ -381,6 +400,7 @@ static const uint8_t dof_agg_funcs[DT_FUNC_COUNT] = {
 	[DT_F_COUNT] = DOF_AGG_COUNT, [DT_F_SUM] = DOF_AGG_SUM, [DT_F_MIN] = DOF_AGG_MIN,
 	[DT_F_MAX] = DOF_AGG_MAX, [DT_F_AVG] = DOF_AGG_AVG, [DT_F_STDDEV] = DOF_AGG_STDDEV,
 	[DT_F_QUANTIZE] = DOF_AGG_QUANTIZE, [DT_F_LQUANTIZE] = DOF_AGG_LQUANTIZE,
+	[DT_F_LLQUANTIZE] = DOF_AGG_LLQUANTIZE,
 };
 
 static void gen_agg(struct dt_cg *cg, const struct dt_agg *a, struct dt_agg_code *ac)
@@ -396,6 +416,14 @@ static void gen_agg(struct dt_cg *cg, const struct dt_agg *a, struct dt_agg_code
 		dt_error(cg->ctx, a->loc, D_LQUANT_STEPSMALL, "lquantize( ) of @%s has %lld levels: "
 			 "the object allows %d", a->name,
 			 (long long)((a->lq_high - a->lq_low) / a->lq_step), DOF_LQUANTIZE_MAX_LEVELS);
+	if (a->func->id == DT_F_LLQUANTIZE) {
+		uint32_t n = dof_llquantize_buckets(DOF_LLQ_FACTOR(a->lq_step), (uint16_t)a->lq_low,
+						    (uint16_t)a->lq_high, DOF_LLQ_NSTEPS(a->lq_step));
+		if (n > DOF_LLQUANTIZE_MAX_BUCKETS)
+			dt_error(cg->ctx, a->loc, D_LLQUANT_NSTEPVAL, "llquantize( ) of @%s has %u "
+				 "buckets: the object allows %d", a->name, n,
+				 DOF_LLQUANTIZE_MAX_BUCKETS);
+	}
 	ac->nkeys = a->nkeys;
 	for (int i = 0; i < a->nkeys; i++) {
 		if (a->keys[i].kind == DT_TYPE_STACK) {
@@ -461,12 +489,32 @@ static bool gen_options(struct dt_cg *cg)
 	return ok;
 }
 
+/*
+ * dtrace enables destructive actions only with -w (the destructive
+ * option): without it, the first one is the program's error (dtrace's
+ * "Destructive actions not allowed" when it enables tracing).
+ */
+static bool destructive_allowed(struct dt_cg *cg, const struct dt_program *p)
+{
+	if (dt_option_get(&p->options, DT_OPT_DESTRUCTIVE))
+		return true;
+	for (const struct dt_clause *c = p->clauses; c; c = c->next)
+		for (const struct dt_stmt *s = c->stmts; s; s = s->next)
+			if (s->kind == DT_S_ACTION && dt_func_destructive(s->func->id)) {
+				dt_error(cg->ctx, s->loc, D_DESTRUCTIVE, "%s( ): Destructive actions "
+					 "not allowed (allow them with -w or #pragma D option "
+					 "destructive)", s->func->name);
+				return false;
+			}
+	return true;
+}
+
 /* ---- the whole program ---- */
 
 static void generate(struct dt_cg *cg, struct dt_program *p)
 {
 	struct dt_object *obj = cg->obj;
-	if (!gen_options(cg))
+	if (!gen_options(cg) || !destructive_allowed(cg, p))
 		return;
 	if (p->naggs > DOF_MAX_AGGS || p->nclauses > DOF_MAX_CLAUSES) {
 		dt_error(cg->ctx, program_loc(p), D_CG_EXPR, "%d clauses and %d aggregations: the "

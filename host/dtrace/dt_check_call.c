@@ -96,8 +96,8 @@ static bool check_args(struct dt_checker *ck, const struct dt_func *f, struct dt
 		}
 		if (!dt_check_expr(ck, a))
 			return false;
-		if (f->id == DT_F_LQUANTIZE && i > 0)
-			continue;	/* check_lquantize: constants with their own tags */
+		if ((f->id == DT_F_LQUANTIZE && i > 0) || (f->id == DT_F_LLQUANTIZE && i > 0 && i < 5))
+			continue;	/* check_(l)lquantize: constants with their own tags */
 		struct dt_type t = a->type;
 		const char *want = NULL;
 		if (t.kind == DT_TYPE_VOID) {
@@ -392,6 +392,107 @@ static bool check_lquantize(struct dt_checker *ck, const struct dt_node *value,
 }
 
 /*
+ * llquantize(value, factor, low, high, nsteps[, increment]) (its arity
+ * already checked): four constants, each an unsigned 16-bit quantity,
+ * with dtrace's rules and tags (dof_llquantize_valid says the same); they
+ * go to *lq as the object carries them.
+ */
+static bool check_llquantize(struct dt_checker *ck, const struct dt_node *value,
+			     struct dt_loc loc, struct dt_agg *lq)
+{
+	static const struct {
+		enum dt_errtag type_tag, value_tag;
+		const char *what;
+	} params[] = {
+		{ D_LLQUANT_FACTORTYPE, D_LLQUANT_FACTORVAL, "factor" },
+		{ D_LLQUANT_LOWTYPE, D_LLQUANT_LOWVAL, "low magnitude" },
+		{ D_LLQUANT_HIGHTYPE, D_LLQUANT_HIGHVAL, "high magnitude" },
+		{ D_LLQUANT_NSTEPTYPE, D_LLQUANT_NSTEPVAL, "linear steps per magnitude" },
+	};
+	uint64_t v[4];
+	const struct dt_node *a = value->next;
+	for (int i = 0; i < 4; i++, a = a->next) {
+		if (a->kind != DT_N_INT) {
+			dt_error(ck->ctx, a->loc, params[i].type_tag, "llquantize( ) argument #%d "
+				 "(%s) must be an integer constant", i + 1, params[i].what);
+			return false;
+		}
+		if (a->value > UINT16_MAX) {
+			dt_error(ck->ctx, a->loc, params[i].value_tag, "llquantize( ) argument #%d "
+				 "(%s) must be an unsigned 16-bit quantity", i + 1, params[i].what);
+			return false;
+		}
+		v[i] = a->value;
+	}
+	if (a && !dt_type_is_int(a->type)) {
+		dt_error(ck->ctx, a->loc, D_PROTO_ARG, "llquantize( ) argument #6 (increment) is "
+			 "incompatible with prototype: expected an integer, got %s",
+			 dt_type_str(ck->ctx, a->type));
+		return false;
+	}
+	uint64_t factor = v[0], low = v[1], high = v[2], nsteps = v[3];
+	if (factor < 2) {
+		dt_error(ck->ctx, loc, D_LLQUANT_FACTORSMALL, "llquantize( ) factor (argument #1) "
+			 "must be two or more");
+		return false;
+	}
+	if (low >= high) {
+		dt_error(ck->ctx, loc, D_LLQUANT_MAGRANGE, "llquantize( ) high magnitude (argument "
+			 "#3) must be greater than low magnitude (argument #2)");
+		return false;
+	}
+	if (nsteps < factor) {
+		dt_error(ck->ctx, loc, D_LLQUANT_FACTORNSTEPS, "llquantize( ) factor (argument #1) "
+			 "must be less than or equal to the number of linear steps per magnitude "
+			 "(argument #4)");
+		return false;
+	}
+	uint64_t power = factor;
+	while (power < nsteps)
+		power *= factor;
+	if (nsteps % factor || power % nsteps) {
+		dt_error(ck->ctx, loc, D_LLQUANT_FACTOREVEN, "llquantize( ) factor (argument #1) "
+			 "must evenly divide the number of steps per magnitude (argument #4), and the "
+			 "number of steps per magnitude must evenly divide a power of the factor");
+		return false;
+	}
+	if (!dof_llquantize_valid(factor, low, high, nsteps)) {
+		dt_error(ck->ctx, loc, D_LLQUANT_MAGTOOBIG, "llquantize( ) factor (%d) raised to "
+			 "power of high magnitude (%d) plus 1 overflows 64-bits", (int)factor,
+			 (int)high);
+		return false;
+	}
+	lq->lq_low = (int64_t)low;
+	lq->lq_high = (int64_t)high;
+	lq->lq_step = DOF_LLQ_PACK(factor, nsteps);
+	return true;
+}
+
+/* dtrace's message for an llquantize( ) whose constants differ from the first one's. */
+static void llquantize_mismatch(struct dt_checker *ck, struct dt_loc loc, const struct dt_agg *was,
+				const struct dt_agg *now)
+{
+	static const struct {
+		enum dt_errtag tag;
+		const char *what;
+	} params[] = {
+		{ D_LLQUANT_FACTORMATCH, "factor" }, { D_LLQUANT_LOWMATCH, "low magnitude" },
+		{ D_LLQUANT_HIGHMATCH, "high magnitude" },
+		{ D_LLQUANT_NSTEPMATCH, "linear steps per magnitude" },
+	};
+	const int64_t a[4] = { DOF_LLQ_FACTOR(was->lq_step), was->lq_low, was->lq_high,
+			       DOF_LLQ_NSTEPS(was->lq_step) };
+	const int64_t b[4] = { DOF_LLQ_FACTOR(now->lq_step), now->lq_low, now->lq_high,
+			       DOF_LLQ_NSTEPS(now->lq_step) };
+	int i = 0;
+	while (i < 3 && a[i] == b[i])
+		i++;
+	dt_error(ck->ctx, loc, params[i].tag, "llquantize( ) %s (argument #%d) doesn't match "
+		 "previous declaration: expected %d, found %d", params[i].what, i + 1, (int)a[i],
+		 (int)b[i]);
+}
+
+/*
  * A key of an aggregation: a value, or stack() / stack(frames), which
  * only a key may be besides the action: the kernel records the frames as
  * the key, so entries merge by their frames.
@@ -437,7 +538,7 @@ void dt_check_aggregation(struct dt_checker *ck, struct dt_stmt *s)
 				 rhs->str, dt_func_refusal(rhs->str));
 		else
 			dt_error(ck->ctx, rhs->loc, D_AGG_FUNC, "%s must be assigned an aggregating "
-				 "function (count, sum, min, max, avg, stddev, quantize, lquantize)",
+				 "function (count, sum, min, max, avg, stddev, quantize, lquantize, llquantize)",
 				 what);
 		return;
 	}
@@ -446,8 +547,16 @@ void dt_check_aggregation(struct dt_checker *ck, struct dt_stmt *s)
 	struct dt_agg shape = { .func = f };
 	if (f->id == DT_F_LQUANTIZE && !check_lquantize(ck, rhs->args, rhs->loc, &shape))
 		return;
+	if (f->id == DT_F_LLQUANTIZE && !check_llquantize(ck, rhs->args, rhs->loc, &shape))
+		return;
 
 	struct dt_agg *a = dt_agg_ref(ck, name, target->loc);
+	if (a->defined && a->func == f && f->id == DT_F_LLQUANTIZE &&
+	    (a->lq_low != shape.lq_low || a->lq_high != shape.lq_high ||
+	     a->lq_step != shape.lq_step)) {
+		llquantize_mismatch(ck, rhs->loc, a, &shape);
+		return;
+	}
 	if (a->defined) {
 		if (a->func != f || a->lq_low != shape.lq_low || a->lq_high != shape.lq_high ||
 		    a->lq_step != shape.lq_step) {

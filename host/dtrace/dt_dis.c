@@ -56,6 +56,8 @@ static const char *const action_names[DOF_ACT_LIMIT] = {
 	[DOF_ACT_EXPR] = "EXPR", [DOF_ACT_RECORD] = "RECORD", [DOF_ACT_STACK] = "STACK",
 	[DOF_ACT_EXIT] = "EXIT", [DOF_ACT_SPECULATE] = "SPECULATE", [DOF_ACT_COMMIT] = "COMMIT",
 	[DOF_ACT_DISCARD] = "DISCARD", [DOF_ACT_AGGREGATE] = "AGGREGATE",
+	[DOF_ACT_CHILL] = "CHILL", [DOF_ACT_RAISE] = "RAISE", [DOF_ACT_PANIC] = "PANIC",
+	[DOF_ACT_BREAKPOINT] = "BREAKPOINT", [DOF_ACT_STOP] = "STOP",
 };
 
 static void lower(char *dst, const char *src, size_t size)

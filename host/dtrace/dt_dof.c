@@ -96,7 +96,7 @@ static void put_prog(struct out *o, const struct dif_prog *p)
 static void put_agg(struct out *o, const struct dt_agg_code *ac, uint16_t strsize)
 {
 	const struct dt_agg *a = ac->agg;
-	bool lq = ac->func == DOF_AGG_LQUANTIZE;
+	bool lq = ac->func == DOF_AGG_LQUANTIZE || ac->func == DOF_AGG_LLQUANTIZE;
 	put_u8(o, ac->func);
 	put_u8(o, (uint8_t)ac->nkeys);
 	put_u16(o, 0);

@@ -304,6 +304,10 @@ char *dt_program_dump(const struct dt_program *p)
 		if (a->func && a->func->id == DT_F_LQUANTIZE)
 			printf_(&o, " (range %lld %lld %lld)", (long long)a->lq_low,
 				(long long)a->lq_high, (long long)a->lq_step);
+		if (a->func && a->func->id == DT_F_LLQUANTIZE)
+			printf_(&o, " (factor %u low %lld high %lld nsteps %u)",
+				DOF_LLQ_FACTOR(a->lq_step), (long long)a->lq_low,
+				(long long)a->lq_high, DOF_LLQ_NSTEPS(a->lq_step));
 		puts_(&o, ")\n");
 	}
 	for (const struct dt_clause *c = p->clauses; c; c = c->next) {

@@ -68,6 +68,13 @@ const struct dt_func dt_funcs[DT_FUNC_COUNT] = {
 	{ DT_F_QUANTIZE, "quantize", DT_FK_AGG, 1, 2, { A_INT, A_INT }, VOID, false },
 	{ DT_F_LQUANTIZE, "lquantize", DT_FK_AGG, 3, 5, { A_INT, A_CONST, A_CONST, A_CONST },
 	  VOID, false },
+	{ DT_F_LLQUANTIZE, "llquantize", DT_FK_AGG, 5, 6,
+	  { A_INT, A_CONST, A_CONST, A_CONST, A_CONST, A_INT }, VOID, false },
+	{ DT_F_CHILL, "chill", DT_FK_ACTION, 1, 1, { A_INT }, VOID, false },
+	{ DT_F_RAISE, "raise", DT_FK_ACTION, 1, 1, { A_INT }, VOID, false },
+	{ DT_F_PANIC, "panic", DT_FK_ACTION, 0, 0, { 0 }, VOID, false },
+	{ DT_F_BREAKPOINT, "breakpoint", DT_FK_ACTION, 0, 0, { 0 }, VOID, false },
+	{ DT_F_STOP, "stop", DT_FK_ACTION, 0, 0, { 0 }, VOID, false },
 };
 
 /* dtrace functions this subset refuses, and why. */
@@ -88,13 +95,7 @@ static const struct {
 	{ "tracemem", "pointers are not supported" },
 	{ "alloca", "pointers are not supported" },
 	{ "bcopy", "pointers are not supported" },
-	{ "llquantize", "use quantize() or lquantize()" },
-	{ "raise", "destructive actions are not supported" },
 	{ "system", "destructive actions are not supported" },
-	{ "stop", "destructive actions are not supported" },
-	{ "panic", "destructive actions are not supported" },
-	{ "breakpoint", "destructive actions are not supported" },
-	{ "chill", "destructive actions are not supported" },
 	{ "freopen", "output redirection is not supported" },
 	{ "ftruncate", "output redirection is not supported" },
 	{ "setopt", "set options with #pragma D option" },
@@ -118,6 +119,12 @@ const struct dt_func *dt_func_lookup(const char *name)
 		if (!strcmp(dt_funcs[i].name, name))
 			return &dt_funcs[i];
 	return NULL;
+}
+
+bool dt_func_destructive(enum dt_func_id id)
+{
+	return id == DT_F_CHILL || id == DT_F_RAISE || id == DT_F_PANIC || id == DT_F_BREAKPOINT ||
+	       id == DT_F_STOP;
 }
 
 const char *dt_func_refusal(const char *name)

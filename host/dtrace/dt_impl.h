@@ -464,6 +464,8 @@ struct dt_agg *dt_agg_ref(struct dt_checker *ck, const char *name, struct dt_loc
 const struct dt_func *dt_func_lookup(const char *name);	/* dt_funcs.c */
 /* Why a known D function is refused, or NULL. */
 const char *dt_func_refusal(const char *name);
+/* chill, raise, panic, breakpoint, stop: allowed only with the destructive option (-w). */
+bool dt_func_destructive(enum dt_func_id id);
 
 /* Names (dt_vars.c). value: the type stored by an assignment, NULL for a read. */
 const struct dt_builtin *dt_builtin_lookup(const char *name);

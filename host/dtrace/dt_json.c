@@ -8,7 +8,8 @@
  *     "options": { "<every option of dt_options_table>": value },
  *       (nspec, specsize, dynvarsize, aggsize: as the kernel applies them)
  *     "aggs": [ { "id", "name" ("" for @), "func", "keys": [D...],
- *                 "lquantize": [low, high, step] or null } ],
+ *                 "lquantize": [low, high, step] or null,
+ *                 "llquantize": [factor, low, high, nsteps, buckets] or null } ],
  *     "clauses": [ { "index", "probes": ["text as written"...], "record",
  *                    "default_action", "size", "actions": [A...] } ] }
  *
@@ -216,6 +217,15 @@ static void aggs(struct json *j, const struct dt_object *obj)
 				(long long)a->lq_step);
 		else
 			puts_(j, "null");
+		puts_(j, ",\"llquantize\":");
+		if (ac->func == DOF_AGG_LLQUANTIZE) {
+			uint16_t f = DOF_LLQ_FACTOR(a->lq_step), n = DOF_LLQ_NSTEPS(a->lq_step);
+			printf_(j, "[%u,%lld,%lld,%u,%u]", f, (long long)a->lq_low,
+				(long long)a->lq_high, n,
+				dof_llquantize_buckets(f, (uint16_t)a->lq_low, (uint16_t)a->lq_high, n));
+		} else {
+			puts_(j, "null");
+		}
 		puts_(j, "}");
 	}
 	puts_(j, "]");

@@ -22,6 +22,7 @@
 
 static const char *const bufpolicies[] = { "switch", "fill", "ring", NULL };
 static const char *const bufresizes[] = { "auto", "manual", NULL };
+static const char *const oformats[] = { "text", "json", NULL };
 
 /* In enum dt_option_id order. */
 const struct dt_option_desc dt_options_table[DT_OPTION_COUNT] = {
@@ -37,9 +38,11 @@ const struct dt_option_desc dt_options_table[DT_OPTION_COUNT] = {
 	{ DT_OPT_CLEANRATE, "cleanrate", DT_OK_RATE, NS_PER_S / 101, 1, UINT64_MAX, NULL },
 	{ DT_OPT_CPU, "cpu", DT_OK_COUNT, 0, 0, 4095, NULL },
 	{ DT_OPT_DEFAULTARGS, "defaultargs", DT_OK_FLAG, 0, 0, 1, NULL },
+	{ DT_OPT_DESTRUCTIVE, "destructive", DT_OK_FLAG, 0, 0, 1, NULL },
 	{ DT_OPT_DYNVARSIZE, "dynvarsize", DT_OK_SIZE, 1 * MB, 1, 64 * GB, NULL },
 	{ DT_OPT_FLOWINDENT, "flowindent", DT_OK_FLAG, 0, 0, 1, NULL },
 	{ DT_OPT_NSPEC, "nspec", DT_OK_COUNT, 1, 1, 65536, NULL },
+	{ DT_OPT_OFORMAT, "oformat", DT_OK_CHOICE, DT_OFORMAT_TEXT, 0, 1, oformats },
 	{ DT_OPT_QUIET, "quiet", DT_OK_FLAG, 0, 0, 1, NULL },
 	{ DT_OPT_RAWBYTES, "rawbytes", DT_OK_FLAG, 0, 0, 1, NULL },
 	{ DT_OPT_SPECSIZE, "specsize", DT_OK_SIZE, 32 * KB, 1, 64 * GB, NULL },
@@ -196,7 +199,8 @@ int dt_option_set(struct dt_options *opts, const char *name, const char *value, 
 		ok = value && parse_number(&value, &v) && !*value;
 		break;
 	case DT_OK_CHOICE:
-		expect = d->id == DT_OPT_BUFPOLICY ? "switch, fill or ring" : "auto or manual";
+		expect = d->id == DT_OPT_BUFPOLICY ? "switch, fill or ring" :
+			 d->id == DT_OPT_OFORMAT ? "text or json" : "auto or manual";
 		ok = false;
 		for (uint64_t i = 0; value && d->choices[i]; i++)
 			if (!strcmp(d->choices[i], value)) {

@@ -19,6 +19,8 @@
  * Errors go to stderr as dtrace prints them, one per line:
  *   dtrace: failed to compile script FILE: line N: MESSAGE      (-s)
  *   dtrace: invalid probe specifier PROGRAM: MESSAGE             (-n)
+ *   dtrace: could not enable tracing: Destructive actions not allowed
+ *                                     (chill, raise, panic, breakpoint, stop without -w)
  * Sizes past the kernel's maximum are lowered (bufresize=auto) with a line
  * such as "dtrace: aggregation size lowered to 1m" on stderr.
  * Exit status: 0 compiled, 1 compile errors, 2 usage, option or I/O problem.
@@ -44,7 +46,10 @@ static void print_errors(const struct dt_program *p, const char *program_text)
 {
 	for (int e = 0; e < p->nerrors; e++) {
 		char line[1024];
-		if (program_text)
+		if (p->errors[e].tag == D_DESTRUCTIVE)	/* dtrace's words when it enables */
+			snprintf(line, sizeof(line), "dtrace: could not enable tracing: Destructive "
+				 "actions not allowed");
+		else if (program_text)
 			snprintf(line, sizeof(line), "dtrace: invalid probe specifier %s: %s",
 				 program_text, p->errors[e].message);
 		else

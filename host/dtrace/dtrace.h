@@ -61,7 +61,7 @@
 #define DT_MAX_DEPTH	256	/* expression nesting */
 
 /*
- * Error tags. Those up to D_ACT_SPEC name the same conditions as the
+ * Error tags. Those up to D_LLQUANT_MAGTOOBIG name the same conditions as the
  * tags of the illumos D compiler; the ones after the marker are Scion's.
  */
 enum dt_errtag {
@@ -90,6 +90,11 @@ enum dt_errtag {
 	D_SIZEOF_TYPE, D_SIZEOF_BITFIELD, D_OFFSETOF_TYPE, D_OFFSETOF_BITFIELD, D_ARGS_IDX,
 	D_ARGS_TYPE, D_ARGS_MULTI, D_SYM_NOTYPES, D_XLATE_REDECL, D_XLATE_NOCONV, D_XLATE_NONE,
 	D_XLATE_SOU, D_XLATE_INCOMPAT, D_XLATE_MEMB,
+	D_LLQUANT_FACTORTYPE, D_LLQUANT_FACTORVAL, D_LLQUANT_FACTORMATCH,
+	D_LLQUANT_LOWTYPE, D_LLQUANT_LOWVAL, D_LLQUANT_LOWMATCH, D_LLQUANT_HIGHTYPE,
+	D_LLQUANT_HIGHVAL, D_LLQUANT_HIGHMATCH, D_LLQUANT_NSTEPTYPE, D_LLQUANT_NSTEPVAL,
+	D_LLQUANT_NSTEPMATCH, D_LLQUANT_MAGRANGE, D_LLQUANT_FACTORNSTEPS,
+	D_LLQUANT_FACTOREVEN, D_LLQUANT_FACTORSMALL, D_LLQUANT_MAGTOOBIG,
 	/* Scion's own tags: conditions the illumos compiler has no tag for. */
 	D_UNSUPPORTED,		/* a D feature this subset refuses */
 	D_NESTING,		/* expression nested deeper than DT_MAX_DEPTH */
@@ -97,6 +102,8 @@ enum dt_errtag {
 	D_MACRO_BADARG,		/* $N is neither an integer nor an identifier */
 	D_PRINTF_CONV,		/* malformed or unknown conversion in a format */
 	D_AGG_USE,		/* aggregation used as a value */
+	D_DESTRUCTIVE,		/* a destructive action without -w (dtrace refuses it when
+				   enabling: "Destructive actions not allowed") */
 	D_TOO_MANY,		/* the error limit was reached */
 	D_NOMEM,		/* out of memory */
 	DT_ERRTAG_COUNT
@@ -223,7 +230,9 @@ enum dt_func_id {
 	DT_F_STRRCHR, DT_F_RINDEX, DT_F_STRTOK, DT_F_COPYIN, DT_F_COPYINSTR, DT_F_STRINGOF,
 	/* aggregating functions */
 	DT_F_COUNT, DT_F_SUM, DT_F_MIN, DT_F_MAX, DT_F_AVG, DT_F_STDDEV, DT_F_QUANTIZE,
-	DT_F_LQUANTIZE,
+	DT_F_LQUANTIZE, DT_F_LLQUANTIZE,
+	/* destructive actions (allowed with -w, the destructive option) */
+	DT_F_CHILL, DT_F_RAISE, DT_F_PANIC, DT_F_BREAKPOINT, DT_F_STOP,
 	DT_FUNC_COUNT
 };
 
@@ -244,7 +253,7 @@ enum dt_arg_kind {
 	DT_ARG_AGG,		/* an aggregation: @name */
 };
 
-#define DT_FUNC_MAX_PARAMS 4
+#define DT_FUNC_MAX_PARAMS 6
 
 struct dt_func {
 	enum dt_func_id id;
@@ -286,7 +295,8 @@ struct dt_agg {
 	const struct dt_func *func;	/* its aggregating function */
 	int nkeys;
 	struct dt_type keys[DT_MAX_KEYS];
-	int64_t lq_low, lq_high, lq_step;	/* lquantize's constants */
+	int64_t lq_low, lq_high, lq_step;	/* lquantize's constants; llquantize's low and
+					   high magnitudes and DOF_LLQ_PACK(factor, nsteps) */
 	bool defined;			/* assigned somewhere (else only referenced) */
 	struct dt_loc loc;		/* first definition */
 	struct dt_agg *next;
@@ -432,8 +442,8 @@ struct dt_clause {
 enum dt_option_id {
 	DT_OPT_AGGRATE, DT_OPT_AGGSIZE, DT_OPT_AGGSORTKEY, DT_OPT_AGGSORTKEYPOS,
 	DT_OPT_AGGSORTPOS, DT_OPT_AGGSORTREV, DT_OPT_BUFPOLICY, DT_OPT_BUFRESIZE,
-	DT_OPT_BUFSIZE, DT_OPT_CLEANRATE, DT_OPT_CPU, DT_OPT_DEFAULTARGS, DT_OPT_DYNVARSIZE,
-	DT_OPT_FLOWINDENT, DT_OPT_NSPEC, DT_OPT_QUIET, DT_OPT_RAWBYTES, DT_OPT_SPECSIZE,
+	DT_OPT_BUFSIZE, DT_OPT_CLEANRATE, DT_OPT_CPU, DT_OPT_DEFAULTARGS, DT_OPT_DESTRUCTIVE,
+	DT_OPT_DYNVARSIZE, DT_OPT_FLOWINDENT, DT_OPT_NSPEC, DT_OPT_OFORMAT, DT_OPT_QUIET, DT_OPT_RAWBYTES, DT_OPT_SPECSIZE,
 	DT_OPT_STACKFRAMES, DT_OPT_STATUSRATE, DT_OPT_STRSIZE, DT_OPT_SWITCHRATE,
 	DT_OPT_ZDEFS,
 	DT_OPTION_COUNT
@@ -450,6 +460,7 @@ enum dt_option_kind {
 
 enum dt_bufpolicy { DT_BUFPOLICY_SWITCH, DT_BUFPOLICY_FILL, DT_BUFPOLICY_RING };
 enum dt_bufresize { DT_BUFRESIZE_AUTO, DT_BUFRESIZE_MANUAL };
+enum dt_oformat { DT_OFORMAT_TEXT, DT_OFORMAT_JSON };
 
 struct dt_option_desc {
 	enum dt_option_id id;

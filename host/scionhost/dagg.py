@@ -4,7 +4,7 @@ sends each snapshot (struct dof_aggent in kernel/include/scion/dof.h,
 deltas merged here), clear/trunc/normalize/denormalize, and printa()
 output as illumos dtrace(1M) prints it: sorted by value then key (or as
 the aggsort* options say), one line per entry with dtrace's column
-widths, quantize/lquantize as ASCII histograms, several aggregations in
+widths, quantize/lquantize/llquantize as ASCII histograms, several aggregations in
 one printa joined by key, and the aggregations no printa() printed
 written out at the end.
 """
@@ -14,8 +14,8 @@ import struct
 import time
 
 from .layouts import C, layout
-from .dprintf import (M64, FormatError, Int, Str, Text, cdiv, print_bytes, print_stack,
-                      render, signed, sym_name, sym_start, unsigned)
+from .dprintf import (M64, FormatError, Int, Str, Text, cdiv, int_column, print_bytes,
+                      print_stack, render, signed, sym_name, sym_start, unsigned)
 
 QZERO, QBUCKETS = C.DOF_QUANTIZE_ZERO, C.DOF_QUANTIZE_BUCKETS
 ENTRY = layout("dof_aggent").ordered("agg", "keybytes", "valbytes")
@@ -105,19 +105,63 @@ def lquantize_text(counts, low, step, levels, normal=1):
     return _histogram(data, rows[0], rows[1], label, normal)
 
 
+def llquantize_bounds(factor, low, high, nsteps):
+    """The lower bound of each llquantize bucket after the first (which holds
+    what is below factor^low), the last one's being factor^(high + 1): the
+    log-linear layout of dof_llquantize_bucket (scion/dof.h), walked as
+    dtrace walks it to print."""
+    value = factor ** low
+    bounds = []
+    for _ in range(low, high + 1):
+        end = value * factor
+        step = end // nsteps if end > nsteps else 1
+        while value < end:
+            bounds.append(value)
+            value += step
+    bounds.append(value)
+    return bounds
+
+
+def llquantize_text(counts, bounds, normal=1):
+    """dtrace's llquantize histogram: "< factor^low" first, ">= factor^(high+1)"
+    last, each other row labelled with its bucket's lower bound."""
+    data = [signed(c) for c in counts]
+    n = len(data)
+    rows = _trim(data, n, n - 1) or (0, 1)
+
+    def label(i):
+        if i == 0:
+            return "< %d" % bounds[0]
+        if i == n - 1:
+            return ">= %d" % bounds[-1]
+        return "%d" % bounds[i - 1]
+    return _histogram(data, rows[0], rows[1], label, normal)
+
+
 class Agg:
     """One aggregation's description (from dtc's JSON)."""
 
     def __init__(self, meta):
         self.id, self.name, self.func = meta["id"], meta.get("name", ""), meta["func"]
         self.keys = meta.get("keys") or []
-        if self.func not in NVALS and self.func != "lquantize":
+        if self.func not in NVALS and self.func not in ("lquantize", "llquantize"):
             raise ValueError(f"aggregation {self.id}: unknown function {self.func!r}")
         self.low = self.step = self.levels = 0
+        self.bounds = []
         if self.func == "lquantize":
             low, high, step = meta["lquantize"]
             self.low, self.step, self.levels = low, step, (high - low) // step
-        self.nvals = self.levels + 2 if self.func == "lquantize" else NVALS[self.func]
+            self.nvals = self.levels + 2
+        elif self.func == "llquantize":
+            factor, low, high, nsteps, buckets = meta["llquantize"]
+            self.bounds = llquantize_bounds(factor, low, high, nsteps)
+            self.nvals = len(self.bounds) + 1
+            if self.nvals != buckets:
+                raise ValueError(f"aggregation {self.id}: llquantize({factor}, {low}, {high}, "
+                                 f"{nsteps}) has {buckets} buckets in the object, "
+                                 f"{self.nvals} here")
+        else:
+            self.nvals = NVALS[self.func]
         # where each key item starts: the kernel pads each to 8 bytes
         # (kernel/trace/dof.c); packed back to back is accepted too
         self.layouts = {}
@@ -184,6 +228,10 @@ def value_order(e):
             if a.low + i * a.step == 0:
                 zero = data[i + 1]
         return (total, zero)
+    if f == "llquantize":
+        b, data = e.agg.bounds, [signed(c) for c in v]
+        total = data[0] * (b[0] - 1) + sum(data[i + 1] * b[i] for i in range(len(b)))
+        return (total, data[0] if b[0] - 1 == 0 else 0)
     return (signed(v[0]),)
 
 
@@ -302,9 +350,7 @@ class Aggregations:
             return "  %-50s" % sym_name(k.number(), self.symbolize)
         n = len(k.rec)
         if n in (1, 2, 4, 8):
-            v = k.number()
-            return {8: " %16d" % signed(v), 4: " %8d" % signed(v, 4), 2: " %5d" % v,
-                    1: " %3d" % v}[n]
+            return int_column(k.number(), n, k.signed)
         return print_bytes(k.rec, -50, False, self.rawbytes)
 
     def _value_text(self, e):
@@ -313,6 +359,8 @@ class Aggregations:
             return quantize_text(v, normal)
         if f == "lquantize":
             return lquantize_text(v, e.agg.low, e.agg.step, e.agg.levels, normal)
+        if f == "llquantize":
+            return llquantize_text(v, e.agg.bounds, normal)
         if f == "avg":
             return " %16d" % (cdiv(cdiv(signed(v[1]), signed(normal) or 1), signed(v[0]))
                               if v[0] else 0)
@@ -331,7 +379,7 @@ class Aggregations:
 
     def _value_arg(self, e):
         f, v, normal = e.agg.func, e.vals, e.normal or 1
-        if f in ("quantize", "lquantize"):
+        if f in ("quantize", "lquantize", "llquantize"):
             return Text(self._value_text(e))
         if f == "avg":      # dtrace divides unsigned here
             return Int(v[1] // normal // v[0] if v[0] else 0)

@@ -6,7 +6,10 @@ metadata, and prints it the way illumos dtrace(1M) does: the
 "CPU ID FUNCTION:NAME" lines unless quiet, trace() data at dtrace's
 widths, printf/printa (dprintf.py, dagg.py), stack(), run-time errors
 and drops as "dtrace: ..." lines, and the aggregations left unprinted
-at the end.
+at the end. Aggregation snapshots are merged every aggrate (when the
+program sets one other than dtrace's 1s default; else every snapshot);
+bufpolicy=fill's filled CPUs are reported once. djson.py prints the same
+data as JSON lines (-x oformat=json).
 
     c = Consumer(meta, epids, probe_name, symbolize, sys.stdout, sys.stderr, quiet)
     c.snapshot(records, aggs, status)   # once per switch interval
@@ -18,15 +21,18 @@ import time
 
 from .dagg import Aggregations
 from .layouts import C, layout
-from .dprintf import (FormatError, Int, Str, Text, parse, print_bytes, print_stack, render,
-                      signed, sym_name, unsigned)
+from .dprintf import (FormatError, Int, Str, Text, int_column, parse, print_bytes, print_stack,
+                      render, signed, sym_name, unsigned)
 
 RECHDR = layout("dof_rechdr").ordered("epid", "probe_id", "timestamp")
 ERROR = layout("dof_error").ordered("epid", "action", "pc", "fault", "addr")
 STATUS = layout("dof_status").ordered("dynvar_drops", "spec_drops", "spec_unavail", "agg_drops",
-                                      "errors", "flags", "exit_status")
+                                      "errors", "flags", "exit_status", "filled_cpus")
 EPID_ERROR = C.DOF_EPID_ERROR
 STATUS_EXITED = C.DOF_STATUS_EXITED
+STATUS_ENDED = C.DOF_STATUS_ENDED
+STATUS_FILLED = C.DOF_STATUS_FILLED
+DTRACE_DEFAULT_AGGRATE_NS = 1000000000
 PC_NONE = C.DIF_PC_NONE
 # enum dif_fault_kind (scion/dif_exec.h) in dtrace's words; a subroutine argument out of range
 # (the kernel's "illegal argument") is what dtrace calls an illegal operation.
@@ -63,8 +69,14 @@ class Consumer:
     """Turns one session's data into dtrace's output on out (and err)."""
 
     def __init__(self, meta, epids, probe_name, symbolize, out, err, quiet=False,
-                 localtime=time.localtime):
+                 localtime=time.localtime, clock=time.monotonic):
         opts = meta.get("options") or {}
+        # aggrate: how often the aggregations taken are merged into what printa()
+        # shows; dtrace's default (1s, as given or not) merges every snapshot
+        rate = opts.get("aggrate") or DTRACE_DEFAULT_AGGRATE_NS
+        self.aggrate = None if rate == DTRACE_DEFAULT_AGGRATE_NS else rate / 1e9
+        self.clock, self._agg_at, self._pending = clock, None, []
+        self.filled = 0                     # bufpolicy=fill: the CPUs whose buffer filled
         self.quiet = bool(quiet or opts.get("quiet"))
         self.flow = bool(opts.get("flowindent"))
         self.rawbytes = bool(opts.get("rawbytes"))
@@ -90,9 +102,16 @@ class Consumer:
 
     def snapshot(self, records, aggs, status=None):
         """records: [(cpu, chunk, drops)], aggs: [(cpu, chunk)], status: the
-        struct dof_status bytes (or None)."""
-        for _, chunk in aggs:
-            self.aggs.merge(chunk)
+        struct dof_status bytes (or None). The aggregations join what printa()
+        shows at the next aggrate tick (all of them at the last snapshot)."""
+        self._pending.extend(chunk for _, chunk in aggs)
+        now = self.clock()
+        ended = status is not None and len(status) >= STATUS.size and \
+            STATUS.unpack_from(status)[5] & STATUS_ENDED
+        if self.aggrate is None or ended or self._agg_at is None or \
+                now - self._agg_at >= self.aggrate:
+            self._merge_pending()
+            self._agg_at = now
         if status is not None:
             self._check_status(status)
         recs = []
@@ -110,9 +129,15 @@ class Consumer:
                 self.err.write("dtrace: %d drop%s on CPU %d\n" % (drops, "s" * (drops > 1), cpu))
         self._flush()
 
+    def _merge_pending(self):
+        for chunk in self._pending:
+            self.aggs.merge(chunk)
+        self._pending = []
+
     def finish(self):
         """The end of tracing: a blank line, then every aggregation that no
         printa() printed (dtrace's dtrace_aggregate_print at exit)."""
+        self._merge_pending()
         self.out.write("\n" + self.aggs.unprinted())
         self._flush()
 
@@ -125,7 +150,7 @@ class Consumer:
     def _check_status(self, data):
         if len(data) < STATUS.size:
             raise ConsumerError(f"status of {len(data)} bytes, expected {STATUS.size}")
-        dyn, spec, unavail, aggd, _errors, flags, status = STATUS.unpack_from(data)
+        dyn, spec, unavail, aggd, _errors, flags, status, filled = STATUS.unpack_from(data)
         new = (dyn, spec, unavail, aggd)
         for (what, detail), n, o in zip(STATUS_DROPS, new, self._status):
             if n != o:
@@ -134,6 +159,12 @@ class Consumer:
         self._status = new
         if flags & STATUS_EXITED and not self.exited:
             self.exited, self.exit_status = True, status
+        if flags & STATUS_FILLED and filled & ~self.filled:
+            for cpu in range(64):
+                if filled & ~self.filled & (1 << cpu):
+                    self.err.write("dtrace: buffer on CPU %d filled (bufpolicy=fill): tracing "
+                                   "stopped; the oldest records are kept\n" % cpu)
+            self.filled |= filled
 
     def _split(self, cpu, chunk):
         out, off = [], 0
@@ -236,9 +267,7 @@ class Consumer:
             return print_bytes(arg.data, -33, self.quiet, self.rawbytes)
         if d.get("sym", "none") != "none":
             return "  %-50s" % sym_name(arg.value, self.symbolize)
-        w = arg.width if arg.width in (1, 2, 4) else 8
-        value = signed(arg.value, w) if w >= 4 else unsigned(arg.value, w)
-        return ("%d" if self.quiet else {8: " %16d", 4: " %8d", 2: " %5d", 1: " %3d"}[w]) % value
+        return int_column(arg.value, arg.width, arg.signed, self.quiet)
 
     def _action(self, act, data, pieces):
         kind = act["kind"]

@@ -36,6 +36,18 @@ def unsigned(value, nbytes=8):
     return value & ((1 << (nbytes * 8)) - 1)
 
 
+def int_column(value, width, is_signed, quiet=False):
+    """An integer as trace() and a printa() key print it: at dtrace's column
+    width for its size (" %3d", " %5d", " %8d", " %16d"; bare when quiet).
+    A 1-, 2- or 4-byte value is read as its type says (signed or not: the
+    record description's "signed"); an 8-byte one as a long long, as dtrace
+    reads it. (illumos reads a narrow one by its size alone: 1 and 2 bytes
+    unsigned, 4 signed, so it prints trace((int8_t)-1) as 255.)"""
+    w = width if width in (1, 2, 4) else 8
+    v = signed(value, w) if is_signed or w == 8 else unsigned(value, w)
+    return ("%d" if quiet else {8: " %16d", 4: " %8d", 2: " %5d", 1: " %3d"}[w]) % v
+
+
 def cdiv(a, b):
     """C's integer division (truncates toward zero)."""
     q = abs(a) // abs(b)

@@ -7,8 +7,11 @@ loads the object, and the kernel streams the principal buffers, the
 aggregation snapshots and a status chunk every switch interval. The
 consumer (dconsumer.py) prints them the way dtrace(1M) does. The trace
 ends when the program calls exit(), when --duration or --run says, when
-the process -p names exits, or on Ctrl-C; the stream's close runs END and
-brings the last data.
+the process -p names exits, when a CPU's buffer fills (bufpolicy=fill),
+or on Ctrl-C; the stream's close runs END and brings the last data (with
+bufpolicy=ring, all the records, kept in the kernel until then). -w
+permits destructive actions (the destructive option), -Z descriptions
+that match no probe (zdefs); -x oformat=json prints JSON lines (djson.py).
 
 -p PID (dtrace's): $target is PID in the program, and the trace ends when
 that process exits: the program gets one more clause,
@@ -126,6 +129,10 @@ def run_dtc(args, program, script, extra, shown_as=None):
         argv += ["-x", opt]
     if args.quiet:
         argv += ["-x", "quiet"]
+    if getattr(args, "destructive", False):
+        argv += ["-x", "destructive"]
+    if getattr(args, "zdefs", False):
+        argv += ["-x", "zdefs"]
     if program is not None:
         argv += ["-n", program]
     else:
@@ -325,6 +332,7 @@ def cmd_trace(args):
     printed (the last snapshot's aggregations too), one line says so and the exit
     status is partial.EXIT_INCOMPLETE."""
     from .dconsumer import Consumer
+    from .djson import JsonConsumer
 
     if args.list:
         return list_probes(args)
@@ -343,6 +351,8 @@ def cmd_trace(args):
         if meta is None:
             meta = compile_program(args)
         quiet = bool(meta["options"].get("quiet"))
+        if meta["options"].get("destructive") and not quiet:
+            print("dtrace: allowing destructive actions", file=sys.stderr)
         stream, cpus, epids = start(client, meta, args, snaps.on_chunk)
         if target:
             target.resume()
@@ -362,8 +372,9 @@ def cmd_trace(args):
             n = len(epids)
             print(f"dtrace: {what} matched {n} probe{'s' if n != 1 else ''}", file=sys.stderr)
         symbols = KeptSymbols(Symbols(client, ksyms.load(ksyms_path())))
-        consumer = Consumer(meta, epids, lambda pid: names.get(pid, ("?", "?", "?", str(pid))),
-                            symbols, out, sys.stderr, quiet)
+        kind = JsonConsumer if meta["options"].get("oformat") == "json" else Consumer
+        consumer = kind(meta, epids, lambda pid: names.get(pid, ("?", "?", "?", str(pid))),
+                        symbols, out, sys.stderr, quiet)
 
         def consume():
             for records, aggs, status in snaps.take():
@@ -381,7 +392,8 @@ def cmd_trace(args):
                     snaps.on_ready = None
                     out.write(body.decode("utf-8", "replace")) if args.show_run else None
                 while (not args.run and not lost and not consumer.exited and not interrupted
-                       and not target_gone and not (target and target.status)):
+                       and not consumer.filled and not target_gone
+                       and not (target and target.status)):
                     if deadline is not None and time.monotonic() >= deadline:
                         break
                     client.pump(0.05)
@@ -475,6 +487,10 @@ def add_trace(sub, subcommand):
     p.add_argument("-x", action="append", metavar="OPT[=VAL]",
                    help="a D option (bufsize, switchrate, dynvarsize, nspec, specsize, ...)")
     p.add_argument("-C", dest="cpp", action="store_true", help="run the C preprocessor first")
+    p.add_argument("-w", dest="destructive", action="store_true",
+                   help="permit destructive actions: chill, raise, stop, panic, breakpoint")
+    p.add_argument("-Z", dest="zdefs", action="store_true",
+                   help="permit probe descriptions that match no probes")
     p.add_argument("-c", dest="command", metavar="CMD",
                    help="run CMD (a program of the boot archive and its arguments), made "
                         "suspended, traced from its first instruction; stop when it ends")

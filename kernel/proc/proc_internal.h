@@ -193,6 +193,10 @@ struct process {
 	uint64_t suspend_mask;			/* own thread: the mask rt_sigsuspend replaced */
 	bool in_suspend;			/* own thread: rt_sigsuspend's mask is in force */
 	int fatal_signal;			/* atomic: the signal that kills it, 0 */
+	int deferred_signal;			/* atomic: proc_signal_defer's, sent on the way
+						   back to user mode; 0 */
+	int deferred_stop;			/* atomic: proc_stop_defer asked for a stop */
+	int stopped;				/* atomic: stopped (DTrace's stop()) until SIGCONT */
 	bool fault_reported;			/* own thread */
 	uint64_t clear_child_tid;		/* own thread: set_tid_address */
 	uint64_t start_ns;			/* set once */
@@ -356,6 +360,12 @@ void signal_send(struct process *p, int sig);
 void signal_send_info(struct process *p, const struct user_siginfo *si);
 int signal_default_is_ignore(int sig);
 void signal_deliver(struct process *p, struct trap_frame *f);
+/*
+ * signal_stop_here - p, the calling process, stays stopped (sleeps) until
+ *   SIGCONT or a fatal signal. Caller's context: proc_return_to_user,
+ *   interrupts masked (enabled while it sleeps).
+ */
+void signal_stop_here(struct process *p);
 const char *signal_name(int sig);
 
 /*

@@ -20,6 +20,13 @@
  * thread's, read by senders without a lock (a stale read decides for a
  * signal racing with the change, as it may on Linux).
  *
+ * DTrace's raise() posts from probe context, where no lock may be taken:
+ * proc_signal_defer leaves the signal in p->deferred_signal and
+ * proc_return_to_user sends it. DTrace's stop() likewise leaves
+ * p->deferred_stop: the process then sleeps on its way back to user mode
+ * (signal_stop_here) until SIGCONT continues it or a fatal signal ends it
+ * (kill's SIGSTOP stays refused).
+ *
  * proc:::signal-send (arg0 the target pid, arg1 the signal) fires for
  * every signal sent, by kill or by the kernel, ignored or not, in the
  * sender's context.
@@ -77,6 +84,12 @@ void signal_send_info(struct process *p, const struct user_siginfo *si)
 	if (sig <= 0 || sig > NSIG_LINUX)
 		return;
 	SDT_PROBE2_P(proc, signal__send, p->pid, sig);
+	if (sig == SIGCONT && __atomic_exchange_n(&p->stopped, 0, __ATOMIC_RELAXED)) {
+		irqflags_t f = spin_lock_irqsave(&proc_lock);
+		if (p->thread)
+			thread_wake(p->thread);	/* continued, whatever SIGCONT's action */
+		spin_unlock_irqrestore(&proc_lock, f);
+	}
 	uint64_t handler = READ_ONCE(p->actions[sig - 1].handler);
 	if (sig != SIGKILL && (handler == LINUX_SIG_IGN ||
 			       (handler == LINUX_SIG_DFL && signal_default_is_ignore(sig))))
@@ -90,6 +103,40 @@ void signal_send_info(struct process *p, const struct user_siginfo *si)
 	if (!blocked && p->thread)
 		thread_wake(p->thread);
 	spin_unlock_irqrestore(&proc_lock, f);
+}
+
+int proc_signal_defer(int sig)
+{
+	if (sig <= 0 || sig > NSIG_LINUX)
+		return -EINVAL;
+	struct thread *t = thread_current();
+	struct process *p = t ? t->proc : NULL;
+	if (!p)
+		return -ESRCH;
+	__atomic_store_n(&p->deferred_signal, sig, __ATOMIC_RELAXED);
+	return 0;
+}
+
+int proc_stop_defer(void)
+{
+	struct thread *t = thread_current();
+	struct process *p = t ? t->proc : NULL;
+	if (!p)
+		return -ESRCH;
+	__atomic_store_n(&p->deferred_stop, 1, __ATOMIC_RELAXED);
+	return 0;
+}
+
+void signal_stop_here(struct process *p)
+{
+	__atomic_store_n(&p->stopped, 1, __ATOMIC_RELAXED);
+	arch_irq_enable();
+	while (__atomic_load_n(&p->stopped, __ATOMIC_RELAXED) && !READ_ONCE(p->fatal_signal)) {
+		irqflags_t f = spin_lock_irqsave(&p->child_wq.lock);
+		waitq_sleep(&p->child_wq, HZ);	/* SIGCONT and fatal signals wake the thread */
+		spin_unlock_irqrestore(&p->child_wq.lock, f);
+	}
+	arch_irq_disable();
 }
 
 void signal_send(struct process *p, int sig)

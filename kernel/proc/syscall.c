@@ -145,6 +145,11 @@ void proc_return_to_user(struct trap_frame *f)
 	struct process *p = proc_current();
 	if (!p)
 		return;
+	if (unlikely(READ_ONCE(p->deferred_signal)))
+		signal_send(p, __atomic_exchange_n(&p->deferred_signal, 0, __ATOMIC_RELAXED));
+	if (unlikely(READ_ONCE(p->deferred_stop)) &&
+	    __atomic_exchange_n(&p->deferred_stop, 0, __ATOMIC_RELAXED))
+		signal_stop_here(p);
 	int sig = READ_ONCE(p->fatal_signal);
 	if (unlikely(sig)) {
 		if (!p->fault_reported && sig != SIGKILL && sig != SIGINT && sig != SIGTERM &&

@@ -73,6 +73,15 @@ void *tbuf_reserve(struct tbuf_set *set, uint32_t bytes)
 	return record;
 }
 
+void tbuf_drop(struct tbuf_set *set)
+{
+	unsigned index = this_cpu_index();
+	if (index >= set->ncpus)
+		return;
+	set->cpu[index].drops++;
+	__atomic_fetch_add(&all_drops, 1, __ATOMIC_RELAXED);
+}
+
 /* On each CPU, between two of its records: hand the filled buffer over. */
 static void switch_here(void *arg)
 {

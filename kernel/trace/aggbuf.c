@@ -160,6 +160,10 @@ static void fold(const struct trace_agg *g, uint64_t *val, uint64_t value, uint6
 	}
 	case DOF_AGG_QUANTIZE: val[quantize_bucket(v)] += incr; break;
 	case DOF_AGG_LQUANTIZE: val[lquantize_bucket(g, v)] += incr; break;
+	case DOF_AGG_LLQUANTIZE:
+		val[dof_llquantize_bucket(DOF_LLQ_FACTOR(g->lq_step), (uint16_t)g->lq_low,
+					  (uint16_t)g->lq_high, DOF_LLQ_NSTEPS(g->lq_step), v)] += incr;
+		break;
 	}
 }
 

@@ -46,6 +46,10 @@ static const struct {
 	[DOF_OPT_DYNVARSIZE] = { DOF_DYNVARSIZE_DEFAULT, DOF_DYNVARSIZE_MIN, DOF_DYNVARSIZE_MAX,
 				 "dynvarsize" },
 	[DOF_OPT_AGGSIZE] = { DOF_AGGSIZE_DEFAULT, DOF_AGGSIZE_MIN, DOF_AGGSIZE_MAX, "aggsize" },
+	[DOF_OPT_BUFPOLICY] = { DOF_BUFPOLICY_SWITCH, DOF_BUFPOLICY_SWITCH, DOF_BUFPOLICY_RING,
+				"bufpolicy" },
+	[DOF_OPT_ZDEFS] = { 0, 0, 1, "zdefs" },
+	[DOF_OPT_DESTRUCTIVE] = { 0, 0, 1, "destructive" },
 	[DOF_OPT_KTYPES] = { 0, 1, UINT64_MAX, "ktypes" },
 };
 
@@ -239,10 +243,27 @@ static int read_agg(struct reader *r, struct trace_agg *a, unsigned index, char 
 		a->valbytes = (uint32_t)(levels + 2) * 8;
 		break;
 	}
+	case DOF_AGG_LLQUANTIZE: {
+		uint64_t factor = DOF_LLQ_FACTOR(a->lq_step), nsteps = DOF_LLQ_NSTEPS(a->lq_step);
+		if (a->lq_low < 0 || a->lq_high < 0 || a->lq_step < 0 || a->lq_step >> 32 ||
+		    !dof_llquantize_valid(factor, (uint64_t)a->lq_low, (uint64_t)a->lq_high, nsteps))
+			FAIL("aggregation %u: llquantize(%llu, %lld, %lld, %llu): give factor >= 2, "
+			     "low < high, nsteps a multiple of factor dividing a power of it, and "
+			     "factor^(high + 2) within 64 bits", index, (unsigned long long)factor,
+			     (long long)a->lq_low, (long long)a->lq_high, (unsigned long long)nsteps);
+		uint32_t n = dof_llquantize_buckets((uint16_t)factor, (uint16_t)a->lq_low,
+						    (uint16_t)a->lq_high, (uint16_t)nsteps);
+		if (n > DOF_LLQUANTIZE_MAX_BUCKETS)
+			FAIL("aggregation %u: llquantize of %u buckets (at most %u)", index, n,
+			     DOF_LLQUANTIZE_MAX_BUCKETS);
+		a->valbytes = n * 8;
+		break;
+	}
 	default: a->valbytes = 8; break;
 	}
-	if (a->func != DOF_AGG_LQUANTIZE && (a->lq_low || a->lq_high || a->lq_step))
-		FAIL("aggregation %u: lquantize constants on another function", index);
+	if (a->func != DOF_AGG_LQUANTIZE && a->func != DOF_AGG_LLQUANTIZE &&
+	    (a->lq_low || a->lq_high || a->lq_step))
+		FAIL("aggregation %u: (l)lquantize constants on another function", index);
 	return r->short_read ? (snprintf(why, whylen, "aggregation %u: the object ends inside it",
 					 index), -EINVAL) : 0;
 }
@@ -273,14 +294,18 @@ static int check_action(const struct trace_object *o, struct trace_clause *c, un
 	struct trace_action *a = &c->actions[ai];
 	unsigned want;
 	switch (a->kind) {
-	case DOF_ACT_STACK: want = 0; break;
+	case DOF_ACT_STACK:
+	case DOF_ACT_PANIC:
+	case DOF_ACT_BREAKPOINT:
+	case DOF_ACT_STOP: want = 0; break;
 	case DOF_ACT_AGGREGATE: {
 		if (a->arg >= o->naggs)
 			FAIL("clause %u action %u: no aggregation %u", ci, ai + 1, a->arg);
 		const struct trace_agg *g = &o->aggs[a->arg];
 		want = g->nkeyprogs + g->nvalues;
 		/* (l)quantize may carry its increment as one more program. */
-		bool weighable = g->func == DOF_AGG_QUANTIZE || g->func == DOF_AGG_LQUANTIZE;
+		bool weighable = g->func == DOF_AGG_QUANTIZE || g->func == DOF_AGG_LQUANTIZE ||
+				 g->func == DOF_AGG_LLQUANTIZE;
 		if (weighable && a->nprogs == want + 1)
 			want++;
 		break;
@@ -302,6 +327,12 @@ static int check_action(const struct trace_object *o, struct trace_clause *c, un
 		if (a->progs[k]->rtype != need)
 			FAIL("clause %u action %u: program %u returns the wrong type", ci, ai + 1, k);
 	}
+	bool destructive = a->kind == DOF_ACT_CHILL || a->kind == DOF_ACT_RAISE ||
+			   a->kind == DOF_ACT_PANIC || a->kind == DOF_ACT_BREAKPOINT ||
+			   a->kind == DOF_ACT_STOP;
+	if (destructive && !o->option[DOF_OPT_DESTRUCTIVE])
+		FAIL("could not enable tracing: Destructive actions not allowed (clause %u action "
+		     "%u; allow them with -w)", ci, ai + 1);
 	if (a->kind == DOF_ACT_SPECULATE && ai != 0)
 		FAIL("clause %u action %u: speculate() must come first", ci, ai + 1);
 	if (a->kind == DOF_ACT_AGGREGATE && c->speculative)

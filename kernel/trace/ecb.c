@@ -8,8 +8,8 @@
  *      area, and folding aggregations, storing variables, committing or
  *      discarding speculations as they come;
  *   3. copies the record into its speculation, or reserves it in this
- *      CPU's principal buffer (a record that does not fit is a drop the
- *      buffer counts);
+ *      CPU's principal buffer by the session's policy (bufpolicy.c: a
+ *      record that does not fit is a drop the buffer counts);
  *   4. after exit(), moves the session to DRAINING.
  * A run-time fault in step 1 or 2 abandons that ECB for this firing: an
  * error record (struct dof_error) goes to the principal buffer and the
@@ -25,6 +25,9 @@
 #include <scion/probe_arch.h>
 #include <arch/stack.h>
 #include <arch/cpu.h>
+#include <scion/errno.h>
+#include <scion/printk.h>
+#include <scion/proc.h>
 #include "trace_internal.h"
 
 static void count(uint64_t *counter)
@@ -48,7 +51,7 @@ static const uint8_t dtrace_fault_code[DIF_FAULT_KINDS] = {
 static void fire_error_probe(struct trace_session *s, const struct trace_ecb *failed,
 			     uint32_t action, const struct dif_fault *fault)
 {
-	struct dof_rechdr *h = tbuf_reserve(s->bufs, sizeof(*h) + sizeof(struct dof_error));
+	struct dof_rechdr *h = trace_reserve(s, sizeof(*h) + sizeof(struct dof_error));
 	if (h) {
 		struct dof_error *e = (struct dof_error *)(h + 1);
 		h->epid = DOF_EPID_ERROR;
@@ -147,6 +150,52 @@ static bool aggregate(struct trace_firing *x, const struct trace_action *a, uint
 	return true;
 }
 
+/*
+ * panic() panics; breakpoint() traps (the trap handler reports it, and
+ * panics in probe context); stop() stops the current process (none: nothing).
+ */
+static void destruct(struct trace_firing *x, uint16_t kind)
+{
+	const struct probe *p = x->hit->probe;
+	if (kind == DOF_ACT_STOP) {
+		proc_stop_defer();
+		return;
+	}
+	if (kind == DOF_ACT_PANIC)
+		panic("dtrace: panic action at probe %s:%s:%s:%s (epid %u)", p->provider, p->module,
+		      p->function, p->name, x->ecb->epid);
+	printk("dtrace: breakpoint action at probe %s:%s:%s:%s (epid %u)\n", p->provider,
+	       p->module, p->function, p->name, x->ecb->epid);
+	arch_debug_trap();
+}
+
+static void *reserve_in(void *session, uint32_t bytes)
+{
+	return trace_reserve(session, bytes);
+}
+
+/*
+ * chill(ns): spin for ns nanoseconds, as dtrace does with interrupts
+ * masked; false (an illegal operation, nothing spun) when it would take
+ * this CPU past DOF_CHILL_MAX_NS of chilling in the current second.
+ */
+static bool chill(struct trace_firing *x, uint64_t ns)
+{
+	uint64_t now = clock_ns();
+	if (!now)
+		return true;		/* no clock yet: nothing to spin by */
+	if (now - x->cpu->chill_mark > 1000000000ull) {
+		x->cpu->chill_mark = now;
+		x->cpu->chilled = 0;
+	}
+	if (ns > DOF_CHILL_MAX_NS || x->cpu->chilled + ns > DOF_CHILL_MAX_NS)
+		return false;
+	x->cpu->chilled += ns;
+	while (clock_ns() - now < ns)
+		cpu_relax();
+	return true;
+}
+
 /* Run e's actions into rec. Return value: false when the firing was abandoned. */
 static bool run_actions(struct trace_firing *x, uint8_t *rec, uint64_t *spec_id, bool *exiting,
 			int64_t *exit_status)
@@ -167,6 +216,11 @@ static bool run_actions(struct trace_firing *x, uint8_t *rec, uint64_t *spec_id,
 		}
 		if (a->kind == DOF_ACT_STACK) {
 			walk_stack(x, (uint64_t *)(rec + a->offset), a->arg);
+			continue;
+		}
+		if (a->kind == DOF_ACT_PANIC || a->kind == DOF_ACT_BREAKPOINT ||
+		    a->kind == DOF_ACT_STOP) {
+			destruct(x, a->kind);
 			continue;
 		}
 		if (dif_run(a->progs[0], &trace_env_ops, x, &v, &fault)) {
@@ -200,11 +254,26 @@ static bool run_actions(struct trace_firing *x, uint8_t *rec, uint64_t *spec_id,
 			*spec_id = v;
 			break;
 		case DOF_ACT_COMMIT:
-			spec_commit(s->specs, v, s->bufs, trace_record_size, s);
+			spec_commit(s->specs, v, reserve_in, trace_record_size, s);
 			break;
 		case DOF_ACT_DISCARD:
 			spec_discard(s->specs, v);
 			break;
+		case DOF_ACT_CHILL:
+			if (!chill(x, v)) {
+				struct dif_fault bad = { DIF_FAULT_ILLOP, DIF_PC_NONE, v };
+				failed(x, ai, &bad);
+				return false;
+			}
+			break;
+		case DOF_ACT_RAISE:
+			if (proc_signal_defer((int)v) == -EINVAL) {
+				struct dif_fault bad = { DIF_FAULT_BADARG, DIF_PC_NONE, v };
+				failed(x, ai, &bad);
+				return false;
+			}
+			break;
+
 		default:	/* EXPR: for its effects */
 			break;
 		}
@@ -245,7 +314,7 @@ static void run_ecb(struct trace_firing *x)
 			if (!spec_append(s->specs, spec_id, rec, c->record_size))
 				count(&s->counters.spec_drops);
 		} else {
-			void *dst = tbuf_reserve(s->bufs, c->record_size);
+			void *dst = trace_reserve(s, c->record_size);
 			if (dst)
 				memcpy(dst, rec, c->record_size);
 		}

@@ -97,7 +97,8 @@ static int match_probes(struct trace_session *s, struct matches *m, char *why, s
 					 reason ? reason : errno_name(found));
 				return found;
 			}
-			if (found == 0 && m->n == before) {
+			/* dtrace's -Z (zdefs): a description may match nothing. */
+			if (found == 0 && m->n == before && !s->obj.option[DOF_OPT_ZDEFS]) {
 				snprintf(why, whylen, "probe description %s does not match any probes",
 					 spec);
 				return -ENOENT;
@@ -303,7 +304,8 @@ const char *trace_session_notice(const struct trace_session *s)
 
 /*
  * Start, in order:
- *   1. the principal buffers (the caller's or the session's own);
+ *   1. the principal buffers (the caller's or the session's own), and
+ *      what the buffer policy needs (bufpolicy.c);
  *   2. WARMUP, then every probe enabled in one batch: probe hits find
  *      the state WARMUP and run nothing;
  *   3. BEGIN's clauses (they may call exit(), moving to DRAINING);
@@ -322,6 +324,10 @@ int trace_session_start(struct trace_session *s, struct tbuf_set *bufs, char *wh
 		s->own_bufs = true;
 	}
 	s->bufs = bufs;
+	if (trace_bufpolicy_start(s)) {
+		snprintf(why, whylen, "no memory for bufpolicy=ring's %u bytes per CPU", bufs->size);
+		return -ENOMEM;
+	}
 	__atomic_store_n(&s->state, TRACE_WARMUP, __ATOMIC_RELEASE);
 	struct probe **probes;
 	struct probe_consumer **cs = consumers_of(s, &probes);

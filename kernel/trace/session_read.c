@@ -86,6 +86,9 @@ void trace_session_status(const struct trace_session *s, struct dof_status *st)
 	}
 	if (__atomic_load_n(&s->state, __ATOMIC_ACQUIRE) == TRACE_STOPPED)
 		st->flags |= DOF_STATUS_ENDED;
+	st->filled_cpus = __atomic_load_n(&s->filled_cpus, __ATOMIC_RELAXED);
+	if (st->filled_cpus)
+		st->flags |= DOF_STATUS_FILLED;
 }
 
 void trace_agg_merge(uint8_t func, uint64_t *into, const uint64_t *delta, uint32_t n, bool fresh)
@@ -114,4 +117,13 @@ void trace_agg_merge(uint8_t func, uint64_t *into, const uint64_t *delta, uint32
 			into[i] += delta[i];
 		return;
 	}
+}
+
+void trace_session_send_rings(struct trace_session *s,
+			      void (*send)(void *arg, unsigned cpu, uint32_t count,
+					   uint8_t *records, uint32_t bytes),
+			      void *arg, uint32_t chunk_max)
+{
+	if (__atomic_load_n(&s->state, __ATOMIC_ACQUIRE) == TRACE_STOPPED)
+		trace_bufpolicy_send_rings(s, send, arg, chunk_max);
 }

@@ -58,6 +58,7 @@ void trace_session_free(struct trace_session *s)
 		kfree(s->cpu[i].key);
 		kfree(s->cpu[i].agg_key);
 	}
+	trace_bufpolicy_free(s);
 	aggbuf_destroy(s->aggs);
 	dynvar_destroy(s->dynvars);
 	spec_destroy(s->specs);

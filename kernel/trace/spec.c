@@ -94,7 +94,8 @@ bool spec_append(struct spec_set *s, uint64_t id, const void *rec, uint32_t size
 	return ok;
 }
 
-void spec_commit(struct spec_set *s, uint64_t id, struct tbuf_set *bufs,
+void spec_commit(struct spec_set *s, uint64_t id,
+		 void *(*reserve)(void *arg, uint32_t bytes),
 		 uint32_t (*record_size)(void *arg, uint32_t epid), void *arg)
 {
 	struct speculation *sp = lookup(s, id);
@@ -108,7 +109,7 @@ void spec_commit(struct spec_set *s, uint64_t id, struct tbuf_set *bufs,
 			uint32_t size = record_size(arg, h->epid);
 			if (!size || at + size > sp->used)
 				break;	/* cannot happen: only whole records go in */
-			void *dst = tbuf_reserve(bufs, size);
+			void *dst = reserve(arg, size);
 			if (dst)
 				memcpy(dst, h, size);
 			at += (size + 7u) & ~7u;

@@ -173,11 +173,12 @@ uint64_t spec_new(struct spec_set *s);		/* an id, or 0 when none is free */
 bool spec_append(struct spec_set *s, uint64_t id, const void *rec, uint32_t size);
 /*
  * Commit: each record of speculation id into this CPU's principal buffer
- * (sizes from record_size(epid)); records that do not fit count as
- * drops of that buffer. Discard: drop them. Both free the speculation.
+ * (sizes from record_size(epid), room from reserve(arg, bytes), which
+ * counts the drop of a record that does not fit). Discard: drop them. Both free the speculation.
  * Probe context.
  */
-void spec_commit(struct spec_set *s, uint64_t id, struct tbuf_set *bufs,
+void spec_commit(struct spec_set *s, uint64_t id,
+		 void *(*reserve)(void *arg, uint32_t bytes),
 		 uint32_t (*record_size)(void *arg, uint32_t epid), void *arg);
 void spec_discard(struct spec_set *s, uint64_t id);
 
@@ -201,6 +202,10 @@ struct trace_cpu {
 					   own, since its key and value programs may load
 					   dynamic variables, which build theirs in key */
 	uint64_t random;		/* rand()'s state */
+	uint64_t chill_mark;		/* chill(): when this second of chilling began */
+	uint64_t chilled;		/* and the ns chilled since */
+	uint64_t fill_bytes;		/* bufpolicy=fill: bytes recorded since the start */
+	struct trace_ring *ring;	/* bufpolicy=ring: this CPU's ring */
 };
 
 struct trace_counters {
@@ -228,6 +233,8 @@ struct trace_session {
 	uint64_t wall_base_ns;		/* set once: walltimestamp - timestamp */
 	bool own_bufs;			/* bufs made by trace_session_start, freed with it */
 	bool enabled;			/* its consumer: probes enabled, not yet disabled */
+	uint32_t end_reserve;		/* bytes END's clauses record: bufpolicy=fill keeps them */
+	uint64_t filled_cpus;		/* atomic: bufpolicy=fill, bit n: CPU n filled */
 	char notice[TRACE_NOTICE_MAX];	/* set once at creation: a line for the user, or "" */
 };
 
@@ -245,6 +252,23 @@ uint32_t trace_agg_min_entry(const struct trace_object *o);
 int trace_session_allocate(struct trace_session *s, uint32_t aggsize, uint32_t min_entry);
 /* Free s, its object, ECBs and memory; not its principal buffers. */
 void trace_session_free(struct trace_session *s);
+
+/* bufpolicy.c: the principal buffers' policy (enum dof_bufpolicy). */
+struct trace_ring;
+/* Room for a record of bytes bytes by s's policy, or NULL (a drop, counted). Probe context. */
+void *trace_reserve(struct trace_session *s, uint32_t bytes);
+/* At the start (s->bufs and the ECBs set): END's reserve; rings. -1: no memory. Thread. */
+int trace_bufpolicy_start(struct trace_session *s);
+void trace_bufpolicy_free(struct trace_session *s);
+/*
+ * trace_bufpolicy_send_rings - after END: each CPU's ring, oldest record
+ *   first, as calls of send with at most chunk_max bytes of whole records;
+ *   then the rings are empty. Thread context, nothing firing.
+ */
+void trace_bufpolicy_send_rings(struct trace_session *s,
+				void (*send)(void *arg, unsigned cpu, uint32_t count,
+					     uint8_t *records, uint32_t bytes),
+				void *arg, uint32_t chunk_max);
 
 /* ecb.c */
 /*

@@ -12,7 +12,8 @@
  *   3. every switch interval the stream sends the principal buffers,
  *      then the drain hook the aggregation snapshots and a status chunk;
  *   4. STREAM_CLOSE (or a new HELLO): the session stops, the last drain
- *      sends what is left, with ENDED set in the status;
+ *      sends what is left (with bufpolicy=ring, the rings' records
+ *      first), with ENDED set in the status;
  *   5. the stream's release destroys the session.
  */
 #include <scion/channel.h>
@@ -76,9 +77,25 @@ static void send_aggregations(struct trace_session *s, struct chan_stream_sink *
 		send_entries(s, sink, cpu, data + start, at - start, entries);
 }
 
+struct ring_send {
+	struct trace_session *session;
+	struct chan_stream_sink *sink;
+};
+
+/* bufpolicy=ring: a CPU's kept records, sent as its principal buffer's are. */
+static void send_ring_records(void *arg, unsigned cpu, uint32_t count, uint8_t *records,
+			      uint32_t bytes)
+{
+	struct ring_send *r = arg;
+	trace_session_records_to_le(r->session, records, bytes);
+	chan_stream_send(r->sink, cpu, count, 0, records, bytes);
+}
+
 static void trace_drain(void *priv, struct chan_stream_sink *sink)
 {
 	struct trace_session *s = priv;
+	struct ring_send ring = { s, sink };
+	trace_session_send_rings(s, send_ring_records, &ring, CHANNEL_CHUNK_MAX);
 	trace_session_switch_aggregations(s);
 	for (unsigned cpu = 0; cpu < cpu_count() && cpu < MAX_CPUS; cpu++)
 		send_aggregations(s, sink, cpu);

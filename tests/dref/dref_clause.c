@@ -6,7 +6,7 @@
  * printf() and exit() into the clause's record, aggregations folded with DTrace's
  * definitions (count, sum, min/max as signed 64-bit, avg, stddev with
  * a 128-bit sum of squares, quantize's power-of-two buckets, lquantize's
- * linear ones, both optionally weighted).
+ * linear ones, llquantize's log-linear ones, all optionally weighted).
  *
  * What the consumer sees is produced in the kernel's formats, so the
  * comparison is byte for byte: a record is a struct dof_rechdr and each
@@ -55,6 +55,29 @@ static unsigned lquantize_bucket(const struct dt_agg *a, int64_t v)
 	return 1 + (unsigned)((v - a->lq_low) / a->lq_step);
 }
 
+/*
+ * llquantize's bucket, found the way dtrace's consumer labels them (an
+ * independent reading of the layout scion/dof.h describes): walk the
+ * buckets' lower bounds -- factor^m, then up by factor^(m+1) / nsteps
+ * (at least 1) to factor^(m+1), for m = low .. high -- and take the last
+ * bound at or below v; below factor^low is bucket 0.
+ */
+static unsigned llquantize_bucket(const struct dt_agg *a, int64_t v)
+{
+	int64_t factor = (int64_t)(a->lq_step >> 16), nsteps = a->lq_step & 0xffff;
+	int64_t bound = 1;
+	for (int64_t m = 0; m < a->lq_low; m++)
+		bound *= factor;
+	unsigned bucket = 0;
+	for (int64_t m = a->lq_low; m <= a->lq_high; m++) {
+		int64_t next = bound * factor, step = next / nsteps ? next / nsteps : 1;
+		for (; bound < next; bound += step, bucket++)
+			if (v < bound)
+				return bucket;
+	}
+	return v < bound ? bucket : bucket + 1;
+}
+
 static void fold(const struct dt_agg_code *ac, uint64_t *vals, bool fresh, uint64_t value,
 		 uint64_t incr)
 {
@@ -77,13 +100,15 @@ static void fold(const struct dt_agg_code *ac, uint64_t *vals, bool fresh, uint6
 	}
 	case DOF_AGG_QUANTIZE: vals[quantize_bucket(v)] += incr; break;
 	case DOF_AGG_LQUANTIZE: vals[lquantize_bucket(ac->agg, v)] += incr; break;
+	case DOF_AGG_LLQUANTIZE: vals[llquantize_bucket(ac->agg, v)] += incr; break;
 	}
 }
 
 /* The weighted (l)quantize's increment argument, or NULL. */
 static const struct dt_node *increment_arg(const struct dt_stmt *s)
 {
-	int at = s->func->id == DT_F_QUANTIZE ? 1 : s->func->id == DT_F_LQUANTIZE ? 4 : -1;
+	int at = s->func->id == DT_F_QUANTIZE ? 1 : s->func->id == DT_F_LQUANTIZE ? 4 :
+		 s->func->id == DT_F_LLQUANTIZE ? 5 : -1;
 	const struct dt_node *a = s->args;
 	for (int i = 0; a && i < at; i++)
 		a = a->next;

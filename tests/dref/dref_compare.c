@@ -85,9 +85,11 @@ static void print_values(struct dref_buf *b, const struct dt_object *obj,
 		[DOF_AGG_STDDEV] = "stddev (count, sum, sum of squares low, high)",
 		[DOF_AGG_QUANTIZE] = "quantize (bucket:count)",
 		[DOF_AGG_LQUANTIZE] = "lquantize (bucket:count)",
+		[DOF_AGG_LLQUANTIZE] = "llquantize (bucket:count)",
 	};
 	dref_printf(b, "%s", func < DOF_AGG_LIMIT && names[func] ? names[func] : "?");
-	bool buckets = func == DOF_AGG_QUANTIZE || func == DOF_AGG_LQUANTIZE;
+	bool buckets = func == DOF_AGG_QUANTIZE || func == DOF_AGG_LQUANTIZE ||
+		       func == DOF_AGG_LLQUANTIZE;
 	for (uint32_t i = 0; i < e->nvals; i++) {
 		if (buckets && e->vals[i])
 			dref_printf(b, " %u:%" PRId64, i, (int64_t)e->vals[i]);

@@ -80,8 +80,9 @@ static void make_aggs(struct gen *g)
 {
 	static const enum dt_func_id funcs[] = {
 		DT_F_COUNT, DT_F_SUM, DT_F_MIN, DT_F_MAX, DT_F_AVG, DT_F_STDDEV, DT_F_QUANTIZE,
-		DT_F_LQUANTIZE,
+		DT_F_LQUANTIZE, DT_F_LLQUANTIZE,
 	};
+	static const int factors[] = { 2, 3, 4, 10 };
 	g->naggs = 1 + dref_below(g->r, 4);
 	for (unsigned i = 0; i < g->naggs; i++) {
 		struct gen_agg *a = &g->aggs[i];
@@ -95,6 +96,12 @@ static void make_aggs(struct gen *g)
 		a->lq_step = 1 + (int)dref_below(g->r, 5);
 		a->lq_low = (int)dref_below(g->r, 21) - 10;
 		a->lq_high = a->lq_low + a->lq_step * (1 + (int)dref_below(g->r, 20));
+		if (a->func == DT_F_LLQUANTIZE) {	/* factor, low, high, nsteps */
+			a->ll_factor = PICK(g, factors);
+			a->lq_low = (int)dref_below(g->r, 3);
+			a->lq_high = a->lq_low + 1 + (int)dref_below(g->r, 3);
+			a->lq_step = a->ll_factor * (dref_chance(g->r, 50) ? 1 : a->ll_factor);
+		}
 	}
 }
 
@@ -189,7 +196,10 @@ static void aggregation(struct gen *g, struct dref_buf *b, const struct gen_agg 
 		gen_int(g, b, value_depth(g), GEN_SAFE);
 	if (a->func == DT_F_LQUANTIZE)
 		dref_printf(b, ", %d, %d, %d", a->lq_low, a->lq_high, a->lq_step);
-	if ((a->func == DT_F_QUANTIZE || a->func == DT_F_LQUANTIZE) && dref_chance(g->r, 30)) {
+	if (a->func == DT_F_LLQUANTIZE)
+		dref_printf(b, ", %d, %d, %d, %d", a->ll_factor, a->lq_low, a->lq_high, a->lq_step);
+	if ((a->func == DT_F_QUANTIZE || a->func == DT_F_LQUANTIZE ||
+	     a->func == DT_F_LLQUANTIZE) && dref_chance(g->r, 30)) {
 		dref_printf(b, ", ");
 		gen_int(g, b, 1, GEN_KEY);	/* the increment: small, maybe negative */
 	}

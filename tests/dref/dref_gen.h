@@ -40,7 +40,8 @@ struct gen_agg {
 	enum dt_func_id func;
 	int nkeys;
 	bool key_string[GEN_MAX_KEYS];
-	int lq_low, lq_high, lq_step;
+	int lq_low, lq_high, lq_step;	/* llquantize: low, high, nsteps */
+	int ll_factor;
 };
 
 struct gen {

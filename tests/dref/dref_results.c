@@ -146,6 +146,20 @@ uint32_t dref_agg_nvals(const struct dt_agg_code *ac)
 		return DOF_QUANTIZE_BUCKETS;
 	case DOF_AGG_LQUANTIZE:
 		return (uint32_t)((ac->agg->lq_high - ac->agg->lq_low) / ac->agg->lq_step) + 2;
+	case DOF_AGG_LLQUANTIZE: {
+		/* 1 below factor^low, nsteps - nsteps / factor per order (fewer while
+		   factor^(m+1) < nsteps: one per value), 1 at or above factor^(high+1) */
+		uint64_t factor = (uint64_t)ac->agg->lq_step >> 16, nsteps = ac->agg->lq_step & 0xffff;
+		uint64_t end = 1, n = 2;
+		for (int64_t m = 0; m <= ac->agg->lq_high; m++) {
+			end *= factor;
+			if (m >= ac->agg->lq_low) {
+				uint64_t per = end < nsteps ? end : nsteps;
+				n += per - per / factor;
+			}
+		}
+		return (uint32_t)n;
+	}
 	default:
 		return 1;
 	}

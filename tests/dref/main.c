@@ -66,6 +66,7 @@ static const struct regression regressions[] = {
 	  "fbt:::return /n[probefunc, tid]/\n"
 	  "{\n\t@sd[probefunc] = stddev(last[probefunc]);\n"
 	  "\t@lq[probefunc, last[probefunc] & 1] = lquantize(last[probefunc], 0, 256, 16);\n"
+	  "\t@llq[probefunc] = llquantize(last[probefunc] * 37, 10, 0, 4, 20, arg1 & 3);\n"
 	  "\t@w[last[probefunc] > 100 ? \"big\" : \"small\"] = quantize(timestamp - n[probefunc, tid], "
 	  "arg1 & 3);\n\tn[probefunc, tid] = 0;\n}\n" },
 	{ "this_and_self_in_keys",

@@ -14,6 +14,7 @@
 #include "host_test.h"
 #include <scion/spinlock.h>
 #include <scion/proc.h>
+#include <scion/errno.h>
 
 uintptr_t host_phys_base;
 size_t host_phys_size;
@@ -24,6 +25,17 @@ static size_t printk_len;
 volatile bool panic_in_progress;
 
 /* Processes (scion/proc.h): the host tests' threads are kernel threads, of no process. */
+/* No process runs on the host: raise() from a probe finds none. */
+int proc_signal_defer(int sig)
+{
+	return sig <= 0 || sig > 64 ? -EINVAL : -ESRCH;
+}
+
+int proc_stop_defer(void)
+{
+	return -ESRCH;
+}
+
 int proc_pid(const struct process *p)
 {
 	(void)p;

@@ -439,10 +439,10 @@ HOST_TEST(d_json_for_the_consumer)
 	REQUIRE(t, json, "out of memory");
 	CHECK(t, json_well_formed(json), "malformed JSON: %.200s", json);
 	static const char *const want[] = {
-		"{\"object_hex\":\"53444f460300",
+		"{\"object_hex\":\"53444f460400",
 		"\"quiet\":1", "\"bufpolicy\":\"ring\"", "\"strsize\":256",
 		"\"aggs\":[{\"id\":0,\"name\":\"\",\"func\":\"count\",\"keys\":[{\"type\":\"string\","
-		"\"size\":256,", "\"lquantize\":null",
+		"\"size\":256,", "\"lquantize\":null,\"llquantize\":null",
 		"\"probes\":[\"BEGIN\"],\"record\":true,\"default_action\":false,\"size\":288",
 		"{\"kind\":\"printf\",\"format\":\"%s\\u0001\\n\",\"args\":[{\"offset\":16,"
 		"\"type\":\"string\",\"size\":256,\"signed\":false,\"width\":0,\"sym\":\"none\","

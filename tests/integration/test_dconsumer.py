@@ -25,7 +25,7 @@ M64 = (1 << 64) - 1
 RECHDR = layout("dof_rechdr", "epid", "probe_id", "timestamp")
 AGGENT = layout("dof_aggent", "agg", "keybytes", "valbytes")
 STATUS = layout("dof_status", "dynvar_drops", "spec_drops", "spec_unavail", "agg_drops", "errors",
-                "flags", "exit_status")
+                "flags", "exit_status", "filled_cpus")
 ERROR = layout("dof_error", "epid", "action", "pc", "fault", "addr")
 PROBES = {1: ("dtrace", "", "", "BEGIN"), 2: ("dtrace", "", "", "END"),
           3: ("dtrace", "", "", "ERROR"),
@@ -90,8 +90,9 @@ def key(typ="int", size=8, width=8, signed=True, sym="none"):
     return {"type": typ, "size": size, "signed": signed, "width": width, "sym": sym, "frames": 0}
 
 
-def agg(aid, func, keys=(), name="", lq=None):
-    return {"id": aid, "name": name, "func": func, "keys": list(keys), "lquantize": lq}
+def agg(aid, func, keys=(), name="", lq=None, llq=None):
+    return {"id": aid, "name": name, "func": func, "keys": list(keys), "lquantize": lq,
+            "llquantize": llq}
 
 
 def entry(aid, keys, vals):
@@ -105,9 +106,9 @@ def entry(aid, keys, vals):
     return out + b"\0" * (-len(out) % 8)
 
 
-def status(dyn=0, spec=0, unavail=0, aggd=0, errors=0, flags=0, exit_status=0):
+def status(dyn=0, spec=0, unavail=0, aggd=0, errors=0, flags=0, exit_status=0, filled=0):
     return STATUS.pack(dynvar_drops=dyn, spec_drops=spec, spec_unavail=unavail, agg_drops=aggd,
-                       errors=errors, flags=flags, exit_status=exit_status)
+                       errors=errors, flags=flags, exit_status=exit_status, filled_cpus=filled)
 
 
 def quantize(*values):
@@ -127,7 +128,8 @@ class Session:
     """A Consumer over clauses [(probe id, layout or None, actions)]:
     clause i has EPID i + 1."""
 
-    def __init__(self, clauses, aggs=(), quiet=False, localtime=time.gmtime, **options):
+    def __init__(self, clauses, aggs=(), quiet=False, localtime=time.gmtime, kind=Consumer,
+                 clock=time.monotonic, **options):
         meta = {"options": dict(options, quiet=int(quiet)), "aggs": list(aggs), "clauses": []}
         epids = {}
         for i, (probe, layout, actions) in enumerate(clauses):
@@ -136,8 +138,8 @@ class Session:
                                     "size": layout.size if layout else 16, "actions": actions})
             epids[i + 1] = (i, probe)
         self.out, self.err = io.StringIO(), io.StringIO()
-        self.consumer = Consumer(meta, epids, PROBES.get, symbolize, self.out, self.err,
-                                 localtime=localtime)
+        self.consumer = kind(meta, epids, PROBES.get, symbolize, self.out, self.err,
+                             localtime=localtime, clock=clock)
 
     def snap(self, records=(), aggs=b"", stat=None):
         """records: [(cpu, bytes)] or [(cpu, bytes, drops)]; aggs: one chunk or [(cpu, chunk)]."""
@@ -189,14 +191,14 @@ def job_records(ctx):
              " " * 14 + "0xffff800000001234\n")
     expect(ctx, "default-output", _record_session(False),
            HEAD +
-           "  0      1" + " " * 27 + ":BEGIN " + " " * 15 + "-5" + " " * 7 + "-1 65535 200"
+           "  0      1" + " " * 27 + ":BEGIN " + " " * 15 + "-5" + " " * 7 + "-1    -1 200"
            "  hello" + " " * 28 + "  kernel`bcache_read" + " " * 32 + "\n" +
            "  1     12" + " " * 16 + "bcache_read:entry \n" +
            "  0     12" + " " * 16 + "bcache_read:entry " + stack + "\n" +
            "  1      2" + " " * 29 + ":END x=7\n\n" +
            "\n")
     expect(ctx, "quiet-output", _record_session(True),
-           "-5-165535200hello  kernel`bcache_read" + " " * 32 + stack + "x=7\n" + "\n")
+           "-5-1-1200hello  kernel`bcache_read" + " " * 32 + stack + "x=7\n" + "\n")
 
     # a string dtrace does not take for one (empty, or bytes after its NUL) is dumped
     lay = Layout()

@@ -236,6 +236,12 @@ KTEST(trace_dynvar_space, 1)
 	dynvar_destroy(d);
 }
 
+/* The principal buffer of the test: commit reserves in it (trace_reserve's switch policy). */
+static void *reserve_in(void *bufs, uint32_t bytes)
+{
+	return tbuf_reserve(bufs, bytes);
+}
+
 static uint32_t fixed_size(void *arg, uint32_t epid)
 {
 	(void)arg;
@@ -261,7 +267,7 @@ KTEST(trace_speculations, 1)
 	KT_EXPECT(t, took == 3, "%u records of 32 bytes in a 96-byte speculation", took);
 	KT_EXPECT(t, !spec_append(s, 9, rec, 32), "a record joined speculation 9 of 2");
 	irqflags_t f = arch_irq_save();
-	spec_commit(s, a, bufs, fixed_size, NULL);
+	spec_commit(s, a, reserve_in, fixed_size, bufs);
 	arch_irq_restore(f);
 	tbuf_switch(bufs);
 	uint32_t bytes;
@@ -277,7 +283,7 @@ KTEST(trace_speculations, 1)
 	spec_append(s, b, rec, 32);
 	spec_discard(s, b);
 	f = arch_irq_save();
-	spec_commit(s, b, bufs, fixed_size, NULL);
+	spec_commit(s, b, reserve_in, fixed_size, bufs);
 	arch_irq_restore(f);
 	tbuf_switch(bufs);
 	tbuf_taken(bufs, this_cpu_index(), &bytes, &records, &drops);

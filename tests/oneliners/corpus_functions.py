@@ -6,9 +6,9 @@ Part of the one-liner corpus (oneliner_corpus.py says how an entry reads)."""
 
 import re
 
-from dtrace_checks import (all_quantize, check, check_frames, check_lquantize,
-                           dtrace_avg, dtrace_stddev, keys_are_functions, lquantize_counts,
-                           need, quantize_counts, table)
+from dtrace_checks import (all_quantize, check, check_frames, check_llquantize,
+                           check_lquantize, dtrace_avg, dtrace_stddev, keys_are_functions,
+                           llquantize_counts, lquantize_counts, need, quantize_counts, table)
 from oneliner import blocks, equal, SEQ40, RAND60, RAND80, add
 
 
@@ -98,6 +98,33 @@ add("lquantize-tuple-key",
     r'''fbt::bcache_read:entry /arg0 % 3 == 2/ {
             @[probefunc, arg0 % 3] = lquantize(arg0, 0, 50, 10); }''',
     run=RAND80, checks=[_lquantize])
+
+@check("exact-buckets")
+def _llquantize(o):
+    (e,) = o.dump()
+    equal("key", e.keys, ["bcache_read"])
+    check_llquantize(e, 4, 0, 3, 8, "llquantize")
+    got = {lab: c for lab, c in e.hist if c}
+    equal("buckets", got, llquantize_counts(blocks(RAND80), 4, 0, 3, 8))
+
+
+add("llquantize-by-function",
+    r'''fbt::bcache_read:entry { @[probefunc] = llquantize(arg0, 4, 0, 3, 8); }''',
+    run=RAND80, checks=[_llquantize])
+
+
+@check("exact-buckets")
+def _llquantize_weighted(o):
+    (e,) = o.dump()
+    got = {lab: c for lab, c in e.hist if c}
+    want = {lab: 2 * c for lab, c in llquantize_counts([b * 37 for b in blocks(SEQ40)],
+                                                         10, 1, 4, 20).items()}
+    equal("buckets", got, want)
+
+
+add("llquantize-weighted-decades",
+    r'''fbt::bcache_read:entry { @ = llquantize(arg0 * 37, 10, 1, 4, 20, 2); }''',
+    run=SEQ40, checks=[_llquantize_weighted])
 
 # --- predicates -----------------------------------------------------------------------
 

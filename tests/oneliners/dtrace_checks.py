@@ -326,6 +326,48 @@ def lquantize_counts(values, low, high, step):
     return counts
 
 
+def llquantize_labels(factor, low, high, nsteps):
+    """The labels dtrace prints for llquantize(x, factor, low, high, nsteps), in order:
+    "< factor^low", each bucket's lower bound, ">= factor^(high+1)"."""
+    bounds, value = [], factor ** low
+    for _ in range(low, high + 1):
+        end = value * factor
+        step = max(end // nsteps, 1)
+        bounds += list(range(value, end, step))
+        value = end
+    return [f"< {factor ** low}"] + [str(b) for b in bounds] + [f">= {value}"]
+
+
+def llquantize_counts(values, factor, low, high, nsteps):
+    """{label text: count} as llquantize buckets values: the last label whose
+    bound is at or below each value."""
+    labels = llquantize_labels(factor, low, high, nsteps)
+    bounds = [int(lab) for lab in labels[1:-1]]
+    counts = {}
+    for v in values:
+        if v < factor ** low:
+            label = labels[0]
+        elif v >= factor ** (high + 1):
+            label = labels[-1]
+        else:
+            label = str(max(b for b in bounds if b <= v))
+        counts[label] = counts.get(label, 0) + 1
+    return counts
+
+
+def check_llquantize(entry, factor, low, high, nsteps, what="histogram"):
+    rows = entry.hist
+    need(rows, f"{what}: no rows")
+    order = llquantize_labels(factor, low, high, nsteps)
+    labels = [lab for lab, _ in rows]
+    need(all(lab in order for lab in labels), f"{what}: labels {labels} are not llquantize("
+         f"x, {factor}, {low}, {high}, {nsteps})'s {order}")
+    idx = [order.index(lab) for lab in labels]
+    need(idx == list(range(idx[0], idx[0] + len(idx))),
+         f"{what}: buckets {labels} are not contiguous and increasing")
+    check_bars(entry, what)
+
+
 def is_power_label(text):
     if not INT.match(text):
         return False

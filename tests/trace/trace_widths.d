@@ -1,7 +1,8 @@
 /*
- * trace() records a value at its type's width and prints it as dtrace
- * does: a 1- or 2-byte value as unsigned (" %3d", " %5d"), a 4-byte one
- * as an int (" %8d"), an 8-byte one as a long long (" %16d").
+ * trace() records a value at its type's width and prints it at dtrace's
+ * column width for that size (" %3d", " %5d", " %8d", " %16d"), read as
+ * its type says: a narrow signed value prints signed, a narrow unsigned
+ * one unsigned; an 8-byte one as a long long, as dtrace does.
  */
 BEGIN
 {
@@ -13,5 +14,11 @@ BEGIN
 	trace((long long)-2);
 	trace((unsigned int)4294967295);
 	trace((uint64_t)-1);
+	trace((int8_t)-1);
+	trace((uint8_t)255);
+	trace((int16_t)-300);
+	trace((uint16_t)65535);
+	trace((int32_t)-5);
+	trace((uint32_t)7);
 	exit(0);
 }

@@ -23,7 +23,9 @@
  *   aggs     := u32 n, n x agg                   (n <= DOF_MAX_AGGS)
  *   agg      := u8 func (DOF_AGG_*), u8 nkeys, u16 0,
  *               nkeys x { u8 type (DIF_TYPE_* or DOF_KEY_STACK), u8 0, u16 size },
- *               i64 lq_low, i64 lq_high, i64 lq_step   (0 unless lquantize)
+ *               i64 lq_low, i64 lq_high, i64 lq_step   (lquantize's low, high and
+ *               step; llquantize's low and high magnitudes and
+ *               DOF_LLQ_PACK(factor, nsteps); else 0)
  *               (an aggregation's id is its index)
  *   clauses  := u32 n, n x clause                (n <= DOF_MAX_CLAUSES)
  *   clause   := u16 nprobes (1..DOF_MAX_PROBEDESCS), u16 flags (DOF_CLAUSE_*),
@@ -50,6 +52,12 @@
  *   COMMIT     1 prog (id): the speculation's data joins the principal
  *              buffer, then it is free again; no data
  *   DISCARD    1 prog (id): its data is thrown away; no data
+ *   CHILL, RAISE, PANIC, BREAKPOINT, STOP (dtrace's destructive actions;
+ *              the loader refuses them unless DOF_OPT_DESTRUCTIVE is 1):
+ *              chill and raise 1 prog (nanoseconds, the signal), the
+ *              others none; no data. stop stops the process the probe
+ *              fired in as it next returns to user mode, until SIGCONT. raise posts the signal to the process the probe fired
+ *              in, taking effect as it next returns to user mode
  *   AGGREGATE  arg = agg id; a prog per key that is not a stack (the
  *              kernel walks stack keys itself), then the function's value
  *              progs (count: 0; lquantize, quantize, sum, min, max, avg,
@@ -77,7 +85,8 @@
 #include <scion/dif.h>
 
 #define DOF_MAGIC        0x464f4453u	/* "SDOF" */
-#define DOF_VERSION      3		/* 2: weighted (l)quantize; 3: stack() keys */
+#define DOF_VERSION      4		/* 2: weighted (l)quantize; 3: stack() keys;
+					   4: llquantize, options bufpolicy and destructive */
 #define DOF_NONE         0xffffffffu
 #define DOF_MAX_PROGS    4096
 #define DOF_MAX_AGGS     256
@@ -95,9 +104,31 @@ enum dof_option {
 	DOF_OPT_SPECSIZE = 2,		/* bytes of each speculative buffer */
 	DOF_OPT_DYNVARSIZE = 3,		/* bytes of dynamic variable space */
 	DOF_OPT_AGGSIZE = 4,		/* bytes of aggregation buffer per CPU */
-	DOF_OPT_KTYPES = 5,		/* the id of the kernel types the program was compiled
+	DOF_OPT_BUFPOLICY = 5,		/* enum dof_bufpolicy */
+	DOF_OPT_ZDEFS = 6,		/* 1: a description matching no probe is no error (-Z) */
+	DOF_OPT_DESTRUCTIVE = 7,	/* 1: destructive actions allowed (-w) */
+	DOF_OPT_KTYPES = 8,		/* the id of the kernel types the program was compiled
 					   against (kernel_ctf_id); absent: none */
 	DOF_OPT_LIMIT
+};
+
+/*
+ * The principal buffers' policy (dtrace's bufpolicy), over the stream's
+ * buffers of bufsize bytes per CPU:
+ *   SWITCH  records go out every switch interval (a full buffer drops);
+ *   FILL    a CPU stops recording once it has written bufsize bytes less
+ *           END's records since the session began: that CPU's buffer has
+ *           filled, the session moves to DRAINING as exit() moves it
+ *           (END fires, its records fit) and the status says
+ *           DOF_STATUS_FILLED and which CPUs filled;
+ *   RING    each CPU keeps its newest records in a ring of bufsize bytes,
+ *           overwriting the oldest, and the ring is sent once, after END,
+ *           before the last aggregations and status.
+ */
+enum dof_bufpolicy {
+	DOF_BUFPOLICY_SWITCH = 0,
+	DOF_BUFPOLICY_FILL = 1,
+	DOF_BUFPOLICY_RING = 2,
 };
 
 /*
@@ -137,6 +168,11 @@ enum dof_action {
 	DOF_ACT_COMMIT = 6,
 	DOF_ACT_DISCARD = 7,
 	DOF_ACT_AGGREGATE = 8,
+	DOF_ACT_CHILL = 9,		/* destructive: 1 prog, ns to spin (at most DOF_CHILL_MAX_NS) */
+	DOF_ACT_RAISE = 10,		/* destructive: 1 prog, the signal for the current process */
+	DOF_ACT_PANIC = 11,		/* destructive: no prog; the kernel panics */
+	DOF_ACT_BREAKPOINT = 12,	/* destructive: no prog; a kernel breakpoint trap */
+	DOF_ACT_STOP = 13,		/* destructive: no prog; stop the current process */
 	DOF_ACT_LIMIT
 };
 
@@ -153,6 +189,13 @@ enum dof_action {
  *            (-2^k, -2^(k-1)]
  *   LQUANTIZE (high - low) / step + 2 counts: [0] below low, [1 + i]
  *            [low + i*step, low + (i+1)*step), last: >= high
+ *   LLQUANTIZE dof_llquantize_buckets() counts, illumos dtrace's
+ *            log-linear layout: [0] below factor^low; then for each order
+ *            of magnitude m from low to high, the values [factor^m,
+ *            factor^(m+1)) in steps of factor^(m+1) / nsteps (1 when
+ *            that is below 1), those steps starting at factor^m only;
+ *            last: >= factor^(high+1). dof_llquantize_bucket() places a
+ *            value.
  */
 enum dof_agg_func {
 	DOF_AGG_COUNT = 1,
@@ -163,12 +206,75 @@ enum dof_agg_func {
 	DOF_AGG_STDDEV = 6,
 	DOF_AGG_QUANTIZE = 7,
 	DOF_AGG_LQUANTIZE = 8,
+	DOF_AGG_LLQUANTIZE = 9,
 	DOF_AGG_LIMIT
 };
+
+/* chill(): what one call may spin, and the most per CPU per second (dtrace's 500 ms). */
+#define DOF_CHILL_MAX_NS 500000000ull
 
 #define DOF_QUANTIZE_BUCKETS 127
 #define DOF_QUANTIZE_ZERO    63
 #define DOF_LQUANTIZE_MAX_LEVELS 4096
+#define DOF_LLQUANTIZE_MAX_BUCKETS 4096
+
+/* llquantize's factor and steps per magnitude (each 16 bits, as in dtrace) in lq_step. */
+#define DOF_LLQ_PACK(factor, nsteps) ((int64_t)(((uint64_t)(factor) << 16) | (uint16_t)(nsteps)))
+#define DOF_LLQ_FACTOR(step)         ((uint16_t)((uint64_t)(step) >> 16))
+#define DOF_LLQ_NSTEPS(step)         ((uint16_t)(step))
+
+/*
+ * Whether llquantize(factor, low, high, nsteps) has dtrace's shape:
+ * factor >= 2, low < high, factor <= nsteps, factor divides nsteps and
+ * nsteps divides a power of factor (whole, equal steps in every order),
+ * and factor^(high + 2) fits in an int64 (the compiler's D_LLQUANT_*
+ * checks; the kernel's loader repeats them).
+ */
+static inline int dof_llquantize_valid(uint64_t factor, uint64_t low, uint64_t high,
+				       uint64_t nsteps)
+{
+	if (factor < 2 || factor > 0xffff || low >= high || high > 0xffff || nsteps > 0xffff ||
+	    nsteps < factor || nsteps % factor)
+		return 0;
+	uint64_t p = factor;
+	while (p < nsteps)
+		p *= factor;
+	if (p % nsteps)
+		return 0;
+	int64_t v = 1;
+	for (uint64_t i = 0; i <= high + 1; i++)
+		if (__builtin_mul_overflow(v, (int64_t)factor, &v))
+			return 0;
+	return 1;
+}
+
+/* The bucket of value v (the parameters valid): see LLQUANTIZE above. */
+static inline uint32_t dof_llquantize_bucket(uint16_t factor, uint16_t low, uint16_t high,
+					     uint16_t nsteps, int64_t v)
+{
+	int64_t start = 1;			/* factor^m: the first value of order m */
+	for (unsigned m = 0; m < low; m++)
+		start *= factor;
+	if (v < start)
+		return 0;
+	uint32_t first = 1;			/* order m's first bucket */
+	for (unsigned m = low; m <= high; m++) {
+		int64_t end = start * factor;
+		int64_t width = end > nsteps ? end / nsteps : 1;
+		if (v < end)
+			return first + (uint32_t)((v - start) / width);
+		first += (uint32_t)((end - start) / width);
+		start = end;
+	}
+	return first;				/* >= factor^(high + 1) */
+}
+
+/* How many buckets llquantize(factor, low, high, nsteps) has. */
+static inline uint32_t dof_llquantize_buckets(uint16_t factor, uint16_t low, uint16_t high,
+					      uint16_t nsteps)
+{
+	return dof_llquantize_bucket(factor, low, high, nsteps, INT64_MAX) + 1;
+}
 
 /*
  * One word of data: an integer datum of a record (trace(), a printf
@@ -252,9 +358,11 @@ struct dof_status {
 	uint64_t errors;		/* ECB run-time errors */
 	uint32_t flags;			/* DOF_STATUS_* */
 	int32_t exit_status;		/* with DOF_STATUS_EXITED */
+	uint64_t filled_cpus;		/* with DOF_STATUS_FILLED: bit n for CPU n */
 };
 
 #define DOF_STATUS_EXITED 0x1		/* exit() ran */
 #define DOF_STATUS_ENDED  0x2		/* END has fired: the last snapshot */
+#define DOF_STATUS_FILLED 0x4		/* bufpolicy=fill: a CPU's buffer filled */
 
 #endif

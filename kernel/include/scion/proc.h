@@ -112,6 +112,26 @@ const char *proc_psargs(const struct process *p);
 int proc_spawn(const char *path, const char *const argv[], bool with_console);
 
 /*
+ * proc_signal_defer - post sig to the current thread's process without a
+ *   lock: it is sent (signal_send) as the process next returns to user
+ *   mode (DTrace's raise(), which acts from probe context). A second one
+ *   before then replaces the first.
+ * Return value: 0; -EINVAL for a signal out of range; -ESRCH when the
+ *   current thread belongs to no process.
+ * Caller's context: any, probe context included; takes no lock.
+ */
+int proc_signal_defer(int sig);
+
+/*
+ * proc_stop_defer - stop the current thread's process as it next returns
+ *   to user mode (DTrace's stop()): it sleeps there until SIGCONT (which
+ *   only continues it) or a fatal signal (SIGKILL) arrives.
+ * Return value: 0; -ESRCH when the current thread belongs to no process.
+ * Caller's context: any, probe context included; takes no lock.
+ */
+int proc_stop_defer(void);
+
+/*
  * proc_resume - start a process made suspended (the host's EXEC with
  *   CHAN_EXEC_SUSPENDED): it gets its thread and runs its program from
  *   the first instruction. A signal sent to it while suspended takes

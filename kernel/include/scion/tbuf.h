@@ -80,6 +80,9 @@ void tbuf_switch(struct tbuf_set *set);
 const uint8_t *tbuf_taken(const struct tbuf_set *set, unsigned cpu, uint32_t *bytes,
 			  uint64_t *records, uint64_t *drops);
 
+/* Count a record this CPU's buffer of set refused (a policy above it said no). Same context as tbuf_reserve. */
+void tbuf_drop(struct tbuf_set *set);
+
 /* Records refused for want of room by every set (streams, recording, tracing) since boot. Any context. */
 uint64_t tbuf_all_drops(void);
 

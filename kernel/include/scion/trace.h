@@ -128,6 +128,19 @@ void trace_session_records_to_le(const struct trace_session *s, uint8_t *records
 void trace_session_aggregations_to_le(const struct trace_session *s, uint8_t *entries,
 				      uint32_t bytes);
 
+/*
+ * trace_session_send_rings - bufpolicy=ring: once END has fired, each
+ *   CPU's ring of records, oldest first, in calls of send with at most
+ *   chunk_max bytes of whole records each (native order: the caller turns
+ *   them with trace_session_records_to_le); nothing for another policy or
+ *   a second time.
+ * Caller's context: the session's consumer, thread.
+ */
+void trace_session_send_rings(struct trace_session *s,
+			      void (*send)(void *arg, unsigned cpu, uint32_t count,
+					   uint8_t *records, uint32_t bytes),
+			      void *arg, uint32_t chunk_max);
+
 /* Totals since the session started, and whether exit() ran / END fired. Any context. */
 void trace_session_status(const struct trace_session *s, struct dof_status *st);
 

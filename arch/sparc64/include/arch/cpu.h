@@ -78,6 +78,12 @@ static inline __attribute__((noreturn)) void arch_halt_forever(void)
 }
 
 /* Spin-wait hint: none on UltraSPARC; a compiler barrier keeps the loop honest. */
+/* A breakpoint trap here (DTrace's breakpoint()): software trap 1. */
+static inline void arch_debug_trap(void)
+{
+	__asm__ __volatile__("ta 1" ::: "memory");
+}
+
 static inline void cpu_relax(void)
 {
 	__asm__ __volatile__("" ::: "memory");

@@ -68,6 +68,12 @@ static inline __attribute__((noreturn)) void arch_halt_forever(void)
  * under QEMU's single-threaded TCG yield to the next vCPU, so spin loops
  * must call it.
  */
+/* A breakpoint trap here (DTrace's breakpoint()): the trap handler reports it. */
+static inline void arch_debug_trap(void)
+{
+	__asm__ __volatile__("int3" ::: "memory");
+}
+
 static inline void cpu_relax(void)
 {
 	__asm__ __volatile__("pause" ::: "memory");

@@ -17,6 +17,7 @@ static inline void arch_irq_enable(void) {}
 static inline void arch_irq_disable(void) {}
 static inline bool arch_irqs_enabled(void) { return true; }
 static inline void cpu_relax(void) {}
+static inline void arch_debug_trap(void) { __builtin_trap(); }
 static inline void smp_mb(void) { __sync_synchronize(); }
 static inline uint64_t arch_cycles(void) { return 0; }
 static inline void arch_sync_core(void) {}

@@ -1,0 +1,5 @@
+#pragma D option bufpolicy=circular
+BEGIN
+{
+	exit(0);
+}

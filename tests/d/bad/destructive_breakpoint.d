@@ -1,0 +1,5 @@
+BEGIN
+/1/
+{
+	breakpoint();
+}

@@ -1,0 +1,5 @@
+syscall::write:entry
+{
+	trace(arg0);
+	raise(9);
+}

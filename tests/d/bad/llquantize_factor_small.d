@@ -1,0 +1,4 @@
+BEGIN
+{
+	@ = llquantize(arg0, 1, 0, 6, 20);
+}

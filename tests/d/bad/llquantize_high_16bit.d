@@ -1,0 +1,4 @@
+BEGIN
+{
+	@ = llquantize(arg0, 10, 0, 100000, 20);
+}

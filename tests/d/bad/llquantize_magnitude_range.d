@@ -1,0 +1,4 @@
+BEGIN
+{
+	@ = llquantize(arg0, 10, 6, 6, 20);
+}

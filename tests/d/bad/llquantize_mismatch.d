@@ -1,0 +1,9 @@
+BEGIN
+{
+	@ = llquantize(arg0, 10, 0, 6, 20);
+}
+
+END
+{
+	@ = llquantize(arg0, 10, 0, 6, 10);
+}

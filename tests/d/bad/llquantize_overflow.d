@@ -1,0 +1,4 @@
+BEGIN
+{
+	@ = llquantize(arg0, 10, 0, 18, 20);
+}

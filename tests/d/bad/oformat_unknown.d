@@ -1,0 +1,5 @@
+#pragma D option oformat=xml
+BEGIN
+{
+	exit(0);
+}

@@ -1,0 +1,5 @@
+// options: destructive
+BEGIN
+{
+	panic(1);
+}

@@ -1,0 +1,5 @@
+// options: destructive
+BEGIN
+{
+	raise("KILL");
+}
