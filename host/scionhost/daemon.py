@@ -44,6 +44,7 @@ CLIENT_BUFFER_MAX = 256 << 20       # bytes waiting for one slow client before D
 HELLO_RESEND_SECONDS = 0.5
 STOP_GRACE_SECONDS = 5.0            # for the kernel to answer the daemon's last closes
 DEFAULT_LINGER = 5.0
+FAILED_LINGER = 5.0                 # a daemon without a channel waits this long for a client
 NOTICE = "scion daemon: "           # how a client knows a frame is the daemon's, not the kernel's
 
 
@@ -128,9 +129,11 @@ class Daemon:
         try:
             link.open_channel()
         except ScionError as e:
-            # Told to the clients waiting now; the next one starts a daemon that tries again.
+            # Told to the client that started the daemon (which connects within
+            # FAILED_LINGER) and any other waiting; the next one starts a daemon that
+            # tries again.
             self.failed = str(e)
-            self.linger = 0
+            self.linger = FAILED_LINGER
             self.say(f"no channel: {e}")
             return
         self.channel_lock, self.kernel = link.take_channel()
@@ -223,7 +226,7 @@ class Daemon:
         for c in list(self.clients.values()):
             if c.mid_since and now - c.mid_since >= frame.IDLE_RESET_MS / 1000:
                 self.drop(c, f"a frame cut short (nothing more for {frame.IDLE_RESET_MS} ms "
-                          "in the middle of it)", tell=True)
+                          "in the middle of it)", tell=True, bad=True)
         if self.trying:
             version, deadline, resend, seqs = self.trying
             if now >= deadline:
@@ -300,6 +303,7 @@ class Daemon:
             self.to_client(c, frame.encode(frame.ERROR, f.seq, frame.encode_status(
                 -frame.C.EIO, self.failed.encode())))
             c.closing = True
+            self.linger = 0
             return
         if self.hello is not None:
             self.answer_hello(c, f.seq, version)
