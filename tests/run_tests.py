@@ -35,6 +35,11 @@ os.environ["PYTHONPATH"] = os.pathsep.join(
     IMPORT_PATHS + [p for p in os.environ.get("PYTHONPATH", "").split(os.pathsep) if p])
 import harness
 
+# The jobs predate `scion daemon` and drive each guest's channel directly (their
+# checks count the kernel's HELLOs, hold its lock, write raw frames to it);
+# tests/integration/test_daemon.py sets SCION_NO_DAEMON=0 for the daemon's own.
+os.environ.setdefault("SCION_NO_DAEMON", "1")
+
 
 class Context:
     """What a job gets: paths, a way to boot, and a way to report results."""

@@ -2,9 +2,15 @@
 """One session with the kernel over its control channel (COM2 on a UNIX
 socket QEMU listens on).
 
-A Client locks the channel for the whole session (QEMU serves one
-connection at a time, and two hosts' frames must never interleave),
-connects, shakes hands (HELLO with the host's build version, resent until
+By default a Client talks to the kernel through `scion daemon`
+(daemon.py), which holds the channel and shares it among several
+clients at once: the Client connects to the daemon's socket beside the
+control socket, starting the daemon when none answers there, and speaks
+the same frames to it as to the kernel. SCION_NO_DAEMON=1 (`scion
+--direct`), or direct=True, connects straight to the control socket as
+before: the Client then locks the channel for the whole session (QEMU
+serves one connection at a time, and two hosts' frames must never
+interleave; a running daemon holds that lock too), connects, shakes hands (HELLO with the host's build version, resent until
 the kernel answers, since it may still be booting or resynchronising after
 a client that vanished mid-frame), then sends REQUESTs and matches
 RESPONSEs by sequence number, passing DATA to a callback and keeping
@@ -19,6 +25,8 @@ import fcntl
 import os
 import random
 import socket
+import subprocess
+import sys
 import time
 from collections import deque
 
@@ -29,6 +37,8 @@ from .layouts import layout
 REPO = os.path.dirname(os.path.dirname(os.path.dirname(os.path.realpath(__file__))))
 HELLO_RESEND_SECONDS = 0.5
 LOCK_POLL_SECONDS = 0.05
+DAEMON_POLL_SECONDS = 0.05
+DAEMON_NOTICE = "scion daemon: "    # daemon.NOTICE: a frame of the daemon's, not the kernel's
 SUN_PATH_MAX = 107      # bytes of a UNIX socket path, without the NUL
 _STREAM_OPEN_REPLY = layout("chan_stream_open_reply", "stream", "cpus", "bufsize")
 _STREAM_CLOSE = layout("chan_stream_close_request", "stream")
@@ -84,6 +94,11 @@ def host_version(socket_path=None):
     return "unknown"
 
 
+def use_daemon():
+    """Whether Clients go through `scion daemon` (SCION_NO_DAEMON=1: straight to the kernel)."""
+    return os.environ.get("SCION_NO_DAEMON", "") in ("", "0")
+
+
 def check_socket_path(path):
     if len(os.fsencode(path)) > SUN_PATH_MAX:
         raise ScionError(f"socket path {path} is longer than {SUN_PATH_MAX} bytes, the limit "
@@ -99,8 +114,10 @@ class Client:
     frames no callback took, in arrival order.
     """
 
-    def __init__(self, socket_path=None, timeout=30.0, wait=30.0, version=None):
+    def __init__(self, socket_path=None, timeout=30.0, wait=30.0, version=None, direct=None):
         self.socket_path = socket_path or default_socket_path()
+        self.direct = not use_daemon() if direct is None else direct
+        self.daemon_notice = None       # why the daemon dropped this client, when it said
         self.timeout = timeout
         self.wait = wait
         self.host_version = version if version is not None else host_version(self.socket_path)
@@ -126,16 +143,70 @@ class Client:
         self.close()
 
     def open(self):
-        check_socket_path(self.socket_path)
-        if not os.path.exists(self.socket_path):
-            raise self._no_socket()
         try:
-            self._take_lock()
-            self._connect()
+            if self.direct:
+                self.open_channel()
+            else:
+                self._connect_daemon()
             self._handshake()
         except BaseException:
             self.close()
             raise
+
+    def open_channel(self):
+        """Lock the channel and connect to the control socket, with no handshake
+        (the daemon's own, and a direct session's first step)."""
+        check_socket_path(self.socket_path)
+        if not os.path.exists(self.socket_path):
+            raise self._no_socket()
+        self._take_lock()
+        self._connect()
+
+    def take_channel(self):
+        """(lock file, socket) of an open_channel(), now the caller's to close."""
+        taken = self._lock_file, self._sock
+        self._lock_file = self._sock = None
+        return taken
+
+    def _connect_daemon(self):
+        """Connect to the daemon's socket, starting a daemon when none listens there."""
+        from .daemon import paths
+        check_socket_path(self.socket_path)
+        if not os.path.exists(self.socket_path):
+            raise self._no_socket()
+        path, _, log = paths(self.socket_path)
+        check_socket_path(path)
+        started = False
+        deadline = time.monotonic() + self.timeout
+        while True:
+            self._sock = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+            try:
+                self._sock.connect(path)
+                return
+            except (FileNotFoundError, ConnectionRefusedError):
+                self._sock.close()
+                self._sock = None
+            except OSError as e:
+                raise ScionError(f"cannot connect to the daemon at {path}: {e.strerror}") from None
+            if not started:
+                self._start_daemon(log)
+                started = True
+            if time.monotonic() >= deadline:
+                raise ScionError(f"the scion daemon did not start listening on {path} within "
+                                 f"{self.timeout:g} s (its log: {log})")
+            time.sleep(DAEMON_POLL_SECONDS)
+
+    def _start_daemon(self, log):
+        scion = os.path.join(REPO, "host", "scion")
+        argv = [sys.executable, scion, "--socket", self.socket_path, "--timeout",
+                str(self.timeout), "--wait", str(self.wait if self.wait != float("inf")
+                                                 else 1e9), "daemon"]
+        try:
+            with open(log, "a") as out:
+                subprocess.Popen(argv, stdin=subprocess.DEVNULL, stdout=out, stderr=out,
+                                 start_new_session=True, close_fds=True)
+        except OSError as e:
+            raise ScionError(f"cannot start the scion daemon ({log}): {e.strerror}") from None
 
     def close(self):
         if self._sock:
@@ -267,7 +338,8 @@ class Client:
 
     def _handshake(self):
         hello_seqs = set()
-        deadline = time.monotonic() + self.timeout
+        # Through the daemon the answer may wait for the channel's lock too.
+        deadline = time.monotonic() + self.timeout + (0 if self.direct else min(self.wait, 1e9))
         next_hello = time.monotonic()
         while True:
             now = time.monotonic()
@@ -303,13 +375,26 @@ class Client:
     def _keep_unasked(self, f):
         """EVENTs are kept; late HELLO replies (one per resent HELLO),
         answers meant for an earlier client and ERRORs about frames the
-        kernel could not read (seq 0) concern nobody here."""
+        kernel could not read (seq 0) concern nobody here. The daemon's own
+        words come as an ERROR with seq 0 (why it drops this client: kept
+        for the ChannelLost that follows) or an EVENT numbered 0 (data it
+        had to drop: said on stderr at once)."""
+        if f.type == frame.ERROR and f.seq == 0 and not self.direct:
+            try:
+                text = frame.decode_status(f.payload)[1].decode("utf-8", "replace").strip()
+            except frame.FrameError:
+                return
+            if text.startswith(DAEMON_NOTICE):
+                self.daemon_notice = text
+            return
         if f.type == frame.EVENT:
             try:
                 event = frame.decode_event(f.payload)
             except frame.FrameError:
                 # An event is information, not an answer: keep it as text.
                 event = (0, 0, bytes(f.payload).decode("utf-8", "replace").rstrip("\n"))
+            if event[0] == 0 and event[2].startswith(DAEMON_NOTICE) and not self.direct:
+                sys.stderr.write(f"scion: {event[2]}\n")
             self.events.append(event)
             if self.on_event:
                 self.on_event(*event)
@@ -331,6 +416,8 @@ class Client:
             raise self._closed() from None
 
     def _closed(self):
+        if self.daemon_notice:
+            return ChannelLost(self.daemon_notice, detail=self.daemon_notice)
         return ChannelLost(f"the control channel at {self.socket_path} closed (Scion powered "
                            "off or QEMU exited)", detail="Scion powered off or QEMU exited")
 

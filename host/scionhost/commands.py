@@ -16,7 +16,8 @@ import statistics
 import sys
 import time
 
-from . import adapt, bench, execute, frame, monitor, recconvert, record, replies, streams, trace
+from . import adapt, bench, daemon_cli, execute, frame, monitor, recconvert, record, replies
+from . import streams, trace
 from . import run as run_command
 from .profile import cli as profile_cli
 from .client import Client, ScionError, answer, default_socket_path
@@ -245,6 +246,10 @@ def build_parser():
     ap.add_argument("--timeout", type=float, default=DEFAULT_TIMEOUT, metavar="S",
                     help=f"seconds to wait for the handshake and each answer "
                          f"(default {DEFAULT_TIMEOUT:g})")
+    ap.add_argument("--direct", action="store_true",
+                    help="talk to the control socket directly, holding the channel for the "
+                         "whole command, instead of through `scion daemon` (as "
+                         "SCION_NO_DAEMON=1)")
     ap.add_argument("--wait", type=float, default=DEFAULT_WAIT, metavar="S",
                     help="seconds to wait while another client holds the channel "
                          f"(default {DEFAULT_WAIT:g})")
@@ -309,6 +314,7 @@ def build_parser():
     recconvert.add_record_convert(record.add_record(sub, subcommand, byte_count), subcommand)
     record.add_sim(sub, subcommand)
     adapt.add_adapt(sub, subcommand)
+    daemon_cli.add_daemon(sub, subcommand)
 
     p = subcommand(sub, "ping", "ECHO round trips: min and median latency (host time)", cmd_ping)
     p.add_argument("--count", "-c", type=int, default=10, metavar="N",
@@ -329,6 +335,8 @@ def main(argv=None):
     args = parser.parse_args(argv)
     if not getattr(args, "fn", None):
         parser.error("give a subcommand")
+    if args.direct:
+        os.environ["SCION_NO_DAEMON"] = "1"    # every Client this command makes
     try:
         return args.fn(args)
     except ScionError as e:
