@@ -105,7 +105,7 @@
 	X(D_MACRO_BADARG)	/* $N is neither an integer nor an identifier */ \
 	X(D_PRINTF_CONV)	/* malformed or unknown conversion in a format */ \
 	X(D_AGG_USE)	/* aggregation used as a value */ \
-	X(D_DESTRUCTIVE)	/* a destructive action without -w (dtrace: "Destructive actions not allowed") */ \
+	X(D_DESTRUCTIVE)	/* a destructive action without -w */ \
 	X(D_TOO_MANY)	/* the error limit was reached */ \
 	X(D_NOMEM)	/* out of memory */
 
