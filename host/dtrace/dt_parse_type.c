@@ -208,8 +208,12 @@ static bool parse_tagged_type_inner(struct dt_parser *p, struct dt_type *type)
 		return false;
 	}
 	if (kw == T_KW_ENUM) {
-		if (p->tok.kind == T_LBRACE)
-			return parse_enumerators(p, name, loc, type);
+		if (p->tok.kind == T_LBRACE) {
+			p->braces++;
+			bool ok = parse_enumerators(p, name, loc, type);
+			p->braces -= ok;
+			return ok;
+		}
 		char cname[160];
 		snprintf(cname, sizeof(cname), "enum %s", name);
 		if (!dt_ctf_lookup(p->ctx, cname, type)) {
@@ -229,8 +233,10 @@ static bool parse_tagged_type_inner(struct dt_parser *p, struct dt_type *type)
 	}
 	struct dt_member_decl *members;
 	int n;
+	p->braces++;			/* an error inside skips to its '}' (recover_top) */
 	if (!parse_members(p, &members, &n))
 		return false;
+	p->braces--;
 	if (!dt_ctf_sou_define(p->ctx, is_union, name, members, n, loc, type)) {
 		dt_parse_reported(p);
 		return false;

@@ -17,7 +17,7 @@ test kernel (two CPUs, the control channel):
     struct thread *, whose tid is nonzero;
   - stackdepth is the number of frames stack() prints at the same firing;
   - a member struct thread does not have is a compile error naming the
-    type, and args[] of a glob is refused with dtrace's tag;
+    type; args[] past the parameters, and of a glob, are refused;
   - a program compiled against another kernel's types (the user kernel's
     kernel.ctf, build/kernel.ctf) is refused by this kernel with one line.
 """
@@ -89,6 +89,10 @@ def job_kernel_types(ctx):
                              "fbt::thread_create:return { trace(args[1]->nosuch); }")
         ctx.result("missing-member-named", rc != 0 and
                    "nosuch is not a member of struct thread" in err, f"exit {rc}: {out}{err}")
+        rc, out, err = scion(ctx, sock, "trace", "-n",
+                             "fbt::thread_create:entry { trace(args[4]); }")
+        ctx.result("args-index-out-of-range", rc != 0 and "index 4 is out of range for "
+                   "fbt::thread_create:entry" in err, f"exit {rc}: {out}{err}")
         rc, out, err = scion(ctx, sock, "trace", "-n",
                              "fbt::thread_*:entry { trace(args[0]); }")
         ctx.result("args-of-a-glob-refused", rc != 0 and "args[ ] needs the clause's probes "
