@@ -228,10 +228,12 @@ $(KERNEL): $(KERNEL_OBJS) $(KDIR)/symtab.o $(KDIR)/ctf_id.o $(ARCH_DIR)/kernel.l
 # Its id (tools/gen_ctf_id.py) is linked into the kernel, which refuses a
 # trace program compiled against other types.
 $(KCTF): $(KERNEL_OBJS)
+	@mkdir -p $(dir $@)
 	$(call say,CTF,$@)
 	$(Q)$(LD) -r -o $@.o $(KERNEL_OBJS) && $(OBJCOPY) --dump-section .ctf=$@.tmp $@.o && \
 		rm $@.o && mv $@.tmp $@
 $(KDIR)/ctf_id.c: $(KCTF) tools/gen_ctf_id.py
+	@mkdir -p $(dir $@)
 	$(Q)$(PYTHON) tools/gen_ctf_id.py $< -o $@
 $(KDIR)/ctf_id.o: $(KDIR)/ctf_id.c
 	$(Q)$(CC) $(KERNEL_CFLAGS) -c $< -o $@
