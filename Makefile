@@ -271,8 +271,22 @@ $(KDIR)/iso-programs: FORCE
 	@mkdir -p $(dir $@)
 	@echo '$(ISO_PROGRAMS)' > $@.$$$$.tmp; cmp -s $@.$$$$.tmp $@ && rm $@.$$$$.tmp || mv $@.$$$$.tmp $@
 
+# ANON (a D script, `make run ANON=script.d`): anonymous tracing from boot.
+# dtc compiles it against this kernel's symbols and types into boot.anon,
+# which the ISO hands the kernel as a module (kernel/trace/anon.c);
+# `scion trace -a` claims it.
+ANON ?=
+ISO_ANON := $(if $(ANON),$(KDIR)/boot.anon)
+$(KDIR)/boot.anon: $(ANON) $(DTC) $(KSYMS) $(KCTF) FORCE
+	$(call say,DTC,$(ANON))
+	$(Q)$(DTC) -K $(KSYMS) -T $(KCTF) -o $@ -s $(ANON)
+$(KDIR)/iso-anon: FORCE
+	@mkdir -p $(dir $@)
+	@echo '$(ANON)' > $@.$$$$.tmp; cmp -s $@.$$$$.tmp $@ && rm $@.$$$$.tmp || mv $@.$$$$.tmp $@
+
 # The ISO's recipe is the arch's (arch.mk); what it carries is chosen here.
-$(ISO): $(KDIR)/iso-cmdline $(KDIR)/iso-grafts $(ISO_GRAFTS) $(KDIR)/iso-programs $(ISO_PROGRAMS)
+$(ISO): $(KDIR)/iso-cmdline $(KDIR)/iso-grafts $(ISO_GRAFTS) $(KDIR)/iso-programs $(ISO_PROGRAMS) \
+	$(KDIR)/iso-anon $(ISO_ANON)
 
 deps:
 	@qemu/deps.sh

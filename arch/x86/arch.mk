@@ -129,16 +129,17 @@ $(QEMU_KERNEL): $(KERNEL)
 	$(call say,OBJCOPY,$@)
 	$(Q)$(OBJCOPY) -O elf32-i386 $< $@
 
-# The GRUB ISO: the kernel as a multiboot2 image, the grafts and the program
-# archive as its modules (the top Makefile adds ISO_GRAFTS, ISO_PROGRAMS and
-# the files holding CMDLINE, GRAFTS and PROGRAMS to the prerequisites).
+# The GRUB ISO: the kernel as a multiboot2 image, the grafts, the program
+# archive and an anonymous trace as its modules (the top Makefile adds
+# ISO_GRAFTS, ISO_PROGRAMS, ISO_ANON and the files holding CMDLINE, GRAFTS,
+# PROGRAMS and ANON to the prerequisites).
 $(ISO): $(KERNEL) $(ARCH_DIR)/boot/grub.cfg.in
 	@rm -rf $(KDIR)/iso && mkdir -p $(KDIR)/iso/boot/grub $(KDIR)/iso/boot/grafts $(BUILD)/tmp
 	$(call say,ISO,$@)
 	$(Q)cp $(KERNEL) $(KDIR)/iso/boot/scion.elf
 	$(Q)for g in $(ISO_GRAFTS); do cp $$g $(KDIR)/iso/boot/grafts/; \
 		printf '\tmodule2 /boot/grafts/%s %s\n' "$${g##*/}" "$${g##*/}"; done > $(KDIR)/iso-modules
-	$(Q)for p in $(ISO_PROGRAMS); do cp $$p $(KDIR)/iso/boot/; \
+	$(Q)for p in $(ISO_PROGRAMS) $(ISO_ANON); do cp $$p $(KDIR)/iso/boot/; \
 		printf '\tmodule2 /boot/%s %s\n' "$${p##*/}" "$${p##*/}"; done >> $(KDIR)/iso-modules
 	$(Q)sed -e 's|@CMDLINE@|$(CMDLINE)|' -e '/@MODULES@/{r $(KDIR)/iso-modules' -e 'd}' \
 		$(ARCH_DIR)/boot/grub.cfg.in > $(KDIR)/iso/boot/grub/grub.cfg

@@ -234,18 +234,45 @@ def start(client, meta, args, on_chunk):
     body = START_REQUEST.pack(bufsize=bufsize, switch_ms=switch_ms) + \
         bytes.fromhex(meta["object_hex"])
     status, reply = client.request(frame.OP_TRACE_START, body)
+    head, epids, rest = started(status, reply, "TRACE_START", "trace start")
+    if rest:
+        raise ScionError(f"TRACE_START answer of {len(reply)} bytes for {head['nepids']} EPIDs")
+    client.watch_stream(head["stream"], on_chunk)
+    return head["stream"], head["cpus"], epids
+
+
+def started(status, reply, op, what):
+    """A TRACE_START or TRACE_ANON answer: (head, {epid: (clause, probe id)}, what follows)."""
     if status < 0:
         raise ScionError(reply.decode("utf-8", "replace").strip() or
-                         f"trace start: {frame.errno_name(status)}")
-    head = answer(START_REPLY, reply, "TRACE_START", exact=False)
-    if len(reply) != START_REPLY.size + EPID.size * head["nepids"]:
-        raise ScionError(f"TRACE_START answer of {len(reply)} bytes for {head['nepids']} EPIDs")
+                         f"{what}: {frame.errno_name(status)}")
+    head = answer(START_REPLY, reply, op, exact=False)
+    end = START_REPLY.size + EPID.size * head["nepids"]
+    if len(reply) < end:
+        raise ScionError(f"{op} answer of {len(reply)} bytes for {head['nepids']} EPIDs")
     epids = {}
     for i in range(head["nepids"]):
         e = EPID.unpack(reply, START_REPLY.size + EPID.size * i)
         epids[i + 1] = (e["clause"], e["probe_id"])
+    return head, epids, reply[end:]
+
+
+def claim_anonymous(client, args, on_chunk):
+    """TRACE_ANON (scion trace -a): the boot-time session, with the program's dtc
+    JSON the kernel kept; returns (meta, stream, cpus, epids)."""
+    body = START_REQUEST.pack(bufsize=0, switch_ms=args.switch_ms)
+    status, reply = client.request(frame.OP_TRACE_ANON, body)
+    head, epids, text = started(status, reply, "TRACE_ANON", "trace -a")
+    try:
+        meta = json.loads(text.decode("utf-8"))
+        meta["options"], meta["clauses"], meta["aggs"]    # what the consumer reads
+    except (UnicodeDecodeError, ValueError, KeyError, TypeError):
+        raise ScionError("trace -a: the anonymous program's description does not read "
+                         "(not dtc's JSON)") from None
+    if args.quiet:
+        meta["options"]["quiet"] = True
     client.watch_stream(head["stream"], on_chunk)
-    return head["stream"], head["cpus"], epids
+    return meta, head["stream"], head["cpus"], epids
 
 
 class Snapshots:
@@ -336,24 +363,29 @@ def cmd_trace(args):
 
     if args.list:
         return list_probes(args)
-    if args.program is None and args.script is None:
-        raise ScionError("give -n PROGRAM or -s FILE (or -l)")
+    if args.program is None and args.script is None and not args.anonymous:
+        raise ScionError("give -n PROGRAM or -s FILE (or -l, or -a)")
+    if args.anonymous and (args.command or args.pid is not None):
+        raise ScionError("-a claims the boot-time trace: it takes no -c or -p")
     snaps = Snapshots()
     interrupted, lost, part, target_gone = [], None, None, []
     # The program compiles before anything reaches the kernel, so that its
     # errors come first -- except under -c, whose $target is known only
     # once the command's process is made.
-    meta = None if args.command else compile_program(args)
+    meta = None if args.command or args.anonymous else compile_program(args)
     with Client(args.socket, timeout=args.timeout, wait=args.wait) as client:
         target = start_command(client, args)
         if args.pid is not None and not target and not target_alive(client, args.pid):
             raise ScionError(f"failed to grab pid {args.pid}: no such process")
-        if meta is None:
-            meta = compile_program(args)
+        if args.anonymous:
+            meta, stream, cpus, epids = claim_anonymous(client, args, snaps.on_chunk)
+        else:
+            if meta is None:
+                meta = compile_program(args)
+            if meta["options"].get("destructive") and not meta["options"].get("quiet"):
+                print("dtrace: allowing destructive actions", file=sys.stderr)
+            stream, cpus, epids = start(client, meta, args, snaps.on_chunk)
         quiet = bool(meta["options"].get("quiet"))
-        if meta["options"].get("destructive") and not quiet:
-            print("dtrace: allowing destructive actions", file=sys.stderr)
-        stream, cpus, epids = start(client, meta, args, snaps.on_chunk)
         if target:
             target.resume()
         elif args.pid is not None and not target_alive(client, args.pid):
@@ -368,7 +400,8 @@ def cmd_trace(args):
         except ChannelLost as e:
             names, lost = {}, e
         if not quiet:
-            what = (f"script '{args.script}'" if args.script else f"description '{args.program}'")
+            what = ("anonymous state" if args.anonymous else f"script '{args.script}'"
+                    if args.script else f"description '{args.program}'")
             n = len(epids)
             print(f"dtrace: {what} matched {n} probe{'s' if n != 1 else ''}", file=sys.stderr)
         symbols = KeptSymbols(Symbols(client, ksyms.load(ksyms_path())))
@@ -480,6 +513,8 @@ def add_trace(sub, subcommand):
     what.add_argument("-n", dest="program", metavar="PROGRAM",
                       help="a D program, or with -l a probe description")
     what.add_argument("-s", dest="script", metavar="FILE", help="a D script")
+    what.add_argument("-a", dest="anonymous", action="store_true",
+                      help="claim the anonymous trace enabled at boot (a .anon boot module)")
     p.add_argument("-l", dest="list", action="store_true", help="list probes (matching -n)")
     p.add_argument("-q", dest="quiet", action="store_true", help="quiet: only explicit output")
     p.add_argument("-o", dest="output", metavar="FILE", help="write the trace output to FILE "

@@ -276,6 +276,7 @@ static const struct {
 	[CHAN_OP_METRIC_REMOVE] = { "metric-remove", channel_op_metric_remove },
 	[CHAN_OP_ADAPT_DECISIONS] = { "adapt-decisions", channel_op_adapt_decisions },
 	[CHAN_OP_ADAPT_ROWS] = { "adapt-rows", channel_op_adapt_rows },
+	[CHAN_OP_TRACE_ANON] = { "trace-anon", trace_anon_request },
 };
 
 void channel_handle_request(uint32_t seq, const uint8_t *payload, uint32_t length)

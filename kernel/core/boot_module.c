@@ -11,6 +11,7 @@
 
 #define PROFILE_CONFIG_SUFFIX ".cfg"
 #define PROGRAM_ARCHIVE_SUFFIX ".cpio"
+#define ANONYMOUS_TRACE_SUFFIX ".anon"
 
 void boot_module_name(const struct boot_module *m, char *buf, size_t size)
 {
@@ -43,4 +44,9 @@ bool boot_module_is_profile_config(const struct boot_module *m)
 bool boot_module_is_program_archive(const struct boot_module *m)
 {
 	return name_ends_in(m, PROGRAM_ARCHIVE_SUFFIX);
+}
+
+bool boot_module_is_anonymous_trace(const struct boot_module *m)
+{
+	return name_ends_in(m, ANONYMOUS_TRACE_SUFFIX);
 }

@@ -31,6 +31,7 @@
 #include <scion/channel.h>
 #include <scion/graft.h>
 #include <scion/monitor.h>
+#include <scion/trace.h>
 #include <arch/init.h>
 #include <arch/smp.h>
 #include <arch/console.h>
@@ -71,6 +72,7 @@ static void init_main(void *arg)
 	arch_console_enable_input();
 	graft_init();
 	monitor_config_boot();
+	trace_anon_boot();
 	archive_init();
 	vfs_init();
 	channel_init();

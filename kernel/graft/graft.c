@@ -434,6 +434,8 @@ void graft_init(void)
 			continue;	/* the monitor's (monitor_config_boot) */
 		if (boot_module_is_program_archive(m))
 			continue;	/* the program archive's (archive_init) */
+		if (boot_module_is_anonymous_trace(m))
+			continue;	/* anonymous tracing's (trace_anon_boot) */
 		struct graft_boot_module *b = &boot_grafts[nboot_grafts++];
 		boot_module_name(m, b->source, sizeof(b->source));
 		b->size = m->phys_end - m->phys_start;

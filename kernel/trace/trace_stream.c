@@ -15,6 +15,11 @@
  *      sends what is left (with bufpolicy=ring, the rings' records
  *      first), with ENDED set in the status;
  *   5. the stream's release destroys the session.
+ *
+ * An anonymous session (kernel/trace/anon.c) started at boot on its own
+ * buffers; claiming it (TRACE_ANON) opens a "trace-anon" stream that
+ * takes its records from those buffers at each drain (the stream's own
+ * stay empty) and otherwise lives as steps 3 to 5 say.
  */
 #include <scion/channel.h>
 #include <scion/chan_proto.h>
@@ -26,6 +31,7 @@
 #include <scion/string.h>
 #include <scion/trace.h>
 #include <scion/cpu.h>
+#include <scion/tbuf.h>
 
 static int trace_open(struct tbuf_set *bufs, const char *args, void **priv, char *why,
 		      size_t whylen)
@@ -119,12 +125,77 @@ static void trace_to_wire(void *priv, uint8_t *records, uint32_t bytes)
 CHAN_STREAM_SOURCE_WIRE(trace_source, "trace", "(opened by TRACE_START)", trace_open,
 			trace_close, trace_drain, trace_release, trace_to_wire);
 
-/* The reply: struct chan_trace_start_reply, then each EPID's clause and probe id. */
-static void reply_started(uint32_t seq, const struct trace_session *s, uint32_t stream)
+/* An anonymous session runs already, on its own buffers: the stream only carries them. */
+static int anon_open(struct tbuf_set *bufs, const char *args, void **priv, char *why,
+		     size_t whylen)
+{
+	(void)bufs;
+	(void)args;
+	if (!*priv) {
+		snprintf(why, whylen, "the anonymous session is claimed with TRACE_ANON (scion "
+			 "trace -a)");
+		return -EINVAL;
+	}
+	return 0;
+}
+
+/* Runs of one CPU's taken records, sent as the stream sends a principal buffer's. */
+struct taken_run {
+	struct trace_session *session;
+	struct chan_stream_sink *sink;
+	unsigned cpu;
+	uint8_t *start;
+	uint32_t bytes, records;
+};
+
+static void flush_run(struct taken_run *run)
+{
+	if (!run->records)
+		return;
+	trace_session_records_to_le(run->session, run->start, run->bytes);
+	chan_stream_send(run->sink, run->cpu, run->records, 0, run->start, run->bytes);
+	run->records = run->bytes = 0;
+}
+
+static void take_record(void *arg, unsigned cpu, const struct dof_rechdr *r, uint32_t size)
+{
+	struct taken_run *run = arg;
+	uint8_t *at = (uint8_t *)(uintptr_t)r;	/* the consumer's until the next switch */
+	if (run->records && (cpu != run->cpu || at != run->start + run->bytes ||
+			     run->bytes + size > CHANNEL_CHUNK_MAX))
+		flush_run(run);
+	if (!run->records) {
+		run->cpu = cpu;
+		run->start = at;
+	}
+	run->bytes += size;
+	run->records++;
+}
+
+static void anon_drain(void *priv, struct chan_stream_sink *sink)
+{
+	struct taken_run run = { .session = priv, .sink = sink };
+	uint64_t drops = trace_session_take_records(priv, take_record, &run);
+	flush_run(&run);
+	if (drops)	/* the records its own buffers could not take since the last drain */
+		chan_stream_send(sink, 0, 0, drops, NULL, 0);
+	trace_drain(priv, sink);
+}
+
+CHAN_STREAM_SOURCE_FULL(trace_anon_source, "trace-anon", "(opened by TRACE_ANON)", anon_open,
+			trace_close, anon_drain, trace_release);
+
+/*
+ * The reply: struct chan_trace_start_reply, then each EPID's clause and
+ * probe id, then extra (TRACE_ANON: the program's JSON) if any.
+ */
+static void reply_started(uint32_t seq, const struct trace_session *s, uint32_t stream,
+			  const void *extra, size_t extra_len)
 {
 	uint32_t n = trace_session_necbs(s);
-	size_t reply_len = sizeof(struct chan_trace_start_reply) +
+	size_t epids_end = sizeof(struct chan_trace_start_reply) +
 			   (size_t)n * sizeof(struct chan_trace_epid);
+	size_t reply_len = epids_end + extra_len;
 	struct chan_trace_start_reply *reply = kmalloc(reply_len);
 	if (!reply) {
 		channel_error(seq, -ENOMEM, "trace start: stream %u is open but no memory for the "
@@ -139,6 +210,8 @@ static void reply_started(uint32_t seq, const struct trace_session *s, uint32_t 
 				  &reply->epids[epid - 1].probe_id);
 	chan_wire_to_le(CHAN_WIRE(chan_trace_epid), reply->epids, n);
 	chan_wire_to_le(CHAN_WIRE(chan_trace_start_reply), reply, 1);
+	if (extra_len)
+		memcpy((uint8_t *)reply + epids_end, extra, extra_len);
 	channel_respond(seq, 0, reply, reply_len);
 	kfree(reply);
 }
@@ -174,6 +247,19 @@ int trace_start_request(uint32_t seq, const uint8_t *body, uint32_t len)
 		return err;
 	}
 	/* From here the stream owns the session. */
-	reply_started(seq, s, stream);
+	reply_started(seq, s, stream, NULL, 0);
+	return 0;
+}
+
+int trace_stream_claim(uint32_t seq, struct trace_session *s, uint32_t switch_ms,
+		       const void *json, uint32_t json_len, char *why, size_t whylen)
+{
+	uint32_t stream;
+	int err = channel_stream_start(&trace_anon_source, s, TBUF_MIN_SIZE, switch_ms, "",
+				       &stream, why, whylen);
+	if (err)
+		return err;
+	/* From here the stream owns the session. */
+	reply_started(seq, s, stream, json, json_len);
 	return 0;
 }

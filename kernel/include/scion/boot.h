@@ -87,6 +87,14 @@ bool boot_module_is_profile_config(const struct boot_module *m);
  * Caller's context: any.
  */
 bool boot_module_is_program_archive(const struct boot_module *m);
+
+/*
+ * boot_module_is_anonymous_trace - whether module m is a D program for
+ *   anonymous tracing (its file name ends in ".anon": dtc's output for
+ *   it), which kernel/trace/anon.c enables at boot.
+ * Caller's context: any.
+ */
+bool boot_module_is_anonymous_trace(const struct boot_module *m);
 /* The recorded phases, in order; returns their number. */
 unsigned boot_phases(const struct boot_phase **phases);
 

@@ -149,6 +149,10 @@ enum chan_op {
 					   chan_adapt_decision (scion/chan_reply.h) */
 	CHAN_OP_ADAPT_ROWS = 26,	/* struct chan_list_request (start: N * CHAN_ADAPT_ROW_KEYS
 					   for decision N's) -> a list of struct chan_adapt_row */
+	CHAN_OP_TRACE_ANON = 27,	/* struct chan_trace_start_request (no object: the
+					   anonymous session's) -> struct chan_trace_start_reply,
+					   the EPIDs, then the program's dtc JSON; DATA chunks on the
+					   stream as TRACE_START's; STREAM_CLOSE ends it (scion trace -a) */
 	CHAN_OP_LIMIT,
 };
 

@@ -163,6 +163,31 @@ void trace_agg_merge(uint8_t func, uint64_t *into, const uint64_t *delta, uint32
 int trace_start_request(uint32_t seq, const uint8_t *body, uint32_t len);
 
 /*
+ * Anonymous tracing (kernel/trace/anon.c), dtrace's -A/-a.
+ * trace_anon_boot - enable the D program a ".anon" boot module holds
+ *   (dtc's JSON output), on the session's own buffers, before the shell
+ *   starts; says so, or why not, in one console line.
+ * Caller's context: boot, thread, after the probe providers exist.
+ */
+void trace_anon_boot(void);
+/*
+ * trace_anon_request - the TRACE_ANON op: hand the anonymous session to
+ *   the host (scion trace -a) on a stream, once.
+ * Caller's context: the channel thread.
+ */
+int trace_anon_request(uint32_t seq, const uint8_t *body, uint32_t len);
+/*
+ * trace_stream_claim - carry running session s to the host on a new
+ *   stream ("trace-anon", kernel/trace/trace_stream.c), answering seq
+ *   as TRACE_START does with json after the EPIDs.
+ * Return value: 0 (the stream owns s), or -errno with why (s is still
+ *   the caller's).
+ * Caller's context: the channel thread, may sleep.
+ */
+int trace_stream_claim(uint32_t seq, struct trace_session *s, uint32_t switch_ms,
+		       const void *json, uint32_t json_len, char *why, size_t whylen);
+
+/*
  * profile_tick - Overview: the profile provider's hook in the clock
  *   interrupt: fires the profile-N probes due on this CPU (and tick-N on
  *   CPU 0), and asks the clock for the interrupt rate the enabled ones
