@@ -420,6 +420,8 @@ static void gen_compare(struct dt_cg *cg, const struct dt_node *n, int a, int b)
 /* The load of a value of type t (a 1-8 byte integer, or a pointer), as C reads it. */
 uint8_t dt_cg_load_op(struct dt_type t)
 {
+	if (t.kind == DT_TYPE_FLOAT)	/* its bits, as they are */
+		t = dt_type_c_int(t.size, false, false);
 	switch (t.kind == DT_TYPE_INT ? t.size : 8) {
 	case 1: return t.is_signed ? DIF_OP_LDSB : DIF_OP_LDUB;
 	case 2: return t.is_signed ? DIF_OP_LDSH : DIF_OP_LDUH;

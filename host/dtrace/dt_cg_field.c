@@ -64,7 +64,7 @@ static void shift_by(struct dt_cg *cg, const struct dt_node *n, uint8_t op, int 
 int dt_cg_field(struct dt_cg *cg, const struct dt_node *n)
 {
 	struct dt_type t = n->type;
-	if (t.kind != DT_TYPE_INT && t.kind != DT_TYPE_PTR)
+	if (t.kind != DT_TYPE_INT && t.kind != DT_TYPE_PTR && t.kind != DT_TYPE_FLOAT)
 		return dt_cg_field_address(cg, n);	/* a struct or array: where it is */
 	int r = base_register(cg, n);
 	int32_t imm = fold_offset(cg, n, r, n->value);

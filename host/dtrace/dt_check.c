@@ -252,7 +252,8 @@ static bool check_binary(struct dt_checker *ck, struct dt_node *n)
 		}
 		n->type = dt_type_int32;
 	} else if (is_relational(n->op)) {
-		bool ok = dt_type_same_class(l, r) && l.kind != DT_TYPE_VOID;
+		bool ok = dt_type_same_class(l, r) && l.kind != DT_TYPE_VOID &&
+			  l.kind != DT_TYPE_FLOAT;
 		/* A pointer compares with 0 (or any integer) for equality. */
 		bool lptr = l.kind == DT_TYPE_THREAD || l.kind == DT_TYPE_PTR;
 		bool rptr = r.kind == DT_TYPE_THREAD || r.kind == DT_TYPE_PTR;
@@ -430,6 +431,11 @@ static bool check_assign(struct dt_checker *ck, struct dt_node *n)
 	struct dt_type value = n->right->type;
 	if (value.kind == DT_TYPE_VOID)
 		return false;
+	if (value.kind == DT_TYPE_FLOAT) {
+		dt_error(ck->ctx, n->loc, D_OP_ARITH, "a %s can only be traced or printed (%%e "
+			 "%%f %%g): D keeps no floating-point values", dt_type_str(ck->ctx, value));
+		return false;
+	}
 	if (n->op == DT_OP_NONE) {
 		if (!dt_resolve_lvalue(ck, n->left, value))
 			return false;

@@ -528,7 +528,9 @@ void dt_check_aggregation(struct dt_checker *ck, struct dt_stmt *s)
 	for (struct dt_node *k = target->args; k; k = k->next)
 		if (!dt_type_is_scalar(k->type) && k->type.kind != DT_TYPE_STRING &&
 		    k->type.kind != DT_TYPE_STACK) {
-			dt_error(ck->ctx, k->loc, D_KEY_TYPE, "%s[ ] key has no value", what);
+			dt_error(ck->ctx, k->loc, D_KEY_TYPE, "%s[ ] key %s", what,
+				 k->type.kind == DT_TYPE_FLOAT ? "cannot be a floating-point value" :
+				 "has no value");
 			return;
 		}
 	const struct dt_func *f = rhs->kind == DT_N_CALL ? dt_func_lookup(rhs->str) : NULL;

@@ -199,7 +199,14 @@ struct dt_type dt_ctf_type(struct dt_ctx *ctx, uint32_t id)
 			base = dt_type_void;	/* pointers to arrays and functions: addresses */
 		return dt_type_pointer_to(base);
 	}
-	default:			/* functions, floats, void */
+	case CTF_K_FLOAT: {
+		ssize_t size = ctf_type_size(d, r);
+		if (size != 4 && size != 8)
+			return void_type();	/* long double: D cannot print it */
+		return (struct dt_type){ .kind = DT_TYPE_FLOAT, .size = (uint32_t)size,
+					 .ctf = (uint32_t)r };
+	}
+	default:			/* functions, void */
 		return void_type();
 	}
 }

@@ -73,6 +73,15 @@ long dt_ctf_id_of(struct dt_ctx *ctx, struct dt_type t)
 	case DT_TYPE_SOU:
 	case DT_TYPE_ARRAY:
 		return t.ctf;
+	case DT_TYPE_FLOAT: {
+		if (t.ctf)
+			return t.ctf;
+		const char *name = t.size == 4 ? "float" : "double";
+		ctf_id_t id = ctf_lookup_by_name(d, name);
+		ctf_encoding_t enc = { .cte_format = t.size == 4 ? CTF_FP_SINGLE : CTF_FP_DOUBLE,
+				       .cte_bits = t.size * 8u };
+		return id != CTF_ERR ? (long)id : (long)ctf_add_float(d, CTF_ADD_ROOT, name, &enc);
+	}
 	case DT_TYPE_VOID:
 		return (long)void_id(ctx);
 	case DT_TYPE_PTR: case DT_TYPE_THREAD: {
@@ -82,6 +91,10 @@ long dt_ctf_id_of(struct dt_ctx *ctx, struct dt_type t)
 			base = void_id(ctx);
 		else if (t.base_kind == DT_TYPE_SOU)
 			base = t.ctf;
+		else if (t.base_kind == DT_TYPE_FLOAT)
+			base = (ctf_id_t)dt_ctf_id_of(ctx, dt_type_pointee((struct dt_type){
+				.kind = DT_TYPE_PTR, .levels = 1, .base_kind = DT_TYPE_FLOAT,
+				.base_size = t.base_size, .ctf = t.ctf }));
 		else if (t.base_size)
 			base = integer_id(ctx, dt_type_c_int(t.base_size, t.base_signed, t.is_llong));
 		else
@@ -113,7 +126,8 @@ bool dt_ctf_sou_ref(struct dt_ctx *ctx, bool is_union, const char *name, struct 
 
 static unsigned align_of(struct dt_ctx *ctx, struct dt_type t)
 {
-	if (t.kind == DT_TYPE_INT || t.kind == DT_TYPE_PTR || t.kind == DT_TYPE_THREAD)
+	if (t.kind == DT_TYPE_INT || t.kind == DT_TYPE_PTR || t.kind == DT_TYPE_THREAD ||
+	    t.kind == DT_TYPE_FLOAT)
 		return t.size;
 	ssize_t a = ctf_type_align(dt_ctf_owner(ctx->prog->ctf, t.ctf), t.ctf);
 	return a > 0 ? (unsigned)a : 1;
@@ -295,6 +309,7 @@ bool dt_ctf_array_of(struct dt_ctx *ctx, struct dt_type elem, uint32_t count, st
 {
 	long id = dt_ctf_id_of(ctx, elem);
 	if (id < 0 || (elem.kind != DT_TYPE_INT && elem.kind != DT_TYPE_PTR &&
+		       elem.kind != DT_TYPE_FLOAT &&
 		       elem.kind != DT_TYPE_SOU && elem.kind != DT_TYPE_ARRAY)) {
 		dt_error(ctx, loc, D_UNSUPPORTED, "arrays of %s are not supported",
 			 dt_type_str(ctx, elem));

@@ -20,8 +20,8 @@
  *      {"kind":"exit","data":D} {"kind":"clear","agg":id}
  *      {"kind":"trunc","agg":id,"data":D or null} {"kind":"normalize","agg":id,"data":D}
  *      {"kind":"denormalize","agg":id}
- *   D: {"offset" (records only: from the record's start), "type": "int", "string" or
- *      "stack", "size", "signed", "width" (1, 2, 4, 8; 0 for a string), "sym": "none",
+ *   D: {"offset" (records only: from the record's start), "type": "int", "float"
+ *      (its bits, "width" 4 or 8), "string" or "stack", "size", "signed", "width" (1, 2, 4, 8; 0 for a string), "sym": "none",
  *      "func" or "sym", "frames" (0 unless a stack)}
  *
  * Strings are the D text's bytes: printable ASCII as is, everything else
@@ -110,7 +110,8 @@ static void datum(struct json *j, const struct dt_datum *d, bool with_offset)
 	if (with_offset)
 		printf_(j, "\"offset\":%u,", d->offset);
 	printf_(j, "\"type\":\"%s\",\"size\":%u,\"signed\":%s,\"width\":%u,\"sym\":\"%s\","
-		"\"frames\":%u}", datum_kinds[d->kind], d->size,
+		"\"frames\":%u}", integer && d->type.kind == DT_TYPE_FLOAT ? "float" :
+		datum_kinds[d->kind], d->size,
 		integer && d->type.is_signed ? "true" : "false",
 		d->kind == DT_DATUM_STRING ? 0u : d->kind == DT_DATUM_STACK ? 8u : d->type.size,
 		sym_styles[integer ? d->type.sym : DT_SYM_NONE], d->frames);

@@ -259,8 +259,10 @@ bool dt_parse_type(struct dt_parser *p, struct dt_type *type)
 			dt_advance(p, DT_LEX_NORMAL);
 		return true;
 	case T_KW_FLOAT: case T_KW_DOUBLE:
-		dt_refuse(p, loc, D_UNSUPPORTED, "floating-point types are not supported");
-		return false;
+		*type = (struct dt_type){ .kind = DT_TYPE_FLOAT,
+					  .size = p->tok.kind == T_KW_FLOAT ? 4 : 8 };
+		dt_advance(p, DT_LEX_NORMAL);
+		return true;
 	case T_KW_STRING:
 		*type = dt_type_string;
 		dt_advance(p, DT_LEX_NORMAL);

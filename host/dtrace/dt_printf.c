@@ -37,6 +37,7 @@ enum check {
 	CK_SIZED,		/* the integer size/signed/llong says (the h, l, ll names) */
 	CK_SIZED_EITHER,	/* the same, either signedness (hx, lx) */
 	CK_LLX,			/* llx: long long either way, or int64_t / uint64_t */
+	CK_FLOAT,		/* a float or double */
 	CK_REFUSED,		/* dtrace has it, the consumer cannot print it */
 };
 
@@ -44,7 +45,7 @@ enum check {
 #define C(name, check, proto) { name, check, proto, 0, false, false }
 #define S(name, check, proto, size, sg, ll) { name, check, proto, size, sg, ll }
 #define XINT "char, short, int, long, or long long"
-#define FLOAT "D here has no floating point"
+#define FLOAT "long double is not supported: print a double"
 #define WIDE "D here has no wide characters"
 
 static const struct conversion {
@@ -77,8 +78,9 @@ static const struct conversion {
 	C("p", CK_ADDR, "pointer or integer"),
 	C("s", CK_STR, "char [] or string (or use stringof)"),
 	C("Y", CK_TIME, "int64_t"),
-	C("e", CK_REFUSED, FLOAT), C("E", CK_REFUSED, FLOAT), C("f", CK_REFUSED, FLOAT),
-	C("g", CK_REFUSED, FLOAT), C("G", CK_REFUSED, FLOAT), C("Le", CK_REFUSED, FLOAT),
+	C("e", CK_FLOAT, "float or double"), C("E", CK_FLOAT, "float or double"),
+	C("f", CK_FLOAT, "float or double"), C("g", CK_FLOAT, "float or double"),
+	C("G", CK_FLOAT, "float or double"), C("Le", CK_REFUSED, FLOAT),
 	C("LE", CK_REFUSED, FLOAT), C("Lf", CK_REFUSED, FLOAT), C("Lg", CK_REFUSED, FLOAT),
 	C("LG", CK_REFUSED, FLOAT),
 	C("lc", CK_REFUSED, WIDE), C("ls", CK_REFUSED, WIDE), C("wc", CK_REFUSED, WIDE),
@@ -109,6 +111,8 @@ static bool accepts(const struct conversion *c, struct dt_type t)
 		return is_int || t.kind == DT_TYPE_PTR || t.kind == DT_TYPE_THREAD;
 	case CK_STR:
 		return t.kind == DT_TYPE_STRING;
+	case CK_FLOAT:
+		return t.kind == DT_TYPE_FLOAT;
 	case CK_TIME:
 		return is_int && t.size == 8;
 	case CK_SIZED:

@@ -74,6 +74,9 @@ const char *dt_type_name(struct dt_type t, char *buf, size_t size)
 	case DT_TYPE_SOU:
 		snprintf(buf, size, "sou%u", t.size);
 		break;
+	case DT_TYPE_FLOAT:
+		snprintf(buf, size, "float%u", t.size * 8);
+		break;
 	case DT_TYPE_ARRAY:
 		snprintf(buf, size, "array%u", t.size);
 		break;
@@ -81,6 +84,8 @@ const char *dt_type_name(struct dt_type t, char *buf, size_t size)
 		char base[16];
 		if (t.base_kind == DT_TYPE_SOU)
 			snprintf(base, sizeof(base), "sou%u", t.base_size);
+		else if (t.base_kind == DT_TYPE_FLOAT)
+			snprintf(base, sizeof(base), "float%u", t.base_size * 8);
 		else if (t.base_size)
 			snprintf(base, sizeof(base), "%sint%d", t.base_signed ? "" : "u",
 				 t.base_size * 8);
@@ -129,6 +134,11 @@ const char *dt_type_str(struct dt_ctx *ctx, struct dt_type t)
 		char base[160];
 		snprintf(buf, sizeof(buf), "%s %.*s", dt_ctf_name(ctf, t.ctf, base, sizeof(base)),
 			 t.levels > DT_MAX_PTR_LEVELS ? DT_MAX_PTR_LEVELS : t.levels, "********");
+	} else if (t.kind == DT_TYPE_FLOAT || (t.kind == DT_TYPE_PTR &&
+						 t.base_kind == DT_TYPE_FLOAT)) {
+		snprintf(buf, sizeof(buf), "%s%s%.*s", (t.kind == DT_TYPE_FLOAT ? t.size :
+			 t.base_size) == 4 ? "float" : "double", t.kind == DT_TYPE_PTR ? " " : "",
+			 t.kind == DT_TYPE_PTR ? (int)t.levels : 0, "********");
 	} else if (t.kind == DT_TYPE_INT && !t.sym)
 		snprintf(buf, sizeof(buf), "%s", int_name(t.size, t.is_signed, t.is_llong, t.tdef));
 	else if (t.kind == DT_TYPE_PTR)
@@ -166,9 +176,9 @@ struct dt_type dt_type_pointer_to(struct dt_type pointee)
 		pointee.levels++;
 		return pointee;
 	}
-	if (pointee.kind == DT_TYPE_SOU)
+	if (pointee.kind == DT_TYPE_SOU || pointee.kind == DT_TYPE_FLOAT)
 		return (struct dt_type){ .kind = DT_TYPE_PTR, .size = 8, .levels = 1,
-					 .base_kind = DT_TYPE_SOU, .base_size = pointee.size,
+					 .base_kind = pointee.kind, .base_size = pointee.size,
 					 .ctf = pointee.ctf };
 	bool is_int = pointee.kind == DT_TYPE_INT;
 	return (struct dt_type){ .kind = DT_TYPE_PTR, .size = 8, .levels = 1,
@@ -189,8 +199,9 @@ struct dt_type dt_type_pointee(struct dt_type ptr)
 		ptr.levels--;
 		return ptr;
 	}
-	if (ptr.base_kind == DT_TYPE_SOU)
-		return (struct dt_type){ .kind = DT_TYPE_SOU, .size = ptr.base_size, .ctf = ptr.ctf };
+	if (ptr.base_kind == DT_TYPE_SOU || ptr.base_kind == DT_TYPE_FLOAT)
+		return (struct dt_type){ .kind = ptr.base_kind, .size = ptr.base_size,
+					 .ctf = ptr.ctf };
 	if (!ptr.base_size)
 		return dt_type_void;
 	struct dt_type t = dt_type_c_int(ptr.base_size, ptr.base_signed, ptr.is_llong);

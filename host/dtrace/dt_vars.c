@@ -228,8 +228,10 @@ static bool check_keys(struct dt_checker *ck, struct dt_node *keys, const char *
 	for (struct dt_node *k = keys; k; k = k->next, i++) {
 		if (!dt_check_expr(ck, k))
 			return false;
-		if (k->type.kind == DT_TYPE_VOID) {
-			dt_error(ck->ctx, k->loc, D_KEY_TYPE, "%s key #%d has no value", what, i + 1);
+		if (k->type.kind == DT_TYPE_VOID || k->type.kind == DT_TYPE_FLOAT) {
+			dt_error(ck->ctx, k->loc, D_KEY_TYPE, "%s key #%d %s", what, i + 1,
+				 k->type.kind == DT_TYPE_FLOAT ? "cannot be a floating-point value" :
+				 "has no value");
 			return false;
 		}
 	}

@@ -153,6 +153,9 @@ enum dt_type_kind {
 	DT_TYPE_SOU,		/* a struct or union (ctf), an object in memory: reached by
 				   ->, . and *, never held in a register */
 	DT_TYPE_ARRAY,		/* a fixed-size array (ctf): its address, as C decays it */
+	DT_TYPE_FLOAT,		/* float or double (size 4 or 8): its bits, which D only
+				   traces and prints (%e %f %g), as dtrace has no
+				   floating-point arithmetic */
 };
 
 #define DT_MAX_PTR_LEVELS 8	/* int ******** at most */
@@ -180,7 +183,7 @@ struct dt_type {
 	 */
 	uint32_t base_size;
 	uint8_t levels;
-	uint8_t base_kind;	/* DT_TYPE_SOU, or 0: an integer or void */
+	uint8_t base_kind;	/* DT_TYPE_SOU or DT_TYPE_FLOAT, or 0: an integer or void */
 	bool base_signed;
 	uint8_t kind;		/* enum dt_type_kind */
 	bool is_signed;		/* pointers: false (they compare unsigned) */

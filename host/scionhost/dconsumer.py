@@ -21,8 +21,8 @@ import time
 
 from .dagg import Aggregations
 from .layouts import C, layout
-from .dprintf import (FormatError, Int, Str, Text, int_column, parse, print_bytes, print_stack,
-                      render, signed, sym_name, unsigned)
+from .dprintf import (Float, FormatError, Int, Str, Text, float_column, int_column, parse,
+                      print_bytes, print_stack, render, signed, sym_name, unsigned)
 
 RECHDR = layout("dof_rechdr").ordered("epid", "probe_id", "timestamp")
 ERROR = layout("dof_error").ordered("epid", "action", "pc", "fault", "addr")
@@ -257,6 +257,8 @@ class Consumer:
             return Str(raw)
         if d["type"] == "stack":
             return Text(print_stack(raw, self.indent, self.symbolize))
+        if d["type"] == "float":
+            return Float(int.from_bytes(raw, "little"), d.get("width", 8))
         return Int(int.from_bytes(raw, "little"), d.get("width", 8), d.get("signed", True))
 
     def _trace(self, d, data):
@@ -265,6 +267,8 @@ class Consumer:
             return arg.text
         if isinstance(arg, Str):
             return print_bytes(arg.data, -33, self.quiet, self.rawbytes)
+        if isinstance(arg, Float):
+            return float_column(arg.value, self.quiet)
         if d.get("sym", "none") != "none":
             return "  %-50s" % sym_name(arg.value, self.symbolize)
         return int_column(arg.value, arg.width, arg.signed, self.quiet)

@@ -25,7 +25,7 @@ import json
 
 from .dagg import bucket_value, stddev
 from .dconsumer import Consumer, text_of
-from .dprintf import Str, Text, cdiv, print_stack, render, signed, sym_name, unsigned
+from .dprintf import Float, Str, Text, cdiv, print_stack, render, signed, sym_name, unsigned
 
 
 def _int(value, width, is_signed):
@@ -70,6 +70,8 @@ class JsonConsumer(Consumer):
                 return {"trace": _frames(arg.text)}
             if isinstance(arg, Str):
                 return {"trace": _text(arg.data)}
+            if isinstance(arg, Float):
+                return {"trace": arg.value}
             if d.get("sym", "none") != "none":
                 return {"trace": sym_name(arg.value, self.symbolize)}
             return {"trace": _int(arg.value, arg.width, arg.signed)}

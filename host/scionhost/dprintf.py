@@ -14,11 +14,13 @@ prints a walltimestamp as "2024 Jan  5 10:11:12" in local time.
 """
 
 import re
+import struct
 import time
 
 M64 = (1 << 64) - 1
 MONTHS = ("Jan", "Feb", "Mar", "Apr", "May", "Jun", "Jul", "Aug", "Sep", "Oct", "Nov", "Dec")
 INT_CONVS = "diuoxXp"
+FLOAT_CONVS = "eEfgG"
 
 
 class FormatError(Exception):
@@ -72,6 +74,22 @@ class Int:
     def as_unsigned(self, nbytes=None):
         n = nbytes or self.width
         return unsigned(self.value, n) // (unsigned(self.normal, 4 if n < 8 else 8) or 1)
+
+
+class Float:
+    """A float or double as recorded: its bits (4 or 8 bytes, the machine's
+    IEEE 754 value, sent little-endian like every datum)."""
+    __slots__ = ("value",)
+
+    def __init__(self, bits, width):
+        fmt = "<f" if width == 4 else "<d"
+        self.value = struct.unpack(fmt, (bits & ((1 << (8 * width)) - 1)).to_bytes(width,
+                                                                                   "little"))[0]
+
+
+def float_column(value, quiet=False):
+    """trace() of a float or double: %g, at the column width of an 8-byte integer."""
+    return ("%g" if quiet else " %16g") % value
 
 
 class Str:
@@ -253,6 +271,11 @@ def convert(c, arg, flags, width, prec, symbolize, localtime=time.localtime):
         if name == "s":
             return c_str(arg.text(), flags, width, prec)
         raise FormatError(f"%{name} cannot print a string")
+    if isinstance(arg, Float):
+        if name not in FLOAT_CONVS:
+            raise FormatError(f"%{name} cannot print a floating-point value")
+        spec = "%" + "".join(f for f in "#0-+ " if f in flags) + (str(width) if width else "")
+        return (spec + ("" if prec is None else ".%d" % prec) + name) % arg.value
     if not isinstance(arg, Int):
         raise FormatError(f"%{name} cannot print this value")
     if name in "aA":

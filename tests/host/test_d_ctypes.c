@@ -38,6 +38,8 @@
 	"	unsigned long long wide : 40;\n" \
 	"	unsigned int : 0;\n" \
 	"	short after;\n" \
+	"	float fl;\n" \
+	"	double db;\n" \
 	"	struct outer *next;\n" \
 	"};\n"
 
@@ -59,6 +61,8 @@ struct outer {
 	unsigned long long wide : 40;
 	unsigned int : 0;
 	short after;
+	float fl;
+	double db;
 	struct outer *next;
 };
 
@@ -109,6 +113,8 @@ HOST_TEST(d_ctypes_layout_is_gccs)
 		{ "offsetof(struct outer, w)", offsetof(struct outer, w) },
 		{ "offsetof(struct outer, col)", offsetof(struct outer, col) },
 		{ "offsetof(struct outer, after)", offsetof(struct outer, after) },
+		{ "offsetof(struct outer, fl)", offsetof(struct outer, fl) },
+		{ "offsetof(struct outer, db)", offsetof(struct outer, db) },
 		{ "offsetof(struct outer, next)", offsetof(struct outer, next) },
 		{ "offsetof(struct inner, b)", offsetof(struct inner, b) },
 		{ "sizeof(((struct outer *)arg0)->name)", sizeof(((struct outer *)0)->name) },
@@ -132,7 +138,8 @@ HOST_TEST(d_ctypes_members_read_what_c_stored)
 	o[0] = (struct outer){ .c = -3, .l = -123456789012345, .f3 = 5, .sf5 = -7, .f20 = 0xabcde,
 			       .tail = 200, .in = { .s = -2, .b = { 7, 8, 9 } },
 			       .arr = { 10, -20, 30, 40 }, .name = "scion", .w.u = 0x11223344,
-			       .col = BLUE, .wide = 0x12345678ffull, .after = 77, .next = &o[1] };
+			       .col = BLUE, .wide = 0x12345678ffull, .after = 77, .fl = -2.5f,
+			       .db = 3.14159, .next = &o[1] };
 	o[1].arr[2] = 999;
 	o[1].sf5 = 15;
 	static const struct {
@@ -169,9 +176,18 @@ HOST_TEST(d_ctypes_members_read_what_c_stored)
 		CHECK(t, ok && (int64_t)v == reads[i].c, "%s: D %lld, C %lld (%s)", reads[i].expr,
 		      (long long)v, (long long)reads[i].c, why);
 	}
-	uint64_t v;
+	uint64_t v, dbits = 0;
+	uint32_t fbits = 0;
 	char str[200];
-	bool ok = eval("((struct outer *)arg0)->name", o, &v, str, sizeof(str));
+	memcpy(&dbits, &o[0].db, sizeof(dbits));
+	memcpy(&fbits, &o[0].fl, sizeof(fbits));
+	bool ok = eval("((struct outer *)arg0)->db", o, &v, str, sizeof(str));
+	CHECK(t, ok && v == dbits, "a double traces as its bits: %llx, want %llx (%s)",
+	      (unsigned long long)v, (unsigned long long)dbits, str);
+	ok = eval("*(float *)&((struct outer *)arg0)->fl", o, &v, str, sizeof(str));
+	CHECK(t, ok && v == fbits, "a float through a pointer: %llx, want %x (%s)",
+	      (unsigned long long)v, fbits, str);
+	ok = eval("((struct outer *)arg0)->name", o, &v, str, sizeof(str));
 	CHECK(t, ok && !strcmp(str, "scion"), "a char array traces as a string: %s", str);
 	struct fake_value recs[4];
 	unsigned n = 0;

@@ -2,7 +2,7 @@
 """The `scion trace` consumer without QEMU, for what issue 27 added (the
 helpers and the rest are test_dconsumer.py's): llquantize histograms,
 -x oformat=json's lines parsed back, aggrate holding snapshots back until
-its tick, and bufpolicy=fill's report.
+its tick, bufpolicy=fill's report, and floats printed from their bits.
 
 Run alone with `python3 tests/run_tests.py --only dconsumer_dopts`."""
 
@@ -106,3 +106,26 @@ def job_fill_reported(ctx):
            "dtrace: buffer on CPU 1 filled (bufpolicy=fill): tracing stopped; the oldest "
            "records are kept\n")
     ctx.result("fill-flag", s.consumer.filled == 2, "filled %r" % s.consumer.filled)
+
+
+def job_floats(ctx):
+    """A float and a double as recorded (their bits): printf's %e %f %g with flags,
+    width and precision as C prints them, trace() as %g, and -x oformat=json's value."""
+    import struct
+    lay = Layout()
+    f, d = lay.int(width=4), lay.int(width=8)
+    f["type"] = d["type"] = "float"
+    acts = [{"kind": "printf", "format": "%.2f|%e|%-10g|%+.3E|\n", "args": [d, f, d, d]},
+            {"kind": "trace", "data": f}]
+    fbits = int.from_bytes(struct.pack("<f", -2.5), "little")
+    dbits = int.from_bytes(struct.pack("<d", 3.14159), "little")
+    s = Session([(12, lay, acts)], [])
+    text = s.snap([(0, lay.record(1, 12, 1, fbits, dbits))], b"").text()
+    expect(ctx, "printf-and-trace", text,
+           "CPU     ID                    FUNCTION:NAME\n"
+           "  0     12                bcache_read:entry 3.14|-2.500000e+00|3.14159   "
+           "|+3.142E+00|\n             -2.5\n\n")
+    s = Session([(12, lay, [{"kind": "trace", "data": d}])], [], kind=JsonConsumer)
+    lines = [json.loads(line) for line in
+             s.snap([(0, lay.record(1, 12, 1, fbits, dbits))], b"").text().splitlines()]
+    ctx.result("json-value", lines and lines[0]["actions"] == [{"trace": 3.14159}], repr(lines))
