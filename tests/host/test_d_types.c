@@ -111,7 +111,8 @@ HOST_TEST(d_printf_conversions_accept_as_dtrace)
 		{ "%llx", "((int64_t *)arg0)[1]", OK }, { "%llx", "*(long *)arg0", D_PRINTF_ARG_TYPE },
 		{ "%hhd", "1", D_PRINTF_CONV }, { "%jd", "1", D_PRINTF_CONV },
 		{ "%zu", "1", D_PRINTF_CONV }, { "%q", "1", D_PRINTF_CONV },
-		{ "%f", "1", D_PRINTF_CONV }, { "%lc", "1", D_PRINTF_CONV },
+		{ "%f", "1", D_PRINTF_ARG_TYPE }, { "%f", "*(double *)arg0", OK },
+		{ "%Lf", "*(double *)arg0", D_PRINTF_CONV }, { "%lc", "1", D_PRINTF_CONV },
 		{ "%1$d", "1", D_PRINTF_CONV }, { "%5%", "1", D_PRINTF_CONV },
 		{ "%?d", "1", OK }, { "%'d", "1", OK }, { "%-+ #08.3x", "1", OK },
 	};
