@@ -73,6 +73,9 @@ def build(ctx, tests=False):
         raise harness.BootError(f"make ARCH=sparc64{' KERNEL_TESTS=yes' if tests else ''} "
                                 f"kernel failed:\n    {failure}")
     build_dir = os.path.join(ctx.root, sparc64_build.sparc64_build_dir(ctx))
+    # scion trace compiles against this kernel's symbols and types (kernel.syms and
+    # kernel.ctf beside it; its kernel.elf says big-endian: dtc -B).
+    ctx.sparc64_ksyms = os.path.join(os.path.dirname(kernel), "kernel.syms")
     with open(os.path.join(build_dir, "version.txt")) as f:
         return kernel, f.read().strip()
 
@@ -94,6 +97,8 @@ def power_off(ctx, boot):
 def scion(ctx, sock, version, *args):
     """host/scion --socket sock ARGS: (exit status, stdout + stderr)."""
     env = dict(os.environ, SCION_HOST_VERSION=version)
+    if getattr(ctx, "sparc64_ksyms", None):
+        env["SCION_KSYMS"] = ctx.sparc64_ksyms
     p = subprocess.run([sys.executable, os.path.join(ctx.root, "host", "scion"), "--socket",
                         sock, *args], capture_output=True, text=True, timeout=300, env=env)
     return p.returncode, p.stdout + p.stderr
@@ -361,7 +366,8 @@ TRACE_AGGREGATIONS = ("fbt:kernel:kmalloc:entry { @calls = count(); @bytes[probe
 def check_trace(ctx, sock, version):
     """D on the big-endian kernel through `scion trace`: a BEGIN record, then
     fbt probes (KernInst splices) feeding count, sum, quantize and stack-keyed
-    aggregations, each decoded by the host with values that agree."""
+    aggregations, each decoded by the host with values that agree, and the
+    kernel's types: curthread's members and a typed kernel variable."""
     rc, out = scion(ctx, sock, version, "trace", "-n", "BEGIN { trace(1234567); exit(0); }")
     ctx.result("trace/begin-record", rc == 0 and re.search(r":BEGIN\s+1234567$", out, re.M)
                is not None, f"exit {rc}: {out}")
@@ -383,6 +389,11 @@ def check_trace(ctx, sock, version):
                f"{calls} calls: {out[-1500:]}")
     ctx.result("trace/stacks-symbolized", re.search(r"^\s+kernel`\w+\+0x[0-9a-f]+$", out, re.M)
                is not None, f"{lines[-12:]}")
+    # The kernel's own types (kernel.ctf, compiled with -B): members read big-endian.
+    rc, out = scion(ctx, sock, version, "trace", "-q", "-n", "BEGIN { printf(\"%d %d %s\\n\", "
+                    "curthread->tid == tid, `cpu_table[0].index, curthread->name); exit(0); }")
+    ctx.result("trace/kernel-types", rc == 0 and re.search(r"^1 0 \S+$", out, re.M) is not None,
+               f"exit {rc}: {out}")
 
 
 def check_probe_records(ctx, sock, version):
