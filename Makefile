@@ -271,7 +271,7 @@ $(KDIR)/iso-programs: FORCE
 	@mkdir -p $(dir $@)
 	@echo '$(ISO_PROGRAMS)' > $@.$$$$.tmp; cmp -s $@.$$$$.tmp $@ && rm $@.$$$$.tmp || mv $@.$$$$.tmp $@
 
-# ANON (a D script, `make run ANON=script.d`): anonymous tracing from boot.
+# ANON (a D script, `make run ANON=SCRIPT.d`): anonymous tracing from boot.
 # dtc compiles it against this kernel's symbols and types into boot.anon,
 # which the ISO hands the kernel as a module (kernel/trace/anon.c);
 # `scion trace -a` claims it.

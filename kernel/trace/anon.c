@@ -2,7 +2,7 @@
 /*
  * Anonymous tracing, as dtrace's -A and -a: a D program given as a boot
  * module (a file whose name ends in ".anon": what dtc writes for it,
- * `dtc -o boot.anon -s script.d`, or `make run ANON=script.d`) is enabled
+ * `dtc -o boot.anon -s SCRIPT.d`, or `make run ANON=SCRIPT.d`) is enabled
  * before the shell starts, on the session's own buffers, and keeps
  * tracing with no host attached. `scion trace -a` claims it later
  * (TRACE_ANON): the host gets the EPIDs and the program's JSON back, the
@@ -160,7 +160,7 @@ int trace_anon_request(uint32_t seq, const uint8_t *body, uint32_t len)
 	}
 	if (!anon.session) {
 		channel_error(seq, -ENOENT, "trace -a: no anonymous tracing to claim (boot with a "
-			      ".anon module: make run ANON=script.d)");
+			      ".anon module: make run ANON=SCRIPT.d)");
 		return -ENOENT;
 	}
 	memcpy(&req, body, sizeof(req));
