@@ -310,13 +310,19 @@ KTEST(dnlc_resize_under_concurrent_lookups, 2)
 	}
 	unsigned resizes = 0, failed = 0, overlapped = 0;
 	for (unsigned round = 0; round < 60; round++) {
-		unsigned seen = READ_ONCE(w[0].done);
+		unsigned seen = READ_ONCE(w[0].done), seen_writer = READ_ONCE(w[READERS].done);
 		if (dnlc_resize(sizes[round % ARRAY_SIZE(sizes)]))
 			failed++;
 		resizes++;
 		overlapped += READ_ONCE(w[0].done) < LOOKUPS && READ_ONCE(w[READERS].done) < LOOKUPS;
-		/* Let the workers use each table a little. */
-		while (READ_ONCE(w[0].done) < seen + 50 && READ_ONCE(w[0].done) < LOOKUPS)
+		/*
+		 * Let the workers use each table a little: a reader and the writer
+		 * both (on a loaded machine the writer may otherwise not run at all,
+		 * and the readers find nothing).
+		 */
+		while ((READ_ONCE(w[0].done) < seen + 50 && READ_ONCE(w[0].done) < LOOKUPS) ||
+		       (READ_ONCE(w[READERS].done) < seen_writer + 50 &&
+			READ_ONCE(w[READERS].done) < LOOKUPS))
 			thread_yield();
 	}
 	WRITE_ONCE(workers_stop, true);
