@@ -430,42 +430,6 @@ uint8_t dt_cg_load_op(struct dt_type t)
 	}
 }
 
-/* reg *= size, for pointer arithmetic (nothing for 1-byte elements). */
-static void scale(struct dt_cg *cg, const struct dt_node *at, int reg, unsigned size)
-{
-	if (size <= 1)
-		return;
-	int k = dt_cg_reg_alloc(cg, at);
-	dt_cg_load_const(cg, at, k, size);
-	dt_cg_emit_r3(cg, at, DIF_OP_MUL, reg, reg, k);
-	dt_cg_reg_free(cg, k);
-}
-
-/*
- * p + i, i + p, p - i: the integer scaled by the element size; p - q:
- * the byte distance divided by it (signed, as C's ptrdiff_t).
- */
-static int gen_pointer_arith(struct dt_cg *cg, const struct dt_node *n)
-{
-	int a = dt_cg_expr(cg, n->left), b = dt_cg_expr(cg, n->right);
-	bool left_ptr = n->left->type.kind == DT_TYPE_PTR;
-	bool right_ptr = n->right->type.kind == DT_TYPE_PTR;
-	unsigned size = dt_type_pointee_size(left_ptr ? n->left->type : n->right->type);
-
-	if (left_ptr && right_ptr) {
-		dt_cg_emit_r3(cg, n, DIF_OP_SUB, a, a, b);
-		if (size > 1) {
-			dt_cg_load_const(cg, n, b, size);
-			dt_cg_emit_r3(cg, n, DIF_OP_SDIV, a, a, b);
-		}
-	} else {
-		scale(cg, n, left_ptr ? b : a, size);
-		dt_cg_emit_r3(cg, n, n->op == DT_OP_ADD ? DIF_OP_ADD : DIF_OP_SUB, a, a, b);
-	}
-	dt_cg_reg_free(cg, b);
-	return a;
-}
-
 /* && and ||: the right operand only when the left one does not decide. */
 static int gen_short_circuit(struct dt_cg *cg, const struct dt_node *n)
 {
@@ -485,7 +449,7 @@ static int gen_binary(struct dt_cg *cg, const struct dt_node *n)
 		return gen_short_circuit(cg, n);
 	if ((n->op == DT_OP_ADD || n->op == DT_OP_SUB) &&
 	    (n->left->type.kind == DT_TYPE_PTR || n->right->type.kind == DT_TYPE_PTR))
-		return gen_pointer_arith(cg, n);
+		return dt_cg_pointer_arith(cg, n);
 	int a = dt_cg_expr(cg, n->left), b = dt_cg_expr(cg, n->right);
 	if (n->op == DT_OP_LXOR) {
 		dt_cg_emit_r3(cg, n, DIF_OP_SNE, a, a, 0);

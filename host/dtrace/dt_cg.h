@@ -67,6 +67,8 @@ uint8_t dt_cg_load_op(struct dt_type t);
 /* A DT_N_FIELD: its value (a load; a bit-field extracted) and its address (dt_cg_field.c). */
 int dt_cg_field(struct dt_cg *cg, const struct dt_node *n);
 int dt_cg_field_address(struct dt_cg *cg, const struct dt_node *n);
+/* p + i, i + p, p - i and p - q, scaled by the element's size (dt_cg_field.c). */
+int dt_cg_pointer_arith(struct dt_cg *cg, const struct dt_node *n);
 /*
  * dt_cg_expr, then an integer value converted to integer type `to` as C
  * converts it (truncated to its width, re-extended); other values as

@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: BSD-2-Clause
 /*
- * Code for objects of C types (DT_N_FIELD, dt_check_ctype.c): a member,
- * an array element, a kernel variable, *p of a struct pointer.
+ * Code for addresses: objects of C types (DT_N_FIELD, dt_check_ctype.c):
+ * a member, an array element, a kernel variable, *p of a struct pointer;
+ * and pointer arithmetic, scaled by the element's size as in C.
  *
  * The address is the base pointer's register plus the folded offset; a
  * scalar member is one load with that offset as the load's immediate
@@ -13,15 +14,23 @@
  */
 #include "dt_cg.h"
 
+/* r = r OP k for a constant k (nothing when k is op's identity: 1 for * and /, else 0). */
+static void op_const(struct dt_cg *cg, const struct dt_node *n, uint8_t op, int r, uint64_t k)
+{
+	if (k == (op == DIF_OP_MUL || op == DIF_OP_SDIV ? 1u : 0u))
+		return;
+	int reg = dt_cg_reg_alloc(cg, n);
+	dt_cg_load_const(cg, n, reg, k);
+	dt_cg_emit_r3(cg, n, op, r, r, reg);
+	dt_cg_reg_free(cg, reg);
+}
+
 /* reg + imm as a load can address it: the offset if it fits the immediate, else added now. */
 static int32_t fold_offset(struct dt_cg *cg, const struct dt_node *n, int reg, uint64_t offset)
 {
 	if ((int64_t)offset == (int32_t)offset)
 		return (int32_t)offset;
-	int k = dt_cg_reg_alloc(cg, n);
-	dt_cg_load_const(cg, n, k, offset);
-	dt_cg_emit_r3(cg, n, DIF_OP_ADD, reg, reg, k);
-	dt_cg_reg_free(cg, k);
+	op_const(cg, n, DIF_OP_ADD, reg, offset);
 	return 0;
 }
 
@@ -40,26 +49,10 @@ int dt_cg_field_address(struct dt_cg *cg, const struct dt_node *n)
 	if (n->kind != DT_N_FIELD)
 		dt_cg_fail(cg, n->loc, D_UNKNOWN, "internal error: & of something not in memory");
 	int r = base_register(cg, n);
-	int32_t imm = fold_offset(cg, n, r, n->value);
-	if (imm) {
-		int k = dt_cg_reg_alloc(cg, n);
-		dt_cg_load_const(cg, n, k, (uint64_t)(int64_t)imm);
-		dt_cg_emit_r3(cg, n, DIF_OP_ADD, r, r, k);
-		dt_cg_reg_free(cg, k);
-	}
+	op_const(cg, n, DIF_OP_ADD, r, n->value);
 	return r;
 }
 
-/* r >>= shift (logical), r <<= bits: one shift by a constant. */
-static void shift_by(struct dt_cg *cg, const struct dt_node *n, uint8_t op, int r, unsigned by)
-{
-	if (!by)
-		return;
-	int k = dt_cg_reg_alloc(cg, n);
-	dt_cg_load_const(cg, n, k, by);
-	dt_cg_emit_r3(cg, n, op, r, r, k);
-	dt_cg_reg_free(cg, k);
-}
 
 int dt_cg_field(struct dt_cg *cg, const struct dt_node *n)
 {
@@ -76,7 +69,29 @@ int dt_cg_field(struct dt_cg *cg, const struct dt_node *n)
 	struct dt_type unit = t;
 	unit.is_signed = false;
 	dt_cg_emit(cg, n, dt_cg_load_op(unit), r, r, 0, imm);
-	shift_by(cg, n, DIF_OP_SHL, r, 64u - n->shift - n->bits);
-	shift_by(cg, n, t.is_signed ? DIF_OP_SAR : DIF_OP_SHR, r, 64u - n->bits);
+	op_const(cg, n, DIF_OP_SHL, r, 64u - n->shift - n->bits);
+	op_const(cg, n, t.is_signed ? DIF_OP_SAR : DIF_OP_SHR, r, 64u - n->bits);
 	return r;
+}
+
+/*
+ * p + i, i + p, p - i: the integer scaled by the element size; p - q:
+ * the byte distance divided by it (signed, as C's ptrdiff_t).
+ */
+int dt_cg_pointer_arith(struct dt_cg *cg, const struct dt_node *n)
+{
+	int a = dt_cg_expr(cg, n->left), b = dt_cg_expr(cg, n->right);
+	bool left_ptr = n->left->type.kind == DT_TYPE_PTR;
+	bool right_ptr = n->right->type.kind == DT_TYPE_PTR;
+	unsigned size = dt_type_pointee_size(left_ptr ? n->left->type : n->right->type);
+
+	if (left_ptr && right_ptr) {
+		dt_cg_emit_r3(cg, n, DIF_OP_SUB, a, a, b);
+		op_const(cg, n, DIF_OP_SDIV, a, size);
+	} else {
+		op_const(cg, n, DIF_OP_MUL, left_ptr ? b : a, size);
+		dt_cg_emit_r3(cg, n, n->op == DT_OP_ADD ? DIF_OP_ADD : DIF_OP_SUB, a, a, b);
+	}
+	dt_cg_reg_free(cg, b);
+	return a;
 }
