@@ -147,7 +147,7 @@ size_t strlcat(char *dst, const char *src, size_t size)
 	return used + strlcpy(dst + used, src, size - used);
 }
 
-static int digit_value(char c)
+int digit_value(char c)
 {
 	if (c >= '0' && c <= '9')
 		return c - '0';

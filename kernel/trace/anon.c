@@ -39,17 +39,6 @@ static struct {
 	char source[sizeof(boot_info.modules[0].cmdline)];
 } anon;
 
-static int hex_digit(char c)
-{
-	if (c >= '0' && c <= '9')
-		return c - '0';
-	if (c >= 'a' && c <= 'f')
-		return c - 'a' + 10;
-	if (c >= 'A' && c <= 'F')
-		return c - 'A' + 10;
-	return -1;
-}
-
 /* The object dtc's JSON holds as "object_hex": "..." (kmalloc'd), or NULL with why. */
 static uint8_t *decode_object(const char *text, size_t len, uint32_t *size, const char **why)
 {
@@ -68,7 +57,7 @@ static uint8_t *decode_object(const char *text, size_t len, uint32_t *size, cons
 		return NULL;
 	}
 	size_t start = ++at;
-	while (at < len && hex_digit(text[at]) >= 0)
+	while (at < len && digit_value(text[at]) < 16)
 		at++;
 	size_t digits = at - start;
 	if (at >= len || text[at] != '"' || digits == 0 || digits % 2 || digits / 2 > UINT32_MAX) {
@@ -81,8 +70,8 @@ static uint8_t *decode_object(const char *text, size_t len, uint32_t *size, cons
 		return NULL;
 	}
 	for (size_t i = 0; i < digits / 2; i++)
-		object[i] = (uint8_t)(hex_digit(text[start + 2 * i]) << 4 |
-				      hex_digit(text[start + 2 * i + 1]));
+		object[i] = (uint8_t)(digit_value(text[start + 2 * i]) << 4 |
+				      digit_value(text[start + 2 * i + 1]));
 	*size = (uint32_t)(digits / 2);
 	return object;
 }

@@ -25,6 +25,9 @@ const char *path_last_component(const char *path);
 /* Append src to the string in dst (size bytes in all); returns the length it tried to make. */
 size_t strlcat(char *dst, const char *src, size_t size);
 
+/* c as a hex digit (0-9, a-f, A-F: 0 to 15); 99 if it is none. */
+int digit_value(char c);
+
 /*
  * Parse an unsigned number: decimal, 0x hexadecimal, with an optional
  * size suffix when allow_suffix is set (K, M, G: powers of 1024).
