@@ -197,12 +197,28 @@ void probe_fire_consumers(struct probe *p, struct trap_frame *frame)
 	arch_irq_restore(f);
 }
 
+/*
+ * The frame call of a patch built for state. A replaced (retired) patch
+ * still runs: from the moment its site's new state is published until
+ * the jump to the new patch is armed, every call at the site goes
+ * through the old code, and a thread preempted inside it resumes there
+ * later. Such a call has run the old patch's inline consumers, which are
+ * exactly the new patch's (whether a consumer is inline depends only on
+ * it and the site), so it runs the C consumers attached now: the site's
+ * current state. Running the old state's instead would reach detached
+ * consumers, and skipping them would lose an accumulator's entry whose
+ * return is counted (a latency metric's calls "inside" would go below 0).
+ */
 void probe_dispatch_frame(struct trap_frame *frame, uint64_t state)
 {
 	irqflags_t f = arch_irq_save();
 	struct site_state *st = (struct site_state *)(uintptr_t)state;
-	/* A thread preempted inside a replaced patch must not reach detached consumers. */
-	if (!__atomic_load_n(&st->retired, __ATOMIC_ACQUIRE))
+
+	if (__atomic_load_n(&st->retired, __ATOMIC_ACQUIRE)) {
+		struct probe_site *site = site_lookup(st->addr);
+		st = site ? __atomic_load_n(&site->state, __ATOMIC_ACQUIRE) : NULL;
+	}
+	if (st)
 		run_consumers(st, st->ncall, frame);
 	arch_irq_restore(f);
 }

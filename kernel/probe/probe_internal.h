@@ -32,7 +32,7 @@ struct site_state {
 	uint64_t resume;			/* where a trapped CPU goes on: patch or copy */
 	uint64_t hits;				/* atomic: consumers run in C */
 	uint64_t missed;			/* atomic: nested hits, consumers skipped */
-	bool retired;				/* replaced: a CPU still in its patch runs nothing */
+	bool retired;				/* replaced: its patch's calls run the site's current state */
 	unsigned n;
 	unsigned ncall;				/* c[0 .. ncall-1] run in C, the rest inline */
 	struct probe_consumer *c[];

@@ -9,6 +9,7 @@
  */
 #include <scion/ktest.h>
 #include <scion/probe.h>
+#include <scion/probe_arch.h>
 #include <scion/symtab.h>
 #include <scion/errno.h>
 #include <arch/patch.h>
@@ -100,6 +101,72 @@ KTEST(probe_protocol_steps, 1)
 		  "the disabled probe still counts");
 	KT_EXPECT(t, text_identical(), "text differs from the booted image");
 	probe_counter_free(r.counter);
+}
+
+/* A call that entered a site's old patch before the breakpoint stopped newcomers. */
+struct old_patch_call {
+	uint64_t (*old)(uint64_t, uint64_t);	/* the replaced patch, called as pf_sum */
+	bool wrong_result;
+	bool called;
+};
+
+static void call_old_patch(unsigned step, void *arg)
+{
+	struct old_patch_call *o = arg;
+	if (step != PROBE_STEP_BREAKPOINT)
+		return;
+	o->called = true;
+	o->wrong_result |= o->old(5, 6) != pf_sum_expected(5, 6);
+}
+
+/*
+ * A call through a replaced patch runs the consumers attached now. A
+ * thread that entered the old patch just before its site was rebuilt
+ * (here: a call of the old patch at step 1 of the rebuild) runs a
+ * consumer added by the rebuild and not one removed by it. Before, such
+ * a call ran no C consumer at all, and a latency metric whose entry ran
+ * there and whose return did not went below zero.
+ */
+KTEST(probe_replaced_patch_runs_current_consumers, 1)
+{
+	struct probe *entry = probe_named("fbt:kernel:pf_sum:entry");
+	uint64_t hits_a = 0, hits_b = 0;
+	struct probe_consumer a = handler_consumer(&hits_a, PROBE_MECH_JUMP);
+	struct probe_consumer b = handler_consumer(&hits_b, PROBE_MECH_JUMP);
+	struct old_patch_call o = { 0 };
+	struct probe_site_info info;
+
+	KT_ASSERT(t, entry, "no entry probe for pf_sum");
+	KT_ASSERT(t, probe_enable(entry, &a) == 0, "enabling the first consumer failed");
+	probe_site_info((uintptr_t)pf_sum, &info);
+	KT_ASSERT(t, info.mechanism == PROBE_MECH_JUMP, "pf_sum's entry is not a jump probe");
+	o.old = (uint64_t (*)(uint64_t, uint64_t))(uintptr_t)info.patch;
+
+	/* Adding b: the old patch's call runs a and the newly attached b. */
+	probe_set_step_observer(call_old_patch, &o);
+	int err = probe_enable(entry, &b);
+	probe_set_step_observer(NULL, NULL);
+	KT_ASSERT(t, err == 0, "enabling the second consumer failed");
+	KT_EXPECT(t, o.called && hits_a == 1 && hits_b == 1,
+		  "adding: the old patch ran a %llu and b %llu times, expected 1 and 1",
+		  (unsigned long long)hits_a, (unsigned long long)hits_b);
+
+	/* Removing a: the patch of a and b, now replaced, runs b only. */
+	probe_site_info((uintptr_t)pf_sum, &info);
+	o.old = (uint64_t (*)(uint64_t, uint64_t))(uintptr_t)info.patch;
+	o.called = false;
+	probe_set_step_observer(call_old_patch, &o);
+	probe_disable(&a);
+	probe_set_step_observer(NULL, NULL);
+	KT_EXPECT(t, o.called && hits_a == 1 && hits_b == 2,
+		  "removing: a ran %llu and b %llu times in all, expected 1 and 2",
+		  (unsigned long long)hits_a, (unsigned long long)hits_b);
+	KT_EXPECT(t, pf_sum(5, 6) == pf_sum_expected(5, 6) && hits_a == 1 && hits_b == 3,
+		  "after the rebuild: a %llu, b %llu", (unsigned long long)hits_a,
+		  (unsigned long long)hits_b);
+	KT_EXPECT(t, !o.wrong_result, "a call through a replaced patch computed a wrong result");
+	probe_disable(&b);
+	KT_EXPECT(t, text_identical(), "text differs from the booted image");
 }
 
 struct reloc_case {
