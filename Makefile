@@ -472,9 +472,17 @@ include tests/sparc64_analysis/analysis.mk
 test-kernel: kernel iso grafts
 	@$(MAKE) --no-print-directory KERNEL_TESTS=yes kernel iso
 
-test: deps kernel iso test-kernel grafts userland host-tests $(SIM) $(ARCH_TEST_TOOLS) $(DISK) \
-		$(RELOC_DRIVERS)
+# `make test`: the dependencies first (qemu/deps.sh may install packages the
+# build needs), then the build on every core, then the tests (two jobs at once).
+TEST_BUILD_JOBS ?= $(shell nproc 2>/dev/null || echo 2)
+.PHONY: test test-build
+test:
+	@$(MAKE) --no-print-directory deps
+	@$(MAKE) --no-print-directory -j$(TEST_BUILD_JOBS) test-build
 	@$(PYTHON) tests/run_tests.py --build $(BUILD) --kernel-dir $(TEST_KDIR)
+
+test-build: kernel iso test-kernel grafts userland host-tests $(SIM) $(ARCH_TEST_TOOLS) $(DISK) \
+		$(RELOC_DRIVERS)
 
 bench: deps deps-bench test-kernel grafts $(DTC) $(ARCH_BENCH_TOOLS) $(SIM) $(DISK) $(BENCH_USERLAND) \
 		$(USERLAND_ARCHIVE) $(ROOTFS)

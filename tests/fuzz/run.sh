@@ -202,6 +202,21 @@ seed() {
 }
 
 mkdir -p "$OUT"
+# Objects are compiled once per run and shared by the targets that use a
+# source (the D targets share the whole compiler); a new run starts afresh,
+# so no object outlives a header it was compiled against.
+OBJ=$OUT/obj
+rm -rf "$OBJ"
+mkdir -p "$OBJ"
+
+# The object of source $1 (compiled now if no target of this run needed it yet).
+object() {
+	o=$OBJ/$(printf '%s' "$1" | tr '/' '_').o
+	# shellcheck disable=SC2086
+	[ -f "$o" ] || $FUZZ_CC $CFLAGS -c -o "$o" "$1" || return 1
+	echo "$o"
+}
+
 passed=0
 failed=0
 for src in tests/fuzz/fuzz_*.c; do
@@ -218,7 +233,14 @@ for src in tests/fuzz/fuzz_*.c; do
 	# shellcheck disable=SC2086
 	libs=
 	case $srcs in *host/dtrace/*) libs=-lctf-nobfd ;; esac	# the D compiler reads CTF
-	if ! $FUZZ_CC $CFLAGS -o "$bin" "$src" tests/host/kernel_fakes.c $srcs $libs >"$log" 2>&1; then
+	: >"$log"
+	objs=
+	for s in "$src" tests/host/kernel_fakes.c $srcs; do
+		o=$(object "$s" 2>>"$log") || { objs=; break; }
+		objs="$objs $o"
+	done
+	# shellcheck disable=SC2086
+	if [ -z "$objs" ] || ! $FUZZ_CC $CFLAGS -o "$bin" $objs $libs >>"$log" 2>&1; then
 		echo "fuzz $name: FAILED: does not build (see $log)"
 		failed=$((failed + 1))
 		continue

@@ -2,7 +2,7 @@
 """The control channel (COM2 on a UNIX socket) driven by the host command
 host/scion: status, loading a graft from a file, installing it,
 running a workload and reading stats, all checked against the guest
-shell's own answers; version mismatch refused on both sides; 100,000
+shell's own answers; version mismatch refused on both sides; 30,000
 hostile frames whose rejection counts the kernel must report exactly as
 the host's reference parser predicts, the channel working afterwards;
 two clients at once served one after the other."""
@@ -21,7 +21,7 @@ import time
 from bcache_model import Cache, command_workload
 from common import graft_path, poweroff, shell_boot
 
-HOSTILE_FRAMES = 100_000
+HOSTILE_FRAMES = 30_000
 
 
 def scion(ctx, sock, *args, env=None, timeout=60):
@@ -125,7 +125,7 @@ def hostile_stream(frame, rng):
 
 
 def job_hostile_input(ctx):
-    """100,000 damaged frames: counted exactly, answered, and the channel still works."""
+    """30,000 damaged frames: counted exactly, answered, and the channel still works."""
     from scionhost import frame
     # Zero bytes finish any frame the stream leaves open (payloads are short),
     # then a last good REQUEST whose answer says the kernel has read it all.

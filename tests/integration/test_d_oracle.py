@@ -16,8 +16,9 @@ import re
 from common import run_host_checker
 
 SEED = 20261125
+PROGRAMS = 3000  # d-oracle's default is 8000; the libFuzzer target explores further
 RESULT = re.compile(r"^d-oracle (?:regress )?(\S+): (OK.*|FAILED.*)$")
 
 
 def job_programs(ctx):
-    run_host_checker(ctx, "d-oracle", ["--seed", str(SEED)], RESULT, timeout=900)
+    run_host_checker(ctx, "d-oracle", ["--seed", str(SEED), "--programs", str(PROGRAMS)], RESULT, timeout=900)

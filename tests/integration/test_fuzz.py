@@ -11,7 +11,7 @@ import re
 import subprocess
 import tempfile
 
-SECONDS_PER_TARGET = 6
+SECONDS_PER_TARGET = 3
 LINE = re.compile(r"^fuzz (\S+): (OK.*|FAILED: .*)$", re.M)
 
 
