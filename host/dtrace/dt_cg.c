@@ -286,18 +286,28 @@ static const uint8_t store_ops[DT_SCOPE_COUNT][2] = {
 	[DT_SCOPE_CLAUSE] = { DIF_OP_STL, DIF_OP_NOP },
 };
 
-/* A variable or array element about to be read and/or written: its keys are in registers. */
+/*
+ * A variable or array element about to be read and/or written (its keys
+ * in registers), or an object in memory (its address in a register).
+ */
 struct lvalue {
 	const struct dt_node *node;
-	const struct dt_var *var;
+	const struct dt_var *var;	/* NULL: memory */
 	struct keys keys;
+	int addr;			/* memory: the address is addr + imm */
+	int32_t imm;
 };
 
 static void lvalue_begin(struct dt_cg *cg, const struct dt_node *n, struct lvalue *lv)
 {
 	lv->node = n;
-	lv->var = n->ref.var;
 	lv->keys.n = 0;
+	if (n->kind == DT_N_FIELD || n->kind == DT_N_UNARY) {
+		lv->var = NULL;
+		lv->addr = dt_cg_memory_address(cg, n, &lv->imm);
+		return;
+	}
+	lv->var = n->ref.var;
 	if (n->kind == DT_N_ARRAY)
 		eval_keys(cg, n->args, lv->var->keys, &lv->keys);
 	if (lv->var->is_array && lv->var->scope == DT_SCOPE_CLAUSE)
@@ -307,6 +317,10 @@ static void lvalue_begin(struct dt_cg *cg, const struct dt_node *n, struct lvalu
 
 static void lvalue_load(struct dt_cg *cg, const struct lvalue *lv, int rd)
 {
+	if (!lv->var) {
+		dt_cg_emit(cg, lv->node, dt_cg_load_op(lv->node->type), rd, lv->addr, 0, lv->imm);
+		return;
+	}
 	bool assoc = lv->var->is_array;
 	push_keys(cg, lv->node, &lv->keys);
 	dt_cg_emit(cg, lv->node, load_ops[lv->var->scope][assoc], rd, 0, 0,
@@ -317,12 +331,25 @@ static void lvalue_load(struct dt_cg *cg, const struct lvalue *lv, int rd)
 
 static void lvalue_store(struct dt_cg *cg, const struct lvalue *lv, int value)
 {
+	if (!lv->var) {
+		dt_cg_emit(cg, lv->node, dt_cg_store_op(lv->node->type), 0, value, lv->addr,
+			   lv->imm);
+		return;
+	}
 	bool assoc = lv->var->is_array;
 	push_keys(cg, lv->node, &lv->keys);
 	dt_cg_emit(cg, lv->node, store_ops[lv->var->scope][assoc], 0, value, 0,
 	     var_index(cg, lv->node, lv->var));
 	if (assoc)
 		dt_cg_emit(cg, lv->node, DIF_OP_POPT, 0, 0, 0, 0);
+}
+
+/* The registers an lvalue held: its keys, or its address. */
+static void lvalue_end(struct dt_cg *cg, struct lvalue *lv)
+{
+	if (!lv->var)
+		dt_cg_reg_free(cg, lv->addr);
+	free_keys(cg, &lv->keys);
 }
 
 static int gen_var_load(struct dt_cg *cg, const struct dt_node *n)
@@ -527,7 +554,7 @@ static int gen_assign(struct dt_cg *cg, const struct dt_node *n)
 		fit(cg, n, v, t, ltype);
 	}
 	lvalue_store(cg, &lv, v);
-	free_keys(cg, &lv.keys);
+	lvalue_end(cg, &lv);
 	return v;
 }
 
@@ -548,7 +575,7 @@ static int gen_incdec(struct dt_cg *cg, const struct dt_node *n)
 	narrow(cg, n, updated, type);
 	lvalue_store(cg, &lv, updated);
 	dt_cg_reg_free(cg, post ? updated : old);
-	free_keys(cg, &lv.keys);
+	lvalue_end(cg, &lv);
 	return post ? old : updated;
 }
 
@@ -567,7 +594,8 @@ static int gen_call(struct dt_cg *cg, const struct dt_node *n)
 	free_keys(cg, &args);
 	int r = dt_cg_reg_alloc(cg, n);
 	dt_cg_emit(cg, n, DIF_OP_CALL, r, 0, 0, subr);	/* it empties the tuple */
-	fit(cg, n, r, dt_type_uint64, f->result);	/* rand( ) is an int */
+	if (f->result.kind != DT_TYPE_VOID)
+		fit(cg, n, r, dt_type_uint64, f->result);	/* rand( ) is an int */
 	return r;
 }
 

@@ -67,6 +67,12 @@ uint8_t dt_cg_load_op(struct dt_type t);
 /* A DT_N_FIELD: its value (a load; a bit-field extracted) and its address (dt_cg_field.c). */
 int dt_cg_field(struct dt_cg *cg, const struct dt_node *n);
 int dt_cg_field_address(struct dt_cg *cg, const struct dt_node *n);
+/*
+ * An object in memory written by = ++ -- op= (a DT_N_FIELD or *p): its
+ * address as a register plus *imm, and the store for its type.
+ */
+int dt_cg_memory_address(struct dt_cg *cg, const struct dt_node *n, int32_t *imm);
+uint8_t dt_cg_store_op(struct dt_type t);
 /* p + i, i + p, p - i and p - q, scaled by the element's size (dt_cg_field.c). */
 int dt_cg_pointer_arith(struct dt_cg *cg, const struct dt_node *n);
 /*

@@ -10,7 +10,9 @@
  * through the kernel's fault-tolerant path like any D load. A bit-field
  * loads its whole unit (the width of its declared type, aligned), then
  * shifts and masks (or sign-extends) its bits out; the checker computed
- * the shift for the kernel's byte order.
+ * the shift for the kernel's byte order. A store to a member, element or
+ * *p is one ST at the same address (the kernel lets it write only
+ * alloca's scratch).
  */
 #include "dt_cg.h"
 
@@ -53,6 +55,27 @@ int dt_cg_field_address(struct dt_cg *cg, const struct dt_node *n)
 	return r;
 }
 
+
+int dt_cg_memory_address(struct dt_cg *cg, const struct dt_node *n, int32_t *imm)
+{
+	if (n->kind == DT_N_UNARY) {	/* *p */
+		*imm = 0;
+		return dt_cg_expr(cg, n->left);
+	}
+	int r = base_register(cg, n);
+	*imm = fold_offset(cg, n, r, n->value);
+	return r;
+}
+
+uint8_t dt_cg_store_op(struct dt_type t)
+{
+	switch (t.kind == DT_TYPE_INT ? t.size : 8) {
+	case 1: return DIF_OP_STB;
+	case 2: return DIF_OP_STH;
+	case 4: return DIF_OP_STW;
+	default: return DIF_OP_STX;
+	}
+}
 
 int dt_cg_field(struct dt_cg *cg, const struct dt_node *n)
 {

@@ -80,6 +80,9 @@ uint8_t dt_cg_subroutine(enum dt_func_id id)
 	case DT_F_STRTOK: return DIF_SUBR_STRTOK;
 	case DT_F_COPYIN: return DIF_SUBR_COPYIN;
 	case DT_F_COPYINSTR: return DIF_SUBR_COPYINSTR;
+	case DT_F_ALLOCA: return DIF_SUBR_ALLOCA;
+	case DT_F_BCOPY: return DIF_SUBR_BCOPY;
+	case DT_F_COPYINTO: return DIF_SUBR_COPYINTO;
 	default: return DIF_SUBR_LIMIT;
 	}
 }

@@ -348,8 +348,8 @@ static bool check_unary(struct dt_checker *ck, struct dt_node *n)
 /*
  * base[index] where base is not an associative array (dt_resolve_array
  * decides): C's *(base + index), as dtrace rewrites it, so a pointer
- * loads its index-th element and anything else fails as *(non-pointer)
- * does. Never an lvalue here: D writes no memory.
+ * loads (or, as an lvalue, stores) its index-th element and anything
+ * else fails as *(non-pointer) does.
  */
 bool dt_check_pointer_index(struct dt_checker *ck, struct dt_node *n, bool lvalue)
 {
@@ -377,12 +377,7 @@ bool dt_check_pointer_index(struct dt_checker *ck, struct dt_node *n, bool lvalu
 	n->depth++;
 	if (!check_binary(ck, sum) || !check_deref(ck, n))
 		return false;
-	if (lvalue) {
-		dt_error(ck->ctx, n->loc, D_OP_LVAL, "operand of = must be a variable or an "
-			 "associative array element");
-		return false;
-	}
-	return true;
+	return !lvalue || dt_check_store_target(ck, n, "=");
 }
 
 static bool check_ternary(struct dt_checker *ck, struct dt_node *n)
@@ -539,6 +534,10 @@ static void check_statement(struct dt_checker *ck, struct dt_stmt *s)
 		const struct dt_func *f = dt_func_lookup(e->str);
 		if (f && f->kind == DT_FK_ACTION) {
 			dt_check_action(ck, s);
+			return;
+		}
+		if (f && f->kind == DT_FK_SUBR && f->result.kind == DT_TYPE_VOID) {
+			dt_check_call_statement(ck, e);
 			return;
 		}
 		/* func(pc); and sym(pc); on their own record the symbol, as trace() would. */

@@ -107,6 +107,9 @@ static bool check_args(struct dt_checker *ck, const struct dt_func *f, struct dt
 		}
 		if ((kind == DT_ARG_INT || kind == DT_ARG_INT_CONST) && !dt_type_is_int(t))
 			want = kind == DT_ARG_INT ? "an integer" : "an integer constant";
+		else if (kind == DT_ARG_ADDRESS && !dt_type_is_int(t) && t.kind != DT_TYPE_PTR &&
+			 t.kind != DT_TYPE_STRING)
+			want = "an address (a pointer, an integer or a char array)";
 		else if (kind == DT_ARG_STRING && t.kind != DT_TYPE_STRING && !dt_is_null(a))
 			want = "a string";
 		if (want) {
@@ -124,7 +127,8 @@ static bool check_args(struct dt_checker *ck, const struct dt_func *f, struct dt
 	return true;
 }
 
-bool dt_check_call_expr(struct dt_checker *ck, struct dt_node *n)
+/* A subroutine call (statement: on its own, where a void one may stand). */
+static bool check_call(struct dt_checker *ck, struct dt_node *n, bool statement)
 {
 	const struct dt_func *f = dt_func_lookup(n->str);
 
@@ -151,9 +155,24 @@ bool dt_check_call_expr(struct dt_checker *ck, struct dt_node *n)
 	}
 	if (!check_args(ck, f, n->args, n->nargs, n->loc))
 		return false;
+	if (f->result.kind == DT_TYPE_VOID && !statement) {
+		dt_error(ck->ctx, n->loc, D_PROTO_ARG, "%s( ) returns no value: it may only be a "
+			 "statement of its own", f->name);
+		return false;
+	}
 	n->ref.func = f;
 	n->type = f->result;
 	return true;
+}
+
+bool dt_check_call_statement(struct dt_checker *ck, struct dt_node *n)
+{
+	return check_call(ck, n, true);
+}
+
+bool dt_check_call_expr(struct dt_checker *ck, struct dt_node *n)
+{
+	return check_call(ck, n, false);
 }
 
 /* printf: the format's conversions against the values after it. */

@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: BSD-2-Clause
 /*
  * The semantic pass for C's types: struct and union members through ->
- * and ., *p of a struct pointer, &, sizeof, arrays, and typed args[].
+ * and ., *p of a struct pointer, &, sizeof, arrays, typed args[], and
+ * the objects in memory a store may write.
  *
  * An object of a C type in memory is a DT_N_FIELD node: the object at
  * address left + value (left NULL: at the constant address value, a
@@ -88,6 +89,39 @@ bool dt_check_deref_sou(struct dt_checker *ck, struct dt_node *n)
 	n->kind = DT_N_FIELD;		/* *p: the struct at p, reached by . or & */
 	n->value = 0;
 	n->op = DT_OP_NONE;
+	return true;
+}
+
+bool dt_is_memory_object(const struct dt_node *n)
+{
+	return n->kind == DT_N_FIELD || (n->kind == DT_N_UNARY && n->op == DT_OP_DEREF);
+}
+
+/*
+ * A member, element or *p written by op (=, op=, ++, --), once checked
+ * as an object: an integer or a pointer, not a bit-field, a struct, an
+ * array or a float. Where it may be written is the kernel's question at
+ * run time (alloca's scratch only: anywhere else is an invalid address).
+ */
+bool dt_check_store_target(struct dt_checker *ck, struct dt_node *n, const char *op)
+{
+	if (!dt_is_memory_object(n)) {
+		dt_error(ck->ctx, n->loc, D_OP_LVAL, "operand of %s must be a variable, an "
+			 "associative array element or an object in memory", op);
+		return false;
+	}
+	struct dt_type t = n->type;
+	if (n->kind == DT_N_FIELD && n->bits) {
+		dt_error(ck->ctx, n->loc, D_UNSUPPORTED, "operand of %s is a bit-field: D writes "
+			 "whole integers and pointers only", op);
+		return false;
+	}
+	if (t.kind != DT_TYPE_INT && t.kind != DT_TYPE_PTR) {
+		dt_error(ck->ctx, n->loc, D_OP_LVAL, "operand of %s is a %s: D writes integers and "
+			 "pointers in memory (copy other objects with bcopy( ))", op,
+			 dt_type_str(ck->ctx, t));
+		return false;
+	}
 	return true;
 }
 

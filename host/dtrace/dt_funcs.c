@@ -13,11 +13,13 @@
 
 #define STR { .kind = DT_TYPE_STRING }
 #define VOID { .kind = DT_TYPE_VOID }
+#define VOID_PTR { .kind = DT_TYPE_PTR, .size = 8, .levels = 1 }
 #define SYM_T(style) { .kind = DT_TYPE_INT, .size = 8, .sym = style }
 #define VARIADIC 255
 
 enum { A_INT = DT_ARG_INT, A_STR = DT_ARG_STRING, A_ANY = DT_ARG_SCALAR_OR_STRING,
-       A_CONST = DT_ARG_INT_CONST, A_FMT = DT_ARG_FORMAT, A_AGG = DT_ARG_AGG };
+       A_CONST = DT_ARG_INT_CONST, A_FMT = DT_ARG_FORMAT, A_AGG = DT_ARG_AGG,
+       A_ADDR = DT_ARG_ADDRESS };
 
 /* In enum dt_func_id order. params[i] is argument i's kind; the last one given repeats. */
 const struct dt_func dt_funcs[DT_FUNC_COUNT] = {
@@ -55,8 +57,7 @@ const struct dt_func dt_funcs[DT_FUNC_COUNT] = {
 	{ DT_F_RINDEX, "rindex", DT_FK_SUBR, 2, 3, { A_STR, A_STR, A_INT },
 	  DT_INT_T(4, true, DT_TD_NONE), false },
 	{ DT_F_STRTOK, "strtok", DT_FK_SUBR, 2, 2, { A_STR, A_STR }, STR, false },
-	{ DT_F_COPYIN, "copyin", DT_FK_SUBR, 2, 2, { A_INT, A_INT },
-	  { .kind = DT_TYPE_PTR, .size = 8, .levels = 1 }, false },
+	{ DT_F_COPYIN, "copyin", DT_FK_SUBR, 2, 2, { A_INT, A_INT }, VOID_PTR, false },
 	{ DT_F_COPYINSTR, "copyinstr", DT_FK_SUBR, 1, 2, { A_INT, A_INT }, STR, false },
 	{ DT_F_STRINGOF, "stringof", DT_FK_SUBR, 1, 1, { A_ANY }, STR, false },
 	{ DT_F_COUNT, "count", DT_FK_AGG, 0, 0, { 0 }, VOID, false },
@@ -75,6 +76,9 @@ const struct dt_func dt_funcs[DT_FUNC_COUNT] = {
 	{ DT_F_PANIC, "panic", DT_FK_ACTION, 0, 0, { 0 }, VOID, false },
 	{ DT_F_BREAKPOINT, "breakpoint", DT_FK_ACTION, 0, 0, { 0 }, VOID, false },
 	{ DT_F_STOP, "stop", DT_FK_ACTION, 0, 0, { 0 }, VOID, false },
+	{ DT_F_ALLOCA, "alloca", DT_FK_SUBR, 1, 1, { A_INT }, VOID_PTR, false },
+	{ DT_F_BCOPY, "bcopy", DT_FK_SUBR, 3, 3, { A_ADDR, A_ADDR, A_INT }, VOID, false },
+	{ DT_F_COPYINTO, "copyinto", DT_FK_SUBR, 3, 3, { A_INT, A_INT, A_ADDR }, VOID, false },
 };
 
 /* dtrace functions this subset refuses, and why. */
@@ -82,7 +86,6 @@ static const struct {
 	const char *name;
 	const char *why;
 } refused_funcs[] = {
-	{ "copyinto", "use copyin()" },
 	{ "copyout", "destructive actions are not supported" },
 	{ "copyoutstr", "destructive actions are not supported" },
 	{ "ustack", "user stacks are not supported yet" },
@@ -93,8 +96,6 @@ static const struct {
 	{ "umod", "user symbols are not supported yet" },
 	{ "mod", "the kernel is Scion's only module" },
 	{ "tracemem", "pointers are not supported" },
-	{ "alloca", "pointers are not supported" },
-	{ "bcopy", "pointers are not supported" },
 	{ "system", "destructive actions are not supported" },
 	{ "freopen", "output redirection is not supported" },
 	{ "ftruncate", "output redirection is not supported" },

@@ -440,6 +440,9 @@ bool dt_check_arrow(struct dt_checker *ck, struct dt_node *n);
 bool dt_check_dot(struct dt_checker *ck, struct dt_node *n);
 bool dt_check_deref_sou(struct dt_checker *ck, struct dt_node *n);
 bool dt_check_addrof(struct dt_checker *ck, struct dt_node *n);
+/* Whether n is an object in memory (a member, element or *p), and one op may write. */
+bool dt_is_memory_object(const struct dt_node *n);
+bool dt_check_store_target(struct dt_checker *ck, struct dt_node *n, const char *op);
 bool dt_check_sizeof(struct dt_checker *ck, struct dt_node *n);
 /* A checked object used as a value: an array becomes its address; false for a struct. */
 bool dt_decay(struct dt_checker *ck, struct dt_node *n);
@@ -453,6 +456,8 @@ bool dt_check_pointer_index(struct dt_checker *ck, struct dt_node *n, bool lvalu
 struct dt_type dt_operand_type(const struct dt_node *n);
 /* A subroutine call inside an expression. */
 bool dt_check_call_expr(struct dt_checker *ck, struct dt_node *n);
+/* The same for a call that is a statement of its own (bcopy(...);): void ones allowed. */
+bool dt_check_call_statement(struct dt_checker *ck, struct dt_node *n);
 /* A statement that is a call of an action (s->expr is the call). */
 void dt_check_action(struct dt_checker *ck, struct dt_stmt *s);
 void dt_check_aggregation(struct dt_checker *ck, struct dt_stmt *s);

@@ -373,6 +373,28 @@ bool dt_resolve_read(struct dt_checker *ck, struct dt_node *n)
 }
 
 /* The left side of =: created with the value's type if new. */
+/* A value stored in memory: an integer or a pointer (the store narrows it to the object). */
+static bool memory_value_ok(struct dt_checker *ck, const struct dt_node *n, struct dt_type value)
+{
+	if (value.kind == DT_TYPE_INT || value.kind == DT_TYPE_PTR)
+		return true;
+	dt_error(ck->ctx, n->loc, D_OP_INCOMPAT, "a %s cannot be stored in memory: D stores "
+		 "integers and pointers (copy bytes with bcopy( ))", dt_type_str(ck->ctx, value));
+	return false;
+}
+
+/* p->m = ..., s.m = ..., *p = ...: an object in memory. */
+static bool resolve_memory(struct dt_checker *ck, struct dt_node *n, struct dt_type value)
+{
+	if (!dt_check_object(ck, n))
+		return false;
+	if (n->kind == DT_N_MEMBER) {
+		dt_error(ck->ctx, n->loc, D_OP_WRITE, "curthread->%s is read-only", n->str);
+		return false;
+	}
+	return dt_check_store_target(ck, n, "=") && memory_value_ok(ck, n, value);
+}
+
 bool dt_resolve_lvalue(struct dt_checker *ck, struct dt_node *n, struct dt_type value)
 {
 	switch (n->kind) {
@@ -405,22 +427,26 @@ bool dt_resolve_lvalue(struct dt_checker *ck, struct dt_node *n, struct dt_type 
 		return true;
 	}
 	case DT_N_INDEX:
-		return dt_resolve_array(ck, n, &value);
+		if (!dt_resolve_array(ck, n, &value))
+			return false;
+		return !dt_is_memory_object(n) || memory_value_ok(ck, n, value);
+	case DT_N_MEMBER:
+	case DT_N_DOT:
+	case DT_N_FIELD:
+	case DT_N_UNARY:
+		return resolve_memory(ck, n, value);
 	case DT_N_AGGNAME:
 		dt_error(ck->ctx, n->loc, D_AGG_USE, "@%s can only be assigned in a statement of "
 			 "its own: @%s[keys] = func(args);", n->str, n->str);
 		return false;
-	case DT_N_MEMBER:
-		dt_error(ck->ctx, n->loc, D_OP_WRITE, "curthread->%s is read-only", n->str);
-		return false;
 	default:
-		dt_error(ck->ctx, n->loc, D_OP_LVAL, "operand of = must be a variable or an "
-			 "associative array element");
+		dt_error(ck->ctx, n->loc, D_OP_LVAL, "operand of = must be a variable, an "
+			 "associative array element or an object in memory");
 		return false;
 	}
 }
 
-/* An operand of ++, -- or op=: an existing writable integer variable. */
+/* An operand of ++, -- or op=: an existing writable integer variable, or an integer in memory. */
 bool dt_check_modifiable(struct dt_checker *ck, struct dt_node *n, const char *op)
 {
 	if (n->kind == DT_N_IDENT && dt_builtin_lookup(n->str)) {
@@ -428,9 +454,22 @@ bool dt_check_modifiable(struct dt_checker *ck, struct dt_node *n, const char *o
 			 "%s is built in", op, n->str);
 		return false;
 	}
+	if (n->kind == DT_N_MEMBER || n->kind == DT_N_DOT || n->kind == DT_N_FIELD ||
+	    (n->kind == DT_N_UNARY && n->op == DT_OP_DEREF)) {
+		if (!dt_check_object(ck, n))
+			return false;
+		if (n->kind == DT_N_MEMBER) {
+			dt_error(ck->ctx, n->loc, D_OP_WRITE, "operand of %s must be writable: "
+				 "curthread->%s is read-only", op, n->str);
+			return false;
+		}
+		if (!dt_check_store_target(ck, n, op))
+			return false;
+		goto integer;
+	}
 	if (n->kind != DT_N_IDENT && n->kind != DT_N_VAR && n->kind != DT_N_INDEX) {
-		dt_error(ck->ctx, n->loc, n->kind == DT_N_MEMBER ? D_OP_WRITE : D_OP_LVAL,
-			 "operand of %s must be a variable or an associative array element", op);
+		dt_error(ck->ctx, n->loc, D_OP_LVAL, "operand of %s must be a variable, an "
+			 "associative array element or an object in memory", op);
 		return false;
 	}
 	/*
@@ -447,11 +486,9 @@ bool dt_check_modifiable(struct dt_checker *ck, struct dt_node *n, const char *o
 	} else if (!dt_check_expr(ck, n)) {
 		return false;
 	}
-	if (n->kind != DT_N_VAR && n->kind != DT_N_ARRAY) {	/* p[i]: memory, read-only */
-		dt_error(ck->ctx, n->loc, D_OP_LVAL, "operand of %s must be a variable or an "
-			 "associative array element", op);
-		return false;
-	}
+	if (n->kind != DT_N_VAR && n->kind != DT_N_ARRAY && !dt_check_store_target(ck, n, op))
+		return false;	/* p[i] is *(p + i) */
+integer:
 	if (!dt_type_is_int(n->type)) {
 		dt_error(ck->ctx, n->loc, D_OP_ARITH, "operand of %s must be an integer, not %s",
 			 op, dt_type_str(ck->ctx, n->type));

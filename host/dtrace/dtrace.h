@@ -244,6 +244,8 @@ enum dt_func_id {
 	DT_F_LQUANTIZE, DT_F_LLQUANTIZE,
 	/* destructive actions (allowed with -w, the destructive option) */
 	DT_F_CHILL, DT_F_RAISE, DT_F_PANIC, DT_F_BREAKPOINT, DT_F_STOP,
+	/* subroutines of scratch memory (alloca's is the only memory D writes) */
+	DT_F_ALLOCA, DT_F_BCOPY, DT_F_COPYINTO,
 	DT_FUNC_COUNT
 };
 
@@ -262,6 +264,7 @@ enum dt_arg_kind {
 	DT_ARG_INT_CONST,	/* integer constant expression */
 	DT_ARG_FORMAT,		/* string literal: a printf format */
 	DT_ARG_AGG,		/* an aggregation: @name */
+	DT_ARG_ADDRESS,		/* an address: a pointer, an integer, a string (char array) */
 };
 
 #define DT_FUNC_MAX_PARAMS 6

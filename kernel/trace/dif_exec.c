@@ -3,7 +3,8 @@
  * The DIF interpreter (scion/dif_exec.h). It relies on what dif_verify
  * proved (opcodes, registers, table indexes, forward branches ending in
  * RET) and checks the rest as it goes: load addresses and alignment
- * through the environment's fault-tolerant read, division by zero,
+ * through the environment's fault-tolerant read, store addresses
+ * against what the environment lets the program write, division by zero,
  * tuple depth, scratch space, string bounds. Strings are addresses of
  * NUL-terminated bytes read through the same fault-tolerant path, never
  * more than the program's strsize.
@@ -15,8 +16,6 @@
 #include <scion/errno.h>
 #include <scion/string.h>
 #include "dif_internal.h"
-
-#define READ_CHUNK 64	/* a power of two below the page size: a read never crosses a page */
 
 static const char *const fault_names[DIF_FAULT_KINDS] = {
 	[DIF_FAULT_NONE] = "no error",
@@ -49,7 +48,7 @@ long dif_copy_string(const struct dif_env_ops *ops, void *env, uint64_t addr, ch
 	size_t len = 0;
 	while (len + 1 < max) {
 		uint64_t at = addr + len;
-		size_t n = READ_CHUNK - (size_t)(at % READ_CHUNK);
+		size_t n = DIF_READ_CHUNK - (size_t)(at % DIF_READ_CHUNK);
 		if (n > max - 1 - len)
 			n = max - 1 - len;
 		if (ops->read(env, at, buf + len, n)) {
@@ -128,6 +127,34 @@ static int load(struct run *x, const struct dif_insn *in, uint64_t *out)
 	if (shape[in->op].sign && size < 8 && (v >> (8 * size - 1)) & 1)
 		v |= ~0ull << (8 * size);
 	*out = v;
+	return 0;
+}
+
+/* *(r2 + imm) = r1, in the machine's byte order, where the environment allows it. */
+static int store(struct run *x, const struct dif_insn *in)
+{
+	static const uint8_t size_of[] = {
+		[DIF_OP_STB] = 1, [DIF_OP_STH] = 2, [DIF_OP_STW] = 4, [DIF_OP_STX] = 8,
+	};
+	unsigned size = size_of[in->op];
+	uint64_t addr = x->r[in->r2] + (uint64_t)(int64_t)in->imm, v = x->r[in->r1];
+
+	if (addr % size)
+		return dif_fail(x, DIF_FAULT_ALIGN, addr);
+	if (!x->ops->writable || !x->ops->writable(x->env, addr, size))
+		return dif_fail(x, DIF_FAULT_BADADDR, addr);
+	void *to = (void *)(uintptr_t)addr;
+	if (size == 1) {
+		*(uint8_t *)to = (uint8_t)v;
+	} else if (size == 2) {
+		uint16_t h = (uint16_t)v;
+		__builtin_memcpy(to, &h, 2);
+	} else if (size == 4) {
+		uint32_t w = (uint32_t)v;
+		__builtin_memcpy(to, &w, 4);
+	} else {
+		__builtin_memcpy(to, &v, 8);
+	}
 	return 0;
 }
 
@@ -253,6 +280,10 @@ static int step(struct run *x, uint64_t *result, bool *done)
 	case DIF_OP_LDSB: case DIF_OP_LDSH: case DIF_OP_LDSW: case DIF_OP_LDUB:
 	case DIF_OP_LDUH: case DIF_OP_LDUW: case DIF_OP_LDX:
 		if (load(x, in, rd))
+			return -1;
+		break;
+	case DIF_OP_STB: case DIF_OP_STH: case DIF_OP_STW: case DIF_OP_STX:
+		if (store(x, in))
 			return -1;
 		break;
 	case DIF_OP_LDG: case DIF_OP_LDT: case DIF_OP_LDL: case DIF_OP_LDGA: case DIF_OP_LDTA:

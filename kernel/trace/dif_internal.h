@@ -10,6 +10,8 @@
 
 #include <scion/dif_exec.h>
 
+#define DIF_READ_CHUNK 64	/* a power of two below the page size: a read never crosses a page */
+
 struct run {
 	const struct dif_prog *p;
 	const struct dif_env_ops *ops;

@@ -6,15 +6,17 @@
  * the fault-tolerant path and results are made in scratch space, never
  * longer than the program's strsize. copyin and copyinstr read user
  * memory through the environment's copyin alone, never its read.
+ * alloca's memory is the only memory a program writes (with stores,
+ * bcopy and copyinto), and only where the environment's writable says.
  */
 #include <scion/string.h>
 #include "dif_internal.h"
 
 static const struct {
-	uint8_t min, max, type;
+	uint8_t min, max, type, scratch;
 } arity[DIF_SUBR_LIMIT] = {
-#define DIF_SUBR_ARITY(name_, text_, min_, max_, type_) \
-	[DIF_SUBR_##name_] = { min_, max_, type_ },
+#define DIF_SUBR_ARITY(name_, text_, min_, max_, type_, scratch_) \
+	[DIF_SUBR_##name_] = { min_, max_, type_, scratch_ },
 	DIF_SUBROUTINES(DIF_SUBR_ARITY)
 #undef DIF_SUBR_ARITY
 };
@@ -182,6 +184,61 @@ static int copyinstr(struct run *x, uint64_t *out)
 	return 0;
 }
 
+/* alloca(size): size bytes of zeroed scratch the program may write. */
+static int alloca_(struct run *x, uint64_t *out)
+{
+	uint64_t size = x->tuple[0].value;
+	if (size > DIF_ALLOCA_MAX)
+		return dif_fail(x, DIF_FAULT_NOSCRATCH, 0);
+	size_t bytes = size ? (size_t)size : 1;
+	/* Aligned to 8 (the kernel's scratch always is: then no padding is taken). */
+	uintptr_t next = (uintptr_t)x->ops->scratch(x->env, 0);
+	size_t pad = (8 - next % 8) % 8;
+	uint8_t *p = x->ops->scratch(x->env, pad + bytes);
+	if (!p)
+		return dif_fail(x, DIF_FAULT_NOSCRATCH, 0);
+	p += pad;
+	memset(p, 0, bytes);
+	*out = address_of((const char *)p);
+	return 0;
+}
+
+/* The first byte of [dst, dst + size) the program may not write, or 0: all may be. */
+static int check_writable(struct run *x, uint64_t dst, uint64_t size)
+{
+	if (size > DIF_ALLOCA_MAX || dst + size < dst)
+		return dif_fail(x, DIF_FAULT_BADARG, size);
+	if (size && (!x->ops->writable || !x->ops->writable(x->env, dst, (size_t)size)))
+		return dif_fail(x, DIF_FAULT_BADADDR, dst);
+	return 0;
+}
+
+/*
+ * bcopy(src, dst, size) and copyinto(addr, size, dst): size bytes read
+ * at src (user memory at addr) into dst, which must be writable. The
+ * source is read in pieces that never cross a page, through the
+ * fault-tolerant path, so a bad page faults at its own address.
+ */
+static int copy_into(struct run *x, bool user)
+{
+	uint64_t src = x->tuple[0].value;
+	uint64_t size = user ? x->tuple[1].value : x->tuple[2].value;
+	uint64_t dst = user ? x->tuple[2].value : x->tuple[1].value;
+	if (check_writable(x, dst, size))
+		return -1;
+	int (*read)(void *, uint64_t, void *, size_t) = user ? x->ops->copyin : x->ops->read;
+	uint8_t *to = (uint8_t *)(uintptr_t)dst;
+	for (uint64_t done = 0; done < size;) {
+		uint64_t at = src + done, n = DIF_READ_CHUNK - at % DIF_READ_CHUNK;
+		if (n > size - done)
+			n = size - done;
+		if (!read || read(x->env, at, to + done, (size_t)n))
+			return dif_fail(x, DIF_FAULT_BADADDR, at);
+		done += n;
+	}
+	return 0;
+}
+
 static int call(struct run *x, unsigned id, uint64_t *out)
 {
 	long len;
@@ -230,6 +287,12 @@ static int call(struct run *x, unsigned id, uint64_t *out)
 		return copyin(x, out);
 	case DIF_SUBR_COPYINSTR:
 		return copyinstr(x, out);
+	case DIF_SUBR_ALLOCA:
+		return alloca_(x, out);
+	case DIF_SUBR_BCOPY:
+	case DIF_SUBR_COPYINTO:
+		*out = 0;
+		return copy_into(x, id == DIF_SUBR_COPYINTO);
 	}
 	return dif_fail(x, DIF_FAULT_ILLOP, id);
 }
@@ -238,8 +301,8 @@ int dif_subr_call(struct run *x, unsigned id, uint64_t *out)
 {
 	if (id >= DIF_SUBR_LIMIT || x->ntuple < arity[id].min || x->ntuple > arity[id].max)
 		return dif_fail(x, DIF_FAULT_BADARG, x->ntuple);
-	/* An integer result leaves nothing in scratch that anyone reads: give the copies back. */
-	void *mark = arity[id].type == DIF_TYPE_INT ? dif_scratch_mark(x) : NULL;
+	/* A result not in scratch leaves nothing there that anyone reads: give the copies back. */
+	void *mark = arity[id].scratch == DIF_SUBR_DROP ? dif_scratch_mark(x) : NULL;
 	int err = call(x, id, out);
 	if (!err)
 		dif_scratch_release(x, mark);

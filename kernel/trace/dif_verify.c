@@ -5,8 +5,9 @@
  * again: every instruction is well formed, every table reference is in
  * range, every variable is used with its declared scope and kind, and
  * control only moves forward to an instruction of the program, ending
- * in RET. What stays for run time: addresses of loads, division by
- * zero, tuple depth, scratch space, string bounds.
+ * in RET. What stays for run time: addresses of loads, whether a store
+ * may write where it does, division by zero, tuple depth, scratch
+ * space, string bounds.
  *
  * Portable: the host tests and the fuzz target run it as the kernel does.
  */
@@ -33,7 +34,7 @@ static const char *const builtin_names[DIF_VAR_LIMIT] = {
 };
 
 static const char *const subr_names[DIF_SUBR_LIMIT] = {
-#define DIF_SUBR_ROW(name_, text_, min_, max_, type_) [DIF_SUBR_##name_] = text_,
+#define DIF_SUBR_ROW(name_, text_, min_, max_, type_, scratch_) [DIF_SUBR_##name_] = text_,
 	DIF_SUBROUTINES(DIF_SUBR_ROW)
 #undef DIF_SUBR_ROW
 };
@@ -77,6 +78,7 @@ static unsigned format_fields(enum dif_format f)
 	case DIF_FMT_PUSH: return USES_R1 | USES_IMM;
 	case DIF_FMT_CALL: return USES_RD | USES_IMM;
 	case DIF_FMT_RET:  return USES_R1;
+	case DIF_FMT_ST:   return USES_R1 | USES_R2 | USES_IMM;
 	case DIF_FMT_POP:
 	case DIF_FMT_NONE: return 0;
 	}

@@ -4,8 +4,9 @@
  * loads and string copies through arch_safe_read, after
  * arch_trace_readable has refused device memory; built-in variables
  * from the probe hit and the current thread (caller from a stack walk);
- * variables of the three scopes; scratch space, strtok()'s place and
- * speculation ids; copyin's reads of the current process's memory.
+ * variables of the three scopes; scratch space (the only memory a
+ * program writes), strtok()'s place and speculation ids; copyin's reads
+ * of the current process's memory.
  *
  * Process built-ins (pid, ppid, execname, curpsinfo->...) are the
  * current thread's process's (scion/proc.h), read without a lock: the
@@ -135,6 +136,14 @@ static void *env_scratch(void *env, size_t bytes)
 	void *p = c->scratch + c->scratch_used;
 	c->scratch_used += (uint32_t)need;
 	return p;
+}
+
+/* Only scratch this firing has taken (alloca's, strings made): never the kernel's memory. */
+static bool env_writable(void *env, uint64_t addr, size_t n)
+{
+	struct trace_cpu *c = ((struct trace_firing *)env)->cpu;
+	uint64_t base = (uint64_t)(uintptr_t)c->scratch;
+	return addr >= base && addr - base <= c->scratch_used && n <= c->scratch_used - (addr - base);
 }
 
 static void env_scratch_release(void *env, void *from)
@@ -333,4 +342,5 @@ const struct dif_env_ops trace_env_ops = {
 	.strtok_state = env_strtok_state,
 	.scratch_release = env_scratch_release,
 	.copyin = env_copyin,
+	.writable = env_writable,
 };

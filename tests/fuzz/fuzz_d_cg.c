@@ -109,9 +109,18 @@ static uint64_t *env_strtok(void *e)
 	return ((struct env *)e)->strtok;
 }
 
+/* As the kernel's: only the scratch taken so far (alloca's, strings made). */
+static bool env_writable(void *e, uint64_t addr, size_t n)
+{
+	struct env *env = e;
+	uint64_t base = (uint64_t)(uintptr_t)env->scratch;
+	return addr >= base && addr - base <= env->used && n <= env->used - (addr - base);
+}
+
 static const struct dif_env_ops ops = {
 	env_read, env_builtin, env_load, env_store, env_scratch, env_random, env_random, env_strtok,
 	NULL, NULL,	/* no user memory: copyin faults */
+	env_writable,
 };
 
 static void check_object(const struct dt_object *obj)

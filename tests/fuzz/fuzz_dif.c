@@ -6,7 +6,10 @@
  * crash, and a program it accepts must run to RET or to a fault with a
  * known kind at one of its instructions, reading only through the
  * environment (which allows a small buffer, the string table and its
- * scratch) and writing only its scratch, whose bounds ASan watches.
+ * scratch) and writing only the scratch it took (stores, alloca, bcopy,
+ * copyinto): the buffer and the string table are compared with copies
+ * after each run, and scratch past the most it ever took must still
+ * hold its fill.
  */
 #include <stdlib.h>
 #include <string.h>
@@ -27,6 +30,7 @@ struct env {
 	struct region regions[3];
 	char *scratch;
 	size_t scratch_used;
+	size_t scratch_high;		/* the most scratch_used ever was */
 	uint64_t vars[MAX_VARS];
 	uint64_t strtok[2];
 };
@@ -80,7 +84,24 @@ static void *env_scratch(void *e, size_t bytes)
 	if (bytes > SCRATCH - env->scratch_used)
 		return NULL;
 	env->scratch_used += bytes;
+	if (env->scratch_used > env->scratch_high)
+		env->scratch_high = env->scratch_used;
 	return env->scratch + env->scratch_used - bytes;
+}
+
+static bool env_writable(void *e, uint64_t addr, size_t n)
+{
+	struct env *env = e;
+	uint64_t base = (uint64_t)(uintptr_t)env->scratch;
+	return addr >= base && addr - base <= env->scratch_used && n <= env->scratch_used - (addr - base);
+}
+
+static void env_release(void *e, void *from)
+{
+	struct env *env = e;
+	FUZZ_ASSERT((char *)from >= env->scratch && (char *)from <= env->scratch + env->scratch_used,
+		    "scratch given back from outside what was taken");
+	env->scratch_used = (size_t)((char *)from - env->scratch);
 }
 
 static uint64_t env_random(void *e)
@@ -96,7 +117,8 @@ static uint64_t *env_strtok(void *e)
 
 static const struct dif_env_ops ops = {
 	env_read, env_builtin, env_load, env_store, env_scratch, env_random, env_random, env_strtok,
-	NULL, env_read,	/* copyin reads the same fake memory */
+	env_release, env_read,	/* copyin reads the same fake memory */
+	env_writable,
 };
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
@@ -134,6 +156,11 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		return 0;
 	}
 	struct env env = { .scratch = malloc(SCRATCH) };
+	memset(env.scratch, 0xa5, SCRATCH);
+	uint8_t buffer_was[sizeof(buffer)];
+	char strtab_was[MAX_STRTAB];
+	memcpy(buffer_was, buffer, sizeof(buffer));
+	memcpy(strtab_was, strtab, strtab_len);
 	env.regions[0] = (struct region){ (uint64_t)(uintptr_t)buffer, sizeof(buffer) };
 	env.regions[1] = (struct region){ (uint64_t)(uintptr_t)strtab, strtab_len };
 	env.regions[2] = (struct region){ (uint64_t)(uintptr_t)env.scratch, SCRATCH };
@@ -144,6 +171,11 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 			    fault.kind != DIF_FAULT_ILLOP && fault.pc < ninsns,
 			    "fault %d at %u of a verified %u-instruction program", fault.kind, fault.pc,
 			    ninsns);
+	FUZZ_ASSERT(!memcmp(buffer, buffer_was, sizeof(buffer)) &&
+		    !memcmp(strtab, strtab_was, strtab_len), "a program wrote memory it may only read");
+	for (size_t i = env.scratch_high; i < SCRATCH; i++)
+		FUZZ_ASSERT((uint8_t)env.scratch[i] == 0xa5, "scratch written past what was taken "
+			    "(byte %zu, %zu taken at most)", i, env.scratch_high);
 	free(env.scratch);
 	return 0;
 }

@@ -34,6 +34,13 @@ static int fake_read(void *env, uint64_t addr, void *buf, size_t n)
 		memcpy(buf, (const void *)(uintptr_t)addr, n);
 		return 0;
 	}
+	/* Scratch (strings made, alloca's memory): every byte of it reads. */
+	uint64_t scratch = (uint64_t)(uintptr_t)k->scratch;
+	if (addr >= scratch && addr - scratch <= sizeof(k->scratch) &&
+	    n <= sizeof(k->scratch) - (addr - scratch)) {
+		memmove(buf, (const void *)(uintptr_t)addr, n);
+		return 0;
+	}
 	const char *from = (const char *)(uintptr_t)addr;
 	char *to = buf;
 	for (size_t i = 0; i < n && (i == 0 || from[i - 1]); i++)
@@ -170,10 +177,19 @@ static uint64_t *fake_strtok_state(void *env)
 	return ((struct fake_kernel *)env)->strtok;
 }
 
+/* As the kernel's: the scratch taken so far is all a program may write. */
+static bool fake_writable(void *env, uint64_t addr, size_t n)
+{
+	struct fake_kernel *k = env;
+	uint64_t base = (uint64_t)(uintptr_t)k->scratch;
+	return addr >= base && addr - base <= k->scratch_used && n <= k->scratch_used - (addr - base);
+}
+
 const struct dif_env_ops fake_kernel_ops = {
 	fake_read, fake_builtin, fake_load_var, fake_store_var, fake_scratch, fake_random,
 	fake_speculation, fake_strtok_state, NULL,	/* scratch lasts the firing */
 	NULL,						/* no user memory */
+	fake_writable,
 };
 
 static char fake_thread_struct[64];
@@ -341,18 +357,26 @@ bool d_eval(const char *expr, const int64_t args[D_NARGS], uint64_t *value, char
 	return rc == 0 && k.nrecords == 1;
 }
 
-int d_fire_once(const char *src, struct fake_value *recs, unsigned max, unsigned *n, char *why,
-		size_t whysize)
+int d_fire_over(const char *src, void *memory, size_t size, struct fake_value *recs,
+		unsigned max, unsigned *n, char *why, size_t whysize)
 {
 	static const int64_t no_args[D_NARGS];
 	struct fake_kernel *k = calloc(1, sizeof(*k));
 	if (!k)
 		abort();
 	fake_kernel_init(k);
+	k->memory = memory;
+	k->memory_size = size;
 	int rc = d_run(src, no_args, k, why, whysize);
 	for (*n = 0; *n < k->nrecords && *n < max; ++*n)
 		recs[*n] = k->records[*n];
 	fake_kernel_reset(k);
 	free(k);
 	return rc;
+}
+
+int d_fire_once(const char *src, struct fake_value *recs, unsigned max, unsigned *n, char *why,
+		size_t whysize)
+{
+	return d_fire_over(src, NULL, 0, recs, max, n, why, whysize);
 }

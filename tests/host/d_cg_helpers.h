@@ -92,8 +92,11 @@ int fake_fire(struct fake_kernel *k, const struct dt_object *obj, int index);
  * Compile src and fire its clause 0 once in a fresh fake kernel (built-ins
  * as fake_kernel_init sets them): its records go to recs[0..max), *n
  * says how many. Return value: 0, or -1 with why (the first compile
- * error, or the fault).
+ * error, or the fault). d_fire_over: the same with [memory, memory +
+ * size) as the kernel's readable memory.
  */
+int d_fire_over(const char *src, void *memory, size_t size, struct fake_value *recs,
+		unsigned max, unsigned *n, char *why, size_t whysize);
 int d_fire_once(const char *src, struct fake_value *recs, unsigned max, unsigned *n, char *why,
 		size_t whysize);
 

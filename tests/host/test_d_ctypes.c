@@ -9,6 +9,9 @@
  *     variable indexes, bit-fields signed and unsigned, a char array as a
  *     string, a pointer member followed, a union, an enum) gives what C
  *     stored, run in the fake kernel over this file's memory;
+ *   - storing into every kind of member of alloca's memory (and bcopy
+ *     into it) writes what C would, and memory that is only readable is
+ *     never written;
  *   - a member that is not there is an error naming the type, and each
  *     declaration error has dtrace's tag.
  */
@@ -201,6 +204,61 @@ HOST_TEST(d_ctypes_members_read_what_c_stored)
 	      str);
 	ok = eval("((struct outer *)arg0)->next->next->c", o, &v, str, sizeof(str));
 	CHECK(t, !ok && !strcmp(str, "invalid address"), "through NULL: %s", str);
+}
+
+/*
+ * Stores into alloca's memory through every kind of member, narrowed to
+ * the member's type as C converts; bcopy of a C struct into it, then
+ * read back through D; a store or bcopy into memory that is only
+ * readable (this file's struct) faults and leaves it as it was.
+ */
+HOST_TEST(d_ctypes_stores_write_alloca_memory)
+{
+	struct outer o;
+	memset(&o, 0, sizeof(o));
+	o.arr[2] = 31;
+	o.l = 5;
+	struct fake_value recs[16];
+	unsigned n = 0;
+	char src[4096], why[200];
+	snprintf(src, sizeof(src), DECLS "BEGIN {\n"
+		 "	this->o = (struct outer *)alloca(sizeof (struct outer));\n"
+		 "	this->o->c = 130; this->o->tail = 300; this->o->in.s = 70000;\n"
+		 "	this->o->in.b[2] = 9; this->o->arr[1] = -20; this->o->arr[1] *= 3;\n"
+		 "	this->o->w.u = 0x11223344; this->o->w.bytes[0] = 0x55; this->o->col = BLUE;\n"
+		 "	this->o->after = -1; this->o->after++; this->o->next = this->o;\n"
+		 "	this->o->next->next->l = 1L << 40;\n"
+		 "	this->c = (struct outer *)alloca(sizeof (struct outer));\n"
+		 "	bcopy((struct outer *)%llu, this->c, sizeof (struct outer));\n"
+		 "	this->c->arr[2] += 1;\n"
+		 "	trace(this->o->c); trace(this->o->tail); trace(this->o->in.s);\n"
+		 "	trace(this->o->in.b[2]); trace(this->o->arr[1]); trace(this->o->w.u);\n"
+		 "	trace(this->o->col); trace(this->o->after); trace(this->o->l);\n"
+		 "	trace(this->c->arr[2]); trace(this->c->l); trace(this->o->arr[0]);\n"
+		 "}", (unsigned long long)(uintptr_t)&o);
+	int rc = d_fire_over(src, &o, sizeof(o), recs, 16, &n, why, sizeof(why));
+	static const int64_t want[] = {
+		-126, 44, 4464, 9, -60, 0x11223355, BLUE, 0, 1ll << 40, 32, 5, 0,
+	};
+	CHECK(t, rc == 0 && n == sizeof(want) / sizeof(want[0]), "rc %d, %u records (%s)", rc, n,
+	      why);
+	for (unsigned i = 0; rc == 0 && i < n && i < sizeof(want) / sizeof(want[0]); i++)
+		CHECK(t, (int64_t)recs[i].value == want[i], "record %u: %lld, want %lld", i,
+		      (long long)recs[i].value, (long long)want[i]);
+
+	struct outer before = o;
+	snprintf(src, sizeof(src), DECLS "BEGIN { ((struct outer *)%llu)->arr[2] = 7; }",
+		 (unsigned long long)(uintptr_t)&o);
+	rc = d_fire_over(src, &o, sizeof(o), recs, 16, &n, why, sizeof(why));
+	CHECK(t, rc != 0 && strstr(why, "invalid address") && !memcmp(&o, &before, sizeof(o)),
+	      "a store to readable memory: rc %d (%s)", rc, why);
+	snprintf(src, sizeof(src), DECLS "BEGIN { this->o = (struct outer *)%llu; "
+		 "bcopy(this->o->next, &this->o->arr[0], 4); }", (unsigned long long)(uintptr_t)&o);
+	o.next = &o;
+	before = o;
+	rc = d_fire_over(src, &o, sizeof(o), recs, 16, &n, why, sizeof(why));
+	CHECK(t, rc != 0 && strstr(why, "invalid address") && !memcmp(&o, &before, sizeof(o)),
+	      "a bcopy into readable memory: rc %d (%s)", rc, why);
 }
 
 HOST_TEST(d_ctypes_errors_have_dtraces_tags)

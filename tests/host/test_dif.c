@@ -144,6 +144,7 @@ static void fake_scratch_release(void *env, void *from)
 static const struct dif_env_ops fake_ops = {
 	fake_read, fake_builtin, fake_load_var, fake_store_var, fake_scratch, fake_random,
 	fake_speculation, fake_strtok_state, fake_scratch_release, fake_copyin,
+	NULL,	/* writes: tests/host/test_dif_store.c */
 };
 
 static const char strtab[] = "hello\0/usr/lib/libc.so\0lo\0";

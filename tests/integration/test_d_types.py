@@ -19,7 +19,12 @@ test kernel (two CPUs, the control channel):
   - a member struct thread does not have is a compile error naming the
     type; args[] past the parameters, and of a glob, are refused;
   - a program compiled against another kernel's types (the user kernel's
-    kernel.ctf, build/kernel.ctf) is refused by this kernel with one line.
+    kernel.ctf, build/kernel.ctf) is refused by this kernel with one line;
+  - alloca's scratch is written through members, elements and *p (=, ++,
+    op=), and filled by bcopy from a kernel object (`cpu_table[1]); a
+    store to the kernel's own memory (`online_count), and a bcopy into
+    it, are D's invalid address errors at their addresses, and the
+    variable still reads what it did.
 """
 
 import os
@@ -57,6 +62,62 @@ fbt::thread_create:return
 	@made = sum(args[1]->tid != 0 && args[1]->tid == args[1]->se.tid);
 }
 '''
+
+
+SCRATCH = r'''
+struct rec {
+	int count;
+	long total;
+	char tag[8];
+	struct rec *next;
+};
+
+BEGIN
+{
+	this->r = (struct rec *)alloca(sizeof (struct rec));
+	this->r->count = 20;
+	this->r->count++;
+	this->r->count *= 2;
+	this->r->total = -5;
+	this->r->total -= 10;
+	this->r->next = this->r;
+	this->r->next->tag[0] = 'o';
+	this->r->tag[1] = 'k';
+	this->p = (int *)alloca(4 * sizeof (int));
+	this->p[3] = 7;
+	*this->p = this->p[3] * 6;
+	this->c = (struct cpu *)alloca(64);	/* its head: struct cpu is larger than scratch */
+	bcopy(&`cpu_table[1], this->c, 64);
+	printf("rec %d %d %s %d\n", this->r->count, this->r->total, stringof(this->r->tag),
+	    this->r->next == this->r);
+	printf("ints %d %d %d\n", this->p[0], this->p[1], this->p[3]);
+	printf("copied %u\n", this->c->index);
+	exit(0);
+}
+
+ERROR
+{
+	exit(1);
+}
+'''
+
+KERNEL_STORE = "BEGIN { *(unsigned short *)&`online_count = 9; }"
+KERNEL_BCOPY = "BEGIN { bcopy(&`cpu_table[0], &`cpu_table[1], 8); }"
+
+
+def check_scratch_memory(ctx, sock):
+    rc, out, err = scion(ctx, sock, "trace", "-q", "-n", SCRATCH, timeout=120)
+    ctx.result("alloca-stores", rc == 0 and "rec 42 -15 ok 1\n" in out and
+               "ints 42 0 7\n" in out, f"exit {rc}: {out}{err}")
+    ctx.result("bcopy-from-the-kernel", "copied 1\n" in out, f"exit {rc}: {out}{err}")
+    for name, script in (("store", KERNEL_STORE), ("bcopy", KERNEL_BCOPY)):
+        rc, out, err = scion(ctx, sock, "trace", "-q", "-n", script, "--run", "cpus",
+                             timeout=120)
+        ctx.result(f"kernel-{name}-refused", re.search(r"invalid address \(0x[0-9a-f]+\)",
+                                                      err) is not None, f"exit {rc}: {out}{err}")
+    rc, out, err = scion(ctx, sock, "trace", "-q", "-n", "BEGIN { printf(\"%u %u\\n\", "
+                         "`online_count, `cpu_table[1].index); exit(0); }", timeout=120)
+    ctx.result("kernel-memory-unchanged", rc == 0 and out.strip() == "2 1", f"exit {rc}: {out}{err}")
 
 
 def job_kernel_types(ctx):
@@ -111,6 +172,7 @@ def job_kernel_types(ctx):
         ctx.result("other-kernels-types-refused", rc != 0 and
                    "compiled against another kernel's types" in err and
                    len(err.strip().splitlines()) == 1, f"exit {rc}: {out}{err}")
+        check_scratch_memory(ctx, sock)
         rc, out, err = scion(ctx, sock, "trace", "-q", "-n", "BEGIN { trace(1); exit(0); }")
         ctx.result("channel-fine-after", rc == 0, f"exit {rc}: {out}{err}")
     finally:

@@ -11,9 +11,10 @@
  * tables of 64-bit constants, strings and variables. Branches go
  * forward only and every path ends in RET, so a program runs at most
  * as many instructions as it holds: no loop, no unbounded time.
- * Memory is only read, through a fault-tolerant path, never written;
- * results go to registers, variables and scratch space (strings made
- * by subroutines), all bounded.
+ * Memory is read through a fault-tolerant path, and written only where
+ * the environment allows it (this firing's scratch space: what alloca()
+ * gave, strings subroutines made); results go to registers, variables
+ * and scratch, all bounded.
  *
  * The instruction table below is the one place opcodes are defined:
  * the enum, the names and the operand formats all come from it.
@@ -33,6 +34,8 @@
 #define DIF_MAX_VARS     256
 #define DIF_MAX_TUPLE    10	/* values pushed for one key or one call */
 #define DIF_STRSIZE_MAX  4096	/* longest string a variable, key or result holds */
+#define DIF_ALLOCA_MAX   65536	/* most bytes one alloca, bcopy or copyinto may ask for
+				   (no environment's scratch is larger) */
 
 struct dif_insn {
 	uint8_t op;
@@ -49,6 +52,8 @@ struct dif_insn {
  *   BR   if (r1 OP r2) pc += 1 + imm, imm >= 0
  *   BA   pc += 1 + imm, imm >= 0
  *   LD   rd = *(r1 + imm), the load's size and sign from the opcode
+ *   ST   *(r2 + imm) = r1, the store's size from the opcode; the bytes
+ *        must lie in memory the environment lets the program write
  *   VLD  rd = variable imm         VST  variable imm = r1
  *   BLT  rd = built-in variable imm
  *   PUSH push r1 onto the tuple (imm 0: an integer; else a string of at
@@ -59,7 +64,7 @@ struct dif_insn {
 enum dif_format {
 	DIF_FMT_NONE, DIF_FMT_R3, DIF_FMT_R2, DIF_FMT_LDI, DIF_FMT_TAB, DIF_FMT_BR,
 	DIF_FMT_BA, DIF_FMT_LD, DIF_FMT_VLD, DIF_FMT_VST, DIF_FMT_BLT, DIF_FMT_PUSH,
-	DIF_FMT_POP, DIF_FMT_CALL, DIF_FMT_RET,
+	DIF_FMT_POP, DIF_FMT_CALL, DIF_FMT_RET, DIF_FMT_ST,
 };
 
 /* Variable scopes and kinds an instruction touches (VLD/VST), or 0. */
@@ -126,7 +131,11 @@ enum dif_format {
 	X(PUSHT, DIF_FMT_PUSH, 0,                0) \
 	X(POPT,  DIF_FMT_POP,  0,                0) \
 	X(CALL,  DIF_FMT_CALL, 0,                0) \
-	X(RET,   DIF_FMT_RET,  0,                0)
+	X(RET,   DIF_FMT_RET,  0,                0) \
+	X(STB,   DIF_FMT_ST,   0,                0) \
+	X(STH,   DIF_FMT_ST,   0,                0) \
+	X(STW,   DIF_FMT_ST,   0,                0) \
+	X(STX,   DIF_FMT_ST,   0,                0)
 
 enum dif_op {
 #define DIF_OP_ENUM(name, fmt, scope, kind) DIF_OP_##name,
@@ -184,7 +193,10 @@ enum dif_op {
 	X(STACKDEPTH, "stackdepth", DIF_TYPE_INT)
 
 /*
- * Subroutines (CALL): name, arguments (min, max), result type. strstr,
+ * Subroutines (CALL): name, arguments (min, max), result type, and
+ * whether the scratch space a call takes is kept (KEEP: its result
+ * points there) or given back when it returns (DROP: copies it made for
+ * itself). strstr,
  * strchr and strrchr give an address inside their first argument (a
  * copy of it in scratch space) or 0, D's NULL; strtok keeps its place
  * for the rest of the probe firing (struct dif_env_ops' strtok_state).
@@ -193,24 +205,34 @@ enum dif_op {
  * copyinstr(addr[, max]) its string: both through struct dif_env_ops'
  * copyin, which never resolves a page fault (an untouched page, a kernel
  * address, a kernel thread: an invalid address fault).
+ * alloca(size) gives size bytes of zeroed scratch, 8-byte aligned, that
+ * the program may write (ST) for the rest of the firing; bcopy(src, dst,
+ * size) copies size readable bytes at src and copyinto(addr, size, dst)
+ * size bytes of the current process's memory, both into dst, which must
+ * be writable (an invalid address fault names the first bad address).
  */
+#define DIF_SUBR_DROP 0
+#define DIF_SUBR_KEEP 1
 #define DIF_SUBROUTINES(X) \
-	X(STRLEN,   "strlen",   1, 1, DIF_TYPE_INT) \
-	X(STRJOIN,  "strjoin",  2, 2, DIF_TYPE_STRING) \
-	X(SUBSTR,   "substr",   2, 3, DIF_TYPE_STRING) \
-	X(INDEX,    "index",    2, 3, DIF_TYPE_INT) \
-	X(LLTOSTR,  "lltostr",  1, 2, DIF_TYPE_STRING) \
-	X(BASENAME, "basename", 1, 1, DIF_TYPE_STRING) \
-	X(DIRNAME,  "dirname",  1, 1, DIF_TYPE_STRING) \
-	X(RAND,     "rand",     0, 0, DIF_TYPE_INT) \
-	X(SPECULATION, "speculation", 0, 0, DIF_TYPE_INT) \
-	X(STRSTR,   "strstr",   2, 2, DIF_TYPE_STRING) \
-	X(STRCHR,   "strchr",   2, 2, DIF_TYPE_STRING) \
-	X(STRRCHR,  "strrchr",  2, 2, DIF_TYPE_STRING) \
-	X(RINDEX,   "rindex",   2, 3, DIF_TYPE_INT) \
-	X(STRTOK,   "strtok",   2, 2, DIF_TYPE_STRING) \
-	X(COPYIN,   "copyin",   2, 2, DIF_TYPE_INT) \
-	X(COPYINSTR, "copyinstr", 1, 2, DIF_TYPE_STRING)
+	X(STRLEN,   "strlen",   1, 1, DIF_TYPE_INT,    DIF_SUBR_DROP) \
+	X(STRJOIN,  "strjoin",  2, 2, DIF_TYPE_STRING, DIF_SUBR_KEEP) \
+	X(SUBSTR,   "substr",   2, 3, DIF_TYPE_STRING, DIF_SUBR_KEEP) \
+	X(INDEX,    "index",    2, 3, DIF_TYPE_INT,    DIF_SUBR_DROP) \
+	X(LLTOSTR,  "lltostr",  1, 2, DIF_TYPE_STRING, DIF_SUBR_KEEP) \
+	X(BASENAME, "basename", 1, 1, DIF_TYPE_STRING, DIF_SUBR_KEEP) \
+	X(DIRNAME,  "dirname",  1, 1, DIF_TYPE_STRING, DIF_SUBR_KEEP) \
+	X(RAND,     "rand",     0, 0, DIF_TYPE_INT,    DIF_SUBR_DROP) \
+	X(SPECULATION, "speculation", 0, 0, DIF_TYPE_INT, DIF_SUBR_DROP) \
+	X(STRSTR,   "strstr",   2, 2, DIF_TYPE_STRING, DIF_SUBR_KEEP) \
+	X(STRCHR,   "strchr",   2, 2, DIF_TYPE_STRING, DIF_SUBR_KEEP) \
+	X(STRRCHR,  "strrchr",  2, 2, DIF_TYPE_STRING, DIF_SUBR_KEEP) \
+	X(RINDEX,   "rindex",   2, 3, DIF_TYPE_INT,    DIF_SUBR_DROP) \
+	X(STRTOK,   "strtok",   2, 2, DIF_TYPE_STRING, DIF_SUBR_KEEP) \
+	X(COPYIN,   "copyin",   2, 2, DIF_TYPE_INT,    DIF_SUBR_KEEP) \
+	X(COPYINSTR, "copyinstr", 1, 2, DIF_TYPE_STRING, DIF_SUBR_KEEP) \
+	X(ALLOCA,   "alloca",   1, 1, DIF_TYPE_INT,    DIF_SUBR_KEEP) \
+	X(BCOPY,    "bcopy",    3, 3, DIF_TYPE_INT,    DIF_SUBR_DROP) \
+	X(COPYINTO, "copyinto", 3, 3, DIF_TYPE_INT,    DIF_SUBR_DROP)
 
 enum dif_type {
 	DIF_TYPE_INT = 1,	/* 64-bit integer */
@@ -226,7 +248,7 @@ enum dif_builtin {
 };
 
 enum dif_subr {
-#define DIF_SUBR_ENUM(name, text, min, max, type) DIF_SUBR_##name,
+#define DIF_SUBR_ENUM(name, text, min, max, type, scratch) DIF_SUBR_##name,
 	DIF_SUBROUTINES(DIF_SUBR_ENUM)
 #undef DIF_SUBR_ENUM
 	DIF_SUBR_LIMIT,

@@ -17,8 +17,9 @@
 
 enum dif_fault_kind {
 	DIF_FAULT_NONE,
-	DIF_FAULT_BADADDR,	/* a load from an address that does not read */
-	DIF_FAULT_ALIGN,	/* a load not aligned to its size */
+	DIF_FAULT_BADADDR,	/* a load from an address that does not read, a store
+				   to one the program may not write */
+	DIF_FAULT_ALIGN,	/* a load or store not aligned to its size */
 	DIF_FAULT_DIVZERO,	/* division or remainder by zero */
 	DIF_FAULT_NOSCRATCH,	/* scratch space for a string ran out */
 	DIF_FAULT_TUPLE,	/* more than DIF_MAX_TUPLE values pushed */
@@ -95,6 +96,13 @@ struct dif_env_ops {
 	 * environment has no user memory (every copyin faults).
 	 */
 	int (*copyin)(void *env, uint64_t addr, void *buf, size_t n);
+	/*
+	 * Whether the program may write the n bytes at addr (a store,
+	 * bcopy's or copyinto's destination): only scratch space this
+	 * firing has taken so far. NULL: the program writes nothing (every
+	 * store faults).
+	 */
+	bool (*writable)(void *env, uint64_t addr, size_t n);
 };
 
 /*
