@@ -171,12 +171,12 @@ static int32_t var_index(struct dt_cg *cg, const struct dt_node *at, const struc
 	if (cg->nvars == DIF_MAX_VARS)
 		dt_cg_fail(cg, at->loc, D_CG_EXPR, "expression too complex: more than %d "
 			   "variables in one program", DIF_MAX_VARS);
-	bool string = v->type.kind == DT_TYPE_STRING;
+	bool string = v->type.kind == DT_TYPE_STRING, byref = dt_var_by_reference(v);
 	cg->vars[cg->nvars] = (struct dif_var){
 		.id = (uint16_t)v->id, .scope = scope, .kind = kind,
-		.type = string ? DIF_TYPE_STRING : DIF_TYPE_INT,
+		.type = string ? DIF_TYPE_STRING : byref ? DIF_TYPE_BYREF : DIF_TYPE_INT,
 		.nkeys = (uint8_t)(v->is_array ? v->nkeys : 0),
-		.size = string ? cg->strsize : 0,
+		.size = (uint16_t)(string ? cg->strsize : byref ? v->type.size : 0),
 	};
 	return (int32_t)cg->nvars++;
 }

@@ -112,6 +112,8 @@ int dt_cg_pointer_arith(struct dt_cg *cg, const struct dt_node *n)
 		dt_cg_emit_r3(cg, n, DIF_OP_SUB, a, a, b);
 		op_const(cg, n, DIF_OP_SDIV, a, size);
 	} else {
+		if (n->bound)	/* an index into a D array variable */
+			dt_cg_emit(cg, n, DIF_OP_BND, 0, left_ptr ? b : a, 0, (int32_t)n->bound);
 		op_const(cg, n, DIF_OP_MUL, left_ptr ? b : a, size);
 		dt_cg_emit_r3(cg, n, n->op == DT_OP_ADD ? DIF_OP_ADD : DIF_OP_SUB, a, a, b);
 	}

@@ -362,6 +362,33 @@ bool dt_check_pointer_index(struct dt_checker *ck, struct dt_node *n, bool lvalu
 			 pre, named ? base->str : "an expression");
 		return false;
 	}
+	if (!dt_check_object(ck, base))
+		return false;
+	uint32_t count = dt_variable_array_count(ck, base);
+	/* array[constant]: the element is one more field (one load at an offset). */
+	if (base->kind == DT_N_FIELD && base->type.kind == DT_TYPE_ARRAY) {
+		if (!dt_check_expr(ck, index))
+			return false;
+		if (is_const(index) && dt_type_is_int(index->type)) {
+			int64_t i = index->type.is_signed || index->type.size < 8 ?
+				    (int64_t)index->value : (int64_t)(index->value & INT64_MAX);
+			if (count && (i < 0 || (uint64_t)i >= count)) {
+				dt_error(ck->ctx, index->loc, D_ARR_BOUNDS, "index %lld is out of "
+					 "bounds for an array of %u elements", (long long)i, count);
+				return false;
+			}
+			uint32_t elements;
+			struct dt_type element = dt_ctf_element(ck->ctx, base->type, &elements);
+			n->kind = DT_N_FIELD;
+			n->left = base->left;
+			n->value = base->value + (uint64_t)i * element.size;
+			n->type = element;
+			n->bits = n->shift = 0;
+			n->args = NULL;
+			n->nargs = 0;
+			return !lvalue || dt_check_store_target(ck, n, "=");
+		}
+	}
 	if (!dt_decay_to_pointer(ck, base))	/* an array indexes from its address */
 		return false;
 	struct dt_node *sum = dt_node_new(ck->ctx, DT_N_BINARY, index->loc);
@@ -377,6 +404,7 @@ bool dt_check_pointer_index(struct dt_checker *ck, struct dt_node *n, bool lvalu
 	n->depth++;
 	if (!check_binary(ck, sum) || !check_deref(ck, n))
 		return false;
+	sum->bound = count;	/* a D array variable's elements, and no others, at run time */
 	return !lvalue || dt_check_store_target(ck, n, "=");
 }
 

@@ -92,6 +92,17 @@ bool dt_check_deref_sou(struct dt_checker *ck, struct dt_node *n)
 	return true;
 }
 
+uint32_t dt_variable_array_count(struct dt_checker *ck, const struct dt_node *n)
+{
+	if (n->kind != DT_N_FIELD || n->type.kind != DT_TYPE_ARRAY || !n->left ||
+	    n->left->kind != DT_N_VAR || !n->left->ref.var ||
+	    !dt_var_by_reference(n->left->ref.var))
+		return 0;
+	uint32_t count = 0;
+	dt_ctf_element(ck->ctx, n->type, &count);
+	return count;
+}
+
 bool dt_is_memory_object(const struct dt_node *n)
 {
 	return n->kind == DT_N_FIELD || (n->kind == DT_N_UNARY && n->op == DT_OP_DEREF);

@@ -129,10 +129,29 @@ bool dt_ctf_has_kernel(const struct dt_ctx *ctx)
 
 /* ---- names ---- */
 
+/*
+ * The C name of type id. An array of arrays is named here, dimensions
+ * outermost first (long [2][3]): libctf 2.40 names them the other way.
+ */
 const char *dt_ctf_name(const struct dt_ctf *c, uint32_t id, char *buf, size_t size)
 {
-	if (!c || ctf_type_lname(dt_ctf_owner(c, id), id, buf, size) < 0)
+	uint32_t dims[8];
+	int n = 0;
+	ctf_id_t t = id;
+	ctf_arinfo_t ar;
+
+	while (c && n < 8 && ctf_type_kind(dt_ctf_owner(c, (uint32_t)t), t) == CTF_K_ARRAY &&
+	       ctf_array_info(dt_ctf_owner(c, (uint32_t)t), t, &ar) == 0) {
+		dims[n++] = (uint32_t)ar.ctr_nelems;
+		t = ar.ctr_contents;
+	}
+	if (!c || ctf_type_lname(dt_ctf_owner(c, (uint32_t)t), t, buf, size) < 0) {
 		snprintf(buf, size, "?");
+		return buf;
+	}
+	size_t len = strlen(buf);
+	for (int i = 0; i < n && len < size; i++)
+		len += (size_t)snprintf(buf + len, size - len, "%s[%u]", i ? "" : " ", dims[i]);
 	return buf;
 }
 

@@ -88,6 +88,7 @@ static void insn(struct text *t, const struct dif_prog *p, uint32_t pc)
 	case DIF_FMT_BA: say(t, "%u", pc + 1 + (uint32_t)in->imm); break;
 	case DIF_FMT_LD: say(t, "r%u, [r%u%+d]", in->rd, in->r1, in->imm); break;
 	case DIF_FMT_ST: say(t, "r%u, [r%u%+d]", in->r1, in->r2, in->imm); break;
+	case DIF_FMT_CHK: say(t, "r%u, %d", in->r1, in->imm); break;
 	case DIF_FMT_VLD:
 	case DIF_FMT_VST: {
 		const struct dif_var *v = &p->vars[in->imm];

@@ -443,6 +443,10 @@ bool dt_check_addrof(struct dt_checker *ck, struct dt_node *n);
 /* Whether n is an object in memory (a member, element or *p), and one op may write. */
 bool dt_is_memory_object(const struct dt_node *n);
 bool dt_check_store_target(struct dt_checker *ck, struct dt_node *n, const char *op);
+/* Whether v (a struct or fixed-size array) is held by reference: its loads give its address. */
+bool dt_var_by_reference(const struct dt_var *v);
+/* n's element count if it is an array in a D variable's storage (checked indexes), else 0. */
+uint32_t dt_variable_array_count(struct dt_checker *ck, const struct dt_node *n);
 bool dt_check_sizeof(struct dt_checker *ck, struct dt_node *n);
 /* A checked object used as a value: an array becomes its address; false for a struct. */
 bool dt_decay(struct dt_checker *ck, struct dt_node *n);

@@ -370,12 +370,33 @@ static void parse_clause(struct dt_parser *p)
 	p->clauses_tail = &c->next;
 }
 
+/* int a[4][2]: a fixed-size array variable (held by reference), its first '[' consumed. */
+static void parse_fixed_dims(struct dt_parser *p, struct dt_decl *d)
+{
+	struct dt_loc loc = p->tok.loc;
+	if (p->tok.value == 0 || p->tok.value > UINT32_MAX) {
+		dt_refuse(p, loc, D_DECL_ARRBIG, "array dimension too big");
+		return;
+	}
+	uint32_t first = (uint32_t)p->tok.value;
+	dt_advance(p, DT_LEX_NORMAL);
+	if (!dt_expect(p, T_RBRACKET, "']' after the array size") ||
+	    !dt_parse_array_dims(p, &d->type))
+		return;
+	if (!dt_ctf_array_of(p->ctx, d->type, first, loc, &d->type))
+		dt_parse_reported(p);
+}
+
 static void parse_declarator_keys(struct dt_parser *p, struct dt_decl *d)
 {
 	dt_advance(p, DT_LEX_NORMAL);		/* the '[' */
-	if (p->tok.kind == T_INT || p->tok.kind == T_RBRACKET) {
-		dt_refuse(p, p->tok.loc, D_DECL_ARRSUB, "fixed-size arrays are not supported: "
-			  "declare an associative array with key types, e.g. int %s[int]", d->name);
+	if (p->tok.kind == T_INT) {
+		parse_fixed_dims(p, d);
+		return;
+	}
+	if (p->tok.kind == T_RBRACKET) {
+		dt_refuse(p, p->tok.loc, D_DECL_ARRSUB, "positive integral constant expression "
+			  "or key types expected: int %s[4] or int %s[int]", d->name, d->name);
 		return;
 	}
 	d->is_array = true;

@@ -208,6 +208,29 @@ static void resolve_to_var(struct dt_node *n, struct dt_var *v)
 	n->type = v->type;
 }
 
+bool dt_var_by_reference(const struct dt_var *v)
+{
+	return v->type.kind == DT_TYPE_SOU || v->type.kind == DT_TYPE_ARRAY;
+}
+
+/*
+ * A struct or fixed-size array variable is the object at its storage's
+ * address (a DT_N_FIELD whose base is the variable, whose load gives
+ * that address), so ., [], & and stores reach it as any object in memory.
+ */
+static void resolve_by_reference(struct dt_checker *ck, struct dt_node *n)
+{
+	struct dt_node *var = dt_node_new(ck->ctx, DT_N_VAR, n->loc);
+	*var = *n;
+	var->type = dt_type_pointer_to(dt_type_void);
+	n->kind = DT_N_FIELD;
+	n->left = var;
+	n->value = 0;
+	n->bits = n->shift = 0;
+	n->ref.var = NULL;
+	n->depth = var->depth + 1;
+}
+
 /* Can a value of type t be stored in v? Reports D_OP_INCOMPAT if not. */
 static bool assignable(struct dt_checker *ck, struct dt_loc loc, struct dt_var *v,
 		       struct dt_type t)
@@ -369,6 +392,8 @@ bool dt_resolve_read(struct dt_checker *ck, struct dt_node *n)
 		return false;
 	}
 	resolve_to_var(n, v);
+	if (dt_var_by_reference(v))
+		resolve_by_reference(ck, n);
 	return true;
 }
 
@@ -417,6 +442,12 @@ bool dt_resolve_lvalue(struct dt_checker *ck, struct dt_node *n, struct dt_type 
 			dt_error(ck->ctx, n->loc, D_ARR_BADREF, "%s%s is an associative array: "
 				 "assign an element, e.g. %s%s[key] = ...", scope_prefix[scope],
 				 n->str, scope_prefix[scope], n->str);
+			return false;
+		}
+		if (v && dt_var_by_reference(v)) {
+			dt_error(ck->ctx, n->loc, D_OP_LVAL, "%s%s is %s: assign its members or "
+				 "elements, or fill it with bcopy( )", scope_prefix[scope], n->str,
+				 dt_type_str(ck->ctx, v->type));
 			return false;
 		}
 		if (v && !assignable(ck, n->loc, v, value))
@@ -518,6 +549,25 @@ void dt_apply_declaration(struct dt_checker *ck, const struct dt_decl *d)
 				 "(first %s at line %d)", pre, d->name, v->declared ? "declared" :
 				 "assigned", v->loc.line);
 		return;
+	}
+	if ((d->type.kind == DT_TYPE_SOU || d->type.kind == DT_TYPE_ARRAY) && !d->is_array) {
+		if (d->scope == DT_SCOPE_THREAD) {
+			dt_error(ck->ctx, d->loc, D_UNSUPPORTED, "self->%s: thread-local structs and "
+				 "fixed-size arrays are not supported (declare it global or this->)",
+				 d->name);
+			return;
+		}
+		if (d->type.size == 0) {
+			dt_error(ck->ctx, d->loc, D_DECL_INCOMPLETE, "%s%s: %s is incomplete", pre,
+				 d->name, dt_type_str(ck->ctx, d->type));
+			return;
+		}
+		if (d->type.size > DIF_BYREF_MAX) {
+			dt_error(ck->ctx, d->loc, D_DECL_ARRBIG, "%s%s: %s is %u bytes (a variable "
+				 "holds at most %d)", pre, d->name, dt_type_str(ck->ctx, d->type),
+				 d->type.size, DIF_BYREF_MAX);
+			return;
+		}
 	}
 	v = var_new(ck, d->scope, d->name, d->type, d->loc);
 	v->declared = true;

@@ -107,6 +107,7 @@
 	X(D_AGG_USE)	/* aggregation used as a value */ \
 	X(D_DESTRUCTIVE)	/* a destructive action without -w */ \
 	X(D_TOO_MANY)	/* the error limit was reached */ \
+	X(D_ARR_BOUNDS)	/* a constant index past the end of a D array variable */ \
 	X(D_NOMEM)	/* out of memory */
 
 enum dt_errtag {
@@ -383,6 +384,9 @@ struct dt_node {
 	} ref;
 	enum dt_scope scope;		/* DT_N_VAR/ARRAY (also before resolution) */
 	uint8_t bits, shift;		/* DT_N_FIELD of a bit-field */
+	uint32_t bound;			/* DT_N_BINARY base + index into an array D
+					   keeps (a variable's): its elements, which
+					   the index is checked against at run time */
 };
 
 /* A conversion of a printf/printa format, as written. */

@@ -38,7 +38,8 @@ PC_NONE = C.DIF_PC_NONE
 # (the kernel's "illegal argument") is what dtrace calls an illegal operation.
 FAULTS = ("no error", "invalid address", "invalid alignment", "divide-by-zero",
           "out of scratch space", "tuple stack overflow", "dynamic variable drop",
-          "illegal operation", "illegal operation")
+          "illegal operation", "illegal operation", "index out of bounds")
+assert len(FAULTS) == C.DIF_FAULT_KINDS, "FAULTS must name every enum dif_fault_kind"
 ADDRESS_FAULTS = (C.DIF_FAULT_BADADDR, C.DIF_FAULT_ALIGN)     # the messages that show the address
 STATUS_DROPS = (("dynamic variable drop", ""), ("speculative drop", ""),
                 ("failed speculation", " (no speculative buffer available)"),

@@ -27,6 +27,7 @@ static const char *const fault_names[DIF_FAULT_KINDS] = {
 	[DIF_FAULT_DYNVAR] = "dynamic variable drop",
 	[DIF_FAULT_BADARG] = "illegal argument",
 	[DIF_FAULT_ILLOP] = "illegal operation",
+	[DIF_FAULT_BADINDEX] = "index out of bounds",
 };
 
 const char *dif_fault_name(enum dif_fault_kind kind)
@@ -281,6 +282,10 @@ static int step(struct run *x, uint64_t *result, bool *done)
 	case DIF_OP_LDUH: case DIF_OP_LDUW: case DIF_OP_LDX:
 		if (load(x, in, rd))
 			return -1;
+		break;
+	case DIF_OP_BND:
+		if (a >= (uint64_t)(uint32_t)in->imm)
+			return dif_fail(x, DIF_FAULT_BADINDEX, a);
 		break;
 	case DIF_OP_STB: case DIF_OP_STH: case DIF_OP_STW: case DIF_OP_STX:
 		if (store(x, in))

@@ -79,6 +79,7 @@ static unsigned format_fields(enum dif_format f)
 	case DIF_FMT_CALL: return USES_RD | USES_IMM;
 	case DIF_FMT_RET:  return USES_R1;
 	case DIF_FMT_ST:   return USES_R1 | USES_R2 | USES_IMM;
+	case DIF_FMT_CHK:  return USES_R1 | USES_IMM;
 	case DIF_FMT_POP:
 	case DIF_FMT_NONE: return 0;
 	}
@@ -119,13 +120,18 @@ static int check_tables(const struct dif_prog *p, char *why, size_t whylen)
 	for (uint32_t i = 0; i < p->nvars; i++) {
 		const struct dif_var *v = &p->vars[i];
 		if (v->scope < DIF_SCOPE_GLOBAL || v->scope > DIF_SCOPE_CLAUSE ||
-		    v->kind > DIF_KIND_ASSOC || (v->type != DIF_TYPE_INT && v->type != DIF_TYPE_STRING))
+		    v->kind > DIF_KIND_ASSOC || v->type < DIF_TYPE_INT || v->type > DIF_TYPE_BYREF)
 			REFUSE(-1, "variable %u: bad scope, kind or type", i);
+		if (v->type == DIF_TYPE_BYREF && (v->kind != DIF_KIND_SCALAR ||
+		    v->scope == DIF_SCOPE_THREAD || v->size < 1 || v->size > DIF_BYREF_MAX))
+			REFUSE(-1, "variable %u: held by reference, it must be a global or clause-local "
+			       "scalar of 1 to %d bytes", i, DIF_BYREF_MAX);
 		if (v->kind == DIF_KIND_ASSOC ? (v->nkeys == 0 || v->nkeys > DIF_MAX_TUPLE) : v->nkeys)
 			REFUSE(-1, "variable %u: %u keys", i, v->nkeys);
 		if (v->kind == DIF_KIND_ASSOC && v->scope == DIF_SCOPE_CLAUSE)
 			REFUSE(-1, "variable %u: clause-local associative arrays do not exist", i);
-		if (v->type == DIF_TYPE_STRING ? (v->size < 1 || v->size > DIF_STRSIZE_MAX) : v->size)
+		if (v->type == DIF_TYPE_STRING ? (v->size < 1 || v->size > DIF_STRSIZE_MAX) :
+		    v->type == DIF_TYPE_INT && v->size)
 			REFUSE(-1, "variable %u: string size %u", i, v->size);
 	}
 	if (p->rtype != DIF_TYPE_INT && p->rtype != DIF_TYPE_STRING)
@@ -185,8 +191,15 @@ static int check_insn(const struct dif_prog *p, uint32_t pc, char *why, size_t w
 		const struct dif_var *v = &p->vars[in->imm];
 		if (v->scope != ops[in->op].scope || v->kind != ops[in->op].kind)
 			REFUSE(at, "%s: variable %d has another scope or kind", name, in->imm);
+		if (ops[in->op].format == DIF_FMT_VST && v->type == DIF_TYPE_BYREF)
+			REFUSE(at, "%s: variable %d is held by reference: its memory is written, "
+			       "not the variable", name, in->imm);
 		break;
 	}
+	case DIF_FMT_CHK:
+		if (in->imm <= 0)
+			REFUSE(at, "%s: bound %d (an array has at least one element)", name, in->imm);
+		break;
 	case DIF_FMT_BLT:
 		if (in->imm < 0 || in->imm >= DIF_VAR_LIMIT)
 			REFUSE(at, "%s: unknown built-in variable %d", name, in->imm);

@@ -89,10 +89,13 @@ static int note_var(struct trace_object *o, const struct dif_var *v, unsigned pr
 	struct trace_var *table = v->scope == DIF_SCOPE_GLOBAL ? o->globals :
 				  v->scope == DIF_SCOPE_THREAD ? o->thread_vars : o->locals;
 	struct trace_var *t = &table[v->id];
-	uint16_t size = v->type == DIF_TYPE_STRING ? v->size : 8;
+	uint16_t size = v->type == DIF_TYPE_INT ? 8 : v->size;
 
 	if (v->type == DIF_TYPE_STRING && (v->size < 1 || v->size > DIF_STRSIZE_MAX))
 		FAIL("program %u: variable %u: string size %u", prog, v->id, v->size);
+	if (v->type == DIF_TYPE_BYREF && (v->size < 1 || v->size > DIF_BYREF_MAX ||
+					  v->scope == DIF_SCOPE_THREAD || v->kind != DIF_KIND_SCALAR))
+		FAIL("program %u: variable %u: held by reference, %u bytes", prog, v->id, v->size);
 	if (!t->used) {
 		*t = (struct trace_var){ .used = true, .kind = v->kind, .type = v->type,
 					 .nkeys = v->nkeys, .size = size };
@@ -429,18 +432,29 @@ static int read_clause(struct reader *r, struct trace_object *o, unsigned ci, ch
 	return 0;
 }
 
-/* Offsets of global scalars and clause-locals in their areas. */
+/*
+ * Offsets of global scalars and clause-locals in their areas: the
+ * variables held by reference first, so that what a program may write
+ * in each area is the one range [0, *_byref_bytes).
+ */
 static void lay_out_vars(struct trace_object *o)
 {
-	for (unsigned i = 0; i < DIF_MAX_VARS; i++) {
-		struct trace_var *g = &o->globals[i], *l = &o->locals[i];
-		if (g->used && g->kind == DIF_KIND_SCALAR) {
-			g->offset = o->globals_bytes;
-			o->globals_bytes += (g->size + 7u) & ~7u;
+	for (int byref = 1; byref >= 0; byref--) {
+		for (unsigned i = 0; i < DIF_MAX_VARS; i++) {
+			struct trace_var *g = &o->globals[i], *l = &o->locals[i];
+			if (g->used && g->kind == DIF_KIND_SCALAR &&
+			    (g->type == DIF_TYPE_BYREF) == byref) {
+				g->offset = o->globals_bytes;
+				o->globals_bytes += (g->size + 7u) & ~7u;
+			}
+			if (l->used && (l->type == DIF_TYPE_BYREF) == byref) {
+				l->offset = o->locals_bytes;
+				o->locals_bytes += (l->size + 7u) & ~7u;
+			}
 		}
-		if (l->used) {
-			l->offset = o->locals_bytes;
-			o->locals_bytes += (l->size + 7u) & ~7u;
+		if (byref) {
+			o->globals_byref_bytes = o->globals_bytes;
+			o->locals_byref_bytes = o->locals_bytes;
 		}
 	}
 }

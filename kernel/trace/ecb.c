@@ -46,6 +46,7 @@ static const uint8_t dtrace_fault_code[DIF_FAULT_KINDS] = {
 	[DIF_FAULT_NOSCRATCH] = 5,	/* DTRACEFLT_NOSCRATCH */
 	[DIF_FAULT_TUPLE] = 8,		/* DTRACEFLT_TUPOFLOW */
 	[DIF_FAULT_DYNVAR] = 0,		/* a drop: never reaches ERROR */
+	[DIF_FAULT_BADINDEX] = 3,	/* DTrace has no code of its own for it */
 };
 
 static void fire_error_probe(struct trace_session *s, const struct trace_ecb *failed,

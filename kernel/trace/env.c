@@ -138,12 +138,24 @@ static void *env_scratch(void *env, size_t bytes)
 	return p;
 }
 
-/* Only scratch this firing has taken (alloca's, strings made): never the kernel's memory. */
+static bool within(uint64_t addr, size_t n, const void *area, uint32_t bytes)
+{
+	uint64_t base = (uint64_t)(uintptr_t)area;
+	return addr >= base && addr - base <= bytes && n <= bytes - (addr - base);
+}
+
+/*
+ * What a program may write: the scratch this firing has taken (alloca's,
+ * strings made) and the variables held by reference (global, and this
+ * CPU's clause-locals). Never the kernel's own memory.
+ */
 static bool env_writable(void *env, uint64_t addr, size_t n)
 {
-	struct trace_cpu *c = ((struct trace_firing *)env)->cpu;
-	uint64_t base = (uint64_t)(uintptr_t)c->scratch;
-	return addr >= base && addr - base <= c->scratch_used && n <= c->scratch_used - (addr - base);
+	struct trace_firing *x = env;
+	const struct trace_object *o = &x->session->obj;
+	return within(addr, n, x->cpu->scratch, x->cpu->scratch_used) ||
+	       within(addr, n, x->session->globals, o->globals_byref_bytes) ||
+	       within(addr, n, x->cpu->locals, o->locals_byref_bytes);
 }
 
 static void env_scratch_release(void *env, void *from)
@@ -212,7 +224,7 @@ static int env_load_var(void *env, const struct dif_var *v, const struct dif_tup
 	uint8_t *slot = fixed_slot(x, v);
 
 	if (slot) {
-		*out = r->type == DIF_TYPE_STRING ? (uint64_t)(uintptr_t)slot : *(uint64_t *)slot;
+		*out = r->type == DIF_TYPE_INT ? *(uint64_t *)slot : (uint64_t)(uintptr_t)slot;
 		return 0;
 	}
 	uint8_t *key = x->cpu->key;

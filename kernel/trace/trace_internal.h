@@ -67,7 +67,8 @@ struct trace_agg {
 struct trace_var {
 	bool used;
 	uint8_t kind, type, nkeys;
-	uint16_t size;			/* string bytes (NUL included); 8 for integers */
+	uint16_t size;			/* string bytes (NUL included), a by-reference
+					   variable's bytes; 8 for integers */
 	uint32_t offset;		/* globals, clause-locals: into their area */
 };
 
@@ -84,6 +85,8 @@ struct trace_object {
 	struct trace_var thread_vars[DIF_MAX_VARS];
 	struct trace_var locals[DIF_MAX_VARS];
 	uint32_t globals_bytes, locals_bytes;
+	/* The variables held by reference come first in each area: what programs write. */
+	uint32_t globals_byref_bytes, locals_byref_bytes;
 };
 
 /*

@@ -218,6 +218,7 @@ static uint64_t dtrace_fault_code(enum dif_fault_kind kind)
 	case DIF_FAULT_BADADDR: return 1;
 	case DIF_FAULT_ALIGN: return 2;
 	case DIF_FAULT_ILLOP:
+	case DIF_FAULT_BADINDEX:
 	case DIF_FAULT_BADARG: return 3;	/* DTrace's illegal operation */
 	case DIF_FAULT_DIVZERO: return 4;
 	case DIF_FAULT_NOSCRATCH: return 5;

@@ -21,6 +21,8 @@
 #define FAKE_EFAULT (-14)
 #define FAKE_ENOSPC (-28)
 
+static bool in_byref_var(const struct fake_kernel *k, uint64_t addr, size_t n);
+
 static int fake_read(void *env, uint64_t addr, void *buf, size_t n)
 {
 	const struct fake_kernel *k = env;
@@ -34,10 +36,10 @@ static int fake_read(void *env, uint64_t addr, void *buf, size_t n)
 		memcpy(buf, (const void *)(uintptr_t)addr, n);
 		return 0;
 	}
-	/* Scratch (strings made, alloca's memory): every byte of it reads. */
+	/* Scratch (strings made, alloca's memory) and by-reference variables read whole. */
 	uint64_t scratch = (uint64_t)(uintptr_t)k->scratch;
-	if (addr >= scratch && addr - scratch <= sizeof(k->scratch) &&
-	    n <= sizeof(k->scratch) - (addr - scratch)) {
+	if ((addr >= scratch && addr - scratch <= sizeof(k->scratch) &&
+	     n <= sizeof(k->scratch) - (addr - scratch)) || in_byref_var(k, addr, n)) {
 		memmove(buf, (const void *)(uintptr_t)addr, n);
 		return 0;
 	}
@@ -101,10 +103,46 @@ static struct fake_var *find_var(struct fake_kernel *k, const struct dif_var *v,
 	return NULL;
 }
 
+static struct fake_var *new_var(struct fake_kernel *k, const struct dif_var *v,
+				const struct dif_tuple_item *keys, unsigned nkeys);
+
+/* A variable held by reference: storage of its size, zeroed when first used. */
+static struct fake_var *byref_var(struct fake_kernel *k, const struct dif_var *v)
+{
+	struct fake_var *f = find_var(k, v, NULL, 0);
+	if (f || !(f = new_var(k, v, NULL, 0)))
+		return f;
+	f->str = calloc(1, v->size);
+	if (!f->str)
+		abort();
+	f->byref_size = v->size;
+	f->value = (uint64_t)(uintptr_t)f->str;
+	return f;
+}
+
+/* Whether [addr, addr + n) lies in one variable's storage held by reference. */
+static bool in_byref_var(const struct fake_kernel *k, uint64_t addr, size_t n)
+{
+	for (unsigned i = 0; i < k->nvars; i++) {
+		uint64_t base = (uint64_t)(uintptr_t)k->vars[i].str;
+		size_t size = k->vars[i].byref_size;
+		if (size && addr >= base && addr - base <= size && n <= size - (addr - base))
+			return true;
+	}
+	return false;
+}
+
 static int fake_load_var(void *env, const struct dif_var *v, const struct dif_tuple_item *keys,
 			 unsigned nkeys, uint64_t *out)
 {
 	struct fake_kernel *k = env;
+	if (v->type == DIF_TYPE_BYREF) {
+		struct fake_var *b = byref_var(k, v);
+		if (!b)
+			return FAKE_ENOSPC;
+		*out = b->value;
+		return 0;
+	}
 	struct fake_var *f = find_var(k, v, keys, nkeys);
 	*out = f ? f->value : v->type == DIF_TYPE_STRING ? (uint64_t)(uintptr_t)"" : 0;
 	return 0;
@@ -117,6 +155,25 @@ static void drop_var(struct fake_kernel *k, struct fake_var *f)
 	*f = k->vars[--k->nvars];
 }
 
+static struct fake_var *new_var(struct fake_kernel *k, const struct dif_var *v,
+				const struct dif_tuple_item *keys, unsigned nkeys)
+{
+	if (k->nvars == FAKE_MAX_VARS)
+		return NULL;
+	struct fake_var *f = &k->vars[k->nvars++];
+	memset(f, 0, sizeof(*f));
+	f->scope = v->scope;
+	f->kind = v->kind;
+	f->id = v->id;
+	f->thread = k->thread;
+	for (unsigned i = 0; i < nkeys; i++) {
+		f->keys.value[i] = keys[i].value;
+		f->keys.str[i] = keys[i].size ? copy_string(keys[i].value, keys[i].size) : NULL;
+	}
+	f->keys.n = nkeys;
+	return f;
+}
+
 static int fake_store_var(void *env, const struct dif_var *v, const struct dif_tuple_item *keys,
 			  unsigned nkeys, uint64_t value)
 {
@@ -127,21 +184,8 @@ static int fake_store_var(void *env, const struct dif_var *v, const struct dif_t
 			drop_var(k, f);
 		return 0;
 	}
-	if (!f) {
-		if (k->nvars == FAKE_MAX_VARS)
-			return FAKE_ENOSPC;
-		f = &k->vars[k->nvars++];
-		memset(f, 0, sizeof(*f));
-		f->scope = v->scope;
-		f->kind = v->kind;
-		f->id = v->id;
-		f->thread = k->thread;
-		for (unsigned i = 0; i < nkeys; i++) {
-			f->keys.value[i] = keys[i].value;
-			f->keys.str[i] = keys[i].size ? copy_string(keys[i].value, keys[i].size) : NULL;
-		}
-		f->keys.n = nkeys;
-	}
+	if (!f && !(f = new_var(k, v, keys, nkeys)))
+		return FAKE_ENOSPC;
 	if (v->type == DIF_TYPE_STRING) {
 		free(f->str);
 		f->str = copy_string(value, v->size);
@@ -177,12 +221,13 @@ static uint64_t *fake_strtok_state(void *env)
 	return ((struct fake_kernel *)env)->strtok;
 }
 
-/* As the kernel's: the scratch taken so far is all a program may write. */
+/* As the kernel's: the scratch taken so far, and the variables held by reference. */
 static bool fake_writable(void *env, uint64_t addr, size_t n)
 {
 	struct fake_kernel *k = env;
 	uint64_t base = (uint64_t)(uintptr_t)k->scratch;
-	return addr >= base && addr - base <= k->scratch_used && n <= k->scratch_used - (addr - base);
+	return (addr >= base && addr - base <= k->scratch_used &&
+		n <= k->scratch_used - (addr - base)) || in_byref_var(k, addr, n);
 }
 
 const struct dif_env_ops fake_kernel_ops = {

@@ -31,7 +31,8 @@ struct fake_var {
 	uint64_t thread;		/* thread scope: whose */
 	struct fake_tuple keys;
 	uint64_t value;			/* integer, or the address of str */
-	char *str;			/* string variables: a copy */
+	char *str;			/* string variables: a copy; by reference: storage */
+	size_t byref_size;		/* by reference: str's bytes (0: not one) */
 };
 
 /* One value a clause recorded (RECORD, EXIT) or one aggregation update. */

@@ -12,11 +12,15 @@
  *   - storing into every kind of member of alloca's memory (and bcopy
  *     into it) writes what C would, and memory that is only readable is
  *     never written;
+ *   - fixed-size array and struct variables keep (globals) or drop
+ *     (clause-locals) their contents between firings, and an index one
+ *     past the end faults;
  *   - a member that is not there is an error naming the type, and each
  *     declaration error has dtrace's tag.
  */
 #include <stddef.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include "host_test.h"
 #include "d_cg_helpers.h"
@@ -259,6 +263,73 @@ HOST_TEST(d_ctypes_stores_write_alloca_memory)
 	rc = d_fire_over(src, &o, sizeof(o), recs, 16, &n, why, sizeof(why));
 	CHECK(t, rc != 0 && strstr(why, "invalid address") && !memcmp(&o, &before, sizeof(o)),
 	      "a bcopy into readable memory: rc %d (%s)", rc, why);
+}
+
+/* The 8 records of a firing against want. */
+static void check_records(struct host_test_ctx *t, const struct fake_kernel *k,
+			  const int64_t want[8], const char *what)
+{
+	for (unsigned i = 0; i < 8; i++)
+		CHECK(t, i < k->nrecords && (int64_t)k->records[i].value == want[i],
+		      "%s, record %u: %lld, want %lld", what, i, (long long)k->records[i].value,
+		      (long long)want[i]);
+}
+
+/*
+ * Fixed-size array and struct variables: globals keep their contents from
+ * one firing to the next, clause-locals start zeroed at each; elements are
+ * read and written through constant and variable indexes, a variable one
+ * past the end is "index out of bounds" and writes nothing.
+ */
+HOST_TEST(d_ctypes_array_and_struct_variables)
+{
+	static const char src[] =
+		"struct sample { int count; long values[4]; };\n"
+		"int hist[4]; long matrix[2][3]; struct sample last; this int local[2];\n"
+		"BEGIN {\n"
+		"	hist[arg0]++; hist[1] += 10; matrix[1][2] = hist[arg0] + 100;\n"
+		"	last.values[last.count++] = arg1; this->local[1] += 5;\n"
+		"	trace(hist[arg0]); trace(hist[1]); trace(matrix[1][arg0 - arg0 + 2]);\n"
+		"	trace(last.count); trace(last.values[0]); trace(last.values[1]);\n"
+		"	trace(this->local[1]); trace(sizeof (matrix));\n"
+		"}\n";
+	struct dt_program *p;
+	struct dt_object *obj = d_generate(src, &p);
+	char why[300] = "";
+	if (!obj)
+		d_first_error(p, why, sizeof(why));
+	CHECK(t, obj != NULL, "%s", why);
+	if (!obj) {
+		dt_program_free(p);
+		return;
+	}
+	struct fake_kernel *k = calloc(1, sizeof(*k));
+	if (!k)
+		abort();
+	fake_kernel_init(k);
+	k->builtin[DIF_VAR_ARG0] = 3;
+	k->builtin[DIF_VAR_ARG1] = 70;
+	CHECK(t, fake_fire(k, obj, 0) == 0, "first firing: %s", dif_fault_name(k->fault.kind));
+	static const int64_t first[] = { 1, 10, 101, 1, 70, 0, 5, 48 };
+	check_records(t, k, first, "first firing");
+	k->nrecords = 0;
+	k->builtin[DIF_VAR_ARG1] = 71;
+	CHECK(t, fake_fire(k, obj, 0) == 0, "second firing: %s", dif_fault_name(k->fault.kind));
+	static const int64_t second[] = { 2, 20, 102, 2, 70, 71, 5, 48 };
+	check_records(t, k, second, "second firing");
+	k->nrecords = 0;
+	k->builtin[DIF_VAR_ARG0] = 4;	/* hist[4] of hist[4] */
+	CHECK(t, fake_fire(k, obj, 0) == -1 && k->fault.kind == DIF_FAULT_BADINDEX &&
+	      k->fault.addr == 4, "hist[4]: %s (%llu)", dif_fault_name(k->fault.kind),
+	      (unsigned long long)k->fault.addr);
+	k->nrecords = 0;
+	k->builtin[DIF_VAR_ARG0] = 3;
+	CHECK(t, fake_fire(k, obj, 0) == 0 && k->nrecords == 8 && k->records[0].value == 3 &&
+	      k->records[1].value == 30, "after the fault: hist[3] %llu, hist[1] %llu",
+	      (unsigned long long)k->records[0].value, (unsigned long long)k->records[1].value);
+	fake_kernel_reset(k);
+	free(k);
+	dt_program_free(p);
 }
 
 HOST_TEST(d_ctypes_errors_have_dtraces_tags)

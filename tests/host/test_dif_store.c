@@ -388,3 +388,56 @@ HOST_TEST(dif_copyin_results_are_kept)
 	      "the first copy was given back: '%.8s', %zu bytes of scratch used",
 	      (const char *)(uintptr_t)out, e.used);
 }
+
+/* Variables held by reference and array bounds: what the verifier refuses, and BND at run time. */
+HOST_TEST(dif_byref_variables_and_bounds)
+{
+	static const struct {
+		const char *want;
+		struct dif_var var;
+		struct dif_insn insns[2];
+	} bad[] = {
+		{ "held by reference: its memory is written", { .id = 0, .scope = DIF_SCOPE_GLOBAL,
+		  .type = DIF_TYPE_BYREF, .size = 16 }, { I(STG, 0, 1, 0, 0), I(RET, 0, 0, 0, 0) } },
+		{ "global or clause-local scalar", { .id = 0, .scope = DIF_SCOPE_THREAD,
+		  .type = DIF_TYPE_BYREF, .size = 16 }, { I(LDT, 1, 0, 0, 0), I(RET, 0, 1, 0, 0) } },
+		{ "global or clause-local scalar", { .id = 0, .scope = DIF_SCOPE_GLOBAL,
+		  .kind = DIF_KIND_ASSOC, .nkeys = 1, .type = DIF_TYPE_BYREF, .size = 16 },
+		  { I(RET, 0, 0, 0, 0), I(RET, 0, 0, 0, 0) } },
+		{ "1 to 16384 bytes", { .id = 0, .scope = DIF_SCOPE_GLOBAL, .type = DIF_TYPE_BYREF,
+		  .size = 0 }, { I(RET, 0, 0, 0, 0), I(RET, 0, 0, 0, 0) } },
+		{ "1 to 16384 bytes", { .id = 0, .scope = DIF_SCOPE_CLAUSE, .type = DIF_TYPE_BYREF,
+		  .size = DIF_BYREF_MAX + 1 }, { I(RET, 0, 0, 0, 0), I(RET, 0, 0, 0, 0) } },
+		{ "bad scope, kind or type", { .id = 0, .scope = DIF_SCOPE_GLOBAL, .type = 4, .size = 8 },
+		  { I(RET, 0, 0, 0, 0), I(RET, 0, 0, 0, 0) } },
+		{ "bound 0", { .id = 0, .scope = DIF_SCOPE_GLOBAL, .type = DIF_TYPE_INT },
+		  { I(BND, 0, 1, 0, 0), I(RET, 0, 0, 0, 0) } },
+	};
+	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+		struct dif_prog p = prog(bad[i].insns, 2, ints_none, 0);
+		p.vars = &bad[i].var;
+		p.nvars = 1;
+		char why[160] = "";
+		CHECK(t, dif_verify(&p, why, sizeof(why)) == -22 && strstr(why, bad[i].want),
+		      "case %zu ('%s'): '%s'", i, bad[i].want, why);
+	}
+	/* BND r1, 4: 0..3 pass, 4 and -1 (as unsigned) fault with the index. */
+	static struct store_env e;
+	const int64_t tries[] = { 0, 3, 4, -1 };
+	for (unsigned i = 0; i < 4; i++) {
+		uint64_t k[1] = { (uint64_t)tries[i] };
+		static const struct dif_insn insns[] = {
+			I(LDC, 1, 0, 0, 0), I(BND, 0, 1, 0, 4), I(RET, 0, 1, 0, 0),
+		};
+		uint64_t out = 0;
+		struct dif_fault fault;
+		int rc = run(t, prog(insns, 3, k, 1), &ops, &e, &out, &fault);
+		if (tries[i] >= 0 && tries[i] < 4)
+			CHECK(t, rc == 0 && out == (uint64_t)tries[i], "index %lld refused",
+			      (long long)tries[i]);
+		else
+			CHECK(t, rc == -1 && fault.kind == DIF_FAULT_BADINDEX && fault.pc == 1 &&
+			      fault.addr == (uint64_t)tries[i], "index %lld: %s",
+			      (long long)tries[i], dif_fault_name(fault.kind));
+	}
+}

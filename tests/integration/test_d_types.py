@@ -24,7 +24,12 @@ test kernel (two CPUs, the control channel):
     op=), and filled by bcopy from a kernel object (`cpu_table[1]); a
     store to the kernel's own memory (`online_count), and a bcopy into
     it, are D's invalid address errors at their addresses, and the
-    variable still reads what it did.
+    variable still reads what it did;
+  - a fixed-size array and a struct declared global keep their contents
+    from one firing of fbt::bcache_read:entry to the next (the histogram
+    sums to the calls counted), a clause-local array starts zeroed at
+    each firing (its maximum is 1), and a variable index past the end is
+    D's "index out of bounds" error.
 """
 
 import os
@@ -101,6 +106,34 @@ ERROR
 }
 '''
 
+VARIABLES = r'''
+struct tally {
+	int n;
+	long blocks;
+};
+
+int hist[4];
+struct tally t;
+this int tmp[2];
+
+fbt::bcache_read:entry
+{
+	hist[t.n & 3]++;
+	t.n++;
+	t.blocks += 1;
+	this->tmp[1]++;
+	@calls = count();
+	@local = max(this->tmp[1]);
+}
+
+END
+{
+	printf("hist %d %d %d %d n %d blocks %d\n", hist[0], hist[1], hist[2], hist[3], t.n,
+	    t.blocks);
+}
+'''
+
+OUT_OF_BOUNDS = "int a[4]; BEGIN { this->i = 4; a[this->i] = 1; }"
 KERNEL_STORE = "BEGIN { *(unsigned short *)&`online_count = 9; }"
 KERNEL_BCOPY = "BEGIN { bcopy(&`cpu_table[0], &`cpu_table[1], 8); }"
 
@@ -115,6 +148,18 @@ def check_scratch_memory(ctx, sock):
                              timeout=120)
         ctx.result(f"kernel-{name}-refused", re.search(r"invalid address \(0x[0-9a-f]+\)",
                                                       err) is not None, f"exit {rc}: {out}{err}")
+    rc, out, err = scion(ctx, sock, "trace", "-q", "-n", VARIABLES, "--run",
+                         "bcache run seq n=6 start=100", timeout=120)
+    m = re.search(r"hist (\d+) (\d+) (\d+) (\d+) n (\d+) blocks (\d+)", out)
+    counts = re.findall(r"^\s+(\d+)\s*$", out, re.M)
+    hist = [int(x) for x in m.groups()[:4]] if m else []
+    ctx.result("array-and-struct-variables", rc == 0 and m is not None and len(counts) == 2 and
+               int(m.group(5)) == int(counts[0]) >= 6 and sum(hist) == int(m.group(5)) and
+               int(m.group(6)) == int(m.group(5)) and max(hist) - min(hist) <= 1 and
+               int(counts[1]) == 1, f"exit {rc}: {out}{err}")
+    rc, out, err = scion(ctx, sock, "trace", "-q", "-n", OUT_OF_BOUNDS, "--run", "cpus",
+                         timeout=120)
+    ctx.result("index-out-of-bounds", "index out of bounds" in err, f"exit {rc}: {out}{err}")
     rc, out, err = scion(ctx, sock, "trace", "-q", "-n", "BEGIN { printf(\"%u %u\\n\", "
                          "`online_count, `cpu_table[1].index); exit(0); }", timeout=120)
     ctx.result("kernel-memory-unchanged", rc == 0 and out.strip() == "2 1", f"exit {rc}: {out}{err}")

@@ -394,6 +394,13 @@ def check_trace(ctx, sock, version):
                     "curthread->tid == tid, `cpu_table[0].index, curthread->name); exit(0); }")
     ctx.result("trace/kernel-types", rc == 0 and re.search(r"^1 0 \S+$", out, re.M) is not None,
                f"exit {rc}: {out}")
+    # Stores of each width into a D array and alloca's memory, read back big-endian: a
+    # 2-byte store into the low half of an int is its high-order bytes on sparc64.
+    rc, out = scion(ctx, sock, version, "trace", "-q", "-n", "int a[2]; BEGIN { a[1] = 0x01020304; "
+                    "*(short *)&a[0] = 0x0506; this->p = (long *)alloca(8); *this->p = -2; "
+                    "printf(\"%x %x %d\\n\", a[1], a[0], *this->p); exit(0); }")
+    ctx.result("trace/stores-big-endian", rc == 0 and "1020304 5060000 -2\n" in out,
+               f"exit {rc}: {out}")
 
 
 def check_probe_records(ctx, sock, version):

@@ -54,6 +54,8 @@ struct dif_insn {
  *   LD   rd = *(r1 + imm), the load's size and sign from the opcode
  *   ST   *(r2 + imm) = r1, the store's size from the opcode; the bytes
  *        must lie in memory the environment lets the program write
+ *   CHK  fault (index out of bounds) unless r1 < imm, unsigned; imm > 0:
+ *        an index into a D array variable of imm elements
  *   VLD  rd = variable imm         VST  variable imm = r1
  *   BLT  rd = built-in variable imm
  *   PUSH push r1 onto the tuple (imm 0: an integer; else a string of at
@@ -64,7 +66,7 @@ struct dif_insn {
 enum dif_format {
 	DIF_FMT_NONE, DIF_FMT_R3, DIF_FMT_R2, DIF_FMT_LDI, DIF_FMT_TAB, DIF_FMT_BR,
 	DIF_FMT_BA, DIF_FMT_LD, DIF_FMT_VLD, DIF_FMT_VST, DIF_FMT_BLT, DIF_FMT_PUSH,
-	DIF_FMT_POP, DIF_FMT_CALL, DIF_FMT_RET, DIF_FMT_ST,
+	DIF_FMT_POP, DIF_FMT_CALL, DIF_FMT_RET, DIF_FMT_ST, DIF_FMT_CHK,
 };
 
 /* Variable scopes and kinds an instruction touches (VLD/VST), or 0. */
@@ -135,7 +137,8 @@ enum dif_format {
 	X(STB,   DIF_FMT_ST,   0,                0) \
 	X(STH,   DIF_FMT_ST,   0,                0) \
 	X(STW,   DIF_FMT_ST,   0,                0) \
-	X(STX,   DIF_FMT_ST,   0,                0)
+	X(STX,   DIF_FMT_ST,   0,                0) \
+	X(BND,   DIF_FMT_CHK,  0,                0)
 
 enum dif_op {
 #define DIF_OP_ENUM(name, fmt, scope, kind) DIF_OP_##name,
@@ -238,7 +241,12 @@ enum dif_type {
 	DIF_TYPE_INT = 1,	/* 64-bit integer */
 	DIF_TYPE_STRING = 2,	/* pointer to a NUL-terminated string; 0 is D's NULL,
 				   which SCMP compares as "" and a read faults on */
+	DIF_TYPE_BYREF = 3,	/* a variable held by reference (a struct, a fixed-size
+				   array): a load gives its storage's address, which the
+				   program reads and writes (ST); it is never stored whole */
 };
+
+#define DIF_BYREF_MAX 16384	/* most bytes of a variable held by reference */
 
 enum dif_builtin {
 #define DIF_BUILTIN_ENUM(name, text, type) DIF_VAR_##name,
@@ -261,7 +269,8 @@ struct dif_var {
 	uint8_t kind;		/* DIF_KIND_* */
 	uint8_t type;		/* DIF_TYPE_* */
 	uint8_t nkeys;		/* assoc: values in its key tuple */
-	uint16_t size;		/* string: most bytes it holds, NUL included */
+	uint16_t size;		/* string: most bytes it holds, NUL included; by
+				   reference (global or clause-local scalar): its bytes */
 };
 
 struct dif_prog {

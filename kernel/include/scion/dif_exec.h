@@ -26,6 +26,7 @@ enum dif_fault_kind {
 	DIF_FAULT_DYNVAR,	/* dynamic variable space exhausted (reported as a drop) */
 	DIF_FAULT_BADARG,	/* a subroutine argument out of its range, a key of the wrong size */
 	DIF_FAULT_ILLOP,	/* an instruction dif_verify would have refused */
+	DIF_FAULT_BADINDEX,	/* an index past the end of a D array variable (BND) */
 	DIF_FAULT_KINDS,
 };
 
@@ -34,7 +35,7 @@ enum dif_fault_kind {
 struct dif_fault {
 	enum dif_fault_kind kind;
 	uint32_t pc;		/* the instruction that failed, or DIF_PC_NONE */
-	uint64_t addr;		/* BADADDR, ALIGN: the address */
+	uint64_t addr;		/* BADADDR, ALIGN: the address; BADINDEX: the index */
 };
 
 /* One value of a key or argument tuple: an integer, or a string by address. */

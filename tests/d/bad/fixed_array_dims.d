@@ -1,0 +1,5 @@
+int empty[];
+
+BEGIN
+{
+}
