@@ -675,11 +675,13 @@ uint32_t dt_cg_prog_finish(struct dt_cg *cg, int reg, struct dt_type type, struc
 	char *strtab = copy_out(ctx, cg->strtab, cg->strtab_len);
 	struct dif_var *vars = copy_out(ctx, cg->vars, cg->nvars * sizeof(*vars));
 	bool string = type.kind == DT_TYPE_STRING;
+	bool object = type.kind == DT_TYPE_SOU || type.kind == DT_TYPE_ARRAY;	/* its address */
 	struct dif_prog p = {
 		.insns = insns, .ninsns = cg->ninsns, .ints = ints, .nints = cg->nints,
 		.strtab = strtab, .strtab_len = cg->strtab_len, .vars = vars, .nvars = cg->nvars,
-		.rtype = string ? DIF_TYPE_STRING : DIF_TYPE_INT,
-		.rsize = string ? cg->strsize : 0, .strsize = cg->strsize,
+		.rtype = string ? DIF_TYPE_STRING : object ? DIF_TYPE_BYREF : DIF_TYPE_INT,
+		.rsize = (uint16_t)(string ? cg->strsize : object ? type.size : 0),
+		.strsize = cg->strsize,
 	};
 	char why[200];
 	if (dif_verify(&p, why, sizeof(why)))

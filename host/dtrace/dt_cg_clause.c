@@ -150,6 +150,8 @@ static void flush_pending(struct clause_gen *g, const struct dt_stmt *stop)
 
 static struct dt_datum value_datum(const struct dt_cg *cg, struct dt_type t)
 {
+	if (t.kind == DT_TYPE_SOU || t.kind == DT_TYPE_ARRAY)
+		return (struct dt_datum){ .kind = DT_DATUM_BYTES, .size = t.size, .type = t };
 	if (t.kind == DT_TYPE_STRING)
 		return (struct dt_datum){ .kind = DT_DATUM_STRING, .size = cg->strsize, .type = t };
 	if (t.kind == DT_TYPE_THREAD || t.kind == DT_TYPE_PTR)	/* an address: uint64 */

@@ -308,6 +308,36 @@ void dt_speculation_rules(struct dt_checker *ck, struct dt_stmt *s)
 	ck->seen_data = true;
 }
 
+/*
+ * trace(x): any value, or a struct or array object (a member, *p, a
+ * variable held by reference) recorded whole, its bytes as in memory,
+ * as dtrace traces one. A char array is still a string.
+ */
+static bool check_trace(struct dt_checker *ck, const struct dt_func *f, struct dt_stmt *s)
+{
+	struct dt_node *a = s->args;
+	if (s->nargs != 1 || a->kind == DT_N_AGGNAME)
+		return check_args(ck, f, s->args, s->nargs, s->loc);	/* its errors */
+	if (!dt_check_object(ck, a))
+		return false;
+	bool whole = a->kind == DT_N_FIELD && (a->type.kind == DT_TYPE_SOU ||
+		     (a->type.kind == DT_TYPE_ARRAY && !dt_ctf_is_char_array(ck->ctx, a->type)));
+	if (whole && a->type.size > DIF_BYREF_MAX) {
+		dt_error(ck->ctx, a->loc, D_TRACE_VOID, "trace( ) of %s: %u bytes, at most %d are "
+			 "recorded", dt_type_str(ck->ctx, a->type), a->type.size, DIF_BYREF_MAX);
+		return false;
+	}
+	if (whole)
+		return true;
+	if (!dt_decay(ck, a))	/* the rest of dt_check_expr: a value */
+		return false;
+	if (a->type.kind == DT_TYPE_VOID) {
+		dt_error(ck->ctx, a->loc, D_TRACE_VOID, "trace( ) argument #1 has no value");
+		return false;
+	}
+	return true;
+}
+
 void dt_check_action(struct dt_checker *ck, struct dt_stmt *s)
 {
 	struct dt_node *call = s->expr;
@@ -322,6 +352,9 @@ void dt_check_action(struct dt_checker *ck, struct dt_stmt *s)
 	switch (f->id) {
 	case DT_F_PRINTA:
 		ok = check_printa(ck, s);
+		break;
+	case DT_F_TRACE:
+		ok = check_trace(ck, f, s);
 		break;
 	case DT_F_PRINTF:
 		ok = check_args(ck, f, s->args, s->nargs, s->loc) && check_printf(ck, s);

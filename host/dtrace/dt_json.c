@@ -98,6 +98,7 @@ static void string(struct json *j, const char *s, size_t n)
 
 static const char *const datum_kinds[] = {
 	[DT_DATUM_INT] = "int", [DT_DATUM_STRING] = "string", [DT_DATUM_STACK] = "stack",
+	[DT_DATUM_BYTES] = "bytes",
 };
 static const char *const sym_styles[] = {
 	[DT_SYM_NONE] = "none", [DT_SYM_FUNC] = "func", [DT_SYM_SYM] = "sym",
@@ -113,7 +114,8 @@ static void datum(struct json *j, const struct dt_datum *d, bool with_offset)
 		"\"frames\":%u}", integer && d->type.kind == DT_TYPE_FLOAT ? "float" :
 		datum_kinds[d->kind], d->size,
 		integer && d->type.is_signed ? "true" : "false",
-		d->kind == DT_DATUM_STRING ? 0u : d->kind == DT_DATUM_STACK ? 8u : d->type.size,
+		d->kind == DT_DATUM_STRING || d->kind == DT_DATUM_BYTES ? 0u :
+		d->kind == DT_DATUM_STACK ? 8u : d->type.size,
 		sym_styles[integer ? d->type.sym : DT_SYM_NONE], d->frames);
 }
 

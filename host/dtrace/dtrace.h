@@ -585,6 +585,7 @@ enum dt_datum_kind {
 	DT_DATUM_INT,		/* 8 bytes, sign- or zero-extended from type.size */
 	DT_DATUM_STRING,	/* strsize bytes, NUL-padded */
 	DT_DATUM_STACK,		/* frames x 8-byte kernel PCs, innermost first, 0-padded */
+	DT_DATUM_BYTES,		/* a struct or array traced whole: its size bytes, as in memory */
 };
 
 struct dt_datum {

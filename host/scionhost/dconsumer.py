@@ -254,7 +254,7 @@ class Consumer:
 
     def _arg(self, d, data):
         raw = self._field(d, data)
-        if d["type"] == "string":
+        if d["type"] in ("string", "bytes"):    # bytes: a struct or array traced whole
             return Str(raw)
         if d["type"] == "stack":
             return Text(print_stack(raw, self.indent, self.symbolize))

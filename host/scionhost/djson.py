@@ -15,8 +15,9 @@ object per line, instead of dtrace's text (README.md, "scion trace
    or {"below": low, "count"} / {"atleast": high, "count"} for the ones
    below and above the range)}
 
-A value is an integer as its type reads it (signed or not), a string, or
-a kernel symbol ("kernel`name+0x10"). Aggregations no printa() printed
+A value is an integer as its type reads it (signed or not), a string, a
+kernel symbol ("kernel`name+0x10"), or a struct or array traced whole as
+the list of its bytes as they lie in memory ([42, 0, 0, 0]). Aggregations no printa() printed
 come at the end, as in dtrace. Drops and errors stay dtrace's lines on
 stderr.
 """
@@ -68,6 +69,8 @@ class JsonConsumer(Consumer):
             arg = self._arg(d, data)
             if isinstance(arg, Text):
                 return {"trace": _frames(arg.text)}
+            if d["type"] == "bytes":
+                return {"trace": list(arg.data)}
             if isinstance(arg, Str):
                 return {"trace": _text(arg.data)}
             if isinstance(arg, Float):

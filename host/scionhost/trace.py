@@ -257,9 +257,32 @@ def started(status, reply, op, what):
     return head, epids, reply[end:]
 
 
+# The options only the consumer reads (dconsumer.py, dagg.py, djson.py): the ones -x may
+# still change when -a claims a session whose program was compiled and enabled at boot.
+CONSUMER_OPTIONS = ("aggrate", "aggsortkey", "aggsortkeypos", "aggsortpos", "aggsortrev",
+                    "flowindent", "oformat", "quiet", "rawbytes")
+
+
+def consumer_options(args):
+    """The -x options of `scion trace -a`, as dtc reads them (it checks each name and
+    value); a kernel-side one (bufsize, strsize...) was fixed at boot: a ScionError."""
+    names = sorted({opt.split("=", 1)[0].strip() for opt in args.x or []})
+    fixed = [n for n in names if n not in CONSUMER_OPTIONS]
+    if fixed:
+        raise ScionError(f"trace -a: -x {fixed[0]} was set when the anonymous program was "
+                         f"enabled at boot; -a takes only the consumer's options "
+                         f"({', '.join(CONSUMER_OPTIONS)})")
+    if not names:
+        return {}
+    given = run_dtc(args, "BEGIN { }", None, [])["options"]
+    return {n: given.get(n) for n in names}
+
+
 def claim_anonymous(client, args, on_chunk):
     """TRACE_ANON (scion trace -a): the boot-time session, with the program's dtc
-    JSON the kernel kept; returns (meta, stream, cpus, epids)."""
+    JSON the kernel kept, its consumer options overridden by -x; returns (meta,
+    stream, cpus, epids)."""
+    overrides = consumer_options(args)      # before the claim: a bad -x leaves it unclaimed
     body = START_REQUEST.pack(bufsize=0, switch_ms=args.switch_ms)
     status, reply = client.request(frame.OP_TRACE_ANON, body)
     head, epids, text = started(status, reply, "TRACE_ANON", "trace -a")
@@ -269,6 +292,7 @@ def claim_anonymous(client, args, on_chunk):
     except (UnicodeDecodeError, ValueError, KeyError, TypeError):
         raise ScionError("trace -a: the anonymous program's description does not read "
                          "(not dtc's JSON)") from None
+    meta["options"].update(overrides)
     if args.quiet:
         meta["options"]["quiet"] = True
     client.watch_stream(head["stream"], on_chunk)

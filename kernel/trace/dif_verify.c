@@ -134,10 +134,12 @@ static int check_tables(const struct dif_prog *p, char *why, size_t whylen)
 		    v->type == DIF_TYPE_INT && v->size)
 			REFUSE(-1, "variable %u: string size %u", i, v->size);
 	}
-	if (p->rtype != DIF_TYPE_INT && p->rtype != DIF_TYPE_STRING)
-		REFUSE(-1, "result type %u is neither integer nor string", p->rtype);
-	if (p->rtype == DIF_TYPE_STRING ? (p->rsize < 1 || p->rsize > DIF_STRSIZE_MAX) : p->rsize)
-		REFUSE(-1, "string result of %u bytes", p->rsize);
+	if (p->rtype < DIF_TYPE_INT || p->rtype > DIF_TYPE_BYREF)
+		REFUSE(-1, "result type %u is not integer, string or object", p->rtype);
+	if (p->rtype == DIF_TYPE_STRING ? (p->rsize < 1 || p->rsize > DIF_STRSIZE_MAX) :
+	    p->rtype == DIF_TYPE_BYREF ? (p->rsize < 1 || p->rsize > DIF_BYREF_MAX) : p->rsize)
+		REFUSE(-1, "%s result of %u bytes", p->rtype == DIF_TYPE_STRING ? "string" :
+		       "object", p->rsize);
 	if (p->strsize < 2 || p->strsize > DIF_STRSIZE_MAX)
 		REFUSE(-1, "string size %u: give 2 to %d", p->strsize, DIF_STRSIZE_MAX);
 	return 0;

@@ -347,7 +347,7 @@ static int check_action(const struct trace_object *o, struct trace_clause *c, un
 		FAIL("clause %u action %u: argument %u where none is taken", ci, ai + 1, a->arg);
 	a->size = 0;
 	if (a->kind == DOF_ACT_RECORD)
-		a->size = a->progs[0]->rtype == DIF_TYPE_STRING ? a->progs[0]->rsize : 8;
+		a->size = a->progs[0]->rtype == DIF_TYPE_INT ? 8 : a->progs[0]->rsize;
 	else if (a->kind == DOF_ACT_EXIT)
 		a->size = 8;
 	else if (a->kind == DOF_ACT_STACK)

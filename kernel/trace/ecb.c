@@ -232,6 +232,13 @@ static bool run_actions(struct trace_firing *x, uint8_t *rec, uint64_t *spec_id,
 		case DOF_ACT_RECORD:
 			if (a->progs[0]->rtype == DIF_TYPE_INT) {
 				memcpy(rec + a->offset, &v, 8);
+			} else if (a->progs[0]->rtype == DIF_TYPE_BYREF) {
+				/* A struct or array traced whole: its bytes, read as any load. */
+				if (trace_env_ops.read(x, v, rec + a->offset, a->size)) {
+					struct dif_fault bad = { DIF_FAULT_BADADDR, DIF_PC_NONE, v };
+					failed(x, ai, &bad);
+					return false;
+				}
 			} else {
 				memset(rec + a->offset, 0, a->size);
 				if (trace_copy_string((char *)rec + a->offset, v, a->size) < 0) {

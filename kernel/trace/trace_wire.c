@@ -13,7 +13,8 @@
  * What is turned, as the host decodes it (host/scionhost/dconsumer.py,
  * dagg.py): the record header and an error's struct dof_error; each
  * integer datum (trace(), printf arguments, exit()) as one u64, a
- * stack() as its u64 PCs, a string datum not at all; an aggregation
+ * stack() as its u64 PCs, a string datum or an object traced whole (its
+ * bytes as in memory) not at all; an aggregation
  * entry's struct dof_aggent, its integer and stack key items as u64s,
  * string items not at all, its values as u64s. No state, no locks: the
  * caller is the session's one consumer.
@@ -33,8 +34,8 @@ static void turn_record_data(const struct trace_clause *c, uint8_t *record)
 {
 	for (uint32_t i = 0; i < c->nactions; i++) {
 		const struct trace_action *a = &c->actions[i];
-		bool string = a->kind == DOF_ACT_RECORD && a->progs[0]->rtype == DIF_TYPE_STRING;
-		if (a->size && !string)
+		bool bytes = a->kind == DOF_ACT_RECORD && a->progs[0]->rtype != DIF_TYPE_INT;
+		if (a->size && !bytes)
 			turn_words(record + a->offset, a->size);
 	}
 }

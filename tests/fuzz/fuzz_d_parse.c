@@ -20,7 +20,9 @@ static void check_node(const struct dt_node *n, int depth)
 	FUZZ_ASSERT(depth <= DT_MAX_DEPTH + 1, "AST deeper than the parser allows");
 	FUZZ_ASSERT(n->kind != DT_N_IDENT && n->kind != DT_N_INDEX && n->kind != DT_N_AGGNAME,
 		    "unresolved node kind %d in a checked program", n->kind);
-	FUZZ_ASSERT(n->type.kind != DT_TYPE_VOID || n->kind == DT_N_AGGREF,
+	FUZZ_ASSERT(n->type.kind != DT_TYPE_VOID || n->kind == DT_N_AGGREF ||
+		    (n->kind == DT_N_CALL && n->ref.func && n->ref.func->kind == DT_FK_SUBR &&
+		     n->ref.func->result.kind == DT_TYPE_VOID),	/* bcopy(...); on its own */
 		    "untyped node kind %d", n->kind);
 	if (n->kind == DT_N_VAR || n->kind == DT_N_ARRAY)
 		FUZZ_ASSERT(n->ref.var != NULL, "variable node without its variable");

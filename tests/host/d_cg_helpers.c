@@ -262,16 +262,26 @@ void fake_kernel_reset(struct fake_kernel *k)
 		drop_var(k, &k->vars[0]);
 }
 
-static void take_value(struct fake_value *out, const struct dif_prog *p, uint64_t v)
+/* What a program's result v records; false (a fault, as the kernel's) if an object does not read. */
+static bool take_value(struct fake_kernel *k, struct fake_value *out, const struct dif_prog *p,
+		       uint64_t v)
 {
 	memset(out, 0, sizeof(*out));
 	out->value = v;
+	if (p->rtype == DIF_TYPE_BYREF) {	/* an object traced whole: its bytes */
+		out->nbytes = p->rsize < FAKE_STR ? p->rsize : FAKE_STR;
+		if (!fake_read(k, v, out->str, out->nbytes))
+			return true;
+		k->fault = (struct dif_fault){ DIF_FAULT_BADADDR, DIF_PC_NONE, v };
+		return false;
+	}
 	out->is_string = p->rtype == DIF_TYPE_STRING;
 	if (out->is_string) {
 		char *s = copy_string(v, p->rsize < FAKE_STR ? p->rsize : FAKE_STR);
 		strcpy(out->str, s);
 		free(s);
 	}
+	return true;
 }
 
 static int run(struct fake_kernel *k, const struct dt_object *obj, uint32_t prog, uint64_t *v)
@@ -290,8 +300,7 @@ static int fire_action(struct fake_kernel *k, const struct dt_object *obj,
 	case DOF_ACT_EXIT:
 		if (run(k, obj, a->progs[0], &v) || k->nrecords == FAKE_MAX_RECORDS)
 			return -1;
-		take_value(&k->records[k->nrecords++], &obj->progs[a->progs[0]], v);
-		return 0;
+		return take_value(k, &k->records[k->nrecords++], &obj->progs[a->progs[0]], v) ? 0 : -1;
 	case DOF_ACT_SPECULATE:
 	case DOF_ACT_COMMIT:
 	case DOF_ACT_DISCARD:
@@ -314,7 +323,7 @@ static int fire_action(struct fake_kernel *k, const struct dt_object *obj,
 			while (key < ac->nkeys && ac->keys[key].kind == DT_DATUM_STACK)
 				key++;	/* the kernel walks stack keys: no program, a zero here */
 			if (key < ac->nkeys)
-				take_value(&u->keys[key++], &obj->progs[a->progs[i]], v);
+				take_value(k, &u->keys[key++], &obj->progs[a->progs[i]], v);
 			else if (!u->has_value && ac->func != DOF_AGG_COUNT)
 				u->has_value = true, u->value = v;
 			else

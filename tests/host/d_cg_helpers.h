@@ -39,7 +39,8 @@ struct fake_var {
 struct fake_value {
 	bool is_string;
 	uint64_t value;
-	char str[FAKE_STR];
+	char str[FAKE_STR];		/* a string, or an object's bytes */
+	uint32_t nbytes;		/* an object traced whole: its bytes in str */
 };
 
 struct fake_agg_update {

@@ -332,6 +332,36 @@ HOST_TEST(d_ctypes_array_and_struct_variables)
 	dt_program_free(p);
 }
 
+/* trace() of a struct, a member struct and an array records their bytes as C laid them out. */
+HOST_TEST(d_ctypes_trace_whole_objects)
+{
+	struct outer o;
+	memset(&o, 0, sizeof(o));
+	o.in = (struct inner){ .s = -2, .b = { 7, 8, 9 } };
+	o.arr[3] = 40;
+	o.l = 77;
+	struct fake_value recs[4];
+	unsigned n = 0;
+	char src[4096], why[200];
+	snprintf(src, sizeof(src), DECLS "BEGIN { this->o = (struct outer *)%llu; trace(*this->o); "
+		 "trace(this->o->in); trace(this->o->arr); trace(this->o->name); }",
+		 (unsigned long long)(uintptr_t)&o);
+	int rc = d_fire_over(src, &o, sizeof(o), recs, 4, &n, why, sizeof(why));
+	CHECK(t, rc == 0 && n == 4, "rc %d, %u records (%s)", rc, n, why);
+	if (rc || n != 4)
+		return;
+	CHECK(t, recs[0].nbytes == sizeof(o) && !memcmp(recs[0].str, &o, sizeof(o)),
+	      "the struct: %u bytes", recs[0].nbytes);
+	CHECK(t, recs[1].nbytes == sizeof(o.in) && !memcmp(recs[1].str, &o.in, sizeof(o.in)),
+	      "the member struct: %u bytes", recs[1].nbytes);
+	CHECK(t, recs[2].nbytes == sizeof(o.arr) && !memcmp(recs[2].str, o.arr, sizeof(o.arr)),
+	      "the int array: %u bytes", recs[2].nbytes);
+	CHECK(t, recs[3].is_string && recs[3].nbytes == 0, "a char array is still a string");
+	snprintf(src, sizeof(src), DECLS "BEGIN { trace(*(struct outer *)8); }");
+	rc = d_fire_over(src, &o, sizeof(o), recs, 4, &n, why, sizeof(why));
+	CHECK(t, rc != 0, "a struct at an address that does not read: rc %d", rc);
+}
+
 HOST_TEST(d_ctypes_errors_have_dtraces_tags)
 {
 	static const struct {
@@ -349,7 +379,7 @@ HOST_TEST(d_ctypes_errors_have_dtraces_tags)
 		  "D_TYPE_MEMBER: b is not a member of struct s" },
 		{ "struct s { int a; }; BEGIN { trace(arg0->a); }", "D_OP_PTR" },
 		{ "struct s { int a; }; BEGIN { trace(((struct s *)arg0).a); }", "D_OP_SOU" },
-		{ "struct s { int a; }; BEGIN { trace(*(struct s *)arg0); }", "D_OP_SOU" },
+		{ "struct s { int a; }; BEGIN { this->x = *(struct s *)arg0; }", "D_OP_SOU" },
 		{ "struct s { int a : 3; }; BEGIN { trace(&((struct s *)arg0)->a); }",
 		  "D_ADDROF_BITFIELD" },
 		{ "struct s { int a : 3; }; BEGIN { trace(sizeof(((struct s *)arg0)->a)); }",

@@ -8,14 +8,17 @@ kernel's symbols and types) is enabled before the shell starts; a second
 copy is refused, one anonymous trace at a time. Then:
 
   - 40 block reads on the shell, with no host attached, are counted;
-  - `scion trace -a` claims the session: it prints what BEGIN printed at
-    boot, the tick clause's line, and at the end (after 25 more reads
-    during the claim) @reads = 65, exactly: nothing before the claim was
-    lost, nothing counted twice;
+  - `scion trace -a -x bufsize=1m` is refused with one line (the kernel's
+    options were fixed at boot) and claims nothing;
+  - `scion trace -a -x oformat=json` claims the session, as JSON lines:
+    what BEGIN printed at boot, the tick clause's line, and at the end
+    (after 25 more reads during the claim) @reads = 65, exactly: nothing
+    before the claim was lost, nothing counted twice;
   - a second `scion trace -a` finds nothing to claim (one line);
   - the shell still works, and the kernel did not panic.
 """
 
+import json
 import os
 import re
 import subprocess
@@ -81,13 +84,22 @@ def job_anonymous(ctx):
                    "anonymous trace already" in out, out[-800:])
 
         boot.command("bcache run seq n=40 start=100", r"scion> ")
-        rc, out, err = scion(ctx, sock, "trace", "-a", "--run", "bcache run seq n=25 start=300",
-                             timeout=120)
+        rc, out, err = scion(ctx, sock, "trace", "-a", "-x", "bufsize=1m", timeout=60)
+        ctx.result("kernel-option-refused", rc != 0 and "-x bufsize was set when the "
+                   "anonymous program was enabled at boot" in err and
+                   len(err.strip().splitlines()) == 1, f"exit {rc}: {out}{err}")
+        rc, out, err = scion(ctx, sock, "trace", "-a", "-x", "oformat=json", "--run",
+                             "bcache run seq n=25 start=300", timeout=120)
         ctx.result("claimed", rc == 0, f"exit {rc}: {out}{err}")
-        ctx.result("boot-records-kept", "anon begin 7\n" in out and "anon ticks 3\n" in out,
+        lines = [json.loads(line) for line in out.splitlines() if line.startswith("{")]
+        printed = "".join(a.get("printf", "") for line in lines
+                          for a in line.get("actions", []))
+        ctx.result("boot-records-kept", "anon begin 7\n" in printed and
+                   "anon ticks 3\n" in printed, f"{out}{err}")
+        reads = [line.get("value") for line in lines if line.get("type") == "aggregation" and
+                 line.get("name") == "@reads"]
+        ctx.result("every-read-counted-once", "anon end\n" in printed and reads == [65],
                    f"{out}{err}")
-        ctx.result("every-read-counted-once", "anon end\n" in out and
-                   re.search(r"^reads 65$", out, re.M) is not None, f"{out}{err}")
 
         rc, out, err = scion(ctx, sock, "trace", "-a", timeout=60)
         ctx.result("claimed-once", rc != 0 and "no anonymous tracing to claim" in err and

@@ -29,9 +29,12 @@ test kernel (two CPUs, the control channel):
     from one firing of fbt::bcache_read:entry to the next (the histogram
     sums to the calls counted), a clause-local array starts zeroed at
     each firing (its maximum is 1), and a variable index past the end is
-    D's "index out of bounds" error.
+    D's "index out of bounds" error;
+  - trace() of a struct variable prints its bytes as dtrace does (a hex
+    dump, little-endian here), and -x oformat=json gives them as a list.
 """
 
+import json
 import os
 import re
 import shutil
@@ -134,6 +137,8 @@ END
 '''
 
 OUT_OF_BOUNDS = "int a[4]; BEGIN { this->i = 4; a[this->i] = 1; }"
+TRACE_STRUCT = ("struct pair { int a; short b; }; struct pair p; "
+                "BEGIN { p.a = 0x01020304; p.b = -1; trace(p); exit(0); }")
 KERNEL_STORE = "BEGIN { *(unsigned short *)&`online_count = 9; }"
 KERNEL_BCOPY = "BEGIN { bcopy(&`cpu_table[0], &`cpu_table[1], 8); }"
 
@@ -157,6 +162,16 @@ def check_scratch_memory(ctx, sock):
                int(m.group(5)) == int(counts[0]) >= 6 and sum(hist) == int(m.group(5)) and
                int(m.group(6)) == int(m.group(5)) and max(hist) - min(hist) <= 1 and
                int(counts[1]) == 1, f"exit {rc}: {out}{err}")
+    rc, out, err = scion(ctx, sock, "trace", "-q", "-n", TRACE_STRUCT, timeout=120)
+    ctx.result("trace-struct-bytes", rc == 0 and re.search(r"^\s+0: 04 03 02 01 ff ff 00 00 ",
+                                                           out, re.M) is not None,
+               f"exit {rc}: {out}{err}")
+    rc, out, err = scion(ctx, sock, "trace", "-q", "-x", "oformat=json", "-n", TRACE_STRUCT,
+                         timeout=120)
+    traced = [a.get("trace") for line in out.splitlines() if line.startswith("{")
+              for a in json.loads(line).get("actions", [])]
+    ctx.result("trace-struct-json", rc == 0 and [4, 3, 2, 1, 255, 255, 0, 0] in traced,
+               f"exit {rc}: {out}{err}")
     rc, out, err = scion(ctx, sock, "trace", "-q", "-n", OUT_OF_BOUNDS, "--run", "cpus",
                          timeout=120)
     ctx.result("index-out-of-bounds", "index out of bounds" in err, f"exit {rc}: {out}{err}")

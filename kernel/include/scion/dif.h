@@ -282,8 +282,9 @@ struct dif_prog {
 	uint32_t strtab_len;
 	const struct dif_var *vars;
 	uint32_t nvars;
-	uint8_t rtype;		/* DIF_TYPE_* of what RET returns */
-	uint16_t rsize;		/* string result: most bytes, NUL included */
+	uint8_t rtype;		/* DIF_TYPE_* of what RET returns (BYREF: an object's
+				   address, whose rsize bytes are its value) */
+	uint16_t rsize;		/* string result: most bytes, NUL included; object: its bytes */
 	uint16_t strsize;	/* most bytes of a string the program makes or
 				   compares, NUL included (D's strsize option) */
 };

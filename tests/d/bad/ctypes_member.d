@@ -5,5 +5,5 @@ BEGIN
 	trace(((struct point *)arg0)->z);
 	trace(((struct point *)arg0).x);
 	trace(arg0->x);
-	trace(*(struct point *)arg0);
+	printf("%d", *(struct point *)arg0);
 }
