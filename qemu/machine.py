@@ -60,7 +60,9 @@ def qemu_command(smp=1, mem="256M", iso=None, kernel=None, cmdline="",
     The serial console is stdin/stdout; no display, no firmware devices
     but the exit device. single_thread_tcg interleaves vCPUs on one host
     thread (needed for code patching: PLATFORMS.md); icount makes the TSC
-    count instructions (implies single-threaded TCG); gdb_port starts the
+    count instructions (implies single-threaded TCG): True, one nanosecond
+    each (shift=0, the benchmarks' setting), or a shift N, 2^N ns each, for
+    tests that want deterministic time without waiting for it; gdb_port starts the
     machine halted with its gdbstub on that local port; disk attaches a raw
     image as a virtio-blk disk (disk_snapshot: writes are thrown away;
     disk_readonly: offered read-only);
@@ -75,7 +77,8 @@ def qemu_command(smp=1, mem="256M", iso=None, kernel=None, cmdline="",
             "-serial", "stdio", "-monitor", "none", "-no-reboot",
             "-device", "isa-debug-exit,iobase=0xf4,iosize=0x04"]
     if icount:
-        argv += ["-icount", "shift=0,sleep=off", "-accel", "tcg"]
+        shift = 0 if icount is True else int(icount)
+        argv += ["-icount", f"shift={shift},sleep=off", "-accel", "tcg"]
     elif single_thread_tcg:
         argv += ["-accel", "tcg,thread=single"]
     else:

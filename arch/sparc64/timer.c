@@ -68,8 +68,12 @@ void arch_timer_start(unsigned hz)
 	period = TICK_HZ / hz;
 	next_cmpr = rd_tick() + period;
 	write_tick_cmpr(next_cmpr);
-	early_printf("timer: %%tick at %lu Hz, interrupt level 14 every %lu ticks (%u Hz)\n",
-		     TICK_HZ, (unsigned long)period, hz);
+	/* The boot's rate; fast ticks (profile-N, the monitor's bursts) come and go quietly. */
+	static bool announced;
+	if (!announced)
+		early_printf("timer: %%tick at %lu Hz, interrupt level 14 every %lu ticks (%u Hz)\n",
+			     TICK_HZ, (unsigned long)period, hz);
+	announced = true;
 }
 
 /* The boot self-checks' timer (before the core's clock). */

@@ -13,7 +13,7 @@
  * probe on the CPU (clock_want_profile_factor; 50 for profile-5000, an
  * interrupt exactly every period), and drops back to one a tick once
  * none is live; the tick itself stays HZ. The machine's timer bounds the
- * rate (arch_timer_max_hz: 10 kHz on x86, HZ on sparc64 for now); a
+ * rate (arch_timer_max_hz: 10 kHz on x86, 1 kHz on sparc64); a
  * faster probe is refused with one line naming that bound, never
  * silently slowed down.
  *

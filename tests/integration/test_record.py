@@ -58,10 +58,12 @@ def decisions(rf, records):
     return out
 
 
-def recording_boot(ctx, grafts):
+def recording_boot(ctx, grafts, icount=False):
     """A 2-CPU boot with the channel and grafts loaded, and an empty directory for a
-    recording: (boot, socket, directory)."""
-    boot, sock = channel_boot(ctx, "record", smp=2, single_thread_tcg=True,
+    recording: (boot, socket, directory). icount (as qemu/machine.py takes it): the
+    guest's time counts its instructions, so a host that is busy elsewhere cannot add
+    ticks to a workload."""
+    boot, sock = channel_boot(ctx, "record", smp=2, single_thread_tcg=True, icount=icount,
                               modules=[graft_path(ctx, n) for n in grafts])
     out = os.path.join(ctx.log_dir, f"{ctx.job}-recording")
     shutil.rmtree(out, ignore_errors=True)

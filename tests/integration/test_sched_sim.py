@@ -120,7 +120,9 @@ def check_history(rf, trace, log):
 
 def job_record_and_replay(ctx):
     rf = recfmt(ctx)
-    boot, sock, out = recording_boot(ctx, GRAFTS)
+    # Under -icount (8 ns an instruction) a worker's compute ticks are exactly what it
+    # is charged: a host busy elsewhere cannot slip a tick in before it sleeps.
+    boot, sock, out = recording_boot(ctx, GRAFTS, icount=3)
     try:
         rc, text, err = scion(ctx, sock, "record", "-m", "sched", "-o", out, "--run", WORKLOAD,
                               timeout=300)

@@ -401,6 +401,13 @@ def check_trace(ctx, sock, version):
                     "printf(\"%x %x %d\\n\", a[1], a[0], *this->p); exit(0); }")
     ctx.result("trace/stores-big-endian", rc == 0 and "1020304 5060000 -2\n" in out,
                f"exit {rc}: {out}")
+    # profile-1000 (arch_timer_max_hz here): 10 firings a tick, counted over 50 ticks of
+    # tick-100; both come from the one timer, so late interrupts do not skew the ratio.
+    rc, out = scion(ctx, sock, version, "trace", "-q", "-n", "profile-1000 { @fast = count(); } "
+                    "tick-100 /++ticks == 50/ { printa(\"fast %@u\\n\", @fast); exit(0); }")
+    fast = re.search(r"^fast (\d+)$", out, re.M)
+    ctx.result("trace/profile-1000", rc == 0 and fast is not None and
+               450 <= int(fast.group(1)) <= 550, f"exit {rc}: {out}")
 
 
 def check_probe_records(ctx, sock, version):

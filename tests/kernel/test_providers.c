@@ -449,8 +449,8 @@ static bool profile_accepted(const char *name, const char **why)
 }
 
 /*
- * The machine's bound (arch_timer_max_hz: 10 kHz on x86, HZ on sparc64
- * for now): a profile and a tick probe at it are created, one a hertz
+ * The machine's bound (arch_timer_max_hz: 10 kHz on x86, 1 kHz on
+ * sparc64): a profile and a tick probe at it are created, one a hertz
  * faster is refused with a line naming the bound. The rate itself is
  * measured under -icount (tests/integration/test_providers.py).
  */

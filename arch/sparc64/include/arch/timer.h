@@ -17,19 +17,18 @@ void arch_timer_start(unsigned hz);
 
 /*
  * arch_timer_max_hz - Overview: the fastest rate the profile provider may
- *   ask of arch_timer_start (see arch/x86/include/arch/timer.h). Not
- *   finer than the tick yet on sparc64: every timer interrupt also polls
- *   the console and channel UARTs (arch/sparc64/trap.c; device
- *   interrupts are not routed), so profile-N and tick-N stop at HZ here
- *   and say so. (The monitor's 1 ms bursts still run: clock_set_fast_tick
- *   is not bounded by this.)
+ *   ask of arch_timer_start (see arch/x86/include/arch/timer.h). 1 kHz on
+ *   sparc64, not x86's 10 kHz: every timer interrupt also polls the
+ *   console and channel UARTs (arch/sparc64/trap.c; device interrupts are
+ *   not routed), which the monitor's 1 ms bursts already do at this rate,
+ *   and QEMU's sun4u emulates each interrupt at a cost well above a tick.
  * Arguments: none.
- * Return value: interrupts per second: 100, HZ.
+ * Return value: interrupts per second: 1000, a multiple of HZ.
  * Caller's context: any.
  */
 static inline uint64_t arch_timer_max_hz(void)
 {
-	return 100;
+	return 1000;
 }
 
 /* Busy-wait us microseconds on %tick. */
