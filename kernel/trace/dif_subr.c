@@ -203,7 +203,7 @@ static int alloca_(struct run *x, uint64_t *out)
 	return 0;
 }
 
-/* The first byte of [dst, dst + size) the program may not write, or 0: all may be. */
+/* 0 if the program may write all of [dst, dst + size); else -1 after the fault (at dst). */
 static int check_writable(struct run *x, uint64_t dst, uint64_t size)
 {
 	if (size > DIF_ALLOCA_MAX || dst + size < dst)
