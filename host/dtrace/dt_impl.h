@@ -459,6 +459,9 @@ bool dt_check_pointer_index(struct dt_checker *ck, struct dt_node *n, bool lvalu
 /* The type a checked binary node's operands are converted to before it computes. */
 struct dt_type dt_operand_type(const struct dt_node *n);
 /* A subroutine call inside an expression. */
+/* A call's arguments against f's arity and argument kinds (dt_check_call.c). */
+bool dt_check_func_args(struct dt_checker *ck, const struct dt_func *f, struct dt_node *args,
+			int nargs, struct dt_loc loc);
 bool dt_check_call_expr(struct dt_checker *ck, struct dt_node *n);
 /* The same for a call that is a statement of its own (bcopy(...);): void ones allowed. */
 bool dt_check_call_statement(struct dt_checker *ck, struct dt_node *n);
