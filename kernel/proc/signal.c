@@ -83,7 +83,7 @@ void signal_send_info(struct process *p, const struct user_siginfo *si)
 	int sig = si->signo;
 	if (sig <= 0 || sig > NSIG_LINUX)
 		return;
-	SDT_PROBE2_P(proc, signal__send, p->pid, sig);
+	SDT_PROBE3_P(proc, signal__send, p->pid, sig, p);
 	if (sig == SIGCONT && __atomic_exchange_n(&p->stopped, 0, __ATOMIC_RELAXED)) {
 		irqflags_t f = spin_lock_irqsave(&proc_lock);
 		if (p->thread)

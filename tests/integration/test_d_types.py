@@ -15,6 +15,12 @@ test kernel (two CPUs, the control channel):
     args[3] (int cpu) over `sched run n=3`, which creates three
     "sched-run" threads on any CPU (-1); its return's args[1] is the new
     struct thread *, whose tid is nonzero;
+  - typed args[] of the statically defined probes (scion/sdt_types.h):
+    at every sched:::on-cpu, args[2] is curthread and its tid is arg0,
+    args[3] is curthread->cpu and its index is arg1; at off-cpu args[2]
+    (the next thread) has tid arg0 and args[3]->index is cpu; at every
+    lockstat:::spin-acquire args[0]->holder_cpu is this CPU; a clause of
+    two probe names, and an index past a probe's arguments, are refused;
   - stackdepth is the number of frames stack() prints at the same firing;
   - a member struct thread does not have is a compile error naming the
     type; args[] past the parameters, and of a glob, are refused;
@@ -68,6 +74,31 @@ fbt::thread_create:return
 /args[1] != NULL/
 {
 	@made = sum(args[1]->tid != 0 && args[1]->tid == args[1]->se.tid);
+}
+'''
+
+SDT_ARGS = r'''
+sched:::on-cpu
+{
+	@on[args[2] == curthread && args[2]->tid == arg0 && args[3] == curthread->cpu &&
+	    args[3]->index == arg1] = count();
+}
+
+sched:::off-cpu
+{
+	@off[args[2]->tid == arg0 && args[3]->index == cpu] = count();
+}
+
+lockstat:::spin-acquire
+{
+	@spin[args[0]->holder_cpu == cpu] = count();
+}
+
+END
+{
+	printa("on %d %@d\n", @on);
+	printa("off %d %@d\n", @off);
+	printa("spin %d %@d\n", @spin);
 }
 '''
 
@@ -180,6 +211,23 @@ def check_scratch_memory(ctx, sock):
     ctx.result("kernel-memory-unchanged", rc == 0 and out.strip() == "2 1", f"exit {rc}: {out}{err}")
 
 
+def check_sdt_args(ctx, sock):
+    rc, out, err = scion(ctx, sock, "trace", "-q", "-n", SDT_ARGS, "--run",
+                         "sched run n=3 rounds=1 compute=1 sleep=1", timeout=180)
+    for probe in ("on", "off", "spin"):
+        keys = {int(k): int(n) for k, n in re.findall(rf"^{probe} (\d+) (\d+)$", out, re.M)}
+        ctx.result(f"sdt-args-{probe}", rc == 0 and list(keys) == [1] and keys[1] > 0,
+                   f"exit {rc}: {out}{err}")
+    rc, out, err = scion(ctx, sock, "trace", "-n",
+                         "sched:::on-cpu, sched:::off-cpu { trace(args[2]); }")
+    ctx.result("sdt-args-of-two-names-refused", rc != 0 and "args[ ] needs the clause's "
+               "probes to be one probe name of one provider" in err, f"exit {rc}: {out}{err}")
+    rc, out, err = scion(ctx, sock, "trace", "-n", "lockstat:::spin-spin { trace(args[2]); }")
+    ctx.result("sdt-args-index-out-of-range", rc != 0 and "index 2 is out of range for "
+               "lockstat:::spin-spin args[ ] (it has 2 arguments)" in err,
+               f"exit {rc}: {out}{err}")
+
+
 def job_kernel_types(ctx):
     boot, sock = channel_boot(ctx, "dtypes", smp=2, single_thread_tcg=True)
     try:
@@ -198,6 +246,7 @@ def job_kernel_types(ctx):
         ctx.result("fbt-args-return", made is not None and int(made.group(1)) >= 3,
                    f"{out}{err}")
 
+        check_sdt_args(ctx, sock)
         rc, out, err = scion(ctx, sock, "trace", "-q", "-n", "fbt::bcache_read:entry "
                              "{ printf(\"depth %d\\n\", stackdepth); stack(); exit(0); }",
                              "--run", "bcache run seq n=1 start=100", timeout=120)

@@ -394,6 +394,12 @@ def check_trace(ctx, sock, version):
                     "curthread->tid == tid, `cpu_table[0].index, curthread->name); exit(0); }")
     ctx.result("trace/kernel-types", rc == 0 and re.search(r"^1 0 \S+$", out, re.M) is not None,
                f"exit {rc}: {out}")
+    # Typed args[] of an SDT probe: the struct thread and struct cpu of sched:::on-cpu.
+    rc, out = scion(ctx, sock, version, "trace", "-q", "-n", "sched:::on-cpu { @on[args[2] == "
+                    "curthread && args[2]->tid == arg0 && args[3]->index == arg1] = count(); } "
+                    "tick-100 /++t == 20/ { printa(\"on %d %@u\\n\", @on); exit(0); }")
+    ctx.result("trace/sdt-args-typed", rc == 0 and re.findall(r"^on (\d+) \d+$", out, re.M) ==
+               ["1"], f"exit {rc}: {out}")
     # Stores of each width into a D array and alloca's memory, read back big-endian: a
     # 2-byte store into the low half of an int is its high-order bytes on sparc64.
     rc, out = scion(ctx, sock, version, "trace", "-q", "-n", "int a[2]; BEGIN { a[1] = 0x01020304; "

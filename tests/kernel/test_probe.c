@@ -124,6 +124,8 @@ KTEST(probe_exact_counts, 1)
 }
 
 /* A static site: what sdt probes see of its arguments. */
+SDT_TYPES_DEFINE(sdt, test__fixture, uint64_t a, uint64_t b)
+
 static __noinline uint64_t sdt_fixture(uint64_t a, uint64_t b)
 {
 	SDT_PROBE2(test__fixture, a, b);

@@ -23,6 +23,8 @@ extern const size_t d_object_test_trace_session_size;
 #define WHY_BYTES 128
 
 /* The probe the program enables: sdt:kernel:trace_session_fixture:session-hit. */
+SDT_TYPES_DEFINE(sdt, session__hit, uint64_t key, uint64_t value)
+
 static __noinline void trace_session_fixture(uint64_t key, uint64_t value)
 {
 	SDT_PROBE2(session__hit, key, value);

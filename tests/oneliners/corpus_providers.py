@@ -59,6 +59,30 @@ add("lockstat-by-probename",
     run=SCHED, checks=[_lockstat])
 
 
+@check("lock-names")
+def _lockstat_typed(o):
+    names = {k[0] for k in table(o, arity=1)}
+    need({"sched", "threads"} <= names, f"lock names {sorted(names)}")
+
+
+# args[0] of lockstat is the struct spinlock *: locks counted by their names.
+add("lockstat-by-lock-name",
+    r'''lockstat:::spin-acquire { @[stringof(args[0]->name)] = count(); }''',
+    run=SCHED, checks=[_lockstat_typed])
+
+
+@check("thread-names")
+def _sched_typed(o):
+    on = table(o, arity=1)
+    need(("sched-run",) in on, f"threads {sorted(on)}")
+
+
+# args[2] of sched:::on-cpu is the struct thread * switched in.
+add("sched-on-cpu-thread-name",
+    r'''sched:::on-cpu { @[stringof(args[2]->name)] = count(); }''',
+    run=SCHED, checks=[_sched_typed])
+
+
 @check("invoke-and-commit")
 def _graft(o):
     equal("invocations", table(o, "invoke", arity=4), {("graft", "test", "method", "invoke"): 1})

@@ -14,6 +14,10 @@
  * calls the consumers; probe handlers read the arguments with
  * trap_frame_arg(hit->regs, n).
  *
+ * Every probe's argument types are declared in scion/sdt_types.h; a
+ * site whose arguments do not match them does not build, and D's
+ * args[] of the probe has them.
+ *
  * A subsystem that is a provider of its own names its sites with the
  * _P forms: SDT_PROBE5_P(monitor, redflag, ...) is the probe
  * monitor:kernel:<enclosing function>:redflag (`monitor:::redflag` in
@@ -24,6 +28,7 @@
 
 #include <stdint.h>
 #include <scion/compiler.h>
+#include <scion/sdt_types.h>
 #include <arch/sdt.h>
 
 /*
@@ -74,6 +79,16 @@
 	SDT_BIND_(2, sdt_v2);							\
 	__asm__ volatile(SDT_ASM_(name) :: "r"(sdt_r0), "r"(sdt_r1), "r"(sdt_r2));	\
 } while (0)
+#define SDT_SITE4_(name, a0, a1, a2, a3) do {				\
+	uint64_t sdt_v0 = (uint64_t)(a0), sdt_v1 = (uint64_t)(a1);		\
+	uint64_t sdt_v2 = (uint64_t)(a2), sdt_v3 = (uint64_t)(a3);		\
+	SDT_BIND_(0, sdt_v0);							\
+	SDT_BIND_(1, sdt_v1);							\
+	SDT_BIND_(2, sdt_v2);							\
+	SDT_BIND_(3, sdt_v3);							\
+	__asm__ volatile(SDT_ASM_(name) :: "r"(sdt_r0), "r"(sdt_r1), "r"(sdt_r2),	\
+			 "r"(sdt_r3));							\
+} while (0)
 #define SDT_SITE5_(name, a0, a1, a2, a3, a4) do {				\
 	uint64_t sdt_v0 = (uint64_t)(a0), sdt_v1 = (uint64_t)(a1);		\
 	uint64_t sdt_v2 = (uint64_t)(a2), sdt_v3 = (uint64_t)(a3);		\
@@ -107,17 +122,36 @@ struct sdt_site {
 
 LINKER_TABLE_DECLARE(struct sdt_site, sdt_sites);
 
-#define SDT_PROBE0(name)                 SDT_SITE0_(#name)
-#define SDT_PROBE1(name, a0)             SDT_SITE1_(#name, a0)
-#define SDT_PROBE2(name, a0, a1)         SDT_SITE2_(#name, a0, a1)
-#define SDT_PROBE3(name, a0, a1, a2)     SDT_SITE3_(#name, a0, a1, a2)
-#define SDT_PROBE0_P(provider, name) SDT_SITE0_(#provider ":" #name)
-#define SDT_PROBE1_P(provider, name, a0) SDT_SITE1_(#provider ":" #name, a0)
-#define SDT_PROBE2_P(provider, name, a0, a1) SDT_SITE2_(#provider ":" #name, a0, a1)
-#define SDT_PROBE3_P(provider, name, a0, a1, a2) SDT_SITE3_(#provider ":" #name, a0, a1, a2)
+/*
+ * The site's arguments checked against the probe's declared types
+ * (scion/sdt_types.h): a call in sizeof, never evaluated, so it emits
+ * no code and no reference to the discarded prototype.
+ */
+#define SDT_CHECK_(provider, name, ...) \
+	((void)sizeof((SDT_TYPES_(provider, name)(__VA_ARGS__), 0)))
+
+#define SDT_PROBE_(provider, name, n, ...) do {				\
+	SDT_CHECK_(provider, name, __VA_ARGS__);				\
+	SDT_SITE##n##_(#provider ":" #name, ##__VA_ARGS__);			\
+} while (0)
+#define SDT_PROBE_SDT_(name, n, ...) do {					\
+	SDT_CHECK_(sdt, name, __VA_ARGS__);					\
+	SDT_SITE##n##_(#name, ##__VA_ARGS__);					\
+} while (0)
+
+#define SDT_PROBE0(name)                 SDT_PROBE_SDT_(name, 0)
+#define SDT_PROBE1(name, a0)             SDT_PROBE_SDT_(name, 1, a0)
+#define SDT_PROBE2(name, a0, a1)         SDT_PROBE_SDT_(name, 2, a0, a1)
+#define SDT_PROBE3(name, a0, a1, a2)     SDT_PROBE_SDT_(name, 3, a0, a1, a2)
+#define SDT_PROBE0_P(provider, name) SDT_PROBE_(provider, name, 0)
+#define SDT_PROBE1_P(provider, name, a0) SDT_PROBE_(provider, name, 1, a0)
+#define SDT_PROBE2_P(provider, name, a0, a1) SDT_PROBE_(provider, name, 2, a0, a1)
+#define SDT_PROBE3_P(provider, name, a0, a1, a2) SDT_PROBE_(provider, name, 3, a0, a1, a2)
+#define SDT_PROBE4_P(provider, name, a0, a1, a2, a3) \
+	SDT_PROBE_(provider, name, 4, a0, a1, a2, a3)
 #define SDT_PROBE5_P(provider, name, a0, a1, a2, a3, a4) \
-	SDT_SITE5_(#provider ":" #name, a0, a1, a2, a3, a4)
+	SDT_PROBE_(provider, name, 5, a0, a1, a2, a3, a4)
 #define SDT_PROBE6_P(provider, name, a0, a1, a2, a3, a4, a5) \
-	SDT_SITE6_(#provider ":" #name, a0, a1, a2, a3, a4, a5)
+	SDT_PROBE_(provider, name, 6, a0, a1, a2, a3, a4, a5)
 
 #endif
