@@ -453,7 +453,10 @@ $(D_ORACLE): $(D_ORACLE_SRCS) $(D_ORACLE_KERNEL_SRCS) $(DTRACE_LIB_SRCS) $(DTRAC
 	$(call say,HOSTCC,$@)
 	$(Q)$(HOST_CC) $(HOST_CFLAGS) -o $@ $(D_ORACLE_SRCS) $(D_ORACLE_KERNEL_SRCS) \
 		$(DTRACE_LIB_SRCS) $(DTRACE_LDLIBS)
-.PHONY: d-oracle print-D_ORACLE_KERNEL_SRCS
+.PHONY: d-oracle print-D_ORACLE_KERNEL_SRCS print-KERNEL_CFLAGS
+# How kernel code compiles, for tests that compile a fragment (test_sdt_types.py).
+print-KERNEL_CFLAGS:
+	@echo $(KERNEL_CFLAGS)
 d-oracle: $(D_ORACLE)
 # The kernel files the oracle runs, for tests/fuzz/run.sh's d_oracle target.
 print-D_ORACLE_KERNEL_SRCS:
