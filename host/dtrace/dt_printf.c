@@ -13,10 +13,11 @@
  * short or int; a size prefix names a C type exactly (%hd a short, %ld a
  * long such as int64_t, %lld a long long such as hrtime_t; %hx %lx and
  * %llx either signedness, %llx also int64_t and uint64_t); p and a
- * pointers or integers; s strings; Y a 64-bit integer. An aggregation's
+ * pointers or integers; s strings; Y a 64-bit integer; k a stack() key
+ * (printa only: no other value is a stack). An aggregation's
  * value is a uint64_t for count() and an int64_t for the others. The
  * messages are dtrace's, its prototype mismatches on several lines.
- * Floating point, wide characters, %C %S %T and %k are refused: the
+ * long double, wide characters, %C %S and %T are refused: the
  * consumer does not print them.
  *
  * Invariant: a returned format's conversions (%% aside) are in text
@@ -38,6 +39,7 @@ enum check {
 	CK_SIZED_EITHER,	/* the same, either signedness (hx, lx) */
 	CK_LLX,			/* llx: long long either way, or int64_t / uint64_t */
 	CK_FLOAT,		/* a float or double */
+	CK_STACK,		/* a stack() key of printa */
 	CK_REFUSED,		/* dtrace has it, the consumer cannot print it */
 };
 
@@ -88,7 +90,7 @@ static const struct conversion {
 	C("C", CK_REFUSED, "use %c"),
 	C("S", CK_REFUSED, "use %s"),
 	C("T", CK_REFUSED, "use %Y"),
-	C("k", CK_REFUSED, "print stacks with stack()"),
+	C("k", CK_STACK, "stack"),
 };
 
 static const struct conversion *lookup(const char *name)
@@ -113,6 +115,8 @@ static bool accepts(const struct conversion *c, struct dt_type t)
 		return t.kind == DT_TYPE_STRING;
 	case CK_FLOAT:
 		return t.kind == DT_TYPE_FLOAT;
+	case CK_STACK:
+		return t.kind == DT_TYPE_STACK;
 	case CK_TIME:
 		return is_int && t.size == 8;
 	case CK_SIZED:

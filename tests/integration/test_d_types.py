@@ -22,6 +22,7 @@ test kernel (two CPUs, the control channel):
     lockstat:::spin-acquire args[0]->holder_cpu is this CPU; a clause of
     two probe names, and an index past a probe's arguments, are refused;
   - stackdepth is the number of frames stack() prints at the same firing;
+    printa's %k prints a stack() key's frames where the format puts it;
   - a member struct thread does not have is a compile error naming the
     type; args[] past the parameters, and of a glob, are refused;
   - a program compiled against another kernel's types (the user kernel's
@@ -254,6 +255,15 @@ def job_kernel_types(ctx):
         frames = re.findall(r"^\s+kernel`\S+", out, re.M)
         ctx.result("stackdepth-is-stacks-frames", rc == 0 and depth is not None and
                    int(depth.group(1)) == len(frames) > 1, f"exit {rc}: {out}{err}")
+
+        rc, out, err = scion(ctx, sock, "trace", "-q", "-n", "fbt::bcache_read:entry "
+                             "{ @[stack()] = count(); } END { printa(\"calls:%k=%@d\\n\", @); }",
+                             "--run", "bcache run seq n=3 start=100", timeout=120)
+        stacks = re.findall(r"^calls:\n((?:\s+kernel`\S+\n)+)=(\d+)$", out, re.M)
+        ctx.result("printa-k-prints-stack-keys", rc == 0 and stacks != [] and
+                   sum(int(n) for _, n in stacks) == 3 and
+                   all(f.split()[0].startswith("kernel`bcache_workload_run") for f, _ in stacks),
+                   f"exit {rc}: {out}{err}")
 
         rc, out, err = scion(ctx, sock, "trace", "-n",
                              "fbt::thread_create:return { trace(args[1]->nosuch); }")

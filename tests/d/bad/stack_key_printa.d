@@ -1,4 +1,4 @@
-/* no printa( ) conversion prints a stack key (dtrace's %k is not supported) */
+/* a stack key prints with %k only: %d of it is refused */
 fbt::bcache_read:entry
 {
 	@[stack(), arg0] = count();
