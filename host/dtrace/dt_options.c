@@ -47,6 +47,7 @@ const struct dt_option_desc dt_options_table[DT_OPTION_COUNT] = {
 	{ DT_OPT_RAWBYTES, "rawbytes", DT_OK_FLAG, 0, 0, 1, NULL },
 	{ DT_OPT_SPECSIZE, "specsize", DT_OK_SIZE, 32 * KB, 1, 64 * GB, NULL },
 	{ DT_OPT_STACKFRAMES, "stackframes", DT_OK_COUNT, 20, 1, 1024, NULL },
+	{ DT_OPT_STACKINDENT, "stackindent", DT_OK_COUNT, 14, 0, 1024, NULL },
 	{ DT_OPT_STATUSRATE, "statusrate", DT_OK_RATE, NS_PER_S, 1, UINT64_MAX, NULL },
 	{ DT_OPT_STRSIZE, "strsize", DT_OK_SIZE, 256, 2, 1 * MB, NULL },
 	{ DT_OPT_SWITCHRATE, "switchrate", DT_OK_RATE, NS_PER_S, 1, UINT64_MAX, NULL },

@@ -260,7 +260,7 @@ def started(status, reply, op, what):
 # The options only the consumer reads (dconsumer.py, dagg.py, djson.py): the ones -x may
 # still change when -a claims a session whose program was compiled and enabled at boot.
 CONSUMER_OPTIONS = ("aggrate", "aggsortkey", "aggsortkeypos", "aggsortpos", "aggsortrev",
-                    "flowindent", "oformat", "quiet", "rawbytes")
+                    "flowindent", "oformat", "quiet", "rawbytes", "stackindent")
 
 
 def consumer_options(args):

@@ -22,7 +22,8 @@ test kernel (two CPUs, the control channel):
     lockstat:::spin-acquire args[0]->holder_cpu is this CPU; a clause of
     two probe names, and an index past a probe's arguments, are refused;
   - stackdepth is the number of frames stack() prints at the same firing;
-    printa's %k prints a stack() key's frames where the format puts it;
+    printa's %k prints a stack() key's frames where the format puts it,
+    -x stackindent spaces deep;
   - a member struct thread does not have is a compile error naming the
     type; args[] past the parameters, and of a glob, are refused;
   - a program compiled against another kernel's types (the user kernel's
@@ -256,10 +257,11 @@ def job_kernel_types(ctx):
         ctx.result("stackdepth-is-stacks-frames", rc == 0 and depth is not None and
                    int(depth.group(1)) == len(frames) > 1, f"exit {rc}: {out}{err}")
 
-        rc, out, err = scion(ctx, sock, "trace", "-q", "-n", "fbt::bcache_read:entry "
-                             "{ @[stack()] = count(); } END { printa(\"calls:%k=%@d\\n\", @); }",
+        rc, out, err = scion(ctx, sock, "trace", "-q", "-x", "stackindent=3", "-n",
+                             "fbt::bcache_read:entry { @[stack()] = count(); } "
+                             "END { printa(\"calls:%k=%@d\\n\", @); }",
                              "--run", "bcache run seq n=3 start=100", timeout=120)
-        stacks = re.findall(r"^calls:\n((?:\s+kernel`\S+\n)+)=(\d+)$", out, re.M)
+        stacks = re.findall(r"^calls:\n((?: {3}kernel`\S+\n)+)=(\d+)$", out, re.M)
         ctx.result("printa-k-prints-stack-keys", rc == 0 and stacks != [] and
                    sum(int(n) for _, n in stacks) == 3 and
                    all(f.split()[0].startswith("kernel`bcache_workload_run") for f, _ in stacks),
