@@ -1,8 +1,8 @@
 // SPDX-License-Identifier: BSD-2-Clause
 /*
  * The semantic pass for C's types: struct and union members through ->
- * and ., *p of a struct pointer, &, sizeof, arrays, typed args[], and
- * the objects in memory a store may write.
+ * and ., *p of a struct pointer, &, sizeof, arrays, and the objects in
+ * memory a store may write (typed args[] are dt_probe_args.c's).
  *
  * An object of a C type in memory is a DT_N_FIELD node: the object at
  * address left + value (left NULL: at the constant address value, a
@@ -12,14 +12,6 @@
  * through ., & and sizeof. An array used as a value becomes its address
  * (dt_decay): a pointer to its first element, or a string for a char
  * array, as dtrace prints char arrays.
- *
- * args[N] of an fbt probe is argN with the type the kernel's CTF gives
- * the function's parameter (for a return probe, args[1] is the return
- * value), as dtrace types args[] from its CTF; every description of the
- * clause must name one function's entry or its return. args[N] of a
- * statically defined probe (sched, proc, lockstat, io, ...) has the
- * type the kernel declares for its argument N (scion/sdt_types.h, whose
- * prototypes reach the CTF).
  */
 #include <stdio.h>
 #include <string.h>
@@ -248,150 +240,4 @@ bool dt_decay_to_pointer(struct dt_checker *ck, struct dt_node *n)
 	if (!dt_decay(ck, n))
 		return false;
 	return address_type(ck, n, n->left->type, &n->type);	/* a char array too */
-}
-
-/* ---- args[] ---- */
-
-static bool has_glob(const char *s)
-{
-	return strpbrk(s, "*?[") != NULL;
-}
-
-/*
- * The type of args[idx] of an fbt probe: the function's parameter at
- * entry; at return, args[0] is the return site's offset and args[1]
- * the value returned. Every description must name that one function's
- * entry, or its return.
- */
-static bool fbt_arg_type(struct dt_checker *ck, struct dt_node *n, int64_t idx,
-			 struct dt_type *t)
-{
-	struct dt_ctx *ctx = ck->ctx;
-	const struct dt_probedesc *first = ck->clause->probes;
-	for (const struct dt_probedesc *d = first; d; d = d->next)
-		if (strcmp(d->provider, "fbt") || has_glob(d->function) || !*d->function ||
-		    strcmp(d->function, first->function) || strcmp(d->name, first->name) ||
-		    (strcmp(d->name, "entry") && strcmp(d->name, "return"))) {
-			dt_error(ctx, n->loc, D_ARGS_MULTI, "args[ ] needs the clause's probes to be "
-				 "one function's entry or return (%s has no single prototype)", d->text);
-			return false;
-		}
-	struct dt_type ret, params[DT_MAX_ARGS];
-	int nparams = dt_ctf_function(ctx, first->function, &ret, params, DT_MAX_ARGS);
-	if (nparams < 0) {
-		dt_error(ctx, n->loc, D_ARGS_NONE, "no type information for function %s: use "
-			 "arg0..arg9", first->function);
-		return false;
-	}
-	bool entry = !strcmp(first->name, "entry");
-	if (entry && idx >= 0 && idx < nparams && idx < 6)
-		*t = params[idx];
-	else if (!entry && idx == 0)
-		*t = dt_type_int32;		/* the return site's offset in the function */
-	else if (!entry && idx == 1 && ret.kind != DT_TYPE_VOID)
-		*t = ret;
-	else {
-		dt_error(ctx, n->args->loc, D_ARGS_IDX, "index %lld is out of range for fbt::%s:%s "
-			 "args[ ]", (long long)idx, first->function, first->name);
-		return false;
-	}
-	return true;
-}
-
-/*
- * The function whose parameters are the argument types of the SDT probe
- * provider:::name (scion/sdt_types.h): sdt_types__provider__name, with
- * each '-' of name written "__" as the site's name has it.
- */
-static void sdt_types_function(const struct dt_probedesc *d, char *out, size_t size)
-{
-	size_t n = (size_t)snprintf(out, size, "sdt_types__%s__", d->provider);
-	for (const char *c = d->name; *c && n + 2 < size; c++) {
-		if (*c == '-')
-			out[n++] = '_';
-		out[n++] = *c == '-' ? '_' : *c;
-	}
-	out[n < size ? n : size - 1] = '\0';
-}
-
-/*
- * The type of args[idx] of a statically defined probe: the parameter the
- * kernel declares for it. Every description must name the same provider
- * and probe name (any functions: a probe's sites share its types).
- */
-static bool sdt_arg_type(struct dt_checker *ck, struct dt_node *n, int64_t idx,
-			 struct dt_type *t)
-{
-	struct dt_ctx *ctx = ck->ctx;
-	const struct dt_probedesc *first = ck->clause->probes;
-	for (const struct dt_probedesc *d = first; d; d = d->next)
-		if (has_glob(d->provider) || !*d->provider || has_glob(d->name) || !*d->name ||
-		    strcmp(d->provider, first->provider) || strcmp(d->name, first->name)) {
-			dt_error(ctx, n->loc, D_ARGS_MULTI, "args[ ] needs the clause's probes to be "
-				 "one probe name of one provider (%s has no single set of "
-				 "argument types)", d->text);
-			return false;
-		}
-	char fn[160];
-	struct dt_type ret, params[DT_MAX_ARGS];
-	sdt_types_function(first, fn, sizeof(fn));
-	int nparams = dt_ctf_function(ctx, fn, &ret, params, DT_MAX_ARGS);
-	if (nparams < 0) {
-		dt_error(ctx, n->loc, D_ARGS_NONE, "args[ ] is available for fbt probes and the "
-			 "kernel's statically defined probes (%s:::%s has no argument types): use "
-			 "arg0..arg9", first->provider, first->name);
-		return false;
-	}
-	if (idx < 0 || idx >= nparams || idx >= 6) {
-		dt_error(ctx, n->args->loc, D_ARGS_IDX, "index %lld is out of range for %s:::%s "
-			 "args[ ] (it has %d argument%s)", (long long)idx, first->provider,
-			 first->name, nparams, nparams == 1 ? "" : "s");
-		return false;
-	}
-	*t = params[idx];
-	return true;
-}
-
-bool dt_check_args(struct dt_checker *ck, struct dt_node *n)
-{
-	struct dt_ctx *ctx = ck->ctx;
-	const struct dt_probedesc *first = ck->clause ? ck->clause->probes : NULL;
-	if (n->nargs != 1 || !dt_check_expr(ck, n->args) || n->args->kind != DT_N_INT ||
-	    !dt_type_is_int(n->args->type)) {
-		if (!ctx->stopped)
-			dt_error(ctx, n->loc, D_ARGS_IDX, "args[ ] needs one integer constant index");
-		return false;
-	}
-	int64_t idx = (int64_t)n->args->value;
-	if (!first) {
-		dt_error(ctx, n->loc, D_ARGS_NONE, "args[ ] is available in a probe clause only: "
-			 "use arg0..arg9");
-		return false;
-	}
-	if (!dt_ctf_has_kernel(ctx)) {
-		dt_error(ctx, n->loc, D_ARGS_NONE, "args[ ] needs the kernel's types (scion trace "
-			 "passes them; dtc -T kernel.ctf): use arg0..arg9");
-		return false;
-	}
-	struct dt_type t;
-	if (!(strcmp(first->provider, "fbt") ? sdt_arg_type(ck, n, idx, &t) :
-	      fbt_arg_type(ck, n, idx, &t)))
-		return false;
-	if (t.kind != DT_TYPE_INT && t.kind != DT_TYPE_PTR) {
-		dt_error(ctx, n->loc, D_ARGS_TYPE, "args[%lld] of %s has type %s, which D cannot "
-			 "read from a register", (long long)idx, first->text, dt_type_str(ctx, t));
-		return false;
-	}
-	char name[8];
-	snprintf(name, sizeof(name), "arg%lld", (long long)idx);
-	struct dt_node *arg = dt_node_new(ctx, DT_N_BUILTIN, n->loc);
-	arg->ref.builtin = dt_builtin_lookup(name);
-	arg->str = arg->ref.builtin->name;
-	arg->type = arg->ref.builtin->type;
-	n->kind = DT_N_CAST;
-	n->type = t;
-	n->left = arg;
-	n->args = NULL;
-	n->nargs = 0;
-	return true;
 }

@@ -22,8 +22,7 @@ static _Noreturn void usage(const struct dt_tool *tool)
 	exit(DT_EXIT_USAGE);
 }
 
-/* The whole file (or stdin for "-"), malloc'd; NULL with errno on failure. */
-static char *read_file(const char *path, size_t *len)
+char *dt_read_file(const char *path, size_t *len)
 {
 	FILE *f = strcmp(path, "-") ? fopen(path, "rb") : stdin;
 	size_t cap = 4096, n = 0;
@@ -125,7 +124,7 @@ struct dt_program *dt_cmdline_compile(struct dt_cmdline *c, const struct dt_tool
 	size_t len;
 	char *source, *ksyms = NULL, *types = NULL;
 	if (c->types_file) {
-		types = read_file(c->types_file, &len);
+		types = dt_read_file(c->types_file, &len);
 		if (!types) {
 			fprintf(stderr, "%s%s: %s\n", tool->open_failed, c->types_file, strerror(errno));
 			return NULL;
@@ -134,7 +133,7 @@ struct dt_program *dt_cmdline_compile(struct dt_cmdline *c, const struct dt_tool
 		c->args.types_len = len;
 	}
 	if (c->ksyms_file) {
-		ksyms = read_file(c->ksyms_file, &len);
+		ksyms = dt_read_file(c->ksyms_file, &len);
 		if (!ksyms) {
 			fprintf(stderr, "%s%s: %s\n", tool->open_failed, c->ksyms_file, strerror(errno));
 			free(types);
@@ -144,7 +143,7 @@ struct dt_program *dt_cmdline_compile(struct dt_cmdline *c, const struct dt_tool
 		c->args.ksyms = ksyms;
 	}
 	if (c->file) {
-		source = read_file(c->file, &len);
+		source = dt_read_file(c->file, &len);
 		if (!source) {
 			fprintf(stderr, "%s%s: %s\n", tool->open_failed, c->file, strerror(errno));
 			free(ksyms);

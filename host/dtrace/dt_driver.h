@@ -53,4 +53,11 @@ int dt_cmdline_parse(struct dt_cmdline *c, const struct dt_tool *tool, int argc,
  */
 struct dt_program *dt_cmdline_compile(struct dt_cmdline *c, const struct dt_tool *tool);
 
+/*
+ * dt_read_file - the whole of path ("-": stdin), malloc'd with at least
+ *   one spare byte after its *len bytes.
+ * Return value: the bytes, or NULL with errno set.
+ */
+char *dt_read_file(const char *path, size_t *len);
+
 #endif

@@ -7,6 +7,7 @@
  *
  *   dtc [-C] [-K SYMBOLS] [-T TYPES [-B]] [-S] [-p PID] [-x name[=value]]... [-o FILE]
  *       (-s FILE | -n PROGRAM) [args...]
+ *   dtc -K SYMBOLS -T TYPES [-B] -A (-s FILE | -n PROBES)
  *
  * -C runs the C preprocessor first, -K names the kernel's symbol list
  * (`nm --defined-only` of it: build/kernel.syms) for `name references,
@@ -16,6 +17,11 @@
  * PID is the value of the macro variable $target (the traced process), -x
  * sets an option, -o writes to FILE instead of stdout, args are the
  * macro arguments $1, $2...
+ * -A reads no program: FILE or PROBES lists probes, one
+ * provider:module:function:name a line (as the kernel lists them), and
+ * dtc prints each one's argument types (`scion trace -l -v`), one JSON
+ * object a line: {"probe": "sched:kernel:f:on-cpu", "args": ["uint64_t",
+ * ...]}, "args" null where the kernel's types say nothing of the probe.
  * Errors go to stderr as dtrace prints them, one per line:
  *   dtrace: failed to compile script FILE: line N: MESSAGE      (-s)
  *   dtrace: invalid probe specifier PROGRAM: MESSAGE             (-n)
@@ -34,9 +40,9 @@
 
 static const struct dt_tool dtc = {
 	.name = "dtc",
-	.usage = "dtc [-C] [-K SYMBOLS] [-T TYPES [-B]] [-S] [-p PID] [-x name[=value]]... [-o FILE] (-s FILE "
-		 "| -n PROGRAM) [args...]",
-	.flags = "S",
+	.usage = "dtc [-C] [-K SYMBOLS] [-T TYPES [-B]] [-S|-A] [-p PID] [-x name[=value]]... [-o FILE] (-s "
+		 "FILE | -n PROGRAM) [args...]",
+	.flags = "SA",
 	.valued = "o",
 	.option_failed = "dtrace: failed to set -x ",
 	.open_failed = "dtrace: failed to open ",
@@ -104,11 +110,84 @@ static int write_output(const char *path, const char *text)
 	return 0;
 }
 
+static void json_string(FILE *f, const char *s)
+{
+	fputc('"', f);
+	for (; *s; s++)
+		if (*s == '"' || *s == '\\')
+			fprintf(f, "\\%c", *s);
+		else if ((unsigned char)*s < 0x20)
+			fprintf(f, "\\u%04x", *s);
+		else
+			fputc(*s, f);
+	fputc('"', f);
+}
+
+/* -A: the argument types of each probe the list (malloc'd, consumed) names. */
+static int print_probe_args(struct dt_cmdline *c, char *list)
+{
+	c->file = NULL;
+	c->program = "BEGIN { }";	/* a program only to hold the kernel's types */
+	struct dt_program *p = dt_cmdline_compile(c, &dtc);
+	if (!p) {
+		free(list);
+		return DT_EXIT_USAGE;
+	}
+	int rc = 0;
+	if (p->nerrors) {
+		print_errors(p, NULL);
+		rc = DT_EXIT_USAGE;
+	}
+	FILE *out = c->value['o'] ? fopen(c->value['o'], "w") : stdout;
+	if (!out) {
+		fprintf(stderr, "dtc: cannot write %s: %s\n", c->value['o'], strerror(errno));
+		rc = DT_EXIT_USAGE;
+	}
+	for (char *line = list, *next; !rc && line && *line; line = next) {
+		next = strchr(line, '\n');
+		if (next)
+			*next++ = '\0';
+		if (!*line)
+			continue;
+		char types[6][128];
+		int n = dt_program_probe_args(p, line, types, 6);
+		fputs("{\"probe\": ", out);
+		json_string(out, line);
+		fputs(", \"args\": ", out);
+		if (n < 0)
+			fputs("null", out);
+		for (int i = 0; i < n; i++) {
+			fputs(i ? ", " : "[", out);
+			json_string(out, types[i]);
+		}
+		fputs(n == 0 ? "[]}\n" : n > 0 ? "]}\n" : "}\n", out);
+	}
+	if (out && (out == stdout ? fflush(out) : fclose(out)) != 0 && !rc) {
+		fprintf(stderr, "dtc: cannot write the output: %s\n", strerror(errno));
+		rc = DT_EXIT_USAGE;
+	}
+	free(list);
+	dt_program_free(p);
+	return rc;
+}
+
 int main(int argc, char **argv)
 {
 	struct dt_cmdline c;
 	if (dt_cmdline_parse(&c, &dtc, argc, argv))
 		return DT_EXIT_USAGE;
+	if (c.flag['A']) {
+		size_t len = 0;
+		char *list = c.file ? dt_read_file(c.file, &len) : strdup(c.program);
+		if (!list) {
+			fprintf(stderr, "%s%s: %s\n", dtc.open_failed, c.file ? c.file : "-n",
+				strerror(errno));
+			return DT_EXIT_USAGE;
+		}
+		if (c.file)
+			list[len] = '\0';
+		return print_probe_args(&c, list);
+	}
 	bool disassemble = c.flag['S'];
 	const char *output = c.value['o'], *program = c.program;
 	struct dt_program *p = dt_cmdline_compile(&c, &dtc);

@@ -562,6 +562,19 @@ struct dt_program *dt_compile(const char *source, size_t length, const char *fil
 void dt_program_free(struct dt_program *program);
 
 /*
+ * dt_program_probe_args - the C types of args[0], args[1], ... of probe
+ *   ("provider:module:function:name", as the kernel lists it), from the
+ *   kernel types program was compiled with (-T): fbt's from the
+ *   function's prototype, a statically defined probe's from the
+ *   kernel's declaration of it (scion/sdt_types.h).
+ * Return value: how many (at most max; 0: it has none), each named in
+ *   types[i]; -1 when the types say nothing of the probe (or the program
+ *   has no kernel types).
+ */
+int dt_program_probe_args(struct dt_program *program, const char *probe, char types[][128],
+			  int max);
+
+/*
  * The checked program as S-expressions, deterministic (same input, same
  * text): options set, variables, aggregations, then clauses. malloc'd;
  * NULL when out of memory.

@@ -385,6 +385,8 @@ def cmd_trace(args):
     from .dconsumer import Consumer
     from .djson import JsonConsumer
 
+    if args.verbose and not args.list:
+        raise ScionError("-v goes with -l: it lists each probe's argument types")
     if args.list:
         return list_probes(args)
     if args.program is None and args.script is None and not args.anonymous:
@@ -519,14 +521,40 @@ def end_command(target, lost):
         pass
 
 
+def probe_arg_types(names):
+    """{probe name: [C type of args[0], ...] or None} from the kernel's types
+    (dtc -A; None where they say nothing of the probe)."""
+    dtc = dtc_path()
+    if not os.path.exists(dtc):
+        raise ScionError(f"{dtc} is missing: run `make` first")
+    argv = [dtc] + (["-K", ksyms_path()] if os.path.exists(ksyms_path()) else [])
+    argv += kernel_types_args() + ["-A", "-s", "-"]
+    r = subprocess.run(argv, input="".join(n + "\n" for n in names), capture_output=True,
+                       text=True)
+    if r.returncode != 0:
+        raise ScionError(f"dtc -A failed: {r.stderr.strip()}")
+    rows = [json.loads(line) for line in r.stdout.splitlines()]
+    return {row["probe"]: row["args"] for row in rows}
+
+
 def list_probes(args):
     spec = full_spec(args.program) if args.program else ""
     with Client(args.socket, timeout=args.timeout, wait=args.wait) as client:
         rows = replies.probe_list(client, spec, timeout=max(args.timeout, 120.0))
+    types = probe_arg_types([row["probe"] for row in rows]) if args.verbose else {}
     print(f"{'ID':>5} {'PROVIDER':>17} {'MODULE':>29} {'FUNCTION':>32} NAME")
     for row in rows:
         prov, mod, func, name = (row["probe"].split(":", 3) + ["", "", "", ""])[:4]
         print(f"{row['id']:5} {prov:>17} {mod:>29} {func:>32} {name}")
+        if args.verbose:
+            # dtrace -lv's block, the argument types alone (Scion has no stability attributes).
+            arg_types = types.get(row["probe"])
+            print("\n\tArgument Types")
+            for i, t in enumerate(arg_types or []):
+                print(f"\t\targs[{i}]: {t}")
+            if not arg_types:
+                print("\t\tNone")
+            print()
     return 0
 
 
@@ -540,6 +568,8 @@ def add_trace(sub, subcommand):
     what.add_argument("-a", dest="anonymous", action="store_true",
                       help="claim the anonymous trace enabled at boot (a .anon boot module)")
     p.add_argument("-l", dest="list", action="store_true", help="list probes (matching -n)")
+    p.add_argument("-v", dest="verbose", action="store_true",
+                   help="with -l, each probe's argument types (args[]), as dtrace -lv")
     p.add_argument("-q", dest="quiet", action="store_true", help="quiet: only explicit output")
     p.add_argument("-o", dest="output", metavar="FILE", help="write the trace output to FILE "
                    "(FILE.part while tracing, flushed as data arrives)")

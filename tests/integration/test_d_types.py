@@ -21,6 +21,8 @@ test kernel (two CPUs, the control channel):
     (the next thread) has tid arg0 and args[3]->index is cpu; at every
     lockstat:::spin-acquire args[0]->holder_cpu is this CPU; a clause of
     two probe names, and an index past a probe's arguments, are refused;
+    `scion trace -l -v` lists each probe's argument types (sdt's and
+    fbt's; None for a probe that has none), as dtrace -lv does;
   - stackdepth is the number of frames stack() prints at the same firing;
     printa's %k prints a stack() key's frames where the format puts it,
     -x stackindent spaces deep;
@@ -230,6 +232,30 @@ def check_sdt_args(ctx, sock):
                f"exit {rc}: {out}{err}")
 
 
+def check_listed_arg_types(ctx, sock):
+    rc, out, err = 0, "", ""
+    for spec in ("sched:::on-cpu", "fbt::thread_create:entry", "profile:::tick-1s"):
+        r, o, e = scion(ctx, sock, "trace", "-l", "-v", "-n", spec)
+        rc, out, err = rc or r, out + o, err + e
+    blocks = re.findall(r"^\s*\d+\s+(\S+)\s+\S+\s+(\S+)\s+(\S+)\n\n\tArgument Types\n"
+                        r"((?:\t\t.*\n)+)", out, re.M)
+    listed = {f"{p}::{f}:{n}": body for p, f, n, body in blocks}
+    on_cpu = [body for probe, body in listed.items() if probe.startswith("sched::") and
+              probe.endswith(":on-cpu")]
+    ctx.result("list-v-sdt-arg-types", rc == 0 and on_cpu != [] and all(
+        body == "\t\targs[0]: uint64_t\n\t\targs[1]: unsigned int\n"
+                "\t\targs[2]: struct thread *\n\t\targs[3]: struct cpu *\n" for body in on_cpu),
+        f"exit {rc}: {out}{err}")
+    ctx.result("list-v-fbt-arg-types", listed.get("fbt::thread_create:entry", "").startswith(
+        "\t\targs[0]: char *\n") and listed["fbt::thread_create:entry"].count("args[") == 4,
+        f"{out}{err}")
+    r, o, e = scion(ctx, sock, "trace", "-v", "-n", "BEGIN { exit(0); }")
+    ctx.result("v-without-l-refused", r == 1 and o == "" and e == "scion: -v goes with -l: "
+               "it lists each probe's argument types\n", f"exit {r}: {o}{e}")
+    ctx.result("list-v-none", re.search(r" tick-1s\n\n\tArgument Types\n\t\tNone\n\n", out)
+               is not None, f"{out}{err}")
+
+
 def job_kernel_types(ctx):
     boot, sock = channel_boot(ctx, "dtypes", smp=2, single_thread_tcg=True)
     try:
@@ -249,6 +275,7 @@ def job_kernel_types(ctx):
                    f"{out}{err}")
 
         check_sdt_args(ctx, sock)
+        check_listed_arg_types(ctx, sock)
         rc, out, err = scion(ctx, sock, "trace", "-q", "-n", "fbt::bcache_read:entry "
                              "{ printf(\"depth %d\\n\", stackdepth); stack(); exit(0); }",
                              "--run", "bcache run seq n=1 start=100", timeout=120)
