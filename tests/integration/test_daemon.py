@@ -216,7 +216,8 @@ def slow_client(ctx, sock, since):
 
         def answered_and_told(fs):
             return any(f.type == frame.RESPONSE and f.seq == 2 for f in fs) and \
-                any(f.type == frame.EVENT and f.seq == 0 for f in fs)
+                any(f.type == frame.EVENT and frame.decode_event(f.payload)[0] == 0
+                    for f in fs)
         frames = hello + read_frames(s, parser, answered_and_told)
     finally:
         s.close()
