@@ -19,19 +19,25 @@ clients speak the very same frames to it as to the kernel. The daemon:
 - drops a client that sends bytes that are not frames a host may send,
   or leaves a frame cut short, with a line in its log;
 - never drops a client's data silently: a slow client's frames wait in
-  the daemon (up to CLIENT_BUFFER_MAX bytes); past that its DATA frames
-  are dropped, counted, and the client is told with an EVENT (number 0,
-  "scion daemon: ...") once its buffer drains;
+  the daemon (up to CLIENT_BUFFER_MAX bytes, or $SCION_DAEMON_BUFFER_MAX
+  when the daemon starts); past that its DATA frames are dropped and
+  counted, and once its buffer has drained to half the limit the client
+  is told with an EVENT (number 0, "scion daemon: N DATA frames (B bytes)
+  ...") and the log gets one line with the same counts (also written
+  when the client leaves before it could be told);
 - exits linger seconds after its last client leaves, on SIGTERM
   (`scion daemon --stop`), or when the channel closes (the clients then
   see it close, as they would without the daemon).
-Its log is paths()'s log file: one line per client, drop and failure.
+Its log is paths()'s log file: one line per client (its pid, from the
+socket's peer credentials, so a test can tell which command connected
+how often), per drop and per failure.
 """
 
 import os
 import selectors
 import signal
 import socket
+import struct
 import sys
 import time
 from collections import deque
@@ -41,6 +47,7 @@ from .client import ScionError, check_socket_path
 from .mux import Owner, Table
 
 CLIENT_BUFFER_MAX = 256 << 20       # bytes waiting for one slow client before DATA is dropped
+BUFFER_MAX_ENV = "SCION_DAEMON_BUFFER_MAX"
 HELLO_RESEND_SECONDS = 0.5
 STOP_GRACE_SECONDS = 5.0            # for the kernel to answer the daemon's last closes
 DEFAULT_LINGER = 5.0
@@ -65,13 +72,15 @@ class Conn:
         self.version = None             # the version of its accepted HELLO
         self.hellos = []                # (seq, version) of HELLOs waiting for the kernel's
         self.mid_since = None           # when it was last left in the middle of a frame
-        self.dropped_frames = self.dropped_bytes = self.told = 0
+        self.dropped_frames = self.dropped_bytes = 0     # not yet told
         self.closing = False            # flush what is queued, then close
 
 
 class Daemon:
-    def __init__(self, control, timeout, wait, linger, log=sys.stderr):
+    def __init__(self, control, timeout, wait, linger, log=sys.stderr,
+                 buffer_max=CLIENT_BUFFER_MAX):
         self.control, self.timeout, self.wait, self.linger = control, timeout, wait, linger
+        self.buffer_max = buffer_max
         self.sock_path, self.lock_path, self.log_path = paths(control)
         self.logf = log
         self.sel = selectors.DefaultSelector()
@@ -252,7 +261,7 @@ class Daemon:
         c = Conn(sock, self.numbered)
         self.clients[c.number] = c
         self.sel.register(sock, selectors.EVENT_READ, c)
-        self.say(f"client {c.number}: connected")
+        self.say(f"client {c.number}: connected{peer_pid(sock)}")
 
     def read_client(self, c):
         try:
@@ -324,23 +333,32 @@ class Daemon:
                                        frame.encode_status(-frame.C.EPROTO, text)))
 
     def to_client(self, c, data, droppable=False):
-        if droppable and c.out_bytes + len(data) > CLIENT_BUFFER_MAX:
+        if droppable and c.out_bytes + len(data) > self.buffer_max:
             c.dropped_frames += 1
             c.dropped_bytes += len(data)
-            if c.dropped_frames == 1:
-                self.say(f"{c.owner.name}: reads too slowly; dropping its DATA frames "
-                         f"({CLIENT_BUFFER_MAX} bytes wait for it)")
             return
         c.out.append(data)
         c.out_bytes += len(data)
-        if c.dropped_frames > c.told and c.out_bytes < CLIENT_BUFFER_MAX // 2:
-            text = (f"0 0 {NOTICE}{c.dropped_frames - c.told} DATA frames "
-                    f"({c.dropped_bytes} bytes in all) for this client were dropped: it read "
-                    "too slowly").encode()
-            c.told = c.dropped_frames
-            c.out.append(frame.encode(frame.EVENT, 0, text))
-            c.out_bytes += len(c.out[-1])
+        self.tell_drops(c)
         self.sel.modify(c.sock, selectors.EVENT_READ | selectors.EVENT_WRITE, c)
+
+    def dropped_words(self, c):
+        return (f"{c.dropped_frames} DATA frame{'s' if c.dropped_frames != 1 else ''} "
+                f"({c.dropped_bytes} bytes) dropped while {self.buffer_max} bytes waited "
+                "for it")
+
+    def tell_drops(self, c):
+        """Once a slow client's buffer has drained to half the limit, tell it (and the
+        log) what was dropped since it was last told: one line per episode, not per
+        frame. Checked as frames are queued and as they leave, since after the last
+        dropped frame nothing more may come to queue."""
+        if not c.dropped_frames or c.out_bytes >= self.buffer_max // 2:
+            return
+        words = self.dropped_words(c)
+        self.say(f"{c.owner.name}: read too slowly: {words}; told it")
+        c.dropped_frames = c.dropped_bytes = 0
+        c.out.append(frame.encode(frame.EVENT, 0, f"0 0 {NOTICE}{words}".encode()))
+        c.out_bytes += len(c.out[-1])
 
     def write_client(self, c):
         while c.out:
@@ -354,8 +372,10 @@ class Daemon:
             c.out_bytes -= n
             if n < len(c.out[0]):
                 c.out[0] = c.out[0][n:]
+                self.tell_drops(c)
                 return
             c.out.popleft()
+            self.tell_drops(c)
         if c.closing:
             self.drop(c, "answered", tell=False, quiet=True)
         else:
@@ -375,6 +395,9 @@ class Daemon:
         if c.number not in self.clients:
             return
         del self.clients[c.number]
+        if c.dropped_frames:
+            self.say(f"{c.owner.name}: read too slowly: {self.dropped_words(c)}; left "
+                     "before it could be told")
         if not quiet:
             self.say(f"{c.owner.name}: {'dropped: ' if bad else ''}{why}")
         if tell:
@@ -534,10 +557,31 @@ class Daemon:
         return None
 
 
+def peer_pid(sock):
+    """ " (pid N)" of the process at the other end of a UNIX socket, where the system
+    says (Linux's SO_PEERCRED), else ""."""
+    try:
+        pid = struct.unpack("3i", sock.getsockopt(socket.SOL_SOCKET, socket.SO_PEERCRED,
+                                                  struct.calcsize("3i")))[0]
+    except (AttributeError, OSError, struct.error):
+        return ""
+    return f" (pid {pid})" if pid > 0 else ""
+
+
+def buffer_max_from_env():
+    """$SCION_DAEMON_BUFFER_MAX (bytes), else CLIENT_BUFFER_MAX."""
+    text = os.environ.get(BUFFER_MAX_ENV, "").strip()
+    if not text:
+        return CLIENT_BUFFER_MAX
+    if not text.isdigit() or int(text) < 1:
+        raise ScionError(f"{BUFFER_MAX_ENV}: give a number of bytes, not '{text}'")
+    return int(text)
+
+
 def run_daemon(control, timeout, wait, linger):
     """`scion daemon` in the foreground (the clients start it with stdout and stderr
     on the log file). Returns the exit status."""
-    d = Daemon(control, timeout, wait, linger)
+    d = Daemon(control, timeout, wait, linger, buffer_max=buffer_max_from_env())
     if not d.start():
         d.say("another daemon already serves this channel")
         return 0

@@ -2,7 +2,8 @@
 """Subcommands that collect what the kernel sends unasked: `scion probe
 record` (a stream of probe firings from the kernel's per-CPU buffers)
 and `scion events` (the kernel's event lines, also sent as EVENT frames
-to whichever client holds the channel).
+to whichever client holds the channel; through `scion daemon`, to every
+client: `events --follow` holds one connection and prints them).
 
 Records are decoded by frame.decode_probe_records; drops are always
 reported, on stderr as dtrace does, and in the JSON. A recording survives
@@ -157,44 +158,113 @@ def recent_events(args, after=0):
         return replies.events(client, after)
 
 
+def show_event(number, ms, text, out=None):
+    print(f"{number:6} {ms // 1000:6}.{ms % 1000:03}  {text}", file=out or sys.stdout,
+          flush=True)
+
+
+class Follower:
+    """Prints new events once each, in order: last is the number printed last; shown
+    counts them against --count. out and err: stdout and stderr (tests give others)."""
+
+    def __init__(self, last, count, out=None, err=None):
+        self.last, self.count, self.shown = last, count, 0
+        self.out, self.err = out or sys.stdout, err or sys.stderr
+
+    def done(self):
+        return self.count is not None and self.shown >= self.count
+
+    def take(self, events):
+        """Print events newer than last, oldest first, saying how many numbers between
+        were skipped (lost: the kernel's ring no longer had them)."""
+        for number, ms, text in sorted(events):
+            if number <= self.last or self.done():
+                continue
+            if number > self.last + 1:
+                lost = number - self.last - 1
+                print(f"scion: {lost} event{'s' if lost != 1 else ''} lost", file=self.err)
+            show_event(number, ms, text, self.out)
+            self.last = number
+            self.shown += 1
+
+
+def follow_polling(args, follower, deadline):
+    """Straight to the kernel: each poll takes the channel for one EVENTS request and lets
+    it go, since holding a direct channel would block every other `scion` command."""
+    while not follower.done():
+        if deadline is not None and time.monotonic() >= deadline:
+            return
+        time.sleep(FOLLOW_POLL_SECONDS)
+        follower.take(recent_events(args, follower.last))
+
+
+def follow_pushed(client, follower, deadline, ring=replies.events):
+    """Through the daemon: one connection, printing the EVENT frames the daemon sends
+    every client. A jump in their numbers is filled from the kernel's ring first; only
+    what the ring no longer has is reported lost. Number 0 is the daemon's own notice
+    (the client has said it on stderr), not an event. ring(client, after) reads the
+    kernel's ring (tests give another)."""
+    seen = 0        # client.events taken so far
+    while not follower.done():
+        pushed = [e for e in client.events[seen:] if e[0] > 0]
+        seen = len(client.events)
+        for event in sorted(pushed):
+            if event[0] > follower.last + 1:
+                follower.take(ring(client, follower.last))
+            follower.take([event])
+        if follower.done():
+            return
+        if deadline is None:
+            client.pump(1.0)
+        elif time.monotonic() >= deadline:
+            return
+        else:
+            client.pump(min(1.0, deadline - time.monotonic()))
+
+
 def cmd_events(args):
     """The kernel's recent events; with --follow, the new ones as they come.
 
-    Following polls: it takes the channel only to read the kernel's ring
-    of recent events and lets it go between polls, so other `scion`
-    commands run meanwhile. A gap in the numbers (more events than the
-    ring holds between two polls) is reported."""
-    def show(number, ms, text):
-        print(f"{number:6} {ms // 1000:6}.{ms % 1000:03}  {text}", flush=True)
-
-    history = recent_events(args)
-    for event in history:
-        show(*event)
-    if not args.follow:
-        return 0
-    last = history[-1][0] if history else 0
-    shown = 0
-    deadline = None if args.duration is None else time.monotonic() + args.duration
+    Through `scion daemon` following holds one connection: it prints the
+    history (the kernel's ring, the EVENTS op) and then the EVENT frames
+    the daemon sends every client, each number once; a jump in the
+    numbers is filled from the ring, and only what the ring no longer has
+    is reported lost. Straight to the kernel (--direct, SCION_NO_DAEMON=1)
+    following polls instead, every FOLLOW_POLL_SECONDS: it takes the
+    channel only to read the ring and lets it go between polls, since
+    holding it would block every other `scion` command; a gap in the
+    numbers (more events than the ring holds between two polls) is
+    reported."""
+    deadline = None
+    if args.follow and args.duration is not None:
+        deadline = time.monotonic() + args.duration
+    follower = None
     try:
-        while args.count is None or shown < args.count:
-            if deadline is not None and time.monotonic() >= deadline:
-                break
-            time.sleep(FOLLOW_POLL_SECONDS)
-            for event in recent_events(args, last):
-                if event[0] <= last:
-                    continue
-                if event[0] > last + 1:
-                    print(f"scion: {event[0] - last - 1} events lost", file=sys.stderr)
-                show(*event)
-                last = event[0]
-                shown += 1
-                if args.count is not None and shown >= args.count:
-                    break
+        client = Client(args.socket, timeout=args.timeout,
+                        wait=float("inf") if args.follow else args.wait)
+        if args.follow and not client.direct:
+            with client:
+                history = replies.events(client)
+                for event in history:
+                    show_event(*event)
+                follower = Follower(history[-1][0] if history else 0, args.count)
+                follow_pushed(client, follower, deadline)
+        else:
+            history = recent_events(args)
+            for event in history:
+                show_event(*event)
+            if not args.follow:
+                return 0
+            follower = Follower(history[-1][0] if history else 0, args.count)
+            follow_polling(args, follower, deadline)
     except KeyboardInterrupt:
-        pass
-    if args.count is not None and shown < args.count:
-        raise ScionError(f"events: {shown} of the {args.count} events asked for came "
-                         f"within {args.duration:g} s")
+        if follower is None:
+            raise
+    if args.count is not None and not follower.done():
+        within = f"within {args.duration:g} s" if args.duration is not None else \
+            "before Ctrl-C"
+        raise ScionError(f"events: {follower.shown} of the {args.count} events asked for "
+                         f"came {within}")
     return 0
 
 

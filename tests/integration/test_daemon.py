@@ -6,16 +6,27 @@ On one booted guest: two `scion trace` runs at once, each counting the
 reads of its own block range while both ranges' workloads run, each
 print exactly its own count; a third trace killed with SIGKILL mid-session
 has its kernel stream (and so its trace session) closed by the daemon
-(the kernel's `channel streams` listing), the others undisturbed;
-`scion events --follow` sees a marker posted meanwhile; garbage and cut
-frames sent to the daemon's socket get that connection dropped with a
-line in the daemon's log; the daemon starts on demand, stops on
-`scion daemon --stop` and after its last client leaves. Without a guest,
-a client gets one clear line. The harness runs the other jobs with
-SCION_NO_DAEMON=1 (tests/run_tests.py); these set it to 0."""
+(the kernel's `channel streams` listing), the others undisturbed; a
+`scion record` of the block cache made while both trace is complete,
+its counts the kernel's; `scion events --follow` sees a marker posted
+meanwhile, once, over one connection (the daemon's log names each
+client's pid); garbage and cut frames sent to the daemon's socket get
+that connection dropped with a line in the daemon's log; the daemon
+starts on demand, stops on `scion daemon --stop` and after its last
+client leaves. Restarted with a 64 KiB $SCION_DAEMON_BUFFER_MAX, a
+client that asks for a BULK transfer and does not read has DATA dropped,
+counted in one log line and told to it once it reads again, every byte
+accounted for, while another client's BULK and a trace get exactly
+theirs. Following pushed events fills a gap from the kernel's ring
+(a fake client, no guest). Without a guest, a client gets one clear
+line. The harness runs the other jobs with SCION_NO_DAEMON=1
+(tests/run_tests.py); these set it to 0."""
 
+import io
+import json
 import os
 import re
+import shutil
 import signal
 import socket
 import subprocess
@@ -29,6 +40,15 @@ LINGER = 3
 DAEMON_ENV = {"SCION_NO_DAEMON": "0", "SCION_DAEMON_LINGER": str(LINGER)}
 # Each trace counts the reads of its own blocks; both workloads run while both trace.
 TRACES = {"a": (100, 40), "b": (150, 70)}
+# The recording made while both traces run reads blocks of neither range.
+RECORD_RUN = ("bcache run seq n=30 start=300", 30, 300)
+BUFFER_MAX = 64 << 10
+# Several times what the socket and BUFFER_MAX hold, so a client that does not read loses some.
+SLOW_BULK = 1 << 20
+OTHER_BULK = 256 << 10
+SLOW_TRACE = (400, 25)
+# Any of these clients may be the one to (re)start the daemon.
+SMALL_ENV = {**DAEMON_ENV, "SCION_DAEMON_BUFFER_MAX": str(BUFFER_MAX)}
 STREAM_ROW = re.compile(r"^(\d+)\s+(\S+)\s+\d+\s+\d+\s+ms (open|closing)\s*$", re.M)
 
 
@@ -40,10 +60,10 @@ def scion_d(ctx, sock, *args, timeout=120):
     return scion(ctx, sock, *args, env=DAEMON_ENV, timeout=timeout)
 
 
-def popen(ctx, sock, *args):
+def popen(ctx, sock, *args, env=DAEMON_ENV):
     argv = [sys.executable, os.path.join(ctx.root, "host", "scion"), "--socket", sock, *args]
     return subprocess.Popen(argv, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
-                            env={**os.environ, **DAEMON_ENV})
+                            env={**os.environ, **env})
 
 
 def open_streams(ctx, sock):
@@ -121,6 +141,119 @@ def bad_input(ctx, sock):
                    daemon_log(sock)[-1500:])
 
 
+def record_beside_traces(ctx, sock):
+    """A `scion record` while the two traces run: complete, and its counts the workload's
+    and the kernel's (`scion record` itself fails when the kernel's totals and what
+    arrived disagree)."""
+    from scionhost import recfmt
+    out = os.path.join(ctx.log_dir, f"{ctx.job}-recording")
+    shutil.rmtree(out, ignore_errors=True)
+    run, n, start = RECORD_RUN
+    streams = open_streams(ctx, sock)
+    ctx.result("record/beside-traces", len([s for s in streams if s[1] == "trace"]) == 2,
+               repr(streams))
+    rc, text, err = scion_d(ctx, sock, "record", "-m", "bcache", "-o", out, "--run", run,
+                            timeout=300)
+    ctx.result("record/exit", rc == 0 and f"{n} reads" in text and
+               re.search(rf"bcache \(.*\), {n} requests, {n} results, 0 dropped", err),
+               f"exit {rc}: {text}{err}")
+    meta = json.load(open(os.path.join(out, recfmt.META_FILE))) if rc == 0 else {}
+    _, trace = recfmt.read_stream(os.path.join(out, recfmt.TRACE_FILE)) if rc == 0 else ({}, [])
+    _, log = recfmt.read_stream(os.path.join(out, recfmt.LOG_FILE)) if rc == 0 else ({}, [])
+    ctx.result("record/complete", meta.get("complete") is True and
+               meta.get("records") == {"trace": n, "log": n}, repr(meta))
+    ctx.result("record/is-the-workload",
+               [r["block"] for r in trace] == list(range(start, start + n)) and
+               [r["seq"] for r in trace] == list(range(1, n + 1)) and
+               [r["seq"] for r in log] == list(range(1, n + 1)),
+               f"{trace[:2]!r} {log[:2]!r}")
+
+
+def read_frames(s, parser, until, seconds=30):
+    """Frames from raw socket s until until(frames so far) holds, or the deadline."""
+    frames, deadline = [], time.monotonic() + seconds
+    while not until(frames) and time.monotonic() < deadline:
+        s.settimeout(max(0.01, deadline - time.monotonic()))
+        try:
+            chunk = s.recv(1 << 16)
+        except socket.timeout:
+            break
+        if not chunk:
+            break
+        frames += parser.feed(chunk)
+    return frames
+
+
+def slow_client(ctx, sock, since):
+    """The daemon restarted with SMALL_ENV: a raw client asks for SLOW_BULK bytes and reads
+    nothing until they have all been sent, while another client's BULK and a trace run.
+    since: where the restarted daemon's part of the log begins."""
+    from scionhost import frame
+    from scionhost.client import host_version
+    from scionhost.commands import BULK_REQUEST
+    trace = popen(ctx, sock, "trace", "-n", program(*SLOW_TRACE), env=SMALL_ENV)
+    s = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+    try:
+        wait_streams(ctx, sock, 1, seconds=60)
+        s.connect(sock + ".daemon")
+        parser = frame.ReferenceParser(frame.KERNEL_SENT_TYPES)
+        s.sendall(frame.encode_hello(1, host_version(sock)))
+        hello = read_frames(s, parser, lambda fs: fs)
+        s.sendall(frame.encode_request(2, frame.OP_BULK, BULK_REQUEST.pack(bytes=SLOW_BULK)))
+        # The kernel runs requests in order: this BULK starts once all of the slow one
+        # has gone to the daemon, which drops what does not fit in BUFFER_MAX.
+        rc, out, err = scion(ctx, sock, "bulk", str(OTHER_BULK), env=SMALL_ENV, timeout=120)
+        ctx.result("slow-client/other-bulk-exact", rc == 0 and
+                   out.startswith(f"received {OTHER_BULK} bytes"), f"exit {rc}: {out}{err}")
+        rc, out, err = scion(ctx, sock, "shell", "bcache", "run", "seq", f"n={SLOW_TRACE[1]}",
+                             f"start={SLOW_TRACE[0]}", env=SMALL_ENV, timeout=300)
+        trace.send_signal(signal.SIGINT)
+        out, err = trace.communicate(timeout=120)
+        ctx.result("slow-client/other-trace-exact", trace.returncode == 0 and
+                   count_of(out) == SLOW_TRACE[1], f"exit {trace.returncode}, count "
+                   f"{count_of(out)} (want {SLOW_TRACE[1]}): {out}{err}")
+        told_early = "read too slowly" in daemon_log(sock)[since:]
+
+        def answered_and_told(fs):
+            return any(f.type == frame.RESPONSE and f.seq == 2 for f in fs) and \
+                any(f.type == frame.EVENT and frame.decode_event(f.payload)[0] == 0
+                    for f in fs)
+        frames = hello + read_frames(s, parser, answered_and_told)
+    finally:
+        s.close()
+        if trace.poll() is None:
+            trace.kill()
+            trace.communicate()
+    got = sum(len(frame.decode_data(f.payload)[1]) for f in frames if f.type == frame.DATA)
+    notices = [frame.decode_event(f.payload)[2] for f in frames if f.type == frame.EVENT and
+               frame.decode_event(f.payload)[0] == 0]
+    answer = [frame.decode_status(f.payload)[0] for f in frames
+              if f.type == frame.RESPONSE and f.seq == 2]
+    log = daemon_log(sock)[since:]
+    me = re.search(rf"client (\d+): connected \(pid {os.getpid()}\)", log)
+    lines = re.findall(rf"client {me[1] if me else 'none'}: read too slowly: (\d+) DATA frames "
+                       rf"\((\d+) bytes\) dropped while {BUFFER_MAX} bytes waited for it; "
+                       "told it", log)
+    ctx.result("slow-client/dropped-and-logged-once", not told_early and len(lines) == 1 and
+               int(lines[0][0]) > 0, f"{lines} (told before it read: {told_early}): "
+               f"{log[-1500:]}")
+    dropped_frames, dropped_bytes = (int(x) for x in lines[0]) if lines else (0, 0)
+    ctx.result("slow-client/told-once-it-read", answer == [0] and notices == [
+        f"scion daemon: {dropped_frames} DATA frames ({dropped_bytes} bytes) dropped while "
+        f"{BUFFER_MAX} bytes waited for it"], f"answer {answer}, notices {notices}")
+    # Every byte asked for either arrived or is in the count: frames are whole.
+    overhead = len(frame.encode(frame.DATA, 0, frame.encode_data(0, b"")))
+    ctx.result("slow-client/every-byte-accounted", 0 < got < SLOW_BULK and
+               got + dropped_bytes - dropped_frames * overhead == SLOW_BULK,
+               f"{got} arrived, {dropped_frames} frames of {dropped_bytes} bytes dropped "
+               f"({overhead} bytes of framing each), {SLOW_BULK} asked for")
+
+
+def follower_connections(ctx, sock, pid):
+    """How many times process pid connected to the daemon (its log names each client's)."""
+    return len(re.findall(rf"client \d+: connected \(pid {pid}\)", daemon_log(sock)))
+
+
 def job_shared_channel(ctx):
     boot, sock = channel_boot(ctx, "shared", smp=2, single_thread_tcg=True)
     procs = []
@@ -151,6 +284,7 @@ def job_shared_channel(ctx):
                    daemon_log(sock)[-1500:])
 
         bad_input(ctx, sock)
+        record_beside_traces(ctx, sock)
 
         for k, (start, n) in TRACES.items():
             rc, out, err = scion_d(ctx, sock, "shell", "bcache", "run", "seq", f"n={n}",
@@ -166,8 +300,13 @@ def job_shared_channel(ctx):
                        f"exit {p.returncode}, count {count_of(out)} (want {want}): {out}{err}")
         out, err = events.communicate(timeout=120)
         ctx.result("events-follow-beside-traces",
-                   events.returncode == 0 and "mark: daemon-marker" in out,
+                   events.returncode == 0 and out.count("mark: daemon-marker") == 1,
                    f"exit {events.returncode}: {out[-800:]}{err}")
+        # It followed for the whole job: polling would have connected every half second.
+        ctx.result("events-follow-one-connection",
+                   follower_connections(ctx, sock, events.pid) == 1,
+                   f"{follower_connections(ctx, sock, events.pid)} connections of pid "
+                   f"{events.pid}: {daemon_log(sock)[-1500:]}")
         ctx.result("no-session-left", wait_streams(ctx, sock, 0, seconds=30) == [],
                    repr(open_streams(ctx, sock)))
 
@@ -175,8 +314,10 @@ def job_shared_channel(ctx):
         rc2, out2, _ = scion_d(ctx, sock, "daemon", "--status")
         ctx.result("stopped", rc == 0 and "stopped the daemon" in err and rc2 == 1 and
                    not os.path.exists(sock + ".daemon"), f"{rc}: {out}{err}; {rc2}: {out2}")
-        rc, out, err = scion_d(ctx, sock, "status")
+        since = len(daemon_log(sock))
+        rc, out, err = scion(ctx, sock, "status", env=SMALL_ENV)
         ctx.result("restarted-on-demand", rc == 0 and "version:" in out, out + err)
+        slow_client(ctx, sock, since)
         deadline = time.monotonic() + LINGER + 20
         while scion_d(ctx, sock, "daemon", "--status")[0] == 0 and time.monotonic() < deadline:
             time.sleep(0.5)
@@ -190,6 +331,42 @@ def job_shared_channel(ctx):
                 p.kill()
                 p.communicate()
         poweroff(ctx, boot)
+
+
+class PushingClient:
+    """What follow_pushed uses of a Client: events, and a pump() that brings the next
+    batch of pushed ones."""
+
+    def __init__(self, batches):
+        self.events, self.batches = [], list(batches)
+
+    def pump(self, seconds):
+        if self.batches:
+            self.events += self.batches.pop(0)
+
+
+def job_follow_gaps(ctx):
+    """No guest: pushed events printed once each; the daemon's notice (number 0) is no
+    event; a jump in the numbers filled from the ring, only what it lost reported."""
+    from scionhost import streams
+
+    def ev(n):
+        return (n, 1000 * n, f"event {n}")
+    asked = []
+
+    def ring(client, after):
+        asked.append(after)
+        return [ev(n) for n in (6, 7, 8, 9)]       # 5 has left the ring
+    client = PushingClient([[ev(8)], [ev(9), ev(10)], [ev(11)]])
+    client.events = [ev(4), (0, 0, "scion daemon: 3 DATA frames (12 bytes) dropped"), ev(4)]
+    out, err = io.StringIO(), io.StringIO()
+    follower = streams.Follower(3, 6, out, err)
+    streams.follow_pushed(client, follower, time.monotonic() + 30, ring=ring)
+    numbers = [int(line.split()[0]) for line in out.getvalue().splitlines()]
+    ctx.result("follow/gap-filled-from-ring", numbers == [4, 6, 7, 8, 9, 10] and asked == [4]
+               and follower.done(), f"printed {numbers}, ring asked after {asked}")
+    ctx.result("follow/lost-reported", err.getvalue() == "scion: 1 event lost\n",
+               repr(err.getvalue()))
 
 
 def one_line(rc, out, err, want):
