@@ -90,7 +90,7 @@ bool dt_check_deref_sou(struct dt_checker *ck, struct dt_node *n)
 uint32_t dt_variable_array_count(struct dt_checker *ck, const struct dt_node *n)
 {
 	if (n->kind != DT_N_FIELD || n->type.kind != DT_TYPE_ARRAY || !n->left ||
-	    n->left->kind != DT_N_VAR || !n->left->ref.var ||
+	    (n->left->kind != DT_N_VAR && n->left->kind != DT_N_ARRAY) || !n->left->ref.var ||
 	    !dt_var_by_reference(n->left->ref.var))
 		return 0;
 	uint32_t count = 0;

@@ -217,6 +217,9 @@ bool dt_var_by_reference(const struct dt_var *v)
  * A struct or fixed-size array variable is the object at its storage's
  * address (a DT_N_FIELD whose base is the variable, whose load gives
  * that address), so ., [], & and stores reach it as any object in memory.
+ * So is such an element of an associative array, and a thread-local
+ * one: their storage is made on first use, zeroed, and kept for the
+ * session (the kernel's dynamic space), as DTrace faults them in.
  */
 static void resolve_by_reference(struct dt_checker *ck, struct dt_node *n)
 {
@@ -334,6 +337,11 @@ bool dt_resolve_array(struct dt_checker *ck, struct dt_node *n, const struct dt_
 	if (!check_keys(ck, n->args, what, v ? v->nkeys : -1, v ? v->keys : NULL, n->loc,
 			n->nargs))
 		return false;
+	if (v && value && dt_var_by_reference(v)) {
+		dt_error(ck->ctx, n->loc, D_OP_LVAL, "%s[ ] is %s: assign its members or elements, "
+			 "or fill it with bcopy( )", what, dt_type_str(ck->ctx, v->type));
+		return false;
+	}
 	if (v && value && !assignable(ck, n->loc, v, *value))
 		return false;
 	if (!v) {
@@ -342,6 +350,8 @@ bool dt_resolve_array(struct dt_checker *ck, struct dt_node *n, const struct dt_
 	}
 	resolve_to_var(n, v);
 	n->left = NULL;
+	if (dt_var_by_reference(v))
+		resolve_by_reference(ck, n);	/* an element is its storage, as a variable's */
 	return true;
 }
 
@@ -550,13 +560,7 @@ void dt_apply_declaration(struct dt_checker *ck, const struct dt_decl *d)
 				 "assigned", v->loc.line);
 		return;
 	}
-	if ((d->type.kind == DT_TYPE_SOU || d->type.kind == DT_TYPE_ARRAY) && !d->is_array) {
-		if (d->scope == DT_SCOPE_THREAD) {
-			dt_error(ck->ctx, d->loc, D_UNSUPPORTED, "self->%s: thread-local structs and "
-				 "fixed-size arrays are not supported (declare it global or this->)",
-				 d->name);
-			return;
-		}
+	if (d->type.kind == DT_TYPE_SOU || d->type.kind == DT_TYPE_ARRAY) {
 		if (d->type.size == 0) {
 			dt_error(ck->ctx, d->loc, D_DECL_INCOMPLETE, "%s%s: %s is incomplete", pre,
 				 d->name, dt_type_str(ck->ctx, d->type));

@@ -122,10 +122,9 @@ static int check_tables(const struct dif_prog *p, char *why, size_t whylen)
 		if (v->scope < DIF_SCOPE_GLOBAL || v->scope > DIF_SCOPE_CLAUSE ||
 		    v->kind > DIF_KIND_ASSOC || v->type < DIF_TYPE_INT || v->type > DIF_TYPE_BYREF)
 			REFUSE(-1, "variable %u: bad scope, kind or type", i);
-		if (v->type == DIF_TYPE_BYREF && (v->kind != DIF_KIND_SCALAR ||
-		    v->scope == DIF_SCOPE_THREAD || v->size < 1 || v->size > DIF_BYREF_MAX))
-			REFUSE(-1, "variable %u: held by reference, it must be a global or clause-local "
-			       "scalar of 1 to %d bytes", i, DIF_BYREF_MAX);
+		if (v->type == DIF_TYPE_BYREF && (v->size < 1 || v->size > DIF_BYREF_MAX))
+			REFUSE(-1, "variable %u: held by reference, it must be of 1 to %d bytes", i,
+			       DIF_BYREF_MAX);
 		if (v->kind == DIF_KIND_ASSOC ? (v->nkeys == 0 || v->nkeys > DIF_MAX_TUPLE) : v->nkeys)
 			REFUSE(-1, "variable %u: %u keys", i, v->nkeys);
 		if (v->kind == DIF_KIND_ASSOC && v->scope == DIF_SCOPE_CLAUSE)

@@ -93,8 +93,7 @@ static int note_var(struct trace_object *o, const struct dif_var *v, unsigned pr
 
 	if (v->type == DIF_TYPE_STRING && (v->size < 1 || v->size > DIF_STRSIZE_MAX))
 		FAIL("program %u: variable %u: string size %u", prog, v->id, v->size);
-	if (v->type == DIF_TYPE_BYREF && (v->size < 1 || v->size > DIF_BYREF_MAX ||
-					  v->scope == DIF_SCOPE_THREAD || v->kind != DIF_KIND_SCALAR))
+	if (v->type == DIF_TYPE_BYREF && (v->size < 1 || v->size > DIF_BYREF_MAX))
 		FAIL("program %u: variable %u: held by reference, %u bytes", prog, v->id, v->size);
 	if (!t->used) {
 		*t = (struct trace_var){ .used = true, .kind = v->kind, .type = v->type,

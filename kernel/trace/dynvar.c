@@ -8,8 +8,15 @@
  *
  * Entries come from size classes (powers of two from 32 bytes): a
  * freed entry goes on its class's free list, a new one takes from that
- * list or else from the pool's unused end. Lookups hash (scope, id,
+ * list or else from the pool's unused bottom. Lookups hash (scope, id,
  * key) into a bucket array of DYNVAR_BUCKETS chains.
+ *
+ * The storage of a variable held by reference (a struct or array value)
+ * is taken from the pool's top instead, never freed, and its entry's
+ * value is the address of that storage. So everything a program may
+ * write in the space is the one range [top, size), which holds no
+ * entry, key or link: the kernel never reads its own pointers from
+ * memory a program can write.
  *
  * Lock: one leaf spinlock per space, taken with interrupts masked in
  * probe context; it guards every field below it.
@@ -39,7 +46,9 @@ struct dynvar_space {
 	struct spinlock lock;
 	uint8_t *pool;			/* set once */
 	uint32_t size;			/* set once */
-	uint32_t used;			/* lock: bytes of the pool handed out */
+	uint32_t used;			/* lock: bytes of entries handed out from the bottom */
+	uint32_t top;			/* lock (written), atomic (read): [top, size) is the
+					   storage of variables held by reference */
 	uint32_t live;			/* lock: entries in the table */
 	struct dynvar *free[DYNVAR_CLASSES];	/* lock */
 	struct dynvar *bucket[DYNVAR_BUCKETS];	/* lock */
@@ -55,7 +64,7 @@ struct dynvar_space *dynvar_create(uint32_t bytes)
 		kfree(d);
 		return NULL;
 	}
-	d->size = bytes;
+	d->size = d->top = bytes & ~7u;	/* the storage at the top stays 8-aligned */
 	spin_init(&d->lock, "trace-dynvar");
 	return d;
 }
@@ -110,7 +119,7 @@ static struct dynvar *alloc_entry(struct dynvar_space *d, uint32_t bytes)
 		d->free[class] = v->next;
 	} else {
 		uint32_t size = 1u << (DYNVAR_MIN_CLASS + class);
-		if (d->size - d->used < size)
+		if (d->top - d->used < size)
 			return NULL;
 		v = (struct dynvar *)(d->pool + d->used);
 		d->used += size;
@@ -146,6 +155,32 @@ void *dynvar_lookup(struct dynvar_space *d, uint8_t scope, uint16_t id, const ui
 	*head = v;
 	d->live++;
 	return value_of(v);
+}
+
+void *dynvar_lookup_byref(struct dynvar_space *d, uint8_t scope, uint16_t id,
+			  const uint8_t *key, uint32_t keylen, uint32_t valbytes)
+{
+	uint8_t **slot = dynvar_lookup(d, scope, id, key, keylen, sizeof(uint8_t *), true);
+	if (!slot)
+		return NULL;
+	if (*slot)
+		return *slot;
+	/* A new entry, or one whose storage did not fit before: take it from the top. */
+	uint32_t bytes = (valbytes + 7u) & ~7u;
+	if (bytes > d->top - d->used)
+		return NULL;
+	uint32_t top = d->top - bytes;
+	memset(d->pool + top, 0, bytes);
+	__atomic_store_n(&d->top, top, __ATOMIC_RELEASE);
+	*slot = d->pool + top;
+	return *slot;
+}
+
+uint32_t dynvar_byref_area(struct dynvar_space *d, const uint8_t **base)
+{
+	uint32_t top = __atomic_load_n(&d->top, __ATOMIC_ACQUIRE);
+	*base = d->pool + top;
+	return d->size - top;
 }
 
 void dynvar_delete(struct dynvar_space *d, uint8_t scope, uint16_t id, const uint8_t *key,

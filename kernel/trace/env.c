@@ -146,16 +146,20 @@ static bool within(uint64_t addr, size_t n, const void *area, uint32_t bytes)
 
 /*
  * What a program may write: the scratch this firing has taken (alloca's,
- * strings made) and the variables held by reference (global, and this
- * CPU's clause-locals). Never the kernel's own memory.
+ * strings made) and the variables held by reference (global, this CPU's
+ * clause-locals, and the dynamic space's storage of associative-array
+ * elements and thread-locals). Never the kernel's own memory.
  */
 static bool env_writable(void *env, uint64_t addr, size_t n)
 {
 	struct trace_firing *x = env;
 	const struct trace_object *o = &x->session->obj;
+	const uint8_t *dynamic;
+	uint32_t dynamic_bytes = dynvar_byref_area(x->session->dynvars, &dynamic);
 	return within(addr, n, x->cpu->scratch, x->cpu->scratch_used) ||
 	       within(addr, n, x->session->globals, o->globals_byref_bytes) ||
-	       within(addr, n, x->cpu->locals, o->locals_byref_bytes);
+	       within(addr, n, x->cpu->locals, o->locals_byref_bytes) ||
+	       within(addr, n, dynamic, dynamic_bytes);
 }
 
 static void env_scratch_release(void *env, void *from)
@@ -231,6 +235,15 @@ static int env_load_var(void *env, const struct dif_var *v, const struct dif_tup
 	long keylen = build_key(key, v, keys, nkeys);
 	if (keylen < 0)
 		return -EFAULT;
+	if (r->type == DIF_TYPE_BYREF) {
+		/* Its storage's address, made on first use as DTrace faults such elements in. */
+		irqflags_t f = dynvar_lock(x->session->dynvars);
+		void *val = dynvar_lookup_byref(x->session->dynvars, v->scope, v->id, key,
+						(uint32_t)keylen, r->size);
+		dynvar_unlock(x->session->dynvars, f);
+		*out = (uint64_t)(uintptr_t)val;
+		return val ? 0 : -ENOSPC;
+	}
 	char *copy = NULL;
 	if (r->type == DIF_TYPE_STRING && !(copy = env_scratch(env, r->size)))
 		return -ENOMEM;
@@ -257,6 +270,8 @@ static int env_store_var(void *env, const struct dif_var *v, const struct dif_tu
 	const struct trace_var *r = var_rules(x, v);
 	uint8_t *slot = fixed_slot(x, v);
 
+	if (r->type == DIF_TYPE_BYREF)
+		return -EFAULT;	/* the verifier refuses it: such storage is never freed */
 	if (slot) {
 		/* D's NULL (strtok() at the end...) stores as "": both compare equal to NULL. */
 		if (r->type == DIF_TYPE_STRING && !value)

@@ -139,6 +139,24 @@ void *dynvar_lookup(struct dynvar_space *d, uint8_t scope, uint16_t id, const ui
 		    uint32_t keylen, uint32_t valbytes, bool create);
 void dynvar_delete(struct dynvar_space *d, uint8_t scope, uint16_t id, const uint8_t *key,
 		   uint32_t keylen);
+/*
+ * dynvar_lookup_byref - the storage (valbytes long, zeroed when new) of
+ *   the element (scope, var id, key) of a variable held by reference (a
+ *   struct or array value of an associative array, or a thread-local
+ *   one), made when there is none; NULL when the space is full. Such
+ *   storage is never freed while the space lives (no D store deletes
+ *   it: the verifier refuses stores to such variables), so a program
+ *   may keep its address for the rest of the firing and write through
+ *   it. Caller holds the space's lock. Probe context.
+ */
+void *dynvar_lookup_byref(struct dynvar_space *d, uint8_t scope, uint16_t id,
+			  const uint8_t *key, uint32_t keylen, uint32_t valbytes);
+/*
+ * dynvar_byref_area - where every such storage lies, [*base, *base +
+ *   return value): what a program may write of the space. Read without
+ *   the lock; the area only grows, so an older answer is a part of it.
+ */
+uint32_t dynvar_byref_area(struct dynvar_space *d, const uint8_t **base);
 irqflags_t dynvar_lock(struct dynvar_space *d);
 void dynvar_unlock(struct dynvar_space *d, irqflags_t f);
 uint32_t dynvar_count(struct dynvar_space *d);

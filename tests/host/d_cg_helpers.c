@@ -106,11 +106,15 @@ static struct fake_var *find_var(struct fake_kernel *k, const struct dif_var *v,
 static struct fake_var *new_var(struct fake_kernel *k, const struct dif_var *v,
 				const struct dif_tuple_item *keys, unsigned nkeys);
 
-/* A variable held by reference: storage of its size, zeroed when first used. */
-static struct fake_var *byref_var(struct fake_kernel *k, const struct dif_var *v)
+/*
+ * A variable (or an associative array's element, or a thread's) held by
+ * reference: storage of its size, zeroed when first used, as the kernel's.
+ */
+static struct fake_var *byref_var(struct fake_kernel *k, const struct dif_var *v,
+				  const struct dif_tuple_item *keys, unsigned nkeys)
 {
-	struct fake_var *f = find_var(k, v, NULL, 0);
-	if (f || !(f = new_var(k, v, NULL, 0)))
+	struct fake_var *f = find_var(k, v, keys, nkeys);
+	if (f || !(f = new_var(k, v, keys, nkeys)))
 		return f;
 	f->str = calloc(1, v->size);
 	if (!f->str)
@@ -137,7 +141,7 @@ static int fake_load_var(void *env, const struct dif_var *v, const struct dif_tu
 {
 	struct fake_kernel *k = env;
 	if (v->type == DIF_TYPE_BYREF) {
-		struct fake_var *b = byref_var(k, v);
+		struct fake_var *b = byref_var(k, v, keys, nkeys);
 		if (!b)
 			return FAKE_ENOSPC;
 		*out = b->value;

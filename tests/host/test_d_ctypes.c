@@ -332,6 +332,76 @@ HOST_TEST(d_ctypes_array_and_struct_variables)
 	dt_program_free(p);
 }
 
+/*
+ * Struct values of an associative array and a thread-local struct: each
+ * element's storage is made zeroed on first use and keeps its contents
+ * from one firing to the next, per key and per thread; an index past a
+ * member array faults, and so does a store through an element's address
+ * one byte past its storage.
+ */
+HOST_TEST(d_ctypes_struct_elements_and_thread_locals)
+{
+	static const char src[] =
+		"struct callinfo { long calls; long maxbytes; long v[2]; };\n"
+		"struct callinfo info[long]; self struct callinfo mine;\n"
+		"BEGIN {\n"
+		"	info[arg0].calls++;\n"
+		"	info[arg0].maxbytes = arg1 > info[arg0].maxbytes ? arg1 : info[arg0].maxbytes;\n"
+		"	self->mine.calls += 2; self->mine.v[arg2] = arg1;\n"
+		"	trace(info[arg0].calls); trace(info[arg0].maxbytes); trace(info[7].calls);\n"
+		"	trace(self->mine.calls); trace(self->mine.v[1]); trace(sizeof (info[0]));\n"
+		"	trace(info[arg0].v[0]); trace(self->mine.maxbytes);\n"
+		"}\n"
+		"END { *(char *)((char *)&info[1] + sizeof (struct callinfo) - arg0) = 1; }\n";
+	struct dt_program *p;
+	struct dt_object *obj = d_generate(src, &p);
+	char why[300] = "";
+	if (!obj)
+		d_first_error(p, why, sizeof(why));
+	CHECK(t, obj != NULL, "%s", why);
+	if (!obj) {
+		dt_program_free(p);
+		return;
+	}
+	struct fake_kernel *k = calloc(1, sizeof(*k));
+	if (!k)
+		abort();
+	fake_kernel_init(k);
+	static const struct {
+		uint64_t thread, arg0, arg1;
+		int64_t want[8];
+	} firings[] = {
+		{ 1, 1, 50, { 1, 50, 0, 2, 50, 32, 0, 0 } },
+		{ 1, 1, 30, { 2, 50, 0, 4, 30, 32, 0, 0 } },
+		{ 1, 2, 99, { 1, 99, 0, 6, 99, 32, 0, 0 } },
+		{ 2, 1, 10, { 3, 50, 0, 2, 10, 32, 0, 0 } },	/* another thread's mine */
+	};
+	char what[64];
+	for (size_t i = 0; i < sizeof(firings) / sizeof(firings[0]); i++) {
+		k->nrecords = 0;
+		k->thread = firings[i].thread;
+		k->builtin[DIF_VAR_ARG0] = firings[i].arg0;
+		k->builtin[DIF_VAR_ARG1] = firings[i].arg1;
+		k->builtin[DIF_VAR_ARG2] = 1;
+		snprintf(what, sizeof(what), "firing %zu", i + 1);
+		CHECK(t, fake_fire(k, obj, 0) == 0, "%s: %s", what, dif_fault_name(k->fault.kind));
+		check_records(t, k, firings[i].want, what);
+	}
+	k->nrecords = 0;
+	k->builtin[DIF_VAR_ARG2] = 2;	/* mine.v[2] of v[2] */
+	CHECK(t, fake_fire(k, obj, 0) == -1 && k->fault.kind == DIF_FAULT_BADINDEX,
+	      "self->mine.v[2]: %s", dif_fault_name(k->fault.kind));
+	k->builtin[DIF_VAR_ARG0] = 1;	/* the last byte of info[1]: its own */
+	CHECK(t, fake_fire(k, obj, 1) == 0, "a store in the element: %s",
+	      dif_fault_name(k->fault.kind));
+	k->builtin[DIF_VAR_ARG0] = 0;	/* one past it */
+	CHECK(t, fake_fire(k, obj, 1) == -1 && k->fault.kind == DIF_FAULT_BADADDR,
+	      "a store past the element: %s", dif_fault_name(k->fault.kind));
+	fake_kernel_reset(k);
+	free(k);
+	dt_program_free(p);
+}
+
 /* trace() of a struct, a member struct and an array records their bytes as C laid them out. */
 HOST_TEST(d_ctypes_trace_whole_objects)
 {

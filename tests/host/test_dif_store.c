@@ -399,12 +399,15 @@ HOST_TEST(dif_byref_variables_and_bounds)
 	} bad[] = {
 		{ "held by reference: its memory is written", { .id = 0, .scope = DIF_SCOPE_GLOBAL,
 		  .type = DIF_TYPE_BYREF, .size = 16 }, { I(STG, 0, 1, 0, 0), I(RET, 0, 0, 0, 0) } },
-		{ "global or clause-local scalar", { .id = 0, .scope = DIF_SCOPE_THREAD,
-		  .type = DIF_TYPE_BYREF, .size = 16 }, { I(LDT, 1, 0, 0, 0), I(RET, 0, 1, 0, 0) } },
-		{ "global or clause-local scalar", { .id = 0, .scope = DIF_SCOPE_GLOBAL,
+		{ "held by reference: its memory is written", { .id = 0, .scope = DIF_SCOPE_THREAD,
+		  .type = DIF_TYPE_BYREF, .size = 16 }, { I(STT, 0, 1, 0, 0), I(RET, 0, 0, 0, 0) } },
+		{ "held by reference: its memory is written", { .id = 0, .scope = DIF_SCOPE_GLOBAL,
 		  .kind = DIF_KIND_ASSOC, .nkeys = 1, .type = DIF_TYPE_BYREF, .size = 16 },
-		  { I(RET, 0, 0, 0, 0), I(RET, 0, 0, 0, 0) } },
-		{ "1 to 16384 bytes", { .id = 0, .scope = DIF_SCOPE_GLOBAL, .type = DIF_TYPE_BYREF,
+		  { I(STGA, 0, 1, 0, 0), I(RET, 0, 0, 0, 0) } },
+		{ "held by reference: its memory is written", { .id = 0, .scope = DIF_SCOPE_THREAD,
+		  .kind = DIF_KIND_ASSOC, .nkeys = 1, .type = DIF_TYPE_BYREF, .size = 16 },
+		  { I(STTA, 0, 1, 0, 0), I(RET, 0, 0, 0, 0) } },
+		{ "of 1 to 16384 bytes", { .id = 0, .scope = DIF_SCOPE_GLOBAL, .type = DIF_TYPE_BYREF,
 		  .size = 0 }, { I(RET, 0, 0, 0, 0), I(RET, 0, 0, 0, 0) } },
 		{ "1 to 16384 bytes", { .id = 0, .scope = DIF_SCOPE_CLAUSE, .type = DIF_TYPE_BYREF,
 		  .size = DIF_BYREF_MAX + 1 }, { I(RET, 0, 0, 0, 0), I(RET, 0, 0, 0, 0) } },
@@ -420,6 +423,24 @@ HOST_TEST(dif_byref_variables_and_bounds)
 		char why[160] = "";
 		CHECK(t, dif_verify(&p, why, sizeof(why)) == -22 && strstr(why, bad[i].want),
 		      "case %zu ('%s'): '%s'", i, bad[i].want, why);
+	}
+	/* Loads of them are what the language uses: a thread-local's and an element's. */
+	static const struct {
+		struct dif_var var;
+		struct dif_insn insns[2];
+	} good[] = {
+		{ { .id = 0, .scope = DIF_SCOPE_THREAD, .type = DIF_TYPE_BYREF, .size = 16 },
+		  { I(LDT, 1, 0, 0, 0), I(RET, 0, 1, 0, 0) } },
+		{ { .id = 0, .scope = DIF_SCOPE_GLOBAL, .kind = DIF_KIND_ASSOC, .nkeys = 1,
+		    .type = DIF_TYPE_BYREF, .size = DIF_BYREF_MAX }, { I(RET, 0, 0, 0, 0),
+		  I(RET, 0, 0, 0, 0) } },
+	};
+	for (size_t i = 0; i < sizeof(good) / sizeof(good[0]); i++) {
+		struct dif_prog p = prog(good[i].insns, 2, ints_none, 0);
+		p.vars = &good[i].var;
+		p.nvars = 1;
+		char why[160] = "";
+		CHECK(t, dif_verify(&p, why, sizeof(why)) == 0, "good case %zu: '%s'", i, why);
 	}
 	/* BND r1, 4: 0..3 pass, 4 and -1 (as unsigned) fault with the index. */
 	static struct store_env e;

@@ -40,6 +40,9 @@ test kernel (two CPUs, the control channel):
     sums to the calls counted), a clause-local array starts zeroed at
     each firing (its maximum is 1), and a variable index past the end is
     D's "index out of bounds" error;
+  - struct values of an associative array and a thread-local struct
+    (made zeroed on first use, written in place) count what
+    bcache_read saw, per key and for the thread;
   - trace() of a struct variable prints its bytes as dtrace does (a hex
     dump, little-endian here), and -x oformat=json gives them as a list.
 """
@@ -106,6 +109,32 @@ END
 }
 '''
 
+
+STRUCT_VALUES = r'''
+struct st { long n; long sum; long last; };
+struct st by_mod[long];
+self struct st mine;
+
+fbt::bcache_read:entry
+{
+	by_mod[arg0 % 3].n++;
+	by_mod[arg0 % 3].sum += arg0;
+	self->mine.n++;
+	self->mine.last = arg0;
+}
+
+fbt::bcache_read:return
+/self->mine.n == 9/
+{
+	printf("mine %d %d\n", self->mine.n, self->mine.last);
+}
+
+END
+{
+	printf("mods %d %d %d %d %d %d %d\n", by_mod[0].n, by_mod[0].sum, by_mod[1].n,
+	    by_mod[1].sum, by_mod[2].n, by_mod[2].sum, by_mod[7].n);
+}
+'''
 
 SCRATCH = r'''
 struct rec {
@@ -275,6 +304,11 @@ def job_kernel_types(ctx):
                    f"{out}{err}")
 
         check_sdt_args(ctx, sock)
+        rc, out, err = scion(ctx, sock, "trace", "-q", "-n", STRUCT_VALUES, "--run",
+                             "bcache run seq n=9 start=100", timeout=120)
+        ctx.result("struct-values-of-associative-arrays", rc == 0 and
+                   "mods 3 315 3 309 3 312 0\n" in out, f"exit {rc}: {out}{err}")
+        ctx.result("thread-local-struct", "mine 9 108\n" in out, f"exit {rc}: {out}{err}")
         check_listed_arg_types(ctx, sock)
         rc, out, err = scion(ctx, sock, "trace", "-q", "-n", "fbt::bcache_read:entry "
                              "{ printf(\"depth %d\\n\", stackdepth); stack(); exit(0); }",

@@ -218,6 +218,39 @@ def job_exec_suspended(ctx):
         poweroff(ctx, boot)
 
 
+RWINFO = r'''
+struct callinfo {
+	uint64_t ts;		/* timestamp of last syscall entry */
+	uint64_t elapsed;	/* total elapsed time in nanoseconds */
+	uint64_t calls;		/* number of calls made */
+	size_t maxbytes;	/* maximum byte count argument */
+};
+struct callinfo i[string];
+
+syscall::writev:entry
+/pid == $target/
+{
+	i[probefunc].ts = timestamp;
+	i[probefunc].calls++;
+	i[probefunc].maxbytes = arg2 > i[probefunc].maxbytes ? arg2 : i[probefunc].maxbytes;
+	@fbt = count();
+}
+
+syscall::writev:return
+/i[probefunc].ts != 0 && pid == $target/
+{
+	i[probefunc].elapsed += timestamp - i[probefunc].ts;
+}
+
+END
+{
+	printf("writev %d %d %d ", i["writev"].calls, i["writev"].maxbytes,
+	    i["writev"].elapsed > 0);
+	printa("%@d\n", @fbt);
+}
+'''
+
+
 def trace_command(ctx, sock):
     env = {"SCION_KSYMS": ctx.ksyms}
     program = ("fbt::user_thread_main:entry { @starts = count(); } "
@@ -228,6 +261,13 @@ def trace_command(ctx, sock):
     ctx.result("trace-c", rc == 0 and "hello: argv[1] = two words\n" in out and
                re.search(r"^starts 1$", out, re.M) and re.search(r"^writev [1-9]\d*$", out, re.M),
                f"exit {rc}: {out!r} {err!r}")
+    # The DTrace guide's rwinfo.d, structs as associative-array values, on writev.
+    rc, out, err = scion(ctx, sock, "trace", "-q", "-n", RWINFO, "-c", "hello 'two words'",
+                         env=env, timeout=120)
+    m = re.search(r"^writev (\d+) (\d+) (\d+) (\d+)$", out, re.M)
+    ctx.result("trace-c-struct-values", rc == 0 and m is not None and
+               int(m.group(1)) == int(m.group(4)) > 0 and int(m.group(2)) >= 1 and
+               m.group(3) == "1", f"exit {rc}: {out!r} {err!r}")
     rc, out, err = scion(ctx, sock, "trace", "-q", "-n",
                          "profile:::tick-1s { printf(\"stop\\n\"); exit(0); }", "-c", "spin",
                          env=env, timeout=120)

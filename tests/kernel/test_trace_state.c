@@ -236,6 +236,57 @@ KTEST(trace_dynvar_space, 1)
 	dynvar_destroy(d);
 }
 
+/*
+ * Storage of variables held by reference: zeroed, the same address for
+ * the same element every time, distinct elements apart, all of it inside
+ * the one area a program may write (dynvar_byref_area), and no entry (of
+ * an ordinary variable, or of the by-reference ones themselves) inside
+ * that area; a full space makes nothing more, and what was made stays.
+ */
+KTEST(trace_dynvar_byref_storage, 1)
+{
+	struct dynvar_space *d = dynvar_create(4096);
+	KT_ASSERT(t, d, "no dynamic variable space");
+	irqflags_t f = dynvar_lock(d);
+	uint8_t *made[64];
+	unsigned n = 0;
+	for (uint64_t key = 0; key < 64; key++) {
+		uint8_t *p = dynvar_lookup_byref(d, DIF_SCOPE_GLOBAL, 1, (uint8_t *)&key, 8, 100);
+		if (!p)
+			break;
+		bool zero = true;
+		for (unsigned i = 0; i < 100; i++)
+			zero &= p[i] == 0;
+		KT_EXPECT(t, zero, "element %llu's storage is not zeroed", (unsigned long long)key);
+		memset(p, 0xa0 + (int)key, 100);
+		made[n++] = p;
+	}
+	/* 40-byte entries (the 64-byte class) below, 104 bytes each above: 4096 / 168 of them. */
+	KT_EXPECT(t, n == 24, "%u elements made, not 24", n);
+	const uint8_t *area;
+	uint32_t bytes = dynvar_byref_area(d, &area);
+	KT_EXPECT(t, bytes == n * 104u, "the area is %u bytes, not %u", bytes, n * 104u);
+	for (uint64_t key = 0; key < n; key++) {
+		uint8_t *p = dynvar_lookup_byref(d, DIF_SCOPE_GLOBAL, 1, (uint8_t *)&key, 8, 100);
+		KT_EXPECT(t, p == made[key] && p[0] == 0xa0 + key && p[99] == 0xa0 + key,
+			  "element %llu moved or changed", (unsigned long long)key);
+		KT_EXPECT(t, p >= area && p + 100 <= area + bytes, "element %llu lies outside the "
+			  "area", (unsigned long long)key);
+		uint8_t **slot = dynvar_lookup(d, DIF_SCOPE_GLOBAL, 1, (uint8_t *)&key, 8, 8, false);
+		KT_EXPECT(t, slot && *slot == p && ((uint8_t *)slot + 8 <= area ||
+						    (uint8_t *)slot >= area + bytes),
+			  "element %llu's entry lies in the writable area", (unsigned long long)key);
+	}
+	uint64_t other = 1000;
+	KT_EXPECT(t, !dynvar_lookup_byref(d, DIF_SCOPE_THREAD, 2, (uint8_t *)&other, 8, 100),
+		  "a full space made another element");
+	uint64_t *plain = dynvar_lookup(d, DIF_SCOPE_GLOBAL, 3, (uint8_t *)&other, 8, 8, true);
+	KT_EXPECT(t, !plain || (uint8_t *)(plain + 1) <= area, "an ordinary entry lies in the area");
+	KT_EXPECT(t, dynvar_byref_area(d, &area) == bytes, "the area changed when nothing was made");
+	dynvar_unlock(d, f);
+	dynvar_destroy(d);
+}
+
 /* The principal buffer of the test: commit reserves in it (trace_reserve's switch policy). */
 static void *reserve_in(void *bufs, uint32_t bytes)
 {
