@@ -255,6 +255,12 @@ static void gen_action(struct clause_gen *g, const struct dt_stmt *s)
 	case DT_F_STACK:
 		gen_stack(g, s);
 		return;
+	case DT_F_TRACEMEM:	/* the bytes (a DT_N_FIELD made by the checker), the dynamic size */
+		a = new_action(g, s, DT_ACTION_TRACEMEM, s->nargs == 3 ? 2 : 1);
+		record_value(g, s, s->args, DOF_ACT_RECORD, &a->data[0]);
+		if (s->nargs == 3)
+			record_value(g, s, s->args->next->next, DOF_ACT_RECORD, &a->data[1]);
+		return;
 	case DT_F_COMMIT:
 	case DT_F_DISCARD:
 		add_prog_action(g, s, s->func->id == DT_F_COMMIT ? DOF_ACT_COMMIT : DOF_ACT_DISCARD,

@@ -337,6 +337,49 @@ static bool check_trace(struct dt_checker *ck, const struct dt_func *f, struct d
 	return true;
 }
 
+/*
+ * tracemem(addr, size[, dynsize]): size bytes at addr recorded (size an
+ * integer constant of 1 to DIF_BYREF_MAX), of which the consumer prints
+ * dynsize when given. The address becomes the object of size bytes at it
+ * (a DT_N_FIELD of an array type), which records as trace() records an
+ * array: the kernel copies it through the fault-tolerant read.
+ */
+static bool check_tracemem(struct dt_checker *ck, const struct dt_func *f, struct dt_stmt *s)
+{
+	struct dt_ctx *ctx = ck->ctx;
+	if (s->nargs < 2 || s->nargs > 3)
+		return dt_check_func_args(ck, f, s->args, s->nargs, s->loc);	/* its errors */
+	struct dt_node *addr = s->args, *size = addr->next, *dynsize = size->next;
+	if (!dt_check_expr(ck, addr) || !dt_check_expr(ck, size) ||
+	    (dynsize && !dt_check_expr(ck, dynsize)))
+		return false;
+	if (addr->type.kind != DT_TYPE_INT && addr->type.kind != DT_TYPE_PTR &&
+	    addr->type.kind != DT_TYPE_THREAD) {
+		dt_error(ctx, addr->loc, D_TRACEMEM_ADDR, "tracemem( ) argument #1 is incompatible "
+			 "with prototype:\n\tprototype: pointer or integer\n\t argument: %s",
+			 dt_type_str(ctx, addr->type));
+		return false;
+	}
+	if (size->kind != DT_N_INT || (int64_t)size->value < 1 ||
+	    size->value > DIF_BYREF_MAX) {
+		dt_error(ctx, size->loc, D_TRACEMEM_SIZE, "tracemem( ) argument #2 must be an "
+			 "integer constant of 1 to %d (the bytes recorded)", DIF_BYREF_MAX);
+		return false;
+	}
+	if (dynsize && dynsize->type.kind != DT_TYPE_INT) {
+		dt_error(ctx, dynsize->loc, D_TRACEMEM_DYNSIZE, "tracemem( ) dynamic size "
+			 "(argument #3) must be of scalar type, not %s", dt_type_str(ctx, dynsize->type));
+		return false;
+	}
+	struct dt_node *bytes = dt_node_new(ctx, DT_N_FIELD, addr->loc);
+	bytes->left = addr;
+	bytes->depth = addr->depth + 1;
+	bytes->type = (struct dt_type){ .kind = DT_TYPE_ARRAY, .size = (uint32_t)size->value };
+	bytes->next = size;
+	s->args = bytes;
+	return true;
+}
+
 void dt_check_action(struct dt_checker *ck, struct dt_stmt *s)
 {
 	struct dt_node *call = s->expr;
@@ -354,6 +397,9 @@ void dt_check_action(struct dt_checker *ck, struct dt_stmt *s)
 		break;
 	case DT_F_TRACE:
 		ok = check_trace(ck, f, s);
+		break;
+	case DT_F_TRACEMEM:
+		ok = check_tracemem(ck, f, s);
 		break;
 	case DT_F_PRINTF:
 		ok = dt_check_func_args(ck, f, s->args, s->nargs, s->loc) && check_printf(ck, s);

@@ -20,6 +20,7 @@
  *      {"kind":"exit","data":D} {"kind":"clear","agg":id}
  *      {"kind":"trunc","agg":id,"data":D or null} {"kind":"normalize","agg":id,"data":D}
  *      {"kind":"denormalize","agg":id}
+ *      {"kind":"tracemem","data":D (bytes),"dynsize":D or null}
  *   D: {"offset" (records only: from the record's start), "type": "int", "float"
  *      (its bits, "width" 4 or 8), "string" or "stack", "size", "signed", "width" (1, 2, 4, 8; 0 for a string), "sym": "none",
  *      "func" or "sym", "frames" (0 unless a stack)}
@@ -142,7 +143,7 @@ static void action(struct json *j, const struct dt_action *a)
 		[DT_ACTION_PRINTA] = "printa", [DT_ACTION_STACK] = "stack",
 		[DT_ACTION_EXIT] = "exit", [DT_ACTION_CLEAR] = "clear",
 		[DT_ACTION_TRUNC] = "trunc", [DT_ACTION_NORMALIZE] = "normalize",
-		[DT_ACTION_DENORMALIZE] = "denormalize",
+		[DT_ACTION_DENORMALIZE] = "denormalize", [DT_ACTION_TRACEMEM] = "tracemem",
 	};
 	printf_(j, "{\"kind\":\"%s\"", kinds[a->kind]);
 	switch (a->kind) {
@@ -178,6 +179,15 @@ static void action(struct json *j, const struct dt_action *a)
 	case DT_ACTION_NORMALIZE:
 		printf_(j, ",\"agg\":%d,\"data\":", a->aggs[0]);
 		data_or_null(j, a);
+		break;
+	case DT_ACTION_TRACEMEM:
+		puts_(j, ",\"data\":");
+		datum(j, &a->data[0], true);
+		puts_(j, ",\"dynsize\":");
+		if (a->ndata > 1)
+			datum(j, &a->data[1], true);
+		else
+			puts_(j, "null");
 		break;
 	}
 	puts_(j, "}");

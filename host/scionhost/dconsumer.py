@@ -274,10 +274,22 @@ class Consumer:
             return "  %-50s" % sym_name(arg.value, self.symbolize)
         return int_column(arg.value, arg.width, arg.signed, self.quiet)
 
+    def _tracemem(self, act, data):
+        """tracemem(addr, size[, dynsize])'s bytes: the first dynsize of them when given
+        (clamped to 0..size, as dtrace does)."""
+        raw = self._field(act["data"], data)
+        d = act.get("dynsize")
+        if d is not None:
+            n = self._arg(d, data).as_signed(8)
+            raw = raw[:max(0, min(n, len(raw)))]
+        return raw
+
     def _action(self, act, data, pieces):
         kind = act["kind"]
         if kind == "trace":
             return self._trace(act["data"], data)
+        if kind == "tracemem":      # always the hex dump, as dtrace prints it
+            return print_bytes(self._tracemem(act, data), -33, self.quiet, True)
         if kind == "printf":
             return render(pieces, [self._arg(d, data) for d in act.get("args") or []], (),
                           self.symbolize, self.localtime)

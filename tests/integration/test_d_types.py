@@ -40,6 +40,9 @@ test kernel (two CPUs, the control channel):
     sums to the calls counted), a clause-local array starts zeroed at
     each firing (its maximum is 1), and a variable index past the end is
     D's "index out of bounds" error;
+  - tracemem() prints the bytes at an address as dtrace's hex dump (all
+    of them, or the dynamic size's first ones), and as a list of bytes
+    under -x oformat=json;
   - struct values of an associative array and a thread-local struct
     (made zeroed on first use, written in place) count what
     bcache_read saw, per key and for the thread;
@@ -261,6 +264,27 @@ def check_sdt_args(ctx, sock):
                f"exit {rc}: {out}{err}")
 
 
+TRACEMEM = ("BEGIN { this->p = (char *)alloca(20); this->p[0] = 'S'; this->p[1] = 'c'; "
+            "this->p[17] = 0x7f; tracemem(this->p, 20); tracemem(this->p, 20, 2); "
+            "tracemem(&`online_count, 4); exit(0); }")
+
+
+def check_tracemem(ctx, sock):
+    rc, out, err = scion(ctx, sock, "trace", "-q", "-n", TRACEMEM)
+    header = " " * 13 + "0  1  2  3  4  5  6  7  8  9  a  b  c  d  e  f  0123456789abcdef\n"
+    full = (header + "         0: 53 63" + " 00" * 14 + "  Sc..............\n"
+            "        10: 00 7f 00 00" + "   " * 12 + "  ....\n")
+    ctx.result("tracemem-hex-dump", rc == 0 and out.startswith("\n" + full + "\n" + header +
+               "         0: 53 63" + "   " * 14 + "  Sc\n\n" + header +
+               "         0: 02 00 00 00"), f"exit {rc}: {out!r}{err}")
+    rc, out, err = scion(ctx, sock, "trace", "-q", "-x", "oformat=json", "-n", TRACEMEM)
+    actions = [json.loads(line)["actions"] for line in out.splitlines()
+               if line.startswith("{") and json.loads(line).get("type") == "record"]
+    want = [[{"tracemem": [83, 99] + [0] * 15 + [127, 0, 0]}, {"tracemem": [83, 99]},
+             {"tracemem": [2, 0, 0, 0]}, {"exit": 0}]]
+    ctx.result("tracemem-json", rc == 0 and actions == want, f"exit {rc}: {out}{err}")
+
+
 def check_listed_arg_types(ctx, sock):
     rc, out, err = 0, "", ""
     for spec in ("sched:::on-cpu", "fbt::thread_create:entry", "profile:::tick-1s"):
@@ -310,6 +334,7 @@ def job_kernel_types(ctx):
                    "mods 3 315 3 309 3 312 0\n" in out, f"exit {rc}: {out}{err}")
         ctx.result("thread-local-struct", "mine 9 108\n" in out, f"exit {rc}: {out}{err}")
         check_listed_arg_types(ctx, sock)
+        check_tracemem(ctx, sock)
         rc, out, err = scion(ctx, sock, "trace", "-q", "-n", "fbt::bcache_read:entry "
                              "{ printf(\"depth %d\\n\", stackdepth); stack(); exit(0); }",
                              "--run", "bcache run seq n=1 start=100", timeout=120)
