@@ -233,8 +233,9 @@ static void gen_action(struct clause_gen *g, const struct dt_stmt *s)
 	struct dt_action *a;
 
 	switch (s->func->id) {
+	case DT_F_PRINT:
 	case DT_F_TRACE:
-		a = new_action(g, s, DT_ACTION_TRACE, 1);
+		a = new_action(g, s, s->func->id == DT_F_PRINT ? DT_ACTION_PRINT : DT_ACTION_TRACE, 1);
 		record_value(g, s, s->args, DOF_ACT_RECORD, &a->data[0]);
 		return;
 	case DT_F_PRINTF:

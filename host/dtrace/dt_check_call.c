@@ -322,8 +322,9 @@ static bool check_trace(struct dt_checker *ck, const struct dt_func *f, struct d
 	bool whole = a->kind == DT_N_FIELD && (a->type.kind == DT_TYPE_SOU ||
 		     (a->type.kind == DT_TYPE_ARRAY && !dt_ctf_is_char_array(ck->ctx, a->type)));
 	if (whole && a->type.size > DIF_BYREF_MAX) {
-		dt_error(ck->ctx, a->loc, D_TRACE_VOID, "trace( ) of %s: %u bytes, at most %d are "
-			 "recorded", dt_type_str(ck->ctx, a->type), a->type.size, DIF_BYREF_MAX);
+		dt_error(ck->ctx, a->loc, D_TRACE_VOID, "%s( ) of %s: %u bytes, at most %d are "
+			 "recorded", f->name, dt_type_str(ck->ctx, a->type), a->type.size,
+			 DIF_BYREF_MAX);
 		return false;
 	}
 	if (whole)
@@ -396,6 +397,7 @@ void dt_check_action(struct dt_checker *ck, struct dt_stmt *s)
 		ok = check_printa(ck, s);
 		break;
 	case DT_F_TRACE:
+	case DT_F_PRINT:
 		ok = check_trace(ck, f, s);
 		break;
 	case DT_F_TRACEMEM:

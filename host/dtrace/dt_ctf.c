@@ -122,6 +122,11 @@ void dt_ctf_free(struct dt_ctf *c)
 	free(c);
 }
 
+bool dt_ctf_big_endian(const struct dt_ctf *c)
+{
+	return c && c->big_endian;
+}
+
 bool dt_ctf_has_kernel(const struct dt_ctx *ctx)
 {
 	return ctx->prog->ctf && ctx->prog->ctf->kernel;

@@ -36,6 +36,7 @@ const struct dt_func dt_funcs[DT_FUNC_COUNT] = {
 	{ DT_F_NORMALIZE, "normalize", DT_FK_ACTION, 2, 2, { A_AGG, A_INT }, VOID, true },
 	{ DT_F_DENORMALIZE, "denormalize", DT_FK_ACTION, 1, 1, { A_AGG }, VOID, true },
 	{ DT_F_TRACEMEM, "tracemem", DT_FK_ACTION, 2, 3, { A_ADDR, A_CONST, A_INT }, VOID, true },
+	{ DT_F_PRINT, "print", DT_FK_ACTION, 1, 1, { A_ANY }, VOID, true },
 	{ DT_F_SPECULATION, "speculation", DT_FK_SUBR, 0, 0, { 0 }, DT_INT_T(4, true, DT_TD_NONE),
 	  false },
 	{ DT_F_STRLEN, "strlen", DT_FK_SUBR, 1, 1, { A_STR }, DT_INT_T(8, false, DT_TD_SIZE),
@@ -111,7 +112,6 @@ static const struct {
 	{ "strtoll", "the trace bytecode has no such subroutine yet" },
 	{ "inet_ntoa", "not supported" },
 	{ "printm", "not supported" },
-	{ "print", "use trace() or printf()" },
 };
 
 const struct dt_func *dt_func_lookup(const char *name)

@@ -255,6 +255,17 @@ int dt_ctf_member(struct dt_ctx *ctx, struct dt_type sou, const char *name,
 /* An array type's element type and count. */
 struct dt_type dt_ctf_element(struct dt_ctx *ctx, struct dt_type array, uint32_t *count);
 bool dt_ctf_is_char_array(struct dt_ctx *ctx, struct dt_type t);
+/* Is the kernel whose types these are big-endian (dtc -B)? */
+bool dt_ctf_big_endian(const struct dt_ctf *c);
+
+/* ---- the JSON document's writer (dt_json.c), for dt_print_type.c ---- */
+struct json;
+void dt_json_puts(struct json *j, const char *s);
+void dt_json_printf(struct json *j, const char *fmt, ...) DT_PRINTF_LIKE(2, 3);
+void dt_json_string(struct json *j, const char *s, size_t n);
+void dt_json_fail(struct json *j);	/* out of memory: the document fails */
+/* print()'s description of type t (dt_print_type.c has its layout). */
+void dt_print_type_json(struct json *j, const struct dt_program *program, struct dt_type t);
 /* A kernel function's return and argument types: the number of arguments, or -1 if unknown. */
 int dt_ctf_function(struct dt_ctx *ctx, const char *name, struct dt_type *ret,
 		    struct dt_type *args, int max);

@@ -21,6 +21,7 @@
  *      {"kind":"trunc","agg":id,"data":D or null} {"kind":"normalize","agg":id,"data":D}
  *      {"kind":"denormalize","agg":id}
  *      {"kind":"tracemem","data":D (bytes),"dynsize":D or null}
+ *      {"kind":"print","data":D,"big_endian":bool,"ctype":T (dt_print_type.c)}
  *   D: {"offset" (records only: from the record's start), "type": "int", "float"
  *      (its bits, "width" 4 or 8), "string" or "stack", "size", "signed", "width" (1, 2, 4, 8; 0 for a string), "sym": "none",
  *      "func" or "sym", "frames" (0 unless a stack)}
@@ -97,6 +98,32 @@ static void string(struct json *j, const char *s, size_t n)
 	puts_(j, "\"");
 }
 
+/* The writer for the other writers of the document (dt_print_type.c). */
+void dt_json_puts(struct json *j, const char *s)
+{
+	puts_(j, s);
+}
+
+void dt_json_printf(struct json *j, const char *fmt, ...)
+{
+	char buf[256];
+	va_list ap;
+	va_start(ap, fmt);
+	int n = vsnprintf(buf, sizeof(buf), fmt, ap);
+	va_end(ap);
+	put(j, buf, n < 0 ? 0 : (size_t)n < sizeof(buf) ? (size_t)n : sizeof(buf) - 1);
+}
+
+void dt_json_string(struct json *j, const char *s, size_t n)
+{
+	string(j, s, n);
+}
+
+void dt_json_fail(struct json *j)
+{
+	j->nomem = true;
+}
+
 static const char *const datum_kinds[] = {
 	[DT_DATUM_INT] = "int", [DT_DATUM_STRING] = "string", [DT_DATUM_STACK] = "stack",
 	[DT_DATUM_BYTES] = "bytes",
@@ -136,7 +163,7 @@ static void format_or_null(struct json *j, const struct dt_format *f)
 		puts_(j, "null");
 }
 
-static void action(struct json *j, const struct dt_action *a)
+static void action(struct json *j, const struct dt_object *obj, const struct dt_action *a)
 {
 	static const char *const kinds[] = {
 		[DT_ACTION_TRACE] = "trace", [DT_ACTION_PRINTF] = "printf",
@@ -144,6 +171,7 @@ static void action(struct json *j, const struct dt_action *a)
 		[DT_ACTION_EXIT] = "exit", [DT_ACTION_CLEAR] = "clear",
 		[DT_ACTION_TRUNC] = "trunc", [DT_ACTION_NORMALIZE] = "normalize",
 		[DT_ACTION_DENORMALIZE] = "denormalize", [DT_ACTION_TRACEMEM] = "tracemem",
+		[DT_ACTION_PRINT] = "print",
 	};
 	printf_(j, "{\"kind\":\"%s\"", kinds[a->kind]);
 	switch (a->kind) {
@@ -179,6 +207,13 @@ static void action(struct json *j, const struct dt_action *a)
 	case DT_ACTION_NORMALIZE:
 		printf_(j, ",\"agg\":%d,\"data\":", a->aggs[0]);
 		data_or_null(j, a);
+		break;
+	case DT_ACTION_PRINT:	/* the value, and its C type for the consumer to lay it out */
+		puts_(j, ",\"data\":");
+		datum(j, &a->data[0], true);
+		printf_(j, ",\"big_endian\":%s,\"ctype\":", dt_ctf_big_endian(obj->program->ctf) ?
+			"true" : "false");
+		dt_print_type_json(j, obj->program, a->stmt->args->type);
 		break;
 	case DT_ACTION_TRACEMEM:
 		puts_(j, ",\"data\":");
@@ -259,7 +294,7 @@ static void clauses(struct json *j, const struct dt_object *obj)
 			cc->default_action ? "true" : "false", cc->size);
 		for (int k = 0; k < cc->nactions; k++) {
 			puts_(j, k ? "," : "");
-			action(j, &cc->actions[k]);
+			action(j, obj, &cc->actions[k]);
 		}
 		puts_(j, "]}");
 	}

@@ -20,6 +20,7 @@ data as JSON lines (-x oformat=json).
 import time
 
 from .dagg import Aggregations
+from .dprint import print_value
 from .layouts import C, layout
 from .dprintf import (Float, FormatError, Int, Str, Text, float_column, int_column, parse,
                       print_bytes, print_stack, render, signed, sym_name, unsigned)
@@ -274,6 +275,13 @@ class Consumer:
             return "  %-50s" % sym_name(arg.value, self.symbolize)
         return int_column(arg.value, arg.width, arg.signed, self.quiet)
 
+    def _print_text(self, act, data):
+        """print(x): x laid out by its C type (dprint.py)."""
+        d = act["data"]
+        raw = self._field(d, data) if d["type"] == "bytes" else None
+        return print_value(act.get("ctype"), raw, None if raw is not None else
+                           self._arg(d, data), act.get("big_endian", False), self.symbolize)
+
     def _tracemem(self, act, data):
         """tracemem(addr, size[, dynsize])'s bytes: the first dynsize of them when given
         (clamped to 0..size, as dtrace does)."""
@@ -288,6 +296,8 @@ class Consumer:
         kind = act["kind"]
         if kind == "trace":
             return self._trace(act["data"], data)
+        if kind == "print":
+            return ("" if self.quiet else " ") + self._print_text(act, data)
         if kind == "tracemem":      # always the hex dump, as dtrace prints it
             return print_bytes(self._tracemem(act, data), -33, self.quiet, True)
         if kind == "printf":

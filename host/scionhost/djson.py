@@ -6,7 +6,7 @@ object per line, instead of dtrace's text (README.md, "scion trace
   {"type": "record", "cpu", "id" (the probe), "probe" ("prov:mod:func:name"),
    "timestamp" (ns since boot), "actions": [A...]}
      A: {"trace": value} {"printf": "the formatted text"} {"stack": ["frame"...]}
-        {"tracemem": [byte...]} {"exit": status} {"printa": ["@name"...]} (the aggregations it
+        {"tracemem": [byte...]} {"print": "the text print() prints"} {"exit": status} {"printa": ["@name"...]} (the aggregations it
         printed follow as "aggregation" lines)
   {"type": "aggregation", "name": "@name" ("@" for the anonymous one),
    "function", "keys": [value...], and "value" (count, sum, min, max, avg,
@@ -78,6 +78,8 @@ class JsonConsumer(Consumer):
             if d.get("sym", "none") != "none":
                 return {"trace": sym_name(arg.value, self.symbolize)}
             return {"trace": _int(arg.value, arg.width, arg.signed)}
+        if kind == "print":
+            return {"print": self._print_text(act, data)}
         if kind == "tracemem":
             return {"tracemem": list(self._tracemem(act, data))}
         if kind == "printf":

@@ -43,6 +43,10 @@ test kernel (two CPUs, the control channel):
   - tracemem() prints the bytes at an address as dtrace's hex dump (all
     of them, or the dynamic size's first ones), and as a list of bytes
     under -x oformat=json;
+  - print(*curthread) lays the kernel's struct thread out by its C type
+    as illumos dtrace prints it (its tid, name, state by enumerator, a
+    function pointer by symbol, nested structs), and print() of a scalar
+    names its type; a struct too big to record is refused;
   - struct values of an associative array and a thread-local struct
     (made zeroed on first use, written in place) count what
     bcache_read saw, per key and for the thread;
@@ -285,6 +289,23 @@ def check_tracemem(ctx, sock):
     ctx.result("tracemem-json", rc == 0 and actions == want, f"exit {rc}: {out}{err}")
 
 
+def check_print(ctx, sock):
+    rc, out, err = scion(ctx, sock, "trace", "-q", "-n", "BEGIN { printf(\"tid %x\\n\", tid); "
+                         "print(*curthread); printf(\"\\n\"); print(curthread->se.tid); "
+                         "exit(0); }")
+    tid = re.search(r"^tid ([0-9a-f]+)$", out, re.M)
+    ctx.result("print-struct-thread", rc == 0 and tid is not None and
+               out.count("\nstruct thread {\n    arch = {\n") == 1 and
+               f"\n    tid = 0x{tid.group(1)}\n" in out and "\n    state = THREAD_RUNNING\n" in
+               out and "\n    name = [ \"channel\" ]\n" in out and
+               "\n    entry = kernel`channel_thread\n" in out and
+               "\n    se = {\n        run_node = {\n" in out and
+               f"}}\nuint64_t 0x{tid.group(1)}" in out, f"exit {rc}: {out}{err}")
+    rc, out, err = scion(ctx, sock, "trace", "-n", "BEGIN { print(`cpu_table[1]); }")
+    ctx.result("print-too-big-refused", rc != 0 and "print( ) of struct cpu: " in err and
+               "at most 16384 are recorded" in err, f"exit {rc}: {out}{err}")
+
+
 def check_listed_arg_types(ctx, sock):
     rc, out, err = 0, "", ""
     for spec in ("sched:::on-cpu", "fbt::thread_create:entry", "profile:::tick-1s"):
@@ -335,6 +356,7 @@ def job_kernel_types(ctx):
         ctx.result("thread-local-struct", "mine 9 108\n" in out, f"exit {rc}: {out}{err}")
         check_listed_arg_types(ctx, sock)
         check_tracemem(ctx, sock)
+        check_print(ctx, sock)
         rc, out, err = scion(ctx, sock, "trace", "-q", "-n", "fbt::bcache_read:entry "
                              "{ printf(\"depth %d\\n\", stackdepth); stack(); exit(0); }",
                              "--run", "bcache run seq n=1 start=100", timeout=120)

@@ -400,6 +400,13 @@ def check_trace(ctx, sock, version):
                     "tick-100 /++t == 20/ { printa(\"on %d %@u\\n\", @on); exit(0); }")
     ctx.result("trace/sdt-args-typed", rc == 0 and re.findall(r"^on (\d+) \d+$", out, re.M) ==
                ["1"], f"exit {rc}: {out}")
+    # print() lays a struct out by its C type from the big-endian bytes (dtc -B).
+    rc, out = scion(ctx, sock, version, "trace", "-q", "-n", "BEGIN { printf(\"tid %x\\n\", tid); "
+                    "print(curthread->se); exit(0); }")
+    tid = re.search(r"^tid ([0-9a-f]+)$", out, re.M)
+    ctx.result("trace/print-big-endian", rc == 0 and tid is not None and
+               "struct sched_entity {\n" in out and f"\n    tid = 0x{tid.group(1)}\n" in out,
+               f"exit {rc}: {out}")
     # Stores of each width into a D array and alloca's memory, read back big-endian: a
     # 2-byte store into the low half of an int is its high-order bytes on sparc64.
     rc, out = scion(ctx, sock, version, "trace", "-q", "-n", "int a[2]; BEGIN { a[1] = 0x01020304; "
