@@ -1,5 +1,5 @@
 BEGIN
 {
 	copyout(arg0, arg1, 4);
-	@a = print(arg0);
+	@a = umod(arg0);
 }
