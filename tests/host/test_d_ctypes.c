@@ -276,6 +276,29 @@ static void check_records(struct host_test_ctx *t, const struct fake_kernel *k,
 }
 
 /*
+ * src compiled (a failure checked, and freed), and a fresh fake kernel in
+ * *k to fire it in; NULL when it did not compile.
+ */
+static struct dt_object *compile_for_firings(struct host_test_ctx *t, const char *src,
+					    struct dt_program **p, struct fake_kernel **k)
+{
+	struct dt_object *obj = d_generate(src, p);
+	char why[300] = "";
+	if (!obj)
+		d_first_error(*p, why, sizeof(why));
+	CHECK(t, obj != NULL, "%s", why);
+	if (!obj) {
+		dt_program_free(*p);
+		return NULL;
+	}
+	*k = calloc(1, sizeof(**k));
+	if (!*k)
+		abort();
+	fake_kernel_init(*k);
+	return obj;
+}
+
+/*
  * Fixed-size array and struct variables: globals keep their contents from
  * one firing to the next, clause-locals start zeroed at each; elements are
  * read and written through constant and variable indexes, a variable one
@@ -294,19 +317,10 @@ HOST_TEST(d_ctypes_array_and_struct_variables)
 		"	trace(this->local[1]); trace(sizeof (matrix));\n"
 		"}\n";
 	struct dt_program *p;
-	struct dt_object *obj = d_generate(src, &p);
-	char why[300] = "";
+	struct fake_kernel *k;
+	struct dt_object *obj = compile_for_firings(t, src, &p, &k);
 	if (!obj)
-		d_first_error(p, why, sizeof(why));
-	CHECK(t, obj != NULL, "%s", why);
-	if (!obj) {
-		dt_program_free(p);
 		return;
-	}
-	struct fake_kernel *k = calloc(1, sizeof(*k));
-	if (!k)
-		abort();
-	fake_kernel_init(k);
 	k->builtin[DIF_VAR_ARG0] = 3;
 	k->builtin[DIF_VAR_ARG1] = 70;
 	CHECK(t, fake_fire(k, obj, 0) == 0, "first firing: %s", dif_fault_name(k->fault.kind));
@@ -354,19 +368,10 @@ HOST_TEST(d_ctypes_struct_elements_and_thread_locals)
 		"}\n"
 		"END { *(char *)((char *)&info[1] + sizeof (struct callinfo) - arg0) = 1; }\n";
 	struct dt_program *p;
-	struct dt_object *obj = d_generate(src, &p);
-	char why[300] = "";
+	struct fake_kernel *k;
+	struct dt_object *obj = compile_for_firings(t, src, &p, &k);
 	if (!obj)
-		d_first_error(p, why, sizeof(why));
-	CHECK(t, obj != NULL, "%s", why);
-	if (!obj) {
-		dt_program_free(p);
 		return;
-	}
-	struct fake_kernel *k = calloc(1, sizeof(*k));
-	if (!k)
-		abort();
-	fake_kernel_init(k);
 	static const struct {
 		uint64_t thread, arg0, arg1;
 		int64_t want[8];
