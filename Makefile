@@ -348,7 +348,8 @@ HOST_KERNEL_SRCS := kernel/lib/glob.c kernel/lib/errno.c kernel/lib/cpio.c kerne
 	kernel/shell/lineedit.c kernel/mm/pmm.c kernel/mm/kmalloc.c kernel/mm/ranges.c \
 	$(ARCH_HOST_SRCS) kernel/graft/elf_load.c kernel/graft/elf_reloc.c
 HOST_KERNEL_SRCS += kernel/dev/virtqueue.c kernel/channel/frame.c kernel/trace/dif_verify.c \
-	kernel/trace/dif_exec.c kernel/trace/dif_subr.c kernel/trace/dif_subr_search.c
+	kernel/trace/dif_exec.c kernel/trace/dif_subr.c kernel/trace/dif_subr_search.c \
+	kernel/trace/dif_subr_convert.c
 HOST_KERNEL_PRIVATE_HEADERS := kernel/fs/archive_internal.h kernel/ext2/ext2_internal.h kernel/ext2/ext2_layout.h kernel/dev/virtio.h kernel/channel/frame.h kernel/trace/dif_internal.h
 HOST_TEST_SRCS := $(sort $(wildcard tests/host/*.c) $(wildcard tests/host/*.S))
 HOST_TESTS := $(BUILD)/host/unit-tests
@@ -441,7 +442,8 @@ $(BUILD)/gen/ktest_d/%.c: $(BUILD)/gen/ktest_d/%.json tools/embed_file.py
 # drives the same comparison from fuzz input.
 D_ORACLE := $(BUILD)/host/d-oracle
 D_ORACLE_KERNEL_SRCS := kernel/trace/dif_exec.c kernel/trace/dif_subr.c \
-	kernel/trace/dif_subr_search.c kernel/trace/ecb.c kernel/trace/env.c kernel/trace/dynvar.c \
+	kernel/trace/dif_subr_search.c kernel/trace/dif_subr_convert.c kernel/trace/ecb.c \
+	kernel/trace/env.c kernel/trace/dynvar.c \
 	kernel/trace/aggbuf.c kernel/tbuf/tbuf.c kernel/trace/spec.c kernel/trace/dof.c \
 	kernel/trace/session_state.c kernel/trace/session_read.c kernel/trace/bufpolicy.c \
 	kernel/lib/hash.c

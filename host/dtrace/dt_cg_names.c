@@ -83,6 +83,16 @@ uint8_t dt_cg_subroutine(enum dt_func_id id)
 	case DT_F_ALLOCA: return DIF_SUBR_ALLOCA;
 	case DT_F_BCOPY: return DIF_SUBR_BCOPY;
 	case DT_F_COPYINTO: return DIF_SUBR_COPYINTO;
+	case DT_F_TOUPPER: return DIF_SUBR_TOUPPER;
+	case DT_F_TOLOWER: return DIF_SUBR_TOLOWER;
+	case DT_F_STRTOLL: return DIF_SUBR_STRTOLL;
+	case DT_F_HTONS: return DIF_SUBR_HTONS;
+	case DT_F_HTONL: return DIF_SUBR_HTONL;
+	case DT_F_HTONLL: return DIF_SUBR_HTONLL;
+	case DT_F_NTOHS: return DIF_SUBR_NTOHS;
+	case DT_F_NTOHL: return DIF_SUBR_NTOHL;
+	case DT_F_NTOHLL: return DIF_SUBR_NTOHLL;
+	case DT_F_CLEANPATH: return DIF_SUBR_CLEANPATH;
 	default: return DIF_SUBR_LIMIT;
 	}
 }

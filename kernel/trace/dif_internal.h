@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: BSD-2-Clause */
 /*
  * The interpreter's state for one run, shared by dif_exec.c (the
- * instructions), dif_subr.c and dif_subr_search.c (the subroutines).
+ * instructions), dif_subr.c, dif_subr_search.c and dif_subr_convert.c
+ * (the subroutines).
  * One run belongs to one caller on one CPU: nothing here is shared or
  * locked.
  */
@@ -53,6 +54,13 @@ char *dif_string_arg(struct run *x, unsigned i, long *len);
  * Return value: as dif_subr_call's.
  */
 int dif_subr_search(struct run *x, unsigned id, uint64_t *out);
+
+/*
+ * dif_subr_convert - toupper, tolower, strtoll, cleanpath and the byte
+ * order conversions (dif_subr_convert.c), arity already checked.
+ * Return value: as dif_subr_call's.
+ */
+int dif_subr_convert(struct run *x, unsigned id, uint64_t *out);
 
 /*
  * dif_subr_call - run subroutine id with the arguments in x->tuple.

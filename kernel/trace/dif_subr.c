@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: BSD-2-Clause
 /*
  * DIF subroutines (CALL): D's string functions, rand() and
- * speculation(); the ones that search strings are in dif_subr_search.c.
+ * speculation(); the ones that search strings are in dif_subr_search.c,
+ * the ones that convert (toupper, strtoll, htonl...) in dif_subr_convert.c.
  * Arguments come from the run's tuple; string arguments are read through
  * the fault-tolerant path and results are made in scratch space, never
  * longer than the program's strsize. copyin and copyinstr read user
@@ -293,6 +294,17 @@ static int call(struct run *x, unsigned id, uint64_t *out)
 	case DIF_SUBR_COPYINTO:
 		*out = 0;
 		return copy_into(x, id == DIF_SUBR_COPYINTO);
+	case DIF_SUBR_TOUPPER:
+	case DIF_SUBR_TOLOWER:
+	case DIF_SUBR_STRTOLL:
+	case DIF_SUBR_HTONS:
+	case DIF_SUBR_HTONL:
+	case DIF_SUBR_HTONLL:
+	case DIF_SUBR_NTOHS:
+	case DIF_SUBR_NTOHL:
+	case DIF_SUBR_NTOHLL:
+	case DIF_SUBR_CLEANPATH:
+		return dif_subr_convert(x, id, out);
 	}
 	return dif_fail(x, DIF_FAULT_ILLOP, id);
 }

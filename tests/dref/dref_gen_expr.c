@@ -4,7 +4,8 @@
  * string expressions over constants of every width and spelling, the
  * firing's built-in variables, variables of the three scopes and
  * associative array elements, every operator, casts to every integer
- * type, nested ?:, and the string subroutines the kernel implements.
+ * type, nested ?:, and the string subroutines the kernel implements
+ * (with strtoll, cleanpath and the byte order conversions).
  *
  * Everything is parenthesized, so precedence never decides what an
  * expression means (the compiler's precedence has its own tests). Keys
@@ -279,12 +280,37 @@ static void int_call(struct gen *g, struct dref_buf *b, int depth)
 		return;
 	}
 	enum gen_use use = may_fault(g) ? GEN_ANY : GEN_SAFE;
-	switch (dref_below(g->r, 3)) {
+	switch (dref_below(g->r, 5)) {
 	case 0:
 		dref_printf(b, "strlen(");
 		gen_str(g, b, depth - 1, use);
 		dref_printf(b, ")");
 		return;
+	case 1: {
+		static const char *const numbers[] = {
+			"\"42\"", "\" -0x1f\"", "\"0777\"", "\"zz\"", "\"\\t+9z\"",
+			"\"18446744073709551617\"", "\"-9223372036854775808\"", "\"0x\"", "\"\\n5\"",
+		};
+		static const char *const bases[] = { "0", "2", "8", "10", "16", "36" };
+		static const char *const bad[] = { "1", "37", "-1" };
+		dref_printf(b, "strtoll(");
+		if (dref_chance(g->r, 50))
+			dref_printf(b, "%s", PICK(g, numbers));
+		else
+			gen_str(g, b, depth - 1, use);
+		if (dref_chance(g->r, 60))
+			dref_printf(b, ", %s", may_fault(g) ? PICK(g, bad) : PICK(g, bases));
+		dref_printf(b, ")");
+		return;
+	}
+	case 2: {
+		static const char *const order[] = { "htons", "htonl", "htonll", "ntohs", "ntohl",
+						     "ntohll" };
+		dref_printf(b, "%s(", PICK(g, order));
+		gen_int(g, b, depth - 1, GEN_ANY);
+		dref_printf(b, ")");
+		return;
+	}
 	default:
 		dref_printf(b, "%s(", dref_chance(g->r, 50) ? "index" : "rindex");
 		gen_str(g, b, depth - 1, use);
@@ -457,7 +483,24 @@ static void nullable_str(struct gen *g, struct dref_buf *b, int depth)
 
 static void str_call(struct gen *g, struct dref_buf *b, int depth)
 {
-	switch (dref_below(g->r, 6)) {
+	switch (dref_below(g->r, 8)) {
+	case 6: {
+		static const char *const paths[] = {
+			"\"/a/./b//../c/\"", "\"/..\"", "\"a/..\"", "\"/x/y/..\"", "\"/.h/..x/.\"",
+		};
+		dref_printf(b, "cleanpath(");
+		if (dref_chance(g->r, 40))
+			dref_printf(b, "%s", PICK(g, paths));
+		else
+			gen_str(g, b, depth - 1, GEN_SAFE);
+		dref_printf(b, ")");
+		return;
+	}
+	case 7:
+		dref_printf(b, "%s(", dref_chance(g->r, 50) ? "toupper" : "tolower");
+		gen_str(g, b, depth - 1, GEN_SAFE);
+		dref_printf(b, ")");
+		return;
 	case 0:
 		two_strings(g, b, depth, "strjoin");
 		return;

@@ -3,7 +3,8 @@
  * The reference evaluator's subroutines: D's string functions as DTrace
  * defines them (illumos dtrace_dif_subr: index/rindex with Perl's
  * position rules, substr's negative positions and lengths, lltostr's
- * prefixes, basename/dirname's slashes, strtok's saved place), written
+ * prefixes, basename/dirname's slashes, strtok's saved place; toupper,
+ * tolower, strtoll, cleanpath, htons ... ntohll), written
  * as plain C over the evaluator's string values, each result cut to
  * strsize - 1 bytes.
  *
@@ -12,6 +13,10 @@
  * search under way gives NULL; lltostr's base must be 2..36 as a 64-bit
  * value (DIF_FAULT_BADARG at the base).
  */
+#include <ctype.h>
+#include <endian.h>
+#include <errno.h>
+#include <stdlib.h>
 #include <string.h>
 #include "dref_eval.h"
 
@@ -178,6 +183,84 @@ static bool strtok_next(struct dref_eval *e, const struct dref_value *s, const c
 	return true;
 }
 
+/*
+ * strtoll(s, base): DTrace's parse, written over C's strtoull where the
+ * two agree: only spaces and tabs lead (any other white space C would
+ * skip ends the parse at 0), and a value past 64 bits wraps where C's
+ * clamps (so digits beyond what strtoull takes are folded in by hand).
+ * Base 0 is C's choice of base, Scion's addition.
+ */
+static bool parse_int(struct dref_eval *e, const char *s, uint64_t base, struct dref_value *v,
+		      struct dt_type t)
+{
+	if (base == 1 || base > 36)
+		return dref_fail(e, DIF_FAULT_BADARG, base);
+	while (*s == ' ' || *s == '\t')
+		s++;
+	bool negative = *s == '-';
+	if (*s == '-' || *s == '+')
+		s++;
+	uint64_t u = 0;
+	if (*s && !isspace((unsigned char)*s) && *s != '+' && *s != '-') {
+		char *end;
+		errno = 0;
+		u = strtoull(s, &end, (int)base);
+		if (errno == ERANGE) {	/* wrap: C stopped at ULLONG_MAX, DTrace goes on */
+			if (base == 0)
+				base = s[0] == '0' && (s[1] == 'x' || s[1] == 'X') ? 16 :
+				       s[0] == '0' ? 8 : 10;
+			const char *p = s;
+			if (base == 16 && p[0] == '0' && (p[1] == 'x' || p[1] == 'X'))
+				p += 2;
+			u = 0;
+			for (; p < end; p++) {
+				int d = isdigit((unsigned char)*p) ? *p - '0' :
+					tolower((unsigned char)*p) - 'a' + 10;
+				u = u * base + (uint64_t)d;
+			}
+		}
+	}
+	dref_int_value(v, t, negative ? 0 - u : u);
+	return true;
+}
+
+/* cleanpath(): DTrace's rules, component by component (see dif_subr_convert.c's comment). */
+static void clean_path(struct dref_eval *e, const char *src, struct dref_value *v)
+{
+	char out[DIF_STRSIZE_MAX + 8];
+	size_t n = 0, len = strlen(src);
+	bool any = false;
+	for (size_t i = 0; i < len;) {
+		if (src[i] != '/') {
+			out[n++] = src[i++];
+			any = true;
+			continue;
+		}
+		const char *c = src + i + 1;	/* the component after this slash */
+		size_t clen = strcspn(c, "/");
+		bool last = c[clen] == '\0';
+		if (clen == 0 && !last) {		/* "//" */
+			i++;
+		} else if (clen == 1 && c[0] == '.' && !last) {	/* "/./" */
+			i += 2;
+		} else if (clen == 2 && c[0] == '.' && c[1] == '.') {	/* "/../", "/.." */
+			while (n > 0 && out[--n] != '/')
+				;
+			i += 3;
+			if (last) {
+				if (!any)
+					out[0] = '/';
+				n++;
+			}
+		} else {
+			out[n++] = '/';
+			i++;
+			any = true;
+		}
+	}
+	dref_str_value(e, v, out, n);
+}
+
 static void null_result(struct dref_value *v)
 {
 	v->kind = DREF_STR;
@@ -263,6 +346,42 @@ bool dref_subroutine(struct dref_eval *e, const struct dt_node *n, const struct 
 		if (!need_string(e, a0))
 			return false;
 		path_part(e, a0->s, n->ref.func->id == DT_F_DIRNAME, v);
+		return true;
+	case DT_F_TOUPPER:
+	case DT_F_TOLOWER: {
+		if (!need_string(e, a0))
+			return false;
+		char buf[DIF_STRSIZE_MAX + 1];
+		size_t len = strlen(a0->s);
+		for (size_t i = 0; i <= len; i++)
+			buf[i] = (char)(n->ref.func->id == DT_F_TOUPPER ?
+					toupper((unsigned char)a0->s[i]) :
+					tolower((unsigned char)a0->s[i]));
+		dref_str_value(e, v, buf, len);
+		return true;
+	}
+	case DT_F_STRTOLL:
+		if (n->nargs == 2 && (a1->i == 1 || a1->i > 36))	/* the base is checked first */
+			return dref_fail(e, DIF_FAULT_BADARG, a1->i);
+		if (!need_string(e, a0))
+			return false;
+		return parse_int(e, a0->s, n->nargs == 2 ? a1->i : 10, v, n->type);
+	case DT_F_CLEANPATH:
+		if (!need_string(e, a0))
+			return false;
+		clean_path(e, a0->s, v);
+		return true;
+	case DT_F_HTONS:
+	case DT_F_NTOHS:
+		dref_int_value(v, n->type, htobe16((uint16_t)a0->i));
+		return true;
+	case DT_F_HTONL:
+	case DT_F_NTOHL:
+		dref_int_value(v, n->type, htobe32((uint32_t)a0->i));
+		return true;
+	case DT_F_HTONLL:
+	case DT_F_NTOHLL:
+		dref_int_value(v, n->type, htobe64(a0->i));
 		return true;
 	default:
 		return dref_unsupported(e, "a subroutine without a deterministic value (rand, "

@@ -51,7 +51,10 @@ test kernel (two CPUs, the control channel):
     (made zeroed on first use, written in place) count what
     bcache_read saw, per key and for the thread;
   - trace() of a struct variable prints its bytes as dtrace does (a hex
-    dump, little-endian here), and -x oformat=json gives them as a list.
+    dump, little-endian here), and -x oformat=json gives them as a list;
+  - toupper, tolower, strtoll, cleanpath and htons ... ntohll give
+    DTrace's results in the kernel (x86 swaps bytes for the network's
+    order), and strtoll's base 37 is the illegal operation error.
 """
 
 import json
@@ -330,6 +333,39 @@ def check_listed_arg_types(ctx, sock):
                is not None, f"{out}{err}")
 
 
+CONVERT = r"""
+BEGIN
+{
+	printf("case %s|%s|%s\n", toupper("scion Trace 1"), tolower("SCION Trace 1"),
+	    toupper(tolower(probename)));
+	printf("strtoll %d %d %d %d %d\n", strtoll("  -0x1f", 16), strtoll("0755", 0),
+	    strtoll("z", 36), strtoll("12j"), strtoll("101", 2));
+	printf("cleanpath %s %s\n", cleanpath("/usr/./lib//../bin/"), cleanpath("/a/b/.."));
+	printf("hton %x %x %x\n", htons(0x1234), htonl(0x12345678), htonll(0x0102030405060708));
+	printf("ntoh %x %x %x\n", ntohs(0x3412), ntohl(0x78563412), ntohll(0x0807060504030201));
+	exit(0);
+}
+"""
+
+
+def check_converting_subroutines(ctx, sock):
+    """toupper, tolower, strtoll, cleanpath and the byte order conversions in
+    the kernel: x86 is little-endian, so htonl and its kin swap the bytes
+    (test_sparc64_wire.py's check_trace sees the identity on sparc64); a
+    base strtoll refuses is the kernel's illegal-operation error."""
+    rc, out, err = scion(ctx, sock, "trace", "-q", "-n", CONVERT)
+    want = ("case SCION TRACE 1|scion trace 1|BEGIN\n"
+            "strtoll -31 493 35 12 5\n"
+            "cleanpath /usr/bin/ /a/\n"
+            "hton 3412 78563412 807060504030201\n"
+            "ntoh 1234 12345678 102030405060708\n")
+    ctx.result("converting-subroutines", rc == 0 and want in out, f"exit {rc}: {out}{err}")
+    rc, out, err = scion(ctx, sock, "trace", "-q", "-n", "BEGIN { this->b = 37; "
+                         "trace(strtoll(\"10\", this->b)); }", "--run", "cpus", timeout=120)
+    ctx.result("strtoll-bad-base-faults", "illegal operation in action #2 at DIF offset 4" in err
+               and out.strip() == "", f"exit {rc}: {out!r} {err!r}")
+
+
 def job_kernel_types(ctx):
     boot, sock = channel_boot(ctx, "dtypes", smp=2, single_thread_tcg=True)
     try:
@@ -402,6 +438,7 @@ def job_kernel_types(ctx):
                    "compiled against another kernel's types" in err and
                    len(err.strip().splitlines()) == 1, f"exit {rc}: {out}{err}")
         check_scratch_memory(ctx, sock)
+        check_converting_subroutines(ctx, sock)
         rc, out, err = scion(ctx, sock, "trace", "-q", "-n", "BEGIN { trace(1); exit(0); }")
         ctx.result("channel-fine-after", rc == 0, f"exit {rc}: {out}{err}")
     finally:

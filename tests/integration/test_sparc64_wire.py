@@ -414,6 +414,13 @@ def check_trace(ctx, sock, version):
                     "printf(\"%x %x %d\\n\", a[1], a[0], *this->p); exit(0); }")
     ctx.result("trace/stores-big-endian", rc == 0 and "1020304 5060000 -2\n" in out,
                f"exit {rc}: {out}")
+    # The network's byte order is sparc64's own: htonl and its kin are the identity here
+    # (test_d_types.py's kernel-types sees x86 swap the bytes).
+    rc, out = scion(ctx, sock, version, "trace", "-q", "-n", "BEGIN { printf(\"%x %x %x %x\\n\", "
+                    "htonl(0x12345678), htons(0x1234), ntohll(0x0102030405060708), "
+                    "ntohl(htonl(0xa1b2c3d4))); exit(0); }")
+    ctx.result("trace/htonl-identity", rc == 0 and "12345678 1234 102030405060708 a1b2c3d4\n" in out,
+               f"exit {rc}: {out}")
     # profile-1000 (arch_timer_max_hz here): 10 firings a tick, counted over 50 ticks of
     # tick-100; both come from the one timer, so late interrupts do not skew the ratio.
     rc, out = scion(ctx, sock, version, "trace", "-q", "-n", "profile-1000 { @fast = count(); } "

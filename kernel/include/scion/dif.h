@@ -213,6 +213,10 @@ enum dif_op {
  * size) copies size readable bytes at src and copyinto(addr, size, dst)
  * size bytes of the current process's memory, both into dst, which must
  * be writable (an invalid address fault names the first bad address).
+ * toupper, tolower, strtoll, cleanpath and the byte order conversions
+ * (htons... ntohll: the value's low 16, 32 or 64 bits between the
+ * machine's order and the network's, big-endian) are in
+ * kernel/trace/dif_subr_convert.c.
  */
 #define DIF_SUBR_DROP 0
 #define DIF_SUBR_KEEP 1
@@ -235,7 +239,17 @@ enum dif_op {
 	X(COPYINSTR, "copyinstr", 1, 2, DIF_TYPE_STRING, DIF_SUBR_KEEP) \
 	X(ALLOCA,   "alloca",   1, 1, DIF_TYPE_INT,    DIF_SUBR_KEEP) \
 	X(BCOPY,    "bcopy",    3, 3, DIF_TYPE_INT,    DIF_SUBR_DROP) \
-	X(COPYINTO, "copyinto", 3, 3, DIF_TYPE_INT,    DIF_SUBR_DROP)
+	X(COPYINTO, "copyinto", 3, 3, DIF_TYPE_INT,    DIF_SUBR_DROP) \
+	X(TOUPPER,  "toupper",  1, 1, DIF_TYPE_STRING, DIF_SUBR_KEEP) \
+	X(TOLOWER,  "tolower",  1, 1, DIF_TYPE_STRING, DIF_SUBR_KEEP) \
+	X(STRTOLL,  "strtoll",  1, 2, DIF_TYPE_INT,    DIF_SUBR_DROP) \
+	X(HTONS,    "htons",    1, 1, DIF_TYPE_INT,    DIF_SUBR_DROP) \
+	X(HTONL,    "htonl",    1, 1, DIF_TYPE_INT,    DIF_SUBR_DROP) \
+	X(HTONLL,   "htonll",   1, 1, DIF_TYPE_INT,    DIF_SUBR_DROP) \
+	X(NTOHS,    "ntohs",    1, 1, DIF_TYPE_INT,    DIF_SUBR_DROP) \
+	X(NTOHL,    "ntohl",    1, 1, DIF_TYPE_INT,    DIF_SUBR_DROP) \
+	X(NTOHLL,   "ntohll",   1, 1, DIF_TYPE_INT,    DIF_SUBR_DROP) \
+	X(CLEANPATH, "cleanpath", 1, 1, DIF_TYPE_STRING, DIF_SUBR_KEEP)
 
 enum dif_type {
 	DIF_TYPE_INT = 1,	/* 64-bit integer */

@@ -1,5 +1,5 @@
-/* dtrace's other string subroutines are refused until the bytecode has them. */
+/* dtrace's subroutines Scion does not have yet are refused, with the reason. */
 BEGIN
 {
-	trace(toupper(execname));
+	trace(progenyof(1));
 }

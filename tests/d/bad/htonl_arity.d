@@ -1,0 +1,5 @@
+/* The byte order conversions take exactly one integer. */
+BEGIN
+{
+	trace(htonl());
+}
