@@ -261,7 +261,7 @@ def trace_command(ctx, sock):
     ctx.result("trace-c", rc == 0 and "hello: argv[1] = two words\n" in out and
                re.search(r"^starts 1$", out, re.M) and re.search(r"^writev [1-9]\d*$", out, re.M),
                f"exit {rc}: {out!r} {err!r}")
-    # The DTrace guide's rwinfo.d, structs as associative-array values, on writev.
+    # The DTrace guide's rwinfo example, structs as associative-array values, on writev.
     rc, out, err = scion(ctx, sock, "trace", "-q", "-n", RWINFO, "-c", "hello 'two words'",
                          env=env, timeout=120)
     m = re.search(r"^writev (\d+) (\d+) (\d+) (\d+)$", out, re.M)

@@ -421,13 +421,17 @@ def check_trace(ctx, sock, version):
                     "ntohl(htonl(0xa1b2c3d4))); exit(0); }")
     ctx.result("trace/htonl-identity", rc == 0 and "12345678 1234 102030405060708 a1b2c3d4\n" in out,
                f"exit {rc}: {out}")
-    # profile-1000 (arch_timer_max_hz here): 10 firings a tick, counted over 50 ticks of
-    # tick-100; both come from the one timer, so late interrupts do not skew the ratio.
+    # profile-1000 (arch_timer_max_hz here): 10 firings a tick of tick-100, counted over
+    # 50 of them. Both ride the one timer, but a timer interrupt that comes late by more
+    # than a millisecond (a loaded host: this guest runs without -icount) fires profile-1000
+    # once, not once per period it missed, as DTrace's would; tick-100 misses far fewer.
+    # So the bound below is loose: at least 300 shows a rate well above 100 Hz, and at most
+    # 550 that nothing fires more often than asked.
     rc, out = scion(ctx, sock, version, "trace", "-q", "-n", "profile-1000 { @fast = count(); } "
                     "tick-100 /++ticks == 50/ { printa(\"fast %@u\\n\", @fast); exit(0); }")
     fast = re.search(r"^fast (\d+)$", out, re.M)
     ctx.result("trace/profile-1000", rc == 0 and fast is not None and
-               450 <= int(fast.group(1)) <= 550, f"exit {rc}: {out}")
+               300 <= int(fast.group(1)) <= 550, f"exit {rc}: {out}")
 
 
 def check_probe_records(ctx, sock, version):

@@ -1,6 +1,6 @@
 /*
  * Structs as associative-array values and thread-local variables, as the
- * DTrace guide's rwinfo.d uses them: an element is made zeroed on first
+ * DTrace guide's rwinfo example uses them: an element is made zeroed on first
  * use and its members are read and written in place.
  */
 struct callinfo {
