@@ -10,6 +10,24 @@
 #include <string.h>
 #include "dt_impl.h"
 
+/* A constant parameter of lquantize or llquantize: dtrace's tags and its name in messages. */
+struct quantize_param {
+	enum dt_errtag type_tag, value_tag;
+	const char *what;
+};
+
+/* The optional increment (argument #argno of fname), any integer; false after saying why not. */
+static bool increment_ok(struct dt_checker *ck, const char *fname, int argno,
+			 const struct dt_node *incr)
+{
+	if (!incr || dt_type_is_int(incr->type))
+		return true;
+	dt_error(ck->ctx, incr->loc, D_PROTO_ARG, "%s( ) argument #%d (increment) is "
+		 "incompatible with prototype: expected an integer, got %s", fname, argno,
+		 dt_type_str(ck->ctx, incr->type));
+	return false;
+}
+
 /*
  * lquantize(value, low, high[, step[, increment]]) (its arity already
  * checked): constant bounds, as dtrace insists; they go to *lq. The
@@ -18,10 +36,7 @@
 static bool check_lquantize(struct dt_checker *ck, const struct dt_node *value,
 			    struct dt_loc loc, struct dt_agg *lq)
 {
-	static const struct {
-		enum dt_errtag type_tag, value_tag;
-		const char *what;
-	} bounds[] = {
+	static const struct quantize_param bounds[] = {
 		{ D_LQUANT_BASETYPE, D_LQUANT_BASEVAL, "lower bound" },
 		{ D_LQUANT_LIMTYPE, D_LQUANT_LIMVAL, "upper bound" },
 		{ D_LQUANT_STEPTYPE, D_LQUANT_STEPVAL, "step" },
@@ -46,12 +61,8 @@ static bool check_lquantize(struct dt_checker *ck, const struct dt_node *value,
 	}
 	const struct dt_node *incr = value->next ? value->next->next : NULL;
 	incr = incr && incr->next ? incr->next->next : NULL;
-	if (incr && !dt_type_is_int(incr->type)) {
-		dt_error(ck->ctx, incr->loc, D_PROTO_ARG, "lquantize( ) argument #5 (increment) is "
-			 "incompatible with prototype: expected an integer, got %s",
-			 dt_type_str(ck->ctx, incr->type));
+	if (!increment_ok(ck, "lquantize", 5, incr))
 		return false;
-	}
 	if (v[1] <= v[0]) {
 		dt_error(ck->ctx, loc, D_LQUANT_MISMATCH, "lquantize( ) upper bound (%lld) must "
 			 "be greater than the lower bound (%lld)", (long long)v[1], (long long)v[0]);
@@ -83,10 +94,7 @@ static bool check_lquantize(struct dt_checker *ck, const struct dt_node *value,
 static bool check_llquantize(struct dt_checker *ck, const struct dt_node *value,
 			     struct dt_loc loc, struct dt_agg *lq)
 {
-	static const struct {
-		enum dt_errtag type_tag, value_tag;
-		const char *what;
-	} params[] = {
+	static const struct quantize_param params[] = {
 		{ D_LLQUANT_FACTORTYPE, D_LLQUANT_FACTORVAL, "factor" },
 		{ D_LLQUANT_LOWTYPE, D_LLQUANT_LOWVAL, "low magnitude" },
 		{ D_LLQUANT_HIGHTYPE, D_LLQUANT_HIGHVAL, "high magnitude" },
@@ -107,12 +115,8 @@ static bool check_llquantize(struct dt_checker *ck, const struct dt_node *value,
 		}
 		v[i] = a->value;
 	}
-	if (a && !dt_type_is_int(a->type)) {
-		dt_error(ck->ctx, a->loc, D_PROTO_ARG, "llquantize( ) argument #6 (increment) is "
-			 "incompatible with prototype: expected an integer, got %s",
-			 dt_type_str(ck->ctx, a->type));
+	if (!increment_ok(ck, "llquantize", 6, a))
 		return false;
-	}
 	uint64_t factor = v[0], low = v[1], high = v[2], nsteps = v[3];
 	if (factor < 2) {
 		dt_error(ck->ctx, loc, D_LLQUANT_FACTORSMALL, "llquantize( ) factor (argument #1) "
