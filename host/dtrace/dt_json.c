@@ -67,7 +67,8 @@ static void puts_(struct json *j, const char *s)
 	put(j, s, strlen(s));
 }
 
-static DT_PRINTF_LIKE(2, 3) void printf_(struct json *j, const char *fmt, ...)
+/* A short formatted piece (the writer for dt_print_type.c too). */
+void dt_json_printf(struct json *j, const char *fmt, ...)
 {
 	char buf[256];		/* longer than any line this file prints with it */
 	va_list ap;
@@ -90,7 +91,7 @@ static void string(struct json *j, const char *s, size_t n)
 		} else if (c == '\t') {
 			puts_(j, "\\t");
 		} else if (c < 0x20 || c >= 0x7f) {
-			printf_(j, "\\u%04x", c);
+			dt_json_printf(j, "\\u%04x", c);
 		} else {
 			put(j, (const char *)&c, 1);
 		}
@@ -102,16 +103,6 @@ static void string(struct json *j, const char *s, size_t n)
 void dt_json_puts(struct json *j, const char *s)
 {
 	puts_(j, s);
-}
-
-void dt_json_printf(struct json *j, const char *fmt, ...)
-{
-	char buf[256];
-	va_list ap;
-	va_start(ap, fmt);
-	int n = vsnprintf(buf, sizeof(buf), fmt, ap);
-	va_end(ap);
-	put(j, buf, n < 0 ? 0 : (size_t)n < sizeof(buf) ? (size_t)n : sizeof(buf) - 1);
 }
 
 void dt_json_string(struct json *j, const char *s, size_t n)
@@ -137,8 +128,8 @@ static void datum(struct json *j, const struct dt_datum *d, bool with_offset)
 	bool integer = d->kind == DT_DATUM_INT;
 	puts_(j, "{");
 	if (with_offset)
-		printf_(j, "\"offset\":%u,", d->offset);
-	printf_(j, "\"type\":\"%s\",\"size\":%u,\"signed\":%s,\"width\":%u,\"sym\":\"%s\","
+		dt_json_printf(j, "\"offset\":%u,", d->offset);
+	dt_json_printf(j, "\"type\":\"%s\",\"size\":%u,\"signed\":%s,\"width\":%u,\"sym\":\"%s\","
 		"\"frames\":%u}", integer && d->type.kind == DT_TYPE_FLOAT ? "float" :
 		datum_kinds[d->kind], d->size,
 		integer && d->type.is_signed ? "true" : "false",
@@ -173,7 +164,7 @@ static void action(struct json *j, const struct dt_object *obj, const struct dt_
 		[DT_ACTION_DENORMALIZE] = "denormalize", [DT_ACTION_TRACEMEM] = "tracemem",
 		[DT_ACTION_PRINT] = "print",
 	};
-	printf_(j, "{\"kind\":\"%s\"", kinds[a->kind]);
+	dt_json_printf(j, "{\"kind\":\"%s\"", kinds[a->kind]);
 	switch (a->kind) {
 	case DT_ACTION_TRACE:
 	case DT_ACTION_STACK:
@@ -196,22 +187,22 @@ static void action(struct json *j, const struct dt_object *obj, const struct dt_
 		format_or_null(j, a->format);
 		puts_(j, ",\"aggs\":[");
 		for (int i = 0; i < a->naggs; i++)
-			printf_(j, "%s%d", i ? "," : "", a->aggs[i]);
+			dt_json_printf(j, "%s%d", i ? "," : "", a->aggs[i]);
 		puts_(j, "]");
 		break;
 	case DT_ACTION_CLEAR:
 	case DT_ACTION_DENORMALIZE:
-		printf_(j, ",\"agg\":%d", a->aggs[0]);
+		dt_json_printf(j, ",\"agg\":%d", a->aggs[0]);
 		break;
 	case DT_ACTION_TRUNC:
 	case DT_ACTION_NORMALIZE:
-		printf_(j, ",\"agg\":%d,\"data\":", a->aggs[0]);
+		dt_json_printf(j, ",\"agg\":%d,\"data\":", a->aggs[0]);
 		data_or_null(j, a);
 		break;
 	case DT_ACTION_PRINT:	/* the value, and its C type for the consumer to lay it out */
 		puts_(j, ",\"data\":");
 		datum(j, &a->data[0], true);
-		printf_(j, ",\"big_endian\":%s,\"ctype\":", dt_ctf_big_endian(obj->program->ctf) ?
+		dt_json_printf(j, ",\"big_endian\":%s,\"ctype\":", dt_ctf_big_endian(obj->program->ctf) ?
 			"true" : "false");
 		dt_print_type_json(j, obj->program, a->stmt->args->type);
 		break;
@@ -237,11 +228,11 @@ static void options(struct json *j, const struct dt_object *obj)
 		enum dof_option carried = dt_option_in_object(d->id);
 		uint64_t v = carried ? obj->option[carried]
 				     : dt_option_get(&obj->program->options, d->id);
-		printf_(j, "%s\"%s\":", i ? "," : "", d->name);
+		dt_json_printf(j, "%s\"%s\":", i ? "," : "", d->name);
 		if (d->kind == DT_OK_CHOICE)
-			printf_(j, "\"%s\"", d->choices[v]);
+			dt_json_printf(j, "\"%s\"", d->choices[v]);
 		else
-			printf_(j, "%llu", (unsigned long long)v);
+			dt_json_printf(j, "%llu", (unsigned long long)v);
 	}
 	puts_(j, "}");
 }
@@ -252,23 +243,23 @@ static void aggs(struct json *j, const struct dt_object *obj)
 	for (int i = 0; i < obj->naggs; i++) {
 		const struct dt_agg_code *ac = &obj->aggs[i];
 		const struct dt_agg *a = ac->agg;
-		printf_(j, "%s{\"id\":%d,\"name\":", i ? "," : "", a->id);
+		dt_json_printf(j, "%s{\"id\":%d,\"name\":", i ? "," : "", a->id);
 		string(j, a->name, strlen(a->name));
-		printf_(j, ",\"func\":\"%s\",\"keys\":[", a->func->name);
+		dt_json_printf(j, ",\"func\":\"%s\",\"keys\":[", a->func->name);
 		for (int k = 0; k < ac->nkeys; k++) {
 			puts_(j, k ? "," : "");
 			datum(j, &ac->keys[k], false);
 		}
 		puts_(j, "],\"lquantize\":");
 		if (ac->func == DOF_AGG_LQUANTIZE)
-			printf_(j, "[%lld,%lld,%lld]", (long long)a->lq_low, (long long)a->lq_high,
+			dt_json_printf(j, "[%lld,%lld,%lld]", (long long)a->lq_low, (long long)a->lq_high,
 				(long long)a->lq_step);
 		else
 			puts_(j, "null");
 		puts_(j, ",\"llquantize\":");
 		if (ac->func == DOF_AGG_LLQUANTIZE) {
 			uint16_t f = DOF_LLQ_FACTOR(a->lq_step), n = DOF_LLQ_NSTEPS(a->lq_step);
-			printf_(j, "[%u,%lld,%lld,%u,%u]", f, (long long)a->lq_low,
+			dt_json_printf(j, "[%u,%lld,%lld,%u,%u]", f, (long long)a->lq_low,
 				(long long)a->lq_high, n,
 				dof_llquantize_buckets(f, (uint16_t)a->lq_low, (uint16_t)a->lq_high, n));
 		} else {
@@ -284,12 +275,12 @@ static void clauses(struct json *j, const struct dt_object *obj)
 	puts_(j, "\"clauses\":[");
 	for (int i = 0; i < obj->nclauses; i++) {
 		const struct dt_clause_code *cc = &obj->clauses[i];
-		printf_(j, "%s{\"index\":%d,\"probes\":[", i ? "," : "", cc->clause->index);
+		dt_json_printf(j, "%s{\"index\":%d,\"probes\":[", i ? "," : "", cc->clause->index);
 		for (const struct dt_probedesc *d = cc->clause->probes; d; d = d->next) {
 			puts_(j, d == cc->clause->probes ? "" : ",");
 			string(j, d->text, strlen(d->text));
 		}
-		printf_(j, "],\"record\":%s,\"default_action\":%s,\"size\":%u,\"actions\":[",
+		dt_json_printf(j, "],\"record\":%s,\"default_action\":%s,\"size\":%u,\"actions\":[",
 			cc->flags & DOF_CLAUSE_RECORD ? "true" : "false",
 			cc->default_action ? "true" : "false", cc->size);
 		for (int k = 0; k < cc->nactions; k++) {
@@ -311,7 +302,7 @@ char *dt_object_json(const struct dt_object *obj)
 		char pair[2] = { hex[obj->bytes[i] >> 4], hex[obj->bytes[i] & 0xf] };
 		put(&j, pair, 2);
 	}
-	printf_(&j, "\",\n\"strsize\":%u,\n", obj->strsize);
+	dt_json_printf(&j, "\",\n\"strsize\":%u,\n", obj->strsize);
 	options(&j, obj);
 	puts_(&j, ",\n");
 	aggs(&j, obj);
