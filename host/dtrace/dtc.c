@@ -40,8 +40,8 @@
 
 static const struct dt_tool dtc = {
 	.name = "dtc",
-	.usage = "dtc [-C] [-K SYMBOLS] [-T TYPES [-B]] [-S|-A] [-p PID] [-x name[=value]]... [-o FILE] (-s "
-		 "FILE | -n PROGRAM) [args...]",
+	.usage = "dtc [-C] [-K SYMBOLS] [-T TYPES [-B]] [-S|-A] [-p PID] [-x name[=value]]... "
+		 "[-o FILE] (-s FILE | -n PROGRAM) [args...]",
 	.flags = "SA",
 	.valued = "o",
 	.option_failed = "dtrace: failed to set -x ",
