@@ -227,9 +227,12 @@ static void list_graft(struct graft *g, void *arg)
 	strlcpy(r->point, g->point->name, sizeof(r->point));
 	r->installed = READ_ONCE(g->installed);
 	r->scope_tid = r->installed ? READ_ONCE(g->scope_tid) : 0;
-	r->invocations = READ_ONCE(g->invocations);
-	r->commits = READ_ONCE(g->commits);
-	r->aborts = READ_ONCE(g->aborts);
+	struct graft_counts n;
+
+	graft_counts(g, &n);
+	r->invocations = n.invocations;
+	r->commits = n.commits;
+	r->aborts = n.aborts;
 	r->cycles = READ_ONCE(g->cycles);
 	r->time_us = hz ? r->cycles / per_us : 0;
 	r->mode = g->builtin ? CHAN_GRAFT_BUILTIN : g->sandboxed ? CHAN_GRAFT_SANDBOXED

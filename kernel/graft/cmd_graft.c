@@ -143,18 +143,19 @@ static int graft_remove_cmd(int argc, char **argv)
 static void list_one(struct graft *g, void *arg)
 {
 	char why[112], scope[24];
-	uint64_t inv = READ_ONCE(g->invocations);
+	struct graft_counts n;
 	uint64_t hz = arch_cycles_per_second();
 	uint64_t us = hz ? READ_ONCE(g->cycles) / (hz / 1000000 ? hz / 1000000 : 1) : 0;
 
 	(*(unsigned *)arg)++;
+	graft_counts(g, &n);
 	if (g->installed && g->scope_tid)
 		snprintf(scope, sizeof(scope), "tid %llu", (unsigned long long)g->scope_tid);
 	else
 		strlcpy(scope, g->installed ? "global" : "-", sizeof(scope));
 	printk("%-16s %-18s %-10s %-9s %10llu %8llu %7llu %10llu %s\n", g->name, g->point->name,
-	       scope, g->installed ? "installed" : "loaded", (unsigned long long)inv,
-	       (unsigned long long)READ_ONCE(g->commits), (unsigned long long)READ_ONCE(g->aborts),
+	       scope, g->installed ? "installed" : "loaded", (unsigned long long)n.invocations,
+	       (unsigned long long)n.commits, (unsigned long long)n.aborts,
 	       (unsigned long long)us, g->builtin ? "built-in" : g->sandboxed ? "sandboxed" : "trusted");
 	graft_last_abort(g, why, sizeof(why));
 	if (why[0])
@@ -248,9 +249,12 @@ static int graft_stat(int argc, char **argv)
 	struct graft *g = named_graft(argv[2]);
 	if (!g)
 		return -ENOENT;
+	struct graft_counts n;
+
+	graft_counts(g, &n);
 	printk("graft %s: invocations %llu commits %llu aborts %llu cycles %llu mode %s text %zu "
-	       "at 0x%llx\n", g->name, (unsigned long long)READ_ONCE(g->invocations),
-	       (unsigned long long)READ_ONCE(g->commits), (unsigned long long)READ_ONCE(g->aborts),
+	       "at 0x%llx\n", g->name, (unsigned long long)n.invocations,
+	       (unsigned long long)n.commits, (unsigned long long)n.aborts,
 	       (unsigned long long)READ_ONCE(g->cycles),
 	       g->builtin ? "built-in" : g->sandboxed ? "sandboxed" : "trusted",
 	       (size_t)(g->code_end - g->code_start), (unsigned long long)g->code_start);

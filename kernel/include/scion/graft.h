@@ -315,6 +315,20 @@ void graft_foreach(void (*fn)(struct graft *g, void *arg), void *arg);
 struct graft *graft_create_builtin(const char *name, const char *point, void *fn);
 void graft_destroy_builtin(struct graft *g);
 
+/*
+ * Overview: a consistent snapshot of g's counters: invocations equals
+ *   commits + aborts, which two unsynchronised reads while the graft runs
+ *   on another CPU would not promise.
+ * Arguments: g; out: the three counters.
+ * Return value: none. After a few attempts that each raced a running
+ *   invocation, the last (nearly consistent) reading.
+ * Caller's context: any; does not sleep.
+ */
+struct graft_counts {
+	uint64_t invocations, commits, aborts;
+};
+void graft_counts(const struct graft *g, struct graft_counts *out);
+
 /* g's last abort reason (empty if none). Any context. */
 void graft_last_abort(const struct graft *g, char *buf, size_t n);
 
