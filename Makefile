@@ -133,7 +133,7 @@ CHAN_WIRE_H := $(BUILD)/gen/chan_wire_layouts.h
 DISK := $(BUILD)/disk.img
 DISK_SIZE ?= 32M
 
-.PHONY: all kernel iso run run-options test bench bench-profile bench-linux bench-scion bench-adapt nightly squid gdb deps \
+.PHONY: all kernel iso run run-options test bench bench-baseline bench-profile bench-linux bench-scion bench-adapt nightly squid gdb deps \
 	deps-bench host-tests fuzz check-decoder sim clean
 .DEFAULT_GOAL := all
 
@@ -494,6 +494,13 @@ bench: deps deps-bench test-kernel grafts $(DTC) $(ARCH_BENCH_TOOLS) $(SIM) $(DI
 	@$(PYTHON) tools/bench.py --kernel $(TEST_KDIR)/$(notdir $(QEMU_KERNEL)) --disk $(DISK) \
 		--out $(BUILD)/bench $(ARCH_BENCH_ARGS) --programs $(USERLAND_ARCHIVE) \
 		--sim $(SIM) --userland $(BUILD)/userland --linux-dir $(BUILD)/linux
+
+# tools/bench_goals.py: `make bench` compares its figures with the previous
+# run's (build/bench/results.prev.json), else with the baseline committed in
+# tools/bench_baseline.json, and flags what got worse; this target makes the
+# last run's figures the committed baseline.
+bench-baseline:
+	@$(PYTHON) tools/bench_goals.py $(BUILD)/bench/results.json
 
 # tools/bench_profile.py: also part of `make bench`; alone, it merges its
 # figures into build/bench/results.json.

@@ -31,6 +31,7 @@ import bench_compare  # noqa: E402
 import bench_scion  # noqa: E402
 import bench_sparc64  # noqa: E402
 import bench_adapt  # noqa: E402
+import bench_goals  # noqa: E402
 from scionhost import bench as kernel_bench  # noqa: E402
 from scionhost import frame  # noqa: E402
 from scionhost.layouts import layout  # noqa: E402
@@ -205,6 +206,11 @@ def main():
                     help="where Debian's kernel for the Linux column is kept")
     args = ap.parse_args()
     os.makedirs(args.out, exist_ok=True)
+    # The last run's figures, which this run's are compared with (bench_goals.py).
+    path = os.path.join(args.out, "results.json")
+    prev_path = os.path.join(args.out, "results.prev.json")
+    if os.path.exists(path):
+        os.replace(path, prev_path)
     # `scion trace` names the benchmarked kernel's symbols (kernel.syms beside it).
     os.environ["SCION_KSYMS"] = os.path.join(os.path.dirname(os.path.abspath(args.kernel)),
                                              "kernel.syms")
@@ -258,7 +264,7 @@ def main():
         "fs": fs,
         "published": PUBLISHED,
     }
-    path = os.path.join(args.out, "results.json")
+    bench_goals.annotate(results, prev_path)
     with open(path, "w") as f:
         json.dump(results, f, indent=2)
         f.write("\n")
@@ -305,6 +311,7 @@ def main():
     if fs:
         bench_compare.print_table(fs)
     print_published(runs[0])
+    bench_goals.print_section(results)
     print(f"\n{qemu_version}; -icount shift=0,sleep=off; results in {path}")
 
 
