@@ -102,6 +102,7 @@ def main():
     ap.add_argument("--skip", type=int, default=20, help="calls to let run first (warm-up)")
     ap.add_argument("--max", type=int, default=20000, help="instructions to step at most")
     ap.add_argument("--smp", type=int, default=1)
+    ap.add_argument("--disk", help="a raw disk image (a snapshot), for benchmarks that read one")
     ap.add_argument("--trace", metavar="PROGRAM", help="a D program enabled meanwhile")
     ap.add_argument("--show", action="store_true", help="print every instruction")
     args = ap.parse_args()
@@ -121,7 +122,8 @@ def main():
     # The kernel's build, for the control channel's handshake (version.txt beside it).
     with open(os.path.join(os.path.dirname(os.path.abspath(args.kernel_dir)), "version.txt")) as f:
         version = f.readline().strip()
-    argv = machine.qemu_command(kernel=kernel, smp=args.smp, icount=True, control_socket=sock)
+    argv = machine.qemu_command(kernel=kernel, smp=args.smp, icount=True, control_socket=sock,
+                                disk=args.disk, disk_snapshot=bool(args.disk))
     argv += ["-gdb", f"tcp:127.0.0.1:{port}"]
     boot = harness.Boot("insn-path", tmp, timeout=600, argv=argv)
     tracer = None

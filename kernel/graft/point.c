@@ -18,6 +18,7 @@
 #include <scion/printk.h>
 #include <scion/probe.h>
 #include <arch/timer.h>
+#include <arch/cpu.h>
 #include "graft_internal.h"
 
 #define BUDGET_MAX_US 10000000u
@@ -76,7 +77,7 @@ static uint64_t current_tid(void)
 /*
  * The dispatcher behind every grafted slot. A method runs the graft
  * scoped to the calling thread if there is one, else the global one, in
- * a transaction; the default runs when none applies, when that graft is
+ * a transaction (a direct graft, a recorder, without one); the default runs when none applies, when that graft is
  * already running on this CPU (a graft whose API call reaches its own
  * point gets the default, never itself), when transactions nest too
  * deep, and after an abort. An event runs the default, then each
@@ -102,13 +103,42 @@ static __attribute__((always_inline)) inline void fire(struct probe *probe, uint
 	probe_fire_consumers(probe, &frame);
 }
 
+/*
+ * A direct graft's call (struct graft's direct: built-in, cannot fail):
+ * counted as a committed invocation, with its time, like a transaction's.
+ */
+static enum txn_outcome run_direct(const struct graft_point *p, struct graft *g,
+				   const uint64_t a[6], uint64_t *r)
+{
+	uint64_t (*fn)(uint64_t, uint64_t, uint64_t, uint64_t, uint64_t, uint64_t) =
+		(void *)g->entry;
+	uint64_t start = arch_cycles();
+
+	*r = graft_point_mask_result(p, fn(a[0], a[1], a[2], a[3], a[4], a[5]));
+	graft_note_invocation(g, true, arch_cycles() - start);
+	return TXN_COMMITTED;
+}
+
+/* g's invocation: in a transaction unless g is direct. */
+static inline enum txn_outcome transact(const struct graft_point *p, struct graft *g,
+					const uint64_t args[6], uint64_t *r)
+{
+	return g->direct ? run_direct(p, g, args, r) : txn_run(p, g, args, r);
+}
+
+static inline bool probe_live(const struct probe *probe)
+{
+	return probe && __atomic_load_n(&probe->soft->live, __ATOMIC_RELAXED);
+}
+
 /* txn_run between the graft provider's invoke and commit / abort probes. */
-static enum txn_outcome run(const struct graft_point *p, struct graft *g, const uint64_t args[6],
-			    uint64_t *r)
+static __attribute__((noinline)) enum txn_outcome run_probed(const struct graft_point *p,
+							     struct graft *g,
+							     const uint64_t args[6], uint64_t *r)
 {
 	struct graft_point_state *st = p->state;
 	fire(st->probe_invoke, args[0], args[1], args[2], args[3], args[4], args[5]);
-	enum txn_outcome o = txn_run(p, g, args, r);
+	enum txn_outcome o = transact(p, g, args, r);
 	if (o == TXN_COMMITTED)
 		fire(st->probe_commit, *r, args[0], args[1], args[2], args[3], args[4]);
 	else if (o == TXN_ABORTED)
@@ -116,17 +146,46 @@ static enum txn_outcome run(const struct graft_point *p, struct graft *g, const 
 	return o;
 }
 
+/* A transaction of g, through run_probed while one of the point's graft probes is enabled. */
+static inline enum txn_outcome run(const struct graft_point *p, struct graft *g,
+				   const uint64_t args[6], uint64_t *r)
+{
+	const struct graft_point_state *st = p->state;
+
+	if (unlikely(probe_live(st->probe_invoke) || probe_live(st->probe_commit) ||
+		     probe_live(st->probe_abort)))
+		return run_probed(p, g, args, r);
+	return transact(p, g, args, r);
+}
+
+/* The method graft for the calling thread: its own scoped one, else the global one. */
+static struct graft *method_graft(const struct graft_point_state *st)
+{
+	struct graft *chosen = READ_ONCE(st->global);
+
+	if (!READ_ONCE(st->scoped))
+		return chosen;
+	uint64_t tid = current_tid();
+	for (unsigned i = 0; i < GRAFT_POINT_MAX_INSTALLED; i++) {
+		struct graft *g = READ_ONCE(st->installed[i]);
+		if (g && g->scope_tid && g->scope_tid == tid)
+			return g;
+	}
+	return chosen;
+}
+
 static uint64_t dispatch(const struct graft_point *p, const uint64_t args[6],
 			 enum graft_outcome *outcome)
 {
 	struct graft_point_state *st = p->state;
-	uint64_t tid = current_tid();
 	uint64_t r;
 
 	*outcome = GRAFT_OUTCOME_DEFAULT;
 	if (p->kind == GRAFT_KIND_EVENT) {
+		uint64_t tid = READ_ONCE(st->scoped) ? current_tid() : 0;
+		unsigned used = READ_ONCE(st->used);
 		graft_call_default(p, args);
-		for (unsigned i = 0; i < GRAFT_POINT_MAX_INSTALLED; i++) {
+		for (unsigned i = 0; i < used && i < GRAFT_POINT_MAX_INSTALLED; i++) {
 			struct graft *g = READ_ONCE(st->installed[i]);
 			if (!g || (g->scope_tid && g->scope_tid != tid) || txn_graft_active(g))
 				continue;
@@ -138,18 +197,7 @@ static uint64_t dispatch(const struct graft_point *p, const uint64_t args[6],
 		}
 		return 0;
 	}
-	struct graft *chosen = NULL;
-	for (unsigned i = 0; i < GRAFT_POINT_MAX_INSTALLED; i++) {
-		struct graft *g = READ_ONCE(st->installed[i]);
-		if (!g)
-			continue;
-		if (g->scope_tid && g->scope_tid == tid) {
-			chosen = g;
-			break;
-		}
-		if (!g->scope_tid && !chosen)
-			chosen = g;
-	}
+	struct graft *chosen = method_graft(st);
 	if (!chosen || txn_graft_active(chosen))
 		return graft_call_default(p, args);
 	enum txn_outcome o = run(p, chosen, args, &r);
@@ -195,8 +243,25 @@ bool graft_point_installed_name(const char *point, char *buf, size_t n)
 	return found;
 }
 
+/* After installed[] changed: the summary dispatch reads, and the slot. Point lock held. */
 static void set_slot(const struct graft_point *p)
 {
+	struct graft_point_state *st = p->state;
+	struct graft *global = NULL;
+	uint32_t scoped = 0, used = 0;
+
+	for (unsigned i = 0; i < GRAFT_POINT_MAX_INSTALLED; i++) {
+		struct graft *g = st->installed[i];
+		if (g)
+			used = i + 1;
+		if (g && g->scope_tid)
+			scoped++;
+		else if (g && !global)
+			global = g;
+	}
+	WRITE_ONCE(st->global, global);
+	WRITE_ONCE(st->scoped, scoped);
+	WRITE_ONCE(st->used, used);
 	if (p->state->recorder) {
 		WRITE_ONCE(*p->slot, p->dispatcher);
 		return;

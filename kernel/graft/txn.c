@@ -189,7 +189,7 @@ enum txn_outcome txn_run(const struct graft_point *p, struct graft *g, const uin
 	t->undo_base = tc->nundo;
 	t->lock_base = tc->nlocks;
 	t->start = arch_cycles();
-	t->deadline = g->unbudgeted ? UINT64_MAX : t->start + READ_ONCE(p->state->budget_cycles);
+	t->deadline = t->start + READ_ONCE(p->state->budget_cycles);
 	if (t->hands_on && outer->deadline < t->deadline)
 		t->deadline = outer->deadline;
 	tc->depth++;
@@ -240,6 +240,14 @@ enum txn_outcome txn_run(const struct graft_point *p, struct graft *g, const uin
 
 bool txn_graft_active(const struct graft *g)
 {
+	/*
+	 * No transaction open on the CPU read: a thread outside every
+	 * transaction may migrate meanwhile, but no CPU it could be on has one
+	 * of its own open (an interrupt's ends before the thread runs again),
+	 * and a thread inside one cannot migrate. The common case, unmasked.
+	 */
+	if (!READ_ONCE(this_cpu()->txn_depth))
+		return false;
 	irqflags_t f = arch_irq_save();
 	struct txn_cpu *tc = my_txns();
 	bool active = false;

@@ -223,6 +223,37 @@ void probe_dispatch_frame(struct trap_frame *frame, uint64_t state)
 	arch_irq_restore(f);
 }
 
+/*
+ * The frame call of a patch whose one C consumer is a handler for every
+ * thread (site_build.c's plan): the common case of a traced site, run
+ * without the general path's loop and switch. A retired patch takes the
+ * general path, which runs the site's current consumers.
+ */
+void probe_dispatch_handler(struct trap_frame *frame, uint64_t state)
+{
+	irqflags_t f = arch_irq_save();
+	struct site_state *st = (struct site_state *)(uintptr_t)state;
+	struct cpu *cpu = this_cpu();
+
+	if (unlikely(__atomic_load_n(&st->retired, __ATOMIC_ACQUIRE))) {
+		arch_irq_restore(f);
+		probe_dispatch_frame(frame, state);
+		return;
+	}
+	if (unlikely(cpu_probe_running(cpu))) {
+		atomic_add(&st->missed, 1);
+	} else {
+		struct probe_consumer *c = st->c[0];
+		struct probe_hit hit = { c->firing_for, st->addr, frame };
+
+		atomic_add(&st->hits, 1);
+		cpu_probe_hit_begin(cpu);
+		c->handler(&hit, c->arg);
+		cpu_probe_hit_end(cpu);
+	}
+	arch_irq_restore(f);
+}
+
 bool probe_breakpoint(struct trap_frame *frame)
 {
 	uint64_t addr = arch_probe_breakpoint_addr(frame);

@@ -143,6 +143,7 @@ bool code_in_use(const uint64_t *starts, const uint64_t *ends, unsigned n, bool 
 
 /* dispatch.c */
 void probe_dispatch_frame(struct trap_frame *frame, uint64_t state);
+void probe_dispatch_handler(struct trap_frame *frame, uint64_t state);
 bool consumer_inline(const struct probe_consumer *c, uint32_t live_before);
 /* No retired patch is left: released accumulators may be reused. */
 void accumulators_quiet(void);

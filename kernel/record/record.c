@@ -125,8 +125,8 @@ struct rec_session *rec_session_start(const struct rec_module *m, struct tbuf_se
 	for (unsigned k = 0; k < 2; k++) {
 		snprintf(name, sizeof(name), "record-%s-%s", m->name, k ? "log" : "trace");
 		s->graft[k] = graft_create_builtin(name, points[k], fns[k]);
-		if (s->graft[k])	/* a recorder writes a record and returns: never cut short */
-			s->graft[k]->unbudgeted = true;
+		if (s->graft[k])	/* a recorder writes a record and returns: no transaction */
+			s->graft[k]->direct = true;
 		if (!s->graft[k] || graft_install(s->graft[k], 0, err, sizeof(err))) {
 			snprintf(why, whylen, "cannot graft the recorder on %s: %s", points[k],
 				 s->graft[k] ? err : "no such event point");

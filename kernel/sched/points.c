@@ -11,12 +11,12 @@
 #include <scion/graft.h>
 #include <scion/cpu.h>
 
-static void no_event_handler(const struct sched_event *e)
+void sched_event_ignored(const struct sched_event *e)
 {
 	(void)e;
 }
 
-static void no_pick_handler(const struct sched_pick *p)
+void sched_pick_ignored(const struct sched_pick *p)
 {
 	(void)p;
 }
@@ -24,8 +24,8 @@ static void no_pick_handler(const struct sched_pick *p)
 struct sched_policy sched_policy = {
 	.pick_next = sched_default_pick_next,
 	.tick = sched_default_tick,
-	.event = no_event_handler,
-	.pick = no_pick_handler,
+	.event = sched_event_ignored,
+	.pick = sched_pick_ignored,
 };
 
 /* The instance whose policy runs on each CPU (scion/runq.h); its own CPU only. */
@@ -57,10 +57,10 @@ GRAFT_POINT_METHOD(sched_pick_next, sched_policy.pick_next, sched_default_pick_n
 GRAFT_POINT_METHOD(sched_tick, sched_policy.tick, sched_default_tick, 10000, NULL,
 		   "the running thread was charged a tick: preempt it? (timer interrupt, "
 		   "sched_lock held); default: a 2-tick slice");
-GRAFT_POINT_EVENT(sched_event, sched_policy.event, no_event_handler, 1000,
+GRAFT_POINT_EVENT(sched_event, sched_policy.event, sched_event_ignored, 1000,
 		  "a thread became runnable, blocked, ended, yielded or was charged a tick: the "
 		  "scheduler's input (sched_lock held, interrupts masked, may not sleep; look only)");
-GRAFT_POINT_EVENT(sched_pick, sched_policy.pick, no_pick_handler, 1000,
+GRAFT_POINT_EVENT(sched_pick, sched_policy.pick, sched_pick_ignored, 1000,
 		  "the scheduler chose what a CPU runs next (cpu, chosen and previous thread, "
 		  "queue length): its output (sched_lock held, interrupts masked, mid-switch, may "
 		  "not sleep; look only)");

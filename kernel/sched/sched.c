@@ -101,14 +101,24 @@ static void kick_idle_cpu(const struct thread *t)
 	}
 }
 
-/* Fire sched.event for what t did on this CPU. sched_lock held. */
-static void fire_event(unsigned kind, const struct thread *t)
+/* fire_event's describing half, out of line: only a recorder or a graft wants it. */
+static __attribute__((noinline)) void describe_event(graft_fn_sched_event *handler, unsigned kind,
+						     const struct thread *t)
 {
 	struct sched_event e = {
 		.seq = ++sched_seq, .tick = clock_ticks(), .tid = t->tid, .kind = kind,
 		.cpu = this_cpu_index(), .affinity = t->se.affinity,
 	};
-	sched_policy.event(&e);
+	handler(&e);
+}
+
+/* Fire sched.event for what t did on this CPU. sched_lock held. */
+static inline void fire_event(unsigned kind, const struct thread *t)
+{
+	graft_fn_sched_event *handler = READ_ONCE(sched_policy.event);
+
+	if (handler != sched_event_ignored)
+		describe_event(handler, kind, t);
 }
 
 /* Tell fn that t is in start-state kind (scion/recfmt.h) on CPU cpu, numbered as an event. */
@@ -181,11 +191,14 @@ static struct thread *pick_next(struct cpu *c, struct thread *prev)
 	struct thread *next = e ? container_of(e, struct thread, se) : NULL;
 	if (next)
 		SDT_PROBE4_P(sched, dequeue, next->tid, c->index, next, c);
+	graft_fn_sched_pick *handler = READ_ONCE(sched_policy.pick);
+	if (handler == sched_pick_ignored)
+		return next;
 	struct sched_pick p = {
 		.seq = ++sched_seq, .tick = clock_ticks(), .tid = next ? next->tid : 0,
 		.prev = prev->is_idle ? 0 : prev->tid, .cpu = c->index, .queued = queued,
 	};
-	sched_policy.pick(&p);
+	handler(&p);
 	return next;
 }
 

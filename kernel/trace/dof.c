@@ -360,6 +360,7 @@ static int check_action(const struct trace_object *o, struct trace_clause *c, un
 			     ci, ai + 1);
 		a->offset = *offset;
 		*offset = (*offset + a->size + 7u) & ~7u;
+		c->padded |= (a->size & 7u) != 0;
 	}
 	return 0;
 }
@@ -408,6 +409,7 @@ static int read_clause(struct reader *r, struct trace_object *o, unsigned ci, ch
 			     a->nprogs);
 		if (ai == 0 && a->kind == DOF_ACT_SPECULATE)
 			c->speculative = true;
+		c->writes_principal |= a->kind == DOF_ACT_COMMIT;
 		if (a->nprogs) {
 			a->progs = kmalloc(a->nprogs * sizeof(*a->progs));
 			if (!a->progs)

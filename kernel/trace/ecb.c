@@ -289,14 +289,40 @@ static bool run_actions(struct trace_firing *x, uint8_t *rec, uint64_t *spec_id,
 	return true;
 }
 
+/*
+ * Where e's record is built: in place in this CPU's principal buffer,
+ * claimed but not yet taken (tbuf_claim), when nothing can write that
+ * buffer before the record is done (no speculation, no commit() among
+ * the actions, the switch policy) and it has room; else in the staging
+ * area, copied out when done. *in_place says which. A fault abandons an
+ * in-place record by not taking its room: the ERROR record, if any,
+ * goes there instead.
+ */
+static uint8_t *record_area(struct trace_firing *x, const struct trace_clause *c, bool *in_place)
+{
+	struct trace_session *s = x->session;
+
+	*in_place = false;
+	if (!c->speculative && !c->writes_principal &&
+	    s->obj.option[DOF_OPT_BUFPOLICY] == DOF_BUFPOLICY_SWITCH) {
+		uint8_t *at = tbuf_claim(s->bufs, c->record_size);
+		if (at) {
+			*in_place = true;
+			return at;
+		}
+	}
+	return x->cpu->staging;
+}
+
 static void run_ecb(struct trace_firing *x)
 {
 	const struct trace_clause *c = x->ecb->clause;
 	struct trace_session *s = x->session;
 	uint64_t ok = 1, spec_id = 0;
 	int64_t exit_status = 0;
-	bool exiting = false;
+	bool exiting = false, in_place = false;
 	struct dif_fault fault;
+	uint8_t *rec = x->cpu->staging;
 
 	x->cpu->scratch_used = 0;
 	if (c->predicate) {
@@ -307,17 +333,21 @@ static void run_ecb(struct trace_firing *x)
 		if (!ok)
 			return;
 	}
-	uint8_t *rec = x->cpu->staging;
 	if (c->record_size) {
+		rec = record_area(x, c, &in_place);
 		struct dof_rechdr *h = (struct dof_rechdr *)rec;
-		memset(rec, 0, c->record_size);
+		/* Every datum fills its 8-aligned slot but for padded ones (dof.c). */
+		if (c->padded)
+			memset(rec, 0, c->record_size);
 		h->epid = x->ecb->epid;
 		h->probe_id = x->hit->probe->id;
 		h->timestamp = trace_firing_now(x);
 	}
 	if (!run_actions(x, rec, &spec_id, &exiting, &exit_status))
 		return;
-	if (c->record_size) {
+	if (in_place) {
+		tbuf_commit(s->bufs, c->record_size);
+	} else if (c->record_size) {
 		if (spec_id) {
 			if (!spec_append(s->specs, spec_id, rec, c->record_size))
 				count(&s->counters.spec_drops);
@@ -344,7 +374,7 @@ void trace_fire(struct trace_session *s, struct trace_ecb *ecbs, const struct pr
 	if (cpu >= MAX_CPUS || !s->cpu[cpu].staging)
 		return;
 	struct trace_firing x = { s, &s->cpu[cpu], hit, NULL, args, { 0, 0 }, 0 };
-	if (runs_in == TRACE_ACTIVE)
+	if (runs_in == TRACE_ACTIVE && s->obj.locals_bytes)
 		memset(x.cpu->locals, 0, s->obj.locals_bytes);
 	for (struct trace_ecb *e = ecbs; e; e = e->next) {
 		/* exit() in an earlier clause stops the later ones, as in DTrace. */

@@ -49,6 +49,10 @@ struct trace_clause {
 	struct trace_action *actions;
 	uint32_t record_size;		/* header + data, 8-aligned; 0 without DOF_CLAUSE_RECORD */
 	bool speculative;		/* first action is SPECULATE */
+	bool padded;			/* a datum leaves alignment padding: the record is
+					   zeroed before the actions write it */
+	bool writes_principal;		/* an action (commit) writes the principal buffer
+					   while the record is being built */
 };
 
 struct trace_agg {

@@ -170,3 +170,38 @@ KTEST(clock_fast_tick_with_profile, 1)
 		  (unsigned long long)during_after, (unsigned long long)irqs_after,
 		  (unsigned long long)after, FACTOR);
 }
+
+/* The exact quotient floor(c * 1e9 / hz), without overflow, as clock.c once computed it. */
+static uint64_t exact_ns(uint64_t c, uint64_t hz)
+{
+	return c / hz * 1000000000ull + c % hz * 1000000000ull / hz;
+}
+
+/*
+ * clock_cycles_to_ns multiplies where it divided: at most one nanosecond
+ * below the exact quotient, and never decreasing, over the range of
+ * counts a kernel sees (small durations to years of uptime).
+ */
+KTEST(clock_cycles_to_ns_exact_within_one, 1)
+{
+	uint64_t hz = arch_cycles_per_second();
+	uint64_t x = 0x9e3779b97f4a7c15ull, prev_c = 0, prev_ns = 0;
+
+	KT_ASSERT(t, hz, "no cycle counter rate");
+	for (unsigned i = 0; i < 20000; i++) {
+		x ^= x << 13;
+		x ^= x >> 7;
+		x ^= x << 17;
+		/* every magnitude up to 2^56 cycles (years at any rate a kernel sees) */
+		uint64_t c = i < 64 ? (i < 32 ? i : hz * (i - 32) + i) : x >> (8 + i % 56);
+		uint64_t ns = clock_cycles_to_ns(c), want = exact_ns(c, hz);
+		KT_ASSERT(t, ns <= want && ns + 1 >= want,
+			  "%llu cycles at %llu Hz: %llu ns, exactly %llu", (unsigned long long)c,
+			  (unsigned long long)hz, (unsigned long long)ns, (unsigned long long)want);
+		if (c >= prev_c)
+			KT_ASSERT(t, ns >= prev_ns, "not monotonic at %llu cycles",
+				  (unsigned long long)c);
+		prev_c = c;
+		prev_ns = ns;
+	}
+}

@@ -76,6 +76,12 @@ struct graft_point_recorder {
 struct graft_point_state {
 	struct spinlock lock;
 	struct graft *installed[GRAFT_POINT_MAX_INSTALLED];	/* lock to change; read lock-free */
+	struct graft *global;		/* lock to change, read lock-free: of installed[], the
+					   method graft for every thread (NULL: none) */
+	uint32_t scoped;		/* lock to change, read lock-free: how many of
+					   installed[] are scoped to one thread */
+	uint32_t used;			/* lock to change, read lock-free: installed[i] is
+					   NULL for every i >= used */
 	const struct graft_point_recorder *recorder;	/* lock to change; read lock-free */
 	uint64_t budget_cycles;		/* time budget per invocation; 0 until graft_init */
 	uint32_t budget_us;		/* lock */
@@ -184,9 +190,12 @@ struct graft {
 	uintptr_t region[3];			/* set once: text, rodata, data (graft area) */
 	size_t region_size[3];			/* set once */
 	bool builtin;				/* set once: kernel code registered as a graft (tests) */
-	bool unbudgeted;			/* set once: built-in code that ends on its own (a
-						   recorder): no time budget, so a loaded host's
-						   slow guest never aborts it */
+	bool direct;				/* set once: built-in code that ends on its own and
+						   cannot fail (a recorder, which writes a record
+						   and returns): called without a transaction, so
+						   no budget aborts it on a loaded host's slow
+						   guest and recording costs no begin and commit;
+						   it must not reach its own point */
 	bool sandboxed;				/* set once: verified, runs in its sandbox (arch/sfi.h) */
 	struct arch_sfi sfi;			/* set once: its windows, when sandboxed */
 	bool quiet;				/* set once: aborts are not logged (benchmarks) */

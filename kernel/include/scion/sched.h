@@ -35,6 +35,15 @@ struct sched_policy {
 /* The policy in force; the slots change when grafts are installed. */
 extern struct sched_policy sched_policy;
 
+/*
+ * The event slots' defaults: nothing looks at the scheduler's input and
+ * output, so the scheduler need not describe them (sched.c tests the
+ * slot first; numbering only the events someone sees keeps a recording's
+ * sequence numbers contiguous all the same).
+ */
+void sched_event_ignored(const struct sched_event *e);
+void sched_pick_ignored(const struct sched_pick *p);
+
 /* The live run queue (sched_lock). */
 extern struct sched_runq sched_rq;
 
