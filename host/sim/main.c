@@ -160,7 +160,9 @@ FILE *log_open(struct log_file *lf, const struct stream_file *trace, const char 
 		return NULL;
 	}
 	/* A log is tens of bytes a record and millions of records: few, big writes. */
-	setvbuf(lf->fp, NULL, _IOFBF, LOG_BUFFER_BYTES);
+	lf->buffer = malloc(LOG_BUFFER_BYTES);	/* glibc sizes a buffer of its own by st_blksize */
+	if (lf->buffer)
+		setvbuf(lf->fp, lf->buffer, _IOFBF, LOG_BUFFER_BYTES);
 	fwrite(&lf->header, sizeof(lf->header), 1, lf->fp);
 	return lf->fp;
 }
@@ -173,6 +175,7 @@ int log_close(struct log_file *lf, uint64_t records, int err, const char *why)
 		err = -EIO;
 	if (fclose(lf->fp) && !err)
 		err = -EIO;
+	free(lf->buffer);
 	if (err) {
 		unlink(lf->part);
 		return fail("%s: %s: %s", lf->trace->path, lf->header.policy,
@@ -192,6 +195,7 @@ int log_close(struct log_file *lf, uint64_t records, int err, const char *why)
 void log_discard(struct log_file *lf)
 {
 	fclose(lf->fp);
+	free(lf->buffer);
 	unlink(lf->part);
 }
 

@@ -47,6 +47,7 @@ struct log_file {
 	const struct stream_file *trace;
 	struct rec_file_header header;	/* the trace's, as a log written with the policy */
 	FILE *fp;
+	char *buffer;			/* fp's (big: few writes), or NULL */
 };
 
 /*
