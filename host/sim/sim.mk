@@ -73,7 +73,7 @@ $(SIM_TABLE): $(SIM_GRAFT_SRCS) host/sim/sim.mk
 $(SIM): $(SIM_SRCS) $(SIM_KERNEL_SRCS) $(SIM_HEADERS) $(SIM_GRAFT_OBJS) $(SIM_TABLE)
 	@mkdir -p $(dir $@)
 	$(call say,HOSTCC,$@)
-	$(Q)$(HOST_CC) $(SIM_CFLAGS) -o $@ $(SIM_SRCS) $(SIM_KERNEL_SRCS) $(SIM_GRAFT_OBJS) $(SIM_TABLE)
+	$(Q)$(HOST_CC) $(SIM_CFLAGS) -flto=auto -o $@ $(SIM_SRCS) $(SIM_KERNEL_SRCS) $(SIM_GRAFT_OBJS) $(SIM_TABLE)
 
 .PHONY: sim
 sim: $(SIM)
