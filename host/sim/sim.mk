@@ -46,7 +46,8 @@ SIM_TABLE := $(BUILD)/gen/sim_grafts.c
 # table's entries are renamed out of the table (api.c itself, linked once, is
 # the program's).
 SIM_GRAFT_DATA_SECTIONS := .data .data.rel .data.rel.local
-sim_graft_api = $(if $(shell grep -l 'GRAFT_METHOD.sched_' $(1)),kernel/sched/api.c,kernel/bcache/api.c)
+sim_graft_api = $(if $(shell grep -l 'GRAFT_METHOD.sched_' $(1)),kernel/sched/api.c,\
+	kernel/bcache/api.c)
 $(BUILD)/sim/grafts/%.o: grafts/%.c $(SIM_HEADERS) host/sim/graft_unit.h kernel/bcache/api.c \
 		kernel/sched/api.c host/sim/sim.mk
 	@mkdir -p $(dir $@)
@@ -73,7 +74,8 @@ $(SIM_TABLE): $(SIM_GRAFT_SRCS) host/sim/sim.mk
 $(SIM): $(SIM_SRCS) $(SIM_KERNEL_SRCS) $(SIM_HEADERS) $(SIM_GRAFT_OBJS) $(SIM_TABLE)
 	@mkdir -p $(dir $@)
 	$(call say,HOSTCC,$@)
-	$(Q)$(HOST_CC) $(SIM_CFLAGS) -flto=auto -o $@ $(SIM_SRCS) $(SIM_KERNEL_SRCS) $(SIM_GRAFT_OBJS) $(SIM_TABLE)
+	$(Q)$(HOST_CC) $(SIM_CFLAGS) -flto=auto -o $@ $(SIM_SRCS) $(SIM_KERNEL_SRCS) $(SIM_GRAFT_OBJS) \
+		$(SIM_TABLE)
 
 .PHONY: sim
 sim: $(SIM)
