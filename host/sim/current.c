@@ -10,30 +10,31 @@
 #include "../../kernel/bcache/cache.h"
 #include "../../kernel/insitu/sched_replay.h"
 
-static struct bcache_cache *current;
-static struct sched_runq *current_rq;
+/* Not static: each host build of a graft reads them inline too (graft_unit.h). */
+struct bcache_cache *sim_current_cache;
+struct sched_runq *sim_current_runq;
 
 struct bcache_cache *cache_env_current(void)
 {
-	return current;
+	return sim_current_cache;
 }
 
 struct bcache_cache *cache_env_set_current(struct bcache_cache *c)
 {
-	struct bcache_cache *outer = current;
-	current = c;
+	struct bcache_cache *outer = sim_current_cache;
+	sim_current_cache = c;
 	return outer;
 }
 
 struct sched_runq *sched_env_current(void)
 {
-	return current_rq;
+	return sim_current_runq;
 }
 
 struct sched_runq *sched_env_set_current(struct sched_runq *rq)
 {
-	struct sched_runq *outer = current_rq;
-	current_rq = rq;
+	struct sched_runq *outer = sim_current_runq;
+	sim_current_runq = rq;
 	return outer;
 }
 

@@ -39,12 +39,22 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <fcntl.h>
+#include <sys/mman.h>
 #include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
 #include "sim_host.h"
 
 #define MAX_POLICIES 16
+#define LOG_BUFFER_BYTES (1u << 20)
+/*
+ * How far ahead of a walk over a stream its bytes are asked for: each
+ * record's place depends on the size read from the one before, and the
+ * hardware's prefetcher stops at every page, so a walk over a trace just
+ * mapped waits on memory at each record without it.
+ */
+#define PREFETCH_AHEAD 2048
 
 bool sim_verbose;
 
@@ -59,18 +69,50 @@ int fail(const char *fmt, ...)
 	return 1;
 }
 
+/*
+ * The bytes of the file at path, whole: mapped from the page cache (no copy,
+ * no fresh pages to fault in: the bulk of a replay's start when read), else
+ * read (a pipe, a file system that cannot map). Never written through.
+ */
+static int file_bytes(const char *path, const uint8_t **data, size_t *size)
+{
+	struct stat st;
+	int fd = open(path, O_RDONLY);
+	if (fd < 0 || fstat(fd, &st))
+		return fd < 0 ? -1 : (close(fd), -1);
+	*size = 0;
+	*data = NULL;
+	if (S_ISREG(st.st_mode) && st.st_size > 0) {
+		void *p = mmap(NULL, (size_t)st.st_size, PROT_READ, MAP_PRIVATE | MAP_POPULATE, fd, 0);
+		if (p != MAP_FAILED) {
+			close(fd);
+			*data = p;
+			*size = (size_t)st.st_size;
+			return 0;
+		}
+	}
+	size_t cap = 1 << 20;
+	uint8_t *buf = malloc(cap);
+	for (ssize_t n = 1; buf && n > 0;) {
+		if (*size == cap) {
+			uint8_t *more = realloc(buf, cap *= 2);
+			if (!more)
+				break;
+			buf = more;
+		}
+		n = read(fd, buf + *size, cap - *size);
+		*size += n > 0 ? (size_t)n : 0;
+	}
+	close(fd);
+	*data = buf;
+	return buf ? 0 : (errno = ENOMEM, -1);
+}
+
 int load(struct stream_file *f, enum rec_stream stream)
 {
 	char why[200];
-	FILE *fp = fopen(f->path, "rb");
-	if (!fp)
+	if (file_bytes(f->path, &f->data, &f->size))
 		return fail("%s: %s", f->path, strerror(errno));
-	fseek(fp, 0, SEEK_END);
-	long n = ftell(fp);
-	fseek(fp, 0, SEEK_SET);
-	f->data = malloc(n > 0 ? (size_t)n : 1);
-	f->size = n > 0 && f->data ? fread(f->data, 1, (size_t)n, fp) : 0;
-	fclose(fp);
 	if (f->size < sizeof(f->header))
 		return fail("%s: %zu bytes, shorter than a recording header", f->path, f->size);
 	memcpy(&f->header, f->data, sizeof(f->header));
@@ -79,8 +121,10 @@ int load(struct stream_file *f, enum rec_stream stream)
 	uint64_t records = 0;
 	size_t off = sizeof(f->header);
 	const char *bad;
-	while (sim_walk(f->data, f->size, &off, &bad))
+	while (sim_walk(f->data, f->size, &off, &bad)) {
+		__builtin_prefetch(f->data + off + PREFETCH_AHEAD);
 		records++;
+	}
 	if (bad)
 		return fail("%s: record %llu at byte %zu: %s (truncated file?)", f->path,
 			    (unsigned long long)records + 1, off, bad);
@@ -96,6 +140,7 @@ const struct rec_head *next_record(void *ctx)
 	struct stream_file *f = ctx;
 	const char *bad;
 	const struct rec_head *h = sim_walk(f->data, f->size, &f->offset, &bad);
+	__builtin_prefetch(f->data + f->offset + PREFETCH_AHEAD);
 	f->index += h != NULL;
 	return h;
 }
@@ -120,10 +165,15 @@ FILE *log_open(struct log_file *lf, const struct stream_file *trace, const char 
 	memset(lf->header.policy, 0, sizeof(lf->header.policy));	/* as the kernel's */
 	snprintf(lf->header.policy, sizeof(lf->header.policy), "%s", policy);
 	lf->fp = fopen(lf->part, "wb");
-	if (!lf->fp)
+	if (!lf->fp) {
 		fail("%s: %s", lf->part, strerror(errno));
-	else
-		fwrite(&lf->header, sizeof(lf->header), 1, lf->fp);
+		return NULL;
+	}
+	/* A log is tens of bytes a record and millions of records: few, big writes. */
+	lf->buffer = malloc(LOG_BUFFER_BYTES);	/* glibc sizes a buffer of its own by st_blksize */
+	if (lf->buffer)
+		setvbuf(lf->fp, lf->buffer, _IOFBF, LOG_BUFFER_BYTES);
+	fwrite(&lf->header, sizeof(lf->header), 1, lf->fp);
 	return lf->fp;
 }
 
@@ -135,11 +185,18 @@ int log_close(struct log_file *lf, uint64_t records, int err, const char *why)
 		err = -EIO;
 	if (fclose(lf->fp) && !err)
 		err = -EIO;
+	free(lf->buffer);
 	if (err) {
 		unlink(lf->part);
 		return fail("%s: %s: %s", lf->trace->path, lf->header.policy,
 			    err == -EIO || !why ? strerror(err == -EIO ? errno : -err) : why);
 	}
+	/*
+	 * The last log of this name goes first: a rename over an existing file makes
+	 * ext4 (auto_da_alloc) start writing the new one out at once, within the
+	 * rename, which cost more than the whole replay of a million requests.
+	 */
+	unlink(lf->path);
 	if (rename(lf->part, lf->path))
 		return fail("%s: %s", lf->path, strerror(errno));
 	return 0;
@@ -148,6 +205,7 @@ int log_close(struct log_file *lf, uint64_t records, int err, const char *why)
 void log_discard(struct log_file *lf)
 {
 	fclose(lf->fp);
+	free(lf->buffer);
 	unlink(lf->part);
 }
 

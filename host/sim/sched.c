@@ -45,13 +45,16 @@ static int emit(void *ctx, const struct rec_head *rec)
 	return fwrite(rec, rec->size, 1, o->fp) == 1 ? 0 : -EIO;
 }
 
-/* One policy: a simulation, its log into OUT_DIR/NAME.log.bin, one row. */
+/*
+ * One policy: a simulation (built from the trace unless built is true: sim
+ * was just built and has not run), its log into OUT_DIR/NAME.log.bin, one row.
+ */
 static int simulate(struct stream_file *trace, const char *name, const char *out_dir,
-		    bool progress, struct sched_sim *sim)
+		    bool progress, struct sched_sim *sim, bool built)
 {
 	char why[300], policy[REC_POLICY_MAX], path[4300], line[512];
 
-	if (sched_sim_build(sim, &trace->header, reader(trace), why, sizeof(why)))
+	if (!built && sched_sim_build(sim, &trace->header, reader(trace), why, sizeof(why)))
 		return fail("%s: %s", trace->path, why);
 	sim_host_sched_use(&sim->rq, name);
 	sched_sim_policy_format(name, policy, sizeof(policy));
@@ -107,7 +110,7 @@ int sim_sched_replay(struct stream_file *trace, struct stream_file *log,
 		     bool follow)
 {
 	char why[300], names[MAX_POLICIES][32], line[512];
-	static struct sched_sim base, sim;
+	static struct sched_sim sim;
 
 	if (sched_sim_check_header(&trace->header, REC_STREAM_TRACE, why, sizeof(why)))
 		return fail("%s: %s", trace->path, why);
@@ -119,19 +122,28 @@ int sim_sched_replay(struct stream_file *trace, struct stream_file *log,
 			return fail("%s is a sched trace: %s", trace->path, why);
 	if (follow)
 		return sim_sched_follow(trace, log, names, npolicies, out_dir, progress);
-	if (describe(trace, log, &base))
+	/*
+	 * The build describe makes is the first policy's simulation (a build is most
+	 * of a replay's time); the thread rows at the end need only what no replay
+	 * changes (each thread's id, phases and ticks run): a copy of the threads.
+	 */
+	if (describe(trace, log, &sim))
 		return 1;
-	size_t cells = (size_t)npolicies * (base.nthreads ? base.nthreads : 1);
+	unsigned nthreads = sim.nthreads;
+	size_t cells = (size_t)npolicies * (nthreads ? nthreads : 1);
 	uint64_t *waits = calloc(cells, sizeof(*waits)), *dones = calloc(cells, sizeof(*dones));
-	int status = waits && dones ? 0 : fail("out of memory");
+	struct sched_sim_thread *threads = malloc((nthreads ? nthreads : 1) * sizeof(*threads));
+	int status = waits && dones && threads ? 0 : fail("out of memory");
+	if (threads && nthreads)
+		memcpy(threads, sim.thread, nthreads * sizeof(*threads));
 	for (int k = 0; k < npolicies && !status; k++) {
 		struct timespec t0, t1;
 		clock_gettime(CLOCK_MONOTONIC, &t0);
-		status = simulate(trace, names[k], out_dir, progress, &sim);
+		status = simulate(trace, names[k], out_dir, progress, &sim, k == 0);
 		clock_gettime(CLOCK_MONOTONIC, &t1);
 		for (unsigned i = 0; !status && i < sim.nthreads; i++) {
-			waits[(size_t)k * base.nthreads + i] = sim.thread[i].wait;
-			dones[(size_t)k * base.nthreads + i] = sim.thread[i].done;
+			waits[(size_t)k * nthreads + i] = sim.thread[i].wait;
+			dones[(size_t)k * nthreads + i] = sim.thread[i].done;
 		}
 		double s = (double)(t1.tv_sec - t0.tv_sec) + (double)(t1.tv_nsec - t0.tv_nsec) / 1e9;
 		if (!status && (sim_verbose || getenv("SCION_SIM_RATE")))
@@ -146,18 +158,19 @@ int sim_sched_replay(struct stream_file *trace, struct stream_file *log,
 			labels[k] = names[k];
 		sched_sim_format_threads_header(line, sizeof(line), labels, (unsigned)npolicies);
 		printf("%s\n", line);
-		for (unsigned i = 0; i < base.nthreads; i++) {
+		for (unsigned i = 0; i < nthreads; i++) {
 			for (int k = 0; k < npolicies; k++) {
-				w[k] = waits[(size_t)k * base.nthreads + i];
-				d[k] = dones[(size_t)k * base.nthreads + i];
+				w[k] = waits[(size_t)k * nthreads + i];
+				d[k] = dones[(size_t)k * nthreads + i];
 			}
-			sched_sim_format_thread_row(line, sizeof(line), &base.thread[i], w, d,
+			sched_sim_format_thread_row(line, sizeof(line), &threads[i], w, d,
 						    (unsigned)npolicies);
 			printf("%s\n", line);
 		}
 	}
 	free(waits);
 	free(dones);
-	sched_sim_free(&base);
+	free(threads);
+	sched_sim_free(&sim);
 	return status;
 }

@@ -37,14 +37,26 @@ SIM_TABLE := $(BUILD)/gen/sim_grafts.c
 # A graft's static data goes to the sections sim_graft_data and sim_graft_bss,
 # which policies.c puts back as booted before every replay, as the kernel's
 # simulation instances each load a private copy of a graft.
+#
+# Each graft is one unit with the graft API it calls (kernel/bcache/api.c or
+# kernel/sched/api.c, by its point), host/sim/graft_unit.h first: the API's
+# accessors inline into the policy's loop (-O3: that loop is the replay's
+# hottest). The unit's copy of the API and its export table entries stay in
+# the unit: every symbol but the manifest is made local, and the export
+# table's entries are renamed out of the table (api.c itself, linked once, is
+# the program's).
 SIM_GRAFT_DATA_SECTIONS := .data .data.rel .data.rel.local
-$(BUILD)/sim/grafts/%.o: grafts/%.c $(SIM_HEADERS) host/sim/sim.mk
+sim_graft_api = $(if $(shell grep -l 'GRAFT_METHOD.sched_' $(1)),kernel/sched/api.c,\
+	kernel/bcache/api.c)
+$(BUILD)/sim/grafts/%.o: grafts/%.c $(SIM_HEADERS) host/sim/graft_unit.h kernel/bcache/api.c \
+		kernel/sched/api.c host/sim/sim.mk
 	@mkdir -p $(dir $@)
 	$(call say,HOSTCC,$@)
-	$(Q)$(HOST_CC) $(SIM_CFLAGS) -fno-common -Dgraft_manifest=$(call sim_manifest,$<) \
-		-c $< -o $@.tmp
+	$(Q)$(HOST_CC) $(SIM_CFLAGS) -O3 -fno-common -Dgraft_manifest=$(call sim_manifest,$<) \
+		-include host/sim/graft_unit.h -include $(call sim_graft_api,$<) -c $< -o $@.tmp
 	$(Q)objcopy $(foreach s,$(SIM_GRAFT_DATA_SECTIONS),--rename-section $(s)=sim_graft_data) \
-		--rename-section .bss=sim_graft_bss $@.tmp $@ && rm -f $@.tmp
+		--rename-section .bss=sim_graft_bss --keep-global-symbol=$(call sim_manifest,$<) \
+		--rename-section table.graft_exports=sim_graft_unit_exports $@.tmp $@ && rm -f $@.tmp
 	$(Q)if objdump -h $@ | awk '$$2 ~ /^\.(bss|data)/ && $$3 !~ /^0+$$/ { bad = 1 } \
 		END { exit !bad }'; then echo "$@: writable data outside sim_graft_*" >&2; \
 		rm -f $@; exit 1; fi
@@ -62,7 +74,8 @@ $(SIM_TABLE): $(SIM_GRAFT_SRCS) host/sim/sim.mk
 $(SIM): $(SIM_SRCS) $(SIM_KERNEL_SRCS) $(SIM_HEADERS) $(SIM_GRAFT_OBJS) $(SIM_TABLE)
 	@mkdir -p $(dir $@)
 	$(call say,HOSTCC,$@)
-	$(Q)$(HOST_CC) $(SIM_CFLAGS) -o $@ $(SIM_SRCS) $(SIM_KERNEL_SRCS) $(SIM_GRAFT_OBJS) $(SIM_TABLE)
+	$(Q)$(HOST_CC) $(SIM_CFLAGS) -flto=auto -o $@ $(SIM_SRCS) $(SIM_KERNEL_SRCS) $(SIM_GRAFT_OBJS) \
+		$(SIM_TABLE)
 
 .PHONY: sim
 sim: $(SIM)

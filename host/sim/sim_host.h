@@ -21,7 +21,7 @@ extern bool sim_verbose;
 /* A stream file read whole (main.c). */
 struct stream_file {
 	char path[4096];
-	uint8_t *data;
+	const uint8_t *data;		/* mapped or read whole; never written */
 	size_t size;
 	struct rec_file_header header;
 	size_t offset;			/* the reader's position */
@@ -47,6 +47,7 @@ struct log_file {
 	const struct stream_file *trace;
 	struct rec_file_header header;	/* the trace's, as a log written with the policy */
 	FILE *fp;
+	char *buffer;			/* fp's (big: few writes), or NULL */
 };
 
 /*

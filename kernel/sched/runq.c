@@ -8,7 +8,9 @@
  * (kernel/insitu/, the host's sim/) run exactly this code.
  *
  * Invariants (instance lock held): an entity is on queue exactly while
- * it is runnable and not running; length counts them.
+ * it is runnable and not running; length counts them; at_node is NULL or
+ * the node at position at_index (sched_rq_enqueue and sched_rq_remove,
+ * the only changes to queue, forget it).
  */
 #include <scion/runq.h>
 
@@ -32,6 +34,7 @@ void sched_rq_init(struct sched_runq *rq, graft_fn_sched_pick_next *const *pick_
 	rq->running = NULL;
 	rq->pick_next = pick_next;
 	rq->tick = tick;
+	rq->at_node = NULL;
 }
 
 void sched_rq_enqueue(struct sched_runq *rq, struct sched_entity *e)
@@ -39,22 +42,27 @@ void sched_rq_enqueue(struct sched_runq *rq, struct sched_entity *e)
 	e->slice = SCHED_SLICE_TICKS;
 	list_add_tail(&rq->queue, &e->run_node);
 	rq->length++;
+	rq->at_node = NULL;
 }
 
 void sched_rq_remove(struct sched_runq *rq, struct sched_entity *e)
 {
 	list_remove(&e->run_node);
 	rq->length--;
+	rq->at_node = NULL;
 }
 
-struct sched_entity *sched_rq_at(const struct sched_runq *rq, unsigned i)
+struct sched_entity *sched_rq_at(struct sched_runq *rq, unsigned i)
 {
 	if (i >= rq->length)
 		return NULL;
-	list_foreach(&rq->queue, it)
-		if (i-- == 0)
-			return list_entry(it, struct sched_entity, run_node);
-	return NULL;
+	bool onward = rq->at_node && rq->at_index <= i;
+	struct list_node *it = onward ? rq->at_node : rq->queue.next;
+	for (unsigned k = onward ? rq->at_index : 0; k < i; k++)
+		it = it->next;
+	rq->at_node = it;
+	rq->at_index = i;
+	return list_entry(it, struct sched_entity, run_node);
 }
 
 bool sched_rq_runnable_on(const struct sched_runq *rq, unsigned cpu)

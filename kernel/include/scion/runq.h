@@ -54,6 +54,14 @@ struct sched_runq {
 	/* The policies, called through these slots (the live scheduler's are the graft points'). */
 	graft_fn_sched_pick_next *const *pick_next;
 	graft_fn_sched_tick *const *tick;
+	/*
+	 * sched_rq_at's last answer: the node at position at_index, or NULL when
+	 * the queue changed since. A policy asks positions in order (a loop over
+	 * the queue, several questions each), so the next is at most a step on
+	 * instead of a walk from the head each time.
+	 */
+	struct list_node *at_node;
+	unsigned at_index;
 };
 
 /* Make e an entity for the thread with handle and tid, not queued. */
@@ -75,8 +83,8 @@ void sched_rq_enqueue(struct sched_runq *rq, struct sched_entity *e);
 /* Take queued e off the queue. */
 void sched_rq_remove(struct sched_runq *rq, struct sched_entity *e);
 
-/* The queued entity at position i (0 = oldest), or NULL past the end. */
-struct sched_entity *sched_rq_at(const struct sched_runq *rq, unsigned i);
+/* The queued entity at position i (0 = oldest), or NULL past the end (remembered: at_node). */
+struct sched_entity *sched_rq_at(struct sched_runq *rq, unsigned i);
 
 /* Whether a queued entity may run on CPU cpu. */
 bool sched_rq_runnable_on(const struct sched_runq *rq, unsigned cpu);
