@@ -15,7 +15,8 @@
  * Unmapped addresses pass: arch_safe_read fails them without touching
  * anything.
  *
- * No locks: the boot memory map does not change after boot, and the
+ * No locks: the boot memory map does not change after boot (last_ram
+ * points into it), and the
  * page tables are walked the way arch_translate walks them (entries are
  * written whole, tables never freed).
  */
@@ -33,15 +34,32 @@ static bool overlaps(uint64_t first, uint64_t last, uint64_t start, uint64_t end
 	return first < end && last >= start;
 }
 
+static bool in_ram_region(const struct boot_mem_region *r, uint64_t pa)
+{
+	return mmu_direct_mapped_type(r->type) && pa >= r->base && pa - r->base < r->length;
+}
+
+/*
+ * The RAM region the last lookup found: a trace reads the same heap
+ * again and again (probe names, a thread's strings), so it is tried
+ * first. Any CPU may write it; it only ever points at a RAM region.
+ */
+static const struct boot_mem_region *last_ram;
+
 /* Is the physical page at pa RAM the boot memory map lists (or the first MiB but the hole)? */
 static bool is_ram_page(uint64_t pa)
 {
 	if (pa < FIRST_MIB)
 		return pa < LEGACY_HOLE_START;
+	const struct boot_mem_region *hint = READ_ONCE(last_ram);
+	if (hint && in_ram_region(hint, pa))
+		return true;
 	for (unsigned i = 0; i < boot_info.nmem; i++) {
 		const struct boot_mem_region *r = &boot_info.mem[i];
-		if (mmu_direct_mapped_type(r->type) && pa >= r->base && pa - r->base < r->length)
+		if (in_ram_region(r, pa)) {
+			WRITE_ONCE(last_ram, r);
 			return true;
+		}
 	}
 	return false;
 }

@@ -168,18 +168,18 @@ static void fold(const struct trace_agg *g, uint64_t *val, uint64_t value, uint6
 }
 
 bool aggbuf_update(struct aggbuf_set *a, uint32_t agg_id, const struct trace_agg *g,
-		   const uint8_t *key, uint64_t value, uint64_t incr)
+		   const uint8_t *key, uint32_t keylen, uint64_t value, uint64_t incr)
 {
 	unsigned cpu = this_cpu_index();
 	if (cpu >= a->ncpus)
 		return false;
 	struct aggbuf *b = a->cpu[cpu].active;
-	uint32_t h = hash_bytes(agg_id, key, g->keybytes);
+	uint32_t h = hash_bytes(agg_id, key, keylen);
 	uint32_t *head = &b->bucket[h & (AGG_BUCKETS - 1)];
 
 	for (uint32_t i = *head; i; i = b->next[i - 1]) {
 		struct dof_aggent *e = (struct dof_aggent *)(b->data + b->offset[i - 1]);
-		if (b->hash[i - 1] != h || e->agg != agg_id || memcmp(e + 1, key, g->keybytes))
+		if (b->hash[i - 1] != h || e->agg != agg_id || memcmp(e + 1, key, keylen))
 			continue;
 		fold(g, (uint64_t *)((uint8_t *)(e + 1) + g->keybytes), value, incr, false);
 		return true;
@@ -191,7 +191,8 @@ bool aggbuf_update(struct aggbuf_set *a, uint32_t agg_id, const struct trace_agg
 	e->agg = agg_id;
 	e->keybytes = (uint16_t)g->keybytes;
 	e->valbytes = (uint16_t)g->valbytes;
-	memcpy(e + 1, key, g->keybytes);
+	memcpy(e + 1, key, keylen);
+	memset((uint8_t *)(e + 1) + keylen, 0, g->keybytes - keylen);
 	uint64_t *val = (uint64_t *)((uint8_t *)(e + 1) + g->keybytes);
 	memset(val, 0, g->valbytes);
 	fold(g, val, value, incr, true);

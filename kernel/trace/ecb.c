@@ -95,15 +95,23 @@ static void walk_stack(const struct trace_firing *x, uint64_t *pcs, unsigned fra
 	memset(pcs + n, 0, (frames - n) * 8);
 }
 
-/* The bytes of an aggregation key built from a's key programs and stack walks. */
+/*
+ * The bytes of an aggregation key built from a's key programs and stack
+ * walks, and in *keylen how many of them aggbuf_update must look at
+ * (the rest are zero): all of them, but for a last component that is a
+ * string, up to the 8-byte word holding its NUL. Only that last string's
+ * tail is left unwritten; every earlier component is zero-padded whole.
+ */
 static bool build_agg_key(struct trace_firing *x, const struct trace_action *a,
-			  const struct trace_agg *g, uint8_t *key, uint32_t ai)
+			  const struct trace_agg *g, uint8_t *key, uint32_t ai, uint32_t *keylen)
 {
 	uint32_t at = 0;
+	*keylen = g->keybytes;
 	for (unsigned k = 0, prog = 0; k < g->nkeys; k++) {
 		uint64_t v;
 		struct dif_fault fault;
 		uint32_t size = (g->key_size[k] + 7u) & ~7u;
+		bool last = k + 1 == g->nkeys;
 		if (g->key_type[k] == DOF_KEY_STACK) {
 			walk_stack(x, (uint64_t *)(key + at), size / 8);	/* key is 8-aligned */
 			at += size;
@@ -113,13 +121,24 @@ static bool build_agg_key(struct trace_firing *x, const struct trace_action *a,
 			failed(x, ai, &fault);
 			return false;
 		}
-		memset(key + at, 0, size);
 		if (g->key_type[k] == DIF_TYPE_INT) {
+			memset(key + at, 0, size);
 			memcpy(key + at, &v, 8);
-		} else if (trace_copy_string((char *)key + at, v, g->key_size[k]) < 0) {
+			at += size;
+			continue;
+		}
+		if (!last)
+			memset(key + at, 0, size);
+		long len = trace_copy_string((char *)key + at, v, g->key_size[k]);
+		if (len < 0) {
 			struct dif_fault bad = { DIF_FAULT_BADADDR, DIF_PC_NONE, v };
 			failed(x, ai, &bad);
 			return false;
+		}
+		if (last) {
+			uint32_t used = at + (uint32_t)len + 1;
+			*keylen = (used + 7u) & ~7u;
+			memset(key + used, 0, *keylen - used);
 		}
 		at += size;
 	}
@@ -132,9 +151,10 @@ static bool aggregate(struct trace_firing *x, const struct trace_action *a, uint
 	const struct trace_agg *g = &s->obj.aggs[a->arg];
 	uint8_t *key = x->cpu->agg_key;
 	uint64_t value = 0, incr = 1;
+	uint32_t keylen;
 	struct dif_fault fault;
 
-	if (!build_agg_key(x, a, g, key, ai))
+	if (!build_agg_key(x, a, g, key, ai, &keylen))
 		return false;
 	if (g->nvalues && dif_run(a->progs[g->nkeyprogs], &trace_env_ops, x, &value, &fault)) {
 		failed(x, ai, &fault);
@@ -146,7 +166,7 @@ static bool aggregate(struct trace_firing *x, const struct trace_action *a, uint
 		failed(x, ai, &fault);
 		return false;
 	}
-	if (!aggbuf_update(s->aggs, a->arg, g, key, value, incr))
+	if (!aggbuf_update(s->aggs, a->arg, g, key, keylen, value, incr))
 		count(&s->counters.agg_drops);
 	return true;
 }

@@ -182,9 +182,15 @@ void aggbuf_destroy(struct aggbuf_set *a);
  *   bucket grows by (1 unless weighted; two's complement); the other
  *   functions ignore it. Return value: false when the buffer is full (an
  *   aggregation drop). Probe context.
+ * Arguments: key's first keylen bytes (8-aligned, at most agg->keybytes)
+ *   are the key; the rest of its agg->keybytes are zero and need not be
+ *   written. keylen must be the same for equal keys and must take in the
+ *   last string component's NUL (build_agg_key, ecb.c): then comparing
+ *   keylen bytes tells keys apart, and a short string key is hashed and
+ *   compared in a few words, not strsize bytes.
  */
 bool aggbuf_update(struct aggbuf_set *a, uint32_t agg_id, const struct trace_agg *agg,
-		   const uint8_t *key, uint64_t value, uint64_t incr);
+		   const uint8_t *key, uint32_t keylen, uint64_t value, uint64_t incr);
 /* Switch every CPU's buffers (cross-call); then aggbuf_taken gives each CPU's. Thread. */
 void aggbuf_switch(struct aggbuf_set *a);
 const uint8_t *aggbuf_taken(struct aggbuf_set *a, unsigned cpu, uint32_t *bytes);

@@ -35,7 +35,7 @@ static bool update_by(struct aggbuf_set *a, uint32_t id, const struct trace_agg 
 		      uint64_t key, uint64_t value, uint64_t incr)
 {
 	irqflags_t f = arch_irq_save();
-	bool ok = aggbuf_update(a, id, g, (const uint8_t *)&key, value, incr);
+	bool ok = aggbuf_update(a, id, g, (const uint8_t *)&key, g->keybytes, value, incr);
 	arch_irq_restore(f);
 	return ok;
 }
