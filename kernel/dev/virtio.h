@@ -232,6 +232,15 @@ uint16_t virtio_pci_config_read16(struct virtio_pci *vp, unsigned offset);
  */
 void virtio_blk_probe_all(void);
 
+/*
+ * virtio_console_probe_all - take the first virtio-console PCI function
+ * as the control channel's transport (virtio_console.c), printing one
+ * line for it or per failure; virtio_console_transport
+ * (scion/chan_transport.h) hands it to the channel.
+ * Caller's context: the boot thread, after pci_init.
+ */
+void virtio_console_probe_all(void);
+
 /* Tell the device queue has new buffers. Any context. */
 static inline void virtio_pci_notify(volatile uint16_t *notify, uint16_t queue)
 {
