@@ -133,7 +133,7 @@ CHAN_WIRE_H := $(BUILD)/gen/chan_wire_layouts.h
 DISK := $(BUILD)/disk.img
 DISK_SIZE ?= 32M
 
-.PHONY: all kernel iso run run-options test bench bench-profile bench-linux bench-scion bench-adapt nightly squid gdb deps \
+.PHONY: all kernel iso run run-options test bench bench-channel bench-profile bench-linux bench-scion bench-adapt nightly squid gdb deps \
 	deps-bench host-tests fuzz check-decoder sim clean
 .DEFAULT_GOAL := all
 
@@ -494,6 +494,12 @@ bench: deps deps-bench test-kernel grafts $(DTC) $(ARCH_BENCH_TOOLS) $(SIM) $(DI
 	@$(PYTHON) tools/bench.py --kernel $(TEST_KDIR)/$(notdir $(QEMU_KERNEL)) --disk $(DISK) \
 		--out $(BUILD)/bench $(ARCH_BENCH_ARGS) --programs $(USERLAND_ARCHIVE) \
 		--sim $(SIM) --userland $(BUILD)/userland --linux-dir $(BUILD)/linux
+
+# tools/bench.py's control channel figures alone (both devices), into
+# build/bench/channel.json.
+bench-channel: deps test-kernel $(LAYOUTS_PY)
+	@$(PYTHON) tools/bench.py --kernel $(TEST_KDIR)/$(notdir $(QEMU_KERNEL)) \
+		--out $(BUILD)/bench --channel-only
 
 # tools/bench_profile.py: also part of `make bench`; alone, it merges its
 # figures into build/bench/results.json.

@@ -102,12 +102,24 @@ CHANNEL_ECHOES = 50
 CHANNEL_BULK_BYTES = 1 << 20
 
 
-def channel_bench(kernel, out_dir):
+# The control channel's devices (qemu/machine.py's channel=): how a figure's
+# configuration names each, and the prefix of its figures' names.
+CHANNEL_DEVICES = {
+    "virtio": ("virtio-console: virtio-serial-pci (modern), virtserialport 1, on a UNIX socket",
+               "channel."),
+    "uart": ("COM2 16550 (FIFO on) on a UNIX socket", "channel.uart."),
+}
+
+
+def channel_bench(kernel, out_dir, channel="virtio"):
     """The control channel measured from the host (host time: the figure a
     user of `scion` sees): request round trip (ECHO of 16 bytes) and bulk
-    throughput guest -> host (DATA frames), in one boot."""
-    b, sock = bench_boot.boot("bench-channel", out_dir, kernel=kernel, smp=1,
-                              single_thread_tcg=True, timeout=300)
+    throughput guest -> host (DATA frames), in one boot, over channel's
+    device (CHANNEL_DEVICES: the virtio-console's figures are channel.*,
+    the UART fallback's channel.uart.*)."""
+    device, prefix = CHANNEL_DEVICES[channel]
+    b, sock = bench_boot.boot(f"bench-channel-{channel}", out_dir, kernel=kernel, smp=1,
+                              single_thread_tcg=True, timeout=300, channel=channel)
     try:
         with bench_boot.session(b, sock) as c:
             bench_boot.kernel_version(c)        # booted and answering: then measure
@@ -125,19 +137,31 @@ def channel_bench(kernel, out_dir):
         bench_boot.power_off(b)
     rtts.sort()
     return {
-        "config": {"name": "channel", "smp": 1, "accel": "tcg, single-threaded", "icount": "off",
-                   "device": "COM2 16550 (FIFO on) on a UNIX socket", "echo_bytes": 16,
+        "config": {"name": f"channel-{channel}", "smp": 1, "accel": "tcg, single-threaded",
+                   "icount": "off", "device": device, "echo_bytes": 16,
                    "echoes": CHANNEL_ECHOES, "bulk_bytes": CHANNEL_BULK_BYTES},
         "figures": [
-            {"figure": "channel.echo_round_trip.median", "value": round(rtts[len(rtts) // 2] * 1e6),
+            {"figure": prefix + "echo_round_trip.median",
+             "value": round(rtts[len(rtts) // 2] * 1e6), "unit": "microseconds (host)"},
+            {"figure": prefix + "echo_round_trip.min", "value": round(rtts[0] * 1e6),
              "unit": "microseconds (host)"},
-            {"figure": "channel.echo_round_trip.min", "value": round(rtts[0] * 1e6),
-             "unit": "microseconds (host)"},
-            {"figure": "channel.bulk_guest_to_host", "value": round(got[0] / seconds / 1e6, 3),
+            {"figure": prefix + "bulk_guest_to_host", "value": round(got[0] / seconds / 1e6, 3),
              "unit": "MB/s (host)"},
         ],
         "log": os.path.relpath(b.log_path, ROOT),
     }
+
+
+def channel_benches(kernel, out_dir):
+    """Both devices' figures: [virtio-console, UART]."""
+    return [channel_bench(kernel, out_dir, channel) for channel in CHANNEL_DEVICES]
+
+
+def print_channel(channels):
+    for channel in channels:
+        print(f"\ncontrol channel ({channel['config']['device']}, no icount, same run):")
+        for fig in channel["figures"]:
+            print(f"  {fig['figure']:40} {fig['value']:>10} {fig['unit']}")
 
 
 def run_host_tool(argv, config, figures, settings):
@@ -203,8 +227,18 @@ def main():
                     "(build/userland/): its Linux columns (bench_linux.py)")
     ap.add_argument("--linux-dir", default=os.path.join(ROOT, "build", "linux"),
                     help="where Debian's kernel for the Linux column is kept")
+    ap.add_argument("--channel-only", action="store_true",
+                    help="run only the control channel's figures (both devices), print them "
+                         "and write OUT/channel.json")
     args = ap.parse_args()
     os.makedirs(args.out, exist_ok=True)
+    if args.channel_only:
+        channels = channel_benches(args.kernel, args.out)
+        with open(os.path.join(args.out, "channel.json"), "w") as f:
+            json.dump(channels, f, indent=2)
+            f.write("\n")
+        print_channel(channels)
+        return
     # `scion trace` names the benchmarked kernel's symbols (kernel.syms beside it).
     os.environ["SCION_KSYMS"] = os.path.join(os.path.dirname(os.path.abspath(args.kernel)),
                                              "kernel.syms")
@@ -216,7 +250,7 @@ def main():
         derive(run)
     host = host_decode(args.decoder_bench) if args.decoder_bench else None
     patch = host_patch(args.patch_bench) if args.patch_bench else None
-    channel = channel_bench(args.kernel, args.out)
+    channel, channel_uart = channel_benches(args.kernel, args.out)
     trace = bench_trace.trace_bench(args.kernel, args.out, args.programs)
     sim = bench_record.record_bench(args.sim, args.out) if args.sim else None
     sfi = bench_sfi.sfi_bench(args.kernel, args.disk, args.out) if args.disk else None
@@ -247,6 +281,7 @@ def main():
         "host": host,
         "host_patch": patch,
         "channel": channel,
+        "channel_uart": channel_uart,
         "trace": trace,
         "sim_host": sim,
         "sfi": sfi,
@@ -287,9 +322,7 @@ def main():
               f"same run):")
         for fig in patch["figures"]:
             print(f"  {fig['figure']:40} {fig['value']:>10,.3f} {fig['unit']}")
-    print(f"\ncontrol channel ({channel['config']['device']}, no icount, same run):")
-    for fig in channel["figures"]:
-        print(f"  {fig['figure']:40} {fig['value']:>10} {fig['unit']}")
+    print_channel([channel, channel_uart])
     bench_trace.print_trace(trace)
     if sim:
         bench_record.print_record(sim)
