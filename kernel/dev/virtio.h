@@ -46,6 +46,7 @@
 #define VQ_DESC_F_NEXT         1	/* the chain goes on in desc.next */
 #define VQ_DESC_F_WRITE        2	/* device writes this buffer */
 #define VQ_USED_F_NO_NOTIFY    1	/* device: do not kick me */
+#define VQ_AVAIL_F_NO_INTERRUPT 1	/* driver: no interrupt when you use a buffer */
 #define VQ_DESC_ALIGN          16
 #define VQ_AVAIL_ALIGN         2
 #define VQ_USED_ALIGN          4
@@ -136,6 +137,16 @@ bool vq_kick_needed(struct virtqueue *vq);
  * Caller's context: owner's lock held.
  */
 void *vq_pop_used(struct virtqueue *vq, uint32_t *len);
+
+/*
+ * vq_want_interrupts - ask the device for an interrupt per used buffer
+ * (want, the default) or for none (VQ_AVAIL_F_NO_INTERRUPT: a hint the
+ * device may ignore), then order the flag before the caller's next look
+ * at the used ring, so that one used buffer before the change is seen
+ * there and one after it interrupts.
+ * Caller's context: owner's lock held.
+ */
+void vq_want_interrupts(struct virtqueue *vq, bool want);
 
 /* Free descriptors. Caller's context: owner's lock held. */
 static inline unsigned vq_num_free(const struct virtqueue *vq)

@@ -27,8 +27,11 @@
  * Transmit: write copies into one of VCON_TX_BUFFERS buffers, and flush
  * (or a full buffer) sends it as one descriptor. A writer that finds no
  * free buffer (the host is slow, QEMU throttles the port) sleeps until
- * the transmit queue's interrupt returns one. The channel serializes
- * writers (its tx_lock), so the buffer being filled needs no lock.
+ * the transmit queue's interrupt returns one. That interrupt is asked
+ * for only then (vq_want_interrupts): otherwise a writer takes back used
+ * buffers itself, and the device, which returns most of them at once,
+ * raises no interrupt per frame. The channel serializes writers (its
+ * tx_lock), so the buffer being filled needs no lock.
  *
  * Interrupts: one MSI-X vector for every queue. Machines without device
  * interrupts (sparc64) do not use the device.
@@ -67,8 +70,8 @@
 
 #define VCON_RX_BUFFERS              16
 #define VCON_RX_BUFFER_BYTES         4096
-#define VCON_TX_BUFFERS              8
-#define VCON_TX_BUFFER_BYTES         16384
+#define VCON_TX_BUFFERS              32
+#define VCON_TX_BUFFER_BYTES         8192
 #define VCON_CONTROL_RX_BUFFERS      8
 #define VCON_CONTROL_BUFFER_BYTES    64	/* a control message and a short port name */
 #define VCON_CONTROL_TX_MESSAGES     3	/* DEVICE_READY, PORT_READY, PORT_OPEN */
@@ -108,6 +111,7 @@ struct vcon {
 	/* Transmit. */
 	uint8_t *tx_free[VCON_TX_BUFFERS];	/* lock: stack of free buffers */
 	unsigned ntx_free;			/* lock */
+	bool tx_interrupts;			/* lock: asked for (a writer waits) */
 	struct waitq tx_wait;			/* a writer waits here for a free buffer */
 	uint8_t *filling;			/* the writer's: buffer being filled, or NULL */
 	size_t filled;				/* the writer's */
@@ -262,8 +266,19 @@ static uint8_t *tx_buffer(struct vcon *c)
 	for (;;) {
 		spin_lock_noirq(&c->lock);
 		tx_reclaim(c);
-		if (c->ntx_free)
+		if (!c->ntx_free && !c->tx_interrupts) {
+			/* All with the device: the next one it returns interrupts. */
+			c->tx_interrupts = true;
+			vq_want_interrupts(&c->tx.vq, true);
+			tx_reclaim(c);	/* one returned before the flag was seen */
+		}
+		if (c->ntx_free) {
 			buf = c->tx_free[--c->ntx_free];
+			if (c->tx_interrupts) {
+				c->tx_interrupts = false;
+				vq_want_interrupts(&c->tx.vq, false);
+			}
+		}
 		spin_unlock_noirq(&c->lock);
 		if (buf)
 			break;
@@ -433,6 +448,7 @@ static int probe(struct vcon *c, struct pci_dev *pci, const char **what)
 	*what = "setting up its queues";
 	if ((err = setup_queues(c)))
 		return err;
+	vq_want_interrupts(&c->tx.vq, false);	/* until a writer waits */
 	virtio_pci_driver_ok(&c->vp);
 	go_live(c);
 	return 0;
