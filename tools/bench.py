@@ -100,6 +100,7 @@ def run_config(kernel, out_dir, name, smp, disk=None, programs=None):
 
 CHANNEL_ECHOES = 50
 CHANNEL_BULK_BYTES = 1 << 20
+CHANNEL_BULK_WARMUP_BYTES = 64 << 10
 
 
 # The control channel's devices (qemu/machine.py's channel=): how a figure's
@@ -111,43 +112,59 @@ CHANNEL_DEVICES = {
 }
 
 
+def channel_figures(c, prefix):
+    """ECHO round trips and one BULK through session c, as figures named prefix + ..."""
+    rtts = []
+    for _ in range(CHANNEL_ECHOES):
+        t0 = time.perf_counter()
+        c.request(frame.OP_ECHO, b"x" * 16)
+        rtts.append(time.perf_counter() - t0)
+    # One untimed BULK first, as the ECHOs warm the request path: the
+    # figure is the transfer's, not QEMU's first translation of its code.
+    c.request(frame.OP_BULK, BULK_REQUEST.pack(bytes=CHANNEL_BULK_WARMUP_BYTES),
+              on_data=lambda stream, data: None)
+    got = [0]
+    t0 = time.perf_counter()
+    c.request(frame.OP_BULK, BULK_REQUEST.pack(bytes=CHANNEL_BULK_BYTES),
+              on_data=lambda stream, data: got.__setitem__(0, got[0] + len(data)))
+    seconds = time.perf_counter() - t0
+    rtts.sort()
+    return [
+        {"figure": prefix + "echo_round_trip.median",
+         "value": round(rtts[len(rtts) // 2] * 1e6), "unit": "microseconds (host)"},
+        {"figure": prefix + "echo_round_trip.min", "value": round(rtts[0] * 1e6),
+         "unit": "microseconds (host)"},
+        {"figure": prefix + "bulk_guest_to_host", "value": round(got[0] / seconds / 1e6, 3),
+         "unit": "MB/s (host)"},
+    ]
+
+
 def channel_bench(kernel, out_dir, channel="virtio"):
     """The control channel measured from the host (host time: the figure a
     user of `scion` sees): request round trip (ECHO of 16 bytes) and bulk
     throughput guest -> host (DATA frames), in one boot, over channel's
     device (CHANNEL_DEVICES: the virtio-console's figures are channel.*,
-    the UART fallback's channel.uart.*)."""
+    the UART fallback's channel.uart.*): first in a session straight to
+    the kernel (the channel's own cost), then through `scion daemon`
+    (...daemon.*: what a `scion` command sees, one more hop each way)."""
     device, prefix = CHANNEL_DEVICES[channel]
     b, sock = bench_boot.boot(f"bench-channel-{channel}", out_dir, kernel=kernel, smp=1,
                               single_thread_tcg=True, timeout=300, channel=channel)
     try:
-        with bench_boot.session(b, sock) as c:
+        with bench_boot.session(b, sock, direct=True) as c:
             bench_boot.kernel_version(c)        # booted and answering: then measure
-            rtts = []
-            for _ in range(CHANNEL_ECHOES):
-                t0 = time.perf_counter()
-                c.request(frame.OP_ECHO, b"x" * 16)
-                rtts.append(time.perf_counter() - t0)
-            got = [0]
-            t0 = time.perf_counter()
-            c.request(frame.OP_BULK, BULK_REQUEST.pack(bytes=CHANNEL_BULK_BYTES),
-                      on_data=lambda stream, data: got.__setitem__(0, got[0] + len(data)))
-            seconds = time.perf_counter() - t0
+            figures = channel_figures(c, prefix)
+        with bench_boot.session(b, sock, direct=False) as c:
+            figures += channel_figures(c, prefix + "daemon.")
     finally:
         bench_boot.power_off(b)
-    rtts.sort()
     return {
         "config": {"name": f"channel-{channel}", "smp": 1, "accel": "tcg, single-threaded",
                    "icount": "off", "device": device, "echo_bytes": 16,
-                   "echoes": CHANNEL_ECHOES, "bulk_bytes": CHANNEL_BULK_BYTES},
-        "figures": [
-            {"figure": prefix + "echo_round_trip.median",
-             "value": round(rtts[len(rtts) // 2] * 1e6), "unit": "microseconds (host)"},
-            {"figure": prefix + "echo_round_trip.min", "value": round(rtts[0] * 1e6),
-             "unit": "microseconds (host)"},
-            {"figure": prefix + "bulk_guest_to_host", "value": round(got[0] / seconds / 1e6, 3),
-             "unit": "MB/s (host)"},
-        ],
+                   "echoes": CHANNEL_ECHOES, "bulk_bytes": CHANNEL_BULK_BYTES,
+                   "bulk_warmup_bytes": CHANNEL_BULK_WARMUP_BYTES,
+                   "sessions": "direct (no daemon), then through scion daemon (.daemon.*)"},
+        "figures": figures,
         "log": os.path.relpath(b.log_path, ROOT),
     }
 
