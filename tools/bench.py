@@ -98,22 +98,24 @@ def run_config(kernel, out_dir, name, smp, disk=None, programs=None):
     }
 
 
-CHANNEL_ECHOES = 50
-CHANNEL_BULK_BYTES = 1 << 20
+CHANNEL_ECHOES = 200
 CHANNEL_BULK_WARMUP_BYTES = 64 << 10
 
 
 # The control channel's devices (qemu/machine.py's channel=): how a figure's
 # configuration names each, and the prefix of its figures' names.
+# The bulk transfer is sized to take a good part of a second on each device, so
+# that one descheduling of QEMU or the client on a busy host does not make the figure.
 CHANNEL_DEVICES = {
     "virtio": ("virtio-console: virtio-serial-pci (modern), virtserialport 1, on a UNIX socket",
-               "channel."),
-    "uart": ("COM2 16550 (FIFO on) on a UNIX socket", "channel.uart."),
+               "channel.", 32 << 20),
+    "uart": ("COM2 16550 (FIFO on) on a UNIX socket", "channel.uart.", 1 << 20),
 }
 
 
-def channel_figures(c, prefix):
-    """ECHO round trips and one BULK through session c, as figures named prefix + ..."""
+def channel_figures(c, prefix, bulk_bytes):
+    """ECHO round trips and one BULK of bulk_bytes through session c, as figures
+    named prefix + ..."""
     rtts = []
     for _ in range(CHANNEL_ECHOES):
         t0 = time.perf_counter()
@@ -125,7 +127,7 @@ def channel_figures(c, prefix):
               on_data=lambda stream, data: None)
     got = [0]
     t0 = time.perf_counter()
-    c.request(frame.OP_BULK, BULK_REQUEST.pack(bytes=CHANNEL_BULK_BYTES),
+    c.request(frame.OP_BULK, BULK_REQUEST.pack(bytes=bulk_bytes),
               on_data=lambda stream, data: got.__setitem__(0, got[0] + len(data)))
     seconds = time.perf_counter() - t0
     rtts.sort()
@@ -147,21 +149,21 @@ def channel_bench(kernel, out_dir, channel="virtio"):
     the UART fallback's channel.uart.*): first in a session straight to
     the kernel (the channel's own cost), then through `scion daemon`
     (...daemon.*: what a `scion` command sees, one more hop each way)."""
-    device, prefix = CHANNEL_DEVICES[channel]
+    device, prefix, bulk_bytes = CHANNEL_DEVICES[channel]
     b, sock = bench_boot.boot(f"bench-channel-{channel}", out_dir, kernel=kernel, smp=1,
                               single_thread_tcg=True, timeout=300, channel=channel)
     try:
         with bench_boot.session(b, sock, direct=True) as c:
             bench_boot.kernel_version(c)        # booted and answering: then measure
-            figures = channel_figures(c, prefix)
+            figures = channel_figures(c, prefix, bulk_bytes)
         with bench_boot.session(b, sock, direct=False) as c:
-            figures += channel_figures(c, prefix + "daemon.")
+            figures += channel_figures(c, prefix + "daemon.", bulk_bytes)
     finally:
         bench_boot.power_off(b)
     return {
         "config": {"name": f"channel-{channel}", "smp": 1, "accel": "tcg, single-threaded",
                    "icount": "off", "device": device, "echo_bytes": 16,
-                   "echoes": CHANNEL_ECHOES, "bulk_bytes": CHANNEL_BULK_BYTES,
+                   "echoes": CHANNEL_ECHOES, "bulk_bytes": bulk_bytes,
                    "bulk_warmup_bytes": CHANNEL_BULK_WARMUP_BYTES,
                    "sessions": "direct (no daemon), then through scion daemon (.daemon.*)"},
         "figures": figures,
