@@ -323,14 +323,13 @@ static void vcon_write(const void *data, size_t n)
 	}
 }
 
-static const struct chan_transport vcon_transport_ops_template = {
+static struct chan_transport vcon_transport = {
+	.device = NULL,				/* set once by the probe */
 	.start_input = vcon_start_input,
 	.write = vcon_write,
 	.flush = vcon_flush,
 	.resume_input = vcon_resume_input,
 };
-
-static struct chan_transport vcon_transport;	/* set once: the template and the name */
 
 const struct chan_transport *virtio_console_transport(void)
 {
@@ -475,7 +474,6 @@ static void probe_device(struct pci_dev *pci)
 	}
 	snprintf(c->device, sizeof(c->device), "virtio-console (pci %02x:%02x.%x, port %u%s)",
 		 pci->bus, pci->dev, pci->fn, c->port, c->multiport ? "" : ", no MULTIPORT");
-	vcon_transport = vcon_transport_ops_template;
 	vcon_transport.device = c->device;
 	channel_console = c;
 	printk("%s: MSI-X vector 0x%x on cpu 0, %u receive buffers of %u bytes\n", c->device,
