@@ -133,7 +133,7 @@ CHAN_WIRE_H := $(BUILD)/gen/chan_wire_layouts.h
 DISK := $(BUILD)/disk.img
 DISK_SIZE ?= 32M
 
-.PHONY: all kernel iso run run-options test bench bench-baseline bench-profile bench-linux bench-scion bench-adapt nightly squid gdb deps \
+.PHONY: all kernel iso run run-options test bench bench-baseline bench-channel bench-profile bench-linux bench-scion bench-adapt nightly squid gdb deps \
 	deps-bench host-tests fuzz check-decoder sim clean
 .DEFAULT_GOAL := all
 
@@ -501,6 +501,12 @@ bench: deps deps-bench test-kernel grafts $(DTC) $(ARCH_BENCH_TOOLS) $(SIM) $(DI
 # last run's figures the committed baseline.
 bench-baseline:
 	@$(PYTHON) tools/bench_goals.py $(BUILD)/bench/results.json
+
+# tools/bench.py's control channel figures alone (both devices), into
+# build/bench/channel.json.
+bench-channel: deps test-kernel $(LAYOUTS_PY)
+	@$(PYTHON) tools/bench.py --kernel $(TEST_KDIR)/$(notdir $(QEMU_KERNEL)) \
+		--out $(BUILD)/bench --channel-only
 
 # tools/bench_profile.py: also part of `make bench`; alone, it merges its
 # figures into build/bench/results.json.

@@ -14,6 +14,13 @@ EXIT_TESTS_PASSED = 33
 EXIT_TESTS_FAILED = 35
 EXIT_PANIC = 37
 
+# The control channel's device (control_channel_arguments).
+CHANNEL_VIRTIO = "virtio"
+CHANNEL_UART = "uart"
+CHANNELS = (CHANNEL_VIRTIO, CHANNEL_UART)
+VIRTIO_CHANNEL_PORT = 1         # port 0 is reserved for a virtconsole
+VIRTIO_CHANNEL_PORTS = 2
+
 
 class ConfigError(ValueError):
     """A run option the user gave that Scion cannot boot with."""
@@ -54,7 +61,7 @@ def disk_arguments(disk, snapshot, readonly=False):
 def qemu_command(smp=1, mem="256M", iso=None, kernel=None, cmdline="",
                  single_thread_tcg=False, icount=False, gdb_port=None,
                  disk=None, disk_snapshot=False, modules=(), control_socket=None,
-                 disk_readonly=False):
+                 disk_readonly=False, channel=CHANNEL_VIRTIO):
     """QEMU argv booting the GRUB ISO (iso=) or the multiboot1 kernel (kernel=).
 
     The serial console is stdin/stdout; no display, no firmware devices
@@ -69,7 +76,9 @@ def qemu_command(smp=1, mem="256M", iso=None, kernel=None, cmdline="",
     modules (kernel boots only: the ISO carries its own) are files handed
     to the kernel as multiboot modules, e.g. .graft files; control_socket
     is the path of a UNIX socket QEMU listens on for the control channel
-    (the second serial port, COM2; kernel/channel/), created anew.
+    (kernel/channel/), created anew, carried by the device channel names:
+    "virtio" (the default: a virtio-console, kernel/dev/virtio_console.c)
+    or "uart" (the second serial port, COM2, the kernel's fallback).
     """
     argv = ["qemu-system-x86_64", "-nodefaults", "-no-user-config", "-display", "none",
             "-machine", "pc", "-cpu", "max",
@@ -97,19 +106,39 @@ def qemu_command(smp=1, mem="256M", iso=None, kernel=None, cmdline="",
     if disk:
         argv += disk_arguments(disk, disk_snapshot, disk_readonly)
     if control_socket:
-        argv += control_channel_arguments(control_socket)
+        argv += control_channel_arguments(control_socket, channel)
     if gdb_port:
         argv += ["-gdb", f"tcp:127.0.0.1:{gdb_port}", "-S"]
     return argv
 
 
-def control_channel_arguments(path):
-    """COM2 backed by a UNIX socket QEMU listens on (one client at a time;
-    QEMU does not wait for it). A stale socket file is removed first."""
+def parse_channel(value):
+    if value not in CHANNELS:
+        raise ConfigError(f"channel={value!r}: give one of {', '.join(CHANNELS)}")
+    return value
+
+
+def control_channel_arguments(path, channel=CHANNEL_UART):
+    """The control channel's device backed by a UNIX socket QEMU listens on
+    (one client at a time; QEMU does not wait for it). A stale socket file
+    is removed first.
+
+    channel "uart": a serial port (COM2 on x86, the second EBus UART on
+    sparc64). "virtio": a modern-only virtio-serial PCI device whose port 1
+    is a virtserialport: QEMU throttles such a port while the socket is
+    full and keeps the guest's bytes, where a virtconsole (port 0) drops
+    them; while no client is connected the guest's output is discarded,
+    as the UART's is (kernel/dev/virtio_console.c)."""
     if os.path.exists(path):
         os.unlink(path)
-    return ["-chardev", f"socket,id=control,path={path.replace(',', ',,')},server=on,wait=off",
-            "-serial", "chardev:control"]
+    chardev = ["-chardev",
+               f"socket,id=control,path={path.replace(',', ',,')},server=on,wait=off"]
+    if parse_channel(channel) == CHANNEL_UART:
+        return chardev + ["-serial", "chardev:control"]
+    return chardev + ["-device", f"virtio-serial-pci,id=control-bus,disable-legacy=on,"
+                                 f"max_ports={VIRTIO_CHANNEL_PORTS}",
+                      "-device", f"virtserialport,bus=control-bus.0,nr={VIRTIO_CHANNEL_PORT},"
+                                 "chardev=control"]
 
 
 # sparc64 (sun4u under OpenBIOS): ../shared/PLATFORMS.md. Power-off exits 0;

@@ -40,14 +40,16 @@ def boot(name, out_dir, **qemu_args):
 
 
 @contextmanager
-def session(b, sock):
-    """A control channel session with the booting kernel."""
+def session(b, sock, direct=None):
+    """A control channel session with the booting kernel (direct: True
+    straight to the kernel, False through `scion daemon`, None as
+    $SCION_NO_DAEMON says)."""
     deadline = time.monotonic() + SOCKET_WAIT_SECONDS
     while not os.path.exists(sock):
         if b.proc.poll() is not None or time.monotonic() > deadline:
             sys.exit(f"bench: no control socket from QEMU (log: {b.log_path})")
         time.sleep(0.05)
-    with client.Client(sock, timeout=ANSWER_TIMEOUT, wait=10) as c:
+    with client.Client(sock, timeout=ANSWER_TIMEOUT, wait=10, direct=direct) as c:
         yield c
 
 

@@ -334,6 +334,10 @@ class Daemon:
 
     def to_client(self, c, data, droppable=False):
         if droppable and c.out_bytes + len(data) > self.buffer_max:
+            # Frames arrive in bursts (a virtio-console delivers hundreds of KiB at
+            # once): what the client's socket still takes is not waiting here.
+            self.push_out(c)
+        if droppable and c.out_bytes + len(data) > self.buffer_max:
             c.dropped_frames += 1
             c.dropped_bytes += len(data)
             return
@@ -359,6 +363,20 @@ class Daemon:
         c.dropped_frames = c.dropped_bytes = 0
         c.out.append(frame.encode(frame.EVENT, 0, f"0 0 {NOTICE}{words}".encode()))
         c.out_bytes += len(c.out[-1])
+
+    def push_out(self, c):
+        """Move c's queued frames into its socket while it takes them; never
+        blocks, and leaves a broken socket to write_client."""
+        while c.out:
+            try:
+                n = c.sock.send(c.out[0])
+            except OSError:
+                return
+            c.out_bytes -= n
+            if n < len(c.out[0]):
+                c.out[0] = c.out[0][n:]
+                return
+            c.out.popleft()
 
     def write_client(self, c):
         while c.out:

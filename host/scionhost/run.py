@@ -28,8 +28,9 @@ def add_parser(subparsers, default_socket):
         "run", help="build Scion and boot it in QEMU, console here, control channel on a socket",
         description="Build the kernel, the grafts and the test disk (make), then boot the "
                     "kernel in QEMU with its serial console on this terminal (or a pipe) and the "
-                    "control channel (COM2) on a UNIX socket. `make run` and `make gdb` boot "
-                    "the GRUB ISO through this command (--iso).")
+                    "control channel (a virtio-console, or COM2 with --channel uart) on a UNIX "
+                    "socket. `make run` and `make gdb` boot the GRUB ISO through this command "
+                    "(--iso).")
     p.add_argument("--smp", default="1", metavar="N", help="CPUs, 1 to 8 (default 1)")
     p.add_argument("--mem", default="256M", metavar="M", help="memory, 64M to 8G (default 256M)")
     p.add_argument("--graft", action="append", default=[], metavar="FILE",
@@ -59,6 +60,9 @@ def add_parser(subparsers, default_socket):
     p.add_argument("--tcg", default="single", metavar="single|multi",
                    help="single: vCPUs share one host thread, which code patching needs "
                         "(PLATFORMS.md; default); multi: a thread per vCPU, faster")
+    p.add_argument("--channel", default="virtio", metavar="virtio|uart",
+                   help="the control channel's device: virtio, a virtio-console (default), "
+                        "or uart, the 16550 on COM2 (the kernel's fallback)")
     p.add_argument("--gdb", action="store_true", help="start halted with QEMU's gdbstub and "
                    "attach gdb (with --kernel-symbols)")
     p.add_argument("--kernel-symbols", metavar="ELF", help="the ELF gdb reads symbols from "
@@ -171,6 +175,7 @@ def boot(args):
         machine.parse_mem(args.mem)
         if args.tcg not in ("single", "multi"):
             raise machine.ConfigError(f"TCG={args.tcg}: use single or multi")
+        machine.parse_channel(args.channel)
     except machine.ConfigError as e:
         raise ScionError(str(e)) from None
     if args.check:
@@ -209,7 +214,7 @@ def boot(args):
                                     cmdline=args.cmdline, modules=modules,
                                     disk=disk if os.path.isfile(disk) else None,
                                     disk_snapshot=args.disk_snapshot, gdb_port=port,
-                                    control_socket=args.socket,
+                                    control_socket=args.socket, channel=args.channel,
                                     single_thread_tcg=args.tcg == "single")
     except machine.ConfigError as e:
         raise ScionError(str(e)) from None

@@ -1,10 +1,11 @@
 // SPDX-License-Identifier: BSD-2-Clause
 /*
  * The control channel: frames between the host command `scion` and the
- * kernel over the arch channel device (COM2 on x86), beside the human
- * console. The device's interrupt puts bytes into a ring; when the ring
- * is full it stops taking them and the device holds the host's bytes
- * back, so none is lost and the channel's counts are exact. The channel
+ * kernel over a transport (scion/chan_transport.h: the virtio-console
+ * when the machine has one, else the arch UART, COM2 on x86), beside the
+ * human console. The transport's interrupt puts bytes into a ring; when
+ * the ring is full it stops taking them and the transport holds the
+ * host's bytes back, so none is lost and the channel's counts are exact. The channel
  * thread parses the ring (kernel/channel/frame.c), answers rejected
  * frames with an ERROR, checks the HELLO's version, and runs requests
  * (ops.c) one at a time, sending their answers itself; the output
@@ -19,7 +20,7 @@
 #include <scion/mm.h>
 #include <scion/clock.h>
 #include <scion/version.h>
-#include <arch/channel.h>
+#include <scion/chan_transport.h>
 #include "channel_internal.h"
 
 #define BATCH_BYTES      256	/* taken from the ring per lock round */
@@ -35,20 +36,26 @@ static uint32_t ring_used(void)
 	return channel.ring_head - channel.ring_tail;
 }
 
-/* The device's interrupt: one byte; false when the ring has no room for another. */
-static bool receive_byte(uint8_t byte)
+/*
+ * The transport's interrupt (chan_rx_fn): keep as many of the n bytes as
+ * the ring has room for; false when it has no room for another.
+ */
+static bool receive_bytes(const uint8_t *data, size_t n, size_t *taken)
 {
 	spin_lock_noirq(&channel.rx_wq.lock);
 	bool was_empty = ring_used() == 0;
-	channel.ring[channel.ring_head++ % CHANNEL_RX_RING] = byte;
-	channel.counters.rx_bytes++;
+	size_t kept = 0;
+	while (kept < n && ring_used() < CHANNEL_RX_RING)
+		channel.ring[channel.ring_head++ % CHANNEL_RX_RING] = data[kept++];
+	channel.counters.rx_bytes += kept;
+	*taken = kept;
 	bool room = ring_used() < CHANNEL_RX_RING;
 	if (!room) {
 		channel.input_held = true;
 		channel.counters.rx_stalls++;
 	}
 	spin_unlock_noirq(&channel.rx_wq.lock);
-	if (was_empty)
+	if (was_empty && kept)
 		waitq_wake_all(&channel.rx_wq);
 	return room;
 }
@@ -63,10 +70,11 @@ void channel_send(uint8_t type, uint32_t seq, const void *a, size_t alen, const 
 
 	chan_header_encode(header, type, seq, (uint32_t)(alen + blen));
 	mutex_lock(&channel.tx_lock);
-	arch_channel_write(header, sizeof(header));
-	arch_channel_write(a, alen);
-	arch_channel_write(b, blen);
-	arch_channel_write(&trailer, sizeof(trailer));
+	channel.transport->write(header, sizeof(header));
+	channel.transport->write(a, alen);
+	channel.transport->write(b, blen);
+	channel.transport->write(&trailer, sizeof(trailer));
+	channel.transport->flush();
 	channel.counters.tx_bytes += sizeof(header) + alen + blen + sizeof(trailer);
 	channel.counters.frames_sent++;
 	channel.counters.errors_sent += type == CHAN_ERROR;
@@ -162,7 +170,7 @@ static void channel_thread(void *arg)
 			channel.input_held = false;
 		spin_unlock_irqrestore(&channel.rx_wq.lock, f);
 		if (resume)
-			arch_channel_resume_input();
+			channel.transport->resume_input();
 		if (n == 0 && chan_parse_idle(&channel.parser, &ev))
 			handle_event(&ev);
 		for (uint32_t i = 0; i < n; i++)
@@ -173,8 +181,12 @@ static void channel_thread(void *arg)
 
 void channel_init(void)
 {
-	if (!arch_channel_init())
+	const struct chan_transport *transport = virtio_console_transport();
+	if (!transport)
+		transport = chan_uart_transport();
+	if (!transport)
 		return;
+	channel.transport = transport;
 	uint8_t *buffer = kmalloc(CHAN_MAX_PAYLOAD + CHAN_CRC_BYTES);
 	if (!buffer) {
 		printk("channel: out of memory; no control channel\n");
@@ -185,12 +197,12 @@ void channel_init(void)
 		printk("channel: cannot start its thread; no control channel\n");
 		return;
 	}
-	int err = arch_channel_start_input(receive_byte);
+	int err = transport->start_input(receive_bytes);
 	if (err) {
 		printk("channel: no interrupt for the channel device (%s)\n", errno_name(err));
 		return;
 	}
 	channel.present = true;
-	printk("channel: control channel on %s, protocol version %u\n", ARCH_CHANNEL_DEVICE,
+	printk("channel: control channel on %s, protocol version %u\n", transport->device,
 	       CHAN_VERSION);
 }

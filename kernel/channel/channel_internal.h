@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: BSD-2-Clause */
 /*
- * The control channel's shared state (kernel/channel/): the receive
- * ring filled by the device's interrupt, the channel thread's parser and
+ * The control channel's shared state (kernel/channel/): the transport
+ * chosen at boot (scion/chan_transport.h), the receive ring filled by
+ * its interrupt, the channel thread's parser and
  * session, and the counters `channel` and the STATS op report.
  *
  * Lock order: rx_wq.lock (a leaf spinlock, taken in the interrupt) ;
@@ -17,6 +18,7 @@
 #include <scion/channel.h>
 #include <scion/chan_reply.h>
 #include <scion/chan_wire.h>
+#include <scion/chan_transport.h>
 #include "frame.h"
 
 #define CHANNEL_RX_RING 4096	/* a power of two */
@@ -34,6 +36,7 @@ struct channel_counters {
 
 struct channel {
 	bool present;				/* set once */
+	const struct chan_transport *transport;	/* set once: the byte pipe to the host */
 	struct waitq rx_wq;			/* lock guards the ring; the thread sleeps here */
 	uint8_t ring[CHANNEL_RX_RING];		/* rx_wq.lock */
 	uint32_t ring_head, ring_tail;		/* rx_wq.lock: free-running */

@@ -46,6 +46,7 @@
 #define VQ_DESC_F_NEXT         1	/* the chain goes on in desc.next */
 #define VQ_DESC_F_WRITE        2	/* device writes this buffer */
 #define VQ_USED_F_NO_NOTIFY    1	/* device: do not kick me */
+#define VQ_AVAIL_F_NO_INTERRUPT 1	/* driver: no interrupt when you use a buffer */
 #define VQ_DESC_ALIGN          16
 #define VQ_AVAIL_ALIGN         2
 #define VQ_USED_ALIGN          4
@@ -136,6 +137,16 @@ bool vq_kick_needed(struct virtqueue *vq);
  * Caller's context: owner's lock held.
  */
 void *vq_pop_used(struct virtqueue *vq, uint32_t *len);
+
+/*
+ * vq_want_interrupts - ask the device for an interrupt per used buffer
+ * (want, the default) or for none (VQ_AVAIL_F_NO_INTERRUPT: a hint the
+ * device may ignore), then order the flag before the caller's next look
+ * at the used ring, so that one used buffer before the change is seen
+ * there and one after it interrupts.
+ * Caller's context: owner's lock held.
+ */
+void vq_want_interrupts(struct virtqueue *vq, bool want);
 
 /* Free descriptors. Caller's context: owner's lock held. */
 static inline unsigned vq_num_free(const struct virtqueue *vq)
@@ -231,6 +242,15 @@ uint16_t virtio_pci_config_read16(struct virtio_pci *vp, unsigned offset);
  * Caller's context: the boot thread, after pci_init, all CPUs online.
  */
 void virtio_blk_probe_all(void);
+
+/*
+ * virtio_console_probe_all - take the first virtio-console PCI function
+ * as the control channel's transport (virtio_console.c), printing one
+ * line for it or per failure; virtio_console_transport
+ * (scion/chan_transport.h) hands it to the channel.
+ * Caller's context: the boot thread, after pci_init.
+ */
+void virtio_console_probe_all(void);
 
 /* Tell the device queue has new buffers. Any context. */
 static inline void virtio_pci_notify(volatile uint16_t *notify, uint16_t queue)

@@ -102,6 +102,12 @@ bool vq_kick_needed(struct virtqueue *vq)
 	return !(le16_to_cpu(READ_ONCE(vq->used->flags)) & VQ_USED_F_NO_NOTIFY);
 }
 
+void vq_want_interrupts(struct virtqueue *vq, bool want)
+{
+	WRITE_ONCE(vq->avail->flags, cpu_to_le16(want ? 0 : VQ_AVAIL_F_NO_INTERRUPT));
+	virtio_mb();	/* the flag before the used index the caller reads next */
+}
+
 /* Return the chain starting at head to the free list. */
 static void free_chain(struct virtqueue *vq, uint16_t head)
 {

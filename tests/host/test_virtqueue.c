@@ -3,9 +3,9 @@
  * Host tests of the split virtqueue (kernel/dev/virtqueue.c): the memory
  * layout virtio 1.0 prescribes, descriptor chains as a device would walk
  * them, the free list under exhaustion and out-of-order completion,
- * 16-bit index wrap-around, notification suppression, and a device that
- * returns a head that is not in flight. The "device" here is the test,
- * reading the available ring and writing the used ring.
+ * 16-bit index wrap-around, notification and interrupt suppression, and a
+ * device that returns a head that is not in flight. The "device" here is
+ * the test, reading the available ring and writing the used ring.
  */
 #include <stdlib.h>
 #include <string.h>
@@ -177,6 +177,12 @@ HOST_TEST(virtqueue_notify_suppression_and_bad_device)
 	CHECK(t, vq_kick_needed(&vq), "no kick without NO_NOTIFY");
 	vq.used->flags = VQ_USED_F_NO_NOTIFY;
 	CHECK(t, !vq_kick_needed(&vq), "kick despite NO_NOTIFY");
+	CHECK(t, vq.avail->flags == 0, "interrupts not wanted after init: flags %u",
+	      vq.avail->flags);
+	vq_want_interrupts(&vq, false);
+	CHECK(t, vq.avail->flags == VQ_AVAIL_F_NO_INTERRUPT, "flags %u", vq.avail->flags);
+	vq_want_interrupts(&vq, true);
+	CHECK(t, vq.avail->flags == 0, "flags %u after wanting interrupts", vq.avail->flags);
 
 	/* A head that is in range but not in flight breaks the queue for good. */
 	device_complete(&dev, 3, 0);

@@ -1,5 +1,6 @@
 # SPDX-License-Identifier: BSD-2-Clause
-"""The control channel (COM2 on a UNIX socket) driven by the host command
+"""The control channel (a virtio-console, or COM2 with channel="uart", on a
+UNIX socket) driven by the host command
 host/scion: status, loading a graft from a file, installing it,
 running a workload and reading stats, all checked against the guest
 shell's own answers; version mismatch refused on both sides; 30,000
@@ -32,10 +33,19 @@ def scion(ctx, sock, *args, env=None, timeout=60):
     return p.returncode, p.stdout, p.stderr
 
 
-def channel_boot(ctx, name, **kw):
+# What the kernel's boot message names for each of qemu/machine.py's channel devices.
+CHANNEL_DEVICES = {"virtio": r"virtio-console \(pci [0-9a-f]{2}:[0-9a-f]{2}\.[0-7], port 1\)",
+                   "uart": r"COM2"}
+
+
+def channel_boot(ctx, name, channel=None, **kw):
+    """Boot to the shell with the control channel on a socket: over channel
+    ("virtio" or "uart"), by default the context's (ctx.channel, which a
+    job may set to run other jobs' checks on the UART) or the virtio-console."""
+    channel = channel or getattr(ctx, "channel", "virtio")
     sock = os.path.join(ctx.log_dir, f"{ctx.job}-{name}.sock")
-    boot = shell_boot(ctx, name, control_socket=sock, timeout=600, **kw)
-    boot.wait_for(r"channel: control channel on COM2")
+    boot = shell_boot(ctx, name, control_socket=sock, channel=channel, timeout=600, **kw)
+    boot.wait_for(r"channel: control channel on " + CHANNEL_DEVICES[channel])
     return boot, sock
 
 

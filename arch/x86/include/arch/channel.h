@@ -1,7 +1,9 @@
 /* SPDX-License-Identifier: BSD-2-Clause */
 /*
- * The machine's control channel device (COM2 on x86): a byte pipe to the
- * host, separate from the console, used by kernel/channel/. Output is
+ * The machine's control channel UART (COM2 on x86): a byte pipe to the
+ * host, separate from the console, which kernel/channel/ uses through
+ * transport_uart.c when the machine has no virtio-console
+ * (scion/chan_transport.h). Output is
  * polled; input arrives by interrupt, with flow control: when the
  * kernel has no room the device holds further bytes back (QEMU does not
  * drop them), so nothing sent by the host is ever lost.
