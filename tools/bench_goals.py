@@ -192,8 +192,8 @@ def print_section(results):
     print("\nissue 28's goals (smp1 for the kernel's figures):")
     for g in results["goals"]:
         mark = {True: "met", False: "not met", None: "not measured"}[g["met"]]
-        print(f"  {g['what']:58} {fmt(g['value']):>12}  goal {'<=' if g['better'] == 'lower' else '>='}"
-              f" {fmt(g['goal']):<8} {mark}")
+        sign = "<=" if g["better"] == "lower" else ">="
+        print(f"  {g['what']:58} {fmt(g['value']):>12}  goal {sign} {fmt(g['goal']):<8} {mark}")
     reg = results["regressions"]
     if not reg["against"]:
         print("\nno earlier run to compare with (tools/bench_baseline.json is missing)")

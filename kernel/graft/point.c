@@ -77,10 +77,10 @@ static uint64_t current_tid(void)
 /*
  * The dispatcher behind every grafted slot. A method runs the graft
  * scoped to the calling thread if there is one, else the global one, in
- * a transaction (a direct graft, a recorder, without one); the default runs when none applies, when that graft is
- * already running on this CPU (a graft whose API call reaches its own
- * point gets the default, never itself), when transactions nest too
- * deep, and after an abort. An event runs the default, then each
+ * a transaction (a direct graft, a recorder, without one); the default
+ * runs when none applies, when that graft is already running on this
+ * CPU (a graft whose API call reaches its own point gets the default,
+ * never itself), when transactions nest too deep, and after an abort. An event runs the default, then each
  * applicable handler in its own transaction. While a recorder is set
  * (graft_point_set_recorder) the slot holds the dispatcher even with
  * nothing installed, and each invocation is reported to the recorder.
