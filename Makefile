@@ -349,7 +349,7 @@ HOST_KERNEL_SRCS := kernel/lib/glob.c kernel/lib/errno.c kernel/lib/cpio.c kerne
 	$(ARCH_HOST_SRCS) kernel/graft/elf_load.c kernel/graft/elf_reloc.c
 HOST_KERNEL_SRCS += kernel/dev/virtqueue.c kernel/channel/frame.c kernel/trace/dif_verify.c \
 	kernel/trace/dif_exec.c kernel/trace/dif_subr.c kernel/trace/dif_subr_search.c \
-	kernel/trace/dif_subr_convert.c
+	kernel/trace/dif_subr_convert.c kernel/trace/dif_jit.c
 HOST_KERNEL_PRIVATE_HEADERS := kernel/fs/archive_internal.h kernel/ext2/ext2_internal.h kernel/ext2/ext2_layout.h kernel/dev/virtio.h kernel/channel/frame.h kernel/trace/dif_internal.h
 HOST_TEST_SRCS := $(sort $(wildcard tests/host/*.c) $(wildcard tests/host/*.S))
 HOST_TESTS := $(BUILD)/host/unit-tests
@@ -446,9 +446,11 @@ D_ORACLE_KERNEL_SRCS := kernel/trace/dif_exec.c kernel/trace/dif_subr.c \
 	kernel/trace/env.c kernel/trace/dynvar.c \
 	kernel/trace/aggbuf.c kernel/tbuf/tbuf.c kernel/trace/spec.c kernel/trace/dof.c \
 	kernel/trace/session_state.c kernel/trace/session_read.c kernel/trace/bufpolicy.c \
-	kernel/lib/hash.c
-D_ORACLE_SRCS := $(sort $(wildcard tests/dref/*.c)) tests/host/kernel_fakes.c
+	kernel/lib/hash.c kernel/trace/dif_jit.c $(ARCH_DIF_JIT_SRCS)
+D_ORACLE_SRCS := $(sort $(wildcard tests/dref/*.c)) tests/host/kernel_fakes.c \
+	tests/host/host_jit_mem.c
 $(D_ORACLE): $(D_ORACLE_SRCS) $(D_ORACLE_KERNEL_SRCS) $(DTRACE_LIB_SRCS) $(DTRACE_LIB_HEADERS) \
+		$(ARCH_GEN_HEADERS) \
 		$(wildcard tests/dref/*.h tests/host/include/arch/*.h kernel/trace/*.h \
 		kernel/include/scion/*.h)
 	@mkdir -p $(dir $@)

@@ -53,6 +53,8 @@ PROGRAMS = [
 # 5000 firings of 24-byte records fit in one buffer: nothing is dropped (and the
 # buffer is not drained while the benchmark holds the channel).
 TRACE_FLAGS = ["-q", "-x", "bufsize=128k"]
+# Programs run as native code unless the consumer says nojit (scion/dif_jit.h).
+INTERPRETED = ["-x", "nojit"]
 
 # Published per-event costs of other tracers (results.json "published").
 PUBLISHED = [{
@@ -156,12 +158,12 @@ def figure(c, selector, name):
     return found[0]
 
 
-def call_cost(c, program=None, selector="trace_pf_sum", name="trace.pf_sum.call"):
+def call_cost(c, program=None, selector="trace_pf_sum", name="trace.pf_sum.call", flags=()):
     """Guest instructions per call of pf_sum (or what selector's benchmark reports as
-    name), with program enabled (or nothing)."""
+    name), with program enabled (or nothing), given to scion trace with flags too."""
     if program is None:
         return figure(c, selector, name)
-    args = commands.build_parser().parse_args(["trace", *TRACE_FLAGS, "-n", program])
+    args = commands.build_parser().parse_args(["trace", *TRACE_FLAGS, *flags, "-n", program])
     meta = trace.compile_program(args)
     stream, _, _ = trace.start(c, meta, args, lambda *chunk: None)
     try:
@@ -188,6 +190,12 @@ def trace_bench(kernel, out_dir, programs=None):
                 cost = call_cost(c, program)
                 figures.append({"figure": name, "value": cost - base,
                                 "unit": "guest instructions per firing", "program": program})
+            # The same programs in the interpreter (the DIF compiler's reference).
+            for name, program in PROGRAMS:
+                cost = call_cost(c, program, flags=INTERPRETED)
+                figures.append({"figure": name.replace("firing.", "firing_interpreted."),
+                                "value": cost - base, "unit": "guest instructions per firing",
+                                "program": program, "flags": " ".join(INTERPRETED)})
             if modules:
                 getpid = ("syscall_getpid", "syscall.getpid.round_trip")
                 base = call_cost(c, None, *getpid)

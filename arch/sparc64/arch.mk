@@ -74,6 +74,8 @@ $(ARCH_GEN_OBJS): $(BUILD)/obj/gen/%.o: $(BUILD)/gen/%.c $(ARCH_GEN_HEADERS)
 	@mkdir -p $(dir $@)
 	$(Q)$(CC) $(KERNEL_CFLAGS) -I$(ARCH_DIR) -c $< -o $@
 ARCH_HOST_SRCS :=
+# No DIF compiler yet: host tools that run trace programs interpret them.
+ARCH_DIF_JIT_SRCS := $(ARCH_DIR)/dif_jit.c
 
 # Grafts: trusted only. `make ARCH=sparc64 grafts` builds grafts/*.c and
 # grafts/bad/*.c into build/sparc64/grafts/trusted/ (relocatable objects with

@@ -87,10 +87,14 @@ $(ARCH_GEN_OBJS): $(BUILD)/obj/gen/%.o: $(BUILD)/gen/%.c $(ARCH_DIR)/x86_opcodes
 	$(Q)$(CC) $(KERNEL_CFLAGS) -I$(ARCH_DIR) -c $< -o $@
 
 # Host unit tests: the multiboot parser, the decoder, the patch builder and
-# relocator, jump-table slices, the SFI verifier, the graft relocations.
+# relocator, jump-table slices, the SFI verifier, the graft relocations,
+# the DIF compiler.
 ARCH_HOST_SRCS := $(ARCH_DIR)/boot/multiboot.c $(ARCH_DIR)/insn_decode.c $(BUILD)/gen/x86_opcodes.c \
 	$(ARCH_DIR)/patch_emit.c $(ARCH_DIR)/relocate.c $(ARCH_DIR)/jump_table.c \
-	$(ARCH_DIR)/sfi_verify.c $(BUILD)/gen/x86_encodings.c $(ARCH_DIR)/elf_reloc.c
+	$(ARCH_DIR)/sfi_verify.c $(BUILD)/gen/x86_encodings.c $(ARCH_DIR)/elf_reloc.c \
+	$(ARCH_DIR)/dif_jit.c
+# The DIF compiler alone, for the host tools that run trace programs (the D oracle).
+ARCH_DIF_JIT_SRCS := $(ARCH_DIR)/dif_jit.c $(BUILD)/gen/x86_encodings.c
 
 # ---- Grafts ---------------------------------------------------------------------
 # A graft is compiled, not linked, into a relocatable object the kernel's

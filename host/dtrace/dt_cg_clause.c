@@ -49,6 +49,7 @@ static const struct {
 	  DOF_BUFPOLICY_RING },
 	{ DT_OPT_ZDEFS, DOF_OPT_ZDEFS, 0, 0, 1 },
 	{ DT_OPT_DESTRUCTIVE, DOF_OPT_DESTRUCTIVE, 0, 0, 1 },
+	{ DT_OPT_NOJIT, DOF_OPT_NOJIT, 0, 0, 1 },
 };
 
 enum dof_option dt_option_in_object(enum dt_option_id id)

@@ -41,6 +41,7 @@ const struct dt_option_desc dt_options_table[DT_OPTION_COUNT] = {
 	{ DT_OPT_DESTRUCTIVE, "destructive", DT_OK_FLAG, 0, 0, 1, NULL },
 	{ DT_OPT_DYNVARSIZE, "dynvarsize", DT_OK_SIZE, 1 * MB, 1, 64 * GB, NULL },
 	{ DT_OPT_FLOWINDENT, "flowindent", DT_OK_FLAG, 0, 0, 1, NULL },
+	{ DT_OPT_NOJIT, "nojit", DT_OK_FLAG, 0, 0, 1, NULL },
 	{ DT_OPT_NSPEC, "nspec", DT_OK_COUNT, 1, 1, 65536, NULL },
 	{ DT_OPT_OFORMAT, "oformat", DT_OK_CHOICE, DT_OFORMAT_TEXT, 0, 1, oformats },
 	{ DT_OPT_QUIET, "quiet", DT_OK_FLAG, 0, 0, 1, NULL },

@@ -27,6 +27,7 @@
 #include <scion/string.h>
 #include <scion/printk.h>
 #include <scion/errno.h>
+#include <scion/dif_jit.h>
 #include "probe_internal.h"
 
 #define CODE_UNIT      64
@@ -335,4 +336,32 @@ void data_free(uint64_t *slot)
 	r->slot = slot;
 	list_add_tail(&retired_data, &r->node);
 	release_data();
+}
+
+/*
+ * The DIF compiler's executable memory (scion/dif_jit.h): a patch with
+ * no site, in the same arenas, so the code lies within the kernel
+ * text's call reach and is freed by the same rule as a patch (retired,
+ * then freed once no CPU's pc and no stack word points into it). At
+ * most a page: a larger program stays interpreted.
+ */
+void *dif_jit_code_alloc(size_t bytes, uint64_t *runs, uint8_t **writable)
+{
+	if (!bytes || bytes > PAGE_SIZE)
+		return NULL;
+	mutex_lock(&probe_mutex);
+	struct patch *p = patch_alloc((uint32_t)bytes);
+	mutex_unlock(&probe_mutex);
+	if (!p)
+		return NULL;
+	*runs = p->addr;
+	*writable = patch_writable(p);
+	return p;
+}
+
+void dif_jit_code_free(void *mem)
+{
+	mutex_lock(&probe_mutex);
+	patch_retire(mem);
+	mutex_unlock(&probe_mutex);
 }

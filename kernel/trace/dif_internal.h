@@ -24,6 +24,14 @@ struct run {
 	uint32_t pc;
 };
 
+/*
+ * dif_exec_insn - run the one instruction at x->pc (never a branch or
+ *   RET: native code runs those itself), as dif_run would.
+ * Return value: 0, or -1 with the fault recorded at x->pc.
+ * Caller's context: native code of x->p (scion/dif_jit.h).
+ */
+int dif_exec_insn(struct run *x);
+
 /* Record a fault of kind at the current instruction; returns -1. */
 int dif_fail(struct run *x, enum dif_fault_kind kind, uint64_t addr);
 

@@ -14,6 +14,7 @@
 #include <scion/errno.h>
 #include <scion/chan_proto.h>
 #include <scion/version.h>
+#include <scion/dif_jit.h>
 #include "trace_internal.h"
 
 struct reader {
@@ -51,6 +52,7 @@ static const struct {
 	[DOF_OPT_ZDEFS] = { 0, 0, 1, "zdefs" },
 	[DOF_OPT_DESTRUCTIVE] = { 0, 0, 1, "destructive" },
 	[DOF_OPT_KTYPES] = { 0, 1, UINT64_MAX, "ktypes" },
+	[DOF_OPT_NOJIT] = { 0, 0, 1, "nojit" },
 };
 
 static int read_options(struct reader *r, struct trace_object *o, char *why, size_t whylen)
@@ -528,6 +530,10 @@ int dof_load(const uint8_t *data, uint32_t len, struct trace_object *o, char *wh
 		goto fail;
 	}
 	lay_out_vars(o);
+	/* Native code last: only for an object that loaded, unless the consumer said nojit. */
+	for (uint32_t i = 0; !o->option[DOF_OPT_NOJIT] && i < o->nprogs; i++)
+		if (!dif_jit_compile(&o->progs[i]))
+			o->njit++;
 	return 0;
 fail:
 	dof_free(o);
@@ -537,6 +543,7 @@ fail:
 void dof_free(struct trace_object *o)
 {
 	for (uint32_t i = 0; o->progs && i < o->nprogs; i++) {
+		dif_jit_release(&o->progs[i]);
 		kfree((void *)o->progs[i].insns);
 		kfree((void *)o->progs[i].ints);
 		kfree((void *)o->progs[i].strtab);

@@ -81,6 +81,7 @@ struct trace_object {
 	bool option_given[DOF_OPT_LIMIT];	/* the object set it (else the default) */
 	uint32_t nprogs;
 	struct dif_prog *progs;
+	uint32_t njit;			/* of them with native code (scion/dif_jit.h) */
 	uint32_t naggs;
 	struct trace_agg *aggs;
 	uint32_t nclauses;

@@ -12,6 +12,8 @@
  *   d-oracle --seed 7 --only 42   random program 42 of seed 7, printed, with its verdict
  *   d-oracle --reports 50         print up to 50 failures' reports (3 by default)
  *   d-oracle --regressions | --random
+ *   d-oracle --nojit              the kernel's side interprets every program (by default
+ *                                 it runs the DIF compiler's native code, scion/dif_jit.h)
  */
 #include <inttypes.h>
 #include <stdio.h>
@@ -19,6 +21,8 @@
 #include <string.h>
 #include <time.h>
 #include "dref.h"
+#include "host_jit.h"
+#include <scion/dif_jit.h>
 
 #define DEFAULT_PROGRAMS 8000
 #define MAX_FIRINGS 160
@@ -196,10 +200,29 @@ static int run_random(uint64_t seed, unsigned programs, int only, unsigned repor
 	return ok ? 0 : 1;
 }
 
+/*
+ * The programs ran as native code wherever this machine has a DIF
+ * compiler: a kernel that silently stopped compiling would otherwise
+ * pass as well as one that compiles.
+ */
+static int check_native(void)
+{
+	static const struct dif_insn ret[] = { { .op = DIF_OP_RET } };
+	struct dif_prog p = { .insns = ret, .ninsns = 1 };
+	bool has_compiler = !dif_jit_compile(&p);
+	dif_jit_release(&p);
+	size_t n = host_jit_compiled();
+	bool ok = !has_compiler || n > 1;
+	printf("d-oracle native: %s (%zu programs compiled to native code%s)\n",
+	       ok ? "OK" : "FAILED", n - has_compiler,
+	       has_compiler ? "" : "; this machine has no DIF compiler");
+	return ok ? 0 : 1;
+}
+
 static void usage(void)
 {
 	fprintf(stderr, "usage: d-oracle [--seed N] [--programs N] [--only I] [--reports N] "
-		"[--regressions | --random]\n");
+		"[--regressions | --random] [--nojit]\n");
 	exit(2);
 }
 
@@ -224,6 +247,8 @@ int main(int argc, char **argv)
 			random = false;
 		else if (!strcmp(argv[i], "--random"))
 			regress = false;
+		else if (!strcmp(argv[i], "--nojit"))
+			host_jit_enabled = false;
 		else
 			usage();
 	}
@@ -237,6 +262,11 @@ int main(int argc, char **argv)
 	}
 	if (random) {
 		int f = run_random(seed, programs, only, reports);
+		failed += f;
+		passed += !f;
+	}
+	if (host_jit_enabled && only < 0) {
+		int f = check_native();
 		failed += f;
 		passed += !f;
 	}

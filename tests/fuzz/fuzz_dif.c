@@ -9,12 +9,15 @@
  * scratch) and writing only the scratch it took (stores, alloca, bcopy,
  * copyinto): the buffer and the string table are compared with copies
  * after each run, and scratch past the most it ever took must still
- * hold its fill.
+ * hold its fill. Each accepted program is also compiled (scion/dif_jit.h)
+ * and run natively from the same state: its status, result, fault,
+ * scratch and environment must be the interpreter's.
  */
 #include <stdlib.h>
 #include <string.h>
 #include "fuzz.h"
 #include <scion/dif_exec.h>
+#include <scion/dif_jit.h>
 
 #define MAX_INSNS   48
 #define MAX_VARS    4
@@ -121,6 +124,41 @@ static const struct dif_env_ops ops = {
 	env_writable,
 };
 
+/*
+ * The program again as native code, from the state before (env_before,
+ * scratch_before), with the interpreter's outcome to match; env is left
+ * as the interpreter left it.
+ */
+static void check_native(struct dif_prog *prog, struct env *env, const struct env *env_before,
+			 const char *scratch_before, int rc, uint64_t result,
+			 const struct dif_fault *fault)
+{
+	if (dif_jit_compile(prog))
+		return;
+	struct env interpreted = *env;
+	char *scratch_after = malloc(SCRATCH);
+	memcpy(scratch_after, env->scratch, SCRATCH);
+	*env = *env_before;
+	memcpy(env->scratch, scratch_before, SCRATCH);
+	uint64_t native_result = 0;
+	struct dif_fault native_fault = { 0 };
+	int native_rc = dif_run(prog, &ops, env, &native_result, &native_fault);
+	FUZZ_ASSERT(native_rc == rc && (rc || native_result == result) &&
+		    (!rc || (native_fault.kind == fault->kind && native_fault.pc == fault->pc &&
+			     native_fault.addr == fault->addr)),
+		    "native code: status %d result %llx fault %d at %u; interpreted: %d %llx %d at %u",
+		    native_rc, (unsigned long long)native_result, native_fault.kind, native_fault.pc,
+		    rc, (unsigned long long)result, fault->kind, fault->pc);
+	FUZZ_ASSERT(!memcmp(scratch_after, env->scratch, SCRATCH) &&
+		    !memcmp(interpreted.vars, env->vars, sizeof(env->vars)) &&
+		    !memcmp(interpreted.strtok, env->strtok, sizeof(env->strtok)) &&
+		    interpreted.scratch_used == env->scratch_used &&
+		    interpreted.scratch_high == env->scratch_high,
+		    "native code left the environment different from the interpreter");
+	free(scratch_after);
+	dif_jit_release(prog);
+}
+
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
 	static uint8_t buffer[64];
@@ -166,7 +204,13 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	env.regions[2] = (struct region){ (uint64_t)(uintptr_t)env.scratch, SCRATCH };
 	uint64_t result;
 	struct dif_fault fault;
-	if (dif_run(&prog, &ops, &env, &result, &fault))
+	struct env env_before = env;
+	char *scratch_before = malloc(SCRATCH);
+	memcpy(scratch_before, env.scratch, SCRATCH);
+	int rc = dif_run(&prog, &ops, &env, &result, &fault);
+	check_native(&prog, &env, &env_before, scratch_before, rc, result, &fault);
+	free(scratch_before);
+	if (rc)
 		FUZZ_ASSERT(fault.kind > DIF_FAULT_NONE && fault.kind < DIF_FAULT_KINDS &&
 			    fault.kind != DIF_FAULT_ILLOP && fault.pc < ninsns,
 			    "fault %d at %u of a verified %u-instruction program", fault.kind, fault.pc,

@@ -58,11 +58,12 @@ sources() {
 	ext2) echo $(ls kernel/ext2/*.c | grep -v vfs_ext2) tests/host/ext2_walk.c ;;
 	profile_config) echo kernel/monitor/config_check.c kernel/channel/frame.c kernel/channel/wire.c ;;
 	dif) echo kernel/trace/dif_verify.c kernel/trace/dif_exec.c kernel/trace/dif_subr.c \
-		kernel/trace/dif_subr_search.c kernel/trace/dif_subr_convert.c ;;
+		kernel/trace/dif_subr_search.c kernel/trace/dif_subr_convert.c kernel/trace/dif_jit.c \
+		arch/x86/dif_jit.c "$BUILD/gen/x86_encodings.c" tests/host/host_jit_mem.c ;;
 	d_parse|d_cg) echo host/dtrace/dt_*.c kernel/trace/dif_verify.c kernel/trace/dif_exec.c \
 		kernel/trace/dif_subr.c kernel/trace/dif_subr_search.c kernel/trace/dif_subr_convert.c ;;
 	d_oracle) echo host/dtrace/dt_*.c tests/dref/dref_*.c kernel/trace/dif_verify.c \
-		$(make -s --no-print-directory print-D_ORACLE_KERNEL_SRCS) ;;
+		$(make -s --no-print-directory print-D_ORACLE_KERNEL_SRCS) tests/host/host_jit_mem.c ;;
 	sim_replay) echo kernel/insitu/bcache_replay.c kernel/bcache/cache.c kernel/bcache/api.c \
 		kernel/bcache/policy_default.c kernel/lib/errno.c host/sim/current.c tests/fuzz/replay_env.c ;;
 	sched_replay) echo kernel/insitu/sched_replay.c kernel/insitu/sched_follow.c \

@@ -11,6 +11,7 @@
 #include <stdio.h>
 #include <string.h>
 #include "host_test.h"
+#include "dif_both.h"
 #include <scion/dif_exec.h>
 
 #define I(op, rd, r1, r2, imm) { DIF_OP_##op, rd, r1, r2, imm }
@@ -169,6 +170,15 @@ static struct dif_prog prog(const struct dif_insn *insns, uint32_t n)
 #define PROG(...) ({ static const struct dif_insn insns_[] = { __VA_ARGS__ }; \
 	prog(insns_, sizeof(insns_) / sizeof(insns_[0])); })
 
+/* Run p with ops, natively and interpreted (dif_both.h): the interpreter's status and result. */
+static int run_with(struct host_test_ctx *t, const struct dif_prog *p,
+		    const struct dif_env_ops *ops, struct fake_env *env, uint64_t *out,
+		    struct dif_fault *fault)
+{
+	const struct dif_both_extra place = { strtok_place, sizeof(strtok_place) };
+	return dif_run_both(t, p, ops, env, sizeof(*env), &place, out, fault);
+}
+
 /* Verify and run p; returns the run's status, result in *out. */
 static int run(struct host_test_ctx *t, struct dif_prog p, struct fake_env *env, uint64_t *out,
 	       struct dif_fault *fault)
@@ -178,7 +188,7 @@ static int run(struct host_test_ctx *t, struct dif_prog p, struct fake_env *env,
 		host_fail(t, __FILE__, __LINE__, "verifier refused a good program: %s", why);
 		return -2;
 	}
-	return dif_run(&p, &fake_ops, env, out, fault);
+	return run_with(t, &p, &fake_ops, env, out, fault);
 }
 
 HOST_TEST(dif_verifier_refuses_malformed_programs)
@@ -446,7 +456,7 @@ HOST_TEST(dif_string_searches_stay_in_bounds)
 	char why[160];
 	struct dif_prog mp = prog(many, 123);
 	CHECK(t, dif_verify(&mp, why, sizeof(why)) == 0 &&
-	      dif_run(&mp, &keeping, &env, &out, &fault) == -1 && fault.kind == DIF_FAULT_NOSCRATCH,
+	      run_with(t, &mp, &keeping, &env, &out, &fault) == -1 && fault.kind == DIF_FAULT_NOSCRATCH,
 	      "without giving back: %s", dif_fault_name(fault.kind));
 	env.scratch_used = 0;
 	/* strtok needs the environment's place for it. */
@@ -455,7 +465,7 @@ HOST_TEST(dif_string_searches_stay_in_bounds)
 	p = PROG(I(LDSTR, 1, 0, 0, STR_HELLO), I(PUSHT, 0, 1, 0, 64), I(PUSHT, 0, 1, 0, 64),
 		 I(CALL, 2, 0, 0, DIF_SUBR_STRTOK), I(RET, 0, 2, 0, 0));
 	CHECK(t, dif_verify(&p, why, sizeof(why)) == 0 &&
-	      dif_run(&p, &no_place, &env, &out, &fault) == -1 && fault.kind == DIF_FAULT_ILLOP,
+	      run_with(t, &p, &no_place, &env, &out, &fault) == -1 && fault.kind == DIF_FAULT_ILLOP,
 	      "strtok without a place: %s", dif_fault_name(fault.kind));
 }
 
@@ -526,7 +536,7 @@ HOST_TEST(dif_copyin_reads_user_memory_only)
 	p = PROG(I(LDI, 1, 0, 0, (int32_t)USER_FAKE), I(PUSHT, 0, 1, 0, 0),
 		 I(CALL, 2, 0, 0, DIF_SUBR_COPYINSTR), I(RET, 0, 2, 0, 0));
 	env.scratch_used = 0;
-	CHECK(t, dif_run(&p, &no_user, &env, &out, &fault) == -1 && fault.kind == DIF_FAULT_BADADDR,
+	CHECK(t, run_with(t, &p, &no_user, &env, &out, &fault) == -1 && fault.kind == DIF_FAULT_BADADDR,
 	      "no copyin op: kind %d", fault.kind);
 	/* The last built-in and subroutine are known to the verifier; the next ones are not. */
 	char why[160];

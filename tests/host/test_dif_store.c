@@ -17,6 +17,7 @@
 #include <stdio.h>
 #include <string.h>
 #include "host_test.h"
+#include "dif_both.h"
 #include <scion/dif_exec.h>
 
 #define I(op, rd, r1, r2, imm) { DIF_OP_##op, rd, r1, r2, imm }
@@ -138,7 +139,7 @@ static int run(struct host_test_ctx *t, struct dif_prog p, const struct dif_env_
 		host_fail(t, __FILE__, __LINE__, "verifier refused a good program: %s", why);
 		return -2;
 	}
-	return dif_run(&p, o, e, out, fault);
+	return dif_run_both(t, &p, o, e, sizeof(*e), NULL, out, fault);
 }
 
 static const uint8_t store_ops[4] = { DIF_OP_STB, DIF_OP_STH, DIF_OP_STW, DIF_OP_STX };

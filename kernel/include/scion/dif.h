@@ -301,6 +301,10 @@ struct dif_prog {
 	uint16_t rsize;		/* string result: most bytes, NUL included; object: its bytes */
 	uint16_t strsize;	/* most bytes of a string the program makes or
 				   compares, NUL included (D's strsize option) */
+	/* Its native code (scion/dif_jit.h), or NULL: dif_run interprets it. */
+	int (*native)(void *run, uint64_t *result);
+	void *native_mem;	/* what dif_jit_release gives back */
+	uint32_t native_len;	/* bytes of native code */
 };
 
 /*

@@ -109,6 +109,7 @@ enum dof_option {
 	DOF_OPT_DESTRUCTIVE = 7,	/* 1: destructive actions allowed (-w) */
 	DOF_OPT_KTYPES = 8,		/* the id of the kernel types the program was compiled
 					   against (kernel_ctf_id); absent: none */
+	DOF_OPT_NOJIT = 9,		/* 1: the programs run interpreted (-x nojit) */
 	DOF_OPT_LIMIT
 };
 
