@@ -112,8 +112,12 @@ int probe_check_address(uint64_t addr, const char **why)
 		return -EINVAL;
 	}
 	const struct cfg_block *b = cfg_block_at(f, addr);
+	bool known = false;
+	if (b && cfg_insn_at(f, b, addr, &known))
+		return 0;
+	/* Without the analysis's instructions (no memory for them), decode the block. */
 	struct insn_summary in;
-	for (uint64_t at = b->start; at <= addr; at += in.length) {
+	for (uint64_t at = b ? b->start : addr + 1; !known && at <= addr; at += in.length) {
 		if (at == addr)
 			return 0;
 		if (arch_insn_summarise(&in, text_image_bytes(at), b->end - at, at))

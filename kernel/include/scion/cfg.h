@@ -38,6 +38,13 @@ struct cfg_block {
 	uint8_t end_kind;		/* CFG_END_* */
 	uint32_t live_in;		/* registers live at entry */
 	uint32_t live_out;
+	uint32_t first_insn;		/* its first in cfg_function.insns */
+};
+
+/* An instruction of an analysed function and the registers live around it. */
+struct cfg_insn_live {
+	uint32_t offset;		/* from the function's start */
+	uint32_t before, after;		/* as cfg_live_at gives them */
 };
 
 struct cfg_call {
@@ -65,6 +72,12 @@ struct cfg_function {
 	struct cfg_call *calls;
 	uint32_t njump_tables;
 	uint32_t nunresolved;
+	/*
+	 * Every instruction (ninsns, block by block), kept so that asking
+	 * about one (cfg_insn_at, cfg_live_at) decodes nothing; NULL when
+	 * there was no memory for it (those calls then decode the block).
+	 */
+	struct cfg_insn_live *insns;
 };
 
 struct cfg_totals {
@@ -102,6 +115,21 @@ const struct cfg_block *cfg_block_at(const struct cfg_function *f, uint64_t addr
  * Caller's context: thread (may trigger the analysis).
  */
 int cfg_live_at(uint64_t addr, uint32_t *before, uint32_t *after);
+
+/*
+ * cfg_live_at_decoded - cfg_live_at computed afresh from the block's
+ * bytes, without what the analysis kept (for tests that compare the two).
+ */
+int cfg_live_at_decoded(uint64_t addr, uint32_t *before, uint32_t *after);
+
+/*
+ * cfg_insn_at - the instruction of block b (of f) that starts at addr:
+ * kept, or NULL when none starts there. *known is false when f kept no
+ * instructions (no memory): the caller must then decode the block.
+ * Caller's context: any.
+ */
+const struct cfg_insn_live *cfg_insn_at(const struct cfg_function *f, const struct cfg_block *b,
+					uint64_t addr, bool *known);
 
 const char *cfg_status_name(enum cfg_status s);
 
