@@ -20,6 +20,9 @@
 #define PATCH_ROOM 1024		/* the most code a patch may hold */
 #define INLINE_ON_STACK 8	/* inline consumers planned without an allocation */
 
+/* The sizing build's room: one for all builds (they run under probe_mutex), not one each. */
+static uint8_t scratch[PATCH_ROOM];
+
 /*
  * The plan of s's patch for state st: its inline consumers
  * st->c[ncall .. n-1] as inline code (inl has room for them), then a call
@@ -64,7 +67,6 @@ int site_build(struct probe_site *s, struct patch **out)
 {
 	size_t n = s->nconsumers;
 	struct site_state *st = kzalloc(sizeof(*st) + n * sizeof(st->c[0]));
-	uint8_t *scratch = kmalloc(PATCH_ROOM);
 	struct probe_patch_inline few[INLINE_ON_STACK];
 	struct probe_patch_inline *inl = n <= INLINE_ON_STACK ? few : kmalloc(n * sizeof(*inl));
 	struct probe_patch_origins map;
@@ -72,7 +74,7 @@ int site_build(struct probe_site *s, struct patch **out)
 	struct patch_buf b;
 	struct patch *p = NULL;
 
-	if (!st || !scratch || !inl)
+	if (!st || !inl)
 		goto fail;
 	st->addr = s->addr;
 	st->mechanism = s->mechanism;
@@ -119,7 +121,6 @@ int site_build(struct probe_site *s, struct patch **out)
 	for (unsigned i = 0; i < map.n; i++)
 		h->map[i] = (struct probe_patch_origin){ (uint16_t)(map.m[i].code + header),
 							 map.m[i].orig };
-	kfree(scratch);
 	if (inl != few)
 		kfree(inl);
 	st->resume = p->entry;
@@ -128,7 +129,6 @@ int site_build(struct probe_site *s, struct patch **out)
 	return 0;
 fail:
 	kfree(st);
-	kfree(scratch);
 	if (inl != few)
 		kfree(inl);
 	patch_retire(p);
