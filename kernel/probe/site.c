@@ -366,6 +366,13 @@ void site_detach_batch(const uint64_t *addrs, struct probe_consumer **cs, unsign
 	kfree(steps);
 }
 
+void probe_run_locked(void (*fn)(void *arg), void *arg)
+{
+	mutex_lock(&probe_mutex);
+	fn(arg);
+	mutex_unlock(&probe_mutex);
+}
+
 void site_get_counts(uint32_t *sites, uint32_t *jumps, uint32_t *breakpoints)
 {
 	*sites = *jumps = *breakpoints = 0;
