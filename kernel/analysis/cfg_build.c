@@ -381,22 +381,6 @@ out:
 	return err;
 }
 
-const struct cfg_block *cfg_block_at(const struct cfg_function *f, uint64_t addr)
-{
-	uint32_t lo = 0, hi = f->nblocks;
-
-	while (lo < hi) {
-		uint32_t mid = (lo + hi) / 2;
-		if (f->blocks[mid].end <= addr)
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
-	if (lo < f->nblocks && f->blocks[lo].start <= addr)
-		return &f->blocks[lo];
-	return NULL;
-}
-
 const char *cfg_status_name(enum cfg_status s)
 {
 	switch (s) {

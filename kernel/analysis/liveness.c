@@ -87,24 +87,6 @@ void cfg_keep_insns(struct cfg_function *f, const struct cfg_block_effects *effe
 	}
 }
 
-const struct cfg_insn_live *cfg_insn_at(const struct cfg_function *f, const struct cfg_block *b,
-					uint64_t addr, bool *known)
-{
-	*known = f->insns != NULL;
-	if (!f->insns || addr < b->start || addr >= b->end)
-		return NULL;
-	uint32_t off = (uint32_t)(addr - f->sym->addr);
-	uint32_t lo = b->first_insn, end = b->first_insn + b->ninsns, hi = end;
-	while (lo < hi) {
-		uint32_t mid = lo + (hi - lo) / 2;
-		if (f->insns[mid].offset < off)
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
-	return lo < end && f->insns[lo].offset == off ? &f->insns[lo] : NULL;
-}
-
 void cfg_solve_liveness(struct cfg_function *f, const struct cfg_block_effects *effects,
 			const struct cfg_insn *insns)
 {

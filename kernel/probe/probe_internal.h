@@ -140,6 +140,11 @@ void data_free(uint64_t *slot);
  * [start, end)? Conservative: a stale word makes it "in use".
  */
 bool code_in_use(const uint64_t *starts, const uint64_t *ends, unsigned n, bool *in_use);
+/*
+ * probe_check_address, and where it passes, *live: the registers live at
+ * addr (as cfg_live_at; all of them when the analysis cannot say).
+ */
+int probe_check_site(uint64_t addr, const char **why, uint32_t *live);
 
 /* dispatch.c */
 void probe_dispatch_frame(struct trap_frame *frame, uint64_t state);

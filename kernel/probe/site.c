@@ -125,7 +125,8 @@ static struct probe_site *site_create(uint64_t addr, enum probe_mechanism mech,
 {
 	struct probe_site *other;
 
-	*err = probe_check_address(addr, why);
+	uint32_t live;
+	*err = probe_check_site(addr, why, &live);
 	if (*err)
 		return NULL;
 	if ((other = jump_covering(addr))) {
@@ -142,9 +143,7 @@ static struct probe_site *site_create(uint64_t addr, enum probe_mechanism mech,
 	list_init(&s->consumer_list);
 	list_init(&s->work);
 	memcpy(s->orig, text_image_bytes(addr), ARCH_PROBE_REGION_MAX);
-	uint32_t after;
-	if (cfg_live_at(addr, &s->live_before, &after))
-		s->live_before = ARCH_REGS_ALL;
+	s->live_before = live;
 
 	unsigned len = 0;
 	const char *jump_why = NULL;
