@@ -66,6 +66,12 @@ struct patch {
 	struct list_node node;			/* retired patches (probe_mutex) */
 };
 
+/* A consumer attached to a site (a probe with several sites has one link per site). */
+struct site_link {
+	struct probe_consumer *consumer;
+	struct list_node node;
+};
+
 struct probe_site {
 	uint64_t addr;
 	uint8_t mechanism;			/* enum probe_site_mechanism */
@@ -78,17 +84,14 @@ struct probe_site {
 	struct site_state *state;		/* published: read by the handler */
 	struct probe_site *next_hash;		/* published; read by the handler */
 	struct list_node consumer_list;		/* struct site_link: every consumer here */
+	struct site_link first_link;		/* in consumer_list while its consumer is set:
+						   most sites have one, with no allocation */
 	unsigned nconsumers;
 	struct list_node node;			/* all sites */
 	struct list_node work;			/* sites one batch operation works on */
 	uint8_t want;				/* enum probe_site_change: what the batch does */
 };
 
-/* A consumer attached to a site (a probe with several sites has one link per site). */
-struct site_link {
-	struct probe_consumer *consumer;
-	struct list_node node;
-};
 
 /* site.c */
 struct probe_site *site_lookup(uint64_t addr);	/* lock-free */

@@ -182,7 +182,7 @@ static struct probe_site *site_create(uint64_t addr, enum probe_mechanism mech,
 
 static int link_consumer(struct probe_site *s, struct probe_consumer *c)
 {
-	struct site_link *l = kzalloc(sizeof(*l));
+	struct site_link *l = s->first_link.consumer ? kzalloc(sizeof(*l)) : &s->first_link;
 	if (!l)
 		return -ENOMEM;
 	l->consumer = c;
@@ -197,7 +197,10 @@ static bool unlink_consumer(struct probe_site *s, struct probe_consumer *c)
 		struct site_link *l = list_entry(it, struct site_link, node);
 		if (l->consumer == c) {
 			list_remove(&l->node);
-			kfree(l);
+			if (l == &s->first_link)
+				l->consumer = NULL;
+			else
+				kfree(l);
 			s->nconsumers--;
 			return true;
 		}
