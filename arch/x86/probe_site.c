@@ -132,7 +132,7 @@ int arch_probe_prepare_breakpoint(uint64_t addr, unsigned *length, const char **
 	struct patch_buf b;
 
 	/* A breakpoint probe executes the instruction out of line: it must relocate. */
-	insn_decode(&in, text_image_bytes(addr), ARCH_PROBE_REGION_MAX, addr);
+	region_decode(&in, addr, ARCH_PROBE_REGION_MAX);
 	patch_buf_init(&b, scratch, sizeof(scratch), PATCH_CODE_BASE);
 	if (patch_relocate(&b, &in, text_image_bytes(addr), why))
 		return -EINVAL;

@@ -298,7 +298,10 @@ struct kept_decodes {
 	const char *differs;	/* the first function where they differ, or NULL */
 };
 
-/* Under probe_mutex: every fifth function's entry checked and built cold, then kept. */
+/*
+ * Under probe_mutex: every fifth function's entry checked, prepared as a
+ * breakpoint and built, cold and from kept decodes.
+ */
 static void compare_kept_decodes(void *arg)
 {
 	static uint8_t cold[512], warm[512];
@@ -319,8 +322,18 @@ static void compare_kept_decodes(void *arg)
 			r->differs = ksym_name(&kernel_symtab, s);
 			break;
 		}
+		/* A breakpoint's copy, from what the check kept (read with other bounds), and cold. */
+		unsigned bl_w = 0, bl_c = 0;
+		int be_w = arch_probe_prepare_breakpoint(s->addr, &bl_w, &why_w);
+		arch_probe_forget_decoded();
+		int be_c = arch_probe_prepare_breakpoint(s->addr, &bl_c, &why_c);
+		if (be_w != be_c || bl_w != bl_c) {
+			r->differs = ksym_name(&kernel_symtab, s);
+			break;
+		}
 		if (err_c)
 			continue;
+		arch_probe_check_region(s->addr, &len_w, &why_w);
 		size_t nw = build_at_base(s->addr, len_w, warm, sizeof(warm), &ow);
 		arch_probe_forget_decoded();
 		size_t nc = build_at_base(s->addr, len_c, cold, sizeof(cold), &oc);
@@ -333,8 +346,8 @@ static void compare_kept_decodes(void *arg)
 
 /*
  * probe_site.c keeps the instructions of the regions it checks decoded
- * (issue 28): the regions it accepts and the patches it builds must be
- * those of a cold decode, byte for byte.
+ * (issue 28): the regions it accepts, the breakpoint copies it prepares
+ * and the patches it builds must be those of a cold decode, byte for byte.
  */
 KTEST(probe_kept_decodes_build_the_same, 1)
 {
