@@ -66,6 +66,7 @@ static struct arena arenas[2] = {
 	{ PATCH_FAR_CODE_BASE, FAR_UNITS, far_used, far_back, 0 },
 };
 static bool prefer_far;				/* probe_mutex */
+struct probe_pool patch_pool = PROBE_POOL_INIT(struct patch, 64);
 
 static uint64_t data_used[DATA_SLOTS / BITS];	/* probe_mutex */
 static size_t data_cursor;			/* probe_mutex: where the next search starts */
@@ -191,14 +192,14 @@ struct patch *patch_alloc(uint32_t size)
 		if (first == SIZE_MAX)
 			return NULL;
 	}
-	struct patch *p = kzalloc(sizeof(*p));
+	struct patch *p = probe_pool_alloc(&patch_pool);
 	if (!p)
 		return NULL;
 	p->addr = a->base + first * CODE_UNIT;
 	p->size = (uint32_t)(units * CODE_UNIT);
 	list_init(&p->node);
 	if (map_range(p->addr, p->size, MAP_EXEC)) {
-		kfree(p);
+		probe_pool_free(&patch_pool, p);
 		return NULL;
 	}
 	set_bits(a->used, first, units, true);
@@ -243,7 +244,7 @@ static void patch_release(struct patch *p)
 	if (p->springboard)
 		arch_probe_springboard_free(p->springboard);
 	kfree(p->state);
-	kfree(p);
+	probe_pool_free(&patch_pool, p);
 }
 
 void patch_retire(struct patch *p)

@@ -137,6 +137,17 @@ void patch_collect(void);			/* free retired patches now safe */
 uint64_t *data_alloc(void);
 void data_free(uint64_t *slot);
 
+/* obj_pool.c: fixed-size objects, allocated and freed under probe_mutex. */
+struct probe_pool {
+	size_t size;			/* of an object: a multiple of 8 */
+	unsigned per_chunk;		/* objects taken from kmalloc at once */
+	void *free;			/* freed objects, linked through their first word */
+};
+#define PROBE_POOL_INIT(type, n) { ALIGN_UP(sizeof(type), 8), (n), NULL }
+void *probe_pool_alloc(struct probe_pool *pool);	/* zeroed; NULL without memory */
+void probe_pool_free(struct probe_pool *pool, void *obj);
+extern struct probe_pool probe_site_pool, patch_pool;
+
 /* safety.c */
 /*
  * Is any CPU's interrupted pc, or any word on any thread's stack, inside

@@ -31,6 +31,7 @@
 struct mutex probe_mutex = MUTEX_INIT(probe_mutex, "probes");
 
 static struct probe_site *buckets[BUCKETS];	/* published; probe_mutex to change */
+struct probe_pool probe_site_pool = PROBE_POOL_INIT(struct probe_site, 16);
 static LIST_HEAD(all_sites);			/* probe_mutex */
 uint64_t probe_sync_rounds, probe_installs, probe_removals, probe_refused_jumps;
 
@@ -134,7 +135,7 @@ static struct probe_site *site_create(uint64_t addr, enum probe_mechanism mech,
 		*err = -EEXIST;
 		return NULL;
 	}
-	struct probe_site *s = kzalloc(sizeof(*s));
+	struct probe_site *s = probe_pool_alloc(&probe_site_pool);
 	if (!s) {
 		*err = -ENOMEM;
 		return NULL;
@@ -165,13 +166,13 @@ static struct probe_site *site_create(uint64_t addr, enum probe_mechanism mech,
 		*why = jump_why;
 		*err = jerr == -EEXIST ? -EEXIST : -EINVAL;
 		probe_refused_jumps++;
-		kfree(s);
+		probe_pool_free(&probe_site_pool, s);
 		return NULL;
 	}
 	/* A breakpoint probe executes the instruction out of line: the arch checks it can. */
 	if (arch_probe_prepare_breakpoint(addr, &len, why)) {
 		*err = -EINVAL;
-		kfree(s);
+		probe_pool_free(&probe_site_pool, s);
 		return NULL;
 	}
 	s->mechanism = PROBE_SITE_BREAKPOINT;
@@ -243,7 +244,7 @@ static void prepare(struct list_node *work, void (*fail_attach)(struct probe_sit
 			list_remove(&s->work);
 			if (s->want == PROBE_CHANGE_INSTALL) {
 				unpend(s);
-				kfree(s);
+				probe_pool_free(&probe_site_pool, s);
 			} else {
 				s->want = PROBE_CHANGE_NONE;
 			}
@@ -326,7 +327,7 @@ unsigned site_attach_batch(const uint64_t *addrs, struct probe_consumer **cs, un
 		errors[i] = err;
 		if (err) {
 			if (fresh && s)
-				kfree(s);
+				probe_pool_free(&probe_site_pool, s);
 			printk("probe: cannot probe 0x%llx: %s\n", (unsigned long long)addrs[i],
 			       why ? why : errno_name(err));
 			continue;
