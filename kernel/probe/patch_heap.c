@@ -243,7 +243,7 @@ static void patch_release(struct patch *p)
 	set_bits(a->used, first, p->size / CODE_UNIT, false);
 	if (p->springboard)
 		arch_probe_springboard_free(p->springboard);
-	kfree(p->state);
+	site_state_free(p->state);
 	probe_pool_free(&patch_pool, p);
 }
 

@@ -33,6 +33,7 @@ struct site_state {
 	uint64_t hits;				/* atomic: consumers run in C */
 	uint64_t missed;			/* atomic: nested hits, consumers skipped */
 	bool retired;				/* replaced: its patch's calls run the site's current state */
+	bool pooled;				/* from site_build's pool (one consumer), not kmalloc */
 	unsigned n;
 	unsigned ncall;				/* c[0 .. ncall-1] run in C, the rest inline */
 	struct probe_consumer *c[];
@@ -119,6 +120,8 @@ extern uint64_t probe_sync_rounds, probe_installs, probe_removals, probe_refused
 int site_build(struct probe_site *s, struct patch **out);
 /* Turn s, about to be a jump site, into a breakpoint site with why as the reason. */
 int site_demote_to_breakpoint(struct probe_site *s, const char *why);
+/* Free a state site_build made (with its patch). */
+void site_state_free(struct site_state *st);
 
 /* site_commit.c */
 /*

@@ -23,6 +23,29 @@
 /* The sizing build's room: one for all builds (they run under probe_mutex), not one each. */
 static uint8_t scratch[PATCH_ROOM];
 
+/* States for one consumer (most sites have one) come from a pool: no kzalloc (obj_pool.c). */
+static struct probe_pool state_pool = {
+	ALIGN_UP(sizeof(struct site_state) + sizeof(struct probe_consumer *), 8), 64, NULL
+};
+
+static struct site_state *state_alloc(size_t n)
+{
+	if (n > 1)
+		return kzalloc(sizeof(struct site_state) + n * sizeof(struct probe_consumer *));
+	struct site_state *st = probe_pool_alloc(&state_pool);
+	if (st)
+		st->pooled = true;
+	return st;
+}
+
+void site_state_free(struct site_state *st)
+{
+	if (st && st->pooled)
+		probe_pool_free(&state_pool, st);
+	else
+		kfree(st);
+}
+
 /*
  * The plan of s's patch for state st: its inline consumers
  * st->c[ncall .. n-1] as inline code (inl has room for them), then a call
@@ -66,7 +89,7 @@ static void plan(const struct probe_site *s, const struct site_state *st,
 int site_build(struct probe_site *s, struct patch **out)
 {
 	size_t n = s->nconsumers;
-	struct site_state *st = kzalloc(sizeof(*st) + n * sizeof(st->c[0]));
+	struct site_state *st = state_alloc(n);
 	struct probe_patch_inline few[INLINE_ON_STACK];
 	struct probe_patch_inline *inl = n <= INLINE_ON_STACK ? few : kmalloc(n * sizeof(*inl));
 	struct probe_patch_origins map;
@@ -128,7 +151,7 @@ int site_build(struct probe_site *s, struct patch **out)
 	*out = p;
 	return 0;
 fail:
-	kfree(st);
+	site_state_free(st);
 	if (inl != few)
 		kfree(inl);
 	patch_retire(p);

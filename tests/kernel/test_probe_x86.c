@@ -322,7 +322,7 @@ static void compare_kept_decodes(void *arg)
 			r->differs = ksym_name(&kernel_symtab, s);
 			break;
 		}
-		/* A breakpoint's copy, from what the check kept (read with other bounds), and cold. */
+		/* A breakpoint's copy from what the check kept (other bounds), and cold. */
 		unsigned bl_w = 0, bl_c = 0;
 		int be_w = arch_probe_prepare_breakpoint(s->addr, &bl_w, &why_w);
 		arch_probe_forget_decoded();
