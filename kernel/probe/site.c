@@ -143,7 +143,10 @@ static struct probe_site *site_create(uint64_t addr, enum probe_mechanism mech,
 	s->addr = addr;
 	list_init(&s->consumer_list);
 	list_init(&s->work);
-	memcpy(s->orig, text_image_bytes(addr), ARCH_PROBE_REGION_MAX);
+	/* Not memcpy: a probed call while fbt::: is being enabled (issue 28). */
+	const uint8_t *orig = text_image_bytes(addr);
+	for (unsigned i = 0; i < ARCH_PROBE_REGION_MAX; i++)
+		s->orig[i] = orig[i];
 	s->live_before = live;
 
 	unsigned len = 0;
