@@ -166,14 +166,15 @@ int arch_probe_check_region(uint64_t addr, unsigned *length, const char **why)
 			*why = "the function ends within the 5 bytes a jump needs";
 			return -EINVAL;
 		}
-		region_decode(&in, at, fn_end - at);
-		if (in.status != INSN_OK) {
-			*why = "an instruction in the detoured bytes does not decode";
-			return -EINVAL;
-		}
+		/* Before decoding: most return sites are refused here (a block follows the ret). */
 		const struct cfg_block *blk = cfg_block_at(f, at);
 		if (!blk || (at != addr && blk->start == at)) {
 			*why = "a branch target lies inside the 5 bytes a jump would cover";
+			return -EINVAL;
+		}
+		region_decode(&in, at, fn_end - at);
+		if (in.status != INSN_OK) {
+			*why = "an instruction in the detoured bytes does not decode";
 			return -EINVAL;
 		}
 		bool last = at + in.length >= addr + PATCH_JUMP_LEN;
