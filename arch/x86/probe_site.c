@@ -17,6 +17,10 @@
  *
  * A patch is built twice by its caller (to size it, then in place), so
  * everything here is a pure function of the site and the text image.
+ * The image never changes, so the instructions of the regions checked
+ * lately are kept decoded (region_decode): a site's region is checked
+ * once and its patch built twice, and enabling thousands of sites paid
+ * for every decode three times (issue 28).
  * Runs in .text.noprobe (arch.mk), under probe_mutex, except
  * arch_probe_is_breakpoint (the breakpoint handler, lock-free).
  */
@@ -25,11 +29,48 @@
 #include <scion/symtab.h>
 #include <scion/textimage.h>
 #include <scion/errno.h>
+#include <scion/string.h>
 #include <arch/insn.h>
 #include <arch/mmu.h>
 #include "x86_encodings.h"
 
 extern char __text_end[];
+
+/*
+ * Decoded instructions by address, direct-mapped: room for a few
+ * enabling batches' regions (PROBE_BATCH sites of one to five
+ * instructions). probe_mutex, which every caller holds (tests too:
+ * probe_run_locked); no lock of its own, which cost as much as the
+ * decodes it saved.
+ */
+#define DECODED_SLOTS 1024
+
+static struct insn decoded[DECODED_SLOTS];
+
+void arch_probe_forget_decoded(void)
+{
+	memset(decoded, 0, sizeof(decoded));
+}
+
+/*
+ * The instruction at at, of which avail bytes may be read: as
+ * insn_decode gives it, from the text image. A kept decode serves only
+ * when it read no further than avail allows (then the bytes it read are
+ * all the decoder looks at, and the image never changes).
+ */
+static void region_decode(struct insn *in, uint64_t at, size_t avail)
+{
+	struct insn *slot = &decoded[(at * 0x9e3779b97f4a7c15ull) >> 54 & (DECODED_SLOTS - 1)];
+
+	if (slot->addr == at && slot->status == INSN_OK && slot->length <= avail) {
+		*in = *slot;
+		return;
+	}
+	insn_decode(in, text_image_bytes(at), avail, at);
+	if (in->status != INSN_OK)
+		return;
+	*slot = *in;
+}
 
 bool arch_probe_is_breakpoint(uint64_t addr)
 {
@@ -91,7 +132,7 @@ int arch_probe_prepare_breakpoint(uint64_t addr, unsigned *length, const char **
 	struct patch_buf b;
 
 	/* A breakpoint probe executes the instruction out of line: it must relocate. */
-	insn_decode(&in, text_image_bytes(addr), ARCH_PROBE_REGION_MAX, addr);
+	region_decode(&in, addr, ARCH_PROBE_REGION_MAX);
 	patch_buf_init(&b, scratch, sizeof(scratch), PATCH_CODE_BASE);
 	if (patch_relocate(&b, &in, text_image_bytes(addr), why))
 		return -EINVAL;
@@ -125,14 +166,15 @@ int arch_probe_check_region(uint64_t addr, unsigned *length, const char **why)
 			*why = "the function ends within the 5 bytes a jump needs";
 			return -EINVAL;
 		}
-		insn_decode(&in, text_image_bytes(at), fn_end - at, at);
-		if (in.status != INSN_OK) {
-			*why = "an instruction in the detoured bytes does not decode";
-			return -EINVAL;
-		}
+		/* Before decoding: most return sites are refused here (a block follows the ret). */
 		const struct cfg_block *blk = cfg_block_at(f, at);
 		if (!blk || (at != addr && blk->start == at)) {
 			*why = "a branch target lies inside the 5 bytes a jump would cover";
+			return -EINVAL;
+		}
+		region_decode(&in, at, fn_end - at);
+		if (in.status != INSN_OK) {
+			*why = "an instruction in the detoured bytes does not decode";
 			return -EINVAL;
 		}
 		bool last = at + in.length >= addr + PATCH_JUMP_LEN;
@@ -179,7 +221,7 @@ static void relocate_region(struct patch_buf *b, uint64_t from, uint64_t to,
 
 	for (uint64_t at = from; at < to && falls_through;) {
 		struct insn in;
-		insn_decode(&in, text_image_bytes(at), to - at, at);
+		region_decode(&in, at, to - at);
 		origin(o, b, at - from);
 		if (patch_relocate(b, &in, text_image_bytes(at), &why))
 			b->overflow = true;	/* checked when the site was created */

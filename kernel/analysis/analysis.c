@@ -46,6 +46,7 @@ static void release(struct cfg_function *f)
 	kfree(f->blocks);
 	kfree(f->succ);
 	kfree(f->calls);
+	kfree(f->insns);
 }
 
 static void add_totals(const struct cfg_function *f)
@@ -70,6 +71,9 @@ int cfg_analyse_kernel(void)
 	const struct symtab *st = &kernel_symtab;
 	int err = 0;
 
+	/* Done once: later callers (every probe site asks) need not take the lock. */
+	if (__atomic_load_n(&analysed, __ATOMIC_ACQUIRE))
+		return 0;
 	mutex_lock(&analysis_mutex);
 	if (analysed)
 		goto out;
@@ -88,7 +92,7 @@ int cfg_analyse_kernel(void)
 		add_totals(f);
 	}
 	totals.cycles = arch_cycles() - t0;
-	analysed = true;
+	__atomic_store_n(&analysed, true, __ATOMIC_RELEASE);
 out:
 	mutex_unlock(&analysis_mutex);
 	return err;
@@ -102,7 +106,7 @@ void cfg_forget(void)
 			release(&functions[i]);
 		kfree(functions);
 		functions = NULL;
-		analysed = false;
+		__atomic_store_n(&analysed, false, __ATOMIC_RELEASE);
 	}
 	mutex_unlock(&analysis_mutex);
 }

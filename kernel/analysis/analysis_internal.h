@@ -82,6 +82,17 @@ uint32_t cfg_block_exit_live(const struct cfg_block *b);
 uint32_t cfg_block_live(const struct cfg_insn *insns, uint32_t lo, uint32_t first, uint32_t last,
 			uint32_t live_out, uint32_t at, uint32_t *before_at, uint32_t *after_at);
 
+/*
+ * The registers live around each of insns[first .. last] (arguments as
+ * cfg_block_live's) into out[0 .. last - first], with their offsets.
+ */
+void cfg_block_live_each(const struct cfg_insn *insns, uint32_t lo, uint32_t first, uint32_t last,
+			 uint32_t live_out, struct cfg_insn_live *out);
+
+/* Keep every instruction of f and the registers live around it (f->insns), if memory allows. */
+void cfg_keep_insns(struct cfg_function *f, const struct cfg_block_effects *effects,
+		    const struct cfg_insn *insns);
+
 /* The bytes of kernel text the analysis reads (the pristine image). */
 const uint8_t *analysis_text(uint64_t addr);
 

@@ -315,6 +315,7 @@ static int build_blocks(struct work *w, struct cfg_block_effects *effects)
 		if (w->marks[ci->offset] & MARK_LEADER) {
 			b++;
 			f->blocks[b].start = w->base + ci->offset;
+			f->blocks[b].first_insn = i;
 			effects[b].first = i;
 		}
 		f->blocks[b].end = w->base + ci->offset + ci->s.length;
@@ -366,8 +367,10 @@ int cfg_build_function(struct cfg_function *f, const uint8_t *code)
 		nleaders += (w->marks[w->insns[i].offset] & MARK_LEADER) != 0;
 	effects = kzalloc(nleaders * sizeof(*effects));
 	err = effects ? build_blocks(w, effects) : -ENOMEM;
-	if (!err)
+	if (!err) {
 		cfg_solve_liveness(f, effects, w->insns);
+		cfg_keep_insns(f, effects, w->insns);
+	}
 out:
 	if (err == -ENOMEM && f->status == CFG_OK)
 		fail_nomem(f);
@@ -376,22 +379,6 @@ out:
 	kfree(w->marks);
 	kfree(w);
 	return err;
-}
-
-const struct cfg_block *cfg_block_at(const struct cfg_function *f, uint64_t addr)
-{
-	uint32_t lo = 0, hi = f->nblocks;
-
-	while (lo < hi) {
-		uint32_t mid = (lo + hi) / 2;
-		if (f->blocks[mid].end <= addr)
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
-	if (lo < f->nblocks && f->blocks[lo].start <= addr)
-		return &f->blocks[lo];
-	return NULL;
 }
 
 const char *cfg_status_name(enum cfg_status s)

@@ -14,6 +14,11 @@
  * (late effects) applies after its last slot. The stack pointer (and on
  * x86 the direction flag) is always live. Iterates to the fixpoint; the
  * lattice is finite and every transfer is monotone, so it ends.
+ *
+ * Once solved, the sets around every instruction are kept with its offset
+ * (cfg_function.insns), so that enabling probes on thousands of sites
+ * asks about each without decoding its block again (issue 28);
+ * cfg_live_at_decoded still decodes, for tests that compare the two.
  */
 #include <scion/cfg.h>
 #include <scion/insn_summary.h>
@@ -49,6 +54,37 @@ uint32_t cfg_block_live(const struct cfg_insn *insns, uint32_t lo, uint32_t firs
 			*before_at = live;
 	}
 	return live;
+}
+
+void cfg_block_live_each(const struct cfg_insn *insns, uint32_t lo, uint32_t first, uint32_t last,
+			 uint32_t live, struct cfg_insn_live *out)
+{
+	/* cfg_block_live's walk, recording at every instruction. */
+	for (uint32_t i = last + 1; i-- > first;) {
+		uint32_t t = cfg_slots_end_at(insns, lo, i);
+		if (t != UINT32_MAX)
+			live = cfg_late_live_before(&insns[t].s, live, t < first);
+		out[i - first].offset = insns[i].offset;
+		out[i - first].after = live;
+		live = insn_live_before(&insns[i].s, live);
+		out[i - first].before = live;
+	}
+}
+
+void cfg_keep_insns(struct cfg_function *f, const struct cfg_block_effects *effects,
+		    const struct cfg_insn *insns)
+{
+	f->insns = kmalloc((f->ninsns ? f->ninsns : 1) * sizeof(*f->insns));
+	if (!f->insns)
+		return;
+	for (uint32_t i = 0; i < f->nblocks; i++) {
+		const struct cfg_block *b = &f->blocks[i];
+		/* The block before too, as cfg_live_at_decoded looks at it. */
+		bool prev = ARCH_DELAY_SLOTS_MAX && i > 0 && b[-1].end == b->start;
+		uint32_t first = effects[i].first;
+		cfg_block_live_each(insns, prev ? effects[i - 1].first : first, first,
+				    first + b->ninsns - 1, b->live_out, &f->insns[first]);
+	}
 }
 
 void cfg_solve_liveness(struct cfg_function *f, const struct cfg_block_effects *effects,
@@ -91,7 +127,7 @@ static uint32_t summarise_range(struct cfg_insn *insns, uint32_t n, uint64_t sta
 	return n;
 }
 
-int cfg_live_at(uint64_t addr, uint32_t *before, uint32_t *after)
+int cfg_live_at_decoded(uint64_t addr, uint32_t *before, uint32_t *after)
 {
 	const struct cfg_function *f = cfg_function_at(addr);
 	if (!f || f->status != CFG_OK)
@@ -119,6 +155,27 @@ int cfg_live_at(uint64_t addr, uint32_t *before, uint32_t *after)
 		cfg_block_live(insns, 0, first, n - 1, b->live_out, (uint32_t)found, before, after);
 	kfree(insns);
 	return found < 0 ? -ENOENT : 0;
+}
+
+int cfg_live_at(uint64_t addr, uint32_t *before, uint32_t *after)
+{
+	const struct cfg_function *f = cfg_function_at(addr);
+	if (!f || f->status != CFG_OK)
+		return -ENOENT;
+	const struct cfg_block *b = cfg_block_at(f, addr);
+	if (!b)
+		return -ENOENT;
+	bool known;
+	const struct cfg_insn_live *in = cfg_insn_at(f, b, addr, &known);
+	if (!known)
+		return cfg_live_at_decoded(addr, before, after);
+	if (!in)
+		return -ENOENT;
+	if (before)
+		*before = in->before;
+	if (after)
+		*after = in->after;
+	return 0;
 }
 
 int cfg_block_control(const struct cfg_block *b, uint64_t *addr, struct insn_summary *s)

@@ -30,18 +30,3 @@ void sort_u64(uint64_t *a, size_t n)
 		sift_down(a, 0, end - 1);
 	}
 }
-
-bool sorted_u64_any_between(const uint64_t *a, size_t n, uint64_t lo, uint64_t hi)
-{
-	size_t first = 0, count = n;	/* first element > lo */
-	while (count) {
-		size_t half = count / 2;
-		if (a[first + half] <= lo) {
-			first += half + 1;
-			count -= half + 1;
-		} else {
-			count = half;
-		}
-	}
-	return first < n && a[first] < hi;
-}

@@ -53,6 +53,12 @@ static uint64_t far_used[FAR_UNITS / BITS + 1];		/* probe_mutex */
  */
 static uint8_t near_back[NEAR_UNITS];
 static uint8_t far_back[FAR_UNITS + 1];
+/*
+ * Per page: its physical address | 1 once mapped, else 0; so that
+ * allocating and writing a patch need not walk the page tables (issue 28).
+ */
+static uint64_t near_pa[NEAR_UNITS / UNITS_PER_PAGE];
+static uint64_t far_pa[FAR_UNITS / UNITS_PER_PAGE + 1];
 
 struct arena {
 	uint64_t base;
@@ -60,13 +66,15 @@ struct arena {
 	uint64_t *used;		/* probe_mutex */
 	uint8_t *back;
 	size_t cursor;		/* probe_mutex: where the next search starts */
+	uint64_t *pa;		/* probe_mutex */
 };
 
 static struct arena arenas[2] = {
-	{ PATCH_CODE_BASE, NEAR_UNITS, near_used, near_back, 0 },
-	{ PATCH_FAR_CODE_BASE, FAR_UNITS, far_used, far_back, 0 },
+	{ PATCH_CODE_BASE, NEAR_UNITS, near_used, near_back, 0, near_pa },
+	{ PATCH_FAR_CODE_BASE, FAR_UNITS, far_used, far_back, 0, far_pa },
 };
 static bool prefer_far;				/* probe_mutex */
+struct probe_pool patch_pool = PROBE_POOL_INIT(struct patch, 64);
 
 static uint64_t data_used[DATA_SLOTS / BITS];	/* probe_mutex */
 static size_t data_cursor;			/* probe_mutex: where the next search starts */
@@ -192,15 +200,19 @@ struct patch *patch_alloc(uint32_t size)
 		if (first == SIZE_MAX)
 			return NULL;
 	}
-	struct patch *p = kzalloc(sizeof(*p));
+	struct patch *p = probe_pool_alloc(&patch_pool);
 	if (!p)
 		return NULL;
 	p->addr = a->base + first * CODE_UNIT;
 	p->size = (uint32_t)(units * CODE_UNIT);
 	list_init(&p->node);
-	if (map_range(p->addr, p->size, MAP_EXEC)) {
-		kfree(p);
-		return NULL;
+	uint64_t *pa = &a->pa[first / UNITS_PER_PAGE];	/* a patch stays in one page */
+	if (!*pa) {
+		if (map_range(p->addr, p->size, MAP_EXEC)) {
+			probe_pool_free(&patch_pool, p);
+			return NULL;
+		}
+		*pa = arch_translate(ALIGN_DOWN(p->addr, PAGE_SIZE), NULL) | 1;
 	}
 	set_bits(a->used, first, units, true);
 	for (size_t i = 0; i < units; i++)
@@ -231,7 +243,9 @@ bool probe_patch_origin(uint64_t pc, uint64_t *origin)
 
 uint8_t *patch_writable(const struct patch *p)
 {
-	return phys_to_virt(arch_translate(p->addr, NULL));
+	const struct arena *a = arena_of(p->addr);
+	uint64_t pa = a->pa[(p->addr - a->base) / PAGE_SIZE] & ~1ull;
+	return phys_to_virt(pa + (p->addr & (PAGE_SIZE - 1)));
 }
 
 static void patch_release(struct patch *p)
@@ -243,8 +257,8 @@ static void patch_release(struct patch *p)
 	set_bits(a->used, first, p->size / CODE_UNIT, false);
 	if (p->springboard)
 		arch_probe_springboard_free(p->springboard);
-	kfree(p->state);
-	kfree(p);
+	site_state_free(p->state);
+	probe_pool_free(&patch_pool, p);
 }
 
 void patch_retire(struct patch *p)

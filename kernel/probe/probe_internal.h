@@ -33,6 +33,7 @@ struct site_state {
 	uint64_t hits;				/* atomic: consumers run in C */
 	uint64_t missed;			/* atomic: nested hits, consumers skipped */
 	bool retired;				/* replaced: its patch's calls run the site's current state */
+	bool pooled;				/* from site_build's pool (one consumer), not kmalloc */
 	unsigned n;
 	unsigned ncall;				/* c[0 .. ncall-1] run in C, the rest inline */
 	struct probe_consumer *c[];
@@ -66,6 +67,12 @@ struct patch {
 	struct list_node node;			/* retired patches (probe_mutex) */
 };
 
+/* A consumer attached to a site (a probe with several sites has one link per site). */
+struct site_link {
+	struct probe_consumer *consumer;
+	struct list_node node;
+};
+
 struct probe_site {
 	uint64_t addr;
 	uint8_t mechanism;			/* enum probe_site_mechanism */
@@ -78,17 +85,14 @@ struct probe_site {
 	struct site_state *state;		/* published: read by the handler */
 	struct probe_site *next_hash;		/* published; read by the handler */
 	struct list_node consumer_list;		/* struct site_link: every consumer here */
+	struct site_link first_link;		/* in consumer_list while its consumer is set:
+						   most sites have one, with no allocation */
 	unsigned nconsumers;
 	struct list_node node;			/* all sites */
 	struct list_node work;			/* sites one batch operation works on */
 	uint8_t want;				/* enum probe_site_change: what the batch does */
 };
 
-/* A consumer attached to a site (a probe with several sites has one link per site). */
-struct site_link {
-	struct probe_consumer *consumer;
-	struct list_node node;
-};
 
 /* site.c */
 struct probe_site *site_lookup(uint64_t addr);	/* lock-free */
@@ -116,6 +120,8 @@ extern uint64_t probe_sync_rounds, probe_installs, probe_removals, probe_refused
 int site_build(struct probe_site *s, struct patch **out);
 /* Turn s, about to be a jump site, into a breakpoint site with why as the reason. */
 int site_demote_to_breakpoint(struct probe_site *s, const char *why);
+/* Free a state site_build made (with its patch). */
+void site_state_free(struct site_state *st);
 
 /* site_commit.c */
 /*
@@ -134,12 +140,28 @@ void patch_collect(void);			/* free retired patches now safe */
 uint64_t *data_alloc(void);
 void data_free(uint64_t *slot);
 
+/* obj_pool.c: fixed-size objects, allocated and freed under probe_mutex. */
+struct probe_pool {
+	size_t size;			/* of an object: a multiple of 8 */
+	unsigned per_chunk;		/* objects taken from kmalloc at once */
+	void *free;			/* freed objects, linked through their first word */
+};
+#define PROBE_POOL_INIT(type, n) { ALIGN_UP(sizeof(type), 8), (n), NULL }
+void *probe_pool_alloc(struct probe_pool *pool);	/* zeroed; NULL without memory */
+void probe_pool_free(struct probe_pool *pool, void *obj);
+extern struct probe_pool probe_site_pool, patch_pool;
+
 /* safety.c */
 /*
  * Is any CPU's interrupted pc, or any word on any thread's stack, inside
  * [start, end)? Conservative: a stale word makes it "in use".
  */
 bool code_in_use(const uint64_t *starts, const uint64_t *ends, unsigned n, bool *in_use);
+/*
+ * probe_check_address, and where it passes, *live: the registers live at
+ * addr (as cfg_live_at; all of them when the analysis cannot say).
+ */
+int probe_check_site(uint64_t addr, const char **why, uint32_t *live);
 
 /* dispatch.c */
 void probe_dispatch_frame(struct trap_frame *frame, uint64_t state);

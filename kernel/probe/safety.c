@@ -28,6 +28,7 @@
 #include <scion/mm.h>
 #include <scion/insn_summary.h>
 #include <arch/trap.h>
+#include <arch/analysis.h>
 #include "probe_internal.h"
 
 extern char __text_start[], __text_end[], __noprobe_start[], __noprobe_end[];
@@ -78,14 +79,21 @@ bool probe_range_in_use(uint64_t start, uint64_t end)
 	return code_in_use(&start, &end, 1, &in_use);
 }
 
-int probe_check_address(uint64_t addr, const char **why)
+/*
+ * probe_check_address's checks; where they pass, *live receives the
+ * registers live at addr (all of them when the analysis cannot say).
+ * The function's symbol is looked up once: every lookup from here is a
+ * call that the probes already enabled on it may hit (issue 28).
+ */
+int probe_check_site(uint64_t addr, const char **why, uint32_t *live)
 {
 	const char *machine_says = arch_probe_refusal(addr);
 	if (machine_says) {
 		*why = machine_says;
 		return -EINVAL;
 	}
-	const struct ksym *sym = symtab_lookup_addr(&kernel_symtab, addr, NULL);
+	const struct cfg_function *f = cfg_function_at(addr);
+	const struct ksym *sym = f ? f->sym : symtab_lookup_addr(&kernel_symtab, addr, NULL);
 	if (sym && (sym->flags & SYM_INIT)) {
 		*why = "boot-only code";
 		return -EINVAL;
@@ -102,7 +110,6 @@ int probe_check_address(uint64_t addr, const char **why)
 		*why = "no copy of the booted text to restore from";
 		return -EINVAL;
 	}
-	const struct cfg_function *f = cfg_function_at(addr);
 	if (!f) {
 		*why = "in no function of the symbol table";
 		return -EINVAL;
@@ -112,13 +119,30 @@ int probe_check_address(uint64_t addr, const char **why)
 		return -EINVAL;
 	}
 	const struct cfg_block *b = cfg_block_at(f, addr);
+	bool known = false;
+	const struct cfg_insn_live *kept = b ? cfg_insn_at(f, b, addr, &known) : NULL;
+	if (kept) {
+		*live = kept->before;
+		return 0;
+	}
+	/* Without the analysis's instructions (no memory for them), decode the block. */
 	struct insn_summary in;
-	for (uint64_t at = b->start; at <= addr; at += in.length) {
-		if (at == addr)
+	for (uint64_t at = b ? b->start : addr + 1; !known && at <= addr; at += in.length) {
+		uint32_t after;
+		if (at == addr) {
+			if (cfg_live_at(addr, live, &after))
+				*live = ARCH_REGS_ALL;
 			return 0;
+		}
 		if (arch_insn_summarise(&in, text_image_bytes(at), b->end - at, at))
 			break;
 	}
 	*why = "not an instruction boundary";
 	return -EINVAL;
+}
+
+int probe_check_address(uint64_t addr, const char **why)
+{
+	uint32_t live;
+	return probe_check_site(addr, why, &live);
 }

@@ -31,6 +31,7 @@
 struct mutex probe_mutex = MUTEX_INIT(probe_mutex, "probes");
 
 static struct probe_site *buckets[BUCKETS];	/* published; probe_mutex to change */
+struct probe_pool probe_site_pool = PROBE_POOL_INIT(struct probe_site, 16);
 static LIST_HEAD(all_sites);			/* probe_mutex */
 uint64_t probe_sync_rounds, probe_installs, probe_removals, probe_refused_jumps;
 
@@ -125,7 +126,8 @@ static struct probe_site *site_create(uint64_t addr, enum probe_mechanism mech,
 {
 	struct probe_site *other;
 
-	*err = probe_check_address(addr, why);
+	uint32_t live;
+	*err = probe_check_site(addr, why, &live);
 	if (*err)
 		return NULL;
 	if ((other = jump_covering(addr))) {
@@ -133,7 +135,7 @@ static struct probe_site *site_create(uint64_t addr, enum probe_mechanism mech,
 		*err = -EEXIST;
 		return NULL;
 	}
-	struct probe_site *s = kzalloc(sizeof(*s));
+	struct probe_site *s = probe_pool_alloc(&probe_site_pool);
 	if (!s) {
 		*err = -ENOMEM;
 		return NULL;
@@ -141,10 +143,11 @@ static struct probe_site *site_create(uint64_t addr, enum probe_mechanism mech,
 	s->addr = addr;
 	list_init(&s->consumer_list);
 	list_init(&s->work);
-	memcpy(s->orig, text_image_bytes(addr), ARCH_PROBE_REGION_MAX);
-	uint32_t after;
-	if (cfg_live_at(addr, &s->live_before, &after))
-		s->live_before = ARCH_REGS_ALL;
+	/* Not memcpy: a probed call while fbt::: is being enabled (issue 28). */
+	const uint8_t *orig = text_image_bytes(addr);
+	for (unsigned i = 0; i < ARCH_PROBE_REGION_MAX; i++)
+		s->orig[i] = orig[i];
+	s->live_before = live;
 
 	unsigned len = 0;
 	const char *jump_why = NULL;
@@ -166,13 +169,13 @@ static struct probe_site *site_create(uint64_t addr, enum probe_mechanism mech,
 		*why = jump_why;
 		*err = jerr == -EEXIST ? -EEXIST : -EINVAL;
 		probe_refused_jumps++;
-		kfree(s);
+		probe_pool_free(&probe_site_pool, s);
 		return NULL;
 	}
 	/* A breakpoint probe executes the instruction out of line: the arch checks it can. */
 	if (arch_probe_prepare_breakpoint(addr, &len, why)) {
 		*err = -EINVAL;
-		kfree(s);
+		probe_pool_free(&probe_site_pool, s);
 		return NULL;
 	}
 	s->mechanism = PROBE_SITE_BREAKPOINT;
@@ -183,7 +186,7 @@ static struct probe_site *site_create(uint64_t addr, enum probe_mechanism mech,
 
 static int link_consumer(struct probe_site *s, struct probe_consumer *c)
 {
-	struct site_link *l = kzalloc(sizeof(*l));
+	struct site_link *l = s->first_link.consumer ? kzalloc(sizeof(*l)) : &s->first_link;
 	if (!l)
 		return -ENOMEM;
 	l->consumer = c;
@@ -198,7 +201,10 @@ static bool unlink_consumer(struct probe_site *s, struct probe_consumer *c)
 		struct site_link *l = list_entry(it, struct site_link, node);
 		if (l->consumer == c) {
 			list_remove(&l->node);
-			kfree(l);
+			if (l == &s->first_link)
+				l->consumer = NULL;
+			else
+				kfree(l);
 			s->nconsumers--;
 			return true;
 		}
@@ -241,7 +247,7 @@ static void prepare(struct list_node *work, void (*fail_attach)(struct probe_sit
 			list_remove(&s->work);
 			if (s->want == PROBE_CHANGE_INSTALL) {
 				unpend(s);
-				kfree(s);
+				probe_pool_free(&probe_site_pool, s);
 			} else {
 				s->want = PROBE_CHANGE_NONE;
 			}
@@ -324,7 +330,7 @@ unsigned site_attach_batch(const uint64_t *addrs, struct probe_consumer **cs, un
 		errors[i] = err;
 		if (err) {
 			if (fresh && s)
-				kfree(s);
+				probe_pool_free(&probe_site_pool, s);
 			printk("probe: cannot probe 0x%llx: %s\n", (unsigned long long)addrs[i],
 			       why ? why : errno_name(err));
 			continue;
@@ -364,6 +370,13 @@ void site_detach_batch(const uint64_t *addrs, struct probe_consumer **cs, unsign
 	mutex_unlock(&probe_mutex);
 	kfree(ops);
 	kfree(steps);
+}
+
+void probe_run_locked(void (*fn)(void *arg), void *arg)
+{
+	mutex_lock(&probe_mutex);
+	fn(arg);
+	mutex_unlock(&probe_mutex);
 }
 
 void site_get_counts(uint32_t *sites, uint32_t *jumps, uint32_t *breakpoints)

@@ -20,6 +20,32 @@
 #define PATCH_ROOM 1024		/* the most code a patch may hold */
 #define INLINE_ON_STACK 8	/* inline consumers planned without an allocation */
 
+/* The sizing build's room: one for all builds (they run under probe_mutex), not one each. */
+static uint8_t scratch[PATCH_ROOM];
+
+/* States for one consumer (most sites have one) come from a pool: no kzalloc (obj_pool.c). */
+static struct probe_pool state_pool = {
+	ALIGN_UP(sizeof(struct site_state) + sizeof(struct probe_consumer *), 8), 64, NULL
+};
+
+static struct site_state *state_alloc(size_t n)
+{
+	if (n > 1)
+		return kzalloc(sizeof(struct site_state) + n * sizeof(struct probe_consumer *));
+	struct site_state *st = probe_pool_alloc(&state_pool);
+	if (st)
+		st->pooled = true;
+	return st;
+}
+
+void site_state_free(struct site_state *st)
+{
+	if (st && st->pooled)
+		probe_pool_free(&state_pool, st);
+	else
+		kfree(st);
+}
+
 /*
  * The plan of s's patch for state st: its inline consumers
  * st->c[ncall .. n-1] as inline code (inl has room for them), then a call
@@ -63,8 +89,7 @@ static void plan(const struct probe_site *s, const struct site_state *st,
 int site_build(struct probe_site *s, struct patch **out)
 {
 	size_t n = s->nconsumers;
-	struct site_state *st = kzalloc(sizeof(*st) + n * sizeof(st->c[0]));
-	uint8_t *scratch = kmalloc(PATCH_ROOM);
+	struct site_state *st = state_alloc(n);
 	struct probe_patch_inline few[INLINE_ON_STACK];
 	struct probe_patch_inline *inl = n <= INLINE_ON_STACK ? few : kmalloc(n * sizeof(*inl));
 	struct probe_patch_origins map;
@@ -72,7 +97,7 @@ int site_build(struct probe_site *s, struct patch **out)
 	struct patch_buf b;
 	struct patch *p = NULL;
 
-	if (!st || !scratch || !inl)
+	if (!st || !inl)
 		goto fail;
 	st->addr = s->addr;
 	st->mechanism = s->mechanism;
@@ -119,7 +144,6 @@ int site_build(struct probe_site *s, struct patch **out)
 	for (unsigned i = 0; i < map.n; i++)
 		h->map[i] = (struct probe_patch_origin){ (uint16_t)(map.m[i].code + header),
 							 map.m[i].orig };
-	kfree(scratch);
 	if (inl != few)
 		kfree(inl);
 	st->resume = p->entry;
@@ -127,8 +151,7 @@ int site_build(struct probe_site *s, struct patch **out)
 	*out = p;
 	return 0;
 fail:
-	kfree(st);
-	kfree(scratch);
+	site_state_free(st);
 	if (inl != few)
 		kfree(inl);
 	patch_retire(p);

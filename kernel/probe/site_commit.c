@@ -192,7 +192,7 @@ void site_commit(struct list_node *work, struct text_poke_op *ops, struct probe_
 		struct probe_site *s = list_entry(it, struct probe_site, work);
 		list_remove(&s->work);
 		if (s->want == PROBE_CHANGE_REMOVE)
-			kfree(s);
+			probe_pool_free(&probe_site_pool, s);
 		else
 			s->want = PROBE_CHANGE_NONE;
 	}

@@ -10,28 +10,6 @@
 #include <scion/format.h>
 #include <scion/errno.h>
 
-const struct ksym *symtab_lookup_addr(const struct symtab *t, uint64_t addr, uint64_t *offset)
-{
-	uint32_t lo = 0, hi = t->count;
-
-	/* The last symbol starting at or below addr. */
-	while (lo < hi) {
-		uint32_t mid = lo + (hi - lo) / 2;
-		if (t->syms[mid].addr <= addr)
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
-	if (lo == 0)
-		return NULL;
-	const struct ksym *s = &t->syms[lo - 1];
-	if (addr - s->addr >= s->size)
-		return NULL;
-	if (offset)
-		*offset = addr - s->addr;
-	return s;
-}
-
 const struct ksym *symtab_lookup_name(const struct symtab *t, const char *name)
 {
 	uint32_t lo = 0, hi = t->count;

@@ -163,3 +163,66 @@ KTEST(cfg_whole_kernel_consistent, 1)
 			  ksym_name(&kernel_symtab, s));
 	}
 }
+
+/* As KT_ASSERT, in a function that says whether the test goes on. */
+#define KEPT_CHECK(cond, ...) do { \
+	if (!(cond)) { \
+		ktest_fail(t, __FILE__, __LINE__, __VA_ARGS__); \
+		return false; \
+	} \
+} while (0)
+
+/* Block blk of f: what f kept per instruction against a fresh decode; false on a mismatch. */
+static bool kept_block_matches(struct ktest_ctx *t, const struct cfg_function *f,
+			       const struct cfg_block *blk, uint32_t *checked)
+{
+	const char *name = ksym_name(&kernel_symtab, f->sym);
+	uint32_t kb, ka, db, da;
+	bool known;
+
+	for (uint32_t k = 0; k < blk->ninsns; k++) {
+		const struct cfg_insn_live *in = &f->insns[blk->first_insn + k];
+		uint64_t at = f->sym->addr + in->offset;
+		uint64_t next = k + 1 < blk->ninsns ? f->sym->addr + in[1].offset : blk->end;
+		KEPT_CHECK(cfg_insn_at(f, blk, at, &known) == in && known, "%s+%u: not found",
+			   name, in->offset);
+		KEPT_CHECK(cfg_live_at(at, &kb, &ka) == 0 && cfg_live_at_decoded(at, &db, &da) == 0,
+			   "%s+%u: no live sets", name, in->offset);
+		KEPT_CHECK(kb == db && ka == da, "%s+%u: kept 0x%x/0x%x, decoded 0x%x/0x%x", name,
+			   in->offset, kb, ka, db, da);
+		/* Inside an instruction: refused both ways (decoded: once, it is slow). */
+		for (uint64_t mid = at + 1; mid < next; mid++)
+			KEPT_CHECK(!cfg_insn_at(f, blk, mid, &known) &&
+				   cfg_live_at(mid, &kb, &ka) &&
+				   (mid > at + 1 || cfg_live_at_decoded(mid, &db, &da)),
+				   "%s+%llu: inside an instruction, yet found", name,
+				   (unsigned long long)(mid - f->sym->addr));
+		(*checked)++;
+	}
+	return true;
+}
+
+/*
+ * What the analysis keeps per instruction (cfg_function.insns, which
+ * cfg_live_at and the probe checks read) is what decoding the block
+ * afresh gives: the same instruction starts and the same live sets, for
+ * every instruction of every fourth function (all of them would take
+ * seconds: the fresh path decodes a block per question).
+ */
+KTEST(cfg_kept_insns_match_decoded, 1)
+{
+	uint32_t checked = 0;
+
+	KT_ASSERT(t, cfg_analyse_kernel() == 0, "analysis failed");
+	for (uint32_t i = 0; i < kernel_symtab.count; i += 4) {
+		const struct ksym *s = &kernel_symtab.syms[i];
+		const struct cfg_function *f = cfg_function_at(s->addr);
+		if (!f || f->sym != s || f->status != CFG_OK)
+			continue;
+		KT_ASSERT(t, f->insns, "%s: no instructions kept", ksym_name(&kernel_symtab, s));
+		for (uint32_t b = 0; b < f->nblocks; b++)
+			if (!kept_block_matches(t, f, &f->blocks[b], &checked))
+				return;
+	}
+	KT_EXPECT(t, checked > 5000, "only %u instructions compared", checked);
+}

@@ -123,3 +123,45 @@ KTEST(poke_under_load, 2)
 	KT_EXPECT(t, !memcmp(poke_target_insn, original, len) && poke_target() == 1,
 		  "fixture not restored");
 }
+
+/*
+ * A batch keeps the writable alias from op to op while they stay on one
+ * page (issue 28): ops that go from the fixture's page to another and
+ * back, and two in a row on one page, all land, and no alias is left.
+ */
+KTEST(poke_batch_across_pages, 1)
+{
+	extern char __text_start[];
+	uint8_t original[16], first = (uint8_t)__text_start[0];
+	size_t len = insn_len(), half = len / 2;
+
+	KT_ASSERT(t, len >= 2 && len <= sizeof(original), "fixture too short to split");
+	KT_ASSERT(t, ALIGN_DOWN((uintptr_t)__text_start, PAGE_SIZE) !=
+		     ALIGN_DOWN((uintptr_t)poke_target_insn, PAGE_SIZE), "one page for both");
+	memcpy(original, poke_target_insn, len);
+	/* The fixture's first half, the text's first byte (rewritten as it is), its second half. */
+	const struct text_poke_op there[] = {
+		{ poke_target_insn, poke_alt_insn, half },
+		{ __text_start, &first, 1 },
+		{ poke_target_insn + half, poke_alt_insn + half, len - half },
+	};
+	uint64_t pokes = text_poke_count();
+	KT_ASSERT(t, text_poke_batch(there, ARRAY_SIZE(there)) == 0, "batch refused");
+	KT_EXPECT(t, text_poke_count() == pokes + 3, "%llu pokes counted",
+		  (unsigned long long)(text_poke_count() - pokes));
+	KT_EXPECT(t, !memcmp(poke_target_insn, poke_alt_insn, len) && poke_target() == 2,
+		  "the fixture is not the other form: returns %d", poke_target());
+	KT_EXPECT(t, (uint8_t)__text_start[0] == first, "the text's first byte changed");
+	KT_EXPECT(t, arch_translate(TEXT_ALIAS_BASE, NULL) == UINT64_MAX,
+		  "the writable alias is still mapped");
+	/* Back, in two ops on the same page. */
+	const struct text_poke_op back[] = {
+		{ poke_target_insn, original, half },
+		{ poke_target_insn + half, original + half, len - half },
+	};
+	KT_ASSERT(t, text_poke_batch(back, ARRAY_SIZE(back)) == 0, "restoring batch refused");
+	KT_EXPECT(t, !memcmp(poke_target_insn, original, len) && poke_target() == 1,
+		  "restored: returns %d", poke_target());
+	KT_EXPECT(t, arch_translate(TEXT_ALIAS_BASE, NULL) == UINT64_MAX,
+		  "the writable alias is still mapped after restoring");
+}

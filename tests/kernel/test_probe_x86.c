@@ -13,6 +13,8 @@
 #include <scion/symtab.h>
 #include <scion/errno.h>
 #include <arch/patch.h>
+#include <arch/mmu.h>
+#include <arch/probe.h>
 #include "probe_test.h"
 
 /* What the protocol test sees after each step of a commit. */
@@ -275,4 +277,83 @@ KTEST(probe_refusals, 1)
 	KT_EXPECT(t, probe_enable(late, &c4) != 0 && !c4.probe, "a jump was stacked on an int3 site");
 	probe_disable(&c3);
 	KT_EXPECT(t, text_identical(), "text differs from the booted image");
+}
+
+
+/* A jump patch for site (a handler call, then the region) into code, built at PATCH_CODE_BASE. */
+static size_t build_at_base(uint64_t site, unsigned len, uint8_t *code, size_t cap,
+			    struct probe_patch_origins *o)
+{
+	struct probe_patch_plan plan = { .site = site, .length = len,
+					 .mechanism = PROBE_SITE_JUMP, .live = ~0u,
+					 .call_fn = (uintptr_t)pf_sum, .call_cookie = 1 };
+	struct patch_buf b;
+	patch_buf_init(&b, code, cap, PATCH_CODE_BASE);
+	arch_probe_build_patch(&b, &plan, o);
+	return patch_buf_ok(&b) ? b.len : 0;
+}
+
+struct kept_decodes {
+	unsigned compared;
+	const char *differs;	/* the first function where they differ, or NULL */
+};
+
+/*
+ * Under probe_mutex: every fifth function's entry checked, prepared as a
+ * breakpoint and built, cold and from kept decodes.
+ */
+static void compare_kept_decodes(void *arg)
+{
+	static uint8_t cold[512], warm[512];
+	struct probe_patch_origins oc, ow;
+	struct kept_decodes *r = arg;
+
+	for (uint32_t i = 0; i < kernel_symtab.count && !r->differs; i += 5) {
+		const struct ksym *s = &kernel_symtab.syms[i];
+		const char *why_c = NULL, *why_w = NULL;
+		unsigned len_c = 0, len_w = 0;
+		if (s->flags & (SYM_INIT | SYM_NOPROBE) || !s->size ||
+		    probe_check_address(s->addr, &why_c))
+			continue;
+		arch_probe_forget_decoded();
+		int err_c = arch_probe_check_region(s->addr, &len_c, &why_c);
+		int err_w = arch_probe_check_region(s->addr, &len_w, &why_w);
+		if (err_c != err_w || len_c != len_w || why_c != why_w) {
+			r->differs = ksym_name(&kernel_symtab, s);
+			break;
+		}
+		/* A breakpoint's copy from what the check kept (other bounds), and cold. */
+		unsigned bl_w = 0, bl_c = 0;
+		int be_w = arch_probe_prepare_breakpoint(s->addr, &bl_w, &why_w);
+		arch_probe_forget_decoded();
+		int be_c = arch_probe_prepare_breakpoint(s->addr, &bl_c, &why_c);
+		if (be_w != be_c || bl_w != bl_c) {
+			r->differs = ksym_name(&kernel_symtab, s);
+			break;
+		}
+		if (err_c)
+			continue;
+		arch_probe_check_region(s->addr, &len_w, &why_w);
+		size_t nw = build_at_base(s->addr, len_w, warm, sizeof(warm), &ow);
+		arch_probe_forget_decoded();
+		size_t nc = build_at_base(s->addr, len_c, cold, sizeof(cold), &oc);
+		if (!nc || nc != nw || memcmp(cold, warm, nc) || oc.n != ow.n ||
+		    memcmp(oc.m, ow.m, oc.n * sizeof(oc.m[0])))
+			r->differs = ksym_name(&kernel_symtab, s);
+		r->compared++;
+	}
+}
+
+/*
+ * probe_site.c keeps the instructions of the regions it checks decoded
+ * (issue 28): the regions it accepts, the breakpoint copies it prepares
+ * and the patches it builds must be those of a cold decode, byte for byte.
+ */
+KTEST(probe_kept_decodes_build_the_same, 1)
+{
+	struct kept_decodes r = { 0, NULL };
+
+	probe_run_locked(compare_kept_decodes, &r);
+	KT_EXPECT(t, !r.differs, "%s: checked or built differently once decoded", r.differs);
+	KT_EXPECT(t, r.compared > 200, "only %u patches compared", r.compared);
 }

@@ -23,7 +23,7 @@ KTEST(symtab_by_name_and_address, 1)
 	KT_ASSERT(t, s, "thread_create not in the symbol table");
 	KT_EXPECT(t, s->addr == (uintptr_t)thread_create, "thread_create at 0x%llx, table says 0x%llx",
 		  (unsigned long long)(uintptr_t)thread_create, (unsigned long long)s->addr);
-	uint64_t off;
+	uint64_t off = 0;
 	const struct ksym *at = symtab_lookup_addr(&kernel_symtab, (uintptr_t)thread_create + 5, &off);
 	KT_EXPECT(t, at == s && off == 5, "thread_create+5 resolves to %s+%llu",
 		  at ? ksym_name(&kernel_symtab, at) : "nothing", (unsigned long long)off);

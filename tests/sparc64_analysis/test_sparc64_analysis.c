@@ -66,6 +66,7 @@ void analysis_release(struct cfg_function *f)
 	kfree(f->blocks);
 	kfree(f->succ);
 	kfree(f->calls);
+	kfree(f->insns);
 	current_cfg = NULL;
 }
 

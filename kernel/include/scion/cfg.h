@@ -38,6 +38,13 @@ struct cfg_block {
 	uint8_t end_kind;		/* CFG_END_* */
 	uint32_t live_in;		/* registers live at entry */
 	uint32_t live_out;
+	uint32_t first_insn;		/* its first in cfg_function.insns */
+};
+
+/* An instruction of an analysed function and the registers live around it. */
+struct cfg_insn_live {
+	uint32_t offset;		/* from the function's start */
+	uint32_t before, after;		/* as cfg_live_at gives them */
 };
 
 struct cfg_call {
@@ -65,6 +72,12 @@ struct cfg_function {
 	struct cfg_call *calls;
 	uint32_t njump_tables;
 	uint32_t nunresolved;
+	/*
+	 * Every instruction (ninsns, block by block), kept so that asking
+	 * about one (cfg_insn_at, cfg_live_at) decodes nothing; NULL when
+	 * there was no memory for it (those calls then decode the block).
+	 */
+	struct cfg_insn_live *insns;
 };
 
 struct cfg_totals {
@@ -92,8 +105,26 @@ void cfg_get_totals(struct cfg_totals *t);
 /* Call fn for every function the analysis failed on. */
 void cfg_foreach_failure(void (*fn)(const struct cfg_function *f));
 
-/* The block of f containing addr, or NULL. */
-const struct cfg_block *cfg_block_at(const struct cfg_function *f, uint64_t addr);
+/*
+ * The block of f containing addr, or NULL. Inline, like cfg_insn_at:
+ * enabling fbt::: asks several times per site, and a call would itself
+ * hit the probes already enabled on these functions (issue 28).
+ */
+static inline const struct cfg_block *cfg_block_at(const struct cfg_function *f, uint64_t addr)
+{
+	uint32_t lo = 0, hi = f->nblocks;
+
+	while (lo < hi) {
+		uint32_t mid = (lo + hi) / 2;
+		if (f->blocks[mid].end <= addr)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	if (lo < f->nblocks && f->blocks[lo].start <= addr)
+		return &f->blocks[lo];
+	return NULL;
+}
 
 /*
  * cfg_live_at - registers live before and after the instruction at addr.
@@ -102,6 +133,37 @@ const struct cfg_block *cfg_block_at(const struct cfg_function *f, uint64_t addr
  * Caller's context: thread (may trigger the analysis).
  */
 int cfg_live_at(uint64_t addr, uint32_t *before, uint32_t *after);
+
+/*
+ * cfg_live_at_decoded - cfg_live_at computed afresh from the block's
+ * bytes, without what the analysis kept (for tests that compare the two).
+ */
+int cfg_live_at_decoded(uint64_t addr, uint32_t *before, uint32_t *after);
+
+/*
+ * cfg_insn_at - the instruction of block b (of f) that starts at addr:
+ * kept, or NULL when none starts there. *known is false when f kept no
+ * instructions (no memory): the caller must then decode the block.
+ * Caller's context: any.
+ */
+static inline const struct cfg_insn_live *cfg_insn_at(const struct cfg_function *f,
+						       const struct cfg_block *b, uint64_t addr,
+						       bool *known)
+{
+	*known = f->insns != NULL;
+	if (!f->insns || addr < b->start || addr >= b->end)
+		return NULL;
+	uint32_t off = (uint32_t)(addr - f->sym->addr);
+	uint32_t lo = b->first_insn, end = b->first_insn + b->ninsns, hi = end;
+	while (lo < hi) {
+		uint32_t mid = lo + (hi - lo) / 2;
+		if (f->insns[mid].offset < off)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return lo < end && f->insns[lo].offset == off ? &f->insns[lo] : NULL;
+}
 
 const char *cfg_status_name(enum cfg_status s);
 

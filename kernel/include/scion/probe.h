@@ -333,6 +333,14 @@ struct probe_site_info {
 void probe_site_info(uint64_t addr, struct probe_site_info *info);
 
 /*
+ * probe_run_locked - fn(arg) with the probe machinery's lock held, as the
+ * arch's site checks and patch builds (scion/probe_arch.h) need when a
+ * test calls them directly.
+ * Caller's context: thread, may sleep; fn must not enable or disable probes.
+ */
+void probe_run_locked(void (*fn)(void *arg), void *arg);
+
+/*
  * probe_set_far_patches - build the next patches in the far arena (a
  * machine whose splice branch is short has one: its sites then branch
  * through springboards), for experiments, tests and the springboard

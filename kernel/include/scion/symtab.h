@@ -41,8 +41,31 @@ static inline const char *ksym_name(const struct symtab *t, const struct ksym *s
  * symtab_lookup_addr - the function containing addr.
  * Return value: the symbol, or NULL when addr is in no function; *offset
  *   (if not NULL) receives addr - start.
+ * Inline: enabling fbt::: asks for every site, and a call would hit the
+ * probes already enabled on it (issue 28).
  */
-const struct ksym *symtab_lookup_addr(const struct symtab *t, uint64_t addr, uint64_t *offset);
+static inline const struct ksym *symtab_lookup_addr(const struct symtab *t, uint64_t addr,
+						    uint64_t *offset)
+{
+	uint32_t lo = 0, hi = t->count;
+
+	/* The last symbol starting at or below addr. */
+	while (lo < hi) {
+		uint32_t mid = lo + (hi - lo) / 2;
+		if (t->syms[mid].addr <= addr)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	if (lo == 0)
+		return NULL;
+	const struct ksym *s = &t->syms[lo - 1];
+	if (addr - s->addr >= s->size)
+		return NULL;
+	if (offset)
+		*offset = addr - s->addr;
+	return s;
+}
 
 /* The symbol named name, or NULL (binary search over the name order). */
 const struct ksym *symtab_lookup_name(const struct symtab *t, const char *name);

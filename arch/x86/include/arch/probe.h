@@ -35,6 +35,13 @@
 /* The same, with its article, for the reasons `probe info` gives. */
 #define ARCH_PROBE_A_BREAKPOINT		"an int3"
 
+/*
+ * Forget the instructions probe_site.c keeps decoded (its regions'), so
+ * that a test can compare what a cold decode builds with a kept one.
+ * Caller holds probe_mutex (probe_run_locked).
+ */
+void arch_probe_forget_decoded(void);
+
 /* Room for what one site writes at one step: a byte or a jump's tail. */
 struct arch_probe_bytes {
 	uint8_t b[ARCH_PROBE_REGION_MAX];
