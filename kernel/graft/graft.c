@@ -397,13 +397,6 @@ bool graft_owns_memory(const struct graft *g, uintptr_t a, size_t len)
 	return false;
 }
 
-void graft_note_invocation(struct graft *g, bool committed, uint64_t cycles)
-{
-	__atomic_fetch_add(&g->invocations, 1, __ATOMIC_RELEASE);
-	__atomic_fetch_add(committed ? &g->commits : &g->aborts, 1, __ATOMIC_RELEASE);
-	__atomic_fetch_add(&g->cycles, cycles, __ATOMIC_RELAXED);
-}
-
 /* graft_note_invocation adds to invocations first, so reading the outcomes
  * first and invocations last can only see invocations ahead of them. */
 void graft_counts(const struct graft *g, struct graft_counts *out)

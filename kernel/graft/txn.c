@@ -42,6 +42,11 @@
 #include <arch/mmu.h>
 #include "graft_internal.h"
 
+/* How far the undo log and the lock list reach: one word, copied whole at begin. */
+struct txn_marks {
+	unsigned nundo, nlocks;
+};
+
 struct undo_record {
 	void (*undo)(uint64_t a, uint64_t b);
 	uint64_t a, b;
@@ -51,23 +56,27 @@ struct txn {
 	struct arch_txn_jmp jmp;	/* where an abort resumes */
 	const struct graft_point *point;
 	struct graft *graft;
-	uint64_t start, deadline;	/* cycles */
-	unsigned undo_base, lock_base;	/* first record and lock this one owns */
+	uint64_t start;			/* cycles; the deadline is deadline()'s */
+	struct txn_marks base;		/* first record and lock this one owns */
 	unsigned irq_depth;		/* cpu->irq_depth when it began */
-	bool hands_on;			/* commit leaves records and locks to the enclosing one */
-	bool raised_timer_only;		/* this one entered timer-only mode */
-	volatile bool aborting;		/* set by whoever forces the abort */
-	volatile bool overran;		/* budget gone while in kernel code */
-	char why[96];			/* the abort's reason */
+	union {				/* cleared with one store at begin */
+		struct {
+			bool hands_on;		/* commit leaves records and locks to the
+						   enclosing one */
+			bool raised_timer_only;	/* this one entered timer-only mode */
+			volatile bool aborting;	/* set by whoever forces the abort */
+			volatile bool overran;	/* budget gone while in kernel code */
+		};
+		uint32_t flags;
+	};
+	char why[96];			/* the abort's reason; written before aborting is set */
 };
 
 struct txn_cpu {
-	struct txn stack[TXN_MAX_DEPTH];
-	unsigned depth;
+	struct txn stack[TXN_MAX_DEPTH];	/* the first cpu->txn_depth are open */
+	struct txn_marks top;		/* records in undo[], locks in locks[] */
 	struct undo_record undo[TXN_UNDO_MAX];
-	unsigned nundo;
 	unsigned locks[TXN_LOCKS_MAX];
-	unsigned nlocks;
 	uint64_t begun, committed, aborted, not_run;
 };
 
@@ -83,21 +92,28 @@ static struct api_lock api_locks[GRAFT_LOCKS] = {
 	[0 ... GRAFT_LOCKS - 1] = { .owner_cpu = -1 },
 };
 
-static struct txn_cpu *my_txns(void)
+void txn_cpu_init(struct cpu *c)
 {
-	return &txn_cpus[this_cpu_index()];
+	c->txn = &txn_cpus[c->index];
 }
 
+static struct txn_cpu *my_txns(void)
+{
+	return this_cpu()->txn;
+}
+
+/* The innermost open transaction of this CPU's tc, or NULL. */
 static struct txn *innermost(struct txn_cpu *tc)
 {
-	return tc->depth ? &tc->stack[tc->depth - 1] : NULL;
+	unsigned depth = this_cpu()->txn_depth;
+	return depth ? &tc->stack[depth - 1] : NULL;
 }
 
 /* Release the API locks above base, newest first. */
 static void release_locks(struct txn_cpu *tc, unsigned base)
 {
-	while (tc->nlocks > base) {
-		struct api_lock *l = &api_locks[tc->locks[--tc->nlocks]];
+	while (tc->top.nlocks > base) {
+		struct api_lock *l = &api_locks[tc->locks[--tc->top.nlocks]];
 		l->holder = NULL;
 		__atomic_store_n(&l->owner_cpu, -1, __ATOMIC_RELEASE);
 	}
@@ -106,8 +122,8 @@ static void release_locks(struct txn_cpu *tc, unsigned base)
 /* Run the undo records above base, newest first. */
 static void undo_to(struct txn_cpu *tc, unsigned base)
 {
-	while (tc->nundo > base) {
-		struct undo_record *r = &tc->undo[--tc->nundo];
+	while (tc->top.nundo > base) {
+		struct undo_record *r = &tc->undo[--tc->top.nundo];
 		r->undo(r->a, r->b);
 	}
 }
@@ -121,13 +137,15 @@ static void undo_to(struct txn_cpu *tc, unsigned base)
  *   3. remove the graft from its point, so the next call gets the
  *      default (or another graft) without waiting for anyone;
  *   4. log one line: graft, point, reason (with the address).
+ * Out of line: the commit path keeps a small frame.
  */
-static void finish_abort(struct txn_cpu *tc, struct txn *t)
+static __noinline __cold void finish_abort(struct txn_cpu *tc, struct txn *t)
 {
-	unsigned records = tc->nundo - t->undo_base;
+	unsigned records = tc->top.nundo - t->base.nundo;
 
-	undo_to(tc, t->undo_base);
-	release_locks(tc, t->lock_base);
+	tc->aborted++;
+	undo_to(tc, t->base.nundo);
+	release_locks(tc, t->base.nlocks);
 	graft_remove(t->graft);
 	graft_note_abort(t->graft, t->why);
 	if (t->graft->quiet)
@@ -139,99 +157,142 @@ static void finish_abort(struct txn_cpu *tc, struct txn *t)
 	channel_event("%s", line);
 }
 
-static void finish_commit(struct txn_cpu *tc, struct txn *t)
+/* A result check refused r: the transaction aborts with its reason. */
+static __noinline __cold void refuse_result(struct txn *t, uint64_t r, const char *bad)
 {
-	if (t->hands_on)
-		return;
-	tc->nundo = t->undo_base;
-	release_locks(tc, t->lock_base);
+	snprintf(t->why, sizeof(t->why), "bad result 0x%llx: %s", (unsigned long long)r, bad);
+	t->aborting = true;
 }
 
 /*
- * Whether sandboxed g can run on this CPU: it has a window here, and
- * is not already running here (a graft's API call or an interrupt
- * reaching its point again), since its stack there holds the kernel
- * frames of that invocation, which it must not be able to write.
+ * Whether g may run on this CPU now, when a transaction is already open
+ * here or g is sandboxed: not when transactions nest too deep; not when
+ * g is already running here (a graft's API call or an interrupt reaching
+ * its point again: the dispatcher runs the default, never g inside g;
+ * TXN_ACTIVE); a sandboxed g not without a window here.
  */
-static bool sandbox_free(const struct txn_cpu *tc, const struct graft *g, unsigned cpu)
+static __noinline enum txn_outcome may_run(const struct txn_cpu *tc, unsigned depth,
+					   const struct graft *g, unsigned cpu)
 {
-	if (cpu >= g->sfi.nwindows)
-		return false;
-	for (unsigned i = 0; i < tc->depth; i++)
+	for (unsigned i = 0; i < depth; i++)
 		if (tc->stack[i].graft == g)
-			return false;
-	return true;
+			return TXN_ACTIVE;
+	if (depth == TXN_MAX_DEPTH || (g->sandboxed && cpu >= g->sfi.nwindows))
+		return TXN_NOT_RUN;
+	return TXN_COMMITTED;
 }
 
+/*
+ * When t's time is up (cycles): its start plus its point's budget, no
+ * later than the deadline of the transaction it hands on to. Asked by
+ * the timer and by a graft lock's waiter, not at begin.
+ */
+static uint64_t deadline(const struct txn_cpu *tc, const struct txn *t)
+{
+	uint64_t d = t->start + READ_ONCE(t->point->state->budget_cycles);
+	if (t->hands_on && t > tc->stack) {
+		uint64_t outer = deadline(tc, t - 1);
+		if (outer < d)
+			d = outer;
+	}
+	return d;
+}
+
+/* Caller had interrupts masked: the graft runs with only the timer let through. */
+static __noinline void enter_timer_only(struct cpu *c, struct txn *t)
+{
+	if (c->txn_timer_only) {
+		arch_irq_enable();
+		return;
+	}
+	c->txn_timer_only = true;
+	t->raised_timer_only = true;
+	arch_irq_timer_only_enter();
+}
+
+/*
+ * A transaction, in these steps (interrupts masked but while the graft runs):
+ *   1. refuse when may_run does (only asked when one is open here already
+ *      or g is sandboxed);
+ *   2. push it: the CPU counts one more lock held (no preemption, no
+ *      migration until step 6); its bases are the log's and the lock
+ *      list's tops; its start the clock (deadline() adds the budget
+ *      when the timer asks);
+ *   3. call the graft, interrupts enabled (or timer-only), with the
+ *      state an abort resumes from in t->jmp;
+ *   4. check the result (a refused one aborts);
+ *   5. abort (finish_abort) or commit: drop its records and release its
+ *      locks, or leave both to the enclosing transaction (hands_on);
+ *   6. count the invocation, pop it.
+ */
 enum txn_outcome txn_run(const struct graft_point *p, struct graft *g, const uint64_t args[6],
 			 uint64_t *result)
 {
 	irqflags_t flags = arch_irq_save();
 	struct cpu *c = this_cpu();
-	struct txn_cpu *tc = &txn_cpus[c->index];
+	struct txn_cpu *tc = c->txn;
+	unsigned depth = c->txn_depth;
 
-	if (tc->depth == TXN_MAX_DEPTH || (g->sandboxed && !sandbox_free(tc, g, c->index))) {
-		tc->not_run++;
-		arch_irq_restore(flags);
-		return TXN_NOT_RUN;
+	if (unlikely(depth || g->sandboxed)) {
+		enum txn_outcome why = may_run(tc, depth, g, c->index);
+		if (why != TXN_COMMITTED) {
+			if (why == TXN_NOT_RUN)
+				tc->not_run++;
+			arch_irq_restore(flags);
+			return why;
+		}
 	}
-	c->lock_depth++;	/* no preemption, no migration until the end */
-	struct txn *outer = innermost(tc);
-	struct txn *t = &tc->stack[tc->depth];
+	c->lock_depth++;
+	struct txn *t = &tc->stack[depth];
 	t->point = p;
 	t->graft = g;
 	t->irq_depth = c->irq_depth;
-	t->hands_on = outer && outer->irq_depth == c->irq_depth;
-	t->raised_timer_only = false;
-	t->aborting = false;
-	t->overran = false;
-	t->why[0] = '\0';
-	t->undo_base = tc->nundo;
-	t->lock_base = tc->nlocks;
+	t->flags = 0;
+	t->base = tc->top;
 	t->start = arch_cycles();
-	t->deadline = t->start + READ_ONCE(p->state->budget_cycles);
-	if (t->hands_on && outer->deadline < t->deadline)
-		t->deadline = outer->deadline;
-	tc->depth++;
+	if (unlikely(depth))
+		t->hands_on = tc->stack[depth - 1].irq_depth == t->irq_depth;
 	tc->begun++;
-	c->txn_depth = tc->depth;
+	c->txn_depth = depth + 1;
 
-	if (!arch_irq_flags_enabled(flags) && !c->txn_timer_only) {
-		c->txn_timer_only = true;
-		t->raised_timer_only = true;
-		arch_irq_timer_only_enter();
-	} else {
+	if (unlikely(!arch_irq_flags_enabled(flags)))
+		enter_timer_only(c, t);
+	else
 		arch_irq_enable();
-	}
-	uint64_t r = g->sandboxed ?
+	uint64_t r = unlikely(g->sandboxed) ?
 		arch_sfi_call(&t->jmp, g->entry, args, g->sfi.window[c->index], g->sfi.exit_stub) :
 		arch_txn_call(&t->jmp, g->entry, args);
 	arch_irq_disable();
+	/* t stays in a register (not recomputed from depth); p, g and start come back from it. */
+	__asm__("" : "+r"(t));
+	p = t->point;
+	g = t->graft;
 
 	r = graft_point_mask_result(p, r);
-	if (!t->aborting && p->check_result) {
+	if (p->check_result && !t->aborting) {
 		const char *bad = p->check_result(r, args);
-		if (bad) {
-			snprintf(t->why, sizeof(t->why), "bad result 0x%llx: %s", (unsigned long long)r, bad);
-			t->aborting = true;
-		}
+		if (unlikely(bad != NULL))
+			refuse_result(t, r, bad);
 	}
 	uint64_t cycles = arch_cycles() - t->start;
-	enum txn_outcome outcome = t->aborting ? TXN_ABORTED : TXN_COMMITTED;
-	if (outcome == TXN_ABORTED) {
-		tc->aborted++;
+	enum txn_outcome outcome = TXN_COMMITTED;
+	if (unlikely(t->aborting)) {
+		outcome = TXN_ABORTED;
 		finish_abort(tc, t);
 	} else {
 		tc->committed++;
-		finish_commit(tc, t);
+		if (!t->hands_on) {
+			tc->top.nundo = t->base.nundo;
+			if (unlikely(tc->top.nlocks != t->base.nlocks))
+				release_locks(tc, t->base.nlocks);
+		}
 	}
 	graft_note_invocation(g, outcome == TXN_COMMITTED, cycles);
-	if (t->raised_timer_only) {
+	if (unlikely(t->raised_timer_only)) {
 		arch_irq_timer_only_exit();
 		c->txn_timer_only = false;
 	}
-	tc->depth--;
-	c->txn_depth = tc->depth;
+	c->txn_depth = depth;
 	c->lock_depth--;
 	arch_irq_restore(flags);
 	*result = r;
@@ -251,7 +312,7 @@ bool txn_graft_active(const struct graft *g)
 	irqflags_t f = arch_irq_save();
 	struct txn_cpu *tc = my_txns();
 	bool active = false;
-	for (unsigned i = 0; i < tc->depth; i++)
+	for (unsigned i = 0; i < this_cpu()->txn_depth; i++)
 		if (tc->stack[i].graft == g)
 			active = true;
 	arch_irq_restore(f);
@@ -272,15 +333,15 @@ void txn_log_undo(void (*undo)(uint64_t a, uint64_t b), uint64_t a, uint64_t b)
 	irqflags_t f = arch_irq_save();
 	struct txn_cpu *tc = my_txns();
 
-	if (!tc->depth) {
+	if (!this_cpu()->txn_depth) {
 		arch_irq_restore(f);
 		return;
 	}
-	if (tc->nundo == TXN_UNDO_MAX) {
+	if (tc->top.nundo == TXN_UNDO_MAX) {
 		arch_irq_restore(f);
 		txn_abort_self("undo log full (%u records on this CPU)", TXN_UNDO_MAX);
 	}
-	tc->undo[tc->nundo++] = (struct undo_record){ undo, a, b };
+	tc->undo[tc->top.nundo++] = (struct undo_record){ undo, a, b };
 	arch_irq_restore(f);
 }
 
@@ -360,11 +421,12 @@ bool txn_fault(struct trap_frame *frame, const struct fault_info *info)
 
 void txn_watchdog(struct trap_frame *frame)
 {
-	struct txn *t = innermost(my_txns());
+	struct txn_cpu *tc = my_txns();
+	struct txn *t = innermost(tc);
 	uintptr_t pc = trap_frame_pc(frame);
 	char where[64];
 
-	if (!t || t->aborting || arch_cycles() <= t->deadline)
+	if (!t || t->aborting || arch_cycles() <= deadline(tc, t))
 		return;
 	if (!pc_is_graft_code(t, pc)) {
 		t->overran = true;
@@ -395,7 +457,7 @@ int graft_lock(unsigned id)
 		arch_irq_restore(f);
 		return 0;
 	}
-	if (tc->nlocks == TXN_LOCKS_MAX) {
+	if (tc->top.nlocks == TXN_LOCKS_MAX) {
 		arch_irq_restore(f);
 		txn_abort_self("more than %u graft locks held", TXN_LOCKS_MAX);
 	}
@@ -405,7 +467,7 @@ int graft_lock(unsigned id)
 		if (__atomic_compare_exchange_n(&l->owner_cpu, &expected, me, false,
 						__ATOMIC_ACQUIRE, __ATOMIC_RELAXED))
 			break;
-		if (arch_cycles() > t->deadline) {
+		if (arch_cycles() > deadline(tc, t)) {
 			struct graft *holder = READ_ONCE(l->holder);
 			txn_abort_self("time budget of %u us exceeded waiting for graft lock %u (held by '%s' on cpu %d)",
 				       READ_ONCE(t->point->state->budget_us), id,
@@ -416,7 +478,7 @@ int graft_lock(unsigned id)
 	f = arch_irq_save();
 	l->holder = t->graft;
 	l->acquisitions++;
-	tc->locks[tc->nlocks++] = id;
+	tc->locks[tc->top.nlocks++] = id;
 	arch_irq_restore(f);
 	return 0;
 }
@@ -453,8 +515,8 @@ void txn_get_stats(unsigned cpu, struct txn_cpu_stats *s)
 	*s = (struct txn_cpu_stats){
 		.begun = READ_ONCE(tc->begun), .committed = READ_ONCE(tc->committed),
 		.aborted = READ_ONCE(tc->aborted), .not_run = READ_ONCE(tc->not_run),
-		.depth = READ_ONCE(tc->depth), .undo_records = READ_ONCE(tc->nundo),
-		.locks_held = READ_ONCE(tc->nlocks),
+		.depth = READ_ONCE(cpu_table[cpu].txn_depth), .undo_records = READ_ONCE(tc->top.nundo),
+		.locks_held = READ_ONCE(tc->top.nlocks),
 	};
 }
 
