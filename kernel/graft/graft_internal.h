@@ -27,7 +27,6 @@ int graft_reverify(struct graft *g, uint64_t *cycles, char *err, size_t errlen);
 /* Statistics and the last abort of g (graft.c). Any context. */
 static inline void graft_note_invocation(struct graft *g, bool committed, uint64_t cycles)
 {
-	__atomic_fetch_add(&g->invocations, 1, __ATOMIC_RELEASE);
 	__atomic_fetch_add(committed ? &g->commits : &g->aborts, 1, __ATOMIC_RELEASE);
 	__atomic_fetch_add(&g->cycles, cycles, __ATOMIC_RELAXED);
 }

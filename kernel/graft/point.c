@@ -20,6 +20,7 @@
 #include <arch/timer.h>
 #include <arch/cpu.h>
 #include "graft_internal.h"
+#include "txn_internal.h"
 
 #define BUDGET_MAX_US 10000000u
 
@@ -221,18 +222,29 @@ static __noinline uint64_t dispatch_general(const struct graft_point *p, const u
 	return r;
 }
 
-/* dispatch's method half inline, for a method point without a recorder: the common case. */
+/*
+ * dispatch's method half, for a method point without a recorder (the
+ * common case), with the transaction's body inline when no graft probe
+ * of the point is enabled and g is not direct.
+ */
 uint64_t graft_dispatch(const struct graft_point *p, const uint64_t args[6])
 {
-	const struct graft_point_state *st = p->state;
+	struct graft_point_state *st = p->state;
+	uint64_t r;
 
 	if (unlikely(p->kind == GRAFT_KIND_EVENT || READ_ONCE(st->recorder)))
 		return dispatch_general(p, args);
 	struct graft *g = READ_ONCE(st->global);
 	if (unlikely(READ_ONCE(st->scoped)))
 		g = method_graft(st);
-	uint64_t r;
-	if (likely(g) && likely(run(p, g, args, &r) == TXN_COMMITTED))
+	if (unlikely(!g))
+		return graft_call_default(p, args);
+	if (likely(!__atomic_load_n(&st->probes_live, __ATOMIC_RELAXED) && !g->direct)) {
+		if (likely(txn_run_inline(p, g, args, &r) == TXN_COMMITTED))
+			return r;
+		return graft_call_default(p, args);
+	}
+	if (run(p, g, args, &r) == TXN_COMMITTED)
 		return r;
 	return graft_call_default(p, args);
 }

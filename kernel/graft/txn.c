@@ -4,8 +4,9 @@
  * ways an abort is forced from outside the graft (a fault in its code,
  * the timer finding it past its budget).
  *
- * Everything is per CPU (txn_cpus[], touched only by its CPU with
- * interrupts masked): a stack of open transactions, one undo log and one
+ * Everything is per CPU (txn_cpus[], reached through struct cpu's txn,
+ * touched only by its CPU with interrupts masked; the structures and
+ * txn_run's body are in txn_internal.h, inline in the dispatcher): a stack of open transactions, one undo log and one
  * list of held API locks, both used as stacks. A transaction owns the
  * records and locks above its bases. Nesting follows the stack: a graft
  * whose API call reaches another grafted point opens an inner
@@ -41,44 +42,7 @@
 #include <arch/txn.h>
 #include <arch/mmu.h>
 #include "graft_internal.h"
-
-/* How far the undo log and the lock list reach: one word, copied whole at begin. */
-struct txn_marks {
-	unsigned nundo, nlocks;
-};
-
-struct undo_record {
-	void (*undo)(uint64_t a, uint64_t b);
-	uint64_t a, b;
-};
-
-struct txn {
-	struct arch_txn_jmp jmp;	/* where an abort resumes */
-	const struct graft_point *point;
-	struct graft *graft;
-	uint64_t start;			/* cycles; the deadline is deadline()'s */
-	struct txn_marks base;		/* first record and lock this one owns */
-	unsigned irq_depth;		/* cpu->irq_depth when it began */
-	union {				/* cleared with one store at begin */
-		struct {
-			bool hands_on;		/* commit leaves records and locks to the
-						   enclosing one */
-			bool raised_timer_only;	/* this one entered timer-only mode */
-			volatile bool aborting;	/* set by whoever forces the abort */
-			volatile bool overran;	/* budget gone while in kernel code */
-		};
-		uint32_t flags;
-	};
-	char why[96];			/* the abort's reason; written before aborting is set */
-};
-
-struct txn_cpu {
-	struct txn stack[TXN_MAX_DEPTH];	/* the first cpu->txn_depth are open */
-	struct txn_marks top;		/* records in undo[], locks in locks[] */
-	struct undo_record undo[TXN_UNDO_MAX];
-	unsigned locks[TXN_LOCKS_MAX];
-	uint64_t begun, committed, aborted, not_run;
-};
+#include "txn_internal.h"
 
 static struct txn_cpu txn_cpus[MAX_CPUS];
 
@@ -110,7 +74,7 @@ static struct txn *innermost(struct txn_cpu *tc)
 }
 
 /* Release the API locks above base, newest first. */
-static void release_locks(struct txn_cpu *tc, unsigned base)
+__noinline void txn_release_locks(struct txn_cpu *tc, unsigned base)
 {
 	while (tc->top.nlocks > base) {
 		struct api_lock *l = &api_locks[tc->locks[--tc->top.nlocks]];
@@ -139,13 +103,13 @@ static void undo_to(struct txn_cpu *tc, unsigned base)
  *   4. log one line: graft, point, reason (with the address).
  * Out of line: the commit path keeps a small frame.
  */
-static __noinline __cold void finish_abort(struct txn_cpu *tc, struct txn *t)
+__noinline __cold void txn_finish_abort(struct txn_cpu *tc, struct txn *t)
 {
 	unsigned records = tc->top.nundo - t->base.nundo;
 
 	tc->aborted++;
 	undo_to(tc, t->base.nundo);
-	release_locks(tc, t->base.nlocks);
+	txn_release_locks(tc, t->base.nlocks);
 	graft_remove(t->graft);
 	graft_note_abort(t->graft, t->why);
 	if (t->graft->quiet)
@@ -158,7 +122,7 @@ static __noinline __cold void finish_abort(struct txn_cpu *tc, struct txn *t)
 }
 
 /* A result check refused r: the transaction aborts with its reason. */
-static __noinline __cold void refuse_result(struct txn *t, uint64_t r, const char *bad)
+__noinline __cold void txn_refuse_result(struct txn *t, uint64_t r, const char *bad)
 {
 	snprintf(t->why, sizeof(t->why), "bad result 0x%llx: %s", (unsigned long long)r, bad);
 	t->aborting = true;
@@ -171,8 +135,8 @@ static __noinline __cold void refuse_result(struct txn *t, uint64_t r, const cha
  * its point again: the dispatcher runs the default, never g inside g;
  * TXN_ACTIVE); a sandboxed g not without a window here.
  */
-static __noinline enum txn_outcome may_run(const struct txn_cpu *tc, unsigned depth,
-					   const struct graft *g, unsigned cpu)
+__noinline enum txn_outcome txn_may_run(const struct txn_cpu *tc, unsigned depth,
+					const struct graft *g, unsigned cpu)
 {
 	for (unsigned i = 0; i < depth; i++)
 		if (tc->stack[i].graft == g)
@@ -199,7 +163,7 @@ static uint64_t deadline(const struct txn_cpu *tc, const struct txn *t)
 }
 
 /* Caller had interrupts masked: the graft runs with only the timer let through. */
-static __noinline void enter_timer_only(struct cpu *c, struct txn *t)
+__noinline void txn_enter_timer_only(struct cpu *c, struct txn *t)
 {
 	if (c->txn_timer_only) {
 		arch_irq_enable();
@@ -210,95 +174,12 @@ static __noinline void enter_timer_only(struct cpu *c, struct txn *t)
 	arch_irq_timer_only_enter();
 }
 
-/*
- * A transaction, in these steps (interrupts masked but while the graft runs):
- *   1. refuse when may_run does (only asked when one is open here already
- *      or g is sandboxed);
- *   2. push it: the CPU counts one more lock held (no preemption, no
- *      migration until step 6); its bases are the log's and the lock
- *      list's tops; its start the clock (deadline() adds the budget
- *      when the timer asks);
- *   3. call the graft, interrupts enabled (or timer-only), with the
- *      state an abort resumes from in t->jmp;
- *   4. check the result (a refused one aborts);
- *   5. abort (finish_abort) or commit: drop its records and release its
- *      locks, or leave both to the enclosing transaction (hands_on);
- *   6. count the invocation, pop it.
- */
+/* The out-of-line txn_run: for callers other than the dispatcher's common case. */
 enum txn_outcome txn_run(const struct graft_point *p, struct graft *g, const uint64_t args[6],
 			 uint64_t *result)
 {
-	irqflags_t flags = arch_irq_save();
-	struct cpu *c = this_cpu();
-	struct txn_cpu *tc = c->txn;
-	unsigned depth = c->txn_depth;
-
-	if (unlikely(depth || g->sandboxed)) {
-		enum txn_outcome why = may_run(tc, depth, g, c->index);
-		if (why != TXN_COMMITTED) {
-			if (why == TXN_NOT_RUN)
-				tc->not_run++;
-			arch_irq_restore(flags);
-			return why;
-		}
-	}
-	c->lock_depth++;
-	struct txn *t = &tc->stack[depth];
-	t->point = p;
-	t->graft = g;
-	t->irq_depth = c->irq_depth;
-	t->flags = 0;
-	t->base = tc->top;
-	t->start = arch_cycles();
-	if (unlikely(depth))
-		t->hands_on = tc->stack[depth - 1].irq_depth == t->irq_depth;
-	tc->begun++;
-	c->txn_depth = depth + 1;
-
-	if (unlikely(!arch_irq_flags_enabled(flags)))
-		enter_timer_only(c, t);
-	else
-		arch_irq_enable();
-	uint64_t r = unlikely(g->sandboxed) ?
-		arch_sfi_call(&t->jmp, g->entry, args, g->sfi.window[c->index], g->sfi.exit_stub) :
-		arch_txn_call(&t->jmp, g->entry, args);
-	arch_irq_disable();
-	/* t stays in a register (not recomputed from depth); p, g and start come back from it. */
-	__asm__("" : "+r"(t));
-	p = t->point;
-	g = t->graft;
-
-	r = graft_point_mask_result(p, r);
-	if (p->check_result && !t->aborting) {
-		const char *bad = p->check_result(r, args);
-		if (unlikely(bad != NULL))
-			refuse_result(t, r, bad);
-	}
-	uint64_t cycles = arch_cycles() - t->start;
-	enum txn_outcome outcome = TXN_COMMITTED;
-	if (unlikely(t->aborting)) {
-		outcome = TXN_ABORTED;
-		finish_abort(tc, t);
-	} else {
-		tc->committed++;
-		if (!t->hands_on) {
-			tc->top.nundo = t->base.nundo;
-			if (unlikely(tc->top.nlocks != t->base.nlocks))
-				release_locks(tc, t->base.nlocks);
-		}
-	}
-	graft_note_invocation(g, outcome == TXN_COMMITTED, cycles);
-	if (unlikely(t->raised_timer_only)) {
-		arch_irq_timer_only_exit();
-		c->txn_timer_only = false;
-	}
-	c->txn_depth = depth;
-	c->lock_depth--;
-	arch_irq_restore(flags);
-	*result = r;
-	return outcome;
+	return txn_run_inline(p, g, args, result);
 }
-
 bool txn_graft_active(const struct graft *g)
 {
 	/*

@@ -210,7 +210,7 @@ struct graft {
 	size_t image_size;			/* set once */
 	uint64_t scope_tid;			/* point lock: 0 = every thread */
 	bool installed;				/* point lock */
-	uint64_t invocations, commits, aborts;	/* atomic */
+	uint64_t commits, aborts;		/* atomic; invocations are their sum */
 	uint64_t cycles;			/* atomic: time inside the graft */
 	uint64_t verify_cycles;			/* atomic: what the last graft_reverify took */
 	char last_abort[112];			/* abort_lock (txn.c) */
