@@ -87,7 +87,9 @@ txn_run_inline(const struct graft_point *p, struct graft *g, const uint64_t args
 	struct txn_cpu *tc = c->txn;
 	unsigned depth = c->txn_depth;
 
-	if (unlikely(depth || g->sandboxed)) {
+	bool sandboxed = g->sandboxed;
+
+	if (unlikely(depth || sandboxed)) {
 		enum txn_outcome why = txn_may_run(tc, depth, g, c->index);
 		if (why != TXN_COMMITTED) {
 			if (why == TXN_NOT_RUN)
@@ -113,7 +115,7 @@ txn_run_inline(const struct graft_point *p, struct graft *g, const uint64_t args
 		txn_enter_timer_only(c, t);
 	else
 		arch_irq_enable();
-	uint64_t r = unlikely(g->sandboxed) ?
+	uint64_t r = unlikely(sandboxed) ?
 		arch_sfi_call(&t->jmp, g->entry, args, g->sfi.window[c->index], g->sfi.exit_stub) :
 		arch_txn_call(&t->jmp, g->entry, args);
 	arch_irq_disable();
@@ -146,7 +148,7 @@ txn_run_inline(const struct graft_point *p, struct graft *g, const uint64_t args
 		arch_irq_timer_only_exit();
 		c->txn_timer_only = false;
 	}
-	c->txn_depth = depth;
+	c->txn_depth--;		/* to depth: the inner ones have ended */
 	c->lock_depth--;
 	arch_irq_restore(flags);
 	*result = r;
