@@ -86,7 +86,6 @@ txn_run_inline(const struct graft_point *p, struct graft *g, const uint64_t args
 	struct cpu *c = this_cpu();
 	struct txn_cpu *tc = c->txn;
 	unsigned depth = c->txn_depth;
-
 	bool sandboxed = g->sandboxed;
 
 	if (unlikely(depth || sandboxed)) {
