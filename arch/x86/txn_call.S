@@ -1,20 +1,21 @@
 /* SPDX-License-Identifier: BSD-2-Clause */
 /*
- * arch_txn_call and arch_txn_unwind (arch/txn.h): a call that an abort
- * can abandon. The callee-saved registers are pushed here and popped at
- * arch_txn_resume on both the normal and the abandoned path, so whatever
- * the graft did to them, the caller gets its own back.
+ * The out-of-line halves of graft calls (arch/txn.h): arch_txn_abandon,
+ * where an abandoned call resumes, arch_txn_unwind, and arch_sfi_call
+ * with its exit. arch_txn_call itself is inline (arch/txn.h): it fills
+ * struct arch_txn_jmp setjmp's way; arch_txn_abandon loads it back
+ * (the callee-saved registers, the stack and frame pointers, the CPU's
+ * sandbox_sp) and jumps to its resume address with %rax = 0.
  *
- * Stack inside arch_txn_call, from the top: return address, rbp, rbx,
- * r12..r15, and the CPU's sandbox_sp as it was (struct cpu, %gs:8; it
- * also keeps the call 16-byte aligned); the stack pointer after it is
- * jmp->sp. arch_txn_resume restores sandbox_sp from that slot, so
- * transactions nest whichever kind each one is.
- *
- * arch_sfi_call enters a sandboxed graft (arch/sfi.h) with the same
- * frame, in these steps:
- *   1. push the callee-saved registers and the outer sandbox_sp, and
- *      record the stack pointer in jmp->sp and in sandbox_sp;
+ * arch_sfi_call enters a sandboxed graft (arch/sfi.h) on a frame of its
+ * own: the callee-saved registers and the CPU's sandbox_sp as it was
+ * (struct cpu, %gs:8; it also keeps the call 16-byte aligned) pushed,
+ * popped at arch_txn_resume on both the normal and the abandoned path,
+ * so transactions nest whichever kind each one is. In these steps:
+ *   1. push the callee-saved registers and the outer sandbox_sp; record
+ *      the stack pointer in sandbox_sp and in jmp (resuming at
+ *      arch_txn_resume: whatever arch_txn_abandon loads besides the
+ *      stack pointer is popped over there);
  *   2. load %r15 with the window base and the arguments from args[];
  *   3. switch %rsp to the top of the window's stack (16 bytes below
  *      its end) and push the exit stub's address, so that the graft's
@@ -27,21 +28,16 @@
 #define CPU_SANDBOX_SP 8	/* offsetof(struct cpu, sandbox_sp) */
 #define SFI_STACK_SIZE 0x8000	/* arch/sfi.h */
 
-/*
- * The frame both calls build: the callee-saved registers and the outer
- * sandbox_sp pushed, and the stack pointer recorded in jmp (%rdi).
- */
-	.macro TXN_FRAME
-	pushq %rbp
-	movq %rsp, %rbp
-	pushq %rbx
-	pushq %r12
-	pushq %r13
-	pushq %r14
-	pushq %r15
-	pushq %gs:CPU_SANDBOX_SP
-	movq %rsp, (%rdi)
-	.endm
+/* struct arch_txn_jmp's offsets (arch/txn.h). */
+#define JMP_PC 0
+#define JMP_SP 8
+#define JMP_RBP 16
+#define JMP_SANDBOX_SP 24
+#define JMP_RBX 32
+#define JMP_R12 40
+#define JMP_R13 48
+#define JMP_R14 56
+#define JMP_R15 64
 
 /* fn (%rsi) into %r11, its six arguments from args (%rdx) into the argument registers. */
 	.macro TXN_ARGS
@@ -56,13 +52,33 @@
 	.endm
 
 	.text
-	.globl arch_txn_call
-	.type arch_txn_call, @function
-arch_txn_call:
-	TXN_FRAME
-	TXN_ARGS
-	call *%r11
+	.globl arch_txn_abandon
+	.type arch_txn_abandon, @function
+arch_txn_abandon:
+	cld
+	movq JMP_SANDBOX_SP(%rdi), %rax
+	movq %rax, %gs:CPU_SANDBOX_SP
+	movq JMP_RBX(%rdi), %rbx
+	movq JMP_R12(%rdi), %r12
+	movq JMP_R13(%rdi), %r13
+	movq JMP_R14(%rdi), %r14
+	movq JMP_R15(%rdi), %r15
+	movq JMP_RBP(%rdi), %rbp
+	movq JMP_SP(%rdi), %rsp
+	xorl %eax, %eax
+	jmp *JMP_PC(%rdi)
+	.size arch_txn_abandon, . - arch_txn_abandon
+
+	.globl arch_txn_unwind
+	.type arch_txn_unwind, @function
+arch_txn_unwind:
+	cli
+	jmp arch_txn_abandon
+	.size arch_txn_unwind, . - arch_txn_unwind
+
+/* arch_sfi_call's frame ends here, on its normal exit and its abandonment alike. */
 	.globl arch_txn_resume
+	.type arch_txn_resume, @function
 arch_txn_resume:
 	popq %r11
 	movq %r11, %gs:CPU_SANDBOX_SP
@@ -73,23 +89,26 @@ arch_txn_resume:
 	popq %rbx
 	popq %rbp
 	ret
-	.size arch_txn_call, . - arch_txn_call
-
-	.globl arch_txn_unwind
-	.type arch_txn_unwind, @function
-arch_txn_unwind:
-	cli
-	cld
-	movq (%rdi), %rsp
-	xorl %eax, %eax
-	jmp arch_txn_resume
-	.size arch_txn_unwind, . - arch_txn_unwind
+	.size arch_txn_resume, . - arch_txn_resume
 
 	.globl arch_sfi_call
 	.type arch_sfi_call, @function
 arch_sfi_call:
-	TXN_FRAME
+	pushq %rbp
+	movq %rsp, %rbp
+	pushq %rbx
+	pushq %r12
+	pushq %r13
+	pushq %r14
+	pushq %r15
+	pushq %gs:CPU_SANDBOX_SP
 	movq %rsp, %gs:CPU_SANDBOX_SP
+	movq %rsp, JMP_SP(%rdi)
+	movq %rbp, JMP_RBP(%rdi)
+	leaq arch_txn_resume(%rip), %rax
+	movq %rax, JMP_PC(%rdi)
+	movq (%rsp), %rax
+	movq %rax, JMP_SANDBOX_SP(%rdi)
 	movq %rcx, %r15
 	movq %r8, %r10
 	TXN_ARGS

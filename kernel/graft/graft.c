@@ -397,25 +397,13 @@ bool graft_owns_memory(const struct graft *g, uintptr_t a, size_t len)
 	return false;
 }
 
-void graft_note_invocation(struct graft *g, bool committed, uint64_t cycles)
-{
-	__atomic_fetch_add(&g->invocations, 1, __ATOMIC_RELEASE);
-	__atomic_fetch_add(committed ? &g->commits : &g->aborts, 1, __ATOMIC_RELEASE);
-	__atomic_fetch_add(&g->cycles, cycles, __ATOMIC_RELAXED);
-}
-
-/* graft_note_invocation adds to invocations first, so reading the outcomes
- * first and invocations last can only see invocations ahead of them. */
+/* An invocation is counted when it ends, as a commit or an abort: one
+ * atomic add per invocation, and the three figures always agree. */
 void graft_counts(const struct graft *g, struct graft_counts *out)
 {
-	for (unsigned attempt = 0; attempt < 16; attempt++) {
-		out->commits = __atomic_load_n(&g->commits, __ATOMIC_ACQUIRE);
-		out->aborts = __atomic_load_n(&g->aborts, __ATOMIC_ACQUIRE);
-		out->invocations = __atomic_load_n(&g->invocations, __ATOMIC_ACQUIRE);
-		if (out->invocations == out->commits + out->aborts)
-			return;
-		cpu_relax();
-	}
+	out->commits = __atomic_load_n(&g->commits, __ATOMIC_ACQUIRE);
+	out->aborts = __atomic_load_n(&g->aborts, __ATOMIC_ACQUIRE);
+	out->invocations = out->commits + out->aborts;
 }
 
 void graft_note_abort(struct graft *g, const char *why)

@@ -8,11 +8,7 @@
 /* The point's result as its type's width sees it (0 for void). */
 static inline uint64_t graft_point_mask_result(const struct graft_point *p, uint64_t r)
 {
-	if (p->result_bytes == 0)
-		return 0;
-	if (p->result_bytes >= 8)
-		return r;
-	return r & ((1ull << (8 * p->result_bytes)) - 1);
+	return r & p->result_mask;
 }
 
 /* Call p's default implementation with the six argument words. */
@@ -29,7 +25,11 @@ uint64_t graft_call_default(const struct graft_point *p, const uint64_t args[6])
 int graft_reverify(struct graft *g, uint64_t *cycles, char *err, size_t errlen);
 
 /* Statistics and the last abort of g (graft.c). Any context. */
-void graft_note_invocation(struct graft *g, bool committed, uint64_t cycles);
+static inline void graft_note_invocation(struct graft *g, bool committed, uint64_t cycles)
+{
+	__atomic_fetch_add(committed ? &g->commits : &g->aborts, 1, __ATOMIC_RELEASE);
+	__atomic_fetch_add(&g->cycles, cycles, __ATOMIC_RELAXED);
+}
 void graft_note_abort(struct graft *g, const char *why);
 
 /* Whether [a, a + len) lies in g's own loaded image. */

@@ -20,6 +20,7 @@
 #include <arch/timer.h>
 #include <arch/cpu.h>
 #include "graft_internal.h"
+#include "txn_internal.h"
 
 #define BUDGET_MAX_US 10000000u
 
@@ -80,7 +81,8 @@ static uint64_t current_tid(void)
  * a transaction (a direct graft, a recorder, without one); the default
  * runs when none applies, when that graft is already running on this
  * CPU (a graft whose API call reaches its own point gets the default,
- * never itself), when transactions nest too deep, and after an abort. An event runs the default, then each
+ * never itself: txn_run says TXN_ACTIVE), when transactions nest too
+ * deep, and after an abort. An event runs the default, then each
  * applicable handler in its own transaction. While a recorder is set
  * (graft_point_set_recorder) the slot holds the dispatcher even with
  * nothing installed, and each invocation is reported to the recorder.
@@ -126,17 +128,13 @@ static inline enum txn_outcome transact(const struct graft_point *p, struct graf
 	return g->direct ? run_direct(p, g, args, r) : txn_run(p, g, args, r);
 }
 
-static inline bool probe_live(const struct probe *probe)
-{
-	return probe && __atomic_load_n(&probe->soft->live, __ATOMIC_RELAXED);
-}
-
 /* txn_run between the graft provider's invoke and commit / abort probes. */
-static __attribute__((noinline)) enum txn_outcome run_probed(const struct graft_point *p,
-							     struct graft *g,
-							     const uint64_t args[6], uint64_t *r)
+static __noinline enum txn_outcome run_probed(const struct graft_point *p, struct graft *g,
+					      const uint64_t args[6], uint64_t *r)
 {
 	struct graft_point_state *st = p->state;
+	if (txn_graft_active(g))
+		return TXN_ACTIVE;	/* no invoke without its commit or abort */
 	fire(st->probe_invoke, args[0], args[1], args[2], args[3], args[4], args[5]);
 	enum txn_outcome o = transact(p, g, args, r);
 	if (o == TXN_COMMITTED)
@@ -146,14 +144,14 @@ static __attribute__((noinline)) enum txn_outcome run_probed(const struct graft_
 	return o;
 }
 
-/* A transaction of g, through run_probed while one of the point's graft probes is enabled. */
+/*
+ * A transaction of g, through run_probed while one of the point's graft
+ * probes is enabled. TXN_ACTIVE when g already runs on this CPU.
+ */
 static inline enum txn_outcome run(const struct graft_point *p, struct graft *g,
 				   const uint64_t args[6], uint64_t *r)
 {
-	const struct graft_point_state *st = p->state;
-
-	if (unlikely(probe_live(st->probe_invoke) || probe_live(st->probe_commit) ||
-		     probe_live(st->probe_abort)))
+	if (unlikely(__atomic_load_n(&p->state->probes_live, __ATOMIC_RELAXED)))
 		return run_probed(p, g, args, r);
 	return transact(p, g, args, r);
 }
@@ -187,7 +185,7 @@ static uint64_t dispatch(const struct graft_point *p, const uint64_t args[6],
 		graft_call_default(p, args);
 		for (unsigned i = 0; i < used && i < GRAFT_POINT_MAX_INSTALLED; i++) {
 			struct graft *g = READ_ONCE(st->installed[i]);
-			if (!g || (g->scope_tid && g->scope_tid != tid) || txn_graft_active(g))
+			if (!g || (g->scope_tid && g->scope_tid != tid))
 				continue;
 			enum txn_outcome o = run(p, g, args, &r);
 			if (o == TXN_ABORTED)
@@ -198,7 +196,7 @@ static uint64_t dispatch(const struct graft_point *p, const uint64_t args[6],
 		return 0;
 	}
 	struct graft *chosen = method_graft(st);
-	if (!chosen || txn_graft_active(chosen))
+	if (!chosen)
 		return graft_call_default(p, args);
 	enum txn_outcome o = run(p, chosen, args, &r);
 	if (o == TXN_COMMITTED) {
@@ -210,7 +208,8 @@ static uint64_t dispatch(const struct graft_point *p, const uint64_t args[6],
 	return graft_call_default(p, args);
 }
 
-uint64_t graft_dispatch(const struct graft_point *p, const uint64_t args[6])
+/* An event point's or a recorded point's invocation. */
+static __noinline uint64_t dispatch_general(const struct graft_point *p, const uint64_t args[6])
 {
 	const struct graft_point_recorder *rec = READ_ONCE(p->state->recorder);
 	enum graft_outcome outcome;
@@ -221,6 +220,33 @@ uint64_t graft_dispatch(const struct graft_point *p, const uint64_t args[6])
 	uint64_t r = dispatch(p, args, &outcome);
 	rec->done(p, cookie, r, outcome);
 	return r;
+}
+
+/*
+ * dispatch's method half, for a method point without a recorder (the
+ * common case), with the transaction's body inline when no graft probe
+ * of the point is enabled and g is not direct.
+ */
+uint64_t graft_dispatch(const struct graft_point *p, const uint64_t args[6])
+{
+	struct graft_point_state *st = p->state;
+	uint64_t r;
+
+	if (unlikely(p->kind == GRAFT_KIND_EVENT || READ_ONCE(st->recorder)))
+		return dispatch_general(p, args);
+	struct graft *g = READ_ONCE(st->global);
+	if (unlikely(READ_ONCE(st->scoped)))
+		g = method_graft(st);
+	if (unlikely(!g))
+		return graft_call_default(p, args);
+	if (likely(!__atomic_load_n(&st->probes_live, __ATOMIC_RELAXED) && !g->direct)) {
+		if (likely(txn_run_inline(p, g, args, &r) == TXN_COMMITTED))
+			return r;
+		return graft_call_default(p, args);
+	}
+	if (run(p, g, args, &r) == TXN_COMMITTED)
+		return r;
+	return graft_call_default(p, args);
 }
 
 

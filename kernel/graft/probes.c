@@ -30,8 +30,13 @@ static void graft_provide(void)
 		st->probe_invoke = probe_create_soft("graft", object, method, "invoke", false);
 		st->probe_commit = probe_create_soft("graft", object, method, "commit", false);
 		st->probe_abort = probe_create_soft("graft", object, method, "abort", false);
-		if (!st->probe_invoke || !st->probe_commit || !st->probe_abort)
+		if (!st->probe_invoke || !st->probe_commit || !st->probe_abort) {
 			printk("graft provider: out of memory at %s\n", p->name);
+			continue;
+		}
+		st->probe_invoke->soft->also_live = &st->probes_live;
+		st->probe_commit->soft->also_live = &st->probes_live;
+		st->probe_abort->soft->also_live = &st->probes_live;
 	}
 }
 PROBE_PROVIDER(graft_provider, "graft", graft_provide, NULL);

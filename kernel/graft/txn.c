@@ -4,8 +4,9 @@
  * ways an abort is forced from outside the graft (a fault in its code,
  * the timer finding it past its budget).
  *
- * Everything is per CPU (txn_cpus[], touched only by its CPU with
- * interrupts masked): a stack of open transactions, one undo log and one
+ * Everything is per CPU (txn_cpus[], reached through struct cpu's txn,
+ * touched only by its CPU with interrupts masked; the structures and
+ * txn_run's body are in txn_internal.h, inline in the dispatcher): a stack of open transactions, one undo log and one
  * list of held API locks, both used as stacks. A transaction owns the
  * records and locks above its bases. Nesting follows the stack: a graft
  * whose API call reaches another grafted point opens an inner
@@ -41,35 +42,7 @@
 #include <arch/txn.h>
 #include <arch/mmu.h>
 #include "graft_internal.h"
-
-struct undo_record {
-	void (*undo)(uint64_t a, uint64_t b);
-	uint64_t a, b;
-};
-
-struct txn {
-	struct arch_txn_jmp jmp;	/* where an abort resumes */
-	const struct graft_point *point;
-	struct graft *graft;
-	uint64_t start, deadline;	/* cycles */
-	unsigned undo_base, lock_base;	/* first record and lock this one owns */
-	unsigned irq_depth;		/* cpu->irq_depth when it began */
-	bool hands_on;			/* commit leaves records and locks to the enclosing one */
-	bool raised_timer_only;		/* this one entered timer-only mode */
-	volatile bool aborting;		/* set by whoever forces the abort */
-	volatile bool overran;		/* budget gone while in kernel code */
-	char why[96];			/* the abort's reason */
-};
-
-struct txn_cpu {
-	struct txn stack[TXN_MAX_DEPTH];
-	unsigned depth;
-	struct undo_record undo[TXN_UNDO_MAX];
-	unsigned nundo;
-	unsigned locks[TXN_LOCKS_MAX];
-	unsigned nlocks;
-	uint64_t begun, committed, aborted, not_run;
-};
+#include "txn_internal.h"
 
 static struct txn_cpu txn_cpus[MAX_CPUS];
 
@@ -83,21 +56,28 @@ static struct api_lock api_locks[GRAFT_LOCKS] = {
 	[0 ... GRAFT_LOCKS - 1] = { .owner_cpu = -1 },
 };
 
-static struct txn_cpu *my_txns(void)
+void txn_cpu_init(struct cpu *c)
 {
-	return &txn_cpus[this_cpu_index()];
+	c->txn = &txn_cpus[c->index];
 }
 
+static struct txn_cpu *my_txns(void)
+{
+	return this_cpu()->txn;
+}
+
+/* The innermost open transaction of this CPU's tc, or NULL. */
 static struct txn *innermost(struct txn_cpu *tc)
 {
-	return tc->depth ? &tc->stack[tc->depth - 1] : NULL;
+	unsigned depth = this_cpu()->txn_depth;
+	return depth ? &tc->stack[depth - 1] : NULL;
 }
 
 /* Release the API locks above base, newest first. */
-static void release_locks(struct txn_cpu *tc, unsigned base)
+__noinline void txn_release_locks(struct txn_cpu *tc, unsigned base)
 {
-	while (tc->nlocks > base) {
-		struct api_lock *l = &api_locks[tc->locks[--tc->nlocks]];
+	while (tc->top.nlocks > base) {
+		struct api_lock *l = &api_locks[tc->locks[--tc->top.nlocks]];
 		l->holder = NULL;
 		__atomic_store_n(&l->owner_cpu, -1, __ATOMIC_RELEASE);
 	}
@@ -106,8 +86,8 @@ static void release_locks(struct txn_cpu *tc, unsigned base)
 /* Run the undo records above base, newest first. */
 static void undo_to(struct txn_cpu *tc, unsigned base)
 {
-	while (tc->nundo > base) {
-		struct undo_record *r = &tc->undo[--tc->nundo];
+	while (tc->top.nundo > base) {
+		struct undo_record *r = &tc->undo[--tc->top.nundo];
 		r->undo(r->a, r->b);
 	}
 }
@@ -121,13 +101,15 @@ static void undo_to(struct txn_cpu *tc, unsigned base)
  *   3. remove the graft from its point, so the next call gets the
  *      default (or another graft) without waiting for anyone;
  *   4. log one line: graft, point, reason (with the address).
+ * Out of line: the commit path keeps a small frame.
  */
-static void finish_abort(struct txn_cpu *tc, struct txn *t)
+__noinline __cold void txn_finish_abort(struct txn_cpu *tc, struct txn *t)
 {
-	unsigned records = tc->nundo - t->undo_base;
+	unsigned records = tc->top.nundo - t->base.nundo;
 
-	undo_to(tc, t->undo_base);
-	release_locks(tc, t->lock_base);
+	tc->aborted++;
+	undo_to(tc, t->base.nundo);
+	txn_release_locks(tc, t->base.nlocks);
 	graft_remove(t->graft);
 	graft_note_abort(t->graft, t->why);
 	if (t->graft->quiet)
@@ -139,105 +121,65 @@ static void finish_abort(struct txn_cpu *tc, struct txn *t)
 	channel_event("%s", line);
 }
 
-static void finish_commit(struct txn_cpu *tc, struct txn *t)
+/* A result check refused r: the transaction aborts with its reason. */
+__noinline __cold void txn_refuse_result(struct txn *t, uint64_t r, const char *bad)
 {
-	if (t->hands_on)
-		return;
-	tc->nundo = t->undo_base;
-	release_locks(tc, t->lock_base);
+	snprintf(t->why, sizeof(t->why), "bad result 0x%llx: %s", (unsigned long long)r, bad);
+	t->aborting = true;
 }
 
 /*
- * Whether sandboxed g can run on this CPU: it has a window here, and
- * is not already running here (a graft's API call or an interrupt
- * reaching its point again), since its stack there holds the kernel
- * frames of that invocation, which it must not be able to write.
+ * Whether g may run on this CPU now, when a transaction is already open
+ * here or g is sandboxed: not when transactions nest too deep; not when
+ * g is already running here (a graft's API call or an interrupt reaching
+ * its point again: the dispatcher runs the default, never g inside g;
+ * TXN_ACTIVE); a sandboxed g not without a window here.
  */
-static bool sandbox_free(const struct txn_cpu *tc, const struct graft *g, unsigned cpu)
+__noinline enum txn_outcome txn_may_run(const struct txn_cpu *tc, unsigned depth,
+					const struct graft *g, unsigned cpu)
 {
-	if (cpu >= g->sfi.nwindows)
-		return false;
-	for (unsigned i = 0; i < tc->depth; i++)
+	for (unsigned i = 0; i < depth; i++)
 		if (tc->stack[i].graft == g)
-			return false;
-	return true;
+			return TXN_ACTIVE;
+	if (depth == TXN_MAX_DEPTH || (g->sandboxed && cpu >= g->sfi.nwindows))
+		return TXN_NOT_RUN;
+	return TXN_COMMITTED;
 }
 
+/*
+ * When t's time is up (cycles): its start plus its point's budget, no
+ * later than the deadline of the transaction it hands on to. Asked by
+ * the timer and by a graft lock's waiter, not at begin.
+ */
+static uint64_t deadline(const struct txn_cpu *tc, const struct txn *t)
+{
+	uint64_t d = t->start + READ_ONCE(t->point->state->budget_cycles);
+	if (t->hands_on && t > tc->stack) {
+		uint64_t outer = deadline(tc, t - 1);
+		if (outer < d)
+			d = outer;
+	}
+	return d;
+}
+
+/* Caller had interrupts masked: the graft runs with only the timer let through. */
+__noinline void txn_enter_timer_only(struct cpu *c, struct txn *t)
+{
+	if (c->txn_timer_only) {
+		arch_irq_enable();
+		return;
+	}
+	c->txn_timer_only = true;
+	t->raised_timer_only = true;
+	arch_irq_timer_only_enter();
+}
+
+/* The out-of-line txn_run: for callers other than the dispatcher's common case. */
 enum txn_outcome txn_run(const struct graft_point *p, struct graft *g, const uint64_t args[6],
 			 uint64_t *result)
 {
-	irqflags_t flags = arch_irq_save();
-	struct cpu *c = this_cpu();
-	struct txn_cpu *tc = &txn_cpus[c->index];
-
-	if (tc->depth == TXN_MAX_DEPTH || (g->sandboxed && !sandbox_free(tc, g, c->index))) {
-		tc->not_run++;
-		arch_irq_restore(flags);
-		return TXN_NOT_RUN;
-	}
-	c->lock_depth++;	/* no preemption, no migration until the end */
-	struct txn *outer = innermost(tc);
-	struct txn *t = &tc->stack[tc->depth];
-	t->point = p;
-	t->graft = g;
-	t->irq_depth = c->irq_depth;
-	t->hands_on = outer && outer->irq_depth == c->irq_depth;
-	t->raised_timer_only = false;
-	t->aborting = false;
-	t->overran = false;
-	t->why[0] = '\0';
-	t->undo_base = tc->nundo;
-	t->lock_base = tc->nlocks;
-	t->start = arch_cycles();
-	t->deadline = t->start + READ_ONCE(p->state->budget_cycles);
-	if (t->hands_on && outer->deadline < t->deadline)
-		t->deadline = outer->deadline;
-	tc->depth++;
-	tc->begun++;
-	c->txn_depth = tc->depth;
-
-	if (!arch_irq_flags_enabled(flags) && !c->txn_timer_only) {
-		c->txn_timer_only = true;
-		t->raised_timer_only = true;
-		arch_irq_timer_only_enter();
-	} else {
-		arch_irq_enable();
-	}
-	uint64_t r = g->sandboxed ?
-		arch_sfi_call(&t->jmp, g->entry, args, g->sfi.window[c->index], g->sfi.exit_stub) :
-		arch_txn_call(&t->jmp, g->entry, args);
-	arch_irq_disable();
-
-	r = graft_point_mask_result(p, r);
-	if (!t->aborting && p->check_result) {
-		const char *bad = p->check_result(r, args);
-		if (bad) {
-			snprintf(t->why, sizeof(t->why), "bad result 0x%llx: %s", (unsigned long long)r, bad);
-			t->aborting = true;
-		}
-	}
-	uint64_t cycles = arch_cycles() - t->start;
-	enum txn_outcome outcome = t->aborting ? TXN_ABORTED : TXN_COMMITTED;
-	if (outcome == TXN_ABORTED) {
-		tc->aborted++;
-		finish_abort(tc, t);
-	} else {
-		tc->committed++;
-		finish_commit(tc, t);
-	}
-	graft_note_invocation(g, outcome == TXN_COMMITTED, cycles);
-	if (t->raised_timer_only) {
-		arch_irq_timer_only_exit();
-		c->txn_timer_only = false;
-	}
-	tc->depth--;
-	c->txn_depth = tc->depth;
-	c->lock_depth--;
-	arch_irq_restore(flags);
-	*result = r;
-	return outcome;
+	return txn_run_inline(p, g, args, result);
 }
-
 bool txn_graft_active(const struct graft *g)
 {
 	/*
@@ -251,7 +193,7 @@ bool txn_graft_active(const struct graft *g)
 	irqflags_t f = arch_irq_save();
 	struct txn_cpu *tc = my_txns();
 	bool active = false;
-	for (unsigned i = 0; i < tc->depth; i++)
+	for (unsigned i = 0; i < this_cpu()->txn_depth; i++)
 		if (tc->stack[i].graft == g)
 			active = true;
 	arch_irq_restore(f);
@@ -272,15 +214,15 @@ void txn_log_undo(void (*undo)(uint64_t a, uint64_t b), uint64_t a, uint64_t b)
 	irqflags_t f = arch_irq_save();
 	struct txn_cpu *tc = my_txns();
 
-	if (!tc->depth) {
+	if (!this_cpu()->txn_depth) {
 		arch_irq_restore(f);
 		return;
 	}
-	if (tc->nundo == TXN_UNDO_MAX) {
+	if (tc->top.nundo == TXN_UNDO_MAX) {
 		arch_irq_restore(f);
 		txn_abort_self("undo log full (%u records on this CPU)", TXN_UNDO_MAX);
 	}
-	tc->undo[tc->nundo++] = (struct undo_record){ undo, a, b };
+	tc->undo[tc->top.nundo++] = (struct undo_record){ undo, a, b };
 	arch_irq_restore(f);
 }
 
@@ -360,11 +302,12 @@ bool txn_fault(struct trap_frame *frame, const struct fault_info *info)
 
 void txn_watchdog(struct trap_frame *frame)
 {
-	struct txn *t = innermost(my_txns());
+	struct txn_cpu *tc = my_txns();
+	struct txn *t = innermost(tc);
 	uintptr_t pc = trap_frame_pc(frame);
 	char where[64];
 
-	if (!t || t->aborting || arch_cycles() <= t->deadline)
+	if (!t || t->aborting || arch_cycles() <= deadline(tc, t))
 		return;
 	if (!pc_is_graft_code(t, pc)) {
 		t->overran = true;
@@ -395,7 +338,7 @@ int graft_lock(unsigned id)
 		arch_irq_restore(f);
 		return 0;
 	}
-	if (tc->nlocks == TXN_LOCKS_MAX) {
+	if (tc->top.nlocks == TXN_LOCKS_MAX) {
 		arch_irq_restore(f);
 		txn_abort_self("more than %u graft locks held", TXN_LOCKS_MAX);
 	}
@@ -405,7 +348,7 @@ int graft_lock(unsigned id)
 		if (__atomic_compare_exchange_n(&l->owner_cpu, &expected, me, false,
 						__ATOMIC_ACQUIRE, __ATOMIC_RELAXED))
 			break;
-		if (arch_cycles() > t->deadline) {
+		if (arch_cycles() > deadline(tc, t)) {
 			struct graft *holder = READ_ONCE(l->holder);
 			txn_abort_self("time budget of %u us exceeded waiting for graft lock %u (held by '%s' on cpu %d)",
 				       READ_ONCE(t->point->state->budget_us), id,
@@ -416,7 +359,7 @@ int graft_lock(unsigned id)
 	f = arch_irq_save();
 	l->holder = t->graft;
 	l->acquisitions++;
-	tc->locks[tc->nlocks++] = id;
+	tc->locks[tc->top.nlocks++] = id;
 	arch_irq_restore(f);
 	return 0;
 }
@@ -453,8 +396,8 @@ void txn_get_stats(unsigned cpu, struct txn_cpu_stats *s)
 	*s = (struct txn_cpu_stats){
 		.begun = READ_ONCE(tc->begun), .committed = READ_ONCE(tc->committed),
 		.aborted = READ_ONCE(tc->aborted), .not_run = READ_ONCE(tc->not_run),
-		.depth = READ_ONCE(tc->depth), .undo_records = READ_ONCE(tc->nundo),
-		.locks_held = READ_ONCE(tc->nlocks),
+		.depth = READ_ONCE(cpu_table[cpu].txn_depth), .undo_records = READ_ONCE(tc->top.nundo),
+		.locks_held = READ_ONCE(tc->top.nlocks),
 	};
 }
 

@@ -8,6 +8,7 @@
 #include <scion/sched.h>
 #include <scion/clock.h>
 #include <scion/printk.h>
+#include <scion/txn.h>
 #include <arch/percpu.h>
 
 struct cpu cpu_table[MAX_CPUS];
@@ -24,6 +25,7 @@ void cpu_init_boot(void)
 		struct cpu *c = &cpu_table[i];
 		c->self = c;
 		c->index = i;
+		txn_cpu_init(c);
 		spin_init(&c->xcall_lock, "xcall-queue");
 	}
 	arch_set_this_cpu(&cpu_table[0]);

@@ -31,6 +31,7 @@
 #endif
 #ifndef __noinline
 #define __noinline      __attribute__((noinline))
+#define __cold          __attribute__((cold))
 #endif
 #ifndef __always_inline
 #define __always_inline inline __attribute__((always_inline))

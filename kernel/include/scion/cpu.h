@@ -50,6 +50,7 @@ struct cpu {
 	uint64_t xcalls;		/* own CPU: cross-call functions run */
 
 	unsigned txn_depth;		/* own CPU: graft transactions open (kernel/graft/txn.c) */
+	struct txn_cpu *txn;		/* set once: this CPU's transaction state (txn.c) */
 	bool txn_timer_only;		/* own CPU: a graft runs with only the timer unmasked */
 
 	/*

@@ -88,6 +88,8 @@ struct graft_point_state {
 	/* graft:OBJECT:METHOD:invoke / commit / abort (kernel/graft/probes.c);
 	   set once when the probe registry is first used, NULL before */
 	struct probe *probe_invoke, *probe_commit, *probe_abort;
+	unsigned probes_live;		/* the three probes' consumers (their soft
+					   also_live): one load tells the dispatcher */
 };
 
 /*
@@ -107,6 +109,7 @@ struct graft_point {
 	const char *contract;		/* one paragraph: when called, context, what it may change */
 	enum graft_point_kind kind;
 	uint8_t result_bytes;		/* 0 for void */
+	uint64_t result_mask;		/* the bits of a result word its type keeps */
 	void **slot;			/* what callers call through */
 	void *default_fn;
 	void *dispatcher;
@@ -121,6 +124,9 @@ LINKER_TABLE_DECLARE(struct graft_point, graft_points);
 #define GRAFT_POINT_RESULT_BYTES_(...) GRAFT_POINT_RESULT_BYTES__(__VA_ARGS__)
 #define GRAFT_POINT_RESULT_BYTES__(dotted, ret, params) \
 	((uint8_t)__builtin_choose_expr(__builtin_types_compatible_p(ret, void), 0, sizeof(ret)))
+
+/* The bits of a result word that a result of n bytes keeps (none for void). */
+#define GRAFT_RESULT_MASK(n) ((n) >= 8 ? ~0ull : (1ull << (8 * (n) % 64)) - 1)
 
 /* The generic dispatcher every point's slot holds while grafted. */
 uint64_t graft_dispatch(const struct graft_point *p, const uint64_t args[6]);
@@ -137,6 +143,7 @@ uint64_t graft_dispatch(const struct graft_point *p, const uint64_t args[6]);
 		.name = GRAFT_POINT_NAME(id), .signature = GRAFT_POINT_SIGNATURE(id), \
 		.contract = (text), .kind = (kindv), \
 		.result_bytes = GRAFT_POINT_RESULT_BYTES(id), \
+		.result_mask = GRAFT_RESULT_MASK(GRAFT_POINT_RESULT_BYTES(id)), \
 		.slot = (void **)&(slot_lvalue), \
 		.default_fn = (void *)(graft_fn_##id *)(default_impl), \
 		.dispatcher = (void *)graft_dispatch_##id, \
@@ -203,7 +210,7 @@ struct graft {
 	size_t image_size;			/* set once */
 	uint64_t scope_tid;			/* point lock: 0 = every thread */
 	bool installed;				/* point lock */
-	uint64_t invocations, commits, aborts;	/* atomic */
+	uint64_t commits, aborts;		/* atomic; invocations are their sum */
 	uint64_t cycles;			/* atomic: time inside the graft */
 	uint64_t verify_cycles;			/* atomic: what the last graft_reverify took */
 	char last_abort[112];			/* abort_lock (txn.c) */

@@ -29,7 +29,11 @@ struct graft_point;
 enum txn_outcome {
 	TXN_COMMITTED,
 	TXN_ABORTED,
-	TXN_NOT_RUN,		/* too deeply nested: the caller runs the default */
+	TXN_NOT_RUN,		/* too deeply nested, or no sandbox window on this CPU:
+				   the caller runs the default */
+	TXN_ACTIVE,		/* g already runs on this CPU (its API call or an
+				   interrupt reached its point again): the caller runs
+				   the default */
 };
 
 /*
@@ -37,7 +41,8 @@ enum txn_outcome {
  * Arguments: args, the invocation's six argument words; *result gets
  *   the graft's result (masked to the point's result width) when it
  *   commits.
- * Return value: the outcome; on TXN_ABORTED the state the graft changed
+ * Return value: the outcome (TXN_NOT_RUN and TXN_ACTIVE: g did not run);
+ *   on TXN_ABORTED the state the graft changed
  *   through the API is restored, its locks released, g removed from p,
  *   and one line logged; the caller then runs the default.
  * Caller's context: any; interrupts as the caller likes (a graft runs
@@ -45,6 +50,10 @@ enum txn_outcome {
  */
 enum txn_outcome txn_run(const struct graft_point *p, struct graft *g, const uint64_t args[6],
 			 uint64_t *result);
+
+/* Point this CPU at its transaction state (struct cpu's txn). Boot, once per CPU. */
+struct cpu;
+void txn_cpu_init(struct cpu *c);
 
 /* True when a transaction of g is open on this CPU (the dispatcher then
  * runs the default instead of recursing into g). */
