@@ -127,14 +127,19 @@ static uint32_t summarise_range(struct cfg_insn *insns, uint32_t n, uint64_t sta
 	return n;
 }
 
-int cfg_live_at_decoded(uint64_t addr, uint32_t *before, uint32_t *after)
+/* The function and block that hold addr, or NULL when it is in none analysed. */
+static const struct cfg_block *block_of(uint64_t addr, const struct cfg_function **f)
 {
-	const struct cfg_function *f = cfg_function_at(addr);
-	if (!f || f->status != CFG_OK)
-		return -ENOENT;
-	const struct cfg_block *b = cfg_block_at(f, addr);
-	if (!b)
-		return -ENOENT;
+	*f = cfg_function_at(addr);
+	if (!*f || (*f)->status != CFG_OK)
+		return NULL;
+	return cfg_block_at(*f, addr);
+}
+
+/* cfg_live_at_decoded's work once addr's function f and block b are found. */
+static int live_decoded(const struct cfg_function *f, const struct cfg_block *b, uint64_t addr,
+			uint32_t *before, uint32_t *after)
+{
 	/*
 	 * On a machine with delay slots, the block before too: the transfer
 	 * whose slots open this block, if any, is there.
@@ -157,18 +162,23 @@ int cfg_live_at_decoded(uint64_t addr, uint32_t *before, uint32_t *after)
 	return found < 0 ? -ENOENT : 0;
 }
 
+int cfg_live_at_decoded(uint64_t addr, uint32_t *before, uint32_t *after)
+{
+	const struct cfg_function *f;
+	const struct cfg_block *b = block_of(addr, &f);
+	return b ? live_decoded(f, b, addr, before, after) : -ENOENT;
+}
+
 int cfg_live_at(uint64_t addr, uint32_t *before, uint32_t *after)
 {
-	const struct cfg_function *f = cfg_function_at(addr);
-	if (!f || f->status != CFG_OK)
-		return -ENOENT;
-	const struct cfg_block *b = cfg_block_at(f, addr);
+	const struct cfg_function *f;
+	const struct cfg_block *b = block_of(addr, &f);
 	if (!b)
 		return -ENOENT;
 	bool known;
 	const struct cfg_insn_live *in = cfg_insn_at(f, b, addr, &known);
 	if (!known)
-		return cfg_live_at_decoded(addr, before, after);
+		return live_decoded(f, b, addr, before, after);
 	if (!in)
 		return -ENOENT;
 	if (before)
