@@ -6,8 +6,9 @@
  *
  * Everything is per CPU (txn_cpus[], reached through struct cpu's txn,
  * touched only by its CPU with interrupts masked; the structures and
- * txn_run's body are in txn_internal.h, inline in the dispatcher): a stack of open transactions, one undo log and one
- * list of held API locks, both used as stacks. A transaction owns the
+ * txn_run's body are in txn_internal.h, inline in the dispatcher): a
+ * stack of open transactions, one undo log and one list of held API
+ * locks, both used as stacks. A transaction owns the
  * records and locks above its bases. Nesting follows the stack: a graft
  * whose API call reaches another grafted point opens an inner
  * transaction; its commit leaves its records and locks to the enclosing

@@ -1,8 +1,8 @@
 // SPDX-License-Identifier: BSD-2-Clause
 /*
  * Pools of fixed-size objects for the probe machinery: its sites, its
- * patches' descriptors and their one-consumer states. Enabling fbt::: creates thousands of each, and
- * while it runs every kmalloc hits the probes already enabled on the
+ * patches' descriptors and their one-consumer states. Enabling fbt:::
+ * creates thousands of each, and while it runs every kmalloc hits the probes already enabled on the
  * allocator (int3 sites on the returns of kmalloc, the spinlock and
  * memset: issue 28). A pool takes memory from kmalloc a chunk of objects
  * at a time and keeps what is freed for the next allocation; it never
