@@ -393,6 +393,12 @@ uint32_t trace_session_necbs(const struct trace_session *s)
 	return s->necbs;
 }
 
+uint32_t trace_session_native_programs(const struct trace_session *s, uint32_t *nprogs)
+{
+	*nprogs = s->obj.nprogs;
+	return s->obj.njit;
+}
+
 void trace_session_ecb(const struct trace_session *s, uint32_t epid, uint32_t *clause,
 		       uint32_t *probe_id)
 {

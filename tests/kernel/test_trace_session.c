@@ -6,13 +6,15 @@
  * own buffers, the probe fired, its aggregations and records read back
  * and merged in the kernel, the states between the life steps (nothing
  * counted before start or after stop, END's status), and objects the
- * session refuses with a reason.
+ * session refuses with a reason. Its programs run as native code where
+ * the machine has a DIF compiler, and the test says they do.
  */
 #include <scion/ktest.h>
 #include <scion/sdt.h>
 #include <scion/string.h>
 #include <scion/dof.h>
 #include <scion/trace.h>
+#include <scion/dif_jit.h>
 #include "trace_test.h"
 
 extern const unsigned char d_object_test_trace_session[];
@@ -28,6 +30,16 @@ SDT_TYPES_DEFINE(sdt, session__hit, uint64_t key, uint64_t value)
 static __noinline void trace_session_fixture(uint64_t key, uint64_t value)
 {
 	SDT_PROBE2(session__hit, key, value);
+}
+
+/* Whether this machine compiles DIF at all (arch/<arch>/dif_jit.c): a lone RET. */
+static bool machine_compiles_dif(void)
+{
+	static const struct dif_insn ret = { .op = DIF_OP_RET };
+	const struct dif_prog p = { .insns = &ret, .ninsns = 1 };
+	const struct dif_jit_abi abi = { 0 };
+	uint32_t at[2];
+	return arch_dif_jit_emit(&p, &abi, NULL, 0, at) > 0;
 }
 
 static void fire(unsigned from, unsigned to)
@@ -125,6 +137,9 @@ KTEST_NEEDS(trace_session_in_kernel, 1, FEATURE_PROBES)
 	KT_ASSERT(t, rc == 0 && s, "create: %d %s", rc, why);
 	KT_EXPECT(t, trace_session_necbs(s) == 2, "%u EPIDs, not one per clause",
 		  trace_session_necbs(s));
+	uint32_t nprogs, native = trace_session_native_programs(s, &nprogs);
+	KT_EXPECT(t, nprogs > 0 && native == (machine_compiles_dif() ? nprogs : 0),
+		  "%u of %u programs have native code", native, nprogs);
 
 	/* Step 1 done: created, nothing enabled; firing now counts nothing. */
 	fire(0, FIRINGS);

@@ -77,6 +77,9 @@ void trace_session_destroy(struct trace_session *s);
 
 /* EPIDs 1..trace_session_necbs: each one's clause index and probe id. Any context. */
 uint32_t trace_session_necbs(const struct trace_session *s);
+
+/* The session's programs with native code (scion/dif_jit.h); *nprogs: all of them. */
+uint32_t trace_session_native_programs(const struct trace_session *s, uint32_t *nprogs);
 void trace_session_ecb(const struct trace_session *s, uint32_t epid, uint32_t *clause,
 		       uint32_t *probe_id);
 
