@@ -2,12 +2,13 @@
 /*
  * Pools of fixed-size objects for the probe machinery: its sites, its
  * patches' descriptors and their one-consumer states. Enabling fbt:::
- * creates thousands of each, and while it runs every kmalloc hits the probes already enabled on the
- * allocator (int3 sites on the returns of kmalloc, the spinlock and
- * memset: issue 28). A pool takes memory from kmalloc a chunk of objects
- * at a time and keeps what is freed for the next allocation; it never
- * gives memory back, so it holds at most the most objects ever alive at
- * once. Everything here runs under probe_mutex.
+ * creates thousands of each, and while it runs every kmalloc hits the
+ * probes already enabled on the allocator (breakpoint sites on the
+ * returns of kmalloc, the spinlock and memset: issue 28). A pool takes
+ * memory from kmalloc a chunk of objects at a time and keeps what is
+ * freed for the next allocation; it never gives memory back, so it
+ * holds at most the most objects ever alive at once. Everything here
+ * runs under probe_mutex.
  */
 #include <scion/mm.h>
 #include "probe_internal.h"
