@@ -165,7 +165,8 @@ def replay_sched_row(binary, recdir, spec, out):
     if p.returncode != 0:
         why = (p.stderr.strip().splitlines() or [f"exit status {p.returncode}"])[-1]
         raise ScionError(f"adapt explain: the host simulator refused {name}: {why}")
-    slowdowns = [(int(w) + int(run)) * 1000 // int(run)
+    bound = C.CHAN_ADAPT_SLOWDOWN_MIN_RUN
+    slowdowns = [max(1000, (int(w) + int(run)) * 1000 // max(int(run), bound))
                  for _tid, _phases, run, w, _done in SIM_THREAD.findall(p.stdout) if int(run)]
     if not slowdowns:
         raise ScionError(f"adapt explain: the host simulator showed no thread for {name}")

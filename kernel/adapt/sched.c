@@ -5,7 +5,8 @@
  * the loop record the scheduler; every pick-next policy (the live one,
  * the default rr, each loaded sched.pick_next graft) is simulated on the
  * recording (kernel/insitu/sched_evaluate.h) and judged by its worst
- * thread's slowdown, (waited + ran) / ran: what an interactive thread
+ * thread's slowdown, (waited + ran) / ran, bounded for threads that
+ * barely ran (sched_slowdown_permille): what an interactive thread
  * starved behind compute threads makes large. The best is installed
  * when it beats the live policy's simulated figure by the margin and
  * none of its transactions aborted; the watch then records again and

@@ -13,6 +13,7 @@
 #include <scion/format.h>
 #include <scion/errno.h>
 #include <scion/mm.h>
+#include <scion/chan_reply.h>
 #include <graft/sched.h>
 #include "insitu_internal.h"
 #include "sched_evaluate.h"
@@ -31,11 +32,18 @@ struct slowdown_acc {
 	uint64_t sum_permille;
 };
 
+uint64_t sched_slowdown_permille(uint64_t wait, uint64_t run)
+{
+	uint64_t bound = run > CHAN_ADAPT_SLOWDOWN_MIN_RUN ? run : CHAN_ADAPT_SLOWDOWN_MIN_RUN;
+	uint64_t s = (wait + run) * 1000 / bound;
+	return s < 1000 ? 1000 : s;
+}
+
 static void add_thread(struct slowdown_acc *a, uint64_t tid, uint64_t wait, uint64_t run)
 {
 	if (!run)
 		return;
-	uint64_t s = (wait + run) * 1000 / run;
+	uint64_t s = sched_slowdown_permille(wait, run);
 	a->out->threads++;
 	a->out->wait += wait;
 	a->out->run += run;

@@ -3,7 +3,10 @@
  * One pick-next policy judged on a scheduler recording, quietly: what
  * the adaptation loop (kernel/adapt/sched.c) compares policies by. The
  * figure is each thread's slowdown, (ticks queued + ticks run) / ticks
- * run, in permille: 1000 is a thread that never waited. The worst
+ * run, in permille: 1000 is a thread that never waited. It is bounded
+ * (CHAN_ADAPT_SLOWDOWN_MIN_RUN, scion/chan_reply.h): a thread that ran
+ * fewer ticks is divided by that many, so one long wait of a thread
+ * that barely ran (the recorder's own) does not make the worst figure. The worst
  * thread's is what a starved thread (an interactive one behind compute
  * threads) makes large, and what a fair policy brings down. A simulated
  * outcome comes from the open-loop model (sched_replay.h); the live one
@@ -26,6 +29,14 @@ struct sched_outcome {
 	uint64_t cpu_ns;		/* the replay's CPU time */
 	unsigned log_id;		/* the recording holding the simulated log (0: none) */
 };
+
+/*
+ * sched_slowdown_permille - one thread's bounded slowdown in permille:
+ *   (wait + run) * 1000 / max(run, CHAN_ADAPT_SLOWDOWN_MIN_RUN), and at
+ *   least 1000. Arguments: ticks queued and ticks run (run > 0).
+ * Caller's context: any.
+ */
+uint64_t sched_slowdown_permille(uint64_t wait, uint64_t run);
 
 /*
  * sim_sched_simulate - replay trace_rec (a complete sched recording, one

@@ -11,9 +11,11 @@
 #include <scion/sched.h>
 #include <scion/thread.h>
 #include <scion/record.h>
+#include <scion/chan_reply.h>
 #include <scion/string.h>
 #include <scion/wait.h>
 #include "../../kernel/insitu/insitu_internal.h"
+#include "../../kernel/insitu/sched_evaluate.h"
 
 #define EV(tick, tid, kind) { tick, tid, SCHED_EVENT_##kind }
 
@@ -140,4 +142,29 @@ KTEST(sched_sim_round_robin_by_hand, 1)
 	}
 	if (r)
 		rec_store_discard(r);
+}
+
+/* The bounded slowdown: a thread that barely ran is divided by the bound, never below 1x. */
+KTEST(sched_slowdown_bounded, 1)
+{
+	static const struct { uint64_t wait, run, permille; } cases[] = {
+		{ 0, 1, 1000 },		/* barely ran, never waited */
+		{ 16, 1, 1700 },	/* the recorder's tick after 16 queued: not 17x */
+		{ 5, 4, 1000 },		/* below the bound: at least 1x */
+		{ 90, CHAN_ADAPT_SLOWDOWN_MIN_RUN, 10000 },	/* at the bound: exact */
+		{ 600, 150, 5000 },	/* an interactive thread behind compute threads */
+		{ 1, 3, 1000 },
+		{ 0, 300, 1000 },
+		{ 2, 3000, 1000 },	/* truncated, as every figure */
+	};
+	for (unsigned i = 0; i < ARRAY_SIZE(cases); i++) {
+		uint64_t s = sched_slowdown_permille(cases[i].wait, cases[i].run);
+		KT_EXPECT(t, s == cases[i].permille, "wait %llu run %llu: %llu permille, not %llu",
+			  (unsigned long long)cases[i].wait, (unsigned long long)cases[i].run,
+			  (unsigned long long)s, (unsigned long long)cases[i].permille);
+	}
+	/* Above the bound it is the plain ratio. */
+	for (uint64_t run = CHAN_ADAPT_SLOWDOWN_MIN_RUN; run < 200; run += 7)
+		KT_EXPECT(t, sched_slowdown_permille(3 * run, run) == 4000, "run %llu",
+			  (unsigned long long)run);
 }

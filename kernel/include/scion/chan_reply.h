@@ -180,6 +180,13 @@ _Static_assert(sizeof(struct chan_event_info) == 176, "chan_event_info changed")
 #define CHAN_ADAPT_ROWS_MAX	24	/* rows of one decision kept */
 #define CHAN_ADAPT_ROW_KEYS	32	/* > CHAN_ADAPT_ROWS_MAX */
 #define CHAN_ADAPT_POLICY_MAX	48	/* a policy spec, NUL included (REC_POLICY_MAX) */
+/*
+ * A sched row's slowdown is bounded: (waited + ran) / max(ran, this many
+ * ticks), at least 1. A thread that ran a tick or two (the recorder
+ * itself, a kernel thread waking once) would otherwise have a figure
+ * made of one wait, and could be the worst thread of any policy.
+ */
+#define CHAN_ADAPT_SLOWDOWN_MIN_RUN	10
 
 /* The module a decision is about. */
 enum chan_adapt_module {
@@ -252,7 +259,7 @@ struct chan_adapt_row {
 	uint64_t decision;		/* its number */
 	uint64_t hits, misses, requests;	/* simulated */
 	uint64_t aborts;		/* its grafts' transactions that aborted */
-	uint64_t worst_permille;	/* sched: the worst thread's slowdown, (waited + ran) / ran */
+	uint64_t worst_permille;	/* sched: the worst thread's (bounded) slowdown */
 	uint64_t mean_permille;		/* sched: the threads' mean slowdown */
 	uint32_t index;			/* 0, 1, ... in the order simulated */
 	uint32_t role;			/* enum chan_adapt_role */
