@@ -10,9 +10,9 @@
  *   MIN_FRAME; %l0 the probed pc, %l1 fn, %l2 cookie. A leaf in that
  *   window (no save). Builds a struct trap_frame (arch/trap.h: the
  *   globals, the outs and %sp, %y, TSTATE's CCR and PSTATE fields, tpc =
- *   pc, tnpc = pc + 4), calls fn(frame, cookie), puts the globals, %o0-%o5
- *   (as ins), %y and the condition codes back, and returns to the patch.
- *   Uses %l3-%l7.
+ *   pc, tnpc = pc + 4), calls fn(frame, cookie) with interrupts masked,
+ *   puts PSTATE, the globals, %o0-%o5 (as ins), %y and the condition codes
+ *   back, and returns to the patch. Uses %l3-%l7.
  * Probe context: in .text.noprobe, so no probe can fire inside it.
  */
 #include "sparc64.h"
@@ -52,8 +52,8 @@ sparc64_probe_frame_call:
 	stx	%fp, [%l7 + TF_SP]
 	stx	%l4, [%l7 + TF_Y]
 	sllx	%l3, TSTATE_CCR_SHIFT, %l6
-	sllx	%l5, TSTATE_PSTATE_SHIFT, %l5
-	or	%l6, %l5, %l6
+	sllx	%l5, TSTATE_PSTATE_SHIFT, %o1
+	or	%l6, %o1, %l6
 	stx	%l6, [%l7 + TF_TSTATE]
 	stx	%l0, [%l7 + TF_TPC]
 	add	%l0, 4, %l6
@@ -63,10 +63,13 @@ sparc64_probe_frame_call:
 	stx	%g0, [%l7 + TF_FAULT]
 	stx	%g0, [%l7 + TF_OUTER_TT]
 	stx	%g0, [%l7 + TF_OUTER_TPC]
+	andn	%l5, PSTATE_IE, %o1		/* fn runs with interrupts masked */
+	wrpr	%o1, 0, %pstate
 	mov	%o7, %l6			/* the call below takes %o7 */
 	mov	%l7, %o0
 	jmpl	%l1, %o7
 	 mov	%l2, %o1
+	wrpr	%l5, 0, %pstate			/* as the probed code had it */
 	ldx	[%l7 + TF_G + 1 * 8], %g1
 	ldx	[%l7 + TF_G + 2 * 8], %g2
 	ldx	[%l7 + TF_G + 3 * 8], %g3

@@ -6,9 +6,11 @@
  */
 #include <arch/patch.h>
 #include <arch/trap.h>
+#include <arch/abi.h>
 #include "x86_encodings.h"
 
 #define REX_W 0x8
+#define REX_R 0x4
 #define REX_B 0x1
 #define SEL_KERNEL_CODE 0x08
 
@@ -102,13 +104,6 @@ static void emit_push_reg(struct patch_buf *b, unsigned reg)
 	emit_u8(b, (uint8_t)(x86_enc_push_r[0] + (reg & 7)));
 }
 
-static void emit_pop_reg(struct patch_buf *b, unsigned reg)
-{
-	if (reg >= 8)
-		emit_u8(b, (uint8_t)(x86_enc_rex[0] | REX_B));
-	emit_u8(b, (uint8_t)(x86_enc_pop_r[0] + (reg & 7)));
-}
-
 /* Push any 64-bit value without a scratch register. */
 static void emit_push_u64(struct patch_buf *b, uint64_t v)
 {
@@ -149,11 +144,58 @@ static void emit_mov_imm64(struct patch_buf *b, unsigned reg, uint64_t v)
 	emit_u64(b, v);
 }
 
-void patch_emit_frame_call(struct patch_buf *b, uint64_t pc, uint64_t fn, uint64_t cookie)
+/* mov slot(%rsp), %reg (64-bit). */
+static void emit_load_rsp_slot(struct patch_buf *b, unsigned reg, uint32_t slot)
 {
-	/* ss and rsp slots, then rflags, cs, rip, error code, vector. */
-	emit_lea_rsp(b, INSN_RSP, -16);
+	emit_u8(b, (uint8_t)(x86_enc_rex[0] | REX_W | (reg >= 8 ? REX_R : 0)));
+	EMIT(b, mov_r_rm);
+	emit_u8(b, MODRM(MOD_DISP32, reg, RM_SIB));
+	emit_u8(b, SIB_RSP);
+	emit_u32(b, slot);
+}
+
+/*
+ * call fn: a rel32, as long wherever the patch runs. fn is kernel text,
+ * which the patch is within a jump's reach of anyway (its site's jump).
+ */
+static void emit_call(struct patch_buf *b, uint64_t fn)
+{
+	EMIT(b, call_rel32);
+	emit_rel32(b, fn, 0);
+}
+
+_Static_assert(FRAME_SLOT(r15) == 0 && FRAME_SLOT(rax) == 14 * 8,
+	       "frame_push_order is struct trap_frame's order");
+
+static uint32_t frame_reg_slot(unsigned reg)
+{
+	for (unsigned i = 0; i < sizeof(frame_push_order); i++)
+		if (frame_push_order[i] == reg)	/* pushed i-th: 14 - i slots above r15 */
+			return (uint32_t)(sizeof(frame_push_order) - 1 - i) * 8;
+	return 0;
+}
+
+/*
+ * The frame call, in steps:
+ * 1. The ss and rsp slots both get the probed code's rsp (push reads its
+ *    operand before it moves rsp), then rflags; interrupts are masked
+ *    after rflags is saved, so step 5's popfq unmasks them.
+ * 2. cs, rip = pc, error and vector 0, then every general register.
+ * 3. fn(frame, cookie) on a 16-byte aligned stack, rbx keeping the frame.
+ * 4. Back: rbx (ours) and the live caller-saved registers from the frame.
+ * 5. rflags, then rsp past the two top slots.
+ */
+void patch_emit_frame_call(struct patch_buf *b, uint64_t pc, uint64_t fn, uint64_t cookie,
+			   uint32_t live, bool mask_interrupts)
+{
+	emit_push_reg(b, INSN_RSP);
+	emit(b, x86_enc_push_rm, sizeof(x86_enc_push_rm));	/* push (%rsp) */
+	emit_u8(b, MODRM(MOD_INDIRECT, X86_ENC_PUSH_RM_EXT, RM_SIB));
+	emit_u8(b, SIB_RSP);
 	EMIT(b, pushfq);
+	if (mask_interrupts)
+		EMIT(b, cli);
+
 	EMIT(b, push_imm8);
 	emit_u8(b, SEL_KERNEL_CODE);
 	emit_push_u64(b, pc);
@@ -164,30 +206,23 @@ void patch_emit_frame_call(struct patch_buf *b, uint64_t pc, uint64_t fn, uint64
 	for (unsigned i = 0; i < sizeof(frame_push_order); i++)
 		emit_push_reg(b, frame_push_order[i]);
 
-	/* The rsp slot gets the stack pointer the probed code had. */
-	emit_lea_rsp(b, INSN_RAX, (int32_t)FRAME_BYTES);
-	emit_rex_w(b, 0);
-	EMIT(b, mov_rm_r);
-	emit_u8(b, MODRM(MOD_DISP32, INSN_RAX, RM_SIB));
-	emit_u8(b, SIB_RSP);
-	emit_u32(b, FRAME_SLOT(rsp));
-
 	emit_mov_reg(b, INSN_RDI, INSN_RSP);
 	emit_mov_imm64(b, INSN_RSI, cookie);
-	emit_mov_reg(b, INSN_RBX, INSN_RSP);	/* rbx is saved in the frame */
+	emit_mov_reg(b, INSN_RBX, INSN_RSP);
 	emit_rex_w(b, 0);			/* and $-16, %rsp */
 	emit(b, x86_enc_and_rm_imm8, sizeof(x86_enc_and_rm_imm8));
 	emit_u8(b, MODRM(MOD_REGISTER, X86_ENC_AND_RM_IMM8_EXT, INSN_RSP));
 	emit_u8(b, (uint8_t)-16);
 	EMIT(b, cld);
-	emit_mov_imm64(b, INSN_RAX, fn);
-	emit(b, x86_enc_call_rm, sizeof(x86_enc_call_rm));
-	emit_u8(b, MODRM(MOD_REGISTER, X86_ENC_CALL_RM_EXT, INSN_RAX));
-	emit_mov_reg(b, INSN_RSP, INSN_RBX);
+	emit_call(b, fn);
 
-	for (unsigned i = sizeof(frame_push_order); i-- > 0;)
-		emit_pop_reg(b, frame_push_order[i]);
-	emit_lea_rsp(b, INSN_RSP, 32);		/* vector, error code, rip, cs */
+	emit_mov_reg(b, INSN_RSP, INSN_RBX);
+	for (unsigned i = 0; i < sizeof(frame_push_order); i++) {
+		unsigned reg = frame_push_order[i];
+		if (reg == INSN_RBX || (INSN_REG(reg) & ABI_CALLER_SAVED & live))
+			emit_load_rsp_slot(b, reg, frame_reg_slot(reg));
+	}
+	emit_lea_rsp(b, INSN_RSP, (int32_t)FRAME_SLOT(rflags));
 	EMIT(b, popfq);
 	emit_lea_rsp(b, INSN_RSP, 16);		/* rsp and ss slots */
 }

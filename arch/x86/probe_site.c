@@ -248,7 +248,8 @@ void arch_probe_build_patch(struct patch_buf *b, const struct probe_patch_plan *
 				patch_emit_accumulate(b, &c->slots, c->delta);
 		}
 		if (plan->call_fn)
-			patch_emit_frame_call(b, plan->site, plan->call_fn, plan->call_cookie);
+			patch_emit_frame_call(b, plan->site, plan->call_fn, plan->call_cookie,
+					      plan->live, true);
 	}
 	relocate_region(b, plan->site, plan->site + plan->length, o);
 }

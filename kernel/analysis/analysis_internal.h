@@ -10,6 +10,15 @@
 #include <scion/errno.h>
 #include <arch/analysis.h>
 
+/*
+ * cfg_summarise - the arch's summary of the instruction at addr
+ *   (arch_insn_summarise), and at an sdt site the reads its enabled
+ *   probe makes (ARCH_SDT_SITE_READS). Every summary the analysis keeps
+ *   or solves liveness from comes from here.
+ * Return value: 0, or arch_insn_summarise's error. Caller's context: any.
+ */
+int cfg_summarise(struct insn_summary *s, const uint8_t *code, size_t len, uint64_t addr);
+
 /* One instruction as the analysis keeps it while building a function. */
 struct cfg_insn {
 	uint32_t offset;	/* from the function's start */

@@ -29,6 +29,7 @@
 #include <scion/mm.h>
 #include <scion/string.h>
 #include <scion/errno.h>
+#include <scion/sdt.h>
 #include "analysis_internal.h"
 
 #define MARK_START  0x1
@@ -97,13 +98,23 @@ static unsigned recent_instructions(const struct work *w, uint32_t n, uint32_t *
 	return k;
 }
 
+int cfg_summarise(struct insn_summary *s, const uint8_t *code, size_t len, uint64_t addr)
+{
+	int err = arch_insn_summarise(s, code, len, addr);
+	/* Only a no-op's length and class can be a site: the table is looked at rarely. */
+	if (!err && s->cls == INSN_CLASS_SEQ && s->length == ARCH_SDT_SITE_LEN &&
+	    sdt_site_at(addr))
+		s->reads |= ARCH_SDT_SITE_READS;
+	return err;
+}
+
 static int decode_all(struct work *w)
 {
 	uint32_t n = 0;
 
 	for (uint64_t off = 0; off < w->size; off += w->insns[n++].s.length) {
 		struct cfg_insn *ci = &w->insns[n];
-		if (arch_insn_summarise(&ci->s, w->code + off, w->size - off, w->base + off))
+		if (cfg_summarise(&ci->s, w->code + off, w->size - off, w->base + off))
 			return fail(w, CFG_UNDECODABLE, w->base + off);
 		w->marks[off] |= MARK_START;
 		ci->offset = (uint32_t)off;

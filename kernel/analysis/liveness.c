@@ -119,7 +119,7 @@ static uint32_t summarise_range(struct cfg_insn *insns, uint32_t n, uint64_t sta
 {
 	const uint8_t *code = analysis_text(start);
 	for (uint64_t off = 0; start + off < end; n++) {
-		if (arch_insn_summarise(&insns[n].s, code + off, end - start - off, start + off))
+		if (cfg_summarise(&insns[n].s, code + off, end - start - off, start + off))
 			return UINT32_MAX;
 		insns[n].offset = (uint32_t)off;
 		off += insns[n].s.length;
@@ -198,7 +198,7 @@ int cfg_block_control(const struct cfg_block *b, uint64_t *addr, struct insn_sum
 
 	while (b->start + off < b->end) {
 		struct cfg_insn *ci = &ring[n % (INSN_DELAY_SLOTS_MAX + 1)];
-		if (arch_insn_summarise(&ci->s, code + off, b->end - b->start - off, b->start + off))
+		if (cfg_summarise(&ci->s, code + off, b->end - b->start - off, b->start + off))
 			return -EINVAL;
 		ci->offset = (uint32_t)off;
 		off += ci->s.length;

@@ -211,7 +211,6 @@ void probe_fire_consumers(struct probe *p, struct trap_frame *frame)
  */
 void probe_dispatch_frame(struct trap_frame *frame, uint64_t state)
 {
-	irqflags_t f = arch_irq_save();
 	struct site_state *st = (struct site_state *)(uintptr_t)state;
 
 	if (__atomic_load_n(&st->retired, __ATOMIC_ACQUIRE)) {
@@ -220,7 +219,6 @@ void probe_dispatch_frame(struct trap_frame *frame, uint64_t state)
 	}
 	if (st)
 		run_consumers(st, st->ncall, frame);
-	arch_irq_restore(f);
 }
 
 /*
@@ -231,12 +229,10 @@ void probe_dispatch_frame(struct trap_frame *frame, uint64_t state)
  */
 void probe_dispatch_handler(struct trap_frame *frame, uint64_t state)
 {
-	irqflags_t f = arch_irq_save();
 	struct site_state *st = (struct site_state *)(uintptr_t)state;
 	struct cpu *cpu = this_cpu();
 
 	if (unlikely(__atomic_load_n(&st->retired, __ATOMIC_ACQUIRE))) {
-		arch_irq_restore(f);
 		probe_dispatch_frame(frame, state);
 		return;
 	}
@@ -251,7 +247,6 @@ void probe_dispatch_handler(struct trap_frame *frame, uint64_t state)
 		c->handler(&hit, c->arg);
 		cpu_probe_hit_end(cpu);
 	}
-	arch_irq_restore(f);
 }
 
 bool probe_breakpoint(struct trap_frame *frame)

@@ -164,6 +164,17 @@ bool code_in_use(const uint64_t *starts, const uint64_t *ends, unsigned n, bool 
 int probe_check_site(uint64_t addr, const char **why, uint32_t *live);
 
 /* dispatch.c */
+/*
+ * probe_dispatch_frame, probe_dispatch_handler - a jump patch's frame
+ *   call (probe_patch_plan.call_fn): run the C consumers of the site
+ *   state the patch was built for (state), or of the site's current
+ *   state when that one was retired. _handler is for a state whose one
+ *   C consumer is a handler for every thread; _frame for any.
+ * Arguments: frame, the registers at the site; state, the patch's
+ *   struct site_state.
+ * Caller's context: a patch, on the probed code's stack, interrupts
+ *   masked by the patch (arch_probe_build_patch); may not sleep.
+ */
 void probe_dispatch_frame(struct trap_frame *frame, uint64_t state);
 void probe_dispatch_handler(struct trap_frame *frame, uint64_t state);
 bool consumer_inline(const struct probe_consumer *c, uint32_t live_before);

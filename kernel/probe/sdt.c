@@ -53,6 +53,14 @@ static bool same_probe(const struct sdt_site *a, const struct sdt_site *b)
 	       symtab_lookup_addr(&kernel_symtab, b->addr, NULL) && !strcmp(a->name, b->name);
 }
 
+bool sdt_site_at(uint64_t addr)
+{
+	LINKER_TABLE_FOREACH(struct sdt_site, sdt_sites, s)
+		if (s->addr == addr)
+			return true;
+	return false;
+}
+
 static void sdt_provide(void)
 {
 	size_t n = LINKER_TABLE_COUNT(sdt_sites);

@@ -60,6 +60,75 @@ pc_plain:			/* returns 3 * rdi + 7 */
 	addq $7, %rax
 	ret
 
+/*
+ * pc_frame_regs(code): every general register but rsp from
+ * frame_regs_in[16] (indexed by register number), then a jump to code, a
+ * patch that must end by jumping to pc_frame_regs_back; there every
+ * register goes to frame_regs_out[16] (frame_regs_out[4] the rsp code
+ * was entered with, as it came back) and the C caller's registers come
+ * back. No register carries anything across: the memory does.
+ */
+	.globl pc_frame_regs, pc_frame_regs_back
+pc_frame_regs:
+	pushq %rbx
+	pushq %rbp
+	pushq %r12
+	pushq %r13
+	pushq %r14
+	pushq %r15
+	movq %rdi, frame_regs_code(%rip)
+	movq %rsp, frame_regs_in + 4 * 8(%rip)
+	movq frame_regs_in + 0 * 8(%rip), %rax
+	movq frame_regs_in + 1 * 8(%rip), %rcx
+	movq frame_regs_in + 2 * 8(%rip), %rdx
+	movq frame_regs_in + 3 * 8(%rip), %rbx
+	movq frame_regs_in + 5 * 8(%rip), %rbp
+	movq frame_regs_in + 6 * 8(%rip), %rsi
+	movq frame_regs_in + 7 * 8(%rip), %rdi
+	movq frame_regs_in + 8 * 8(%rip), %r8
+	movq frame_regs_in + 9 * 8(%rip), %r9
+	movq frame_regs_in + 10 * 8(%rip), %r10
+	movq frame_regs_in + 11 * 8(%rip), %r11
+	movq frame_regs_in + 12 * 8(%rip), %r12
+	movq frame_regs_in + 13 * 8(%rip), %r13
+	movq frame_regs_in + 14 * 8(%rip), %r14
+	movq frame_regs_in + 15 * 8(%rip), %r15
+	jmp *frame_regs_code(%rip)
+pc_frame_regs_back:
+	movq %rax, frame_regs_out + 0 * 8(%rip)
+	movq %rcx, frame_regs_out + 1 * 8(%rip)
+	movq %rdx, frame_regs_out + 2 * 8(%rip)
+	movq %rbx, frame_regs_out + 3 * 8(%rip)
+	movq %rsp, frame_regs_out + 4 * 8(%rip)
+	movq %rbp, frame_regs_out + 5 * 8(%rip)
+	movq %rsi, frame_regs_out + 6 * 8(%rip)
+	movq %rdi, frame_regs_out + 7 * 8(%rip)
+	movq %r8, frame_regs_out + 8 * 8(%rip)
+	movq %r9, frame_regs_out + 9 * 8(%rip)
+	movq %r10, frame_regs_out + 10 * 8(%rip)
+	movq %r11, frame_regs_out + 11 * 8(%rip)
+	movq %r12, frame_regs_out + 12 * 8(%rip)
+	movq %r13, frame_regs_out + 13 * 8(%rip)
+	movq %r14, frame_regs_out + 14 * 8(%rip)
+	movq %r15, frame_regs_out + 15 * 8(%rip)
+	popq %r15
+	popq %r14
+	popq %r13
+	popq %r12
+	popq %rbp
+	popq %rbx
+	ret
+
+	.bss
+	.balign 8
+	.globl frame_regs_in, frame_regs_out
+frame_regs_in:
+	.skip 16 * 8
+frame_regs_out:
+	.skip 16 * 8
+frame_regs_code:
+	.skip 8
+
 	.section .rodata
 	.balign 8
 pc_value:

@@ -4,12 +4,14 @@
  * patches are built into executable memory near this program's text and
  * run. The first instructions of a function, relocated into a patch and
  * followed by a jump back, must give the function's result; counters
- * count; a frame call hands the handler the right registers and restores
- * them all.
+ * count; a frame call hands the handler every register and puts back
+ * the callee-saved ones and the live caller-saved ones, whatever the
+ * handler leaves in the rest.
  */
 #include "host_test.h"
 #include <arch/patch.h>
 #include <arch/trap.h>
+#include <arch/abi.h>
 #include <stdio.h>
 #include <string.h>
 #include <sys/mman.h>
@@ -176,7 +178,8 @@ HOST_TEST(patch_frame_call_sees_and_restores_registers)
 	uint8_t *code = area + 20 * 1024;
 	struct patch_buf b;
 	patch_buf_init(&b, code, 512, (uintptr_t)code);
-	patch_emit_frame_call(&b, 0x123456789abcull, (uintptr_t)record_frame, 0x5c10);
+	patch_emit_frame_call(&b, 0x123456789abcull, (uintptr_t)record_frame, 0x5c10,
+			      INSN_ALL_REGS, false);
 	patch_emit_jmp(&b, (uintptr_t)pc_plain);
 	REQUIRE(t, patch_buf_ok(&b), "frame call patch");
 	/* Every instruction of the stub decodes. */
@@ -196,4 +199,76 @@ HOST_TEST(patch_frame_call_sees_and_restores_registers)
 	      (unsigned long long)seen.rdi, (unsigned long long)seen.rip);
 	CHECK(t, seen.rsp % 8 == 0 && seen.cs == 0x08, "frame rsp 0x%llx cs 0x%llx",
 	      (unsigned long long)seen.rsp, (unsigned long long)seen.cs);
+}
+
+extern void pc_frame_regs(void *code), pc_frame_regs_back(void);
+extern uint64_t frame_regs_in[16], frame_regs_out[16];
+static struct trap_frame clobber_seen;
+
+/* Sees the frame, then leaves garbage in every caller-saved register, as any C code may. */
+static void clobbering_handler(struct trap_frame *f, uint64_t cookie)
+{
+	(void)cookie;
+	clobber_seen = *f;
+	asm volatile("mov $0xbad0, %%eax\n\tmov $0xbad1, %%ecx\n\tmov $0xbad2, %%edx\n\t"
+		     "mov $0xbad6, %%esi\n\tmov $0xbad7, %%edi\n\tmov $0xbad8, %%r8d\n\t"
+		     "mov $0xbad9, %%r9d\n\tmov $0xbada, %%r10d\n\tmov $0xbadb, %%r11d"
+		     ::: "rax", "rcx", "rdx", "rsi", "rdi", "r8", "r9", "r10", "r11", "memory");
+}
+
+/* Register number r (arch/insn.h) as the frame holds it. */
+static uint64_t frame_reg(const struct trap_frame *f, unsigned r)
+{
+	const uint64_t v[16] = { f->rax, f->rcx, f->rdx, f->rbx, f->rsp, f->rbp, f->rsi, f->rdi,
+				 f->r8, f->r9, f->r10, f->r11, f->r12, f->r13, f->r14, f->r15 };
+	return v[r];
+}
+
+HOST_TEST(patch_frame_call_restores_live_registers)
+{
+	uint8_t *area = near_memory();
+	REQUIRE(t, area, "no executable memory");
+	uint32_t lives[24] = { INSN_ALL_REGS, 0, INSN_REG(INSN_RDI), ABI_CALL_READS,
+			       ABI_RETURN_REGS, INSN_REG(INSN_R8) | INSN_REG(INSN_R11) };
+	uint64_t seed = 0x9e3779b97f4a7c15ull;
+	for (unsigned k = 6; k < 24; k++) {	/* and random sets of live registers */
+		seed ^= seed << 13, seed ^= seed >> 7, seed ^= seed << 17;
+		lives[k] = (uint32_t)seed & INSN_ALL_REGS;
+	}
+	const uint64_t pc = 0xffffffff81234567ull;
+	for (unsigned k = 0; k < 24; k++) {
+		uint8_t *code = area + 24 * 1024;
+		struct patch_buf b;
+		patch_buf_init(&b, code, 512, (uintptr_t)code);
+		patch_emit_frame_call(&b, pc, (uintptr_t)clobbering_handler, 7, lives[k], false);
+		patch_emit_jmp(&b, (uintptr_t)pc_frame_regs_back);
+		REQUIRE(t, patch_buf_ok(&b), "frame call patch");
+		for (unsigned r = 0; r < 16; r++)
+			frame_regs_in[r] = 0x0101010101010101ull * (r + 1) + k;
+		memset(&clobber_seen, 0, sizeof(clobber_seen));
+		pc_frame_regs(code);
+		const struct trap_frame *f = &clobber_seen;
+		CHECK(t, f->rip == pc && f->cs == 0x08 && !f->vector && !f->error,
+		      "live 0x%x: frame rip 0x%llx cs 0x%llx", lives[k], (unsigned long long)f->rip,
+		      (unsigned long long)f->cs);
+		CHECK(t, frame_regs_out[INSN_RSP] == frame_regs_in[INSN_RSP],
+		      "live 0x%x: rsp came back 0x%llx, not 0x%llx", lives[k],
+		      (unsigned long long)frame_regs_out[INSN_RSP],
+		      (unsigned long long)frame_regs_in[INSN_RSP]);
+		for (unsigned r = 0; r < 16; r++) {
+			CHECK(t, frame_reg(f, r) == frame_regs_in[r], "live 0x%x: the frame's r%u "
+			      "is 0x%llx, not 0x%llx", lives[k], r,
+			      (unsigned long long)frame_reg(f, r),
+			      (unsigned long long)frame_regs_in[r]);
+			if (r == INSN_RSP)
+				continue;
+			bool kept = INSN_REG(r) & (ABI_CALLEE_SAVED | (lives[k] & ABI_CALLER_SAVED));
+			/* A dead register holds the handler's garbage: the test sees a missed restore. */
+			CHECK(t, kept == (frame_regs_out[r] == frame_regs_in[r]),
+			      "live 0x%x: r%u came back 0x%llx (in 0x%llx), %s", lives[k], r,
+			      (unsigned long long)frame_regs_out[r],
+			      (unsigned long long)frame_regs_in[r],
+			      kept ? "not restored" : "dead, yet restored");
+		}
+	}
 }

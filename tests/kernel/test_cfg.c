@@ -10,6 +10,8 @@
 #include <scion/string.h>
 #include <arch/insn.h>
 #include <arch/abi.h>
+#include <arch/analysis.h>
+#include <scion/sdt.h>
 
 long cfg_fix_loop(long n);
 int cfg_fix_switch(unsigned x);
@@ -225,4 +227,34 @@ KTEST(cfg_kept_insns_match_decoded, 1)
 				return;
 	}
 	KT_EXPECT(t, checked > 5000, "only %u instructions compared", checked);
+}
+
+/*
+ * An sdt site's no-op reads its arguments' registers (ARCH_SDT_SITE_READS):
+ * live before every site the analysis can read, kept and decoded afresh
+ * alike, so that a patch upstream of a site (another site's, say) puts
+ * them back. lockstat's spin-spin site is followed by spin-acquire with
+ * arg0 left in its register: without this, a spin-spin consumer's call
+ * would leave garbage there for spin-acquire's.
+ */
+KTEST(cfg_sdt_sites_read_their_arguments, 1)
+{
+	unsigned checked = 0;
+
+	KT_ASSERT(t, cfg_analyse_kernel() == 0, "analysis failed");
+	LINKER_TABLE_FOREACH(struct sdt_site, sdt_sites, s) {
+		const struct cfg_function *f = cfg_function_at(s->addr);
+		if (!f || f->status != CFG_OK)
+			continue;
+		uint32_t kept, decoded, after;
+		KT_ASSERT(t, cfg_live_at(s->addr, &kept, &after) == 0 &&
+			  cfg_live_at_decoded(s->addr, &decoded, &after) == 0,
+			  "%s: no live sets at its site", s->name);
+		KT_EXPECT(t, (kept & ARCH_SDT_SITE_READS) == ARCH_SDT_SITE_READS &&
+			  (decoded & ARCH_SDT_SITE_READS) == ARCH_SDT_SITE_READS,
+			  "%s at %s: live before 0x%x (decoded 0x%x) lacks its argument registers",
+			  s->name, ksym_name(&kernel_symtab, f->sym), kept, decoded);
+		checked++;
+	}
+	KT_EXPECT(t, checked >= 20, "only %u sdt sites checked", checked);
 }

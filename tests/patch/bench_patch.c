@@ -13,6 +13,7 @@
  * and "ratio <what> <x>".
  */
 #include <arch/patch.h>
+#include <arch/abi.h>
 #include <arch/trap.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -103,7 +104,9 @@ int main(int argc, char **argv)
 	patch_buf_init(&counter, area, 1024, (uintptr_t)area);
 	patch_emit_counter(&counter, (uintptr_t)&hits, true);
 	patch_buf_init(&handler, area + 1024, 1024, (uintptr_t)area + 1024);
-	patch_emit_frame_call(&handler, (uintptr_t)bench_target, (uintptr_t)empty_handler, 0);
+	/* As at an fbt entry: the arguments live; user mode cannot mask interrupts. */
+	patch_emit_frame_call(&handler, (uintptr_t)bench_target, (uintptr_t)empty_handler, 0,
+			      ABI_CALL_READS | ABI_CALLEE_SAVED, false);
 	if (finish_patch(&counter) || finish_patch(&handler))
 		return 1;
 

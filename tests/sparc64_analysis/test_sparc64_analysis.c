@@ -19,6 +19,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <scion/mm.h>
+#include <scion/sdt.h>
 #include <arch/analysis.h>
 #include "../../kernel/analysis/analysis_internal.h"
 #include "sparc64_analysis_test.h"
@@ -29,6 +30,13 @@ void *kmalloc(size_t size) { return malloc(size ? size : 1); }
 void *kzalloc(size_t size) { return calloc(1, size ? size : 1); }
 void kfree(void *p) { free(p); }
 const struct elf_image *current_image;
+
+/* The images analysed here are read as code only: none has its sdt sites' table loaded. */
+bool sdt_site_at(uint64_t addr)
+{
+	(void)addr;
+	return false;
+}
 
 /* Jump tables: anywhere in the image's sections (the kernel's analysis.c bounds them). */
 const uint8_t *analysis_table(uint64_t addr, uint64_t len)

@@ -112,7 +112,8 @@ struct probe_patch_plan {
 	const struct probe_patch_inline *inl;	/* jump probe: inline code, in order */
 	unsigned ninline;
 	uint64_t call_fn;		/* jump probe: non-zero to call call_fn(frame, call_cookie)
-					   with every register saved in a struct trap_frame */
+					   with every register saved in a struct trap_frame
+					   and interrupts masked */
 	uint64_t call_cookie;
 };
 

@@ -123,6 +123,14 @@ struct sdt_site {
 LINKER_TABLE_DECLARE(struct sdt_site, sdt_sites);
 
 /*
+ * sdt_site_at - whether addr is an sdt site's no-op (an entry of
+ *   table.sdt_sites). The structural analysis counts the arguments'
+ *   registers as read there (ARCH_SDT_SITE_READS, arch/analysis.h).
+ * Caller's context: any.
+ */
+bool sdt_site_at(uint64_t addr);
+
+/*
  * The site's arguments checked against the probe's declared types
  * (scion/sdt_types.h): a call in sizeof, never evaluated, so it emits
  * no code and no reference to the discarded prototype.

@@ -28,6 +28,13 @@
 #define ARCH_JUMP_TABLES_IN_TEXT 1
 
 /* Live where a function returns: results, the caller's window, %sp, the reserved globals. */
+/*
+ * What an sdt site's no-op reads (scion/sdt.h): its arguments' registers,
+ * which an enabled probe's consumers read there. The no-op itself reads
+ * nothing, so without this a register holding an argument would be dead
+ * before the site and a patch upstream need not put it back.
+ */
+#define ARCH_SDT_SITE_READS	ABI_ARGUMENT_REGS
 #define ARCH_LIVE_AT_RETURN	ABI_LIVE_AT_RETURN
 /* Live at a tail call: the callee's arguments and return address, and the same. */
 #define ARCH_LIVE_AT_TAIL_CALL	ABI_LIVE_AT_TAIL_CALL

@@ -190,7 +190,7 @@ void patch_emit_accumulate(struct patch_buf *b, const struct patch_accumulator *
  * sparc64_probe_frame_call) with %l0 = pc, %l1 = fn, %l2 = cookie: it
  * saves the globals, the probed code's outs (this window's ins), %y, the
  * condition codes and PSTATE in the frame (tpc = pc), calls fn(frame,
- * cookie) and puts them back. pc and fn lie below 4 GB; cookie is any
+ * cookie) with interrupts masked and puts them back. pc and fn lie below 4 GB; cookie is any
  * 64-bit value; the trampoline within a call's reach.
  */
 void patch_emit_frame_call(struct patch_buf *b, uint64_t pc, uint64_t fn, uint64_t cookie,

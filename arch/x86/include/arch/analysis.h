@@ -29,6 +29,13 @@
 #define ARCH_JUMP_TABLES_IN_TEXT 0
 
 /* Live where a function returns: the return values, the callee-saved registers, rsp and DF. */
+/*
+ * What an sdt site's no-op reads (scion/sdt.h): its arguments' registers,
+ * which an enabled probe's consumers read there. The no-op itself reads
+ * nothing, so without this a register holding an argument would be dead
+ * before the site and a patch upstream need not put it back.
+ */
+#define ARCH_SDT_SITE_READS	ABI_ARGUMENT_REGS
 #define ARCH_LIVE_AT_RETURN	ABI_LIVE_AT_RETURN
 /* Live at a tail call: the callee may read any general register (its arguments and more). */
 #define ARCH_LIVE_AT_TAIL_CALL	(INSN_GPRS | ABI_ALWAYS_LIVE)

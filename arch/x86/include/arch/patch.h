@@ -59,10 +59,18 @@ void patch_emit_jmp(struct patch_buf *b, uint64_t target);
 
 /*
  * patch_emit_frame_call - save every register in a struct trap_frame
- * layout (rip = pc, vector 0) on the stack, call fn(frame, cookie) with
- * the stack aligned and DF clear, then restore everything.
+ * layout (rip = pc, vector 0; the ss slot holds rsp) on the stack, call
+ * fn(frame, cookie) with the stack aligned and DF clear, and with
+ * interrupts masked when mask_interrupts; then put back what the code
+ * after needs: the flags (and with them the interrupt flag), and of the
+ * caller-saved registers only those in live (arch/insn.h masks; what is
+ * live before pc). fn is C, so it keeps the callee-saved ones itself; a
+ * dead register may come back changed, which nothing can see. Changes
+ * fn makes to the frame are ignored. mask_interrupts is false only in
+ * host tests, which run patches in user mode.
  */
-void patch_emit_frame_call(struct patch_buf *b, uint64_t pc, uint64_t fn, uint64_t cookie);
+void patch_emit_frame_call(struct patch_buf *b, uint64_t pc, uint64_t fn, uint64_t cookie,
+			   uint32_t live, bool mask_interrupts);
 
 /*
  * patch_emit_counter - atomically increment the 64-bit counter at
