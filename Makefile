@@ -101,8 +101,12 @@ include grafts/grafts.mk
 include userland/userland.mk
 
 KERNEL_INCLUDES := -Ikernel/include -I$(ARCH_DIR)/include -Igrafts/include -I$(BUILD)/gen
+# -fno-ipa-ra: every call may clobber what the ABI lets it, as the structural
+# analysis assumes (arch/*/include/arch/abi.h). With IPA-RA, GCC keeps values in
+# caller-saved registers across calls of functions it knows leave them alone, and
+# a probe's handler at such a callee's entry would not leave them alone.
 KERNEL_CFLAGS := -std=gnu11 -O2 -g -gctf -Wall -Wextra -Werror -ffreestanding -fno-builtin \
-	-fno-pic -fno-pie $(ARCH_KERNEL_CFLAGS) -fno-stack-protector \
+	-fno-pic -fno-pie $(ARCH_KERNEL_CFLAGS) -fno-stack-protector -fno-ipa-ra \
 	-fno-omit-frame-pointer -fno-optimize-sibling-calls \
 	-fno-asynchronous-unwind-tables -fno-tree-loop-distribute-patterns \
 	-fno-reorder-blocks-and-partition \

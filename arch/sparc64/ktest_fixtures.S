@@ -6,6 +6,8 @@
  * them, and the monitor tests, call the function and name its labels.
  *   uint64_t pf_sum(uint64_t a, uint64_t b): 3a + b + 7, a leaf, straight line;
  *   poke_target: a function in kernel text (test_mm's image checks);
+ *   probe_clobbering_handler: a probe handler leaving garbage in every
+ *     caller-saved register (probe_test.h);
  *   pf_rip(x) = pf_rip_value + x (starts with rd %pc), pf_short_jmp(x) = x + 1
  *   (ba over an illtrap), pf_call(x) = 2x + 1 (a call in a window),
  *   pf_jcc(x) = x ? 200 : 100 (brz): x86's fixtures of the same names in
@@ -46,6 +48,27 @@ pf_sum_late:
 	retl
 	 add	%o0, 7, %o0
 	.size	pf_sum, . - pf_sum
+
+	/* probe_clobbering_handler(hit, hits): ++*hits, garbage in every
+	   caller-saved register (probe_test.h). */
+	.globl	probe_clobbering_handler
+	.type	probe_clobbering_handler, @function
+	.balign	16
+probe_clobbering_handler:
+	ldx	[%o1], %g1
+	add	%g1, 1, %g1
+	stx	%g1, [%o1]
+	sethi	%hi(0x5ca1a000), %g1
+	add	%g1, 4, %g4
+	add	%g1, 5, %g5
+	add	%g1, 8, %o0
+	add	%g1, 9, %o1
+	add	%g1, 10, %o2
+	add	%g1, 11, %o3
+	add	%g1, 12, %o4
+	retl
+	 add	%g1, 13, %o5
+	.size	probe_clobbering_handler, . - probe_clobbering_handler
 
 	.globl	poke_target
 	.type	poke_target, @function

@@ -79,6 +79,29 @@ pf_jcc:
 	ret
 	.size pf_jcc, . - pf_jcc
 
+/*
+ * void probe_clobbering_handler(const struct probe_hit *hit, uint64_t *hits):
+ * a probe handler that adds one to *hits and returns with garbage in every
+ * caller-saved register, as any C code may: a patch that does not put
+ * back a register the probed code still reads gives a wrong result.
+ */
+	.globl probe_clobbering_handler
+	.type probe_clobbering_handler, @function
+	.balign 16
+probe_clobbering_handler:
+	lock incq (%rsi)
+	movabsq $0x5ca1ab1e0bad0000, %rax
+	leaq 1(%rax), %rcx
+	leaq 2(%rax), %rdx
+	leaq 6(%rax), %rsi
+	leaq 7(%rax), %rdi
+	leaq 8(%rax), %r8
+	leaq 9(%rax), %r9
+	leaq 10(%rax), %r10
+	leaq 11(%rax), %r11
+	ret
+	.size probe_clobbering_handler, . - probe_clobbering_handler
+
 	.section .data
 	.balign 8
 	.globl pf_rip_value

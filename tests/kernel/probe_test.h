@@ -58,6 +58,21 @@ static inline struct probe_consumer handler_consumer(uint64_t *hits, enum probe_
 					.arg = hits, .mechanism = mech };
 }
 
+/*
+ * A handler (probe_fixture.S; the arch's ktest fixtures) that adds one to
+ * *(uint64_t *)arg and returns with garbage in every caller-saved
+ * register, as C code may; clobbering_consumer is a consumer of it.
+ */
+void probe_clobbering_handler(const struct probe_hit *hit, void *arg);
+
+static inline struct probe_consumer clobbering_consumer(uint64_t *hits,
+							  enum probe_mechanism mech)
+{
+	return (struct probe_consumer){ .action = PROBE_HANDLER,
+					.handler = probe_clobbering_handler, .arg = hits,
+					.mechanism = mech };
+}
+
 /* A consumer that counts into counter (from probe_counter_alloc), inline where it can. */
 static inline struct probe_consumer count_consumer(uint64_t *counter, enum probe_mechanism mech)
 {

@@ -327,7 +327,10 @@ static unsigned closure(const struct cfg_function **out, unsigned max)
  * Every instruction of every function the workload reaches, probed at
  * once (a probe per function whose sites are all its instruction starts:
  * mostly int3, jumps where an instruction is 5 bytes or more), gives the
- * same results as unprobed, and every probe fires.
+ * same results as unprobed, and every probe fires. The handler leaves
+ * garbage in every caller-saved register: a jump patch puts back only
+ * those live at its site, so a register the analysis wrongly called dead
+ * changes a result.
  */
 KTEST(probe_every_instruction_enabled, 1)
 {
@@ -350,7 +353,7 @@ KTEST(probe_every_instruction_enabled, 1)
 					    "every-insn", sites, k);
 		cs[used] = kzalloc(sizeof(**cs));
 		KT_ASSERT(t, probes[used] && cs[used], "no memory");
-		*cs[used] = handler_consumer(&hits[used], PROBE_MECH_AUTO);
+		*cs[used] = clobbering_consumer(&hits[used], PROBE_MECH_AUTO);
 		nsites += k;
 		used++;
 	}
@@ -377,4 +380,40 @@ KTEST(probe_every_instruction_enabled, 1)
 	kfree(probes);
 	kfree(cs);
 	kfree(hits);
+}
+
+/*
+ * A caller keeping values across a call of a callee that uses few
+ * registers: compiled with IPA-RA, GCC keeps them in caller-saved
+ * registers the callee spares (the kernel is built without it, so that
+ * every call clobbers what the ABI says, as the analysis assumes). A
+ * jump probe at the callee's entry whose handler leaves garbage in the
+ * caller-saved registers must not change the caller's result.
+ */
+static __attribute__((noinline, noclone)) uint64_t spare_callee(uint64_t x)
+{
+	return x * 3 + 1;
+}
+
+static __attribute__((noinline, noclone)) uint64_t keeping_caller(const uint64_t *v, uint64_t x)
+{
+	uint64_t a = v[0], b = v[1], c = v[2], d = v[3], e = v[4], f = v[5];
+	uint64_t r = spare_callee(x);
+	return r + a * b + c * d + e * f + (a ^ f) + (b ^ e) + (c ^ d);
+}
+
+KTEST(probe_callee_entry_keeps_caller_registers, 1)
+{
+	static uint64_t v[6] = { 3, 5, 7, 11, 13, 17 };
+	static volatile uint64_t x = 9;		/* nothing to fold at compile time */
+	struct probe *p = probe_at((void *)spare_callee);
+	uint64_t hits = 0, expected = keeping_caller(v, x);
+	KT_ASSERT(t, p, "no fbt probe at spare_callee");
+	struct probe_consumer c = clobbering_consumer(&hits, PROBE_MECH_JUMP);
+	KT_ASSERT(t, probe_enable(p, &c) == 0, "enabling a jump probe at spare_callee failed");
+	uint64_t got = keeping_caller(v, x);
+	probe_disable(&c);
+	KT_EXPECT(t, hits == 1, "the probe fired %llu times", (unsigned long long)hits);
+	KT_EXPECT(t, got == expected, "the caller computed %llu, not %llu with the callee probed",
+		  (unsigned long long)got, (unsigned long long)expected);
 }

@@ -14,7 +14,8 @@
  *
  * Calls are not analysed interprocedurally: a call reads the argument
  * registers o0-o5 and %sp, and clobbers o0-o5, o7 and the volatile
- * globals g1, g4, g5. %g2 and %g3 (application registers) and %g6, %g7
+ * globals g1, g4, g5 (the kernel is built with -fno-ipa-ra, so no caller
+ * counts on a callee sparing them). %g2 and %g3 (application registers) and %g6, %g7
  * (reserved for the system) are never assumed clobbered or free: they
  * are live everywhere. Integer results come back in o0-o3 (a 32-byte
  * structure at most).

@@ -6,8 +6,10 @@
  * Calls are not analysed interprocedurally: a call reads the argument
  * registers, rax (the vector count of varargs calls) and rsp, and
  * clobbers every caller-saved register and the status flags. That holds
- * for every C function; the kernel's few assembly functions that are
- * called (arch_context_switch) follow the same convention.
+ * for every C function (the kernel is built with -fno-ipa-ra, without
+ * which GCC keeps values in caller-saved registers across calls of
+ * functions it knows spare them); the kernel's few assembly functions
+ * that are called (arch_context_switch) follow the same convention.
  */
 #ifndef ARCH_ABI_H
 #define ARCH_ABI_H
