@@ -179,12 +179,24 @@ void sched_make_runnable(struct thread *t)
 	kick_idle_cpu(t);
 }
 
+/* pick_next's describing half, out of line: only a recorder or a graft wants it. */
+static __attribute__((noinline)) void describe_pick(graft_fn_sched_pick *handler,
+						    const struct cpu *c, const struct thread *prev,
+						    const struct thread *next, unsigned queued)
+{
+	struct sched_pick p = {
+		.seq = ++sched_seq, .tick = clock_ticks(), .tid = next ? next->tid : 0,
+		.prev = prev->is_idle ? 0 : prev->tid, .cpu = c->index, .queued = queued,
+	};
+	handler(&p);
+}
+
 /*
  * The policy's choice for c, where prev is running (switching away, or
  * staying when chosen again), taken off the run queue; sched.pick is
  * told. NULL: idle.
  */
-static struct thread *pick_next(struct cpu *c, struct thread *prev)
+static inline struct thread *pick_next(struct cpu *c, struct thread *prev)
 {
 	unsigned queued = sched_rq.length;
 	struct sched_entity *e = sched_rq_pick(&sched_rq, c->index, &prev->se, c);
@@ -192,13 +204,8 @@ static struct thread *pick_next(struct cpu *c, struct thread *prev)
 	if (next)
 		SDT_PROBE4_P(sched, dequeue, next->tid, c->index, next, c);
 	graft_fn_sched_pick *handler = READ_ONCE(sched_policy.pick);
-	if (handler == sched_pick_ignored)
-		return next;
-	struct sched_pick p = {
-		.seq = ++sched_seq, .tick = clock_ticks(), .tid = next ? next->tid : 0,
-		.prev = prev->is_idle ? 0 : prev->tid, .cpu = c->index, .queued = queued,
-	};
-	handler(&p);
+	if (handler != sched_pick_ignored)
+		describe_pick(handler, c, prev, next, queued);
 	return next;
 }
 
@@ -209,18 +216,24 @@ static void wake_sleeper(struct thread *t)
 	sched_make_runnable(t);
 }
 
-/* The switch has happened; prev is the thread switched away from. */
-static struct thread *finish_switch(struct thread *prev)
+/* finish_switch's half for a thread that ended: wake its joiner; a detached one is reaped. */
+static __attribute__((noinline)) struct thread *finish_dead(struct thread *prev)
 {
-	prev->on_cpu = false;
-	if (prev->state != THREAD_DEAD)
-		return NULL;
 	struct thread *joiner = prev->joiner;
 	if (joiner && joiner->state == THREAD_SLEEPING) {
 		disarm_deadline(joiner);
 		wake_sleeper(joiner);
 	}
 	return prev->detached ? prev : NULL;
+}
+
+/* The switch has happened; prev is the thread switched away from. */
+static inline struct thread *finish_switch(struct thread *prev)
+{
+	prev->on_cpu = false;
+	if (likely(prev->state != THREAD_DEAD))
+		return NULL;
+	return finish_dead(prev);
 }
 
 /*

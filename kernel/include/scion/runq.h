@@ -96,6 +96,8 @@ bool sched_rq_runnable_on(const struct sched_runq *rq, unsigned cpu);
  *   away; NULL for an idle CPU of a simulation); c, the policy's
  *   argument (the live struct cpu, or a simulation's opaque token).
  * Return value: the chosen entity, or NULL: run idle.
+ * While the slot holds the default (no graft), the default's choice is
+ *   taken without calling it: no instance is made current.
  */
 struct sched_entity *sched_rq_pick(struct sched_runq *rq, unsigned cpu,
 				   struct sched_entity *running, struct cpu *c);
@@ -121,6 +123,22 @@ bool sched_rq_tick(struct sched_runq *rq, unsigned cpu, struct sched_entity *e);
  *   answer passes it (the graft point's check_result).
  */
 const char *sched_check_pick(uint64_t result);
+
+/*
+ * The default pick-next policy's choice: the oldest queued entity allowed
+ * on CPU cpu, or NULL. Inline so that sched_rq_pick, when no graft fills
+ * the slot, takes it without calling the policy.
+ */
+static inline struct sched_entity *sched_oldest_allowed(const struct sched_runq *rq,
+							unsigned cpu)
+{
+	list_foreach(&rq->queue, it) {
+		struct sched_entity *e = list_entry(it, struct sched_entity, run_node);
+		if (sched_entity_allowed(e, cpu))
+			return e;
+	}
+	return NULL;
+}
 
 /* The default policies (policy_default.c): round robin with a 2-tick slice. */
 struct thread *sched_default_pick_next(struct cpu *c);
