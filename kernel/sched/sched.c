@@ -16,8 +16,9 @@
  *
  * Lock order: waitq locks -> sched_lock -> threads_lock, vmap, heap.
  *
- * The sched provider (DTrace's names; sites compiled to one no-op each
- * while disabled, scion/sdt.h): arg0 the thread's tid, arg1 the CPU.
+ * The sched provider (DTrace's names; gated sites, scion/sdt.h: while
+ * disabled each is a test of its gate, its arguments not even loaded, as
+ * a switch passes five of them): arg0 the thread's tid, arg1 the CPU.
  *   sched:::on-cpu    in the thread switched in, just after the switch
  *                     (tid and curthread are that thread)
  *   sched:::off-cpu   in the thread switching out, just before it; arg0 is
@@ -174,7 +175,7 @@ void sched_make_runnable(struct thread *t)
 {
 	t->state = THREAD_RUNNABLE;
 	sched_rq_enqueue(&sched_rq, &t->se);
-	SDT_PROBE4_P(sched, enqueue, t->tid, this_cpu_index(), t, this_cpu());
+	SDT_GATED4_P(sched, enqueue, t->tid, this_cpu_index(), t, this_cpu());
 	fire_event(SCHED_EVENT_RUNNABLE, t);
 	kick_idle_cpu(t);
 }
@@ -202,7 +203,7 @@ static inline struct thread *pick_next(struct cpu *c, struct thread *prev)
 	struct sched_entity *e = sched_rq_pick(&sched_rq, c->index, &prev->se, c);
 	struct thread *next = e ? container_of(e, struct thread, se) : NULL;
 	if (next)
-		SDT_PROBE4_P(sched, dequeue, next->tid, c->index, next, c);
+		SDT_GATED4_P(sched, dequeue, next->tid, c->index, next, c);
 	graft_fn_sched_pick *handler = READ_ONCE(sched_policy.pick);
 	if (handler != sched_pick_ignored)
 		describe_pick(handler, c, prev, next, queued);
@@ -212,7 +213,7 @@ static inline struct thread *pick_next(struct cpu *c, struct thread *prev)
 /* Make a sleeping thread runnable: sched:::wakeup, then enqueue. sched_lock held. */
 static void wake_sleeper(struct thread *t)
 {
-	SDT_PROBE4_P(sched, wakeup, t->tid, this_cpu_index(), t, this_cpu());
+	SDT_GATED4_P(sched, wakeup, t->tid, this_cpu_index(), t, this_cpu());
 	sched_make_runnable(t);
 }
 
@@ -256,12 +257,12 @@ static struct thread *switch_to_next(uintptr_t preempted_pc)
 		if (!preempted_pc)
 			fire_event(SCHED_EVENT_YIELD, prev);
 		else
-			SDT_PROBE4_P(sched, preempt, prev->tid, c->index, prev, c);
+			SDT_GATED4_P(sched, preempt, prev->tid, c->index, prev, c);
 		prev->state = THREAD_RUNNABLE;
 		sched_rq_enqueue(&sched_rq, &prev->se);
-		SDT_PROBE4_P(sched, enqueue, prev->tid, c->index, prev, c);
+		SDT_GATED4_P(sched, enqueue, prev->tid, c->index, prev, c);
 	} else if (prev->state == THREAD_SLEEPING) {
-		SDT_PROBE4_P(sched, sleep, prev->tid, c->index, prev, c);
+		SDT_GATED4_P(sched, sleep, prev->tid, c->index, prev, c);
 		fire_event(SCHED_EVENT_BLOCK, prev);
 	} else if (prev->state == THREAD_DEAD) {
 		fire_event(SCHED_EVENT_EXIT, prev);
@@ -282,14 +283,14 @@ static struct thread *switch_to_next(uintptr_t preempted_pc)
 	uint64_t now = clock_ns();
 	prev->run_ns += now - prev->oncpu_since;
 	next->oncpu_since = now;
-	SDT_PROBE4_P(sched, off__cpu, next->tid, c->index, next, c);
+	SDT_GATED4_P(sched, off__cpu, next->tid, c->index, next, c);
 	c->current = next;
-	SDT_PROBE2(thread__switch, prev->tid, next->tid);
+	SDT_GATED2(thread__switch, prev->tid, next->tid);
 	arch_thread_switch(prev, next);
 	struct thread *me = prev;
 	prev = arch_context_switch(prev, next);
 	/* Back in this thread, perhaps on another CPU. */
-	SDT_PROBE4_P(sched, on__cpu, me->tid, this_cpu_index(), me, this_cpu());
+	SDT_GATED4_P(sched, on__cpu, me->tid, this_cpu_index(), me, this_cpu());
 	return finish_switch(prev);
 }
 
@@ -305,7 +306,7 @@ static void unlock_and_reap(struct thread *reap)
 __noreturn void thread_first_run(struct thread *prev)
 {
 	struct thread *t = thread_current();
-	SDT_PROBE4_P(sched, on__cpu, t->tid, this_cpu_index(), t, this_cpu());
+	SDT_GATED4_P(sched, on__cpu, t->tid, this_cpu_index(), t, this_cpu());
 	unlock_and_reap(finish_switch(prev));
 	arch_irq_enable();
 	t->entry(t->arg);
@@ -450,7 +451,7 @@ void sched_tick(void)
 			c->need_resched = true;
 	} else {
 		t->se.ticks_run++;
-		SDT_PROBE4_P(sched, tick, t->tid, c->index, t, c);
+		SDT_GATED4_P(sched, tick, t->tid, c->index, t, c);
 		fire_event(SCHED_EVENT_TICK, t);
 		if (sched_rq_tick(&sched_rq, c->index, &t->se))
 			c->need_resched = true;

@@ -169,6 +169,57 @@ KTEST(probe_sdt_site, 1)
 	KT_EXPECT(t, text_identical(), "text differs from the booted image");
 }
 
+/*
+ * A gated site (scion/sdt.h): its first argument counts its evaluations,
+ * so the test sees that the disabled path evaluates nothing and the
+ * enabled path loses no argument.
+ */
+SDT_TYPES_DEFINE(sdt, test__gated, uint64_t a, uint64_t b)
+
+static uint64_t gated_evaluations;
+
+static __noinline uint64_t gated_arg(uint64_t v)
+{
+	gated_evaluations++;
+	return 3 * v;
+}
+
+static __noinline uint64_t sdt_gated_fixture(uint64_t a, uint64_t b)
+{
+	SDT_GATED2(test__gated, gated_arg(a), b);
+	return a + b;
+}
+
+KTEST(probe_sdt_gated_site, 1)
+{
+	struct probe *p = probe_named("sdt:kernel:sdt_gated_fixture:test-gated");
+	struct sdt_seen seen = { 0 };
+	uint64_t sum0 = 0, sum1 = 0;
+
+	KT_ASSERT(t, p && p->nsites == 1 && p->ngates == 1, "no gated sdt probe for the fixture");
+	for (uint64_t i = 0; i < 10; i++)
+		KT_EXPECT(t, sdt_gated_fixture(i, 1) == i + 1, "fixture computes wrong while disabled");
+	KT_EXPECT(t, gated_evaluations == 0 && *p->gates[0] == 0,
+		  "disabled, the site evaluated its arguments %llu times",
+		  (unsigned long long)gated_evaluations);
+	struct probe_consumer c = { .action = PROBE_HANDLER, .handler = sdt_handler, .arg = &seen };
+	KT_ASSERT(t, probe_enable(p, &c) == 0, "enabling the gated sdt probe failed");
+	KT_EXPECT(t, *p->gates[0] == 1, "enabled, the gate is shut");
+	for (uint64_t i = 0; i < 100; i++) {
+		KT_EXPECT(t, sdt_gated_fixture(i, 7 * i) == 8 * i, "wrong result");
+		sum0 += 3 * i;
+		sum1 += 7 * i;
+	}
+	probe_disable(&c);
+	KT_EXPECT(t, seen.hits == 100 && gated_evaluations == 100,
+		  "%llu hits, %llu evaluations for 100 calls", (unsigned long long)seen.hits,
+		  (unsigned long long)gated_evaluations);
+	KT_EXPECT(t, seen.sum0 == sum0 && seen.sum1 == sum1, "arguments seen wrong");
+	KT_EXPECT(t, sdt_gated_fixture(1, 1) == 2 && gated_evaluations == 100 &&
+		  *p->gates[0] == 0, "disabled again, the gate stayed open");
+	KT_EXPECT(t, text_identical(), "text differs from the booted image");
+}
+
 struct metric_seen {
 	unsigned id;
 	struct metric_value v;

@@ -123,6 +123,14 @@ struct probe {
 	struct list_node consumers;	/* probe_mutex: struct probe_consumer */
 	unsigned nconsumers;		/* probe_mutex */
 	struct probe_soft *soft;	/* set once: fired by probe_fire, no sites */
+	/*
+	 * Set once by its provider before it can be enabled (or NULL): bytes
+	 * its sites' code tests before reaching them (scion/sdt.h's gated
+	 * sites). The registry sets them once the first consumer is attached
+	 * to every site and clears them when the last one leaves (probe_mutex).
+	 */
+	uint8_t **gates;
+	uint32_t ngates;
 };
 
 /*
