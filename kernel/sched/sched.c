@@ -243,9 +243,11 @@ static inline struct thread *finish_switch(struct thread *prev)
  * runnable); preempted_pc is where an interrupt stopped it (0 when it
  * gives up the CPU itself). Returns with sched_lock held, in the
  * caller's thread once it runs again, with a dead detached thread to
- * release (after unlocking) or NULL.
+ * release (after unlocking) or NULL. Inline in thread_yield, the
+ * commonest switch (its sites are that function's too); every other
+ * caller calls switch_to_next.
  */
-static struct thread *switch_to_next(uintptr_t preempted_pc)
+static __always_inline struct thread *switch_here(uintptr_t preempted_pc)
 {
 	struct cpu *c = this_cpu();
 	struct thread *prev = c->current;
@@ -294,6 +296,11 @@ static struct thread *switch_to_next(uintptr_t preempted_pc)
 	return finish_switch(prev);
 }
 
+static __attribute__((noinline)) struct thread *switch_to_next(uintptr_t preempted_pc)
+{
+	return switch_here(preempted_pc);
+}
+
 /* Unlock sched_lock (keeping interrupts as they are) and release a reaped thread. */
 static void unlock_and_reap(struct thread *reap)
 {
@@ -316,7 +323,7 @@ __noreturn void thread_first_run(struct thread *prev)
 void thread_yield(void)
 {
 	irqflags_t f = spin_lock_irqsave(&sched_lock);
-	unlock_and_reap(switch_to_next(0));
+	unlock_and_reap(switch_here(0));
 	arch_irq_restore(f);
 }
 
