@@ -198,7 +198,7 @@ KTEST(probe_sdt_gated_site, 1)
 
 	KT_ASSERT(t, p && p->nsites == 1 && p->ngates == 1, "no gated sdt probe for the fixture");
 	for (uint64_t i = 0; i < 10; i++)
-		KT_EXPECT(t, sdt_gated_fixture(i, 1) == i + 1, "fixture computes wrong while disabled");
+		KT_EXPECT(t, sdt_gated_fixture(i, 1) == i + 1, "wrong result while disabled");
 	KT_EXPECT(t, gated_evaluations == 0 && *p->gates[0] == 0,
 		  "disabled, the site evaluated its arguments %llu times",
 		  (unsigned long long)gated_evaluations);

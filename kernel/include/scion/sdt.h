@@ -29,8 +29,10 @@
  * first, and evaluates its arguments and reaches the no-op only while
  * the byte is set; the registry sets it while the site's probe has
  * consumers, after the site is patched, and clears it when the last
- * consumer leaves (struct probe's gates). Disabled, such a site costs a
- * load and a branch not taken; enabled, the same as any site.
+ * consumer leaves (struct probe's gates). Disabled, such a site costs
+ * the arch's test of the byte (arch_sdt_gate_open: a compare with memory
+ * and a branch not taken, where the machine has one); enabled, the same
+ * as any site.
  */
 #ifndef SCION_SDT_H
 #define SCION_SDT_H
@@ -74,14 +76,15 @@
 #define SDT_SITE1_(name, gate, a0) do {						\
 	uint64_t sdt_v0 = (uint64_t)(a0);					\
 	SDT_BIND_(0, sdt_v0);							\
-	__asm__ volatile(SDT_ASM_(name) :: "r"(sdt_r0), SDT_GATE_OP_(gate));			\
+	__asm__ volatile(SDT_ASM_(name) :: "r"(sdt_r0),				\
+			 SDT_GATE_OP_(gate));					\
 } while (0)
 #define SDT_SITE2_(name, gate, a0, a1) do {					\
 	uint64_t sdt_v0 = (uint64_t)(a0), sdt_v1 = (uint64_t)(a1);		\
 	SDT_BIND_(0, sdt_v0);							\
 	SDT_BIND_(1, sdt_v1);							\
 	__asm__ volatile(SDT_ASM_(name) :: "r"(sdt_r0), "r"(sdt_r1),		\
-			 SDT_GATE_OP_(gate));\
+			 SDT_GATE_OP_(gate));					\
 } while (0)
 #define SDT_SITE3_(name, gate, a0, a1, a2) do {					\
 	uint64_t sdt_v0 = (uint64_t)(a0), sdt_v1 = (uint64_t)(a1);		\
@@ -89,8 +92,8 @@
 	SDT_BIND_(0, sdt_v0);							\
 	SDT_BIND_(1, sdt_v1);							\
 	SDT_BIND_(2, sdt_v2);							\
-	__asm__ volatile(SDT_ASM_(name) :: "r"(sdt_r0), "r"(sdt_r1), "r"(sdt_r2),	\
-			 SDT_GATE_OP_(gate));	\
+	__asm__ volatile(SDT_ASM_(name) :: "r"(sdt_r0), "r"(sdt_r1), "r"(sdt_r2), \
+			 SDT_GATE_OP_(gate));					\
 } while (0)
 #define SDT_SITE4_(name, gate, a0, a1, a2, a3) do {				\
 	uint64_t sdt_v0 = (uint64_t)(a0), sdt_v1 = (uint64_t)(a1);		\
@@ -99,8 +102,8 @@
 	SDT_BIND_(1, sdt_v1);							\
 	SDT_BIND_(2, sdt_v2);							\
 	SDT_BIND_(3, sdt_v3);							\
-	__asm__ volatile(SDT_ASM_(name) :: "r"(sdt_r0), "r"(sdt_r1), "r"(sdt_r2),	\
-			 "r"(sdt_r3), SDT_GATE_OP_(gate));							\
+	__asm__ volatile(SDT_ASM_(name) :: "r"(sdt_r0), "r"(sdt_r1), "r"(sdt_r2), \
+			 "r"(sdt_r3), SDT_GATE_OP_(gate));			\
 } while (0)
 #define SDT_SITE5_(name, gate, a0, a1, a2, a3, a4) do {				\
 	uint64_t sdt_v0 = (uint64_t)(a0), sdt_v1 = (uint64_t)(a1);		\
@@ -111,8 +114,8 @@
 	SDT_BIND_(2, sdt_v2);							\
 	SDT_BIND_(3, sdt_v3);							\
 	SDT_BIND_(4, sdt_v4);							\
-	__asm__ volatile(SDT_ASM_(name) :: "r"(sdt_r0), "r"(sdt_r1), "r"(sdt_r2),	\
-			 "r"(sdt_r3), "r"(sdt_r4), SDT_GATE_OP_(gate));					\
+	__asm__ volatile(SDT_ASM_(name) :: "r"(sdt_r0), "r"(sdt_r1), "r"(sdt_r2), \
+			 "r"(sdt_r3), "r"(sdt_r4), SDT_GATE_OP_(gate));		\
 } while (0)
 #define SDT_SITE6_(name, gate, a0, a1, a2, a3, a4, a5) do {			\
 	uint64_t sdt_v0 = (uint64_t)(a0), sdt_v1 = (uint64_t)(a1);		\
@@ -124,8 +127,8 @@
 	SDT_BIND_(3, sdt_v3);							\
 	SDT_BIND_(4, sdt_v4);							\
 	SDT_BIND_(5, sdt_v5);							\
-	__asm__ volatile(SDT_ASM_(name) :: "r"(sdt_r0), "r"(sdt_r1), "r"(sdt_r2),	\
-			 "r"(sdt_r3), "r"(sdt_r4), "r"(sdt_r5), SDT_GATE_OP_(gate));			\
+	__asm__ volatile(SDT_ASM_(name) :: "r"(sdt_r0), "r"(sdt_r1), "r"(sdt_r2), \
+			 "r"(sdt_r3), "r"(sdt_r4), "r"(sdt_r5), SDT_GATE_OP_(gate)); \
 } while (0)
 
 struct sdt_site {
@@ -157,7 +160,7 @@ LINKER_TABLE_DECLARE(struct sdt_site, sdt_sites);
 #define SDT_GATED_(site_name, provider, name, n, ...) do {			\
 	static uint8_t sdt_gate_ __attribute__((section(".data.sdt_gates")));	\
 	SDT_CHECK_(provider, name, __VA_ARGS__);				\
-	if (__builtin_expect(__atomic_load_n(&sdt_gate_, __ATOMIC_RELAXED), 0))	\
+	if (__builtin_expect(arch_sdt_gate_open(&sdt_gate_), 0))		\
 		SDT_SITE##n##_(site_name, &sdt_gate_, ##__VA_ARGS__);		\
 } while (0)
 
