@@ -180,8 +180,8 @@ void sched_make_runnable(struct thread *t)
 	kick_idle_cpu(t);
 }
 
-/* pick_next's describing half, out of line: only a recorder or a graft wants it. */
-static __attribute__((noinline)) void describe_pick(graft_fn_sched_pick *handler,
+/* pick_next's describing half: only a recorder or a graft wants it. */
+static __always_inline void describe_pick(graft_fn_sched_pick *handler,
 						    const struct cpu *c, const struct thread *prev,
 						    const struct thread *next, unsigned queued)
 {
@@ -197,7 +197,7 @@ static __attribute__((noinline)) void describe_pick(graft_fn_sched_pick *handler
  * staying when chosen again), taken off the run queue; sched.pick is
  * told. NULL: idle.
  */
-static inline struct thread *pick_next(struct cpu *c, struct thread *prev)
+static __always_inline struct thread *pick_next(struct cpu *c, struct thread *prev)
 {
 	unsigned queued = sched_rq.length;
 	struct sched_entity *e = sched_rq_pick(&sched_rq, c->index, &prev->se, c);
