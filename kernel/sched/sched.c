@@ -181,9 +181,9 @@ void sched_make_runnable(struct thread *t)
 }
 
 /* pick_next's describing half: only a recorder or a graft wants it. */
-static __always_inline void describe_pick(graft_fn_sched_pick *handler,
-						    const struct cpu *c, const struct thread *prev,
-						    const struct thread *next, unsigned queued)
+static __always_inline void describe_pick(graft_fn_sched_pick *handler, const struct cpu *c,
+					  const struct thread *prev, const struct thread *next,
+					  unsigned queued)
 {
 	struct sched_pick p = {
 		.seq = ++sched_seq, .tick = clock_ticks(), .tid = next ? next->tid : 0,
@@ -296,6 +296,7 @@ static __always_inline struct thread *switch_here(uintptr_t preempted_pc)
 	return finish_switch(prev);
 }
 
+/* switch_here out of line: for every caller but thread_yield. */
 static __attribute__((noinline)) struct thread *switch_to_next(uintptr_t preempted_pc)
 {
 	return switch_here(preempted_pc);
