@@ -369,16 +369,19 @@ static void detach_chunked(const uint64_t *addrs, struct probe_consumer **cs, un
 }
 
 /*
- * Open (1) or close (0) p's gates: while open, its gated sites' code
- * evaluates their arguments and reaches the sites. Opened only once the
- * sites are patched, so a hit finds its consumers; a CPU that passed a
- * gate just before it closed meets a restored no-op, which does nothing.
- * Caller holds probe_mutex.
+ * Open (+1) or close (-1) p's gates: while open, its gated sites' code
+ * evaluates their arguments and reaches the sites. A gate counts the
+ * enabled probes it serves: a gated site in an inline function is a site
+ * (and a probe) in each function it is inlined into, all behind one
+ * byte, which stays open while any of them is enabled. Opened only once
+ * the sites are patched, so a hit finds its consumers; a CPU that passed
+ * a gate just before it closed meets a restored no-op, which does
+ * nothing. Caller holds probe_mutex.
  */
-static void set_gates(const struct probe *p, uint8_t open)
+static void move_gates(const struct probe *p, int delta)
 {
 	for (uint32_t i = 0; i < p->ngates; i++)
-		__atomic_store_n(p->gates[i], open, __ATOMIC_RELEASE);
+		__atomic_fetch_add(p->gates[i], (uint8_t)delta, __ATOMIC_RELEASE);
 }
 
 /* Caller holds registry_mutex. */
@@ -452,7 +455,7 @@ static unsigned enable_locked(struct probe **probes, struct probe_consumer **con
 		c->probe = probes[i];
 		list_add_tail(&probes[i]->consumers, &c->node);
 		if (probes[i]->nconsumers++ == 0)
-			set_gates(probes[i], 1);
+			move_gates(probes[i], 1);
 		enabled++;
 	}
 	mutex_unlock(&probe_mutex);
@@ -517,7 +520,7 @@ static void disable_locked(struct probe_consumer **cs, unsigned n)
 		}
 		list_remove(&cs[i]->node);
 		if (--p->nconsumers == 0)
-			set_gates(p, 0);
+			move_gates(p, -1);
 		cs[i]->probe = NULL;
 	}
 	mutex_unlock(&probe_mutex);

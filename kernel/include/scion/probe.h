@@ -126,8 +126,10 @@ struct probe {
 	/*
 	 * Set once by its provider before it can be enabled (or NULL): bytes
 	 * its sites' code tests before reaching them (scion/sdt.h's gated
-	 * sites). The registry sets them once the first consumer is attached
-	 * to every site and clears them when the last one leaves (probe_mutex).
+	 * sites), each counting the enabled probes it serves (probes of one
+	 * inline function's site share it). The registry adds 1 once the
+	 * first consumer is attached to every site and takes it away when
+	 * the last one leaves (probe_mutex).
 	 */
 	uint8_t **gates;
 	uint32_t ngates;

@@ -27,9 +27,11 @@
  * cost loads the code would not otherwise do: DTrace's "zero cost while
  * disabled" taken further. The site's code tests a byte of its own
  * first, and evaluates its arguments and reaches the no-op only while
- * the byte is set; the registry sets it while the site's probe has
- * consumers, after the site is patched, and clears it when the last
- * consumer leaves (struct probe's gates). Disabled, such a site costs
+ * the byte is nonzero: the registry counts in it the enabled probes it
+ * serves, adding one after a probe's sites are patched and taking it
+ * away when its last consumer leaves (struct probe's gates). A gated
+ * site in an inline function is a site, and a probe, in every function
+ * it is inlined into, all behind the one byte. Disabled, such a site costs
  * the arch's test of the byte (arch_sdt_gate_open: a compare with memory
  * and a branch not taken, where the machine has one); enabled, the same
  * as any site.
@@ -134,8 +136,9 @@
 struct sdt_site {
 	uint64_t addr;		/* the no-op */
 	const char *name;	/* as written: thread__switch, or provider:name */
-	uint8_t *gate;		/* a gated site's byte (nonzero: evaluate, reach the no-op);
-				   NULL for a site always reached */
+	uint8_t *gate;		/* a gated site's byte (nonzero: evaluate, reach the no-op;
+				   shared by an inline function's copies); NULL for a
+				   site always reached */
 };
 
 LINKER_TABLE_DECLARE(struct sdt_site, sdt_sites);
