@@ -47,13 +47,15 @@ void arch_thread_switch(struct thread *prev, struct thread *next)
 {
 	struct cpu *c = this_cpu();
 
+	/* Interrupts are masked: nothing enters from ring 3 before the switch is done. */
+	c->kernel_sp = next->stack_top;
+	c->arch.tss.rsp[0] = next->stack_top;
 	if (prev->arch.fpu)
 		__asm__ __volatile__("fxsave64 %0" : "=m"(*prev->arch.fpu));
 	if (next->arch.fpu) {
 		__asm__ __volatile__("fxrstor64 %0" :: "m"(*next->arch.fpu));
 		wrmsr(MSR_FS_BASE, next->arch.fs_base);
 	}
+	/* Last, a tail call: the function then needs no registers of its own saved. */
 	arch_as_activate(next->arch.as);
-	c->kernel_sp = next->stack_top;
-	c->arch.tss.rsp[0] = next->stack_top;
 }

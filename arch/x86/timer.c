@@ -30,7 +30,7 @@
 #define PIC_ICW1_INIT_ICW4 0x11
 #define PIC_ICW4_8086 0x01
 
-static uint64_t tsc_hz;
+uint64_t x86_tsc_hz;		/* arch/timer.h */
 static uint64_t lapic_ticks_per_second;	/* at divide-by-16 */
 
 __init void pic_disable(void)
@@ -84,16 +84,12 @@ __init void timer_calibrate(void)
 		if (l < best_lapic)
 			best_lapic = l;
 	}
-	tsc_hz = best_tsc * 1000 / CALIBRATION_MS;
+	x86_tsc_hz = best_tsc * 1000 / CALIBRATION_MS;
 	lapic_ticks_per_second = (uint64_t)best_lapic * 1000 / CALIBRATION_MS;
 	printk("timer: TSC %llu.%03llu MHz, APIC timer %llu kHz (divide 16)\n",
-	       (unsigned long long)(tsc_hz / 1000000), (unsigned long long)(tsc_hz / 1000 % 1000),
+	       (unsigned long long)(x86_tsc_hz / 1000000),
+	       (unsigned long long)(x86_tsc_hz / 1000 % 1000),
 	       (unsigned long long)(lapic_ticks_per_second / 1000));
-}
-
-uint64_t arch_cycles_per_second(void)
-{
-	return tsc_hz;
 }
 
 void arch_timer_start(unsigned hz)
@@ -104,7 +100,7 @@ void arch_timer_start(unsigned hz)
 
 void arch_udelay(uint64_t us)
 {
-	uint64_t end = rdtsc() + tsc_hz / 1000000 * us;
+	uint64_t end = rdtsc() + x86_tsc_hz / 1000000 * us;
 	while (rdtsc() < end)
 		__asm__ __volatile__("pause");
 }

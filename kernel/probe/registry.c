@@ -368,6 +368,22 @@ static void detach_chunked(const uint64_t *addrs, struct probe_consumer **cs, un
 		site_detach_batch(addrs + i, cs + i, n - i < PROBE_BATCH ? n - i : PROBE_BATCH);
 }
 
+/*
+ * Open (+1) or close (-1) p's gates: while open, its gated sites' code
+ * evaluates their arguments and reaches the sites. A gate counts the
+ * enabled probes it serves: a gated site in an inline function is a site
+ * (and a probe) in each function it is inlined into, all behind one
+ * byte, which stays open while any of them is enabled. Opened only once
+ * the sites are patched, so a hit finds its consumers; a CPU that passed
+ * a gate just before it closed meets a restored no-op, which does
+ * nothing. Caller holds probe_mutex.
+ */
+static void move_gates(const struct probe *p, int delta)
+{
+	for (uint32_t i = 0; i < p->ngates; i++)
+		__atomic_fetch_add(p->gates[i], (uint8_t)delta, __ATOMIC_RELEASE);
+}
+
 /* Caller holds registry_mutex. */
 static unsigned enable_locked(struct probe **probes, struct probe_consumer **consumers, unsigned n)
 {
@@ -438,7 +454,8 @@ static unsigned enable_locked(struct probe **probes, struct probe_consumer **con
 		}
 		c->probe = probes[i];
 		list_add_tail(&probes[i]->consumers, &c->node);
-		probes[i]->nconsumers++;
+		if (probes[i]->nconsumers++ == 0)
+			move_gates(probes[i], 1);
 		enabled++;
 	}
 	mutex_unlock(&probe_mutex);
@@ -502,7 +519,8 @@ static void disable_locked(struct probe_consumer **cs, unsigned n)
 			soft = true;
 		}
 		list_remove(&cs[i]->node);
-		p->nconsumers--;
+		if (--p->nconsumers == 0)
+			move_gates(p, -1);
 		cs[i]->probe = NULL;
 	}
 	mutex_unlock(&probe_mutex);

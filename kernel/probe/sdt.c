@@ -5,7 +5,8 @@
  * linker table table.sdt_sites. A site named "provider:name" (the
  * SDT_PROBE*_P forms) belongs to that provider instead of sdt. A site in
  * code that may not be probed (boot-only, or the probe machinery) gets
- * no probe, and says so.
+ * no probe, and says so. A probe with gated sites carries their gates
+ * (struct probe's gates), which the registry opens while it is enabled.
  */
 #include <scion/probe.h>
 #include <scion/sdt.h>
@@ -61,6 +62,28 @@ bool sdt_site_at(uint64_t addr)
 	return false;
 }
 
+/*
+ * Give p, the probe of site s and the sites like it, their ngates gates.
+ * A probe that cannot have them is never enabled: a gate left shut would
+ * keep its site from firing. Return value: false when out of memory.
+ */
+static bool attach_gates(struct probe *p, const struct sdt_site *s, uint32_t ngates)
+{
+	uint8_t **gates = kmalloc(ngates * sizeof(*gates));	/* probes are never freed */
+	uint32_t n = 0;
+
+	if (!gates) {
+		p->nsites = 0;
+		return false;
+	}
+	for (const struct sdt_site *e = s; e < __stop_table_sdt_sites; e++)
+		if (e->gate && same_probe(e, s))
+			gates[n++] = e->gate;
+	p->gates = gates;
+	p->ngates = n;
+	return true;
+}
+
 static void sdt_provide(void)
 {
 	size_t n = LINKER_TABLE_COUNT(sdt_sites);
@@ -92,13 +115,18 @@ static void sdt_provide(void)
 			       ARCH_SDT_SITE_LEN);
 			continue;
 		}
-		uint32_t k = 0;
-		for (const struct sdt_site *e = s; e < __stop_table_sdt_sites; e++)
-			if (same_probe(e, s))
+		uint32_t k = 0, ngates = 0;
+		for (const struct sdt_site *e = s; e < __stop_table_sdt_sites; e++) {
+			if (same_probe(e, s)) {
 				sites[k++] = e->addr;
+				ngates += e->gate != NULL;
+			}
+		}
 		display_name(split_provider(s->name, provider, sizeof(provider)), name,
 			     sizeof(name));
-		if (!probe_create(provider, "kernel", ksym_name(&kernel_symtab, sym), name, sites, k))
+		struct probe *p = probe_create(provider, "kernel", ksym_name(&kernel_symtab, sym),
+					       name, sites, k);
+		if (!p || (ngates && !attach_gates(p, s, ngates)))
 			printk("sdt: out of memory for %s\n", name);
 	}
 	kfree(sites);

@@ -12,14 +12,10 @@
 struct thread *sched_default_pick_next(struct cpu *c)
 {
 	const struct sched_runq *rq = sched_env_current();
+	const struct sched_entity *e = sched_oldest_allowed(rq, rq->cpu);
 
 	(void)c;
-	list_foreach(&rq->queue, it) {
-		const struct sched_entity *e = list_entry(it, struct sched_entity, run_node);
-		if (sched_entity_allowed(e, rq->cpu))
-			return e->handle;
-	}
-	return NULL;
+	return e ? e->handle : NULL;
 }
 
 bool sched_default_tick(struct thread *t)

@@ -37,21 +37,6 @@ void sched_rq_init(struct sched_runq *rq, graft_fn_sched_pick_next *const *pick_
 	rq->at_node = NULL;
 }
 
-void sched_rq_enqueue(struct sched_runq *rq, struct sched_entity *e)
-{
-	e->slice = SCHED_SLICE_TICKS;
-	list_add_tail(&rq->queue, &e->run_node);
-	rq->length++;
-	rq->at_node = NULL;
-}
-
-void sched_rq_remove(struct sched_runq *rq, struct sched_entity *e)
-{
-	list_remove(&e->run_node);
-	rq->length--;
-	rq->at_node = NULL;
-}
-
 struct sched_entity *sched_rq_at(struct sched_runq *rq, unsigned i)
 {
 	if (i >= rq->length)
@@ -104,8 +89,8 @@ struct sched_entity *sched_rq_ask(struct sched_runq *rq, unsigned cpu,
 	return ask(rq, cpu, running, c);
 }
 
-struct sched_entity *sched_rq_pick(struct sched_runq *rq, unsigned cpu,
-				   struct sched_entity *running, struct cpu *c)
+struct sched_entity *sched_rq_pick_asking(struct sched_runq *rq, unsigned cpu,
+					  struct sched_entity *running, struct cpu *c)
 {
 	struct sched_entity *e = ask(rq, cpu, running, c);
 	if (e)

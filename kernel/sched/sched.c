@@ -16,8 +16,9 @@
  *
  * Lock order: waitq locks -> sched_lock -> threads_lock, vmap, heap.
  *
- * The sched provider (DTrace's names; sites compiled to one no-op each
- * while disabled, scion/sdt.h): arg0 the thread's tid, arg1 the CPU.
+ * The sched provider (DTrace's names; gated sites, scion/sdt.h: while
+ * disabled each is a test of its gate, its arguments not even loaded, as
+ * a switch passes five of them): arg0 the thread's tid, arg1 the CPU.
  *   sched:::on-cpu    in the thread switched in, just after the switch
  *                     (tid and curthread are that thread)
  *   sched:::off-cpu   in the thread switching out, just before it; arg0 is
@@ -174,9 +175,21 @@ void sched_make_runnable(struct thread *t)
 {
 	t->state = THREAD_RUNNABLE;
 	sched_rq_enqueue(&sched_rq, &t->se);
-	SDT_PROBE4_P(sched, enqueue, t->tid, this_cpu_index(), t, this_cpu());
+	SDT_GATED4_P(sched, enqueue, t->tid, this_cpu_index(), t, this_cpu());
 	fire_event(SCHED_EVENT_RUNNABLE, t);
 	kick_idle_cpu(t);
+}
+
+/* pick_next's describing half: only a recorder or a graft wants it. */
+static __always_inline void describe_pick(graft_fn_sched_pick *handler, const struct cpu *c,
+					  const struct thread *prev, const struct thread *next,
+					  unsigned queued)
+{
+	struct sched_pick p = {
+		.seq = ++sched_seq, .tick = clock_ticks(), .tid = next ? next->tid : 0,
+		.prev = prev->is_idle ? 0 : prev->tid, .cpu = c->index, .queued = queued,
+	};
+	handler(&p);
 }
 
 /*
@@ -184,37 +197,29 @@ void sched_make_runnable(struct thread *t)
  * staying when chosen again), taken off the run queue; sched.pick is
  * told. NULL: idle.
  */
-static struct thread *pick_next(struct cpu *c, struct thread *prev)
+static __always_inline struct thread *pick_next(struct cpu *c, struct thread *prev)
 {
 	unsigned queued = sched_rq.length;
 	struct sched_entity *e = sched_rq_pick(&sched_rq, c->index, &prev->se, c);
 	struct thread *next = e ? container_of(e, struct thread, se) : NULL;
 	if (next)
-		SDT_PROBE4_P(sched, dequeue, next->tid, c->index, next, c);
+		SDT_GATED4_P(sched, dequeue, next->tid, c->index, next, c);
 	graft_fn_sched_pick *handler = READ_ONCE(sched_policy.pick);
-	if (handler == sched_pick_ignored)
-		return next;
-	struct sched_pick p = {
-		.seq = ++sched_seq, .tick = clock_ticks(), .tid = next ? next->tid : 0,
-		.prev = prev->is_idle ? 0 : prev->tid, .cpu = c->index, .queued = queued,
-	};
-	handler(&p);
+	if (handler != sched_pick_ignored)
+		describe_pick(handler, c, prev, next, queued);
 	return next;
 }
 
 /* Make a sleeping thread runnable: sched:::wakeup, then enqueue. sched_lock held. */
 static void wake_sleeper(struct thread *t)
 {
-	SDT_PROBE4_P(sched, wakeup, t->tid, this_cpu_index(), t, this_cpu());
+	SDT_GATED4_P(sched, wakeup, t->tid, this_cpu_index(), t, this_cpu());
 	sched_make_runnable(t);
 }
 
-/* The switch has happened; prev is the thread switched away from. */
-static struct thread *finish_switch(struct thread *prev)
+/* finish_switch's half for a thread that ended: wake its joiner; a detached one is reaped. */
+static __attribute__((noinline)) struct thread *finish_dead(struct thread *prev)
 {
-	prev->on_cpu = false;
-	if (prev->state != THREAD_DEAD)
-		return NULL;
 	struct thread *joiner = prev->joiner;
 	if (joiner && joiner->state == THREAD_SLEEPING) {
 		disarm_deadline(joiner);
@@ -223,15 +228,26 @@ static struct thread *finish_switch(struct thread *prev)
 	return prev->detached ? prev : NULL;
 }
 
+/* The switch has happened; prev is the thread switched away from. */
+static inline struct thread *finish_switch(struct thread *prev)
+{
+	prev->on_cpu = false;
+	if (likely(prev->state != THREAD_DEAD))
+		return NULL;
+	return finish_dead(prev);
+}
+
 /*
  * Run another thread on this CPU, if there is one to run. The caller
  * holds sched_lock and has set its own state (RUNNING means it stays
  * runnable); preempted_pc is where an interrupt stopped it (0 when it
  * gives up the CPU itself). Returns with sched_lock held, in the
  * caller's thread once it runs again, with a dead detached thread to
- * release (after unlocking) or NULL.
+ * release (after unlocking) or NULL. Inline in thread_yield, the
+ * commonest switch (its sites are that function's too); every other
+ * caller calls switch_to_next.
  */
-static struct thread *switch_to_next(uintptr_t preempted_pc)
+static __always_inline struct thread *switch_here(uintptr_t preempted_pc)
 {
 	struct cpu *c = this_cpu();
 	struct thread *prev = c->current;
@@ -243,12 +259,12 @@ static struct thread *switch_to_next(uintptr_t preempted_pc)
 		if (!preempted_pc)
 			fire_event(SCHED_EVENT_YIELD, prev);
 		else
-			SDT_PROBE4_P(sched, preempt, prev->tid, c->index, prev, c);
+			SDT_GATED4_P(sched, preempt, prev->tid, c->index, prev, c);
 		prev->state = THREAD_RUNNABLE;
 		sched_rq_enqueue(&sched_rq, &prev->se);
-		SDT_PROBE4_P(sched, enqueue, prev->tid, c->index, prev, c);
+		SDT_GATED4_P(sched, enqueue, prev->tid, c->index, prev, c);
 	} else if (prev->state == THREAD_SLEEPING) {
-		SDT_PROBE4_P(sched, sleep, prev->tid, c->index, prev, c);
+		SDT_GATED4_P(sched, sleep, prev->tid, c->index, prev, c);
 		fire_event(SCHED_EVENT_BLOCK, prev);
 	} else if (prev->state == THREAD_DEAD) {
 		fire_event(SCHED_EVENT_EXIT, prev);
@@ -269,15 +285,21 @@ static struct thread *switch_to_next(uintptr_t preempted_pc)
 	uint64_t now = clock_ns();
 	prev->run_ns += now - prev->oncpu_since;
 	next->oncpu_since = now;
-	SDT_PROBE4_P(sched, off__cpu, next->tid, c->index, next, c);
+	SDT_GATED4_P(sched, off__cpu, next->tid, c->index, next, c);
 	c->current = next;
-	SDT_PROBE2(thread__switch, prev->tid, next->tid);
+	SDT_GATED2(thread__switch, prev->tid, next->tid);
 	arch_thread_switch(prev, next);
 	struct thread *me = prev;
 	prev = arch_context_switch(prev, next);
 	/* Back in this thread, perhaps on another CPU. */
-	SDT_PROBE4_P(sched, on__cpu, me->tid, this_cpu_index(), me, this_cpu());
+	SDT_GATED4_P(sched, on__cpu, me->tid, this_cpu_index(), me, this_cpu());
 	return finish_switch(prev);
+}
+
+/* switch_here out of line: for every caller but thread_yield. */
+static __attribute__((noinline)) struct thread *switch_to_next(uintptr_t preempted_pc)
+{
+	return switch_here(preempted_pc);
 }
 
 /* Unlock sched_lock (keeping interrupts as they are) and release a reaped thread. */
@@ -292,7 +314,7 @@ static void unlock_and_reap(struct thread *reap)
 __noreturn void thread_first_run(struct thread *prev)
 {
 	struct thread *t = thread_current();
-	SDT_PROBE4_P(sched, on__cpu, t->tid, this_cpu_index(), t, this_cpu());
+	SDT_GATED4_P(sched, on__cpu, t->tid, this_cpu_index(), t, this_cpu());
 	unlock_and_reap(finish_switch(prev));
 	arch_irq_enable();
 	t->entry(t->arg);
@@ -302,7 +324,7 @@ __noreturn void thread_first_run(struct thread *prev)
 void thread_yield(void)
 {
 	irqflags_t f = spin_lock_irqsave(&sched_lock);
-	unlock_and_reap(switch_to_next(0));
+	unlock_and_reap(switch_here(0));
 	arch_irq_restore(f);
 }
 
@@ -437,7 +459,7 @@ void sched_tick(void)
 			c->need_resched = true;
 	} else {
 		t->se.ticks_run++;
-		SDT_PROBE4_P(sched, tick, t->tid, c->index, t, c);
+		SDT_GATED4_P(sched, tick, t->tid, c->index, t, c);
 		fire_event(SCHED_EVENT_TICK, t);
 		if (sched_rq_tick(&sched_rq, c->index, &t->se))
 			c->need_resched = true;

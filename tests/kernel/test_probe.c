@@ -169,6 +169,117 @@ KTEST(probe_sdt_site, 1)
 	KT_EXPECT(t, text_identical(), "text differs from the booted image");
 }
 
+/*
+ * A gated site (scion/sdt.h): its first argument counts its evaluations,
+ * so the test sees that the disabled path evaluates nothing and the
+ * enabled path loses no argument.
+ */
+SDT_TYPES_DEFINE(sdt, test__gated, uint64_t a, uint64_t b)
+
+static uint64_t gated_evaluations;
+
+static __noinline uint64_t gated_arg(uint64_t v)
+{
+	gated_evaluations++;
+	return 3 * v;
+}
+
+static __noinline uint64_t sdt_gated_fixture(uint64_t a, uint64_t b)
+{
+	SDT_GATED2(test__gated, gated_arg(a), b);
+	return a + b;
+}
+
+KTEST(probe_sdt_gated_site, 1)
+{
+	struct probe *p = probe_named("sdt:kernel:sdt_gated_fixture:test-gated");
+	struct sdt_seen seen = { 0 };
+	uint64_t sum0 = 0, sum1 = 0, evaluated = gated_evaluations;
+
+	KT_ASSERT(t, p && p->nsites == 1 && p->ngates == 1, "no gated sdt probe for the fixture");
+	for (uint64_t i = 0; i < 10; i++)
+		KT_EXPECT(t, sdt_gated_fixture(i, 1) == i + 1, "wrong result while disabled");
+	KT_EXPECT(t, gated_evaluations == evaluated && *p->gates[0] == 0,
+		  "disabled, the site evaluated its arguments %llu times",
+		  (unsigned long long)(gated_evaluations - evaluated));
+	struct probe_consumer c = { .action = PROBE_HANDLER, .handler = sdt_handler, .arg = &seen };
+	KT_ASSERT(t, probe_enable(p, &c) == 0, "enabling the gated sdt probe failed");
+	KT_EXPECT(t, *p->gates[0] == 1, "enabled, the gate is shut");
+	for (uint64_t i = 0; i < 100; i++) {
+		KT_EXPECT(t, sdt_gated_fixture(i, 7 * i) == 8 * i, "wrong result");
+		sum0 += 3 * i;
+		sum1 += 7 * i;
+	}
+	probe_disable(&c);
+	KT_EXPECT(t, seen.hits == 100 && gated_evaluations - evaluated == 100,
+		  "%llu hits, %llu evaluations for 100 calls", (unsigned long long)seen.hits,
+		  (unsigned long long)(gated_evaluations - evaluated));
+	KT_EXPECT(t, seen.sum0 == sum0 && seen.sum1 == sum1, "arguments seen wrong");
+	KT_EXPECT(t, sdt_gated_fixture(1, 1) == 2 && gated_evaluations - evaluated == 100 &&
+		  *p->gates[0] == 0, "disabled again, the gate stayed open");
+	KT_EXPECT(t, text_identical(), "text differs from the booted image");
+}
+
+/*
+ * A gated site in an inline function: a site, and a probe, in each of the
+ * two functions it is inlined into, behind one gate. Disabling one probe
+ * must leave the other firing.
+ */
+SDT_TYPES_DEFINE(sdt, test__gated__shared, uint64_t a, uint64_t b)
+
+static __always_inline uint64_t gated_shared(uint64_t a)
+{
+	SDT_GATED2(test__gated__shared, gated_arg(a), a);
+	return a + 1;
+}
+
+static __noinline uint64_t gated_shared_one(uint64_t a)
+{
+	return gated_shared(a);
+}
+
+static __noinline uint64_t gated_shared_two(uint64_t a)
+{
+	return gated_shared(a) + 1;
+}
+
+KTEST(probe_sdt_gated_shared, 1)
+{
+	struct probe *one = probe_named("sdt:kernel:gated_shared_one:test-gated-shared");
+	struct probe *two = probe_named("sdt:kernel:gated_shared_two:test-gated-shared");
+	struct sdt_seen s1 = { 0 }, s2 = { 0 };
+
+	KT_ASSERT(t, one && two && one->ngates == 1 && two->ngates == 1,
+		  "no gated probes for the inline fixture's two copies");
+	KT_ASSERT(t, one->gates[0] == two->gates[0], "the copies have gates of their own");
+	uint64_t evaluated = gated_evaluations;
+	struct probe_consumer c1 = { .action = PROBE_HANDLER, .handler = sdt_handler, .arg = &s1 };
+	struct probe_consumer c2 = { .action = PROBE_HANDLER, .handler = sdt_handler, .arg = &s2 };
+	KT_ASSERT(t, probe_enable(one, &c1) == 0, "enabling the first copy's probe failed");
+	if (probe_enable(two, &c2)) {
+		probe_disable(&c1);
+		KT_ASSERT(t, false, "enabling the second copy's probe failed");
+	}
+	KT_EXPECT(t, *one->gates[0] == 2, "the gate counts %u enabled probes, not 2",
+		  (unsigned)*one->gates[0]);
+	KT_EXPECT(t, gated_shared_one(1) == 2 && gated_shared_two(2) == 4, "wrong results");
+	probe_disable(&c1);
+	KT_EXPECT(t, gated_shared_two(5) == 7 && gated_shared_one(6) == 7, "wrong results");
+	KT_EXPECT(t, s1.hits == 1 && s2.hits == 2,
+		  "hits %llu and %llu, not 1 and 2: disabling one copy's probe shut the other's",
+		  (unsigned long long)s1.hits, (unsigned long long)s2.hits);
+	KT_EXPECT(t, s1.sum0 == 3 && s2.sum0 == 3 * 2 + 3 * 5 && s2.sum1 == 7,
+		  "arguments seen wrong");
+	probe_disable(&c2);
+	KT_EXPECT(t, *one->gates[0] == 0, "disabled, the gate stayed open");
+	gated_shared_one(7);
+	gated_shared_two(8);
+	KT_EXPECT(t, gated_evaluations - evaluated == 4,
+		  "%llu evaluations of the arguments for 4 gated calls while enabled",
+		  (unsigned long long)(gated_evaluations - evaluated));
+	KT_EXPECT(t, text_identical(), "text differs from the booted image");
+}
+
 struct metric_seen {
 	unsigned id;
 	struct metric_value v;

@@ -123,6 +123,16 @@ struct probe {
 	struct list_node consumers;	/* probe_mutex: struct probe_consumer */
 	unsigned nconsumers;		/* probe_mutex */
 	struct probe_soft *soft;	/* set once: fired by probe_fire, no sites */
+	/*
+	 * Set once by its provider before it can be enabled (or NULL): bytes
+	 * its sites' code tests before reaching them (scion/sdt.h's gated
+	 * sites), each counting the enabled probes it serves (probes of one
+	 * inline function's site share it). The registry adds 1 once the
+	 * first consumer is attached to every site and takes it away when
+	 * the last one leaves (probe_mutex).
+	 */
+	uint8_t **gates;
+	uint32_t ngates;
 };
 
 /*

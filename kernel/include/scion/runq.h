@@ -77,11 +77,22 @@ static inline bool sched_entity_allowed(const struct sched_entity *e, unsigned c
 void sched_rq_init(struct sched_runq *rq, graft_fn_sched_pick_next *const *pick_next,
 		   graft_fn_sched_tick *const *tick);
 
-/* Queue e at the tail with a fresh slice (SCHED_SLICE_TICKS). */
-void sched_rq_enqueue(struct sched_runq *rq, struct sched_entity *e);
+/* Queue e at the tail with a fresh slice (SCHED_SLICE_TICKS). Inline: every switch queues. */
+static inline void sched_rq_enqueue(struct sched_runq *rq, struct sched_entity *e)
+{
+	e->slice = SCHED_SLICE_TICKS;
+	list_add_tail(&rq->queue, &e->run_node);
+	rq->length++;
+	rq->at_node = NULL;
+}
 
 /* Take queued e off the queue. */
-void sched_rq_remove(struct sched_runq *rq, struct sched_entity *e);
+static inline void sched_rq_remove(struct sched_runq *rq, struct sched_entity *e)
+{
+	list_remove(&e->run_node);
+	rq->length--;
+	rq->at_node = NULL;
+}
 
 /* The queued entity at position i (0 = oldest), or NULL past the end (remembered: at_node). */
 struct sched_entity *sched_rq_at(struct sched_runq *rq, unsigned i);
@@ -90,15 +101,54 @@ struct sched_entity *sched_rq_at(struct sched_runq *rq, unsigned i);
 bool sched_rq_runnable_on(const struct sched_runq *rq, unsigned cpu);
 
 /*
+ * The default pick-next policy's choice: the oldest queued entity allowed
+ * on CPU cpu, or NULL. Inline so that sched_rq_pick, when no graft fills
+ * the slot, takes it without calling the policy.
+ */
+static inline struct sched_entity *sched_oldest_allowed(const struct sched_runq *rq,
+							unsigned cpu)
+{
+	list_foreach(&rq->queue, it) {
+		struct sched_entity *e = list_entry(it, struct sched_entity, run_node);
+		if (sched_entity_allowed(e, cpu))
+			return e;
+	}
+	return NULL;
+}
+
+/* The default policies (policy_default.c): round robin with a 2-tick slice. */
+struct thread *sched_default_pick_next(struct cpu *c);
+bool sched_default_tick(struct thread *t);
+
+/*
  * sched_rq_pick - Overview: the pick-next policy's choice for CPU cpu
  *   (through rq->pick_next, with rq current), taken off the queue.
  * Arguments: running, the entity running on cpu (the one switching
  *   away; NULL for an idle CPU of a simulation); c, the policy's
  *   argument (the live struct cpu, or a simulation's opaque token).
  * Return value: the chosen entity, or NULL: run idle.
+ * While the slot holds the default (no graft), the default's choice is
+ *   taken without calling it: no instance is made current. Otherwise
+ *   sched_rq_pick_asking asks the slot's policy.
  */
-struct sched_entity *sched_rq_pick(struct sched_runq *rq, unsigned cpu,
-				   struct sched_entity *running, struct cpu *c);
+struct sched_entity *sched_rq_pick_asking(struct sched_runq *rq, unsigned cpu,
+					  struct sched_entity *running, struct cpu *c);
+static inline struct sched_entity *sched_rq_pick(struct sched_runq *rq, unsigned cpu,
+						 struct sched_entity *running, struct cpu *c)
+{
+	/*
+	 * No graft in the slot: the default's answer without the round trip
+	 * (instance made current, a call through the slot, the handle looked
+	 * up again), which was a fifth of a live context switch. The same
+	 * code as the default runs, so the answer is the same.
+	 */
+	if (*rq->pick_next != sched_default_pick_next)
+		return sched_rq_pick_asking(rq, cpu, running, c);
+	struct sched_entity *e = sched_oldest_allowed(rq, cpu);
+	if (e)
+		sched_rq_remove(rq, e);
+	return e;
+}
 
 /*
  * sched_rq_ask - Overview: as sched_rq_pick, but the chosen entity stays
@@ -121,10 +171,6 @@ bool sched_rq_tick(struct sched_runq *rq, unsigned cpu, struct sched_entity *e);
  *   answer passes it (the graft point's check_result).
  */
 const char *sched_check_pick(uint64_t result);
-
-/* The default policies (policy_default.c): round robin with a 2-tick slice. */
-struct thread *sched_default_pick_next(struct cpu *c);
-bool sched_default_tick(struct thread *t);
 
 /* --- Supplied by the embedding environment (kernel: points.c; host: sim/) --- */
 

@@ -22,6 +22,19 @@
  * _P forms: SDT_PROBE5_P(monitor, redflag, ...) is the probe
  * monitor:kernel:<enclosing function>:redflag (`monitor:::redflag` in
  * D); the site's table entry is named "monitor:redflag".
+ *
+ * A gated site (SDT_GATED4_P, ...) is for a hot path whose arguments
+ * cost loads the code would not otherwise do: DTrace's "zero cost while
+ * disabled" taken further. The site's code tests a byte of its own
+ * first, and evaluates its arguments and reaches the no-op only while
+ * the byte is nonzero: the registry counts in it the enabled probes it
+ * serves, adding one after a probe's sites are patched and taking it
+ * away when its last consumer leaves (struct probe's gates). A gated
+ * site in an inline function is a site, and a probe, in every function
+ * it is inlined into, all behind the one byte. Disabled, such a site costs
+ * the arch's test of the byte (arch_sdt_gate_open: a compare with memory
+ * and a branch not taken, where the machine has one); enabled, the same
+ * as any site.
  */
 #ifndef SCION_SDT_H
 #define SCION_SDT_H
@@ -32,11 +45,12 @@
 #include <arch/sdt.h>
 
 /*
- * A site: the arch's no-op (ARCH_SDT_NOP) and its {site, name} entry in
- * table.sdt_sites. The arguments are evaluated into temporaries first, so
- * computing one cannot clobber another's register, then bound to the
- * arch's argument registers (ARCH_SDT_ARG_REGS), where trap_frame_arg()
- * finds them.
+ * A site: the arch's no-op (ARCH_SDT_NOP) and its {site, name, gate}
+ * entry in table.sdt_sites; every asm below takes the gate's address (0:
+ * none) as its operand sdt_gate. The arguments are evaluated into
+ * temporaries first, so computing one cannot clobber another's register,
+ * then bound to the arch's argument registers (ARCH_SDT_ARG_REGS), where
+ * trap_frame_arg() finds them.
  */
 #define SDT_ASM_(name)								\
 	"990: " ARCH_SDT_NOP "\n\t"						\
@@ -45,8 +59,9 @@
 	".popsection\n\t"							\
 	".pushsection table.sdt_sites, \"a\"\n\t"				\
 	".balign 8\n\t"								\
-	ARCH_SDT_XWORD " 990b, 991b\n\t"						\
+	ARCH_SDT_XWORD " 990b, 991b, %c[sdt_gate]\n\t"				\
 	".popsection"
+#define SDT_GATE_OP_(gate) [sdt_gate] "i"(gate)
 
 #define SDT_REG_(n, ...) SDT_REG_##n##_(__VA_ARGS__)
 #define SDT_REG_0_(r0, ...) r0
@@ -59,37 +74,40 @@
 #define SDT_ARG_REG_(n) SDT_REG_(n, ARCH_SDT_ARG_REGS)
 #define SDT_BIND_(n, v) register uint64_t sdt_r##n __asm__(SDT_ARG_REG_(n)) = (v)
 
-#define SDT_SITE0_(name) __asm__ volatile(SDT_ASM_(name) ::)
-#define SDT_SITE1_(name, a0) do {						\
+#define SDT_SITE0_(name, gate) __asm__ volatile(SDT_ASM_(name) :: SDT_GATE_OP_(gate))
+#define SDT_SITE1_(name, gate, a0) do {						\
 	uint64_t sdt_v0 = (uint64_t)(a0);					\
 	SDT_BIND_(0, sdt_v0);							\
-	__asm__ volatile(SDT_ASM_(name) :: "r"(sdt_r0));			\
+	__asm__ volatile(SDT_ASM_(name) :: "r"(sdt_r0),				\
+			 SDT_GATE_OP_(gate));					\
 } while (0)
-#define SDT_SITE2_(name, a0, a1) do {					\
+#define SDT_SITE2_(name, gate, a0, a1) do {					\
 	uint64_t sdt_v0 = (uint64_t)(a0), sdt_v1 = (uint64_t)(a1);		\
 	SDT_BIND_(0, sdt_v0);							\
 	SDT_BIND_(1, sdt_v1);							\
-	__asm__ volatile(SDT_ASM_(name) :: "r"(sdt_r0), "r"(sdt_r1));		\
+	__asm__ volatile(SDT_ASM_(name) :: "r"(sdt_r0), "r"(sdt_r1),		\
+			 SDT_GATE_OP_(gate));					\
 } while (0)
-#define SDT_SITE3_(name, a0, a1, a2) do {					\
+#define SDT_SITE3_(name, gate, a0, a1, a2) do {					\
 	uint64_t sdt_v0 = (uint64_t)(a0), sdt_v1 = (uint64_t)(a1);		\
 	uint64_t sdt_v2 = (uint64_t)(a2);					\
 	SDT_BIND_(0, sdt_v0);							\
 	SDT_BIND_(1, sdt_v1);							\
 	SDT_BIND_(2, sdt_v2);							\
-	__asm__ volatile(SDT_ASM_(name) :: "r"(sdt_r0), "r"(sdt_r1), "r"(sdt_r2));	\
+	__asm__ volatile(SDT_ASM_(name) :: "r"(sdt_r0), "r"(sdt_r1), "r"(sdt_r2), \
+			 SDT_GATE_OP_(gate));					\
 } while (0)
-#define SDT_SITE4_(name, a0, a1, a2, a3) do {				\
+#define SDT_SITE4_(name, gate, a0, a1, a2, a3) do {				\
 	uint64_t sdt_v0 = (uint64_t)(a0), sdt_v1 = (uint64_t)(a1);		\
 	uint64_t sdt_v2 = (uint64_t)(a2), sdt_v3 = (uint64_t)(a3);		\
 	SDT_BIND_(0, sdt_v0);							\
 	SDT_BIND_(1, sdt_v1);							\
 	SDT_BIND_(2, sdt_v2);							\
 	SDT_BIND_(3, sdt_v3);							\
-	__asm__ volatile(SDT_ASM_(name) :: "r"(sdt_r0), "r"(sdt_r1), "r"(sdt_r2),	\
-			 "r"(sdt_r3));							\
+	__asm__ volatile(SDT_ASM_(name) :: "r"(sdt_r0), "r"(sdt_r1), "r"(sdt_r2), \
+			 "r"(sdt_r3), SDT_GATE_OP_(gate));			\
 } while (0)
-#define SDT_SITE5_(name, a0, a1, a2, a3, a4) do {				\
+#define SDT_SITE5_(name, gate, a0, a1, a2, a3, a4) do {				\
 	uint64_t sdt_v0 = (uint64_t)(a0), sdt_v1 = (uint64_t)(a1);		\
 	uint64_t sdt_v2 = (uint64_t)(a2), sdt_v3 = (uint64_t)(a3);		\
 	uint64_t sdt_v4 = (uint64_t)(a4);					\
@@ -98,10 +116,10 @@
 	SDT_BIND_(2, sdt_v2);							\
 	SDT_BIND_(3, sdt_v3);							\
 	SDT_BIND_(4, sdt_v4);							\
-	__asm__ volatile(SDT_ASM_(name) :: "r"(sdt_r0), "r"(sdt_r1), "r"(sdt_r2),	\
-			 "r"(sdt_r3), "r"(sdt_r4));					\
+	__asm__ volatile(SDT_ASM_(name) :: "r"(sdt_r0), "r"(sdt_r1), "r"(sdt_r2), \
+			 "r"(sdt_r3), "r"(sdt_r4), SDT_GATE_OP_(gate));		\
 } while (0)
-#define SDT_SITE6_(name, a0, a1, a2, a3, a4, a5) do {			\
+#define SDT_SITE6_(name, gate, a0, a1, a2, a3, a4, a5) do {			\
 	uint64_t sdt_v0 = (uint64_t)(a0), sdt_v1 = (uint64_t)(a1);		\
 	uint64_t sdt_v2 = (uint64_t)(a2), sdt_v3 = (uint64_t)(a3);		\
 	uint64_t sdt_v4 = (uint64_t)(a4), sdt_v5 = (uint64_t)(a5);		\
@@ -111,13 +129,16 @@
 	SDT_BIND_(3, sdt_v3);							\
 	SDT_BIND_(4, sdt_v4);							\
 	SDT_BIND_(5, sdt_v5);							\
-	__asm__ volatile(SDT_ASM_(name) :: "r"(sdt_r0), "r"(sdt_r1), "r"(sdt_r2),	\
-			 "r"(sdt_r3), "r"(sdt_r4), "r"(sdt_r5));			\
+	__asm__ volatile(SDT_ASM_(name) :: "r"(sdt_r0), "r"(sdt_r1), "r"(sdt_r2), \
+			 "r"(sdt_r3), "r"(sdt_r4), "r"(sdt_r5), SDT_GATE_OP_(gate)); \
 } while (0)
 
 struct sdt_site {
 	uint64_t addr;		/* the no-op */
 	const char *name;	/* as written: thread__switch, or provider:name */
+	uint8_t *gate;		/* a gated site's byte (nonzero: evaluate, reach the no-op;
+				   shared by an inline function's copies); NULL for a
+				   site always reached */
 };
 
 LINKER_TABLE_DECLARE(struct sdt_site, sdt_sites);
@@ -140,11 +161,18 @@ bool sdt_site_at(uint64_t addr);
 
 #define SDT_PROBE_(provider, name, n, ...) do {				\
 	SDT_CHECK_(provider, name, __VA_ARGS__);				\
-	SDT_SITE##n##_(#provider ":" #name, ##__VA_ARGS__);			\
+	SDT_SITE##n##_(#provider ":" #name, 0, ##__VA_ARGS__);			\
 } while (0)
 #define SDT_PROBE_SDT_(name, n, ...) do {					\
 	SDT_CHECK_(sdt, name, __VA_ARGS__);					\
-	SDT_SITE##n##_(#name, ##__VA_ARGS__);					\
+	SDT_SITE##n##_(#name, 0, ##__VA_ARGS__);				\
+} while (0)
+/* Gated (see the top): the byte lives in .data.sdt_gates, packed with the others. */
+#define SDT_GATED_(site_name, provider, name, n, ...) do {			\
+	static uint8_t sdt_gate_ __attribute__((section(".data.sdt_gates")));	\
+	SDT_CHECK_(provider, name, __VA_ARGS__);				\
+	if (__builtin_expect(arch_sdt_gate_open(&sdt_gate_), 0))		\
+		SDT_SITE##n##_(site_name, &sdt_gate_, ##__VA_ARGS__);		\
 } while (0)
 
 #define SDT_PROBE0(name)                 SDT_PROBE_SDT_(name, 0)
@@ -161,5 +189,8 @@ bool sdt_site_at(uint64_t addr);
 	SDT_PROBE_(provider, name, 5, a0, a1, a2, a3, a4)
 #define SDT_PROBE6_P(provider, name, a0, a1, a2, a3, a4, a5) \
 	SDT_PROBE_(provider, name, 6, a0, a1, a2, a3, a4, a5)
+#define SDT_GATED2(name, a0, a1) SDT_GATED_(#name, sdt, name, 2, a0, a1)
+#define SDT_GATED4_P(provider, name, a0, a1, a2, a3) \
+	SDT_GATED_(#provider ":" #name, provider, name, 4, a0, a1, a2, a3)
 
 #endif

@@ -8,12 +8,19 @@
 
 #include <stdint.h>
 
+/* The TSC's rate (timer.c): 0 until the boot calibration sets it, once. */
+extern uint64_t x86_tsc_hz;
+
 /*
  * arch_cycles_per_second - the cycle counter's rate, measured at boot.
+ * Inline: clock_ns() asks on every call, a context switch among them.
  * Return value: counts per second, 0 before calibration.
  * Caller's context: any.
  */
-uint64_t arch_cycles_per_second(void);
+static inline uint64_t arch_cycles_per_second(void)
+{
+	return x86_tsc_hz;
+}
 
 /*
  * arch_timer_start - start the calling CPU's periodic tick.
