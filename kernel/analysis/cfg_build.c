@@ -101,8 +101,8 @@ static unsigned recent_instructions(const struct work *w, uint32_t n, uint32_t *
 int cfg_summarise(struct insn_summary *s, const uint8_t *code, size_t len, uint64_t addr)
 {
 	int err = arch_insn_summarise(s, code, len, addr);
-	/* Only a no-op's length and class can be a site: the table is looked at rarely. */
-	if (!err && s->cls == INSN_CLASS_SEQ && s->length == ARCH_SDT_SITE_LEN &&
+	/* Only an instruction like a site's no-op (writing nothing) can be one. */
+	if (!err && s->cls == INSN_CLASS_SEQ && s->length == ARCH_SDT_SITE_LEN && !s->writes &&
 	    sdt_site_at(addr))
 		s->reads |= ARCH_SDT_SITE_READS;
 	return err;

@@ -13,6 +13,7 @@
 #include <scion/symtab.h>
 #include <scion/mm.h>
 #include <scion/string.h>
+#include <scion/sort.h>
 #include <scion/printk.h>
 #include <scion/textimage.h>
 #include <scion/insn_summary.h>
@@ -54,12 +55,40 @@ static bool same_probe(const struct sdt_site *a, const struct sdt_site *b)
 	       symtab_lookup_addr(&kernel_symtab, b->addr, NULL) && !strcmp(a->name, b->name);
 }
 
+/*
+ * The sites' addresses, sorted: built at the first question (the boot's
+ * analysis asks about every no-op of a site's length) and kept; racing
+ * builders publish one copy.
+ */
+static const uint64_t *sorted_site_addrs;
+
 bool sdt_site_at(uint64_t addr)
 {
-	LINKER_TABLE_FOREACH(struct sdt_site, sdt_sites, s)
-		if (s->addr == addr)
-			return true;
-	return false;
+	size_t n = LINKER_TABLE_COUNT(sdt_sites);
+	const uint64_t *sorted = __atomic_load_n(&sorted_site_addrs, __ATOMIC_ACQUIRE);
+
+	if (!sorted) {
+		uint64_t *built = kmalloc((n ? n : 1) * sizeof(*built));
+		if (!built) {
+			LINKER_TABLE_FOREACH(struct sdt_site, sdt_sites, s)
+				if (s->addr == addr)
+					return true;
+			return false;
+		}
+		size_t i = 0;
+		LINKER_TABLE_FOREACH(struct sdt_site, sdt_sites, s)
+			built[i++] = s->addr;
+		sort_u64(built, n);
+		const uint64_t *none = NULL;
+		if (__atomic_compare_exchange_n(&sorted_site_addrs, &none, built, false,
+						__ATOMIC_ACQ_REL, __ATOMIC_ACQUIRE)) {
+			sorted = built;
+		} else {
+			kfree(built);
+			sorted = none;
+		}
+	}
+	return addr && sorted_u64_any_between(sorted, n, addr - 1, addr + 1);
 }
 
 /*

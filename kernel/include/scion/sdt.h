@@ -147,7 +147,8 @@ LINKER_TABLE_DECLARE(struct sdt_site, sdt_sites);
  * sdt_site_at - whether addr is an sdt site's no-op (an entry of
  *   table.sdt_sites). The structural analysis counts the arguments'
  *   registers as read there (ARCH_SDT_SITE_READS, arch/analysis.h).
- * Caller's context: any.
+ * Caller's context: any; the first call allocates (the boot's analysis
+ *   makes it, in a thread).
  */
 bool sdt_site_at(uint64_t addr);
 
