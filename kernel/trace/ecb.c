@@ -314,23 +314,21 @@ static bool run_actions(struct trace_firing *x, uint8_t *rec, uint64_t *spec_id,
  * claimed but not yet taken (tbuf_claim), when nothing can write that
  * buffer before the record is done (no speculation, no commit() among
  * the actions, the switch policy) and it has room; else in the staging
- * area, copied out when done. *in_place says which. A fault abandons an
- * in-place record by not taking its room: the ERROR record, if any,
- * goes there instead.
+ * area, copied out when done. *in_place says which: this CPU's part of
+ * the buffer set to commit the record in, or NULL. The clause's in_place
+ * (trace_bufpolicy_start) holds the conditions that do not change while
+ * the session runs. A fault abandons an in-place record by not taking
+ * its room: the ERROR record, if any, goes there instead.
  */
-static uint8_t *record_area(struct trace_firing *x, const struct trace_clause *c, bool *in_place)
+static uint8_t *record_area(struct trace_firing *x, const struct trace_clause *c,
+			   struct tbuf_cpu **in_place)
 {
-	struct trace_session *s = x->session;
-
-	*in_place = false;
-	if (!c->speculative && !c->writes_principal &&
-	    s->obj.option[DOF_OPT_BUFPOLICY] == DOF_BUFPOLICY_SWITCH) {
-		uint8_t *at = tbuf_claim(s->bufs, c->record_size);
-		if (at) {
-			*in_place = true;
+	if (c->in_place) {
+		uint8_t *at = tbuf_claim(x->session->bufs, c->record_size, in_place);
+		if (at)
 			return at;
-		}
 	}
+	*in_place = NULL;
 	return x->cpu->staging;
 }
 
@@ -340,7 +338,8 @@ static void run_ecb(struct trace_firing *x)
 	struct trace_session *s = x->session;
 	uint64_t ok = 1, spec_id = 0;
 	int64_t exit_status = 0;
-	bool exiting = false, in_place = false;
+	bool exiting = false;
+	struct tbuf_cpu *in_place = NULL;
 	struct dif_fault fault;
 	uint8_t *rec = x->cpu->staging;
 
@@ -363,10 +362,11 @@ static void run_ecb(struct trace_firing *x)
 		h->probe_id = x->hit->probe->id;
 		h->timestamp = trace_firing_now(x);
 	}
-	if (!run_actions(x, rec, &spec_id, &exiting, &exit_status))
+	/* A clause without actions (a bare record) has nothing to run or fail. */
+	if (c->nactions && !run_actions(x, rec, &spec_id, &exiting, &exit_status))
 		return;
 	if (in_place) {
-		tbuf_commit(s->bufs, c->record_size);
+		tbuf_commit(in_place, c->record_size);
 	} else if (c->record_size) {
 		if (spec_id) {
 			if (!spec_append(s->specs, spec_id, rec, c->record_size))

@@ -53,6 +53,9 @@ struct trace_clause {
 					   zeroed before the actions write it */
 	bool writes_principal;		/* an action (commit) writes the principal buffer
 					   while the record is being built */
+	bool in_place;			/* set at the start (trace_bufpolicy_start): a record,
+					   neither speculative nor writes_principal, and
+					   bufpolicy=switch: built in the principal buffer */
 };
 
 struct trace_agg {
