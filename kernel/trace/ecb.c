@@ -129,7 +129,7 @@ static bool build_agg_key(struct trace_firing *x, const struct trace_action *a,
 		}
 		if (!last)
 			memset(key + at, 0, size);
-		long len = trace_copy_string((char *)key + at, v, g->key_size[k]);
+		long len = trace_copy_string(x, (char *)key + at, v, g->key_size[k]);
 		if (len < 0) {
 			struct dif_fault bad = { DIF_FAULT_BADADDR, DIF_PC_NONE, v };
 			failed(x, ai, &bad);
@@ -261,7 +261,7 @@ static bool run_actions(struct trace_firing *x, uint8_t *rec, uint64_t *spec_id,
 				}
 			} else {
 				memset(rec + a->offset, 0, a->size);
-				if (trace_copy_string((char *)rec + a->offset, v, a->size) < 0) {
+				if (trace_copy_string(x, (char *)rec + a->offset, v, a->size) < 0) {
 					/* As DTrace: copying the result is past the DIF, no offset. */
 					struct dif_fault bad = { DIF_FAULT_BADADDR, DIF_PC_NONE, v };
 					failed(x, ai, &bad);

@@ -54,8 +54,25 @@ static long copy_string(char *dst, uint64_t addr, size_t max)
 	return len < 0 ? -EFAULT : len;
 }
 
-long trace_copy_string(char *dst, uint64_t addr, size_t max)
+/*
+ * The probe's own names (probeprov, probemod, probefunc, probename: an
+ * aggregation key's usual string) live with the probe, which cannot go
+ * while it fires, so they are copied as they are: checking each chunk's
+ * readability and reading it under a fault handler was most of
+ * @[probefunc] = count()'s cost. Any other address is read as a load.
+ */
+long trace_copy_string(const struct trace_firing *x, char *dst, uint64_t addr, size_t max)
 {
+	const struct probe *p = x->hit->probe;
+	if (addr && (addr == (uintptr_t)p->function || addr == (uintptr_t)p->name ||
+		     addr == (uintptr_t)p->module || addr == (uintptr_t)p->provider)) {
+		const char *s = (const char *)(uintptr_t)addr;
+		size_t n = 0;
+		for (; n + 1 < max && s[n]; n++)
+			dst[n] = s[n];
+		dst[n] = '\0';
+		return (long)n;
+	}
 	return copy_string(dst, addr, max);
 }
 
