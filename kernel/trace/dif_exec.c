@@ -342,7 +342,7 @@ int dif_exec_insn(struct run *x)
  * no callee-saved registers or frame of its own beyond x, which was a
  * dozen instructions of every native program's run.
  */
-static __attribute__((noinline)) int interpret(struct run *x, uint64_t *result)
+static __noinline int interpret(struct run *x, uint64_t *result)
 {
 	const struct dif_prog *p = x->p;
 	bool done = false;

@@ -100,7 +100,7 @@ static uint64_t stack_depth(const struct trace_firing *x)
 }
 
 /* Firing x's builtin variable id, but for the arguments (env_builtin). */
-static __attribute__((noinline)) uint64_t env_variable(struct trace_firing *x, unsigned id)
+static __noinline uint64_t env_variable(struct trace_firing *x, unsigned id)
 {
 	struct thread *t = this_cpu()->current;
 	const struct probe *p = x->hit->probe;
