@@ -123,6 +123,13 @@ void *trace_reserve(struct trace_session *s, uint32_t bytes)
 
 int trace_bufpolicy_start(struct trace_session *s)
 {
+	/* Decided once here, not on each firing: the policy and the clauses are final now. */
+	bool switching = s->obj.option[DOF_OPT_BUFPOLICY] == DOF_BUFPOLICY_SWITCH;
+	for (uint32_t i = 0; i < s->obj.nclauses; i++) {
+		struct trace_clause *c = &s->obj.clauses[i];
+		c->in_place = switching && c->record_size && !c->speculative &&
+			      !c->writes_principal;
+	}
 	s->end_reserve = 0;
 	for (struct trace_ecb *e = s->end; e; e = e->next)
 		s->end_reserve += align8(e->clause->record_size);

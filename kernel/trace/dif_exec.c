@@ -337,6 +337,28 @@ int dif_exec_insn(struct run *x)
 	return step(x, &unused, &done);
 }
 
+/*
+ * The interpreter's loop, out of line: dif_run's native path then needs
+ * no callee-saved registers or frame of its own beyond x, which was a
+ * dozen instructions of every native program's run.
+ */
+static __noinline int interpret(struct run *x, uint64_t *result)
+{
+	const struct dif_prog *p = x->p;
+	bool done = false;
+
+	__builtin_memset(x->r, 0, sizeof(x->r));	/* inline stores: no call */
+	/* Forward branches only: the pc grows every step, so this ends by ninsns steps. */
+	for (x->pc = 0; x->pc < p->ninsns; x->pc++) {
+		if (step(x, result, &done))
+			return -1;
+		if (done)
+			return 0;
+	}
+	x->pc = p->ninsns - 1;
+	return dif_fail(x, DIF_FAULT_ILLOP, 0);	/* no RET: dif_verify refuses such programs */
+}
+
 int dif_run(const struct dif_prog *p, const struct dif_env_ops *ops, void *env,
 	    uint64_t *result, struct dif_fault *fault)
 {
@@ -348,7 +370,6 @@ int dif_run(const struct dif_prog *p, const struct dif_env_ops *ops, void *env,
 	 * program's cost.
 	 */
 	struct run x;
-	bool done = false;
 
 	x.p = p;
 	x.ops = ops;
@@ -358,14 +379,5 @@ int dif_run(const struct dif_prog *p, const struct dif_env_ops *ops, void *env,
 	fault->kind = DIF_FAULT_NONE;
 	if (p->native)	/* it clears the registers it uses itself */
 		return p->native(&x, result) ? -1 : 0;
-	__builtin_memset(x.r, 0, sizeof(x.r));	/* inline stores: no call */
-	/* Forward branches only: the pc grows every step, so this ends by ninsns steps. */
-	for (x.pc = 0; x.pc < p->ninsns; x.pc++) {
-		if (step(&x, result, &done))
-			return -1;
-		if (done)
-			return 0;
-	}
-	x.pc = p->ninsns - 1;
-	return dif_fail(&x, DIF_FAULT_ILLOP, 0);	/* no RET: dif_verify refuses such programs */
+	return interpret(&x, result);
 }

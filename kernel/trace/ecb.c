@@ -35,6 +35,15 @@ static void count(uint64_t *counter)
 	__atomic_fetch_add(counter, 1, __ATOMIC_RELAXED);
 }
 
+/*
+ * A datum's 8 bytes into a record or key: inline stores, where the kernel's
+ * memcpy (no builtins) would be a call that takes longer than the datum.
+ */
+static inline void store_word(uint8_t *to, uint64_t v)
+{
+	__builtin_memcpy(to, &v, 8);
+}
+
 /* dtrace:::ERROR's arg4 is the fault in DTrace's numbering (DTRACEFLT_*), which D scripts test. */
 static const uint8_t dtrace_fault_code[DIF_FAULT_KINDS] = {
 	[DIF_FAULT_NONE] = 0,		/* DTRACEFLT_UNKNOWN */
@@ -122,14 +131,15 @@ static bool build_agg_key(struct trace_firing *x, const struct trace_action *a,
 			return false;
 		}
 		if (g->key_type[k] == DIF_TYPE_INT) {
-			memset(key + at, 0, size);
-			memcpy(key + at, &v, 8);
+			store_word(key + at, v);
+			if (size > 8)
+				memset(key + at + 8, 0, size - 8);
 			at += size;
 			continue;
 		}
 		if (!last)
 			memset(key + at, 0, size);
-		long len = trace_copy_string((char *)key + at, v, g->key_size[k]);
+		long len = trace_copy_string(x, (char *)key + at, v, g->key_size[k]);
 		if (len < 0) {
 			struct dif_fault bad = { DIF_FAULT_BADADDR, DIF_PC_NONE, v };
 			failed(x, ai, &bad);
@@ -251,7 +261,7 @@ static bool run_actions(struct trace_firing *x, uint8_t *rec, uint64_t *spec_id,
 		switch (a->kind) {
 		case DOF_ACT_RECORD:
 			if (a->progs[0]->rtype == DIF_TYPE_INT) {
-				memcpy(rec + a->offset, &v, 8);
+				store_word(rec + a->offset, v);
 			} else if (a->progs[0]->rtype == DIF_TYPE_BYREF) {
 				/* A struct or array traced whole: its bytes, read as any load. */
 				if (trace_env_ops.read(x, v, rec + a->offset, a->size)) {
@@ -261,7 +271,7 @@ static bool run_actions(struct trace_firing *x, uint8_t *rec, uint64_t *spec_id,
 				}
 			} else {
 				memset(rec + a->offset, 0, a->size);
-				if (trace_copy_string((char *)rec + a->offset, v, a->size) < 0) {
+				if (trace_copy_string(x, (char *)rec + a->offset, v, a->size) < 0) {
 					/* As DTrace: copying the result is past the DIF, no offset. */
 					struct dif_fault bad = { DIF_FAULT_BADADDR, DIF_PC_NONE, v };
 					failed(x, ai, &bad);
@@ -270,7 +280,7 @@ static bool run_actions(struct trace_firing *x, uint8_t *rec, uint64_t *spec_id,
 			}
 			break;
 		case DOF_ACT_EXIT:
-			memcpy(rec + a->offset, &v, 8);
+			store_word(rec + a->offset, v);
 			*exiting = true;
 			*exit_status = (int64_t)v;
 			break;
@@ -314,23 +324,21 @@ static bool run_actions(struct trace_firing *x, uint8_t *rec, uint64_t *spec_id,
  * claimed but not yet taken (tbuf_claim), when nothing can write that
  * buffer before the record is done (no speculation, no commit() among
  * the actions, the switch policy) and it has room; else in the staging
- * area, copied out when done. *in_place says which. A fault abandons an
- * in-place record by not taking its room: the ERROR record, if any,
- * goes there instead.
+ * area, copied out when done. *in_place says which: this CPU's part of
+ * the buffer set to commit the record in, or NULL. The clause's in_place
+ * (trace_bufpolicy_start) holds the conditions that do not change while
+ * the session runs. A fault abandons an in-place record by not taking
+ * its room: the ERROR record, if any, goes there instead.
  */
-static uint8_t *record_area(struct trace_firing *x, const struct trace_clause *c, bool *in_place)
+static uint8_t *record_area(struct trace_firing *x, const struct trace_clause *c,
+			   struct tbuf_cpu **in_place)
 {
-	struct trace_session *s = x->session;
-
-	*in_place = false;
-	if (!c->speculative && !c->writes_principal &&
-	    s->obj.option[DOF_OPT_BUFPOLICY] == DOF_BUFPOLICY_SWITCH) {
-		uint8_t *at = tbuf_claim(s->bufs, c->record_size);
-		if (at) {
-			*in_place = true;
+	if (c->in_place) {
+		uint8_t *at = tbuf_claim(x->session->bufs, c->record_size, in_place);
+		if (at)
 			return at;
-		}
 	}
+	*in_place = NULL;
 	return x->cpu->staging;
 }
 
@@ -340,7 +348,8 @@ static void run_ecb(struct trace_firing *x)
 	struct trace_session *s = x->session;
 	uint64_t ok = 1, spec_id = 0;
 	int64_t exit_status = 0;
-	bool exiting = false, in_place = false;
+	bool exiting = false;
+	struct tbuf_cpu *in_place = NULL;
 	struct dif_fault fault;
 	uint8_t *rec = x->cpu->staging;
 
@@ -363,10 +372,11 @@ static void run_ecb(struct trace_firing *x)
 		h->probe_id = x->hit->probe->id;
 		h->timestamp = trace_firing_now(x);
 	}
-	if (!run_actions(x, rec, &spec_id, &exiting, &exit_status))
+	/* A clause without actions (a bare record) has nothing to run or fail. */
+	if (c->nactions && !run_actions(x, rec, &spec_id, &exiting, &exit_status))
 		return;
 	if (in_place) {
-		tbuf_commit(s->bufs, c->record_size);
+		tbuf_commit(in_place, c->record_size);
 	} else if (c->record_size) {
 		if (spec_id) {
 			if (!spec_append(s->specs, spec_id, rec, c->record_size))

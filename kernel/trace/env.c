@@ -54,8 +54,25 @@ static long copy_string(char *dst, uint64_t addr, size_t max)
 	return len < 0 ? -EFAULT : len;
 }
 
-long trace_copy_string(char *dst, uint64_t addr, size_t max)
+/*
+ * The probe's own names (probeprov, probemod, probefunc, probename: an
+ * aggregation key's usual string) live with the probe, which cannot go
+ * while it fires, so they are copied as they are: checking each chunk's
+ * readability and reading it under a fault handler was most of
+ * @[probefunc] = count()'s cost. Any other address is read as a load.
+ */
+long trace_copy_string(const struct trace_firing *x, char *dst, uint64_t addr, size_t max)
 {
+	const struct probe *p = x->hit->probe;
+	if (addr && (addr == (uintptr_t)p->function || addr == (uintptr_t)p->name ||
+		     addr == (uintptr_t)p->module || addr == (uintptr_t)p->provider)) {
+		const char *s = (const char *)(uintptr_t)addr;
+		size_t n = 0;
+		for (; n + 1 < max && s[n]; n++)
+			dst[n] = s[n];
+		dst[n] = '\0';
+		return (long)n;
+	}
 	return copy_string(dst, addr, max);
 }
 
@@ -82,18 +99,12 @@ static uint64_t stack_depth(const struct trace_firing *x)
 			       DOF_MAX_FRAMES);
 }
 
-static uint64_t env_builtin(void *env, unsigned id)
+/* Firing x's builtin variable id, but for the arguments (env_builtin). */
+static __noinline uint64_t env_variable(struct trace_firing *x, unsigned id)
 {
-	struct trace_firing *x = env;
 	struct thread *t = this_cpu()->current;
 	const struct probe *p = x->hit->probe;
 
-	if (id >= DIF_VAR_ARG0 && id <= DIF_VAR_ARG9) {
-		unsigned n = id - DIF_VAR_ARG0;
-		if (x->args)
-			return n < 6 ? x->args[n] : 0;
-		return trap_frame_arg(x->hit->regs, n);
-	}
 	switch (id) {
 	case DIF_VAR_TIMESTAMP: return trace_firing_now(x);
 	case DIF_VAR_VTIMESTAMP: return t ? t->run_ns + (trace_firing_now(x) - t->oncpu_since) : 0;
@@ -124,6 +135,23 @@ static uint64_t env_builtin(void *env, unsigned id)
 	case DIF_VAR_STACKDEPTH: return stack_depth(x);
 	default: return 0;
 	}
+}
+
+/*
+ * The arguments, the commonest builtins, are read here; the rest in
+ * env_variable, out of line, so that an argument's read takes no frame.
+ */
+static uint64_t env_builtin(void *env, unsigned id)
+{
+	struct trace_firing *x = env;
+
+	if (id >= DIF_VAR_ARG0 && id <= DIF_VAR_ARG9) {
+		unsigned n = id - DIF_VAR_ARG0;
+		if (x->args)
+			return n < 6 ? x->args[n] : 0;
+		return trap_frame_arg(x->hit->regs, n);
+	}
+	return env_variable(x, id);
 }
 
 static void *env_scratch(void *env, size_t bytes)

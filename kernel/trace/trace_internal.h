@@ -53,6 +53,9 @@ struct trace_clause {
 					   zeroed before the actions write it */
 	bool writes_principal;		/* an action (commit) writes the principal buffer
 					   while the record is being built */
+	bool in_place;			/* set at the start (trace_bufpolicy_start): a record,
+					   neither speculative nor writes_principal, and
+					   bufpolicy=switch: built in the principal buffer */
 };
 
 struct trace_agg {
@@ -347,8 +350,11 @@ static inline uint64_t trace_firing_now(struct trace_firing *x)
 	return x->now_ns;
 }
 extern const struct dif_env_ops trace_env_ops;
-/* Copy the string at addr (at most max bytes, NUL included): its length, or -EFAULT. */
-long trace_copy_string(char *dst, uint64_t addr, size_t max);
+/*
+ * Copy the string at addr (at most max bytes, NUL included) in firing x:
+ * its length, or -EFAULT. Probe context.
+ */
+long trace_copy_string(const struct trace_firing *x, char *dst, uint64_t addr, size_t max);
 #define TRACE_KEY_MAX (8 + DIF_MAX_TUPLE * (2 + DIF_STRSIZE_MAX))
 
 

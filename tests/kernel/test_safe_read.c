@@ -8,7 +8,8 @@
  * starts mapped and runs into an unmapped page fails too. Trace loads
  * and string copies (the kernel's DIF environment) refuse device memory
  * (arch_trace_readable): the local APIC's page is an invalid address
- * while kernel data still reads.
+ * while kernel data still reads; the firing probe's own names are
+ * copied directly and still cut at the size asked.
  */
 #include <scion/ktest.h>
 #include <scion/errno.h>
@@ -121,10 +122,42 @@ KTEST_NEEDS(trace_reads_refuse_device_memory, 1, FEATURE_MMIO_DEVICES)
 
 	/* String copies go through the same check. */
 	char buf[16];
-	KT_EXPECT(t, trace_copy_string(buf, lapic, sizeof(buf)) == -EFAULT,
+	struct probe p = { .provider = "fbt", .module = "kernel", .function = "f", .name = "entry" };
+	struct probe_hit hit = { &p, 0, NULL };
+	struct trace_firing x = { .hit = &hit };
+	KT_EXPECT(t, trace_copy_string(&x, buf, lapic, sizeof(buf)) == -EFAULT,
 		  "a string copy from the local APIC");
-	KT_EXPECT(t, trace_copy_string(buf, (uint64_t)(uintptr_t)text, sizeof(buf)) == 15 &&
+	KT_EXPECT(t, trace_copy_string(&x, buf, (uint64_t)(uintptr_t)text, sizeof(buf)) == 15 &&
 		  !memcmp(buf, text, 15), "a string copy from kernel data");
+}
+
+/*
+ * The firing probe's names are copied without the load path's checks
+ * (env.c): whole, cut at max with their NUL, and only those addresses
+ * (a probe with no module name does not make address 0 one of them).
+ */
+KTEST(trace_copy_string_probe_names, 1)
+{
+	struct probe p = { .provider = "fbt", .module = NULL, .function = "pf_sum",
+			   .name = "entry" };
+	struct probe_hit hit = { &p, 0, NULL };
+	struct trace_firing x = { .hit = &hit };
+	char buf[16];
+
+	memset(buf, 'x', sizeof(buf));
+	KT_EXPECT(t, trace_copy_string(&x, buf, (uint64_t)(uintptr_t)p.function, sizeof(buf)) == 6 &&
+		  !strcmp(buf, "pf_sum"), "probefunc copied as %.16s", buf);
+	memset(buf, 'x', sizeof(buf));
+	KT_EXPECT(t, trace_copy_string(&x, buf, (uint64_t)(uintptr_t)p.function, 4) == 3 &&
+		  !memcmp(buf, "pf_\0x", 5), "probefunc cut at 4 bytes: %.5s", buf);
+	KT_EXPECT(t, trace_copy_string(&x, buf, (uint64_t)(uintptr_t)p.name, sizeof(buf)) == 5 &&
+		  !strcmp(buf, "entry"), "probename copied as %.16s", buf);
+	KT_EXPECT(t, trace_copy_string(&x, buf, (uint64_t)(uintptr_t)p.provider, 1) == 0 &&
+		  buf[0] == '\0', "a copy of at most 1 byte is the NUL alone");
+	KT_EXPECT(t, trace_copy_string(&x, buf, 0, sizeof(buf)) == -EFAULT,
+		  "address 0 copied as a probe name");
+	KT_EXPECT(t, trace_copy_string(&x, buf, (uint64_t)(uintptr_t)text, sizeof(buf)) == 15 &&
+		  !memcmp(buf, text, 15), "a string that is not a probe name");
 }
 
 /*

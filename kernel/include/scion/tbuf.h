@@ -84,26 +84,28 @@ const uint8_t *tbuf_taken(const struct tbuf_set *set, unsigned cpu, uint32_t *by
  * tbuf_claim, tbuf_commit - tbuf_reserve in two steps, for a writer that
  * may abandon the record it builds in place: tbuf_claim returns where a
  * record of bytes bytes would go (NULL when it would not fit; no drop is
- * counted, the caller decides) without taking the room; tbuf_commit takes
- * it. Nothing else may reserve on this CPU between the two.
+ * counted, the caller decides) without taking the room, and in *slot
+ * this CPU's part of the set; tbuf_commit takes the room in that slot,
+ * so the firing finds its CPU once. Nothing else may reserve on this CPU
+ * between the two.
  * Caller's context: as tbuf_reserve, interrupts masked from the claim
- *   through the commit.
+ *   through the commit (the slot stays this CPU's).
  */
-static inline void *tbuf_claim(struct tbuf_set *set, uint32_t bytes)
+static inline void *tbuf_claim(struct tbuf_set *set, uint32_t bytes, struct tbuf_cpu **slot)
 {
 	unsigned index = this_cpu_index();
 	if (index >= set->ncpus)
 		return NULL;
 	struct tbuf_cpu *c = &set->cpu[index];
 	uint32_t need = (bytes + TBUF_ALIGN - 1) & ~(uint32_t)(TBUF_ALIGN - 1);
+	*slot = c;
 	return need <= set->size - c->offset ? c->active + c->offset : NULL;
 }
 
-static inline void tbuf_commit(struct tbuf_set *set, uint32_t bytes)
+static inline void tbuf_commit(struct tbuf_cpu *slot, uint32_t bytes)
 {
-	struct tbuf_cpu *c = &set->cpu[this_cpu_index()];
-	c->offset += (bytes + TBUF_ALIGN - 1) & ~(uint32_t)(TBUF_ALIGN - 1);
-	c->records++;
+	slot->offset += (bytes + TBUF_ALIGN - 1) & ~(uint32_t)(TBUF_ALIGN - 1);
+	slot->records++;
 }
 
 /* Count a record this CPU's buffer of set refused (a policy above it said no). Same context as tbuf_reserve. */
