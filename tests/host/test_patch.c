@@ -262,8 +262,9 @@ HOST_TEST(patch_frame_call_restores_live_registers)
 			      (unsigned long long)frame_regs_in[r]);
 			if (r == INSN_RSP)
 				continue;
-			bool kept = INSN_REG(r) & (ABI_CALLEE_SAVED | (lives[k] & ABI_CALLER_SAVED));
-			/* A dead register holds the handler's garbage: the test sees a missed restore. */
+			uint32_t keep = ABI_CALLEE_SAVED | (lives[k] & ABI_CALLER_SAVED);
+			bool kept = INSN_REG(r) & keep;
+			/* A dead register holds the handler's garbage: a missed restore shows. */
 			CHECK(t, kept == (frame_regs_out[r] == frame_regs_in[r]),
 			      "live 0x%x: r%u came back 0x%llx (in 0x%llx), %s", lives[k], r,
 			      (unsigned long long)frame_regs_out[r],

@@ -5,8 +5,9 @@ six compute threads on two CPUs. A profile configuration bands
 sched.runq at one queued thread; the compute threads raise its red flag,
 and the loop, on its own:
 - records the scheduler, measures each thread's slowdown ((waited + ran)
-  / ran, bounded below 10 ticks run) from the recording's log, and simulates rr (live), fair and lifo
-  on it: the model's rr and the measured figure agree within 10%;
+  / ran, bounded below 10 ticks run) from the recording's log, and
+  simulates rr (live), fair and lifo on it: the model's rr and the
+  measured figure agree within 10%;
 - installs fair, which lowers the worst slowdown (the interactive
   thread's) by more than the margin; never lifo;
 - watches: a second recording under fair, whose live worst slowdown is

@@ -122,7 +122,8 @@ KTEST_NEEDS(trace_reads_refuse_device_memory, 1, FEATURE_MMIO_DEVICES)
 
 	/* String copies go through the same check. */
 	char buf[16];
-	struct probe p = { .provider = "fbt", .module = "kernel", .function = "f", .name = "entry" };
+	struct probe p = { .provider = "fbt", .module = "kernel", .function = "f",
+			   .name = "entry" };
 	struct probe_hit hit = { &p, 0, NULL };
 	struct trace_firing x = { .hit = &hit };
 	KT_EXPECT(t, trace_copy_string(&x, buf, lapic, sizeof(buf)) == -EFAULT,
@@ -145,10 +146,11 @@ KTEST(trace_copy_string_probe_names, 1)
 	char buf[16];
 
 	memset(buf, 'x', sizeof(buf));
-	KT_EXPECT(t, trace_copy_string(&x, buf, (uint64_t)(uintptr_t)p.function, sizeof(buf)) == 6 &&
+	uint64_t function = (uintptr_t)p.function;
+	KT_EXPECT(t, trace_copy_string(&x, buf, function, sizeof(buf)) == 6 &&
 		  !strcmp(buf, "pf_sum"), "probefunc copied as %.16s", buf);
 	memset(buf, 'x', sizeof(buf));
-	KT_EXPECT(t, trace_copy_string(&x, buf, (uint64_t)(uintptr_t)p.function, 4) == 3 &&
+	KT_EXPECT(t, trace_copy_string(&x, buf, function, 4) == 3 &&
 		  !memcmp(buf, "pf_\0x", 5), "probefunc cut at 4 bytes: %.5s", buf);
 	KT_EXPECT(t, trace_copy_string(&x, buf, (uint64_t)(uintptr_t)p.name, sizeof(buf)) == 5 &&
 		  !strcmp(buf, "entry"), "probename copied as %.16s", buf);
