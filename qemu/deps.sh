@@ -30,6 +30,8 @@ needs=(
 	"libclang-rt-14-dev:/usr/lib/llvm-14/lib/clang/*/lib/linux/libclang_rt.fuzzer-x86_64.a"
 	"babeltrace2:babeltrace2"
 	"python3-pyelftools:/usr/lib/python3/dist-packages/elftools/__init__.py"
+	# `scion coverage` writes lcov tracefiles; its test renders one with genhtml.
+	"lcov:genhtml"
 	# libctf: the D compiler reads the kernel's types (kernel.ctf) with it.
 	"binutils-dev:/usr/include/ctf-api.h"
 	# The profile database and the nightly analysis (host/scionhost/profile/),

@@ -16,8 +16,8 @@ import statistics
 import sys
 import time
 
-from . import adapt, bench, daemon_cli, execute, frame, monitor, recconvert, record, replies
-from . import streams, trace
+from . import adapt, bench, coverage, daemon_cli, execute, frame, monitor, recconvert, record
+from . import replies, streams, trace
 from . import run as run_command
 from .profile import cli as profile_cli
 from .client import Client, ScionError, answer, default_socket_path
@@ -314,6 +314,7 @@ def build_parser():
     recconvert.add_record_convert(record.add_record(sub, subcommand, byte_count), subcommand)
     record.add_sim(sub, subcommand)
     adapt.add_adapt(sub, subcommand)
+    coverage.add_coverage(sub, subcommand)
     daemon_cli.add_daemon(sub, subcommand)
 
     p = subcommand(sub, "ping", "ECHO round trips: min and median latency (host time)", cmd_ping)

@@ -94,6 +94,10 @@ int channel_op_status(uint32_t seq, const uint8_t *body, uint32_t len);
 int channel_op_stats(uint32_t seq, const uint8_t *body, uint32_t len);
 int channel_op_probe_list(uint32_t seq, const uint8_t *body, uint32_t len);
 int channel_op_graft_list(uint32_t seq, const uint8_t *body, uint32_t len);
+/* coverage_ops.c: COVERAGE_START, COVERAGE_STOP, COVERAGE_BLOCKS (scion/coverage.h). */
+int coverage_start_request(uint32_t seq, const uint8_t *body, uint32_t len);
+int coverage_stop_request(uint32_t seq, const uint8_t *body, uint32_t len);
+int coverage_blocks_request(uint32_t seq, const uint8_t *body, uint32_t len);
 int channel_op_metrics(uint32_t seq, const uint8_t *body, uint32_t len);
 int channel_op_metric_add(uint32_t seq, const uint8_t *body, uint32_t len);
 int channel_op_metric_remove(uint32_t seq, const uint8_t *body, uint32_t len);

@@ -277,6 +277,9 @@ static const struct {
 	[CHAN_OP_ADAPT_DECISIONS] = { "adapt-decisions", channel_op_adapt_decisions },
 	[CHAN_OP_ADAPT_ROWS] = { "adapt-rows", channel_op_adapt_rows },
 	[CHAN_OP_TRACE_ANON] = { "trace-anon", trace_anon_request },
+	[CHAN_OP_COVERAGE_START] = { "coverage-start", coverage_start_request },
+	[CHAN_OP_COVERAGE_STOP] = { "coverage-stop", coverage_stop_request },
+	[CHAN_OP_COVERAGE_BLOCKS] = { "coverage-blocks", coverage_blocks_request },
 };
 
 void channel_handle_request(uint32_t seq, const uint8_t *payload, uint32_t length)

@@ -153,6 +153,11 @@ enum chan_op {
 					   anonymous session's) -> struct chan_trace_start_reply,
 					   the EPIDs, then the program's dtc JSON; DATA chunks on the
 					   stream as TRACE_START's; STREAM_CLOSE ends it (scion trace -a) */
+	CHAN_OP_COVERAGE_START = 28,	/* the function globs, text -> struct chan_coverage_summary
+					   (scion coverage; scion/coverage.h) */
+	CHAN_OP_COVERAGE_STOP = 29,	/* -> struct chan_coverage_summary, the run stopped */
+	CHAN_OP_COVERAGE_BLOCKS = 30,	/* struct chan_list_request -> a list of struct
+					   chan_coverage_block, the last run's, by address */
 	CHAN_OP_LIMIT,
 };
 

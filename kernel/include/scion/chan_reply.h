@@ -138,6 +138,35 @@ struct chan_metric_info {
 _Static_assert(sizeof(struct chan_metric_info) == 112, "chan_metric_info changed");
 
 /*
+ * COVERAGE_START and COVERAGE_STOP answer with the run's counts
+ * (struct coverage_stats); COVERAGE_BLOCKS lists its blocks, keyed by
+ * their index + 1, state an enum coverage_state (scion/coverage.h).
+ */
+struct chan_coverage_summary {
+	uint32_t running;		/* 1 while the splices are in */
+	uint32_t functions;
+	uint32_t blocks;
+	uint32_t armed;
+	uint32_t hit;
+	uint32_t missed;
+	uint32_t unprobed;
+	uint32_t refused;		/* functions the analysis could not split */
+	uint64_t reaps;			/* batches of hit splices taken out */
+	uint64_t elapsed_ns;		/* since the run started */
+};
+_Static_assert(sizeof(struct chan_coverage_summary) == 48, "chan_coverage_summary changed");
+
+struct chan_coverage_block {
+	uint64_t start;			/* [start, end) */
+	uint64_t end;
+	uint64_t hits;			/* the count when its splice came out */
+	uint32_t state;			/* enum coverage_state */
+	uint32_t reserved;
+	char function[CHAN_FUNCTION_NAME_MAX];
+};
+_Static_assert(sizeof(struct chan_coverage_block) == 96, "chan_coverage_block changed");
+
+/*
  * METRIC_ADD: count, latency or concurrency of a kernel function, for
  * every thread (pid 0) or one process's thread; as the shell's `count`,
  * `latency`, `concurrency` (scion/metrics.h).
