@@ -19,7 +19,7 @@
 #include "sim_host.h"
 
 struct follow_out {
-	FILE *fp;
+	struct log_file *lf;
 	bool write_failed;
 	const struct sched_follow *f;
 	uint64_t picks;			/* the recorded log's, for progress */
@@ -41,7 +41,7 @@ static int emit(void *ctx, const struct rec_head *rec)
 				(unsigned long long)o->picks);
 		}
 	}
-	if (fwrite(rec, rec->size, 1, o->fp) == 1)
+	if (!log_put(o->lf, rec, rec->size))
 		return 0;
 	o->write_failed = true;
 	return -EIO;
@@ -90,7 +90,7 @@ static int follow(struct stream_file *trace, struct stream_file *log, const char
 		sched_follow_free(&f);
 		return 1;
 	}
-	struct follow_out o = { .fp = fp, .f = &f, .picks = log->header.records,
+	struct follow_out o = { .lf = &lf, .f = &f, .picks = log->header.records,
 				.progress = progress, .last_percent = 101, .label = name };
 	struct timespec t0, t1;
 	clock_gettime(CLOCK_MONOTONIC, &t0);

@@ -47,7 +47,6 @@
 #include "sim_host.h"
 
 #define MAX_POLICIES 16
-#define LOG_BUFFER_BYTES (1u << 20)
 /*
  * How far ahead of a walk over a stream its bytes are asked for: each
  * record's place depends on the size read from the one before, and the
@@ -170,16 +169,25 @@ FILE *log_open(struct log_file *lf, const struct stream_file *trace, const char 
 		return NULL;
 	}
 	/* A log is tens of bytes a record and millions of records: few, big writes. */
-	lf->buffer = malloc(LOG_BUFFER_BYTES);	/* glibc sizes a buffer of its own by st_blksize */
-	if (lf->buffer)
-		setvbuf(lf->fp, lf->buffer, _IOFBF, LOG_BUFFER_BYTES);
-	fwrite(&lf->header, sizeof(lf->header), 1, lf->fp);
+	lf->buffer = malloc(LOG_BUFFER_BYTES);
+	lf->used = 0;
+	lf->failed = fwrite(&lf->header, sizeof(lf->header), 1, lf->fp) != 1;
 	return lf->fp;
+}
+
+int log_flush(struct log_file *lf)
+{
+	if (lf->used && fwrite(lf->buffer, lf->used, 1, lf->fp) != 1)
+		lf->failed = true;
+	lf->used = 0;
+	return lf->failed ? -EIO : 0;
 }
 
 int log_close(struct log_file *lf, uint64_t records, int err, const char *why)
 {
 	lf->header.records = records;
+	if (!err && log_flush(lf))
+		err = -EIO;
 	if (!err && (fseek(lf->fp, 0, SEEK_SET) || fwrite(&lf->header, sizeof(lf->header), 1,
 							   lf->fp) != 1))
 		err = -EIO;
@@ -210,7 +218,7 @@ void log_discard(struct log_file *lf)
 }
 
 struct log_out {
-	FILE *fp;
+	struct log_file *lf;
 	struct stream_file *reference;	/* the recorded log, or NULL */
 	const struct rec_head *ref_next;
 	struct sim_summary *sum;
@@ -239,7 +247,7 @@ static int emit(void *ctx, const struct rec_head *rec)
 				(unsigned long long)o->trace->header.records);
 		}
 	}
-	return fwrite(rec, rec->size, 1, o->fp) == 1 ? 0 : -EIO;
+	return log_put(o->lf, rec, rec->size);
 }
 
 static void print_row(const char *label, const struct sim_summary *s, uint64_t requests,
@@ -279,7 +287,7 @@ static int simulate(struct stream_file *trace, struct stream_file *log, const ch
 		return 1;
 
 	struct sim_summary sum = { 0 };
-	struct log_out o = { .fp = fp, .reference = log, .sum = &sum, .trace = trace,
+	struct log_out o = { .lf = &lf, .reference = log, .sum = &sum, .trace = trace,
 			     .progress = progress, .last_percent = 101, .label = policy };
 	if (log) {
 		reader(log);

@@ -21,7 +21,7 @@
 #define MAX_POLICIES 16
 
 struct sched_log_out {
-	FILE *fp;
+	struct log_file *lf;
 	const struct sched_sim *sim;
 	bool progress;
 	unsigned last_percent;
@@ -42,7 +42,7 @@ static int emit(void *ctx, const struct rec_head *rec)
 				(unsigned)pct);
 		}
 	}
-	return fwrite(rec, rec->size, 1, o->fp) == 1 ? 0 : -EIO;
+	return log_put(o->lf, rec, rec->size);
 }
 
 /*
@@ -63,7 +63,7 @@ static int simulate(struct stream_file *trace, const char *name, const char *out
 	FILE *fp = log_open(&lf, trace, policy, path);
 	if (!fp)
 		return 1;
-	struct sched_log_out o = { .fp = fp, .sim = sim, .progress = progress, .last_percent = 101,
+	struct sched_log_out o = { .lf = &lf, .sim = sim, .progress = progress, .last_percent = 101,
 				   .label = name };
 	int err = sched_sim_run(sim, emit, &o);
 	if (o.last_percent != 101)

@@ -9,9 +9,11 @@
 #ifndef SIM_HOST_H
 #define SIM_HOST_H
 
+#include <errno.h>
 #include <stdbool.h>
 #include <stdint.h>
 #include <stdio.h>
+#include <string.h>
 #include "../../kernel/insitu/bcache_replay.h"
 #include "../../kernel/insitu/bcache_optimal.h"
 #include "../../kernel/insitu/sched_follow.h"
@@ -47,8 +49,31 @@ struct log_file {
 	const struct stream_file *trace;
 	struct rec_file_header header;	/* the trace's, as a log written with the policy */
 	FILE *fp;
-	char *buffer;			/* fp's (big: few writes), or NULL */
+	uint8_t *buffer;		/* records not yet written (LOG_BUFFER_BYTES), or NULL */
+	size_t used;			/* bytes of buffer in use */
+	bool failed;			/* a write failed */
 };
+
+/* Write out lf's buffered records. Return value: 0, or -EIO. */
+int log_flush(struct log_file *lf);
+
+/*
+ * log_put - append a record of n bytes to lf: a copy into its buffer,
+ *   written out when full, where an fwrite of each record, with its
+ *   stream lock and calls, cost the host replay a seventh of its time.
+ * Return value: 0, or -EIO.
+ */
+#define LOG_BUFFER_BYTES (1u << 20)
+static inline int log_put(struct log_file *lf, const void *rec, size_t n)
+{
+	if (!lf->buffer || n > LOG_BUFFER_BYTES)
+		return fwrite(rec, n, 1, lf->fp) == 1 ? 0 : -EIO;
+	if (lf->used + n > LOG_BUFFER_BYTES && log_flush(lf))
+		return -EIO;
+	memcpy(lf->buffer + lf->used, rec, n);
+	lf->used += n;
+	return 0;
+}
 
 /*
  * log_open - open lf->part for a log of trace written with policy, its
