@@ -276,8 +276,10 @@ static void gen_action(struct clause_gen *g, const struct dt_stmt *s)
 	case DT_F_PANIC:
 	case DT_F_BREAKPOINT:
 	case DT_F_STOP:
+	case DT_F_PAUSE:
 		add_kaction(g, s, s->func->id == DT_F_PANIC ? DOF_ACT_PANIC :
-			    s->func->id == DT_F_STOP ? DOF_ACT_STOP : DOF_ACT_BREAKPOINT, 0, 0);
+			    s->func->id == DT_F_STOP ? DOF_ACT_STOP :
+			    s->func->id == DT_F_PAUSE ? DOF_ACT_PAUSE : DOF_ACT_BREAKPOINT, 0, 0);
 		return;
 	case DT_F_CLEAR:
 	case DT_F_DENORMALIZE:

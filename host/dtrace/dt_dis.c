@@ -57,7 +57,7 @@ static const char *const action_names[DOF_ACT_LIMIT] = {
 	[DOF_ACT_EXIT] = "EXIT", [DOF_ACT_SPECULATE] = "SPECULATE", [DOF_ACT_COMMIT] = "COMMIT",
 	[DOF_ACT_DISCARD] = "DISCARD", [DOF_ACT_AGGREGATE] = "AGGREGATE",
 	[DOF_ACT_CHILL] = "CHILL", [DOF_ACT_RAISE] = "RAISE", [DOF_ACT_PANIC] = "PANIC",
-	[DOF_ACT_BREAKPOINT] = "BREAKPOINT", [DOF_ACT_STOP] = "STOP",
+	[DOF_ACT_BREAKPOINT] = "BREAKPOINT", [DOF_ACT_STOP] = "STOP", [DOF_ACT_PAUSE] = "PAUSE",
 };
 
 static void lower(char *dst, const char *src, size_t size)

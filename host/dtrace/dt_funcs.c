@@ -91,6 +91,7 @@ const struct dt_func dt_funcs[DT_FUNC_COUNT] = {
 	{ DT_F_PANIC, "panic", DT_FK_ACTION, 0, 0, { 0 }, VOID, false },
 	{ DT_F_BREAKPOINT, "breakpoint", DT_FK_ACTION, 0, 0, { 0 }, VOID, false },
 	{ DT_F_STOP, "stop", DT_FK_ACTION, 0, 0, { 0 }, VOID, false },
+	{ DT_F_PAUSE, "pause", DT_FK_ACTION, 0, 0, { 0 }, VOID, false },
 	{ DT_F_ALLOCA, "alloca", DT_FK_SUBR, 1, 1, { A_INT }, VOID_PTR, false },
 	{ DT_F_BCOPY, "bcopy", DT_FK_SUBR, 3, 3, { A_ADDR, A_ADDR, A_INT }, VOID, false },
 	{ DT_F_COPYINTO, "copyinto", DT_FK_SUBR, 3, 3, { A_INT, A_INT, A_ADDR }, VOID, false },
@@ -135,7 +136,7 @@ const struct dt_func *dt_func_lookup(const char *name)
 bool dt_func_destructive(enum dt_func_id id)
 {
 	return id == DT_F_CHILL || id == DT_F_RAISE || id == DT_F_PANIC || id == DT_F_BREAKPOINT ||
-	       id == DT_F_STOP;
+	       id == DT_F_STOP || id == DT_F_PAUSE;
 }
 
 const char *dt_func_refusal(const char *name)

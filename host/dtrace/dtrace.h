@@ -249,7 +249,7 @@ enum dt_func_id {
 	DT_F_COUNT, DT_F_SUM, DT_F_MIN, DT_F_MAX, DT_F_AVG, DT_F_STDDEV, DT_F_QUANTIZE,
 	DT_F_LQUANTIZE, DT_F_LLQUANTIZE,
 	/* destructive actions (allowed with -w, the destructive option) */
-	DT_F_CHILL, DT_F_RAISE, DT_F_PANIC, DT_F_BREAKPOINT, DT_F_STOP,
+	DT_F_CHILL, DT_F_RAISE, DT_F_PANIC, DT_F_BREAKPOINT, DT_F_STOP, DT_F_PAUSE,
 	/* subroutines of scratch memory (alloca's is the only memory D writes) */
 	DT_F_ALLOCA, DT_F_BCOPY, DT_F_COPYINTO,
 	DT_FUNC_COUNT

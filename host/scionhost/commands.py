@@ -16,8 +16,8 @@ import statistics
 import sys
 import time
 
-from . import adapt, bench, coverage, daemon_cli, execute, frame, monitor, recconvert, record
-from . import replies, streams, trace
+from . import adapt, bench, coverage, daemon_cli, debug, execute, frame, monitor, recconvert
+from . import record, replies, streams, trace
 from . import run as run_command
 from .profile import cli as profile_cli
 from .client import Client, ScionError, answer, default_socket_path
@@ -315,6 +315,7 @@ def build_parser():
     record.add_sim(sub, subcommand)
     adapt.add_adapt(sub, subcommand)
     coverage.add_coverage(sub, subcommand)
+    debug.add_debug(sub, subcommand)
     daemon_cli.add_daemon(sub, subcommand)
 
     p = subcommand(sub, "ping", "ECHO round trips: min and median latency (host time)", cmd_ping)

@@ -10,6 +10,7 @@
  * already running consumers (a handler that reaches a probed function)
  * only counts as missed: probes never recurse.
  */
+#include <scion/pause.h>
 #include <scion/probe.h>
 #include <scion/cpu.h>
 #include <scion/thread.h>
@@ -194,6 +195,7 @@ void probe_fire_consumers(struct probe *p, struct trap_frame *frame)
 		consumer_run(c, &hit);
 	}
 	cpu_probe_hit_end(cpu);
+	pause_hit_done(frame, false);
 	arch_irq_restore(f);
 }
 
@@ -219,6 +221,7 @@ void probe_dispatch_frame(struct trap_frame *frame, uint64_t state)
 	}
 	if (st)
 		run_consumers(st, st->ncall, frame);
+	pause_hit_done(frame, true);
 }
 
 /*
@@ -265,6 +268,7 @@ bool probe_breakpoint(struct trap_frame *frame)
 	struct site_state *st = __atomic_load_n(&site->state, __ATOMIC_ACQUIRE);
 	if (st->mechanism == PROBE_SITE_BREAKPOINT)
 		run_consumers(st, st->n, frame);
+	pause_hit_done(frame, false);
 	arch_probe_resume(frame, st->resume, st->mechanism == PROBE_SITE_BREAKPOINT);
 	return true;
 }

@@ -74,7 +74,8 @@ static void plan(const struct probe_site *s, const struct site_state *st,
 	}
 	if (st->ncall) {
 		const struct probe_consumer *c = st->c[0];
-		bool one_handler = st->ncall == 1 && c->action == PROBE_HANDLER && !c->tid;
+		bool one_handler = st->ncall == 1 && c->action == PROBE_HANDLER && !c->tid &&
+				   !c->may_pause;
 		p->call_fn = (uintptr_t)(one_handler ? probe_dispatch_handler : probe_dispatch_frame);
 		p->call_cookie = (uintptr_t)st;
 	}

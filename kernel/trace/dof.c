@@ -301,7 +301,8 @@ static int check_action(const struct trace_object *o, struct trace_clause *c, un
 	case DOF_ACT_STACK:
 	case DOF_ACT_PANIC:
 	case DOF_ACT_BREAKPOINT:
-	case DOF_ACT_STOP: want = 0; break;
+	case DOF_ACT_STOP:
+	case DOF_ACT_PAUSE: want = 0; break;
 	case DOF_ACT_AGGREGATE: {
 		if (a->arg >= o->naggs)
 			FAIL("clause %u action %u: no aggregation %u", ci, ai + 1, a->arg);
@@ -333,7 +334,7 @@ static int check_action(const struct trace_object *o, struct trace_clause *c, un
 	}
 	bool destructive = a->kind == DOF_ACT_CHILL || a->kind == DOF_ACT_RAISE ||
 			   a->kind == DOF_ACT_PANIC || a->kind == DOF_ACT_BREAKPOINT ||
-			   a->kind == DOF_ACT_STOP;
+			   a->kind == DOF_ACT_STOP || a->kind == DOF_ACT_PAUSE;
 	if (destructive && !o->option[DOF_OPT_DESTRUCTIVE])
 		FAIL("could not enable tracing: Destructive actions not allowed (clause %u action "
 		     "%u; allow them with -w)", ci, ai + 1);

@@ -28,6 +28,7 @@
 #include <scion/errno.h>
 #include <scion/printk.h>
 #include <scion/proc.h>
+#include <scion/pause.h>
 #include "trace_internal.h"
 
 static void count(uint64_t *counter)
@@ -183,13 +184,19 @@ static bool aggregate(struct trace_firing *x, const struct trace_action *a, uint
 
 /*
  * panic() panics; breakpoint() traps (the trap handler reports it, and
- * panics in probe context); stop() stops the current process (none: nothing).
+ * panics in probe context); stop() stops the current process (none:
+ * nothing); pause() asks that the current kernel thread pause once the
+ * hit's consumers are done (scion/pause.h, which says where it cannot).
  */
 static void destruct(struct trace_firing *x, uint16_t kind)
 {
 	const struct probe *p = x->hit->probe;
 	if (kind == DOF_ACT_STOP) {
 		proc_stop_defer();
+		return;
+	}
+	if (kind == DOF_ACT_PAUSE) {
+		pause_request(x->hit);
 		return;
 	}
 	if (kind == DOF_ACT_PANIC)
@@ -250,7 +257,7 @@ static bool run_actions(struct trace_firing *x, uint8_t *rec, uint64_t *spec_id,
 			continue;
 		}
 		if (a->kind == DOF_ACT_PANIC || a->kind == DOF_ACT_BREAKPOINT ||
-		    a->kind == DOF_ACT_STOP) {
+		    a->kind == DOF_ACT_STOP || a->kind == DOF_ACT_PAUSE) {
 			destruct(x, a->kind);
 			continue;
 		}
@@ -442,6 +449,7 @@ void trace_fire_session_probe(struct trace_session *s, struct trace_ecb *ecbs,
 		memset(s->cpu[this_cpu_index()].locals, 0, s->obj.locals_bytes);
 	trace_fire(s, ecbs, &hit, args, runs_in);
 	cpu_probe_run_end(c);
+	pause_hit_done(&frame, false);
 	arch_irq_restore(f);
 }
 

@@ -167,6 +167,9 @@ static int build_ecbs(struct trace_session *s, struct matches *m)
 				.action = PROBE_HANDLER, .handler = trace_probe_handler, .arg = en,
 			};
 		}
+		for (uint32_t a = 0; a < e->clause->nactions; a++)
+			if (e->clause->actions[a].kind == DOF_ACT_PAUSE)
+				en->consumer.may_pause = true;	/* its sites need a pause point */
 		append(&en->ecbs, e);
 	}
 	kfree(order);

@@ -14,6 +14,7 @@
 #include "host_test.h"
 #include <scion/spinlock.h>
 #include <scion/proc.h>
+#include <scion/pause.h>
 #include <scion/errno.h>
 
 uintptr_t host_phys_base;
@@ -35,6 +36,20 @@ int proc_stop_defer(void)
 {
 	return -ESRCH;
 }
+
+/* Pausing threads (scion/pause.h): the host's firings never pause; a request is dropped. */
+void pause_request(const struct probe_hit *hit)
+{
+	(void)hit;
+}
+
+static void no_pause(struct trap_frame *frame, bool can_pause)
+{
+	(void)frame;
+	(void)can_pause;
+}
+
+void (*pause_at_hit_end)(struct trap_frame *frame, bool can_pause) = no_pause;
 
 int proc_pid(const struct process *p)
 {

@@ -64,6 +64,13 @@ struct cpu {
 	 */
 	uint64_t probe_hits;
 	uint64_t probe_left;
+	/*
+	 * Own CPU, interrupts masked: a pause a consumer of the current hit
+	 * asked for (scion/pause.h): the thread (0: none) and the probed
+	 * instruction; the hit's end pauses the thread there or refuses.
+	 */
+	uint64_t pause_tid;
+	uint64_t pause_addr;
 	uint64_t probe_slots[PROBE_CPU_SLOTS];	/* own CPU: accumulators (kernel/probe) */
 
 	struct spinlock xcall_lock;

@@ -174,6 +174,8 @@ enum dof_action {
 	DOF_ACT_PANIC = 11,		/* destructive: no prog; the kernel panics */
 	DOF_ACT_BREAKPOINT = 12,	/* destructive: no prog; a kernel breakpoint trap */
 	DOF_ACT_STOP = 13,		/* destructive: no prog; stop the current process */
+	DOF_ACT_PAUSE = 14,		/* destructive: no prog; pause the current kernel thread
+					   where the probe fired (scion/pause.h) */
 	DOF_ACT_LIMIT
 };
 

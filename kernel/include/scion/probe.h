@@ -85,6 +85,9 @@ struct probe_consumer {
 	void *arg;
 	uint64_t tid;			/* fire only in this thread (0: any); never inline */
 	bool no_inline;			/* run it in C even where inline code could */
+	bool may_pause;			/* it may ask the thread to pause (scion/pause.h): its
+					   jump sites take the general dispatcher, whose pause
+					   point the one-handler one leaves out */
 	enum probe_mechanism mechanism;	/* what a site it creates uses (AUTO by default) */
 	struct probe *probe;		/* set while enabled, NULL otherwise (probe_mutex) */
 	struct probe *firing_for;	/* the probe hits report: set before its sites are
