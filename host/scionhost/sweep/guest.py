@@ -1,0 +1,207 @@
+# SPDX-License-Identifier: BSD-2-Clause
+"""One sweep run in QEMU: boot the kernel with the run's CPUs, memory,
+boot options and policy modules (the disk attached as a snapshot, the
+clock under -icount when the sweep says so), then over the control
+channel run the policy's commands, read the monitor sources the sweep
+collects, run the workload's commands and benchmarks, read the sources
+again, and power off.
+
+Figures come only from structured replies: the SHELL op's status (a
+command that fails fails the run), the "bench" stream's records
+(scionhost.bench), and the "monitor" stream's samples read before and
+after the workload, whose difference is the figure. The console goes to
+the run's log file and is never parsed. QEMU is in this process's group
+and dies with it (PR_SET_PDEATHSIG), so a killed run leaves no machine
+behind. Any failure is a RunFailed of one line.
+"""
+
+import ctypes
+import os
+import shutil
+import signal
+import subprocess
+import sys
+import tempfile
+import time
+
+from .. import bench, frame, replies
+from ..client import REPO, Client, ScionError
+from ..profile.monitor_records import BURST, Round, Source, decode_chunk
+from .plan import DEFAULTS
+
+sys.path.insert(0, os.path.join(REPO, "qemu"))
+import machine  # noqa: E402
+
+SOCKET_WAIT_SECONDS = 30
+POWEROFF_SECONDS = 20
+MONITOR_BUFSIZE = 64 * 1024
+MONITOR_SWITCH_MS = 50
+PR_SET_PDEATHSIG = 1
+
+
+class RunFailed(ScionError):
+    """A run that did not finish: one line saying where it stopped."""
+
+
+def die_with_parent():
+    """In QEMU's child before exec: SIGKILL when the process that started it ends."""
+    libc = ctypes.CDLL(None, use_errno=True)
+    libc.prctl(PR_SET_PDEATHSIG, signal.SIGKILL, 0, 0, 0)
+
+
+def module_path(name):
+    """A policy module: a file, or NAME for build/grafts/NAME.graft."""
+    path = name if os.sep in name else os.path.join(REPO, "build", "grafts", name + ".graft")
+    if not os.path.isfile(path):
+        raise RunFailed(f"no graft module {path} (make grafts)")
+    return path
+
+
+class Machine:
+    """QEMU booted for one run, its console in a log file."""
+
+    def __init__(self, run, log_path):
+        s = run.settings
+        cfg = dict(DEFAULTS, **run.config)
+        self.dir = tempfile.mkdtemp(prefix="scion-sweep-")
+        self.socket = os.path.join(self.dir, "control.sock")
+        disk = s["disk"] if s["disk"] and os.path.isfile(s["disk"]) else None
+        if not os.path.isfile(s["kernel"]):
+            raise RunFailed(f"no kernel {s['kernel']} (make)")
+        try:
+            self.argv = machine.qemu_command(
+                smp=cfg["cpus"], mem=cfg["mem"], kernel=s["kernel"], cmdline=cfg["bootopts"],
+                modules=[module_path(m) for m in run.policy.get("modules", [])], disk=disk,
+                disk_snapshot=True, control_socket=self.socket,
+                icount=False if s["icount"] is False else s["icount"], single_thread_tcg=True)
+        except machine.ConfigError as e:
+            raise RunFailed(str(e)) from None
+        self.log = open(log_path, "w")
+        self.log.write("# " + " ".join(self.argv) + "\n")
+        self.log.flush()
+        try:
+            self.proc = subprocess.Popen(self.argv, stdin=subprocess.PIPE, stdout=self.log,
+                                         stderr=subprocess.STDOUT, preexec_fn=die_with_parent)
+        except FileNotFoundError:
+            raise RunFailed(f"{self.argv[0]} is not installed (make deps)") from None
+
+    def ended(self, doing):
+        """The RunFailed for a QEMU that went away while doing something."""
+        status = self.proc.poll()
+        if status is None:
+            return None
+        return RunFailed(f"QEMU exited with status {status} while {doing}")
+
+    def client(self, timeout):
+        deadline = time.monotonic() + SOCKET_WAIT_SECONDS
+        while not os.path.exists(self.socket):
+            if self.ended("booting") or time.monotonic() > deadline:
+                raise self.ended("booting") or RunFailed("QEMU opened no control socket in "
+                                                         f"{SOCKET_WAIT_SECONDS} s")
+            time.sleep(0.05)
+        return Client(self.socket, timeout=timeout, wait=SOCKET_WAIT_SECONDS, direct=True)
+
+    def power_off(self):
+        """Type poweroff on the console; QEMU's exit status (killed after a while: None)."""
+        if self.proc.poll() is None:
+            try:
+                self.proc.stdin.write(b"poweroff\n")
+                self.proc.stdin.flush()
+            except OSError:
+                pass
+        try:
+            return self.proc.wait(timeout=POWEROFF_SECONDS)
+        except subprocess.TimeoutExpired:
+            return None
+        finally:
+            self.close()
+
+    def close(self):
+        if self.proc.poll() is None:
+            self.proc.kill()
+            self.proc.wait()
+        self.log.close()
+        shutil.rmtree(self.dir, ignore_errors=True)
+
+
+def shell(c, m, command):
+    try:
+        status, body = c.request(frame.OP_SHELL, command.encode())
+    except ScionError as e:
+        raise m.ended(f"running `{command}`") or RunFailed(f"`{command}`: {e}") from None
+    if status < 0:
+        text = body.decode("utf-8", "replace").strip().splitlines()
+        raise RunFailed(f"`{command}` failed ({frame.errno_name(status)})"
+                        + (f": {text[-1]}" if text else ""))
+
+
+def monitor_values(c, m, names, timeout):
+    """{source: value} of the first samples of names taken after the stream opened."""
+    sources, values = {}, {}
+
+    def on_chunk(cpu, count, drops, body):
+        if cpu == frame.CHUNK_STATUS:
+            return
+        for rec in decode_chunk(body, count, cpu):
+            if isinstance(rec, Source):
+                sources[rec.index] = rec.name
+            elif isinstance(rec, Round) and not rec.flags & BURST:
+                for index, _, value in rec.samples:
+                    values.setdefault(sources.get(index), value)
+
+    try:
+        stream, _, _ = c.stream_open("monitor", MONITOR_BUFSIZE, MONITOR_SWITCH_MS, "",
+                                     on_chunk)
+        deadline = time.monotonic() + timeout
+        while not all(n in values for n in names) and time.monotonic() < deadline:
+            c.pump(0.1)
+        c.stream_close(stream)
+    except ScionError as e:
+        raise m.ended("reading the monitor") or RunFailed(f"monitor stream: {e}") from None
+    missing = [n for n in names if n not in values]
+    if missing:
+        known = ", ".join(sorted(n for n in sources.values() if n))
+        raise RunFailed(f"monitor source {missing[0]} "
+                        + (f"not sampled in {timeout:g} s" if missing[0] in sources.values()
+                           else f"does not exist (sources: {known})"))
+    return {n: values[n] for n in names}
+
+
+def execute(run, monitor_names, log_path, timeout):
+    """Perform one run: ({figure: value}, facts about the run), or RunFailed."""
+    started = time.monotonic()
+    m = Machine(run, log_path)
+    facts = {}
+    try:
+        with m.client(timeout) as c:
+            try:
+                facts["kernel_version"] = replies.status(c)["version"]
+            except ScionError as e:
+                raise m.ended("booting") or RunFailed(f"STATUS: {e}") from None
+            facts["boot_seconds"] = round(time.monotonic() - started, 3)
+            for command in run.policy.get("commands", []):
+                shell(c, m, command)
+            before = monitor_values(c, m, monitor_names, timeout) if monitor_names else {}
+            work = time.monotonic()
+            figures = {}
+            for command in run.workload.get("commands", []):
+                shell(c, m, command)
+            if "bench" in run.workload:
+                try:
+                    items, _ = bench.run(c, run.workload["bench"], timeout)
+                except ScionError as e:
+                    raise m.ended("benchmarking") or RunFailed(f"bench: {e}") from None
+                for f in bench.figures(items):
+                    figures[f"bench.{f['figure']}"] = f["value"]
+            facts["work_seconds"] = round(time.monotonic() - work, 3)
+            if monitor_names:
+                after = monitor_values(c, m, monitor_names, timeout)
+                figures.update({n: after[n] - before[n] for n in monitor_names})
+    except BaseException:
+        m.close()
+        raise
+    status = m.power_off()
+    if status != 0:
+        raise RunFailed(f"QEMU did not power off cleanly (exit status {status})")
+    facts["seconds"] = round(time.monotonic() - started, 3)
+    return figures, facts
