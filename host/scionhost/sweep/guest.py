@@ -34,6 +34,7 @@ import machine  # noqa: E402
 
 SOCKET_WAIT_SECONDS = 30
 POWEROFF_SECONDS = 20
+EXIT_GRACE_SECONDS = 2
 MONITOR_BUFSIZE = 64 * 1024
 MONITOR_SWITCH_MS = 50
 PR_SET_PDEATHSIG = 1
@@ -47,6 +48,14 @@ def die_with_parent():
     """In QEMU's child before exec: SIGKILL when the process that started it ends."""
     libc = ctypes.CDLL(None, use_errno=True)
     libc.prctl(PR_SET_PDEATHSIG, signal.SIGKILL, 0, 0, 0)
+
+
+def qemu_icount(shift):
+    """The sweep's icount (a shift, or False) as machine.qemu_command takes it: True
+    means shift 0 there, and 0 would mean no icount."""
+    if shift is False:
+        return False
+    return True if shift == 0 else shift
 
 
 def module_path(name):
@@ -73,7 +82,7 @@ class Machine:
                 smp=cfg["cpus"], mem=cfg["mem"], kernel=s["kernel"], cmdline=cfg["bootopts"],
                 modules=[module_path(m) for m in run.policy.get("modules", [])], disk=disk,
                 disk_snapshot=True, control_socket=self.socket,
-                icount=False if s["icount"] is False else s["icount"], single_thread_tcg=True)
+                icount=qemu_icount(s["icount"]), single_thread_tcg=True)
         except machine.ConfigError as e:
             raise RunFailed(str(e)) from None
         self.log = open(log_path, "w")
@@ -86,9 +95,11 @@ class Machine:
             raise RunFailed(f"{self.argv[0]} is not installed (make deps)") from None
 
     def ended(self, doing):
-        """The RunFailed for a QEMU that went away while doing something."""
-        status = self.proc.poll()
-        if status is None:
+        """The RunFailed for a QEMU that went away while doing something (given a
+        moment to exit: the channel closes just before it does), else None."""
+        try:
+            status = self.proc.wait(timeout=EXIT_GRACE_SECONDS)
+        except subprocess.TimeoutExpired:
             return None
         return RunFailed(f"QEMU exited with status {status} while {doing}")
 

@@ -91,12 +91,16 @@ def finished(db, sweep):
     return dict(db.query("SELECT run_id, status FROM sweep_runs WHERE sweep = ?", (sweep,)))
 
 
-def add_attempt(db, plan, run, attempt, started_ns, seconds, error):
-    with db.transaction(doing="writing an attempt"):
-        db.insert("sweep_attempts", {
-            "sweep": plan.name, "run_id": run.run_id, "attempt": attempt,
+def attempt_row(plan, run, attempt, started_ns, seconds, error):
+    return {"sweep": plan.name, "run_id": run.run_id, "attempt": attempt,
             "host": socket.gethostname(), "pid": os.getpid(), "started_ns": started_ns,
-            "seconds": seconds, "status": "failed" if error else "done", "error": error})
+            "seconds": seconds, "status": "failed" if error else "done", "error": error}
+
+
+def add_attempt(db, plan, run, attempt, started_ns, seconds, error):
+    """An attempt that failed and is tried again."""
+    with db.transaction(doing="writing an attempt"):
+        db.insert("sweep_attempts", attempt_row(plan, run, attempt, started_ns, seconds, error))
 
 
 def tail(path):
@@ -108,8 +112,10 @@ def tail(path):
         return None
 
 
-def add_run(db, plan, run, attempts, started_ns, figures, facts, error, log_path):
-    """The run's row and its figures, together."""
+def add_run(db, plan, run, attempts, started_ns, figures, facts, error, log_path, last):
+    """The run's row, its figures and its last attempt (last: attempt_row's arguments
+    after plan and run), together: a run killed before this has no trace of its
+    last attempt, and is run again."""
     spec = {"policy": run.policy, "workload": run.workload,
             **{k: run.settings[k] for k in ("kernel", "disk", "icount")}}
     row = {"sweep": plan.name, "run_id": run.run_id, "run_index": run.index,
@@ -126,6 +132,7 @@ def add_run(db, plan, run, attempts, started_ns, figures, facts, error, log_path
         db.execute("DELETE FROM sweep_runs WHERE sweep = ? AND run_id = ?",
                    (plan.name, run.run_id))
         db.insert("sweep_runs", row)
+        db.insert("sweep_attempts", attempt_row(plan, run, *last))
         db.insert_many("sweep_results", ("sweep", "run_id", "name", "value"),
                        [(plan.name, run.run_id, k, v) for k, v in sorted(figures.items())])
 

@@ -52,10 +52,11 @@ def run_one(plan, index, db_spec, force=False):
                 error = str(e)
             seconds = round(time.monotonic() - t0, 3)
             facts.setdefault("seconds", seconds)
-            results.add_attempt(db, plan, run, attempt, t0_ns, seconds, error)
-            if not error:
+            if not error or attempt == ATTEMPTS:
                 break
-        results.add_run(db, plan, run, attempt, started_ns, figures, facts, error, path)
+            results.add_attempt(db, plan, run, attempt, t0_ns, seconds, error)
+        results.add_run(db, plan, run, attempt, started_ns, figures, facts, error, path,
+                        (attempt, t0_ns, seconds, error))
         return "failed" if error else "done"
 
 
