@@ -34,7 +34,7 @@ from slurm_cluster import SlurmCluster, SlurmUnavailable
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 SCION = [sys.executable, os.path.join(ROOT, "host", "scion")]
 LOOP_READS = 200
-LOOP = f"bcache run loop start=0 range=80 n={LOOP_READS}"
+LOOP = f"bcache run loop start=0 size=24 n={LOOP_READS}"
 
 
 def scion(*args, env=None, timeout=600):
