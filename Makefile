@@ -547,7 +547,7 @@ bench-adapt: deps deps-bench test-kernel grafts $(DTC) $(SIM) $(DISK)
 	@$(PYTHON) tools/bench_adapt.py --kernel $(TEST_KDIR)/$(notdir $(QEMU_KERNEL)) \
 		--disk $(DISK) --sim $(SIM) --out $(BUILD)/bench
 
-# tools/bench_sweep.py: a 12-run sweep run here two at a time, then as one Slurm
+# tools/bench_sweep.py: the example sweep (30 runs) here two at a time, then as one Slurm
 # array job on a single-node Slurm it starts (as root); merges its figures
 # ("sweep") into build/bench/results.json. Not part of `make bench`.
 bench-sweep: deps kernel grafts $(DISK) $(LAYOUTS_PY)

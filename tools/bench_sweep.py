@@ -3,11 +3,13 @@
 """`make bench-sweep`: what experiment sweeps (host/scionhost/sweep/)
 cost on this machine, merged into OUT/results.json as section "sweep".
 
-One small sweep (SWEEP below: 2 policies x 2 block-cache workloads x 3
-seeds = 12 runs of the kernel under -icount shift=0,sleep=off) run twice
-from an empty database: locally with `scion sweep run -j 2`, then as one
-array job (`%2`) on a single-node Slurm started for the run
-(tests/integration/slurm_cluster.py).
+The documented example sweep (examples/sweeps/policies.toml: 30 runs
+of the kernel under -icount shift=0,sleep=off, the block cache's
+policies over two workloads, two cache sizes and three seeds) run twice,
+each time into an empty database: locally with `scion sweep run -j 2`,
+then as one array job (`%2`) on a single-node Slurm started for the run
+(tests/integration/slurm_cluster.py). Its logs go where the file says
+(build/sweeps/policies/).
 
   sweep.local.runs_per_hour / sweep.slurm.runs_per_hour
       runs over the wall time from the command to the last run stored
@@ -34,49 +36,31 @@ import bench_compare  # noqa: E402
 from slurm_cluster import SlurmCluster  # noqa: E402
 
 SCION = [sys.executable, os.path.join(ROOT, "host", "scion")]
-SWEEP = """[sweep]
-name = "bench"
-out = "{out}"
-timeout = 300
-[axes]
-policy = ["lru", "2q"]
-workload = ["loop", "hot"]
-seed = [1, 2, 3]
-[policies.lru]
-[policies.2q]
-modules = ["evict_2q"]
-commands = ["graft install 2q"]
-[workloads.loop]
-commands = ["bcache reset 64", "bcache run loop start=0 size=96 n=600"]
-[workloads.hot]
-commands = ["bcache reset 64", "bcache run random start=0 range=400 n=600 seed={{seed}}"]
-[collect]
-monitor = ["bcache.reads", "bcache.hits"]
-"""
-RUNS = 12
+SWEEP = os.path.join(ROOT, "examples", "sweeps", "policies.toml")
 JOBS = 2
 SLURM_WAIT_SECONDS = 1800
 
 
+def query(db, sql):
+    conn = sqlite3.connect(db)
+    try:
+        return conn.execute(sql).fetchone()
+    finally:
+        conn.close()
+
+
 def finished(db):
-    conn = sqlite3.connect(db)
-    try:
-        return conn.execute("SELECT COUNT(*), MAX(started_ns + seconds * 1e9) FROM "
-                            "sweep_runs").fetchone()
-    finally:
-        conn.close()
+    """(runs stored, when the last one ended, ns)."""
+    return query(db, "SELECT COUNT(*), MAX(started_ns + seconds * 1e9) FROM sweep_runs")
 
 
-def per_run(db):
-    conn = sqlite3.connect(db)
-    try:
-        return conn.execute("SELECT AVG(seconds), AVG(boot_seconds), AVG(work_seconds), "
-                            "SUM(status = 'done') FROM sweep_runs").fetchone()
-    finally:
-        conn.close()
+def plan_size(path):
+    out = subprocess.run(SCION + ["sweep", "plan", path, "--json"], check=True,
+                         capture_output=True, text=True).stdout
+    return json.loads(out)["count"]
 
 
-def local(path, db):
+def local(path, db, runs):
     t0 = time.time_ns()
     subprocess.run(SCION + ["sweep", "run", path, "-j", str(JOBS), "--db", db, "--quiet"],
                    check=True, stdout=subprocess.DEVNULL)
@@ -84,7 +68,7 @@ def local(path, db):
     return n, (last_ns - t0) / 1e9
 
 
-def slurm(path, db):
+def slurm(path, db, runs):
     with SlurmCluster() as cluster:
         t0 = time.time_ns()
         subprocess.run(SCION + ["sweep", "submit", path, "--slurm", "--max-parallel", str(JOBS),
@@ -93,7 +77,7 @@ def slurm(path, db):
         deadline = time.monotonic() + SLURM_WAIT_SECONDS
         while time.monotonic() < deadline:
             time.sleep(1)
-            if os.path.exists(db) and finished(db)[0] == RUNS:
+            if os.path.exists(db) and finished(db)[0] == runs:
                 break
         n, last_ns = finished(db)
     return n, (last_ns - t0) / 1e9
@@ -104,19 +88,20 @@ def main():
     ap.add_argument("--out", required=True, help="the bench directory (results.json)")
     args = ap.parse_args()
     os.makedirs(args.out, exist_ok=True)
-    figures, config = [], {"runs": RUNS, "jobs": JOBS, "icount": "shift=0,sleep=off"}
+    runs = plan_size(SWEEP)
+    figures = []
+    config = {"sweep": os.path.relpath(SWEEP, ROOT), "runs": runs, "jobs": JOBS}
     with tempfile.TemporaryDirectory(prefix="scion-bench-sweep-") as d:
-        path = os.path.join(d, "bench.toml")
-        with open(path, "w") as f:
-            f.write(SWEEP.format(out=d))
         for engine, fn in (("local", local), ("slurm", slurm)):
             db = os.path.join(d, engine + ".db")
-            n, seconds = fn(path, db)
+            n, seconds = fn(SWEEP, db, runs)
             config[f"{engine}_wall_seconds"] = round(seconds, 1)
             figures.append({"figure": f"sweep.{engine}.runs_per_hour",
                             "value": round(n * 3600 / seconds), "unit": "runs/h"})
             if engine == "local":
-                mean, boot, work, done = per_run(db)
+                mean, boot, work, done = query(
+                    db, "SELECT AVG(seconds), AVG(boot_seconds), AVG(work_seconds), "
+                        "SUM(status = 'done') FROM sweep_runs")
                 config["local_done"] = done
                 figures += [
                     {"figure": "sweep.run.seconds", "value": round(mean, 2), "unit": "s"},
@@ -127,7 +112,7 @@ def main():
     section = {"config": config, "figures": figures}
     path = os.path.join(args.out, "results.json")
     bench_compare.save_section(path, section, "sweep")
-    print(f"sweep ({RUNS} runs, {JOBS} at a time; {json.dumps(config)}):")
+    print(f"sweep ({json.dumps(config)}):")
     for f in figures:
         print(f"  {f['figure']:28} {f['value']:>10} {f['unit']}")
     print(f"\nresults in {path}")

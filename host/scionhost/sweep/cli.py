@@ -15,7 +15,6 @@ makes `run` and `run-one` exit 1.
 """
 
 import json
-import os
 import sys
 
 from .plan import SweepError, load
@@ -35,6 +34,14 @@ def bad_input(fn):
 def plan_and_db(args):
     plan = load(args.file)
     return plan, args.db or plan.settings["db"]
+
+
+def stored(args, *reads):
+    """The plan, the database, and what each read(db, sweep name) returns."""
+    from . import results
+    plan, db = plan_and_db(args)
+    with results.open_sweep_db(db) as d:
+        return (plan, db) + tuple(read(d, plan.name) for read in reads)
 
 
 def progress_of(args):
@@ -99,10 +106,7 @@ def cmd_submit(args):
 @bad_input
 def cmd_status(args):
     from . import results, slurm
-    plan, db = plan_and_db(args)
-    with results.open_sweep_db(db) as d:
-        finished = results.finished(d, plan.name)
-        job = results.slurm_job(d, plan.name)
+    plan, db, finished, job = stored(args, results.finished, results.slurm_job)
     states, asked = slurm.task_states(job) if job else ({}, [])
     out = {"sweep": plan.name, "runs": len(plan.runs), "done": [], "failed": [],
            "running": [], "pending": [], "left": [], "slurm_job": job, "slurm_tools": asked}
@@ -128,9 +132,7 @@ def cmd_status(args):
 @bad_input
 def cmd_report(args):
     from . import report, results
-    plan, db = plan_and_db(args)
-    with results.open_sweep_db(db) as d:
-        runs = results.runs(d, plan.name)
+    plan, db, runs = stored(args, results.runs)
     if not runs:
         raise SweepError(f"sweep {plan.name} has no finished runs in {db} (`scion sweep run`)")
     csv_path, html_path, rows = report.report(plan, runs, args.out or plan.log_dir())
