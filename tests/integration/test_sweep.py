@@ -15,10 +15,12 @@ boot of a second or a few).
   resume    a sweep killed (SIGKILL, the runner and its QEMUs) resumes: no
             run done twice, none lost
   slurm     a real single-node Slurm (slurm_cluster.py) runs a sweep as one
-            array job; the database then holds what a local run of the
-            same sweep holds
+            array job whose tasks write to a throw-away PostgreSQL
+            (pg_server.py); it then holds what a local run of the same
+            sweep puts in SQLite
 """
 
+import contextlib
 import csv
 import json
 import os
@@ -29,11 +31,14 @@ import subprocess
 import sys
 import time
 
+from pg_server import PostgresServer, PostgresUnavailable
+from scionhost.sweep import results
 from slurm_cluster import SlurmCluster, SlurmUnavailable
 
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 SCION = [sys.executable, os.path.join(ROOT, "host", "scion")]
 LOOP_READS = 200
+SLOW_TIMEOUT = 5
 LOOP = f"bcache run loop start=0 size=24 n={LOOP_READS}"
 
 
@@ -50,11 +55,11 @@ def workdir(ctx):
     return d
 
 
-def sweep_file(ctx, d, name, body, kernel=None):
+def sweep_file(ctx, d, name, body, timeout=120):
     path = os.path.join(d, name + ".toml")
     with open(path, "w") as f:
-        f.write(f'[sweep]\nname = "{name}"\nkernel = "{kernel or ctx.kernel32}"\n'
-                f'disk = "{ctx.disk}"\nout = "{d}"\ntimeout = 120\n' + body)
+        f.write(f'[sweep]\nname = "{name}"\nkernel = "{ctx.kernel32}"\n'
+                f'disk = "{ctx.disk}"\nout = "{d}"\ntimeout = {timeout}\n' + body)
     return path
 
 
@@ -231,6 +236,17 @@ def job_icount(ctx):
                f"first {seen[0]}, second {seen[1]}")
     tries = rows(db, "SELECT COUNT(*) FROM sweep_attempts")
     ctx.result("two-attempts-recorded", tries == [(2,)], f"{tries}")
+    # A run longer than the sweep's timeout is stopped, tried again, and failed.
+    slow = sweep_file(ctx, d, "slow", "[axes]\nworkload = [\"long\"]\n[workloads.long]\n"
+                      "commands = [\"bcache run random start=0 range=8000 n=1000000\"]\n",
+                      timeout=SLOW_TIMEOUT)
+    t0 = time.monotonic()
+    proc = scion("sweep", "run-one", slow, "--index", "0", "--db", db)
+    seconds = time.monotonic() - t0
+    row = rows(db, "SELECT status, attempts, error FROM sweep_runs WHERE sweep = 'slow'")
+    ctx.result("timeout", proc.returncode == 1 and row and row[0][:2] == ("failed", 2)
+               and f"longer than its {SLOW_TIMEOUT} s" in row[0][2]
+               and seconds < 2 * SLOW_TIMEOUT + 20, f"{row}, {seconds:.1f} s")
 
 
 def group_members(pgid):
@@ -289,18 +305,27 @@ def job_resume(ctx):
                f"runs finished before the kill started again: {set(before) & set(redone)}")
 
 
+def stored_figures(spec, sweep):
+    """{run_id: {figure: value}} of a database of either kind, read as `sweep report` does."""
+    with results.open_sweep_db(spec) as db:
+        return {r["run_id"]: r["figures"] for r in results.runs(db, sweep)}
+
+
 def job_slurm(ctx):
-    """A sweep as one array job on a real single-node Slurm equals the local run."""
+    """A sweep as one array job on a real single-node Slurm, its tasks writing to
+    PostgreSQL, equals the same sweep run here into SQLite."""
     d = workdir(ctx)
     path = sweep_file(ctx, d, "slurm", "[axes]\npolicy = [\"lru\", \"2q\"]\n"
                       "workload = [\"loop\"]\ncache = [16, 32]\n" + POLICIES)
-    slurm_db, local_db = os.path.join(d, "slurm.db"), os.path.join(d, "local.db")
-    try:
-        cluster = SlurmCluster().__enter__()
-    except SlurmUnavailable as e:
-        ctx.result("cluster", False, str(e))
-        return
-    try:
+    local_db = os.path.join(d, "local.db")
+    with contextlib.ExitStack() as stack:
+        try:
+            pg = stack.enter_context(PostgresServer())
+            cluster = stack.enter_context(SlurmCluster())
+        except (PostgresUnavailable, SlurmUnavailable) as e:
+            ctx.result("servers", False, str(e))
+            return
+        slurm_db = pg.database("sweeps")
         sub = scion("sweep", "submit", path, "--slurm", "--max-parallel", "2", "--db", slurm_db,
                     env=cluster.env())
         ctx.result("submitted", sub.returncode == 0 and "array job" in sub.stdout,
@@ -324,9 +349,8 @@ def job_slurm(ctx):
                    f"states seen from squeue: {seen_states}")
         outs = os.listdir(os.path.join(d, "slurm", "slurm"))
         ctx.result("task-outputs", sum(o.endswith(".out") for o in outs) == 4, f"{outs}")
-    finally:
-        cluster.__exit__()
+        a = stored_figures(slurm_db, "slurm")
     local = scion("sweep", "run", path, "-j", "2", "--db", local_db)
-    a, b = figures(slurm_db, "slurm"), figures(local_db, "slurm")
+    b = stored_figures(local_db, "slurm")
     ctx.result("same-as-local", local.returncode == 0 and len(a) == 4 and a == b,
                f"slurm {a}, local {b} ({local.stderr.strip()[-200:]})")

@@ -22,6 +22,7 @@ import signal
 import subprocess
 import sys
 import tempfile
+import threading
 import time
 
 from .. import bench, frame, replies
@@ -85,6 +86,7 @@ class Machine:
                 icount=qemu_icount(s["icount"]), single_thread_tcg=True)
         except machine.ConfigError as e:
             raise RunFailed(str(e)) from None
+        self.expired = False
         self.log = open(log_path, "w")
         self.log.write("# " + " ".join(self.argv) + "\n")
         self.log.flush()
@@ -93,6 +95,12 @@ class Machine:
                                          stderr=subprocess.STDOUT, preexec_fn=die_with_parent)
         except FileNotFoundError:
             raise RunFailed(f"{self.argv[0]} is not installed (make deps)") from None
+
+    def expire(self):
+        """The run's time is up (a timer thread): stop QEMU, so whatever waits on it ends."""
+        self.expired = True
+        if self.proc.poll() is None:
+            self.proc.kill()
 
     def ended(self, doing):
         """The RunFailed for a QEMU that went away while doing something (given a
@@ -179,40 +187,57 @@ def monitor_values(c, m, names, timeout):
 
 
 def execute(run, monitor_names, log_path, timeout):
-    """Perform one run: ({figure: value}, facts about the run), or RunFailed."""
+    """Perform one run: ({figure: value}, facts about the run), or RunFailed. QEMU is
+    stopped when the run takes longer than timeout seconds."""
     started = time.monotonic()
     m = Machine(run, log_path)
-    facts = {}
+    timer = threading.Timer(timeout, m.expire)
+    timer.daemon = True
+    timer.start()
     try:
-        with m.client(timeout) as c:
-            try:
-                facts["kernel_version"] = replies.status(c)["version"]
-            except ScionError as e:
-                raise m.ended("booting") or RunFailed(f"STATUS: {e}") from None
-            facts["boot_seconds"] = round(time.monotonic() - started, 3)
-            for command in run.policy.get("commands", []):
-                shell(c, m, command)
-            before = monitor_values(c, m, monitor_names, timeout) if monitor_names else {}
-            work = time.monotonic()
-            figures = {}
-            for command in run.workload.get("commands", []):
-                shell(c, m, command)
-            if "bench" in run.workload:
-                try:
-                    items, _ = bench.run(c, run.workload["bench"], timeout)
-                except ScionError as e:
-                    raise m.ended("benchmarking") or RunFailed(f"bench: {e}") from None
-                for f in bench.figures(items):
-                    figures[f"bench.{f['figure']}"] = f["value"]
-            facts["work_seconds"] = round(time.monotonic() - work, 3)
-            if monitor_names:
-                after = monitor_values(c, m, monitor_names, timeout)
-                figures.update({n: after[n] - before[n] for n in monitor_names})
+        figures, facts = session(run, m, monitor_names, timeout, started)
+    except ScionError:
+        m.close()
+        if m.expired:
+            raise RunFailed(f"the run took longer than its {timeout} s; QEMU stopped") from None
+        raise
     except BaseException:
         m.close()
         raise
+    finally:
+        timer.cancel()
     status = m.power_off()
     if status != 0:
         raise RunFailed(f"QEMU did not power off cleanly (exit status {status})")
     facts["seconds"] = round(time.monotonic() - started, 3)
+    return figures, facts
+
+
+def session(run, m, monitor_names, timeout, started):
+    """The run's commands and figures over the control channel of machine m."""
+    facts = {}
+    with m.client(timeout) as c:
+        try:
+            facts["kernel_version"] = replies.status(c)["version"]
+        except ScionError as e:
+            raise m.ended("booting") or RunFailed(f"STATUS: {e}") from None
+        facts["boot_seconds"] = round(time.monotonic() - started, 3)
+        for command in run.policy.get("commands", []):
+            shell(c, m, command)
+        before = monitor_values(c, m, monitor_names, timeout) if monitor_names else {}
+        work = time.monotonic()
+        figures = {}
+        for command in run.workload.get("commands", []):
+            shell(c, m, command)
+        if "bench" in run.workload:
+            try:
+                items, _ = bench.run(c, run.workload["bench"], timeout)
+            except ScionError as e:
+                raise m.ended("benchmarking") or RunFailed(f"bench: {e}") from None
+            for f in bench.figures(items):
+                figures[f"bench.{f['figure']}"] = f["value"]
+        facts["work_seconds"] = round(time.monotonic() - work, 3)
+        if monitor_names:
+            after = monitor_values(c, m, monitor_names, timeout)
+            figures.update({n: after[n] - before[n] for n in monitor_names})
     return figures, facts

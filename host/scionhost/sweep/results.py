@@ -107,7 +107,8 @@ def tail(path):
     try:
         with open(path, "rb") as f:
             f.seek(max(0, os.path.getsize(path) - LOG_TAIL_BYTES))
-            return f.read().decode("utf-8", "replace")
+            # PostgreSQL's text cannot hold NUL, which a console may print.
+            return f.read().decode("utf-8", "replace").replace("\0", "")
     except OSError:
         return None
 
