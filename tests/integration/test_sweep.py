@@ -5,7 +5,8 @@ boot of a second or a few).
 
   plan      expansion, indexes, exclusions and stable ids; bad files and
             requests are one line and exit status 2
-  local     a sweep run here two at a time: its figures, a run whose QEMU
+  local     a sweep run here two at a time: its figures (monitor sources and
+            a D program's aggregations), a run whose QEMU
             goes away recorded as failed (twice tried) with its log while
             the others finish; status and the CSV/HTML report
   icount    the same index run twice gives identical icount figures
@@ -39,6 +40,8 @@ ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__)
 SCION = [sys.executable, os.path.join(ROOT, "host", "scion")]
 LOOP_READS = 200
 SLOW_TIMEOUT = 5
+# A D program over the workload: its aggregations are figures (the run has one CPU).
+D_READS = "fbt::bcache_read:entry { @reads = count(); @by[cpu] = sum(1); }"
 LOOP = f"bcache run loop start=0 size=24 n={LOOP_READS}"
 
 
@@ -149,6 +152,14 @@ def job_plan(ctx):
         ctx.result(f"bad-{name}", proc.returncode == 2 and len(lines) == 1
                    and lines[0].startswith("scion: sweep: ") and not proc.stdout,
                    f"exit status {proc.returncode}, stderr {proc.stderr.strip()[:300]!r}")
+    bad_d = sweep_file(ctx, d, "bad-d", "[axes]\nworkload = [\"loop\"]\ncache = [1]\n"
+                       + POLICIES.replace("[collect]\n", "[collect]\nd = \"fbt::no_such:entry "
+                                          "{ @ = count( }\"\n"))
+    proc = scion("sweep", "run-one", bad_d, "--index", "0", "--db", os.path.join(d, "d.db"))
+    row = rows(os.path.join(d, "d.db"), "SELECT status, attempts, error FROM sweep_runs")
+    ctx.result("bad-d-program", proc.returncode == 1 and row and row[0][:2] == ("failed", 2)
+               and row[0][2].startswith("[collect] d: dtc refused the program: "),
+               f"exit status {proc.returncode}, {row}, {proc.stderr.strip()[-300:]}")
     proc = scion("sweep", "run-one", path, "--index", "10")
     ctx.result("bad-index", proc.returncode == 2 and "no run 10" in proc.stderr
                and "Traceback" not in proc.stderr, proc.stderr.strip()[:300])
@@ -161,7 +172,8 @@ def job_local(ctx):
     body = ("[axes]\npolicy = [\"lru\", \"2q\"]\nworkload = [\"loop\", \"crash\"]\n"
             "cache = [16]\nseed = [1, 2]\n[[exclude]]\nworkload = \"crash\"\npolicy = \"2q\"\n"
             "[[exclude]]\nworkload = \"crash\"\nseed = 2\n"
-            + POLICIES + "[workloads.crash]\ncommands = [\"poweroff\"]\n")
+            + POLICIES.replace("[collect]\n", f"[collect]\nd = \"{D_READS}\"\n")
+            + "[workloads.crash]\ncommands = [\"poweroff\"]\n")
     path = sweep_file(ctx, d, "local", body)
     db = os.path.join(d, "local.db")
     proc = scion("sweep", "run", path, "-j", "2", "--db", db)
@@ -186,6 +198,9 @@ def job_local(ctx):
     ctx.result("figures", len(loops) == 4 and all(
         f["bcache.reads"] == LOOP_READS and f["bcache.hits"] + f["bcache.misses"] ==
         LOOP_READS for f in loops), f"figures {loops}")
+    ctx.result("d-aggregations", len(loops) == 4 and all(
+        f.get("d.@reads") == LOOP_READS and f.get("d.@by[0]") == LOOP_READS for f in loops),
+        f"figures {loops}")
     prov = rows(db, "SELECT DISTINCT git_commit, qemu_version, icount FROM sweep_runs")
     with open(row[0][3]) as f:
         argv = f.readline()
@@ -214,7 +229,7 @@ def job_local(ctx):
     ctx.result("report-csv", lru is not None and int(lru["n"]) == 2
                and abs(float(lru["mean"]) - sum(want) / len(want)) < 1e-9,
                f"lru row {lru}, hits of its runs {want}")
-    ctx.result("report-html", page.count("<img") == 3 and "Failed runs" in page
+    ctx.result("report-html", page.count("<img") == 5 and "Failed runs" in page
                and crash["id"] in page, f"{rep.stdout.strip()} ({len(page)} bytes)")
 
 

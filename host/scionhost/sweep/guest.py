@@ -15,6 +15,7 @@ and dies with it (PR_SET_PDEATHSIG), so a killed run leaves no machine
 behind. Any failure is a RunFailed of one line.
 """
 
+import contextlib
 import ctypes
 import os
 import shutil
@@ -28,6 +29,7 @@ import time
 from .. import bench, frame, replies
 from ..client import REPO, Client, ScionError
 from ..profile.monitor_records import BURST, Round, Source, decode_chunk
+from . import dcollect
 from .plan import DEFAULTS
 
 sys.path.insert(0, os.path.join(REPO, "qemu"))
@@ -111,6 +113,17 @@ class Machine:
             return None
         return RunFailed(f"QEMU exited with status {status} while {doing}")
 
+    @contextlib.contextmanager
+    def failing(self, doing, what):
+        """A ScionError in the body: QEMU's exit while doing it, when it exited, else a
+        RunFailed "what: the error"."""
+        try:
+            yield
+        except RunFailed:
+            raise
+        except ScionError as e:
+            raise self.ended(doing) or RunFailed(f"{what}: {e}") from None
+
     def client(self, timeout):
         deadline = time.monotonic() + SOCKET_WAIT_SECONDS
         while not os.path.exists(self.socket):
@@ -144,10 +157,8 @@ class Machine:
 
 
 def shell(c, m, command):
-    try:
+    with m.failing(f"running `{command}`", f"`{command}`"):
         status, body = c.request(frame.OP_SHELL, command.encode())
-    except ScionError as e:
-        raise m.ended(f"running `{command}`") or RunFailed(f"`{command}`: {e}") from None
     if status < 0:
         text = body.decode("utf-8", "replace").strip().splitlines()
         raise RunFailed(f"`{command}` failed ({frame.errno_name(status)})"
@@ -168,15 +179,13 @@ def monitor_values(c, m, names, timeout):
                 for index, _, value in rec.samples:
                     values.setdefault(sources.get(index), value)
 
-    try:
+    with m.failing("reading the monitor", "monitor stream"):
         stream, _, _ = c.stream_open("monitor", MONITOR_BUFSIZE, MONITOR_SWITCH_MS, "",
                                      on_chunk)
         deadline = time.monotonic() + timeout
         while not all(n in values for n in names) and time.monotonic() < deadline:
             c.pump(0.1)
         c.stream_close(stream)
-    except ScionError as e:
-        raise m.ended("reading the monitor") or RunFailed(f"monitor stream: {e}") from None
     missing = [n for n in names if n not in values]
     if missing:
         known = ", ".join(sorted(n for n in sources.values() if n))
@@ -186,16 +195,21 @@ def monitor_values(c, m, names, timeout):
     return {n: values[n] for n in names}
 
 
-def execute(run, monitor_names, log_path, timeout):
+def execute(run, log_path, timeout):
     """Perform one run: ({figure: value}, facts about the run), or RunFailed. QEMU is
     stopped when the run takes longer than timeout seconds."""
     started = time.monotonic()
+    program = run.settings["collect"]["d"]
+    try:
+        d_meta = dcollect.compile_program(program, run.settings["kernel"]) if program else None
+    except dcollect.DError as e:
+        raise RunFailed(str(e)) from None
     m = Machine(run, log_path)
     timer = threading.Timer(timeout, m.expire)
     timer.daemon = True
     timer.start()
     try:
-        figures, facts = session(run, m, monitor_names, timeout, started)
+        figures, facts = session(run, m, d_meta, timeout, started)
     except ScionError:
         m.close()
         if m.expired:
@@ -213,29 +227,33 @@ def execute(run, monitor_names, log_path, timeout):
     return figures, facts
 
 
-def session(run, m, monitor_names, timeout, started):
+def session(run, m, d_meta, timeout, started):
     """The run's commands and figures over the control channel of machine m."""
     facts = {}
+    monitor_names = run.settings["collect"]["monitor"]
     with m.client(timeout) as c:
-        try:
+        with m.failing("booting", "STATUS"):
             facts["kernel_version"] = replies.status(c)["version"]
-        except ScionError as e:
-            raise m.ended("booting") or RunFailed(f"STATUS: {e}") from None
         facts["boot_seconds"] = round(time.monotonic() - started, 3)
         for command in run.policy.get("commands", []):
             shell(c, m, command)
         before = monitor_values(c, m, monitor_names, timeout) if monitor_names else {}
         work = time.monotonic()
         figures = {}
+        tracing = None
+        if d_meta:
+            with m.failing("starting the D program", "D program"):
+                tracing = dcollect.Session(c, d_meta)
         for command in run.workload.get("commands", []):
             shell(c, m, command)
         if "bench" in run.workload:
-            try:
+            with m.failing("benchmarking", "bench"):
                 items, _ = bench.run(c, run.workload["bench"], timeout)
-            except ScionError as e:
-                raise m.ended("benchmarking") or RunFailed(f"bench: {e}") from None
             for f in bench.figures(items):
                 figures[f"bench.{f['figure']}"] = f["value"]
+        if tracing:
+            with m.failing("ending the D program", "D program"):
+                figures.update(tracing.stop())
         facts["work_seconds"] = round(time.monotonic() - work, 3)
         if monitor_names:
             after = monitor_values(c, m, monitor_names, timeout)

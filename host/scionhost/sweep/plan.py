@@ -9,7 +9,8 @@ The file (examples/sweeps/policies.toml is the documented example):
   [policies.P]  modules = [grafts booted as modules], commands = [guest commands after boot]
   [workloads.W] commands = [guest commands, "{axis}" replaced by the run's value],
                 bench = "selector" (the in-kernel benchmarks' figures, icount-exact)
-  [collect]     monitor = [monitor sources whose growth over the workload is a figure]
+  [collect]     monitor = [monitor sources whose growth over the workload is a figure],
+                d = "a D program" enabled over the workload, its aggregations figures
 
 Built-in axes give the machine and the run: policy, workload, cpus,
 mem, bootopts, seed. Any other axis (cache, ...) is a parameter and must
@@ -19,8 +20,8 @@ Invariants: runs come in the order of the cross product (axes in file
 order, the last axis varying fastest) with the excluded ones removed;
 a run's index is its place in that list, and its id is a hash of
 everything that decides what it does (its axis values, its policy's and
-workload's definitions with the values filled in, the kernel, disk and
-icount), so the same configuration has the same id in any sweep file.
+workload's definitions with the values filled in, the kernel, disk,
+icount and what is collected), so the same configuration has the same id in any sweep file.
 Every problem in a file is a SweepError of one line.
 """
 
@@ -41,6 +42,7 @@ SWEEP_DEFAULTS = {"kernel": "build/kernel32.elf", "disk": "build/disk.img", "ico
                   "timeout": 300, "out": "build/sweeps"}
 TOP_KEYS = ("sweep", "axes", "exclude", "policies", "workloads", "collect")
 RUN_ID_HEX = 12
+IDENTITY_SETTINGS = ("kernel", "disk", "icount", "collect")
 
 
 class SweepError(ScionError):
@@ -53,10 +55,10 @@ class Run:
     def __init__(self, index, config, policy, workload, settings):
         self.index, self.config = index, config
         self.policy, self.workload = policy, workload      # definitions, values filled in
-        self.settings = settings                            # kernel, disk, icount, timeout
+        self.settings = settings            # kernel, disk, icount, timeout, collect
+        # What is collected is part of the run: probes enabled change what runs.
         identity = {"config": config, "policy": policy, "workload": workload,
-                    "kernel": settings["kernel"], "disk": settings["disk"],
-                    "icount": settings["icount"]}
+                    **{k: settings[k] for k in IDENTITY_SETTINGS}}
         digest = hashlib.sha256(json.dumps(identity, sort_keys=True).encode()).hexdigest()
         self.run_id = digest[:RUN_ID_HEX]
 
@@ -65,9 +67,9 @@ class Run:
 
 
 class Plan:
-    def __init__(self, path, name, settings, axes, runs, excluded, collect):
+    def __init__(self, path, name, settings, axes, runs, excluded):
         self.path, self.name, self.settings = path, name, settings
-        self.axes, self.runs, self.excluded, self.collect = axes, runs, excluded, collect
+        self.axes, self.runs, self.excluded = axes, runs, excluded
 
     def run_at(self, index):
         if not 0 <= index < len(self.runs):
@@ -168,6 +170,18 @@ def definitions(doc, path, section, axis_values, keys):
     return out
 
 
+def collect_of(doc, path):
+    """[collect]: monitor = [source names], d = "a D program"."""
+    collect = doc.get("collect", {})
+    monitor = collect.get("monitor", []) if isinstance(collect, dict) else None
+    if (not isinstance(collect, dict) or set(collect) - {"monitor", "d"}
+            or not isinstance(monitor, list) or not all(isinstance(m, str) for m in monitor)
+            or not isinstance(collect.get("d", ""), str)):
+        fail(path, "[collect] takes monitor = [monitor source names, e.g. \"bcache.hits\"] "
+                   "and d = \"a D program\"")
+    return {"monitor": monitor, "d": collect.get("d")}
+
+
 def placeholders(texts):
     names = set()
     for text in texts:
@@ -217,11 +231,7 @@ def expand(doc, path):
     for wname, w in workloads.items():
         if not w.get("commands") and "bench" not in w:
             fail(path, f"[workloads.{wname}] does nothing: give commands or bench")
-    collect = doc.get("collect", {})
-    if not isinstance(collect, dict) or set(collect) - {"monitor"} or not (
-            isinstance(collect.get("monitor", []), list)
-            and all(isinstance(m, str) for m in collect.get("monitor", []))):
-        fail(path, "[collect] takes monitor = [monitor source names, e.g. \"bcache.hits\"]")
+    settings["collect"] = collect_of(doc, path)
     used = placeholders(c for d in list(policies.values()) + list(workloads.values())
                         for c in d.get("commands", []))
     for axis in axes:
@@ -246,4 +256,4 @@ def expand(doc, path):
         runs.append(Run(len(runs), config, policy, workload, settings))
     if not runs:
         fail(path, f"the plan is empty: the exclusions leave none of the {excluded} runs")
-    return Plan(path, name, settings, axes, runs, excluded, collect.get("monitor", []))
+    return Plan(path, name, settings, axes, runs, excluded)

@@ -19,6 +19,7 @@ import time
 
 from ..client import REPO
 from ..profile.db import ProfileError, open_db
+from .plan import IDENTITY_SETTINGS
 
 SWEEP_SCHEMA_VERSION = "1"
 SWEEP_SCHEMA_FILE = os.path.join(os.path.dirname(os.path.abspath(__file__)), "schema.sql")
@@ -118,7 +119,7 @@ def add_run(db, plan, run, attempts, started_ns, figures, facts, error, log_path
     after plan and run), together: a run killed before this has no trace of its
     last attempt, and is run again."""
     spec = {"policy": run.policy, "workload": run.workload,
-            **{k: run.settings[k] for k in ("kernel", "disk", "icount")}}
+            **{k: run.settings[k] for k in IDENTITY_SETTINGS}}
     row = {"sweep": plan.name, "run_id": run.run_id, "run_index": run.index,
            "config": json.dumps(run.config, sort_keys=True),
            "spec": json.dumps(spec, sort_keys=True), "status": "failed" if error else "done",
