@@ -5,8 +5,8 @@ boot of a second or a few).
 
   plan      expansion, indexes, exclusions and stable ids; bad files and
             requests are one line and exit status 2
-  local     a sweep run here two at a time: its figures (monitor sources and
-            a D program's aggregations), a run whose QEMU
+  local     a sweep run here two at a time: its figures (monitor sources, a
+            D program's aggregations, a recording), a run whose QEMU
             goes away recorded as failed (twice tried) with its log while
             the others finish; status and the CSV/HTML report
   icount    the same index run twice gives identical icount figures
@@ -172,7 +172,8 @@ def job_local(ctx):
     body = ("[axes]\npolicy = [\"lru\", \"2q\"]\nworkload = [\"loop\", \"crash\"]\n"
             "cache = [16]\nseed = [1, 2]\n[[exclude]]\nworkload = \"crash\"\npolicy = \"2q\"\n"
             "[[exclude]]\nworkload = \"crash\"\nseed = 2\n"
-            + POLICIES.replace("[collect]\n", f"[collect]\nd = \"{D_READS}\"\n")
+            + POLICIES.replace("[collect]\n", f"[collect]\nd = \"{D_READS}\"\n"
+                               "record = \"bcache\"\n")
             + "[workloads.crash]\ncommands = [\"poweroff\"]\n")
     path = sweep_file(ctx, d, "local", body)
     db = os.path.join(d, "local.db")
@@ -201,6 +202,11 @@ def job_local(ctx):
     ctx.result("d-aggregations", len(loops) == 4 and all(
         f.get("d.@reads") == LOOP_READS and f.get("d.@by[0]") == LOOP_READS for f in loops),
         f"figures {loops}")
+    records = [os.path.join(d, "local", "records", f"{r['index']}-{r['id']}")
+               for r in plan["runs"] if r["config"]["workload"] == "loop"]
+    metas = [os.path.join(r, "meta.json") for r in records]
+    ctx.result("recordings", all(f.get("record.trace") == LOOP_READS for f in loops)
+               and all(os.path.isfile(m) for m in metas), f"figures {loops}, files {metas}")
     prov = rows(db, "SELECT DISTINCT git_commit, qemu_version, icount FROM sweep_runs")
     with open(row[0][3]) as f:
         argv = f.readline()
@@ -229,7 +235,8 @@ def job_local(ctx):
     ctx.result("report-csv", lru is not None and int(lru["n"]) == 2
                and abs(float(lru["mean"]) - sum(want) / len(want)) < 1e-9,
                f"lru row {lru}, hits of its runs {want}")
-    ctx.result("report-html", page.count("<img") == 5 and "Failed runs" in page
+    plots = len({r["figure"] for r in table})
+    ctx.result("report-html", page.count("<img") == plots == 7 and "Failed runs" in page
                and crash["id"] in page, f"{rep.stdout.strip()} ({len(page)} bytes)")
 
 

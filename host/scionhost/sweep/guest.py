@@ -26,7 +26,7 @@ import tempfile
 import threading
 import time
 
-from .. import bench, frame, replies
+from .. import bench, frame, record, replies
 from ..client import REPO, Client, ScionError
 from ..profile.monitor_records import BURST, Round, Source, decode_chunk
 from . import dcollect
@@ -41,6 +41,8 @@ EXIT_GRACE_SECONDS = 2
 MONITOR_BUFSIZE = 64 * 1024
 MONITOR_SWITCH_MS = 50
 PR_SET_PDEATHSIG = 1
+RECORD_BUFSIZE = 128 * 1024     # per CPU, the most a stream takes: a recording must lose nothing
+RECORD_SWITCH_MS = 20
 
 
 class RunFailed(ScionError):
@@ -195,7 +197,33 @@ def monitor_values(c, m, names, timeout):
     return {n: values[n] for n in names}
 
 
-def execute(run, log_path, timeout):
+class Recorder:
+    """The workload recorded as `scion record -m MODULE -o DIR` records it (record.py):
+    trace.bin, log.bin and meta.json in DIR, made anew. A recording that lost records
+    fails the run; its figures are the records of each stream."""
+
+    def __init__(self, c, module, out, kernel_version):
+        shutil.rmtree(out, ignore_errors=True)
+        self.c = c
+        self.rec = record.Recording(out, {"kernel_version": kernel_version,
+                                          "switch_ms": RECORD_SWITCH_MS})
+        self.stream, cpus, bufsize = c.stream_open("record", RECORD_BUFSIZE, RECORD_SWITCH_MS,
+                                                   module, self.rec.on_chunk)
+        self.rec.meta.update(cpus=cpus, bufsize=bufsize)
+
+    def stop(self):
+        totals = self.c.stream_close(self.stream)
+        if totals.get("drops") or self.rec.dropped() or totals.get("records") != \
+                self.rec.arrived():
+            self.rec.discard()
+            raise RunFailed(f"record: the kernel sent {totals.get('records')} records "
+                            f"({totals.get('drops')} dropped), {self.rec.arrived()} arrived; "
+                            f"give the workload less to record")
+        meta = self.rec.finish()
+        return {f"record.{k}": v for k, v in meta["records"].items()}
+
+
+def execute(run, log_path, record_dir, timeout):
     """Perform one run: ({figure: value}, facts about the run), or RunFailed. QEMU is
     stopped when the run takes longer than timeout seconds."""
     started = time.monotonic()
@@ -209,7 +237,7 @@ def execute(run, log_path, timeout):
     timer.daemon = True
     timer.start()
     try:
-        figures, facts = session(run, m, d_meta, timeout, started)
+        figures, facts = session(run, m, d_meta, record_dir, timeout, started)
     except ScionError:
         m.close()
         if m.expired:
@@ -227,7 +255,7 @@ def execute(run, log_path, timeout):
     return figures, facts
 
 
-def session(run, m, d_meta, timeout, started):
+def session(run, m, d_meta, record_dir, timeout, started):
     """The run's commands and figures over the control channel of machine m."""
     facts = {}
     monitor_names = run.settings["collect"]["monitor"]
@@ -240,10 +268,14 @@ def session(run, m, d_meta, timeout, started):
         before = monitor_values(c, m, monitor_names, timeout) if monitor_names else {}
         work = time.monotonic()
         figures = {}
-        tracing = None
+        tracing = recording = None
         if d_meta:
             with m.failing("starting the D program", "D program"):
                 tracing = dcollect.Session(c, d_meta)
+        if run.settings["collect"]["record"]:
+            with m.failing("starting the recording", "record"):
+                recording = Recorder(c, run.settings["collect"]["record"], record_dir,
+                                     facts["kernel_version"])
         for command in run.workload.get("commands", []):
             shell(c, m, command)
         if "bench" in run.workload:
@@ -254,6 +286,9 @@ def session(run, m, d_meta, timeout, started):
         if tracing:
             with m.failing("ending the D program", "D program"):
                 figures.update(tracing.stop())
+        if recording:
+            with m.failing("ending the recording", "record"):
+                figures.update(recording.stop())
         facts["work_seconds"] = round(time.monotonic() - work, 3)
         if monitor_names:
             after = monitor_values(c, m, monitor_names, timeout)

@@ -10,7 +10,8 @@ The file (examples/sweeps/policies.toml is the documented example):
   [workloads.W] commands = [guest commands, "{axis}" replaced by the run's value],
                 bench = "selector" (the in-kernel benchmarks' figures, icount-exact)
   [collect]     monitor = [monitor sources whose growth over the workload is a figure],
-                d = "a D program" enabled over the workload, its aggregations figures
+                d = "a D program" enabled over the workload, its aggregations figures,
+                record = "bcache" (a module or graft point) recorded over the workload
 
 Built-in axes give the machine and the run: policy, workload, cpus,
 mem, bootopts, seed. Any other axis (cache, ...) is a parameter and must
@@ -79,6 +80,10 @@ class Plan:
 
     def log_dir(self):
         return os.path.join(self.settings["out"], self.name)
+
+    def record_dir(self, run):
+        """Where run's recording goes ([collect] record): a `scion record` folder."""
+        return os.path.join(self.log_dir(), "records", f"{run.index}-{run.run_id}")
 
 
 def load(path):
@@ -171,15 +176,15 @@ def definitions(doc, path, section, axis_values, keys):
 
 
 def collect_of(doc, path):
-    """[collect]: monitor = [source names], d = "a D program"."""
+    """[collect]: monitor = [source names], d = "a D program", record = "a module"."""
     collect = doc.get("collect", {})
     monitor = collect.get("monitor", []) if isinstance(collect, dict) else None
-    if (not isinstance(collect, dict) or set(collect) - {"monitor", "d"}
+    if (not isinstance(collect, dict) or set(collect) - {"monitor", "d", "record"}
             or not isinstance(monitor, list) or not all(isinstance(m, str) for m in monitor)
-            or not isinstance(collect.get("d", ""), str)):
-        fail(path, "[collect] takes monitor = [monitor source names, e.g. \"bcache.hits\"] "
-                   "and d = \"a D program\"")
-    return {"monitor": monitor, "d": collect.get("d")}
+            or not all(isinstance(collect.get(k, ""), str) for k in ("d", "record"))):
+        fail(path, "[collect] takes monitor = [monitor source names, e.g. \"bcache.hits\"], "
+                   "d = \"a D program\" and record = \"a module or graft point\"")
+    return {"monitor": monitor, "d": collect.get("d"), "record": collect.get("record")}
 
 
 def placeholders(texts):

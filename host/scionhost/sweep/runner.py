@@ -46,7 +46,8 @@ def run_one(plan, index, db_spec, force=False):
             t0, t0_ns = time.monotonic(), time.time_ns()
             figures, facts, error = {}, {}, None
             try:
-                figures, facts = guest.execute(run, path, plan.settings["timeout"])
+                figures, facts = guest.execute(run, path, plan.record_dir(run),
+                                               plan.settings["timeout"])
             except guest.ScionError as e:
                 error = str(e)
             seconds = round(time.monotonic() - t0, 3)
