@@ -109,7 +109,8 @@ class SlurmCluster:
             self.conf = os.path.join(d, "slurm.conf")
             with open(self.conf, "w") as f:
                 f.write(config(d, self.host, free_port(), free_port(), self.cpus))
-            # --force: munged otherwise refuses a key and socket outside /etc and /run.
+            # --force: munged otherwise refuses a socket in a folder others cannot search
+            # ("Socket is inaccessible: execute permissions for all required"); ours is 0700.
             self.start(["munged", "--foreground", "--force", f"--key-file={key}",
                         f"--socket={d}/munge/munge.socket", f"--pid-file={d}/munge/munged.pid",
                         f"--log-file={d}/munge/munged.log", f"--seed-file={d}/munge/seed"],
