@@ -3,15 +3,18 @@
 boot options and policy modules (the disk attached as a snapshot, the
 clock under -icount when the sweep says so), then over the control
 channel run the policy's commands, read the monitor sources the sweep
-collects, run the workload's commands and benchmarks, read the sources
-again, and power off.
+collects, enable its D program and start its recording, run the
+workload's commands and benchmarks, read the aggregations, finish the
+recording, read the sources again, and power off.
 
 Figures come only from structured replies: the SHELL op's status (a
 command that fails fails the run), the "bench" stream's records
-(scionhost.bench), and the "monitor" stream's samples read before and
-after the workload, whose difference is the figure. The console goes to
-the run's log file and is never parsed. QEMU is in this process's group
-and dies with it (PR_SET_PDEATHSIG), so a killed run leaves no machine
+(scionhost.bench), the "monitor" stream's samples read before and after
+the workload, whose difference is the figure, the D program's
+aggregations (dcollect.py) and the recording's record counts. The
+console goes to the run's log file and is never parsed. QEMU is in this
+process's group and dies with it (PR_SET_PDEATHSIG), and is stopped when
+the attempt outlasts the sweep's timeout, so no run leaves a machine
 behind. Any failure is a RunFailed of one line.
 """
 
