@@ -30,7 +30,10 @@ FINAL = ("done", "failed")
 def open_sweep_db(spec, lock_timeout=60.0):
     """The database, its sweep tables created when missing (and a file's folder)."""
     if "://" not in spec and os.path.dirname(spec):
-        os.makedirs(os.path.dirname(spec), exist_ok=True)
+        try:
+            os.makedirs(os.path.dirname(spec), exist_ok=True)
+        except OSError as e:
+            raise ProfileError(f"{spec}: cannot make its folder: {e.strerror}") from None
     db = open_db(spec, create=True, lock_timeout=lock_timeout)
     try:
         meta = dict(db.query("SELECT key, value FROM meta"))
