@@ -6,9 +6,9 @@ boot of a second or a few).
   plan      expansion, indexes, exclusions and stable ids; bad files and
             requests are one line and exit status 2
   local     a sweep run here two at a time: its figures (monitor sources, a
-            D program's aggregations, a recording), a run whose QEMU
-            goes away recorded as failed (twice tried) with its log while
-            the others finish; status and the CSV/HTML report
+            D program's aggregations, a recording) and profile collections;
+            a run whose QEMU goes away recorded as failed (twice tried) with
+            its log while the others finish; status and the CSV/HTML report
   icount    the same index run twice gives identical icount figures
             (the in-kernel graft and name-cache benchmarks' instruction
             counts; the block cache's miss figures wait on the host's disk
@@ -173,7 +173,7 @@ def job_local(ctx):
             "cache = [16]\nseed = [1, 2]\n[[exclude]]\nworkload = \"crash\"\npolicy = \"2q\"\n"
             "[[exclude]]\nworkload = \"crash\"\nseed = 2\n"
             + POLICIES.replace("[collect]\n", f"[collect]\nd = \"{D_READS}\"\n"
-                               "record = \"bcache\"\n")
+                               "record = \"bcache\"\nprofile = true\n")
             + "[workloads.crash]\ncommands = [\"poweroff\"]\n")
     path = sweep_file(ctx, d, "local", body)
     db = os.path.join(d, "local.db")
@@ -207,6 +207,12 @@ def job_local(ctx):
     metas = [os.path.join(r, "meta.json") for r in records]
     ctx.result("recordings", all(f.get("record.trace") == LOOP_READS for f in loops)
                and all(os.path.isfile(m) for m in metas), f"figures {loops}, files {metas}")
+    profiles = rows(db, "SELECT c.complete, c.samples, m.name FROM sweep_runs r JOIN "
+                    "collections c USING (collection_id) JOIN machines m USING (machine_id) "
+                    "WHERE r.status = 'done'")
+    ctx.result("profiles", len(profiles) == 4 and all(
+        p[0] == 1 and p[1] > 0 and p[2].startswith("sweep local ") for p in profiles)
+        and len({p[2] for p in profiles}) == 4, f"{profiles}")
     prov = rows(db, "SELECT DISTINCT git_commit, qemu_version, icount FROM sweep_runs")
     with open(row[0][3]) as f:
         argv = f.readline()

@@ -3,7 +3,8 @@
 boot options and policy modules (the disk attached as a snapshot, the
 clock under -icount when the sweep says so), then over the control
 channel run the policy's commands, read the monitor sources the sweep
-collects, enable its D program and start its recording, run the
+collects, enable its D program, start its recording and its profile
+collection, run the
 workload's commands and benchmarks, read the aggregations, finish the
 recording, read the sources again, and power off.
 
@@ -12,6 +13,9 @@ command that fails fails the run), the "bench" stream's records
 (scionhost.bench), the "monitor" stream's samples read before and after
 the workload, whose difference is the figure, the D program's
 aggregations (dcollect.py) and the recording's record counts. The
+profile collection ([collect] profile) goes to the sweep's database as
+`scion profile collect` stores one, under the machine name
+"sweep NAME RUN_ID"; the run's row names it. The
 console goes to the run's log file and is never parsed. QEMU is in this
 process's group and dies with it (PR_SET_PDEATHSIG), and is stopped when
 the attempt outlasts the sweep's timeout, so no run leaves a machine
@@ -31,6 +35,7 @@ import time
 
 from .. import bench, frame, record, replies
 from ..client import REPO, Client, ScionError
+from ..profile.collect import LiveCollection
 from ..profile.monitor_records import BURST, Round, Source, decode_chunk
 from . import dcollect
 from .plan import DEFAULTS
@@ -226,7 +231,7 @@ class Recorder:
         return {f"record.{k}": v for k, v in meta["records"].items()}
 
 
-def execute(run, log_path, record_dir, timeout):
+def execute(run, dest, timeout):
     """Perform one run: ({figure: value}, facts about the run), or RunFailed. QEMU is
     stopped when the run takes longer than timeout seconds."""
     started = time.monotonic()
@@ -235,12 +240,12 @@ def execute(run, log_path, record_dir, timeout):
         d_meta = dcollect.compile_program(program, run.settings["kernel"]) if program else None
     except dcollect.DError as e:
         raise RunFailed(str(e)) from None
-    m = Machine(run, log_path)
+    m = Machine(run, dest.log)
     timer = threading.Timer(timeout, m.expire)
     timer.daemon = True
     timer.start()
     try:
-        figures, facts = session(run, m, d_meta, record_dir, timeout, started)
+        figures, facts = session(run, m, d_meta, dest, timeout, started)
     except ScionError:
         m.close()
         if m.expired:
@@ -258,7 +263,7 @@ def execute(run, log_path, record_dir, timeout):
     return figures, facts
 
 
-def session(run, m, d_meta, record_dir, timeout, started):
+def session(run, m, d_meta, dest, timeout, started):
     """The run's commands and figures over the control channel of machine m."""
     facts = {}
     monitor_names = run.settings["collect"]["monitor"]
@@ -271,13 +276,17 @@ def session(run, m, d_meta, record_dir, timeout, started):
         before = monitor_values(c, m, monitor_names, timeout) if monitor_names else {}
         work = time.monotonic()
         figures = {}
-        tracing = recording = None
+        tracing = recording = profile = None
+        if run.settings["collect"]["profile"]:
+            with m.failing("starting the profile collection", "profile"):
+                profile = LiveCollection(c, dest.db, dest.profile_machine,
+                                         params={"sweep_run": dest.profile_machine})
         if d_meta:
             with m.failing("starting the D program", "D program"):
                 tracing = dcollect.Session(c, d_meta)
         if run.settings["collect"]["record"]:
             with m.failing("starting the recording", "record"):
-                recording = Recorder(c, run.settings["collect"]["record"], record_dir,
+                recording = Recorder(c, run.settings["collect"]["record"], dest.record_dir,
                                      facts["kernel_version"])
         for command in run.workload.get("commands", []):
             shell(c, m, command)
@@ -292,6 +301,15 @@ def session(run, m, d_meta, record_dir, timeout, started):
         if recording:
             with m.failing("ending the recording", "record"):
                 figures.update(recording.stop())
+        if profile:
+            with m.failing("ending the profile collection", "profile"):
+                try:
+                    profile.end()
+                except BaseException as e:
+                    profile.abandon(e)
+                    raise
+            # Its sample count follows the guest's clock over host exchanges: not a figure.
+            facts["collection_id"] = profile.cid
         facts["work_seconds"] = round(time.monotonic() - work, 3)
         if monitor_names:
             after = monitor_values(c, m, monitor_names, timeout)

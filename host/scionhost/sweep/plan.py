@@ -11,7 +11,8 @@ The file (examples/sweeps/policies.toml is the documented example):
                 bench = "selector" (the in-kernel benchmarks' figures, icount-exact)
   [collect]     monitor = [monitor sources whose growth over the workload is a figure],
                 d = "a D program" enabled over the workload, its aggregations figures,
-                record = "bcache" (a module or graft point) recorded over the workload
+                record = "bcache" (a module or graft point) recorded over the workload,
+                profile = true: the monitor stream over the workload, a profile collection
 
 Built-in axes give the machine and the run: policy, workload, cpus,
 mem, bootopts, seed. Any other axis (cache, ...) is a parameter and must
@@ -26,6 +27,7 @@ icount and what is collected), so the same configuration has the same id in any 
 Every problem in a file is a SweepError of one line.
 """
 
+import collections
 import hashlib
 import itertools
 import json
@@ -44,6 +46,11 @@ SWEEP_DEFAULTS = {"kernel": "build/kernel32.elf", "disk": "build/disk.img", "ico
 TOP_KEYS = ("sweep", "axes", "exclude", "policies", "workloads", "collect")
 RUN_ID_HEX = 12
 IDENTITY_SETTINGS = ("kernel", "disk", "icount", "collect")
+
+
+# An attempt's console log; its recording ([collect] record), a `scion record` folder;
+# the database and the machine name its profile collection goes under ([collect] profile).
+Destinations = collections.namedtuple("Destinations", "log record_dir db profile_machine")
 
 
 class SweepError(ScionError):
@@ -81,9 +88,12 @@ class Plan:
     def log_dir(self):
         return os.path.join(self.settings["out"], self.name)
 
-    def record_dir(self, run):
-        """Where run's recording goes ([collect] record): a `scion record` folder."""
-        return os.path.join(self.log_dir(), "records", f"{run.index}-{run.run_id}")
+    def destinations(self, run, attempt, db):
+        """Where run's attempt leaves what it collects beside its figures."""
+        return Destinations(
+            os.path.join(self.log_dir(), "logs", f"{run.index}-{run.run_id}.{attempt}.log"),
+            os.path.join(self.log_dir(), "records", f"{run.index}-{run.run_id}"),
+            db, f"sweep {self.name} {run.run_id}")
 
 
 def load(path):
@@ -176,15 +186,18 @@ def definitions(doc, path, section, axis_values, keys):
 
 
 def collect_of(doc, path):
-    """[collect]: monitor = [source names], d = "a D program", record = "a module"."""
+    """[collect]: monitor = [source names], d = "a D program", record = "a module",
+    profile = true or false."""
     collect = doc.get("collect", {})
-    monitor = collect.get("monitor", []) if isinstance(collect, dict) else None
-    if (not isinstance(collect, dict) or set(collect) - {"monitor", "d", "record"}
-            or not isinstance(monitor, list) or not all(isinstance(m, str) for m in monitor)
-            or not all(isinstance(collect.get(k, ""), str) for k in ("d", "record"))):
+    kinds = {"monitor": list, "d": str, "record": str, "profile": bool}
+    if not isinstance(collect, dict) or set(collect) - set(kinds) or not all(
+            isinstance(collect[k], kinds[k]) for k in collect) or not all(
+            isinstance(m, str) for m in collect.get("monitor", [])):
         fail(path, "[collect] takes monitor = [monitor source names, e.g. \"bcache.hits\"], "
-                   "d = \"a D program\" and record = \"a module or graft point\"")
-    return {"monitor": monitor, "d": collect.get("d"), "record": collect.get("record")}
+                   "d = \"a D program\", record = \"a module or graft point\" and profile = "
+                   "true or false")
+    return {"monitor": collect.get("monitor", []), "d": collect.get("d"),
+            "record": collect.get("record"), "profile": collect.get("profile", False)}
 
 
 def placeholders(texts):

@@ -130,7 +130,8 @@ def add_run(db, plan, run, attempts, started_ns, figures, facts, error, log_path
            "kernel_version": facts.get("kernel_version"), "started_ns": started_ns,
            "seconds": facts.get("seconds", 0.0), "boot_seconds": facts.get("boot_seconds"),
            "work_seconds": facts.get("work_seconds"), "error": error, "log_path": log_path,
-           "log_tail": tail(log_path) if error else None}
+           "log_tail": tail(log_path) if error else None,
+           "collection_id": facts.get("collection_id")}
     with db.transaction(doing=f"writing run {run.index}"):
         db.execute("DELETE FROM sweep_results WHERE sweep = ? AND run_id = ?",
                    (plan.name, run.run_id))
@@ -146,7 +147,7 @@ def runs(db, sweep):
     """Every finished run of a sweep as a dict, figures included, in index order."""
     cols = ("run_id", "run_index", "config", "status", "attempts", "git_commit", "qemu_version",
             "icount", "kernel_version", "host", "seconds", "boot_seconds", "work_seconds",
-            "error", "log_path")
+            "error", "log_path", "collection_id")
     out = {}
     for r in db.query(f"SELECT {', '.join(cols)} FROM sweep_runs WHERE sweep = ? "
                       f"ORDER BY run_index", (sweep,)):

@@ -28,10 +28,6 @@ ATTEMPTS = 2
 SCION = os.path.join(REPO, "host", "scion")
 
 
-def log_path(plan, run, attempt):
-    return os.path.join(plan.log_dir(), "logs", f"{run.index}-{run.run_id}.{attempt}.log")
-
-
 def run_one(plan, index, db_spec, force=False):
     """Perform run index unless it is finished (force: again). Returns its status:
     'done', 'failed', or 'skipped' (finished before)."""
@@ -39,15 +35,14 @@ def run_one(plan, index, db_spec, force=False):
     with results.open_sweep_db(db_spec) as db:
         if not force and run.run_id in results.finished(db, plan.name):
             return "skipped"
-        os.makedirs(os.path.dirname(log_path(plan, run, 1)), exist_ok=True)
         started_ns = time.time_ns()
         for attempt in range(1, ATTEMPTS + 1):
-            path = log_path(plan, run, attempt)
+            dest = plan.destinations(run, attempt, db)
+            os.makedirs(os.path.dirname(dest.log), exist_ok=True)
             t0, t0_ns = time.monotonic(), time.time_ns()
             figures, facts, error = {}, {}, None
             try:
-                figures, facts = guest.execute(run, path, plan.record_dir(run),
-                                               plan.settings["timeout"])
+                figures, facts = guest.execute(run, dest, plan.settings["timeout"])
             except guest.ScionError as e:
                 error = str(e)
             seconds = round(time.monotonic() - t0, 3)
@@ -55,7 +50,7 @@ def run_one(plan, index, db_spec, force=False):
             if not error or attempt == ATTEMPTS:
                 break
             results.add_attempt(db, plan, run, attempt, t0_ns, seconds, error)
-        results.add_run(db, plan, run, attempt, started_ns, figures, facts, error, path,
+        results.add_run(db, plan, run, attempt, started_ns, figures, facts, error, dest.log,
                         (attempt, t0_ns, seconds, error))
         return "failed" if error else "done"
 

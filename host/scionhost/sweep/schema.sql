@@ -45,6 +45,8 @@ CREATE TABLE IF NOT EXISTS sweep_runs (
     error          TEXT,             -- the failure's one line
     log_path       TEXT NOT NULL,
     log_tail       TEXT,             -- the end of a failed run's console log
+    collection_id  BIGINT,           -- its profile collection ([collect] profile), machine
+                                     -- 'sweep NAME RUN_ID'
     PRIMARY KEY (sweep, run_id)
 );
 
