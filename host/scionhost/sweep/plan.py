@@ -22,9 +22,11 @@ Invariants: runs come in the order of the cross product (axes in file
 order, the last axis varying fastest) with the excluded ones removed;
 a run's index is its place in that list, and its id is a hash of
 everything that decides what it does (its axis values, its policy's and
-workload's definitions with the values filled in, the kernel, disk,
-icount and what is collected), so the same configuration has the same id in any sweep file.
-Every problem in a file is a SweepError of one line.
+workload's definitions with the values filled in, the kernel and disk
+(as paths inside the repository, so a checkout elsewhere gives the same
+ids), icount and what is collected), so the same configuration has the
+same id in any sweep file. Every problem in a file is a SweepError of
+one line.
 """
 
 import collections
@@ -53,6 +55,13 @@ IDENTITY_SETTINGS = ("kernel", "disk", "icount", "collect")
 Destinations = collections.namedtuple("Destinations", "log record_dir db profile_machine")
 
 
+def in_repo(value):
+    """A path inside the repository as a path from its top; anything else as it is."""
+    if isinstance(value, str) and value.startswith(REPO + os.sep):
+        return os.path.relpath(value, REPO)
+    return value
+
+
 class SweepError(ScionError):
     """A bad sweep file or request: one line, exit status 2."""
 
@@ -66,7 +75,7 @@ class Run:
         self.settings = settings            # kernel, disk, icount, timeout, collect
         # What is collected is part of the run: probes enabled change what runs.
         identity = {"config": config, "policy": policy, "workload": workload,
-                    **{k: settings[k] for k in IDENTITY_SETTINGS}}
+                    **{k: in_repo(settings[k]) for k in IDENTITY_SETTINGS}}
         digest = hashlib.sha256(json.dumps(identity, sort_keys=True).encode()).hexdigest()
         self.run_id = digest[:RUN_ID_HEX]
 

@@ -21,7 +21,7 @@ import subprocess
 import sys
 import time
 
-from ..client import REPO
+from ..client import REPO, ScionError
 from . import guest, results
 
 ATTEMPTS = 2
@@ -43,7 +43,7 @@ def run_one(plan, index, db_spec, force=False):
             figures, facts, error = {}, {}, None
             try:
                 figures, facts = guest.execute(run, dest, plan.settings["timeout"])
-            except guest.ScionError as e:
+            except ScionError as e:
                 error = str(e)
             seconds = round(time.monotonic() - t0, 3)
             facts.setdefault("seconds", seconds)
