@@ -15,6 +15,7 @@ makes `run` and `run-one` exit 1.
 """
 
 import json
+import os
 import sys
 
 from .plan import SweepError, load
@@ -32,8 +33,11 @@ def bad_input(fn):
 
 
 def plan_and_db(args):
+    """The plan and its database: --db (a file's path made absolute, for tasks that run
+    elsewhere) or the file's."""
     plan = load(args.file)
-    return plan, args.db or plan.settings["db"]
+    db = args.db or plan.settings["db"]
+    return plan, db if "://" in db else os.path.abspath(db)
 
 
 def stored(args, *reads):
