@@ -44,7 +44,7 @@ def stored(args, *reads):
     """The plan, the database, and what each read(db, sweep name) returns."""
     from . import results
     plan, db = plan_and_db(args)
-    with results.open_sweep_db(db) as d:
+    with results.open_sweep_db(db, create=False) as d:
         return (plan, db) + tuple(read(d, plan.name) for read in reads)
 
 

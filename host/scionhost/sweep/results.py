@@ -27,17 +27,20 @@ LOG_TAIL_BYTES = 4000
 FINAL = ("done", "failed")
 
 
-def open_sweep_db(spec, lock_timeout=60.0):
-    """The database, its sweep tables created when missing (and a file's folder)."""
-    if "://" not in spec and os.path.dirname(spec):
+def open_sweep_db(spec, lock_timeout=60.0, create=True):
+    """The database, its sweep tables created when missing (and a file's folder); a
+    reader (create=False) is refused a database without them, never makes one."""
+    if create and "://" not in spec and os.path.dirname(spec):
         try:
             os.makedirs(os.path.dirname(spec), exist_ok=True)
         except OSError as e:
             raise ProfileError(f"{spec}: cannot make its folder: {e.strerror}") from None
-    db = open_db(spec, create=True, lock_timeout=lock_timeout)
+    db = open_db(spec, create=create, lock_timeout=lock_timeout)
     try:
         meta = dict(db.query("SELECT key, value FROM meta"))
         have = meta.get("sweep_schema_version")
+        if have is None and not create:
+            raise ProfileError(f"{db.where}: no sweep has run into it yet")
         if have is None:
             with db.transaction(doing="creating the sweep tables"):
                 for statement in db.schema_statements(SWEEP_SCHEMA_FILE):
