@@ -550,7 +550,7 @@ bench-adapt: deps deps-bench test-kernel grafts $(DTC) $(SIM) $(DISK)
 # tools/bench_sweep.py: the example sweep (30 runs) here two at a time, then as one Slurm
 # array job on a single-node Slurm it starts (as root); merges its figures
 # ("sweep") into build/bench/results.json. Not part of `make bench`.
-bench-sweep: deps kernel grafts $(DISK) $(LAYOUTS_PY)
+bench-sweep: deps kernel grafts $(DTC) $(DISK) $(LAYOUTS_PY)
 	@$(PYTHON) tools/bench_sweep.py --out $(BUILD)/bench
 
 # tools/nightly.py: collect days from Scion running `daily`, analyse, feed back.
