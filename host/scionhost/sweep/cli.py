@@ -6,7 +6,8 @@ work is in the modules beside this one):
   scion sweep run FILE [-j N] [--db DB] [--force]  run them here, N QEMUs at a time
   scion sweep run-one FILE --index I [--db DB]     one run (what a Slurm task runs)
   scion sweep submit FILE --slurm [--partition P] [--max-parallel K] [--db DB]
-  scion sweep status FILE [--db DB] [--json]       done / failed / running / left
+  scion sweep status FILE [--db DB] [--json]       done / failed / running / pending /
+                                                   lost (ended in Slurm, nothing stored) / left
   scion sweep report FILE [--db DB] [--out DIR]    DIR/NAME.csv and DIR/NAME.html
 
 --db defaults to the sweep file's [sweep] db (else OUT/NAME.db). A bad
@@ -110,24 +111,29 @@ def cmd_submit(args):
 @bad_input
 def cmd_status(args):
     from . import results, slurm
-    plan, db, finished, job = stored(args, results.finished, results.slurm_job)
+    plan, db, job = stored(args, results.slurm_job)
     states, asked = slurm.task_states(job) if job else ({}, [])
+    # The database after Slurm: a task that ends in between is done, never lost.
+    _, _, finished = stored(args, results.finished)
     out = {"sweep": plan.name, "runs": len(plan.runs), "done": [], "failed": [],
-           "running": [], "pending": [], "left": [], "slurm_job": job, "slurm_tools": asked}
+           "running": [], "pending": [], "lost": [], "left": [], "slurm_job": job,
+           "slurm_tools": asked}
     for r in plan.runs:
         state = finished.get(r.run_id)
         if state is None:
             slurm_state = states.get(r.index, "")
+            # A task Slurm says has ended (sacct) with no row: it died before storing.
             state = ("running" if slurm_state in ("RUNNING", "COMPLETING") else
-                     "pending" if slurm_state == "PENDING" else "left")
+                     "pending" if slurm_state == "PENDING" else
+                     "lost" if slurm_state else "left")
         out[state].append(r.index)
     if args.json:
         print(json.dumps(out, indent=1))
         return 0
     print(f"sweep {plan.name}: {len(plan.runs)} runs: " + ", ".join(
-        f"{len(out[k])} {k}" for k in ("done", "failed", "running", "pending", "left"))
+        f"{len(out[k])} {k}" for k in ("done", "failed", "running", "pending", "lost", "left"))
         + (f" (Slurm job {job}, from {' and '.join(asked) or 'no Slurm tool'})" if job else ""))
-    for k in ("failed", "running"):
+    for k in ("failed", "running", "lost"):
         if out[k]:
             print(f"  {k}: {' '.join(map(str, out[k]))}")
     return 0
