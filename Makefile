@@ -16,6 +16,8 @@
 #   make bench-scion                                        their Scion columns alone (scion exec)
 #   make bench-adapt                                        the adaptation loop over a phased block-cache
 #                                                           workload: build/bench/adapt/report.md, adapt.png
+#   make bench-sweep                                        experiment sweeps' runs per hour, here and
+#                                                           through a single-node Slurm started for it
 #   make nightly                                            the self-monitoring loop end to end:
 #                                                           profile Scion, analyse, load, red flags
 #   make squid [SQUID_SCALE=full|small]                     KernInst's Squid study redone on Scion:
@@ -137,7 +139,7 @@ CHAN_WIRE_H := $(BUILD)/gen/chan_wire_layouts.h
 DISK := $(BUILD)/disk.img
 DISK_SIZE ?= 32M
 
-.PHONY: all kernel iso run run-options test bench bench-baseline bench-channel bench-profile bench-linux bench-scion bench-adapt nightly squid gdb deps \
+.PHONY: all kernel iso run run-options test bench bench-baseline bench-channel bench-profile bench-sweep bench-linux bench-scion bench-adapt nightly squid gdb deps \
 	deps-bench host-tests fuzz check-decoder sim clean
 .DEFAULT_GOAL := all
 
@@ -545,6 +547,12 @@ bench-scion: deps deps-bench test-kernel $(BENCH_USERLAND) $(USERLAND_ARCHIVE) $
 bench-adapt: deps deps-bench test-kernel grafts $(DTC) $(SIM) $(DISK)
 	@$(PYTHON) tools/bench_adapt.py --kernel $(TEST_KDIR)/$(notdir $(QEMU_KERNEL)) \
 		--disk $(DISK) --sim $(SIM) --out $(BUILD)/bench
+
+# tools/bench_sweep.py: the example sweep (30 runs) here two at a time, then as one Slurm
+# array job on a single-node Slurm it starts (as root); merges its figures
+# ("sweep") into build/bench/results.json. Not part of `make bench`.
+bench-sweep: deps kernel grafts $(DTC) $(DISK) $(LAYOUTS_PY)
+	@$(PYTHON) tools/bench_sweep.py --out $(BUILD)/bench
 
 # tools/nightly.py: collect days from Scion running `daily`, analyse, feed back.
 nightly: deps kernel $(LAYOUTS_PY)

@@ -41,6 +41,10 @@ needs=(
 	"python3-matplotlib:/usr/lib/python3/dist-packages/matplotlib/__init__.py"
 	"python3-psycopg2:/usr/lib/python3/dist-packages/psycopg2/__init__.py"
 	"postgresql:/usr/lib/postgresql/*/bin/initdb"
+	# Experiment sweeps (host/scionhost/sweep/): their test starts a single-node
+	# Slurm (slurmctld, slurmd, the client tools) authenticated by munge.
+	"slurm-wlm:/usr/sbin/slurmctld"
+	"munge:/usr/sbin/munged"
 	# The sparc64 port (arch/sparc64/): its cross toolchain, QEMU's sun4u and
 	# OpenBIOS; the SPARC decoder's oracle is the cross objdump.
 	"gcc-sparc64-linux-gnu:sparc64-linux-gnu-gcc"

@@ -20,6 +20,7 @@ from . import adapt, bench, coverage, daemon_cli, debug, execute, frame, monitor
 from . import record, replies, streams, trace
 from . import run as run_command
 from .profile import cli as profile_cli
+from .sweep import cli as sweep_cli
 from .client import Client, ScionError, answer, default_socket_path
 from .layouts import layout
 
@@ -329,6 +330,7 @@ def build_parser():
 
     run_command.add_parser(sub, ap.get_default("socket"))
     profile_cli.add_parsers(sub, subcommand)
+    sweep_cli.add_parsers(sub, subcommand)
     return ap
 
 

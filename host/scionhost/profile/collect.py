@@ -212,49 +212,109 @@ def check_end(coll, final, totals, committed):
     return None
 
 
+class LiveCollection:
+    """The monitor stream open into a new collection of db (one writer's run): what
+    collect() runs for a duration, and what a sweep run keeps open over its workload
+    (sweep/guest.py). The samples are stored as their drains arrive, while the
+    client pumps; end() closes the stream and checks that everything arrived,
+    abandon() keeps what was committed, the collection incomplete."""
+
+    def __init__(self, client, db, machine, bufsize=DEFAULT_BUFSIZE,
+                 switch_ms=DEFAULT_SWITCH_MS, batch_seconds=2.0, params=None, until_ns=None):
+        from .. import monitor
+        self.client, self.db = client, db
+        before = monitor.control(client, C.MONITOR_CTL_STATUS)
+        if before["streaming"]:
+            raise ScionError("monitor: another monitor stream is open (one at a time)")
+        self.coll = self.writer = None
+        early = []
+
+        def on_chunk(cpu, count, drops, body):
+            if self.coll:
+                self.coll.on_chunk(cpu, count, drops, body)
+            else:
+                early.append((cpu, count, drops, body))
+
+        self.stream, self.cpus, self.bufsize = client.stream_open("monitor", bufsize,
+                                                                  switch_ms, "", on_chunk)
+        self.switch_ms = switch_ms
+        self.started = time.monotonic()
+        try:
+            # The calendar runs once sampling does (the open started it if it was off).
+            self.opened = opened = monitor.control(client, C.MONITOR_CTL_STATUS)
+            mid = db.machine_id(machine, self.cpus, create=True)
+            params = dict(params or {}, bufsize=self.bufsize, switch_ms=switch_ms,
+                          cpus=self.cpus, kernel=client.kernel_version, scale=opened["scale"],
+                          min_interval_ms=opened["min_interval_ms"],
+                          burst_ms=opened["burst_ms"], burst_every_s=opened["burst_every_s"])
+            if until_ns is not None and opened["wall_ns"] >= until_ns:
+                raise ProfileError(f"--until: the calendar is already at {opened['wall_ns']} "
+                                   f"ns, past {until_ns} (scion monitor clock sets it)")
+            self.cid = db.new_collection(mid, "collect", opened["wall_ns"], params)
+            self.writer = SampleWriter(db, self.cid, batch_seconds=batch_seconds)
+            coll = Collector(db, self.writer, opened["wall_ns"])
+            # DATA that came before STREAM_OPEN's answer was kept by the client.
+            early.extend(frame.decode_chunk(data) for sid, data in client.data
+                         if sid == self.stream)
+            client.data = [d for d in client.data if d[0] != self.stream]
+            for chunk in early:
+                coll.on_chunk(*chunk)
+            self.coll = coll
+        except BaseException as e:
+            self.abandon(e)
+            raise
+
+    def end(self, complete=lambda: True):
+        """Close the stream, store the rest, check it, mark the collection complete
+        when complete() says so (asked last: a stop may come while the stream closes);
+        returns the final status."""
+        from .. import monitor
+        client, db, coll, cid = self.client, self.db, self.coll, self.cid
+        totals = client.stream_close(self.stream)
+        self.stream = None
+        after = monitor.control(client, C.MONITOR_CTL_STATUS)
+        final = coll.finish(after["wall_ns"])
+        self.writer.flush()
+        if coll.first_wall is not None and coll.first_wall < self.opened["wall_ns"]:
+            with db.transaction(doing=f"writing collection {cid}"):
+                db.execute("UPDATE collections SET started_ns = ? WHERE collection_id = ?",
+                           (coll.first_wall, cid))
+        mismatch = check_end(coll, final, totals, self.writer.committed)
+        if mismatch:
+            raise ProfileError(f"{mismatch}; collection {cid} in {db.where} stays incomplete")
+        self.complete = complete()
+        self.writer.close(complete=self.complete)
+        return final
+
+    def abandon(self, e):
+        """After an error e: the stream closed when it can be, what arrived intact kept."""
+        client = self.client
+        if self.stream is not None and not isinstance(e, ChannelLost):
+            try:
+                client.watch_stream(self.stream, lambda *chunk: None)   # the rest is dropped
+                client.stream_close(self.stream)
+            except (ScionError, KeyboardInterrupt):
+                pass
+        if self.writer is not None and not isinstance(e, ProfileError):
+            try:
+                if isinstance(e, ChannelLost) and self.coll:
+                    self.coll.process()     # the records of the drain the loss cut short
+                self.writer.flush()         # what arrived intact is kept
+            except (ScionError, KeyboardInterrupt):
+                pass
+
+
 def collect(client, db, machine, bufsize=DEFAULT_BUFSIZE, switch_ms=DEFAULT_SWITCH_MS,
             duration=None, stop=None, progress=None, batch_seconds=2.0, until_ns=None):
     """Collect until duration seconds have passed, or (until_ns) until a round
     written reaches that calendar time (neither: until stop.what is set).
     Returns the summary dict; "complete" says whether it ended as asked."""
-    from .. import monitor
     stop = stop or Stop()
-    before = monitor.control(client, C.MONITOR_CTL_STATUS)
-    if before["streaming"]:
-        raise ScionError("monitor: another monitor stream is open (one at a time)")
-    coll_box, early = [], []
-
-    def on_chunk(cpu, count, drops, body):
-        if coll_box:
-            coll_box[0].on_chunk(cpu, count, drops, body)
-        else:
-            early.append((cpu, count, drops, body))
-
-    stream, cpus, bufsize = client.stream_open("monitor", bufsize, switch_ms, "", on_chunk)
-    started = time.monotonic()
-    writer = None
+    live = LiveCollection(client, db, machine, bufsize, switch_ms, batch_seconds,
+                          {"duration_s": duration if duration is not None else "follow",
+                           "until_ns": until_ns}, until_ns)
+    coll, started = live.coll, live.started
     try:
-        # The calendar runs once sampling does (the open started it if it was off).
-        opened = monitor.control(client, C.MONITOR_CTL_STATUS)
-        mid = db.machine_id(machine, cpus, create=True)
-        params = {"bufsize": bufsize, "switch_ms": switch_ms, "cpus": cpus,
-                  "kernel": client.kernel_version, "scale": opened["scale"],
-                  "min_interval_ms": opened["min_interval_ms"], "burst_ms": opened["burst_ms"],
-                  "burst_every_s": opened["burst_every_s"],
-                  "duration_s": duration if duration is not None else "follow",
-                  "until_ns": until_ns}
-        if until_ns is not None and opened["wall_ns"] >= until_ns:
-            raise ProfileError(f"--until: the calendar is already at {opened['wall_ns']} ns, "
-                               f"past {until_ns} (scion monitor clock sets it)")
-        cid = db.new_collection(mid, "collect", opened["wall_ns"], params)
-        writer = SampleWriter(db, cid, batch_seconds=batch_seconds)
-        coll = Collector(db, writer, opened["wall_ns"])
-        coll_box.append(coll)
-        # DATA that came before STREAM_OPEN's answer was kept by the client.
-        early.extend(frame.decode_chunk(data) for sid, data in client.data if sid == stream)
-        client.data = [d for d in client.data if d[0] != stream]
-        for chunk in early:
-            coll.on_chunk(*chunk)
         deadline = None if duration is None else started + duration
         while not stop.what:
             now = time.monotonic()
@@ -268,43 +328,18 @@ def collect(client, db, machine, bufsize=DEFAULT_BUFSIZE, switch_ms=DEFAULT_SWIT
                 progress.update(f"collect: {coll.samples:,} samples, {coll.rounds:,} rounds, "
                                 f"{coll.gaps} gaps, {elapsed:.0f} s",
                                 min(1.0, elapsed / duration) if duration else
-                                calendar_share(coll, opened["wall_ns"], until_ns))
-        totals = client.stream_close(stream)
-        stream = None
-        after = monitor.control(client, C.MONITOR_CTL_STATUS)
-        final = coll.finish(after["wall_ns"])
-        writer.flush()
-        if coll.first_wall is not None and coll.first_wall < opened["wall_ns"]:
-            with db.transaction(doing=f"writing collection {cid}"):
-                db.execute("UPDATE collections SET started_ns = ? WHERE collection_id = ?",
-                           (coll.first_wall, cid))
-        mismatch = check_end(coll, final, totals, writer.committed)
-        if mismatch:
-            raise ProfileError(f"{mismatch}; collection {cid} in {db.where} stays incomplete")
-        complete = (duration is None and until_ns is None) or not stop.what
-        writer.close(complete=complete)
+                                calendar_share(coll, live.opened["wall_ns"], until_ns))
+        final = live.end(lambda: (duration is None and until_ns is None) or not stop.what)
     except BaseException as e:
-        if stream is not None and not isinstance(e, ChannelLost):
-            try:
-                client.watch_stream(stream, lambda *chunk: None)    # what is left is dropped
-                client.stream_close(stream)
-            except (ScionError, KeyboardInterrupt):
-                pass
-        if writer is not None and not isinstance(e, ProfileError):
-            try:
-                if isinstance(e, ChannelLost) and coll_box:
-                    coll_box[0].process()   # the records of the drain the loss cut short
-                writer.flush()          # what arrived intact is kept
-            except (ScionError, KeyboardInterrupt):
-                pass
+        live.abandon(e)
         raise
     seconds = time.monotonic() - started
-    return {"collection": cid, "machine": machine, "database": db.where,
-            "backend": db.backend, "complete": complete, "stopped_by": stop.what,
-            "samples": writer.committed, "resources": len(coll.sources),
+    return {"collection": live.cid, "machine": machine, "database": db.where,
+            "backend": db.backend, "complete": live.complete, "stopped_by": stop.what,
+            "samples": live.writer.committed, "resources": len(coll.sources),
             "threads": len(coll.threads), "gaps": coll.gaps, "lost": coll.lost,
-            "rounds": coll.rounds, "seconds": round(seconds, 3), "cpus": cpus,
-            "bufsize": bufsize, "switch_ms": switch_ms, "status": final}
+            "rounds": coll.rounds, "seconds": round(seconds, 3), "cpus": live.cpus,
+            "bufsize": live.bufsize, "switch_ms": switch_ms, "status": final}
 
 
 def calendar_share(coll, start_ns, until_ns):

@@ -259,8 +259,10 @@ class Database:
                                f"{SCHEMA_VERSION} (use the scion that wrote it, or a new "
                                f"database)")
 
-    def schema_statements(self):
-        with open(SCHEMA_FILE) as f:
+    def schema_statements(self, path=SCHEMA_FILE):
+        """The statements of a schema file (this one's, or another's written the same
+        way: sweep/schema.sql), its markers replaced for this backend."""
+        with open(path) as f:
             text = "\n".join(line.split("--")[0] for line in f)
         for marker, words in self.dialect.markers.items():
             text = text.replace(marker, words)
