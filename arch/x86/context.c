@@ -48,7 +48,7 @@ void arch_context_init(struct thread *t, uintptr_t stack_top)
  */
 _Static_assert(offsetof(struct cpu, kernel_sp) == 32, "switch.S: CPU_KERNEL_SP");
 _Static_assert(offsetof(struct cpu, index) == 48, "switch.S: CPU_INDEX");
-_Static_assert(offsetof(struct cpu, arch.tss.rsp[0]) == 0x734, "switch.S: CPU_TSS_RSP0");
+_Static_assert(offsetof(struct cpu, arch.tss.rsp[0]) == 0x744, "switch.S: CPU_TSS_RSP0");
 _Static_assert(offsetof(struct thread, arch.as) == 8, "switch.S: THREAD_AS");
 _Static_assert(offsetof(struct thread, arch.fpu) == 16, "switch.S: THREAD_FPU");
 _Static_assert(offsetof(struct thread, stack_top) == 0xe0, "switch.S: THREAD_STACK_TOP");

@@ -21,7 +21,7 @@
  */
 #define CPU_KERNEL_SP	32	/* offsetof(struct cpu, kernel_sp) */
 #define CPU_INDEX	48	/* offsetof(struct cpu, index) */
-#define CPU_TSS_RSP0	0x734	/* offsetof(struct cpu, arch.tss.rsp[0]) */
+#define CPU_TSS_RSP0	0x744	/* offsetof(struct cpu, arch.tss.rsp[0]) */
 #define THREAD_AS	8	/* offsetof(struct thread, arch.as) */
 #define THREAD_FPU	16	/* offsetof(struct thread, arch.fpu) */
 #define THREAD_STACK_TOP 0xe0	/* offsetof(struct thread, stack_top) */
