@@ -25,8 +25,7 @@ struct arch_as {
 	size_t table_pages;	/* tables of the user half, the top one included */
 };
 
-/* Own CPU, interrupts masked; switch.S reads its CPU's at every switch (not static). */
-struct arch_as *active_as[MAX_CPUS];
+static struct arch_as *active_as[MAX_CPUS];	/* own CPU, interrupts masked */
 
 struct arch_as *arch_as_create(void)
 {
