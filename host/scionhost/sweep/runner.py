@@ -65,16 +65,16 @@ def run_local(plan, db_spec, jobs, progress, force=False):
     with results.open_sweep_db(db_spec) as db:
         results.note_sweep(db, plan)
         done_before = results.finished(db, plan.name)
-    todo = [r for r in plan.runs if force or r.run_id not in done_before]
-    counts = {"done": 0, "failed": 0, "skipped": len(plan.runs) - len(todo)}
+    pending = [r for r in plan.runs if force or r.run_id not in done_before]
+    counts = {"done": 0, "failed": 0, "skipped": len(plan.runs) - len(pending)}
     running = {}                # Popen -> (run, start)
-    queue = list(todo)
+    queue = list(pending)
     durations = []
     started = time.monotonic()
 
     def show():
         finished_now = counts["done"] + counts["failed"]
-        left = len(todo) - finished_now
+        left = len(pending) - finished_now
         eta = ""
         if durations:
             per_run = sum(durations) / len(durations)
