@@ -14,4 +14,14 @@
 unsigned arch_stack_walk(const struct trap_frame *f, bool at_boundary, uint64_t *pcs,
 			 unsigned max);
 
+/*
+ * arch_return_target - where the return instruction at f's pc goes: the
+ *   return address it takes (a single step's next place, scion/pause.h).
+ * Arguments: f, the registers before the return runs; to, set on success.
+ * Return value: true with *to; false where the machine cannot tell (a
+ *   delayed return, whose delay slot runs first).
+ * Caller's context: any; never faults.
+ */
+bool arch_return_target(const struct trap_frame *f, uint64_t *to);
+
 #endif
