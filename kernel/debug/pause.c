@@ -129,8 +129,11 @@ static void pause_hit_end(struct trap_frame *frame, enum pause_site site, unsign
 	strlcpy(p.info.name, t->name, sizeof(p.info.name));
 	/* At a function's first instruction the return address is on top of the stack. */
 	bool at_entry = symtab_lookup_addr(&kernel_symtab, addr, &offset) && !offset;
+	/* The walk starts at the paused instruction, not at a breakpoint site's copy. */
+	struct trap_frame at = *frame;
+	trap_frame_set_pc(&at, addr);
 	p.info.stack[0] = addr;
-	p.info.nstack = 1 + arch_stack_walk(frame, at_entry, p.info.stack + at_entry,
+	p.info.nstack = 1 + arch_stack_walk(&at, at_entry, p.info.stack + at_entry,
 					    PAUSE_STACK_MAX - 1) - !at_entry;
 	arch_irq_enable();
 	mutex_lock(&pause_mutex);

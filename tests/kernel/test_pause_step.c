@@ -166,6 +166,11 @@ static uint64_t branch_target(uint64_t addr)
 	return s.target;
 }
 
+static void read_pc(const struct trap_frame *f, void *arg)
+{
+	*(uint64_t *)arg = trap_frame_pc(f);
+}
+
 /* Step once; check it reached want (0: anywhere) after ran instructions. */
 static uint64_t step_to(struct ktest_ctx *t, struct stepping *s, uint64_t want, unsigned ran)
 {
@@ -185,6 +190,12 @@ static uint64_t step_to(struct ktest_ctx *t, struct stepping *s, uint64_t want, 
 		  (unsigned long long)(after.paused - before.paused));
 	KT_EXPECT(t, !pause_find(s->w.tid, &s->at) && s->at.addr == to,
 		  "after the step the worker is not paused at %#llx", (unsigned long long)to);
+	/* Its registers and stack show the place, even where the frame resumes a copy. */
+	uint64_t pc = 0;
+	KT_EXPECT(t, !pause_with_frame(s->w.tid, read_pc, &pc) && pc == to &&
+		  s->at.nstack >= 2 && s->at.stack[0] == to,
+		  "paused at %#llx: pc %#llx, stack[0] %#llx of %u", (unsigned long long)to,
+		  (unsigned long long)pc, (unsigned long long)s->at.stack[0], s->at.nstack);
 	return to;
 }
 
