@@ -32,6 +32,8 @@
 #include <scion/symtab.h>
 #include <scion/string.h>
 #include <scion/errno.h>
+#include <scion/insn_summary.h>
+#include <scion/textimage.h>
 #include <arch/cpu.h>
 #include <arch/trap.h>
 #include <arch/stack.h>
@@ -104,6 +106,23 @@ void pause_request_step(const struct probe_hit *hit)
 	request(hit, true);
 }
 
+/*
+ * Whether addr is a function's first instruction or a return: there the
+ * return address is on top of the stack (arch_stack_walk's boundary).
+ */
+static bool at_boundary(uint64_t addr)
+{
+	uint64_t offset = 0;
+	const struct ksym *k = symtab_lookup_addr(&kernel_symtab, addr, &offset);
+	struct insn_summary s;
+
+	if (!k)
+		return false;
+	return !offset || (text_image_ready() &&
+			   !arch_insn_summarise(&s, text_image_bytes(addr), k->size - offset, addr) &&
+			   s.cls == INSN_CLASS_RETURN);
+}
+
 /* Steps 3 and 4. */
 static void pause_hit_end(struct trap_frame *frame, enum pause_site site, unsigned region)
 {
@@ -125,10 +144,8 @@ static void pause_hit_end(struct trap_frame *frame, enum pause_site site, unsign
 					     .region = region },
 				   .frame = frame };
 	char where[96];
-	uint64_t offset = 0;
 	strlcpy(p.info.name, t->name, sizeof(p.info.name));
-	/* At a function's first instruction the return address is on top of the stack. */
-	bool at_entry = symtab_lookup_addr(&kernel_symtab, addr, &offset) && !offset;
+	bool at_entry = at_boundary(addr);
 	/* The walk starts at the paused instruction, not at a breakpoint site's copy. */
 	struct trap_frame at = *frame;
 	trap_frame_set_pc(&at, addr);

@@ -128,6 +128,10 @@ def check_step(ctx, sock, tid):
     ctx.result("step-still-paused", m is not None and re.search(
         rf"^\s+{tid}\s+pausework\s+pause_target\+{m.group(1)}\s", out, re.M) is not None,
                f"exit {rc}: {out}{err}")
+    rc, out, err = scion(ctx, sock, "thread", tid, "stack")
+    lines = [line.strip() for line in out.splitlines()]
+    ctx.result("step-stack", m is not None and lines[:1] == [f"pause_target+{m.group(1)}"] and
+               any(line.startswith("worker_main+") for line in lines), f"exit {rc}: {out}{err}")
     rc, out, err = scion(ctx, sock, "thread", tid, "step")
     ctx.result("step-returns-to-caller", rc == 0 and re.search(
         rf"pause: thread {tid} stepped to worker_main\+0x[0-9a-f]+$", out, re.M) is not None,
