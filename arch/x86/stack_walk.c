@@ -33,9 +33,3 @@ unsigned arch_stack_walk(const struct trap_frame *f, bool at_boundary, uint64_t 
 	}
 	return n;
 }
-
-/* ret (and ret imm16) pops its return address from the top of the stack. */
-bool arch_return_target(const struct trap_frame *f, uint64_t *to)
-{
-	return !arch_safe_read(to, trap_frame_sp(f), sizeof(*to)) && *to;
-}

@@ -8,9 +8,11 @@
  * go next: the next instruction; a direct jump's target; a conditional
  * branch's target and the next; a direct call's callee (a step goes
  * into calls); a return's return address, read from the paused stack
- * (arch_return_target); a jump table's entries (the analysis found
- * them). An indirect call, an indirect jump without a table, an
- * instruction that leaves or stops, a delayed branch: the step is
+ * (arch_return_target); an indirect call's or jump's target, from the
+ * paused registers and the memory its operand names (arch_indirect_target),
+ * else a jump table's entries (the analysis found them). An indirect
+ * call the machine does not work out, an indirect jump without a table,
+ * an instruction that leaves or stops, a delayed branch: the step is
  * refused with its reason, and nothing changes.
  *
  * Each next place gets a probe whose consumer fires in that thread alone
@@ -72,6 +74,18 @@ struct step_regs {
 	uint64_t ret;
 };
 
+/*
+ * indirect - Overview: the target of the indirect call or jump at a, by
+ *   the paused registers, when it is the first instruction the thread
+ *   runs (later ones of a region see registers changed before them).
+ * Return value: true with *to. Caller's context: thread.
+ */
+static bool indirect(uint64_t a, uint64_t first, uint64_t end, const struct step_regs *r,
+		     uint64_t *to)
+{
+	return a == first && arch_indirect_target(&r->f, a, text_image_bytes(a), end - a, to);
+}
+
 static void add_next(struct step_next *nx, uint64_t addr, unsigned ran, const char **why)
 {
 	for (unsigned i = 0; i < nx->n; i++)
@@ -126,7 +140,9 @@ static void add_table(struct step_next *nx, uint64_t addr, unsigned ran, const c
 static int next_places(uint64_t addr, unsigned region, const struct step_regs *r,
 		       struct step_next *nx, const char **why)
 {
-	uint64_t end = addr + (region ? region : 1), a = addr;
+	const struct cfg_function *fn = cfg_function_at(addr);
+	uint64_t end = addr + (region ? region : 1), a = addr, to = 0;
+	uint64_t fn_end = fn ? fn->sym->addr + fn->sym->size : addr;
 	unsigned ran = 0;
 	struct insn_summary s;
 
@@ -159,11 +175,18 @@ static int next_places(uint64_t addr, unsigned region, const struct step_regs *r
 			add_next(nx, r->ret, ran, why);
 			break;
 		case INSN_CLASS_JUMP_INDIRECT:
-			add_table(nx, a, ran, why);
+			if (indirect(a, addr, fn_end, r, &to))
+				add_next(nx, to, ran, why);
+			else
+				add_table(nx, a, ran, why);
 			break;
 		case INSN_CLASS_CALL_INDIRECT:
-			*why = "an indirect call, whose callee its summary does not give; "
-			       "use continue";
+			if (indirect(a, addr, fn_end, r, &to)) {
+				add_next(nx, to, ran, why);
+				break;
+			}
+			*why = "an indirect call whose callee cannot be worked out from the "
+			       "paused registers; use continue";
 			return -EINVAL;
 		default:
 			*why = "an instruction that leaves for where the analysis cannot follow; "
@@ -174,7 +197,7 @@ static int next_places(uint64_t addr, unsigned region, const struct step_regs *r
 			return -EINVAL;
 		if (last) {
 			/* A call comes back only after its callee: the step stops in the callee. */
-			if (insn_class_falls_through(s.cls) && s.cls != INSN_CLASS_CALL)
+			if (insn_class_falls_through(s.cls) && !insn_class_is_call(s.cls))
 				add_next(nx, next, ran, why);
 			return *why ? -EINVAL : 0;
 		}

@@ -6,12 +6,13 @@
  * instruction, and the places it pauses at must be the path the
  * instruction decoder gives (the next instruction for straight-line
  * code, a branch's target or the next by the argument, a callee's entry,
- * the caller after a return), each step one pause, while another thread
- * calls the same function meanwhile; continued, the call returns the
- * right result, and the text is as booted once the probes are gone. A
- * pause at a jump probe steps over the region its jump covers. Refusals:
- * a thread that is not paused, an indirect call (its callee unknown):
- * one reason, the thread still paused where it was, the text untouched.
+ * the caller after a return, an indirect call's callee from the paused
+ * registers), each step one pause, while another thread calls the same
+ * function meanwhile; continued, the call returns the right result, and
+ * the text is as booted once the probes are gone. A pause at a jump probe
+ * steps over the region its jump covers. Refusals: a thread that is not
+ * paused, a call into code no probe may go in (.text.noprobe): one
+ * reason, the thread still paused where it was, the text untouched.
  * The first pause is taken at a breakpoint site (pause_request_step),
  * which a machine without ARCH_PAUSE_AT_BREAKPOINT cannot do: there the
  * tests check that a step is refused and skip the rest.
@@ -27,7 +28,7 @@
 #include <arch/trap.h>
 #include "probe_test.h"
 
-enum step_fn { STEP_SUM, STEP_JCC, STEP_CALL, STEP_ICALL };
+enum step_fn { STEP_SUM, STEP_JCC, STEP_CALL, STEP_ICALL, STEP_NOPROBE };
 
 struct step_worker {
 	enum step_fn fn;
@@ -44,10 +45,22 @@ static uint64_t icall_target(uint64_t x)
 
 static uint64_t (*volatile icall_fn)(uint64_t) = icall_target;
 
-/* An indirect call whose callee a step cannot know from the instruction. */
+/* An indirect call: a step goes to the callee the paused registers name. */
 __noinline uint64_t step_icall(uint64_t x)
 {
 	return icall_fn(x) + 2;
+}
+
+/* A callee where no probe may go, so no step can stop there. */
+static __noprobe uint64_t step_unprobeable(uint64_t x)
+{
+	__asm__ volatile("" ::: "memory");
+	return x + 3;
+}
+
+__noinline uint64_t step_calls_unprobeable(uint64_t x)
+{
+	return step_unprobeable(x) * 2;
 }
 
 static uint64_t step_call(const struct step_worker *w)
@@ -56,7 +69,8 @@ static uint64_t step_call(const struct step_worker *w)
 	case STEP_SUM: return pf_sum(w->x, w->y);
 	case STEP_JCC: return pf_jcc(w->x);
 	case STEP_CALL: return pf_call(w->x);
-	default: return step_icall(w->x);
+	case STEP_ICALL: return step_icall(w->x);
+	default: return step_calls_unprobeable(w->x);
 	}
 }
 
@@ -301,19 +315,33 @@ KTEST_NEEDS(probe_pause_step_over_a_jump_region, 1, FEATURE_PROBES)
 	finish(t, &s, pf_sum_expected(1, 2));
 }
 
-/* The indirect call instruction of step_icall, by the decoder, or 0. */
-static uint64_t icall_site(void)
+/* The first instruction of fn of class cls (calling callee, when not NULL), or 0. */
+static uint64_t find_insn(const void *fn, uint8_t cls, const void *callee)
 {
-	uint64_t off, a = (uintptr_t)step_icall;
+	uint64_t off, a = (uintptr_t)fn;
 	const struct ksym *k = symtab_lookup_addr(&kernel_symtab, a, &off);
 	struct insn_summary s;
 	while (k && a < k->addr + k->size &&
 	       !arch_insn_summarise(&s, text_image_bytes(a), k->addr + k->size - a, a)) {
-		if (s.cls == INSN_CLASS_CALL_INDIRECT)
+		if (s.cls == cls && (!callee || s.target == (uintptr_t)callee))
 			return a;
 		a += s.length;
 	}
 	return 0;
+}
+
+KTEST_NEEDS(probe_pause_step_indirect_call, 1, FEATURE_PROBES)
+{
+	if (!steps_supported(t))
+		KT_SKIP(t, "this machine does not pause at breakpoint sites: steps are refused");
+	uint64_t site = find_insn(step_icall, INSN_CLASS_CALL_INDIRECT, NULL);
+	KT_ASSERT(t, site, "no indirect call found in step_icall");
+	static struct stepping s;
+	s = (struct stepping){ .w = { .fn = STEP_ICALL, .x = 2 } };
+	if (!start_paused(t, &s, (const void *)(uintptr_t)site, PROBE_MECH_BREAKPOINT))
+		return;
+	step_to(t, &s, (uintptr_t)icall_target, 1);
+	finish(t, &s, 44);
 }
 
 KTEST_NEEDS(probe_pause_step_refused, 1, FEATURE_PROBES)
@@ -326,22 +354,24 @@ KTEST_NEEDS(probe_pause_step_refused, 1, FEATURE_PROBES)
 		  why ? why : "");
 	if (!steps_supported(t))
 		KT_SKIP(t, "this machine does not pause at breakpoint sites: steps are refused");
-	uint64_t site = icall_site();
-	KT_ASSERT(t, site, "no indirect call found in step_icall");
+	uint64_t site = find_insn(step_calls_unprobeable, INSN_CLASS_CALL, step_unprobeable);
+	KT_ASSERT(t, site, "no call of step_unprobeable found");
 	static struct stepping s;
-	s = (struct stepping){ .w = { .fn = STEP_ICALL, .x = 2 } };
+	s = (struct stepping){ .w = { .fn = STEP_NOPROBE, .x = 2 } };
 	if (!start_paused(t, &s, (const void *)(uintptr_t)site, PROBE_MECH_BREAKPOINT))
 		return;
 	struct paused_thread_info was = s.at;
 	why = NULL;
 	int err = pause_step(s.w.tid, &to, &ran, &why);
-	KT_EXPECT(t, err == -EINVAL && why && strstr(why, "indirect call"),
-		  "an indirect call: error %d, '%s'", err, why ? why : "");
+	KT_EXPECT(t, err == -EINVAL && why && strstr(why, "step_unprobeable+0x0: "),
+		  "a call into .text.noprobe: error %d, '%s'", err, why ? why : "");
 	KT_EXPECT(t, !pause_find(s.w.tid, &s.at) && s.at.seq == was.seq && s.at.addr == site,
 		  "the refused step changed the pause");
 	struct probe_site_info info;
 	probe_site_info(site, &info);
 	KT_EXPECT(t, info.present && info.consumers == 1, "the refused step left %u consumers",
 		  info.consumers);
-	finish(t, &s, 44);
+	probe_site_info((uintptr_t)step_unprobeable, &info);
+	KT_EXPECT(t, !info.present, "a site was left at step_unprobeable");
+	finish(t, &s, 10);
 }

@@ -9,6 +9,7 @@
 
 #include <stdbool.h>
 #include <stdint.h>
+#include <stddef.h>
 #include <arch/trap.h>
 
 unsigned arch_stack_walk(const struct trap_frame *f, bool at_boundary, uint64_t *pcs,
@@ -23,5 +24,18 @@ unsigned arch_stack_walk(const struct trap_frame *f, bool at_boundary, uint64_t 
  * Caller's context: any; never faults.
  */
 bool arch_return_target(const struct trap_frame *f, uint64_t *to);
+
+/*
+ * arch_indirect_target - where the indirect call or jump at addr goes
+ *   with f's registers: its register, or the word its memory operand
+ *   names (a single step's next place, scion/pause.h).
+ * Arguments: f, the registers before it runs; code, avail: its bytes as
+ *   booted (the live text may hold a probe); to, set on success.
+ * Return value: true with *to; false when the machine does not work it
+ *   out (a form it does not compute, an unreadable word).
+ * Caller's context: thread; never faults.
+ */
+bool arch_indirect_target(const struct trap_frame *f, uint64_t addr, const uint8_t *code,
+			  size_t avail, uint64_t *to);
 
 #endif
