@@ -275,14 +275,15 @@ undo:
 	return -EINVAL;
 }
 
-/* The place a refusal names, in a buffer that outlives the call (step_mutex). */
-static char refusal_line[192];
+/* A refusal naming its place: written under step_mutex, valid until the next step's. */
+static char refusal_line[224];
 
 static const char *at_place(uint64_t addr, const char *what)
 {
 	char where[96];
-	snprintf(refusal_line, sizeof(refusal_line), "%s: %s",
-		 ksym_format(addr, where, sizeof(where)), what);
+	snprintf(refusal_line, sizeof(refusal_line), "%s: %s%s",
+		 ksym_format(addr, where, sizeof(where)), what,
+		 strstr(what, "use continue") ? "" : "; use continue");
 	return refusal_line;
 }
 
@@ -333,6 +334,7 @@ int pause_step(uint64_t tid, uint64_t *to, unsigned *ran, const char **why)
 		*why = "it did not reach its next instruction in time; it runs on";
 	} else {
 		err = 0;
+		*why = NULL;
 		*to = again.addr;
 		*ran = 1;
 		for (unsigned i = 0; i < nx.n; i++)

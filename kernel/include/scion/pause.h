@@ -152,7 +152,7 @@ int pause_wait_paused(uint64_t tid, uint64_t after, uint64_t timeout_ticks,
  * Arguments: tid; to, set to where it paused again; ran, set to the
  *   instructions it ran (more than one when it was paused at a jump
  *   probe whose jump covers several); why, set on failure to a line
- *   saying what stopped the step.
+ *   saying what stopped the step (valid until the next step's).
  * Return value: 0; -ENOENT (not paused), -EINVAL (a next place that
  *   cannot be known or probed: nothing was changed), -ENOMEM,
  *   -ETIMEDOUT (resumed, but it did not
