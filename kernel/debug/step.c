@@ -33,12 +33,14 @@
  * behind it: its probe may stay enabled, and the thread meets it again
  * only by running that instruction again.
  *
- * Invariants: one step at a time (step_mutex: a second waits); the consumers live until
- * probe_disable has returned; a step that times out removes its probes
- * and leaves the thread running.
+ * Invariants: one step at a time (step_mutex: a second waits); the
+ * consumers live until probe_disable has returned; a refused step
+ * enables nothing and leaves the pause as it was; a step that times out
+ * removes its probes and leaves the thread running.
  *
- * Lock order: step_mutex, then the probe registry's locks (probe_lookup,
- * probe_enable), then pause_mutex.
+ * Lock order: step_mutex, then either the probe registry's locks
+ * (probe_lookup, probe_enable, probe_disable) or pause_mutex (pause_find,
+ * pause_with_frame, pause_continue), never both at once.
  */
 #include <scion/pause.h>
 #include <scion/probe.h>
