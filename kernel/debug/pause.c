@@ -158,9 +158,11 @@ static void pause_hit_end(struct trap_frame *frame, enum pause_site site, unsign
 	p.info.seq = ++stats.paused;
 	mutex_unlock(&pause_mutex);
 	waitq_wake_all(&paused_wq);
+	WRITE_ONCE(t->paused_at_probe, true);
 	channel_event("pause: thread %llu (%s) paused at %s", (unsigned long long)tid, t->name,
 		      ksym_format(addr, where, sizeof(where)));
 	wait_event(&pause_wq, p.resumed);
+	WRITE_ONCE(t->paused_at_probe, false);
 	mutex_lock(&pause_mutex);
 	list_remove(&p.node);
 	mutex_unlock(&pause_mutex);
