@@ -45,7 +45,12 @@ struct cov_entry {
 };
 
 static struct mutex coverage_mutex = MUTEX_INIT(coverage_mutex, "coverage");
-static struct cov_entry *entries;	/* coverage_mutex: the last run's blocks, by address */
+/*
+ * coverage_mutex: the last run's blocks, by address, in a large buffer
+ * (every function of the kernel is more blocks than kmalloc's largest).
+ */
+static struct vbuf entries_buf;
+static struct cov_entry *entries;
 static uint32_t nentries;		/* coverage_mutex */
 static struct coverage_stats stats;	/* coverage_mutex */
 static struct thread *reaper;		/* coverage_mutex: while a run is on */
@@ -222,7 +227,7 @@ static void release_entries(void)
 	for (uint32_t i = 0; i < nentries; i++)
 		if (entries[i].counter)
 			probe_counter_free(entries[i].counter);
-	kfree(entries);
+	vbuf_free(&entries_buf);
 	entries = NULL;
 	nentries = 0;
 }
@@ -393,7 +398,11 @@ int coverage_start(const char *const *specs, unsigned nspecs, unsigned reap_ms,
 	if ((err = gather_functions(specs, nspecs, &set, why)))
 		goto out;
 	uint32_t nblocks = count_blocks(&set);
-	entries = kzalloc((nblocks ? nblocks : 1) * sizeof(*entries));
+	size_t room = (nblocks ? nblocks : 1) * sizeof(*entries);
+	if (!vbuf_alloc(&entries_buf, room)) {
+		entries = (struct cov_entry *)entries_buf.data;
+		memset(entries, 0, room);
+	}
 	fresh = kmalloc((nblocks ? nblocks : 1) * sizeof(*fresh));
 	if (!entries || !fresh) {
 		*why = "out of memory for the blocks";
