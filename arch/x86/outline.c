@@ -1,0 +1,198 @@
+// SPDX-License-Identifier: BSD-2-Clause
+/*
+ * Outlining on x86-64 (scion/outline_arch.h): a copy of an analysed
+ * function with its blocks in a given order. Every branch is written in
+ * its rel32 form and every inserted jump is a jmp rel32, so a block's
+ * size is the same wherever the copy runs and wherever its targets are:
+ * one sizing pass gives each block's offset, the second writes the code
+ * with the targets known.
+ *
+ *   - jmp/jcc/loop to a block of the function: to the block's copy;
+ *     to outside (a tail call): to the same address;
+ *   - call rel32: a call rel32 to the same callee, which returns into
+ *     the copy (a probe patch pushes the original return address
+ *     instead; a copy must not leave its own code on return);
+ *   - call through an operand: the same instruction, its RIP-relative
+ *     displacement re-aimed;
+ *   - ret and everything else: what patch_relocate does (copied,
+ *     RIP-relative displacements re-aimed), and refused where it refuses;
+ *   - refused: indirect jumps (a jump table's entries hold addresses in
+ *     the original), and a function holding an address-keyed fault
+ *     fixup (arch_safe_read's; the trap handler would not know the copy).
+ *
+ * The instructions are read from the booted text image, so a probe's
+ * jump in the function's live text is not copied.
+ */
+#include <scion/outline_arch.h>
+#include <scion/textimage.h>
+#include <scion/errno.h>
+#include <arch/insn.h>
+#include <arch/patch.h>
+
+/* The faulting instruction arch_safe_read's fixup is keyed on (safe_read.S). */
+extern const char safe_read_may_fault[];
+
+struct builder {
+	const struct cfg_function *f;
+	struct outline_emit *e;
+	struct patch_buf b;
+	bool sizing;			/* first pass: block offsets not known yet */
+};
+
+static bool in_function(const struct cfg_function *f, uint64_t addr)
+{
+	return addr >= f->sym->addr && addr < f->sym->addr + f->sym->size;
+}
+
+/*
+ * Where a branch to target goes from the copy: the copy of the block
+ * starting there, or target itself outside the function. -EINVAL when
+ * target is inside the function but starts no block.
+ */
+static int retarget(struct builder *k, uint64_t target, uint64_t *to)
+{
+	const struct cfg_function *f = k->f;
+
+	if (!in_function(f, target)) {
+		*to = target;
+		return 0;
+	}
+	const struct cfg_block *blk = cfg_block_at(f, target);
+	if (!blk || blk->start != target)
+		return -EINVAL;
+	/* While sizing, any in-reach address will do: the form is rel32 either way. */
+	*to = k->e->runs_at + (k->sizing ? 0 : k->e->block_at[blk - f->blocks]);
+	return 0;
+}
+
+static int copy_insn(struct builder *k, const struct insn *in, const uint8_t *bytes,
+		     const char **why)
+{
+	struct insn moved = *in;
+
+	switch (in->cf) {
+	case INSN_CF_JMP_INDIRECT:
+		*why = "an indirect jump (a jump table's entries point into the original)";
+		return -EINVAL;
+	case INSN_CF_JMP: case INSN_CF_JCC: case INSN_CF_LOOP:
+		if (retarget(k, in->target, &moved.target)) {
+			*why = "a branch into the middle of a block";
+			return -EINVAL;
+		}
+		return patch_relocate(&k->b, &moved, bytes, why);
+	case INSN_CF_CALL:
+		if (in->vendor_specific || in->imm_size == 2) {
+			*why = "a 16-bit call (its meaning depends on the CPU vendor)";
+			return -EINVAL;
+		}
+		patch_emit_call(&k->b, in->target);
+		return 0;
+	case INSN_CF_CALL_INDIRECT:
+		if (in->status != INSN_OK || in->vendor_specific) {
+			*why = "an indirect call that does not decode plainly";
+			return -EINVAL;
+		}
+		patch_copy_insn(&k->b, in, bytes);
+		return 0;
+	default:
+		return patch_relocate(&k->b, in, bytes, why);
+	}
+}
+
+/* Copy block index bi; next_start is the start of the block laid out after it (0: none). */
+static int copy_block(struct builder *k, uint32_t bi, uint64_t next_start, const char **why)
+{
+	const struct cfg_function *f = k->f;
+	const struct cfg_block *blk = &f->blocks[bi];
+	struct outline_emit *e = k->e;
+	struct insn in = { 0 };
+
+	e->block_at[bi] = (uint32_t)k->b.len;
+	for (uint64_t at = blk->start; at < blk->end; at += in.length) {
+		const uint8_t *bytes = text_image_bytes(at);
+		if (insn_decode(&in, bytes, blk->end - at, at) != INSN_OK) {
+			*why = "an instruction that does not decode";
+			return -EINVAL;
+		}
+		if (e->nmap >= e->map_cap) {
+			*why = "more instructions than the analysis counted";
+			return -EINVAL;
+		}
+		e->map[e->nmap++] = (struct probe_patch_origin){ (uint16_t)k->b.len,
+								 (uint16_t)(at - f->sym->addr) };
+		int err = copy_insn(k, &in, bytes, why);
+		if (err)
+			return err;
+	}
+	/* The block fell through to the one after it in the original: jump there if it moved. */
+	if (insn_falls_through(&in) && blk->end != next_start) {
+		uint64_t to;
+		/*
+		 * No block starts there (code after a call that does not
+		 * return, which the analysis left out): the original's
+		 * bytes do the same as a copy would.
+		 */
+		if (retarget(k, blk->end, &to))
+			to = blk->end;
+		patch_emit_jmp(&k->b, to);
+		e->jumps_added++;
+	}
+	return 0;
+}
+
+static int build_pass(struct builder *k, const uint32_t *order, const char **why)
+{
+	const struct cfg_function *f = k->f;
+	struct outline_emit *e = k->e;
+
+	patch_buf_init(&k->b, e->code, e->cap, e->runs_at);
+	e->nmap = 0;
+	e->jumps_added = 0;
+	for (uint32_t i = 0; i < f->nblocks; i++) {
+		uint64_t next = i + 1 < f->nblocks ? f->blocks[order[i + 1]].start : 0;
+		int err = copy_block(k, order[i], next, why);
+		if (err)
+			return err;
+		if (k->b.overflow) {
+			*why = "the copy does not fit its room";
+			return -ENOSPC;
+		}
+	}
+	if (k->b.out_of_reach) {
+		*why = "a branch or operand out of rel32 reach of the copy";
+		return -EINVAL;
+	}
+	e->len = k->b.len;
+	return 0;
+}
+
+int arch_outline_build(const struct cfg_function *f, const uint32_t *order,
+		       struct outline_emit *e, const char **why)
+{
+	struct builder k = { .f = f, .e = e, .sizing = true };
+
+	if (f->status != CFG_OK || !f->nblocks || order[0] != 0 ||
+	    f->blocks[0].start != f->sym->addr) {
+		*why = "the function's analysis is not usable (or its entry is not laid out first)";
+		return -EINVAL;
+	}
+	if (f->njump_tables || f->nunresolved) {
+		*why = "an indirect jump (jump table or unresolved): its targets cannot be re-aimed";
+		return -EINVAL;
+	}
+	if (in_function(f, (uintptr_t)safe_read_may_fault)) {
+		*why = "a fault fixup keyed on an address inside the function";
+		return -EINVAL;
+	}
+	int err = build_pass(&k, order, why);
+	if (err)
+		return err;
+	size_t sized = e->len;
+	k.sizing = false;
+	err = build_pass(&k, order, why);
+	if (!err && e->len != sized) {
+		*why = "the copy's size changed between passes";
+		err = -EINVAL;
+	}
+	return err;
+}
