@@ -285,3 +285,81 @@ void patch_emit_accumulate(struct patch_buf *b, const struct patch_accumulator *
 		emit_gs_op(b, x86_enc_dec_rm, sizeof(x86_enc_dec_rm), X86_ENC_DEC_RM_EXT, acc->inside);
 	EMIT(b, popfq);
 }
+
+#define CC_NOT_EQUAL 0x5	/* jcc's condition: ZF clear */
+
+/* jne rel32 with the offset left to patch_fix_forward; returns where the field is. */
+static size_t emit_jne_forward(struct patch_buf *b)
+{
+	emit_u8(b, x86_enc_jcc_rel32[0]);
+	emit_u8(b, (uint8_t)(x86_enc_jcc_rel32[1] | CC_NOT_EQUAL));
+	size_t field = b->len;
+	emit_u32(b, 0);
+	return field;
+}
+
+/* Aim the rel32 field at `field` at the current position. */
+static void fix_forward(struct patch_buf *b, size_t field)
+{
+	if (b->overflow)
+		return;
+	uint32_t rel = (uint32_t)(b->len - (field + 4));
+	for (unsigned i = 0; i < 4; i++)
+		b->code[field + i] = (uint8_t)(rel >> (8 * i));
+}
+
+/* cmp slot(%rip), %reg (64-bit). */
+static void emit_cmp_slot(struct patch_buf *b, unsigned reg, uint64_t slot)
+{
+	emit_u8(b, (uint8_t)(x86_enc_rex[0] | REX_W | (reg >= 8 ? REX_R : 0)));
+	EMIT(b, cmp_r_rm);
+	emit_u8(b, MODRM(MOD_INDIRECT, reg, RM_RIP));
+	emit_rel32(b, slot, 0);
+}
+
+/*
+ * The redirect, in steps:
+ * 1. pushfq when the code after the site reads the flags (each way out
+ *    pops them: the taken way before its jump, the other at `out`).
+ * 2. Thread test: rax is saved on the stack, loaded with the current
+ *    thread and then its id, compared with the slot, and popped (pop
+ *    leaves the flags); jne out.
+ * 3. Argument test: cmp slot(%rip), %arg_reg; jne out.
+ * 4. Taken: lock incq the counter, popfq (1), jmp *target(%rip).
+ * 5. out: popfq (1); the site's own code follows.
+ */
+void patch_emit_redirect(struct patch_buf *b, const struct patch_redirect *r)
+{
+	size_t outs[2];
+	unsigned nouts = 0;
+
+	if (r->flags_live)
+		EMIT(b, pushfq);
+	if (r->tid_slot) {
+		emit_push_reg(b, INSN_RAX);
+		emit_gs_op(b, x86_enc_mov_r_rm, sizeof(x86_enc_mov_r_rm), INSN_RAX,
+			   r->current_offset);
+		emit_rex_w(b, 0);		/* mov tid_offset(%rax), %rax */
+		EMIT(b, mov_r_rm);
+		emit_u8(b, MODRM(MOD_DISP32, INSN_RAX, INSN_RAX));
+		emit_u32(b, r->tid_offset);
+		emit_cmp_slot(b, INSN_RAX, r->tid_slot);
+		emit_u8(b, (uint8_t)(x86_enc_pop_r[0] + INSN_RAX));
+		outs[nouts++] = emit_jne_forward(b);
+	}
+	if (r->value_slot) {
+		emit_cmp_slot(b, r->arg_reg, r->value_slot);
+		outs[nouts++] = emit_jne_forward(b);
+	}
+	if (r->taken)
+		patch_emit_counter(b, r->taken, true);
+	if (r->flags_live)
+		EMIT(b, popfq);
+	EMIT(b, jmp_rm);			/* jmp *target(%rip) */
+	emit_u8(b, MODRM(MOD_INDIRECT, X86_ENC_JMP_RM_EXT, RM_RIP));
+	emit_rel32(b, r->target_slot, 0);
+	for (unsigned i = 0; i < nouts; i++)
+		fix_forward(b, outs[i]);
+	if (r->flags_live && nouts)
+		EMIT(b, popfq);
+}

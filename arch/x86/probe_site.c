@@ -25,6 +25,9 @@
  * arch_probe_is_breakpoint (the breakpoint handler, lock-free).
  */
 #include <scion/probe_arch.h>
+#include <scion/probe.h>
+#include <scion/cpu.h>
+#include <scion/thread.h>
 #include <scion/cfg.h>
 #include <scion/symtab.h>
 #include <scion/textimage.h>
@@ -232,6 +235,31 @@ static void relocate_region(struct patch_buf *b, uint64_t from, uint64_t to,
 		patch_emit_jmp(b, to);
 }
 
+/* The System V argument registers, in order (a redirect's argument test). */
+static const uint8_t argument_regs[] = { INSN_RDI, INSN_RSI, INSN_RDX, INSN_RCX, INSN_R8, INSN_R9 };
+
+static void redirect(struct patch_buf *b, const struct probe_patch_plan *plan)
+{
+	const struct probe_redirect *r = plan->redirect;
+	struct patch_redirect pr = {
+		.target_slot = (uintptr_t)r->target,
+		.tid_slot = (uintptr_t)r->tid,
+		.current_offset = (uint32_t)offsetof(struct cpu, current),
+		.tid_offset = (uint32_t)offsetof(struct thread, tid),
+		.taken = (uintptr_t)r->taken,
+		.flags_live = (plan->live & INSN_STATUS_FLAGS) != 0,
+	};
+	if (r->value) {
+		if (r->arg >= sizeof(argument_regs)) {
+			b->overflow = true;	/* codeadapt_install checked it */
+			return;
+		}
+		pr.value_slot = (uintptr_t)r->value;
+		pr.arg_reg = argument_regs[r->arg];
+	}
+	patch_emit_redirect(b, &pr);
+}
+
 void arch_probe_build_patch(struct patch_buf *b, const struct probe_patch_plan *plan,
 			    struct probe_patch_origins *o)
 {
@@ -250,6 +278,11 @@ void arch_probe_build_patch(struct patch_buf *b, const struct probe_patch_plan *
 		if (plan->call_fn)
 			patch_emit_frame_call(b, plan->site, plan->call_fn, plan->call_cookie,
 					      plan->live, true);
+	}
+	if (plan->redirect) {
+		if (!o->n)
+			origin(o, b, 0);
+		redirect(b, plan);
 	}
 	relocate_region(b, plan->site, plan->site + plan->length, o);
 }

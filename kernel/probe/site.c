@@ -298,6 +298,15 @@ static void fail_attach(struct probe_site *s, void *arg)
 	}
 }
 
+/* Whether a consumer at s sends the CPU elsewhere (one may). */
+static bool site_redirects(struct probe_site *s)
+{
+	list_foreach(&s->consumer_list, it)
+		if (list_entry(it, struct site_link, node)->consumer->action == PROBE_REDIRECT)
+			return true;
+	return false;
+}
+
 unsigned site_attach_batch(const uint64_t *addrs, struct probe_consumer **cs, unsigned n,
 			   int *errors, const struct site_batch *coming)
 {
@@ -325,6 +334,8 @@ unsigned site_attach_batch(const uint64_t *addrs, struct probe_consumer **cs, un
 			err = -EEXIST, why = ARCH_PROBE_A_BREAKPOINT " probe is already at this address";
 		else if (mech == PROBE_MECH_BREAKPOINT && s->mechanism != PROBE_SITE_BREAKPOINT)
 			err = -EEXIST, why = "a jump probe is already at this address";
+		else if (cs[i]->action == PROBE_REDIRECT && site_redirects(s))
+			err = -EEXIST, why = "another redirect is already at this address";
 		if (!err && link_consumer(s, cs[i]))
 			err = -ENOMEM;
 		errors[i] = err;

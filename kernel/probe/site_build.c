@@ -57,6 +57,11 @@ static void plan(const struct probe_site *s, const struct site_state *st,
 	*p = (struct probe_patch_plan){ .site = s->addr, .length = s->length,
 					.mechanism = s->mechanism, .live = s->live_before,
 					.inl = inl };
+	list_foreach(&s->consumer_list, it) {
+		const struct probe_consumer *c = list_entry(it, struct site_link, node)->consumer;
+		if (c->action == PROBE_REDIRECT)
+			p->redirect = c->redirect;
+	}
 	if (s->mechanism != PROBE_SITE_JUMP)
 		return;
 	for (unsigned i = st->ncall; i < st->n; i++) {
@@ -102,16 +107,19 @@ int site_build(struct probe_site *s, struct patch **out)
 		goto fail;
 	st->addr = s->addr;
 	st->mechanism = s->mechanism;
-	/* C consumers first: the frame call runs c[0 .. ncall-1]. */
+	/* C consumers first: the frame call runs c[0 .. ncall-1]. A redirect is the plan's. */
 	list_foreach(&s->consumer_list, it) {
 		struct probe_consumer *c = list_entry(it, struct site_link, node)->consumer;
+		if (c->action == PROBE_REDIRECT)
+			continue;
 		if (s->mechanism == PROBE_SITE_BREAKPOINT || !consumer_inline(c, s->live_before))
 			st->c[st->ncall++] = c;
 	}
 	st->n = st->ncall;
 	list_foreach(&s->consumer_list, it) {
 		struct probe_consumer *c = list_entry(it, struct site_link, node)->consumer;
-		if (s->mechanism == PROBE_SITE_JUMP && consumer_inline(c, s->live_before))
+		if (c->action != PROBE_REDIRECT && s->mechanism == PROBE_SITE_JUMP &&
+		    consumer_inline(c, s->live_before))
 			st->c[st->n++] = c;
 	}
 

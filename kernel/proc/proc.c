@@ -11,8 +11,8 @@
  * (proc_internal.h).
  *
  * Exit, in its own thread, in these steps:
- *   1. remove the grafts installed for it alone, close its files (pipes
- *      see EOF and EPIPE);
+ *   1. remove the grafts and code adaptations installed for it alone,
+ *      close its files (pipes see EOF and EPIPE);
  *   2. leave its address space for the kernel's and free it, with every
  *      page it held;
  *   3. under proc_lock: move its thread's per-thread figures into the
@@ -30,6 +30,7 @@
 #include <scion/clock.h>
 #include <scion/format.h>
 #include <scion/graft.h>
+#include <scion/codeadapt.h>
 #include <scion/console.h>
 #include <scion/errno.h>
 #include <scion/mm.h>
@@ -271,6 +272,10 @@ __noreturn void proc_exit(int wait_status)
 	if (grafts)
 		printk("proc: pid %d (%s) exits: %u graft%s installed for it removed\n", p->pid,
 		       p->name, grafts, grafts == 1 ? "" : "s");
+	unsigned versions = codeadapt_remove_thread(t->tid);
+	if (versions)
+		printk("proc: pid %d (%s) exits: %u code adaptation%s for it removed\n", p->pid,
+		       p->name, versions, versions == 1 ? "" : "s");
 	fd_close_all(p);
 	/* Step 2. */
 	irqflags_t f = arch_irq_save();

@@ -132,7 +132,7 @@ const char *codeadapt_kind_name(enum codeadapt_kind k);
 
 /*
  * Subcommands of the `codeadapt` shell command, from a linker table, so
- * each way of building a version (outline.c, specialize.c) adds its own.
+ * each way of building a version (specialize.c, say) adds its own.
  */
 struct codeadapt_cmd {
 	const char *name;

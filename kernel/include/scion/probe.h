@@ -41,6 +41,24 @@ enum probe_action {
 	PROBE_ENTER,		/* accumulator +1: a thread enters the measured region */
 	PROBE_EXIT,		/* accumulator -1: a thread leaves it */
 	PROBE_HANDLER,		/* call a C function with the registers */
+	PROBE_REDIRECT,		/* send the CPU elsewhere (struct probe_redirect): the
+				   site's last consumer, code in its patch, never run in C */
+};
+
+/*
+ * Where a PROBE_REDIRECT consumer sends the CPU, and when: after every
+ * other consumer at the site has run, the patch's guard compares and, when
+ * every test holds, jumps to *target instead of running the site's
+ * instructions (scion/codeadapt.h). The slots are patch data memory
+ * (probe_counter_alloc), which patch code reaches directly; they may be
+ * changed while installed (a store the next hit sees).
+ */
+struct probe_redirect {
+	uint64_t *target;		/* where to jump */
+	uint64_t *value;		/* NULL: no argument test; else argument arg must equal it */
+	unsigned arg;			/* 0-based: the site's function's argument */
+	uint64_t *tid;			/* NULL: any thread; else the current thread's id must */
+	uint64_t *taken;		/* incremented on every jump */
 };
 
 enum probe_mechanism {
@@ -83,6 +101,8 @@ struct probe_consumer {
 	struct probe_accumulator *acc;	/* PROBE_ENTER / PROBE_EXIT */
 	probe_handler_fn handler;	/* PROBE_HANDLER */
 	void *arg;
+	const struct probe_redirect *redirect;	/* PROBE_REDIRECT: at most one per site; its
+						   sites accept no other (-EEXIST) */
 	uint64_t tid;			/* fire only in this thread (0: any); never inline */
 	bool no_inline;			/* run it in C even where inline code could */
 	bool may_pause;			/* it may ask the thread to pause (scion/pause.h): its

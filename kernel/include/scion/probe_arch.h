@@ -115,6 +115,8 @@ struct probe_patch_plan {
 					   with every register saved in a struct trap_frame
 					   and interrupts masked */
 	uint64_t call_cookie;
+	const struct probe_redirect *redirect;	/* or NULL: after the inline code and the call
+						   (both mechanisms), the guard and jump */
 };
 
 /*
@@ -165,7 +167,10 @@ int arch_probe_check_region(uint64_t addr, unsigned *length, const char **why);
  * arch_probe_build_patch - Overview: build a site's patch into b: for a
  *   jump probe the inline code, the call if any, the relocated region
  *   and the branch back; for a breakpoint probe the relocated
- *   instruction and the branch back.
+ *   instruction and the branch back. With plan->redirect, the redirect's
+ *   guard and jump come before the relocated code, for both mechanisms
+ *   (a breakpoint resumes at the patch's start with the site's registers);
+ *   a port without redirects (ARCH_PROBE_REDIRECTS false) is never asked.
  * Arguments: b, the buffer (at the address its code will run at; the
  *   first pass sizes the patch at PATCH_CODE_BASE, so every branch the
  *   builder emits must be as long wherever it runs); plan, what the patch

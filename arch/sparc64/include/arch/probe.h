@@ -23,6 +23,11 @@
 /* A springboard slot (arch/sparc64/springboard.c; its words: patch_springboard). */
 #define ARCH_PROBE_SPRINGBOARD_LEN	PATCH_SPRINGBOARD_LEN
 
+/* No redirecting patches yet (scion/codeadapt.h refuses adaptations here). */
+#define ARCH_PROBE_REDIRECTS	false
+/* Arguments a redirect's guard can test (those passed in registers). */
+#define ARCH_PROBE_REDIRECT_ARGS	0
+
 /* Bytes a breakpoint probe writes (ta). */
 #define ARCH_PROBE_BREAKPOINT_LEN	4
 

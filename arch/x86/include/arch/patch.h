@@ -104,6 +104,30 @@ uint32_t patch_accumulate_clobbers(void);
 void patch_emit_accumulate(struct patch_buf *b, const struct patch_accumulator *acc, int delta);
 
 /*
+ * A redirect: jump elsewhere when every test holds (scion/probe.h's
+ * struct probe_redirect, with the kernel's layout filled in). Each slot
+ * is a 64-bit word within reach of rip; 0 leaves its test out.
+ */
+struct patch_redirect {
+	uint64_t target_slot;		/* holds where to jump */
+	uint64_t value_slot;		/* holds the value arg_reg must have */
+	unsigned arg_reg;		/* INSN_R* */
+	uint64_t tid_slot;		/* holds the id the current thread must have */
+	uint32_t current_offset;	/* from the per-CPU base (%gs): the current thread */
+	uint32_t tid_offset;		/* in the thread: its id */
+	uint64_t taken;			/* counter: jumps made */
+	bool flags_live;		/* keep the status flags for the code that follows */
+};
+
+/*
+ * patch_emit_redirect - the tests of r and, when all hold, the jump to
+ * *r->target_slot; otherwise execution falls through to what is emitted
+ * next, with every register and (flags_live) the flags as they were.
+ * Uses the stack below rsp for one word (the thread test's scratch).
+ */
+void patch_emit_redirect(struct patch_buf *b, const struct patch_redirect *r);
+
+/*
  * patch_relocate - append code that does what `in` (whose bytes are
  * orig, decoded at its original address) does, when run at the buffer's
  * position: RIP-relative operands and relative branches are re-encoded,

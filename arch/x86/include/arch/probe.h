@@ -27,6 +27,11 @@
 /* No springboards: jmp rel32 reaches every patch (arch/mmu.h). */
 #define ARCH_PROBE_SPRINGBOARD_LEN	0
 
+/* A patch can send the CPU elsewhere behind a guard (PROBE_REDIRECT, patch_emit_redirect). */
+#define ARCH_PROBE_REDIRECTS	true
+/* Arguments a redirect's guard can test (those passed in registers). */
+#define ARCH_PROBE_REDIRECT_ARGS	6
+
 /* Bytes a breakpoint probe writes (int3). */
 #define ARCH_PROBE_BREAKPOINT_LEN	1
 
