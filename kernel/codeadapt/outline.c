@@ -109,7 +109,8 @@ static int cmd_outline(int argc, char **argv)
 	int id = outline_function(s->addr, (unsigned)ms, threshold, &hot, &cold, &size, err,
 				  sizeof(err));
 	if (id < 0) {
-		printk("codeadapt: outline %s\n", err);
+		/* The registry's lines name themselves already; the builder's do not. */
+		printk("%s%s\n", strncmp(err, "codeadapt:", 10) ? "codeadapt: outline " : "", err);
 		return id;
 	}
 	printk("codeadapt: %d: %s outlined: %u hot blocks, %u cold out of line, %u bytes\n", id,
