@@ -14,6 +14,9 @@
  *     instead; a copy must not leave its own code on return);
  *   - call through an operand: the same instruction, its RIP-relative
  *     displacement re-aimed;
+ *   - a block's last jmp to the block laid out next: dropped; its last
+ *     jcc to the block laid out next (its fall-through moved): inverted,
+ *     so the path laid out first falls through;
  *   - ret and everything else: what patch_relocate does (copied,
  *     RIP-relative displacements re-aimed), and refused where it refuses;
  *   - refused: indirect jumps (a jump table's entries hold addresses in
@@ -99,6 +102,28 @@ static int copy_insn(struct builder *k, const struct insn *in, const uint8_t *by
 	}
 }
 
+/*
+ * How the block's last instruction changes with the layout:
+ *   - a jmp to the block laid out next is dropped (the code falls there);
+ *   - a jcc whose target is laid out next while its fall-through is not
+ *     is inverted (KernInst's outlining: the hot path falls through), so
+ *     it needs no jump after it.
+ */
+enum block_end { END_AS_IS, END_DROP, END_INVERT };
+
+static enum block_end block_end(const struct builder *k, const struct insn *in,
+				uint64_t block_end_addr, uint64_t next_start)
+{
+	if (!next_start || !in_function(k->f, in->target))
+		return END_AS_IS;
+	if (in->cf == INSN_CF_JMP && in->target == next_start)
+		return END_DROP;
+	/* Only rel8/rel32 jcc (0f 8x or 7x): the condition is the opcode's low nibble. */
+	if (in->cf == INSN_CF_JCC && in->target == next_start && block_end_addr != next_start)
+		return END_INVERT;
+	return END_AS_IS;
+}
+
 /* Copy block index bi; next_start is the start of the block laid out after it (0: none). */
 static int copy_block(struct builder *k, uint32_t bi, uint64_t next_start, const char **why)
 {
@@ -106,6 +131,7 @@ static int copy_block(struct builder *k, uint32_t bi, uint64_t next_start, const
 	const struct cfg_block *blk = &f->blocks[bi];
 	struct outline_emit *e = k->e;
 	struct insn in = { 0 };
+	bool falls = true;
 
 	e->block_at[bi] = (uint32_t)k->b.len;
 	for (uint64_t at = blk->start; at < blk->end; at += in.length) {
@@ -120,12 +146,29 @@ static int copy_block(struct builder *k, uint32_t bi, uint64_t next_start, const
 		}
 		e->map[e->nmap++] = (struct probe_patch_origin){ (uint16_t)k->b.len,
 								 (uint16_t)(at - f->sym->addr) };
-		int err = copy_insn(k, &in, bytes, why);
+		falls = insn_falls_through(&in);
+		enum block_end how = at + in.length == blk->end ?
+				     block_end(k, &in, blk->end, next_start) : END_AS_IS;
+		if (how == END_DROP) {
+			e->jumps_dropped++;
+			break;
+		}
+		int err;
+		if (how == END_INVERT) {
+			struct insn inverted = in;
+			inverted.opcode ^= 1;	/* jcc's conditions come in pairs: cc and not cc */
+			inverted.target = blk->end;
+			err = copy_insn(k, &inverted, bytes, why);
+			e->branches_inverted++;
+			falls = false;	/* its fall-through is the block laid out next */
+		} else {
+			err = copy_insn(k, &in, bytes, why);
+		}
 		if (err)
 			return err;
 	}
 	/* The block fell through to the one after it in the original: jump there if it moved. */
-	if (insn_falls_through(&in) && blk->end != next_start) {
+	if (falls && blk->end != next_start) {
 		uint64_t to;
 		/*
 		 * No block starts there (code after a call that does not
@@ -147,7 +190,7 @@ static int build_pass(struct builder *k, const uint32_t *order, const char **why
 
 	patch_buf_init(&k->b, e->code, e->cap, e->runs_at);
 	e->nmap = 0;
-	e->jumps_added = 0;
+	e->jumps_added = e->jumps_dropped = e->branches_inverted = 0;
 	for (uint32_t i = 0; i < f->nblocks; i++) {
 		uint64_t next = i + 1 < f->nblocks ? f->blocks[order[i + 1]].start : 0;
 		int err = copy_block(k, order[i], next, why);

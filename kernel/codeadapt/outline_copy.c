@@ -131,6 +131,8 @@ int outline_build(uint64_t function, const bool *cold, struct outline_copy **out
 	c->entry = c->start = e.runs_at;
 	c->end = e.runs_at + e.len;
 	c->jumps_added = e.jumps_added;
+	c->jumps_dropped = e.jumps_dropped;
+	c->branches_inverted = e.branches_inverted;
 	kfree(order);
 	kfree(e.code);
 	kfree(e.map);

@@ -30,6 +30,8 @@ struct outline_copy {
 	uint64_t start, end;		/* [start, end): the copy's code */
 	uint32_t nblocks, hot, cold;
 	uint32_t jumps_added;		/* jumps put after blocks whose fall-through moved */
+	uint32_t jumps_dropped;		/* jumps to the next block laid out, left out */
+	uint32_t branches_inverted;	/* jcc turned round so the hot path falls through */
 	uint32_t *block_at;		/* per original block index: its copy's offset from entry */
 	struct probe_code *mem;
 };

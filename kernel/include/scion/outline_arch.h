@@ -24,6 +24,9 @@ struct outline_emit {
 	size_t len;			/* filled: bytes of code */
 	unsigned nmap;			/* filled: origins, in code order */
 	unsigned jumps_added;		/* filled: jumps for fall-throughs whose block moved */
+	unsigned jumps_dropped;		/* filled: jmps to the block laid out next, left out */
+	unsigned branches_inverted;	/* filled: jcc turned round so the next block is its
+					   fall-through */
 };
 
 /*
@@ -34,7 +37,9 @@ struct outline_emit {
  *   forms, so the size does not depend on where the copy runs; calls
  *   kept as calls, so callees return into the copy; position-relative
  *   operands re-aimed), and a jump after every block whose fall-through
- *   successor is not laid out right after it.
+ *   successor is not laid out right after it; a jump to the block laid
+ *   out next is left out, and a conditional branch to it is inverted
+ *   (its fall-through moved away) so the block falls into it.
  * Arguments: f, analysed with status CFG_OK; order[0 .. f->nblocks-1],
  *   a permutation of f's block indices whose first is block 0 (the
  *   entry); e, its room filled in (code, cap, runs_at, map, map_cap,
