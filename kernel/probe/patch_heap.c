@@ -195,7 +195,7 @@ struct patch *patch_alloc(uint32_t size)
 	size_t units = (size + CODE_UNIT - 1) / CODE_UNIT;
 	if (!units || units > PATCH_UNITS_MAX)
 		return NULL;
-	/* A patch of a page or less stays in one page; a larger one (a function copy) spans pages. */
+	/* A patch of a page or less stays in one page; a function copy may span pages. */
 	size_t within = units <= UNITS_PER_PAGE ? UNITS_PER_PAGE : SIZE_MAX;
 	struct arena *a = &arenas[prefer_far];
 	size_t first = arena_find(a, units, within);

@@ -286,6 +286,21 @@ KTEST_NEEDS(probe_outline_counted_error_paths, 1, FEATURE_PROBES)
 	check_layout(t, c, cold);
 	unsigned wrong = differential_checked((long2_fn)(uintptr_t)c->entry);
 	KT_EXPECT(t, wrong == 0, "%u results of the copy differ", wrong);
+	/* A callee returns into the copy, and a backtrace there names the original. */
+	((long2_fn)(uintptr_t)c->entry)(-1, 0);
+	uint64_t ret = outline_fix_fail_return, origin = 0;
+	const struct ksym *s = symtab_lookup_addr(&kernel_symtab, (uintptr_t)outline_fix_checked,
+						  NULL);
+	KT_EXPECT(t, ret > c->start && ret <= c->end, "the callee returned to %#llx, not the copy",
+		  (unsigned long long)ret);
+	KT_EXPECT(t, probe_patch_origin(ret - 1, &origin) && s && origin >= s->addr &&
+		     origin < s->addr + s->size && analysed((const void *)(uintptr_t)origin),
+		  "the return address maps to %#llx", (unsigned long long)origin);
+	const struct cfg_function *cf = analysed(outline_fix_checked);
+	bool is_call = false;
+	for (uint32_t i = 0; cf && i < cf->ncalls; i++)
+		is_call |= cf->calls[i].site == origin;
+	KT_EXPECT(t, is_call, "%#llx is not the original's call", (unsigned long long)origin);
 	outline_free(c);
 	KT_EXPECT(t, text_identical(), "the text differs after counting");
 }
@@ -293,7 +308,8 @@ KTEST_NEEDS(probe_outline_counted_error_paths, 1, FEATURE_PROBES)
 /* Kernel functions of the string library: the copy, with no block cold, and with all cold. */
 static const char *const words[] = {
 	"0", "1", "42", "0x10", "0xffffffffffffffff", "18446744073709551615",
-	"18446744073709551616", "12k", "3M", "7G", "", "x", "0x", "12q", "-1", "99999999999999999999",
+	"18446744073709551616", "12k", "3M", "7G", "", "x", "0x", "12q", "-1",
+	"99999999999999999999",
 	"abc", "a*c", "*", "?b?", "[a-c]x", "dnlc_*", "probe_outline_*",
 };
 
@@ -332,7 +348,8 @@ KTEST_NEEDS(probe_outline_kernel_functions, 1, FEATURE_PROBES)
 		uint32_t n = 0;
 		for (uint32_t i = 1; i < f->nblocks; i += 2)
 			all[n++] = i;
-		struct outline_copy *c = build(t, (const void *)(uintptr_t)f->sym->addr, all, n, cold);
+		const void *fn = (const void *)(uintptr_t)f->sym->addr;
+		struct outline_copy *c = build(t, fn, all, n, cold);
 		KT_ASSERT(t, c, "no copy");
 		if (k)
 			wrong += differential_glob((bool (*)(const char *, const char *))(uintptr_t)
