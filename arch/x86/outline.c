@@ -88,6 +88,11 @@ static int copy_insn(struct builder *k, const struct insn *in, const uint8_t *by
 			*why = "a 16-bit call (its meaning depends on the CPU vendor)";
 			return -EINVAL;
 		}
+		/* call 1f; 1: pop: the pushed pc would be the copy's, read as data. */
+		if (in_function(k->f, in->target)) {
+			*why = "a call into the function itself (its return address is data)";
+			return -EINVAL;
+		}
 		patch_emit_call(&k->b, in->target);
 		return 0;
 	case INSN_CF_CALL_INDIRECT:
@@ -197,7 +202,7 @@ static int build_pass(struct builder *k, const uint32_t *order, const char **why
 		if (err)
 			return err;
 		if (k->b.overflow) {
-			*why = "the copy does not fit its room";
+			*why = "the copy would be larger than its room";
 			return -ENOSPC;
 		}
 	}

@@ -52,6 +52,12 @@ int outline_function(uint64_t function, unsigned ms, uint64_t threshold, uint32_
 			 (unsigned long long)function);
 		return -EINVAL;
 	}
+	/* Its blocks past the entry would count nothing while calls go to another version. */
+	struct codeadapt_info a;
+	if (codeadapt_find(function, &a)) {
+		snprintf(err, errlen, "codeadapt: %s is adapted already (%u)", a.function, a.id);
+		return -EEXIST;
+	}
 	uint64_t *counts = kmalloc(f->nblocks * sizeof(uint64_t));
 	bool *is_cold = kmalloc(f->nblocks * sizeof(bool));
 	int rc = -ENOMEM;

@@ -30,8 +30,8 @@
 #include <scion/format.h>
 #include <scion/errno.h>
 
-/* Room for one build: the most code a copy may hold, plus a jump per block. */
-#define BUILD_ROOM (PROBE_CODE_MAX + 64)
+/* Room for one build: the most code a copy may hold. */
+#define BUILD_ROOM PROBE_CODE_MAX
 
 static const struct cfg_function *function_of(uint64_t function, char *err, size_t errlen)
 {
@@ -114,6 +114,11 @@ int outline_build(uint64_t function, const bool *cold, struct outline_copy **out
 		goto refused;
 	/* Step 4. */
 	size_t len = e.len;
+	if (!probe_code_fits(len, e.nmap)) {
+		rc = -ENOSPC;
+		why = "the copy and its map of instructions would not fit a patch (16 KB)";
+		goto refused;
+	}
 	c->mem = probe_code_alloc(function, len, e.nmap, &e.runs_at);
 	if (!c->mem) {
 		rc = -ENOSPC;

@@ -19,13 +19,18 @@ static size_t header_bytes(unsigned nmap)
 	return ALIGN_UP(sizeof(struct patch_header) + nmap * sizeof(struct probe_patch_origin), 16);
 }
 
+bool probe_code_fits(size_t code_bytes, unsigned nmap)
+{
+	return nmap && nmap <= UINT16_MAX && code_bytes <= PROBE_CODE_MAX &&
+	       header_bytes(nmap) + code_bytes <= (size_t)PATCH_UNITS_MAX * 64;
+}
+
 struct probe_code *probe_code_alloc(uint64_t function, size_t code_bytes, unsigned nmap,
 				    uint64_t *runs_at)
 {
 	size_t header = header_bytes(nmap);
 
-	if (!nmap || nmap > UINT16_MAX || code_bytes > PROBE_CODE_MAX ||
-	    header + code_bytes > (size_t)PATCH_UNITS_MAX * 64)
+	if (!probe_code_fits(code_bytes, nmap))
 		return NULL;
 	mutex_lock(&probe_mutex);
 	struct patch *p = patch_alloc((uint32_t)(header + code_bytes));

@@ -492,6 +492,8 @@ KTEST_NEEDS(probe_outline_shell_command, 1, FEATURE_PROBES)
 		     a.kind == CODEADAPT_OUTLINE, "not installed");
 	KT_EXPECT(t, outline_fix_checked(3, 5) == (3 ^ 0) + 2 + (3 ^ 1) + 1 + (3 ^ 2) + 1 +
 		     (3 ^ 3) + 1 + (3 ^ 4) + 2, "a wrong result while installed");
+	snprintf(line, sizeof(line), "codeadapt outline outline_fix_checked ms=10");
+	KT_EXPECT(t, shell_execute(line) == -EEXIST, "outlined twice");
 	snprintf(line, sizeof(line), "codeadapt outline cfg_fix_switch ms=10");
 	KT_EXPECT(t, shell_execute(line) == -EINVAL, "a jump table outlined from the shell");
 	snprintf(line, sizeof(line), "codeadapt outline outline_fix_checked ms=0");

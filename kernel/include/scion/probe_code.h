@@ -13,6 +13,7 @@
 #define SCION_PROBE_CODE_H
 
 #include <scion/probe_arch.h>
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -20,6 +21,9 @@
 #define PROBE_CODE_MAX 12288u
 
 struct probe_code;
+
+/* Whether code_bytes of code and nmap origins fit one copy's patch. */
+bool probe_code_fits(size_t code_bytes, unsigned nmap);
 
 /*
  * probe_code_alloc - Overview: reserve room for a copy of the function
