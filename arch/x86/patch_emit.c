@@ -308,10 +308,11 @@ static void fix_forward(struct patch_buf *b, size_t field)
 		b->code[field + i] = (uint8_t)(rel >> (8 * i));
 }
 
-/* cmp slot(%rip), %reg (64-bit). */
-static void emit_cmp_slot(struct patch_buf *b, unsigned reg, uint64_t slot)
+/* cmp slot(%rip), %reg (64-bit, or the low 32 bits when low_half). */
+static void emit_cmp_slot(struct patch_buf *b, unsigned reg, uint64_t slot, bool low_half)
 {
-	emit_u8(b, (uint8_t)(x86_enc_rex[0] | REX_W | (reg >= 8 ? REX_R : 0)));
+	if (!low_half || reg >= 8)
+		emit_u8(b, (uint8_t)(x86_enc_rex[0] | (low_half ? 0 : REX_W) | (reg >= 8 ? REX_R : 0)));
 	EMIT(b, cmp_r_rm);
 	emit_u8(b, MODRM(MOD_INDIRECT, reg, RM_RIP));
 	emit_rel32(b, slot, 0);
@@ -343,12 +344,12 @@ void patch_emit_redirect(struct patch_buf *b, const struct patch_redirect *r)
 		EMIT(b, mov_r_rm);
 		emit_u8(b, MODRM(MOD_DISP32, INSN_RAX, INSN_RAX));
 		emit_u32(b, r->tid_offset);
-		emit_cmp_slot(b, INSN_RAX, r->tid_slot);
+		emit_cmp_slot(b, INSN_RAX, r->tid_slot, false);
 		emit_u8(b, (uint8_t)(x86_enc_pop_r[0] + INSN_RAX));
 		outs[nouts++] = emit_jne_forward(b);
 	}
 	if (r->value_slot) {
-		emit_cmp_slot(b, r->arg_reg, r->value_slot);
+		emit_cmp_slot(b, r->arg_reg, r->value_slot, r->arg_low_half);
 		outs[nouts++] = emit_jne_forward(b);
 	}
 	if (r->taken)

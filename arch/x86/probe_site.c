@@ -256,6 +256,7 @@ static void redirect(struct patch_buf *b, const struct probe_patch_plan *plan)
 		}
 		pr.value_slot = (uintptr_t)r->value;
 		pr.arg_reg = argument_regs[r->arg];
+		pr.arg_low_half = r->arg_bytes == 4;
 	}
 	patch_emit_redirect(b, &pr);
 }

@@ -98,6 +98,11 @@ int channel_op_graft_list(uint32_t seq, const uint8_t *body, uint32_t len);
 int coverage_start_request(uint32_t seq, const uint8_t *body, uint32_t len);
 int coverage_stop_request(uint32_t seq, const uint8_t *body, uint32_t len);
 int coverage_blocks_request(uint32_t seq, const uint8_t *body, uint32_t len);
+
+/* codeadapt_ops.c: CODEADAPT_LOAD, CODEADAPT_LIST, CODEADAPT_REMOVE (scion/codeadapt.h). */
+int codeadapt_load_request(uint32_t seq, const uint8_t *body, uint32_t len);
+int codeadapt_list_request(uint32_t seq, const uint8_t *body, uint32_t len);
+int codeadapt_remove_request(uint32_t seq, const uint8_t *body, uint32_t len);
 int channel_op_metrics(uint32_t seq, const uint8_t *body, uint32_t len);
 int channel_op_metric_add(uint32_t seq, const uint8_t *body, uint32_t len);
 int channel_op_metric_remove(uint32_t seq, const uint8_t *body, uint32_t len);

@@ -280,6 +280,9 @@ static const struct {
 	[CHAN_OP_COVERAGE_START] = { "coverage-start", coverage_start_request },
 	[CHAN_OP_COVERAGE_STOP] = { "coverage-stop", coverage_stop_request },
 	[CHAN_OP_COVERAGE_BLOCKS] = { "coverage-blocks", coverage_blocks_request },
+	[CHAN_OP_CODEADAPT_LOAD] = { "codeadapt-load", codeadapt_load_request },
+	[CHAN_OP_CODEADAPT_LIST] = { "codeadapt-list", codeadapt_list_request },
+	[CHAN_OP_CODEADAPT_REMOVE] = { "codeadapt-remove", codeadapt_remove_request },
 };
 
 void channel_handle_request(uint32_t seq, const uint8_t *payload, uint32_t length)

@@ -21,7 +21,8 @@ static void format_guard(const struct codeadapt_info *a, char *buf, size_t size)
 	size_t n = 0;
 
 	if (a->arg >= 0)
-		n += snprintf(buf + n, size - n, "arg%d == %lld", a->arg, (long long)a->value);
+		n += snprintf(buf + n, size - n, "arg%d%s == %lld", a->arg,
+			      a->arg_bytes == 4 ? "/32" : "", (long long)a->value);
 	if (a->tid)
 		snprintf(buf + n, size - n, "%sthread %llu", n ? " && " : "",
 			 (unsigned long long)a->tid);

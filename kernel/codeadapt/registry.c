@@ -134,6 +134,9 @@ static int check(const struct codeadapt_spec *s, const char **name, char *err, s
 		return fail(err, errlen, -EINVAL, "codeadapt: %s", "not the entry of a kernel "
 			    "function");
 	*name = ksym_name(&kernel_symtab, sym);
+	if (s->arg_bytes && s->arg_bytes != 4 && s->arg_bytes != 8)
+		return fail(err, errlen, -EINVAL, "codeadapt: %s: the guard compares 4 or 8 bytes "
+			    "of an argument", *name);
 	if (s->arg >= ARCH_PROBE_REDIRECT_ARGS || s->arg < -1)
 		return fail(err, errlen, -EINVAL, "codeadapt: %s: the guard can test only the "
 			    "arguments passed in registers", *name);
@@ -168,8 +171,8 @@ static int setup(struct adaptation *a, const struct codeadapt_spec *s)
 	if (a->tid)
 		*a->tid = s->tid;
 	a->redirect = (struct probe_redirect){ a->target, a->value,
-					       s->arg >= 0 ? (unsigned)s->arg : 0, a->tid,
-					       a->taken };
+					       s->arg >= 0 ? (unsigned)s->arg : 0,
+					       s->arg_bytes ? s->arg_bytes : 8, a->tid, a->taken };
 	a->consumer = (struct probe_consumer){ .action = PROBE_REDIRECT,
 					       .redirect = &a->redirect,
 					       .mechanism = PROBE_MECH_AUTO };
@@ -197,7 +200,8 @@ int codeadapt_install(const struct codeadapt_spec *s, char *err, size_t errlen)
 	a->info = (struct codeadapt_info){ .kind = s->kind, .state = CODEADAPT_INSTALLED,
 					   .function_addr = s->function, .version = s->version,
 					   .version_size = s->version_end - s->version_start,
-					   .arg = s->arg, .value = s->value, .tid = s->tid };
+					   .arg = s->arg, .arg_bytes = s->arg_bytes ? s->arg_bytes : 8,
+					   .value = s->value, .tid = s->tid };
 	strlcpy(a->info.function, name, sizeof(a->info.function));
 	strlcpy(a->info.source, s->source ? s->source : "", sizeof(a->info.source));
 	if ((rc = setup(a, s))) {
@@ -413,4 +417,21 @@ bool codeadapt_find(uint64_t function, struct codeadapt_info *out)
 		snapshot(a, out);
 	mutex_unlock(&adapt_mutex);
 	return a != NULL;
+}
+
+bool codeadapt_get(uint32_t id, struct codeadapt_info *out)
+{
+	bool found = false;
+
+	mutex_lock(&adapt_mutex);
+	list_foreach(&installed, it) {
+		struct adaptation *a = list_entry(it, struct adaptation, node);
+		if (a->info.id == id) {
+			snapshot(a, out);
+			found = true;
+			break;
+		}
+	}
+	mutex_unlock(&adapt_mutex);
+	return found;
 }

@@ -53,6 +53,18 @@ __noinline long codeadapt_fix_answer(long x)
 	return x + 1;
 }
 
+/* An int argument: its register's upper half is not the argument's. */
+__noinline int codeadapt_fix_scale(int x, int k)
+{
+	return x * k + 1;
+}
+
+__noinline int codeadapt_fix_scale_minus3(int x, int k)
+{
+	(void)k;
+	return x * -3 + 1;
+}
+
 /* A thread's own version: visibly different. */
 __noinline long codeadapt_fix_answer_mine(long x)
 {
@@ -135,6 +147,30 @@ KTEST_NEEDS(probe_codeadapt_specialize_guard, 1, FEATURE_PROBES)
 	call_sums(2, &wrong);
 	KT_EXPECT(t, wrong == 0, "%u results wrong after removal", wrong);
 	KT_EXPECT(t, codeadapt_collect() == 0, "a kernel-resident version is still draining");
+}
+
+KTEST_NEEDS(probe_codeadapt_int_argument_guard, 1, FEATURE_PROBES)
+{
+	char err[160];
+	struct codeadapt_spec s = {
+		.kind = CODEADAPT_SPECIALIZE, .function = (uintptr_t)codeadapt_fix_scale,
+		.version = (uintptr_t)codeadapt_fix_scale_minus3,
+		.version_start = (uintptr_t)codeadapt_fix_scale_minus3,
+		.version_end = (uintptr_t)codeadapt_fix_scale_minus3 + 1, .arg = 1,
+		.arg_bytes = 4, .value = (uint32_t)-3, .source = "test",
+	};
+	volatile int ks[] = { -3, 3, 0, -3, 7 };
+	int id = codeadapt_install(&s, err, sizeof(err));
+
+	KT_ASSERT(t, id > 0, "%s", err);
+	for (unsigned i = 0; i < 5; i++)
+		KT_EXPECT(t, codeadapt_fix_scale(5, ks[i]) == 5 * ks[i] + 1, "wrong for k = %d", ks[i]);
+	struct codeadapt_info a = { 0 };
+	codeadapt_find((uintptr_t)codeadapt_fix_scale, &a);
+	KT_EXPECT(t, a.taken == 2, "the clone for k == -3 ran %llu times, not 2",
+		  (unsigned long long)a.taken);
+	codeadapt_remove((uint32_t)id);
+	KT_EXPECT(t, text_identical(), "the text differs after removal");
 }
 
 struct answer_worker {

@@ -158,6 +158,12 @@ enum chan_op {
 	CHAN_OP_COVERAGE_STOP = 29,	/* -> struct chan_coverage_summary, the run stopped */
 	CHAN_OP_COVERAGE_BLOCKS = 30,	/* struct chan_list_request -> a list of struct
 					   chan_coverage_block, the last run's, by address */
+	CHAN_OP_CODEADAPT_LOAD = 31,	/* struct chan_codeadapt_load_request, then an ELF object
+					   -> status: the adaptation's id or -errno; one line */
+	CHAN_OP_CODEADAPT_LIST = 32,	/* struct chan_list_request -> a list of struct
+					   chan_codeadapt_info (scion/codeadapt.h) */
+	CHAN_OP_CODEADAPT_REMOVE = 33,	/* struct chan_codeadapt_remove_request -> status 0, or
+					   -ENOENT */
 	CHAN_OP_LIMIT,
 };
 

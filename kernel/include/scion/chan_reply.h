@@ -167,6 +167,47 @@ struct chan_coverage_block {
 _Static_assert(sizeof(struct chan_coverage_block) == 96, "chan_coverage_block changed");
 
 /*
+ * CODEADAPT_LOAD: a version of a kernel function (scion/codeadapt.h),
+ * linked from the ELF object that follows the request (a clone the host
+ * compiled from the function's own source), installed behind a guard.
+ */
+struct chan_codeadapt_load_request {
+	uint32_t kind;			/* enum codeadapt_kind: SPECIALIZE or VERSION */
+	int32_t arg;			/* -1: no argument guard; else the 0-based argument */
+	uint64_t value;			/* the argument's value the version is for */
+	int32_t pid;			/* 0: every thread; else only this process's */
+	uint32_t arg_bytes;		/* 8, or 4: the guard compares the low half */
+	char function[CHAN_FUNCTION_NAME_MAX];	/* NUL-terminated */
+};
+_Static_assert(sizeof(struct chan_codeadapt_load_request) == 88,
+	       "chan_codeadapt_load_request changed");
+
+/* CODEADAPT_LIST: one record per adaptation, installed then draining; key: the id. */
+struct chan_codeadapt_info {
+	uint32_t id;
+	uint32_t kind;			/* enum codeadapt_kind */
+	uint32_t state;			/* enum codeadapt_state */
+	int32_t arg;			/* -1: no argument guard */
+	uint32_t arg_bytes;		/* compared by the guard: 8 or 4 */
+	uint32_t reserved;
+	uint64_t function_addr;
+	uint64_t version;		/* the version's entry */
+	uint64_t version_size;
+	uint64_t value;
+	uint64_t tid;			/* 0: every thread */
+	uint64_t taken;			/* calls sent to the version */
+	char function[CHAN_FUNCTION_NAME_MAX];
+	char source[48];		/* what built the version */
+};
+_Static_assert(sizeof(struct chan_codeadapt_info) == 184, "chan_codeadapt_info changed");
+
+/* CODEADAPT_REMOVE: one adaptation (id), or every one (id 0). */
+struct chan_codeadapt_remove_request {
+	uint32_t id;
+	uint32_t reserved;
+};
+
+/*
  * METRIC_ADD: count, latency or concurrency of a kernel function, for
  * every thread (pid 0) or one process's thread; as the shell's `count`,
  * `latency`, `concurrency` (scion/metrics.h).

@@ -43,6 +43,8 @@ struct codeadapt_spec {
 	uint64_t version_end;
 	int arg;			/* -1: no argument guard; else the argument (0-based)
 					   that must equal value */
+	unsigned arg_bytes;		/* 0 or 8: the whole register; 4: its low half (a
+					   32-bit argument, whose upper half is undefined) */
 	uint64_t value;
 	uint64_t tid;			/* 0: every thread; else only this thread's calls */
 	const char *source;		/* what built the version, for `codeadapt list` */
@@ -70,6 +72,7 @@ struct codeadapt_info {
 	uint64_t version;
 	uint64_t version_size;
 	int arg;
+	unsigned arg_bytes;
 	uint64_t value;
 	uint64_t tid;
 	char source[48];
@@ -128,7 +131,25 @@ void codeadapt_foreach(bool (*fn)(const struct codeadapt_info *a, void *arg), vo
 /* The adaptation of the function at addr, copied into out: false when none. */
 bool codeadapt_find(uint64_t function, struct codeadapt_info *out);
 
+/* Installed adaptation id, copied into out: false when none. Context: thread. */
+bool codeadapt_get(uint32_t id, struct codeadapt_info *out);
+
 const char *codeadapt_kind_name(enum codeadapt_kind k);
+
+/*
+ * codeadapt_install_object - Overview: link a code object (a clone the
+ *   host compiled from the kernel's source; graft_code_load) and install
+ *   its entry as a version of the function its manifest's point names.
+ * Arguments: image/size, the ELF object; kind, arg, arg_bytes, value, tid as in
+ *   struct codeadapt_spec; source, the object's name for the listing;
+ *   err/errlen, one line on failure.
+ * Return value: the adaptation's id, or a negative errno with err; the
+ *   object's memory is freed on failure, and on removal once drained.
+ * Caller's context: thread, no spinlocks, may sleep.
+ */
+int codeadapt_install_object(const void *image, size_t size, enum codeadapt_kind kind, int arg,
+			     unsigned arg_bytes, uint64_t value, uint64_t tid, char *err,
+			     size_t errlen);
 
 /*
  * Subcommands of the `codeadapt` shell command, from a linker table, so

@@ -318,6 +318,36 @@ unsigned graft_remove_scoped(uint64_t tid);
 size_t graft_load_line(char *buf, size_t size, const char *source, const struct graft *g,
 		       const char *why);
 
+/*
+ * A trusted code object that is not a graft (kernel/graft/code_object.c):
+ * a kernel function's clone the host compiled, for a code adaptation
+ * (scion/codeadapt.h). Its manifest's point names the function.
+ */
+#define GRAFT_CODE_REGIONS 3
+struct graft_code {
+	uint64_t entry;			/* the manifest's entry, inside text */
+	uintptr_t text;			/* the executable region */
+	size_t text_size;
+	uintptr_t region[GRAFT_CODE_REGIONS];	/* text, rodata, data; 0: none */
+	size_t region_size[GRAFT_CODE_REGIONS];
+	char name[GRAFT_NAME_MAX];
+	char point[GRAFT_POINT_MAX];
+};
+
+/*
+ * graft_code_load - Overview: link a code object into the graft area,
+ *   unverified (it is kernel code the host built), its text executable.
+ * Arguments: image/size (read only); c, filled; err/errlen, one line.
+ * Return value: 0, or a negative errno with err (the loader's reasons;
+ *   an undefined symbol that is not a global kernel function).
+ * Caller's context: thread, no spinlocks, may sleep.
+ */
+int graft_code_load(const void *image, size_t size, struct graft_code *c, char *err,
+		    size_t errlen);
+
+/* Free a loaded code object's memory; nothing may run in it any more. Context: thread. */
+void graft_code_free(struct graft_code *c);
+
 /* Visit every loaded graft (registry mutex held; fn may not sleep). */
 void graft_foreach(void (*fn)(struct graft *g, void *arg), void *arg);
 

@@ -112,6 +112,7 @@ struct patch_redirect {
 	uint64_t target_slot;		/* holds where to jump */
 	uint64_t value_slot;		/* holds the value arg_reg must have */
 	unsigned arg_reg;		/* INSN_R* */
+	bool arg_low_half;		/* compare only the register's low 32 bits */
 	uint64_t tid_slot;		/* holds the id the current thread must have */
 	uint32_t current_offset;	/* from the per-CPU base (%gs): the current thread */
 	uint32_t tid_offset;		/* in the thread: its id */
