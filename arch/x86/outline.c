@@ -11,7 +11,9 @@
  *     to outside (a tail call): to the same address;
  *   - call rel32: a call rel32 to the same callee, which returns into
  *     the copy (a probe patch pushes the original return address
- *     instead; a copy must not leave its own code on return);
+ *     instead; a copy must not leave its own code on return); a
+ *     recursive call stays a call of the original's entry; a call into
+ *     the function elsewhere (a pc read as data) is refused;
  *   - call through an operand: the same instruction, its RIP-relative
  *     displacement re-aimed;
  *   - a block's last jmp to the block laid out next: dropped; its last
@@ -88,8 +90,12 @@ static int copy_insn(struct builder *k, const struct insn *in, const uint8_t *by
 			*why = "a 16-bit call (its meaning depends on the CPU vendor)";
 			return -EINVAL;
 		}
-		/* call 1f; 1: pop: the pushed pc would be the copy's, read as data. */
-		if (in_function(k->f, in->target)) {
+		/*
+		 * call 1f; 1: pop: the pushed pc would be the copy's, read as
+		 * data. A recursive call (to the entry) stays a call of the
+		 * original, which the redirect, once in, sends to the copy.
+		 */
+		if (in_function(k->f, in->target) && in->target != k->f->sym->addr) {
 			*why = "a call into the function itself (its return address is data)";
 			return -EINVAL;
 		}

@@ -36,3 +36,12 @@ __noinline long outline_fix_checked(long x, long y)
 		return outline_fix_fail(s, 2);
 	return s;
 }
+
+/* A recursive function: its copy's recursive call stays a call of the original's entry. */
+__noinline long outline_fix_recursive(long n)
+{
+	__asm__ volatile("" ::: "memory");
+	if (n < 2)
+		return n;
+	return outline_fix_recursive(n - 1) + outline_fix_recursive(n - 2) * 2;
+}

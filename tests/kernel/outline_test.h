@@ -8,5 +8,6 @@
 extern uint64_t outline_fix_fail_return;
 long outline_fix_fail(long code, long why);
 long outline_fix_checked(long x, long y);
+long outline_fix_recursive(long n);
 
 #endif

@@ -24,6 +24,9 @@
 #include <scion/shell.h>
 #include <scion/glob.h>
 #include <arch/safe_read.h>
+#include <arch/insn.h>
+#include <scion/probe_code.h>
+#include <scion/mm.h>
 #include "probe_test.h"
 #include "outline_test.h"
 
@@ -152,6 +155,26 @@ KTEST_NEEDS(probe_outline_fixture_copies, 1, FEATURE_PROBES)
 	for (long n = 0; n < 100; n++)
 		wrong += call(n) != cfg_fix_call(n);
 	outline_free(c);
+
+	/* A recursive function, copied and installed: recursion goes through the redirect. */
+	c = build(t, outline_fix_recursive, NULL, 0, cold);
+	KT_ASSERT(t, c, "no copy of outline_fix_recursive");
+	long_fn rec = (long_fn)(uintptr_t)c->entry;
+	long want[16];
+	for (long n = 0; n < 16; n++) {
+		want[n] = outline_fix_recursive(n);
+		wrong += rec(n) != want[n];
+	}
+	char err[160];
+	int id = outline_install(c, err, sizeof(err));
+	KT_ASSERT(t, id > 0, "install: %s", err);
+	for (long n = 0; n < 16; n++)
+		wrong += outline_fix_recursive(n) != want[n];
+	struct codeadapt_info a = { 0 };
+	KT_EXPECT(t, codeadapt_find((uintptr_t)outline_fix_recursive, &a) && a.taken > 1000,
+		  "the recursive calls did not go through the redirect (%llu)",
+		  (unsigned long long)a.taken);
+	codeadapt_remove((uint32_t)id);
 	KT_EXPECT(t, wrong == 0, "%u results of the copies differ from the originals'", wrong);
 	KT_EXPECT(t, text_identical(), "building copies changed the text");
 }
@@ -501,4 +524,100 @@ KTEST_NEEDS(probe_outline_shell_command, 1, FEATURE_PROBES)
 	snprintf(line, sizeof(line), "codeadapt remove all");
 	KT_EXPECT(t, shell_execute(line) == 0, "remove all failed");
 	KT_EXPECT(t, text_identical(), "the text differs after removal");
+}
+
+/* Every function of the kernel, copied with every other block cold (not run: checked). */
+struct sweep {
+	struct ktest_ctx *t;
+	unsigned copied, refused, unsupported, bad;
+	unsigned jump_table, noprobe;
+	uint8_t *boundary;		/* per byte of a copy: an instruction starts there */
+};
+
+/*
+ * The copy's code decodes from start to end, and every direct branch in
+ * it lands on one of its instruction boundaries or outside both the copy
+ * and the original's blocks (a tail call, or code after a call that does
+ * not return). Return value: false, with a failure, when it does not.
+ */
+static bool copy_is_sound(struct sweep *w, const struct cfg_function *f,
+			  const struct outline_copy *c)
+{
+	struct insn in;
+	size_t len = c->end - c->start;
+	const uint8_t *code = (const uint8_t *)(uintptr_t)c->start;
+
+	memset(w->boundary, 0, len);
+	for (size_t at = 0; at < len; at += in.length) {
+		if (insn_decode(&in, code + at, len - at, c->start + at) != INSN_OK) {
+			ktest_fail(w->t, __FILE__, __LINE__, "%s: the copy does not decode at +%zu",
+				   c->name, at);
+			return false;
+		}
+		w->boundary[at] = 1;
+	}
+	for (size_t at = 0; at < len; at += in.length) {
+		insn_decode(&in, code + at, len - at, c->start + at);
+		if (!insn_has_branch_target(&in))
+			continue;
+		bool inside = in.target >= c->start && in.target < c->end;
+		const struct cfg_block *b = cfg_block_at(f, in.target);
+		if ((inside && !w->boundary[in.target - c->start]) ||
+		    (b && b->start == in.target && in.cf != INSN_CF_CALL)) {
+			ktest_fail(w->t, __FILE__, __LINE__, "%s: the branch at +%zu goes to %#llx",
+				   c->name, at, (unsigned long long)in.target);
+			return false;
+		}
+	}
+	return true;
+}
+
+static bool sweep_one(const struct ksym *s, void *arg)
+{
+	struct sweep *w = arg;
+	const struct cfg_function *f = cfg_function_at(s->addr);
+	bool cold[MAX_BLOCKS];
+	struct outline_copy *c = NULL;
+	char err[160];
+
+	if (!f || f->sym->addr != s->addr || f->sym != s || f->nblocks > MAX_BLOCKS)
+		return true;
+	for (uint32_t i = 0; i < f->nblocks; i++)
+		cold[i] = i & 1;
+	int rc = outline_build(s->addr, cold, &c, err, sizeof(err));
+	if (rc == -EINVAL || rc == -ENOSPC) {
+		w->refused++;
+		w->jump_table += strstr(err, "indirect jump") != NULL;
+		w->noprobe += strstr(err, "probe") != NULL;
+		if (!strstr(err, "indirect jump") && !strstr(err, "probe"))
+			printk("outline: refused: %s\n", err);
+		return true;
+	}
+	if (rc) {
+		w->unsupported++;
+		ktest_fail(w->t, __FILE__, __LINE__, "%s: %d: %s", ksym_name(&kernel_symtab, s), rc,
+			   err);
+		return w->unsupported < 5;
+	}
+	w->copied++;
+	if (!copy_is_sound(w, f, c))
+		w->bad++;
+	outline_free(c);
+	return w->bad < 5;
+}
+
+KTEST_NEEDS(probe_outline_every_function, 1, FEATURE_PROBES)
+{
+	struct sweep w = { .t = t, .boundary = kmalloc(PROBE_CODE_MAX) };
+
+	KT_ASSERT(t, w.boundary, "no memory");
+	KT_ASSERT(t, cfg_analyse_kernel() == 0, "no analysis");
+	symtab_foreach_glob(&kernel_symtab, "*", sweep_one, &w);
+	kfree(w.boundary);
+	printk("outline: %u functions copied, %u refused (%u indirect jumps, %u probe code)\n",
+	       w.copied, w.refused, w.jump_table, w.noprobe);
+	KT_EXPECT(t, w.copied > 1000, "only %u functions copied", w.copied);
+	KT_EXPECT(t, w.bad == 0 && w.unsupported == 0, "%u unsound copies, %u failures", w.bad,
+		  w.unsupported);
+	KT_EXPECT(t, text_identical(), "copying changed the text");
 }
