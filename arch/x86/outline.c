@@ -231,7 +231,7 @@ int arch_outline_build(const struct cfg_function *f, const uint32_t *order,
 		return -EINVAL;
 	}
 	if (f->njump_tables || f->nunresolved) {
-		*why = "an indirect jump (jump table or unresolved): its targets stay the original's";
+		*why = "an indirect jump (jump table or unresolved): it would leave the copy";
 		return -EINVAL;
 	}
 	if (in_function(f, (uintptr_t)safe_read_may_fault)) {
