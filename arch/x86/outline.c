@@ -26,11 +26,14 @@
  *     fixup (arch_safe_read's; the trap handler would not know the copy).
  *
  * The instructions are read from the booted text image, so a probe's
- * jump in the function's live text is not copied.
+ * jump in the function's live text is not copied. The finished copy is
+ * decoded again and its branches checked (check_copy) before it is
+ * handed back.
  */
 #include <scion/outline_arch.h>
 #include <scion/textimage.h>
 #include <scion/errno.h>
+#include <scion/mm.h>
 #include <arch/insn.h>
 #include <arch/patch.h>
 
@@ -220,6 +223,45 @@ static int build_pass(struct builder *k, const uint32_t *order, const char **why
 	return 0;
 }
 
+/*
+ * The built copy, checked on its own before anything runs it: it decodes
+ * from its first byte to its last, and every direct branch in it lands
+ * on one of its own instruction starts or outside the function (a tail
+ * call, the original's entry for recursion, code after a call that does
+ * not return); none still aims at a block of the original.
+ */
+static int check_copy(const struct cfg_function *f, const struct outline_emit *e,
+		      const char **why)
+{
+	uint8_t *starts = kzalloc(e->len + 1);
+	struct insn in;
+	int rc = 0;
+
+	if (!starts) {
+		*why = "no memory to check the copy";
+		return -ENOMEM;
+	}
+	for (size_t at = 0; at < e->len && !rc; at += in.length) {
+		if (insn_decode(&in, e->code + at, e->len - at, e->runs_at + at) != INSN_OK)
+			rc = -EINVAL;
+		starts[at] = 1;
+	}
+	for (size_t at = 0; at < e->len && !rc; at += in.length) {
+		insn_decode(&in, e->code + at, e->len - at, e->runs_at + at);
+		if (!insn_has_branch_target(&in))
+			continue;
+		const struct cfg_block *b = cfg_block_at(f, in.target);
+		bool inside = in.target >= e->runs_at && in.target < e->runs_at + e->len;
+		if ((inside && !starts[in.target - e->runs_at]) ||
+		    (b && b->start == in.target && in.target != f->sym->addr))
+			rc = -EINVAL;
+	}
+	if (rc)
+		*why = "the copy failed its own check (a branch off its instructions)";
+	kfree(starts);
+	return rc;
+}
+
 int arch_outline_build(const struct cfg_function *f, const uint32_t *order,
 		       struct outline_emit *e, const char **why)
 {
@@ -248,5 +290,5 @@ int arch_outline_build(const struct cfg_function *f, const uint32_t *order,
 		*why = "the copy's size changed between passes";
 		err = -EINVAL;
 	}
-	return err;
+	return err ? err : check_copy(f, e, why);
 }

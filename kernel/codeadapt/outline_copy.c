@@ -29,6 +29,7 @@
 #include <scion/string.h>
 #include <scion/format.h>
 #include <scion/errno.h>
+#include <arch/mmu.h>
 
 /* Room for one build: the most code a copy may hold. */
 #define BUILD_ROOM PROBE_CODE_MAX
@@ -94,7 +95,10 @@ int outline_build(uint64_t function, const bool *cold, struct outline_copy **out
 		return -EINVAL;
 	struct outline_copy *c = kzalloc(sizeof(*c));
 	uint32_t *order = kmalloc(f->nblocks * sizeof(uint32_t));
-	struct outline_emit e = { .cap = BUILD_ROOM, .runs_at = function, .map_cap = f->ninsns };
+	/* Sized at the patch arena's start, as site_build.c sizes a patch: any address there
+	   gives the same size, and none of them is the original's. */
+	struct outline_emit e = { .cap = BUILD_ROOM, .runs_at = PATCH_CODE_BASE,
+				  .map_cap = f->ninsns };
 	e.code = kmalloc(BUILD_ROOM);
 	e.map = kmalloc(f->ninsns * sizeof(*e.map));
 	if (c)
@@ -108,7 +112,7 @@ int outline_build(uint64_t function, const bool *cold, struct outline_copy **out
 	strlcpy(c->name, ksym_name(&kernel_symtab, f->sym), sizeof(c->name));
 	lay_out(f, cold, order, c);
 
-	/* Step 3: sized where the original runs (any address in reach gives the same size). */
+	/* Step 3. */
 	rc = arch_outline_build(f, order, &e, &why);
 	if (rc)
 		goto refused;

@@ -39,7 +39,8 @@ struct outline_emit {
  *   operands re-aimed), and a jump after every block whose fall-through
  *   successor is not laid out right after it; a jump to the block laid
  *   out next is left out, and a conditional branch to it is inverted
- *   (its fall-through moved away) so the block falls into it.
+ *   (its fall-through moved away) so the block falls into it. The copy
+ *   is decoded again and its branches checked before it is handed back.
  * Arguments: f, analysed with status CFG_OK; order[0 .. f->nblocks-1],
  *   a permutation of f's block indices whose first is block 0 (the
  *   entry); e, its room filled in (code, cap, runs_at, map, map_cap,
