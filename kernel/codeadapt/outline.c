@@ -58,9 +58,14 @@ int outline_function(uint64_t function, unsigned ms, uint64_t threshold, uint32_
 		snprintf(err, errlen, "codeadapt: %s is adapted already (%u)", a.function, a.id);
 		return -EEXIST;
 	}
+	/* A function that cannot be copied is refused before N ms of counting, not after. */
+	int rc = outline_build(function, NULL, &c, err, errlen);
+	if (rc)
+		return rc;
+	outline_free(c);
 	uint64_t *counts = kmalloc(f->nblocks * sizeof(uint64_t));
 	bool *is_cold = kmalloc(f->nblocks * sizeof(bool));
-	int rc = -ENOMEM;
+	rc = -ENOMEM;
 	if (!counts || !is_cold) {
 		snprintf(err, errlen, "no memory for %u block counts", f->nblocks);
 		goto out;

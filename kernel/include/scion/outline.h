@@ -80,8 +80,9 @@ int outline_count(uint64_t function, unsigned ms, uint64_t *counts, uint32_t nbl
 int outline_install(struct outline_copy *c, char *err, size_t errlen);
 
 /*
- * outline_function - count, build and install (the shell command's
- *   work): cold is a count <= threshold.
+ * outline_function - check that the function copies at all, then count,
+ *   build and install (the shell command's work): cold is a count <=
+ *   threshold.
  * Return value: the adaptation's id; a negative errno with err.
  * Caller's context: thread, may sleep.
  */
