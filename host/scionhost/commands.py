@@ -16,7 +16,8 @@ import statistics
 import sys
 import time
 
-from . import adapt, bench, coverage, daemon_cli, debug, execute, frame, monitor, recconvert
+from . import (adapt, bench, codeadapt, coverage, daemon_cli, debug, execute, frame, monitor,
+               recconvert)
 from . import record, replies, streams, trace
 from . import run as run_command
 from .profile import cli as profile_cli
@@ -316,6 +317,7 @@ def build_parser():
     record.add_sim(sub, subcommand)
     adapt.add_adapt(sub, subcommand)
     coverage.add_coverage(sub, subcommand)
+    codeadapt.add_codeadapt(sub, subcommand)
     debug.add_debug(sub, subcommand)
     daemon_cli.add_daemon(sub, subcommand)
 

@@ -10,7 +10,10 @@ of the kernel runs on, and the kernel posts a channel event for it
 (`scion events --follow` shows them); where it cannot sleep the hit is
 counted and reported by `scion thread list`. `scion thread TID
 regs|stack|continue` (TID `all` for continue) reads and resumes a paused
-thread: the guest's `pause` command, whose text is for people.
+thread, and `scion thread TID step` lets it run one instruction and
+pause again at the next (kernel/debug/step.c; it prints where, or the
+one reason it cannot): the guest's `pause` command, whose text is for
+people.
 """
 
 import re
@@ -42,7 +45,7 @@ def cmd_break(args):
         raise ScionError("break: 'if' without a predicate")
     program = break_program(args.spec, " ".join(words[1:]))
     sys.stderr.write(f"scion: breakpoint: {program}\nscion: paused threads: `scion thread "
-                     f"list`, `scion thread TID regs|stack|continue`; Ctrl-C removes the "
+                     f"list`, `scion thread TID regs|stack|step|continue`; Ctrl-C removes the "
                      f"breakpoint\n")
     argv = ["--socket", args.socket, "--timeout", str(args.timeout), "--wait", str(args.wait),
             "trace", "-w", "-q", "-n", program]
@@ -58,7 +61,7 @@ def cmd_thread(args):
             raise ScionError("thread: `list` takes no action")
         return commands.shell(args, ["pause", "list"])
     if not args.action:
-        raise ScionError("thread: give TID regs|stack|continue")
+        raise ScionError("thread: give TID regs|stack|step|continue")
     if args.tid == "all" and args.action != "continue":
         raise ScionError("thread: only continue takes `all`")
     if args.tid != "all" and not args.tid.isdigit():
@@ -73,7 +76,7 @@ def add_debug(sub, subcommand):
     p.add_argument("condition", nargs="*", metavar="if PREDICATE",
                    help="a D predicate, e.g. if arg0 == 2")
     p.add_argument("--duration", type=float, metavar="S", help="remove it after S seconds")
-    p = subcommand(sub, "thread", "a thread paused by a breakpoint: TID regs|stack|continue, "
-                   "all continue, or list", cmd_thread)
+    p = subcommand(sub, "thread", "a thread paused by a breakpoint: TID "
+                   "regs|stack|step|continue, all continue, or list", cmd_thread)
     p.add_argument("tid", metavar="TID", help="a thread id, `all` (continue) or `list`")
-    p.add_argument("action", nargs="?", choices=["regs", "stack", "continue"])
+    p.add_argument("action", nargs="?", choices=["regs", "stack", "step", "continue"])

@@ -9,7 +9,6 @@
 #include <scion/codeadapt.h>
 #include <scion/channel.h>
 #include <scion/chan_reply.h>
-#include <scion/proc.h>
 #include <scion/printk.h>
 #include <scion/string.h>
 #include <scion/format.h>
@@ -26,7 +25,6 @@ int codeadapt_load_request(uint32_t seq, const uint8_t *body, uint32_t len)
 {
 	struct chan_codeadapt_load_request req;
 	char err[200], line[240];
-	uint64_t tid = 0;
 
 	if (len <= sizeof(req)) {
 		channel_error(seq, -EINVAL, "codeadapt load: give a struct "
@@ -41,12 +39,12 @@ int codeadapt_load_request(uint32_t seq, const uint8_t *body, uint32_t len)
 			      "version", req.kind);
 		return -EINVAL;
 	}
-	if (req.pid < 0 || (req.pid && !(tid = proc_thread_id(req.pid)))) {
-		channel_error(seq, -ESRCH, "codeadapt load: no live process %d", req.pid);
-		return -ESRCH;
+	if (req.pid < 0) {
+		channel_error(seq, -EINVAL, "codeadapt load: pid %d", req.pid);
+		return -EINVAL;
 	}
 	int id = codeadapt_install_object(body + sizeof(req), len - sizeof(req), req.kind,
-					  req.arg, req.arg_bytes, req.value, tid, err,
+					  req.arg, req.arg_bytes, req.value, req.pid, err,
 					  sizeof(err));
 	if (id < 0) {
 		snprintf(line, sizeof(line), "%s\n", err);
@@ -72,7 +70,7 @@ static bool list_one(const struct codeadapt_info *a, void *arg)
 	if (r) {
 		*r = (struct chan_codeadapt_info){
 			.id = a->id, .kind = a->kind, .state = a->state, .arg = a->arg,
-			.arg_bytes = a->arg_bytes,
+			.arg_bytes = a->arg_bytes, .pid = a->pid,
 			.function_addr = a->function_addr, .version = a->version,
 			.version_size = a->version_size, .value = a->value, .tid = a->tid,
 			.taken = a->taken,
@@ -101,7 +99,8 @@ int codeadapt_remove_request(uint32_t seq, const uint8_t *body, uint32_t len)
 
 	if (len != sizeof(req)) {
 		channel_error(seq, -EINVAL, "codeadapt remove: give a struct "
-			      "chan_codeadapt_remove_request (%zu bytes), not %u", sizeof(req), len);
+			      "chan_codeadapt_remove_request (%zu bytes), not %u", sizeof(req),
+			      len);
 		return -EINVAL;
 	}
 	memcpy(&req, body, sizeof(req));

@@ -23,10 +23,12 @@ static void format_guard(const struct codeadapt_info *a, char *buf, size_t size)
 	if (a->arg >= 0)
 		n += snprintf(buf + n, size - n, "arg%d%s == %lld", a->arg,
 			      a->arg_bytes == 4 ? "/32" : "", (long long)a->value);
-	if (a->tid)
+	if (a->pid)
+		snprintf(buf + n, size - n, "%spid %d", n ? " && " : "", a->pid);
+	else if (a->tid)
 		snprintf(buf + n, size - n, "%sthread %llu", n ? " && " : "",
 			 (unsigned long long)a->tid);
-	if (a->arg < 0 && !a->tid)
+	if (a->arg < 0 && !a->tid && !a->pid)
 		snprintf(buf, size, "always");
 }
 

@@ -23,7 +23,7 @@ static void release_object(void *owner)
 }
 
 int codeadapt_install_object(const void *image, size_t size, enum codeadapt_kind kind, int arg,
-			     unsigned arg_bytes, uint64_t value, uint64_t tid, char *err,
+			     unsigned arg_bytes, uint64_t value, int pid, char *err,
 			     size_t errlen)
 {
 	struct graft_code *c = kzalloc(sizeof(*c));
@@ -47,7 +47,7 @@ int codeadapt_install_object(const void *image, size_t size, enum codeadapt_kind
 	struct codeadapt_spec s = {
 		.kind = kind, .function = fn->addr, .version = c->entry,
 		.version_start = c->text, .version_end = c->text + c->text_size,
-		.arg = arg, .arg_bytes = arg_bytes, .value = value, .tid = tid, .source = c->name,
+		.arg = arg, .arg_bytes = arg_bytes, .value = value, .pid = pid, .source = c->name,
 		.release = release_object, .owner = c,
 	};
 	return codeadapt_install(&s, err, errlen);

@@ -22,6 +22,7 @@
 #include <scion/symtab.h>
 #include <scion/cfg.h>
 #include <scion/thread.h>
+#include <scion/proc.h>
 #include <scion/cpu.h>
 #include <scion/insn_summary.h>
 #include <scion/mutex.h>
@@ -50,6 +51,11 @@ static struct mutex adapt_mutex = MUTEX_INIT(adapt_mutex, "codeadapt");
 static LIST_HEAD(installed);		/* adapt_mutex */
 static LIST_HEAD(draining);		/* adapt_mutex */
 static uint32_t next_id = 1;		/* adapt_mutex */
+static unsigned waiting;		/* adapt_mutex to change: installed for a process that
+					   has not started (read unlocked) */
+
+/* A thread id no thread has: the guard of a process that has not started. */
+#define NO_THREAD_YET UINT64_MAX
 static struct probe *probe_install, *probe_remove;	/* set once by the provider */
 
 const char *codeadapt_kind_name(enum codeadapt_kind k)
@@ -161,15 +167,16 @@ static int setup(struct adaptation *a, const struct codeadapt_spec *s)
 	a->taken = probe_counter_alloc();
 	if (s->arg >= 0)
 		a->value = probe_counter_alloc();
-	if (s->tid)
+	if (s->tid || s->pid)
 		a->tid = probe_counter_alloc();
-	if (!a->target || !a->taken || (s->arg >= 0 && !a->value) || (s->tid && !a->tid))
+	if (!a->target || !a->taken || (s->arg >= 0 && !a->value) ||
+	    ((s->tid || s->pid) && !a->tid))
 		return -ENOSPC;
 	*a->target = s->version;
 	if (a->value)
 		*a->value = s->value;
 	if (a->tid)
-		*a->tid = s->tid;
+		*a->tid = a->info.tid ? a->info.tid : NO_THREAD_YET;
 	a->redirect = (struct probe_redirect){ a->target, a->value,
 					       s->arg >= 0 ? (unsigned)s->arg : 0,
 					       s->arg_bytes ? s->arg_bytes : 8, a->tid, a->taken };
@@ -200,8 +207,14 @@ int codeadapt_install(const struct codeadapt_spec *s, char *err, size_t errlen)
 	a->info = (struct codeadapt_info){ .kind = s->kind, .state = CODEADAPT_INSTALLED,
 					   .function_addr = s->function, .version = s->version,
 					   .version_size = s->version_end - s->version_start,
-					   .arg = s->arg, .arg_bytes = s->arg_bytes ? s->arg_bytes : 8,
-					   .value = s->value, .tid = s->tid };
+					   .arg = s->arg,
+					   .arg_bytes = s->arg_bytes ? s->arg_bytes : 8,
+					   .value = s->value, .tid = s->tid, .pid = s->pid };
+	if (s->pid && !s->tid && !(a->info.tid = proc_thread_id(s->pid)) &&
+	    !proc_is_suspended(s->pid)) {
+		rc = fail(err, errlen, -ESRCH, "codeadapt: %s: no live process", name);
+		goto destroy;
+	}
 	strlcpy(a->info.function, name, sizeof(a->info.function));
 	strlcpy(a->info.source, s->source ? s->source : "", sizeof(a->info.source));
 	if ((rc = setup(a, s))) {
@@ -231,6 +244,8 @@ int codeadapt_install(const struct codeadapt_spec *s, char *err, size_t errlen)
 	}
 	a->info.id = next_id++;
 	a->info.installed_ns = clock_ns();
+	if (a->tid && *a->tid == NO_THREAD_YET)
+		WRITE_ONCE(waiting, waiting + 1);
 	list_add_tail(&installed, &a->node);
 	fire(probe_install, a);
 	mutex_unlock(&adapt_mutex);
@@ -331,6 +346,8 @@ unsigned codeadapt_collect(void)
 static void remove_locked(struct adaptation *a)
 {
 	probe_disable(&a->consumer);
+	if (a->tid && *a->tid == NO_THREAD_YET)
+		WRITE_ONCE(waiting, waiting - 1);
 	a->info.taken = READ_ONCE(*a->taken);
 	a->info.state = CODEADAPT_DRAINING;
 	list_remove(&a->node);
@@ -356,14 +373,14 @@ int codeadapt_remove(uint32_t id)
 	return rc;
 }
 
-static unsigned remove_matching(uint64_t tid, bool any)
+static unsigned remove_matching(int pid, bool any)
 {
 	unsigned n = 0;
 
 	mutex_lock(&adapt_mutex);
 	list_foreach_safe(&installed, it, tmp) {
 		struct adaptation *a = list_entry(it, struct adaptation, node);
-		if (any || (a->info.tid && a->info.tid == tid)) {
+		if (any || (a->info.pid && a->info.pid == pid)) {
 			remove_locked(a);
 			n++;
 		}
@@ -378,9 +395,25 @@ unsigned codeadapt_remove_all(void)
 	return remove_matching(0, true);
 }
 
-unsigned codeadapt_remove_thread(uint64_t tid)
+unsigned codeadapt_remove_process(int pid)
 {
-	return tid ? remove_matching(tid, false) : 0;
+	return pid > 0 ? remove_matching(pid, false) : 0;
+}
+
+void codeadapt_process_started(int pid, uint64_t tid)
+{
+	if (!READ_ONCE(waiting))
+		return;
+	mutex_lock(&adapt_mutex);
+	list_foreach(&installed, it) {
+		struct adaptation *a = list_entry(it, struct adaptation, node);
+		if (a->info.pid == pid && a->tid && *a->tid == NO_THREAD_YET) {
+			WRITE_ONCE(*a->tid, tid);
+			a->info.tid = tid;
+			WRITE_ONCE(waiting, waiting - 1);
+		}
+	}
+	mutex_unlock(&adapt_mutex);
 }
 
 static void snapshot(const struct adaptation *a, struct codeadapt_info *out)

@@ -15,7 +15,6 @@
  */
 #include <scion/codeadapt.h>
 #include <scion/symtab.h>
-#include <scion/proc.h>
 #include <scion/printk.h>
 #include <scion/string.h>
 #include <scion/errno.h>
@@ -57,8 +56,8 @@ static bool parse_arg_guard(const char *word, int *arg, uint64_t *value)
 	return !parse_u64(eq + 1, value, false);
 }
 
-/* tid=T or pid=P: the thread whose calls the guard lets through. */
-static bool parse_scope(const char *word, uint64_t *tid)
+/* tid=T or pid=P: the thread or process whose calls the guard lets through. */
+static bool parse_scope(const char *word, uint64_t *tid, int *pid)
 {
 	uint64_t n;
 
@@ -67,20 +66,18 @@ static bool parse_scope(const char *word, uint64_t *tid)
 		return true;
 	}
 	if (!strncmp(word, "pid=", 4) && !parse_u64(word + 4, &n, false) && n && n <= INT32_MAX) {
-		*tid = proc_thread_id((int)n);
-		if (!*tid)
-			printk("codeadapt: no live process %llu\n", (unsigned long long)n);
-		return *tid != 0;
+		*pid = (int)n;
+		return true;
 	}
 	printk("codeadapt: '%s' is neither tid=T nor pid=P\n", word);
 	return false;
 }
 
 static int install(enum codeadapt_kind kind, const char *function, const char *version, int arg,
-		   uint64_t value, uint64_t tid)
+		   uint64_t value, uint64_t tid, int pid)
 {
 	struct codeadapt_spec s = { .kind = kind, .arg = arg, .value = value, .tid = tid,
-				    .source = version };
+				    .pid = pid, .source = version };
 	uint64_t fn_end;
 	char err[160];
 
@@ -103,7 +100,7 @@ static int install(enum codeadapt_kind kind, const char *function, const char *v
 
 static int cmd_specialize(int argc, char **argv)
 {
-	int arg;
+	int arg, pid = 0;
 	uint64_t value, tid = 0;
 
 	if (argc < 4 || argc > 5) {
@@ -115,22 +112,23 @@ static int cmd_specialize(int argc, char **argv)
 		printk("codeadapt: '%s' is not argN=K\n", argv[2]);
 		return -EINVAL;
 	}
-	if (argc == 5 && !parse_scope(argv[4], &tid))
+	if (argc == 5 && !parse_scope(argv[4], &tid, &pid))
 		return -EINVAL;
-	return install(CODEADAPT_SPECIALIZE, argv[1], argv[3], arg, value, tid);
+	return install(CODEADAPT_SPECIALIZE, argv[1], argv[3], arg, value, tid, pid);
 }
 CODEADAPT_COMMAND(specialize, "FUNC argN=K VERSION [tid=T|pid=P]", cmd_specialize);
 
 static int cmd_version(int argc, char **argv)
 {
 	uint64_t tid = 0;
+	int pid = 0;
 
 	if (argc < 3 || argc > 4) {
 		printk("codeadapt: usage: codeadapt version FUNC VERSION [tid=T|pid=P]\n");
 		return -EINVAL;
 	}
-	if (argc == 4 && !parse_scope(argv[3], &tid))
+	if (argc == 4 && !parse_scope(argv[3], &tid, &pid))
 		return -EINVAL;
-	return install(CODEADAPT_VERSION, argv[1], argv[2], -1, 0, tid);
+	return install(CODEADAPT_VERSION, argv[1], argv[2], -1, 0, tid, pid);
 }
 CODEADAPT_COMMAND(version, "FUNC VERSION [tid=T|pid=P]", cmd_version);

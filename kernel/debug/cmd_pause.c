@@ -1,8 +1,9 @@
 // SPDX-License-Identifier: BSD-2-Clause
 /*
  * `pause`: the threads D's pause() stopped (scion/pause.h): list them,
- * show a paused thread's registers or stack, resume one or all. For
- * people; `scion thread TID regs|stack|continue` runs these.
+ * show a paused thread's registers or stack, resume one or all, or let
+ * one run one instruction (step, kernel/debug/step.c). For people;
+ * `scion thread TID regs|stack|continue|step` runs these.
  */
 #include <scion/pause.h>
 #include <scion/shell.h>
@@ -56,6 +57,28 @@ static void print_stack(const struct paused_thread_info *p, void *arg)
 		printk("  %s\n", ksym_format(p->stack[i], where, sizeof(where)));
 }
 
+/* `pause step TID`: one line, where it went or why it did not. */
+static int step(uint64_t tid)
+{
+	char where[96];
+	const char *why = NULL;
+	uint64_t to = 0;
+	unsigned ran = 0;
+	int err = pause_step(tid, &to, &ran, &why);
+
+	if (err) {
+		printk("pause: thread %llu cannot step: %s\n", (unsigned long long)tid, why);
+		return err;
+	}
+	ksym_format(to, where, sizeof(where));
+	if (ran > 1)
+		printk("pause: thread %llu stepped to %s (%u instructions: its probe's jump "
+		       "covers them)\n", (unsigned long long)tid, where, ran);
+	else
+		printk("pause: thread %llu stepped to %s\n", (unsigned long long)tid, where);
+	return 0;
+}
+
 static int cmd_pause(int argc, char **argv)
 {
 	uint64_t tid = 0;
@@ -68,7 +91,8 @@ static int cmd_pause(int argc, char **argv)
 		return 0;
 	}
 	if (argc != 3 || parse_u64(argv[2], &tid, false) || !tid) {
-		printk("pause: usage: pause [list | regs TID | stack TID | continue TID|all]\n");
+		printk("pause: usage: pause [list | regs TID | stack TID | step TID | "
+		       "continue TID|all]\n");
 		return -EINVAL;
 	}
 	if (!strcmp(argv[1], "continue")) {
@@ -79,6 +103,8 @@ static int cmd_pause(int argc, char **argv)
 		printk("pause: thread %llu resumed\n", (unsigned long long)tid);
 		return 0;
 	}
+	if (!strcmp(argv[1], "step"))
+		return step(tid);
 	if (!strcmp(argv[1], "stack")) {
 		uint64_t want = tid;
 		pause_foreach(print_stack, &want);
@@ -88,7 +114,8 @@ static int cmd_pause(int argc, char **argv)
 		return -ENOENT;
 	}
 	if (strcmp(argv[1], "regs")) {
-		printk("pause: no such subcommand %s (list, regs, stack, continue)\n", argv[1]);
+		printk("pause: no such subcommand %s (list, regs, stack, step, continue)\n",
+		       argv[1]);
 		return -EINVAL;
 	}
 	if (pause_with_frame(tid, print_regs, NULL)) {
@@ -97,5 +124,6 @@ static int cmd_pause(int argc, char **argv)
 	}
 	return 0;
 }
-SHELL_COMMAND(pause, "[list | regs TID | stack TID | continue TID|all]",
-	      "threads paused by D's pause(): list, registers, stack, resume", cmd_pause);
+SHELL_COMMAND(pause, "[list | regs TID | stack TID | step TID | continue TID|all]",
+	      "threads paused by D's pause(): list, registers, stack, one step, resume",
+	      cmd_pause);

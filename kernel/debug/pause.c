@@ -11,10 +11,15 @@
  *      the channel event and sleeps until pause_continue marks it;
  *   4. it takes itself off the list, masks interrupts again and returns
  *      into the patch, which restores the registers and runs on.
- * Other hit ends (breakpoint and software-fired sites) call it with
- * can_pause false: the request is counted refused.
+ * Software-fired sites' hit ends refuse every request; a breakpoint
+ * site's refuses all but a single step's (pause_request_step) on a
+ * machine whose breakpoint trap may sleep (ARCH_PAUSE_AT_BREAKPOINT):
+ * its frame then already resumes in the site's out-of-line copy, which
+ * a word of the sleeping thread's stack keeps alive. Each pause gets a
+ * number (seq), so that a step can wait for the thread's next pause.
  *
- * Lock order: pause_mutex (the paused list), then pause_wq's lock.
+ * Lock order: pause_mutex (the paused list), then pause_wq's or
+ * paused_wq's lock.
  */
 #include <scion/pause.h>
 #include <scion/thread.h>
@@ -27,13 +32,16 @@
 #include <scion/symtab.h>
 #include <scion/string.h>
 #include <scion/errno.h>
+#include <scion/insn_summary.h>
+#include <scion/textimage.h>
 #include <arch/cpu.h>
 #include <arch/trap.h>
 #include <arch/stack.h>
 
 struct paused_thread {
 	struct paused_thread_info info;
-	struct trap_frame *frame;	/* on the paused thread's stack */
+	struct trap_frame *frame;	/* on the paused thread's stack; at a breakpoint site
+					   its pc is the out-of-line copy's */
 	bool resumed;			/* pause_wq's lock */
 	struct list_node node;		/* pause_mutex */
 };
@@ -41,6 +49,7 @@ struct paused_thread {
 static struct mutex pause_mutex = MUTEX_INIT(pause_mutex, "pause");
 static LIST_HEAD(paused);		/* pause_mutex: struct paused_thread, oldest first */
 static struct waitq pause_wq = WAITQ_INIT(pause_wq, "pause");
+static struct waitq paused_wq = WAITQ_INIT(paused_wq, "paused");	/* a thread paused */
 static struct pause_stats stats;	/* paused: pause_mutex; refused, last_*: atomic stores */
 
 /* Why the current thread cannot sleep at this hit, or NULL. Probe context. */
@@ -69,8 +78,8 @@ static void refuse(uint64_t addr, const char *why)
 	__atomic_store_n(&stats.last_refused_why, why, __ATOMIC_RELAXED);
 }
 
-/* Step 1. */
-void pause_request(const struct probe_hit *hit)
+/* Step 1, for pause_request and pause_request_step. */
+static void request(const struct probe_hit *hit, bool step)
 {
 	struct cpu *c = this_cpu();
 	struct thread *t = c->current;
@@ -80,49 +89,88 @@ void pause_request(const struct probe_hit *hit)
 		refuse(hit->addr, why);
 		return;
 	}
+	if (c->pause_tid != t->tid)
+		c->pause_step = false;
 	c->pause_tid = t->tid;
 	c->pause_addr = hit->addr;
+	c->pause_step |= step;
+}
+
+void pause_request(const struct probe_hit *hit)
+{
+	request(hit, false);
+}
+
+void pause_request_step(const struct probe_hit *hit)
+{
+	request(hit, true);
+}
+
+/*
+ * Whether addr is a function's first instruction or a return: there the
+ * return address is on top of the stack (arch_stack_walk's boundary).
+ */
+static bool at_boundary(uint64_t addr)
+{
+	uint64_t offset = 0;
+	const struct ksym *k = symtab_lookup_addr(&kernel_symtab, addr, &offset);
+	struct insn_summary s;
+
+	if (!k)
+		return false;
+	return !offset || (text_image_ready() &&
+			   !arch_insn_summarise(&s, text_image_bytes(addr), k->size - offset, addr) &&
+			   s.cls == INSN_CLASS_RETURN);
 }
 
 /* Steps 3 and 4. */
-static void pause_hit_end(struct trap_frame *frame, bool can_pause)
+static void pause_hit_end(struct trap_frame *frame, enum pause_site site, unsigned region)
 {
 	struct cpu *c = this_cpu();
 	struct thread *t = c->current;
 	uint64_t tid = c->pause_tid, addr = c->pause_addr;
+	bool step = c->pause_step;
 
 	c->pause_tid = 0;
+	c->pause_step = false;
 	if (tid != t->tid)
 		return;			/* a request left by a hit that ended elsewhere */
-	if (!can_pause) {
+	if (site == PAUSE_SITE_SOFT ||
+	    (site == PAUSE_SITE_TRAP && !(step && ARCH_PAUSE_AT_BREAKPOINT))) {
 		refuse(addr, "a breakpoint or software-fired site");
 		return;
 	}
-	struct paused_thread p = { .info = { .tid = tid, .addr = addr, .since_ns = clock_ns() },
+	struct paused_thread p = { .info = { .tid = tid, .addr = addr, .since_ns = clock_ns(),
+					     .region = region },
 				   .frame = frame };
 	char where[96];
-	uint64_t offset = 0;
 	strlcpy(p.info.name, t->name, sizeof(p.info.name));
-	/* At a function's first instruction the return address is on top of the stack. */
-	bool at_entry = symtab_lookup_addr(&kernel_symtab, addr, &offset) && !offset;
+	bool at_entry = at_boundary(addr);
+	/* The walk starts at the paused instruction, not at a breakpoint site's copy. */
+	struct trap_frame at = *frame;
+	trap_frame_set_pc(&at, addr);
 	p.info.stack[0] = addr;
-	p.info.nstack = 1 + arch_stack_walk(frame, at_entry, p.info.stack + at_entry,
+	p.info.nstack = 1 + arch_stack_walk(&at, at_entry, p.info.stack + at_entry,
 					    PAUSE_STACK_MAX - 1) - !at_entry;
 	arch_irq_enable();
 	mutex_lock(&pause_mutex);
 	list_add_tail(&paused, &p.node);
-	stats.paused++;
+	p.info.seq = ++stats.paused;
 	mutex_unlock(&pause_mutex);
+	waitq_wake_all(&paused_wq);
+	WRITE_ONCE(t->paused_at_probe, true);
 	channel_event("pause: thread %llu (%s) paused at %s", (unsigned long long)tid, t->name,
 		      ksym_format(addr, where, sizeof(where)));
 	wait_event(&pause_wq, p.resumed);
+	WRITE_ONCE(t->paused_at_probe, false);
 	mutex_lock(&pause_mutex);
 	list_remove(&p.node);
 	mutex_unlock(&pause_mutex);
 	arch_irq_disable();
 }
 
-void (*pause_at_hit_end)(struct trap_frame *frame, bool can_pause) = pause_hit_end;
+void (*pause_at_hit_end)(struct trap_frame *frame, enum pause_site site,
+			 unsigned region) = pause_hit_end;
 
 unsigned pause_continue(uint64_t tid)
 {
@@ -154,21 +202,63 @@ void pause_foreach(void (*fn)(const struct paused_thread_info *p, void *arg), vo
 	mutex_unlock(&pause_mutex);
 }
 
-int pause_with_frame(uint64_t tid, void (*fn)(const struct trap_frame *f, void *arg), void *arg)
+/* The paused thread tid, or NULL. pause_mutex held. */
+static struct paused_thread *find(uint64_t tid)
 {
-	int err = -ENOENT;
-	/* A paused thread takes pause_mutex to leave the list: it waits for fn. */
-	mutex_lock(&pause_mutex);
 	list_foreach(&paused, it) {
 		struct paused_thread *p = list_entry(it, struct paused_thread, node);
-		if (p->info.tid == tid) {
-			fn(p->frame, arg);
-			err = 0;
-			break;
-		}
+		if (p->info.tid == tid)
+			return p;
+	}
+	return NULL;
+}
+
+int pause_with_frame(uint64_t tid, void (*fn)(const struct trap_frame *f, void *arg), void *arg)
+{
+	/* A paused thread takes pause_mutex to leave the list: it waits for fn. */
+	mutex_lock(&pause_mutex);
+	struct paused_thread *p = find(tid);
+	if (p) {
+		/* fn sees the paused instruction as the pc, even where the frame resumes a copy. */
+		struct trap_frame f = *p->frame;
+		trap_frame_set_pc(&f, p->info.addr);
+		fn(&f, arg);
 	}
 	mutex_unlock(&pause_mutex);
-	return err;
+	return p ? 0 : -ENOENT;
+}
+
+int pause_find(uint64_t tid, struct paused_thread_info *out)
+{
+	mutex_lock(&pause_mutex);
+	struct paused_thread *p = find(tid);
+	if (p)
+		*out = p->info;
+	mutex_unlock(&pause_mutex);
+	return p ? 0 : -ENOENT;
+}
+
+/* Whether tid is paused by a pause numbered after `after` (then *out is it). */
+static bool paused_after(uint64_t tid, uint64_t after, struct paused_thread_info *out)
+{
+	return !pause_find(tid, out) && out->seq > after;
+}
+
+int pause_wait_paused(uint64_t tid, uint64_t after, uint64_t timeout_ticks,
+		      struct paused_thread_info *out)
+{
+	uint64_t deadline = clock_ticks() + timeout_ticks;
+
+	/* The condition takes a mutex: check it between bounded sleeps, not under the lock. */
+	while (!paused_after(tid, after, out)) {
+		uint64_t now = clock_ticks();
+		if (now >= deadline)
+			return -ETIMEDOUT;
+		irqflags_t f = spin_lock_irqsave(&paused_wq.lock);
+		waitq_sleep(&paused_wq, 1);
+		spin_unlock_irqrestore(&paused_wq.lock, f);
+	}
+	return 0;
 }
 
 void pause_get_stats(struct pause_stats *s)

@@ -197,7 +197,7 @@ void probe_fire_consumers(struct probe *p, struct trap_frame *frame)
 		consumer_run(c, &hit);
 	}
 	cpu_probe_hit_end(cpu);
-	pause_hit_done(frame, false);
+	pause_hit_done(frame, PAUSE_SITE_SOFT, 0);
 	arch_irq_restore(f);
 }
 
@@ -216,6 +216,8 @@ void probe_fire_consumers(struct probe *p, struct trap_frame *frame)
 void probe_dispatch_frame(struct trap_frame *frame, uint64_t state)
 {
 	struct site_state *st = (struct site_state *)(uintptr_t)state;
+	/* The patch this call returns into runs the region it was built for. */
+	unsigned region = st->length;
 
 	if (__atomic_load_n(&st->retired, __ATOMIC_ACQUIRE)) {
 		struct probe_site *site = site_lookup(st->addr);
@@ -223,7 +225,7 @@ void probe_dispatch_frame(struct trap_frame *frame, uint64_t state)
 	}
 	if (st)
 		run_consumers(st, st->ncall, frame);
-	pause_hit_done(frame, true);
+	pause_hit_done(frame, PAUSE_SITE_JUMP, region);
 }
 
 /*
@@ -268,9 +270,14 @@ bool probe_breakpoint(struct trap_frame *frame)
 		return false;
 	}
 	struct site_state *st = __atomic_load_n(&site->state, __ATOMIC_ACQUIRE);
-	if (st->mechanism == PROBE_SITE_BREAKPOINT)
+	bool out_of_line = st->mechanism == PROBE_SITE_BREAKPOINT;
+	if (out_of_line)
 		run_consumers(st, st->n, frame);
-	pause_hit_done(frame, false);
-	arch_probe_resume(frame, st->resume, st->mechanism == PROBE_SITE_BREAKPOINT);
+	/*
+	 * Resume first: a step's pause sleeps here, and the copy its frame now
+	 * points into stays alive while it does (st may not: it is not read again).
+	 */
+	arch_probe_resume(frame, st->resume, out_of_line);
+	pause_hit_done(frame, out_of_line ? PAUSE_SITE_TRAP : PAUSE_SITE_SOFT, 0);
 	return true;
 }

@@ -29,6 +29,8 @@ extern struct mutex probe_mutex;
 struct site_state {
 	uint64_t addr;				/* the probed instruction */
 	uint8_t mechanism;			/* enum probe_site_mechanism */
+	uint8_t length;				/* a jump site's region (its patch relocates
+						   it), 0 for a breakpoint site */
 	uint64_t resume;			/* where a trapped CPU goes on: patch or copy */
 	uint64_t hits;				/* atomic: consumers run in C */
 	uint64_t missed;			/* atomic: nested hits, consumers skipped */

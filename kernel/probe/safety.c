@@ -17,7 +17,8 @@
  * range and still runs there is seen too). Return addresses need no
  * check: a call inside a jump region must be its last instruction, and
  * code in a patch that calls out (the handler call) runs with interrupts
- * masked and never sleeps.
+ * masked and never sleeps, except in a thread paused at a probe
+ * (scion/pause.h), whose whole stack is checked while it is paused.
  */
 #include <scion/cfg.h>
 #include <scion/symtab.h>
@@ -59,6 +60,13 @@ static void check_thread(struct thread *t, void *arg)
 	uintptr_t pc = READ_ONCE(t->preempted_pc);
 	if (pc)
 		mark(arg, pc);
+	/* A paused thread sleeps inside a hit: every word of its stack counts. */
+	if (READ_ONCE(t->paused_at_probe) && !READ_ONCE(t->on_cpu) && t->stack_base) {
+		uintptr_t sp = READ_ONCE(t->arch.saved_sp);
+		for (uintptr_t w = ALIGN_UP(sp, 8); w >= t->stack_base && w + 8 <= t->stack_top;
+		     w += 8)
+			mark(arg, *(const uint64_t *)w);
+	}
 }
 
 bool code_in_use(const uint64_t *starts, const uint64_t *ends, unsigned n, bool *in_use)

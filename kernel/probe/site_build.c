@@ -107,6 +107,7 @@ int site_build(struct probe_site *s, struct patch **out)
 		goto fail;
 	st->addr = s->addr;
 	st->mechanism = s->mechanism;
+	st->length = s->mechanism == PROBE_SITE_JUMP ? s->length : 0;
 	/* C consumers first: the frame call runs c[0 .. ncall-1]. A redirect is the plan's. */
 	list_foreach(&s->consumer_list, it) {
 		struct probe_consumer *c = list_entry(it, struct site_link, node)->consumer;

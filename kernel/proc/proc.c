@@ -194,6 +194,7 @@ static void user_thread_main(void *arg)
 		irqflags_t fl = spin_lock_irqsave(&proc_lock);
 		p->thread = t;	/* here, not in the creator: the thread may exit before the creator runs on */
 		spin_unlock_irqrestore(&proc_lock, fl);
+		codeadapt_process_started(p->pid, t->tid);
 		fl = arch_irq_save();
 		t->arch.as = p->vm.as;
 		arch_as_activate(p->vm.as);
@@ -272,7 +273,7 @@ __noreturn void proc_exit(int wait_status)
 	if (grafts)
 		printk("proc: pid %d (%s) exits: %u graft%s installed for it removed\n", p->pid,
 		       p->name, grafts, grafts == 1 ? "" : "s");
-	unsigned versions = codeadapt_remove_thread(t->tid);
+	unsigned versions = codeadapt_remove_process(p->pid);
 	if (versions)
 		printk("proc: pid %d (%s) exits: %u code adaptation%s for it removed\n", p->pid,
 		       p->name, versions, versions == 1 ? "" : "s");

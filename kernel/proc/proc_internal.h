@@ -246,11 +246,6 @@ int proc_spawn_files(const char *path, const char *const argv[], struct file *co
  */
 int proc_reap_kernel_child(int pid, int *status);
 
-/*
- * proc_is_suspended - whether pid was made suspended and has not been
- *   resumed (proc_resume). Caller's context: thread; takes proc_lock.
- */
-bool proc_is_suspended(int pid);
 #define WAIT_STATUS_EXITED(code)   (((code) & 0xff) << 8)
 /* proc:::exit's arg0, illumos's (and waitid's) reasons. */
 #define PROC_CLD_EXITED 1

@@ -449,7 +449,7 @@ void trace_fire_session_probe(struct trace_session *s, struct trace_ecb *ecbs,
 		memset(s->cpu[this_cpu_index()].locals, 0, s->obj.locals_bytes);
 	trace_fire(s, ecbs, &hit, args, runs_in);
 	cpu_probe_run_end(c);
-	pause_hit_done(&frame, false);
+	pause_hit_done(&frame, PAUSE_SITE_SOFT, 0);
 	arch_irq_restore(f);
 }
 

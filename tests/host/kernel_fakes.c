@@ -43,13 +43,20 @@ void pause_request(const struct probe_hit *hit)
 	(void)hit;
 }
 
-static void no_pause(struct trap_frame *frame, bool can_pause)
+void pause_request_step(const struct probe_hit *hit)
 {
-	(void)frame;
-	(void)can_pause;
+	(void)hit;
 }
 
-void (*pause_at_hit_end)(struct trap_frame *frame, bool can_pause) = no_pause;
+static void no_pause(struct trap_frame *frame, enum pause_site site, unsigned region)
+{
+	(void)frame;
+	(void)site;
+	(void)region;
+}
+
+void (*pause_at_hit_end)(struct trap_frame *frame, enum pause_site site,
+			 unsigned region) = no_pause;
 
 int proc_pid(const struct process *p)
 {

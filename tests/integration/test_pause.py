@@ -5,7 +5,10 @@ pauses only the thread whose argument is 2 among three that call the
 function (`pausework 3`): the kernel posts an event naming it, the other
 two run to their end meanwhile, `scion thread TID regs` shows its
 argument register and `stack` its callers; continued, it pauses again at
-its next call (the breakpoint is still there); once `scion break` ends
+its next call (the breakpoint is still there); `scion thread TID step`
+before that runs one instruction at a time: to pause_target's return,
+then back in its caller, one line each, and refuses a thread that is not
+paused (kernel/debug/step.c); once `scion break` ends
 and the thread is continued, it completes every call with the right
 results. A breakpoint in the timer interrupt pauses nothing and says why;
 bad requests get one line; `text verify` finds the text as booted."""
@@ -96,6 +99,7 @@ def check_conditional(ctx, boot, sock):
         ctx.result("stack", rc == 0 and lines[:1] == ["pause_target+0x0"] and
                    any(line.startswith("worker_main+") for line in lines),
                    f"exit {rc}: {out}{err}")
+        check_step(ctx, sock, tid)
         rc, out, err = scion(ctx, sock, "thread", tid, "continue")
         ctx.result("continue", rc == 0 and f"thread {tid} resumed" in out, f"exit {rc}: {out}{err}")
         again = wait_for("the next pause", lambda: (
@@ -112,6 +116,29 @@ def check_conditional(ctx, boot, sock):
         lambda s: s if s.get(2, (0, 0, 0, ""))[3] == "done" else None)(worker_status(ctx, sock)))
     ctx.result("resumed-thread-completes", done and all(
         done[w][1] == CALLS and done[w][2] == 0 for w in (1, 2, 3)), f"workers {done}")
+
+
+def check_step(ctx, sock, tid):
+    """Two steps from pause_target's entry: its ret (lea; ret), then its caller."""
+    rc, out, err = scion(ctx, sock, "thread", tid, "step")
+    m = re.search(rf"pause: thread {tid} stepped to pause_target\+(0x[0-9a-f]+)$", out, re.M)
+    ctx.result("step-in-function", rc == 0 and m is not None and int(m.group(1), 16) > 0,
+               f"exit {rc}: {out}{err}")
+    rc, out, err = scion(ctx, sock, "thread", "list")
+    ctx.result("step-still-paused", m is not None and re.search(
+        rf"^\s+{tid}\s+pausework\s+pause_target\+{m.group(1)}\s", out, re.M) is not None,
+               f"exit {rc}: {out}{err}")
+    rc, out, err = scion(ctx, sock, "thread", tid, "stack")
+    lines = [line.strip() for line in out.splitlines()]
+    ctx.result("step-stack", m is not None and lines[:1] == [f"pause_target+{m.group(1)}"] and
+               any(line.startswith("worker_main+") for line in lines), f"exit {rc}: {out}{err}")
+    rc, out, err = scion(ctx, sock, "thread", tid, "step")
+    ctx.result("step-returns-to-caller", rc == 0 and re.search(
+        rf"pause: thread {tid} stepped to worker_main\+0x[0-9a-f]+$", out, re.M) is not None,
+               f"exit {rc}: {out}{err}")
+    rc, out, err = scion(ctx, sock, "thread", "99999", "step")
+    ctx.result("step-not-paused", rc == 1 and len(err.strip().splitlines()) == 1 and
+               "thread 99999 cannot step: it is not paused" in err, f"exit {rc}: {out}{err}")
 
 
 def check_refused(ctx, sock):

@@ -15,12 +15,14 @@
 #include <scion/thread.h>
 #include <scion/sched.h>
 #include <scion/printk.h>
+#include <scion/shell.h>
 #include <scion/cpu.h>
 #include <scion/errno.h>
 #include <arch/cpu.h>
 #include "probe_test.h"
+#include "codeadapt_fixture.h"
 
-#define SPECIAL_N 16
+#define SPECIAL_N CODEADAPT_SPECIAL_N
 #define ROUNDS 40
 
 static uint8_t bytes[64];
@@ -30,6 +32,8 @@ static inline __attribute__((always_inline)) uint64_t sum_body(const uint8_t *p,
 								uint64_t seed)
 {
 	uint64_t h = seed;
+	/* Unrolled by 16: the clone for n == 16 has no loop left at all. */
+#pragma GCC unroll 16
 	for (unsigned long i = 0; i < n; i++)
 		h = (h ^ p[i]) * 0x100000001b3ull;
 	return h;
@@ -63,6 +67,15 @@ __noinline int codeadapt_fix_scale_minus3(int x, int k)
 {
 	(void)k;
 	return x * -3 + 1;
+}
+
+/* A function that keeps its own state: a clone of it would keep another copy. */
+static unsigned long counted_calls;
+
+__noinline unsigned long codeadapt_fix_counted(unsigned long x)
+{
+	counted_calls++;
+	return x + counted_calls;
 }
 
 /* A thread's own version: visibly different. */
@@ -164,7 +177,8 @@ KTEST_NEEDS(probe_codeadapt_int_argument_guard, 1, FEATURE_PROBES)
 
 	KT_ASSERT(t, id > 0, "%s", err);
 	for (unsigned i = 0; i < 5; i++)
-		KT_EXPECT(t, codeadapt_fix_scale(5, ks[i]) == 5 * ks[i] + 1, "wrong for k = %d", ks[i]);
+		KT_EXPECT(t, codeadapt_fix_scale(5, ks[i]) == 5 * ks[i] + 1, "wrong for k = %d",
+			  ks[i]);
 	struct codeadapt_info a = { 0 };
 	codeadapt_find((uintptr_t)codeadapt_fix_scale, &a);
 	KT_EXPECT(t, a.taken == 2, "the clone for k == -3 ran %llu times, not 2",
@@ -384,3 +398,35 @@ KTEST_NEEDS(probe_codeadapt_refusals, 1, FEATURE_PROBES)
 	codeadapt_foreach(count_one, &n);
 	KT_EXPECT(t, n == 0, "%u adaptations left", n);
 }
+
+/*
+ * `codeadaptwork N`: N rounds of codeadapt_fix_sum over n = 0..31, three
+ * quarters of the calls with n == SPECIAL_N; prints the calls, the
+ * results that differ from the reference (0) and their sum, which does
+ * not depend on which version ran: the input `scion codeadapt
+ * specialize`'s test histograms and then checks.
+ */
+static int cmd_codeadaptwork(int argc, char **argv)
+{
+	uint64_t rounds, sum = 0;
+	unsigned wrong = 0, calls = 0;
+
+	if (argc != 2 || parse_u64(argv[1], &rounds, false) || !rounds || rounds > 100000) {
+		printk("codeadaptwork: usage: codeadaptwork ROUNDS (1 to 100000)\n");
+		return -EINVAL;
+	}
+	fill_bytes();
+	for (uint64_t r = 0; r < rounds; r++)
+		for (unsigned long i = 0; i < 128; i++) {
+			unsigned long n = i < 96 ? SPECIAL_N : i - 96;
+			uint64_t h = codeadapt_fix_sum(bytes, n, r);
+			wrong += h != reference(n, r);
+			sum += h;
+			calls++;
+		}
+	printk("codeadaptwork: %u calls, %u wrong, sum %llx\n", calls, wrong,
+	       (unsigned long long)sum);
+	return wrong ? -EIO : 0;
+}
+SHELL_COMMAND(codeadaptwork, "ROUNDS", "call a code adaptation fixture (tests)",
+	      cmd_codeadaptwork);

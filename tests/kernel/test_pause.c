@@ -11,6 +11,7 @@
  */
 #include <scion/ktest.h>
 #include <scion/pause.h>
+#include <scion/probe_arch.h>
 #include <scion/thread.h>
 #include <scion/sched.h>
 #include <scion/shell.h>
@@ -106,8 +107,14 @@ KTEST_NEEDS(probe_pause_only_the_matching_thread, 1, FEATURE_PROBES)
 	KT_EXPECT(t, workers[0].calls == CALLS && workers[2].calls == CALLS &&
 		  READ_ONCE(held->calls) == 0, "calls: %ld, %ld (paused), %ld", workers[0].calls,
 		  READ_ONCE(held->calls), workers[2].calls);
-	/* Disabling the probe does not wait for the paused thread to leave its patch. */
+	/* Disabling the probe does not wait for the paused thread to leave its patch... */
+	struct probe_site_info site;
+	probe_site_info((uintptr_t)pause_target, &site);
 	probe_disable(&c);
+	/* ...which stays, since the paused thread's stack returns into it. */
+	KT_EXPECT(t, site.patch && probe_range_in_use(site.patch, site.patch + 256),
+		  "the paused thread's patch at %#llx counts as unused",
+		  (unsigned long long)site.patch);
 	KT_EXPECT(t, pause_continue(seen.tid) == 1, "continue found no paused thread");
 	KT_EXPECT(t, pause_continue(seen.tid) == 0, "a second continue found it still paused");
 	thread_join(threads[PAUSED_ID - 1]);

@@ -189,12 +189,12 @@ struct chan_codeadapt_info {
 	uint32_t state;			/* enum codeadapt_state */
 	int32_t arg;			/* -1: no argument guard */
 	uint32_t arg_bytes;		/* compared by the guard: 8 or 4 */
-	uint32_t reserved;
+	int32_t pid;			/* 0: not one process's */
 	uint64_t function_addr;
 	uint64_t version;		/* the version's entry */
 	uint64_t version_size;
 	uint64_t value;
-	uint64_t tid;			/* 0: every thread */
+	uint64_t tid;			/* 0: every thread, or a process's not started yet */
 	uint64_t taken;			/* calls sent to the version */
 	char function[CHAN_FUNCTION_NAME_MAX];
 	char source[48];		/* what built the version */

@@ -47,6 +47,8 @@ struct codeadapt_spec {
 					   32-bit argument, whose upper half is undefined) */
 	uint64_t value;
 	uint64_t tid;			/* 0: every thread; else only this thread's calls */
+	int pid;			/* 0, or only this process's calls (tid 0): a process
+					   still suspended gets its thread's id when it starts */
 	const char *source;		/* what built the version, for `codeadapt list` */
 	/*
 	 * release - free the version's memory. Called once, after removal,
@@ -74,7 +76,8 @@ struct codeadapt_info {
 	int arg;
 	unsigned arg_bytes;
 	uint64_t value;
-	uint64_t tid;
+	uint64_t tid;			/* 0: any thread (or a process not started yet) */
+	int pid;			/* 0: not a process's */
 	char source[48];
 	uint64_t taken;			/* calls the splice sent to the version */
 	uint64_t installed_ns;
@@ -108,11 +111,19 @@ int codeadapt_remove(uint32_t id);
 unsigned codeadapt_remove_all(void);
 
 /*
- * codeadapt_remove_thread - remove the adaptations scoped to thread tid
- *   (its process exits). Return value: how many.
+ * codeadapt_remove_process - remove the adaptations scoped to process
+ *   pid (it exits). Return value: how many.
  * Caller's context: thread, may sleep.
  */
-unsigned codeadapt_remove_thread(uint64_t tid);
+unsigned codeadapt_remove_process(int pid);
+
+/*
+ * codeadapt_process_started - process pid, installed for while it was
+ *   suspended, has its thread tid: its adaptations' guards take it.
+ * Caller's context: the process's thread before it enters user mode, may
+ *   sleep; a load and a branch while no adaptation waits for a process.
+ */
+void codeadapt_process_started(int pid, uint64_t tid);
 
 /*
  * codeadapt_collect - release the versions of removed adaptations that
@@ -140,7 +151,7 @@ const char *codeadapt_kind_name(enum codeadapt_kind k);
  * codeadapt_install_object - Overview: link a code object (a clone the
  *   host compiled from the kernel's source; graft_code_load) and install
  *   its entry as a version of the function its manifest's point names.
- * Arguments: image/size, the ELF object; kind, arg, arg_bytes, value, tid as in
+ * Arguments: image/size, the ELF object; kind, arg, arg_bytes, value, pid as in
  *   struct codeadapt_spec; source, the object's name for the listing;
  *   err/errlen, one line on failure.
  * Return value: the adaptation's id, or a negative errno with err; the
@@ -148,7 +159,7 @@ const char *codeadapt_kind_name(enum codeadapt_kind k);
  * Caller's context: thread, no spinlocks, may sleep.
  */
 int codeadapt_install_object(const void *image, size_t size, enum codeadapt_kind kind, int arg,
-			     unsigned arg_bytes, uint64_t value, uint64_t tid, char *err,
+			     unsigned arg_bytes, uint64_t value, int pid, char *err,
 			     size_t errlen);
 
 /*

@@ -68,9 +68,12 @@ struct cpu {
 	 * Own CPU, interrupts masked: a pause a consumer of the current hit
 	 * asked for (scion/pause.h): the thread (0: none) and the probed
 	 * instruction; the hit's end pauses the thread there or refuses.
+	 * pause_step: a single step's probe asked (it may pause at a
+	 * breakpoint site).
 	 */
 	uint64_t pause_tid;
 	uint64_t pause_addr;
+	bool pause_step;
 	uint64_t probe_slots[PROBE_CPU_SLOTS];	/* own CPU: accumulators (kernel/probe) */
 
 	struct spinlock xcall_lock;

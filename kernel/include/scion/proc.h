@@ -211,6 +211,12 @@ bool proc_console_interrupt(void);
  */
 uint64_t proc_thread_id(int pid);
 
+/*
+ * proc_is_suspended - whether pid was made suspended and has not been
+ *   resumed (proc_resume). Caller's context: thread; takes proc_lock.
+ */
+bool proc_is_suspended(int pid);
+
 /* Processes alive or not yet reaped, and pages their memory holds. */
 unsigned proc_count(void);
 

@@ -51,6 +51,9 @@ struct thread {
 	void *arg;			/* set once */
 	uintptr_t preempted_pc;		/* sched_lock: where an interrupt last switched it out
 					   (0: it last switched out by itself); read unlocked */
+	bool paused_at_probe;		/* own thread writes: asleep in a probe's hit
+					   (kernel/debug/pause.c), its stack holding a return
+					   into a patch or a frame that resumes in one */
 	uintptr_t stack_base;		/* set once; 0 for a boot stack */
 	uintptr_t stack_top;		/* set once */
 	int exit_code;			/* sched_lock, valid when DEAD */

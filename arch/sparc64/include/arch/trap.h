@@ -72,6 +72,13 @@ static inline uint64_t trap_frame_retval(const struct trap_frame *f)
 	return f->o[0];
 }
 
+/*
+ * A breakpoint trap's handler runs at trap level with the register
+ * windows of the trapped code in flight: it never sleeps, so no pause,
+ * not even a single step's, is taken at a breakpoint site (scion/pause.h).
+ */
+#define ARCH_PAUSE_AT_BREAKPOINT 0
+
 static inline bool trap_frame_irqs_were_enabled(const struct trap_frame *f)
 {
 	return ((f->tstate >> 8) & 0x002) != 0;	/* TSTATE.PSTATE.IE */

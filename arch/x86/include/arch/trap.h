@@ -88,6 +88,14 @@ static inline bool trap_frame_irqs_were_enabled(const struct trap_frame *f)
 	return (f->rflags & (1u << 9)) != 0;
 }
 
+/*
+ * A kernel-mode breakpoint trap (#BP, no IST) leaves its frame on the
+ * thread's own stack and its handler may sleep there with interrupts
+ * unmasked: a single step may pause a thread at a breakpoint site
+ * (scion/pause.h).
+ */
+#define ARCH_PAUSE_AT_BREAKPOINT 1
+
 /* Print the registers of f, a few per line, each line starting with prefix. */
 void arch_trap_print_regs(const struct trap_frame *f);
 
