@@ -73,8 +73,7 @@ int outline_function(uint64_t function, unsigned ms, uint64_t threshold, uint32_
 	rc = outline_count(function, ms, counts, f->nblocks, err, errlen);
 	if (rc)
 		goto out;
-	for (uint32_t i = 0; i < f->nblocks; i++)
-		is_cold[i] = counts[i] <= threshold;
+	outline_cold_from_counts(counts, f->nblocks, threshold, is_cold);
 	rc = outline_build(function, is_cold, &c, err, errlen);
 	if (rc)
 		goto out;

@@ -294,8 +294,10 @@ KTEST_NEEDS(probe_outline_counted_error_paths, 1, FEATURE_PROBES)
 	KT_EXPECT(t, counts[0] > 0 && counts[0] != UINT64_MAX, "the entry ran %llu times",
 		  (unsigned long long)counts[0]);
 	unsigned ncold = 0;
+	outline_cold_from_counts(counts, f->nblocks, 0, cold);
+	cold[0] = false;	/* the entry is laid out first whatever its count */
 	for (uint32_t i = 0; i < f->nblocks; i++)
-		ncold += (cold[i] = i && counts[i] == 0);
+		ncold += cold[i];
 	/* The error path's blocks are among those no normal call ran. */
 	bool err_path[MAX_BLOCKS];
 	KT_EXPECT(t, error_blocks(f, err_path) >= 2, "no error path found in the analysis");

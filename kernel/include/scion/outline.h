@@ -52,6 +52,18 @@ struct outline_copy {
 int outline_build(uint64_t function, const bool *cold, struct outline_copy **out, char *err,
 		  size_t errlen);
 
+/*
+ * outline_cold_from_counts - cold[i] for every block whose count is at
+ *   most threshold (UINT64_MAX, an unknown count, is never cold unless
+ *   the threshold is). Caller's context: any.
+ */
+static inline void outline_cold_from_counts(const uint64_t *counts, uint32_t nblocks,
+					    uint64_t threshold, bool *cold)
+{
+	for (uint32_t i = 0; i < nblocks; i++)
+		cold[i] = counts[i] <= threshold;
+}
+
 /* Free a copy nothing can run in (never installed, or its adaptation released it). */
 void outline_free(struct outline_copy *c);
 
