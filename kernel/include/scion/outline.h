@@ -11,7 +11,8 @@
  *
  * A block is cold when its count is at most the threshold given (0 by
  * default: never ran while counted). The entry block is always laid out
- * first, whatever its count.
+ * first, whatever its count. While a function is outlined its calls run
+ * the copy: probes past its entry see none of them.
  */
 #ifndef SCION_OUTLINE_H
 #define SCION_OUTLINE_H
