@@ -623,3 +623,70 @@ KTEST_NEEDS(probe_outline_every_function, 1, FEATURE_PROBES)
 		  w.unsupported);
 	KT_EXPECT(t, text_identical(), "copying changed the text");
 }
+
+/* glob_match's results over words x words, as booted; calls on each CPU compare with them. */
+static bool glob_want[ARRAY_SIZE(words)][ARRAY_SIZE(words)];
+
+struct glob_caller {
+	bool stop;
+	unsigned wrong;
+	uint64_t calls;
+};
+
+static void call_glob(void *arg)
+{
+	struct glob_caller *w = arg;
+	while (!READ_ONCE(w->stop)) {
+		unsigned i = (unsigned)(w->calls % ARRAY_SIZE(words));
+		unsigned j = (unsigned)(w->calls / ARRAY_SIZE(words) % ARRAY_SIZE(words));
+		w->wrong += glob_match(words[i], words[j]) != glob_want[i][j];
+		w->calls++;
+	}
+}
+
+/* A kernel function the system itself calls, outlined and removed while both CPUs call it. */
+KTEST_NEEDS(probe_outline_kernel_function_installed, 2, FEATURE_PROBES)
+{
+	const struct cfg_function *f = analysed(glob_match);
+	static struct glob_caller w[2];
+	struct thread *th[2];
+	bool cold[MAX_BLOCKS];
+	uint32_t idx[MAX_BLOCKS], n = 0;
+	unsigned installs = 0;
+	char err[160];
+
+	KT_ASSERT(t, f && f->nblocks <= MAX_BLOCKS, "no analysis of glob_match");
+	for (unsigned i = 0; i < ARRAY_SIZE(words); i++)
+		for (unsigned j = 0; j < ARRAY_SIZE(words); j++)
+			glob_want[i][j] = glob_match(words[i], words[j]);
+	for (uint32_t i = 1; i < f->nblocks; i += 2)
+		idx[n++] = i;
+	for (int i = 0; i < 2; i++) {
+		w[i] = (struct glob_caller){ 0 };
+		th[i] = thread_create("outline-glob", call_glob, &w[i], i);
+		KT_ASSERT(t, th[i], "no thread");
+	}
+	for (int round = 0; round < 10; round++) {
+		struct outline_copy *c = build(t, glob_match, idx, n, cold);
+		if (!c)
+			break;
+		int id = outline_install(c, err, sizeof(err));
+		KT_EXPECT(t, id > 0, "install: %s", err);
+		if (id <= 0)
+			continue;
+		installs++;
+		thread_sleep_ticks(2);
+		KT_EXPECT(t, codeadapt_remove((uint32_t)id) == 0, "removal failed");
+		thread_sleep_ticks(1);
+	}
+	for (int i = 0; i < 2; i++) {
+		WRITE_ONCE(w[i].stop, true);
+		thread_join(th[i]);
+	}
+	KT_EXPECT(t, installs == 10, "only %u of 10 installs", installs);
+	KT_EXPECT(t, w[0].calls && w[1].calls, "a CPU made no calls");
+	KT_EXPECT(t, w[0].wrong + w[1].wrong == 0, "%u glob_match results wrong",
+		  w[0].wrong + w[1].wrong);
+	KT_EXPECT(t, codeadapt_collect() == 0, "a copy is still draining");
+	KT_EXPECT(t, text_identical(), "the text differs at the end");
+}
