@@ -589,9 +589,12 @@ static bool sweep_one(const struct ksym *s, void *arg)
 	int rc = outline_build(s->addr, cold, &c, err, sizeof(err));
 	if (rc == -EINVAL || rc == -ENOSPC) {
 		w->refused++;
-		w->jump_table += strstr(err, "indirect jump") != NULL;
-		w->noprobe += strstr(err, "probe") != NULL;
-		if (!strstr(err, "indirect jump") && !strstr(err, "probe"))
+		/* err is "NAME: why": the reason alone, so a name with "probe" in it counts once. */
+		const char *why = strstr(err, ": ");
+		why = why ? why : err;
+		w->jump_table += strstr(why, "indirect jump") != NULL;
+		w->noprobe += strstr(why, "probe") != NULL;
+		if (!strstr(why, "indirect jump") && !strstr(why, "probe"))
 			printk("outline: refused: %s\n", err);
 		return true;
 	}
