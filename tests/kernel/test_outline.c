@@ -589,7 +589,7 @@ static bool sweep_one(const struct ksym *s, void *arg)
 	int rc = outline_build(s->addr, cold, &c, err, sizeof(err));
 	if (rc == -EINVAL || rc == -ENOSPC) {
 		w->refused++;
-		/* err is "NAME: why": the reason alone, so a name with "probe" in it counts once. */
+		/* err is "NAME: why": the reason alone, so a name with "probe" counts once. */
 		const char *why = strstr(err, ": ");
 		why = why ? why : err;
 		w->jump_table += strstr(why, "indirect jump") != NULL;
