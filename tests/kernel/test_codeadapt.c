@@ -19,6 +19,7 @@
 #include <scion/cpu.h>
 #include <scion/errno.h>
 #include <arch/cpu.h>
+#include <arch/trap.h>
 #include "probe_test.h"
 #include "codeadapt_fixture.h"
 
@@ -215,6 +216,42 @@ KTEST_NEEDS(probe_codeadapt_thread_scope, 1, FEATURE_PROBES)
 	KT_EXPECT(t, codeadapt_remove((uint32_t)id) == 0, "removal failed");
 	KT_EXPECT(t, codeadapt_fix_answer(5) == 6, "the version still runs after removal");
 	KT_EXPECT(t, text_identical(), "the text differs after removal");
+}
+
+struct fired {
+	uint64_t n, last_id, last_function;
+};
+
+static void on_codeadapt_event(const struct probe_hit *hit, void *arg)
+{
+	struct fired *f = arg;
+	f->n++;
+	f->last_id = trap_frame_arg(hit->regs, 0);
+	f->last_function = trap_frame_arg(hit->regs, 2);
+}
+
+KTEST_NEEDS(probe_codeadapt_provider_fires, 1, FEATURE_PROBES)
+{
+	struct fired installs = { 0 }, removes = { 0 };
+	struct probe *pi = probe_named("codeadapt:kernel::install");
+	struct probe *pr = probe_named("codeadapt:kernel::remove");
+	struct probe_consumer ci = { .action = PROBE_HANDLER, .handler = on_codeadapt_event,
+				     .arg = &installs };
+	struct probe_consumer cr = { .action = PROBE_HANDLER, .handler = on_codeadapt_event,
+				     .arg = &removes };
+
+	KT_ASSERT(t, pi && pr, "no codeadapt provider probes");
+	KT_ASSERT(t, !probe_enable(pi, &ci) && !probe_enable(pr, &cr), "enabling them failed");
+	int id = install_sum_clone();
+	KT_EXPECT(t, id > 0 && installs.n == 1 && installs.last_id == (uint64_t)id &&
+		  installs.last_function == (uintptr_t)codeadapt_fix_sum,
+		  "install fired %llu times (id %llu)", (unsigned long long)installs.n,
+		  (unsigned long long)installs.last_id);
+	codeadapt_remove((uint32_t)id);
+	KT_EXPECT(t, removes.n == 1 && removes.last_id == (uint64_t)id,
+		  "remove fired %llu times", (unsigned long long)removes.n);
+	probe_disable(&ci);
+	probe_disable(&cr);
 }
 
 /* A probe at the entry first, then the redirect, then the probe goes first. */
