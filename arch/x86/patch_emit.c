@@ -89,6 +89,12 @@ void patch_emit_jmp(struct patch_buf *b, uint64_t target)
 	emit_rel32(b, target, 0);
 }
 
+void patch_emit_call(struct patch_buf *b, uint64_t target)
+{
+	EMIT(b, call_rel32);
+	emit_rel32(b, target, 0);
+}
+
 bool patch_jump_bytes(uint8_t out[PATCH_JUMP_LEN], uint64_t from, uint64_t to)
 {
 	struct patch_buf b;

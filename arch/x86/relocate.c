@@ -47,7 +47,7 @@ static void put_rel32(struct patch_buf *b, uint64_t target)
 }
 
 /* Copy the instruction, re-aiming a RIP-relative displacement. */
-static void copy(struct patch_buf *b, const struct insn *in, const uint8_t *orig)
+void patch_copy_insn(struct patch_buf *b, const struct insn *in, const uint8_t *orig)
 {
 	size_t start = b->len;
 	uint64_t new_next = patch_buf_pc(b) + in->length;
@@ -102,7 +102,7 @@ static int relocate_indirect_call(struct patch_buf *b, const struct insn *in, co
 	}
 	push_return_address(b, in->addr + in->length);
 	size_t start = b->len;
-	copy(b, in, orig);
+	patch_copy_insn(b, in, orig);
 	if (b->overflow)
 		return 0;
 	uint8_t *modrm = &b->code[start + in->modrm_offset];
@@ -159,7 +159,7 @@ int patch_relocate(struct patch_buf *b, const struct insn *in, const uint8_t *or
 		*why = "a breakpoint that belongs to someone else";
 		return -EINVAL;
 	default:
-		copy(b, in, orig);
+		patch_copy_insn(b, in, orig);
 		return 0;
 	}
 }

@@ -13,7 +13,9 @@
  * patch through a springboard (scion/probe_arch.h). A machine with no far
  * arena says PATCH_FAR_CODE_SIZE 0.
  *
- * Code is handed out in 64-byte units from a bitmap; its pages are mapped
+ * Code is handed out in 64-byte units from a bitmap (a patch stays in
+ * one page; a function copy, up to PATCH_UNITS_MAX units, may span
+ * pages and is written page by page: patch_write); its pages are mapped
  * read-only and executable when first used, and written through their
  * direct-map alias, always before any CPU can jump to them. A patch that
  * is no longer reachable is retired, and freed only when no CPU's
@@ -175,14 +177,15 @@ static struct arena *arena_of(uint64_t addr)
 }
 
 /* A run of units in a, collecting retired patches once if it is full; SIZE_MAX if none. */
-static size_t arena_find(struct arena *a, size_t units)
+static size_t arena_find(struct arena *a, size_t units, size_t within)
 {
 	if (!a->units)
 		return SIZE_MAX;
-	size_t first = find_run(a->used, &a->cursor, a->units, units, UNITS_PER_PAGE);
+	within = within < a->units ? within : a->units;
+	size_t first = find_run(a->used, &a->cursor, a->units, units, within);
 	if (first == SIZE_MAX) {
 		patch_collect();
-		first = find_run(a->used, &a->cursor, a->units, units, UNITS_PER_PAGE);
+		first = find_run(a->used, &a->cursor, a->units, units, within);
 	}
 	return first;
 }
@@ -190,13 +193,15 @@ static size_t arena_find(struct arena *a, size_t units)
 struct patch *patch_alloc(uint32_t size)
 {
 	size_t units = (size + CODE_UNIT - 1) / CODE_UNIT;
-	if (units > UNITS_PER_PAGE)
+	if (!units || units > PATCH_UNITS_MAX)
 		return NULL;
+	/* A patch of a page or less stays in one page; a function copy may span pages. */
+	size_t within = units <= UNITS_PER_PAGE ? UNITS_PER_PAGE : SIZE_MAX;
 	struct arena *a = &arenas[prefer_far];
-	size_t first = arena_find(a, units);
+	size_t first = arena_find(a, units, within);
 	if (first == SIZE_MAX) {
 		a = &arenas[!prefer_far];
-		first = arena_find(a, units);
+		first = arena_find(a, units, within);
 		if (first == SIZE_MAX)
 			return NULL;
 	}
@@ -206,13 +211,16 @@ struct patch *patch_alloc(uint32_t size)
 	p->addr = a->base + first * CODE_UNIT;
 	p->size = (uint32_t)(units * CODE_UNIT);
 	list_init(&p->node);
-	uint64_t *pa = &a->pa[first / UNITS_PER_PAGE];	/* a patch stays in one page */
-	if (!*pa) {
-		if (map_range(p->addr, p->size, MAP_EXEC)) {
+	for (uint64_t page = ALIGN_DOWN(p->addr, PAGE_SIZE); page < p->addr + p->size;
+	     page += PAGE_SIZE) {
+		uint64_t *pa = &a->pa[(page - a->base) / PAGE_SIZE];
+		if (*pa)
+			continue;
+		if (map_range(page, PAGE_SIZE, MAP_EXEC)) {
 			probe_pool_free(&patch_pool, p);
 			return NULL;
 		}
-		*pa = arch_translate(ALIGN_DOWN(p->addr, PAGE_SIZE), NULL) | 1;
+		*pa = arch_translate(page, NULL) | 1;
 	}
 	set_bits(a->used, first, units, true);
 	for (size_t i = 0; i < units; i++)
@@ -231,13 +239,21 @@ bool probe_patch_origin(uint64_t pc, uint64_t *origin)
 		return false;
 	uint64_t start = a->base + (unit - (back - 1u)) * CODE_UNIT;
 	const struct patch_header *h = (const struct patch_header *)(uintptr_t)start;
-	if (h->magic != PATCH_MAGIC || h->nmap == 0 || h->nmap > PROBE_PATCH_ORIGINS_MAX)
+	bool copy = h->magic == PATCH_COPY_MAGIC;
+	if ((h->magic != PATCH_MAGIC && !copy) || h->nmap == 0 ||
+	    (!copy && h->nmap > PROBE_PATCH_ORIGINS_MAX))
 		return false;
+	/* The last entry whose code starts at or before pc (a copy's map is long: halve it). */
 	uint32_t off = (uint32_t)(pc - start);
-	unsigned i = 0;
-	while (i + 1 < h->nmap && h->map[i + 1].code <= off)
-		i++;
-	*origin = h->site + h->map[i].orig;
+	unsigned lo = 0, hi = h->nmap;
+	while (hi - lo > 1) {
+		unsigned mid = lo + (hi - lo) / 2;
+		if (h->map[mid].code <= off)
+			lo = mid;
+		else
+			hi = mid;
+	}
+	*origin = h->site + h->map[lo].orig;
 	return true;
 }
 
@@ -246,6 +262,23 @@ uint8_t *patch_writable(const struct patch *p)
 	const struct arena *a = arena_of(p->addr);
 	uint64_t pa = a->pa[(p->addr - a->base) / PAGE_SIZE] & ~1ull;
 	return phys_to_virt(pa + (p->addr & (PAGE_SIZE - 1)));
+}
+
+void patch_write(const struct patch *p, uint32_t offset, const void *src, size_t len)
+{
+	const struct arena *a = arena_of(p->addr);
+	const uint8_t *from = src;
+
+	while (len) {
+		uint64_t va = p->addr + offset;
+		size_t in_page = PAGE_SIZE - (va & (PAGE_SIZE - 1));
+		size_t n = len < in_page ? len : in_page;
+		uint64_t pa = a->pa[(va - a->base) / PAGE_SIZE] & ~1ull;
+		memcpy(phys_to_virt(pa + (va & (PAGE_SIZE - 1))), from, n);
+		from += n;
+		offset += (uint32_t)n;
+		len -= n;
+	}
 }
 
 static void patch_release(struct patch *p)

@@ -49,6 +49,14 @@ struct site_state {
  * relocated instruction to where it came from.
  */
 #define PATCH_MAGIC 0x53435054u		/* "TPCS" */
+/*
+ * A function copy's patch (patch_copy.c): the same header, with a map
+ * entry per instruction (nmap up to the instructions of the function)
+ * and site the copied function's entry.
+ */
+#define PATCH_COPY_MAGIC 0x59504f43u	/* "COPY" */
+/* The most 64-byte units a patch may take: patch_heap.c's back map holds 1 + 254. */
+#define PATCH_UNITS_MAX 255
 
 struct patch_header {
 	uint32_t magic;
@@ -135,8 +143,10 @@ void site_state_free(struct site_state *st);
 void site_commit(struct list_node *work, struct text_poke_op *ops, struct probe_step_site *steps);
 
 /* patch_heap.c */
-struct patch *patch_alloc(uint32_t size);
-uint8_t *patch_writable(const struct patch *p);	/* a writable alias of its code */
+struct patch *patch_alloc(uint32_t size);	/* up to PATCH_UNITS_MAX units */
+uint8_t *patch_writable(const struct patch *p);	/* a writable alias of its code (one page) */
+/* Write len bytes at offset into p's code through the direct map, page by page. */
+void patch_write(const struct patch *p, uint32_t offset, const void *src, size_t len);
 void patch_retire(struct patch *p);		/* free once nothing can run in it */
 void patch_collect(void);			/* free retired patches now safe */
 uint64_t *data_alloc(void);

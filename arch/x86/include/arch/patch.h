@@ -57,6 +57,9 @@ bool patch_jump_bytes(uint8_t out[PATCH_JUMP_LEN], uint64_t from, uint64_t to);
 
 void patch_emit_jmp(struct patch_buf *b, uint64_t target);
 
+/* call rel32 to target: the callee returns to the code after it, wherever that runs. */
+void patch_emit_call(struct patch_buf *b, uint64_t target);
+
 /*
  * patch_emit_frame_call - save every register in a struct trap_frame
  * layout (rip = pc, vector 0; the ss slot holds rsp) on the stack, call
@@ -136,6 +139,14 @@ void patch_emit_redirect(struct patch_buf *b, const struct patch_redirect *r);
  */
 int patch_relocate(struct patch_buf *b, const struct insn *in, const uint8_t *orig,
 		   const char **why);
+
+/*
+ * patch_copy_insn - append in's bytes (orig) unchanged but for a
+ * RIP-relative displacement, re-aimed at the same address from the
+ * buffer's position (out_of_reach when it cannot be). No other check:
+ * the caller knows the instruction does not depend on where it is.
+ */
+void patch_copy_insn(struct patch_buf *b, const struct insn *in, const uint8_t *orig);
 
 /* Bytes patch_relocate may emit for one instruction, at most. */
 #define PATCH_RELOCATE_MAX 24
