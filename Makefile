@@ -188,6 +188,7 @@ LAYOUT_HEADERS := $(addprefix kernel/include/scion/,errno.h chan_proto.h chan_re
 	dif_exec.h profile_config.h monitor_rec.h blk_pattern.h)
 LAYOUT_CONSTANT_HEADERS := kernel/include/scion/graft.h kernel/include/scion/monitor.h \
 	kernel/include/scion/coverage.h kernel/include/scion/codeadapt.h \
+	kernel/include/scion/outline.h \
 	grafts/include/graft/bcache.h grafts/include/graft/sched.h
 $(LAYOUTS_PY): $(LAYOUT_HEADERS) $(LAYOUT_CONSTANT_HEADERS) tools/gen_layouts.py
 	@mkdir -p $(dir $@)

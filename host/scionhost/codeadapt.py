@@ -4,6 +4,7 @@ splices (KernInst's code adaptations; kernel/codeadapt/).
 
     scion codeadapt specialize FUNC ARG [--value K | --run CMD | --duration S] [--pid P]
     scion codeadapt version FUNC FILE.c --entry NAME [--pid P]
+    scion codeadapt outline FUNC [--ms N] [--cold C]
     scion codeadapt list [--json]
     scion codeadapt remove ID|all
 
@@ -14,7 +15,9 @@ command runs (or for --duration seconds). It compiles FUNC's clone with
 that value constant from the kernel's own source (clone.py), sends it
 with CODEADAPT_LOAD, and the kernel splices "argARG == K -> the clone"
 at FUNC's entry. `version` compiles the user's own body of FUNC instead.
---pid limits either to one process's calls. The kernel's lines are for
+--pid limits either to one process's calls. `outline` has the kernel
+count FUNC's blocks for --ms while it runs and install a copy with the
+blocks that ran at most --cold times out of line (kernel/codeadapt/outline.c). The kernel's lines are for
 people; what this prints comes from its structured replies.
 """
 
@@ -26,6 +29,7 @@ from .client import ScionError
 from .layouts import C, layout
 
 LOAD = layout("chan_codeadapt_load_request")
+OUTLINE = layout("chan_codeadapt_outline_request")
 REMOVE = layout("chan_codeadapt_remove_request")
 KINDS = {C.CODEADAPT_OUTLINE: "outline", C.CODEADAPT_SPECIALIZE: "specialize",
          C.CODEADAPT_VERSION: "version"}
@@ -154,6 +158,27 @@ def cmd_version(args):
     return 0
 
 
+def outline(client, function, ms, cold=0):
+    """Count, outline and install FUNC: {id, hot, cold, bytes}."""
+    return replies.request_struct(client, frame.OP_CODEADAPT_OUTLINE,
+                                  "chan_codeadapt_outline_reply",
+                                  OUTLINE.pack(ms=ms, cold=cold, function=function.encode()))
+
+
+def cmd_outline(args):
+    from .commands import session
+    if not 1 <= args.ms <= C.OUTLINE_MAX_MS:
+        raise ScionError(f"codeadapt: count for 1 to {C.OUTLINE_MAX_MS} ms, not {args.ms}")
+    with session(args) as client:
+        r = outline(client, args.function, args.ms, args.cold)
+    if args.json:
+        print(json.dumps(r, indent=2))
+    else:
+        print(f"codeadapt: {r['id']}: {args.function} outlined: {r['hot']} hot blocks, "
+              f"{r['cold']} cold out of line, {r['bytes']} bytes")
+    return 0
+
+
 def cmd_list(args):
     from .commands import session
     with session(args) as client:
@@ -212,6 +237,13 @@ def add_codeadapt(sub, subcommand):
                        help="only this process's calls")
         q.add_argument("--kernel", metavar="ELF", help="the booted kernel's ELF")
         q.add_argument("--keep", metavar="DIR", help="keep the generated source and objects")
+    o = subcommand(cmds, "outline", "count FUNC's blocks while the kernel runs and install a "
+                   "copy with the cold ones out of line", cmd_outline, json_flag=True)
+    o.add_argument("function", metavar="FUNC")
+    o.add_argument("--ms", type=int, default=1000, metavar="N",
+                   help="milliseconds to count (default 1000)")
+    o.add_argument("--cold", type=int, default=0, metavar="C",
+                   help="a block that ran at most C times is cold (default 0)")
     subcommand(cmds, "list", "every adaptation, with its guard and calls taken", cmd_list,
                json_flag=True)
     r = subcommand(cmds, "remove", "take adaptations out (the text is restored)", cmd_remove)

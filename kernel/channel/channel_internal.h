@@ -103,6 +103,7 @@ int coverage_blocks_request(uint32_t seq, const uint8_t *body, uint32_t len);
 int codeadapt_load_request(uint32_t seq, const uint8_t *body, uint32_t len);
 int codeadapt_list_request(uint32_t seq, const uint8_t *body, uint32_t len);
 int codeadapt_remove_request(uint32_t seq, const uint8_t *body, uint32_t len);
+int codeadapt_outline_request(uint32_t seq, const uint8_t *body, uint32_t len);
 int channel_op_metrics(uint32_t seq, const uint8_t *body, uint32_t len);
 int channel_op_metric_add(uint32_t seq, const uint8_t *body, uint32_t len);
 int channel_op_metric_remove(uint32_t seq, const uint8_t *body, uint32_t len);

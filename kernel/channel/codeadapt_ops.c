@@ -4,9 +4,11 @@
  * CODEADAPT_LOAD links a clone the host compiled and installs it behind
  * its guard, answering with the id as status and one line for people;
  * CODEADAPT_LIST lists every adaptation; CODEADAPT_REMOVE takes one (or
- * all) out. Run by the channel thread; they may sleep.
+ * all) out; CODEADAPT_OUTLINE counts, outlines and installs a function. Run by the channel thread; they may sleep.
  */
 #include <scion/codeadapt.h>
+#include <scion/outline.h>
+#include <scion/symtab.h>
 #include <scion/channel.h>
 #include <scion/chan_reply.h>
 #include <scion/printk.h>
@@ -91,6 +93,45 @@ int codeadapt_list_request(uint32_t seq, const uint8_t *body, uint32_t len)
 	struct listing listing = { &l };
 	codeadapt_foreach(list_one, &listing);
 	return chan_list_finish(&l);
+}
+
+int codeadapt_outline_request(uint32_t seq, const uint8_t *body, uint32_t len)
+{
+	struct chan_codeadapt_outline_request req;
+	struct chan_codeadapt_outline_reply r = { 0 };
+	char err[200];
+
+	if (len != sizeof(req)) {
+		channel_error(seq, -EINVAL, "codeadapt outline: give a struct "
+			      "chan_codeadapt_outline_request (%zu bytes), not %u", sizeof(req),
+			      len);
+		return -EINVAL;
+	}
+	memcpy(&req, body, sizeof(req));
+	chan_wire_from_le(CHAN_WIRE(chan_codeadapt_outline_request), &req, 1);
+	req.function[sizeof(req.function) - 1] = '\0';
+	if (!req.ms || req.ms > OUTLINE_MAX_MS) {
+		channel_error(seq, -EINVAL, "codeadapt outline: count for 1 to %u ms, not %u",
+			      OUTLINE_MAX_MS, req.ms);
+		return -EINVAL;
+	}
+	const struct ksym *s = symtab_lookup_name(&kernel_symtab, req.function);
+	if (!s || !s->size) {
+		channel_error(seq, -ENOENT, "codeadapt outline: no kernel function %s",
+			      req.function);
+		return -ENOENT;
+	}
+	int id = outline_function(s->addr, req.ms, req.cold, &r.hot, &r.cold, &r.bytes, err,
+				  sizeof(err));
+	if (id < 0) {
+		channel_error(seq, id, "%s%s", strncmp(err, "codeadapt:", 10) ?
+			      "codeadapt outline: " : "", err);
+		return id;
+	}
+	r.id = (uint32_t)id;
+	chan_wire_to_le(CHAN_WIRE(chan_codeadapt_outline_reply), &r, 1);
+	channel_respond(seq, 0, &r, sizeof(r));
+	return 0;
 }
 
 int codeadapt_remove_request(uint32_t seq, const uint8_t *body, uint32_t len)

@@ -283,6 +283,7 @@ static const struct {
 	[CHAN_OP_CODEADAPT_LOAD] = { "codeadapt-load", codeadapt_load_request },
 	[CHAN_OP_CODEADAPT_LIST] = { "codeadapt-list", codeadapt_list_request },
 	[CHAN_OP_CODEADAPT_REMOVE] = { "codeadapt-remove", codeadapt_remove_request },
+	[CHAN_OP_CODEADAPT_OUTLINE] = { "codeadapt-outline", codeadapt_outline_request },
 };
 
 void channel_handle_request(uint32_t seq, const uint8_t *payload, uint32_t length)

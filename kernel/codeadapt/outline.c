@@ -24,7 +24,7 @@
 #include <scion/errno.h>
 
 #define DEFAULT_MS 1000
-#define MAX_MS     600000
+#define MAX_MS     OUTLINE_MAX_MS
 
 static void release_copy(void *owner)
 {

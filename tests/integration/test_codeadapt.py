@@ -157,11 +157,42 @@ def check_per_process(ctx, boot, sock):
     check_text(ctx, boot, "text-after-versions")
 
 
+def check_outline(ctx, boot, sock):
+    """syscall_handle counted while a process makes system calls: its first-call and
+    tracing paths go out of line, and system calls stay right through the copy."""
+    with client.Client(sock, timeout=120) as c:
+        execute.Execution(c, ["bench_getpid", "400000"], detach=True)     # the calls counted
+        r = codeadapt.outline(c, "syscall_handle", 300)
+        ctx.result("outline", r["id"] > 0 and r["hot"] >= 2 and r["cold"] >= 1 and
+                   r["bytes"] > 0, f"reply {r}")
+        ok, text = show_pid_sees(c, 0)
+        ctx.result("syscalls-through-the-copy", ok, f"{text!r}")
+        rows = codeadapt.adaptations(c)
+        one = rows[0] if len(rows) == 1 else {}
+        ctx.result("outline-listed", one.get("kind") == "outline" and
+                   one.get("function") == "syscall_handle" and one.get("taken", 0) > 0,
+                   f"list: {rows}")
+        status, body = c.request(frame.OP_CODEADAPT_OUTLINE,
+                                 codeadapt.OUTLINE.pack(ms=300, cold=0,
+                                                        function=b"syscall_handle"))
+        ctx.result("outline-twice", status < 0 and b"adapted already" in body,
+                   f"status {status}: {body!r}")
+        status, body = c.request(frame.OP_CODEADAPT_OUTLINE,
+                                 codeadapt.OUTLINE.pack(ms=0, cold=0, function=b"glob_match"))
+        ctx.result("outline-bad-ms", status < 0 and b"1 to 600000 ms" in body,
+                   f"status {status}: {body!r}")
+        codeadapt.remove(c, r["id"])
+        ok, text = show_pid_sees(c, 0)
+        ctx.result("syscalls-after-removal", ok, f"{text!r}")
+    check_text(ctx, boot, "text-after-outline")
+
+
 def job_codeadapt(ctx):
     boot, sock = channel_boot(ctx, "codeadapt", smp=2, single_thread_tcg=True, programs=True)
     try:
         check_specialize(ctx, boot, sock)
         check_bad(ctx, sock)
         check_per_process(ctx, boot, sock)
+        check_outline(ctx, boot, sock)
     finally:
         poweroff(ctx, boot)

@@ -164,6 +164,8 @@ enum chan_op {
 					   chan_codeadapt_info (scion/codeadapt.h) */
 	CHAN_OP_CODEADAPT_REMOVE = 33,	/* struct chan_codeadapt_remove_request -> status 0, or
 					   -ENOENT */
+	CHAN_OP_CODEADAPT_OUTLINE = 34,	/* struct chan_codeadapt_outline_request -> struct
+					   chan_codeadapt_outline_reply (scion/outline.h) */
 	CHAN_OP_LIMIT,
 };
 

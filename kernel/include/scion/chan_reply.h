@@ -201,6 +201,26 @@ struct chan_codeadapt_info {
 };
 _Static_assert(sizeof(struct chan_codeadapt_info) == 184, "chan_codeadapt_info changed");
 
+/*
+ * CODEADAPT_OUTLINE: count FUNC's blocks for ms while the kernel runs,
+ * put those that ran at most cold times out of line, install the copy.
+ */
+struct chan_codeadapt_outline_request {
+	uint32_t ms;			/* 1 to 600000 */
+	uint32_t reserved;
+	uint64_t cold;			/* the count at or below which a block is cold */
+	char function[CHAN_FUNCTION_NAME_MAX];	/* NUL-terminated */
+};
+_Static_assert(sizeof(struct chan_codeadapt_outline_request) == 80,
+	       "chan_codeadapt_outline_request changed");
+
+struct chan_codeadapt_outline_reply {
+	uint32_t id;			/* the adaptation */
+	uint32_t hot;			/* blocks kept in line */
+	uint32_t cold;			/* blocks moved out of line */
+	uint32_t bytes;			/* the copy's code */
+};
+
 /* CODEADAPT_REMOVE: one adaptation (id), or every one (id 0). */
 struct chan_codeadapt_remove_request {
 	uint32_t id;

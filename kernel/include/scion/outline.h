@@ -99,6 +99,9 @@ int outline_install(struct outline_copy *c, char *err, size_t errlen);
  * Return value: the adaptation's id; a negative errno with err.
  * Caller's context: thread, may sleep.
  */
+/* The longest count outline_function takes (ms). */
+#define OUTLINE_MAX_MS 600000
+
 int outline_function(uint64_t function, unsigned ms, uint64_t threshold, uint32_t *hot,
 		     uint32_t *cold, uint32_t *size, char *err, size_t errlen);
 
