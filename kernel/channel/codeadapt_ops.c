@@ -45,9 +45,10 @@ int codeadapt_load_request(uint32_t seq, const uint8_t *body, uint32_t len)
 		channel_error(seq, -EINVAL, "codeadapt load: pid %d", req.pid);
 		return -EINVAL;
 	}
-	int id = codeadapt_install_object(body + sizeof(req), len - sizeof(req), req.kind,
-					  req.arg, req.arg_bytes, req.value, req.pid, err,
-					  sizeof(err));
+	req.function[sizeof(req.function) - 1] = '\0';
+	int id = codeadapt_install_object(body + sizeof(req), len - sizeof(req), req.function,
+					  req.kind, req.arg, req.arg_bytes, req.value, req.pid,
+					  err, sizeof(err));
 	if (id < 0) {
 		snprintf(line, sizeof(line), "%s\n", err);
 		return load_refused(seq, id, line);

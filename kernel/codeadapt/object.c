@@ -22,9 +22,9 @@ static void release_object(void *owner)
 	kfree(c);
 }
 
-int codeadapt_install_object(const void *image, size_t size, enum codeadapt_kind kind, int arg,
-			     unsigned arg_bytes, uint64_t value, int pid, char *err,
-			     size_t errlen)
+int codeadapt_install_object(const void *image, size_t size, const char *function,
+			     enum codeadapt_kind kind, int arg, unsigned arg_bytes, uint64_t value,
+			     int pid, char *err, size_t errlen)
 {
 	struct graft_code *c = kzalloc(sizeof(*c));
 
@@ -36,6 +36,12 @@ int codeadapt_install_object(const void *image, size_t size, enum codeadapt_kind
 	if (rc) {
 		kfree(c);
 		return rc;
+	}
+	if (strcmp(c->point, function)) {
+		snprintf(err, errlen, "codeadapt: the object is a version of %s, not of %s",
+			 c->point, function);
+		release_object(c);
+		return -EINVAL;
 	}
 	const struct ksym *fn = symtab_lookup_name(&kernel_symtab, c->point);
 	if (!fn) {

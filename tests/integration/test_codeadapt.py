@@ -10,7 +10,8 @@ version of the kernel's getpid, installed for one suspended process,
 changes what that process sees and nothing else, and goes when it exits.
 Bad requests get one line each and change nothing: an unknown function,
 an argument it does not have, a function whose clone would copy its
-file's state, a malformed object, an unknown id."""
+file's state, a malformed object, an object built for another function,
+an unknown id."""
 
 import json
 import re
@@ -93,6 +94,17 @@ def check_bad(ctx, sock):
                 ctx.result(f"bad-{name}", False, "loaded")
             except client.ScionError as e:
                 ctx.result(f"bad-{name}", "\n" not in str(e) and str(e), f"refused: {e}")
+        image = clone.build(ctx.ksyms[:-len("kernel.syms")] + "kernel.elf",
+                            clone.clone_source(clone.describe(
+                                ctx.ksyms[:-len("kernel.syms")] + "kernel.elf",
+                                "codeadapt_fix_sum"), "codeadapt_fix_sum", 1, 16),
+                            "spec-mismatch", "codeadapt_fix_sum")
+        try:
+            codeadapt.load(c, image, "glob_match", C.CODEADAPT_SPECIALIZE, 1, 8, 16)
+            ctx.result("bad-other-function", False, "loaded for glob_match")
+        except client.ScionError as e:
+            ctx.result("bad-other-function", "a version of codeadapt_fix_sum, not of glob_match"
+                       in str(e), f"refused: {e}")
         status, body = c.request(frame.OP_CODEADAPT_LOAD, b"short")
         ctx.result("bad-short-request", status < 0 and b"chan_codeadapt_load_request" in body,
                    f"status {status}: {body!r}")

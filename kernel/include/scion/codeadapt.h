@@ -151,16 +151,18 @@ const char *codeadapt_kind_name(enum codeadapt_kind k);
  * codeadapt_install_object - Overview: link a code object (a clone the
  *   host compiled from the kernel's source; graft_code_load) and install
  *   its entry as a version of the function its manifest's point names.
- * Arguments: image/size, the ELF object; kind, arg, arg_bytes, value, pid as in
+ * Arguments: image/size, the ELF object; function, the function the
+ *   caller means it for (its manifest must name the same); kind, arg,
+ *   arg_bytes, value, pid as in
  *   struct codeadapt_spec; source, the object's name for the listing;
  *   err/errlen, one line on failure.
  * Return value: the adaptation's id, or a negative errno with err; the
  *   object's memory is freed on failure, and on removal once drained.
  * Caller's context: thread, no spinlocks, may sleep.
  */
-int codeadapt_install_object(const void *image, size_t size, enum codeadapt_kind kind, int arg,
-			     unsigned arg_bytes, uint64_t value, int pid, char *err,
-			     size_t errlen);
+int codeadapt_install_object(const void *image, size_t size, const char *function,
+			     enum codeadapt_kind kind, int arg, unsigned arg_bytes, uint64_t value,
+			     int pid, char *err, size_t errlen);
 
 /*
  * Subcommands of the `codeadapt` shell command, from a linker table, so
