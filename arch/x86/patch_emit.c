@@ -312,7 +312,8 @@ static void fix_forward(struct patch_buf *b, size_t field)
 static void emit_cmp_slot(struct patch_buf *b, unsigned reg, uint64_t slot, bool low_half)
 {
 	if (!low_half || reg >= 8)
-		emit_u8(b, (uint8_t)(x86_enc_rex[0] | (low_half ? 0 : REX_W) | (reg >= 8 ? REX_R : 0)));
+		emit_u8(b, (uint8_t)(x86_enc_rex[0] | (low_half ? 0 : REX_W) |
+				     (reg >= 8 ? REX_R : 0)));
 	EMIT(b, cmp_r_rm);
 	emit_u8(b, MODRM(MOD_INDIRECT, reg, RM_RIP));
 	emit_rel32(b, slot, 0);

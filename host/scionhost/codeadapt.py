@@ -17,8 +17,9 @@ with CODEADAPT_LOAD, and the kernel splices "argARG == K -> the clone"
 at FUNC's entry. `version` compiles the user's own body of FUNC instead.
 --pid limits either to one process's calls. `outline` has the kernel
 count FUNC's blocks for --ms while it runs and install a copy with the
-blocks that ran at most --cold times out of line (kernel/codeadapt/outline.c). The kernel's lines are for
-people; what this prints comes from its structured replies.
+blocks that ran at most --cold times out of line
+(kernel/codeadapt/outline.c). The kernel's lines are for people; what
+this prints comes from its structured replies.
 """
 
 import json

@@ -4,7 +4,8 @@
  * CODEADAPT_LOAD links a clone the host compiled and installs it behind
  * its guard, answering with the id as status and one line for people;
  * CODEADAPT_LIST lists every adaptation; CODEADAPT_REMOVE takes one (or
- * all) out; CODEADAPT_OUTLINE counts, outlines and installs a function. Run by the channel thread; they may sleep.
+ * all) out; CODEADAPT_OUTLINE counts, outlines and installs a function.
+ * Run by the channel thread; they may sleep.
  */
 #include <scion/codeadapt.h>
 #include <scion/outline.h>

@@ -119,7 +119,8 @@ static bool at_boundary(uint64_t addr)
 	if (!k)
 		return false;
 	return !offset || (text_image_ready() &&
-			   !arch_insn_summarise(&s, text_image_bytes(addr), k->size - offset, addr) &&
+			   !arch_insn_summarise(&s, text_image_bytes(addr), k->size - offset,
+						addr) &&
 			   s.cls == INSN_CLASS_RETURN);
 }
 

@@ -47,7 +47,7 @@ BENCH(codeadapt, 1)
 {
 	uint64_t original = per_call(CODEADAPT_SPECIAL_N), declined_before = per_call(3);
 
-	/* The first install runs the structural analysis (probe_lookup's first use): not counted. */
+	/* The first install runs the structural analysis (probe_lookup's first use). */
 	int id = install_clone();
 	if (id <= 0)
 		return;

@@ -27,7 +27,8 @@ struct probe_code;
 struct outline_copy {
 	uint64_t function;		/* the original's entry */
 	char name[48];			/* its symbol */
-	uint64_t entry;			/* the copy's entry: its first block, the entry block's copy */
+	uint64_t entry;			/* the copy's entry: its first block, the entry
+					   block's copy */
 	uint64_t start, end;		/* [start, end): the copy's code */
 	uint32_t nblocks, hot, cold;
 	uint32_t jumps_added;		/* jumps put after blocks whose fall-through moved */

@@ -55,7 +55,8 @@ enum probe_action {
  */
 struct probe_redirect {
 	uint64_t *target;		/* where to jump */
-	uint64_t *value;		/* NULL: no argument test; else argument arg must equal it */
+	uint64_t *value;		/* NULL: no argument test; else argument arg must
+					   equal it */
 	unsigned arg;			/* 0-based: the site's function's argument */
 	unsigned arg_bytes;		/* 8, or 4: only the low half is the argument's (a
 					   32-bit argument's upper half is undefined) */
