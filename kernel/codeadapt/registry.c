@@ -51,6 +51,8 @@ static struct mutex adapt_mutex = MUTEX_INIT(adapt_mutex, "codeadapt");
 static LIST_HEAD(installed);		/* adapt_mutex */
 static LIST_HEAD(draining);		/* adapt_mutex */
 static uint32_t next_id = 1;		/* adapt_mutex */
+static unsigned scoped;			/* adapt_mutex to change: installed for a process
+					   (read unlocked: an exit with none pays one load) */
 static unsigned waiting;		/* adapt_mutex to change: installed for a process that
 					   has not started (read unlocked) */
 
@@ -116,11 +118,12 @@ static int fail(char *err, size_t errlen, int rc, const char *fmt, const char *w
 	return rc;
 }
 
-static struct adaptation *find_function(struct list_node *list, uint64_t function)
+/* The installed adaptation of function (when not 0), else the one with id. adapt_mutex held. */
+static struct adaptation *find_installed(uint64_t function, uint32_t id)
 {
-	list_foreach(list, it) {
+	list_foreach(&installed, it) {
 		struct adaptation *a = list_entry(it, struct adaptation, node);
-		if (a->info.function_addr == function)
+		if (function ? a->info.function_addr == function : a->info.id == id)
 			return a;
 	}
 	return NULL;
@@ -230,7 +233,7 @@ int codeadapt_install(const struct codeadapt_spec *s, char *err, size_t errlen)
 		goto destroy;
 	}
 	mutex_lock(&adapt_mutex);
-	if (find_function(&installed, s->function)) {
+	if (find_installed(s->function, 0)) {
 		mutex_unlock(&adapt_mutex);
 		rc = fail(err, errlen, -EEXIST, "codeadapt: %s is adapted already", name);
 		goto destroy;
@@ -246,6 +249,8 @@ int codeadapt_install(const struct codeadapt_spec *s, char *err, size_t errlen)
 	a->info.installed_ns = clock_ns();
 	if (a->tid && *a->tid == NO_THREAD_YET)
 		WRITE_ONCE(waiting, waiting + 1);
+	if (a->info.pid)
+		WRITE_ONCE(scoped, scoped + 1);
 	list_add_tail(&installed, &a->node);
 	fire(probe_install, a);
 	mutex_unlock(&adapt_mutex);
@@ -348,6 +353,8 @@ static void remove_locked(struct adaptation *a)
 	probe_disable(&a->consumer);
 	if (a->tid && *a->tid == NO_THREAD_YET)
 		WRITE_ONCE(waiting, waiting - 1);
+	if (a->info.pid)
+		WRITE_ONCE(scoped, scoped - 1);
 	a->info.taken = READ_ONCE(*a->taken);
 	a->info.state = CODEADAPT_DRAINING;
 	list_remove(&a->node);
@@ -357,20 +364,13 @@ static void remove_locked(struct adaptation *a)
 
 int codeadapt_remove(uint32_t id)
 {
-	int rc = -ENOENT;
-
 	mutex_lock(&adapt_mutex);
-	list_foreach(&installed, it) {
-		struct adaptation *a = list_entry(it, struct adaptation, node);
-		if (a->info.id == id) {
-			remove_locked(a);
-			rc = 0;
-			break;
-		}
-	}
+	struct adaptation *a = id ? find_installed(0, id) : NULL;
+	if (a)
+		remove_locked(a);
 	collect_locked();
 	mutex_unlock(&adapt_mutex);
-	return rc;
+	return a ? 0 : -ENOENT;
 }
 
 static unsigned remove_matching(int pid, bool any)
@@ -397,7 +397,7 @@ unsigned codeadapt_remove_all(void)
 
 unsigned codeadapt_remove_process(int pid)
 {
-	return pid > 0 ? remove_matching(pid, false) : 0;
+	return pid > 0 && READ_ONCE(scoped) ? remove_matching(pid, false) : 0;
 }
 
 void codeadapt_process_started(int pid, uint64_t tid)
@@ -442,29 +442,23 @@ void codeadapt_foreach(bool (*fn)(const struct codeadapt_info *a, void *arg), vo
 	mutex_unlock(&adapt_mutex);
 }
 
-bool codeadapt_find(uint64_t function, struct codeadapt_info *out)
+/* A copy of the installed adaptation find_installed finds. */
+static bool get_installed(uint64_t function, uint32_t id, struct codeadapt_info *out)
 {
 	mutex_lock(&adapt_mutex);
-	struct adaptation *a = find_function(&installed, function);
+	struct adaptation *a = find_installed(function, id);
 	if (a)
 		snapshot(a, out);
 	mutex_unlock(&adapt_mutex);
 	return a != NULL;
 }
 
+bool codeadapt_find(uint64_t function, struct codeadapt_info *out)
+{
+	return function && get_installed(function, 0, out);
+}
+
 bool codeadapt_get(uint32_t id, struct codeadapt_info *out)
 {
-	bool found = false;
-
-	mutex_lock(&adapt_mutex);
-	list_foreach(&installed, it) {
-		struct adaptation *a = list_entry(it, struct adaptation, node);
-		if (a->info.id == id) {
-			snapshot(a, out);
-			found = true;
-			break;
-		}
-	}
-	mutex_unlock(&adapt_mutex);
-	return found;
+	return id && get_installed(0, id, out);
 }

@@ -426,22 +426,29 @@ static void call_checked(void *arg)
 	}
 }
 
-KTEST_NEEDS(probe_outline_installed_on_two_cpus, 2, FEATURE_PROBES)
+/*
+ * Calls of fn on both CPUs (caller, checking each result) while a copy
+ * from make_copy is installed and removed `rounds` times: every install
+ * succeeds, both CPUs call, calls reach the copy (the redirect works),
+ * no result is wrong, nothing drains, the text is as booted.
+ */
+static void in_and_out_on_two_cpus(struct ktest_ctx *t, const void *fn, thread_fn caller,
+				   struct outline_copy *(*make_copy)(struct ktest_ctx *t),
+				   unsigned rounds)
 {
 	static struct smp_caller w[2];
 	struct thread *th[2];
-	bool cold[MAX_BLOCKS];
 	unsigned installs = 0;
 	uint64_t taken = 0;
 	char err[160];
 
 	for (int i = 0; i < 2; i++) {
 		w[i] = (struct smp_caller){ 0 };
-		th[i] = thread_create("outline-smp", call_checked, &w[i], i);
+		th[i] = thread_create("outline-smp", caller, &w[i], i);
 		KT_ASSERT(t, th[i], "no thread");
 	}
-	for (int round = 0; round < 20; round++) {
-		struct outline_copy *c = checked_copy(t, cold);
+	for (unsigned round = 0; round < rounds; round++) {
+		struct outline_copy *c = make_copy(t);
 		if (!c)
 			break;
 		int id = outline_install(c, err, sizeof(err));
@@ -452,7 +459,7 @@ KTEST_NEEDS(probe_outline_installed_on_two_cpus, 2, FEATURE_PROBES)
 		KT_EXPECT(t, !text_identical(), "no redirect in the text");
 		thread_sleep_ticks(2);
 		struct codeadapt_info a = { 0 };
-		if (codeadapt_find((uintptr_t)outline_fix_checked, &a))
+		if (codeadapt_find((uintptr_t)fn, &a))
 			taken += a.taken;
 		KT_EXPECT(t, a.kind == CODEADAPT_OUTLINE, "listed as kind %d", a.kind);
 		KT_EXPECT(t, codeadapt_remove((uint32_t)id) == 0, "removal failed");
@@ -462,13 +469,24 @@ KTEST_NEEDS(probe_outline_installed_on_two_cpus, 2, FEATURE_PROBES)
 		WRITE_ONCE(w[i].stop, true);
 		thread_join(th[i]);
 	}
-	KT_EXPECT(t, installs == 20, "only %u of 20 installs", installs);
+	KT_EXPECT(t, installs == rounds, "only %u of %u installs", installs, rounds);
 	KT_EXPECT(t, w[0].calls && w[1].calls, "a CPU made no calls");
 	KT_EXPECT(t, taken > 0, "no call went to the copy");
 	KT_EXPECT(t, w[0].wrong + w[1].wrong == 0, "%u results wrong while the copy came and went",
 		  w[0].wrong + w[1].wrong);
 	KT_EXPECT(t, codeadapt_collect() == 0, "a copy is still draining");
 	KT_EXPECT(t, text_identical(), "the text differs at the end");
+}
+
+static struct outline_copy *checked_copy_any(struct ktest_ctx *t)
+{
+	bool cold[MAX_BLOCKS];
+	return checked_copy(t, cold);
+}
+
+KTEST_NEEDS(probe_outline_installed_on_two_cpus, 2, FEATURE_PROBES)
+{
+	in_and_out_on_two_cpus(t, outline_fix_checked, call_checked, checked_copy_any, 20);
 }
 
 KTEST_NEEDS(probe_outline_installed_differential, 1, FEATURE_PROBES)
@@ -630,15 +648,9 @@ KTEST_NEEDS(probe_outline_every_function, 1, FEATURE_PROBES)
 /* glob_match's results over words x words, as booted; calls on each CPU compare with them. */
 static bool glob_want[ARRAY_SIZE(words)][ARRAY_SIZE(words)];
 
-struct glob_caller {
-	bool stop;
-	unsigned wrong;
-	uint64_t calls;
-};
-
 static void call_glob(void *arg)
 {
-	struct glob_caller *w = arg;
+	struct smp_caller *w = arg;
 	while (!READ_ONCE(w->stop)) {
 		unsigned i = (unsigned)(w->calls % ARRAY_SIZE(words));
 		unsigned j = (unsigned)(w->calls / ARRAY_SIZE(words) % ARRAY_SIZE(words));
@@ -647,49 +659,26 @@ static void call_glob(void *arg)
 	}
 }
 
+/* glob_match with every other block cold. */
+static struct outline_copy *glob_copy(struct ktest_ctx *t)
+{
+	const struct cfg_function *f = analysed(glob_match);
+	bool cold[MAX_BLOCKS];
+	uint32_t idx[MAX_BLOCKS], n = 0;
+
+	for (uint32_t i = 1; i < f->nblocks; i += 2)
+		idx[n++] = i;
+	return build(t, glob_match, idx, n, cold);
+}
+
 /* A kernel function the system itself calls, outlined and removed while both CPUs call it. */
 KTEST_NEEDS(probe_outline_kernel_function_installed, 2, FEATURE_PROBES)
 {
 	const struct cfg_function *f = analysed(glob_match);
-	static struct glob_caller w[2];
-	struct thread *th[2];
-	bool cold[MAX_BLOCKS];
-	uint32_t idx[MAX_BLOCKS], n = 0;
-	unsigned installs = 0;
-	char err[160];
 
 	KT_ASSERT(t, f && f->nblocks <= MAX_BLOCKS, "no analysis of glob_match");
 	for (unsigned i = 0; i < ARRAY_SIZE(words); i++)
 		for (unsigned j = 0; j < ARRAY_SIZE(words); j++)
 			glob_want[i][j] = glob_match(words[i], words[j]);
-	for (uint32_t i = 1; i < f->nblocks; i += 2)
-		idx[n++] = i;
-	for (int i = 0; i < 2; i++) {
-		w[i] = (struct glob_caller){ 0 };
-		th[i] = thread_create("outline-glob", call_glob, &w[i], i);
-		KT_ASSERT(t, th[i], "no thread");
-	}
-	for (int round = 0; round < 10; round++) {
-		struct outline_copy *c = build(t, glob_match, idx, n, cold);
-		if (!c)
-			break;
-		int id = outline_install(c, err, sizeof(err));
-		KT_EXPECT(t, id > 0, "install: %s", err);
-		if (id <= 0)
-			continue;
-		installs++;
-		thread_sleep_ticks(2);
-		KT_EXPECT(t, codeadapt_remove((uint32_t)id) == 0, "removal failed");
-		thread_sleep_ticks(1);
-	}
-	for (int i = 0; i < 2; i++) {
-		WRITE_ONCE(w[i].stop, true);
-		thread_join(th[i]);
-	}
-	KT_EXPECT(t, installs == 10, "only %u of 10 installs", installs);
-	KT_EXPECT(t, w[0].calls && w[1].calls, "a CPU made no calls");
-	KT_EXPECT(t, w[0].wrong + w[1].wrong == 0, "%u glob_match results wrong",
-		  w[0].wrong + w[1].wrong);
-	KT_EXPECT(t, codeadapt_collect() == 0, "a copy is still draining");
-	KT_EXPECT(t, text_identical(), "the text differs at the end");
+	in_and_out_on_two_cpus(t, glob_match, call_glob, glob_copy, 10);
 }
