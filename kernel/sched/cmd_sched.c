@@ -91,9 +91,15 @@ static int sched_order(unsigned n)
 	/*
 	 * Wake them in creation order (their order at the gate is already
 	 * the policy's doing), holding the gate so that none runs before
-	 * all are queued.
+	 * all are queued. A timer tick that landed while a worker walked
+	 * to the gate is forgotten: a policy that weighs ticks run (fair)
+	 * must see them all start even, or the order is the timer's.
 	 */
 	f = spin_lock_irqsave(&run.gate.lock);
+	spin_lock_noirq(&sched_lock);
+	for (unsigned i = 0; i < created; i++)
+		threads[i]->se.ticks_run = 0;
+	spin_unlock_noirq(&sched_lock);
 	run.open = true;
 	for (unsigned i = 0; i < created; i++)
 		thread_wake(threads[i]);
