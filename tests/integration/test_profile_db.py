@@ -11,7 +11,9 @@ analysis as SQLite.
                 second synthetic history over the first's days; a bad
                 --anomaly; a clock that goes backwards in the samples given
                 to the writer (refused, what came before committed, the
-                collection incomplete): each one line on stderr.
+                collection incomplete); two writers declaring the same
+                machine and resource, one from a stale cache (one row each;
+                a different unit refused): each one line on stderr.
   interrupted   `scion profile synth` killed (SIGKILL) mid-way: the database
                 is intact, its collection incomplete with exactly the
                 samples it says it committed, and a day it finished can be
@@ -20,7 +22,8 @@ analysis as SQLite.
   postgresql    a real server (Debian's initdb and pg_ctl, tests/integration/
                 pg_server.py): the same synthetic history written to
                 PostgreSQL and to SQLite gives identical results.json and the
-                same next-day configuration; an empty database, another
+                same next-day configuration; two writers' declarations as
+                above; an empty database, another
                 program's database and an unreachable server are one line.
 """
 
@@ -121,6 +124,7 @@ def job_bad_input(ctx):
         check(ctx, "schema-version", scion("analyze", "nightly", "--db", db, "--out", out),
               "profile schema version 1", "reads version 2")
         clock_backwards(ctx, os.path.join(tmp, "clock.db"))
+        two_writers(ctx, os.path.join(tmp, "two.db"), "sqlite")
 
 
 def clock_backwards(ctx, path):
@@ -145,6 +149,32 @@ def clock_backwards(ctx, path):
     ctx.result("clock-backwards-kept", rows == 11 and col["samples"] == 11
                and not col["complete"], f"{rows} rows, {col}")
     db.close()
+
+
+def two_writers(ctx, spec, label):
+    """Two writers (a sweep's runs side by side) declare the same machine and
+    resource, the second from a cache read before the first's insert: both get
+    the one row, and a unit that differs is still refused in one line."""
+    first, second = pdb.open_db(spec, create=True), pdb.open_db(spec)
+    second.resources()     # read while the resource is not there yet
+    ids = [first.machine_id("m", 2, create=True), second.machine_id("m", 2, create=True)]
+    rids = [first.resource_id("bcache.reads", "requests", "counter", "global"),
+            second.resource_id("bcache.reads", "requests", "counter", "global")]
+    count = second.query("SELECT COUNT(*) FROM resources WHERE name = 'bcache.reads'")[0][0]
+    ctx.result(f"{label}-same-declaration", ids[0] == ids[1] and rids[0] == rids[1] and
+               count == 1, f"machines {ids}, resources {rids}, {count} rows")
+    third = pdb.open_db(spec)
+    third.resources()
+    first.resource_id("bcache.misses", "requests", "counter", "global")
+    try:
+        third.resource_id("bcache.misses", "ns", "counter", "global")
+        error = None
+    except pdb.ProfileError as e:
+        error = str(e)
+    ctx.result(f"{label}-other-unit-refused", error is not None and "\n" not in error and
+               "resource bcache.misses is counter global in requests" in error, str(error))
+    for db in (first, second, third):
+        db.close()
 
 
 def wait_for(db_path, condition, seconds=60):
@@ -244,6 +274,7 @@ def job_postgresql(ctx):
             proc = scion("profile", "info", "--db", dbs["postgresql"])
             ctx.result("info", proc.returncode == 0 and "(postgresql)" in proc.stdout
                        and "1 days analysed" in proc.stdout, proc.stdout + proc.stderr)
+            two_writers(ctx, server.database("two"), "postgresql")
             check(ctx, "empty-database", scion("analyze", "nightly", "--db",
                                                server.database("empty"), "--out", tmp),
                   "empty database")

@@ -210,6 +210,15 @@ class Database:
         cur = self.execute(sql, [row[c] for c in cols])
         return cur.fetchone()[0] if key else None
 
+    def insert_unique(self, table, row):
+        """Insert one row (a dict) unless a row with its name is there: another
+        writer (a sweep's run beside this one) may declare the same name between
+        this one's lookup and its insert. The caller reads the row back."""
+        cols = list(row)
+        self.execute(f"INSERT INTO {table} ({', '.join(cols)}) VALUES "
+                     f"({', '.join('?' * len(cols))}) ON CONFLICT (name) DO NOTHING",
+                     [row[c] for c in cols])
+
     def insert_many(self, table, columns, rows):
         if not rows:
             return
@@ -288,7 +297,8 @@ class Database:
             known = [r[0] for r in self.query("SELECT name FROM machines ORDER BY name")]
             raise ProfileError(f"{self.where}: no machine {name!r} (machines: "
                                f"{', '.join(known) or 'none'}; --machine picks one)")
-        return self.insert("machines", {"name": name, "cpus": cpus or 0}, key="machine_id")
+        self.insert_unique("machines", {"name": name, "cpus": cpus or 0})
+        return self.query("SELECT machine_id FROM machines WHERE name = ?", (name,))[0][0]
 
     def default_machine(self):
         names = [r[0] for r in self.query("SELECT name FROM machines ORDER BY name")]
@@ -311,15 +321,15 @@ class Database:
             raise ProfileError(f"resource {name}: kind {kind!r} / scope {scope!r} (kinds: "
                                f"{', '.join(KINDS)}; scopes: {', '.join(SCOPES)})")
         known = self.resources().get(name)
-        if known:
-            if known[1:] != (unit, kind, scope):
-                raise ProfileError(f"{self.where}: resource {name} is {known[2]} {known[3]} in "
-                                   f"{known[1]}, not {kind} {scope} in {unit}")
-            return known[0]
-        rid = self.insert("resources", {"name": name, "unit": unit, "kind": kind,
-                                        "scope": scope}, key="resource_id")
-        self._resources = None
-        return rid
+        if not known:
+            self.insert_unique("resources", {"name": name, "unit": unit, "kind": kind,
+                                             "scope": scope})
+            self._resources = None
+            known = self.resources()[name]
+        if known[1:] != (unit, kind, scope):
+            raise ProfileError(f"{self.where}: resource {name} is {known[2]} {known[3]} in "
+                               f"{known[1]}, not {kind} {scope} in {unit}")
+        return known[0]
 
     def collections(self, machine_id, start_ns=None, end_ns=None):
         """Collections of a machine overlapping [start_ns, end_ns), oldest first, as dicts."""
