@@ -223,17 +223,44 @@ static __noinline uint64_t dispatch_general(const struct graft_point *p, const u
 }
 
 /*
+ * dispatch's event half, for an event point without a recorder or an
+ * enabled graft probe (the common case: a recording's handlers are
+ * direct grafts at event points): the default, then each handler that
+ * applies, with no outcome to collect for a recorder.
+ */
+static __noinline uint64_t dispatch_event(const struct graft_point *p, const uint64_t args[6])
+{
+	struct graft_point_state *st = p->state;
+	uint64_t tid = READ_ONCE(st->scoped) ? current_tid() : 0;
+	unsigned used = READ_ONCE(st->used);
+	uint64_t r;
+
+	graft_call_default(p, args);
+	for (unsigned i = 0; i < used && i < GRAFT_POINT_MAX_INSTALLED; i++) {
+		struct graft *g = READ_ONCE(st->installed[i]);
+		if (g && (!g->scope_tid || g->scope_tid == tid))
+			transact(p, g, args, &r);
+	}
+	return 0;
+}
+
+/*
  * dispatch's method half, for a method point without a recorder (the
  * common case), with the transaction's body inline when no graft probe
- * of the point is enabled and g is not direct.
+ * of the point is enabled and g is not direct; an event point's
+ * invocation through dispatch_event when it can.
  */
 uint64_t graft_dispatch(const struct graft_point *p, const uint64_t args[6])
 {
 	struct graft_point_state *st = p->state;
 	uint64_t r;
 
-	if (unlikely(p->kind == GRAFT_KIND_EVENT || READ_ONCE(st->recorder)))
+	if (unlikely(p->kind == GRAFT_KIND_EVENT || READ_ONCE(st->recorder))) {
+		if (!READ_ONCE(st->recorder) && p->kind == GRAFT_KIND_EVENT &&
+		    !__atomic_load_n(&st->probes_live, __ATOMIC_RELAXED))
+			return dispatch_event(p, args);
 		return dispatch_general(p, args);
+	}
 	struct graft *g = READ_ONCE(st->global);
 	if (unlikely(READ_ONCE(st->scoped)))
 		g = method_graft(st);
