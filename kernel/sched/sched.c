@@ -103,8 +103,8 @@ static void kick_idle_cpu(const struct thread *t)
 }
 
 /* fire_event's describing half, out of line: only a recorder or a graft wants it. */
-static __attribute__((noinline)) void describe_event(graft_fn_sched_event *handler, unsigned kind,
-						     const struct thread *t)
+static __noinline void describe_event(graft_fn_sched_event *handler, unsigned kind,
+				      const struct thread *t)
 {
 	struct sched_event e = {
 		.seq = ++sched_seq, .tick = clock_ticks(), .tid = t->tid, .kind = kind,
@@ -218,7 +218,7 @@ static void wake_sleeper(struct thread *t)
 }
 
 /* finish_switch's half for a thread that ended: wake its joiner; a detached one is reaped. */
-static __attribute__((noinline)) struct thread *finish_dead(struct thread *prev)
+static __noinline struct thread *finish_dead(struct thread *prev)
 {
 	struct thread *joiner = prev->joiner;
 	if (joiner && joiner->state == THREAD_SLEEPING) {
@@ -288,16 +288,19 @@ static __always_inline struct thread *switch_here(uintptr_t preempted_pc)
 	SDT_GATED4_P(sched, off__cpu, next->tid, c->index, next, c);
 	c->current = next;
 	SDT_GATED2(thread__switch, prev->tid, next->tid);
-	arch_thread_switch(prev, next);
-	struct thread *me = prev;
 	prev = arch_context_switch(prev, next);
-	/* Back in this thread, perhaps on another CPU. */
-	SDT_GATED4_P(sched, on__cpu, me->tid, this_cpu_index(), me, this_cpu());
+	/*
+	 * Back in this thread, perhaps on another CPU, which runs it: this CPU's
+	 * current (reloaded, not kept across the switch, which clobbers the
+	 * registers a value would be kept in).
+	 */
+	SDT_GATED4_P(sched, on__cpu, this_cpu()->current->tid, this_cpu_index(),
+		     this_cpu()->current, this_cpu());
 	return finish_switch(prev);
 }
 
 /* switch_here out of line: for every caller but thread_yield. */
-static __attribute__((noinline)) struct thread *switch_to_next(uintptr_t preempted_pc)
+static __noinline struct thread *switch_to_next(uintptr_t preempted_pc)
 {
 	return switch_here(preempted_pc);
 }
@@ -323,7 +326,9 @@ __noreturn void thread_first_run(struct thread *prev)
 
 void thread_yield(void)
 {
-	irqflags_t f = spin_lock_irqsave(&sched_lock);
+	/* Masked here, not by spin_lock_irqsave: that keeps the flags in a register of its own. */
+	irqflags_t f = arch_irq_save();
+	spin_lock_noirq(&sched_lock);
 	unlock_and_reap(switch_here(0));
 	arch_irq_restore(f);
 }
