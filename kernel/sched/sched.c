@@ -39,6 +39,7 @@
  */
 #include <scion/sdt.h>
 #include <scion/sched.h>
+#include <scion/spinlock_body.h>
 #include <scion/clock.h>
 #include <scion/cpu.h>
 #include <scion/printk.h>
@@ -324,12 +325,19 @@ __noreturn void thread_first_run(struct thread *prev)
 	thread_exit(0);
 }
 
+/*
+ * The commonest switch: interrupts masked here (spin_lock_irqsave would
+ * keep the flags in a register of its own) and sched_lock's bodies
+ * inline (scion/spinlock_body.h), as switch_here is.
+ */
 void thread_yield(void)
 {
-	/* Masked here, not by spin_lock_irqsave: that keeps the flags in a register of its own. */
 	irqflags_t f = arch_irq_save();
-	spin_lock_noirq(&sched_lock);
-	unlock_and_reap(switch_here(0));
+	spin_lock_body(&sched_lock);
+	struct thread *reap = switch_here(0);
+	spin_unlock_body(&sched_lock);
+	if (reap)
+		thread_free(reap);
 	arch_irq_restore(f);
 }
 
