@@ -44,7 +44,7 @@ struct txn {
 		uint32_t flags;
 	};
 	char why[96];			/* the abort's reason; written before aborting is set */
-};
+} __attribute__((aligned(256)));	/* begin finds stack[depth] with one shift */
 
 struct txn_cpu {
 	struct txn stack[TXN_MAX_DEPTH];	/* the first cpu->txn_depth are open */
@@ -121,7 +121,6 @@ txn_run_inline(const struct graft_point *p, struct graft *g, const uint64_t args
 	/* t stays in a register (not recomputed from depth); p, g and start come back from it. */
 	__asm__("" : "+r"(t));
 	p = t->point;
-	g = t->graft;
 
 	r = graft_point_mask_result(p, r);
 	if (p->check_result && !t->aborting) {
@@ -129,6 +128,7 @@ txn_run_inline(const struct graft_point *p, struct graft *g, const uint64_t args
 		if (unlikely(bad != NULL))
 			txn_refuse_result(t, r, bad);
 	}
+	g = t->graft;	/* after the check: not kept across its call */
 	uint64_t cycles = arch_cycles() - t->start;
 	enum txn_outcome outcome = TXN_COMMITTED;
 	if (unlikely(t->aborting)) {
