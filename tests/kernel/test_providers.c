@@ -50,6 +50,7 @@
 #include <arch/timer.h>
 #include <arch/trap.h>
 #include "probe_test.h"
+#include "sched_test.h"
 
 #define MAX_PROBES 8
 
@@ -245,20 +246,11 @@ static void sw_partner(void *arg)
 		thread_yield();
 }
 
-static int sw_pin(struct thread *th, int cpu)
-{
-	irqflags_t f = spin_lock_irqsave(&sched_lock);
-	int was = th->se.affinity;
-	th->se.affinity = cpu;
-	spin_unlock_irqrestore(&sched_lock, f);
-	return was;
-}
-
 KTEST(probe_sched_yield_each_site, 1)
 {
 	struct thread *me = thread_current();
 	int cpu = (int)this_cpu_index();
-	int was = sw_pin(me, cpu);
+	int was = sched_test_pin(me, cpu);
 
 	thread_yield();		/* now on cpu */
 	sw_stop = false;
@@ -291,7 +283,7 @@ KTEST(probe_sched_yield_each_site, 1)
 	}
 	sw_stop = true;
 	thread_join(partner);
-	sw_pin(me, was);
+	sched_test_pin(me, was);
 	KT_EXPECT(t, text_identical(), "text differs from the booted image");
 }
 

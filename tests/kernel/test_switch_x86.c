@@ -14,6 +14,7 @@
 #include <scion/sched.h>
 #include <scion/cpu.h>
 #include <arch/cpu.h>
+#include "sched_test.h"
 
 #define SWITCH_ROUNDS 200
 #define SEEN_FP_GAP 40		/* switch_fixture.S's %rbp - %rsp after the call */
@@ -24,7 +25,7 @@ struct switch_side {
 	uint64_t seed;		/* this side's values: seed + round * 16 + 1 .. + 5 */
 	volatile bool *stop;
 	unsigned rounds, wrong, irq_wrong;
-	uint64_t first_wrong[6];
+	unsigned long long first_wrong[6];	/* as printed */
 };
 
 /* One round: the fixture's call of thread_yield, then whether each register came back. */
@@ -57,15 +58,6 @@ static void partner(void *arg)
 		one_round(s, s->rounds % 2);
 }
 
-static int pin(struct thread *th, int cpu)
-{
-	irqflags_t f = spin_lock_irqsave(&sched_lock);
-	int was = th->se.affinity;
-	th->se.affinity = cpu;
-	spin_unlock_irqrestore(&sched_lock, f);
-	return was;
-}
-
 KTEST(sched_switch_keeps_registers, 1)
 {
 	volatile bool stop = false;
@@ -73,7 +65,7 @@ KTEST(sched_switch_keeps_registers, 1)
 	struct switch_side theirs = { .seed = 0x2000000000ull, .stop = &stop };
 	struct thread *me = thread_current();
 	int cpu = (int)this_cpu_index();
-	int was = pin(me, cpu);
+	int was = sched_test_pin(me, cpu);
 
 	thread_yield();		/* now on cpu */
 	struct thread *other = thread_create("switch-partner", partner, &theirs, cpu);
@@ -84,7 +76,7 @@ KTEST(sched_switch_keeps_registers, 1)
 	uint64_t switched = me->se.switches_in - in0;
 	stop = true;
 	thread_join(other);
-	pin(me, was);
+	sched_test_pin(me, was);
 	KT_EXPECT(t, switched >= SWITCH_ROUNDS / 2, "%llu switches back in over %u yields",
 		  (unsigned long long)switched, SWITCH_ROUNDS);
 	KT_EXPECT(t, theirs.rounds > 0, "the partner never ran a round");
@@ -94,9 +86,8 @@ KTEST(sched_switch_keeps_registers, 1)
 		KT_EXPECT(t, s->wrong == 0,
 			  "side %u: %u of %u rounds lost registers; first: %llx %llx %llx %llx "
 			  "%llx, frame gap %llu", k, s->wrong, s->rounds,
-			  (unsigned long long)s->first_wrong[0], (unsigned long long)s->first_wrong[1],
-			  (unsigned long long)s->first_wrong[2], (unsigned long long)s->first_wrong[3],
-			  (unsigned long long)s->first_wrong[4], (unsigned long long)s->first_wrong[5]);
+			  s->first_wrong[0], s->first_wrong[1], s->first_wrong[2],
+			  s->first_wrong[3], s->first_wrong[4], s->first_wrong[5]);
 		KT_EXPECT(t, s->irq_wrong == 0, "side %u: %u of %u rounds came back with the "
 			  "interrupt flag changed", k, s->irq_wrong, s->rounds);
 	}
