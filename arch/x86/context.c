@@ -42,17 +42,6 @@ void arch_context_init(struct thread *t, uintptr_t stack_top)
 	t->arch.saved_sp = (uintptr_t)f;
 }
 
-/*
- * Offsets switch.S uses: it is called between the scheduler's C and the
- * switch, where a generated header would be the only other way to know them.
- */
-_Static_assert(offsetof(struct cpu, kernel_sp) == 32, "switch.S: CPU_KERNEL_SP");
-_Static_assert(offsetof(struct cpu, index) == 48, "switch.S: CPU_INDEX");
-_Static_assert(offsetof(struct cpu, arch.tss.rsp[0]) == 0x754, "switch.S: CPU_TSS_RSP0");
-_Static_assert(offsetof(struct thread, arch.as) == 8, "switch.S: THREAD_AS");
-_Static_assert(offsetof(struct thread, arch.fpu) == 16, "switch.S: THREAD_FPU");
-_Static_assert(offsetof(struct thread, stack_top) == 0xe8, "switch.S: THREAD_STACK_TOP");
-
 void arch_thread_switch_state(struct thread *prev, struct thread *next);
 
 /*

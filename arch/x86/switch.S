@@ -17,14 +17,9 @@
  * Every other callee-saved register is declared clobbered by that asm
  * statement: the function it is inlined into saves the ones it uses in
  * its own prologue, so a switch saves each register once, not twice.
- * The offsets below are checked by context.c.
+ * The structures' offsets come from the compiler (asm_offsets.c).
  */
-#define CPU_KERNEL_SP	32	/* offsetof(struct cpu, kernel_sp) */
-#define CPU_INDEX	48	/* offsetof(struct cpu, index) */
-#define CPU_TSS_RSP0	0x754	/* offsetof(struct cpu, arch.tss.rsp[0]) */
-#define THREAD_AS	8	/* offsetof(struct thread, arch.as) */
-#define THREAD_FPU	16	/* offsetof(struct thread, arch.fpu) */
-#define THREAD_STACK_TOP 0xe8	/* offsetof(struct thread, stack_top) */
+#include <asm_offsets.h>	/* CPU_*, THREAD_*: from the C structures (asm_offsets.c) */
 
 	.section .text
 	.globl arch_switch_stacks
@@ -41,8 +36,8 @@ arch_switch_stacks:
 	cmpq THREAD_AS(%rsi), %rax
 	jne 2f
 1:	pushq %rbp
-	movq %rsp, (%rdi)
-	movq (%rsi), %rsp
+	movq %rsp, THREAD_SAVED_SP(%rdi)
+	movq THREAD_SAVED_SP(%rsi), %rsp
 	popq %rbp
 	movq %rdi, %rax
 	ret
