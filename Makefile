@@ -162,7 +162,23 @@ $(BUILD)/obj/gen/%.o: $(BUILD)/gen/%.c | $(ARCH_GEN_HEADERS) $(CHAN_WIRE_H)
 	@mkdir -p $(dir $@)
 	$(Q)$(CC) $(KERNEL_CFLAGS) -c $< -o $@
 
-$(BUILD)/obj/%.S.o: %.S
+# The offsets of C structures' fields that the port's assembly reaches
+# ($(ARCH_ASM_OFFSETS), when its arch.mk names one): that file is compiled to
+# assembly only, and each "->NAME VALUE" line in it becomes "#define NAME VALUE"
+# in $(BUILD)/gen/asm_offsets.h, so the structures are those numbers' one source.
+ASM_OFFSETS_H := $(if $(ARCH_ASM_OFFSETS),$(BUILD)/gen/asm_offsets.h)
+ifneq ($(ASM_OFFSETS_H),)
+$(ASM_OFFSETS_H): $(ARCH_ASM_OFFSETS) | $(ARCH_GEN_HEADERS) $(CHAN_WIRE_H)
+	@mkdir -p $(dir $@) $(BUILD)/obj/gen
+	$(call say,GEN,$@)
+	$(Q)$(CC) $(KERNEL_CFLAGS) -MMD -MP -MT $@ -MF $(BUILD)/obj/gen/asm_offsets.d -S $< -o $@.s
+	$(Q){ printf '/* Generated from %s by the Makefile: offsets for assembly. */\n' '$<'; \
+		sed -n 's/^[[:space:]]*\.ascii "->\([A-Z0-9_]*\) \([0-9]*\)"$$/#define \1 \2/p' \
+		$@.s; } > $@.tmp
+	$(Q)rm -f $@.s && mv $@.tmp $@
+endif
+
+$(BUILD)/obj/%.S.o: %.S | $(ASM_OFFSETS_H)
 	@mkdir -p $(dir $@)
 	$(call say,AS,$<)
 	$(Q)$(CC) $(KERNEL_ASFLAGS) -MMD -MP -c $< -o $@

@@ -49,10 +49,11 @@ ARCH_CORE_SRCS := $(filter-out $(CORE_LEFT_OUT),$(wildcard kernel/*/*.c kernel/*
 #   test_outline.c  outlining: copies of the x86 CFG fixtures and x86 refusals
 #                  (arch_safe_read's fixup); arch/sparc64/outline.c refuses every
 #                  function (bench_outline.c runs here and reports the refusal)
+#   test_switch_x86.c switch_fixture.S  x86's callee-saved registers across a switch
 ARCH_KTEST_LEFT_OUT := $(addprefix tests/kernel/,test_cfg.c bench_analysis.c \
 	cfg_fixtures.S probe_fixture.S poke_fixture.S test_probe_x86.c test_trace_state.c \
 	test_poke.c bench_core.c test_fault.c test_coverage.c test_codeadapt.c \
-	bench_codeadapt.c test_outline.c)
+	bench_codeadapt.c test_outline.c test_switch_x86.c switch_fixture.S)
 # pf_sum and the probe tests' fixtures in SPARC (probe_fixture.S is x86's), and
 # s_annul, every branch kind, which the qemu-user patch test runs too.
 ARCH_KTEST_SRCS := $(ARCH_DIR)/ktest_fixtures.S tests/sparc64_patch/annul.S

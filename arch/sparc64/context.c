@@ -33,9 +33,3 @@ void arch_context_init(struct thread *t, uintptr_t stack_top)
 	save_a[FRAME_I7 / 8] = (uint64_t)(uintptr_t)thread_trampoline - 8;
 	t->arch.saved_sp = a - STACK_BIAS;
 }
-
-void arch_thread_switch(struct thread *prev, struct thread *next)
-{
-	(void)prev;
-	(void)next;
-}

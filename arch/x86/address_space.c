@@ -25,7 +25,8 @@ struct arch_as {
 	size_t table_pages;	/* tables of the user half, the top one included */
 };
 
-static struct arch_as *active_as[MAX_CPUS];	/* own CPU, interrupts masked */
+/* Own CPU, interrupts masked; switch.S reads its CPU's at every switch (not static). */
+struct arch_as *active_as[MAX_CPUS];
 
 struct arch_as *arch_as_create(void)
 {

@@ -33,6 +33,9 @@
 #   ARCH_KTEST_LEFT_OUT    in-kernel test sources (tests/kernel/) the port does not
 #                          build: another machine's instruction-level tests
 #   ARCH_KTEST_SRCS        (optional) the port's own test fixtures
+#   ARCH_ASM_OFFSETS       (optional) a C file, never linked, whose ASM_OFFSET lines give
+#                          the port's assembly its offsets into C structures (the top
+#                          Makefile makes them $(BUILD)/gen/asm_offsets.h)
 #
 # and the rules for the generated tables, the image conversions (the
 # 32-bit ELF copy QEMU's -kernel loads multiboot1 images from, the GRUB
@@ -52,7 +55,11 @@ ARCH_KERNEL_CFLAGS := -mcmodel=kernel -mno-red-zone -mgeneral-regs-only \
 ARCH_KERNEL_LDFLAGS := -z max-page-size=4096 -T $(ARCH_DIR)/kernel.ld
 
 ARCH_CORE_SRCS := $(wildcard kernel/*/*.c kernel/*/*.S)
-ARCH_KERNEL_SRCS := $(wildcard $(ARCH_DIR)/*.c $(ARCH_DIR)/*.S $(ARCH_DIR)/boot/*.c $(ARCH_DIR)/boot/*.S)
+# asm_offsets.c is never linked: it gives the assembly its offsets into C structures
+# (the top Makefile's $(BUILD)/gen/asm_offsets.h).
+ARCH_ASM_OFFSETS := $(ARCH_DIR)/asm_offsets.c
+ARCH_KERNEL_SRCS := $(filter-out $(ARCH_ASM_OFFSETS),$(wildcard $(ARCH_DIR)/*.c $(ARCH_DIR)/*.S \
+	$(ARCH_DIR)/boot/*.c $(ARCH_DIR)/boot/*.S))
 # The patch builder, the relocator and the probe protocol's x86 half run
 # under the probe machinery and in patches: never probed.
 # The other machine's instruction-level probe tests.

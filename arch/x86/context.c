@@ -1,10 +1,9 @@
 // SPDX-License-Identifier: BSD-2-Clause
 /*
  * Initial stack layout of a new thread (see switch.S), and what a switch
- * hands from one thread to the next besides its registers: user
- * threads' FPU/SSE registers and FS base, the address space, and the
- * kernel stack an entry from ring 3 lands on (the TSS's rsp0 for traps
- * and interrupts, %gs:kernel_sp for SYSCALL).
+ * hands from one thread to the next besides its registers when switch.S
+ * finds more to do than the kernel stack's top: user threads' FPU/SSE
+ * registers and FS base, and the address space.
  */
 #include <arch/context.h>
 #include <arch/mmu.h>
@@ -16,9 +15,9 @@
 
 extern char thread_trampoline[];
 
-/* What arch_context_switch pops: r15 r14 r13 r12 rbx rbp, then the return address. */
+/* What arch_switch_stacks pops: rbp, then the return address. */
 struct initial_frame {
-	uint64_t r15, r14, r13, r12, rbx, rbp;
+	uint64_t rbp;
 	uint64_t ret;
 	uint64_t fake_return;	/* thread_trampoline's "caller": 0 ends backtraces */
 };
@@ -43,13 +42,16 @@ void arch_context_init(struct thread *t, uintptr_t stack_top)
 	t->arch.saved_sp = (uintptr_t)f;
 }
 
-void arch_thread_switch(struct thread *prev, struct thread *next)
-{
-	struct cpu *c = this_cpu();
+void arch_thread_switch_state(struct thread *prev, struct thread *next);
 
-	/* Interrupts are masked: nothing enters from ring 3 before the switch is done. */
-	c->kernel_sp = next->stack_top;
-	c->arch.tss.rsp[0] = next->stack_top;
+/*
+ * The hand-over's part switch.S leaves to C (it has stored next's
+ * kernel stack top already): prev's FPU state saved, next's loaded with
+ * its FS base, next's address space made active. Interrupts are masked:
+ * nothing enters from ring 3 before the switch is done.
+ */
+void arch_thread_switch_state(struct thread *prev, struct thread *next)
+{
 	if (prev->arch.fpu)
 		__asm__ __volatile__("fxsave64 %0" : "=m"(*prev->arch.fpu));
 	if (next->arch.fpu) {

@@ -2,35 +2,60 @@
 /*
  * Thread switch (see arch/context.h).
  *
- * struct thread *arch_context_switch(struct thread *prev, struct thread *next)
- * pushes the callee-saved registers on prev's stack, stores the stack
- * pointer in prev->arch.saved_sp (offset 0), loads next's, pops next's
- * registers and returns into next. The value returned in next is prev.
+ * arch_switch_stacks is called only from the asm statement of the inline
+ * arch_context_switch, with prev in %rdi and next in %rsi, in these steps:
+ *   1. store next's kernel stack top where an entry from ring 3 lands
+ *      (%gs:kernel_sp for SYSCALL, the TSS's rsp0 for traps and
+ *      interrupts);
+ *   2. when prev or next has FPU state, or next's address space is not
+ *      this CPU's active one, call arch_thread_switch_state (context.c)
+ *      for the rest of the hand-over, on a 16-byte aligned stack;
+ *   3. push %rbp on prev's stack (the one callee-saved register a
+ *      compiler using frame pointers cannot be told is clobbered), store
+ *      the stack pointer in prev->arch.saved_sp (offset 0), load next's,
+ *      pop next's %rbp and return into next with prev in %rax.
+ * Every other callee-saved register is declared clobbered by that asm
+ * statement: the function it is inlined into saves the ones it uses in
+ * its own prologue, so a switch saves each register once, not twice.
+ * The structures' offsets come from the compiler (asm_offsets.c).
  */
+#include <asm_offsets.h>	/* CPU_*, THREAD_*: from the C structures (asm_offsets.c) */
+
 	.section .text
-	.globl arch_context_switch
-	.type arch_context_switch, @function
-arch_context_switch:
-	pushq %rbp
-	pushq %rbx
-	pushq %r12
-	pushq %r13
-	pushq %r14
-	pushq %r15
-	movq %rsp, (%rdi)
-	movq (%rsi), %rsp
-	popq %r15
-	popq %r14
-	popq %r13
-	popq %r12
-	popq %rbx
+	.globl arch_switch_stacks
+	.type arch_switch_stacks, @function
+arch_switch_stacks:
+	movq THREAD_STACK_TOP(%rsi), %rax
+	movq %rax, %gs:CPU_KERNEL_SP
+	movq %rax, %gs:CPU_TSS_RSP0
+	movq THREAD_FPU(%rdi), %rax
+	orq THREAD_FPU(%rsi), %rax
+	jnz 2f
+	movl %gs:CPU_INDEX, %eax
+	movq active_as(, %rax, 8), %rax
+	cmpq THREAD_AS(%rsi), %rax
+	jne 2f
+1:	pushq %rbp
+	movq %rsp, THREAD_SAVED_SP(%rdi)
+	movq THREAD_SAVED_SP(%rsi), %rsp
 	popq %rbp
 	movq %rdi, %rax
 	ret
-	.size arch_context_switch, . - arch_context_switch
+2:	pushq %rbp
+	movq %rsp, %rbp
+	andq $-16, %rsp
+	pushq %rdi
+	pushq %rsi
+	call arch_thread_switch_state
+	popq %rsi
+	popq %rdi
+	movq %rbp, %rsp
+	popq %rbp
+	jmp 1b
+	.size arch_switch_stacks, . - arch_switch_stacks
 
 /*
- * First instructions of every new thread: arch_context_switch "returns"
+ * First instructions of every new thread: arch_switch_stacks "returns"
  * here with prev in %rax. The zero return address above keeps the
  * backtrace from walking off the stack.
  */

@@ -21,8 +21,7 @@
  * This is entry code: it lives in .text.noprobe.
  */
 #include "frame_regs.h"
-#define CPU_KERNEL_SP   32	/* offsetof(struct cpu, kernel_sp) */
-#define CPU_USER_SP     40	/* offsetof(struct cpu, user_sp) */
+#include <asm_offsets.h>	/* CPU_KERNEL_SP, CPU_USER_SP (asm_offsets.c) */
 #define SEL_USER_DATA3  0x1b
 #define SEL_USER_CODE3  0x23
 #define SYSCALL_VECTOR  0x100	/* not a CPU vector: a frame that a system call built */

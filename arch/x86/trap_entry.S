@@ -44,9 +44,7 @@
  * ring 3, and every return to ring 3 swaps back just before iretq.
  */
 #include "frame_regs.h"
-#define CPU_SANDBOX_SP     8	/* offsetof(struct cpu, sandbox_sp) */
-#define CPU_ENTRY_SCRATCH  16	/* offsetof(struct cpu, entry_scratch) */
-#define CPU_KERNEL_SP      32	/* offsetof(struct cpu, kernel_sp) */
+#include <asm_offsets.h>	/* CPU_SANDBOX_SP, CPU_ENTRY_SCRATCH, CPU_KERNEL_SP */
 #define FRAME_CS           24	/* struct trap_frame from .vector: vector, error, rip, cs, */
 #define FRAME_RSP_HIGH     44	/* rflags, rsp (its high half at 44), ss */
 #define FRAME_WORDS        7

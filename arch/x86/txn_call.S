@@ -25,7 +25,7 @@
  * sandbox_sp (never from anything the graft could write) and resumes
  * at arch_txn_resume with the graft's %rax.
  */
-#define CPU_SANDBOX_SP 8	/* offsetof(struct cpu, sandbox_sp) */
+#include <asm_offsets.h>	/* CPU_SANDBOX_SP (asm_offsets.c) */
 #define SFI_STACK_SIZE 0x8000	/* arch/sfi.h */
 
 /* struct arch_txn_jmp's offsets (arch/txn.h). */

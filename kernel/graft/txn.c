@@ -122,6 +122,16 @@ __noinline __cold void txn_finish_abort(struct txn_cpu *tc, struct txn *t)
 	channel_event("%s", line);
 }
 
+/* Steps 5 and 6 of txn_run_inline for an aborted t: undone and counted, then popped. */
+__noinline __cold enum txn_outcome txn_end_aborted(struct cpu *c, struct txn *t, irqflags_t flags,
+						   uint64_t cycles)
+{
+	txn_finish_abort(c->txn, t);
+	graft_note_invocation(t->graft, false, cycles);
+	txn_leave(c, t, flags);
+	return TXN_ABORTED;
+}
+
 /* A result check refused r: the transaction aborts with its reason. */
 __noinline __cold void txn_refuse_result(struct txn *t, uint64_t r, const char *bad)
 {

@@ -44,7 +44,7 @@ struct txn {
 		uint32_t flags;
 	};
 	char why[96];			/* the abort's reason; written before aborting is set */
-};
+} __attribute__((aligned(256)));	/* begin finds stack[depth] with one shift */
 
 struct txn_cpu {
 	struct txn stack[TXN_MAX_DEPTH];	/* the first cpu->txn_depth are open */
@@ -62,6 +62,26 @@ void txn_enter_timer_only(struct cpu *c, struct txn *t);
 void txn_refuse_result(struct txn *t, uint64_t r, const char *bad);
 void txn_finish_abort(struct txn_cpu *tc, struct txn *t);
 void txn_release_locks(struct txn_cpu *tc, unsigned base);
+
+/* Step 6's end, either outcome: out of timer-only mode, t popped, interrupts as they were. */
+static __attribute__((always_inline)) inline void txn_leave(struct cpu *c, struct txn *t,
+							     irqflags_t flags)
+{
+	if (unlikely(t->raised_timer_only)) {
+		arch_irq_timer_only_exit();
+		c->txn_timer_only = false;
+	}
+	c->txn_depth--;		/* to depth: the inner ones have ended */
+	c->lock_depth--;
+	arch_irq_restore(flags);
+}
+
+/*
+ * Steps 5 and 6 for an aborted t (txn.c): out of line, so that the commit
+ * path keeps no outcome of its own across the graft's call.
+ */
+enum txn_outcome txn_end_aborted(struct cpu *c, struct txn *t, irqflags_t flags,
+				 uint64_t cycles);
 
 /*
  * A transaction, in these steps (interrupts masked but while the graft runs):
@@ -121,7 +141,6 @@ txn_run_inline(const struct graft_point *p, struct graft *g, const uint64_t args
 	/* t stays in a register (not recomputed from depth); p, g and start come back from it. */
 	__asm__("" : "+r"(t));
 	p = t->point;
-	g = t->graft;
 
 	r = graft_point_mask_result(p, r);
 	if (p->check_result && !t->aborting) {
@@ -129,29 +148,20 @@ txn_run_inline(const struct graft_point *p, struct graft *g, const uint64_t args
 		if (unlikely(bad != NULL))
 			txn_refuse_result(t, r, bad);
 	}
+	g = t->graft;	/* after the check: not kept across its call */
 	uint64_t cycles = arch_cycles() - t->start;
-	enum txn_outcome outcome = TXN_COMMITTED;
-	if (unlikely(t->aborting)) {
-		outcome = TXN_ABORTED;
-		txn_finish_abort(tc, t);
-	} else {
-		tc->committed++;
-		if (!t->hands_on) {
-			tc->top.nundo = t->base.nundo;
-			if (unlikely(tc->top.nlocks != t->base.nlocks))
-				txn_release_locks(tc, t->base.nlocks);
-		}
-	}
-	graft_note_invocation(g, outcome == TXN_COMMITTED, cycles);
-	if (unlikely(t->raised_timer_only)) {
-		arch_irq_timer_only_exit();
-		c->txn_timer_only = false;
-	}
-	c->txn_depth--;		/* to depth: the inner ones have ended */
-	c->lock_depth--;
-	arch_irq_restore(flags);
 	*result = r;
-	return outcome;
+	if (unlikely(t->aborting))
+		return txn_end_aborted(c, t, flags, cycles);
+	tc->committed++;
+	if (!t->hands_on) {
+		tc->top.nundo = t->base.nundo;
+		if (unlikely(tc->top.nlocks != t->base.nlocks))
+			txn_release_locks(tc, t->base.nlocks);
+	}
+	graft_note_invocation(g, true, cycles);
+	txn_leave(c, t, flags);
+	return TXN_COMMITTED;
 }
 
 #endif

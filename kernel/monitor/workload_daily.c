@@ -18,8 +18,14 @@
  * inflates, small beside the demand). Nothing busy-waits for time: the
  * sleeping is the scheduler's.
  *
+ * `daily` counts the rogue's steps, each begun only after the calendar
+ * said its window was open: what it did, beside its thread.cpu, which
+ * also holds what it waited for while it ran (the tests' emulator can
+ * stop a CPU spinning on a lock for a whole time slice of the other).
+ *
  * Invariants: the thread table changes only under daily_lock (start,
- * stop); the rogue window is read without it (READ_ONCE) by the rogue.
+ * stop); the rogue window is read without it (READ_ONCE) by the rogue;
+ * rogue_steps is written by the rogue only and read anywhere.
  */
 #include "monitor_internal.h"
 #include <scion/calendar.h>
@@ -53,6 +59,7 @@ static struct thread *threads[DAILY_MAX_THREADS + 1];	/* daily_lock; the last: t
 static unsigned nthreads;				/* daily_lock */
 static bool stopping;					/* daily_lock to write; read anywhere */
 static int32_t rogue_from = -1, rogue_to = -1;		/* minutes of the day; -1: no rogue */
+static uint64_t rogue_steps;				/* steps the rogue began in its window */
 
 static int64_t now_wall_ns(void)
 {
@@ -121,6 +128,7 @@ static void rogue_main(void *arg)
 	(void)arg;
 	while (!READ_ONCE(stopping)) {
 		if (in_rogue_window(minute_of_day(now_wall_ns()))) {
+			WRITE_ONCE(rogue_steps, rogue_steps + 1);
 			compute_for(STEP_NS);
 			thread_sleep_ticks(1);	/* most of a CPU: a step, then a tick's rest */
 		} else {
@@ -250,10 +258,11 @@ static int cmd_daily(int argc, char **argv)
 	printk("daily: %u threads; %02u:%02u on the calendar, demand %u per mille; rogue ",
 	       running, minute / 60, minute % 60, demand(minute));
 	if (from < 0)
-		printk("off\n");
+		printk("off");
 	else
-		printk("%02d:%02d-%02d:%02d%s\n", from / 60, from % 60, to / 60, to % 60,
+		printk("%02d:%02d-%02d:%02d%s", from / 60, from % 60, to / 60, to % 60,
 		       in_rogue_window(minute) ? " (spinning now)" : "");
+	printk(", %llu steps\n", (unsigned long long)READ_ONCE(rogue_steps));
 	return 0;
 }
 SHELL_COMMAND(daily, "[start [threads=N] [rogue=HH:MM-HH:MM] | rogue HH:MM-HH:MM|off | stop]",

@@ -31,6 +31,11 @@
  *   sched:::preempt   the running thread is preempted (its slice ended at
  *                     a tick, or a resched interrupt came)
  *   sched:::tick      a clock tick charged to the running thread (not idle)
+ * The switch's sites (switch_here's, pick_next's dequeue) share one gate,
+ * switch_gate: thread_yield tests it once and, while it is shut, switches
+ * through a copy of switch_here without them but for on-cpu (which a
+ * probe enabled while the thread was switched out must see), and through
+ * switch_to_next, with them all, while any of them is enabled.
  * Every site runs with sched_lock held and interrupts masked, as the
  * older sdt:::thread-switch did: consumers run in probe context (the
  * per-CPU in-probe guard of kernel/probe/dispatch.c: a hit taken inside
@@ -39,6 +44,7 @@
  */
 #include <scion/sdt.h>
 #include <scion/sched.h>
+#include <scion/spinlock_body.h>
 #include <scion/clock.h>
 #include <scion/cpu.h>
 #include <scion/printk.h>
@@ -58,6 +64,13 @@ struct sched_runq sched_rq = {
 	.pick_next = &sched_policy.pick_next,
 	.tick = &sched_policy.tick,
 };
+/* The switch path's sites' gate (see the top). */
+static SDT_GATE_DEFINE(switch_gate);
+/* A site of the switch path; compiled out of thread_yield's quiet copy of it. */
+#define SWITCH_SITE4(quiet, name, a0, a1, a2, a3) do {				\
+	if (!(quiet))								\
+		SDT_SHARED4_P(switch_gate, sched, name, a0, a1, a2, a3);	\
+} while (0)
 static LIST_HEAD(deadlines);	/* sched_lock: sleepers with a deadline, earliest first */
 static uint64_t sched_seq;	/* sched_lock: the last event's or pick's number */
 
@@ -103,8 +116,8 @@ static void kick_idle_cpu(const struct thread *t)
 }
 
 /* fire_event's describing half, out of line: only a recorder or a graft wants it. */
-static __attribute__((noinline)) void describe_event(graft_fn_sched_event *handler, unsigned kind,
-						     const struct thread *t)
+static __noinline void describe_event(graft_fn_sched_event *handler, unsigned kind,
+				      const struct thread *t)
 {
 	struct sched_event e = {
 		.seq = ++sched_seq, .tick = clock_ticks(), .tid = t->tid, .kind = kind,
@@ -197,13 +210,13 @@ static __always_inline void describe_pick(graft_fn_sched_pick *handler, const st
  * staying when chosen again), taken off the run queue; sched.pick is
  * told. NULL: idle.
  */
-static __always_inline struct thread *pick_next(struct cpu *c, struct thread *prev)
+static __always_inline struct thread *pick_next(struct cpu *c, struct thread *prev, bool quiet)
 {
 	unsigned queued = sched_rq.length;
 	struct sched_entity *e = sched_rq_pick(&sched_rq, c->index, &prev->se, c);
 	struct thread *next = e ? container_of(e, struct thread, se) : NULL;
 	if (next)
-		SDT_GATED4_P(sched, dequeue, next->tid, c->index, next, c);
+		SWITCH_SITE4(quiet, dequeue, next->tid, c->index, next, c);
 	graft_fn_sched_pick *handler = READ_ONCE(sched_policy.pick);
 	if (handler != sched_pick_ignored)
 		describe_pick(handler, c, prev, next, queued);
@@ -218,7 +231,7 @@ static void wake_sleeper(struct thread *t)
 }
 
 /* finish_switch's half for a thread that ended: wake its joiner; a detached one is reaped. */
-static __attribute__((noinline)) struct thread *finish_dead(struct thread *prev)
+static __noinline struct thread *finish_dead(struct thread *prev)
 {
 	struct thread *joiner = prev->joiner;
 	if (joiner && joiner->state == THREAD_SLEEPING) {
@@ -244,10 +257,11 @@ static inline struct thread *finish_switch(struct thread *prev)
  * gives up the CPU itself). Returns with sched_lock held, in the
  * caller's thread once it runs again, with a dead detached thread to
  * release (after unlocking) or NULL. Inline in thread_yield, the
- * commonest switch (its sites are that function's too); every other
- * caller calls switch_to_next.
+ * commonest switch, as its quiet copy (quiet: no sites but on-cpu, while
+ * switch_gate is shut); every other caller, and thread_yield while the
+ * gate is open, calls switch_to_next, which has them all.
  */
-static __always_inline struct thread *switch_here(uintptr_t preempted_pc)
+static __always_inline struct thread *switch_here(uintptr_t preempted_pc, bool quiet)
 {
 	struct cpu *c = this_cpu();
 	struct thread *prev = c->current;
@@ -259,17 +273,17 @@ static __always_inline struct thread *switch_here(uintptr_t preempted_pc)
 		if (!preempted_pc)
 			fire_event(SCHED_EVENT_YIELD, prev);
 		else
-			SDT_GATED4_P(sched, preempt, prev->tid, c->index, prev, c);
+			SWITCH_SITE4(quiet, preempt, prev->tid, c->index, prev, c);
 		prev->state = THREAD_RUNNABLE;
 		sched_rq_enqueue(&sched_rq, &prev->se);
-		SDT_GATED4_P(sched, enqueue, prev->tid, c->index, prev, c);
+		SWITCH_SITE4(quiet, enqueue, prev->tid, c->index, prev, c);
 	} else if (prev->state == THREAD_SLEEPING) {
-		SDT_GATED4_P(sched, sleep, prev->tid, c->index, prev, c);
+		SWITCH_SITE4(quiet, sleep, prev->tid, c->index, prev, c);
 		fire_event(SCHED_EVENT_BLOCK, prev);
 	} else if (prev->state == THREAD_DEAD) {
 		fire_event(SCHED_EVENT_EXIT, prev);
 	}
-	struct thread *next = pick_next(c, prev);
+	struct thread *next = pick_next(c, prev, quiet);
 	if (!next)
 		next = c->idle;
 	c->need_resched = false;
@@ -285,21 +299,25 @@ static __always_inline struct thread *switch_here(uintptr_t preempted_pc)
 	uint64_t now = clock_ns();
 	prev->run_ns += now - prev->oncpu_since;
 	next->oncpu_since = now;
-	SDT_GATED4_P(sched, off__cpu, next->tid, c->index, next, c);
+	SWITCH_SITE4(quiet, off__cpu, next->tid, c->index, next, c);
 	c->current = next;
-	SDT_GATED2(thread__switch, prev->tid, next->tid);
-	arch_thread_switch(prev, next);
-	struct thread *me = prev;
+	if (!quiet)
+		SDT_SHARED2(switch_gate, thread__switch, prev->tid, next->tid);
 	prev = arch_context_switch(prev, next);
-	/* Back in this thread, perhaps on another CPU. */
-	SDT_GATED4_P(sched, on__cpu, me->tid, this_cpu_index(), me, this_cpu());
+	/*
+	 * Back in this thread, perhaps on another CPU, which runs it: this CPU's
+	 * current (reloaded, not kept across the switch, which clobbers the
+	 * registers a value would be kept in).
+	 */
+	SDT_SHARED4_P(switch_gate, sched, on__cpu, this_cpu()->current->tid, this_cpu_index(),
+		      this_cpu()->current, this_cpu());
 	return finish_switch(prev);
 }
 
 /* switch_here out of line: for every caller but thread_yield. */
-static __attribute__((noinline)) struct thread *switch_to_next(uintptr_t preempted_pc)
+static __noinline struct thread *switch_to_next(uintptr_t preempted_pc)
 {
-	return switch_here(preempted_pc);
+	return switch_here(preempted_pc, false);
 }
 
 /* Unlock sched_lock (keeping interrupts as they are) and release a reaped thread. */
@@ -321,10 +339,20 @@ __noreturn void thread_first_run(struct thread *prev)
 	thread_exit(0);
 }
 
+/*
+ * The commonest switch: interrupts masked here (spin_lock_irqsave would
+ * keep the flags in a register of its own) and sched_lock's bodies
+ * inline (scion/spinlock_body.h), as switch_here is.
+ */
 void thread_yield(void)
 {
-	irqflags_t f = spin_lock_irqsave(&sched_lock);
-	unlock_and_reap(switch_here(0));
+	irqflags_t f = arch_irq_save();
+	spin_lock_body(&sched_lock);
+	struct thread *reap = unlikely(arch_sdt_gate_open(&switch_gate)) ? switch_to_next(0) :
+			      switch_here(0, true);
+	spin_unlock_body(&sched_lock);
+	if (reap)
+		thread_free(reap);
 	arch_irq_restore(f);
 }
 

@@ -12,6 +12,14 @@
  *                             with at least one preempt; on-cpu's, sleep's,
  *                             preempt's and tick's arg0 is the thread
  *                             running and every arg1 its CPU
+ *   probe_sched_yield_each_site  thread_yield between two threads pinned
+ *                             to one CPU with one switch probe enabled at a
+ *                             time (sched's on-cpu, off-cpu, enqueue,
+ *                             dequeue, sdt's thread-switch): each fires
+ *                             for the yielding thread exactly once per
+ *                             switch (thread_yield's quiet path, which
+ *                             leaves them out, is taken only while they
+ *                             are all disabled)
  *   probe_lockstat_counts     a private spinlock and mutex taken a known
  *                             number of times: as many acquire and release
  *                             hits with arg0 their address; a contended
@@ -42,6 +50,7 @@
 #include <arch/timer.h>
 #include <arch/trap.h>
 #include "probe_test.h"
+#include "sched_test.h"
 
 #define MAX_PROBES 8
 
@@ -206,6 +215,75 @@ KTEST(probe_sched_provider, 1)
 			  (unsigned long long)c[EV_TICK], (unsigned long long)c[EV_PREEMPT],
 			  (unsigned long long)c[EV_OFF]);
 	}
+	KT_EXPECT(t, text_identical(), "text differs from the booted image");
+}
+
+/* One switch probe at a time: the site must not be left out of any switch. */
+#define EACH_SITE_YIELDS 50
+
+enum { SW_ON, SW_OFF, SW_ENQ, SW_DEQ, SW_SWITCH, SW_KINDS };
+static const char *const sw_spec[SW_KINDS] = {
+	"sched:::on-cpu", "sched:::off-cpu", "sched:::enqueue", "sched:::dequeue",
+	"sdt:::thread-switch",
+};
+static uint64_t sw_tid, sw_hits;
+static struct probe_consumer sw_cs[MAX_PROBES];
+static volatile bool sw_stop;
+
+/* Counts the firings about sw_tid: the thread its argument 0 names, off-cpu's curthread. */
+static void sw_handler(const struct probe_hit *hit, void *arg)
+{
+	unsigned kind = (unsigned)(uintptr_t)arg;
+	uint64_t who = kind == SW_OFF ? this_cpu()->current->tid : trap_frame_arg(hit->regs, 0);
+	if (who == __atomic_load_n(&sw_tid, __ATOMIC_RELAXED))
+		atomic_add(&sw_hits, 1);
+}
+
+static void sw_partner(void *arg)
+{
+	(void)arg;
+	while (!READ_ONCE(sw_stop))
+		thread_yield();
+}
+
+KTEST(probe_sched_yield_each_site, 1)
+{
+	struct thread *me = thread_current();
+	int cpu = (int)this_cpu_index();
+	int was = sched_test_pin(me, cpu);
+
+	thread_yield();		/* now on cpu */
+	sw_stop = false;
+	struct thread *partner = thread_create("yield-partner", sw_partner, NULL, cpu);
+	KT_ASSERT(t, partner, "no memory for a thread");
+	__atomic_store_n(&sw_tid, me->tid, __ATOMIC_RELAXED);
+	for (unsigned k = 0; k < SW_KINDS; k++) {
+		struct probe_set set;
+		KT_EXPECT(t, find_probes(sw_spec[k], &set) > 0, "no probe %s", sw_spec[k]);
+		struct probe_consumer proto = { .action = PROBE_HANDLER, .handler = sw_handler,
+						.arg = (void *)(uintptr_t)k };
+		unsigned enabled = enable_all(&set, sw_cs, &proto);
+		/* Counted from here, with the switch count, both while this thread runs. */
+		irqflags_t f = arch_irq_save();
+		sw_hits = 0;
+		uint64_t in0 = me->se.switches_in;
+		arch_irq_restore(f);
+		for (int i = 0; i < EACH_SITE_YIELDS; i++)
+			thread_yield();
+		f = arch_irq_save();
+		uint64_t hits = sw_hits, switches = me->se.switches_in - in0;
+		arch_irq_restore(f);
+		disable_all(&set, sw_cs);
+		KT_EXPECT(t, enabled == set.n, "%s: %u of %u probes enabled", sw_spec[k], enabled,
+			  set.n);
+		KT_EXPECT(t, switches >= EACH_SITE_YIELDS && hits == switches,
+			  "%s alone: %llu firings for this thread over %llu switches (%d yields)",
+			  sw_spec[k], (unsigned long long)hits, (unsigned long long)switches,
+			  EACH_SITE_YIELDS);
+	}
+	sw_stop = true;
+	thread_join(partner);
+	sched_test_pin(me, was);
 	KT_EXPECT(t, text_identical(), "text differs from the booted image");
 }
 

@@ -190,8 +190,24 @@ bool sdt_site_at(uint64_t addr);
 	SDT_PROBE_(provider, name, 5, a0, a1, a2, a3, a4)
 #define SDT_PROBE6_P(provider, name, a0, a1, a2, a3, a4, a5) \
 	SDT_PROBE_(provider, name, 6, a0, a1, a2, a3, a4, a5)
+/*
+ * A gated site behind a gate of the caller's (SDT_GATE_DEFINE) that
+ * several sites share: the byte counts the enabled probes of all of
+ * them, so a path that tests it once may leave every one of its sites
+ * out while it is shut (the scheduler's switch, kernel/sched/sched.c).
+ */
+#define SDT_GATE_DEFINE(gate) uint8_t gate __attribute__((section(".data.sdt_gates")))
+#define SDT_SHARED_(gate, site_name, provider, name, n, ...) do {		\
+	SDT_CHECK_(provider, name, __VA_ARGS__);				\
+	if (__builtin_expect(arch_sdt_gate_open(&(gate)), 0))			\
+		SDT_SITE##n##_(site_name, &(gate), ##__VA_ARGS__);		\
+} while (0)
+
 #define SDT_GATED2(name, a0, a1) SDT_GATED_(#name, sdt, name, 2, a0, a1)
 #define SDT_GATED4_P(provider, name, a0, a1, a2, a3) \
 	SDT_GATED_(#provider ":" #name, provider, name, 4, a0, a1, a2, a3)
+#define SDT_SHARED2(gate, name, a0, a1) SDT_SHARED_(gate, #name, sdt, name, 2, a0, a1)
+#define SDT_SHARED4_P(gate, provider, name, a0, a1, a2, a3) \
+	SDT_SHARED_(gate, #provider ":" #name, provider, name, 4, a0, a1, a2, a3)
 
 #endif

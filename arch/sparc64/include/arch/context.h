@@ -26,11 +26,9 @@ struct arch_thread {
 
 struct thread;
 
-/* Nothing per thread besides the windows (no FPU in the kernel, no user state). */
-void arch_thread_switch(struct thread *prev, struct thread *next);
-
 /*
- * arch_context_switch - flush prev's windows, resume next.
+ * arch_context_switch - flush prev's windows, resume next. Nothing else is
+ *   handed over per thread (no FPU in the kernel, no user state).
  * Return value: in the resumed thread, the thread switched away from.
  * Caller's context: the scheduler; interrupts masked, sched_lock held.
  */

@@ -9,7 +9,12 @@
  * for every C function (the kernel is built with -fno-ipa-ra, without
  * which GCC keeps values in caller-saved registers across calls of
  * functions it knows spare them); the kernel's few assembly functions
- * that are called (arch_context_switch) follow the same convention.
+ * that are called follow the same convention, but for arch_switch_stacks
+ * (arch/context.h), which leaves the callee-saved registers but %rbp as
+ * the thread switched back from had them. Its one caller, an asm
+ * statement, declares them clobbered, so the compiler keeps nothing in
+ * them across it: the analysis, taking them as kept, only finds more of
+ * them live than are, which is safe.
  */
 #ifndef ARCH_ABI_H
 #define ARCH_ABI_H

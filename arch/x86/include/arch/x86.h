@@ -74,11 +74,15 @@ static inline void wrmsr(uint32_t msr, uint64_t v)
 			     "d"((uint32_t)(v >> 32)));
 }
 
+/*
+ * The halves as 64-bit outputs: in 64-bit mode rdtsc zero-extends each
+ * into its full register, so no instruction masks the low half again.
+ */
 static inline uint64_t rdtsc(void)
 {
-	uint32_t lo, hi;
+	uint64_t lo, hi;
 	__asm__ __volatile__("rdtsc" : "=a"(lo), "=d"(hi));
-	return ((uint64_t)hi << 32) | lo;
+	return hi << 32 | lo;
 }
 
 static inline void cpuid(uint32_t leaf, uint32_t sub, uint32_t *a, uint32_t *b,
