@@ -13,6 +13,16 @@
 #include <scion/dif_jit.h>
 #include "dif_internal.h"
 
+/* V + 1 when p is `ldb rN, V; ret rN` (verified: rN is not r0), else 0. */
+static uint16_t lone_builtin(const struct dif_prog *p)
+{
+	const struct dif_insn *in = p->insns;
+	if (p->ninsns != 2 || in[0].op != DIF_OP_LDB || in[1].op != DIF_OP_RET ||
+	    in[1].r1 != in[0].rd || in[0].imm < 0 || in[0].imm >= UINT16_MAX)
+		return 0;
+	return (uint16_t)(in[0].imm + 1);
+}
+
 int dif_jit_compile(struct dif_prog *p)
 {
 	const struct dif_jit_abi abi = {
@@ -40,6 +50,7 @@ int dif_jit_compile(struct dif_prog *p)
 			p->native = (int (*)(void *, uint64_t *))(uintptr_t)runs;
 			p->native_mem = mem;
 			p->native_len = (uint32_t)len;
+			p->lone_builtin = lone_builtin(p);
 			rc = 0;
 		} else {
 			dif_jit_code_free(mem);
@@ -55,4 +66,5 @@ void dif_jit_release(struct dif_prog *p)
 	p->native = NULL;
 	p->native_mem = NULL;
 	p->native_len = 0;
+	p->lone_builtin = 0;
 }

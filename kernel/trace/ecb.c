@@ -127,7 +127,7 @@ static bool build_agg_key(struct trace_firing *x, const struct trace_action *a,
 			at += size;
 			continue;
 		}
-		if (dif_run(a->progs[prog++], &trace_env_ops, x, &v, &fault)) {
+		if (trace_run(a->progs[prog++], x, &v, &fault)) {
 			failed(x, ai, &fault);
 			return false;
 		}
@@ -167,13 +167,13 @@ static bool aggregate(struct trace_firing *x, const struct trace_action *a, uint
 
 	if (!build_agg_key(x, a, g, key, ai, &keylen))
 		return false;
-	if (g->nvalues && dif_run(a->progs[g->nkeyprogs], &trace_env_ops, x, &value, &fault)) {
+	if (g->nvalues && trace_run(a->progs[g->nkeyprogs], x, &value, &fault)) {
 		failed(x, ai, &fault);
 		return false;
 	}
 	/* A weighted (l)quantize: the loader allowed one program past the value. */
 	if (a->nprogs > g->nkeyprogs + g->nvalues &&
-	    dif_run(a->progs[g->nkeyprogs + g->nvalues], &trace_env_ops, x, &incr, &fault)) {
+	    trace_run(a->progs[g->nkeyprogs + g->nvalues], x, &incr, &fault)) {
 		failed(x, ai, &fault);
 		return false;
 	}
@@ -261,7 +261,7 @@ static bool run_actions(struct trace_firing *x, uint8_t *rec, uint64_t *spec_id,
 			destruct(x, a->kind);
 			continue;
 		}
-		if (dif_run(a->progs[0], &trace_env_ops, x, &v, &fault)) {
+		if (trace_run(a->progs[0], x, &v, &fault)) {
 			failed(x, ai, &fault);
 			return false;
 		}

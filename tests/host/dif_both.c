@@ -20,6 +20,7 @@ int dif_run_both(struct host_test_ctx *t, const struct dif_prog *p, const struct
 	native.native = NULL;
 	native.native_mem = NULL;
 	native.native_len = 0;
+	native.lone_builtin = 0;
 	if (dif_jit_compile(&native)) {
 		host_fail(t, __FILE__, __LINE__, "the DIF compiler refused a verified program "
 			  "of %u instructions", p->ninsns);

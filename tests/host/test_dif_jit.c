@@ -11,7 +11,9 @@
  *     byte decodes, every branch lands on an instruction of the code,
  *     the only indirect transfers are the calls the compiler makes, and
  *     every memory write goes to the run state, the result or the stack;
- *   - what the compiler refuses, and that nothing is left allocated.
+ *   - what the compiler refuses, and that nothing is left allocated;
+ *   - a program that is one built-in's value is marked so (its code
+ *     answers what the environment does), and its near misses are not.
  */
 #include <stdio.h>
 #include <string.h>
@@ -342,4 +344,50 @@ HOST_TEST(dif_jit_refuses_what_it_cannot_compile)
 	      out == 5, "native: %llu", (unsigned long long)out);
 	dif_jit_release(&q);
 	CHECK(t, !q.native && host_jit_live() == 0, "released, %zu left", host_jit_live());
+}
+
+HOST_TEST(dif_jit_lone_builtin_is_the_environments_value)
+{
+	/* `ldb rN, V; ret rN` (a key of probefunc or arg0): marked, and its code's answer is
+	 * the environment's, which the tracing framework then asks for itself (trace_run). */
+	static const unsigned ids[] = { DIF_VAR_ARG0, DIF_VAR_ARG5, DIF_VAR_PROBEFUNC,
+					DIF_VAR_PROBENAME, DIF_VAR_TIMESTAMP };
+	for (unsigned i = 0; i < sizeof(ids) / sizeof(ids[0]); i++) {
+		const struct dif_insn lone[] = { I(LDB, 3, 0, 0, (int32_t)ids[i]),
+						 I(RET, 0, 3, 0, 0) };
+		struct dif_prog p = { .insns = lone, .ninsns = 2 };
+		struct jit_env env;
+		struct dif_fault fault;
+		uint64_t out = 0;
+		fill_env(&env);
+		uint64_t calls = env.calls, want = env_builtin(&env, ids[i]), asked = env.calls;
+		env.calls = calls;
+		CHECK(t, dif_jit_compile(&p) == 0 && p.lone_builtin == ids[i] + 1,
+		      "builtin %u: marked %u", ids[i], p.lone_builtin);
+		CHECK(t, p.native && dif_run(&p, &ops, &env, &out, &fault) == 0 && out == want &&
+		      fault.kind == DIF_FAULT_NONE && env.calls == asked,
+		      "builtin %u: %#llx, the environment's %#llx", ids[i], (unsigned long long)out,
+		      (unsigned long long)want);
+		dif_jit_release(&p);
+		CHECK(t, !p.lone_builtin && !p.native, "builtin %u: still marked after release",
+		      ids[i]);
+	}
+	/* Near misses keep their native code and its answer. */
+	const struct dif_insn other_reg[] = { I(LDB, 3, 0, 0, DIF_VAR_ARG0), I(RET, 0, 2, 0, 0) };
+	const struct dif_insn longer[] = { I(LDB, 3, 0, 0, DIF_VAR_ARG0), I(MOV, 4, 3, 0, 0),
+					   I(RET, 0, 4, 0, 0) };
+	const struct dif_insn *miss[] = { other_reg, longer };
+	const uint32_t lens[] = { 2, 3 };
+	for (unsigned i = 0; i < 2; i++) {
+		struct dif_prog p = { .insns = miss[i], .ninsns = lens[i] };
+		struct jit_env env;
+		struct dif_fault fault;
+		uint64_t out;
+		fill_env(&env);
+		CHECK(t, dif_jit_compile(&p) == 0 && p.native && !p.lone_builtin,
+		      "near miss %u marked %u", i, p.lone_builtin);
+		dif_run_both(t, &p, &ops, &env, sizeof(env), NULL, &out, &fault);
+		dif_jit_release(&p);
+	}
+	CHECK(t, host_jit_live() == 0, "%zu native programs left allocated", host_jit_live());
 }

@@ -305,6 +305,13 @@ struct dif_prog {
 	int (*native)(void *run, uint64_t *result);
 	void *native_mem;	/* what dif_jit_release gives back */
 	uint32_t native_len;	/* bytes of native code */
+	/*
+	 * With native code: a program that is one built-in's value (`ldb
+	 * rN, V; ret rN`, as a key of probefunc or arg0 compiles) has
+	 * DIF_VAR_* V + 1 here, so that a caller may ask the environment for
+	 * it without entering the code (trace_run); 0 otherwise.
+	 */
+	uint16_t lone_builtin;
 };
 
 /*
