@@ -423,15 +423,25 @@ void trace_fire(struct trace_session *s, struct trace_ecb *ecbs, const struct pr
 	}
 }
 
-void trace_probe_handler(const struct probe_hit *hit, void *arg)
+/* An entry or inside probe's firing: its arguments are the hit's registers. */
+static void probe_handler(const struct probe_hit *hit, void *arg)
 {
 	struct trace_enabling *en = arg;
-	if (en->ecbs->site == TRACE_SITE_RETURN) {
-		const uint64_t args[6] = { hit->addr - en->function, arch_probe_return_value(hit->regs, hit->addr) };
-		trace_fire(en->session, en->ecbs, hit, args, TRACE_ACTIVE);
-		return;
-	}
 	trace_fire(en->session, en->ecbs, hit, NULL, TRACE_ACTIVE);
+}
+
+/* A return probe's: arg0 the offset of the ret that fired, arg1 the return value. */
+static void return_probe_handler(const struct probe_hit *hit, void *arg)
+{
+	struct trace_enabling *en = arg;
+	const uint64_t args[6] = { hit->addr - en->function,
+				   arch_probe_return_value(hit->regs, hit->addr) };
+	trace_fire(en->session, en->ecbs, hit, args, TRACE_ACTIVE);
+}
+
+probe_handler_fn trace_probe_handler_for(enum trace_site site)
+{
+	return site == TRACE_SITE_RETURN ? return_probe_handler : probe_handler;
 }
 
 void trace_fire_session_probe(struct trace_session *s, struct trace_ecb *ecbs,

@@ -164,7 +164,8 @@ static int build_ecbs(struct trace_session *s, struct matches *m)
 				en->function = e->probe->sites[0] - offset;
 			}
 			en->consumer = (struct probe_consumer){
-				.action = PROBE_HANDLER, .handler = trace_probe_handler, .arg = en,
+				.action = PROBE_HANDLER, .handler = trace_probe_handler_for(e->site),
+				.arg = en,
 			};
 		}
 		for (uint32_t a = 0; a < e->clause->nactions; a++)

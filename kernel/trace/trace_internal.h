@@ -320,8 +320,12 @@ void trace_bufpolicy_send_rings(struct trace_session *s,
 struct trace_firing;
 void trace_fire(struct trace_session *s, struct trace_ecb *ecbs, const struct probe_hit *hit,
 		const uint64_t *args, enum trace_state runs_in);
-/* The PROBE_HANDLER of a session's enablings. */
-void trace_probe_handler(const struct probe_hit *hit, void *arg);
+/*
+ * The PROBE_HANDLER of a session's enabling whose ECBs are at site (an
+ * enabling's ECBs share its probe, so its site): a return probe's builds
+ * its two arguments, the others' fire with the hit's registers.
+ */
+probe_handler_fn trace_probe_handler_for(enum trace_site site);
 /* Fire one of the session's dtrace-provider chains from thread context. */
 void trace_fire_session_probe(struct trace_session *s, struct trace_ecb *ecbs,
 			      const uint64_t args[6], enum trace_state runs_in);

@@ -11,8 +11,9 @@
  *              back end or the kernel;
  *   compiled   the trace object dt_generate made, loaded by the
  *              kernel's own dof_load and fired through the kernel's own
- *              trace_probe_handler -> trace_fire -> predicate, actions,
- *              aggregate (ecb.c), the DIF environment (env.c), dynamic
+ *              handler (trace_probe_handler_for) -> trace_fire ->
+ *              predicate, actions, aggregate (ecb.c), the DIF
+ *              environment (env.c), dynamic
  *              variables (dynvar.c), aggregation and trace buffers
  *              (aggbuf.c, kernel/tbuf/tbuf.c): dref_session.c, over the host stand-
  *              ins of dref_kernel.c.
@@ -199,7 +200,8 @@ int dref_evaluate(const struct dt_object *obj, const struct dref_scenario *sc,
 
 /*
  * The kernel: load obj's bytes with dof_load, build the session's ECBs
- * and buffers as session.c does, fire sc through trace_probe_handler
+ * and buffers as session.c does, fire sc through the handler of
+ * trace_probe_handler_for
  * and trace_fire_session_probe, and read the buffers back as the
  * consumer does. Return value: 0, or -1 with why (the loader refused).
  */

@@ -8,7 +8,8 @@
  * channel) and its memory by session.c's own trace_session_allocate
  * (session_state.c); then
  * each firing enters where a probe hit enters the kernel,
- * trace_probe_handler with the registers of the hit (BEGIN and END
+ * the handler trace_probe_handler_for gives, with the registers of the
+ * hit (BEGIN and END
  * through trace_fire_session_probe), on the CPU, thread and clock
  * reading the scenario gives, and the consumer's side reads the
  * principal and aggregation buffers with session_read.c's walks
@@ -184,7 +185,7 @@ static void fire(struct host_session *h, const struct dref_scenario *sc,
 		trap_frame_set_pc(&frame, addr);
 		struct probe_hit hit = { &h->probes[f->probe], addr, &frame };
 		cpu_probe_hit_begin(this_cpu());
-		trace_probe_handler(&hit, en);
+		trace_probe_handler_for(en->ecbs->site)(&hit, en);
 		cpu_probe_hit_end(this_cpu());
 	}
 	if (f->drain_after) {

@@ -2,7 +2,7 @@
 """The D oracle (build/host/d-oracle, tests/dref/), no QEMU: D programs
 compiled by the D library and run two ways -- by a reference evaluator of
 the checked program and by the kernel's own trace machinery built for the
-host (dof_load, trace_probe_handler, ecb.c, env.c, dynvar.c, aggbuf.c) --
+host (dof_load, trace_probe_handler_for, ecb.c, env.c, dynvar.c, aggbuf.c) --
 whose aggregations, records, globals and error counts must agree. One
 result per fixed regression (D as people write it: aggregations keyed
 and valued by thread-locals and array elements set by other clauses),
