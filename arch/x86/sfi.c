@@ -42,7 +42,8 @@ _Static_assert(SFI_AREA_BASE >= VMAP_LIMIT, "the window area overlaps the stacks
 _Static_assert(SFI_AREA_BASE + (uint64_t)SFI_AREA_SLOTS * SFI_WINDOW_STRIDE + SFI_WINDOW_SIZE <=
 	       VBUF_BASE, "the last window's upper guard overlaps the large buffers");
 /* txn_call.S spells these out. */
-_Static_assert(offsetof(struct cpu, sandbox_sp) == 8, "arch/txn.h's asm reaches sandbox_sp at %gs:8");
+_Static_assert(offsetof(struct cpu, sandbox_sp) == 8,
+	       "arch/txn.h's asm reaches sandbox_sp at %gs:8");
 _Static_assert(SFI_API_STACK >= THREAD_STACK_SIZE && SFI_API_STACK < SFI_STACK_SIZE,
 	       "an API function runs on the window's stack with a kernel thread's room");
 _Static_assert(SFI_AREA_BASE >> 32 == 0xffffd000 &&
