@@ -24,7 +24,6 @@
 #include <scion/errno.h>
 
 #define DEFAULT_MS 1000
-#define MAX_MS     OUTLINE_MAX_MS
 
 static void release_copy(void *owner)
 {
@@ -90,11 +89,12 @@ out:
 /* ms=N or cold=C into *ms / *threshold; false (and a line) when word is neither. */
 static bool parse_option(const char *word, uint64_t *ms, uint64_t *threshold)
 {
-	if (!strncmp(word, "ms=", 3) && !parse_u64(word + 3, ms, false) && *ms && *ms <= MAX_MS)
+	if (!strncmp(word, "ms=", 3) && !parse_u64(word + 3, ms, false) && *ms &&
+	    *ms <= OUTLINE_MAX_MS)
 		return true;
 	if (!strncmp(word, "cold=", 5) && !parse_u64(word + 5, threshold, false))
 		return true;
-	printk("codeadapt: '%s' is neither ms=N (1 to %u) nor cold=C\n", word, MAX_MS);
+	printk("codeadapt: '%s' is neither ms=N (1 to %u) nor cold=C\n", word, OUTLINE_MAX_MS);
 	return false;
 }
 

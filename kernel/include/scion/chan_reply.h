@@ -206,7 +206,7 @@ _Static_assert(sizeof(struct chan_codeadapt_info) == 184, "chan_codeadapt_info c
  * put those that ran at most cold times out of line, install the copy.
  */
 struct chan_codeadapt_outline_request {
-	uint32_t ms;			/* 1 to 600000 */
+	uint32_t ms;			/* 1 to OUTLINE_MAX_MS (scion/outline.h) */
 	uint32_t reserved;
 	uint64_t cold;			/* the count at or below which a block is cold */
 	char function[CHAN_FUNCTION_NAME_MAX];	/* NUL-terminated */
@@ -220,6 +220,8 @@ struct chan_codeadapt_outline_reply {
 	uint32_t cold;			/* blocks moved out of line */
 	uint32_t bytes;			/* the copy's code */
 };
+_Static_assert(sizeof(struct chan_codeadapt_outline_reply) == 16,
+	       "chan_codeadapt_outline_reply changed");
 
 /* CODEADAPT_REMOVE: one adaptation (id), or every one (id 0). */
 struct chan_codeadapt_remove_request {

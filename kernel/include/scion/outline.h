@@ -93,6 +93,9 @@ int outline_count(uint64_t function, unsigned ms, uint64_t *counts, uint32_t nbl
  */
 int outline_install(struct outline_copy *c, char *err, size_t errlen);
 
+/* The longest count outline_function takes (ms). */
+#define OUTLINE_MAX_MS 600000
+
 /*
  * outline_function - check that the function copies at all, then count,
  *   build and install (the shell command's work): cold is a count <=
@@ -100,9 +103,6 @@ int outline_install(struct outline_copy *c, char *err, size_t errlen);
  * Return value: the adaptation's id; a negative errno with err.
  * Caller's context: thread, may sleep.
  */
-/* The longest count outline_function takes (ms). */
-#define OUTLINE_MAX_MS 600000
-
 int outline_function(uint64_t function, unsigned ms, uint64_t threshold, uint32_t *hot,
 		     uint32_t *cold, uint32_t *size, char *err, size_t errlen);
 
