@@ -172,6 +172,34 @@ static struct graft *method_graft(const struct graft_point_state *st)
 	return chosen;
 }
 
+/*
+ * An event's invocation: the default, then each handler that applies in
+ * its own transaction. The outcome is for a recorder; where nobody reads
+ * it (dispatch_event) the compiler drops its bookkeeping.
+ */
+static __always_inline enum graft_outcome run_event(const struct graft_point *p,
+						    const uint64_t args[6])
+{
+	struct graft_point_state *st = p->state;
+	uint64_t tid = READ_ONCE(st->scoped) ? current_tid() : 0;
+	unsigned used = READ_ONCE(st->used);
+	enum graft_outcome outcome = GRAFT_OUTCOME_DEFAULT;
+	uint64_t r;
+
+	graft_call_default(p, args);
+	for (unsigned i = 0; i < used && i < GRAFT_POINT_MAX_INSTALLED; i++) {
+		struct graft *g = READ_ONCE(st->installed[i]);
+		if (!g || (g->scope_tid && g->scope_tid != tid))
+			continue;
+		enum txn_outcome o = run(p, g, args, &r);
+		if (o == TXN_ABORTED)
+			outcome = GRAFT_OUTCOME_ABORTED;
+		else if (o == TXN_COMMITTED && outcome == GRAFT_OUTCOME_DEFAULT)
+			outcome = GRAFT_OUTCOME_COMMITTED;
+	}
+	return outcome;
+}
+
 static uint64_t dispatch(const struct graft_point *p, const uint64_t args[6],
 			 enum graft_outcome *outcome)
 {
@@ -180,19 +208,7 @@ static uint64_t dispatch(const struct graft_point *p, const uint64_t args[6],
 
 	*outcome = GRAFT_OUTCOME_DEFAULT;
 	if (p->kind == GRAFT_KIND_EVENT) {
-		uint64_t tid = READ_ONCE(st->scoped) ? current_tid() : 0;
-		unsigned used = READ_ONCE(st->used);
-		graft_call_default(p, args);
-		for (unsigned i = 0; i < used && i < GRAFT_POINT_MAX_INSTALLED; i++) {
-			struct graft *g = READ_ONCE(st->installed[i]);
-			if (!g || (g->scope_tid && g->scope_tid != tid))
-				continue;
-			enum txn_outcome o = run(p, g, args, &r);
-			if (o == TXN_ABORTED)
-				*outcome = GRAFT_OUTCOME_ABORTED;
-			else if (o == TXN_COMMITTED && *outcome == GRAFT_OUTCOME_DEFAULT)
-				*outcome = GRAFT_OUTCOME_COMMITTED;
-		}
+		*outcome = run_event(p, args);
 		return 0;
 	}
 	struct graft *chosen = method_graft(st);
@@ -208,7 +224,7 @@ static uint64_t dispatch(const struct graft_point *p, const uint64_t args[6],
 	return graft_call_default(p, args);
 }
 
-/* An event point's or a recorded point's invocation. */
+/* A recorded point's invocation, the outcome told to its recorder. */
 static __noinline uint64_t dispatch_general(const struct graft_point *p, const uint64_t args[6])
 {
 	const struct graft_point_recorder *rec = READ_ONCE(p->state->recorder);
@@ -223,24 +239,13 @@ static __noinline uint64_t dispatch_general(const struct graft_point *p, const u
 }
 
 /*
- * dispatch's event half, for an event point without a recorder or an
- * enabled graft probe (the common case: a recording's handlers are
- * direct grafts at event points): the default, then each handler that
- * applies, with no outcome to collect for a recorder.
+ * An event point's invocation without a recorder (the common case: a
+ * recording's handlers are direct grafts at event points): no outcome
+ * to collect.
  */
 static __noinline uint64_t dispatch_event(const struct graft_point *p, const uint64_t args[6])
 {
-	struct graft_point_state *st = p->state;
-	uint64_t tid = READ_ONCE(st->scoped) ? current_tid() : 0;
-	unsigned used = READ_ONCE(st->used);
-	uint64_t r;
-
-	graft_call_default(p, args);
-	for (unsigned i = 0; i < used && i < GRAFT_POINT_MAX_INSTALLED; i++) {
-		struct graft *g = READ_ONCE(st->installed[i]);
-		if (g && (!g->scope_tid || g->scope_tid == tid))
-			transact(p, g, args, &r);
-	}
+	run_event(p, args);
 	return 0;
 }
 
@@ -255,12 +260,8 @@ uint64_t graft_dispatch(const struct graft_point *p, const uint64_t args[6])
 	struct graft_point_state *st = p->state;
 	uint64_t r;
 
-	if (unlikely(p->kind == GRAFT_KIND_EVENT || READ_ONCE(st->recorder))) {
-		if (!READ_ONCE(st->recorder) && p->kind == GRAFT_KIND_EVENT &&
-		    !__atomic_load_n(&st->probes_live, __ATOMIC_RELAXED))
-			return dispatch_event(p, args);
-		return dispatch_general(p, args);
-	}
+	if (unlikely(p->kind == GRAFT_KIND_EVENT || READ_ONCE(st->recorder)))
+		return READ_ONCE(st->recorder) ? dispatch_general(p, args) : dispatch_event(p, args);
 	struct graft *g = READ_ONCE(st->global);
 	if (unlikely(READ_ONCE(st->scoped)))
 		g = method_graft(st);
