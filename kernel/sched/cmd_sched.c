@@ -51,10 +51,7 @@ static void order_worker(void *arg)
 
 static void pin_self(int cpu)
 {
-	struct thread *me = thread_current();
-	irqflags_t f = spin_lock_irqsave(&sched_lock);
-	me->se.affinity = cpu;
-	spin_unlock_irqrestore(&sched_lock, f);
+	thread_set_affinity(thread_current(), cpu);
 	thread_yield();
 }
 

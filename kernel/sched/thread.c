@@ -53,6 +53,15 @@ struct thread *thread_alloc(void)
 	return t;
 }
 
+int thread_set_affinity(struct thread *t, int cpu)
+{
+	irqflags_t f = spin_lock_irqsave(&sched_lock);
+	int was = t->se.affinity;
+	t->se.affinity = cpu;
+	spin_unlock_irqrestore(&sched_lock, f);
+	return was;
+}
+
 struct thread *thread_create(const char *name, thread_fn fn, void *arg, int cpu)
 {
 	if (cpu < -1 || cpu >= MAX_CPUS)

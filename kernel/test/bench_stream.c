@@ -94,12 +94,10 @@ static bool stopped(struct bench_client *c)
 static void bench_thread(void *arg)
 {
 	struct bench_stream *bs = arg;
-	irqflags_t f = spin_lock_irqsave(&sched_lock);
-	thread_current()->se.affinity = -1;
-	spin_unlock_irqrestore(&sched_lock, f);
+	thread_set_affinity(thread_current(), -1);
 	bool held = channel_hold();
 	int ran = bench_run(bs->selector, &bs->client);
-	f = spin_lock_irqsave(&bs->lock);
+	irqflags_t f = spin_lock_irqsave(&bs->lock);
 	bs->status = (struct chan_bench_status){ .ran = ran > 0 ? (uint32_t)ran : 0,
 						 .records = bs->seq, .status = ran < 0 ? ran : 0 };
 	bs->finished = true;		/* after every record: the drain's cue */

@@ -56,10 +56,7 @@ BENCH(context_switch, 1)
 	struct thread *me_pinned = thread_current();
 	if (!other)
 		return;
-	int saved = me_pinned->se.affinity;
-	irqflags_t f = spin_lock_irqsave(&sched_lock);
-	me_pinned->se.affinity = 0;
-	spin_unlock_irqrestore(&sched_lock, f);
+	int saved = thread_set_affinity(me_pinned, 0);
 	thread_yield();	/* now on CPU 0 */
 	uint64_t switches0 = me_pinned->se.switches_in;
 	uint64_t c0 = arch_cycles();
@@ -69,9 +66,7 @@ BENCH(context_switch, 1)
 	uint64_t switches = (me_pinned->se.switches_in - switches0) * 2;
 	switch_stop = true;
 	thread_join(other);
-	f = spin_lock_irqsave(&sched_lock);
-	me_pinned->se.affinity = saved;
-	spin_unlock_irqrestore(&sched_lock, f);
+	thread_set_affinity(me_pinned, saved);
 	if (switches)
 		bench_report("sched.context_switch", (c1 - c0) / switches, "cycles");
 }

@@ -40,10 +40,7 @@ static uint64_t ticks_over(uint64_t span_ms)
 KTEST(clock_fast_tick, 1)
 {
 	struct thread *me = thread_current();
-	irqflags_t f = spin_lock_irqsave(&sched_lock);
-	int saved = me->se.affinity;
-	me->se.affinity = 0;
-	spin_unlock_irqrestore(&sched_lock, f);
+	int saved = thread_set_affinity(me, 0);
 	thread_yield();		/* now on CPU 0, whose timer drives the tick count */
 
 	uint64_t span_ms = SPAN_TICKS * 1000 / HZ;
@@ -56,9 +53,7 @@ KTEST(clock_fast_tick, 1)
 	uint64_t normal = ticks_over(span_ms);
 	uint64_t after = READ_ONCE(calls) - c1;
 
-	f = spin_lock_irqsave(&sched_lock);
-	me->se.affinity = saved;
-	spin_unlock_irqrestore(&sched_lock, f);
+	thread_set_affinity(me, saved);
 
 	/*
 	 * Ticks are every FACTOR-th interrupt, exactly. Against the clock
@@ -120,10 +115,7 @@ KTEST(clock_fast_tick_with_profile, 1)
 	KT_ASSERT(t, probe_lookup(spec, first_probe, &p, &why) >= 0 && p, "%s: %s", spec, why);
 
 	struct thread *me = thread_current();
-	irqflags_t f = spin_lock_irqsave(&sched_lock);
-	int saved = me->se.affinity;
-	me->se.affinity = 0;
-	spin_unlock_irqrestore(&sched_lock, f);
+	int saved = thread_set_affinity(me, 0);
 	thread_yield();		/* now on CPU 0 */
 
 	struct probe_consumer c = { .action = PROBE_HANDLER, .handler = count_profile };
@@ -146,9 +138,7 @@ KTEST(clock_fast_tick_with_profile, 1)
 	uint64_t irqs_after = READ_ONCE(cpu0->interrupts) - i0;
 	clock_set_fast_tick(1, NULL);
 
-	f = spin_lock_irqsave(&sched_lock);
-	me->se.affinity = saved;
-	spin_unlock_irqrestore(&sched_lock, f);
+	thread_set_affinity(me, saved);
 
 	KT_ASSERT(t, !err, "enabling %s failed", spec);
 	KT_EXPECT(t, fast >= 1 && during + FACTOR >= fast * FACTOR &&

@@ -50,7 +50,6 @@
 #include <arch/timer.h>
 #include <arch/trap.h>
 #include "probe_test.h"
-#include "sched_test.h"
 
 #define MAX_PROBES 8
 
@@ -250,7 +249,7 @@ KTEST(probe_sched_yield_each_site, 1)
 {
 	struct thread *me = thread_current();
 	int cpu = (int)this_cpu_index();
-	int was = sched_test_pin(me, cpu);
+	int was = thread_set_affinity(me, cpu);
 
 	thread_yield();		/* now on cpu */
 	sw_stop = false;
@@ -283,7 +282,7 @@ KTEST(probe_sched_yield_each_site, 1)
 	}
 	sw_stop = true;
 	thread_join(partner);
-	sched_test_pin(me, was);
+	thread_set_affinity(me, was);
 	KT_EXPECT(t, text_identical(), "text differs from the booted image");
 }
 

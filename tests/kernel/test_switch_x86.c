@@ -14,7 +14,6 @@
 #include <scion/sched.h>
 #include <scion/cpu.h>
 #include <arch/cpu.h>
-#include "sched_test.h"
 
 #define SWITCH_ROUNDS 200
 #define SEEN_FP_GAP 40		/* switch_fixture.S's %rbp - %rsp after the call */
@@ -65,7 +64,7 @@ KTEST(sched_switch_keeps_registers, 1)
 	struct switch_side theirs = { .seed = 0x2000000000ull, .stop = &stop };
 	struct thread *me = thread_current();
 	int cpu = (int)this_cpu_index();
-	int was = sched_test_pin(me, cpu);
+	int was = thread_set_affinity(me, cpu);
 
 	thread_yield();		/* now on cpu */
 	struct thread *other = thread_create("switch-partner", partner, &theirs, cpu);
@@ -76,7 +75,7 @@ KTEST(sched_switch_keeps_registers, 1)
 	uint64_t switched = me->se.switches_in - in0;
 	stop = true;
 	thread_join(other);
-	sched_test_pin(me, was);
+	thread_set_affinity(me, was);
 	KT_EXPECT(t, switched >= SWITCH_ROUNDS / 2, "%llu switches back in over %u yields",
 		  (unsigned long long)switched, SWITCH_ROUNDS);
 	KT_EXPECT(t, theirs.rounds > 0, "the partner never ran a round");

@@ -89,6 +89,14 @@ int thread_spawn(const char *name, thread_fn fn, void *arg, int cpu);
 void thread_detach(struct thread *t);
 
 /*
+ * thread_set_affinity - Overview: let t run only on CPU cpu (-1: any),
+ *   from its next switch (a thread pinning itself yields to get there).
+ * Return value: the affinity t had, to give back later.
+ * Caller's context: thread; no spinlocks held (takes sched_lock).
+ */
+int thread_set_affinity(struct thread *t, int cpu);
+
+/*
  * thread_join - wait until t has exited and release it.
  * Return value: t's exit code. Caller's context: thread, may sleep.
  */
