@@ -13,6 +13,11 @@ breakpoint handler, must lie between __noprobe_start and __noprobe_end.
 Indirect calls (the consumers' own handlers) are not followed: a probe
 hit inside a handler is only counted as missed.
 
+It also proves that no kernel code sets the direction flag (std): a jump
+patch whose site does not read the status flags restores only the
+interrupt flag after its call (arch/x86/patch_emit.c), which is right
+only while DF is clear wherever a probe can be.
+
 Usage: check_noprobe.py KERNEL.elf
 Last line: "noprobe: N functions checked, M outside .text.noprobe".
 """
@@ -27,6 +32,7 @@ ENTRY_POINTS = ("probe_breakpoint", "probe_dispatch_frame", "handle_nmi")
 TRAP_STUBS = "trap_stubs"
 
 HEADER = re.compile(r"^([0-9a-f]+) <([^>]+)>:$")
+SETS_DF = re.compile(r"^\s*[0-9a-f]+:\s+std\s*$")
 BRANCH = re.compile(r"^\s*([0-9a-f]+):\s+(call|jmp|j[a-z]+)\s+[0-9a-f]+ <([^>+]+)(\+0x[0-9a-f]+)?>")
 
 
@@ -42,20 +48,23 @@ def symbols(elf):
 
 
 def call_graph(elf):
-    """Function -> set of functions it calls or jumps to directly."""
+    """Function -> set of functions it calls or jumps to directly; and the
+    functions that set the direction flag."""
     out = subprocess.run(["objdump", "-d", "--no-show-raw-insn", elf], check=True,
                          capture_output=True, text=True).stdout
-    graph, current = {}, None
+    graph, current, set_df = {}, None, set()
     for line in out.splitlines():
         m = HEADER.match(line)
         if m:
             current = m.group(2)
             graph.setdefault(current, set())
             continue
+        if SETS_DF.match(line):
+            set_df.add(current)
         m = BRANCH.match(line)
         if m and current and m.group(3) != current:
             graph[current].add(m.group(3))
-    return graph
+    return graph, set_df
 
 
 def reachable(graph, roots):
@@ -74,7 +83,7 @@ def main():
         sys.exit(__doc__)
     elf = sys.argv[1]
     addr, start, end = symbols(elf)
-    graph = call_graph(elf)
+    graph, set_df = call_graph(elf)
     missing = [f for f in ENTRY_POINTS + (TRAP_STUBS,)
                if not any(g == f or g.startswith(f + ".") for g in graph)]
     # Clones keep the name with a suffix (handle_nmi.constprop.0).
@@ -92,8 +101,10 @@ def main():
         print(f"noprobe: {f} not found in {elf}")
     for f in bad:
         print(f"noprobe: {f} runs in probe context but lies outside .text.noprobe")
+    for f in sorted(set_df):
+        print(f"noprobe: {f} sets the direction flag (std), which jump patches assume clear")
     print(f"noprobe: {len(must)} functions checked, {len(bad) + len(missing)} outside .text.noprobe")
-    sys.exit(1 if bad or missing else 0)
+    sys.exit(1 if bad or missing or set_df else 0)
 
 
 if __name__ == "__main__":

@@ -7,6 +7,7 @@
 #include <arch/patch.h>
 #include <arch/trap.h>
 #include <arch/abi.h>
+#include <scion/probe_arch.h>
 #include "x86_encodings.h"
 
 #define REX_W 0x8
@@ -181,18 +182,72 @@ static uint32_t frame_reg_slot(unsigned reg)
 	return 0;
 }
 
+/* jcc rel32 on cc with the offset left to fix_forward; returns where the field is. */
+static size_t emit_jcc_forward(struct patch_buf *b, uint8_t cc)
+{
+	emit_u8(b, x86_enc_jcc_rel32[0]);
+	emit_u8(b, (uint8_t)(x86_enc_jcc_rel32[1] | cc));
+	size_t field = b->len;
+	emit_u32(b, 0);
+	return field;
+}
+
+/* jmp rel32 with the offset left to fix_forward. */
+static size_t emit_jmp_forward(struct patch_buf *b)
+{
+	EMIT(b, jmp_rel32);
+	size_t field = b->len;
+	emit_u32(b, 0);
+	return field;
+}
+
+/* Aim the rel32 field at `field` at the current position. */
+static void fix_forward(struct patch_buf *b, size_t field)
+{
+	if (b->overflow)
+		return;
+	uint32_t rel = (uint32_t)(b->len - (field + 4));
+	for (unsigned i = 0; i < 4; i++)
+		b->code[field + i] = (uint8_t)(rel >> (8 * i));
+}
+
+#define CC_EQUAL     0x4	/* jcc's conditions: ZF set, */
+#define CC_NOT_EQUAL 0x5	/* ZF clear */
+
+/* op %gs:slot with REX.W: the opcode bytes, then reg and an absolute disp32. */
+static void emit_gs_op(struct patch_buf *b, const uint8_t *op, size_t n, unsigned reg,
+		       uint32_t slot)
+{
+	EMIT(b, gs);
+	emit_rex_w(b, 0);
+	emit(b, op, n);
+	emit_u8(b, MODRM(MOD_INDIRECT, reg, RM_SIB));
+	emit_u8(b, SIB_ABSOLUTE);
+	emit_u32(b, slot);
+}
+
+/* op disp32(%base) with REX.W: an opcode from the table, then reg (or /N) and the field. */
+static void emit_base_op(struct patch_buf *b, const uint8_t *op, size_t n, unsigned reg,
+			 unsigned base, uint32_t disp)
+{
+	emit_rex_w(b, 0);
+	emit(b, op, n);
+	emit_u8(b, MODRM(MOD_DISP32, reg, base));
+	if (base == INSN_RSP)
+		emit_u8(b, SIB_RSP);
+	emit_u32(b, disp);
+}
+
 /*
- * The frame call, in steps:
+ * Saving the frame, in steps:
  * 1. The ss and rsp slots both get the probed code's rsp (push reads its
  *    operand before it moves rsp), then rflags; interrupts are masked
- *    after rflags is saved, so step 5's popfq unmasks them.
+ *    after rflags is saved, so the restore can unmask them.
  * 2. cs, rip = pc, error and vector 0, then every general register.
- * 3. fn(frame, cookie) on a 16-byte aligned stack, rbx keeping the frame.
- * 4. Back: rbx (ours) and the live caller-saved registers from the frame.
- * 5. rflags, then rsp past the two top slots.
+ * 3. rbx keeps the frame; the stack is aligned to 16 bytes for C and DF
+ *    cleared for it.
  */
-void patch_emit_frame_call(struct patch_buf *b, uint64_t pc, uint64_t fn, uint64_t cookie,
-			   uint32_t live, bool mask_interrupts)
+static void emit_frame_save(struct patch_buf *b, uint64_t pc, bool mask_interrupts)
 {
 	emit_push_reg(b, INSN_RSP);
 	emit(b, x86_enc_push_rm, sizeof(x86_enc_push_rm));	/* push (%rsp) */
@@ -212,25 +267,125 @@ void patch_emit_frame_call(struct patch_buf *b, uint64_t pc, uint64_t fn, uint64
 	for (unsigned i = 0; i < sizeof(frame_push_order); i++)
 		emit_push_reg(b, frame_push_order[i]);
 
-	emit_mov_reg(b, INSN_RDI, INSN_RSP);
-	emit_mov_imm64(b, INSN_RSI, cookie);
 	emit_mov_reg(b, INSN_RBX, INSN_RSP);
 	emit_rex_w(b, 0);			/* and $-16, %rsp */
 	emit(b, x86_enc_and_rm_imm8, sizeof(x86_enc_and_rm_imm8));
 	emit_u8(b, MODRM(MOD_REGISTER, X86_ENC_AND_RM_IMM8_EXT, INSN_RSP));
 	emit_u8(b, (uint8_t)-16);
 	EMIT(b, cld);
-	emit_call(b, fn);
+}
 
+#define RFLAGS_IF_BYTE 1	/* IF (bit 9) is bit 1 of rflags' second byte */
+#define RFLAGS_IF_BIT  0x2
+
+/*
+ * Restoring after the call, in steps:
+ * 1. rsp back at the frame (rbx); rbx and the live caller-saved
+ *    registers from it.
+ * 2. The flags: when the code after the site reads the status flags,
+ *    popfq takes them all back (and with them IF). When it does not, only
+ *    IF needs restoring: sti when the site had it set. popfq is a slow,
+ *    microcoded instruction on every x86; a test and sti are not. DF needs
+ *    no restoring: kernel code runs with it clear (the C ABI; the kernel's
+ *    text never sets it), so the cld of the save changed nothing.
+ * 3. rsp past the frame (the rsp and ss slots too).
+ */
+static void emit_frame_restore(struct patch_buf *b, uint32_t live, bool mask_interrupts)
+{
 	emit_mov_reg(b, INSN_RSP, INSN_RBX);
 	for (unsigned i = 0; i < sizeof(frame_push_order); i++) {
 		unsigned reg = frame_push_order[i];
 		if (reg == INSN_RBX || (INSN_REG(reg) & ABI_CALLER_SAVED & live))
 			emit_load_rsp_slot(b, reg, frame_reg_slot(reg));
 	}
-	emit_lea_rsp(b, INSN_RSP, (int32_t)FRAME_SLOT(rflags));
-	EMIT(b, popfq);
-	emit_lea_rsp(b, INSN_RSP, 16);		/* rsp and ss slots */
+	if (live & INSN_STATUS_FLAGS) {
+		emit_lea_rsp(b, INSN_RSP, (int32_t)FRAME_SLOT(rflags));
+		EMIT(b, popfq);
+		emit_lea_rsp(b, INSN_RSP, 16);		/* rsp and ss slots */
+		return;
+	}
+	if (mask_interrupts) {
+		EMIT(b, test_rm8_imm8);			/* testb $IF, rflags+1(%rsp) */
+		emit_u8(b, MODRM(MOD_DISP32, X86_ENC_TEST_RM8_IMM8_EXT, RM_SIB));
+		emit_u8(b, SIB_RSP);
+		emit_u32(b, FRAME_SLOT(rflags) + RFLAGS_IF_BYTE);
+		emit_u8(b, RFLAGS_IF_BIT);
+		size_t masked = emit_jcc_forward(b, CC_EQUAL);
+		EMIT(b, sti);
+		fix_forward(b, masked);
+	}
+	emit_lea_rsp(b, INSN_RSP, (int32_t)FRAME_SLOT(ss) + 8);
+}
+
+void patch_emit_frame_call(struct patch_buf *b, uint64_t pc, uint64_t fn, uint64_t cookie,
+			   uint32_t live, bool mask_interrupts)
+{
+	emit_frame_save(b, pc, mask_interrupts);
+	emit_mov_reg(b, INSN_RDI, INSN_RBX);
+	emit_mov_imm64(b, INSN_RSI, cookie);
+	emit_call(b, fn);
+	emit_frame_restore(b, live, mask_interrupts);
+}
+
+/* lock incq disp(%base) */
+static void emit_lock_inc(struct patch_buf *b, unsigned base, uint32_t disp)
+{
+	EMIT(b, lock);
+	emit_base_op(b, x86_enc_inc_rm, sizeof(x86_enc_inc_rm), X86_ENC_INC_RM_EXT, base, disp);
+}
+
+/*
+ * The handler call (struct probe_patch_handler's steps), after the frame
+ * is saved, with rsi holding the state throughout the tests:
+ * 1. cmpb $0, retired(%rsi); jne retired.
+ * 2. mov %gs:cpu_hits, %rax; cmp %gs:cpu_left, %rax; jne missed.
+ * 3. lock incq hits(%rsi); incq %gs:cpu_hits; the hit is pushed below
+ *    an 8-byte pad that keeps the stack aligned (regs = rbx, addr = pc,
+ *    probe); fn(rsp, arg); incq %gs:cpu_left; jmp done.
+ *    missed: lock incq missed(%rsi); jmp done.
+ *    retired: retired_fn(rbx, rsi).
+ *    done: the frame is restored.
+ */
+void patch_emit_handler_call(struct patch_buf *b, uint64_t pc,
+			     const struct probe_patch_handler *h, uint64_t state, uint32_t live)
+{
+	size_t done[2];
+
+	emit_frame_save(b, pc, true);
+	emit_mov_imm64(b, INSN_RSI, state);
+	EMIT(b, cmp_rm8_imm8);				/* cmpb $0, retired(%rsi) */
+	emit_u8(b, MODRM(MOD_DISP32, X86_ENC_CMP_RM8_IMM8_EXT, INSN_RSI));
+	emit_u32(b, h->retired);
+	emit_u8(b, 0);
+	size_t retired = emit_jcc_forward(b, CC_NOT_EQUAL);
+	emit_gs_op(b, x86_enc_mov_r_rm, sizeof(x86_enc_mov_r_rm), INSN_RAX, h->cpu_hits);
+	emit_gs_op(b, x86_enc_cmp_r_rm, sizeof(x86_enc_cmp_r_rm), INSN_RAX, h->cpu_left);
+	size_t missed = emit_jcc_forward(b, CC_NOT_EQUAL);
+
+	emit_lock_inc(b, INSN_RSI, h->hits);
+	emit_gs_op(b, x86_enc_inc_rm, sizeof(x86_enc_inc_rm), X86_ENC_INC_RM_EXT, h->cpu_hits);
+	EMIT(b, push_imm8);
+	emit_u8(b, 0);
+	emit_push_reg(b, INSN_RBX);
+	emit_push_u64(b, pc);
+	emit_push_u64(b, h->probe);
+	emit_mov_reg(b, INSN_RDI, INSN_RSP);
+	emit_mov_imm64(b, INSN_RSI, h->arg);
+	emit_call(b, h->fn);
+	emit_gs_op(b, x86_enc_inc_rm, sizeof(x86_enc_inc_rm), X86_ENC_INC_RM_EXT, h->cpu_left);
+	done[0] = emit_jmp_forward(b);
+
+	fix_forward(b, missed);
+	emit_lock_inc(b, INSN_RSI, h->missed);
+	done[1] = emit_jmp_forward(b);
+
+	fix_forward(b, retired);
+	emit_mov_reg(b, INSN_RDI, INSN_RBX);
+	emit_call(b, h->retired_fn);
+
+	fix_forward(b, done[0]);
+	fix_forward(b, done[1]);
+	emit_frame_restore(b, live, true);
 }
 
 void patch_emit_counter(struct patch_buf *b, uint64_t counter, bool flags_free)
@@ -249,17 +404,6 @@ void patch_emit_counter(struct patch_buf *b, uint64_t counter, bool flags_free)
 uint32_t patch_accumulate_clobbers(void)
 {
 	return INSN_REG(INSN_RAX) | INSN_REG(INSN_RDX);
-}
-
-/* op %gs:slot with REX.W: the opcode bytes, then reg and an absolute disp32. */
-static void emit_gs_op(struct patch_buf *b, const uint8_t *op, size_t n, unsigned reg, uint32_t slot)
-{
-	EMIT(b, gs);
-	emit_rex_w(b, 0);
-	emit(b, op, n);
-	emit_u8(b, MODRM(MOD_INDIRECT, reg, RM_SIB));
-	emit_u8(b, SIB_ABSOLUTE);
-	emit_u32(b, slot);
 }
 
 void patch_emit_accumulate(struct patch_buf *b, const struct patch_accumulator *acc, int delta)
@@ -286,27 +430,7 @@ void patch_emit_accumulate(struct patch_buf *b, const struct patch_accumulator *
 	EMIT(b, popfq);
 }
 
-#define CC_NOT_EQUAL 0x5	/* jcc's condition: ZF clear */
 
-/* jne rel32 with the offset left to patch_fix_forward; returns where the field is. */
-static size_t emit_jne_forward(struct patch_buf *b)
-{
-	emit_u8(b, x86_enc_jcc_rel32[0]);
-	emit_u8(b, (uint8_t)(x86_enc_jcc_rel32[1] | CC_NOT_EQUAL));
-	size_t field = b->len;
-	emit_u32(b, 0);
-	return field;
-}
-
-/* Aim the rel32 field at `field` at the current position. */
-static void fix_forward(struct patch_buf *b, size_t field)
-{
-	if (b->overflow)
-		return;
-	uint32_t rel = (uint32_t)(b->len - (field + 4));
-	for (unsigned i = 0; i < 4; i++)
-		b->code[field + i] = (uint8_t)(rel >> (8 * i));
-}
 
 /* cmp slot(%rip), %reg (64-bit, or the low 32 bits when low_half). */
 static void emit_cmp_slot(struct patch_buf *b, unsigned reg, uint64_t slot, bool low_half)
@@ -347,11 +471,11 @@ void patch_emit_redirect(struct patch_buf *b, const struct patch_redirect *r)
 		emit_u32(b, r->tid_offset);
 		emit_cmp_slot(b, INSN_RAX, r->tid_slot, false);
 		emit_u8(b, (uint8_t)(x86_enc_pop_r[0] + INSN_RAX));
-		outs[nouts++] = emit_jne_forward(b);
+		outs[nouts++] = emit_jcc_forward(b, CC_NOT_EQUAL);
 	}
 	if (r->value_slot) {
 		emit_cmp_slot(b, r->arg_reg, r->value_slot, r->arg_low_half);
-		outs[nouts++] = emit_jne_forward(b);
+		outs[nouts++] = emit_jcc_forward(b, CC_NOT_EQUAL);
 	}
 	if (r->taken)
 		patch_emit_counter(b, r->taken, true);

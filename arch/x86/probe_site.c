@@ -276,7 +276,10 @@ void arch_probe_build_patch(struct patch_buf *b, const struct probe_patch_plan *
 			else
 				patch_emit_accumulate(b, &c->slots, c->delta);
 		}
-		if (plan->call_fn)
+		if (plan->handler)
+			patch_emit_handler_call(b, plan->site, plan->handler, plan->call_cookie,
+						plan->live);
+		else if (plan->call_fn)
 			patch_emit_frame_call(b, plan->site, plan->call_fn, plan->call_cookie,
 					      plan->live, true);
 	}

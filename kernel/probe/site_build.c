@@ -15,6 +15,7 @@
 #include <scion/string.h>
 #include <scion/errno.h>
 #include <scion/printk.h>
+#include <scion/cpu.h>
 #include "probe_internal.h"
 
 #define PATCH_ROOM 1024		/* the most code a patch may hold */
@@ -52,7 +53,8 @@ void site_state_free(struct site_state *st)
  * of the dispatcher for st->c[0 .. ncall-1].
  */
 static void plan(const struct probe_site *s, const struct site_state *st,
-		 struct probe_patch_inline *inl, struct probe_patch_plan *p)
+		 struct probe_patch_inline *inl, struct probe_patch_handler *h,
+		 struct probe_patch_plan *p)
 {
 	*p = (struct probe_patch_plan){ .site = s->addr, .length = s->length,
 					.mechanism = s->mechanism, .live = s->live_before,
@@ -83,6 +85,19 @@ static void plan(const struct probe_site *s, const struct site_state *st,
 				   !c->may_pause;
 		p->call_fn = (uintptr_t)(one_handler ? probe_dispatch_handler : probe_dispatch_frame);
 		p->call_cookie = (uintptr_t)st;
+		if (one_handler) {
+			*h = (struct probe_patch_handler){
+				.fn = (uintptr_t)c->handler, .arg = (uintptr_t)c->arg,
+				.probe = (uintptr_t)c->firing_for,
+				.retired_fn = (uintptr_t)probe_dispatch_frame,
+				.retired = offsetof(struct site_state, retired),
+				.hits = offsetof(struct site_state, hits),
+				.missed = offsetof(struct site_state, missed),
+				.cpu_hits = offsetof(struct cpu, probe_hits),
+				.cpu_left = offsetof(struct cpu, probe_left),
+			};
+			p->handler = h;
+		}
 	}
 }
 
@@ -100,6 +115,7 @@ int site_build(struct probe_site *s, struct patch **out)
 	struct probe_patch_inline *inl = n <= INLINE_ON_STACK ? few : kmalloc(n * sizeof(*inl));
 	struct probe_patch_origins map;
 	struct probe_patch_plan pl;
+	struct probe_patch_handler handler;
 	struct patch_buf b;
 	struct patch *p = NULL;
 
@@ -124,7 +140,7 @@ int site_build(struct probe_site *s, struct patch **out)
 			st->c[st->n++] = c;
 	}
 
-	plan(s, st, inl, &pl);
+	plan(s, st, inl, &handler, &pl);
 	patch_buf_init(&b, scratch, PATCH_ROOM, PATCH_CODE_BASE);
 	arch_probe_build_patch(&b, &pl, &map);
 	size_t header = ALIGN_UP(sizeof(struct patch_header) + map.n * sizeof(map.m[0]), 16);

@@ -18,6 +18,7 @@
 #include <scion/symtab.h>
 #include <scion/errno.h>
 #include <scion/sched.h>
+#include <arch/cpu.h>
 #include <arch/probe.h>
 #include "probe_test.h"
 
@@ -121,6 +122,88 @@ KTEST(probe_exact_counts, 1)
 	probe_accumulator_release(&acc);
 	probe_counter_free(entry_count);
 	probe_counter_free(mid_count);
+}
+
+/* What a jump site's one handler saw (probe_one_handler_hit). */
+struct one_handler_seen {
+	unsigned hits;
+	struct probe *probe;
+	uint64_t addr, pc, arg0, arg1;
+	bool masked;			/* interrupts were masked in the handler */
+	bool nest;			/* call the probed function from the handler, once */
+	uint64_t nested_result;
+};
+
+static void one_handler(const struct probe_hit *hit, void *arg)
+{
+	struct one_handler_seen *s = arg;
+	s->hits++;
+	s->probe = hit->probe;
+	s->addr = hit->addr;
+	s->pc = trap_frame_pc(hit->regs);
+	s->arg0 = trap_frame_arg(hit->regs, 0);
+	s->arg1 = trap_frame_arg(hit->regs, 1);
+	s->masked = !arch_irqs_enabled();
+	if (s->nest) {
+		s->nest = false;
+		s->nested_result = pf_sum(2, 3);
+	}
+}
+
+/*
+ * A jump site whose one C consumer is a handler for every thread: the
+ * patch runs it itself (x86), or through the C dispatcher. The handler
+ * gets its probe, the site and the registers there, with interrupts
+ * masked; the interrupt flag comes back as it was at the site, set or
+ * clear; a hit inside the handler is counted missed and runs no handler.
+ */
+KTEST(probe_one_handler_hit, 1)
+{
+	struct probe *entry = probe_named("fbt:kernel:pf_sum:entry");
+	struct one_handler_seen s = { 0 };
+	struct probe_consumer c = { .action = PROBE_HANDLER, .handler = one_handler, .arg = &s,
+				    .mechanism = PROBE_MECH_JUMP };
+	struct probe_site_info before, after;
+
+	KT_ASSERT(t, entry && probe_enable(entry, &c) == 0, "enabling pf_sum's entry failed");
+	probe_site_info((uintptr_t)pf_sum, &before);
+	KT_EXPECT(t, before.mechanism == PROBE_MECH_JUMP && before.consumers == 1,
+		  "mechanism %d, %u consumers", before.mechanism, before.consumers);
+
+	uint64_t r = pf_sum(4, 9);
+	bool enabled_after = arch_irqs_enabled();
+	KT_EXPECT(t, r == pf_sum_expected(4, 9) && s.hits == 1, "result %llu, %u hits",
+		  (unsigned long long)r, s.hits);
+	KT_EXPECT(t, s.probe == entry && s.addr == (uintptr_t)pf_sum && s.pc == s.addr,
+		  "the hit: probe %p (not %p), addr 0x%llx, pc 0x%llx", (void *)s.probe,
+		  (void *)entry, (unsigned long long)s.addr, (unsigned long long)s.pc);
+	KT_EXPECT(t, s.arg0 == 4 && s.arg1 == 9, "arguments %llu %llu, not 4 9",
+		  (unsigned long long)s.arg0, (unsigned long long)s.arg1);
+	KT_EXPECT(t, s.masked && enabled_after,
+		  "interrupts in the handler %s, after the call %s", s.masked ? "masked" : "on",
+		  enabled_after ? "on" : "masked");
+
+	irqflags_t f = arch_irq_save();
+	r = pf_sum(1, 1);
+	bool masked_after = !arch_irqs_enabled();
+	arch_irq_restore(f);
+	KT_EXPECT(t, r == pf_sum_expected(1, 1) && s.hits == 2 && masked_after,
+		  "called masked: result %llu, %u hits, interrupts %s after", (unsigned long long)r,
+		  s.hits, masked_after ? "masked" : "on");
+
+	s.nest = true;
+	r = pf_sum(5, 6);
+	probe_site_info((uintptr_t)pf_sum, &after);
+	KT_EXPECT(t, r == pf_sum_expected(5, 6) && s.nested_result == pf_sum_expected(2, 3),
+		  "results %llu and, nested, %llu", (unsigned long long)r,
+		  (unsigned long long)s.nested_result);
+	KT_EXPECT(t, s.hits == 3 && after.hits == before.hits + 3 &&
+		  after.missed == before.missed + 1,
+		  "%u handler runs; the site counted %llu hits and %llu missed, not 3 and 1", s.hits,
+		  (unsigned long long)(after.hits - before.hits),
+		  (unsigned long long)(after.missed - before.missed));
+	probe_disable(&c);
+	KT_EXPECT(t, text_identical(), "text differs from the booted image");
 }
 
 /* A static site: what sdt probes see of its arguments. */

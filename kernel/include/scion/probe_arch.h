@@ -103,6 +103,30 @@ struct probe_patch_inline {
 	struct patch_accumulator slots;	/* ACCUMULATE: its per-CPU slots */
 };
 
+/*
+ * A jump probe's one C consumer when it is a handler for every thread:
+ * the patch may run it itself (arch_probe_build_patch), doing what
+ * probe_dispatch_handler does in C without the call into it. In steps,
+ * interrupts masked, with state = the plan's call_cookie:
+ * 1. the state's retired byte set: call retired_fn(frame, state), the
+ *    general dispatcher, and go on after the call;
+ * 2. consumers already running on this CPU (its cpu_hits and cpu_left
+ *    counters differ): add 1 to the state's missed counter (atomically);
+ * 3. else add 1 to the state's hits counter (atomically) and to cpu_hits,
+ *    call fn(hit, arg) with hit = { probe, the site, the frame }, then add
+ *    1 to cpu_left.
+ * A port that does not do this calls call_fn, which does the same in C.
+ */
+struct probe_patch_handler {
+	uint64_t fn;			/* probe_handler_fn */
+	uint64_t arg;
+	uint64_t probe;			/* the hit's probe */
+	uint64_t retired_fn;		/* void (*)(struct trap_frame *, uint64_t state) */
+	uint32_t retired;		/* offsets in the state: its bool retired, */
+	uint32_t hits, missed;		/* and its 64-bit hit and missed counters */
+	uint32_t cpu_hits, cpu_left;	/* offsets in struct cpu (the per-CPU base) */
+};
+
 /* What a site's patch must do. */
 struct probe_patch_plan {
 	uint64_t site;			/* the probed address */
@@ -115,6 +139,8 @@ struct probe_patch_plan {
 					   with every register saved in a struct trap_frame
 					   and interrupts masked */
 	uint64_t call_cookie;
+	const struct probe_patch_handler *handler;	/* or NULL: call_fn's work, for the
+							   patch to do itself if it can */
 	const struct probe_redirect *redirect;	/* or NULL: after the inline code and the call
 						   (both mechanisms), the guard and jump */
 };

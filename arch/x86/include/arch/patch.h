@@ -65,15 +65,26 @@ void patch_emit_call(struct patch_buf *b, uint64_t target);
  * layout (rip = pc, vector 0; the ss slot holds rsp) on the stack, call
  * fn(frame, cookie) with the stack aligned and DF clear, and with
  * interrupts masked when mask_interrupts; then put back what the code
- * after needs: the flags (and with them the interrupt flag), and of the
- * caller-saved registers only those in live (arch/insn.h masks; what is
- * live before pc). fn is C, so it keeps the callee-saved ones itself; a
+ * after needs: the interrupt flag, the status flags when live has them,
+ * and of the caller-saved registers only those in live (arch/insn.h
+ * masks; what is live before pc). fn is C, so it keeps the callee-saved ones itself; a
  * dead register may come back changed, which nothing can see. Changes
  * fn makes to the frame are ignored. mask_interrupts is false only in
  * host tests, which run patches in user mode.
  */
 void patch_emit_frame_call(struct patch_buf *b, uint64_t pc, uint64_t fn, uint64_t cookie,
 			   uint32_t live, bool mask_interrupts);
+
+/*
+ * patch_emit_handler_call - the frame call of a jump probe whose one C
+ * consumer is a handler (scion/probe_arch.h's struct probe_patch_handler,
+ * whose steps it runs, for the site state `state`), in the kernel: the
+ * frame is saved and restored as by patch_emit_frame_call with
+ * interrupts masked.
+ */
+struct probe_patch_handler;
+void patch_emit_handler_call(struct patch_buf *b, uint64_t pc,
+			     const struct probe_patch_handler *h, uint64_t state, uint32_t live);
 
 /*
  * patch_emit_counter - atomically increment the 64-bit counter at
