@@ -37,9 +37,23 @@ struct aggbuf {
 	uint32_t bucket[AGG_BUCKETS];	/* entry index + 1 */
 };
 
+/*
+ * A memo of entries of the active buffer by a caller's tag for their key
+ * (aggbuf_fold_known): direct-mapped, emptied at each switch. Entries
+ * never move or leave the active buffer until then, so a remembered one
+ * stays right.
+ */
+#define AGG_MEMO 64		/* a power of two */
+struct agg_memo {
+	uint64_t tag;			/* 0: empty */
+	uint64_t agg_id;
+	uint64_t *values;		/* the entry's, in the active buffer */
+};
+
 struct aggbuf_cpu {
 	struct aggbuf *active, *inactive;
 	uint32_t taken;			/* bytes of inactive the last switch took */
+	struct agg_memo memo[AGG_MEMO];	/* own CPU, interrupts masked */
 } __aligned(64);
 
 struct aggbuf_set {
@@ -167,40 +181,68 @@ static void fold(const struct trace_agg *g, uint64_t *val, uint64_t value, uint6
 	}
 }
 
-bool aggbuf_update(struct aggbuf_set *a, uint32_t agg_id, const struct trace_agg *g,
-		   const uint8_t *key, uint32_t keylen, uint64_t value, uint64_t incr)
+static struct agg_memo *memo_slot(struct aggbuf_cpu *c, uint32_t agg_id, uint64_t tag)
+{
+	uint64_t h = (tag ^ ((uint64_t)agg_id << 40)) * 0x9e3779b97f4a7c15ull;
+	return &c->memo[h >> (64 - 6)];
+}
+_Static_assert(AGG_MEMO == 1 << 6, "memo_slot takes 6 bits of the hash");
+
+bool aggbuf_fold_known(struct aggbuf_set *a, uint32_t agg_id, const struct trace_agg *g,
+		       uint64_t tag, uint64_t value, uint64_t incr)
 {
 	unsigned cpu = this_cpu_index();
 	if (cpu >= a->ncpus)
 		return false;
-	struct aggbuf *b = a->cpu[cpu].active;
+	struct aggbuf_cpu *c = &a->cpu[cpu];
+	const struct agg_memo *m = memo_slot(c, agg_id, tag);
+	if (m->tag != tag || m->agg_id != agg_id)
+		return false;
+	fold(g, m->values, value, incr, false);
+	return true;
+}
+
+bool aggbuf_update(struct aggbuf_set *a, uint32_t agg_id, const struct trace_agg *g,
+		   const uint8_t *key, uint32_t keylen, uint64_t value, uint64_t incr,
+		   uint64_t tag)
+{
+	unsigned cpu = this_cpu_index();
+	if (cpu >= a->ncpus)
+		return false;
+	struct aggbuf_cpu *c = &a->cpu[cpu];
+	struct aggbuf *b = c->active;
 	uint32_t h = hash_bytes(agg_id, key, keylen);
 	uint32_t *head = &b->bucket[h & (AGG_BUCKETS - 1)];
+	struct dof_aggent *e = NULL;
+	uint32_t i;
 
-	for (uint32_t i = *head; i; i = b->next[i - 1]) {
-		struct dof_aggent *e = (struct dof_aggent *)(b->data + b->offset[i - 1]);
-		if (b->hash[i - 1] != h || e->agg != agg_id || memcmp(e + 1, key, keylen))
-			continue;
-		fold(g, (uint64_t *)((uint8_t *)(e + 1) + g->keybytes), value, incr, false);
-		return true;
+	for (i = *head; i; i = b->next[i - 1]) {
+		e = (struct dof_aggent *)(b->data + b->offset[i - 1]);
+		if (b->hash[i - 1] == h && e->agg == agg_id && !memcmp(e + 1, key, keylen))
+			break;
 	}
-	uint32_t need = (uint32_t)sizeof(struct dof_aggent) + g->keybytes + g->valbytes;
-	if (b->nentries == a->max_entries || a->size - b->used < need)
-		return false;
-	struct dof_aggent *e = (struct dof_aggent *)(b->data + b->used);
-	e->agg = agg_id;
-	e->keybytes = (uint16_t)g->keybytes;
-	e->valbytes = (uint16_t)g->valbytes;
-	memcpy(e + 1, key, keylen);
-	memset((uint8_t *)(e + 1) + keylen, 0, g->keybytes - keylen);
-	uint64_t *val = (uint64_t *)((uint8_t *)(e + 1) + g->keybytes);
-	memset(val, 0, g->valbytes);
-	fold(g, val, value, incr, true);
-	b->offset[b->nentries] = b->used;
-	b->hash[b->nentries] = h;
-	b->next[b->nentries] = *head;
-	*head = ++b->nentries;
-	b->used += need;
+	bool fresh = !i;
+	if (fresh) {
+		uint32_t need = (uint32_t)sizeof(struct dof_aggent) + g->keybytes + g->valbytes;
+		if (b->nentries == a->max_entries || a->size - b->used < need)
+			return false;
+		e = (struct dof_aggent *)(b->data + b->used);
+		e->agg = agg_id;
+		e->keybytes = (uint16_t)g->keybytes;
+		e->valbytes = (uint16_t)g->valbytes;
+		memcpy(e + 1, key, keylen);
+		memset((uint8_t *)(e + 1) + keylen, 0, g->keybytes - keylen);
+		memset((uint8_t *)(e + 1) + g->keybytes, 0, g->valbytes);
+		b->offset[b->nentries] = b->used;
+		b->hash[b->nentries] = h;
+		b->next[b->nentries] = *head;
+		*head = ++b->nentries;
+		b->used += need;
+	}
+	uint64_t *values = (uint64_t *)((uint8_t *)(e + 1) + g->keybytes);
+	fold(g, values, value, incr, fresh);
+	if (tag)
+		*memo_slot(c, agg_id, tag) = (struct agg_memo){ tag, agg_id, values };
 	return true;
 }
 
@@ -215,6 +257,7 @@ static void switch_here(void *arg)
 	c->active = c->inactive;
 	c->inactive = filled;
 	c->taken = filled->used;
+	memset(c->memo, 0, sizeof(c->memo));
 }
 
 void aggbuf_switch(struct aggbuf_set *a)

@@ -156,6 +156,55 @@ static bool build_agg_key(struct trace_firing *x, const struct trace_action *a,
 	return true;
 }
 
+/*
+ * A tag naming the key of aggregating action a at this firing without
+ * its bytes, for aggbuf_fold_known, or 0:
+ * - no key (@ = count()): one entry, tag 1;
+ * - the firing probe's name alone (probefunc, probename, probemod or
+ *   probeprov, compiled to the built-in's value): the probe's id and the
+ *   built-in name the same key bytes at every firing (the interning of
+ *   probe names that DTrace's strsize-wide keys lack).
+ * Neither key's program can fault, so when it runs (before or after the
+ * value's) is not seen.
+ */
+static uint64_t key_tag(const struct trace_firing *x, const struct trace_action *a,
+			const struct trace_agg *g)
+{
+	if (!g->nkeys)
+		return 1;
+	if (g->nkeys != 1 || g->nkeyprogs != 1 || g->key_type[0] != DIF_TYPE_STRING)
+		return 0;
+	unsigned v = a->progs[0]->lone_builtin;
+	switch (v ? v - 1u : UINT16_MAX) {
+	case DIF_VAR_PROBEPROV: case DIF_VAR_PROBEMOD: case DIF_VAR_PROBEFUNC:
+	case DIF_VAR_PROBENAME:
+		return (uint64_t)x->hit->probe->id << 16 | v;
+	default:
+		return 0;
+	}
+}
+
+/* The value of aggregating action a, and what a bucket grows by (1 unless weighted). */
+static inline bool agg_values(struct trace_firing *x, const struct trace_action *a,
+			      const struct trace_agg *g, uint32_t ai, uint64_t *value,
+			      uint64_t *incr)
+{
+	struct dif_fault fault;
+
+	if (g->nvalues && trace_run(a->progs[g->nkeyprogs], x, value, &fault)) {
+		failed(x, ai, &fault);
+		return false;
+	}
+	/* A weighted (l)quantize: the loader allowed one program past the value. */
+	if (a->nprogs > g->nkeyprogs + g->nvalues &&
+	    trace_run(a->progs[g->nkeyprogs + g->nvalues], x, incr, &fault)) {
+		failed(x, ai, &fault);
+		return false;
+	}
+	return true;
+}
+
+/* The key first, then the value, as DTrace; a key named by a tag needs neither built. */
 static bool aggregate(struct trace_firing *x, const struct trace_action *a, uint32_t ai)
 {
 	struct trace_session *s = x->session;
@@ -163,21 +212,19 @@ static bool aggregate(struct trace_firing *x, const struct trace_action *a, uint
 	uint8_t *key = x->cpu->agg_key;
 	uint64_t value = 0, incr = 1;
 	uint32_t keylen;
-	struct dif_fault fault;
+	uint64_t tag = key_tag(x, a, g);
 
+	if (tag) {
+		if (!agg_values(x, a, g, ai, &value, &incr))
+			return false;
+		if (aggbuf_fold_known(s->aggs, a->arg, g, tag, value, incr))
+			return true;
+	}
 	if (!build_agg_key(x, a, g, key, ai, &keylen))
 		return false;
-	if (g->nvalues && trace_run(a->progs[g->nkeyprogs], x, &value, &fault)) {
-		failed(x, ai, &fault);
+	if (!tag && !agg_values(x, a, g, ai, &value, &incr))
 		return false;
-	}
-	/* A weighted (l)quantize: the loader allowed one program past the value. */
-	if (a->nprogs > g->nkeyprogs + g->nvalues &&
-	    trace_run(a->progs[g->nkeyprogs + g->nvalues], x, &incr, &fault)) {
-		failed(x, ai, &fault);
-		return false;
-	}
-	if (!aggbuf_update(s->aggs, a->arg, g, key, keylen, value, incr))
+	if (!aggbuf_update(s->aggs, a->arg, g, key, keylen, value, incr, tag))
 		count(&s->counters.agg_drops);
 	return true;
 }

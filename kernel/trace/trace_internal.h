@@ -191,10 +191,23 @@ void aggbuf_destroy(struct aggbuf_set *a);
  *   written. keylen must be the same for equal keys and must take in the
  *   last string component's NUL (build_agg_key, ecb.c): then comparing
  *   keylen bytes tells keys apart, and a short string key is hashed and
- *   compared in a few words, not strsize bytes.
+ *   compared in a few words, not strsize bytes. tag: 0, or as for
+ *   aggbuf_fold_known.
  */
 bool aggbuf_update(struct aggbuf_set *a, uint32_t agg_id, const struct trace_agg *agg,
-		   const uint8_t *key, uint32_t keylen, uint64_t value, uint64_t incr);
+		   const uint8_t *key, uint32_t keylen, uint64_t value, uint64_t incr,
+		   uint64_t tag);
+/*
+ * aggbuf_fold_known - aggbuf_update for a key the caller names by a tag
+ *   (non-zero, one tag for one key of agg_id, e.g. a probe's id for a key
+ *   that is the probe's name): when an aggbuf_update with this tag has
+ *   made or found the entry on this CPU since its last switch, fold into
+ *   it without the key. Return value: true when it did; false, and
+ *   nothing changed, when the caller must call aggbuf_update (with the
+ *   tag, which remembers the entry). Probe context.
+ */
+bool aggbuf_fold_known(struct aggbuf_set *a, uint32_t agg_id, const struct trace_agg *agg,
+		       uint64_t tag, uint64_t value, uint64_t incr);
 /* Switch every CPU's buffers (cross-call); then aggbuf_taken gives each CPU's. Thread. */
 void aggbuf_switch(struct aggbuf_set *a);
 const uint8_t *aggbuf_taken(struct aggbuf_set *a, unsigned cpu, uint32_t *bytes);

@@ -28,8 +28,8 @@ KTEST(trace_aggregation_llquantize, 1)
 	uint8_t nokey[8] = { 0 };
 	irqflags_t f = arch_irq_save();
 	for (unsigned i = 0; i < sizeof(v) / sizeof(v[0]); i++)
-		aggbuf_update(a, 0, &g, nokey, 0, (uint64_t)v[i], 1);
-	aggbuf_update(a, 0, &g, nokey, 0, 55, 5);			/* weighted: 50's bucket grows by 5 */
+		aggbuf_update(a, 0, &g, nokey, 0, (uint64_t)v[i], 1, 0);
+	aggbuf_update(a, 0, &g, nokey, 0, 55, 5, 0);			/* weighted: 50's bucket grows by 5 */
 	arch_irq_restore(f);
 	aggbuf_switch(a);
 	uint32_t bytes;

@@ -4,7 +4,7 @@
  * buffers (kernel/trace/): aggregation buffers (each function's values,
  * quantize and lquantize bucket edges, weighted buckets, per-key entries, a full buffer
  * refusing exactly what does not fit, what a switch hands over and
- * leaves behind), dynamic variable space (exhaustion, deletion giving
+ * leaves behind, keys known by a tag), dynamic variable space (exhaustion, deletion giving
  * the memory back, keys kept apart by scope and variable), and
  * speculations (ids until none is free, a full buffer, commit in order
  * into the principal buffer, discard); and the borders of copyin's
@@ -35,7 +35,7 @@ static bool update_by(struct aggbuf_set *a, uint32_t id, const struct trace_agg 
 		      uint64_t key, uint64_t value, uint64_t incr)
 {
 	irqflags_t f = arch_irq_save();
-	bool ok = aggbuf_update(a, id, g, (const uint8_t *)&key, g->keybytes, value, incr);
+	bool ok = aggbuf_update(a, id, g, (const uint8_t *)&key, g->keybytes, value, incr, 0);
 	arch_irq_restore(f);
 	return ok;
 }
@@ -199,6 +199,80 @@ KTEST(trace_aggregation_full, 1)
 	snapshot(a, &bytes);
 	KT_EXPECT(t, bytes == fit * 24, "snapshot of %u bytes, not %u", bytes, fit * 24);
 	KT_EXPECT(t, update(a, 0, &c, fit + 5, 0), "the emptied buffer refused a new key");
+	aggbuf_destroy(a);
+}
+
+static bool fold_known(struct aggbuf_set *a, uint32_t id, const struct trace_agg *g,
+		       uint64_t tag, uint64_t value)
+{
+	irqflags_t f = arch_irq_save();
+	bool known = aggbuf_fold_known(a, id, g, tag, value, 1);
+	arch_irq_restore(f);
+	return known;
+}
+
+static bool update_tagged(struct aggbuf_set *a, uint32_t id, const struct trace_agg *g,
+			  uint64_t key, uint64_t value, uint64_t tag)
+{
+	irqflags_t f = arch_irq_save();
+	bool ok = aggbuf_update(a, id, g, (const uint8_t *)&key, g->keybytes, value, 1, tag);
+	arch_irq_restore(f);
+	return ok;
+}
+
+/* The sum of key's entry of aggregation id in a snapshot, and how many entries it has. */
+static uint64_t sum_of(const uint8_t *data, uint32_t bytes, uint32_t id, uint64_t key,
+		       unsigned *entries)
+{
+	uint64_t sum = 0;
+	*entries = 0;
+	for (uint32_t at = 0; at < bytes;) {
+		const struct dof_aggent *e = entry_at(data, at);
+		if (e->agg == id && *(const uint64_t *)(e + 1) == key) {
+			sum += values_of(e)[0];
+			++*entries;
+		}
+		at += (uint32_t)sizeof(*e) + e->keybytes + e->valbytes;
+	}
+	return sum;
+}
+
+/*
+ * The memo of tagged keys: unknown until an update with the tag, then
+ * folded into the same entry without the key; a tag is known only for
+ * its aggregation; a switch forgets every tag, and the next update
+ * remembers the entry in the new buffer.
+ */
+KTEST(trace_aggregation_tagged_keys, 1)
+{
+	struct aggbuf_set *a = aggbuf_create(AGG_BYTES, 0);
+	KT_ASSERT(t, a, "no aggregation buffers");
+	struct trace_agg g = { .func = DOF_AGG_SUM, .nkeys = 1, .keybytes = 8, .valbytes = 8,
+			       .nvalues = 1 };
+	const uint64_t tag = 7ull << 16 | 1, other = 8ull << 16 | 1;
+	unsigned entries;
+	uint32_t bytes;
+
+	KT_EXPECT(t, !fold_known(a, 0, &g, tag, 1), "a tag was known before any update");
+	KT_ASSERT(t, update_tagged(a, 0, &g, 99, 10, tag), "the tagged update was refused");
+	KT_EXPECT(t, fold_known(a, 0, &g, tag, 5), "the tag was not remembered");
+	KT_EXPECT(t, !fold_known(a, 1, &g, tag, 1), "the tag was known for another aggregation");
+	KT_EXPECT(t, !fold_known(a, 0, &g, other, 1), "another tag was known");
+	/* A second tag for the same key finds the same entry. */
+	KT_ASSERT(t, update_tagged(a, 0, &g, 99, 100, other), "the second tag's update refused");
+	KT_EXPECT(t, fold_known(a, 0, &g, other, 1000), "the second tag was not remembered");
+	const uint8_t *data = snapshot(a, &bytes);
+	uint64_t sum = sum_of(data, bytes, 0, 99, &entries);
+	KT_EXPECT(t, entries == 1 && sum == 1115, "key 99: %u entries summing %llu, not 1 of 1115",
+		  entries, (unsigned long long)sum);
+
+	KT_EXPECT(t, !fold_known(a, 0, &g, tag, 1), "a tag was still known after the switch");
+	KT_ASSERT(t, update_tagged(a, 0, &g, 99, 3, tag), "the update after the switch refused");
+	KT_EXPECT(t, fold_known(a, 0, &g, tag, 4), "the tag was not remembered after the switch");
+	data = snapshot(a, &bytes);
+	sum = sum_of(data, bytes, 0, 99, &entries);
+	KT_EXPECT(t, entries == 1 && sum == 7, "after the switch: %u entries summing %llu, not 1 of 7",
+		  entries, (unsigned long long)sum);
 	aggbuf_destroy(a);
 }
 
