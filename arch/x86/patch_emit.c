@@ -244,8 +244,10 @@ static void emit_base_op(struct patch_buf *b, const uint8_t *op, size_t n, unsig
  *    operand before it moves rsp), then rflags; interrupts are masked
  *    after rflags is saved, so the restore can unmask them.
  * 2. cs, rip = pc, error and vector 0, then every general register.
- * 3. rbx keeps the frame; the stack is aligned to 16 bytes for C and DF
- *    cleared for it.
+ * 3. rbx keeps the frame; the stack is aligned to 16 bytes for C. DF is
+ *    clear already, as C needs it: kernel code runs with it clear (trap
+ *    and system-call entries clear it; tools/check_noprobe.py proves that
+ *    no kernel code sets it).
  */
 static void emit_frame_save(struct patch_buf *b, uint64_t pc, bool mask_interrupts)
 {
@@ -272,7 +274,6 @@ static void emit_frame_save(struct patch_buf *b, uint64_t pc, bool mask_interrup
 	emit(b, x86_enc_and_rm_imm8, sizeof(x86_enc_and_rm_imm8));
 	emit_u8(b, MODRM(MOD_REGISTER, X86_ENC_AND_RM_IMM8_EXT, INSN_RSP));
 	emit_u8(b, (uint8_t)-16);
-	EMIT(b, cld);
 }
 
 #define RFLAGS_IF_BYTE 1	/* IF (bit 9) is bit 1 of rflags' second byte */
@@ -285,9 +286,8 @@ static void emit_frame_save(struct patch_buf *b, uint64_t pc, bool mask_interrup
  * 2. The flags: when the code after the site reads the status flags,
  *    popfq takes them all back (and with them IF). When it does not, only
  *    IF needs restoring: sti when the site had it set. popfq is a slow,
- *    microcoded instruction on every x86; a test and sti are not. DF needs
- *    no restoring: kernel code runs with it clear (the C ABI; the kernel's
- *    text never sets it), so the cld of the save changed nothing.
+ *    microcoded instruction on every x86; a test and sti are not. DF is
+ *    clear throughout (the save's step 3).
  * 3. rsp past the frame (the rsp and ss slots too).
  */
 static void emit_frame_restore(struct patch_buf *b, uint32_t live, bool mask_interrupts)

@@ -451,8 +451,10 @@ static void run_ecb(struct trace_firing *x)
 	}
 }
 
-void trace_fire(struct trace_session *s, struct trace_ecb *ecbs, const struct probe_hit *hit,
-		const uint64_t *args, enum trace_state runs_in)
+/* trace_fire's work, inlined where runs_in and args are constants (a probe's handler). */
+static __always_inline void fire(struct trace_session *s, struct trace_ecb *ecbs,
+				 const struct probe_hit *hit, const uint64_t *args,
+				 enum trace_state runs_in)
 {
 	unsigned cpu = this_cpu_index();
 	if (cpu >= MAX_CPUS || !s->cpu[cpu].staging)
@@ -470,11 +472,17 @@ void trace_fire(struct trace_session *s, struct trace_ecb *ecbs, const struct pr
 	}
 }
 
+void trace_fire(struct trace_session *s, struct trace_ecb *ecbs, const struct probe_hit *hit,
+		const uint64_t *args, enum trace_state runs_in)
+{
+	fire(s, ecbs, hit, args, runs_in);
+}
+
 /* An entry or inside probe's firing: its arguments are the hit's registers. */
 static void probe_handler(const struct probe_hit *hit, void *arg)
 {
 	struct trace_enabling *en = arg;
-	trace_fire(en->session, en->ecbs, hit, NULL, TRACE_ACTIVE);
+	fire(en->session, en->ecbs, hit, NULL, TRACE_ACTIVE);
 }
 
 /* A return probe's: arg0 the offset of the ret that fired, arg1 the return value. */
