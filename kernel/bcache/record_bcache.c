@@ -28,8 +28,8 @@ static struct tbuf_set *recording_bufs;	/* set by the session around its grafts 
  */
 static void record_request(uint64_t seq, uint64_t block, uint64_t in_flight, uint64_t flags)
 {
-	struct thread *t = thread_current();
 	irqflags_t f = arch_irq_save();
+	struct thread *t = this_cpu()->current;	/* masked: thread_current's work, done */
 	struct tbuf_set *bufs = READ_ONCE(recording_bufs);
 	struct rec_bcache_request *r = bufs ? tbuf_reserve(bufs, sizeof(*r)) : NULL;
 	if (r)

@@ -138,8 +138,9 @@ static __noinline uint64_t env_variable(struct trace_firing *x, unsigned id)
 }
 
 /*
- * The arguments, the commonest builtins, are read here; the rest in
- * env_variable, out of line, so that an argument's read takes no frame.
+ * The arguments and a timestamp already read (by the record's header),
+ * the commonest builtins, are read here; the rest in env_variable, out of
+ * line, so that these take no frame.
  */
 static uint64_t env_builtin(void *env, unsigned id)
 {
@@ -151,6 +152,8 @@ static uint64_t env_builtin(void *env, unsigned id)
 			return n < 6 ? x->args[n] : 0;
 		return trap_frame_arg(x->hit->regs, n);
 	}
+	if (id == DIF_VAR_TIMESTAMP && x->now_ns)
+		return x->now_ns;
 	return env_variable(x, id);
 }
 
