@@ -46,6 +46,7 @@
 #include <scion/sched.h>
 #include <scion/spinlock_body.h>
 #include <scion/clock.h>
+#include <scion/boot.h>
 #include <scion/cpu.h>
 #include <scion/printk.h>
 #include <scion/mm.h>
@@ -296,8 +297,8 @@ static __always_inline struct thread *switch_here(uintptr_t preempted_pc, bool q
 	next->cpu = c;
 	next->on_cpu = true;
 	next->se.switches_in++;
-	uint64_t now = clock_ns();
-	prev->run_ns += now - prev->oncpu_since;
+	uint64_t now = arch_cycles();
+	prev->run_cycles += now - prev->oncpu_since;
 	next->oncpu_since = now;
 	SWITCH_SITE4(quiet, off__cpu, next->tid, c->index, next, c);
 	c->current = next;
@@ -530,6 +531,7 @@ static void init_idle(struct thread *t, struct cpu *c)
 {
 	t->is_idle = true;
 	t->state = THREAD_RUNNING;
+	t->oncpu_since = boot_info.entry_cycles;	/* its CPU's time before it came online */
 	t->se.affinity = (int)c->index;
 	t->cpu = c;
 	list_init(&t->se.run_node);
