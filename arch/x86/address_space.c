@@ -25,9 +25,6 @@ struct arch_as {
 	size_t table_pages;	/* tables of the user half, the top one included */
 };
 
-/* Own CPU, interrupts masked; switch.S reads its CPU's at every switch (not static). */
-struct arch_as *active_as[MAX_CPUS];
-
 struct arch_as *arch_as_create(void)
 {
 	struct arch_as *as = kzalloc(sizeof(*as));
@@ -112,7 +109,7 @@ static int visit_user(struct arch_as *as, uintptr_t start, uintptr_t end, bool f
 
 static bool is_live_here(const struct arch_as *as)
 {
-	return active_as[this_cpu_index()] == as;
+	return this_cpu()->arch.active_as == as;
 }
 
 struct unmap_ctx {
@@ -227,9 +224,9 @@ uint64_t arch_as_translate(struct arch_as *as, uintptr_t va, unsigned *flags)
 
 void arch_as_activate(struct arch_as *as)
 {
-	unsigned cpu = this_cpu_index();
-	if (active_as[cpu] == as)
+	struct cpu *c = this_cpu();
+	if (c->arch.active_as == as)
 		return;
-	active_as[cpu] = as;
+	c->arch.active_as = as;
 	write_cr3(virt_to_phys(as ? as->pml4 : mmu_kernel_pml4()));
 }

@@ -23,8 +23,8 @@ void asm_offsets(void)
 	ASM_OFFSET(CPU_ENTRY_SCRATCH, offsetof(struct cpu, entry_scratch));
 	ASM_OFFSET(CPU_KERNEL_SP, offsetof(struct cpu, kernel_sp));
 	ASM_OFFSET(CPU_USER_SP, offsetof(struct cpu, user_sp));
-	ASM_OFFSET(CPU_INDEX, offsetof(struct cpu, index));
 	ASM_OFFSET(CPU_TSS_RSP0, offsetof(struct cpu, arch.tss.rsp[0]));
+	ASM_OFFSET(CPU_ACTIVE_AS, offsetof(struct cpu, arch.active_as));
 	ASM_OFFSET(THREAD_SAVED_SP, offsetof(struct thread, arch.saved_sp));
 	ASM_OFFSET(THREAD_AS, offsetof(struct thread, arch.as));
 	ASM_OFFSET(THREAD_FPU, offsetof(struct thread, arch.fpu));

@@ -31,9 +31,8 @@ arch_switch_stacks:
 	movq THREAD_FPU(%rdi), %rax
 	orq THREAD_FPU(%rsi), %rax
 	jnz 2f
-	movl %gs:CPU_INDEX, %eax
-	movq active_as(, %rax, 8), %rax
-	cmpq THREAD_AS(%rsi), %rax
+	movq THREAD_AS(%rsi), %rax
+	cmpq %gs:CPU_ACTIVE_AS, %rax
 	jne 2f
 1:	pushq %rbp
 	movq %rsp, THREAD_SAVED_SP(%rdi)

@@ -175,7 +175,7 @@ static struct graft *method_graft(const struct graft_point_state *st)
 /*
  * An event's invocation: the default, then each handler that applies in
  * its own transaction. The outcome is for a recorder; where nobody reads
- * it (dispatch_event) the compiler drops its bookkeeping.
+ * it (dispatch_other) the compiler drops its bookkeeping.
  */
 static __always_inline enum graft_outcome run_event(const struct graft_point *p,
 						    const uint64_t args[6])
@@ -239,40 +239,40 @@ static __noinline uint64_t dispatch_general(const struct graft_point *p, const u
 }
 
 /*
- * An event point's invocation without a recorder (the common case: a
- * recording's handlers are direct grafts at event points): no outcome
- * to collect.
+ * Every invocation but the common case: a recorded point's through
+ * dispatch_general; an event point's without a recorder (a recording's
+ * handlers are direct grafts at event points) with no outcome to
+ * collect; a method point's with a scoped, direct or probed graft, or
+ * none, through dispatch.
  */
-static __noinline uint64_t dispatch_event(const struct graft_point *p, const uint64_t args[6])
+static __noinline uint64_t dispatch_other(const struct graft_point *p, const uint64_t args[6])
 {
-	run_event(p, args);
-	return 0;
+	enum graft_outcome outcome;
+
+	if (READ_ONCE(p->state->recorder))
+		return dispatch_general(p, args);
+	if (p->kind == GRAFT_KIND_EVENT) {
+		run_event(p, args);
+		return 0;
+	}
+	return dispatch(p, args, &outcome);
 }
 
 /*
- * dispatch's method half, for a method point without a recorder (the
- * common case), with the transaction's body inline when no graft probe
- * of the point is enabled and g is not direct; an event point's
- * invocation through dispatch_event when it can.
+ * The common case, a method point's graft for every thread with no
+ * recorder and no graft probe enabled (st->common), with the
+ * transaction's body inline; every other invocation through
+ * dispatch_other.
  */
 uint64_t graft_dispatch(const struct graft_point *p, const uint64_t args[6])
 {
 	struct graft_point_state *st = p->state;
+	struct graft *g = READ_ONCE(st->common);
 	uint64_t r;
 
-	if (unlikely(p->kind == GRAFT_KIND_EVENT || READ_ONCE(st->recorder)))
-		return READ_ONCE(st->recorder) ? dispatch_general(p, args) : dispatch_event(p, args);
-	struct graft *g = READ_ONCE(st->global);
-	if (unlikely(READ_ONCE(st->scoped)))
-		g = method_graft(st);
-	if (unlikely(!g))
-		return graft_call_default(p, args);
-	if (likely(!__atomic_load_n(&st->probes_live, __ATOMIC_RELAXED) && !g->direct)) {
-		if (likely(txn_run_inline(p, g, args, &r) == TXN_COMMITTED))
-			return r;
-		return graft_call_default(p, args);
-	}
-	if (run(p, g, args, &r) == TXN_COMMITTED)
+	if (unlikely(!g || __atomic_load_n(&st->probes_live, __ATOMIC_RELAXED)))
+		return dispatch_other(p, args);
+	if (likely(txn_run_inline(p, g, args, &r, true) == TXN_COMMITTED))
 		return r;
 	return graft_call_default(p, args);
 }
@@ -316,6 +316,8 @@ static void set_slot(const struct graft_point *p)
 	WRITE_ONCE(st->global, global);
 	WRITE_ONCE(st->scoped, scoped);
 	WRITE_ONCE(st->used, used);
+	bool plain = p->kind == GRAFT_KIND_METHOD && !st->recorder && !scoped;
+	WRITE_ONCE(st->common, plain && global && !global->direct ? global : NULL);
 	if (p->state->recorder) {
 		WRITE_ONCE(*p->slot, p->dispatcher);
 		return;

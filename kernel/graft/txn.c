@@ -122,13 +122,15 @@ __noinline __cold void txn_finish_abort(struct txn_cpu *tc, struct txn *t)
 	channel_event("%s", line);
 }
 
-/* Steps 5 and 6 of txn_run_inline for an aborted t: undone and counted, then popped. */
-__noinline __cold enum txn_outcome txn_end_aborted(struct cpu *c, struct txn *t, irqflags_t flags,
-						   uint64_t cycles)
+/* Steps 5 and 6 of txn_run_inline for a t with a flag set: aborted (undone), or committed. */
+__noinline enum txn_outcome txn_end_flagged(struct cpu *c, struct txn *t, irqflags_t flags,
+					    uint64_t cycles)
 {
+	if (!t->aborting)
+		return txn_end_committed(c, c->txn, t, flags, cycles, true);
 	txn_finish_abort(c->txn, t);
 	graft_note_invocation(t->graft, false, cycles);
-	txn_leave(c, t, flags);
+	txn_leave(c, t, flags, true);
 	return TXN_ABORTED;
 }
 
@@ -189,7 +191,7 @@ __noinline void txn_enter_timer_only(struct cpu *c, struct txn *t)
 enum txn_outcome txn_run(const struct graft_point *p, struct graft *g, const uint64_t args[6],
 			 uint64_t *result)
 {
-	return txn_run_inline(p, g, args, result);
+	return txn_run_inline(p, g, args, result, false);
 }
 bool txn_graft_active(const struct graft *g)
 {

@@ -63,11 +63,15 @@ void txn_refuse_result(struct txn *t, uint64_t r, const char *bad);
 void txn_finish_abort(struct txn_cpu *tc, struct txn *t);
 void txn_release_locks(struct txn_cpu *tc, unsigned base);
 
-/* Step 6's end, either outcome: out of timer-only mode, t popped, interrupts as they were. */
+/*
+ * Step 6's end, either outcome: out of timer-only mode, t popped,
+ * interrupts as they were. flagged: t's flags may be set (when not, it
+ * did not raise timer-only mode).
+ */
 static __attribute__((always_inline)) inline void txn_leave(struct cpu *c, struct txn *t,
-							     irqflags_t flags)
+							     irqflags_t flags, bool flagged)
 {
-	if (unlikely(t->raised_timer_only)) {
+	if (flagged && unlikely(t->raised_timer_only)) {
 		arch_irq_timer_only_exit();
 		c->txn_timer_only = false;
 	}
@@ -77,10 +81,32 @@ static __attribute__((always_inline)) inline void txn_leave(struct cpu *c, struc
 }
 
 /*
- * Steps 5 and 6 for an aborted t (txn.c): out of line, so that the commit
- * path keeps no outcome of its own across the graft's call.
+ * Steps 5 and 6 for a committing t: its records and locks dropped, or
+ * left to the enclosing transaction (hands_on); counted; popped.
+ * flagged as for txn_leave: with none of t's flags set, t hands nothing on.
  */
-enum txn_outcome txn_end_aborted(struct cpu *c, struct txn *t, irqflags_t flags,
+static __attribute__((always_inline)) inline enum txn_outcome
+txn_end_committed(struct cpu *c, struct txn_cpu *tc, struct txn *t, irqflags_t flags,
+		  uint64_t cycles, bool flagged)
+{
+	tc->committed++;
+	if (!(flagged && t->hands_on)) {
+		tc->top.nundo = t->base.nundo;
+		if (unlikely(tc->top.nlocks != t->base.nlocks))
+			txn_release_locks(tc, t->base.nlocks);
+	}
+	graft_note_invocation(t->graft, true, cycles);
+	txn_leave(c, t, flags, flagged);
+	return TXN_COMMITTED;
+}
+
+/*
+ * Steps 5 and 6 for a t with any of its flags set: aborted, or committed
+ * handing on or out of timer-only mode (txn.c). Out of line, so that the
+ * common path tests the flags once and keeps no outcome of its own
+ * across the graft's call.
+ */
+enum txn_outcome txn_end_flagged(struct cpu *c, struct txn *t, irqflags_t flags,
 				 uint64_t cycles);
 
 /*
@@ -97,10 +123,13 @@ enum txn_outcome txn_end_aborted(struct cpu *c, struct txn *t, irqflags_t flags,
  *   5. abort (txn_finish_abort) or commit: drop its records and release its
  *      locks, or leave both to the enclosing transaction (hands_on);
  *   6. count the invocation, pop it.
+ * outermost: the dispatcher's copy, which opens only the CPU's first
+ * transaction (its stack's base, nothing to hand on to) and leaves a
+ * nested one to txn_run.
  */
 static __attribute__((always_inline)) inline enum txn_outcome
 txn_run_inline(const struct graft_point *p, struct graft *g, const uint64_t args[6],
-	       uint64_t *result)
+	       uint64_t *result, bool outermost)
 {
 	irqflags_t flags = arch_irq_save();
 	struct cpu *c = this_cpu();
@@ -108,6 +137,13 @@ txn_run_inline(const struct graft_point *p, struct graft *g, const uint64_t args
 	unsigned depth = c->txn_depth;
 	bool sandboxed = g->sandboxed;
 
+	if (outermost && unlikely(depth)) {
+		uint64_t r;	/* not result: the caller's stays in a register */
+		arch_irq_restore(flags);
+		enum txn_outcome o = txn_run(p, g, args, &r);
+		*result = r;
+		return o;
+	}
 	if (unlikely(depth || sandboxed)) {
 		enum txn_outcome why = txn_may_run(tc, depth, g, c->index);
 		if (why != TXN_COMMITTED) {
@@ -138,8 +174,12 @@ txn_run_inline(const struct graft_point *p, struct graft *g, const uint64_t args
 		arch_sfi_call(&t->jmp, g->entry, args, g->sfi.window[c->index], g->sfi.exit_stub) :
 		arch_txn_call(&t->jmp, g->entry, args);
 	arch_irq_disable();
-	/* t stays in a register (not recomputed from depth); p, g and start come back from it. */
-	__asm__("" : "+r"(t));
+	/*
+	 * t stays in a register (not recomputed from depth); p, g and start come
+	 * back from it. The outermost one's is tc itself, in a register already.
+	 */
+	if (!outermost)
+		__asm__("" : "+r"(t));
 	p = t->point;
 
 	r = graft_point_mask_result(p, r);
@@ -148,20 +188,11 @@ txn_run_inline(const struct graft_point *p, struct graft *g, const uint64_t args
 		if (unlikely(bad != NULL))
 			txn_refuse_result(t, r, bad);
 	}
-	g = t->graft;	/* after the check: not kept across its call */
 	uint64_t cycles = arch_cycles() - t->start;
 	*result = r;
-	if (unlikely(t->aborting))
-		return txn_end_aborted(c, t, flags, cycles);
-	tc->committed++;
-	if (!t->hands_on) {
-		tc->top.nundo = t->base.nundo;
-		if (unlikely(tc->top.nlocks != t->base.nlocks))
-			txn_release_locks(tc, t->base.nlocks);
-	}
-	graft_note_invocation(g, true, cycles);
-	txn_leave(c, t, flags);
-	return TXN_COMMITTED;
+	if (unlikely(t->flags))
+		return txn_end_flagged(c, t, flags, cycles);
+	return txn_end_committed(c, tc, t, flags, cycles, false);
 }
 
 #endif

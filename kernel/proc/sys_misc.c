@@ -56,8 +56,7 @@ static int64_t clock_read(int id, uint64_t *ns)
 		return 0;
 	case LINUX_CLOCK_PROCESS_CPUTIME_ID:
 	case LINUX_CLOCK_THREAD_CPUTIME_ID: {
-		struct thread *t = thread_current();
-		*ns = READ_ONCE(t->run_ns) + (clock_ns() - READ_ONCE(t->oncpu_since));
+		*ns = thread_cpu_ns_self();
 		return 0;
 	}
 	default:

@@ -75,6 +75,12 @@ uint64_t clock_cycles_to_ns(uint64_t c)
 	return hz ? cycles_to_ns(c, hz) : 0;
 }
 
+uint64_t clock_ns_at(uint64_t cycles)
+{
+	return cycles > boot_info.entry_cycles ? clock_cycles_to_ns(cycles - boot_info.entry_cycles)
+					       : 0;
+}
+
 /* clock_ns when the factors are not for the rate hz (the first call after calibration). */
 static __attribute__((noinline)) uint64_t clock_ns_rescaled(uint64_t hz)
 {

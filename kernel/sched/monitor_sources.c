@@ -20,15 +20,7 @@
 #include <scion/thread.h>
 #include <scion/clock.h>
 #include <scion/cpu.h>
-
-/* t's on-CPU time up to now. sched_lock held. */
-static uint64_t on_cpu_ns(const struct thread *t, uint64_t now)
-{
-	uint64_t ns = t->run_ns;
-	if (t->cpu && t->cpu->current == t && now > t->oncpu_since)
-		ns += now - t->oncpu_since;
-	return ns;
-}
+#include <arch/cpu.h>
 
 static uint64_t reported_idle[MAX_CPUS], reported_busy[MAX_CPUS];	/* atomic */
 
@@ -48,12 +40,12 @@ static uint64_t cpu_irq_ns(unsigned i)
 	return clock_cycles_to_ns(__atomic_load_n(&cpu_by_index(i)->irq_cycles, __ATOMIC_RELAXED));
 }
 
-/* CPU i's idle time up to now. */
+/* CPU i's idle time up to now (a cycle count). */
 static uint64_t idle_until(unsigned i, uint64_t now)
 {
 	struct cpu *c = cpu_by_index(i);
 	irqflags_t f = spin_lock_irqsave(&sched_lock);
-	uint64_t idle = c->idle ? on_cpu_ns(c->idle, now) : 0;
+	uint64_t idle = c->idle ? thread_on_cpu_ns(c->idle, now) : 0;
 	spin_unlock_irqrestore(&sched_lock, f);
 	uint64_t interrupted = clock_cycles_to_ns(__atomic_load_n(&c->irq_idle_cycles,
 								   __ATOMIC_RELAXED));
@@ -62,12 +54,13 @@ static uint64_t idle_until(unsigned i, uint64_t now)
 
 static uint64_t cpu_idle_ns(unsigned i)
 {
-	return never_less(&reported_idle[i], idle_until(i, clock_ns()));
+	return never_less(&reported_idle[i], idle_until(i, arch_cycles()));
 }
 
 static uint64_t cpu_busy_ns(unsigned i)
 {
-	uint64_t now = clock_ns(), idle = idle_until(i, now), irq = cpu_irq_ns(i);
+	uint64_t cycles = arch_cycles();
+	uint64_t now = clock_ns_at(cycles), idle = idle_until(i, cycles), irq = cpu_irq_ns(i);
 	return never_less(&reported_busy[i], now > idle + irq ? now - idle - irq : 0);
 }
 
@@ -118,7 +111,7 @@ MONITOR_GLOBAL(sched_blocked, "sched.blocked", "threads", MONITOR_GAUGE, threads
 /* Per thread (and, summed, per process); sched_lock held around these. */
 static uint64_t thread_cpu_ns(const struct thread *t)
 {
-	return on_cpu_ns(t, clock_ns());
+	return thread_on_cpu_ns(t, arch_cycles());
 }
 
 static uint64_t thread_bcache_reads(const struct thread *t)

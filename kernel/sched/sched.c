@@ -46,6 +46,7 @@
 #include <scion/sched.h>
 #include <scion/spinlock_body.h>
 #include <scion/clock.h>
+#include <scion/boot.h>
 #include <scion/cpu.h>
 #include <scion/printk.h>
 #include <scion/mm.h>
@@ -251,7 +252,7 @@ static inline struct thread *finish_switch(struct thread *prev)
 }
 
 /*
- * Run another thread on this CPU, if there is one to run. The caller
+ * Run another thread on this CPU, c, if there is one to run. The caller
  * holds sched_lock and has set its own state (RUNNING means it stays
  * runnable); preempted_pc is where an interrupt stopped it (0 when it
  * gives up the CPU itself). Returns with sched_lock held, in the
@@ -261,9 +262,9 @@ static inline struct thread *finish_switch(struct thread *prev)
  * switch_gate is shut); every other caller, and thread_yield while the
  * gate is open, calls switch_to_next, which has them all.
  */
-static __always_inline struct thread *switch_here(uintptr_t preempted_pc, bool quiet)
+static __always_inline struct thread *switch_here(struct cpu *c, uintptr_t preempted_pc,
+						  bool quiet)
 {
-	struct cpu *c = this_cpu();
 	struct thread *prev = c->current;
 
 	if (unlikely(c->lock_depth != 1))
@@ -296,8 +297,8 @@ static __always_inline struct thread *switch_here(uintptr_t preempted_pc, bool q
 	next->cpu = c;
 	next->on_cpu = true;
 	next->se.switches_in++;
-	uint64_t now = clock_ns();
-	prev->run_ns += now - prev->oncpu_since;
+	uint64_t now = arch_cycles();
+	prev->run_cycles += now - prev->oncpu_since;
 	next->oncpu_since = now;
 	SWITCH_SITE4(quiet, off__cpu, next->tid, c->index, next, c);
 	c->current = next;
@@ -317,7 +318,7 @@ static __always_inline struct thread *switch_here(uintptr_t preempted_pc, bool q
 /* switch_here out of line: for every caller but thread_yield. */
 static __noinline struct thread *switch_to_next(uintptr_t preempted_pc)
 {
-	return switch_here(preempted_pc, false);
+	return switch_here(this_cpu(), preempted_pc, false);
 }
 
 /* Unlock sched_lock (keeping interrupts as they are) and release a reaped thread. */
@@ -347,9 +348,9 @@ __noreturn void thread_first_run(struct thread *prev)
 void thread_yield(void)
 {
 	irqflags_t f = arch_irq_save();
-	spin_lock_body(&sched_lock);
+	struct cpu *c = spin_lock_body(&sched_lock);
 	struct thread *reap = unlikely(arch_sdt_gate_open(&switch_gate)) ? switch_to_next(0) :
-			      switch_here(0, true);
+			      switch_here(c, 0, true);
 	spin_unlock_body(&sched_lock);
 	if (reap)
 		thread_free(reap);
@@ -530,6 +531,7 @@ static void init_idle(struct thread *t, struct cpu *c)
 {
 	t->is_idle = true;
 	t->state = THREAD_RUNNING;
+	t->oncpu_since = boot_info.entry_cycles;	/* its CPU's time before it came online */
 	t->se.affinity = (int)c->index;
 	t->cpu = c;
 	list_init(&t->se.run_node);

@@ -15,6 +15,7 @@
 #include <scion/atomic.h>
 #include <scion/errno.h>
 #include <scion/clock.h>
+#include <arch/cpu.h>
 #include "sched_internal.h"
 
 static struct spinlock threads_lock = SPINLOCK_INIT("threads");
@@ -138,14 +139,19 @@ struct thread *thread_current(void)
 
 uint64_t thread_cpu_ns_self(void)
 {
-	/* Masked: no switch can move run_ns and oncpu_since between the loads. */
+	/* Masked: no switch can move run_cycles and oncpu_since between the loads. */
 	irqflags_t f = arch_irq_save();
-	struct thread *t = this_cpu()->current;
-	uint64_t ns = t->run_ns, now = clock_ns();
-	if (now > t->oncpu_since)
-		ns += now - t->oncpu_since;
+	uint64_t ns = thread_on_cpu_ns(this_cpu()->current, arch_cycles());
 	arch_irq_restore(f);
 	return ns;
+}
+
+uint64_t thread_on_cpu_ns(const struct thread *t, uint64_t now)
+{
+	uint64_t cycles = t->run_cycles;
+	if (t->cpu && t->cpu->current == t && now > t->oncpu_since)
+		cycles += now - t->oncpu_since;
+	return clock_cycles_to_ns(cycles);
 }
 
 const char *thread_state_name(enum thread_state s)

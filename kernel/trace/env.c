@@ -99,6 +99,12 @@ static uint64_t stack_depth(const struct trace_firing *x)
 			       DOF_MAX_FRAMES);
 }
 
+/* t's time on a CPU at now, the firing's clock_ns() (t running: the current thread). */
+static uint64_t vtimestamp(const struct thread *t, uint64_t now)
+{
+	return clock_cycles_to_ns(t->run_cycles) + (now - clock_ns_at(t->oncpu_since));
+}
+
 /* Firing x's builtin variable id, but for the arguments (env_builtin). */
 static __noinline uint64_t env_variable(struct trace_firing *x, unsigned id)
 {
@@ -107,7 +113,7 @@ static __noinline uint64_t env_variable(struct trace_firing *x, unsigned id)
 
 	switch (id) {
 	case DIF_VAR_TIMESTAMP: return trace_firing_now(x);
-	case DIF_VAR_VTIMESTAMP: return t ? t->run_ns + (trace_firing_now(x) - t->oncpu_since) : 0;
+	case DIF_VAR_VTIMESTAMP: return t ? vtimestamp(t, trace_firing_now(x)) : 0;
 	case DIF_VAR_WALLTIMESTAMP: return x->session->wall_base_ns + trace_firing_now(x);
 	case DIF_VAR_CPU: return this_cpu_index();
 	case DIF_VAR_TID: return t ? t->tid : 0;

@@ -8,7 +8,9 @@
  * - CPUs: a table of struct cpu; this_cpu() (tests/host/include/
  *   arch/percpu.h) is whichever the harness put the firing on, with the
  *   current thread it chose; cross-calls run on each CPU in turn;
- * - the clock: frozen during a firing at the scenario's reading;
+ * - the clock: frozen during a firing at the scenario's reading; the
+ *   cycle counter counts nanoseconds from the kernel's entry at 0, so a
+ *   thread's on-CPU cycles are the scenario's nanoseconds;
  * - memory: kmalloc and vbuf_alloc are malloc, so AddressSanitizer sees
  *   every buffer at its exact size (a per-CPU buffer too small for what
  *   goes in it is an error report, not silent corruption);
@@ -68,6 +70,16 @@ unsigned cpu_count(void)
 uint64_t clock_ns(void)
 {
 	return frozen_now;
+}
+
+uint64_t clock_cycles_to_ns(uint64_t cycles)
+{
+	return cycles;
+}
+
+uint64_t clock_ns_at(uint64_t cycles)
+{
+	return cycles;
 }
 
 void xcall_all(xcall_fn fn, void *arg)

@@ -160,7 +160,7 @@ static void on_thread(struct host_session *h, const struct dref_scenario *sc,
 	memset(t, 0, sizeof(*t));
 	t->tid = d->tid;
 	snprintf(t->name, sizeof(t->name), "%s", d->name);
-	t->run_ns = d->run_ns;
+	t->run_cycles = d->run_ns;	/* the host's counter counts ns (dref_kernel.c) */
 	t->oncpu_since = d->oncpu_since;
 	t->se.affinity = d->affinity;
 	t->se.ticks_run = d->ticks_run;

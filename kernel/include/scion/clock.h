@@ -19,6 +19,9 @@ uint64_t clock_ns(void);
 /* A number of cycles of the cycle counter in nanoseconds (0 before it is measured). Any context. */
 uint64_t clock_cycles_to_ns(uint64_t cycles);
 
+/* What clock_ns() read when the cycle counter read cycles (0 before the kernel's entry). */
+uint64_t clock_ns_at(uint64_t cycles);
+
 /* Sleep for at least ms milliseconds. Caller's context: thread, may sleep. */
 void thread_sleep_ms(uint64_t ms);
 

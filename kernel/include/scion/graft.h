@@ -82,6 +82,10 @@ struct graft_point_state {
 					   installed[] are scoped to one thread */
 	uint32_t used;			/* lock to change, read lock-free: installed[i] is
 					   NULL for every i >= used */
+	struct graft *common;		/* lock to change, read lock-free: global, when
+					   nothing else is to be asked (a method point, no
+					   recorder, no scoped graft, global not direct): what
+					   the dispatcher's common case runs (NULL: none) */
 	const struct graft_point_recorder *recorder;	/* lock to change; read lock-free */
 	uint64_t budget_cycles;		/* time budget per invocation; 0 until graft_init */
 	uint32_t budget_us;		/* lock */

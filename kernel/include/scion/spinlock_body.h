@@ -28,8 +28,8 @@ static __always_inline void spin_became_holder(struct spinlock *l, struct cpu *c
 	SDT_PROBE1_P(lockstat, spin__acquire, l);
 }
 
-/* Take l; interrupts are masked. */
-static __always_inline void spin_lock_body(struct spinlock *l)
+/* Take l; interrupts are masked. Returns this CPU, l's holder now (one load for the caller). */
+static __always_inline struct cpu *spin_lock_body(struct spinlock *l)
 {
 	struct cpu *c = this_cpu();
 
@@ -38,9 +38,10 @@ static __always_inline void spin_lock_body(struct spinlock *l)
 	uint32_t ticket = __atomic_fetch_add(&l->next_ticket, 1, __ATOMIC_RELAXED);
 	if (unlikely(__atomic_load_n(&l->now_serving, __ATOMIC_ACQUIRE) != ticket)) {
 		spin_lock_contended(l, ticket);
-		return;
+		return c;
 	}
 	spin_became_holder(l, c);
+	return c;
 }
 
 /* Release l, which this CPU holds; interrupts stay as they are. */

@@ -45,8 +45,10 @@ struct thread {
 	struct list_node timer_node;	/* timer_lock (clock.c): sleep deadline */
 	uint64_t wake_tick;		/* timer_lock */
 	struct list_node all_node;	/* threads_lock: list of every thread */
-	uint64_t run_ns;		/* sched_lock: on-CPU time before oncpu_since */
-	uint64_t oncpu_since;		/* sched_lock: clock_ns() at its last switch in */
+	/* Cycles, not ns: a switch reads the counter and converts nothing (thread_on_cpu_ns). */
+	uint64_t run_cycles;		/* sched_lock: on-CPU time before oncpu_since */
+	uint64_t oncpu_since;		/* sched_lock: arch_cycles() at its last switch in (an
+					   idle thread's first: the kernel's entry) */
 	thread_fn entry;		/* set once */
 	void *arg;			/* set once */
 	uintptr_t preempted_pc;		/* sched_lock: where an interrupt last switched it out
@@ -117,6 +119,13 @@ struct thread *thread_current(void);
 
 /* The calling thread's time on a CPU since it was created, in ns. Any thread context. */
 uint64_t thread_cpu_ns_self(void);
+
+/*
+ * t's time on a CPU up to the moment the cycle counter read now, in ns:
+ * its runs before its last switch in and, while it runs, the time since.
+ * Caller's context: sched_lock held, or t the caller with interrupts masked.
+ */
+uint64_t thread_on_cpu_ns(const struct thread *t, uint64_t now);
 
 /* Visit every thread under threads_lock; fn must not sleep or take sched_lock. */
 void thread_foreach(void (*fn)(struct thread *t, void *arg), void *arg);

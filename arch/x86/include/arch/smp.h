@@ -26,10 +26,14 @@ struct tss {
 
 /* Per-CPU arch state, embedded in struct cpu. Written only by its CPU after bring-up. */
 struct trap_frame;
+struct arch_as;
 
 struct arch_cpu {
 	uint32_t apic_id;
 	struct trap_frame *irq_frame;	/* the frame of the interrupt being handled */
+	struct arch_as *active_as;	/* interrupts masked: the user address space CR3
+					   holds (NULL: none); switch.S compares it at every
+					   switch (address_space.c) */
 	uint64_t gdt[GDT_ENTRIES] __attribute__((aligned(16)));
 	struct tss tss __attribute__((aligned(16)));
 	/* Stacks for double fault and NMI: they must work on a broken stack. */
