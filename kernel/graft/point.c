@@ -109,8 +109,9 @@ static __attribute__((always_inline)) inline void fire(struct probe *probe, uint
  * A direct graft's call (struct graft's direct: built-in, cannot fail):
  * counted as a committed invocation, with its time, like a transaction's.
  */
-static enum txn_outcome run_direct(const struct graft_point *p, struct graft *g,
-				   const uint64_t a[6], uint64_t *r)
+static __always_inline enum txn_outcome run_direct(const struct graft_point *p,
+						    struct graft *g, const uint64_t a[6],
+						    uint64_t *r)
 {
 	uint64_t (*fn)(uint64_t, uint64_t, uint64_t, uint64_t, uint64_t, uint64_t) =
 		(void *)g->entry;
@@ -175,7 +176,7 @@ static struct graft *method_graft(const struct graft_point_state *st)
 /*
  * An event's invocation: the default, then each handler that applies in
  * its own transaction. The outcome is for a recorder; where nobody reads
- * it (dispatch_other) the compiler drops its bookkeeping.
+ * it (graft_dispatch_event) the compiler drops its bookkeeping.
  */
 static __always_inline enum graft_outcome run_event(const struct graft_point *p,
 						    const uint64_t args[6])
@@ -239,11 +240,22 @@ static __noinline uint64_t dispatch_general(const struct graft_point *p, const u
 }
 
 /*
- * Every invocation but the common case: a recorded point's through
- * dispatch_general; an event point's without a recorder (a recording's
- * handlers are direct grafts at event points) with no outcome to
- * collect; a method point's with a scoped, direct or probed graft, or
- * none, through dispatch.
+ * An event point's invocation (its dispatcher's, GRAFT_POINT_EVENT):
+ * without a recorder (a recording's handlers are direct grafts at event
+ * points), no outcome to collect.
+ */
+uint64_t graft_dispatch_event(const struct graft_point *p, const uint64_t args[6])
+{
+	if (unlikely(READ_ONCE(p->state->recorder)))
+		return dispatch_general(p, args);
+	run_event(p, args);
+	return 0;
+}
+
+/*
+ * Every other invocation: a recorded point's through dispatch_general; a
+ * point's with a scoped, direct or probed graft, or none, through
+ * dispatch.
  */
 static __noinline uint64_t dispatch_other(const struct graft_point *p, const uint64_t args[6])
 {
@@ -251,18 +263,14 @@ static __noinline uint64_t dispatch_other(const struct graft_point *p, const uin
 
 	if (READ_ONCE(p->state->recorder))
 		return dispatch_general(p, args);
-	if (p->kind == GRAFT_KIND_EVENT) {
-		run_event(p, args);
-		return 0;
-	}
 	return dispatch(p, args, &outcome);
 }
 
 /*
- * The common case, a method point's graft for every thread with no
- * recorder and no graft probe enabled (st->common), with the
- * transaction's body inline; every other invocation through
- * dispatch_other.
+ * A method point's invocation (its dispatcher's, GRAFT_POINT_METHOD): the
+ * common case, a graft for every thread with no recorder and no graft
+ * probe enabled (st->common), with the transaction's body inline; every
+ * other invocation through dispatch_other.
  */
 uint64_t graft_dispatch(const struct graft_point *p, const uint64_t args[6])
 {

@@ -132,8 +132,14 @@ LINKER_TABLE_DECLARE(struct graft_point, graft_points);
 /* The bits of a result word that a result of n bytes keeps (none for void). */
 #define GRAFT_RESULT_MASK(n) ((n) >= 8 ? ~0ull : (1ull << (8 * (n) % 64)) - 1)
 
-/* The generic dispatcher every point's slot holds while grafted. */
+/*
+ * The generic dispatchers a point's slot leads to while grafted (through
+ * the point's own, which gathers the arguments): graft_dispatch for a
+ * method point, graft_dispatch_event for an event point. Either takes
+ * either kind of point; each is fastest for its own.
+ */
 uint64_t graft_dispatch(const struct graft_point *p, const uint64_t args[6]);
+uint64_t graft_dispatch_event(const struct graft_point *p, const uint64_t args[6]);
 
 #define GRAFT_POINT_DEFINE_(id, kindv, slot_lvalue, default_impl, budget, check, text) \
 	_Static_assert(__builtin_types_compatible_p(__typeof__(slot_lvalue), graft_fn_##id *), \
@@ -158,7 +164,8 @@ uint64_t graft_dispatch(const struct graft_point *p, const uint64_t args[6]);
 					    uint64_t a3, uint64_t a4, uint64_t a5) \
 	{ \
 		const uint64_t args[6] = { a0, a1, a2, a3, a4, a5 }; \
-		return graft_dispatch(&graft_point_##id, args); \
+		return (kindv) == GRAFT_KIND_EVENT ? graft_dispatch_event(&graft_point_##id, args) \
+						   : graft_dispatch(&graft_point_##id, args); \
 	}
 
 /*
