@@ -130,7 +130,7 @@ __noinline enum txn_outcome txn_end_flagged(struct cpu *c, struct txn *t, irqfla
 		return txn_end_committed(c, c->txn, t, flags, cycles, true);
 	txn_finish_abort(c->txn, t);
 	graft_note_invocation(t->graft, false, cycles);
-	txn_leave(c, t, flags, true);
+	txn_leave(c, t, flags);
 	return TXN_ABORTED;
 }
 
@@ -178,12 +178,12 @@ static uint64_t deadline(const struct txn_cpu *tc, const struct txn *t)
 /* Caller had interrupts masked: the graft runs with only the timer let through. */
 __noinline void txn_enter_timer_only(struct cpu *c, struct txn *t)
 {
+	t->raised_timer_only = !c->txn_timer_only;
 	if (c->txn_timer_only) {
 		arch_irq_enable();
 		return;
 	}
 	c->txn_timer_only = true;
-	t->raised_timer_only = true;
 	arch_irq_timer_only_enter();
 }
 

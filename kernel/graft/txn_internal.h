@@ -33,11 +33,12 @@ struct txn {
 	uint64_t start;			/* cycles; the deadline is deadline()'s */
 	struct txn_marks base;		/* first record and lock this one owns */
 	unsigned irq_depth;		/* cpu->irq_depth when it began */
+	bool raised_timer_only;		/* this one entered timer-only mode; set (either way)
+					   only when its caller had interrupts masked */
 	union {				/* cleared with one store at begin */
 		struct {
 			bool hands_on;		/* commit leaves records and locks to the
 						   enclosing one */
-			bool raised_timer_only;	/* this one entered timer-only mode */
 			volatile bool aborting;	/* set by whoever forces the abort */
 			volatile bool overran;	/* budget gone while in kernel code */
 		};
@@ -64,14 +65,14 @@ void txn_finish_abort(struct txn_cpu *tc, struct txn *t);
 void txn_release_locks(struct txn_cpu *tc, unsigned base);
 
 /*
- * Step 6's end, either outcome: out of timer-only mode, t popped,
- * interrupts as they were. flagged: t's flags may be set (when not, it
- * did not raise timer-only mode).
+ * Step 6's end, either outcome: out of timer-only mode (only a caller
+ * with interrupts masked can have raised it), t popped, interrupts as
+ * they were.
  */
 static __attribute__((always_inline)) inline void txn_leave(struct cpu *c, struct txn *t,
-							     irqflags_t flags, bool flagged)
+							     irqflags_t flags)
 {
-	if (flagged && unlikely(t->raised_timer_only)) {
+	if (!arch_irq_flags_enabled(flags) && unlikely(t->raised_timer_only)) {
 		arch_irq_timer_only_exit();
 		c->txn_timer_only = false;
 	}
@@ -83,7 +84,7 @@ static __attribute__((always_inline)) inline void txn_leave(struct cpu *c, struc
 /*
  * Steps 5 and 6 for a committing t: its records and locks dropped, or
  * left to the enclosing transaction (hands_on); counted; popped.
- * flagged as for txn_leave: with none of t's flags set, t hands nothing on.
+ * flagged: t's flags may be set (when not, it hands nothing on).
  */
 static __attribute__((always_inline)) inline enum txn_outcome
 txn_end_committed(struct cpu *c, struct txn_cpu *tc, struct txn *t, irqflags_t flags,
@@ -96,13 +97,13 @@ txn_end_committed(struct cpu *c, struct txn_cpu *tc, struct txn *t, irqflags_t f
 			txn_release_locks(tc, t->base.nlocks);
 	}
 	graft_note_invocation(t->graft, true, cycles);
-	txn_leave(c, t, flags, flagged);
+	txn_leave(c, t, flags);
 	return TXN_COMMITTED;
 }
 
 /*
  * Steps 5 and 6 for a t with any of its flags set: aborted, or committed
- * handing on or out of timer-only mode (txn.c). Out of line, so that the
+ * handing on or past its budget (txn.c). Out of line, so that the
  * common path tests the flags once and keeps no outcome of its own
  * across the graft's call.
  */
