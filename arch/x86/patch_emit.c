@@ -161,16 +161,6 @@ static void emit_load_rsp_slot(struct patch_buf *b, unsigned reg, uint32_t slot)
 	emit_u32(b, slot);
 }
 
-/*
- * call fn: a rel32, as long wherever the patch runs. fn is kernel text,
- * which the patch is within a jump's reach of anyway (its site's jump).
- */
-static void emit_call(struct patch_buf *b, uint64_t fn)
-{
-	EMIT(b, call_rel32);
-	emit_rel32(b, fn, 0);
-}
-
 _Static_assert(FRAME_SLOT(r15) == 0 && FRAME_SLOT(rax) == 14 * 8,
 	       "frame_push_order is struct trap_frame's order");
 
@@ -323,7 +313,7 @@ void patch_emit_frame_call(struct patch_buf *b, uint64_t pc, uint64_t fn, uint64
 	emit_frame_save(b, pc, mask_interrupts);
 	emit_mov_reg(b, INSN_RDI, INSN_RBX);
 	emit_mov_imm64(b, INSN_RSI, cookie);
-	emit_call(b, fn);
+	patch_emit_call(b, fn);
 	emit_frame_restore(b, live, mask_interrupts);
 }
 
@@ -371,7 +361,7 @@ void patch_emit_handler_call(struct patch_buf *b, uint64_t pc,
 	emit_push_u64(b, h->probe);
 	emit_mov_reg(b, INSN_RDI, INSN_RSP);
 	emit_mov_imm64(b, INSN_RSI, h->arg);
-	emit_call(b, h->fn);
+	patch_emit_call(b, h->fn);
 	emit_gs_op(b, x86_enc_inc_rm, sizeof(x86_enc_inc_rm), X86_ENC_INC_RM_EXT, h->cpu_left);
 	done[0] = emit_jmp_forward(b);
 
@@ -381,7 +371,7 @@ void patch_emit_handler_call(struct patch_buf *b, uint64_t pc,
 
 	fix_forward(b, retired);
 	emit_mov_reg(b, INSN_RDI, INSN_RBX);
-	emit_call(b, h->retired_fn);
+	patch_emit_call(b, h->retired_fn);
 
 	fix_forward(b, done[0]);
 	fix_forward(b, done[1]);

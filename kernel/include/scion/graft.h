@@ -135,8 +135,8 @@ LINKER_TABLE_DECLARE(struct graft_point, graft_points);
 /*
  * The generic dispatchers a point's slot leads to while grafted (through
  * the point's own, which gathers the arguments): graft_dispatch for a
- * method point, graft_dispatch_event for an event point. Either takes
- * either kind of point; each is fastest for its own.
+ * method point (it also takes an event point, by the general way),
+ * graft_dispatch_event for an event point only.
  */
 uint64_t graft_dispatch(const struct graft_point *p, const uint64_t args[6]);
 uint64_t graft_dispatch_event(const struct graft_point *p, const uint64_t args[6]);
