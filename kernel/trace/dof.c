@@ -535,6 +535,13 @@ int dof_load(const uint8_t *data, uint32_t len, struct trace_object *o, char *wh
 	for (uint32_t i = 0; !o->option[DOF_OPT_NOJIT] && i < o->nprogs; i++)
 		if (!dif_jit_compile(&o->progs[i]))
 			o->njit++;
+	for (uint32_t i = 0; i < o->nclauses; i++) {
+		struct trace_clause *c = &o->clauses[i];
+		for (uint32_t a = 0; a < c->nactions; a++)
+			if (c->actions[a].kind == DOF_ACT_AGGREGATE)
+				c->actions[a].key_probe_name =
+					trace_key_probe_name(&c->actions[a], &o->aggs[c->actions[a].arg]);
+	}
 	return 0;
 fail:
 	dof_free(o);

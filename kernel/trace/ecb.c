@@ -156,32 +156,38 @@ static bool build_agg_key(struct trace_firing *x, const struct trace_action *a,
 	return true;
 }
 
-/*
- * A tag naming the key of aggregating action a at this firing without
- * its bytes, for aggbuf_fold_known, or 0:
- * - no key (@ = count()): one entry, tag 1;
- * - the firing probe's name alone (probefunc, probename, probemod or
- *   probeprov, compiled to the built-in's value): the probe's id and the
- *   built-in name the same key bytes at every firing (the interning of
- *   probe names that DTrace's strsize-wide keys lack).
- * Neither key's program can fault, so when it runs (before or after the
- * value's) is not seen.
- */
-static uint64_t key_tag(const struct trace_firing *x, const struct trace_action *a,
-			const struct trace_agg *g)
+uint16_t trace_key_probe_name(const struct trace_action *a, const struct trace_agg *g)
 {
-	if (!g->nkeys)
-		return 1;
 	if (g->nkeys != 1 || g->nkeyprogs != 1 || g->key_type[0] != DIF_TYPE_STRING)
 		return 0;
 	unsigned v = a->progs[0]->lone_builtin;
 	switch (v ? v - 1u : UINT16_MAX) {
 	case DIF_VAR_PROBEPROV: case DIF_VAR_PROBEMOD: case DIF_VAR_PROBEFUNC:
 	case DIF_VAR_PROBENAME:
-		return (uint64_t)x->hit->probe->id << 16 | v;
+		return (uint16_t)v;
 	default:
 		return 0;
 	}
+}
+
+/*
+ * A tag naming the key of aggregating action a at this firing without
+ * its bytes, for aggbuf_fold_known, or 0:
+ * - no key (@ = count()): one entry, tag 1;
+ * - the firing probe's name alone (a->key_probe_name): the probe's id
+ *   and the built-in name the same key bytes at every firing (the
+ *   interning of probe names that DTrace's strsize-wide keys lack).
+ * Neither key's program can fault, so when it runs (before or after the
+ * value's) is not seen.
+ */
+static inline uint64_t key_tag(const struct trace_firing *x, const struct trace_action *a,
+			       const struct trace_agg *g)
+{
+	if (!g->nkeys)
+		return 1;
+	if (a->key_probe_name)
+		return (uint64_t)x->hit->probe->id << 16 | a->key_probe_name;
+	return 0;
 }
 
 /* The value of aggregating action a, and what a bucket grows by (1 unless weighted). */

@@ -38,6 +38,9 @@ struct trace_action {
 	const struct dif_prog **progs;
 	uint32_t offset;		/* RECORD, STACK, EXIT: where its data goes */
 	uint32_t size;			/* its bytes of data (0: none) */
+	uint16_t key_probe_name;	/* AGGREGATE: its key is the firing probe's name,
+					   built-in DIF_VAR_* V + 1 (trace_key_probe_name),
+					   or 0 */
 };
 
 struct trace_clause {
@@ -339,6 +342,14 @@ void trace_fire(struct trace_session *s, struct trace_ecb *ecbs, const struct pr
  * its two arguments, the others' fire with the hit's registers.
  */
 probe_handler_fn trace_probe_handler_for(enum trace_site site);
+/*
+ * trace_key_probe_name - for aggregating action a of aggregation g, set
+ *   once its programs have their native code (dof_load): the built-in
+ *   V + 1 when its key is the firing probe's name alone (probefunc,
+ *   probename, probemod or probeprov, compiled to the built-in's value),
+ *   else 0. Caller's context: any.
+ */
+uint16_t trace_key_probe_name(const struct trace_action *a, const struct trace_agg *g);
 /* Fire one of the session's dtrace-provider chains from thread context. */
 void trace_fire_session_probe(struct trace_session *s, struct trace_ecb *ecbs,
 			      const uint64_t args[6], enum trace_state runs_in);

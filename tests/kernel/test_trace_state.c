@@ -276,6 +276,40 @@ KTEST(trace_aggregation_tagged_keys, 1)
 	aggbuf_destroy(a);
 }
 
+extern const unsigned char d_object_test_trace_keys[];
+extern const size_t d_object_test_trace_keys_size;
+
+/*
+ * Which aggregations' keys are found by tag (dof_load sets
+ * key_probe_name once its programs are compiled): those that are one of
+ * the probe's names alone, and only with native code (interpreted, every
+ * key is built whole: the reference). A strjoin of a name, a pair with a
+ * name and no key at all are not.
+ */
+KTEST(trace_aggregation_probe_name_keys, 1)
+{
+	static const unsigned want[] = {
+		DIF_VAR_PROBEFUNC + 1, DIF_VAR_PROBENAME + 1, DIF_VAR_PROBEMOD + 1,
+		DIF_VAR_PROBEPROV + 1, 0, 0, 0,
+	};
+	struct trace_object o;
+	char why[128] = "";
+	int rc = dof_load(d_object_test_trace_keys, (uint32_t)d_object_test_trace_keys_size, &o,
+			  why, sizeof(why));
+
+	KT_ASSERT(t, rc == 0, "load: %d %s", rc, why);
+	KT_ASSERT(t, o.nclauses == 1 && o.clauses[0].nactions == 7, "%u clauses, %u actions",
+		  o.nclauses, o.nclauses ? o.clauses[0].nactions : 0);
+	for (unsigned i = 0; i < 7; i++) {
+		const struct trace_action *a = &o.clauses[0].actions[i];
+		unsigned expect = a->nprogs && a->progs[0]->native ? want[i] : 0;
+		KT_EXPECT(t, a->kind == DOF_ACT_AGGREGATE && a->key_probe_name == expect,
+			  "action %u: kind %u, key by probe name %u, not %u", i, a->kind,
+			  a->key_probe_name, expect);
+	}
+	dof_free(&o);
+}
+
 KTEST(trace_dynvar_space, 1)
 {
 	struct dynvar_space *d = dynvar_create(4096);
