@@ -143,7 +143,8 @@ static unsigned quantize_bucket(int64_t v)
 	return v > 0 ? DOF_QUANTIZE_ZERO + k : DOF_QUANTIZE_ZERO - k;
 }
 
-static unsigned lquantize_bucket(const struct trace_agg *g, int64_t v)
+/* Out of line, as the llquantize one, so that fold's common cases take no frame. */
+static __noinline unsigned lquantize_bucket(const struct trace_agg *g, int64_t v)
 {
 	uint64_t levels = (uint64_t)(g->lq_high - g->lq_low) / (uint64_t)g->lq_step;
 	if (v < g->lq_low)
@@ -151,6 +152,23 @@ static unsigned lquantize_bucket(const struct trace_agg *g, int64_t v)
 	if (v >= g->lq_high)
 		return (unsigned)levels + 1;
 	return 1 + (unsigned)((uint64_t)(v - g->lq_low) / (uint64_t)g->lq_step);
+}
+
+static __noinline unsigned llquantize_bucket(const struct trace_agg *g, int64_t v)
+{
+	return dof_llquantize_bucket(DOF_LLQ_FACTOR(g->lq_step), (uint16_t)g->lq_low,
+				     (uint16_t)g->lq_high, DOF_LLQ_NSTEPS(g->lq_step), v);
+}
+
+/* stddev's fold: out of line, for its 128-bit sum of squares needs a frame that the rest do not. */
+static __noinline void fold_stddev(uint64_t *val, int64_t v)
+{
+	unsigned __int128 sq = (unsigned __int128)((__int128)v * v);
+	unsigned __int128 sum = ((unsigned __int128)val[3] << 64 | val[2]) + sq;
+	val[0]++;
+	val[1] += (uint64_t)v;
+	val[2] = (uint64_t)sum;
+	val[3] = (uint64_t)(sum >> 64);
 }
 
 static void fold(const struct trace_agg *g, uint64_t *val, uint64_t value, uint64_t incr,
@@ -163,21 +181,10 @@ static void fold(const struct trace_agg *g, uint64_t *val, uint64_t value, uint6
 	case DOF_AGG_MIN: if (fresh || v < (int64_t)val[0]) val[0] = value; break;
 	case DOF_AGG_MAX: if (fresh || v > (int64_t)val[0]) val[0] = value; break;
 	case DOF_AGG_AVG: val[0]++; val[1] += value; break;
-	case DOF_AGG_STDDEV: {
-		unsigned __int128 sq = (unsigned __int128)((__int128)v * v);
-		unsigned __int128 sum = ((unsigned __int128)val[3] << 64 | val[2]) + sq;
-		val[0]++;
-		val[1] += value;
-		val[2] = (uint64_t)sum;
-		val[3] = (uint64_t)(sum >> 64);
-		break;
-	}
+	case DOF_AGG_STDDEV: fold_stddev(val, v); break;
 	case DOF_AGG_QUANTIZE: val[quantize_bucket(v)] += incr; break;
 	case DOF_AGG_LQUANTIZE: val[lquantize_bucket(g, v)] += incr; break;
-	case DOF_AGG_LLQUANTIZE:
-		val[dof_llquantize_bucket(DOF_LLQ_FACTOR(g->lq_step), (uint16_t)g->lq_low,
-					  (uint16_t)g->lq_high, DOF_LLQ_NSTEPS(g->lq_step), v)] += incr;
-		break;
+	case DOF_AGG_LLQUANTIZE: val[llquantize_bucket(g, v)] += incr; break;
 	}
 }
 

@@ -210,14 +210,36 @@ static inline bool agg_values(struct trace_firing *x, const struct trace_action 
 	return true;
 }
 
-/* The key first, then the value, as DTrace; a key named by a tag needs neither built. */
-static bool aggregate(struct trace_firing *x, const struct trace_action *a, uint32_t ai)
+/*
+ * The key built and folded by its bytes: a key without a tag, or whose
+ * tag is not known in the buffer yet (then the value is in hand already:
+ * tag is nonzero). Out of line, so that the tagged path stays short
+ * where aggregate is inlined.
+ */
+static __noinline bool fold_by_key(struct trace_firing *x, const struct trace_action *a,
+				   uint32_t ai, uint64_t tag, uint64_t value, uint64_t incr)
 {
 	struct trace_session *s = x->session;
 	const struct trace_agg *g = &s->obj.aggs[a->arg];
 	uint8_t *key = x->cpu->agg_key;
-	uint64_t value = 0, incr = 1;
 	uint32_t keylen;
+
+	if (!build_agg_key(x, a, g, key, ai, &keylen))
+		return false;
+	if (!tag && !agg_values(x, a, g, ai, &value, &incr))
+		return false;
+	if (!aggbuf_update(s->aggs, a->arg, g, key, keylen, value, incr, tag))
+		count(&s->counters.agg_drops);
+	return true;
+}
+
+/* The key first, then the value, as DTrace; a key named by a tag needs neither built. */
+static __always_inline bool aggregate(struct trace_firing *x, const struct trace_action *a,
+				      uint32_t ai)
+{
+	struct trace_session *s = x->session;
+	const struct trace_agg *g = &s->obj.aggs[a->arg];
+	uint64_t value = 0, incr = 1;
 	uint64_t tag = key_tag(x, a, g);
 
 	if (tag) {
@@ -226,13 +248,7 @@ static bool aggregate(struct trace_firing *x, const struct trace_action *a, uint
 		if (aggbuf_fold_known(s->aggs, a->arg, g, tag, value, incr))
 			return true;
 	}
-	if (!build_agg_key(x, a, g, key, ai, &keylen))
-		return false;
-	if (!tag && !agg_values(x, a, g, ai, &value, &incr))
-		return false;
-	if (!aggbuf_update(s->aggs, a->arg, g, key, keylen, value, incr, tag))
-		count(&s->counters.agg_drops);
-	return true;
+	return fold_by_key(x, a, ai, tag, value, incr);
 }
 
 /*
@@ -287,9 +303,13 @@ static bool chill(struct trace_firing *x, uint64_t ns)
 	return true;
 }
 
-/* Run e's actions into rec. Return value: false when the firing was abandoned. */
-static bool run_actions(struct trace_firing *x, uint8_t *rec, uint64_t *spec_id, bool *exiting,
-			int64_t *exit_status)
+/*
+ * Run e's actions into rec. Return value: false when the firing was
+ * abandoned. lean (a constant where it is inlined): the clause is lean
+ * (trace_lean_clause), so only its action kinds are looked for.
+ */
+static __always_inline bool run_actions(struct trace_firing *x, uint8_t *rec, uint64_t *spec_id,
+					bool *exiting, int64_t *exit_status, bool lean)
 {
 	const struct trace_clause *c = x->ecb->clause;
 	struct trace_session *s = x->session;
@@ -309,14 +329,19 @@ static bool run_actions(struct trace_firing *x, uint8_t *rec, uint64_t *spec_id,
 			walk_stack(x, (uint64_t *)(rec + a->offset), a->arg);
 			continue;
 		}
-		if (a->kind == DOF_ACT_PANIC || a->kind == DOF_ACT_BREAKPOINT ||
-		    a->kind == DOF_ACT_STOP || a->kind == DOF_ACT_PAUSE) {
+		if (!lean && (a->kind == DOF_ACT_PANIC || a->kind == DOF_ACT_BREAKPOINT ||
+			      a->kind == DOF_ACT_STOP || a->kind == DOF_ACT_PAUSE)) {
 			destruct(x, a->kind);
 			continue;
 		}
 		if (trace_run(a->progs[0], x, &v, &fault)) {
 			failed(x, ai, &fault);
 			return false;
+		}
+		if (lean) {
+			if (a->kind == DOF_ACT_RECORD)
+				store_word(rec + a->offset, v);
+			continue;
 		}
 		switch (a->kind) {
 		case DOF_ACT_RECORD:
@@ -390,7 +415,7 @@ static bool run_actions(struct trace_firing *x, uint8_t *rec, uint64_t *spec_id,
  * the session runs. A fault abandons an in-place record by not taking
  * its room: the ERROR record, if any, goes there instead.
  */
-static uint8_t *record_area(struct trace_firing *x, const struct trace_clause *c,
+static __always_inline uint8_t *record_area(struct trace_firing *x, const struct trace_clause *c,
 			   struct tbuf_cpu **in_place)
 {
 	if (c->in_place) {
@@ -402,7 +427,13 @@ static uint8_t *record_area(struct trace_firing *x, const struct trace_clause *c
 	return x->cpu->staging;
 }
 
-static void run_ecb(struct trace_firing *x)
+/*
+ * Run one ECB (the file's steps 1 to 4). lean (a constant where it is
+ * inlined): the clause is lean (trace_lean_clause), so there is no
+ * speculation or exit() to look for, and no padding (its data are
+ * 8-byte integers and stacks); its record, if any, is claimed in place.
+ */
+static __always_inline void run_ecb_as(struct trace_firing *x, bool lean)
 {
 	const struct trace_clause *c = x->ecb->clause;
 	struct trace_session *s = x->session;
@@ -426,14 +457,14 @@ static void run_ecb(struct trace_firing *x)
 		rec = record_area(x, c, &in_place);
 		struct dof_rechdr *h = (struct dof_rechdr *)rec;
 		/* Every datum fills its 8-aligned slot but for padded ones (dof.c). */
-		if (c->padded)
+		if (!lean && c->padded)
 			memset(rec, 0, c->record_size);
 		h->epid = x->ecb->epid;
 		h->probe_id = x->hit->probe->id;
 		h->timestamp = trace_firing_now(x);
 	}
 	/* A clause without actions (a bare record) has nothing to run or fail. */
-	if (c->nactions && !run_actions(x, rec, &spec_id, &exiting, &exit_status))
+	if (c->nactions && !run_actions(x, rec, &spec_id, &exiting, &exit_status, lean))
 		return;
 	if (in_place) {
 		tbuf_commit(in_place, c->record_size);
@@ -457,11 +488,22 @@ static void run_ecb(struct trace_firing *x)
 	}
 }
 
-/* trace_fire's work, inlined where runs_in and args are constants (a probe's handler). */
+static __noinline void run_ecb(struct trace_firing *x)
+{
+	run_ecb_as(x, false);
+}
+
+/*
+ * trace_fire's work, inlined where runs_in, args and lean are constants
+ * (a probe's handler). lean: every ECB of the chain is lean, so none
+ * can run exit() and the state is looked at once, not before each.
+ */
 static __always_inline void fire(struct trace_session *s, struct trace_ecb *ecbs,
 				 const struct probe_hit *hit, const uint64_t *args,
-				 enum trace_state runs_in)
+				 enum trace_state runs_in, bool lean)
 {
+	if (lean && __atomic_load_n(&s->state, __ATOMIC_ACQUIRE) != runs_in)
+		return;
 	unsigned cpu = this_cpu_index();
 	if (cpu >= MAX_CPUS || !s->cpu[cpu].staging)
 		return;
@@ -469,11 +511,15 @@ static __always_inline void fire(struct trace_session *s, struct trace_ecb *ecbs
 	if (runs_in == TRACE_ACTIVE && s->obj.locals_bytes)
 		memset(x.cpu->locals, 0, s->obj.locals_bytes);
 	for (struct trace_ecb *e = ecbs; e; e = e->next) {
+		x.ecb = e;
+		if (lean) {
+			run_ecb_as(&x, true);
+			continue;
+		}
 		/* exit() in an earlier clause stops the later ones, as in DTrace. */
 		if (runs_in != TRACE_ANY_STATE &&
 		    __atomic_load_n(&s->state, __ATOMIC_ACQUIRE) != runs_in)
 			return;
-		x.ecb = e;
 		run_ecb(&x);
 	}
 }
@@ -481,28 +527,70 @@ static __always_inline void fire(struct trace_session *s, struct trace_ecb *ecbs
 void trace_fire(struct trace_session *s, struct trace_ecb *ecbs, const struct probe_hit *hit,
 		const uint64_t *args, enum trace_state runs_in)
 {
-	fire(s, ecbs, hit, args, runs_in);
+	fire(s, ecbs, hit, args, runs_in, false);
 }
 
 /* An entry or inside probe's firing: its arguments are the hit's registers. */
 static void probe_handler(const struct probe_hit *hit, void *arg)
 {
 	struct trace_enabling *en = arg;
-	fire(en->session, en->ecbs, hit, NULL, TRACE_ACTIVE);
+	fire(en->session, en->ecbs, hit, NULL, TRACE_ACTIVE, false);
 }
 
-/* A return probe's: arg0 the offset of the ret that fired, arg1 the return value. */
-static void return_probe_handler(const struct probe_hit *hit, void *arg)
+/* The same, for an enabling whose ECBs are all lean. */
+static void lean_probe_handler(const struct probe_hit *hit, void *arg)
 {
 	struct trace_enabling *en = arg;
-	const uint64_t args[6] = { hit->addr - en->function,
-				   arch_probe_return_value(hit->regs, hit->addr) };
-	trace_fire(en->session, en->ecbs, hit, args, TRACE_ACTIVE);
+	fire(en->session, en->ecbs, hit, NULL, TRACE_ACTIVE, true);
 }
 
-probe_handler_fn trace_probe_handler_for(enum trace_site site)
+/*
+ * A return probe's: arg0 the offset of the ret that fired, arg1 the
+ * return value. Only the lean form inlines the firing; the other calls
+ * trace_fire, so that the general firing is not copied for the rarer site.
+ */
+static __always_inline void fire_return(const struct probe_hit *hit, struct trace_enabling *en,
+					bool lean)
 {
-	return site == TRACE_SITE_RETURN ? return_probe_handler : probe_handler;
+	const uint64_t args[6] = { hit->addr - en->function,
+				   arch_probe_return_value(hit->regs, hit->addr) };
+	if (lean)
+		fire(en->session, en->ecbs, hit, args, TRACE_ACTIVE, true);
+	else
+		trace_fire(en->session, en->ecbs, hit, args, TRACE_ACTIVE);
+}
+
+static void return_probe_handler(const struct probe_hit *hit, void *arg)
+{
+	fire_return(hit, arg, false);
+}
+
+static void lean_return_probe_handler(const struct probe_hit *hit, void *arg)
+{
+	fire_return(hit, arg, true);
+}
+
+bool trace_lean_clause(const struct trace_clause *c)
+{
+	if (c->speculative || c->writes_principal || (c->record_size && !c->in_place))
+		return false;
+	for (uint32_t i = 0; i < c->nactions; i++) {
+		const struct trace_action *a = &c->actions[i];
+		bool int_record = a->kind == DOF_ACT_RECORD && a->progs[0]->rtype == DIF_TYPE_INT;
+		if (!int_record && a->kind != DOF_ACT_AGGREGATE && a->kind != DOF_ACT_STACK &&
+		    a->kind != DOF_ACT_EXPR)
+			return false;
+	}
+	return true;
+}
+
+probe_handler_fn trace_probe_handler_for(const struct trace_enabling *en)
+{
+	bool returns = en->ecbs->site == TRACE_SITE_RETURN;
+	for (const struct trace_ecb *e = en->ecbs; e; e = e->next)
+		if (!trace_lean_clause(e->clause))
+			return returns ? return_probe_handler : probe_handler;
+	return returns ? lean_return_probe_handler : lean_probe_handler;
 }
 
 void trace_fire_session_probe(struct trace_session *s, struct trace_ecb *ecbs,

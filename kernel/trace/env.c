@@ -105,8 +105,7 @@ static uint64_t vtimestamp(const struct thread *t, uint64_t now)
 	return clock_cycles_to_ns(t->run_cycles) + (now - clock_ns_at(t->oncpu_since));
 }
 
-/* Firing x's builtin variable id, but for the arguments (env_builtin). */
-static __noinline uint64_t env_variable(struct trace_firing *x, unsigned id)
+__noinline uint64_t trace_env_variable(struct trace_firing *x, unsigned id)
 {
 	struct thread *t = this_cpu()->current;
 	const struct probe *p = x->hit->probe;
@@ -143,24 +142,9 @@ static __noinline uint64_t env_variable(struct trace_firing *x, unsigned id)
 	}
 }
 
-/*
- * The arguments and a timestamp already read (by the record's header),
- * the commonest builtins, are read here; the rest in env_variable, out of
- * line, so that these take no frame.
- */
 static uint64_t env_builtin(void *env, unsigned id)
 {
-	struct trace_firing *x = env;
-
-	if (id >= DIF_VAR_ARG0 && id <= DIF_VAR_ARG9) {
-		unsigned n = id - DIF_VAR_ARG0;
-		if (x->args)
-			return n < 6 ? x->args[n] : 0;
-		return trap_frame_arg(x->hit->regs, n);
-	}
-	if (id == DIF_VAR_TIMESTAMP && x->now_ns)
-		return x->now_ns;
-	return env_variable(x, id);
+	return trace_builtin(env, id);
 }
 
 static void *env_scratch(void *env, size_t bytes)

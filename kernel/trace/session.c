@@ -164,8 +164,7 @@ static int build_ecbs(struct trace_session *s, struct matches *m)
 				en->function = e->probe->sites[0] - offset;
 			}
 			en->consumer = (struct probe_consumer){
-				.action = PROBE_HANDLER, .handler = trace_probe_handler_for(e->site),
-				.arg = en,
+				.action = PROBE_HANDLER, .arg = en,	/* .handler: at the start */
 			};
 		}
 		for (uint32_t a = 0; a < e->clause->nactions; a++)
@@ -332,6 +331,8 @@ int trace_session_start(struct trace_session *s, struct tbuf_set *bufs, char *wh
 		snprintf(why, whylen, "no memory for bufpolicy=ring's %u bytes per CPU", bufs->size);
 		return -ENOMEM;
 	}
+	for (uint32_t i = 0; i < s->nenablings; i++)
+		s->enablings[i].consumer.handler = trace_probe_handler_for(&s->enablings[i]);
 	__atomic_store_n(&s->state, TRACE_WARMUP, __ATOMIC_RELEASE);
 	struct probe **probes;
 	struct probe_consumer **cs = consumers_of(s, &probes);

@@ -337,11 +337,23 @@ struct trace_firing;
 void trace_fire(struct trace_session *s, struct trace_ecb *ecbs, const struct probe_hit *hit,
 		const uint64_t *args, enum trace_state runs_in);
 /*
- * The PROBE_HANDLER of a session's enabling whose ECBs are at site (an
- * enabling's ECBs share its probe, so its site): a return probe's builds
- * its two arguments, the others' fire with the hit's registers.
+ * trace_lean_clause - whether clause c is lean: its record, if any, is
+ *   built in place (trace_clause.in_place), and its actions only record
+ *   integers, walk stacks, aggregate or evaluate (no speculation,
+ *   commit, exit(), strings, structs or destructive action; so no
+ *   padding either). A lean chain's firing leaves those out.
+ * Caller's context: any, once trace_bufpolicy_start has run.
  */
-probe_handler_fn trace_probe_handler_for(enum trace_site site);
+bool trace_lean_clause(const struct trace_clause *c);
+/*
+ * trace_probe_handler_for - the PROBE_HANDLER of enabling en (its ECBs
+ *   share its probe, so its site): a return probe's builds its two
+ *   arguments, the others' fire with the hit's registers, leanly when
+ *   every clause is lean.
+ * Caller's context: thread, at the session's start (after
+ *   trace_bufpolicy_start, before the probes are enabled).
+ */
+probe_handler_fn trace_probe_handler_for(const struct trace_enabling *en);
 /*
  * trace_key_probe_name - for aggregating action a of aggregation g, set
  *   once its programs have their native code (dof_load): the built-in
@@ -380,6 +392,32 @@ static inline uint64_t trace_firing_now(struct trace_firing *x)
 extern const struct dif_env_ops trace_env_ops;
 
 /*
+ * trace_env_variable - firing x's built-in variable id (DIF_VAR_*), for
+ *   any but the arguments: trace_builtin's out-of-line part.
+ * Caller's context: probe context, in firing x.
+ */
+uint64_t trace_env_variable(struct trace_firing *x, unsigned id);
+
+/*
+ * Firing x's built-in variable id: the environment's builtin op. The
+ * arguments and a timestamp already read (by the record's header), the
+ * commonest, are read inline; the rest in trace_env_variable, out of
+ * line, so that these take no frame.
+ */
+static __always_inline uint64_t trace_builtin(struct trace_firing *x, unsigned id)
+{
+	if (id >= DIF_VAR_ARG0 && id <= DIF_VAR_ARG9) {
+		unsigned n = id - DIF_VAR_ARG0;
+		if (x->args)
+			return n < 6 ? x->args[n] : 0;
+		return trap_frame_arg(x->hit->regs, n);
+	}
+	if (id == DIF_VAR_TIMESTAMP && x->now_ns)
+		return x->now_ns;
+	return trace_env_variable(x, id);
+}
+
+/*
  * dif_run of p in firing x, but for a compiled program that is one
  * built-in's value (dif_prog.lone_builtin), whose value is asked of the
  * environment here without entering its code: a key of probefunc or
@@ -389,7 +427,7 @@ static inline int trace_run(const struct dif_prog *p, struct trace_firing *x, ui
 			    struct dif_fault *fault)
 {
 	if (p->lone_builtin) {
-		*result = trace_env_ops.builtin(x, p->lone_builtin - 1u);
+		*result = trace_builtin(x, p->lone_builtin - 1u);
 		return 0;
 	}
 	return dif_run(p, &trace_env_ops, x, result, fault);

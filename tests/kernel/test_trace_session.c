@@ -7,7 +7,10 @@
  * and merged in the kernel, the states between the life steps (nothing
  * counted before start or after stop, END's status), and objects the
  * session refuses with a reason. Its programs run as native code where
- * the machine has a DIF compiler, and the test says they do.
+ * the machine has a DIF compiler, and the test says they do. Which
+ * clauses the lean firing takes (trace_lean_clause), and a lean
+ * clause's records dropped at a full buffer while its aggregation
+ * counts on.
  */
 #include <scion/ktest.h>
 #include <scion/sdt.h>
@@ -15,10 +18,16 @@
 #include <scion/dof.h>
 #include <scion/trace.h>
 #include <scion/dif_jit.h>
+#include <arch/cpu.h>
+#include "../../kernel/trace/trace_internal.h"
 #include "trace_test.h"
 
 extern const unsigned char d_object_test_trace_session[];
 extern const size_t d_object_test_trace_session_size;
+extern const unsigned char d_object_test_trace_lean[];
+extern const size_t d_object_test_trace_lean_size;
+extern const unsigned char d_object_test_trace_lean_drops[];
+extern const size_t d_object_test_trace_lean_drops_size;
 
 #define FIRINGS   30	/* arg0 cycles through 0..KEYS-1, arg1 is the firing's number */
 #define KEYS      3
@@ -210,4 +219,86 @@ KTEST(trace_session_refuses, 1)
 		if (!rc && s)
 			trace_session_destroy(s);
 	}
+}
+
+/* What the full-buffer test reads back: trace(arg1)'s records and @n. */
+struct lean_totals {
+	unsigned records, bad_records;
+	uint64_t record_sum, count;
+};
+
+static void take_lean_record(void *arg, unsigned cpu, const struct dof_rechdr *r, uint32_t size)
+{
+	struct lean_totals *t = arg;
+	uint64_t value;
+	(void)cpu;
+	if (!record_one_value(r, size, &value)) {
+		t->bad_records++;
+		return;
+	}
+	t->records++;
+	t->record_sum += value;
+}
+
+static void take_lean_entry(void *arg, unsigned cpu, const struct dof_aggent *e)
+{
+	struct lean_totals *t = arg;
+	(void)cpu;
+	trace_agg_merge(DOF_AGG_COUNT, &t->count, dof_aggent_values(e), 1, false);
+}
+
+/*
+ * Which clauses the lean firing takes, decided at the start: a bare
+ * record; integers, aggregations, a stack and a store behind a
+ * predicate. Not a string, exit(), a speculation or a commit. An
+ * enabling whose clauses are not all lean gets the general handler, and
+ * a lean one another.
+ */
+KTEST_NEEDS(trace_lean_firing, 1, FEATURE_PROBES)
+{
+	static const bool want[] = { true, true, false, false, false, false };
+	char why[WHY_BYTES] = "";
+	struct trace_session *s = NULL;
+	int rc = trace_session_create(d_object_test_trace_lean,
+				      (uint32_t)d_object_test_trace_lean_size, &s, why, sizeof(why));
+	KT_ASSERT(t, rc == 0 && s, "create: %d %s", rc, why);
+	KT_ASSERT(t, s->obj.nclauses == sizeof(want) / sizeof(want[0]) && s->nenablings == 1,
+		  "%u clauses on %u enablings", s->obj.nclauses, s->nenablings);
+	rc = trace_session_start(s, NULL, why, sizeof(why));
+	KT_ASSERT(t, rc == 0, "start: %d %s", rc, why);
+	for (unsigned i = 0; i < s->obj.nclauses; i++)
+		KT_EXPECT(t, trace_lean_clause(&s->obj.clauses[i]) == want[i],
+			  "clause %u is%s lean", i, want[i] ? " not" : "");
+	probe_handler_fn general = s->enablings[0].consumer.handler;
+	trace_session_stop(s);
+	trace_session_destroy(s);
+
+	/* A lean clause into a buffer with room for two of its records: the rest drop. */
+	enum { FIRED = 10, KEPT = TBUF_MIN_SIZE / (sizeof(struct dof_rechdr) + 8) };
+	struct tbuf_set *bufs = tbuf_create(TBUF_MIN_SIZE);
+	KT_ASSERT(t, bufs, "no buffers");
+	rc = trace_session_create(d_object_test_trace_lean_drops,
+				  (uint32_t)d_object_test_trace_lean_drops_size, &s, why, sizeof(why));
+	KT_ASSERT(t, rc == 0 && s, "create: %d %s", rc, why);
+	rc = trace_session_start(s, bufs, why, sizeof(why));
+	KT_ASSERT(t, rc == 0, "start: %d %s", rc, why);
+	KT_EXPECT(t, trace_lean_clause(&s->obj.clauses[0]), "the clause is not lean");
+	KT_EXPECT(t, s->enablings[0].consumer.handler != general,
+		  "a lean enabling got the general handler");
+	irqflags_t f = arch_irq_save();		/* one CPU, one buffer */
+	fire(0, FIRED);
+	arch_irq_restore(f);
+	struct lean_totals got = { 0 };
+	uint64_t drops = trace_session_take_records(s, take_lean_record, &got);
+	trace_session_take_aggregations(s, take_lean_entry, &got);
+	KT_EXPECT(t, got.records == KEPT && got.record_sum == 0 + 1 && !got.bad_records,
+		  "%u records summing %lu (%u bad), not the first %u", got.records,
+		  (unsigned long)got.record_sum, got.bad_records, (unsigned)KEPT);
+	KT_EXPECT(t, drops == FIRED - KEPT, "%lu drops, not %u", (unsigned long)drops,
+		  (unsigned)(FIRED - KEPT));
+	KT_EXPECT(t, got.count == FIRED, "@n counted %lu firings, not %u", (unsigned long)got.count,
+		  (unsigned)FIRED);
+	trace_session_stop(s);
+	trace_session_destroy(s);
+	tbuf_destroy(bufs);
 }
