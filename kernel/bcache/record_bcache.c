@@ -22,14 +22,14 @@
 static struct tbuf_set *recording_bufs;	/* set by the session around its grafts */
 
 /*
- * The recording grafts run in transactions, which let the timer in (and
- * its watchdog may abort them): a record is reserved and written with
- * interrupts masked, so no abort leaves a reserved record unwritten.
+ * The recording grafts are direct (no transaction) and run where their
+ * event points fire: cache lock held, interrupts masked (the points'
+ * contract), so nothing comes between a record's reservation and its
+ * writing, and the current thread cannot change under them.
  */
 static void record_request(uint64_t seq, uint64_t block, uint64_t in_flight, uint64_t flags)
 {
-	irqflags_t f = arch_irq_save();
-	struct thread *t = this_cpu()->current;	/* masked: thread_current's work, done */
+	struct thread *t = this_cpu()->current;
 	struct tbuf_set *bufs = READ_ONCE(recording_bufs);
 	struct rec_bcache_request *r = bufs ? tbuf_reserve(bufs, sizeof(*r)) : NULL;
 	if (r)
@@ -40,18 +40,15 @@ static void record_request(uint64_t seq, uint64_t block, uint64_t in_flight, uin
 			.pid = t ? (uint32_t)proc_pid(t->proc) : 0,
 			.block = block, .in_flight = (uint32_t)in_flight, .flags = (uint32_t)flags,
 		};
-	arch_irq_restore(f);
 }
 
 static void record_result(const struct bcache_result *res)
 {
-	irqflags_t f = arch_irq_save();
 	struct tbuf_set *bufs = READ_ONCE(recording_bufs);
 	uint32_t n = res->nprefetch <= BCACHE_PREFETCH_MAX ? res->nprefetch : BCACHE_PREFETCH_MAX;
 	struct rec_bcache_result *r = bufs ? tbuf_reserve(bufs, REC_BCACHE_RESULT_BYTES(n)) : NULL;
 	if (r)
 		sim_encode_result(res, this_cpu_index(), r);
-	arch_irq_restore(f);
 }
 
 void bcache_policy_names(char *buf, size_t n)

@@ -82,8 +82,8 @@ static uint64_t current_tid(void)
  * runs when none applies, when that graft is already running on this
  * CPU (a graft whose API call reaches its own point gets the default,
  * never itself: txn_run says TXN_ACTIVE), when transactions nest too
- * deep, and after an abort. An event runs the default, then each
- * applicable handler in its own transaction. While a recorder is set
+ * deep, and after an abort. An event runs each applicable handler in
+ * its own transaction (its default does nothing). While a recorder is set
  * (graft_point_set_recorder) the slot holds the dispatcher even with
  * nothing installed, and each invocation is reported to the recorder.
  */
@@ -174,9 +174,11 @@ static struct graft *method_graft(const struct graft_point_state *st)
 }
 
 /*
- * An event's invocation: the default, then each handler that applies in
- * its own transaction. The outcome is for a recorder; where nobody reads
- * it (graft_dispatch_event) the compiler drops its bookkeeping.
+ * An event's invocation: each handler that applies, in its own
+ * transaction. An event point's default does nothing (GRAFT_POINT_EVENT
+ * says so): it is only what the slot holds while nothing watches, so it
+ * is not called. The outcome is for a recorder; where nobody reads it
+ * (graft_dispatch_event) the compiler drops its bookkeeping.
  */
 static __always_inline enum graft_outcome run_event(const struct graft_point *p,
 						    const uint64_t args[6])
@@ -187,7 +189,6 @@ static __always_inline enum graft_outcome run_event(const struct graft_point *p,
 	enum graft_outcome outcome = GRAFT_OUTCOME_DEFAULT;
 	uint64_t r;
 
-	graft_call_default(p, args);
 	for (unsigned i = 0; i < used && i < GRAFT_POINT_MAX_INSTALLED; i++) {
 		struct graft *g = READ_ONCE(st->installed[i]);
 		if (!g || (g->scope_tid && g->scope_tid != tid))
@@ -239,16 +240,31 @@ static __noinline uint64_t dispatch_general(const struct graft_point *p, const u
 	return r;
 }
 
-/*
- * An event point's invocation (its dispatcher's, GRAFT_POINT_EVENT):
- * without a recorder (a recording's handlers are direct grafts at event
- * points), no outcome to collect.
- */
-uint64_t graft_dispatch_event(const struct graft_point *p, const uint64_t args[6])
+/* Every event invocation but graft_dispatch_event's common case: out of line, as its frame is larger. */
+static __noinline uint64_t dispatch_event_other(const struct graft_point *p,
+						const uint64_t args[6])
 {
 	if (unlikely(READ_ONCE(p->state->recorder)))
 		return dispatch_general(p, args);
 	run_event(p, args);
+	return 0;
+}
+
+/*
+ * An event point's invocation (its dispatcher's, GRAFT_POINT_EVENT). Its
+ * common case, one direct graft (a recording's handler) and no graft
+ * probe enabled, calls it without the loop (st->lone_direct); without
+ * a recorder there is no outcome to collect.
+ */
+uint64_t graft_dispatch_event(const struct graft_point *p, const uint64_t args[6])
+{
+	struct graft_point_state *st = p->state;
+	struct graft *lone = READ_ONCE(st->lone_direct);
+	uint64_t r;
+
+	if (unlikely(!lone || __atomic_load_n(&st->probes_live, __ATOMIC_RELAXED)))
+		return dispatch_event_other(p, args);
+	run_direct(p, lone, args, &r);
 	return 0;
 }
 
@@ -326,6 +342,8 @@ static void set_slot(const struct graft_point *p)
 	WRITE_ONCE(st->used, used);
 	bool plain = p->kind == GRAFT_KIND_METHOD && !st->recorder && !scoped;
 	WRITE_ONCE(st->common, plain && global && !global->direct ? global : NULL);
+	bool lone = p->kind == GRAFT_KIND_EVENT && !st->recorder && !scoped && used == 1;
+	WRITE_ONCE(st->lone_direct, lone && global && global->direct ? global : NULL);
 	if (p->state->recorder) {
 		WRITE_ONCE(*p->slot, p->dispatcher);
 		return;

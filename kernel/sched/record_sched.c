@@ -25,18 +25,17 @@
 #include <scion/cpu.h>
 #include <scion/clock.h>
 #include <scion/format.h>
-#include <arch/cpu.h>
 
 static struct tbuf_set *recording_bufs;	/* sched_lock: where the grafts write, or NULL */
 
 /*
- * The recording grafts run in transactions, which let the timer in (and
- * its watchdog may abort them): a record is reserved and written with
- * interrupts masked, so no abort leaves a reserved record unwritten.
+ * The recording grafts are direct (no transaction) and run where their
+ * event points fire: sched_lock held, interrupts masked (the points'
+ * contract), so nothing comes between a record's reservation and its
+ * writing.
  */
 static void record_event(const struct sched_event *e)
 {
-	irqflags_t f = arch_irq_save();
 	struct tbuf_set *bufs = READ_ONCE(recording_bufs);
 	struct rec_sched_event *r = bufs ? tbuf_reserve(bufs, sizeof(*r)) : NULL;
 	if (r)
@@ -45,12 +44,10 @@ static void record_event(const struct sched_event *e)
 			.seq = e->seq, .tick = e->tick, .time_ns = clock_ns(), .tid = e->tid,
 			.kind = e->kind, .affinity = e->affinity,
 		};
-	arch_irq_restore(f);
 }
 
 static void record_pick(const struct sched_pick *p)
 {
-	irqflags_t f = arch_irq_save();
 	struct tbuf_set *bufs = READ_ONCE(recording_bufs);
 	struct rec_sched_pick *r = bufs ? tbuf_reserve(bufs, sizeof(*r)) : NULL;
 	if (r)
@@ -59,7 +56,6 @@ static void record_pick(const struct sched_pick *p)
 			.seq = p->seq, .tick = p->tick, .tid = p->tid, .prev = p->prev,
 			.cpu = p->cpu, .queued = p->queued,
 		};
-	arch_irq_restore(f);
 }
 
 /* One thread of the start state (sched_snapshot). A lost record is counted as a drop. */

@@ -54,23 +54,10 @@ void tbuf_destroy(struct tbuf_set *set)
 	kfree(set);
 }
 
-void *tbuf_reserve(struct tbuf_set *set, uint32_t bytes)
+void tbuf_count_drop(struct tbuf_cpu *slot)
 {
-	unsigned index = this_cpu_index();
-	/* A CPU that came online after the set was made has no buffers. */
-	if (index >= set->ncpus)
-		return NULL;
-	struct tbuf_cpu *c = &set->cpu[index];
-	uint32_t need = (bytes + TBUF_ALIGN - 1) & ~(uint32_t)(TBUF_ALIGN - 1);
-	if (need > set->size - c->offset) {
-		c->drops++;
-		__atomic_fetch_add(&all_drops, 1, __ATOMIC_RELAXED);
-		return NULL;
-	}
-	void *record = c->active + c->offset;
-	c->offset += need;
-	c->records++;
-	return record;
+	slot->drops++;
+	__atomic_fetch_add(&all_drops, 1, __ATOMIC_RELAXED);
 }
 
 void tbuf_drop(struct tbuf_set *set)
@@ -78,8 +65,7 @@ void tbuf_drop(struct tbuf_set *set)
 	unsigned index = this_cpu_index();
 	if (index >= set->ncpus)
 		return;
-	set->cpu[index].drops++;
-	__atomic_fetch_add(&all_drops, 1, __ATOMIC_RELAXED);
+	tbuf_count_drop(&set->cpu[index]);
 }
 
 /* On each CPU, between two of its records: hand the filled buffer over. */

@@ -86,6 +86,11 @@ struct graft_point_state {
 					   nothing else is to be asked (a method point, no
 					   recorder, no scoped graft, global not direct): what
 					   the dispatcher's common case runs (NULL: none) */
+	struct graft *lone_direct;	/* lock to change, read lock-free: an event point's
+					   only handler when it is a direct graft for every
+					   thread and there is no recorder: what
+					   graft_dispatch_event calls without its loop
+					   (NULL: none) */
 	const struct graft_point_recorder *recorder;	/* lock to change; read lock-free */
 	uint64_t budget_cycles;		/* time budget per invocation; 0 until graft_init */
 	uint32_t budget_us;		/* lock */
@@ -171,7 +176,9 @@ uint64_t graft_dispatch_event(const struct graft_point *p, const uint64_t args[6
 /*
  * GRAFT_POINT_METHOD / GRAFT_POINT_EVENT - define graft point id.
  * Arguments: slot_lvalue, the function pointer callers call through
- *   (initialised to default_impl by its owner); default_impl; budget,
+ *   (initialised to default_impl by its owner); default_impl (an
+ *   event's does nothing: it is what the slot holds while no handler
+ *   is installed, and the dispatcher never calls it); budget,
  *   the time budget per invocation in microseconds (`graft budget`
  *   changes it); check, a graft_check_fn or NULL (methods); text, the
  *   contract shown by `graft points -v`.

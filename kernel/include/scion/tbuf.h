@@ -53,15 +53,6 @@ struct tbuf_set *tbuf_create(uint32_t size);
 /* Free a set no CPU writes any more. Caller's context: thread. */
 void tbuf_destroy(struct tbuf_set *set);
 
-/*
- * tbuf_reserve - room for one record of bytes bytes (rounded up to
- * TBUF_ALIGN) in this CPU's active buffer.
- * Return value: where to write the record, or NULL when it does not fit
- *   (the drop is counted).
- * Caller's context: any, with interrupts masked from the call until the
- *   record is written (a switch may not come between them); never sleeps.
- */
-void *tbuf_reserve(struct tbuf_set *set, uint32_t bytes);
 
 /*
  * tbuf_switch - swap every CPU's active and inactive buffers (one round of
@@ -106,6 +97,29 @@ static inline void tbuf_commit(struct tbuf_cpu *slot, uint32_t bytes)
 {
 	slot->offset += (bytes + TBUF_ALIGN - 1) & ~(uint32_t)(TBUF_ALIGN - 1);
 	slot->records++;
+}
+
+/* Count a record slot (this CPU's part of a set) refused: tbuf_reserve's out-of-line part. */
+void tbuf_count_drop(struct tbuf_cpu *slot);
+
+/*
+ * tbuf_reserve - room for one record of bytes bytes (rounded up to
+ * TBUF_ALIGN) in this CPU's active buffer: tbuf_claim and tbuf_commit
+ * in one, inline, for the recorders that write a record whole.
+ * Return value: where to write the record, or NULL when it does not fit
+ *   (the drop is counted).
+ * Caller's context: any, with interrupts masked from the call until the
+ *   record is written (a switch may not come between them); never sleeps.
+ */
+static inline void *tbuf_reserve(struct tbuf_set *set, uint32_t bytes)
+{
+	struct tbuf_cpu *slot = NULL;
+	void *at = tbuf_claim(set, bytes, &slot);
+	if (likely(at))
+		tbuf_commit(slot, bytes);
+	else if (slot)
+		tbuf_count_drop(slot);
+	return at;
 }
 
 /* Count a record this CPU's buffer of set refused (a policy above it said no). Same context as tbuf_reserve. */
