@@ -177,8 +177,7 @@ static struct graft *method_graft(const struct graft_point_state *st)
  * An event's invocation: each handler that applies, in its own
  * transaction. An event point's default does nothing (GRAFT_POINT_EVENT
  * says so): it is only what the slot holds while nothing watches, so it
- * is not called. The outcome is for a recorder; where nobody reads it
- * (graft_dispatch_event) the compiler drops its bookkeeping.
+ * is not called. The outcome is for a recorder (dispatch_general).
  */
 static __always_inline enum graft_outcome run_event(const struct graft_point *p,
 						    const uint64_t args[6])
@@ -240,34 +239,6 @@ static __noinline uint64_t dispatch_general(const struct graft_point *p, const u
 	return r;
 }
 
-/* Every event invocation but graft_dispatch_event's common case: out of line, as its frame is larger. */
-static __noinline uint64_t dispatch_event_other(const struct graft_point *p,
-						const uint64_t args[6])
-{
-	if (unlikely(READ_ONCE(p->state->recorder)))
-		return dispatch_general(p, args);
-	run_event(p, args);
-	return 0;
-}
-
-/*
- * An event point's invocation (its dispatcher's, GRAFT_POINT_EVENT). Its
- * common case, one direct graft (a recording's handler) and no graft
- * probe enabled, calls it without the loop (st->lone_direct); without
- * a recorder there is no outcome to collect.
- */
-uint64_t graft_dispatch_event(const struct graft_point *p, const uint64_t args[6])
-{
-	struct graft_point_state *st = p->state;
-	struct graft *lone = READ_ONCE(st->lone_direct);
-	uint64_t r;
-
-	if (unlikely(!lone || __atomic_load_n(&st->probes_live, __ATOMIC_RELAXED)))
-		return dispatch_event_other(p, args);
-	run_direct(p, lone, args, &r);
-	return 0;
-}
-
 /*
  * Every other invocation: a recorded point's through dispatch_general; a
  * point's with a scoped, direct or probed graft, or none, through
@@ -280,6 +251,24 @@ static __noinline uint64_t dispatch_other(const struct graft_point *p, const uin
 	if (READ_ONCE(p->state->recorder))
 		return dispatch_general(p, args);
 	return dispatch(p, args, &outcome);
+}
+
+/*
+ * An event point's invocation (its dispatcher's, GRAFT_POINT_EVENT). Its
+ * common case, one direct graft (a recording's handler) and no graft
+ * probe enabled, calls it without the loop (st->lone_direct); every
+ * other invocation goes through dispatch_other.
+ */
+uint64_t graft_dispatch_event(const struct graft_point *p, const uint64_t args[6])
+{
+	struct graft_point_state *st = p->state;
+	struct graft *lone = READ_ONCE(st->lone_direct);
+	uint64_t r;
+
+	if (unlikely(!lone || __atomic_load_n(&st->probes_live, __ATOMIC_RELAXED)))
+		return dispatch_other(p, args);
+	run_direct(p, lone, args, &r);
+	return 0;
 }
 
 /*

@@ -29,6 +29,7 @@
 #include <scion/printk.h>
 #include <scion/proc.h>
 #include <scion/pause.h>
+#include <scion/mm.h>
 #include "trace_internal.h"
 
 static void count(uint64_t *counter)
@@ -216,8 +217,8 @@ static inline bool agg_values(struct trace_firing *x, const struct trace_action 
  * tag is nonzero). Out of line, so that the tagged path stays short
  * where aggregate is inlined.
  */
-static __noinline bool fold_by_key(struct trace_firing *x, const struct trace_action *a,
-				   uint32_t ai, uint64_t tag, uint64_t value, uint64_t incr)
+__noinline bool trace_fold_by_key(struct trace_firing *x, const struct trace_action *a,
+				  uint32_t ai, uint64_t tag, uint64_t value, uint64_t incr)
 {
 	struct trace_session *s = x->session;
 	const struct trace_agg *g = &s->obj.aggs[a->arg];
@@ -248,7 +249,7 @@ static __always_inline bool aggregate(struct trace_firing *x, const struct trace
 		if (aggbuf_fold_known(s->aggs, a->arg, g, tag, value, incr))
 			return true;
 	}
-	return fold_by_key(x, a, ai, tag, value, incr);
+	return trace_fold_by_key(x, a, ai, tag, value, incr);
 }
 
 /*
@@ -538,7 +539,7 @@ static void probe_handler(const struct probe_hit *hit, void *arg)
 }
 
 /* The same, for an enabling whose ECBs are all lean. */
-static void lean_probe_handler(const struct probe_hit *hit, void *arg)
+void trace_lean_probe_handler(const struct probe_hit *hit, void *arg)
 {
 	struct trace_enabling *en = arg;
 	fire(en->session, en->ecbs, hit, NULL, TRACE_ACTIVE, true);
@@ -584,13 +585,17 @@ bool trace_lean_clause(const struct trace_clause *c)
 	return true;
 }
 
-probe_handler_fn trace_probe_handler_for(const struct trace_enabling *en)
+probe_handler_fn trace_probe_handler_for(struct trace_enabling *en)
 {
 	bool returns = en->ecbs->site == TRACE_SITE_RETURN;
 	for (const struct trace_ecb *e = en->ecbs; e; e = e->next)
 		if (!trace_lean_clause(e->clause))
 			return returns ? return_probe_handler : probe_handler;
-	return returns ? lean_return_probe_handler : lean_probe_handler;
+	kfree(en->plan);
+	en->plan = trace_plan_make(en);
+	if (en->plan)
+		return trace_planned_probe_handler;
+	return returns ? lean_return_probe_handler : trace_lean_probe_handler;
 }
 
 void trace_fire_session_probe(struct trace_session *s, struct trace_ecb *ecbs,

@@ -64,6 +64,8 @@ void trace_session_free(struct trace_session *s)
 	spec_destroy(s->specs);
 	kfree(s->globals);
 	kfree(s->ecbs);
+	for (uint32_t i = 0; s->enablings && i < s->nenablings; i++)
+		kfree(s->enablings[i].plan);
 	kfree(s->enablings);
 	dof_free(&s->obj);
 	kfree(s);

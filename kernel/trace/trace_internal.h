@@ -134,6 +134,32 @@ struct trace_enabling {
 	struct trace_session *session;
 	struct trace_ecb *ecbs;
 	uint64_t function;		/* TRACE_SITE_RETURN: the probed function's first byte */
+	struct trace_plan *plan;	/* set at the start: its firing's plan (plan.c), or NULL */
+};
+
+/*
+ * A planned firing (plan.c): one step per action, everything it needs
+ * decided at the start.
+ */
+#define TRACE_PLAN_STEPS 8
+struct trace_plan_step {
+	bool aggregate;			/* else a record's datum */
+	uint8_t value;			/* 0..5: argN; 6: the timestamp; 7: none (count()) */
+	uint16_t action;		/* its index in the clause */
+	uint32_t at;			/* a datum: its offset in the record; else the
+					   aggregation's id */
+	const struct trace_agg *g;	/* an aggregation's description */
+	uint64_t tag;			/* an aggregation's key tag (aggbuf_fold_known) */
+};
+
+struct trace_plan {
+	struct trace_session *session;
+	struct trace_ecb *ecb;		/* the enabling's only one */
+	uint32_t record_size;		/* 0: the clause writes no record */
+	bool reads_clock;		/* a record or a timestamp: the clock is read once */
+	uint64_t header;		/* the record header's first word: EPID, probe id */
+	uint32_t nsteps;
+	struct trace_plan_step step[TRACE_PLAN_STEPS];
 };
 
 /* Dynamic variables (dynvar.c). */
@@ -349,11 +375,38 @@ bool trace_lean_clause(const struct trace_clause *c);
  * trace_probe_handler_for - the PROBE_HANDLER of enabling en (its ECBs
  *   share its probe, so its site): a return probe's builds its two
  *   arguments, the others' fire with the hit's registers, leanly when
- *   every clause is lean.
+ *   every clause is lean, from a plan when en has one (en->plan is made
+ *   here: trace_plan_make).
  * Caller's context: thread, at the session's start (after
- *   trace_bufpolicy_start, before the probes are enabled).
+ *   trace_bufpolicy_start, before the probes are enabled); may sleep.
  */
-probe_handler_fn trace_probe_handler_for(const struct trace_enabling *en);
+probe_handler_fn trace_probe_handler_for(struct trace_enabling *en);
+/* The lean firing's handler: the planned firing's fallback. Probe context. */
+void trace_lean_probe_handler(const struct probe_hit *hit, void *arg);
+/*
+ * trace_fold_by_key - fold aggregating action a (index ai, from 1) of
+ *   firing x by its key built whole, with value and incr in hand (tag
+ *   nonzero) or computed after the key (tag 0), remembering tag.
+ * Return value: false when the firing is abandoned (a fault, reported).
+ * Caller's context: probe context, in firing x.
+ */
+bool trace_fold_by_key(struct trace_firing *x, const struct trace_action *a, uint32_t ai,
+		       uint64_t tag, uint64_t value, uint64_t incr);
+
+/*
+ * trace_plan_make - the plan of enabling en's firing, when its one
+ *   clause (entry or inside site) has no predicate and no clause-local
+ *   variables, and each of its actions records, or aggregates keyed by
+ *   nothing or by the probe's name, arg0..arg5 or the timestamp (a
+ *   program with a lone built-in: native code only); else NULL (also
+ *   when memory is short). The caller frees it (kfree).
+ * trace_planned_probe_handler - the PROBE_HANDLER that fires from
+ *   en->plan (arg is en). Probe context.
+ * Caller's context (trace_plan_make): thread, at the start, after
+ *   trace_bufpolicy_start; may sleep.
+ */
+struct trace_plan *trace_plan_make(const struct trace_enabling *en);
+void trace_planned_probe_handler(const struct probe_hit *hit, void *arg);
 /*
  * trace_key_probe_name - for aggregating action a of aggregation g, set
  *   once its programs have their native code (dof_load): the built-in

@@ -28,6 +28,8 @@ extern const unsigned char d_object_test_trace_lean[];
 extern const size_t d_object_test_trace_lean_size;
 extern const unsigned char d_object_test_trace_lean_drops[];
 extern const size_t d_object_test_trace_lean_drops_size;
+extern const unsigned char d_object_test_trace_lean_drops_ref[];
+extern const size_t d_object_test_trace_lean_drops_ref_size;
 
 #define FIRINGS   30	/* arg0 cycles through 0..KEYS-1, arg1 is the firing's number */
 #define KEYS      3
@@ -51,10 +53,15 @@ static bool machine_compiles_dif(void)
 	return arch_dif_jit_emit(&p, &abi, NULL, 0, at) > 0;
 }
 
-static void fire(unsigned from, unsigned to)
+void trace_test_fire(unsigned from, unsigned to)
 {
 	for (unsigned i = from; i < to; i++)
 		trace_session_fixture(i % KEYS, i);
+}
+
+static void fire(unsigned from, unsigned to)
+{
+	trace_test_fire(from, to);
 }
 
 /* What the test reads back: each aggregation merged over the CPUs. */
@@ -248,6 +255,54 @@ static void take_lean_entry(void *arg, unsigned cpu, const struct dof_aggent *e)
 }
 
 /*
+ * A lean clause into a buffer with room for two of its records: the rest
+ * drop while @n counts every firing. With plannable (the clause has no
+ * predicate) and native code it runs from a plan, whose firing falls
+ * back to the lean one for a record that does not fit; else on the lean
+ * firing itself. general: the handler of an enabling that is not lean.
+ */
+static void full_buffer(struct ktest_ctx *t, const unsigned char *object, size_t len,
+			probe_handler_fn general, bool plannable)
+{
+	enum { FIRED = 10, KEPT = TBUF_MIN_SIZE / (sizeof(struct dof_rechdr) + 8) };
+	char why[WHY_BYTES] = "";
+	struct trace_session *s = NULL;
+	struct tbuf_set *bufs = tbuf_create(TBUF_MIN_SIZE);
+	KT_ASSERT(t, bufs, "no buffers");
+	int rc = trace_session_create(object, (uint32_t)len, &s, why, sizeof(why));
+	if (rc || !s) {
+		tbuf_destroy(bufs);
+		KT_ASSERT(t, false, "create: %d %s", rc, why);
+	}
+	rc = trace_session_start(s, bufs, why, sizeof(why));
+	KT_EXPECT(t, rc == 0, "start: %d %s", rc, why);
+	uint32_t nprogs, native = trace_session_native_programs(s, &nprogs);
+	bool planned = plannable && native == nprogs;
+	KT_EXPECT(t, trace_lean_clause(&s->obj.clauses[0]), "the clause is not lean");
+	KT_EXPECT(t, s->enablings[0].consumer.handler != general,
+		  "a lean enabling got the general handler");
+	KT_EXPECT(t, !!s->enablings[0].plan == planned, "the enabling has %s plan",
+		  planned ? "no" : "a");
+	irqflags_t f = arch_irq_save();		/* one CPU, one buffer */
+	fire(0, FIRED);
+	arch_irq_restore(f);
+	struct lean_totals got = { 0 };
+	uint64_t drops = trace_session_take_records(s, take_lean_record, &got);
+	trace_session_take_aggregations(s, take_lean_entry, &got);
+	KT_EXPECT(t, got.records == KEPT && got.record_sum == 0 + 1 && !got.bad_records,
+		  "%s: %u records summing %lu (%u bad), not the first %u",
+		  planned ? "planned" : "lean", got.records, (unsigned long)got.record_sum,
+		  got.bad_records, (unsigned)KEPT);
+	KT_EXPECT(t, drops == FIRED - KEPT, "%s: %lu drops, not %u", planned ? "planned" : "lean",
+		  (unsigned long)drops, (unsigned)(FIRED - KEPT));
+	KT_EXPECT(t, got.count == FIRED, "%s: @n counted %lu firings, not %u",
+		  planned ? "planned" : "lean", (unsigned long)got.count, (unsigned)FIRED);
+	trace_session_stop(s);
+	trace_session_destroy(s);
+	tbuf_destroy(bufs);
+}
+
+/*
  * Which clauses the lean firing takes, decided at the start: a bare
  * record; integers, aggregations, a stack and a store behind a
  * predicate. Not a string, exit(), a speculation or a commit. An
@@ -273,32 +328,8 @@ KTEST_NEEDS(trace_lean_firing, 1, FEATURE_PROBES)
 	trace_session_stop(s);
 	trace_session_destroy(s);
 
-	/* A lean clause into a buffer with room for two of its records: the rest drop. */
-	enum { FIRED = 10, KEPT = TBUF_MIN_SIZE / (sizeof(struct dof_rechdr) + 8) };
-	struct tbuf_set *bufs = tbuf_create(TBUF_MIN_SIZE);
-	KT_ASSERT(t, bufs, "no buffers");
-	rc = trace_session_create(d_object_test_trace_lean_drops,
-				  (uint32_t)d_object_test_trace_lean_drops_size, &s, why, sizeof(why));
-	KT_ASSERT(t, rc == 0 && s, "create: %d %s", rc, why);
-	rc = trace_session_start(s, bufs, why, sizeof(why));
-	KT_ASSERT(t, rc == 0, "start: %d %s", rc, why);
-	KT_EXPECT(t, trace_lean_clause(&s->obj.clauses[0]), "the clause is not lean");
-	KT_EXPECT(t, s->enablings[0].consumer.handler != general,
-		  "a lean enabling got the general handler");
-	irqflags_t f = arch_irq_save();		/* one CPU, one buffer */
-	fire(0, FIRED);
-	arch_irq_restore(f);
-	struct lean_totals got = { 0 };
-	uint64_t drops = trace_session_take_records(s, take_lean_record, &got);
-	trace_session_take_aggregations(s, take_lean_entry, &got);
-	KT_EXPECT(t, got.records == KEPT && got.record_sum == 0 + 1 && !got.bad_records,
-		  "%u records summing %lu (%u bad), not the first %u", got.records,
-		  (unsigned long)got.record_sum, got.bad_records, (unsigned)KEPT);
-	KT_EXPECT(t, drops == FIRED - KEPT, "%lu drops, not %u", (unsigned long)drops,
-		  (unsigned)(FIRED - KEPT));
-	KT_EXPECT(t, got.count == FIRED, "@n counted %lu firings, not %u", (unsigned long)got.count,
-		  (unsigned)FIRED);
-	trace_session_stop(s);
-	trace_session_destroy(s);
-	tbuf_destroy(bufs);
+	full_buffer(t, d_object_test_trace_lean_drops, d_object_test_trace_lean_drops_size,
+		    general, true);
+	full_buffer(t, d_object_test_trace_lean_drops_ref, d_object_test_trace_lean_drops_ref_size,
+		    general, false);
 }

@@ -1,8 +1,9 @@
 /* SPDX-License-Identifier: BSD-2-Clause */
 /*
  * Helpers shared by the in-kernel tests of trace sessions the kernel
- * starts itself (test_trace_session.c, test_trace_return.c): which clause
- * a record came from, and the value of a record holding one trace().
+ * starts itself (test_trace_session.c, test_trace_return.c,
+ * test_trace_plan.c): which clause a record came from, the value of a
+ * record holding one trace(), and the probe they enable.
  */
 #ifndef TESTS_KERNEL_TRACE_TEST_H
 #define TESTS_KERNEL_TRACE_TEST_H
@@ -31,5 +32,11 @@ static inline bool record_one_value(const struct dof_rechdr *r, uint32_t size, u
 	*value = *(const uint64_t *)(r + 1);
 	return true;
 }
+
+/*
+ * Fire sdt:kernel:trace_session_fixture:session-hit (test_trace_session.c)
+ * once for each i in from..to-1, with arg0 = i % 3 and arg1 = i.
+ */
+void trace_test_fire(unsigned from, unsigned to);
 
 #endif

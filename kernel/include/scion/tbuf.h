@@ -78,19 +78,25 @@ const uint8_t *tbuf_taken(const struct tbuf_set *set, unsigned cpu, uint32_t *by
  * counted, the caller decides) without taking the room, and in *slot
  * this CPU's part of the set; tbuf_commit takes the room in that slot,
  * so the firing finds its CPU once. Nothing else may reserve on this CPU
- * between the two.
+ * between the two. tbuf_claim_on: the same, for a caller that knows its
+ * CPU's index already.
  * Caller's context: as tbuf_reserve, interrupts masked from the claim
  *   through the commit (the slot stays this CPU's).
  */
-static inline void *tbuf_claim(struct tbuf_set *set, uint32_t bytes, struct tbuf_cpu **slot)
+static inline void *tbuf_claim_on(struct tbuf_set *set, unsigned index, uint32_t bytes,
+				  struct tbuf_cpu **slot)
 {
-	unsigned index = this_cpu_index();
 	if (index >= set->ncpus)
 		return NULL;
 	struct tbuf_cpu *c = &set->cpu[index];
 	uint32_t need = (bytes + TBUF_ALIGN - 1) & ~(uint32_t)(TBUF_ALIGN - 1);
 	*slot = c;
 	return need <= set->size - c->offset ? c->active + c->offset : NULL;
+}
+
+static inline void *tbuf_claim(struct tbuf_set *set, uint32_t bytes, struct tbuf_cpu **slot)
+{
+	return tbuf_claim_on(set, this_cpu_index(), bytes, slot);
 }
 
 static inline void tbuf_commit(struct tbuf_cpu *slot, uint32_t bytes)
