@@ -12,9 +12,10 @@
  * @ = quantize(arg0), trace(timestamp)).
  *
  * The plan's firing does what the lean firing (ecb.c) does for the same
- * clause, step for step:
- *   1. the session's state and this CPU's tracing state are checked;
- *   2. the clock is read once, for the header and any timestamp;
+ * clause, step for step (trace_planned_record_handler for a plan without
+ * aggregations, which calls nothing after the clock):
+ *   1. the clock is read once, for the header and any timestamp;
+ *   2. the session's state and this CPU's tracing state are checked;
  *   3. the record's room is claimed in place; when it does not fit,
  *      nothing is done yet, so the lean firing runs instead (it stages
  *      the record and counts the drop);
@@ -109,6 +110,7 @@ struct trace_plan *trace_plan_make(const struct trace_enabling *en)
 		if (!plan_action(s, e, &c->actions[i], i, st))
 			return NULL;
 		p.reads_clock |= st->value == PLAN_TIMESTAMP;
+		p.aggregates |= st->aggregate;
 	}
 	struct trace_plan *made = kmalloc(sizeof(*made));
 	if (made)
@@ -128,40 +130,77 @@ static __noinline bool fold_missed(const struct probe_hit *hit, const struct tra
 	return trace_fold_by_key(&x, a, st->action + 1u, st->tag, value, 1);
 }
 
+/* The value a step takes: an argument, the firing's time or none (count()). */
+static __always_inline uint64_t step_value(const struct probe_hit *hit,
+					   const struct trace_plan_step *st, uint64_t now)
+{
+	if (st->value < PLAN_ARGS)
+		return trap_frame_arg(hit->regs, st->value);
+	return st->value == PLAN_TIMESTAMP ? now : 0;
+}
+
+/*
+ * Steps 1 to 3, for both handlers: false when nothing more is to be done
+ * (the clause does not run, or the lean firing ran instead); else the
+ * time in *now and the record, if any, claimed (*rec, *slot) with its
+ * header written. The clock comes first: then only the handler's
+ * arguments are live across its call, and a handler that calls nothing
+ * else saves no registers.
+ */
+static __always_inline bool planned_begin(const struct probe_hit *hit, struct trace_enabling *en,
+					  uint64_t *now, uint8_t **rec, struct tbuf_cpu **slot)
+{
+	*now = en->plan->reads_clock ? clock_ns() : 0;
+	const struct trace_plan *p = en->plan;
+	struct trace_session *s = p->session;
+	*rec = NULL;
+	*slot = NULL;
+	if (__atomic_load_n(&s->state, __ATOMIC_ACQUIRE) != TRACE_ACTIVE)
+		return false;
+	unsigned cpu = this_cpu_index();
+	if (cpu >= MAX_CPUS || !s->cpu[cpu].staging)
+		return false;
+	if (p->record_size) {
+		*rec = tbuf_claim_on(s->bufs, cpu, p->record_size, slot);
+		if (!*rec) {
+			trace_lean_probe_handler(hit, en);
+			return false;
+		}
+		store_word(*rec, p->header);
+		store_word(*rec + 8, *now);
+	}
+	return true;
+}
+
+void trace_planned_record_handler(const struct probe_hit *hit, void *arg)
+{
+	struct trace_enabling *en = arg;
+	struct tbuf_cpu *slot;
+	uint8_t *rec;
+	uint64_t now;
+
+	if (!planned_begin(hit, en, &now, &rec, &slot))
+		return;
+	const struct trace_plan *p = en->plan;
+	for (uint32_t i = 0; i < p->nsteps; i++)
+		store_word(rec + p->step[i].at, step_value(hit, &p->step[i], now));
+	tbuf_commit(slot, p->record_size);
+}
+
 void trace_planned_probe_handler(const struct probe_hit *hit, void *arg)
 {
 	struct trace_enabling *en = arg;
+	struct tbuf_cpu *slot;
+	uint8_t *rec;
+	uint64_t now;
+
+	if (!planned_begin(hit, en, &now, &rec, &slot))
+		return;
 	const struct trace_plan *p = en->plan;
 	struct trace_session *s = p->session;
-	struct tbuf_cpu *slot = NULL;
-	uint8_t *rec = NULL;
-	uint64_t now = 0;
-
-	if (__atomic_load_n(&s->state, __ATOMIC_ACQUIRE) != TRACE_ACTIVE)
-		return;
-	unsigned cpu = this_cpu_index();
-	if (cpu >= MAX_CPUS || !s->cpu[cpu].staging)
-		return;
-	/* Before the claim: fewer values live across the call. */
-	if (p->reads_clock)
-		now = clock_ns();
-	uint32_t size = p->record_size;
-	if (size) {
-		rec = tbuf_claim_on(s->bufs, cpu, size, &slot);
-		if (!rec) {
-			trace_lean_probe_handler(hit, arg);
-			return;
-		}
-		store_word(rec, p->header);
-		store_word(rec + 8, now);
-	}
 	for (uint32_t i = 0; i < p->nsteps; i++) {
 		const struct trace_plan_step *st = &p->step[i];
-		uint64_t v = 0;
-		if (st->value < PLAN_ARGS)
-			v = trap_frame_arg(hit->regs, st->value);
-		else if (st->value == PLAN_TIMESTAMP)
-			v = now;
+		uint64_t v = step_value(hit, st, now);
 		if (!st->aggregate) {
 			store_word(rec + st->at, v);
 			continue;
@@ -171,5 +210,5 @@ void trace_planned_probe_handler(const struct probe_hit *hit, void *arg)
 			return;
 	}
 	if (slot)
-		tbuf_commit(slot, size);
+		tbuf_commit(slot, p->record_size);
 }

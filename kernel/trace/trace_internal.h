@@ -157,6 +157,7 @@ struct trace_plan {
 	struct trace_ecb *ecb;		/* the enabling's only one */
 	uint32_t record_size;		/* 0: the clause writes no record */
 	bool reads_clock;		/* a record or a timestamp: the clock is read once */
+	bool aggregates;		/* a step aggregates (else records only) */
 	uint64_t header;		/* the record header's first word: EPID, probe id */
 	uint32_t nsteps;
 	struct trace_plan_step step[TRACE_PLAN_STEPS];
@@ -400,13 +401,15 @@ bool trace_fold_by_key(struct trace_firing *x, const struct trace_action *a, uin
  *   nothing or by the probe's name, arg0..arg5 or the timestamp (a
  *   program with a lone built-in: native code only); else NULL (also
  *   when memory is short). The caller frees it (kfree).
- * trace_planned_probe_handler - the PROBE_HANDLER that fires from
- *   en->plan (arg is en). Probe context.
+ * trace_planned_probe_handler, trace_planned_record_handler - the
+ *   PROBE_HANDLER that fires from en->plan (arg is en); the second for
+ *   a plan that does not aggregate. Probe context.
  * Caller's context (trace_plan_make): thread, at the start, after
  *   trace_bufpolicy_start; may sleep.
  */
 struct trace_plan *trace_plan_make(const struct trace_enabling *en);
 void trace_planned_probe_handler(const struct probe_hit *hit, void *arg);
+void trace_planned_record_handler(const struct probe_hit *hit, void *arg);
 /*
  * trace_key_probe_name - for aggregating action a of aggregation g, set
  *   once its programs have their native code (dof_load): the built-in

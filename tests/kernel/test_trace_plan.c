@@ -1,10 +1,10 @@
 // SPDX-License-Identifier: BSD-2-Clause
 /*
  * In-kernel test of the planned firing (kernel/trace/plan.c), against
- * the lean firing as its reference: two sessions on one probe, the same
- * clause in each (test_trace_plan.d, and test_trace_plan_ref.d behind a
- * predicate that always holds, which keeps it from a plan), fired
- * together. Their records and aggregations must agree, but for the
+ * the lean firing as its reference: two sessions on the same two probes,
+ * the same clauses in each (test_trace_plan.d, and test_trace_plan_ref.d
+ * behind a predicate that always holds, which keeps them from plans),
+ * fired together; one clause aggregates, the other only records. Their records and aggregations must agree, but for the
  * clock each session reads for itself, and each session's timestamps
  * must agree with one another (a firing reads the clock once).
  */
@@ -29,24 +29,30 @@ extern const size_t d_object_test_trace_plan_ref_size;
 /* What one session's buffers held. */
 struct seen {
 	const struct trace_session *s;
-	unsigned records, bad_records, entries;
-	uint64_t arg_sum, min_time;	/* trace(arg1)'s sum; the earliest trace(timestamp) */
+	unsigned records[2], bad_records, entries;	/* records: by clause */
+	uint64_t arg_sum[2], min_time;	/* trace(arg1)'s sum; the earliest trace(timestamp) */
 	uint64_t count, min_agg;	/* @n; @t = min(timestamp) */
 	uint64_t digest;		/* every other entry's bytes, in order */
 };
 
-/* trace(arg1) then trace(timestamp): 16 bytes of header, two words. */
+/*
+ * Clause 0's records: trace(arg1), trace(timestamp); clause 1's:
+ * trace(arg0), trace(timestamp), trace(arg1). Each after 16 bytes of
+ * header, whose timestamp the trace(timestamp) must equal.
+ */
 static void take_record(void *arg, unsigned cpu, const struct dof_rechdr *r, uint32_t size)
 {
 	struct seen *t = arg;
 	const uint64_t *data = (const uint64_t *)(r + 1);
+	uint32_t clause = record_clause(t->s, r);
 	(void)cpu;
-	if (size != sizeof(*r) + 16 || data[1] != r->timestamp) {
+	if (clause > 1 || size != sizeof(*r) + 16 + 8 * clause || data[1] != r->timestamp ||
+	    (clause == 1 && data[2] % 3 != data[0])) {
 		t->bad_records++;
 		return;
 	}
-	t->records++;
-	t->arg_sum += data[0];
+	t->records[clause]++;
+	t->arg_sum[clause] += data[clause ? 2 : 0];
 	if (!t->min_time || data[1] < t->min_time)
 		t->min_time = data[1];
 }
@@ -104,10 +110,14 @@ KTEST_NEEDS(trace_planned_firing, 1, FEATURE_PROBES)
 		goto out;
 	uint32_t nprogs, native = trace_session_native_programs(planned, &nprogs);
 	/* Only native code has lone built-ins: the interpreter is never planned. */
-	KT_EXPECT(t, !!planned->enablings[0].plan == (native == nprogs),
-		  "%s plan with %u of %u programs native", planned->enablings[0].plan ? "a" : "no",
-		  native, nprogs);
-	KT_EXPECT(t, !lean->enablings[0].plan, "a clause with a predicate got a plan");
+	KT_ASSERT(t, planned->nenablings == 2 && lean->nenablings == 2, "%u and %u enablings",
+		  planned->nenablings, lean->nenablings);
+	for (unsigned i = 0; i < 2; i++) {
+		KT_EXPECT(t, !!planned->enablings[i].plan == (native == nprogs),
+			  "enabling %u: %s plan with %u of %u programs native", i,
+			  planned->enablings[i].plan ? "a" : "no", native, nprogs);
+		KT_EXPECT(t, !lean->enablings[i].plan, "a clause with a predicate got a plan");
+	}
 
 	irqflags_t f = arch_irq_save();		/* one CPU: entries in one order */
 	trace_test_fire(0, FIRED);
@@ -120,10 +130,12 @@ KTEST_NEEDS(trace_planned_firing, 1, FEATURE_PROBES)
 	for (unsigned k = 0; k < 2; k++) {
 		const struct seen *g = both[k];
 		const char *who = k ? "lean" : "planned";
-		KT_EXPECT(t, g->records == FIRED && !g->bad_records && g->arg_sum == arg_sum,
-			  "%s: %u records (%u bad) summing %llu, not %u summing %llu", who,
-			  g->records, g->bad_records, (unsigned long long)g->arg_sum, FIRED,
-			  (unsigned long long)arg_sum);
+		for (unsigned c = 0; c < 2; c++)
+			KT_EXPECT(t, g->records[c] == FIRED && g->arg_sum[c] == arg_sum,
+				  "%s: clause %u: %u records summing %llu, not %u summing %llu",
+				  who, c, g->records[c], (unsigned long long)g->arg_sum[c], FIRED,
+				  (unsigned long long)arg_sum);
+		KT_EXPECT(t, !g->bad_records, "%s: %u bad records", who, g->bad_records);
 		KT_EXPECT(t, g->count == FIRED, "%s: @n is %llu", who, (unsigned long long)g->count);
 		KT_EXPECT(t, g->min_agg && g->min_agg == g->min_time,
 			  "%s: @t is %llu, the earliest record %llu", who,

@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: BSD-2-Clause */
 /*
- * test_trace_plan.d's clause behind a predicate that always holds: a
- * predicate keeps it from a plan, so it runs on the lean firing, the
+ * test_trace_plan.d's clauses behind a predicate that always holds: a
+ * predicate keeps them from plans, so they run on the lean firing, the
  * reference test_trace_plan.c's trace_planned_firing compares with (the
  * build embeds it: d_object_test_trace_plan_ref).
  */
@@ -15,4 +15,12 @@ sdt:kernel:trace_session_fixture:session-hit
 	@s[probefunc] = sum(arg0);
 	@m[probename] = max(arg1);
 	@t = min(timestamp);
+}
+
+sdt:kernel:trace_session_fixture:session-record
+/arg1 == arg1/
+{
+	trace(arg0);
+	trace(timestamp);
+	trace(arg1);
 }

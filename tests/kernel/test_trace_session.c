@@ -35,12 +35,18 @@ extern const size_t d_object_test_trace_lean_drops_ref_size;
 #define KEYS      3
 #define WHY_BYTES 128
 
-/* The probe the program enables: sdt:kernel:trace_session_fixture:session-hit. */
+/*
+ * The probes the programs enable: sdt:kernel:trace_session_fixture:
+ * session-hit, and session-record just after it (test_trace_plan.c's
+ * second probe).
+ */
 SDT_TYPES_DEFINE(sdt, session__hit, uint64_t key, uint64_t value)
+SDT_TYPES_DEFINE(sdt, session__record, uint64_t key, uint64_t value)
 
 static __noinline void trace_session_fixture(uint64_t key, uint64_t value)
 {
 	SDT_PROBE2(session__hit, key, value);
+	SDT_PROBE2(session__record, key, value);
 }
 
 /* Whether this machine compiles DIF at all (arch/<arch>/dif_jit.c): a lone RET. */

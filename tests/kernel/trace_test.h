@@ -34,8 +34,9 @@ static inline bool record_one_value(const struct dof_rechdr *r, uint32_t size, u
 }
 
 /*
- * Fire sdt:kernel:trace_session_fixture:session-hit (test_trace_session.c)
- * once for each i in from..to-1, with arg0 = i % 3 and arg1 = i.
+ * Fire sdt:kernel:trace_session_fixture:session-hit, then session-record
+ * (test_trace_session.c), once for each i in from..to-1, with
+ * arg0 = i % 3 and arg1 = i.
  */
 void trace_test_fire(unsigned from, unsigned to);
 
