@@ -4,9 +4,10 @@
  * the lean firing as its reference: two sessions on the same two probes,
  * the same clauses in each (test_trace_plan.d, and test_trace_plan_ref.d
  * behind a predicate that always holds, which keeps them from plans),
- * fired together; one clause aggregates, the other only records. Their records and aggregations must agree, but for the
- * clock each session reads for itself, and each session's timestamps
- * must agree with one another (a firing reads the clock once).
+ * fired together; one clause aggregates, the other only records. Their
+ * records and aggregations must agree, but for the clock each session
+ * reads for itself, and each session's timestamps must agree with one
+ * another (a firing reads the clock once).
  */
 #include <scion/ktest.h>
 #include <scion/string.h>
