@@ -228,18 +228,26 @@ static void emit_base_op(struct patch_buf *b, const uint8_t *op, size_t n, unsig
 	emit_u32(b, disp);
 }
 
+/* The callee-saved registers a lean frame leaves unwritten: frame_push_order's last four. */
+#define LEAN_UNSAVED 4
+_Static_assert(FRAME_SLOT(r12) == 3 * 8 && FRAME_SLOT(error) == FRAME_SLOT(vector) + 8,
+	       "a lean frame skips r15..r12 and vector, error with one lea each");
+
 /*
  * Saving the frame, in steps:
  * 1. The ss and rsp slots both get the probed code's rsp (push reads its
  *    operand before it moves rsp), then rflags; interrupts are masked
  *    after rflags is saved, so the restore can unmask them.
- * 2. cs, rip = pc, error and vector 0, then every general register.
+ * 2. cs, rip = pc, error and vector 0, then every general register; a
+ *    lean frame (struct probe_patch_handler's) steps over error, vector
+ *    and r12..r15 instead: a C handler keeps r12..r15 itself, and its
+ *    frame shows the arguments, rax, rbx, rbp, rip, rsp and rflags.
  * 3. rbx keeps the frame; the stack is aligned to 16 bytes for C. DF is
  *    clear already, as C needs it: kernel code runs with it clear (trap
  *    and system-call entries clear it; tools/check_noprobe.py proves that
  *    no kernel code sets it).
  */
-static void emit_frame_save(struct patch_buf *b, uint64_t pc, bool mask_interrupts)
+static void emit_frame_save(struct patch_buf *b, uint64_t pc, bool mask_interrupts, bool lean)
 {
 	emit_push_reg(b, INSN_RSP);
 	emit(b, x86_enc_push_rm, sizeof(x86_enc_push_rm));	/* push (%rsp) */
@@ -252,12 +260,19 @@ static void emit_frame_save(struct patch_buf *b, uint64_t pc, bool mask_interrup
 	EMIT(b, push_imm8);
 	emit_u8(b, SEL_KERNEL_CODE);
 	emit_push_u64(b, pc);
-	EMIT(b, push_imm8);
-	emit_u8(b, 0);
-	EMIT(b, push_imm8);
-	emit_u8(b, 0);
-	for (unsigned i = 0; i < sizeof(frame_push_order); i++)
+	if (lean) {
+		emit_lea_rsp(b, INSN_RSP, -16);
+	} else {
+		EMIT(b, push_imm8);
+		emit_u8(b, 0);
+		EMIT(b, push_imm8);
+		emit_u8(b, 0);
+	}
+	unsigned pushed = sizeof(frame_push_order) - (lean ? LEAN_UNSAVED : 0);
+	for (unsigned i = 0; i < pushed; i++)
 		emit_push_reg(b, frame_push_order[i]);
+	if (lean)
+		emit_lea_rsp(b, INSN_RSP, -8 * LEAN_UNSAVED);
 
 	emit_mov_reg(b, INSN_RBX, INSN_RSP);
 	emit_rex_w(b, 0);			/* and $-16, %rsp */
@@ -310,7 +325,7 @@ static void emit_frame_restore(struct patch_buf *b, uint32_t live, bool mask_int
 void patch_emit_frame_call(struct patch_buf *b, uint64_t pc, uint64_t fn, uint64_t cookie,
 			   uint32_t live, bool mask_interrupts)
 {
-	emit_frame_save(b, pc, mask_interrupts);
+	emit_frame_save(b, pc, mask_interrupts, false);
 	emit_mov_reg(b, INSN_RDI, INSN_RBX);
 	emit_mov_imm64(b, INSN_RSI, cookie);
 	patch_emit_call(b, fn);
@@ -325,15 +340,39 @@ static void emit_lock_inc(struct patch_buf *b, unsigned base, uint32_t disp)
 }
 
 /*
- * The handler call (struct probe_patch_handler's steps), after the frame
- * is saved, with rsi holding the state throughout the tests:
+ * A lean frame made whole, for the general dispatcher: r12..r15 still
+ * hold the probed code's values (nothing before has changed them), and
+ * vector and error are 0 as in every frame.
+ */
+static void emit_complete_frame(struct patch_buf *b)
+{
+	for (unsigned i = sizeof(frame_push_order) - LEAN_UNSAVED; i < sizeof(frame_push_order); i++) {
+		unsigned reg = frame_push_order[i];
+		emit_u8(b, (uint8_t)(x86_enc_rex[0] | REX_W | (reg >= 8 ? REX_R : 0)));
+		EMIT(b, mov_rm_r);		/* mov %reg, slot(%rbx) */
+		emit_u8(b, MODRM(MOD_DISP32, reg, INSN_RBX));
+		emit_u32(b, frame_reg_slot(reg));
+	}
+	const uint32_t zeroed[] = { FRAME_SLOT(vector), FRAME_SLOT(error) };
+	for (unsigned i = 0; i < 2; i++) {
+		emit_rex_w(b, 0);		/* movq $0, slot(%rbx) */
+		emit(b, x86_enc_mov_rm_imm32, sizeof(x86_enc_mov_rm_imm32));
+		emit_u8(b, MODRM(MOD_DISP32, X86_ENC_MOV_RM_IMM32_EXT, INSN_RBX));
+		emit_u32(b, zeroed[i]);
+		emit_u32(b, 0);
+	}
+}
+
+/*
+ * The handler call (struct probe_patch_handler's steps), after a lean
+ * frame is saved, with rsi holding the state throughout the tests:
  * 1. cmpb $0, retired(%rsi); jne retired.
  * 2. mov %gs:cpu_hits, %rax; cmp %gs:cpu_left, %rax; jne missed.
  * 3. lock incq hits(%rsi); incq %gs:cpu_hits; the hit is pushed below
  *    an 8-byte pad that keeps the stack aligned (regs = rbx, addr = pc,
  *    probe); fn(rsp, arg); incq %gs:cpu_left; jmp done.
  *    missed: lock incq missed(%rsi); jmp done.
- *    retired: retired_fn(rbx, rsi).
+ *    retired: the frame made whole (emit_complete_frame); retired_fn(rbx, rsi).
  *    done: the frame is restored.
  */
 void patch_emit_handler_call(struct patch_buf *b, uint64_t pc,
@@ -341,7 +380,7 @@ void patch_emit_handler_call(struct patch_buf *b, uint64_t pc,
 {
 	size_t done[2];
 
-	emit_frame_save(b, pc, true);
+	emit_frame_save(b, pc, true, true);
 	emit_mov_imm64(b, INSN_RSI, state);
 	EMIT(b, cmp_rm8_imm8);				/* cmpb $0, retired(%rsi) */
 	emit_u8(b, MODRM(MOD_DISP32, X86_ENC_CMP_RM8_IMM8_EXT, INSN_RSI));
@@ -370,6 +409,7 @@ void patch_emit_handler_call(struct patch_buf *b, uint64_t pc,
 	done[1] = emit_jmp_forward(b);
 
 	fix_forward(b, retired);
+	emit_complete_frame(b);
 	emit_mov_reg(b, INSN_RDI, INSN_RBX);
 	patch_emit_call(b, h->retired_fn);
 

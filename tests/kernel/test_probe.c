@@ -20,6 +20,7 @@
 #include <scion/sched.h>
 #include <arch/cpu.h>
 #include <arch/probe.h>
+#include <arch/stack.h>
 #include "probe_test.h"
 
 #define CALLS_PER_THREAD 2000
@@ -132,6 +133,9 @@ struct one_handler_seen {
 	bool masked;			/* interrupts were masked in the handler */
 	bool nest;			/* call the probed function from the handler, once */
 	uint64_t nested_result;
+	uint64_t pcs[3];		/* the stack walked from the frame: the caller
+					   (from the stack pointer), then two more (from
+					   the frame pointer) */
 };
 
 static void one_handler(const struct probe_hit *hit, void *arg)
@@ -144,6 +148,7 @@ static void one_handler(const struct probe_hit *hit, void *arg)
 	s->arg0 = trap_frame_arg(hit->regs, 0);
 	s->arg1 = trap_frame_arg(hit->regs, 1);
 	s->masked = !arch_irqs_enabled();
+	arch_stack_walk(hit->regs, true, s->pcs, 3);
 	if (s->nest) {
 		s->nest = false;
 		s->nested_result = pf_sum(2, 3);
@@ -156,6 +161,8 @@ static void one_handler(const struct probe_hit *hit, void *arg)
  * gets its probe, the site and the registers there, with interrupts
  * masked; the interrupt flag comes back as it was at the site, set or
  * clear; a hit inside the handler is counted missed and runs no handler.
+ * Its frame, lean or whole, holds what a stack walk reads: the pc, the
+ * stack and frame pointers.
  */
 KTEST(probe_one_handler_hit, 1)
 {
@@ -171,6 +178,7 @@ KTEST(probe_one_handler_hit, 1)
 		  "mechanism %d, %u consumers", before.mechanism, before.consumers);
 
 	uint64_t r = pf_sum(4, 9);
+here:;
 	bool enabled_after = arch_irqs_enabled();
 	KT_EXPECT(t, r == pf_sum_expected(4, 9) && s.hits == 1, "result %llu, %u hits",
 		  (unsigned long long)r, s.hits);
@@ -179,6 +187,13 @@ KTEST(probe_one_handler_hit, 1)
 		  (void *)entry, (unsigned long long)s.addr, (unsigned long long)s.pc);
 	KT_EXPECT(t, s.arg0 == 4 && s.arg1 == 9, "arguments %llu %llu, not 4 9",
 		  (unsigned long long)s.arg0, (unsigned long long)s.arg1);
+	const struct ksym *me = symtab_lookup_addr(&kernel_symtab, (uintptr_t)&&here, NULL);
+	const struct ksym *runner = symtab_lookup_addr(&kernel_symtab, s.pcs[1], NULL);
+	KT_EXPECT(t, me && symtab_lookup_addr(&kernel_symtab, s.pcs[0], NULL) == me && runner &&
+		  runner != me && symtab_lookup_addr(&kernel_symtab, s.pcs[2], NULL),
+		  "the stack from the frame: 0x%llx, 0x%llx, 0x%llx, not this test and two callers",
+		  (unsigned long long)s.pcs[0], (unsigned long long)s.pcs[1],
+		  (unsigned long long)s.pcs[2]);
 	KT_EXPECT(t, s.masked && enabled_after,
 		  "interrupts in the handler %s, after the call %s", s.masked ? "masked" : "on",
 		  enabled_after ? "on" : "masked");

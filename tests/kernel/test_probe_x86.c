@@ -4,8 +4,10 @@
  * portable half), on probe_fixture.S: the djprobe protocol's
  * intermediate states, regions that relocate (RIP-relative operands,
  * short branches, calls) and the refusals that depend on x86's
- * variable-length instructions. Left out of other ports' test kernels
- * (their arch.mk). Every test leaves the text as it was booted.
+ * variable-length instructions, and the lean frame of a jump site's one
+ * handler (made whole when its patch is retired). Left out of other
+ * ports' test kernels (their arch.mk). Every test leaves the text as it
+ * was booted.
  */
 #include <scion/ktest.h>
 #include <scion/probe.h>
@@ -16,6 +18,7 @@
 #include <arch/mmu.h>
 #include <arch/probe.h>
 #include "probe_test.h"
+#include "../../kernel/probe/probe_internal.h"
 
 /* What the protocol test sees after each step of a commit. */
 struct step_record {
@@ -356,4 +359,69 @@ KTEST(probe_kept_decodes_build_the_same, 1)
 	probe_run_locked(compare_kept_decodes, &r);
 	KT_EXPECT(t, !r.differs, "%s: checked or built differently once decoded", r.differs);
 	KT_EXPECT(t, r.compared > 200, "only %u patches compared", r.compared);
+}
+
+/* switch_fixture.S: fn() with %rbx, %r12 .. %r15 = seed + 1 .. seed + 5. */
+void switch_fixture_call(void (*fn)(void), uint64_t seed, uint64_t seen[6]);
+
+__noinline void probe_frame_target(void)
+{
+	__asm__ __volatile__("");
+}
+
+static struct trap_frame frame_seen;
+static unsigned frame_calls;
+
+static void keep_frame(const struct probe_hit *hit, void *arg)
+{
+	(void)arg;
+	frame_seen = *hit->regs;
+	frame_calls++;
+}
+
+/*
+ * A jump site's one handler gets a lean frame: rbx saved, r12..r15 not
+ * (the callee keeps them; the registers come back as they were). When
+ * its patch is retired, the general dispatcher it calls runs the site's
+ * consumers with the frame made whole: r12..r15 as they were at the
+ * site, vector and error 0.
+ */
+KTEST(probe_lean_frame_whole_when_retired, 1)
+{
+	struct probe *entry = probe_named("fbt:kernel:probe_frame_target:entry");
+	struct probe_consumer c = { .action = PROBE_HANDLER, .handler = keep_frame,
+				    .mechanism = PROBE_MECH_JUMP };
+	uint64_t seen[6];
+
+	KT_ASSERT(t, entry && probe_enable(entry, &c) == 0, "enabling the target's entry failed");
+	struct probe_site *site = site_lookup((uintptr_t)probe_frame_target);
+	struct site_state *st = site ? __atomic_load_n(&site->state, __ATOMIC_ACQUIRE) : NULL;
+	KT_ASSERT(t, st && st->ncall == 1, "no site state with one handler");
+
+	frame_calls = 0;
+	switch_fixture_call(probe_frame_target, 100, seen);
+	KT_EXPECT(t, frame_calls == 1 && frame_seen.rbx == 101, "lean: %u calls, rbx %llu",
+		  frame_calls, (unsigned long long)frame_seen.rbx);
+	KT_EXPECT(t, seen[0] == 101 && seen[1] == 102 && seen[4] == 105,
+		  "lean: the callee-saved registers came back as %llu %llu .. %llu",
+		  (unsigned long long)seen[0], (unsigned long long)seen[1],
+		  (unsigned long long)seen[4]);
+
+	__atomic_store_n(&st->retired, true, __ATOMIC_RELEASE);
+	frame_seen = (struct trap_frame){ .vector = 0xbad, .error = 0xbad };
+	switch_fixture_call(probe_frame_target, 200, seen);
+	__atomic_store_n(&st->retired, false, __ATOMIC_RELEASE);
+	KT_EXPECT(t, frame_calls == 2, "retired: %u calls, not 2", frame_calls);
+	KT_EXPECT(t, frame_seen.rbx == 201 && frame_seen.r12 == 202 && frame_seen.r13 == 203 &&
+		  frame_seen.r14 == 204 && frame_seen.r15 == 205,
+		  "retired: rbx, r12..r15 %llu %llu %llu %llu %llu, not 201..205",
+		  (unsigned long long)frame_seen.rbx, (unsigned long long)frame_seen.r12,
+		  (unsigned long long)frame_seen.r13, (unsigned long long)frame_seen.r14,
+		  (unsigned long long)frame_seen.r15);
+	KT_EXPECT(t, !frame_seen.vector && !frame_seen.error, "retired: vector %llu, error %llu",
+		  (unsigned long long)frame_seen.vector, (unsigned long long)frame_seen.error);
+	KT_EXPECT(t, seen[1] == 202 && seen[4] == 205, "retired: r12 %llu, r15 %llu came back",
+		  (unsigned long long)seen[1], (unsigned long long)seen[4]);
+	probe_disable(&c);
+	KT_EXPECT(t, text_identical(), "text differs from the booted image");
 }

@@ -115,7 +115,10 @@ struct probe_patch_inline {
  * 3. else add 1 to the state's hits counter (atomically) and to cpu_hits,
  *    call fn(hit, arg) with hit = { probe, the site, the frame }, then add
  *    1 to cpu_left.
- * A port that does not do this calls call_fn, which does the same in C.
+ * The frame may be lean (scion/probe.h, struct probe_hit): a port that
+ * saves less than every register completes the frame before step 1's
+ * call of the general dispatcher. A port that does not do this calls
+ * call_fn, which does the same in C.
  */
 struct probe_patch_handler {
 	uint64_t fn;			/* probe_handler_fn */
