@@ -84,9 +84,10 @@ const char *probe_mechanism_name(enum probe_mechanism m);
  * lean frame (struct probe_patch_handler): its regs show the argument
  * and scratch registers, rbx, rbp, the pc, stack pointer and flags, but
  * not the registers a C function keeps itself (x86's r12..r15), nor a
- * vector or error word. Everything the trace, stream and step consumers
- * read is there; a consumer that needs every register (a debugger's,
- * may_pause) is run by the general dispatcher, whose frame is whole.
+ * vector or error word. What the trace and stream consumers read (the
+ * arguments, a return value, a stack walk) is there; a consumer that
+ * needs every register (a debugger's: may_pause) is run by the general
+ * dispatcher, whose frame is whole.
  */
 struct probe_hit {
 	struct probe *probe;
