@@ -130,6 +130,15 @@ static __noinline bool fold_missed(const struct probe_hit *hit, const struct tra
 	return trace_fold_by_key(&x, a, st->action + 1u, st->tag, value, 1);
 }
 
+/*
+ * The record's size: a multiple of TBUF_ALIGN already (dof.c), which the
+ * mask tells the compiler, so that claim and commit do not round it.
+ */
+static inline uint32_t record_bytes(const struct trace_plan *p)
+{
+	return p->record_size & ~(uint32_t)(TBUF_ALIGN - 1);
+}
+
 /* The value a step takes: an argument, the firing's time or none (count()). */
 static __always_inline uint64_t step_value(const struct probe_hit *hit,
 					   const struct trace_plan_step *st, uint64_t now)
@@ -161,7 +170,7 @@ static __always_inline bool planned_begin(const struct probe_hit *hit, struct tr
 	if (cpu >= MAX_CPUS || !s->cpu[cpu].staging)
 		return false;
 	if (p->record_size) {
-		*rec = tbuf_claim_on(s->bufs, cpu, p->record_size, slot);
+		*rec = tbuf_claim_on(s->bufs, cpu, record_bytes(p), slot);
 		if (!*rec) {
 			trace_lean_probe_handler(hit, en);
 			return false;
@@ -184,7 +193,7 @@ void trace_planned_record_handler(const struct probe_hit *hit, void *arg)
 	const struct trace_plan *p = en->plan;
 	for (uint32_t i = 0; i < p->nsteps; i++)
 		store_word(rec + p->step[i].at, step_value(hit, &p->step[i], now));
-	tbuf_commit(slot, p->record_size);
+	tbuf_commit(slot, record_bytes(p));
 }
 
 void trace_planned_probe_handler(const struct probe_hit *hit, void *arg)
@@ -210,5 +219,5 @@ void trace_planned_probe_handler(const struct probe_hit *hit, void *arg)
 			return;
 	}
 	if (slot)
-		tbuf_commit(slot, p->record_size);
+		tbuf_commit(slot, record_bytes(p));
 }
