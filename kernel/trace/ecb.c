@@ -594,8 +594,8 @@ probe_handler_fn trace_probe_handler_for(struct trace_enabling *en)
 	kfree(en->plan);
 	en->plan = trace_plan_make(en);
 	if (en->plan)
-		return en->plan->aggregates ? trace_planned_probe_handler :
-					      trace_planned_record_handler;
+		return en->plan->aggregates || !en->plan->record_size ?
+		       trace_planned_probe_handler : trace_planned_record_handler;
 	return returns ? lean_return_probe_handler : trace_lean_probe_handler;
 }
 

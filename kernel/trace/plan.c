@@ -157,7 +157,8 @@ static __always_inline uint64_t step_value(const struct probe_hit *hit,
  * else saves no registers.
  */
 static __always_inline bool planned_begin(const struct probe_hit *hit, struct trace_enabling *en,
-					  uint64_t *now, uint8_t **rec, struct tbuf_cpu **slot)
+					  uint64_t *now, uint8_t **rec, struct tbuf_cpu **slot,
+					  bool write_header)
 {
 	*now = en->plan->reads_clock ? clock_ns() : 0;
 	const struct trace_plan *p = en->plan;
@@ -175,8 +176,10 @@ static __always_inline bool planned_begin(const struct probe_hit *hit, struct tr
 			trace_lean_probe_handler(hit, en);
 			return false;
 		}
-		store_word(*rec, p->header);
-		store_word(*rec + 8, *now);
+		if (write_header) {
+			store_word(*rec, p->header);
+			store_word(*rec + 8, *now);
+		}
 	}
 	return true;
 }
@@ -188,12 +191,16 @@ void trace_planned_record_handler(const struct probe_hit *hit, void *arg)
 	uint8_t *rec;
 	uint64_t now;
 
-	if (!planned_begin(hit, en, &now, &rec, &slot))
+	if (!planned_begin(hit, en, &now, &rec, &slot, false))
 		return;
+	/* Read before the record's stores, which the compiler cannot tell from the plan's. */
 	const struct trace_plan *p = en->plan;
-	for (uint32_t i = 0; i < p->nsteps; i++)
+	uint32_t n = p->nsteps, size = record_bytes(p);
+	store_word(rec, p->header);
+	store_word(rec + 8, now);
+	for (uint32_t i = 0; i < n; i++)
 		store_word(rec + p->step[i].at, step_value(hit, &p->step[i], now));
-	tbuf_commit(slot, record_bytes(p));
+	tbuf_commit(slot, size);
 }
 
 void trace_planned_probe_handler(const struct probe_hit *hit, void *arg)
@@ -203,7 +210,7 @@ void trace_planned_probe_handler(const struct probe_hit *hit, void *arg)
 	uint8_t *rec;
 	uint64_t now;
 
-	if (!planned_begin(hit, en, &now, &rec, &slot))
+	if (!planned_begin(hit, en, &now, &rec, &slot, true))
 		return;
 	const struct trace_plan *p = en->plan;
 	struct trace_session *s = p->session;

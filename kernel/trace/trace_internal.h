@@ -403,7 +403,7 @@ bool trace_fold_by_key(struct trace_firing *x, const struct trace_action *a, uin
  *   when memory is short). The caller frees it (kfree).
  * trace_planned_probe_handler, trace_planned_record_handler - the
  *   PROBE_HANDLER that fires from en->plan (arg is en); the second for
- *   a plan that does not aggregate. Probe context.
+ *   a plan that writes a record and does not aggregate. Probe context.
  * Caller's context (trace_plan_make): thread, at the start, after
  *   trace_bufpolicy_start; may sleep.
  */
