@@ -13,7 +13,7 @@
  *
  * The plan's firing does what the lean firing (ecb.c) does for the same
  * clause, step for step (trace_planned_record_handler for a plan without
- * aggregations, which calls nothing after the clock):
+ * aggregations, whose common path calls nothing after the clock):
  *   1. the clock is read once, for the header and any timestamp;
  *   2. the session's state and this CPU's tracing state are checked;
  *   3. the record's room is claimed in place; when it does not fit,
@@ -149,19 +149,19 @@ static __always_inline uint64_t step_value(const struct probe_hit *hit,
 }
 
 /*
- * Steps 1 to 3, for both handlers: false when nothing more is to be done
- * (the clause does not run, or the lean firing ran instead); else the
- * time in *now and the record, if any, claimed (*rec, *slot) with its
- * header written. The clock comes first: then only the handler's
+ * Steps 1 to 3 of en's plan p, for both handlers: false when nothing
+ * more is to be done (the clause does not run, or the lean firing ran
+ * instead); else the time in *now and the record, if any, claimed
+ * (*rec, *slot), with its header written when write_header (else the
+ * handler writes it). The clock comes first: then only the handler's
  * arguments are live across its call, and a handler that calls nothing
- * else saves no registers.
+ * else saves few registers.
  */
 static __always_inline bool planned_begin(const struct probe_hit *hit, struct trace_enabling *en,
-					  uint64_t *now, uint8_t **rec, struct tbuf_cpu **slot,
-					  bool write_header)
+					  const struct trace_plan *p, uint64_t *now, uint8_t **rec,
+					  struct tbuf_cpu **slot, bool write_header)
 {
-	*now = en->plan->reads_clock ? clock_ns() : 0;
-	const struct trace_plan *p = en->plan;
+	*now = p->reads_clock ? clock_ns() : 0;
 	struct trace_session *s = p->session;
 	*rec = NULL;
 	*slot = NULL;
@@ -171,11 +171,13 @@ static __always_inline bool planned_begin(const struct probe_hit *hit, struct tr
 	if (cpu >= MAX_CPUS || !s->cpu[cpu].staging)
 		return false;
 	if (p->record_size) {
-		*rec = tbuf_claim_on(s->bufs, cpu, record_bytes(p), slot);
-		if (!*rec) {
+		struct tbuf_cpu *c = tbuf_slot(s->bufs, cpu);
+		if (!c || !tbuf_fits(s->bufs, c, record_bytes(p))) {
 			trace_lean_probe_handler(hit, en);
 			return false;
 		}
+		*slot = c;
+		*rec = tbuf_next(c);
 		if (write_header) {
 			store_word(*rec, p->header);
 			store_word(*rec + 8, *now);
@@ -191,10 +193,10 @@ void trace_planned_record_handler(const struct probe_hit *hit, void *arg)
 	uint8_t *rec;
 	uint64_t now;
 
-	if (!planned_begin(hit, en, &now, &rec, &slot, false))
+	const struct trace_plan *p = en->plan;
+	if (!planned_begin(hit, en, p, &now, &rec, &slot, false))
 		return;
 	/* Read before the record's stores, which the compiler cannot tell from the plan's. */
-	const struct trace_plan *p = en->plan;
 	uint32_t n = p->nsteps, size = record_bytes(p);
 	store_word(rec, p->header);
 	store_word(rec + 8, now);
@@ -210,9 +212,9 @@ void trace_planned_probe_handler(const struct probe_hit *hit, void *arg)
 	uint8_t *rec;
 	uint64_t now;
 
-	if (!planned_begin(hit, en, &now, &rec, &slot, true))
-		return;
 	const struct trace_plan *p = en->plan;
+	if (!planned_begin(hit, en, p, &now, &rec, &slot, true))
+		return;
 	struct trace_session *s = p->session;
 	for (uint32_t i = 0; i < p->nsteps; i++) {
 		const struct trace_plan_step *st = &p->step[i];

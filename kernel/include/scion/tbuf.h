@@ -72,6 +72,30 @@ const uint8_t *tbuf_taken(const struct tbuf_set *set, unsigned cpu, uint32_t *by
 			  uint64_t *records, uint64_t *drops);
 
 /*
+ * The parts of a claim, for a writer that finds its CPU's slot once:
+ * tbuf_slot, CPU index's part of set (NULL for a CPU that came online
+ * after the set was made); tbuf_fits, whether a record of bytes bytes
+ * fits in slot c now; tbuf_next, where it goes. Same context as
+ * tbuf_claim.
+ */
+static inline struct tbuf_cpu *tbuf_slot(struct tbuf_set *set, unsigned index)
+{
+	return index < set->ncpus ? &set->cpu[index] : NULL;
+}
+
+static inline bool tbuf_fits(const struct tbuf_set *set, const struct tbuf_cpu *c,
+			     uint32_t bytes)
+{
+	uint32_t need = (bytes + TBUF_ALIGN - 1) & ~(uint32_t)(TBUF_ALIGN - 1);
+	return need <= set->size - c->offset;
+}
+
+static inline uint8_t *tbuf_next(const struct tbuf_cpu *c)
+{
+	return c->active + c->offset;
+}
+
+/*
  * tbuf_claim, tbuf_commit - tbuf_reserve in two steps, for a writer that
  * may abandon the record it builds in place: tbuf_claim returns where a
  * record of bytes bytes would go (NULL when it would not fit; no drop is
@@ -86,12 +110,11 @@ const uint8_t *tbuf_taken(const struct tbuf_set *set, unsigned cpu, uint32_t *by
 static inline void *tbuf_claim_on(struct tbuf_set *set, unsigned index, uint32_t bytes,
 				  struct tbuf_cpu **slot)
 {
-	if (index >= set->ncpus)
+	struct tbuf_cpu *c = tbuf_slot(set, index);
+	if (!c)
 		return NULL;
-	struct tbuf_cpu *c = &set->cpu[index];
-	uint32_t need = (bytes + TBUF_ALIGN - 1) & ~(uint32_t)(TBUF_ALIGN - 1);
 	*slot = c;
-	return need <= set->size - c->offset ? c->active + c->offset : NULL;
+	return tbuf_fits(set, c, bytes) ? tbuf_next(c) : NULL;
 }
 
 static inline void *tbuf_claim(struct tbuf_set *set, uint32_t bytes, struct tbuf_cpu **slot)
