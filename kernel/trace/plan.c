@@ -15,7 +15,8 @@
  * clause, step for step (trace_planned_record_handler for a plan without
  * aggregations, whose common path calls nothing after the clock):
  *   1. the clock is read once, for the header and any timestamp;
- *   2. the session's state and this CPU's tracing state are checked;
+ *   2. the session's state is checked, and this CPU's tracing state
+ *      where the firing uses it;
  *   3. the record's room is claimed in place; when it does not fit,
  *      nothing is done yet, so the lean firing runs instead (it stages
  *      the record and counts the drop);
@@ -152,14 +153,18 @@ static __always_inline uint64_t step_value(const struct probe_hit *hit,
  * Steps 1 to 3 of en's plan p, for both handlers: false when nothing
  * more is to be done (the clause does not run, or the lean firing ran
  * instead); else the time in *now and the record, if any, claimed
- * (*rec, *slot), with its header written when write_header (else the
- * handler writes it). The clock comes first: then only the handler's
- * arguments are live across its call, and a handler that calls nothing
- * else saves few registers.
+ * (*rec, *slot). For a plan that aggregates, this CPU's tracing state
+ * (which the fold of a key not known yet uses) is checked, as the lean
+ * firing checks it, and the header written; a plan of records alone
+ * uses no such state (a CPU without it has no buffer slot either: both
+ * are made for every CPU online when the session is), and its handler
+ * writes the header itself. The clock comes first: then only the
+ * handler's arguments are live across its call, and a handler that
+ * calls nothing else saves few registers.
  */
 static __always_inline bool planned_begin(const struct probe_hit *hit, struct trace_enabling *en,
 					  const struct trace_plan *p, uint64_t *now, uint8_t **rec,
-					  struct tbuf_cpu **slot, bool write_header)
+					  struct tbuf_cpu **slot, bool aggregates)
 {
 	*now = p->reads_clock ? clock_ns() : 0;
 	struct trace_session *s = p->session;
@@ -168,7 +173,7 @@ static __always_inline bool planned_begin(const struct probe_hit *hit, struct tr
 	if (__atomic_load_n(&s->state, __ATOMIC_ACQUIRE) != TRACE_ACTIVE)
 		return false;
 	unsigned cpu = this_cpu_index();
-	if (cpu >= MAX_CPUS || !s->cpu[cpu].staging)
+	if (aggregates && (cpu >= MAX_CPUS || !s->cpu[cpu].staging))
 		return false;
 	if (p->record_size) {
 		struct tbuf_cpu *c = tbuf_slot(s->bufs, cpu);
@@ -178,7 +183,7 @@ static __always_inline bool planned_begin(const struct probe_hit *hit, struct tr
 		}
 		*slot = c;
 		*rec = tbuf_next(c);
-		if (write_header) {
+		if (aggregates) {
 			store_word(*rec, p->header);
 			store_word(*rec + 8, *now);
 		}
