@@ -17,6 +17,11 @@
  * space is counted as a drop instead. Side effects already made (a
  * variable stored, an aggregation folded) stay, as in DTrace.
  *
+ * An enabling's handler is chosen at the start (trace_probe_handler_for):
+ * the general firing; the lean one, the same steps compiled without
+ * what lean clauses cannot do (trace_lean_clause: speculation, exit(),
+ * staging); or plan.c's planned firing, which does them from constants.
+ *
  * Probe context throughout (see trace_internal.h).
  */
 #include <scion/thread.h>
@@ -214,11 +219,12 @@ static inline bool agg_values(struct trace_firing *x, const struct trace_action 
 /*
  * The key built and folded by its bytes: a key without a tag, or whose
  * tag is not known in the buffer yet (then the value is in hand already:
- * tag is nonzero). Out of line, so that the tagged path stays short
- * where aggregate is inlined.
+ * tag is nonzero). Inline for a key without a tag; out of line
+ * (trace_fold_by_key) for a tag's miss, so that the tagged path stays
+ * short where aggregate is inlined.
  */
-__noinline bool trace_fold_by_key(struct trace_firing *x, const struct trace_action *a,
-				  uint32_t ai, uint64_t tag, uint64_t value, uint64_t incr)
+static __always_inline bool fold_by_key(struct trace_firing *x, const struct trace_action *a,
+					uint32_t ai, uint64_t tag, uint64_t value, uint64_t incr)
 {
 	struct trace_session *s = x->session;
 	const struct trace_agg *g = &s->obj.aggs[a->arg];
@@ -234,6 +240,12 @@ __noinline bool trace_fold_by_key(struct trace_firing *x, const struct trace_act
 	return true;
 }
 
+__noinline bool trace_fold_by_key(struct trace_firing *x, const struct trace_action *a,
+				  uint32_t ai, uint64_t tag, uint64_t value, uint64_t incr)
+{
+	return fold_by_key(x, a, ai, tag, value, incr);
+}
+
 /* The key first, then the value, as DTrace; a key named by a tag needs neither built. */
 static __always_inline bool aggregate(struct trace_firing *x, const struct trace_action *a,
 				      uint32_t ai)
@@ -243,12 +255,12 @@ static __always_inline bool aggregate(struct trace_firing *x, const struct trace
 	uint64_t value = 0, incr = 1;
 	uint64_t tag = key_tag(x, a, g);
 
-	if (tag) {
-		if (!agg_values(x, a, g, ai, &value, &incr))
-			return false;
-		if (aggbuf_fold_known(s->aggs, a->arg, g, tag, value, incr))
-			return true;
-	}
+	if (!tag)
+		return fold_by_key(x, a, ai, 0, value, incr);
+	if (!agg_values(x, a, g, ai, &value, &incr))
+		return false;
+	if (aggbuf_fold_known(s->aggs, a->arg, g, tag, value, incr))
+		return true;
 	return trace_fold_by_key(x, a, ai, tag, value, incr);
 }
 

@@ -102,24 +102,17 @@ static inline uint8_t *tbuf_next(const struct tbuf_cpu *c)
  * counted, the caller decides) without taking the room, and in *slot
  * this CPU's part of the set; tbuf_commit takes the room in that slot,
  * so the firing finds its CPU once. Nothing else may reserve on this CPU
- * between the two. tbuf_claim_on: the same, for a caller that knows its
- * CPU's index already.
+ * between the two.
  * Caller's context: as tbuf_reserve, interrupts masked from the claim
  *   through the commit (the slot stays this CPU's).
  */
-static inline void *tbuf_claim_on(struct tbuf_set *set, unsigned index, uint32_t bytes,
-				  struct tbuf_cpu **slot)
+static inline void *tbuf_claim(struct tbuf_set *set, uint32_t bytes, struct tbuf_cpu **slot)
 {
-	struct tbuf_cpu *c = tbuf_slot(set, index);
+	struct tbuf_cpu *c = tbuf_slot(set, this_cpu_index());
 	if (!c)
 		return NULL;
 	*slot = c;
 	return tbuf_fits(set, c, bytes) ? tbuf_next(c) : NULL;
-}
-
-static inline void *tbuf_claim(struct tbuf_set *set, uint32_t bytes, struct tbuf_cpu **slot)
-{
-	return tbuf_claim_on(set, this_cpu_index(), bytes, slot);
 }
 
 static inline void tbuf_commit(struct tbuf_cpu *slot, uint32_t bytes)
