@@ -118,8 +118,9 @@ static void walk_stack(const struct trace_firing *x, uint64_t *pcs, unsigned fra
  * string, up to the 8-byte word holding its NUL. Only that last string's
  * tail is left unwritten; every earlier component is zero-padded whole.
  */
-static bool build_agg_key(struct trace_firing *x, const struct trace_action *a,
-			  const struct trace_agg *g, uint8_t *key, uint32_t ai, uint32_t *keylen)
+static __always_inline bool build_agg_key(struct trace_firing *x, const struct trace_action *a,
+					  const struct trace_agg *g, uint8_t *key, uint32_t ai,
+					  uint32_t *keylen)
 {
 	uint32_t at = 0;
 	*keylen = g->keybytes;
@@ -197,9 +198,9 @@ static inline uint64_t key_tag(const struct trace_firing *x, const struct trace_
 }
 
 /* The value of aggregating action a, and what a bucket grows by (1 unless weighted). */
-static inline bool agg_values(struct trace_firing *x, const struct trace_action *a,
-			      const struct trace_agg *g, uint32_t ai, uint64_t *value,
-			      uint64_t *incr)
+static __always_inline bool agg_values(struct trace_firing *x, const struct trace_action *a,
+				       const struct trace_agg *g, uint32_t ai, uint64_t *value,
+				       uint64_t *incr)
 {
 	struct dif_fault fault;
 

@@ -144,10 +144,13 @@ static inline void *tbuf_reserve(struct tbuf_set *set, uint32_t bytes)
 	return at;
 }
 
-/* Count a record this CPU's buffer of set refused (a policy above it said no). Same context as tbuf_reserve. */
+/*
+ * Count a record this CPU's buffer of set refused (a policy above it said
+ * no). Same context as tbuf_reserve.
+ */
 void tbuf_drop(struct tbuf_set *set);
 
-/* Records refused for want of room by every set (streams, recording, tracing) since boot. Any context. */
+/* Records refused for want of room by every set (streams, recording, tracing) since boot. */
 uint64_t tbuf_all_drops(void);
 
 #endif
