@@ -150,7 +150,10 @@ static inline void *tbuf_reserve(struct tbuf_set *set, uint32_t bytes)
  */
 void tbuf_drop(struct tbuf_set *set);
 
-/* Records refused for want of room by every set (streams, recording, tracing) since boot. */
+/*
+ * Records refused for want of room by every set (streams, recording,
+ * tracing) since boot. Any context.
+ */
 uint64_t tbuf_all_drops(void);
 
 #endif
