@@ -467,7 +467,7 @@ $(BUILD)/gen/ktest_d/%.c: $(BUILD)/gen/ktest_d/%.json tools/embed_file.py
 D_ORACLE := $(BUILD)/host/d-oracle
 D_ORACLE_KERNEL_SRCS := kernel/trace/dif_exec.c kernel/trace/dif_subr.c \
 	kernel/trace/dif_subr_search.c kernel/trace/dif_subr_convert.c kernel/trace/ecb.c \
-	kernel/trace/env.c kernel/trace/dynvar.c \
+	kernel/trace/env.c kernel/trace/dynvar.c kernel/trace/plan.c \
 	kernel/trace/aggbuf.c kernel/tbuf/tbuf.c kernel/trace/spec.c kernel/trace/dof.c \
 	kernel/trace/session_state.c kernel/trace/session_read.c kernel/trace/bufpolicy.c \
 	kernel/lib/hash.c kernel/trace/dif_jit.c $(ARCH_DIF_JIT_SRCS)

@@ -185,7 +185,7 @@ static void fire(struct host_session *h, const struct dref_scenario *sc,
 		trap_frame_set_pc(&frame, addr);
 		struct probe_hit hit = { &h->probes[f->probe], addr, &frame };
 		cpu_probe_hit_begin(this_cpu());
-		trace_probe_handler_for(en->ecbs->site)(&hit, en);
+		en->consumer.handler(&hit, en);
 		cpu_probe_hit_end(this_cpu());
 	}
 	if (f->drain_after) {
@@ -230,6 +230,14 @@ int dref_kernel_run(const struct dt_object *obj, const struct dref_scenario *sc,
 		return -1;
 	}
 	struct trace_session *s = h.s;
+	/* As trace_session_start: the policy's decisions, then each enabling's handler. */
+	if (trace_bufpolicy_start(s)) {
+		snprintf(why, whylen, "no memory for the buffer policy");
+		session_free(s);
+		return -1;
+	}
+	for (uint32_t i = 0; i < s->nenablings; i++)
+		s->enablings[i].consumer.handler = trace_probe_handler_for(&s->enablings[i]);
 	__atomic_store_n(&s->state, TRACE_WARMUP, __ATOMIC_RELEASE);
 	fire_session_probe(&h, sc, &sc->begin, s->begin, TRACE_WARMUP);
 	enum trace_state warm = TRACE_WARMUP;
