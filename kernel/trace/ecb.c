@@ -42,14 +42,6 @@ static void count(uint64_t *counter)
 	__atomic_fetch_add(counter, 1, __ATOMIC_RELAXED);
 }
 
-/*
- * A datum's 8 bytes into a record or key: inline stores, where the kernel's
- * memcpy (no builtins) would be a call that takes longer than the datum.
- */
-static inline void store_word(uint8_t *to, uint64_t v)
-{
-	__builtin_memcpy(to, &v, 8);
-}
 
 /* dtrace:::ERROR's arg4 is the fault in DTrace's numbering (DTRACEFLT_*), which D scripts test. */
 static const uint8_t dtrace_fault_code[DIF_FAULT_KINDS] = {
@@ -139,7 +131,7 @@ static __always_inline bool build_agg_key(struct trace_firing *x, const struct t
 			return false;
 		}
 		if (g->key_type[k] == DIF_TYPE_INT) {
-			store_word(key + at, v);
+			trace_store_word(key + at, v);
 			if (size > 8)
 				memset(key + at + 8, 0, size - 8);
 			at += size;
@@ -175,26 +167,6 @@ uint16_t trace_key_probe_name(const struct trace_action *a, const struct trace_a
 	default:
 		return 0;
 	}
-}
-
-/*
- * A tag naming the key of aggregating action a at this firing without
- * its bytes, for aggbuf_fold_known, or 0:
- * - no key (@ = count()): one entry, tag 1;
- * - the firing probe's name alone (a->key_probe_name): the probe's id
- *   and the built-in name the same key bytes at every firing (the
- *   interning of probe names that DTrace's strsize-wide keys lack).
- * Neither key's program can fault, so when it runs (before or after the
- * value's) is not seen.
- */
-static inline uint64_t key_tag(const struct trace_firing *x, const struct trace_action *a,
-			       const struct trace_agg *g)
-{
-	if (!g->nkeys)
-		return 1;
-	if (a->key_probe_name)
-		return (uint64_t)x->hit->probe->id << 16 | a->key_probe_name;
-	return 0;
 }
 
 /* The value of aggregating action a, and what a bucket grows by (1 unless weighted). */
@@ -254,7 +226,7 @@ static __always_inline bool aggregate(struct trace_firing *x, const struct trace
 	struct trace_session *s = x->session;
 	const struct trace_agg *g = &s->obj.aggs[a->arg];
 	uint64_t value = 0, incr = 1;
-	uint64_t tag = key_tag(x, a, g);
+	uint64_t tag = trace_key_tag(x->hit->probe, a, g);
 
 	if (!tag)
 		return fold_by_key(x, a, ai, 0, value, incr);
@@ -354,13 +326,13 @@ static __always_inline bool run_actions(struct trace_firing *x, uint8_t *rec, ui
 		}
 		if (lean) {
 			if (a->kind == DOF_ACT_RECORD)
-				store_word(rec + a->offset, v);
+				trace_store_word(rec + a->offset, v);
 			continue;
 		}
 		switch (a->kind) {
 		case DOF_ACT_RECORD:
 			if (a->progs[0]->rtype == DIF_TYPE_INT) {
-				store_word(rec + a->offset, v);
+				trace_store_word(rec + a->offset, v);
 			} else if (a->progs[0]->rtype == DIF_TYPE_BYREF) {
 				/* A struct or array traced whole: its bytes, read as any load. */
 				if (trace_env_ops.read(x, v, rec + a->offset, a->size)) {
@@ -379,7 +351,7 @@ static __always_inline bool run_actions(struct trace_firing *x, uint8_t *rec, ui
 			}
 			break;
 		case DOF_ACT_EXIT:
-			store_word(rec + a->offset, v);
+			trace_store_word(rec + a->offset, v);
 			*exiting = true;
 			*exit_status = (int64_t)v;
 			break;

@@ -40,11 +40,6 @@
 #define PLAN_TIMESTAMP 6
 #define PLAN_NO_VALUE  7	/* count(): no value program */
 
-static inline void store_word(uint8_t *to, uint64_t v)
-{
-	__builtin_memcpy(to, &v, 8);
-}
-
 /* Where the value of program p comes from, or -1 when no plan can give it. */
 static int plan_value(const struct dif_prog *p)
 {
@@ -69,12 +64,8 @@ static bool plan_action(const struct trace_session *s, const struct trace_ecb *e
 		st->at = a->offset;
 	} else if (a->kind == DOF_ACT_AGGREGATE) {
 		const struct trace_agg *g = &s->obj.aggs[a->arg];
-		/* key_tag's tags; a weighted (l)quantize has a third program. */
-		if (g->nkeys)
-			st->tag = a->key_probe_name ?
-				  (uint64_t)e->probe->id << 16 | a->key_probe_name : 0;
-		else
-			st->tag = 1;
+		/* The firing's tag, known now; a weighted (l)quantize has a third program. */
+		st->tag = trace_key_tag(e->probe, a, g);
 		if (!st->tag || a->nprogs != g->nkeyprogs + g->nvalues)
 			return false;
 		v = g->nvalues ? plan_value(a->progs[g->nkeyprogs]) : PLAN_NO_VALUE;
@@ -184,8 +175,8 @@ static __always_inline bool planned_begin(const struct probe_hit *hit, struct tr
 		*slot = c;
 		*rec = tbuf_next(c);
 		if (aggregates) {
-			store_word(*rec, p->header);
-			store_word(*rec + 8, *now);
+			trace_store_word(*rec, p->header);
+			trace_store_word(*rec + 8, *now);
 		}
 	}
 	return true;
@@ -203,10 +194,10 @@ void trace_planned_record_handler(const struct probe_hit *hit, void *arg)
 		return;
 	/* Read before the record's stores, which the compiler cannot tell from the plan's. */
 	uint32_t n = p->nsteps, size = record_bytes(p);
-	store_word(rec, p->header);
-	store_word(rec + 8, now);
+	trace_store_word(rec, p->header);
+	trace_store_word(rec + 8, now);
 	for (uint32_t i = 0; i < n; i++)
-		store_word(rec + p->step[i].at, step_value(hit, &p->step[i], now));
+		trace_store_word(rec + p->step[i].at, step_value(hit, &p->step[i], now));
 	tbuf_commit(slot, size);
 }
 
@@ -225,7 +216,7 @@ void trace_planned_probe_handler(const struct probe_hit *hit, void *arg)
 		const struct trace_plan_step *st = &p->step[i];
 		uint64_t v = step_value(hit, st, now);
 		if (!st->aggregate) {
-			store_word(rec + st->at, v);
+			trace_store_word(rec + st->at, v);
 			continue;
 		}
 		if (!aggbuf_fold_known(s->aggs, st->at, st->g, st->tag, v, 1) &&

@@ -423,6 +423,37 @@ void trace_fire_session_probe(struct trace_session *s, struct trace_ecb *ecbs,
 			      const uint64_t args[6], enum trace_state runs_in);
 uint32_t trace_record_size(void *session, uint32_t epid);
 
+/*
+ * A datum's 8 bytes into a record or key: inline stores, where the
+ * kernel's memcpy (no builtins) would be a call that takes longer than
+ * the datum.
+ */
+static inline void trace_store_word(uint8_t *to, uint64_t v)
+{
+	__builtin_memcpy(to, &v, 8);
+}
+
+/*
+ * A tag naming the key of aggregating action a (of aggregation g) at a
+ * firing of probe p without its bytes, for aggbuf_fold_known, or 0:
+ * - no key (@ = count()): one entry, tag 1;
+ * - the firing probe's name alone (a->key_probe_name): the probe's id
+ *   and the built-in name the same key bytes at every firing (the
+ *   interning of probe names that DTrace's strsize-wide keys lack).
+ * Neither key's program can fault, so when it runs (before or after the
+ * value's) is not seen. The lean firing asks at each firing, a plan
+ * once (its enabling's probe is the firing's).
+ */
+static inline uint64_t trace_key_tag(const struct probe *p, const struct trace_action *a,
+				     const struct trace_agg *g)
+{
+	if (!g->nkeys)
+		return 1;
+	if (a->key_probe_name)
+		return (uint64_t)p->id << 16 | a->key_probe_name;
+	return 0;
+}
+
 /* env.c: the DIF environment of one firing. */
 struct trace_firing {
 	struct trace_session *session;
