@@ -151,14 +151,19 @@ static void emit_mov_imm64(struct patch_buf *b, unsigned reg, uint64_t v)
 	emit_u64(b, v);
 }
 
-/* mov slot(%rsp), %reg (64-bit). */
-static void emit_load_rsp_slot(struct patch_buf *b, unsigned reg, uint32_t slot)
+/*
+ * op disp32(%base) with REX.W: an opcode from the table, then reg (any
+ * of the 16, or /N) and the field; base below r8.
+ */
+static void emit_base_op(struct patch_buf *b, const uint8_t *op, size_t n, unsigned reg,
+			 unsigned base, uint32_t disp)
 {
 	emit_u8(b, (uint8_t)(x86_enc_rex[0] | REX_W | (reg >= 8 ? REX_R : 0)));
-	EMIT(b, mov_r_rm);
-	emit_u8(b, MODRM(MOD_DISP32, reg, RM_SIB));
-	emit_u8(b, SIB_RSP);
-	emit_u32(b, slot);
+	emit(b, op, n);
+	emit_u8(b, MODRM(MOD_DISP32, reg, base));
+	if (base == INSN_RSP)
+		emit_u8(b, SIB_RSP);
+	emit_u32(b, disp);
 }
 
 _Static_assert(FRAME_SLOT(r15) == 0 && FRAME_SLOT(rax) == 14 * 8,
@@ -214,18 +219,6 @@ static void emit_gs_op(struct patch_buf *b, const uint8_t *op, size_t n, unsigne
 	emit_u8(b, MODRM(MOD_INDIRECT, reg, RM_SIB));
 	emit_u8(b, SIB_ABSOLUTE);
 	emit_u32(b, slot);
-}
-
-/* op disp32(%base) with REX.W: an opcode from the table, then reg (or /N) and the field. */
-static void emit_base_op(struct patch_buf *b, const uint8_t *op, size_t n, unsigned reg,
-			 unsigned base, uint32_t disp)
-{
-	emit_rex_w(b, 0);
-	emit(b, op, n);
-	emit_u8(b, MODRM(MOD_DISP32, reg, base));
-	if (base == INSN_RSP)
-		emit_u8(b, SIB_RSP);
-	emit_u32(b, disp);
 }
 
 /* The callee-saved registers a lean frame leaves unwritten: frame_push_order's last four. */
@@ -301,7 +294,8 @@ static void emit_frame_restore(struct patch_buf *b, uint32_t live, bool mask_int
 	for (unsigned i = 0; i < sizeof(frame_push_order); i++) {
 		unsigned reg = frame_push_order[i];
 		if (reg == INSN_RBX || (INSN_REG(reg) & ABI_CALLER_SAVED & live))
-			emit_load_rsp_slot(b, reg, frame_reg_slot(reg));
+			emit_base_op(b, x86_enc_mov_r_rm, sizeof(x86_enc_mov_r_rm), reg, INSN_RSP,
+				     frame_reg_slot(reg));
 	}
 	if (live & INSN_STATUS_FLAGS) {
 		emit_lea_rsp(b, INSN_RSP, (int32_t)FRAME_SLOT(rflags));
@@ -347,18 +341,14 @@ static void emit_lock_inc(struct patch_buf *b, unsigned base, uint32_t disp)
 static void emit_complete_frame(struct patch_buf *b)
 {
 	for (unsigned i = sizeof(frame_push_order) - LEAN_UNSAVED; i < sizeof(frame_push_order); i++) {
-		unsigned reg = frame_push_order[i];
-		emit_u8(b, (uint8_t)(x86_enc_rex[0] | REX_W | (reg >= 8 ? REX_R : 0)));
-		EMIT(b, mov_rm_r);		/* mov %reg, slot(%rbx) */
-		emit_u8(b, MODRM(MOD_DISP32, reg, INSN_RBX));
-		emit_u32(b, frame_reg_slot(reg));
+		unsigned reg = frame_push_order[i];	/* mov %reg, slot(%rbx) */
+		emit_base_op(b, x86_enc_mov_rm_r, sizeof(x86_enc_mov_rm_r), reg, INSN_RBX,
+			     frame_reg_slot(reg));
 	}
 	const uint32_t zeroed[] = { FRAME_SLOT(vector), FRAME_SLOT(error) };
-	for (unsigned i = 0; i < 2; i++) {
-		emit_rex_w(b, 0);		/* movq $0, slot(%rbx) */
-		emit(b, x86_enc_mov_rm_imm32, sizeof(x86_enc_mov_rm_imm32));
-		emit_u8(b, MODRM(MOD_DISP32, X86_ENC_MOV_RM_IMM32_EXT, INSN_RBX));
-		emit_u32(b, zeroed[i]);
+	for (unsigned i = 0; i < 2; i++) {		/* movq $0, slot(%rbx) */
+		emit_base_op(b, x86_enc_mov_rm_imm32, sizeof(x86_enc_mov_rm_imm32),
+			     X86_ENC_MOV_RM_IMM32_EXT, INSN_RBX, zeroed[i]);
 		emit_u32(b, 0);
 	}
 }
