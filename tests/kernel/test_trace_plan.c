@@ -118,7 +118,16 @@ KTEST_NEEDS(trace_planned_firing, 1, FEATURE_PROBES)
 			  "enabling %u: %s plan with %u of %u programs native", i,
 			  planned->enablings[i].plan ? "a" : "no", native, nprogs);
 		KT_EXPECT(t, !lean->enablings[i].plan, "a clause with a predicate got a plan");
+		const struct trace_plan *p = planned->enablings[i].plan;
+		probe_handler_fn want = !p ? NULL : p->aggregates ? trace_planned_probe_handler :
+					trace_planned_record_handler;
+		KT_EXPECT(t, !p || planned->enablings[i].consumer.handler == want,
+			  "enabling %u: a plan %s aggregations has the other handler", i,
+			  p && p->aggregates ? "with" : "without");
 	}
+	const struct trace_plan *p0 = planned->enablings[0].plan, *p1 = planned->enablings[1].plan;
+	bool one_of_each = native != nprogs || (p0 && p1 && p0->aggregates != p1->aggregates);
+	KT_EXPECT(t, one_of_each, "the two plans do not cover both handlers");
 
 	irqflags_t f = arch_irq_save();		/* one CPU: entries in one order */
 	trace_test_fire(0, FIRED);
