@@ -119,7 +119,8 @@ def check_bad_requests(ctx, sock, tmp):
     ctx.result("bad-requests", statuses[0] == 0 and statuses[2] == 0 and
                all(s < 0 for k, s in enumerate(statuses) if k not in (0, 2)) and
                "a coverage run is on" in texts[1] and "no coverage run is on" in texts[3] and
-               "a NUL" in texts[4] and all("\n" not in t.strip() for t in texts[1:]),
+               "a NUL" in texts[4] and
+               all("\n" not in t.strip() for t, s in zip(texts, statuses) if s < 0),
                f"statuses {statuses}, texts {texts}")
 
 
