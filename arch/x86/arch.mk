@@ -49,9 +49,12 @@ CROSS :=
 
 # -mcmodel=kernel: the image and the patch and graft areas live in the top
 # 2 GiB (rel32 reach); no red zone, since interrupts push onto the stack
-# in place; no SSE or MMX (their state is not saved); no CET.
+# in place; no SSE or MMX (their state is not saved); no CET. With no SSE,
+# C needs its stack aligned to 8 bytes only (as Linux builds it): a probe
+# patch calls its handler without aligning the stack.
 ARCH_KERNEL_CFLAGS := -mcmodel=kernel -mno-red-zone -mgeneral-regs-only \
-	-mno-mmx -mno-sse -mno-sse2 -fcf-protection=none -mno-omit-leaf-frame-pointer
+	-mno-mmx -mno-sse -mno-sse2 -fcf-protection=none -mno-omit-leaf-frame-pointer \
+	-mpreferred-stack-boundary=3
 ARCH_KERNEL_LDFLAGS := -z max-page-size=4096 -T $(ARCH_DIR)/kernel.ld
 
 ARCH_CORE_SRCS := $(wildcard kernel/*/*.c kernel/*/*.S)
@@ -106,10 +109,10 @@ ARCH_DIF_JIT_SRCS := $(ARCH_DIR)/dif_jit.c $(BUILD)/gen/x86_encodings.c
 # ---- Grafts ---------------------------------------------------------------------
 # A graft is compiled, not linked, into a relocatable object the kernel's
 # loader links against the exported API: the kernel's code model and ABI
-# (no red zone, no SSE, no CET), so its relocations are the few
-# arch/x86/elf_reloc.c applies.
+# (no red zone, no SSE, no CET, 8-byte stack alignment), so its relocations
+# are the few arch/x86/elf_reloc.c applies.
 ARCH_GRAFT_CFLAGS := -mcmodel=kernel -mno-red-zone -mgeneral-regs-only -mno-sse \
-	-fcf-protection=none
+	-fcf-protection=none -mpreferred-stack-boundary=3
 
 # What the sandbox (arch/x86/include/arch/sfi.h) needs from GCC, each for a
 # reason the rewriter relies on:

@@ -7,6 +7,7 @@
 #include <arch/patch.h>
 #include <arch/trap.h>
 #include <arch/abi.h>
+#include <scion/probe.h>
 #include <scion/probe_arch.h>
 #include "x86_encodings.h"
 
@@ -187,15 +188,6 @@ static size_t emit_jcc_forward(struct patch_buf *b, uint8_t cc)
 	return field;
 }
 
-/* jmp rel32 with the offset left to fix_forward. */
-static size_t emit_jmp_forward(struct patch_buf *b)
-{
-	EMIT(b, jmp_rel32);
-	size_t field = b->len;
-	emit_u32(b, 0);
-	return field;
-}
-
 /* Aim the rel32 field at `field` at the current position. */
 static void fix_forward(struct patch_buf *b, size_t field)
 {
@@ -206,8 +198,10 @@ static void fix_forward(struct patch_buf *b, size_t field)
 		b->code[field + i] = (uint8_t)(rel >> (8 * i));
 }
 
-#define CC_EQUAL     0x4	/* jcc's conditions: ZF set, */
-#define CC_NOT_EQUAL 0x5	/* ZF clear */
+#define CC_CARRY     0x2	/* jcc's conditions: CF set, */
+#define CC_EQUAL     0x4	/* ZF set, */
+#define CC_NOT_EQUAL 0x5	/* ZF clear, */
+#define CC_SIGN      0x8	/* SF set */
 
 /* op %gs:slot with REX.W: the opcode bytes, then reg and an absolute disp32. */
 static void emit_gs_op(struct patch_buf *b, const uint8_t *op, size_t n, unsigned reg,
@@ -221,26 +215,19 @@ static void emit_gs_op(struct patch_buf *b, const uint8_t *op, size_t n, unsigne
 	emit_u32(b, slot);
 }
 
-/* The callee-saved registers a lean frame leaves unwritten: frame_push_order's last four. */
-#define LEAN_UNSAVED 4
-_Static_assert(FRAME_SLOT(r12) == 3 * 8 && FRAME_SLOT(error) == FRAME_SLOT(vector) + 8,
-	       "a lean frame skips r15..r12 and vector, error with one lea each");
-
 /*
- * Saving the frame, in steps:
+ * Saving a whole frame, in steps:
  * 1. The ss and rsp slots both get the probed code's rsp (push reads its
  *    operand before it moves rsp), then rflags; interrupts are masked
  *    after rflags is saved, so the restore can unmask them.
- * 2. cs, rip = pc, error and vector 0, then every general register; a
- *    lean frame (struct probe_patch_handler's) steps over error, vector
- *    and r12..r15 instead: a C handler keeps r12..r15 itself, and its
- *    frame shows the arguments, rax, rbx, rbp, rip, rsp and rflags.
- * 3. rbx keeps the frame; the stack is aligned to 16 bytes for C. DF is
- *    clear already, as C needs it: kernel code runs with it clear (trap
- *    and system-call entries clear it; tools/check_noprobe.py proves that
- *    no kernel code sets it).
+ * 2. cs, rip = pc, error and vector 0, then every general register.
+ * 3. rbx keeps the frame; the stack is aligned to 16 bytes, which host C
+ *    needs (the kernel's needs 8: arch.mk). DF is clear already, as C
+ *    needs it: kernel code runs with it clear (trap and system-call
+ *    entries clear it; tools/check_noprobe.py proves that no kernel code
+ *    sets it).
  */
-static void emit_frame_save(struct patch_buf *b, uint64_t pc, bool mask_interrupts, bool lean)
+static void emit_frame_save(struct patch_buf *b, uint64_t pc, bool mask_interrupts)
 {
 	emit_push_reg(b, INSN_RSP);
 	emit(b, x86_enc_push_rm, sizeof(x86_enc_push_rm));	/* push (%rsp) */
@@ -253,19 +240,12 @@ static void emit_frame_save(struct patch_buf *b, uint64_t pc, bool mask_interrup
 	EMIT(b, push_imm8);
 	emit_u8(b, SEL_KERNEL_CODE);
 	emit_push_u64(b, pc);
-	if (lean) {
-		emit_lea_rsp(b, INSN_RSP, -16);
-	} else {
-		EMIT(b, push_imm8);
-		emit_u8(b, 0);
+	for (unsigned i = 0; i < 2; i++) {		/* error, vector */
 		EMIT(b, push_imm8);
 		emit_u8(b, 0);
 	}
-	unsigned pushed = sizeof(frame_push_order) - (lean ? LEAN_UNSAVED : 0);
-	for (unsigned i = 0; i < pushed; i++)
+	for (unsigned i = 0; i < sizeof(frame_push_order); i++)
 		emit_push_reg(b, frame_push_order[i]);
-	if (lean)
-		emit_lea_rsp(b, INSN_RSP, -8 * LEAN_UNSAVED);
 
 	emit_mov_reg(b, INSN_RBX, INSN_RSP);
 	emit_rex_w(b, 0);			/* and $-16, %rsp */
@@ -277,53 +257,61 @@ static void emit_frame_save(struct patch_buf *b, uint64_t pc, bool mask_interrup
 #define RFLAGS_IF_BYTE 1	/* IF (bit 9) is bit 1 of rflags' second byte */
 #define RFLAGS_IF_BIT  0x2
 
+/* Where a frame is, for its restore: at, bytes above rsp; end, its bytes from there up. */
+struct frame_place {
+	uint32_t at, end;
+	bool rbx_changed;
+};
+
 /*
  * Restoring after the call, in steps:
- * 1. rsp back at the frame (rbx); rbx and the live caller-saved
- *    registers from it.
+ * 1. The live caller-saved registers from the frame, and rbx when the
+ *    save changed it.
  * 2. The flags: when the code after the site reads the status flags,
  *    popfq takes them all back (and with them IF). When it does not, only
  *    IF needs restoring: sti when the site had it set. popfq is a slow,
  *    microcoded instruction on every x86; a test and sti are not. DF is
  *    clear throughout (the save's step 3).
- * 3. rsp past the frame (the rsp and ss slots too).
+ * 3. rsp past the frame.
  */
-static void emit_frame_restore(struct patch_buf *b, uint32_t live, bool mask_interrupts)
+static void emit_frame_restore(struct patch_buf *b, uint32_t live, bool mask_interrupts,
+			       struct frame_place f)
 {
-	emit_mov_reg(b, INSN_RSP, INSN_RBX);
 	for (unsigned i = 0; i < sizeof(frame_push_order); i++) {
 		unsigned reg = frame_push_order[i];
-		if (reg == INSN_RBX || (INSN_REG(reg) & ABI_CALLER_SAVED & live))
+		if ((reg == INSN_RBX && f.rbx_changed) || (INSN_REG(reg) & ABI_CALLER_SAVED & live))
 			emit_base_op(b, x86_enc_mov_r_rm, sizeof(x86_enc_mov_r_rm), reg, INSN_RSP,
-				     frame_reg_slot(reg));
+				     f.at + frame_reg_slot(reg));
 	}
 	if (live & INSN_STATUS_FLAGS) {
-		emit_lea_rsp(b, INSN_RSP, (int32_t)FRAME_SLOT(rflags));
+		emit_lea_rsp(b, INSN_RSP, (int32_t)(f.at + FRAME_SLOT(rflags)));
 		EMIT(b, popfq);
-		emit_lea_rsp(b, INSN_RSP, 16);		/* rsp and ss slots */
+		emit_lea_rsp(b, INSN_RSP, (int32_t)(f.end - FRAME_SLOT(rflags) - 8));
 		return;
 	}
 	if (mask_interrupts) {
 		EMIT(b, test_rm8_imm8);			/* testb $IF, rflags+1(%rsp) */
 		emit_u8(b, MODRM(MOD_DISP32, X86_ENC_TEST_RM8_IMM8_EXT, RM_SIB));
 		emit_u8(b, SIB_RSP);
-		emit_u32(b, FRAME_SLOT(rflags) + RFLAGS_IF_BYTE);
+		emit_u32(b, f.at + FRAME_SLOT(rflags) + RFLAGS_IF_BYTE);
 		emit_u8(b, RFLAGS_IF_BIT);
 		size_t masked = emit_jcc_forward(b, CC_EQUAL);
 		EMIT(b, sti);
 		fix_forward(b, masked);
 	}
-	emit_lea_rsp(b, INSN_RSP, (int32_t)FRAME_SLOT(ss) + 8);
+	emit_lea_rsp(b, INSN_RSP, (int32_t)(f.at + f.end));
 }
 
 void patch_emit_frame_call(struct patch_buf *b, uint64_t pc, uint64_t fn, uint64_t cookie,
 			   uint32_t live, bool mask_interrupts)
 {
-	emit_frame_save(b, pc, mask_interrupts, false);
+	emit_frame_save(b, pc, mask_interrupts);
 	emit_mov_reg(b, INSN_RDI, INSN_RBX);
 	emit_mov_imm64(b, INSN_RSI, cookie);
 	patch_emit_call(b, fn);
-	emit_frame_restore(b, live, mask_interrupts);
+	emit_mov_reg(b, INSN_RSP, INSN_RBX);
+	emit_frame_restore(b, live, mask_interrupts,
+			   (struct frame_place){ .at = 0, .end = FRAME_BYTES, .rbx_changed = true });
 }
 
 /* lock incq disp(%base) */
@@ -333,79 +321,155 @@ static void emit_lock_inc(struct patch_buf *b, unsigned base, uint32_t disp)
 	emit_base_op(b, x86_enc_inc_rm, sizeof(x86_enc_inc_rm), X86_ENC_INC_RM_EXT, base, disp);
 }
 
+/* op slot(%rip) with REX.W: the opcode bytes, then reg (or /N) and the slot's rel32. */
+static void emit_rip_op(struct patch_buf *b, const uint8_t *op, size_t n, unsigned reg,
+			uint64_t slot)
+{
+	emit_rex_w(b, 0);
+	emit(b, op, n);
+	emit_u8(b, MODRM(MOD_INDIRECT, reg, RM_RIP));
+	emit_rel32(b, slot, 0);
+}
+
+/* The registers a lean frame leaves to the C handler: frame_push_order's last four. */
+#define LEAN_UNSAVED 4
+/* A lean frame's hit lies in its r14 and r15 slots, and the word below the frame. */
+#define HIT_BELOW 8
+_Static_assert(FRAME_SLOT(r12) == 3 * 8 && FRAME_SLOT(error) == FRAME_SLOT(vector) + 8 &&
+	       FRAME_SLOT(ss) + 8 == FRAME_BYTES,
+	       "a lean frame skips vector and error with one lea, and ss by not pushing it");
+_Static_assert(offsetof(struct probe_hit, regs) == 0 &&
+	       offsetof(struct probe_hit, probe) == HIT_BELOW + FRAME_SLOT(r15) &&
+	       offsetof(struct probe_hit, addr) == HIT_BELOW + FRAME_SLOT(r14),
+	       "the hit is pushed below the frame: addr, probe, then the frame's address");
+
+/*
+ * Saving a lean frame (struct probe_patch_handler's), in steps:
+ * 1. push %rsp: the rsp slot gets the probed code's rsp. The frame's ss
+ *    slot is the probed stack's top word, which the patch leaves alone:
+ *    a lean frame has no ss (scion/probe.h). rflags, then interrupts
+ *    masked.
+ * 2. cs, rip = pc; error and vector stepped over; the registers of
+ *    frame_push_order but r12..r15, which a C handler keeps itself.
+ * 3. The hit (struct probe_hit), in r12..r15's slots and below: r12 and
+ *    r13's stepped over, addr = pc into r14's, the probe from its slot
+ *    into r15's, then regs = the frame's address. rdi points at it. The
+ *    stack stays where the hit left it: the kernel's C needs 8-byte
+ *    alignment only (arch.mk). DF is clear (emit_frame_save's step 3).
+ */
+static void emit_lean_frame_save(struct patch_buf *b, uint64_t pc, uint64_t probe_slot)
+{
+	emit_push_reg(b, INSN_RSP);
+	EMIT(b, pushfq);
+	EMIT(b, cli);
+
+	EMIT(b, push_imm8);
+	emit_u8(b, SEL_KERNEL_CODE);
+	emit_push_u64(b, pc);
+	emit_lea_rsp(b, INSN_RSP, -16);
+	for (unsigned i = 0; i < sizeof(frame_push_order) - LEAN_UNSAVED; i++)
+		emit_push_reg(b, frame_push_order[i]);
+
+	emit_lea_rsp(b, INSN_RSP, -16);
+	emit_push_u64(b, pc);
+	emit(b, x86_enc_push_rm, sizeof(x86_enc_push_rm));	/* push probe_slot(%rip) */
+	emit_u8(b, MODRM(MOD_INDIRECT, X86_ENC_PUSH_RM_EXT, RM_RIP));
+	emit_rel32(b, probe_slot, 0);
+	emit_push_reg(b, INSN_RSP);
+	emit_mov_reg(b, INSN_RDI, INSN_RSP);
+}
+
+/* movq $0, %gs:slot */
+static void emit_gs_clear(struct patch_buf *b, uint32_t slot)
+{
+	emit_gs_op(b, x86_enc_mov_rm_imm32, sizeof(x86_enc_mov_rm_imm32),
+		   X86_ENC_MOV_RM_IMM32_EXT, slot);
+	emit_u32(b, 0);
+}
+
+/*
+ * The handler call's common way (struct probe_patch_handler's steps 1
+ * and 2 when no consumer runs and the state is current), straight
+ * through from the lean frame's save to its restore; the rare ways are
+ * branches to patch_emit_handler_cold's code:
+ * 1. btsq $0, %gs:cpu_running; jc nested.
+ * 2. lock incq hits(%rip); js retired; incq %gs:cpu_hits;
+ *    fn(rdi = hit, arg); movq $0, %gs:cpu_running.
+ *    done: the frame is restored.
+ */
+void patch_emit_handler_call(struct patch_buf *b, uint64_t pc,
+			     const struct probe_patch_handler *h, uint64_t state, uint32_t live,
+			     struct patch_handler_cold *cold)
+{
+	*cold = (struct patch_handler_cold){ .h = h, .state = state };
+	emit_lean_frame_save(b, pc, h->probe_slot);
+	emit_gs_op(b, x86_enc_bts_rm_imm8, sizeof(x86_enc_bts_rm_imm8), X86_ENC_BTS_RM_IMM8_EXT,
+		   h->cpu_running);
+	emit_u8(b, 0);
+	cold->nested = emit_jcc_forward(b, CC_CARRY);
+	EMIT(b, lock);
+	emit_rip_op(b, x86_enc_inc_rm, sizeof(x86_enc_inc_rm), X86_ENC_INC_RM_EXT, h->hits);
+	cold->retired = emit_jcc_forward(b, CC_SIGN);
+	emit_gs_op(b, x86_enc_inc_rm, sizeof(x86_enc_inc_rm), X86_ENC_INC_RM_EXT, h->cpu_hits);
+	emit_mov_imm64(b, INSN_RSI, h->arg);
+	patch_emit_call(b, h->fn);
+	emit_gs_clear(b, h->cpu_running);
+	cold->done = patch_buf_pc(b);
+	emit_frame_restore(b, live, true, (struct frame_place){ .at = HIT_BELOW,
+								 .end = FRAME_SLOT(ss) });
+}
+
 /*
  * A lean frame made whole, for the general dispatcher: r12..r15 still
  * hold the probed code's values (nothing before has changed them), and
- * vector and error are 0 as in every frame.
+ * vector and error are 0 as in every frame. Its ss slot stays the
+ * probed stack's word.
  */
 static void emit_complete_frame(struct patch_buf *b)
 {
 	for (unsigned i = sizeof(frame_push_order) - LEAN_UNSAVED; i < sizeof(frame_push_order); i++) {
-		unsigned reg = frame_push_order[i];	/* mov %reg, slot(%rbx) */
-		emit_base_op(b, x86_enc_mov_rm_r, sizeof(x86_enc_mov_rm_r), reg, INSN_RBX,
-			     frame_reg_slot(reg));
+		unsigned reg = frame_push_order[i];	/* mov %reg, slot(%rsp) */
+		emit_base_op(b, x86_enc_mov_rm_r, sizeof(x86_enc_mov_rm_r), reg, INSN_RSP,
+			     HIT_BELOW + frame_reg_slot(reg));
 	}
 	const uint32_t zeroed[] = { FRAME_SLOT(vector), FRAME_SLOT(error) };
-	for (unsigned i = 0; i < 2; i++) {		/* movq $0, slot(%rbx) */
+	for (unsigned i = 0; i < 2; i++) {		/* movq $0, slot(%rsp) */
 		emit_base_op(b, x86_enc_mov_rm_imm32, sizeof(x86_enc_mov_rm_imm32),
-			     X86_ENC_MOV_RM_IMM32_EXT, INSN_RBX, zeroed[i]);
+			     X86_ENC_MOV_RM_IMM32_EXT, INSN_RSP, HIT_BELOW + zeroed[i]);
 		emit_u32(b, 0);
 	}
 }
 
 /*
- * The handler call (struct probe_patch_handler's steps), after a lean
- * frame is saved, with rsi holding the state throughout the tests:
- * 1. cmpb $0, retired(%rsi); jne retired.
- * 2. mov %gs:cpu_hits, %rax; cmp %gs:cpu_left, %rax; jne missed.
- * 3. lock incq hits(%rsi); incq %gs:cpu_hits; the hit is pushed below
- *    an 8-byte pad that keeps the stack aligned (regs = rbx, addr = pc,
- *    probe); fn(rsp, arg); incq %gs:cpu_left; jmp done.
- *    missed: lock incq missed(%rsi); jmp done.
- *    retired: the frame made whole (emit_complete_frame); retired_fn(rbx, rsi).
- *    done: the frame is restored.
+ * The handler call's rare ways (struct probe_patch_handler's steps 1 and
+ * 3), each ending in a jump back to the restore:
+ * nested: mov $state, %rsi; cmpb $0, retired(%rsi); jne general;
+ *    lock incq missed(%rsi); jmp done.
+ * retired: movq $0, %gs:cpu_running; mov $state, %rsi.
+ * general: the frame made whole; retired_fn(frame, rsi); jmp done.
  */
-void patch_emit_handler_call(struct patch_buf *b, uint64_t pc,
-			     const struct probe_patch_handler *h, uint64_t state, uint32_t live)
+void patch_emit_handler_cold(struct patch_buf *b, const struct patch_handler_cold *cold)
 {
-	size_t done[2];
+	const struct probe_patch_handler *h = cold->h;
 
-	emit_frame_save(b, pc, true, true);
-	emit_mov_imm64(b, INSN_RSI, state);
+	fix_forward(b, cold->nested);
+	emit_mov_imm64(b, INSN_RSI, cold->state);
 	EMIT(b, cmp_rm8_imm8);				/* cmpb $0, retired(%rsi) */
 	emit_u8(b, MODRM(MOD_DISP32, X86_ENC_CMP_RM8_IMM8_EXT, INSN_RSI));
 	emit_u32(b, h->retired);
 	emit_u8(b, 0);
-	size_t retired = emit_jcc_forward(b, CC_NOT_EQUAL);
-	emit_gs_op(b, x86_enc_mov_r_rm, sizeof(x86_enc_mov_r_rm), INSN_RAX, h->cpu_hits);
-	emit_gs_op(b, x86_enc_cmp_r_rm, sizeof(x86_enc_cmp_r_rm), INSN_RAX, h->cpu_left);
-	size_t missed = emit_jcc_forward(b, CC_NOT_EQUAL);
-
-	emit_lock_inc(b, INSN_RSI, h->hits);
-	emit_gs_op(b, x86_enc_inc_rm, sizeof(x86_enc_inc_rm), X86_ENC_INC_RM_EXT, h->cpu_hits);
-	EMIT(b, push_imm8);
-	emit_u8(b, 0);
-	emit_push_reg(b, INSN_RBX);
-	emit_push_u64(b, pc);
-	emit_push_u64(b, h->probe);
-	emit_mov_reg(b, INSN_RDI, INSN_RSP);
-	emit_mov_imm64(b, INSN_RSI, h->arg);
-	patch_emit_call(b, h->fn);
-	emit_gs_op(b, x86_enc_inc_rm, sizeof(x86_enc_inc_rm), X86_ENC_INC_RM_EXT, h->cpu_left);
-	done[0] = emit_jmp_forward(b);
-
-	fix_forward(b, missed);
+	size_t general = emit_jcc_forward(b, CC_NOT_EQUAL);
 	emit_lock_inc(b, INSN_RSI, h->missed);
-	done[1] = emit_jmp_forward(b);
+	patch_emit_jmp(b, cold->done);
 
-	fix_forward(b, retired);
+	fix_forward(b, cold->retired);
+	emit_gs_clear(b, h->cpu_running);
+	emit_mov_imm64(b, INSN_RSI, cold->state);
+	fix_forward(b, general);
 	emit_complete_frame(b);
-	emit_mov_reg(b, INSN_RDI, INSN_RBX);
+	emit_lea_rsp(b, INSN_RDI, HIT_BELOW);		/* lea 8(%rsp), %rdi */
 	patch_emit_call(b, h->retired_fn);
-
-	fix_forward(b, done[0]);
-	fix_forward(b, done[1]);
-	emit_frame_restore(b, live, true);
+	patch_emit_jmp(b, cold->done);
 }
 
 void patch_emit_counter(struct patch_buf *b, uint64_t counter, bool flags_free)

@@ -264,6 +264,9 @@ static void redirect(struct patch_buf *b, const struct probe_patch_plan *plan)
 void arch_probe_build_patch(struct patch_buf *b, const struct probe_patch_plan *plan,
 			    struct probe_patch_origins *o)
 {
+	struct patch_handler_cold cold;
+	bool handled = false;
+
 	o->n = 0;
 	if (plan->mechanism == PROBE_SITE_JUMP && (plan->ninline || plan->call_fn)) {
 		/* The counter's lock add changes the flags: saved unless no one reads them here. */
@@ -276,9 +279,10 @@ void arch_probe_build_patch(struct patch_buf *b, const struct probe_patch_plan *
 			else
 				patch_emit_accumulate(b, &c->slots, c->delta);
 		}
-		if (plan->handler)
+		handled = plan->handler != NULL;
+		if (handled)
 			patch_emit_handler_call(b, plan->site, plan->handler, plan->call_cookie,
-						plan->live);
+						plan->live, &cold);
 		else if (plan->call_fn)
 			patch_emit_frame_call(b, plan->site, plan->call_fn, plan->call_cookie,
 					      plan->live, true);
@@ -289,4 +293,8 @@ void arch_probe_build_patch(struct patch_buf *b, const struct probe_patch_plan *
 		redirect(b, plan);
 	}
 	relocate_region(b, plan->site, plan->site + plan->length, o);
+	if (handled) {
+		origin(o, b, 0);	/* the cold code stands for the site, as the call does */
+		patch_emit_handler_cold(b, &cold);
+	}
 }

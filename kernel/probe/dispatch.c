@@ -170,7 +170,8 @@ static void run_consumers(struct site_state *st, unsigned n, struct trap_frame *
 	atomic_add(&st->hits, 1);
 	cpu_probe_hit_begin(cpu);
 	for (unsigned i = 0; i < n; i++) {
-		struct probe_hit hit = { st->c[i]->firing_for, st->addr, frame };
+		struct probe_hit hit = { .probe = st->c[i]->firing_for,
+					 .addr = st->addr, .regs = frame };
 		consumer_run(st->c[i], &hit);
 	}
 	cpu_probe_hit_end(cpu);
@@ -193,7 +194,7 @@ void probe_fire_consumers(struct probe *p, struct trap_frame *frame)
 		struct probe_consumer *c = __atomic_load_n(&s->slot[i], __ATOMIC_ACQUIRE);
 		if (!c)
 			continue;
-		struct probe_hit hit = { p, trap_frame_pc(frame), frame };
+		struct probe_hit hit = { .probe = p, .addr = trap_frame_pc(frame), .regs = frame };
 		consumer_run(c, &hit);
 	}
 	cpu_probe_hit_end(cpu);
@@ -247,7 +248,7 @@ void probe_dispatch_handler(struct trap_frame *frame, uint64_t state)
 		atomic_add(&st->missed, 1);
 	} else {
 		struct probe_consumer *c = st->c[0];
-		struct probe_hit hit = { c->firing_for, st->addr, frame };
+		struct probe_hit hit = { .probe = c->firing_for, .addr = st->addr, .regs = frame };
 
 		atomic_add(&st->hits, 1);
 		cpu_probe_hit_begin(cpu);

@@ -22,7 +22,8 @@
  * interrupted pc and no word on any thread's stack points into it: a
  * thread preempted inside a patch resumes there.
  *
- * Data (counters) comes in 8-byte slots, read/write, never executable.
+ * Data (counters) comes in runs of 8-byte slots within a page, read/write,
+ * never executable.
  * Everything here runs under probe_mutex.
  */
 #include <scion/mm.h>
@@ -83,9 +84,10 @@ static size_t data_cursor;			/* probe_mutex: where the next search starts */
 static LIST_HEAD(retired);			/* probe_mutex: struct patch */
 static LIST_HEAD(retired_data);			/* probe_mutex: struct retired_slot */
 
-/* A data slot given back while retired patches might still use it. */
+/* Data slots given back while retired patches might still use them. */
 struct retired_slot {
 	uint64_t *slot;
+	unsigned n;
 	struct list_node node;
 };
 
@@ -299,7 +301,7 @@ void patch_retire(struct patch *p)
 	if (!p)
 		return;
 	if (p->state)
-		__atomic_store_n(&p->state->retired, true, __ATOMIC_RELEASE);
+		site_state_retire(p->state);
 	list_add_tail(&retired, &p->node);
 }
 
@@ -311,7 +313,7 @@ static void release_data(void)
 	accumulators_quiet();
 	list_foreach_safe(&retired_data, it, tmp) {
 		struct retired_slot *r = list_entry(it, struct retired_slot, node);
-		set_bits(data_used, ((uintptr_t)r->slot - PATCH_DATA_BASE) / 8, 1, false);
+		set_bits(data_used, ((uintptr_t)r->slot - PATCH_DATA_BASE) / 8, r->n, false);
 		list_remove(&r->node);
 		kfree(r);
 	}
@@ -357,21 +359,22 @@ out:
 	release_data();
 }
 
-uint64_t *data_alloc(void)
+uint64_t *data_alloc(unsigned n)
 {
-	size_t slot = find_run(data_used, &data_cursor, DATA_SLOTS, 1, DATA_SLOTS);
+	size_t slot = find_run(data_used, &data_cursor, DATA_SLOTS, n, PAGE_SIZE / 8);
 	if (slot == SIZE_MAX)
 		return NULL;
 	uint64_t va = PATCH_DATA_BASE + slot * 8;
-	if (map_range(va, 8, MAP_WRITE))
+	if (map_range(va, 8 * n, MAP_WRITE))
 		return NULL;
-	set_bits(data_used, slot, 1, true);
+	set_bits(data_used, slot, n, true);
 	uint64_t *p = (uint64_t *)(uintptr_t)va;
-	*p = 0;
+	for (unsigned i = 0; i < n; i++)
+		p[i] = 0;
 	return p;
 }
 
-void data_free(uint64_t *slot)
+void data_free(uint64_t *slot, unsigned n)
 {
 	struct retired_slot *r;
 
@@ -379,8 +382,9 @@ void data_free(uint64_t *slot)
 		return;
 	r = kzalloc(sizeof(*r));
 	if (!r)
-		return;	/* leak one slot rather than risk a live patch writing it */
+		return;	/* leak the slots rather than risk a live patch writing them */
 	r->slot = slot;
+	r->n = n;
 	list_add_tail(&retired_data, &r->node);
 	release_data();
 }

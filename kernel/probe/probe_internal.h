@@ -32,9 +32,19 @@ struct site_state {
 	uint8_t length;				/* a jump site's region (its patch relocates
 						   it), 0 for a breakpoint site */
 	uint64_t resume;			/* where a trapped CPU goes on: patch or copy */
-	uint64_t hits;				/* atomic: consumers run in C */
+	uint64_t hits;				/* atomic: consumers run in C (and hot's) */
 	uint64_t missed;			/* atomic: nested hits, consumers skipped */
 	bool retired;				/* replaced: its patch's calls run the site's current state */
+	/*
+	 * A patch that runs its one handler itself (struct probe_patch_handler)
+	 * counts in patch data memory, which its code reaches directly:
+	 * hot[PATCH_HOT_HITS] its hits (PROBE_PATCH_HITS_RETIRED set with
+	 * retired), hot[PATCH_HOT_PROBE] the hit's probe. NULL otherwise.
+	 */
+	uint64_t *hot;
+#define PATCH_HOT_HITS  0
+#define PATCH_HOT_PROBE 1
+#define PATCH_HOT_SLOTS 2
 	bool pooled;				/* from site_build's pool (one consumer), not kmalloc */
 	unsigned n;
 	unsigned ncall;				/* c[0 .. ncall-1] run in C, the rest inline */
@@ -132,6 +142,10 @@ int site_build(struct probe_site *s, struct patch **out);
 int site_demote_to_breakpoint(struct probe_site *s, const char *why);
 /* Free a state site_build made (with its patch). */
 void site_state_free(struct site_state *st);
+/* Mark st replaced: its patch's calls go to the site's current state. */
+void site_state_retire(struct site_state *st);
+/* The hits st has counted, in C and in its patch. */
+uint64_t site_state_hits(const struct site_state *st);
 
 /* site_commit.c */
 /*
@@ -149,8 +163,8 @@ uint8_t *patch_writable(const struct patch *p);	/* a writable alias of its code 
 void patch_write(const struct patch *p, uint32_t offset, const void *src, size_t len);
 void patch_retire(struct patch *p);		/* free once nothing can run in it */
 void patch_collect(void);			/* free retired patches now safe */
-uint64_t *data_alloc(void);
-void data_free(uint64_t *slot);
+uint64_t *data_alloc(unsigned n);		/* n slots in a row, zeroed */
+void data_free(uint64_t *slot, unsigned n);
 
 /* obj_pool.c: fixed-size objects, allocated and freed under probe_mutex. */
 struct probe_pool {

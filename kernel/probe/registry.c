@@ -565,7 +565,7 @@ void probe_disable_all(void)
 uint64_t *probe_counter_alloc(void)
 {
 	mutex_lock(&probe_mutex);
-	uint64_t *c = data_alloc();
+	uint64_t *c = data_alloc(1);
 	mutex_unlock(&probe_mutex);
 	return c;
 }
@@ -573,7 +573,7 @@ uint64_t *probe_counter_alloc(void)
 void probe_counter_free(uint64_t *counter)
 {
 	mutex_lock(&probe_mutex);
-	data_free(counter);
+	data_free(counter, 1);
 	mutex_unlock(&probe_mutex);
 }
 

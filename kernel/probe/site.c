@@ -423,7 +423,7 @@ void probe_site_info(uint64_t addr, struct probe_site_info *info)
 		info->mechanism = s->mechanism == PROBE_SITE_JUMP ? PROBE_MECH_JUMP : PROBE_MECH_BREAKPOINT;
 		info->length = s->mechanism == PROBE_SITE_JUMP ? s->length : ARCH_PROBE_BREAKPOINT_LEN;
 		info->why_not_jump = s->mechanism == PROBE_SITE_JUMP ? NULL : s->why_not_jump;
-		info->hits = READ_ONCE(s->state->hits);
+		info->hits = site_state_hits(s->state);
 		info->missed = READ_ONCE(s->state->missed);
 		info->consumers = s->nconsumers;
 		info->patch = s->patch ? s->patch->entry : 0;

@@ -41,10 +41,36 @@ static struct site_state *state_alloc(size_t n)
 
 void site_state_free(struct site_state *st)
 {
-	if (st && st->pooled)
+	if (!st)
+		return;
+	data_free(st->hot, PATCH_HOT_SLOTS);
+	if (st->pooled)
 		probe_pool_free(&state_pool, st);
 	else
 		kfree(st);
+}
+
+void site_state_retire(struct site_state *st)
+{
+	__atomic_store_n(&st->retired, true, __ATOMIC_RELEASE);
+	if (st->hot)
+		__atomic_fetch_or(&st->hot[PATCH_HOT_HITS], PROBE_PATCH_HITS_RETIRED,
+				  __ATOMIC_RELEASE);
+}
+
+uint64_t site_state_hits(const struct site_state *st)
+{
+	uint64_t hot = st->hot ? READ_ONCE(st->hot[PATCH_HOT_HITS]) : 0;
+	return READ_ONCE(st->hits) + (hot & ~PROBE_PATCH_HITS_RETIRED);
+}
+
+/* Whether st's C consumers are one handler for every thread (struct probe_patch_handler). */
+static bool one_handler(const struct site_state *st)
+{
+	if (st->ncall != 1)
+		return false;
+	const struct probe_consumer *c = st->c[0];
+	return c->action == PROBE_HANDLER && !c->tid && !c->may_pause;
 }
 
 /*
@@ -81,20 +107,19 @@ static void plan(const struct probe_site *s, const struct site_state *st,
 	}
 	if (st->ncall) {
 		const struct probe_consumer *c = st->c[0];
-		bool one_handler = st->ncall == 1 && c->action == PROBE_HANDLER && !c->tid &&
-				   !c->may_pause;
-		p->call_fn = (uintptr_t)(one_handler ? probe_dispatch_handler : probe_dispatch_frame);
+		bool one = one_handler(st);
+		p->call_fn = (uintptr_t)(one ? probe_dispatch_handler : probe_dispatch_frame);
 		p->call_cookie = (uintptr_t)st;
-		if (one_handler) {
+		if (one && st->hot) {
 			*h = (struct probe_patch_handler){
 				.fn = (uintptr_t)c->handler, .arg = (uintptr_t)c->arg,
-				.probe = (uintptr_t)c->firing_for,
+				.hits = (uintptr_t)&st->hot[PATCH_HOT_HITS],
+				.probe_slot = (uintptr_t)&st->hot[PATCH_HOT_PROBE],
 				.retired_fn = (uintptr_t)probe_dispatch_frame,
 				.retired = offsetof(struct site_state, retired),
-				.hits = offsetof(struct site_state, hits),
 				.missed = offsetof(struct site_state, missed),
 				.cpu_hits = offsetof(struct cpu, probe_hits),
-				.cpu_left = offsetof(struct cpu, probe_left),
+				.cpu_running = offsetof(struct cpu, probe_running),
 			};
 			p->handler = h;
 		}
@@ -140,6 +165,12 @@ int site_build(struct probe_site *s, struct patch **out)
 			st->c[st->n++] = c;
 	}
 
+	if (s->mechanism == PROBE_SITE_JUMP && one_handler(st)) {
+		/* Without these slots the patch calls probe_dispatch_handler instead. */
+		st->hot = data_alloc(PATCH_HOT_SLOTS);
+		if (st->hot)
+			st->hot[PATCH_HOT_PROBE] = (uintptr_t)st->c[0]->firing_for;
+	}
 	plan(s, st, inl, &handler, &pl);
 	patch_buf_init(&b, scratch, PATCH_ROOM, PATCH_CODE_BASE);
 	arch_probe_build_patch(&b, &pl, &map);

@@ -81,7 +81,8 @@ static void fire_error_probe(struct trace_session *s, const struct trace_ecb *fa
 				   fault->addr };
 	struct trap_frame frame = { 0 };
 	trap_frame_capture(&frame);
-	struct probe_hit hit = { s->error->probe, trap_frame_pc(&frame), &frame };
+	struct probe_hit hit = { .probe = s->error->probe,
+				 .addr = trap_frame_pc(&frame), .regs = &frame };
 	trace_fire(s, s->error, &hit, args, TRACE_ANY_STATE);
 }
 
@@ -593,12 +594,13 @@ void trace_fire_session_probe(struct trace_session *s, struct trace_ecb *ecbs,
 	trap_frame_capture(&frame);
 	irqflags_t f = arch_irq_save();
 	struct cpu *c = this_cpu();
-	cpu_probe_run_begin(c);
-	struct probe_hit hit = { ecbs->probe, trap_frame_pc(&frame), &frame };
+	uint64_t was_running = cpu_probe_run_begin(c);
+	struct probe_hit hit = { .probe = ecbs->probe,
+				 .addr = trap_frame_pc(&frame), .regs = &frame };
 	if (s->cpu[this_cpu_index()].locals)
 		memset(s->cpu[this_cpu_index()].locals, 0, s->obj.locals_bytes);
 	trace_fire(s, ecbs, &hit, args, runs_in);
-	cpu_probe_run_end(c);
+	cpu_probe_run_end(c, was_running);
 	pause_hit_done(&frame, PAUSE_SITE_SOFT, 0);
 	arch_irq_restore(f);
 }

@@ -183,7 +183,8 @@ static void fire(struct host_session *h, const struct dref_scenario *sc,
 			frame.rax = f->regs[1];
 		}
 		trap_frame_set_pc(&frame, addr);
-		struct probe_hit hit = { &h->probes[f->probe], addr, &frame };
+		struct probe_hit hit = { .probe = &h->probes[f->probe],
+					 .addr = addr, .regs = &frame };
 		cpu_probe_hit_begin(this_cpu());
 		en->consumer.handler(&hit, en);
 		cpu_probe_hit_end(this_cpu());

@@ -12,6 +12,7 @@
 #include <scion/ktest.h>
 #include <scion/probe.h>
 #include <scion/probe_arch.h>
+#include <scion/cpu.h>
 #include <scion/symtab.h>
 #include <scion/errno.h>
 #include <arch/patch.h>
@@ -370,13 +371,28 @@ __noinline void probe_frame_target(void)
 }
 
 static struct trap_frame frame_seen;
+static struct probe_hit hit_seen;
 static unsigned frame_calls;
+
+static bool frame_nest;		/* keep_frame calls its target again: a nested hit */
 
 static void keep_frame(const struct probe_hit *hit, void *arg)
 {
 	(void)arg;
 	frame_seen = *hit->regs;
+	hit_seen = *hit;
 	frame_calls++;
+	if (frame_nest)
+		probe_frame_target();
+}
+
+/* Undo site_state_retire, which only tests may. */
+static void unretire(struct site_state *st)
+{
+	__atomic_store_n(&st->retired, false, __ATOMIC_RELEASE);
+	if (st->hot)
+		__atomic_fetch_and(&st->hot[PATCH_HOT_HITS], ~PROBE_PATCH_HITS_RETIRED,
+				   __ATOMIC_RELEASE);
 }
 
 /*
@@ -384,7 +400,8 @@ static void keep_frame(const struct probe_hit *hit, void *arg)
  * (the callee keeps them; the registers come back as they were). When
  * its patch is retired, the general dispatcher it calls runs the site's
  * consumers with the frame made whole: r12..r15 as they were at the
- * site, vector and error 0.
+ * site, vector and error 0. A hit inside the handler only counts as
+ * missed, whether the patch sees it or, retired, the general path.
  */
 KTEST(probe_lean_frame_whole_when_retired, 1)
 {
@@ -396,22 +413,35 @@ KTEST(probe_lean_frame_whole_when_retired, 1)
 	KT_ASSERT(t, entry && probe_enable(entry, &c) == 0, "enabling the target's entry failed");
 	struct probe_site *site = site_lookup((uintptr_t)probe_frame_target);
 	struct site_state *st = site ? __atomic_load_n(&site->state, __ATOMIC_ACQUIRE) : NULL;
-	KT_ASSERT(t, st && st->ncall == 1, "no site state with one handler");
+	KT_ASSERT(t, st && st->ncall == 1 && st->hot, "no site state with one handler in its patch");
 
 	frame_calls = 0;
 	switch_fixture_call(probe_frame_target, 100, seen);
 	KT_EXPECT(t, frame_calls == 1 && frame_seen.rbx == 101, "lean: %u calls, rbx %llu",
 		  frame_calls, (unsigned long long)frame_seen.rbx);
+	KT_EXPECT(t, hit_seen.probe == entry && hit_seen.addr == (uintptr_t)probe_frame_target &&
+		  frame_seen.rip == hit_seen.addr && frame_seen.cs == 0x08,
+		  "lean: the hit's probe %p, addr 0x%llx, rip 0x%llx, cs 0x%llx", hit_seen.probe,
+		  (unsigned long long)hit_seen.addr, (unsigned long long)frame_seen.rip,
+		  (unsigned long long)frame_seen.cs);
+	/* The site is the target's entry: its return address is on top of the stack. */
+	uint64_t top = frame_seen.rsp ? *(const uint64_t *)(uintptr_t)frame_seen.rsp : 0;
+	KT_EXPECT(t, top > (uintptr_t)switch_fixture_call && top < (uintptr_t)switch_fixture_call + 256,
+		  "lean: rsp 0x%llx holds 0x%llx, not a return into switch_fixture_call",
+		  (unsigned long long)frame_seen.rsp, (unsigned long long)top);
+	KT_EXPECT(t, site_state_hits(st) == 1, "lean: %llu hits counted, not 1",
+		  (unsigned long long)site_state_hits(st));
 	KT_EXPECT(t, seen[0] == 101 && seen[1] == 102 && seen[4] == 105,
 		  "lean: the callee-saved registers came back as %llu %llu .. %llu",
 		  (unsigned long long)seen[0], (unsigned long long)seen[1],
 		  (unsigned long long)seen[4]);
 
-	__atomic_store_n(&st->retired, true, __ATOMIC_RELEASE);
+	site_state_retire(st);
 	frame_seen = (struct trap_frame){ .vector = 0xbad, .error = 0xbad };
 	switch_fixture_call(probe_frame_target, 200, seen);
-	__atomic_store_n(&st->retired, false, __ATOMIC_RELEASE);
+	unretire(st);
 	KT_EXPECT(t, frame_calls == 2, "retired: %u calls, not 2", frame_calls);
+	KT_EXPECT(t, !cpu_probe_running(this_cpu()), "retired: the CPU still runs consumers");
 	KT_EXPECT(t, frame_seen.rbx == 201 && frame_seen.r12 == 202 && frame_seen.r13 == 203 &&
 		  frame_seen.r14 == 204 && frame_seen.r15 == 205,
 		  "retired: rbx, r12..r15 %llu %llu %llu %llu %llu, not 201..205",
@@ -422,6 +452,22 @@ KTEST(probe_lean_frame_whole_when_retired, 1)
 		  (unsigned long long)frame_seen.vector, (unsigned long long)frame_seen.error);
 	KT_EXPECT(t, seen[1] == 202 && seen[4] == 205, "retired: r12 %llu, r15 %llu came back",
 		  (unsigned long long)seen[1], (unsigned long long)seen[4]);
+
+	/* A hit inside the handler: counted missed, by the patch, then by the general path. */
+	uint64_t missed = st->missed;
+	frame_nest = true;
+	switch_fixture_call(probe_frame_target, 300, seen);
+	KT_EXPECT(t, frame_calls == 3 && st->missed == missed + 1 && seen[4] == 305,
+		  "nested: %u calls (not 3), %llu missed (not 1)", frame_calls,
+		  (unsigned long long)(st->missed - missed));
+	site_state_retire(st);
+	switch_fixture_call(probe_frame_target, 400, seen);
+	unretire(st);
+	frame_nest = false;
+	KT_EXPECT(t, frame_calls == 4 && st->missed == missed + 2 && seen[4] == 405 &&
+		  !cpu_probe_running(this_cpu()),
+		  "nested, retired: %u calls (not 4), %llu missed (not 2)", frame_calls,
+		  (unsigned long long)(st->missed - missed));
 	probe_disable(&c);
 	KT_EXPECT(t, text_identical(), "text differs from the booted image");
 }

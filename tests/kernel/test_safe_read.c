@@ -124,7 +124,7 @@ KTEST_NEEDS(trace_reads_refuse_device_memory, 1, FEATURE_MMIO_DEVICES)
 	char buf[16];
 	struct probe p = { .provider = "fbt", .module = "kernel", .function = "f",
 			   .name = "entry" };
-	struct probe_hit hit = { &p, 0, NULL };
+	struct probe_hit hit = { .probe = &p, .addr = 0, .regs = NULL };
 	struct trace_firing x = { .hit = &hit };
 	KT_EXPECT(t, trace_copy_string(&x, buf, lapic, sizeof(buf)) == -EFAULT,
 		  "a string copy from the local APIC");
@@ -141,7 +141,7 @@ KTEST(trace_copy_string_probe_names, 1)
 {
 	struct probe p = { .provider = "fbt", .module = NULL, .function = "pf_sum",
 			   .name = "entry" };
-	struct probe_hit hit = { &p, 0, NULL };
+	struct probe_hit hit = { .probe = &p, .addr = 0, .regs = NULL };
 	struct trace_firing x = { .hit = &hit };
 	char buf[16];
 

@@ -54,16 +54,16 @@ struct cpu {
 	bool txn_timer_only;		/* own CPU: a graft runs with only the timer unmasked */
 
 	/*
-	 * Probe consumers running on this CPU (cpu_probe_running and the
-	 * functions after it): probe_hits counts the hits whose consumers
-	 * ran, the monitor's probe.hits (own CPU writes with atomic stores,
-	 * anyone reads); probe_left, own CPU, those whose consumers have
-	 * returned. Two counters rather than a nesting depth and a hit
-	 * count, so that counting a hit costs no instruction more than the
-	 * depth alone did (issue 21).
+	 * Probe consumers on this CPU (cpu_probe_running and the functions
+	 * after it): probe_hits counts the hits whose consumers ran, the
+	 * monitor's probe.hits (own CPU writes with atomic stores, anyone
+	 * reads); probe_running, own CPU, is 1 while consumers run. A flag,
+	 * not a depth: consumers never nest (a hit meanwhile only counts as
+	 * missed), and a patch tests and sets a flag in one instruction
+	 * (x86's bts) and clears it in one.
 	 */
 	uint64_t probe_hits;
-	uint64_t probe_left;
+	uint64_t probe_running;
 	/*
 	 * Own CPU, interrupts masked: a pause a consumer of the current hit
 	 * asked for (scion/pause.h): the thread (0: none) and the probed
@@ -123,34 +123,39 @@ static inline void cpu_irq_time_exit(struct cpu *c)
  * cpu_probe_running - whether probe consumers run on c, the executing CPU
  *   (a hit taken meanwhile skips its consumers).
  * cpu_probe_hit_begin, cpu_probe_hit_end - around the consumers of a
- *   probe hit: counted in probe.hits.
+ *   probe hit, when none were running: counted in probe.hits.
  * cpu_probe_run_begin, cpu_probe_run_end - around consumers that run for
- *   no probe hit (a trace session's BEGIN and END clauses): not counted.
+ *   no probe hit (a trace session's BEGIN, END and ERROR clauses), which
+ *   may run inside a hit's: not counted; run_begin returns what run_end
+ *   puts back.
  * Caller's context: interrupts masked.
  */
 static inline bool cpu_probe_running(const struct cpu *c)
 {
-	return c->probe_hits != c->probe_left;
+	return c->probe_running != 0;
 }
 
 static inline void cpu_probe_hit_begin(struct cpu *c)
 {
+	c->probe_running = 1;
 	__atomic_store_n(&c->probe_hits, c->probe_hits + 1, __ATOMIC_RELAXED);
 }
 
 static inline void cpu_probe_hit_end(struct cpu *c)
 {
-	c->probe_left++;
+	c->probe_running = 0;
 }
 
-static inline void cpu_probe_run_begin(struct cpu *c)
+static inline uint64_t cpu_probe_run_begin(struct cpu *c)
 {
-	c->probe_left--;	/* running while probe_hits != probe_left; no hit counted */
+	uint64_t was = c->probe_running;
+	c->probe_running = 1;
+	return was;
 }
 
-static inline void cpu_probe_run_end(struct cpu *c)
+static inline void cpu_probe_run_end(struct cpu *c, uint64_t was)
 {
-	c->probe_left++;
+	c->probe_running = was;
 }
 
 /* True in interrupt context (an interrupt handler runs on this CPU). */

@@ -84,15 +84,17 @@ const char *probe_mechanism_name(enum probe_mechanism m);
  * lean frame (struct probe_patch_handler): its regs show the argument
  * and scratch registers, rbx, rbp, the pc, stack pointer and flags, but
  * not the registers a C function keeps itself (x86's r12..r15), nor a
- * vector or error word. What the trace and stream consumers read (the
- * arguments, a return value, a stack walk) is there; a consumer that
- * needs every register (a debugger's: may_pause) is run by the general
- * dispatcher, whose frame is whole.
+ * vector, error or stack segment word. What the trace and stream
+ * consumers read (the arguments, a return value, a stack walk) is
+ * there; a consumer that needs every register (a debugger's: may_pause)
+ * is run by the general dispatcher, whose frame is whole. The frame
+ * comes first: a patch builds the hit below its frame in the order it
+ * pushes them.
  */
 struct probe_hit {
+	struct trap_frame *regs;	/* registers there (read them; changes are ignored) */
 	struct probe *probe;
 	uint64_t addr;			/* the probed instruction */
-	struct trap_frame *regs;	/* registers there (read them; changes are ignored) */
 };
 
 typedef void (*probe_handler_fn)(const struct probe_hit *hit, void *arg);

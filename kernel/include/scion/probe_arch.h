@@ -108,26 +108,33 @@ struct probe_patch_inline {
  * the patch may run it itself (arch_probe_build_patch), doing what
  * probe_dispatch_handler does in C without the call into it. In steps,
  * interrupts masked, with state = the plan's call_cookie:
- * 1. the state's retired byte set: call retired_fn(frame, state), the
- *    general dispatcher, and go on after the call;
- * 2. consumers already running on this CPU (its cpu_hits and cpu_left
- *    counters differ): add 1 to the state's missed counter (atomically);
- * 3. else add 1 to the state's hits counter (atomically) and to cpu_hits,
- *    call fn(hit, arg) with hit = { probe, the site, the frame }, then add
- *    1 to cpu_left.
+ * 1. consumers already running on this CPU (its cpu_running flag set,
+ *    which this step sets if it was clear): if the state is retired, go
+ *    to 3; else add 1 to the state's missed counter (atomically) and
+ *    return;
+ * 2. add 1 to the hits counter (atomically): if that sets its sign
+ *    (PROBE_PATCH_HITS_RETIRED: the state is retired), clear cpu_running
+ *    and go to 3; else add 1 to cpu_hits, call fn(hit, arg) with
+ *    hit = { the frame, the probe in probe_slot, the site }, clear
+ *    cpu_running and return;
+ * 3. call retired_fn(frame, state), the general dispatcher, which runs
+ *    the site's current consumers (or counts the hit missed).
  * The frame may be lean (scion/probe.h, struct probe_hit): a port that
- * saves less than every register completes the frame before step 1's
- * call of the general dispatcher. A port that does not do this calls
- * call_fn, which does the same in C.
+ * saves less than every register completes the frame before step 3's
+ * call. A port that does not do this calls call_fn, which does the same
+ * in C (its hits are the state's own, not the hits slot's).
  */
+#define PROBE_PATCH_HITS_RETIRED (1ull << 63)
+
 struct probe_patch_handler {
 	uint64_t fn;			/* probe_handler_fn */
 	uint64_t arg;
-	uint64_t probe;			/* the hit's probe */
+	uint64_t hits;			/* the hits counter: a slot in patch data memory */
+	uint64_t probe_slot;		/* a slot in patch data memory holding the hit's probe */
 	uint64_t retired_fn;		/* void (*)(struct trap_frame *, uint64_t state) */
-	uint32_t retired;		/* offsets in the state: its bool retired, */
-	uint32_t hits, missed;		/* and its 64-bit hit and missed counters */
-	uint32_t cpu_hits, cpu_left;	/* offsets in struct cpu (the per-CPU base) */
+	uint32_t retired, missed;	/* offsets in the state: its bool retired and 64-bit
+					   missed counter */
+	uint32_t cpu_hits, cpu_running;	/* offsets in struct cpu (the per-CPU base) */
 };
 
 /* What a site's patch must do. */
@@ -152,9 +159,11 @@ struct probe_patch_plan {
  * Where each piece of a patch's code came from, for backtraces and fault
  * reports inside patches: code from offset m[i].code (from the start of
  * the code) up to the next entry stands for the instruction at
- * site + m[i].orig (inserted code: the site itself).
+ * site + m[i].orig (inserted code: the site itself). Inserted code
+ * before the region and after it (a port's rare ways, out of the common
+ * way's line), and one entry per relocated instruction.
  */
-#define PROBE_PATCH_ORIGINS_MAX (ARCH_PROBE_REGION_MAX + 1)
+#define PROBE_PATCH_ORIGINS_MAX (ARCH_PROBE_REGION_MAX + 2)
 struct probe_patch_origin {
 	uint16_t code;
 	uint16_t orig;

@@ -63,14 +63,14 @@ void patch_emit_call(struct patch_buf *b, uint64_t target);
 /*
  * patch_emit_frame_call - save every register in a struct trap_frame
  * layout (rip = pc, vector 0; the ss slot holds rsp) on the stack, call
- * fn(frame, cookie) with the stack aligned and DF clear, and with
- * interrupts masked when mask_interrupts; then put back what the code
- * after needs: the interrupt flag, the status flags when live has them,
- * and of the caller-saved registers only those in live (arch/insn.h
- * masks; what is live before pc). fn is C, so it keeps the callee-saved ones itself; a
- * dead register may come back changed, which nothing can see. Changes
- * fn makes to the frame are ignored. mask_interrupts is false only in
- * host tests, which run patches in user mode.
+ * fn(frame, cookie) with the stack aligned to 16 bytes and DF clear, and
+ * with interrupts masked when mask_interrupts; then put back what the
+ * code after needs: the interrupt flag, the status flags when live has
+ * them, and of the caller-saved registers only those in live (arch/insn.h
+ * masks; what is live before pc). fn is C, so it keeps the callee-saved
+ * ones itself; a dead register may come back changed, which nothing can
+ * see. Changes fn makes to the frame are ignored. mask_interrupts is
+ * false only in host tests, which run patches in user mode.
  */
 void patch_emit_frame_call(struct patch_buf *b, uint64_t pc, uint64_t fn, uint64_t cookie,
 			   uint32_t live, bool mask_interrupts);
@@ -78,13 +78,25 @@ void patch_emit_frame_call(struct patch_buf *b, uint64_t pc, uint64_t fn, uint64
 /*
  * patch_emit_handler_call - the frame call of a jump probe whose one C
  * consumer is a handler (scion/probe_arch.h's struct probe_patch_handler,
- * whose steps it runs, for the site state `state`), in the kernel: the
- * frame is saved and restored as by patch_emit_frame_call with
- * interrupts masked.
+ * whose steps it runs, for the site state `state`), in the kernel: a
+ * lean frame (scion/probe.h) with the hit below it, interrupts masked,
+ * and the stack aligned to 8 bytes (the kernel's C needs no more); the
+ * frame is restored as by patch_emit_frame_call. Its common way runs
+ * straight through; cold is set for patch_emit_handler_cold, which
+ * emits the rare ways (a nested hit, a retired state) where the caller
+ * puts it: after the patch's branch back, so no branch skips them.
  */
 struct probe_patch_handler;
+struct patch_handler_cold {
+	const struct probe_patch_handler *h;
+	uint64_t state;
+	size_t nested, retired;		/* the common way's branches to the cold code */
+	uint64_t done;			/* where the cold code goes back to: the restore */
+};
 void patch_emit_handler_call(struct patch_buf *b, uint64_t pc,
-			     const struct probe_patch_handler *h, uint64_t state, uint32_t live);
+			     const struct probe_patch_handler *h, uint64_t state, uint32_t live,
+			     struct patch_handler_cold *cold);
+void patch_emit_handler_cold(struct patch_buf *b, const struct patch_handler_cold *cold);
 
 /*
  * patch_emit_counter - atomically increment the 64-bit counter at
