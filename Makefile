@@ -91,6 +91,11 @@ KERNEL := $(KDIR)/kernel.elf
 KSYMS := $(KDIR)/kernel.syms
 KCTF := $(KDIR)/kernel.ctf
 ISO := $(KDIR)/scion.iso
+# What compiles kernel and graft objects is a prerequisite of each: these
+# files hold the flags and are rewritten only when the flags change (an
+# arch.mk edit, say), which then rebuilds everything they compiled.
+KERNEL_FLAGS_STAMP := $(BUILD)/flags/kernel.txt
+GRAFT_FLAGS_STAMP := $(BUILD)/flags/grafts.txt
 include $(ARCH_DIR)/arch.mk
 
 CC := $(CROSS)gcc
@@ -115,6 +120,11 @@ KERNEL_CFLAGS := -std=gnu11 -O2 -g -gctf -Wall -Wextra -Werror -ffreestanding -f
 	-fno-strict-aliasing $(KERNEL_INCLUDES)
 KERNEL_ASFLAGS := -fno-pic -fno-pie -g $(KERNEL_INCLUDES) -Wa,--noexecstack
 KERNEL_LDFLAGS := -nostdlib --no-warn-rwx-segments -z noexecstack $(ARCH_KERNEL_LDFLAGS)
+
+$(KERNEL_FLAGS_STAMP): FORCE
+	@mkdir -p $(dir $@)
+	@printf '%s\n' '$(KERNEL_CFLAGS)' '$(KERNEL_ASFLAGS)' > $@.tmp
+	@cmp -s $@.tmp $@ && rm $@.tmp || mv $@.tmp $@
 
 # ARCH_CORE_SRCS: the sources of the portable core (kernel/) the port builds;
 # every one of them on x86, a bring-up subset on a new port (its arch.mk says which).
@@ -151,14 +161,14 @@ iso: $(ISO)
 # checks); tools/check_noprobe.py proves that what probe context runs is there.
 NOPROBE_SRCS := $(filter kernel/probe/% kernel/poke/% $(ARCH_NOPROBE_SRCS),$(KERNEL_SRCS))
 
-$(BUILD)/obj/%.c.o: %.c | $(ARCH_GEN_HEADERS) $(CHAN_WIRE_H)
+$(BUILD)/obj/%.c.o: %.c $(KERNEL_FLAGS_STAMP) | $(ARCH_GEN_HEADERS) $(CHAN_WIRE_H)
 	@mkdir -p $(dir $@)
 	$(call say,CC,$<)
 	$(Q)$(CC) $(KERNEL_CFLAGS) -MMD -MP -c $< -o $@
 	$(if $(filter $<,$(NOPROBE_SRCS)),$(Q)$(OBJCOPY) --rename-section .text=.text.noprobe $@)
 
 # Other generated C (the in-kernel tests' D programs); the arch's tables have their own rule.
-$(BUILD)/obj/gen/%.o: $(BUILD)/gen/%.c | $(ARCH_GEN_HEADERS) $(CHAN_WIRE_H)
+$(BUILD)/obj/gen/%.o: $(BUILD)/gen/%.c $(KERNEL_FLAGS_STAMP) | $(ARCH_GEN_HEADERS) $(CHAN_WIRE_H)
 	@mkdir -p $(dir $@)
 	$(Q)$(CC) $(KERNEL_CFLAGS) -c $< -o $@
 
@@ -168,7 +178,7 @@ $(BUILD)/obj/gen/%.o: $(BUILD)/gen/%.c | $(ARCH_GEN_HEADERS) $(CHAN_WIRE_H)
 # in $(BUILD)/gen/asm_offsets.h, so the structures are those numbers' one source.
 ASM_OFFSETS_H := $(if $(ARCH_ASM_OFFSETS),$(BUILD)/gen/asm_offsets.h)
 ifneq ($(ASM_OFFSETS_H),)
-$(ASM_OFFSETS_H): $(ARCH_ASM_OFFSETS) | $(ARCH_GEN_HEADERS) $(CHAN_WIRE_H)
+$(ASM_OFFSETS_H): $(ARCH_ASM_OFFSETS) $(KERNEL_FLAGS_STAMP) | $(ARCH_GEN_HEADERS) $(CHAN_WIRE_H)
 	@mkdir -p $(dir $@) $(BUILD)/obj/gen
 	$(call say,GEN,$@)
 	$(Q)$(CC) $(KERNEL_CFLAGS) -MMD -MP -MT $@ -MF $(BUILD)/obj/gen/asm_offsets.d -S $< -o $@.s
@@ -178,7 +188,7 @@ $(ASM_OFFSETS_H): $(ARCH_ASM_OFFSETS) | $(ARCH_GEN_HEADERS) $(CHAN_WIRE_H)
 	$(Q)rm -f $@.s && mv $@.tmp $@
 endif
 
-$(BUILD)/obj/%.S.o: %.S | $(ASM_OFFSETS_H)
+$(BUILD)/obj/%.S.o: %.S $(KERNEL_FLAGS_STAMP) | $(ASM_OFFSETS_H)
 	@mkdir -p $(dir $@)
 	$(call say,AS,$<)
 	$(Q)$(CC) $(KERNEL_ASFLAGS) -MMD -MP -c $< -o $@
@@ -192,7 +202,7 @@ $(BUILD)/version.c: FORCE
 		'$(VERSION)' '$(shell $(CC) -dumpfullversion)' '$(ARCH_NAME)' > $@.$$$$.tmp; \
 		cmp -s $@.$$$$.tmp $@ && rm $@.$$$$.tmp || mv $@.$$$$.tmp $@
 	@printf '%s\n' '$(VERSION)' > $(BUILD)/version.txt
-$(BUILD)/obj/version.o: $(BUILD)/version.c
+$(BUILD)/obj/version.o: $(BUILD)/version.c $(KERNEL_FLAGS_STAMP)
 	$(Q)$(CC) $(KERNEL_CFLAGS) -c $< -o $@
 
 # The host's description of every wire and record layout, generated from the
@@ -225,9 +235,9 @@ $(BUILD)/symtab-empty.c: tools/gen_symtab.py
 $(KDIR)/symtab.c: $(KDIR)/kernel.stage1.elf tools/gen_symtab.py tools/elf64.py
 	$(call say,SYMTAB,$@)
 	$(Q)$(PYTHON) tools/gen_symtab.py $< -o $@
-$(KDIR)/symtab.o: $(KDIR)/symtab.c
+$(KDIR)/symtab.o: $(KDIR)/symtab.c $(KERNEL_FLAGS_STAMP)
 	$(Q)$(CC) $(KERNEL_CFLAGS) -c $< -o $@
-$(BUILD)/obj/symtab-empty.o: $(BUILD)/symtab-empty.c
+$(BUILD)/obj/symtab-empty.o: $(BUILD)/symtab-empty.c $(KERNEL_FLAGS_STAMP)
 	$(Q)$(CC) $(KERNEL_CFLAGS) -c $< -o $@
 
 $(KDIR)/kernel.stage1.elf: $(KERNEL_OBJS) $(BUILD)/obj/symtab-empty.o $(KDIR)/ctf_id.o \
@@ -259,7 +269,7 @@ $(KCTF): $(KERNEL_OBJS)
 $(KDIR)/ctf_id.c: $(KCTF) tools/gen_ctf_id.py
 	@mkdir -p $(dir $@)
 	$(Q)$(PYTHON) tools/gen_ctf_id.py $< -o $@
-$(KDIR)/ctf_id.o: $(KDIR)/ctf_id.c
+$(KDIR)/ctf_id.o: $(KDIR)/ctf_id.c $(KERNEL_FLAGS_STAMP)
 	$(Q)$(CC) $(KERNEL_CFLAGS) -c $< -o $@
 
 # Every symbol of the image, data included, with sizes where they have one: for D's
@@ -384,7 +394,7 @@ HOST_TESTS := $(BUILD)/host/unit-tests
 GRAFT_FIXTURE := $(BUILD)/host/graft_fixture.graft
 GRAFT_CORRUPT_DIR := $(BUILD)/host/corrupt-grafts
 HOST_TEST_GEN := $(BUILD)/gen/graft_fixture.c
-$(GRAFT_FIXTURE): tests/host/fixtures/graft_fixture.c $(GRAFT_HEADERS)
+$(GRAFT_FIXTURE): tests/host/fixtures/graft_fixture.c $(GRAFT_FLAGS_STAMP) $(GRAFT_HEADERS)
 	$(graft_compile)
 $(BUILD)/gen/graft_fixture.c: $(GRAFT_FIXTURE) tools/embed_file.py
 	$(Q)$(PYTHON) tools/embed_file.py $< graft_fixture -o $@

@@ -52,6 +52,14 @@ GRAFT_SFI_CFLAGS := $(ARCH_GRAFT_SFI_CFLAGS)
 SFI_REWRITER := $(ARCH_SFI_REWRITER)
 SFI_FINISH := $(ARCH_SFI_FINISH)
 
+# Every graft depends on the flags it is compiled with (the top Makefile's
+# GRAFT_FLAGS_STAMP); the trusted build's name suffix is not among them.
+GRAFT_FLAGS_TEXT := $(GRAFT_CFLAGS) $(GRAFT_SFI_CFLAGS)
+$(GRAFT_FLAGS_STAMP): FORCE
+	@mkdir -p $(dir $@)
+	@printf '%s\n' '$(GRAFT_FLAGS_TEXT)' > $@.tmp
+	@cmp -s $@.tmp $@ && rm $@.tmp || mv $@.tmp $@
+
 # Compile $< into the trusted (unsandboxed) graft $@; the host tests'
 # fixture is built this way too (the loader's ELF tests, independent of SFI).
 define graft_compile
@@ -78,20 +86,20 @@ endef
 # can be loaded at once and compared.
 $(BUILD)/grafts/trusted/%.graft: GRAFT_CFLAGS += -DGRAFT_NAME_SUFFIX='"-trusted"'
 
-$(BUILD)/grafts/trusted/bad/%.graft: grafts/bad/%.c $(GRAFT_HEADERS) $(BAD_GRAFT_HEADERS)
+$(BUILD)/grafts/trusted/bad/%.graft: grafts/bad/%.c $(GRAFT_FLAGS_STAMP) $(GRAFT_HEADERS) $(BAD_GRAFT_HEADERS)
 	$(graft_compile)
 
-$(BUILD)/grafts/trusted/%.graft: grafts/%.c $(GRAFT_HEADERS)
+$(BUILD)/grafts/trusted/%.graft: grafts/%.c $(GRAFT_FLAGS_STAMP) $(GRAFT_HEADERS)
 	$(graft_compile)
 
 # Hostile objects for the verifier's tests: assembly, never through the sandboxing step.
-$(BUILD)/grafts/hostile/%.graft: grafts/hostile/%.c $(GRAFT_HEADERS) $(HOSTILE_GRAFT_HEADERS)
+$(BUILD)/grafts/hostile/%.graft: grafts/hostile/%.c $(GRAFT_FLAGS_STAMP) $(GRAFT_HEADERS) $(HOSTILE_GRAFT_HEADERS)
 	$(graft_compile)
 
-$(BUILD)/grafts/bad/%.graft: grafts/bad/%.c $(GRAFT_HEADERS) $(BAD_GRAFT_HEADERS) $(SFI_REWRITER) $(SFI_FINISH)
+$(BUILD)/grafts/bad/%.graft: grafts/bad/%.c $(GRAFT_FLAGS_STAMP) $(GRAFT_HEADERS) $(BAD_GRAFT_HEADERS) $(SFI_REWRITER) $(SFI_FINISH)
 	$(graft_compile_sfi)
 
-$(BUILD)/grafts/%.graft: grafts/%.c $(GRAFT_HEADERS) $(SFI_REWRITER) $(SFI_FINISH)
+$(BUILD)/grafts/%.graft: grafts/%.c $(GRAFT_FLAGS_STAMP) $(GRAFT_HEADERS) $(SFI_REWRITER) $(SFI_FINISH)
 	$(graft_compile_sfi)
 
 .PHONY: grafts

@@ -79,7 +79,7 @@ ARCH_NOPROBE_SRCS := $(wildcard $(ARCH_DIR)/patch/*.c) $(ARCH_DIR)/probe_site.c 
 ARCH_GEN_SRCS := $(BUILD)/gen/sparc64_opcodes.c
 ARCH_GEN_HEADERS := $(BUILD)/gen/sparc64_opcodes.h
 ARCH_GEN_OBJS := $(BUILD)/obj/gen/sparc64_opcodes.o
-$(ARCH_GEN_OBJS): $(BUILD)/obj/gen/%.o: $(BUILD)/gen/%.c $(ARCH_GEN_HEADERS)
+$(ARCH_GEN_OBJS): $(BUILD)/obj/gen/%.o: $(BUILD)/gen/%.c $(KERNEL_FLAGS_STAMP) $(ARCH_GEN_HEADERS)
 	@mkdir -p $(dir $@)
 	$(Q)$(CC) $(KERNEL_CFLAGS) -I$(ARCH_DIR) -c $< -o $@
 ARCH_HOST_SRCS :=

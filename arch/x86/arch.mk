@@ -92,7 +92,7 @@ $(ARCH_GEN_SRCS) $(BUILD)/gen/x86_encodings.h &: $(ARCH_DIR)/opcodes.map $(X86_G
 	@mkdir -p $(BUILD)/gen
 	$(call say,GEN,$(BUILD)/gen/x86_opcodes.c)
 	$(Q)$(PYTHON) $(X86_GEN) $< -o $(BUILD)/gen/x86_opcodes.c --encodings $(BUILD)/gen
-$(ARCH_GEN_OBJS): $(BUILD)/obj/gen/%.o: $(BUILD)/gen/%.c $(ARCH_DIR)/x86_opcodes.h $(ARCH_GEN_HEADERS)
+$(ARCH_GEN_OBJS): $(BUILD)/obj/gen/%.o: $(BUILD)/gen/%.c $(KERNEL_FLAGS_STAMP) $(ARCH_DIR)/x86_opcodes.h $(ARCH_GEN_HEADERS)
 	@mkdir -p $(dir $@)
 	$(Q)$(CC) $(KERNEL_CFLAGS) -I$(ARCH_DIR) -c $< -o $@
 
