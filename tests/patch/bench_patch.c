@@ -4,8 +4,10 @@
  * builder (arch/x86/patch_emit.c, relocate.c) on a function of this
  * program: its entry gets the 5-byte jump a jump probe writes, to a patch
  * in executable memory within rel32 reach holding either an inline
- * counter or a call of an empty C handler with every register saved,
- * then the relocated instructions and a jump back. Nanoseconds per call
+ * counter or a call of an empty C handler with every register saved
+ * (and, after it, those live at the entry reloaded, as the kernel's
+ * patches reload what its analysis finds live), then the relocated
+ * instructions and a jump back. Nanoseconds per call
  * for the plain function, the counter and the handler, in one run, and
  * the ratios to the plain call.
  *
@@ -48,6 +50,33 @@ static uint8_t *near_memory(void)
 			return p;
 	}
 	return NULL;
+}
+
+/*
+ * The registers live at bench_target's entry, as the kernel's structural
+ * analysis finds them at a site (scion/cfg.h, cfg_live_at) and hands them
+ * to its patches: bench_target runs straight to its ret, where what the
+ * ABI returns and keeps is live, so each instruction back from there
+ * adds what it reads and ends what it writes. 0 if it is not straight.
+ */
+static uint32_t live_at_entry(void)
+{
+	const uint8_t *code = (const uint8_t *)bench_target;
+	struct insn in[8];
+	unsigned n = 0;
+	for (size_t off = 0; n < 8; off += in[n++].length) {
+		insn_decode(&in[n], code + off, 16, (uintptr_t)code + off);
+		if (in[n].status != INSN_OK || (in[n].cf != INSN_CF_NONE && in[n].cf != INSN_CF_RET))
+			return 0;
+		if (in[n].cf == INSN_CF_RET)
+			break;
+	}
+	if (n == 8)
+		return 0;
+	uint32_t live = ABI_LIVE_AT_RETURN;
+	for (unsigned i = n + 1; i-- > 0;)
+		live = (live & ~in[i].regs_written) | in[i].regs_read;
+	return live;
 }
 
 /* Relocate bench_target's region into b and jump back after it. */
@@ -104,9 +133,17 @@ int main(int argc, char **argv)
 	patch_buf_init(&counter, area, 1024, (uintptr_t)area);
 	patch_emit_counter(&counter, (uintptr_t)&hits, true);
 	patch_buf_init(&handler, area + 1024, 1024, (uintptr_t)area + 1024);
-	/* As at an fbt entry: the arguments live; user mode cannot mask interrupts. */
+	/*
+	 * As at an fbt entry: what is live there reloaded after the call; user
+	 * mode cannot mask interrupts.
+	 */
+	uint32_t live = live_at_entry();
+	if (!live) {
+		fprintf(stderr, "bench-patch: bench_target is not straight-line code\n");
+		return 1;
+	}
 	patch_emit_frame_call(&handler, (uintptr_t)bench_target, (uintptr_t)empty_handler, 0,
-			      ABI_CALL_READS | ABI_CALLEE_SAVED, false);
+			      live, false);
 	if (finish_patch(&counter) || finish_patch(&handler))
 		return 1;
 
@@ -128,6 +165,7 @@ int main(int argc, char **argv)
 		return 1;
 	}
 	printf("calls %ld best of %d\n", calls, ROUNDS);
+	printf("live 0x%x\n", live);
 	printf("patch plain %.3f\n", plain);
 	printf("patch inline_counter %.3f\n", counted);
 	printf("patch jump_empty_handler %.3f\n", handled);
