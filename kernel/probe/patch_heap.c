@@ -374,6 +374,12 @@ uint64_t *data_alloc(unsigned n)
 	return p;
 }
 
+void data_release(uint64_t *slot, unsigned n)
+{
+	if (slot)
+		set_bits(data_used, ((uintptr_t)slot - PATCH_DATA_BASE) / 8, n, false);
+}
+
 void data_free(uint64_t *slot, unsigned n)
 {
 	struct retired_slot *r;

@@ -43,7 +43,8 @@ void site_state_free(struct site_state *st)
 {
 	if (!st)
 		return;
-	data_free(st->hot, PATCH_HOT_SLOTS);
+	/* Its patch is being freed, or never ran: nothing else reaches the slots. */
+	data_release(st->hot, PATCH_HOT_SLOTS);
 	if (st->pooled)
 		probe_pool_free(&state_pool, st);
 	else

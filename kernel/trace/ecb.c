@@ -42,7 +42,6 @@ static void count(uint64_t *counter)
 	__atomic_fetch_add(counter, 1, __ATOMIC_RELAXED);
 }
 
-
 /* dtrace:::ERROR's arg4 is the fault in DTrace's numbering (DTRACEFLT_*), which D scripts test. */
 static const uint8_t dtrace_fault_code[DIF_FAULT_KINDS] = {
 	[DIF_FAULT_NONE] = 0,		/* DTRACEFLT_UNKNOWN */
