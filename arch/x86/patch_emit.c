@@ -348,7 +348,7 @@ _Static_assert(offsetof(struct probe_hit, regs) == 0 &&
  * 1. push %rsp: the rsp slot gets the probed code's rsp. The frame's ss
  *    slot is the probed stack's top word, which the patch leaves alone:
  *    a lean frame has no ss (scion/probe.h). rflags, then interrupts
- *    masked.
+ *    masked (unless !mask_interrupts: host benchmarks).
  * 2. cs, rip = pc; error and vector stepped over; the registers of
  *    frame_push_order but r12..r15, which a C handler keeps itself.
  * 3. The hit (struct probe_hit), in r12..r15's slots and below: r12 and
@@ -357,11 +357,13 @@ _Static_assert(offsetof(struct probe_hit, regs) == 0 &&
  *    stack stays where the hit left it: the kernel's C needs 8-byte
  *    alignment only (arch.mk). DF is clear (emit_frame_save's step 3).
  */
-static void emit_lean_frame_save(struct patch_buf *b, uint64_t pc, uint64_t probe_slot)
+static void emit_lean_frame_save(struct patch_buf *b, uint64_t pc, uint64_t probe_slot,
+				 bool mask_interrupts)
 {
 	emit_push_reg(b, INSN_RSP);
 	EMIT(b, pushfq);
-	EMIT(b, cli);
+	if (mask_interrupts)
+		EMIT(b, cli);
 
 	EMIT(b, push_imm8);
 	emit_u8(b, SEL_KERNEL_CODE);
@@ -379,44 +381,35 @@ static void emit_lean_frame_save(struct patch_buf *b, uint64_t pc, uint64_t prob
 	emit_mov_reg(b, INSN_RDI, INSN_RSP);
 }
 
-/* movq $0, %gs:slot */
-static void emit_gs_clear(struct patch_buf *b, uint32_t slot)
-{
-	emit_gs_op(b, x86_enc_mov_rm_imm32, sizeof(x86_enc_mov_rm_imm32),
-		   X86_ENC_MOV_RM_IMM32_EXT, slot);
-	emit_u32(b, 0);
-}
-
 /*
  * The handler call's common way (struct probe_patch_handler's steps 1
  * and 2 when no consumer runs and the state is current), straight
  * through from the lean frame's save to its restore; the rare ways are
  * branches to patch_emit_handler_cold's code:
- * 1. btsq $0, %gs:cpu_running; jc nested.
- * 2. lock incq hits(%rip); js retired; incq %gs:cpu_hits;
- *    fn(rdi = hit, arg); movq $0, %gs:cpu_running.
+ * 1. btsq $0, %gs:cpu_run; jc nested.
+ * 2. lock incq hits(%rip); js retired; fn(rdi = hit, arg);
+ *    incq %gs:cpu_run (the flag cleared, the hit counted).
  *    done: the frame is restored.
  */
 void patch_emit_handler_call(struct patch_buf *b, uint64_t pc,
 			     const struct probe_patch_handler *h, uint64_t state, uint32_t live,
-			     struct patch_handler_cold *cold)
+			     bool mask_interrupts, struct patch_handler_cold *cold)
 {
 	*cold = (struct patch_handler_cold){ .h = h, .state = state };
-	emit_lean_frame_save(b, pc, h->probe_slot);
+	emit_lean_frame_save(b, pc, h->probe_slot, mask_interrupts);
 	emit_gs_op(b, x86_enc_bts_rm_imm8, sizeof(x86_enc_bts_rm_imm8), X86_ENC_BTS_RM_IMM8_EXT,
-		   h->cpu_running);
+		   h->cpu_run);
 	emit_u8(b, 0);
 	cold->nested = emit_jcc_forward(b, CC_CARRY);
 	EMIT(b, lock);
 	emit_rip_op(b, x86_enc_inc_rm, sizeof(x86_enc_inc_rm), X86_ENC_INC_RM_EXT, h->hits);
 	cold->retired = emit_jcc_forward(b, CC_SIGN);
-	emit_gs_op(b, x86_enc_inc_rm, sizeof(x86_enc_inc_rm), X86_ENC_INC_RM_EXT, h->cpu_hits);
 	emit_mov_imm64(b, INSN_RSI, h->arg);
 	patch_emit_call(b, h->fn);
-	emit_gs_clear(b, h->cpu_running);
+	emit_gs_op(b, x86_enc_inc_rm, sizeof(x86_enc_inc_rm), X86_ENC_INC_RM_EXT, h->cpu_run);
 	cold->done = patch_buf_pc(b);
-	emit_frame_restore(b, live, true, (struct frame_place){ .at = HIT_BELOW,
-								 .end = FRAME_SLOT(ss) });
+	emit_frame_restore(b, live, mask_interrupts, (struct frame_place){ .at = HIT_BELOW,
+									    .end = FRAME_SLOT(ss) });
 }
 
 /*
@@ -445,7 +438,8 @@ static void emit_complete_frame(struct patch_buf *b)
  * 3), each ending in a jump back to the restore:
  * nested: mov $state, %rsi; cmpb $0, retired(%rsi); jne general;
  *    lock incq missed(%rsi); jmp done.
- * retired: movq $0, %gs:cpu_running; mov $state, %rsi.
+ * retired: andq $-2, %gs:cpu_run (the flag cleared, no hit counted);
+ *    mov $state, %rsi.
  * general: the frame made whole; retired_fn(frame, rsi); jmp done.
  */
 void patch_emit_handler_cold(struct patch_buf *b, const struct patch_handler_cold *cold)
@@ -463,7 +457,9 @@ void patch_emit_handler_cold(struct patch_buf *b, const struct patch_handler_col
 	patch_emit_jmp(b, cold->done);
 
 	fix_forward(b, cold->retired);
-	emit_gs_clear(b, h->cpu_running);
+	emit_gs_op(b, x86_enc_and_rm_imm8, sizeof(x86_enc_and_rm_imm8), X86_ENC_AND_RM_IMM8_EXT,
+		   h->cpu_run);
+	emit_u8(b, (uint8_t)~1u);
 	emit_mov_imm64(b, INSN_RSI, cold->state);
 	fix_forward(b, general);
 	emit_complete_frame(b);

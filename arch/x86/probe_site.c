@@ -282,7 +282,7 @@ void arch_probe_build_patch(struct patch_buf *b, const struct probe_patch_plan *
 		handled = plan->handler != NULL;
 		if (handled)
 			patch_emit_handler_call(b, plan->site, plan->handler, plan->call_cookie,
-						plan->live, &cold);
+						plan->live, true, &cold);
 		else if (plan->call_fn)
 			patch_emit_frame_call(b, plan->site, plan->call_fn, plan->call_cookie,
 					      plan->live, true);

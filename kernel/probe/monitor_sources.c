@@ -9,7 +9,7 @@
 
 static uint64_t probe_hits(unsigned i)
 {
-	return __atomic_load_n(&cpu_by_index(i)->probe_hits, __ATOMIC_RELAXED);
+	return cpu_probe_hits(cpu_by_index(i));
 }
 
 MONITOR_PER_CPU(probe_hits, "probe.hits", "hits", MONITOR_COUNTER, probe_hits);

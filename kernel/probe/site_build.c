@@ -18,6 +18,9 @@
 #include <scion/cpu.h>
 #include "probe_internal.h"
 
+_Static_assert(CPU_PROBE_RUNNING == 1,
+	       "a patch's handler call tests and clears bit 0 of cpu_run (scion/probe_arch.h)");
+
 #define PATCH_ROOM 1024		/* the most code a patch may hold */
 #define INLINE_ON_STACK 8	/* inline consumers planned without an allocation */
 
@@ -119,8 +122,7 @@ static void plan(const struct probe_site *s, const struct site_state *st,
 				.retired_fn = (uintptr_t)probe_dispatch_frame,
 				.retired = offsetof(struct site_state, retired),
 				.missed = offsetof(struct site_state, missed),
-				.cpu_hits = offsetof(struct cpu, probe_hits),
-				.cpu_running = offsetof(struct cpu, probe_running),
+				.cpu_run = offsetof(struct cpu, probe_run),
 			};
 			p->handler = h;
 		}

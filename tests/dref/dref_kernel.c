@@ -50,7 +50,7 @@ void dref_host_cpus(unsigned n)
 		cpus[i].index = i;
 		cpus[i].online = i < ncpus;
 		cpus[i].current = NULL;
-		cpus[i].probe_hits = cpus[i].probe_running = 0;
+		cpus[i].probe_run = 0;
 	}
 	host_this_cpu = &cpus[0];
 }

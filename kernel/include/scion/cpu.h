@@ -55,15 +55,15 @@ struct cpu {
 
 	/*
 	 * Probe consumers on this CPU (cpu_probe_running and the functions
-	 * after it): probe_hits counts the hits whose consumers ran, the
-	 * monitor's probe.hits (own CPU writes with atomic stores, anyone
-	 * reads); probe_running, own CPU, is 1 while consumers run. A flag,
-	 * not a depth: consumers never nest (a hit meanwhile only counts as
-	 * missed), and a patch tests and sets a flag in one instruction
-	 * (x86's bts) and clears it in one.
+	 * after it), in one word that only the own CPU writes, each change
+	 * one store or one instruction, and anyone reads: bit 0 is set while
+	 * consumers run; the bits above count the hits whose consumers ran
+	 * (the monitor's probe.hits). A flag, not a depth: consumers never
+	 * nest (a hit meanwhile only counts as missed). One word, so a patch
+	 * tests and sets the flag in one instruction (x86's bts) and ends a
+	 * hit in one: adding 1 clears the flag and carries into the count.
 	 */
-	uint64_t probe_hits;
-	uint64_t probe_running;
+	uint64_t probe_run;
 	/*
 	 * Own CPU, interrupts masked: a pause a consumer of the current hit
 	 * asked for (scion/pause.h): the thread (0: none) and the probed
@@ -130,32 +130,40 @@ static inline void cpu_irq_time_exit(struct cpu *c)
  *   puts back.
  * Caller's context: interrupts masked.
  */
+#define CPU_PROBE_RUNNING 1ull	/* probe_run's flag; the count is probe_run >> 1 */
+
 static inline bool cpu_probe_running(const struct cpu *c)
 {
-	return c->probe_running != 0;
+	return c->probe_run & CPU_PROBE_RUNNING;
 }
 
 static inline void cpu_probe_hit_begin(struct cpu *c)
 {
-	c->probe_running = 1;
-	__atomic_store_n(&c->probe_hits, c->probe_hits + 1, __ATOMIC_RELAXED);
+	__atomic_store_n(&c->probe_run, c->probe_run | CPU_PROBE_RUNNING, __ATOMIC_RELAXED);
 }
 
 static inline void cpu_probe_hit_end(struct cpu *c)
 {
-	c->probe_running = 0;
+	__atomic_store_n(&c->probe_run, c->probe_run + 1, __ATOMIC_RELAXED);
 }
 
 static inline uint64_t cpu_probe_run_begin(struct cpu *c)
 {
-	uint64_t was = c->probe_running;
-	c->probe_running = 1;
+	uint64_t was = c->probe_run & CPU_PROBE_RUNNING;
+	__atomic_store_n(&c->probe_run, c->probe_run | CPU_PROBE_RUNNING, __ATOMIC_RELAXED);
 	return was;
 }
 
 static inline void cpu_probe_run_end(struct cpu *c, uint64_t was)
 {
-	c->probe_running = was;
+	__atomic_store_n(&c->probe_run, (c->probe_run & ~CPU_PROBE_RUNNING) | was,
+			 __ATOMIC_RELAXED);
+}
+
+/* The probe hits whose consumers ran on c (any CPU may ask). */
+static inline uint64_t cpu_probe_hits(const struct cpu *c)
+{
+	return __atomic_load_n(&c->probe_run, __ATOMIC_RELAXED) >> 1;
 }
 
 /* True in interrupt context (an interrupt handler runs on this CPU). */

@@ -108,15 +108,15 @@ struct probe_patch_inline {
  * the patch may run it itself (arch_probe_build_patch), doing what
  * probe_dispatch_handler does in C without the call into it. In steps,
  * interrupts masked, with state = the plan's call_cookie:
- * 1. consumers already running on this CPU (its cpu_running flag set,
- *    which this step sets if it was clear): if the state is retired, go
- *    to 3; else add 1 to the state's missed counter (atomically) and
- *    return;
+ * 1. consumers already running on this CPU (the running flag, bit 0,
+ *    of its cpu_run word set, which this step sets if it was clear): if the
+ *    state is retired, go to 3; else add 1 to the state's missed counter
+ *    (atomically) and return;
  * 2. add 1 to the hits counter (atomically): if that sets its sign
- *    (PROBE_PATCH_HITS_RETIRED: the state is retired), clear cpu_running
- *    and go to 3; else add 1 to cpu_hits, call fn(hit, arg) with
- *    hit = { the frame, the probe in probe_slot, the site }, clear
- *    cpu_running and return;
+ *    (PROBE_PATCH_HITS_RETIRED: the state is retired), clear the running
+ *    flag and go to 3; else call fn(hit, arg) with hit = { the frame,
+ *    the probe in probe_slot, the site }, add 1 to cpu_run (which clears
+ *    the flag and counts the CPU's hit: scion/cpu.h) and return;
  * 3. call retired_fn(frame, state), the general dispatcher, which runs
  *    the site's current consumers (or counts the hit missed).
  * The frame may be lean (scion/probe.h, struct probe_hit): a port that
@@ -134,7 +134,8 @@ struct probe_patch_handler {
 	uint64_t retired_fn;		/* void (*)(struct trap_frame *, uint64_t state) */
 	uint32_t retired, missed;	/* offsets in the state: its bool retired and 64-bit
 					   missed counter */
-	uint32_t cpu_hits, cpu_running;	/* offsets in struct cpu (the per-CPU base) */
+	uint32_t cpu_run;		/* offset in struct cpu (the per-CPU base) of its
+					   probe_run word (scion/cpu.h) */
 };
 
 /* What a site's patch must do. */

@@ -79,9 +79,10 @@ void patch_emit_frame_call(struct patch_buf *b, uint64_t pc, uint64_t fn, uint64
  * patch_emit_handler_call - the frame call of a jump probe whose one C
  * consumer is a handler (scion/probe_arch.h's struct probe_patch_handler,
  * whose steps it runs, for the site state `state`), in the kernel: a
- * lean frame (scion/probe.h) with the hit below it, interrupts masked,
- * and the stack aligned to 8 bytes (the kernel's C needs no more); the
- * frame is restored as by patch_emit_frame_call. Its common way runs
+ * lean frame (scion/probe.h) with the hit below it, interrupts masked
+ * (mask_interrupts is false only in host benchmarks, which run patches
+ * in user mode), and the stack aligned to 8 bytes (the kernel's C needs
+ * no more); the frame is restored as by patch_emit_frame_call. Its common way runs
  * straight through; cold is set for patch_emit_handler_cold, which
  * emits the rare ways (a nested hit, a retired state) where the caller
  * puts it: after the patch's branch back, so no branch skips them.
@@ -95,7 +96,7 @@ struct patch_handler_cold {
 };
 void patch_emit_handler_call(struct patch_buf *b, uint64_t pc,
 			     const struct probe_patch_handler *h, uint64_t state, uint32_t live,
-			     struct patch_handler_cold *cold);
+			     bool mask_interrupts, struct patch_handler_cold *cold);
 void patch_emit_handler_cold(struct patch_buf *b, const struct patch_handler_cold *cold);
 
 /*
