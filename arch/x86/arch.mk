@@ -186,14 +186,20 @@ check-decoder: $(CHECK_DECODER) $(KERNEL)
 	@$(CHECK_DECODER) $(FILES)
 
 # The patch builder on the host: nanoseconds per probe hit (make bench).
-# Its targets run on the host's stack like kernel code: no red zone.
+# Optimized and without sanitizers, as the kernel is built; its targets
+# run on the host's stack like kernel code: no red zone; linked at a low
+# address (no PIE), so the addresses its patches push fit in 32 bits as
+# the kernel's do.
 BENCH_PATCH := $(BUILD)/host/bench-patch
 PATCH_HOST_SRCS := tests/patch/bench_patch.c tests/patch/bench_targets.S $(ARCH_DIR)/patch_emit.c \
 	$(ARCH_DIR)/relocate.c $(BUILD)/gen/x86_encodings.c $(DECODER_SRCS)
-$(BENCH_PATCH): $(PATCH_HOST_SRCS) $(ARCH_GEN_HEADERS) $(ARCH_DIR)/include/arch/patch.h
+PATCH_BENCH_CFLAGS := -std=gnu11 -O2 -g -Wall -Wextra -Werror -mno-red-zone -fno-pie -no-pie \
+	-Ikernel/include -I$(ARCH_DIR)/include -I$(ARCH_DIR) -I$(BUILD)/gen
+$(BENCH_PATCH): $(PATCH_HOST_SRCS) tests/patch/bench_patch.h $(ARCH_GEN_HEADERS) \
+		$(ARCH_DIR)/include/arch/patch.h kernel/include/scion/probe_arch.h
 	@mkdir -p $(dir $@)
 	$(call say,HOSTCC,$@)
-	$(Q)$(HOST_CC) $(HOST_CFLAGS) -mno-red-zone -o $@ $(PATCH_HOST_SRCS)
+	$(Q)$(HOST_CC) $(PATCH_BENCH_CFLAGS) -o $@ $(PATCH_HOST_SRCS)
 
 # The SFI proof (tests/sfi/): build/host/sfi-proof runs every instruction
 # form the sandbox's verifier accepts, single-stepped in a traced child

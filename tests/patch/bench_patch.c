@@ -3,13 +3,22 @@
  * Host-native cost of a probe hit, built by the kernel's own patch
  * builder (arch/x86/patch_emit.c, relocate.c) on a function of this
  * program: its entry gets the 5-byte jump a jump probe writes, to a patch
- * in executable memory within rel32 reach holding either an inline
- * counter or a call of an empty C handler with every register saved
- * (and, after it, those live at the entry reloaded, as the kernel's
- * patches reload what its analysis finds live), then the relocated
- * instructions and a jump back. Nanoseconds per call
- * for the plain function, the counter and the handler, in one run, and
- * the ratios to the plain call.
+ * in executable memory within rel32 reach, which runs
+ * - inline_counter: an inline counter;
+ * - jump_empty_handler: the kernel's one-handler path
+ *   (patch_emit_handler_call: a lean frame, the CPU's running flag, the
+ *   state's hit counter, the handler called directly), with an empty
+ *   handler;
+ * - jump_frame_call: the general path (patch_emit_frame_call: the whole
+ *   frame, a call of the dispatcher), with an empty function;
+ * then the relocated instructions and a jump back. After each call the
+ * patch reloads what is live at the entry, found as the kernel's analysis
+ * finds it. floor_call and floor_call_flags are bench_targets.S's
+ * hand-written floors. User mode cannot mask interrupts, so the built
+ * patches leave out cli and sti; everything else is the kernel's code.
+ * The program is linked at a low address, as the kernel's code lies in
+ * the top 2 GB: the addresses the patches push fit in 32 bits.
+ * Nanoseconds per call, best of ROUNDS, and the ratios to the plain call.
  *
  * Usage: bench-patch [calls]; prints lines "patch <what> <ns per call>"
  * and "ratio <what> <x>".
@@ -17,38 +26,70 @@
 #include <arch/patch.h>
 #include <arch/abi.h>
 #include <arch/trap.h>
+#include <scion/probe_arch.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
 #include <unistd.h>
 #include <sys/mman.h>
+#include <sys/syscall.h>
+#include <asm/prctl.h>
+#include "bench_patch.h"
 
+struct probe_hit;
 typedef uint64_t (*target_fn)(uint64_t);
 extern uint64_t bench_target(uint64_t x);
+extern const uint8_t bench_floor_call[], bench_floor_call_flags[];
 
-#define AREA 65536
-#define REGION 8		/* bytes of bench_target the jump detours */
+#define AREA   65536
 #define ROUNDS 5		/* best of */
+#define PATCH_ROOM 1024
 
 static uint64_t hits;		/* the inline counter (within reach of the patch: same program) */
 static volatile uint64_t sink;
+/* The stand-in for struct cpu, the per-CPU base (%gs): its probe_run word. */
+static uint64_t cpu_area[1];
+static uint64_t retired_calls;
 
-static void empty_handler(struct trap_frame *frame, uint64_t cookie)
+void bench_empty(void);
+void bench_empty(void)
+{
+}
+
+static void empty_frame_fn(struct trap_frame *frame, uint64_t cookie)
 {
 	(void)frame;
 	(void)cookie;
 }
 
+static void empty_handler(const struct probe_hit *hit, void *arg)
+{
+	(void)hit;
+	(void)arg;
+}
+
+static void retired_fn(struct trap_frame *frame, uint64_t state)
+{
+	(void)frame;
+	(void)state;
+	retired_calls++;
+}
+
+/* Executable memory within rel32 reach of bench_target, above or below it. */
 static uint8_t *near_memory(void)
 {
 	uintptr_t text = (uintptr_t)bench_target & ~0xfffull;
-	for (uintptr_t delta = 1u << 24; delta < (1ull << 31); delta <<= 1) {
-		void *p = mmap((void *)(text - delta), AREA, PROT_READ | PROT_WRITE | PROT_EXEC,
-			       MAP_PRIVATE | MAP_ANONYMOUS | MAP_FIXED_NOREPLACE, -1, 0);
-		if (p != MAP_FAILED)
-			return p;
-	}
+	for (uintptr_t delta = 1u << 24; delta < (1ull << 30); delta <<= 1)
+		for (int side = -1; side <= 1; side += 2) {
+			if (side < 0 && delta > text)
+				continue;
+			void *p = mmap((void *)(text + (intptr_t)side * (intptr_t)delta), AREA,
+				       PROT_READ | PROT_WRITE | PROT_EXEC,
+				       MAP_PRIVATE | MAP_ANONYMOUS | MAP_FIXED_NOREPLACE, -1, 0);
+			if (p != MAP_FAILED)
+				return p;
+		}
 	return NULL;
 }
 
@@ -83,7 +124,7 @@ static uint32_t live_at_entry(void)
 static int finish_patch(struct patch_buf *b)
 {
 	const uint8_t *src = (const uint8_t *)bench_target;
-	for (size_t off = 0; off < REGION;) {
+	for (size_t off = 0; off < BENCH_REGION;) {
 		struct insn in;
 		const char *why;
 		insn_decode(&in, src + off, 16, (uintptr_t)src + off);
@@ -93,12 +134,13 @@ static int finish_patch(struct patch_buf *b)
 		}
 		off += in.length;
 	}
-	patch_emit_jmp(b, (uintptr_t)bench_target + REGION);
+	patch_emit_jmp(b, (uintptr_t)bench_target + BENCH_REGION);
 	return patch_buf_ok(b) ? 0 : -1;
 }
 
-static double ns_per_call(target_fn fn, long calls)
+static double ns_per_call(long calls)
 {
+	target_fn volatile fn = bench_target;
 	double best = 0;
 	for (int r = 0; r < ROUNDS; r++) {
 		struct timespec a, z;
@@ -115,61 +157,98 @@ static double ns_per_call(target_fn fn, long calls)
 	return best;
 }
 
+struct variant {
+	const char *name;
+	uintptr_t patch;	/* where bench_target's jump leads; 0: no jump */
+	double ns;
+};
+
+/* Time calls of bench_target with its entry jumping to v->patch; false if it misbehaved. */
+static bool measure(struct variant *v, long calls, const uint8_t *original)
+{
+	uint8_t jmp[PATCH_JUMP_LEN];
+	if (v->patch) {
+		if (!patch_jump_bytes(jmp, (uintptr_t)bench_target, v->patch))
+			return false;
+		memcpy((void *)bench_target, jmp, sizeof(jmp));
+	}
+	v->ns = ns_per_call(calls);
+	bool right = bench_target(5) == 22;
+	memcpy((void *)bench_target, original, PATCH_JUMP_LEN);
+	return right;
+}
+
 int main(int argc, char **argv)
 {
 	long calls = argc > 1 ? atol(argv[1]) : 20000000;
-	uint8_t *area = near_memory(), original[PATCH_JUMP_LEN], jmp[PATCH_JUMP_LEN];
-	target_fn volatile fn = bench_target;
+	uint8_t *area = near_memory(), original[PATCH_JUMP_LEN];
 	long page = sysconf(_SC_PAGESIZE);
 	uintptr_t text_page = (uintptr_t)bench_target & ~(uintptr_t)(page - 1);
 
-	if (!area || mprotect((void *)text_page, (size_t)page, PROT_READ | PROT_WRITE | PROT_EXEC)) {
-		perror("bench-patch: memory");
+	if (!area || mprotect((void *)text_page, (size_t)page, PROT_READ | PROT_WRITE | PROT_EXEC) ||
+	    syscall(SYS_arch_prctl, ARCH_SET_GS, (unsigned long)cpu_area)) {
+		perror("bench-patch: memory or the per-CPU base");
 		return 1;
 	}
 	memcpy(original, (void *)bench_target, sizeof(original));
-
-	struct patch_buf counter, handler;
-	patch_buf_init(&counter, area, 1024, (uintptr_t)area);
-	patch_emit_counter(&counter, (uintptr_t)&hits, true);
-	patch_buf_init(&handler, area + 1024, 1024, (uintptr_t)area + 1024);
-	/*
-	 * As at an fbt entry: what is live there reloaded after the call; user
-	 * mode cannot mask interrupts.
-	 */
 	uint32_t live = live_at_entry();
-	if (!live) {
-		fprintf(stderr, "bench-patch: bench_target is not straight-line code\n");
+	if (live & ABI_CALLER_SAVED & ~(INSN_REG(INSN_RDI) | INSN_REG(INSN_RDX))) {
+		fprintf(stderr, "bench-patch: bench_target's live registers are not the floors'\n");
 		return 1;
 	}
-	patch_emit_frame_call(&handler, (uintptr_t)bench_target, (uintptr_t)empty_handler, 0,
-			      live, false);
-	if (finish_patch(&counter) || finish_patch(&handler))
+
+	/* The patch data a site state has: its hit counter and its probe (never read here). */
+	uint64_t *slots = (uint64_t *)(area + 3 * PATCH_ROOM);
+	static uint8_t state[64];	/* the site state: its retired flag and missed counter */
+	struct probe_patch_handler h = {
+		.fn = (uintptr_t)empty_handler, .hits = (uintptr_t)&slots[0],
+		.probe_slot = (uintptr_t)&slots[1], .retired_fn = (uintptr_t)retired_fn,
+		.retired = 0, .missed = 8, .cpu_run = 0,
+	};
+	struct patch_buf counter, handler, frame;
+	struct patch_handler_cold cold;
+	patch_buf_init(&counter, area, PATCH_ROOM, (uintptr_t)area);
+	patch_emit_counter(&counter, (uintptr_t)&hits, true);
+	patch_buf_init(&handler, area + PATCH_ROOM, PATCH_ROOM, (uintptr_t)area + PATCH_ROOM);
+	patch_emit_handler_call(&handler, (uintptr_t)bench_target, &h, (uintptr_t)state, live,
+				false, &cold);
+	patch_buf_init(&frame, area + 2 * PATCH_ROOM, PATCH_ROOM, (uintptr_t)area + 2 * PATCH_ROOM);
+	patch_emit_frame_call(&frame, (uintptr_t)bench_target, (uintptr_t)empty_frame_fn, 0, live,
+			      false);
+	if (!live || finish_patch(&counter) || finish_patch(&handler) || finish_patch(&frame))
+		return 1;
+	patch_emit_handler_cold(&handler, &cold);
+	if (!patch_buf_ok(&handler))
 		return 1;
 
-	double plain = ns_per_call(fn, calls);
-	patch_jump_bytes(jmp, (uintptr_t)bench_target, (uintptr_t)area);
-	memcpy((void *)bench_target, jmp, sizeof(jmp));
-	hits = 0;
-	double counted = ns_per_call(fn, calls);
-	uint64_t counted_hits = hits;
-	patch_jump_bytes(jmp, (uintptr_t)bench_target, (uintptr_t)area + 1024);
-	memcpy((void *)bench_target, jmp, sizeof(jmp));
-	double handled = ns_per_call(fn, calls);
-	uint64_t wrong = fn(5) != 22;
-	memcpy((void *)bench_target, original, sizeof(original));
-
-	if (counted_hits != (uint64_t)calls * ROUNDS || wrong) {
-		fprintf(stderr, "bench-patch: the probed function misbehaved (%llu hits for %ld calls)\n",
-			(unsigned long long)counted_hits, calls * ROUNDS);
+	struct variant v[] = {
+		{ "plain", 0, 0 },
+		{ "inline_counter", (uintptr_t)counter.code, 0 },
+		{ "jump_empty_handler", (uintptr_t)handler.code, 0 },
+		{ "jump_frame_call", (uintptr_t)frame.code, 0 },
+		{ "floor_call", (uintptr_t)bench_floor_call, 0 },
+		{ "floor_call_flags", (uintptr_t)bench_floor_call_flags, 0 },
+	};
+	const size_t nv = sizeof(v) / sizeof(v[0]);
+	for (size_t i = 0; i < nv; i++)
+		if (!measure(&v[i], calls, original)) {
+			fprintf(stderr, "bench-patch: %s: the probed function misbehaved\n", v[i].name);
+			return 1;
+		}
+	/* Each way counted every hit: the handler's once in the state, once for the CPU. */
+	uint64_t want = (uint64_t)calls * ROUNDS + 1;
+	if (hits != want || slots[0] != want || cpu_area[0] != want << 1 || retired_calls) {
+		fprintf(stderr, "bench-patch: hits miscounted: counter %llu, handler %llu, cpu %#llx, "
+			"retired %llu; want %llu\n", (unsigned long long)hits,
+			(unsigned long long)slots[0], (unsigned long long)cpu_area[0],
+			(unsigned long long)retired_calls, (unsigned long long)want);
 		return 1;
 	}
 	printf("calls %ld best of %d\n", calls, ROUNDS);
 	printf("live 0x%x\n", live);
-	printf("patch plain %.3f\n", plain);
-	printf("patch inline_counter %.3f\n", counted);
-	printf("patch jump_empty_handler %.3f\n", handled);
-	printf("ratio inline_counter %.3f\n", counted / plain);
-	printf("ratio jump_empty_handler %.3f\n", handled / plain);
+	for (size_t i = 0; i < nv; i++)
+		printf("patch %s %.3f\n", v[i].name, v[i].ns);
+	for (size_t i = 1; i < nv; i++)
+		printf("ratio %s %.3f\n", v[i].name, v[i].ns / v[0].ns);
 	return 0;
 }
