@@ -8,7 +8,9 @@
  *                             number of times, then compute twice a slice:
  *                             per thread, on-cpu equals off-cpu, enqueue
  *                             equals dequeue, sleep and wakeup are exactly
- *                             the sleeps, tick at least the computed ticks
+ *                             the sleeps that blocked (a one-tick sleep
+ *                             whose tick has passed before it takes the
+ *                             run queue's lock returns at once), tick at least the computed ticks
  *                             with at least one preempt; on-cpu's, sleep's,
  *                             preempt's and tick's arg0 is the thread
  *                             running and every arg1 its CPU
@@ -97,6 +99,7 @@ static void disable_all(struct probe_set *s, struct probe_consumer *cs)
 
 #define SCHED_THREADS 3
 #define SCHED_SLEEPS 3
+#define SCHED_SLEEP_TRIES (4 * SCHED_SLEEPS)	/* one-tick sleeps tried to block SCHED_SLEEPS times */
 #define SCHED_YIELDS 5
 #define SCHED_COMPUTE_TICKS 4	/* twice the slice: the tick preempts at least once */
 
@@ -141,12 +144,18 @@ static void sched_handler(const struct probe_hit *hit, void *arg)
 
 static volatile bool sched_go;
 
+/*
+ * Each worker (arg: its index in sched_seen) sleeps until the sleep probe
+ * has seen it block SCHED_SLEEPS times: the count is then exact whatever
+ * the ticks' timing, and a probe that does not fire leaves it short.
+ */
 static void sched_worker(void *arg)
 {
-	(void)arg;
+	const uint64_t *slept = &sched_seen.count[(uintptr_t)arg][EV_SLEEP];
 	while (!READ_ONCE(sched_go))
 		thread_yield();
-	for (int i = 0; i < SCHED_SLEEPS; i++)
+	for (int i = 0; i < SCHED_SLEEP_TRIES && __atomic_load_n(slept, __ATOMIC_RELAXED) < SCHED_SLEEPS;
+	     i++)
 		thread_sleep_ticks(1);
 	for (int i = 0; i < SCHED_YIELDS; i++)
 		thread_yield();
@@ -172,7 +181,7 @@ KTEST(probe_sched_provider, 1)
 	}
 	/* The workers wait for sched_go, so their tids are known before they count. */
 	for (int i = 0; i < SCHED_THREADS; i++) {
-		th[i] = thread_create("sched-probe", sched_worker, NULL, -1);
+		th[i] = thread_create("sched-probe", sched_worker, (void *)(uintptr_t)i, -1);
 		KT_ASSERT(t, th[i], "no memory for a thread");
 		__atomic_store_n(&sched_seen.tid[i], th[i]->tid, __ATOMIC_RELAXED);
 	}
