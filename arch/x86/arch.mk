@@ -195,7 +195,7 @@ PATCH_HOST_SRCS := tests/patch/bench_patch.c tests/patch/bench_targets.S $(ARCH_
 	$(ARCH_DIR)/relocate.c $(BUILD)/gen/x86_encodings.c $(DECODER_SRCS)
 PATCH_BENCH_CFLAGS := -std=gnu11 -O2 -g -Wall -Wextra -Werror -mno-red-zone -fno-pie -no-pie \
 	-Ikernel/include -I$(ARCH_DIR)/include -I$(ARCH_DIR) -I$(BUILD)/gen
-$(BENCH_PATCH): $(PATCH_HOST_SRCS) tests/patch/bench_patch.h $(ARCH_GEN_HEADERS) \
+$(BENCH_PATCH): $(PATCH_HOST_SRCS) $(ARCH_GEN_HEADERS) \
 		$(ARCH_DIR)/include/arch/patch.h kernel/include/scion/probe_arch.h
 	@mkdir -p $(dir $@)
 	$(call say,HOSTCC,$@)

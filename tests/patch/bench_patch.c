@@ -11,11 +11,16 @@
  *   handler;
  * - jump_frame_call: the general path (patch_emit_frame_call: the whole
  *   frame, a call of the dispatcher), with an empty function;
+ * - floor_call: the floor, the least a patch that calls C runs: the
+ *   caller-saved registers live at the entry pushed, an empty function
+ *   called, the registers popped;
+ * - floor_call_flags: the floor with rflags saved first (and dropped
+ *   after), as a kernel patch that masks interrupts must, to know
+ *   whether to unmask them after;
  * then the relocated instructions and a jump back. After each call the
- * patch reloads what is live at the entry, found as the kernel's analysis
- * finds it. floor_call and floor_call_flags are bench_targets.S's
- * hand-written floors. User mode cannot mask interrupts, so the built
- * patches leave out cli and sti; everything else is the kernel's code.
+ * patches reload what is live at the entry, found as the kernel's
+ * analysis finds it. User mode cannot mask interrupts, so the kernel's
+ * patches are built without cli and sti; the rest is the kernel's code.
  * The program is linked at a low address, as the kernel's code lies in
  * the top 2 GB: the addresses the patches push fit in 32 bits.
  * Nanoseconds per call, best of ROUNDS, and the ratios to the plain call.
@@ -35,14 +40,14 @@
 #include <sys/mman.h>
 #include <sys/syscall.h>
 #include <asm/prctl.h>
-#include "bench_patch.h"
+#include "x86_encodings.h"
 
 struct probe_hit;
 typedef uint64_t (*target_fn)(uint64_t);
 extern uint64_t bench_target(uint64_t x);
-extern const uint8_t bench_floor_call[], bench_floor_call_flags[];
 
 #define AREA   65536
+#define REGION 8		/* bytes of bench_target the jump detours */
 #define ROUNDS 5		/* best of */
 #define PATCH_ROOM 1024
 
@@ -52,8 +57,7 @@ static volatile uint64_t sink;
 static uint64_t cpu_area[1];
 static uint64_t retired_calls;
 
-void bench_empty(void);
-void bench_empty(void)
+static void bench_empty(void)
 {
 }
 
@@ -124,7 +128,7 @@ static uint32_t live_at_entry(void)
 static int finish_patch(struct patch_buf *b)
 {
 	const uint8_t *src = (const uint8_t *)bench_target;
-	for (size_t off = 0; off < BENCH_REGION;) {
+	for (size_t off = 0; off < REGION;) {
 		struct insn in;
 		const char *why;
 		insn_decode(&in, src + off, 16, (uintptr_t)src + off);
@@ -134,8 +138,43 @@ static int finish_patch(struct patch_buf *b)
 		}
 		off += in.length;
 	}
-	patch_emit_jmp(b, (uintptr_t)bench_target + BENCH_REGION);
+	patch_emit_jmp(b, (uintptr_t)bench_target + REGION);
 	return patch_buf_ok(b) ? 0 : -1;
+}
+
+static void emit_byte(struct patch_buf *b, uint8_t byte)
+{
+	if (b->len < b->cap)
+		b->code[b->len++] = byte;
+	else
+		b->overflow = true;
+}
+
+#define LOW_REGS (INSN_REG(INSN_R8) - 1)	/* rax..rdi: pushed and popped without a REX */
+
+/*
+ * A floor: push the caller-saved registers in live (all below r8), with
+ * rflags first when save_flags; call the empty function (the stack
+ * 8-byte aligned, as a kernel patch leaves it); pop them, and rflags
+ * into a dead register (the flags are dead at bench_target's entry).
+ */
+static void emit_floor(struct patch_buf *b, uint32_t live, bool save_flags)
+{
+	uint32_t saved = live & ABI_CALLER_SAVED;
+	unsigned dead = INSN_RAX;
+	while (live & INSN_REG(dead))
+		dead++;
+	if (save_flags)
+		emit_byte(b, x86_enc_pushfq[0]);
+	for (unsigned r = 0; r < 8; r++)
+		if (saved & INSN_REG(r))
+			emit_byte(b, (uint8_t)(x86_enc_push_r[0] + r));
+	patch_emit_call(b, (uintptr_t)bench_empty);
+	for (unsigned r = 8; r-- > 0;)
+		if (saved & INSN_REG(r))
+			emit_byte(b, (uint8_t)(x86_enc_pop_r[0] + r));
+	if (save_flags)
+		emit_byte(b, (uint8_t)(x86_enc_pop_r[0] + dead));
 }
 
 static double ns_per_call(long calls)
@@ -192,43 +231,47 @@ int main(int argc, char **argv)
 	}
 	memcpy(original, (void *)bench_target, sizeof(original));
 	uint32_t live = live_at_entry();
-	if (live & ABI_CALLER_SAVED & ~(INSN_REG(INSN_RDI) | INSN_REG(INSN_RDX))) {
-		fprintf(stderr, "bench-patch: bench_target's live registers are not the floors'\n");
+	if (!live || (live & INSN_STATUS_FLAGS) || (live & ABI_CALLER_SAVED & ~LOW_REGS)) {
+		fprintf(stderr, "bench-patch: bench_target is not straight-line code with its live "
+			"registers below r8 and its flags dead\n");
 		return 1;
 	}
 
 	/* The patch data a site state has: its hit counter and its probe (never read here). */
-	uint64_t *slots = (uint64_t *)(area + 3 * PATCH_ROOM);
+	uint64_t *slots = (uint64_t *)(area + AREA - PATCH_ROOM);
 	static uint8_t state[64];	/* the site state: its retired flag and missed counter */
 	struct probe_patch_handler h = {
 		.fn = (uintptr_t)empty_handler, .hits = (uintptr_t)&slots[0],
 		.probe_slot = (uintptr_t)&slots[1], .retired_fn = (uintptr_t)retired_fn,
 		.retired = 0, .missed = 8, .cpu_run = 0,
 	};
-	struct patch_buf counter, handler, frame;
-	struct patch_handler_cold cold;
-	patch_buf_init(&counter, area, PATCH_ROOM, (uintptr_t)area);
-	patch_emit_counter(&counter, (uintptr_t)&hits, true);
-	patch_buf_init(&handler, area + PATCH_ROOM, PATCH_ROOM, (uintptr_t)area + PATCH_ROOM);
-	patch_emit_handler_call(&handler, (uintptr_t)bench_target, &h, (uintptr_t)state, live,
-				false, &cold);
-	patch_buf_init(&frame, area + 2 * PATCH_ROOM, PATCH_ROOM, (uintptr_t)area + 2 * PATCH_ROOM);
-	patch_emit_frame_call(&frame, (uintptr_t)bench_target, (uintptr_t)empty_frame_fn, 0, live,
-			      false);
-	if (!live || finish_patch(&counter) || finish_patch(&handler) || finish_patch(&frame))
-		return 1;
-	patch_emit_handler_cold(&handler, &cold);
-	if (!patch_buf_ok(&handler))
-		return 1;
-
 	struct variant v[] = {
-		{ "plain", 0, 0 },
-		{ "inline_counter", (uintptr_t)counter.code, 0 },
-		{ "jump_empty_handler", (uintptr_t)handler.code, 0 },
-		{ "jump_frame_call", (uintptr_t)frame.code, 0 },
-		{ "floor_call", (uintptr_t)bench_floor_call, 0 },
-		{ "floor_call_flags", (uintptr_t)bench_floor_call_flags, 0 },
+		{ "plain", 0, 0 }, { "inline_counter", 0, 0 }, { "jump_empty_handler", 0, 0 },
+		{ "jump_frame_call", 0, 0 }, { "floor_call", 0, 0 }, { "floor_call_flags", 0, 0 },
 	};
+	for (size_t i = 1; i < sizeof(v) / sizeof(v[0]); i++) {
+		struct patch_buf b;
+		struct patch_handler_cold cold;
+		uintptr_t at = (uintptr_t)area + (i - 1) * PATCH_ROOM;
+		patch_buf_init(&b, (uint8_t *)at, PATCH_ROOM, at);
+		if (i == 1)
+			patch_emit_counter(&b, (uintptr_t)&hits, true);
+		else if (i == 2)
+			patch_emit_handler_call(&b, (uintptr_t)bench_target, &h, (uintptr_t)state, live,
+						false, &cold);
+		else if (i == 3)
+			patch_emit_frame_call(&b, (uintptr_t)bench_target, (uintptr_t)empty_frame_fn,
+					      0, live, false);
+		else
+			emit_floor(&b, live, i == 5);
+		if (finish_patch(&b))
+			return 1;
+		if (i == 2)
+			patch_emit_handler_cold(&b, &cold);
+		if (!patch_buf_ok(&b))
+			return 1;
+		v[i].patch = at;
+	}
 	const size_t nv = sizeof(v) / sizeof(v[0]);
 	for (size_t i = 0; i < nv; i++)
 		if (!measure(&v[i], calls, original)) {
