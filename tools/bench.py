@@ -216,11 +216,11 @@ def host_decode(tool):
 def host_patch(tool):
     """Nanoseconds per call of a host function: plain, and through each patch
     tests/patch/bench_patch.c builds or holds (the kernel's one-handler and
-    general paths, an inline counter, the hand-written floors)."""
+    general paths, an inline counter, the floors)."""
     return run_host_tool(
         [tool], {"build": "gcc -O2 -mno-red-zone -no-pie, host-native, user mode; patches "
                           "from arch/x86/patch_emit.c and relocate.c without cli and sti; "
-                          "floors hand-written (tests/patch/bench_targets.S)",
+                          "floors emitted by the benchmark in the same area",
                  "method": "best of 5 rounds of back-to-back calls"},
         {"patch": (lambda w: f"patch.{w[1]}", "ns per call"),
          "ratio": (lambda w: f"patch.{w[1]}_over_plain", "ratio")},
