@@ -83,6 +83,13 @@ def wait_streams(ctx, sock, want, seconds=120):
         time.sleep(0.5)
 
 
+def forget_daemon_log(sock):
+    """Remove what earlier runs' daemons logged beside sock: the daemon appends to its
+    log, and a pid a check looks for there may be an earlier run's (pids recur)."""
+    if os.path.exists(sock + ".daemon.log"):
+        os.unlink(sock + ".daemon.log")
+
+
 def daemon_log(sock):
     try:
         with open(sock + ".daemon.log") as f:
@@ -258,6 +265,7 @@ def follower_connections(ctx, sock, pid):
 
 def job_shared_channel(ctx):
     boot, sock = channel_boot(ctx, "shared", smp=2, single_thread_tcg=True)
+    forget_daemon_log(sock)
     procs = []
     try:
         rc, out, err = scion_d(ctx, sock, "status")
@@ -384,9 +392,9 @@ def job_no_guest(ctx):
     ctx.result("no-socket-one-line", one_line(rc, out, err, "no control socket at"),
                f"exit {rc}: {out!r} {err!r}")
     stale = os.path.join(ctx.log_dir, f"{ctx.job}-stale.sock")
-    for path in (stale, stale + ".daemon.log"):
-        if os.path.exists(path):
-            os.unlink(path)
+    if os.path.exists(stale):
+        os.unlink(stale)
+    forget_daemon_log(stale)
     s = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
     s.bind(stale)       # a socket file nobody listens on: QEMU has exited
     s.close()
