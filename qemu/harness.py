@@ -13,12 +13,15 @@ import os
 import re
 import signal
 import subprocess
+import sys
 import threading
 import time
 
 import machine
 
 FORBIDDEN_DEFAULT = (r"panic:", r"FAILED")
+# Seconds finish() gives a QEMU still running when its job failed (an exception).
+FAILED_JOB_GRACE = 5
 
 # Boots whose process group may still run: ended when the program exits
 # (a test's exception or a Ctrl-C must not leave QEMU behind).
@@ -123,9 +126,14 @@ class Boot:
         _live.discard(self)
 
     def finish(self):
-        """Wait for QEMU to exit (killing it at the time limit); write the log."""
+        """Wait for QEMU to exit (killing it at the time limit); write the log. Called
+        while an exception propagates (a job's `finally`: the job has failed), it waits
+        FAILED_JOB_GRACE seconds at most, not what is left of the boot's time."""
+        wait = self.remaining()
+        if sys.exc_info()[0] is not None:
+            wait = min(wait, FAILED_JOB_GRACE)
         try:
-            self.status = self.proc.wait(timeout=self.remaining())
+            self.status = self.proc.wait(timeout=wait)
         except subprocess.TimeoutExpired:
             self._end_group()
             self.proc.wait()
