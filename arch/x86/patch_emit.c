@@ -216,6 +216,21 @@ static void emit_gs_op(struct patch_buf *b, const uint8_t *op, size_t n, unsigne
 }
 
 /*
+ * What every frame holds above its registers, after its rsp slot: rflags,
+ * then (interrupts masked after rflags is saved, so the restore can
+ * unmask them) cs and rip = pc.
+ */
+static void emit_frame_flags_cs_pc(struct patch_buf *b, uint64_t pc, bool mask_interrupts)
+{
+	EMIT(b, pushfq);
+	if (mask_interrupts)
+		EMIT(b, cli);
+	EMIT(b, push_imm8);
+	emit_u8(b, SEL_KERNEL_CODE);
+	emit_push_u64(b, pc);
+}
+
+/*
  * Saving a whole frame, in steps:
  * 1. The ss and rsp slots both get the probed code's rsp (push reads its
  *    operand before it moves rsp), then rflags; interrupts are masked
@@ -233,13 +248,7 @@ static void emit_frame_save(struct patch_buf *b, uint64_t pc, bool mask_interrup
 	emit(b, x86_enc_push_rm, sizeof(x86_enc_push_rm));	/* push (%rsp) */
 	emit_u8(b, MODRM(MOD_INDIRECT, X86_ENC_PUSH_RM_EXT, RM_SIB));
 	emit_u8(b, SIB_RSP);
-	EMIT(b, pushfq);
-	if (mask_interrupts)
-		EMIT(b, cli);
-
-	EMIT(b, push_imm8);
-	emit_u8(b, SEL_KERNEL_CODE);
-	emit_push_u64(b, pc);
+	emit_frame_flags_cs_pc(b, pc, mask_interrupts);
 	for (unsigned i = 0; i < 2; i++) {		/* error, vector */
 		EMIT(b, push_imm8);
 		emit_u8(b, 0);
@@ -361,13 +370,7 @@ static void emit_lean_frame_save(struct patch_buf *b, uint64_t pc, uint64_t prob
 				 bool mask_interrupts)
 {
 	emit_push_reg(b, INSN_RSP);
-	EMIT(b, pushfq);
-	if (mask_interrupts)
-		EMIT(b, cli);
-
-	EMIT(b, push_imm8);
-	emit_u8(b, SEL_KERNEL_CODE);
-	emit_push_u64(b, pc);
+	emit_frame_flags_cs_pc(b, pc, mask_interrupts);
 	emit_lea_rsp(b, INSN_RSP, -16);
 	for (unsigned i = 0; i < sizeof(frame_push_order) - LEAN_UNSAVED; i++)
 		emit_push_reg(b, frame_push_order[i]);

@@ -10,10 +10,11 @@
  *                             equals dequeue, sleep and wakeup are exactly
  *                             the sleeps that blocked (a one-tick sleep
  *                             whose tick has passed before it takes the
- *                             run queue's lock returns at once), tick at least the computed ticks
- *                             with at least one preempt; on-cpu's, sleep's,
- *                             preempt's and tick's arg0 is the thread
- *                             running and every arg1 its CPU
+ *                             run queue's lock returns at once), tick at
+ *                             least the computed ticks with at least one
+ *                             preempt; on-cpu's, sleep's, preempt's and
+ *                             tick's arg0 is the thread running and every
+ *                             arg1 its CPU
  *   probe_sched_yield_each_site  thread_yield between two threads pinned
  *                             to one CPU with one switch probe enabled at a
  *                             time (sched's on-cpu, off-cpu, enqueue,

@@ -108,10 +108,10 @@ struct probe_patch_inline {
  * the patch may run it itself (arch_probe_build_patch), doing what
  * probe_dispatch_handler does in C without the call into it. In steps,
  * interrupts masked, with state = the plan's call_cookie:
- * 1. consumers already running on this CPU (the running flag, bit 0,
- *    of its cpu_run word set, which this step sets if it was clear): if the
- *    state is retired, go to 3; else add 1 to the state's missed counter
- *    (atomically) and return;
+ * 1. consumers already running on this CPU (the running flag, bit 0, of
+ *    its cpu_run word set, which this step sets if it was clear): if the
+ *    state is retired, go to 3; else add 1 to the state's missed
+ *    counter (atomically) and return;
  * 2. add 1 to the hits counter (atomically): if that sets its sign
  *    (PROBE_PATCH_HITS_RETIRED: the state is retired), clear the running
  *    flag and go to 3; else call fn(hit, arg) with hit = { the frame,

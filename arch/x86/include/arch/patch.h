@@ -82,10 +82,11 @@ void patch_emit_frame_call(struct patch_buf *b, uint64_t pc, uint64_t fn, uint64
  * lean frame (scion/probe.h) with the hit below it, interrupts masked
  * (mask_interrupts is false only in host benchmarks, which run patches
  * in user mode), and the stack aligned to 8 bytes (the kernel's C needs
- * no more); the frame is restored as by patch_emit_frame_call. Its common way runs
- * straight through; cold is set for patch_emit_handler_cold, which
- * emits the rare ways (a nested hit, a retired state) where the caller
- * puts it: after the patch's branch back, so no branch skips them.
+ * no more); the frame is restored as by patch_emit_frame_call. Its
+ * common way runs straight through; cold is set for
+ * patch_emit_handler_cold, which emits the rare ways (a nested hit, a
+ * retired state) where the caller puts it: after the patch's branch
+ * back, so no branch skips them.
  */
 struct probe_patch_handler;
 struct patch_handler_cold {
