@@ -84,10 +84,9 @@ static size_t data_cursor;			/* probe_mutex: where the next search starts */
 static LIST_HEAD(retired);			/* probe_mutex: struct patch */
 static LIST_HEAD(retired_data);			/* probe_mutex: struct retired_slot */
 
-/* Data slots given back while retired patches might still use them. */
+/* A data slot given back while retired patches might still use it. */
 struct retired_slot {
 	uint64_t *slot;
-	unsigned n;
 	struct list_node node;
 };
 
@@ -313,7 +312,7 @@ static void release_data(void)
 	accumulators_quiet();
 	list_foreach_safe(&retired_data, it, tmp) {
 		struct retired_slot *r = list_entry(it, struct retired_slot, node);
-		set_bits(data_used, ((uintptr_t)r->slot - PATCH_DATA_BASE) / 8, r->n, false);
+		set_bits(data_used, ((uintptr_t)r->slot - PATCH_DATA_BASE) / 8, 1, false);
 		list_remove(&r->node);
 		kfree(r);
 	}
@@ -380,7 +379,7 @@ void data_release(uint64_t *slot, unsigned n)
 		set_bits(data_used, ((uintptr_t)slot - PATCH_DATA_BASE) / 8, n, false);
 }
 
-void data_free(uint64_t *slot, unsigned n)
+void data_free(uint64_t *slot)
 {
 	struct retired_slot *r;
 
@@ -388,9 +387,8 @@ void data_free(uint64_t *slot, unsigned n)
 		return;
 	r = kzalloc(sizeof(*r));
 	if (!r)
-		return;	/* leak the slots rather than risk a live patch writing them */
+		return;	/* leak one slot rather than risk a live patch writing it */
 	r->slot = slot;
-	r->n = n;
 	list_add_tail(&retired_data, &r->node);
 	release_data();
 }

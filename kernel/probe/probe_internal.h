@@ -164,8 +164,8 @@ void patch_write(const struct patch *p, uint32_t offset, const void *src, size_t
 void patch_retire(struct patch *p);		/* free once nothing can run in it */
 void patch_collect(void);			/* free retired patches now safe */
 uint64_t *data_alloc(unsigned n);		/* n slots in a row, zeroed */
-/* Give slots back once no retired patch is left, as one of them may still use them. */
-void data_free(uint64_t *slot, unsigned n);
+/* Give a slot back once no retired patch is left, as one of them may still use it. */
+void data_free(uint64_t *slot);
 /* Give slots back now: only the caller's patch used them, and it can run no more. */
 void data_release(uint64_t *slot, unsigned n);
 

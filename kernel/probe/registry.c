@@ -573,7 +573,7 @@ uint64_t *probe_counter_alloc(void)
 void probe_counter_free(uint64_t *counter)
 {
 	mutex_lock(&probe_mutex);
-	data_free(counter, 1);
+	data_free(counter);
 	mutex_unlock(&probe_mutex);
 }
 
